@@ -1,0 +1,144 @@
+//! Command handlers: each turns parsed arguments into a plan, executes it and
+//! writes the outputs, returning the process exit code.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use crate::cli::{Cli, Command, QuickArgs, RunArgs};
+use crate::error::{Result, VbError, exit};
+use crate::executor;
+use crate::frontend;
+use crate::output;
+use crate::plan::{self, Plan};
+use crate::result::ResultDoc;
+use crate::spec::{EngineChoice, JobSpec, TargetSpec};
+use crate::ui::TerminalObserver;
+use crate::units::{parse_duration, parse_size};
+
+pub fn main(cli: Cli) -> Result<i32> {
+    match cli.command {
+        Command::Run(a) => cmd_run(&a),
+        Command::Quick(a) => cmd_quick(&a),
+    }
+}
+
+/// Ctrl-C and SIGTERM set the flag; the run stops at its next poll and the
+/// results so far are written. A second Ctrl-C ends the process at once.
+fn stop_flag() -> Result<Arc<AtomicBool>> {
+    let stop = Arc::new(AtomicBool::new(false));
+    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        signal_hook::flag::register_conditional_shutdown(sig, exit::INTERRUPTED, stop.clone())
+            .and_then(|_| signal_hook::flag::register(sig, stop.clone()))
+            .map_err(|e| VbError::run(format!("cannot install the signal handler: {e}")))?;
+    }
+    Ok(stop)
+}
+
+fn cmd_run(a: &RunArgs) -> Result<i32> {
+    let job = frontend::job_from_run_args(a)?;
+    let plan = plan::plan(job)?;
+    if a.dry_run {
+        print_dry_run(&plan)?;
+        return Ok(exit::OK);
+    }
+    execute_and_report(&plan, a.output.as_deref(), a.json)
+}
+
+fn print_dry_run(plan: &Plan) -> Result<()> {
+    print!("{}", plan.describe());
+    println!("resolved spec:");
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&plan.job).map_err(|e| VbError::run(e.to_string()))?
+    );
+    Ok(())
+}
+
+fn execute_and_report(plan: &Plan, out_dir: Option<&Path>, json: bool) -> Result<i32> {
+    let stop = stop_flag()?;
+    let obs = TerminalObserver::new(true);
+    for n in &plan.notes {
+        crate::executor::Observer::note(&obs, n);
+    }
+    let doc = executor::execute(plan, &obs, &stop)?;
+    finish(&doc, out_dir, json)
+}
+
+/// Writes and prints a result, and picks the exit code from how it ended.
+fn finish(doc: &ResultDoc, out_dir: Option<&Path>, json: bool) -> Result<i32> {
+    if let Some(dir) = out_dir {
+        output::write_dir(doc, dir)?;
+    }
+    let summary = output::summary_table(doc);
+    if json {
+        eprintln!("{summary}");
+        println!("{}", output::to_json(doc)?);
+    } else {
+        println!("{summary}");
+    }
+    if let Some(dir) = out_dir {
+        eprintln!("results: {}", dir.join("result.json").display());
+    }
+    if let Some(e) = &doc.error {
+        eprintln!("volbench: error: {e}");
+        return Ok(exit::RUN_FAILED);
+    }
+    Ok(if doc.interrupted {
+        exit::INTERRUPTED
+    } else {
+        exit::OK
+    })
+}
+
+/// Removes the quick run's temporary directory however the run ends.
+struct TempDir(PathBuf, bool);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        if !self.1 {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+}
+
+fn cmd_quick(a: &QuickArgs) -> Result<i32> {
+    let duration = parse_duration(&a.duration)?.as_secs_f64();
+    let size = parse_size(&a.size)?;
+    if !a.dir.is_dir() {
+        return Err(VbError::target(format!(
+            "{} is not a directory",
+            a.dir.display()
+        )));
+    }
+    let dir = a.dir.join(format!("volbench-quick-{}", std::process::id()));
+    let _cleanup = TempDir(dir.clone(), a.keep);
+    let make = |direct: bool| JobSpec {
+        target: TargetSpec {
+            path: dir.clone(),
+            size,
+            files: 1,
+            direct,
+            allow_overwrite: false,
+        },
+        engine: EngineChoice::Auto,
+        interval_s: 1.0,
+        seed: 1,
+        runs: frontend::six_patterns(duration, (duration / 3.0).min(2.0), 4, 8),
+    };
+    let mut job = make(true);
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| VbError::target(format!("cannot create {}: {e}", dir.display())))?;
+    let mut notes = Vec::new();
+    if crate::target::probe_dir_direct(&dir).is_err() {
+        notes.push(format!(
+            "{} does not support direct I/O; quick falls back to buffered I/O (page cache included)",
+            a.dir.display()
+        ));
+        job = make(false);
+    }
+    let mut plan = plan::plan(job)?;
+    plan.notes.splice(0..0, notes);
+    eprint!("{}", plan.describe());
+    execute_and_report(&plan, a.output.as_deref(), false)
+}

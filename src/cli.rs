@@ -1,0 +1,139 @@
+//! Command-line types. Clap stops here: values arrive as text and are
+//! parsed by the spec layer, so every front end shares one set of rules and
+//! error messages.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "volbench",
+    version,
+    about = "Storage benchmark for volumes, file shares and disks: the vendors' methods in one binary",
+    long_about = None,
+    after_help = "Exit codes: 0 done; 1 the run failed (I/O error); 2 bad input; \
+                  3 refused for safety; 4 target unusable; 130 interrupted (results so far written)."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Run one workload (or a sweep of them) against a target.
+    Run(RunArgs),
+    /// A short pass of the six vendor patterns on a temporary directory here.
+    Quick(QuickArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct RunArgs {
+    /// A directory (volbench creates and fills its own file set there), an
+    /// existing regular file, or a block device.
+    #[arg(long, value_name = "PATH")]
+    pub target: PathBuf,
+
+    /// Working set on this host: 512, 4k, 64KiB, 1m, 4G, 1T (binary units).
+    /// Default: 1G for a directory, the whole file or device otherwise.
+    #[arg(long, value_name = "SIZE")]
+    pub size: Option<String>,
+
+    /// Number of files the working set is split into (directory targets).
+    #[arg(long, value_name = "N", default_value = "1")]
+    pub files: String,
+
+    /// Access pattern: read, write, randread, randwrite, rw, randrw.
+    #[arg(long, value_name = "PATTERN", default_value = "randread")]
+    pub rw: String,
+
+    /// Percentage of reads for rw and randrw [default: 50].
+    #[arg(long, value_name = "P")]
+    pub read_pct: Option<String>,
+
+    /// Block size, or a weighted mix such as 4k:30,64k:70.
+    #[arg(long, value_name = "SIZE", default_value = "4k")]
+    pub bs: String,
+
+    /// Threads issuing I/O.
+    #[arg(long, value_name = "N", default_value = "1")]
+    pub threads: String,
+
+    /// Outstanding I/Os per thread.
+    #[arg(long, value_name = "N", default_value = "1")]
+    pub iodepth: String,
+
+    /// I/O engine: auto, psync, io_uring, null. auto uses io_uring when
+    /// iodepth > 1 and psync otherwise.
+    #[arg(long, value_name = "ENGINE", default_value = "auto")]
+    pub engine: String,
+
+    /// Bypass the page cache with O_DIRECT (the default).
+    #[arg(long, conflicts_with = "buffered")]
+    pub direct: bool,
+
+    /// Go through the page cache instead of O_DIRECT.
+    #[arg(long)]
+    pub buffered: bool,
+
+    /// Measured time per run: 60s, 5m, 1m30s.
+    #[arg(long, value_name = "D", default_value = "60s")]
+    pub duration: String,
+
+    /// Warm-up before measuring; measured and reported apart, excluded from totals.
+    #[arg(long, value_name = "D", default_value = "5s")]
+    pub warmup: String,
+
+    /// Length of each time-series interval.
+    #[arg(long, value_name = "D", default_value = "1s")]
+    pub interval: String,
+
+    /// Random seed: the same seed gives the same offsets.
+    #[arg(long, value_name = "N", default_value = "1")]
+    pub seed: String,
+
+    /// Name of the run in results (default: derived from the workload).
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
+
+    /// Write result.json and summary.csv into this directory.
+    #[arg(long, value_name = "DIR")]
+    pub output: Option<PathBuf>,
+
+    /// Print the result as JSON on stdout (the summary goes to stderr).
+    #[arg(long)]
+    pub json: bool,
+
+    /// Print the resolved spec and plan, do no I/O.
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// Allow writing to a block device or to an existing file volbench did
+    /// not create. Its data is destroyed.
+    #[arg(long)]
+    pub allow_overwrite: bool,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct QuickArgs {
+    /// Directory to create the temporary file set in.
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    pub dir: PathBuf,
+
+    /// Measured time per pattern.
+    #[arg(long, value_name = "D", default_value = "5s")]
+    pub duration: String,
+
+    /// Working set.
+    #[arg(long, value_name = "SIZE", default_value = "256m")]
+    pub size: String,
+
+    /// Write result.json and summary.csv into this directory.
+    #[arg(long, value_name = "DIR")]
+    pub output: Option<PathBuf>,
+
+    /// Keep the temporary file set instead of removing it.
+    #[arg(long)]
+    pub keep: bool,
+}

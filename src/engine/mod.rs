@@ -1,0 +1,127 @@
+//! I/O engines, in the spirit of fio's ioengine ops: queue requests into
+//! slots, then submit and reap completions in one call. The worker loop is
+//! the same for every engine; only these few methods differ.
+
+use std::io;
+use std::os::fd::OwnedFd;
+
+use crate::spec::EngineChoice;
+use crate::workload::IoOp;
+
+mod null;
+mod psync;
+mod uring;
+
+pub use null::NullEngine;
+pub use psync::PsyncEngine;
+pub use uring::{UringEngine, probe_io_uring};
+
+/// One finished I/O: the slot it was queued in and the kernel's result
+/// (bytes transferred, or a negative errno).
+#[derive(Debug, Clone, Copy)]
+pub struct Completion {
+    pub slot: u32,
+    pub result: i64,
+}
+
+pub trait Engine {
+    /// Queues `op` in `slot`, reading into or writing from `buf` (`op.len`
+    /// bytes, valid until the slot completes). Never blocks.
+    fn queue(&mut self, slot: u32, op: IoOp, buf: *mut u8);
+
+    /// Starts everything queued and waits until at least `min` I/Os have
+    /// completed, appending them to `out`.
+    fn submit_and_wait(&mut self, min: usize, out: &mut Vec<Completion>) -> io::Result<()>;
+}
+
+/// The engine a run actually uses, after `auto` and fallbacks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EngineKind {
+    Psync,
+    IoUring,
+    Null,
+}
+
+impl EngineKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Psync => "psync",
+            Self::IoUring => "io_uring",
+            Self::Null => "null",
+        }
+    }
+
+    /// Synchronous engines have one I/O in flight per OS thread.
+    pub fn is_sync(self) -> bool {
+        !matches!(self, Self::IoUring)
+    }
+}
+
+/// Picks the engine for a run. `auto` uses io_uring only where it wins: with
+/// more than one I/O in flight per thread. At depth 1 (and on page-cache
+/// reads, where io_uring punts to kernel workers) plain pread is cheaper.
+/// Returns the engine and, when the choice differs from the request, why.
+pub fn resolve(
+    choice: EngineChoice,
+    iodepth: u32,
+    uring: &Result<(), String>,
+) -> (EngineKind, Option<String>) {
+    match choice {
+        EngineChoice::Null => (EngineKind::Null, None),
+        EngineChoice::Psync => (EngineKind::Psync, None),
+        EngineChoice::IoUring => match uring {
+            Ok(()) => (EngineKind::IoUring, None),
+            Err(why) => (
+                EngineKind::Psync,
+                Some(format!("io_uring is not available ({why}); using psync")),
+            ),
+        },
+        EngineChoice::Auto => {
+            if iodepth <= 1 {
+                (EngineKind::Psync, None)
+            } else {
+                match uring {
+                    Ok(()) => (EngineKind::IoUring, None),
+                    Err(why) => (
+                        EngineKind::Psync,
+                        Some(format!("io_uring is not available ({why}); using psync")),
+                    ),
+                }
+            }
+        }
+    }
+}
+
+/// Builds the engine for one worker over its own file descriptors.
+pub fn build(
+    kind: EngineKind,
+    files: Vec<OwnedFd>,
+    depth: u32,
+    buffers: &[(*mut u8, usize)],
+) -> io::Result<Box<dyn Engine>> {
+    Ok(match kind {
+        EngineKind::Null => Box::new(NullEngine::new(depth)),
+        EngineKind::Psync => Box::new(PsyncEngine::new(files, depth)),
+        EngineKind::IoUring => Box::new(UringEngine::new(files, depth, buffers)?),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn auto_uses_io_uring_only_with_depth() {
+        let ok = Ok(());
+        assert_eq!(resolve(EngineChoice::Auto, 1, &ok).0, EngineKind::Psync);
+        assert_eq!(resolve(EngineChoice::Auto, 32, &ok).0, EngineKind::IoUring);
+    }
+
+    #[test]
+    fn missing_io_uring_falls_back_and_says_why() {
+        let no = Err("disabled by kernel.io_uring_disabled".to_string());
+        let (k, why) = resolve(EngineChoice::IoUring, 8, &no);
+        assert_eq!(k, EngineKind::Psync);
+        assert!(why.unwrap().contains("io_uring_disabled"));
+    }
+}

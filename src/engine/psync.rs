@@ -1,0 +1,52 @@
+//! pread/pwrite: synchronous, one I/O in flight per thread, works everywhere.
+
+use std::io;
+use std::os::fd::OwnedFd;
+
+use super::{Completion, Engine};
+use crate::workload::IoOp;
+
+pub struct PsyncEngine {
+    files: Vec<OwnedFd>,
+    pending: Vec<(u32, IoOp, *mut u8)>,
+}
+
+impl PsyncEngine {
+    pub fn new(files: Vec<OwnedFd>, depth: u32) -> Self {
+        Self {
+            files,
+            pending: Vec::with_capacity(depth as usize),
+        }
+    }
+}
+
+impl Engine for PsyncEngine {
+    #[inline]
+    fn queue(&mut self, slot: u32, op: IoOp, buf: *mut u8) {
+        self.pending.push((slot, op, buf));
+    }
+
+    #[inline]
+    fn submit_and_wait(&mut self, _min: usize, out: &mut Vec<Completion>) -> io::Result<()> {
+        for (slot, op, buf) in self.pending.drain(..) {
+            let fd = &self.files[op.file as usize];
+            // SAFETY: the worker guarantees `buf` holds op.len bytes and is not
+            // otherwise used until this slot completes.
+            let result = unsafe {
+                if op.write {
+                    let data = std::slice::from_raw_parts(buf, op.len as usize);
+                    rustix::io::pwrite(fd, data, op.offset)
+                } else {
+                    let data = std::slice::from_raw_parts_mut(buf, op.len as usize);
+                    rustix::io::pread(fd, data, op.offset)
+                }
+            };
+            let result = match result {
+                Ok(n) => n as i64,
+                Err(e) => -(e.raw_os_error() as i64),
+            };
+            out.push(Completion { slot, result });
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,80 @@
+//! One error type for the whole program, each kind mapped to a documented
+//! exit code so scripts can tell bad input from a failed device.
+
+use std::fmt;
+
+/// Exit codes; the README's table is generated from the same meanings.
+pub mod exit {
+    /// The run completed.
+    pub const OK: i32 = 0;
+    /// The run started but failed: an I/O error, a lost host, a full disk mid-run.
+    pub const RUN_FAILED: i32 = 1;
+    /// The request itself is wrong: an unknown flag, a bad value, an invalid spec.
+    pub const BAD_INPUT: i32 = 2;
+    /// Refused for safety: writing would destroy data volbench did not create.
+    pub const REFUSED: i32 = 3;
+    /// The target cannot be used as asked: missing, unwritable, no direct I/O, too small.
+    pub const TARGET: i32 = 4;
+    /// Stopped by Ctrl-C or SIGTERM; the results gathered so far were written.
+    pub const INTERRUPTED: i32 = 130;
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Input,
+    Refused,
+    Target,
+    Run,
+}
+
+#[derive(Debug)]
+pub struct VbError {
+    pub kind: Kind,
+    pub message: String,
+}
+
+pub type Result<T> = std::result::Result<T, VbError>;
+
+impl VbError {
+    pub fn input(message: impl Into<String>) -> Self {
+        Self {
+            kind: Kind::Input,
+            message: message.into(),
+        }
+    }
+    pub fn refused(message: impl Into<String>) -> Self {
+        Self {
+            kind: Kind::Refused,
+            message: message.into(),
+        }
+    }
+    pub fn target(message: impl Into<String>) -> Self {
+        Self {
+            kind: Kind::Target,
+            message: message.into(),
+        }
+    }
+    pub fn run(message: impl Into<String>) -> Self {
+        Self {
+            kind: Kind::Run,
+            message: message.into(),
+        }
+    }
+
+    pub fn exit_code(&self) -> i32 {
+        match self.kind {
+            Kind::Input => exit::BAD_INPUT,
+            Kind::Refused => exit::REFUSED,
+            Kind::Target => exit::TARGET,
+            Kind::Run => exit::RUN_FAILED,
+        }
+    }
+}
+
+impl fmt::Display for VbError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for VbError {}

@@ -1,0 +1,558 @@
+//! Runs a plan on this host: prepares the target once, then for each run
+//! starts the workers together, collects interval deltas on this thread,
+//! switches warm-up to measurement, and merges the workers' statistics.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Barrier};
+use std::time::{Duration, Instant, SystemTime};
+
+use crate::error::{Result, VbError};
+use crate::hostinfo::{self, cpu_seconds};
+use crate::plan::{Plan, PlannedRun};
+use crate::result::{
+    Cpu, Histograms, Interval, IntervalOp, LittlesLaw, OpPair, OpTotals, Phase, ResultDoc,
+    RunResult, SCHEMA, TargetInfo, Tool, Totals,
+};
+use crate::stats::{BucketedHistogram, CounterSnapshot, LiveCounters};
+use crate::target::{self, PrepareOptions, Prepared, Progress};
+use crate::worker::{
+    self, Control, PHASE_MEASURE, PHASE_STOP, PHASE_WARMUP, PhaseStats, WorkerSetup,
+};
+use crate::workload::IoGen;
+
+/// What the executor tells whoever is watching (the terminal, or nothing).
+pub trait Observer: Progress {
+    fn note(&self, message: &str);
+    fn run_started(&self, index: usize, count: usize, run: &PlannedRun);
+    /// Called once per interval with the time so far and the run's total.
+    fn interval(&self, run: &PlannedRun, elapsed_s: f64, total_s: f64, iv: &Interval);
+    fn run_finished(&self, run: &RunResult);
+}
+
+/// Longest time the collector sleeps before looking at Ctrl-C and failures.
+const POLL: Duration = Duration::from_millis(50);
+
+/// At most this many intervals are kept per run; beyond it, neighbours are
+/// merged pairwise, so memory stays flat however long a run lasts.
+pub const MAX_INTERVALS: usize = 4096;
+
+pub fn execute(plan: &Plan, obs: &dyn Observer, stop: &Arc<AtomicBool>) -> Result<ResultDoc> {
+    raise_fd_limit();
+    let job = &plan.job;
+    let started = crate::result::now_rfc3339();
+    let opts = PrepareOptions {
+        size: job.target.size,
+        files: job.target.files,
+        direct: job.target.direct,
+        allow_overwrite: job.target.allow_overwrite,
+        needs_write: plan.needs_write(),
+        progress: obs,
+        stop,
+    };
+    let mut doc = ResultDoc {
+        schema: SCHEMA.into(),
+        tool: Tool::this(),
+        host: hostinfo::this_host(),
+        started,
+        spec: job.clone(),
+        target: None,
+        runs: Vec::new(),
+        interrupted: false,
+        error: None,
+        notes: plan.notes.clone(),
+    };
+    let prepared = match target::prepare(&plan.target, &opts) {
+        Ok(p) => p,
+        Err(_) if stop.load(Ordering::Relaxed) => {
+            doc.interrupted = true;
+            return Ok(doc);
+        }
+        Err(e) => return Err(e),
+    };
+    check_alignment(plan, &prepared)?;
+    for n in &prepared.notes {
+        obs.note(n);
+        doc.notes.push(n.clone());
+    }
+    doc.target = Some(TargetInfo {
+        kind: format!("{:?}", prepared.kind)
+            .to_lowercase()
+            .replace("blockdevice", "block_device"),
+        path: job.target.path.display().to_string(),
+        files: prepared.layout.nfiles,
+        file_size: prepared.layout.file_size,
+        align: prepared.align,
+    });
+    for (i, run) in plan.runs.iter().enumerate() {
+        if stop.load(Ordering::Relaxed) {
+            doc.interrupted = true;
+            break;
+        }
+        obs.run_started(i, plan.runs.len(), run);
+        match run_one(plan, run, &prepared, obs, stop) {
+            Ok(result) => {
+                obs.run_finished(&result);
+                let interrupted = result.interrupted;
+                doc.runs.push(result);
+                if interrupted {
+                    doc.interrupted = true;
+                    break;
+                }
+            }
+            Err((e, partial)) => {
+                if let Some(r) = partial {
+                    doc.runs.push(r);
+                }
+                doc.error = Some(e.to_string());
+                break;
+            }
+        }
+    }
+    Ok(doc)
+}
+
+fn check_alignment(plan: &Plan, prepared: &Prepared) -> Result<()> {
+    if !plan.job.target.direct {
+        return Ok(());
+    }
+    for r in &plan.runs {
+        for b in &r.spec.bs {
+            if b.bytes % prepared.align != 0 {
+                return Err(VbError::input(format!(
+                    "--bs {} is not a multiple of {} bytes, the direct-I/O alignment of {}; \
+                     use a multiple of it, or --buffered",
+                    b.bytes,
+                    prepared.align,
+                    plan.job.target.path.display()
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn raise_fd_limit() {
+    let lim = rustix::process::getrlimit(rustix::process::Resource::Nofile);
+    if lim.current < lim.maximum {
+        let _ = rustix::process::setrlimit(
+            rustix::process::Resource::Nofile,
+            rustix::process::Rlimit {
+                current: lim.maximum,
+                maximum: lim.maximum,
+            },
+        );
+    }
+}
+
+type RunError = (VbError, Option<RunResult>);
+
+fn run_one(
+    plan: &Plan,
+    run: &PlannedRun,
+    prepared: &Prepared,
+    obs: &dyn Observer,
+    stop: &Arc<AtomicBool>,
+) -> std::result::Result<RunResult, RunError> {
+    let job = &plan.job;
+    let spec = &run.spec;
+    let n = run.io_threads;
+    let control = Arc::new(Control::default());
+    let counters: Vec<Arc<LiveCounters>> =
+        (0..n).map(|_| Arc::new(LiveCounters::default())).collect();
+    let mut setups = Vec::with_capacity(n as usize);
+    for w in 0..n {
+        let io_gen = IoGen::new(
+            spec.rw,
+            spec.read_pct,
+            &spec.bs,
+            prepared.layout,
+            job.seed,
+            w,
+            n,
+        );
+        if !spec.rw.is_random() && io_gen.region_too_small() {
+            return Err((
+                VbError::input(format!(
+                    "run '{}': {} sequential streams over {} leave less than one block each; \
+                     use fewer threads or a larger --size",
+                    spec.name,
+                    n,
+                    crate::units::format_size(prepared.layout.total())
+                )),
+                None,
+            ));
+        }
+        let files = if run.engine == crate::engine::EngineKind::Null {
+            Vec::new()
+        } else {
+            target::open_files(prepared, job.target.direct).map_err(|e| (e, None))?
+        };
+        setups.push(WorkerSetup {
+            index: w,
+            engine: run.engine,
+            depth: run.depth,
+            files,
+            io_gen,
+            max_bs: spec.max_bs() as usize,
+            buf_align: 4096,
+            seed: job.seed,
+            control: control.clone(),
+            counters: counters[w as usize].clone(),
+        });
+    }
+
+    let barrier = Arc::new(Barrier::new(n as usize + 1));
+    let warmup = Duration::from_secs_f64(spec.warmup_s);
+    let duration = Duration::from_secs_f64(spec.duration_s);
+    let interval = Duration::from_secs_f64(job.interval_s);
+    control.phase.store(
+        if warmup.is_zero() {
+            PHASE_MEASURE
+        } else {
+            PHASE_WARMUP
+        },
+        Ordering::Relaxed,
+    );
+
+    std::thread::scope(|s| {
+        let handles: Vec<_> = setups
+            .into_iter()
+            .map(|setup| {
+                let barrier = barrier.clone();
+                std::thread::Builder::new()
+                    .name(format!("vb-io-{}", setup.index))
+                    .spawn_scoped(s, move || {
+                        worker::run(setup, || {
+                            barrier.wait();
+                        })
+                    })
+            })
+            .collect();
+        let handles: Vec<_> = match handles.into_iter().collect::<std::io::Result<Vec<_>>>() {
+            Ok(h) => h,
+            Err(e) => {
+                // Threads already started wait at the barrier; release them to stop.
+                control.phase.store(PHASE_STOP, Ordering::Relaxed);
+                return Err((VbError::run(format!("cannot start I/O threads: {e}")), None));
+            }
+        };
+        barrier.wait();
+        let timeline = collect(
+            run, &control, &counters, warmup, duration, interval, obs, stop,
+        );
+        control.phase.store(PHASE_STOP, Ordering::Relaxed);
+        let mut warm = PhaseStats::default();
+        let mut meas = PhaseStats::default();
+        let mut error = None;
+        for h in handles {
+            match h.join() {
+                Ok(r) => {
+                    warm.merge(&r.warmup);
+                    meas.merge(&r.measure);
+                    if error.is_none() {
+                        error = r.error;
+                    }
+                }
+                Err(_) => error = Some("an I/O thread panicked".to_string()),
+            }
+        }
+        let result = build_result(run, timeline, &warm, &meas);
+        match error {
+            Some(e) => Err((
+                VbError::run(format!("run '{}': {e}", spec.name)),
+                Some(result),
+            )),
+            None => Ok(result),
+        }
+    })
+}
+
+/// What the collector saw: intervals, phase boundaries, CPU and whether it
+/// was cut short.
+struct Timeline {
+    intervals: Vec<Interval>,
+    warmup: Option<(SystemTime, f64)>,
+    measure: (SystemTime, f64),
+    cpu: Cpu,
+    interrupted: bool,
+}
+
+#[allow(clippy::too_many_arguments)]
+fn collect(
+    run: &PlannedRun,
+    control: &Control,
+    counters: &[Arc<LiveCounters>],
+    warmup: Duration,
+    duration: Duration,
+    interval: Duration,
+    obs: &dyn Observer,
+    stop: &AtomicBool,
+) -> Timeline {
+    let t0 = Instant::now();
+    let wall0 = SystemTime::now();
+    let total_s = (warmup + duration).as_secs_f64();
+    let mut phase = control.phase.load(Ordering::Relaxed);
+    let mut phase_start = t0;
+    let mut phase_end = if phase == PHASE_WARMUP {
+        t0 + warmup
+    } else {
+        t0 + duration
+    };
+    let mut k = 1u32;
+    let mut prev = CounterSnapshot::default();
+    let mut prev_t = t0;
+    let mut log = IntervalLog::default();
+    let mut cpu0 = cpu_seconds();
+    let mut measure_wall = wall0;
+    let mut measure_start = t0;
+    let mut warmup_done: Option<(SystemTime, f64)> = None;
+    let mut interrupted = false;
+    loop {
+        let tick = (phase_start + interval * k).min(phase_end);
+        // Sleep in short steps so Ctrl-C and failures are seen quickly.
+        loop {
+            let now = Instant::now();
+            if now >= tick || stop.load(Ordering::Relaxed) || control.failed.load(Ordering::Relaxed)
+            {
+                break;
+            }
+            std::thread::sleep((tick - now).min(POLL));
+        }
+        let now = Instant::now();
+        let mut snap = CounterSnapshot::default();
+        for c in counters {
+            snap.add(&c.snapshot());
+        }
+        let d = snap.since(&prev);
+        let secs = (now - prev_t).as_secs_f64();
+        let iv = Interval {
+            t_s: (now - t0).as_secs_f64(),
+            duration_s: secs,
+            phase: if phase == PHASE_WARMUP {
+                "warmup"
+            } else {
+                "measure"
+            }
+            .into(),
+            read: IntervalOp::from_delta(d.read_ops, d.read_bytes, d.read_lat_ns, secs),
+            write: IntervalOp::from_delta(d.write_ops, d.write_bytes, d.write_lat_ns, secs),
+        };
+        if secs > 0.0 {
+            obs.interval(run, iv.t_s, total_s, &iv);
+            log.push(iv);
+        }
+        prev = snap;
+        prev_t = now;
+        if stop.load(Ordering::Relaxed) || control.failed.load(Ordering::Relaxed) {
+            interrupted = stop.load(Ordering::Relaxed);
+            break;
+        }
+        if now < phase_end {
+            k += 1;
+            continue;
+        }
+        if phase == PHASE_WARMUP {
+            // Start measuring: the workers count completions from here on
+            // into their measured statistics.
+            control.phase.store(PHASE_MEASURE, Ordering::Relaxed);
+            warmup_done = Some((wall0, (now - t0).as_secs_f64()));
+            phase = PHASE_MEASURE;
+            phase_start = now;
+            phase_end = now + duration;
+            measure_start = now;
+            measure_wall = SystemTime::now();
+            cpu0 = cpu_seconds();
+            k = 1;
+        } else {
+            break;
+        }
+    }
+    control.phase.store(PHASE_STOP, Ordering::Relaxed);
+    let end = Instant::now();
+    let cpu1 = cpu_seconds();
+    let measured = if phase == PHASE_MEASURE {
+        (end - measure_start).as_secs_f64()
+    } else {
+        0.0
+    };
+    let cpu = if measured > 0.0 {
+        Cpu {
+            user_pct: (cpu1.0 - cpu0.0) / measured * 100.0,
+            sys_pct: (cpu1.1 - cpu0.1) / measured * 100.0,
+        }
+    } else {
+        Cpu::default()
+    };
+    if phase == PHASE_WARMUP {
+        warmup_done = Some((wall0, (end - t0).as_secs_f64()));
+    }
+    Timeline {
+        intervals: log.into_vec(),
+        warmup: warmup_done,
+        measure: (measure_wall, measured),
+        cpu,
+        interrupted,
+    }
+}
+
+fn build_result(run: &PlannedRun, t: Timeline, warm: &PhaseStats, meas: &PhaseStats) -> RunResult {
+    let mut phases = Vec::new();
+    let rfc = |st: SystemTime| humantime::format_rfc3339_millis(st).to_string();
+    if let Some((start, secs)) = t.warmup {
+        phases.push(Phase {
+            name: "warmup".into(),
+            start: rfc(start),
+            duration_s: secs,
+        });
+    }
+    if t.measure.1 > 0.0 {
+        phases.push(Phase {
+            name: "measure".into(),
+            start: rfc(t.measure.0),
+            duration_s: t.measure.1,
+        });
+    }
+    let read = OpTotals::from_stats(&meas.read, t.measure.1);
+    let write = OpTotals::from_stats(&meas.write, t.measure.1);
+    let in_flight = (read.iops * read.lat_us.mean + write.iops * write.lat_us.mean) / 1e6;
+    let warmup = t.warmup.map(|(_, secs)| OpPair {
+        read: OpTotals::from_stats(&warm.read, secs),
+        write: OpTotals::from_stats(&warm.write, secs),
+    });
+    RunResult {
+        name: run.spec.name.clone(),
+        workload: run.spec.clone(),
+        engine: run.engine.name().into(),
+        io_threads: run.io_threads,
+        depth_per_thread: run.depth,
+        phases,
+        totals: Totals {
+            read,
+            write,
+            cpu: t.cpu,
+        },
+        warmup,
+        intervals: t.intervals,
+        histograms: Histograms {
+            read: BucketedHistogram::from_histogram(&meas.read.hist),
+            write: BucketedHistogram::from_histogram(&meas.write.hist),
+        },
+        littles_law: LittlesLaw {
+            concurrency: run.io_threads * run.depth,
+            iops_x_latency: in_flight,
+        },
+        interrupted: t.interrupted,
+    }
+}
+
+/// Interval records with a bounded length: past `MAX_INTERVALS`, adjacent
+/// pairs in the same phase are merged (time-weighted), halving the count.
+#[derive(Default)]
+pub struct IntervalLog {
+    items: Vec<Interval>,
+}
+
+impl IntervalLog {
+    pub fn push(&mut self, iv: Interval) {
+        self.items.push(iv);
+        if self.items.len() >= MAX_INTERVALS {
+            self.compact();
+        }
+    }
+
+    fn compact(&mut self) {
+        let old = std::mem::take(&mut self.items);
+        let mut it = old.into_iter().peekable();
+        while let Some(a) = it.next() {
+            match it.peek() {
+                Some(b) if b.phase == a.phase => {
+                    let b = it.next().unwrap_or_else(|| unreachable!("peeked"));
+                    self.items.push(merge_intervals(&a, &b));
+                }
+                _ => self.items.push(a),
+            }
+        }
+    }
+
+    pub fn into_vec(self) -> Vec<Interval> {
+        self.items
+    }
+}
+
+fn merge_intervals(a: &Interval, b: &Interval) -> Interval {
+    let secs = a.duration_s + b.duration_s;
+    let op = |x: &IntervalOp, y: &IntervalOp| {
+        let (ox, oy) = (x.iops * a.duration_s, y.iops * b.duration_s);
+        let ops = ox + oy;
+        IntervalOp {
+            iops: ops / secs,
+            mib_s: (x.mib_s * a.duration_s + y.mib_s * b.duration_s) / secs,
+            lat_us_mean: if ops > 0.0 {
+                (x.lat_us_mean * ox + y.lat_us_mean * oy) / ops
+            } else {
+                0.0
+            },
+        }
+    };
+    Interval {
+        t_s: b.t_s,
+        duration_s: secs,
+        phase: a.phase.clone(),
+        read: op(&a.read, &b.read),
+        write: op(&a.write, &b.write),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn iv(t: f64, phase: &str, iops: f64, lat: f64) -> Interval {
+        Interval {
+            t_s: t,
+            duration_s: 1.0,
+            phase: phase.into(),
+            read: IntervalOp {
+                iops,
+                mib_s: iops / 256.0,
+                lat_us_mean: lat,
+            },
+            write: IntervalOp::default(),
+        }
+    }
+
+    #[test]
+    fn interval_log_stays_bounded_and_keeps_the_totals() {
+        let mut log = IntervalLog::default();
+        let n = 3 * MAX_INTERVALS + 17;
+        for i in 0..n {
+            log.push(iv(
+                i as f64 + 1.0,
+                "measure",
+                1000.0 + (i % 7) as f64,
+                100.0 + (i % 3) as f64,
+            ));
+        }
+        let v = log.into_vec();
+        assert!(v.len() < MAX_INTERVALS);
+        let secs: f64 = v.iter().map(|i| i.duration_s).sum();
+        assert!((secs - n as f64).abs() < 1e-6);
+        let ops: f64 = v.iter().map(|i| i.read.iops * i.duration_s).sum();
+        let exact: f64 = (0..n).map(|i| 1000.0 + (i % 7) as f64).sum();
+        assert!((ops - exact).abs() < 1e-6 * exact);
+        assert_eq!(v.last().unwrap().t_s, n as f64);
+    }
+
+    #[test]
+    fn intervals_of_different_phases_are_never_merged() {
+        let mut log = IntervalLog::default();
+        log.push(iv(1.0, "warmup", 10.0, 1.0));
+        for i in 0..MAX_INTERVALS {
+            log.push(iv(i as f64 + 2.0, "measure", 20.0, 1.0));
+        }
+        let v = log.into_vec();
+        assert_eq!(v[0].phase, "warmup");
+        assert_eq!(v[0].duration_s, 1.0);
+        assert!(v[1..].iter().all(|i| i.phase == "measure"));
+    }
+}

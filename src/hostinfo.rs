@@ -1,0 +1,37 @@
+//! Facts about the machine that belong in every result.
+
+use crate::result::HostInfo;
+
+pub fn this_host() -> HostInfo {
+    let uname = rustix::system::uname();
+    HostInfo {
+        hostname: uname.nodename().to_string_lossy().into_owned(),
+        kernel: uname.release().to_string_lossy().into_owned(),
+        cpus: std::thread::available_parallelism()
+            .map(|n| n.get() as u32)
+            .unwrap_or(1),
+        memory_bytes: memory_bytes().unwrap_or(0),
+    }
+}
+
+/// Physical memory, from /proc/meminfo.
+pub fn memory_bytes() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// User and system CPU seconds this process has used so far.
+pub fn cpu_seconds() -> (f64, f64) {
+    // SAFETY: getrusage fills the zeroed struct we pass and reads nothing else.
+    let usage = unsafe {
+        let mut u: libc::rusage = std::mem::zeroed();
+        if libc::getrusage(libc::RUSAGE_SELF, &mut u) != 0 {
+            return (0.0, 0.0);
+        }
+        u
+    };
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    (secs(usage.ru_utime), secs(usage.ru_stime))
+}

@@ -1,0 +1,22 @@
+//! volbench: a storage benchmark in one binary. The library holds the whole
+//! flow (spec -> plan -> execution -> results -> outputs); `main.rs` is a
+//! thin shell over `app`.
+
+pub mod app;
+pub mod cli;
+pub mod data;
+pub mod engine;
+pub mod error;
+pub mod executor;
+pub mod frontend;
+pub mod hostinfo;
+pub mod output;
+pub mod plan;
+pub mod result;
+pub mod spec;
+pub mod stats;
+pub mod target;
+pub mod ui;
+pub mod units;
+pub mod worker;
+pub mod workload;

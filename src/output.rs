@@ -1,0 +1,238 @@
+//! Views of a result: the terminal summary, summary.csv, result.json.
+
+use std::fs;
+use std::path::Path;
+
+use comfy_table::presets::UTF8_FULL_CONDENSED;
+use comfy_table::{CellAlignment, Table};
+
+use crate::error::{Result, VbError};
+use crate::result::{OpTotals, ResultDoc, RunResult};
+
+/// 1234567.8 -> "1,234,568".
+pub fn thousands(v: f64) -> String {
+    let n = v.round() as i64;
+    let digits = n.abs().to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    if n < 0 { format!("-{out}") } else { out }
+}
+
+fn lat(us: f64) -> String {
+    if us >= 10_000.0 {
+        format!("{:.1}ms", us / 1000.0)
+    } else if us >= 1000.0 {
+        format!("{:.2}ms", us / 1000.0)
+    } else {
+        format!("{us:.0}us")
+    }
+}
+
+fn ops_of(run: &RunResult) -> Vec<(&'static str, &OpTotals)> {
+    let mut v = Vec::new();
+    if run.workload.read_pct > 0 {
+        v.push(("read", &run.totals.read));
+    }
+    if run.workload.read_pct < 100 {
+        v.push(("write", &run.totals.write));
+    }
+    v
+}
+
+/// The summary printed after a run: one row per run and operation type.
+pub fn summary_table(doc: &ResultDoc) -> String {
+    let mut t = Table::new();
+    t.load_style(UTF8_FULL_CONDENSED);
+    t.set_header(vec![
+        "run",
+        "op",
+        "IOPS",
+        "MiB/s",
+        "mean",
+        "p50",
+        "p99",
+        "p99.9",
+        "max",
+        "cpu usr/sys",
+    ]);
+    for run in &doc.runs {
+        for (name, op) in ops_of(run) {
+            t.add_row(vec![
+                run.name.clone(),
+                name.to_string(),
+                thousands(op.iops),
+                format!("{:.1}", op.mib_s),
+                lat(op.lat_us.mean),
+                lat(op.lat_us.p50),
+                lat(op.lat_us.p99),
+                lat(op.lat_us.p99_9),
+                lat(op.lat_us.max),
+                format!(
+                    "{:.0}%/{:.0}%",
+                    run.totals.cpu.user_pct, run.totals.cpu.sys_pct
+                ),
+            ]);
+        }
+    }
+    for i in 2..10 {
+        if let Some(col) = t.column_mut(i) {
+            col.set_cell_alignment(CellAlignment::Right);
+        }
+    }
+    let mut out = t.to_string();
+    for run in &doc.runs {
+        let l = &run.littles_law;
+        if l.iops_x_latency > 0.0 {
+            out.push_str(&format!(
+                "\n{}: {} I/Os in flight; IOPS x mean latency = {:.2} (Little's law)",
+                run.name, l.concurrency, l.iops_x_latency
+            ));
+        }
+    }
+    if doc.interrupted {
+        out.push_str("\ninterrupted: the figures cover the time measured before the stop");
+    }
+    out
+}
+
+const CSV_HEADER: [&str; 24] = [
+    "run",
+    "op",
+    "rw",
+    "bs",
+    "read_pct",
+    "threads",
+    "iodepth",
+    "engine",
+    "duration_s",
+    "ops",
+    "bytes",
+    "iops",
+    "mib_s",
+    "lat_us_mean",
+    "lat_us_min",
+    "lat_us_max",
+    "lat_us_stddev",
+    "lat_us_p50",
+    "lat_us_p90",
+    "lat_us_p99",
+    "lat_us_p99_9",
+    "lat_us_p99_99",
+    "cpu_user_pct",
+    "cpu_sys_pct",
+];
+
+/// summary.csv: one row per run and operation type, stable column names.
+pub fn summary_csv(doc: &ResultDoc) -> Result<String> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let err = |e: csv::Error| VbError::run(format!("cannot format CSV: {e}"));
+    w.write_record(CSV_HEADER).map_err(err)?;
+    for run in &doc.runs {
+        let measured = run
+            .phases
+            .iter()
+            .find(|p| p.name == "measure")
+            .map(|p| p.duration_s)
+            .unwrap_or(0.0);
+        for (name, op) in ops_of(run) {
+            let l = &op.lat_us;
+            let f = |v: f64| format!("{v:.3}");
+            w.write_record([
+                run.name.clone(),
+                name.into(),
+                run.workload.rw.name().into(),
+                run.workload.bs_label(),
+                run.workload.read_pct.to_string(),
+                run.workload.threads.to_string(),
+                run.workload.iodepth.to_string(),
+                run.engine.clone(),
+                f(measured),
+                op.ops.to_string(),
+                op.bytes.to_string(),
+                f(op.iops),
+                f(op.mib_s),
+                f(l.mean),
+                f(l.min),
+                f(l.max),
+                f(l.stddev),
+                f(l.p50),
+                f(l.p90),
+                f(l.p99),
+                f(l.p99_9),
+                f(l.p99_99),
+                f(run.totals.cpu.user_pct),
+                f(run.totals.cpu.sys_pct),
+            ])
+            .map_err(err)?;
+        }
+    }
+    let bytes = w
+        .into_inner()
+        .map_err(|e| VbError::run(format!("cannot format CSV: {e}")))?;
+    String::from_utf8(bytes).map_err(|e| VbError::run(e.to_string()))
+}
+
+pub fn to_json(doc: &ResultDoc) -> Result<String> {
+    serde_json::to_string_pretty(doc)
+        .map_err(|e| VbError::run(format!("cannot encode the result: {e}")))
+}
+
+/// Writes result.json and summary.csv into `dir`, creating it. The JSON is
+/// written to a temporary name and renamed, so a reader never sees half a file.
+pub fn write_dir(doc: &ResultDoc, dir: &Path) -> Result<()> {
+    fs::create_dir_all(dir).map_err(|e| {
+        VbError::target(format!(
+            "cannot create output directory {}: {e}",
+            dir.display()
+        ))
+    })?;
+    let write = |name: &str, text: &str| -> Result<()> {
+        let tmp = dir.join(format!(".{name}.tmp"));
+        let dest = dir.join(name);
+        fs::write(&tmp, text)
+            .and_then(|_| fs::rename(&tmp, &dest))
+            .map_err(|e| VbError::target(format!("cannot write {}: {e}", dest.display())))
+    };
+    write("result.json", &to_json(doc)?)?;
+    write("summary.csv", &summary_csv(doc)?)?;
+    Ok(())
+}
+
+pub fn read_result(path: &Path) -> Result<ResultDoc> {
+    let file = if path.is_dir() {
+        path.join("result.json")
+    } else {
+        path.to_path_buf()
+    };
+    let text = fs::read_to_string(&file)
+        .map_err(|e| VbError::input(format!("cannot read {}: {e}", file.display())))?;
+    let doc: ResultDoc = serde_json::from_str(&text)
+        .map_err(|e| VbError::input(format!("{} is not a volbench result: {e}", file.display())))?;
+    if doc.schema != crate::result::SCHEMA {
+        return Err(VbError::input(format!(
+            "{} has schema '{}'; this volbench reads '{}'",
+            file.display(),
+            doc.schema,
+            crate::result::SCHEMA
+        )));
+    }
+    Ok(doc)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thousands_separators() {
+        assert_eq!(thousands(0.0), "0");
+        assert_eq!(thousands(999.4), "999");
+        assert_eq!(thousands(1000.0), "1,000");
+        assert_eq!(thousands(1234567.8), "1,234,568");
+    }
+}

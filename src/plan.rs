@@ -1,0 +1,157 @@
+//! From a validated `JobSpec` to what will actually happen: the target as it
+//! is, the engine each run uses and why, how many I/O threads, and the total
+//! time. Planning touches nothing, so `--dry-run` shows it for free.
+
+use std::fmt::Write as _;
+
+use crate::engine::{self, EngineKind};
+use crate::error::Result;
+use crate::hostinfo;
+use crate::spec::{JobSpec, RunSpec};
+use crate::target::{self, Inspection, TargetKind};
+use crate::units::{format_duration, format_size};
+
+#[derive(Debug, Clone)]
+pub struct PlannedRun {
+    pub spec: RunSpec,
+    pub engine: EngineKind,
+    /// Why the engine differs from the one asked for, if it does.
+    pub engine_note: Option<String>,
+    pub io_threads: u32,
+    pub depth: u32,
+}
+
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub job: JobSpec,
+    pub target: Inspection,
+    pub runs: Vec<PlannedRun>,
+    pub notes: Vec<String>,
+}
+
+pub fn plan(job: JobSpec) -> Result<Plan> {
+    job.validate()?;
+    let insp = target::inspect(&job.target.path)?;
+    let uring = engine::probe_io_uring();
+    let mut notes = Vec::new();
+    let runs: Vec<PlannedRun> = job
+        .runs
+        .iter()
+        .map(|r| {
+            let (engine, engine_note) = engine::resolve(job.engine, r.iodepth, &uring);
+            // A synchronous engine keeps one I/O in flight per thread, so the
+            // requested concurrency becomes threads x iodepth threads.
+            let (io_threads, depth) = if engine.is_sync() {
+                (r.threads * r.iodepth, 1)
+            } else {
+                (r.threads, r.iodepth)
+            };
+            PlannedRun {
+                spec: r.clone(),
+                engine,
+                engine_note,
+                io_threads,
+                depth,
+            }
+        })
+        .collect();
+    for note in runs.iter().filter_map(|r| r.engine_note.clone()) {
+        if !notes.contains(&note) {
+            notes.push(note);
+        }
+    }
+    if !job.target.direct && insp.kind != TargetKind::BlockDevice {
+        if let Some(mem) = hostinfo::memory_bytes() {
+            if job.target.size < mem {
+                notes.push(format!(
+                    "--buffered with a working set ({}) smaller than this host's memory ({}): \
+                     much of what is measured is the page cache, not the storage",
+                    format_size(job.target.size),
+                    format_size(mem)
+                ));
+            }
+        }
+    }
+    Ok(Plan {
+        job,
+        target: insp,
+        runs,
+        notes,
+    })
+}
+
+impl Plan {
+    pub fn total_seconds(&self) -> f64 {
+        self.runs
+            .iter()
+            .map(|r| r.spec.warmup_s + r.spec.duration_s)
+            .sum()
+    }
+
+    pub fn needs_write(&self) -> bool {
+        self.runs.iter().any(|r| r.spec.has_writes())
+    }
+
+    /// The human-readable plan `--dry-run` prints.
+    pub fn describe(&self) -> String {
+        let t = &self.job.target;
+        let mut out = String::new();
+        let kind = match self.target.kind {
+            TargetKind::Directory => format!(
+                "directory; file set of {} x {} (created and filled if not already there)",
+                t.files,
+                format_size(t.size / t.files as u64 / 4096 * 4096)
+            ),
+            TargetKind::File => "existing regular file, used as it is".into(),
+            TargetKind::BlockDevice => "block device, used as it is".into(),
+        };
+        let _ = writeln!(out, "target:   {} ({kind})", t.path.display());
+        let _ = writeln!(
+            out,
+            "          working set {}, {} I/O",
+            format_size(t.size),
+            if t.direct { "direct" } else { "buffered" }
+        );
+        let _ = writeln!(
+            out,
+            "seed:     {}   interval: {}s",
+            self.job.seed, self.job.interval_s
+        );
+        let _ = writeln!(out, "runs:     {}", self.runs.len());
+        for (i, r) in self.runs.iter().enumerate() {
+            let s = &r.spec;
+            let mix = if s.rw.is_mixed() {
+                format!(" {}% read", s.read_pct)
+            } else {
+                String::new()
+            };
+            let _ = writeln!(
+                out,
+                "  {:>2}. {:<28} {}{} bs {}  {} threads x iodepth {} ({} engine: {} I/O threads x depth {})  warm-up {} + {}",
+                i + 1,
+                s.name,
+                s.rw.name(),
+                mix,
+                s.bs_label(),
+                s.threads,
+                s.iodepth,
+                r.engine.name(),
+                r.io_threads,
+                r.depth,
+                format_duration(std::time::Duration::from_secs_f64(s.warmup_s)),
+                format_duration(std::time::Duration::from_secs_f64(s.duration_s)),
+            );
+        }
+        let _ = writeln!(
+            out,
+            "total:    {} of I/O (plus preparing the file set)",
+            format_duration(std::time::Duration::from_secs_f64(
+                self.total_seconds().round()
+            ))
+        );
+        for n in &self.notes {
+            let _ = writeln!(out, "note:     {n}");
+        }
+        out
+    }
+}

@@ -1,0 +1,231 @@
+//! The results structure, schema `volbench.result/v1`. Every output
+//! (terminal, CSV, JSON, later HTML and comparisons) is a view of it, and
+//! it carries the merged histograms so it can be re-read and merged again.
+
+use serde::{Deserialize, Serialize};
+
+use crate::spec::{JobSpec, RunSpec};
+use crate::stats::{BucketedHistogram, OpStats};
+
+pub const SCHEMA: &str = "volbench.result/v1";
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ResultDoc {
+    pub schema: String,
+    pub tool: Tool,
+    pub host: HostInfo,
+    /// When the invocation started (RFC 3339, UTC).
+    pub started: String,
+    pub spec: JobSpec,
+    pub target: Option<TargetInfo>,
+    pub runs: Vec<RunResult>,
+    /// Stopped by Ctrl-C or SIGTERM before the plan finished.
+    pub interrupted: bool,
+    /// Why the invocation failed, when it did.
+    pub error: Option<String>,
+    /// Things the user should know about how the numbers were produced.
+    pub notes: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Tool {
+    pub name: String,
+    pub version: String,
+}
+
+impl Tool {
+    pub fn this() -> Self {
+        Self {
+            name: "volbench".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct HostInfo {
+    pub hostname: String,
+    pub kernel: String,
+    pub cpus: u32,
+    pub memory_bytes: u64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TargetInfo {
+    pub kind: String,
+    pub path: String,
+    pub files: u32,
+    pub file_size: u64,
+    /// Offset/size alignment used for direct I/O (1 when buffered).
+    pub align: u64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RunResult {
+    pub name: String,
+    /// The run's workload, fully resolved.
+    pub workload: RunSpec,
+    /// The engine actually used.
+    pub engine: String,
+    /// Threads doing I/O, and I/Os in flight per thread. Synchronous engines
+    /// run threads x iodepth threads of depth 1 to keep the concurrency asked for.
+    pub io_threads: u32,
+    pub depth_per_thread: u32,
+    pub phases: Vec<Phase>,
+    pub totals: Totals,
+    /// The warm-up, measured and reported apart; not part of `totals`.
+    pub warmup: Option<OpPair>,
+    pub intervals: Vec<Interval>,
+    pub histograms: Histograms,
+    pub littles_law: LittlesLaw,
+    pub interrupted: bool,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Phase {
+    pub name: String,
+    /// RFC 3339 UTC.
+    pub start: String,
+    pub duration_s: f64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Totals {
+    pub read: OpTotals,
+    pub write: OpTotals,
+    pub cpu: Cpu,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct OpPair {
+    pub read: OpTotals,
+    pub write: OpTotals,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct OpTotals {
+    pub ops: u64,
+    pub bytes: u64,
+    pub iops: f64,
+    pub mib_s: f64,
+    pub lat_us: LatSummary,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct LatSummary {
+    pub mean: f64,
+    pub min: f64,
+    pub max: f64,
+    pub stddev: f64,
+    pub p50: f64,
+    pub p90: f64,
+    pub p99: f64,
+    pub p99_9: f64,
+    pub p99_99: f64,
+}
+
+/// CPU time of the whole volbench process over the measured phase, in
+/// percent of one core (200 = two cores busy).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Cpu {
+    pub user_pct: f64,
+    pub sys_pct: f64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Interval {
+    /// End of the interval, seconds since the run started.
+    pub t_s: f64,
+    pub duration_s: f64,
+    pub phase: String,
+    pub read: IntervalOp,
+    pub write: IntervalOp,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct IntervalOp {
+    pub iops: f64,
+    pub mib_s: f64,
+    pub lat_us_mean: f64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Histograms {
+    pub read: BucketedHistogram,
+    pub write: BucketedHistogram,
+}
+
+/// Little's law on the measured phase: I/Os in flight = IOPS x mean latency.
+/// On a saturated closed-loop run `iops_x_latency` is close to `concurrency`;
+/// a large gap points at time spent outside the I/O (CPU, scheduling).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct LittlesLaw {
+    pub concurrency: u32,
+    pub iops_x_latency: f64,
+}
+
+const MIB: f64 = 1024.0 * 1024.0;
+
+impl OpTotals {
+    pub fn from_stats(s: &OpStats, seconds: f64) -> Self {
+        let secs = if seconds > 0.0 {
+            seconds
+        } else {
+            f64::INFINITY
+        };
+        let us = |ns: f64| ns / 1000.0;
+        let lat_us = if s.ops == 0 {
+            LatSummary::default()
+        } else {
+            LatSummary {
+                mean: us(s.mean_ns()),
+                min: us(s.lat_min_ns as f64),
+                max: us(s.lat_max_ns as f64),
+                stddev: us(s.stddev_ns()),
+                p50: us(s.percentile_ns(50.0)),
+                p90: us(s.percentile_ns(90.0)),
+                p99: us(s.percentile_ns(99.0)),
+                p99_9: us(s.percentile_ns(99.9)),
+                p99_99: us(s.percentile_ns(99.99)),
+            }
+        };
+        Self {
+            ops: s.ops,
+            bytes: s.bytes,
+            iops: s.ops as f64 / secs,
+            mib_s: s.bytes as f64 / MIB / secs,
+            lat_us,
+        }
+    }
+}
+
+impl IntervalOp {
+    pub fn from_delta(ops: u64, bytes: u64, lat_ns: u64, seconds: f64) -> Self {
+        if seconds <= 0.0 {
+            return Self::default();
+        }
+        Self {
+            iops: ops as f64 / seconds,
+            mib_s: bytes as f64 / MIB / seconds,
+            lat_us_mean: if ops == 0 {
+                0.0
+            } else {
+                lat_ns as f64 / ops as f64 / 1000.0
+            },
+        }
+    }
+}
+
+impl RunResult {
+    pub fn total_iops(&self) -> f64 {
+        self.totals.read.iops + self.totals.write.iops
+    }
+
+    pub fn total_mib_s(&self) -> f64 {
+        self.totals.read.mib_s + self.totals.write.mib_s
+    }
+}
+
+pub fn now_rfc3339() -> String {
+    humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string()
+}

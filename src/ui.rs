@@ -1,0 +1,146 @@
+//! What a person sees while a run goes: a fill bar and one live status line
+//! on a terminal, nothing at all when stderr is not a terminal.
+
+use std::io::IsTerminal;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::executor::Observer;
+use crate::plan::PlannedRun;
+use crate::result::{Interval, RunResult};
+use crate::target::Progress;
+use crate::units::format_duration;
+
+pub struct TerminalObserver {
+    bar: Mutex<Option<ProgressBar>>,
+    live: bool,
+    /// Print notes and per-run lines (off for --json runs piped to tools).
+    chatty: bool,
+}
+
+impl TerminalObserver {
+    pub fn new(chatty: bool) -> Self {
+        Self {
+            bar: Mutex::new(None),
+            live: std::io::stderr().is_terminal(),
+            chatty,
+        }
+    }
+
+    fn with_bar(&self, f: impl FnOnce(&ProgressBar)) {
+        if let Ok(guard) = self.bar.lock() {
+            if let Some(bar) = guard.as_ref() {
+                f(bar);
+            }
+        }
+    }
+
+    fn set_bar(&self, bar: Option<ProgressBar>) {
+        if let Ok(mut guard) = self.bar.lock() {
+            if let Some(old) = guard.take() {
+                old.finish_and_clear();
+            }
+            *guard = bar;
+        }
+    }
+
+    fn new_bar(&self, len: u64, template: &str) -> ProgressBar {
+        let target = if self.live {
+            ProgressDrawTarget::stderr()
+        } else {
+            ProgressDrawTarget::hidden()
+        };
+        let bar = ProgressBar::with_draw_target(Some(len), target);
+        if let Ok(style) = ProgressStyle::with_template(template) {
+            bar.set_style(style.progress_chars("=> "));
+        }
+        bar
+    }
+
+    fn print(&self, line: &str) {
+        if !self.chatty {
+            return;
+        }
+        let mut printed = false;
+        self.with_bar(|b| {
+            b.println(line);
+            printed = true;
+        });
+        if !printed {
+            eprintln!("{line}");
+        }
+    }
+}
+
+impl Progress for TerminalObserver {
+    fn start(&self, total_bytes: u64, what: &str) {
+        self.print(&format!(
+            "{what} the file set: {}",
+            crate::units::format_size(total_bytes)
+        ));
+        let bar = self.new_bar(
+            total_bytes,
+            "{msg:8} [{bar:30}] {bytes}/{total_bytes} {binary_bytes_per_sec} eta {eta}",
+        );
+        bar.set_message(what.to_string());
+        bar.enable_steady_tick(Duration::from_millis(200));
+        self.set_bar(Some(bar));
+    }
+
+    fn advance(&self, bytes: u64) {
+        self.with_bar(|b| b.inc(bytes));
+    }
+
+    fn finish(&self) {
+        self.set_bar(None);
+    }
+}
+
+impl Observer for TerminalObserver {
+    fn note(&self, message: &str) {
+        self.print(&format!("note: {message}"));
+    }
+
+    fn run_started(&self, index: usize, count: usize, run: &PlannedRun) {
+        let s = &run.spec;
+        self.print(&format!(
+            "[{}/{}] {}: {} threads x iodepth {}, {} engine, warm-up {} + {}",
+            index + 1,
+            count,
+            s.name,
+            s.threads,
+            s.iodepth,
+            run.engine.name(),
+            format_duration(Duration::from_secs_f64(s.warmup_s)),
+            format_duration(Duration::from_secs_f64(s.duration_s)),
+        ));
+        let total_ms = ((s.warmup_s + s.duration_s) * 1000.0) as u64;
+        let bar = self.new_bar(total_ms, "{msg}");
+        self.set_bar(Some(bar));
+    }
+
+    fn interval(&self, _run: &PlannedRun, elapsed_s: f64, total_s: f64, iv: &Interval) {
+        let left = (total_s - elapsed_s).max(0.0);
+        let mut msg = format!("  {:<7} {:>5.0}s left |", iv.phase, left);
+        for (name, op) in [("read", &iv.read), ("write", &iv.write)] {
+            if op.iops > 0.0 {
+                msg.push_str(&format!(
+                    " {name} {} IOPS {:.1} MiB/s {:.0}us |",
+                    crate::output::thousands(op.iops),
+                    op.mib_s,
+                    op.lat_us_mean
+                ));
+            }
+        }
+        self.with_bar(|b| {
+            b.set_position((elapsed_s * 1000.0) as u64);
+            b.set_message(msg.clone());
+        });
+    }
+
+    fn run_finished(&self, _run: &RunResult) {
+        self.set_bar(None);
+    }
+}

@@ -1,0 +1,225 @@
+//! The I/O loop. A worker owns everything it touches (engine, buffers, RNG,
+//! statistics); per I/O it takes two clock reads per batch, a histogram
+//! increment and a few plain stores, with no locks, allocation or logging.
+
+use std::os::fd::OwnedFd;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::time::Instant;
+
+use crate::data::{AlignedBuf, fill_random, stamp};
+use crate::engine::{self, Completion, EngineKind};
+use crate::stats::{LiveCounters, OpStats};
+use crate::workload::{IoGen, IoOp};
+
+pub const PHASE_WARMUP: u8 = 0;
+pub const PHASE_MEASURE: u8 = 1;
+pub const PHASE_STOP: u8 = 2;
+
+/// Shared by the collector (writer) and the workers (readers).
+#[derive(Default)]
+pub struct Control {
+    pub phase: AtomicU8,
+    /// Set by a worker that hit an error, so the collector ends the run.
+    pub failed: AtomicBool,
+}
+
+#[derive(Clone, Default)]
+pub struct PhaseStats {
+    pub read: OpStats,
+    pub write: OpStats,
+}
+
+impl PhaseStats {
+    pub fn merge(&mut self, other: &PhaseStats) {
+        self.read.merge(&other.read);
+        self.write.merge(&other.write);
+    }
+}
+
+pub struct WorkerResult {
+    pub warmup: PhaseStats,
+    pub measure: PhaseStats,
+    pub error: Option<String>,
+}
+
+pub struct WorkerSetup {
+    pub index: u32,
+    pub engine: EngineKind,
+    pub depth: u32,
+    pub files: Vec<OwnedFd>,
+    pub io_gen: IoGen,
+    pub max_bs: usize,
+    pub buf_align: usize,
+    pub seed: u64,
+    pub control: Arc<Control>,
+    pub counters: Arc<LiveCounters>,
+}
+
+/// Runs until the control says stop (or an I/O fails). `ready` is called
+/// once the engine is set up, so the collector can start every worker's
+/// clock together.
+pub fn run(setup: WorkerSetup, ready: impl FnOnce()) -> WorkerResult {
+    let WorkerSetup {
+        index,
+        engine: kind,
+        depth,
+        files,
+        mut io_gen,
+        max_bs,
+        buf_align,
+        seed,
+        control,
+        counters,
+    } = setup;
+    let mut rng = fastrand::Rng::with_seed(crate::workload::worker_seed(seed ^ 0xda7a, index));
+    let mut bufs: Vec<AlignedBuf> = (0..depth)
+        .map(|_| AlignedBuf::new(max_bs, buf_align))
+        .collect();
+    for b in &mut bufs {
+        fill_random(b.as_mut_slice(), &mut rng);
+    }
+    let ptrs: Vec<(*mut u8, usize)> = bufs.iter_mut().map(|b| (b.as_mut_ptr(), b.len())).collect();
+    let mut stats = [PhaseStats::default(), PhaseStats::default()];
+    let mut engine = match engine::build(kind, files, depth, &ptrs) {
+        Ok(e) => e,
+        Err(e) => {
+            ready();
+            control.failed.store(true, Ordering::Relaxed);
+            return WorkerResult {
+                warmup: PhaseStats::default(),
+                measure: PhaseStats::default(),
+                error: Some(format!("cannot set up the {} engine: {e}", kind.name())),
+            };
+        }
+    };
+    ready();
+
+    let stamp_key = rng.u64(..);
+    let mut write_seq = 0u64;
+    let mut free: Vec<u32> = (0..depth).rev().collect();
+    let mut ops: Vec<IoOp> = vec![
+        IoOp {
+            write: false,
+            file: 0,
+            offset: 0,
+            len: 0
+        };
+        depth as usize
+    ];
+    let now = Instant::now();
+    let mut issued: Vec<Instant> = vec![now; depth as usize];
+    let mut batch: Vec<u32> = Vec::with_capacity(depth as usize);
+    let mut done: Vec<Completion> = Vec::with_capacity(depth as usize);
+    let mut in_flight = 0u32;
+    let mut error = None;
+
+    loop {
+        let phase = control.phase.load(Ordering::Relaxed);
+        if phase >= PHASE_STOP {
+            break;
+        }
+        while let Some(slot) = free.pop() {
+            let op = io_gen.next_op();
+            let buf = ptrs[slot as usize].0;
+            if op.write {
+                write_seq += 1;
+                // SAFETY: this slot's buffer is idle (not in flight) and max_bs long.
+                let data = unsafe { std::slice::from_raw_parts_mut(buf, op.len as usize) };
+                stamp(data, stamp_key, op.offset, write_seq);
+            }
+            ops[slot as usize] = op;
+            engine.queue(slot, op, buf);
+            batch.push(slot);
+        }
+        // One clock read for the whole batch, taken just before it is submitted.
+        let t_issue = Instant::now();
+        for &slot in &batch {
+            issued[slot as usize] = t_issue;
+        }
+        in_flight += batch.len() as u32;
+        batch.clear();
+        if let Err(e) = engine.submit_and_wait(1, &mut done) {
+            error = Some(format!("I/O submission failed: {e}"));
+            break;
+        }
+        let t_done = Instant::now();
+        let current = &mut stats[phase as usize];
+        for c in done.drain(..) {
+            let op = ops[c.slot as usize];
+            in_flight -= 1;
+            free.push(c.slot);
+            if c.result != op.len as i64 {
+                error = Some(describe_failure(&op, c.result));
+                continue;
+            }
+            let lat = t_done
+                .saturating_duration_since(issued[c.slot as usize])
+                .as_nanos() as u64;
+            if op.write {
+                current.write.record(lat, op.len as u64);
+            } else {
+                current.read.record(lat, op.len as u64);
+            }
+        }
+        publish(&counters, &stats);
+        if error.is_some() {
+            break;
+        }
+    }
+    if error.is_some() {
+        control.failed.store(true, Ordering::Relaxed);
+    }
+    // Buffers must outlive every I/O the kernel still holds.
+    while in_flight > 0 {
+        if engine
+            .submit_and_wait(in_flight as usize, &mut done)
+            .is_err()
+        {
+            break;
+        }
+        in_flight -= done.len() as u32;
+        done.clear();
+    }
+    drop(engine);
+    let [warmup, measure] = stats;
+    WorkerResult {
+        warmup,
+        measure,
+        error,
+    }
+}
+
+/// Single-writer publish of running totals, cumulative over both phases so
+/// the collector's deltas never go back: plain stores, no read-modify-write.
+#[inline]
+fn publish(counters: &LiveCounters, stats: &[PhaseStats; 2]) {
+    let (a, b) = (&stats[0], &stats[1]);
+    let r = Ordering::Relaxed;
+    counters.read_ops.store(a.read.ops + b.read.ops, r);
+    counters.read_bytes.store(a.read.bytes + b.read.bytes, r);
+    counters
+        .read_lat_ns
+        .store((a.read.lat_sum_ns + b.read.lat_sum_ns) as u64, r);
+    counters.write_ops.store(a.write.ops + b.write.ops, r);
+    counters.write_bytes.store(a.write.bytes + b.write.bytes, r);
+    counters
+        .write_lat_ns
+        .store((a.write.lat_sum_ns + b.write.lat_sum_ns) as u64, r);
+}
+
+fn describe_failure(op: &IoOp, result: i64) -> String {
+    let what = if op.write { "write" } else { "read" };
+    if result < 0 {
+        let err = std::io::Error::from_raw_os_error((-result) as i32);
+        format!(
+            "{what} of {} bytes at offset {} of file #{} failed: {err}",
+            op.len, op.offset, op.file
+        )
+    } else {
+        format!(
+            "short {what}: {result} of {} bytes at offset {} of file #{} (the file is shorter than expected)",
+            op.len, op.offset, op.file
+        )
+    }
+}

@@ -1,0 +1,255 @@
+//! Per-worker I/O decisions: which operation, how large, where. Each worker
+//! owns one generator seeded from the run seed and its index, so the same
+//! seed gives the same offsets, and no state is shared on the I/O path.
+
+use crate::spec::{BlockSize, Pattern};
+
+/// The file set as the generator sees it: `nfiles` files of `file_size` bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Layout {
+    pub nfiles: u32,
+    pub file_size: u64,
+}
+
+impl Layout {
+    pub fn total(&self) -> u64 {
+        self.nfiles as u64 * self.file_size
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IoOp {
+    pub write: bool,
+    pub file: u32,
+    pub offset: u64,
+    pub len: u32,
+}
+
+pub struct IoGen {
+    rng: fastrand::Rng,
+    random: bool,
+    read_pct: u32,
+    sizes: Vec<u32>,
+    cum_weights: Vec<u32>,
+    total_weight: u32,
+    align: u64,
+    layout: Layout,
+    region_start: u64,
+    region_end: u64,
+    cursor: u64,
+}
+
+/// Mixes the run seed with a worker index so workers draw independent streams.
+pub fn worker_seed(seed: u64, worker: u32) -> u64 {
+    let mut z = seed ^ (worker as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+impl IoGen {
+    /// `worker` of `workers` gets its own contiguous region for sequential
+    /// patterns (each stream stays sequential); random patterns roam the
+    /// whole set. Offsets are aligned to the smallest block size, as fio does.
+    pub fn new(
+        pattern: Pattern,
+        read_pct: u8,
+        bs: &[BlockSize],
+        layout: Layout,
+        seed: u64,
+        worker: u32,
+        workers: u32,
+    ) -> Self {
+        let align = bs.iter().map(|b| b.bytes).min().unwrap_or(4096).max(1);
+        let mut cum = 0u32;
+        let cum_weights = bs
+            .iter()
+            .map(|b| {
+                cum = cum.saturating_add(b.weight);
+                cum
+            })
+            .collect();
+        let total = layout.total();
+        let per = (total / workers.max(1) as u64) / align * align;
+        let region_start = per * worker as u64;
+        let region_end = if worker + 1 == workers {
+            total / align * align
+        } else {
+            region_start + per
+        };
+        Self {
+            rng: fastrand::Rng::with_seed(worker_seed(seed, worker)),
+            random: pattern.is_random(),
+            read_pct: read_pct as u32,
+            sizes: bs.iter().map(|b| b.bytes as u32).collect(),
+            cum_weights,
+            total_weight: cum,
+            align,
+            layout,
+            region_start,
+            region_end,
+            cursor: region_start,
+        }
+    }
+
+    #[inline]
+    fn pick_len(&mut self) -> u32 {
+        if self.sizes.len() == 1 {
+            return self.sizes[0];
+        }
+        let r = self.rng.u32(0..self.total_weight);
+        let i = self.cum_weights.partition_point(|&c| c <= r);
+        self.sizes[i.min(self.sizes.len() - 1)]
+    }
+
+    #[inline]
+    pub fn next_op(&mut self) -> IoOp {
+        let write = match self.read_pct {
+            100 => false,
+            0 => true,
+            p => self.rng.u32(0..100) >= p,
+        };
+        let len = self.pick_len();
+        let fs = self.layout.file_size;
+        if self.random {
+            let file = if self.layout.nfiles == 1 {
+                0
+            } else {
+                self.rng.u32(0..self.layout.nfiles)
+            };
+            let positions = (fs - len as u64) / self.align + 1;
+            let offset = self.rng.u64(0..positions) * self.align;
+            return IoOp {
+                write,
+                file,
+                offset,
+                len,
+            };
+        }
+        let l = len as u64;
+        loop {
+            if self.cursor + l > self.region_end {
+                self.cursor = self.region_start;
+            }
+            let file = self.cursor / fs;
+            let offset = self.cursor % fs;
+            if offset + l > fs {
+                // An I/O never straddles two files: move to the next file's start.
+                self.cursor = (file + 1) * fs;
+                continue;
+            }
+            self.cursor += l;
+            return IoOp {
+                write,
+                file: file as u32,
+                offset,
+                len,
+            };
+        }
+    }
+
+    /// True when this worker's region cannot hold even one I/O of the largest
+    /// size (too many workers for a small sequential working set).
+    pub fn region_too_small(&self) -> bool {
+        let max = self.sizes.iter().copied().max().unwrap_or(0) as u64;
+        self.region_end.saturating_sub(self.region_start) < max
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bs(list: &[(u64, u32)]) -> Vec<BlockSize> {
+        list.iter()
+            .map(|&(bytes, weight)| BlockSize { bytes, weight })
+            .collect()
+    }
+
+    const L: Layout = Layout {
+        nfiles: 4,
+        file_size: 1 << 20,
+    };
+
+    #[test]
+    fn same_seed_same_offsets_other_seed_other_offsets() {
+        let draw = |seed| {
+            let mut g = IoGen::new(Pattern::Randrw, 70, &bs(&[(4096, 1)]), L, seed, 3, 8);
+            (0..1000).map(|_| g.next_op()).collect::<Vec<_>>()
+        };
+        assert_eq!(draw(42), draw(42));
+        assert_ne!(draw(42), draw(43));
+    }
+
+    #[test]
+    fn workers_draw_different_streams() {
+        let mut a = IoGen::new(Pattern::Randread, 100, &bs(&[(4096, 1)]), L, 1, 0, 2);
+        let mut b = IoGen::new(Pattern::Randread, 100, &bs(&[(4096, 1)]), L, 1, 1, 2);
+        let va: Vec<_> = (0..100).map(|_| a.next_op()).collect();
+        let vb: Vec<_> = (0..100).map(|_| b.next_op()).collect();
+        assert_ne!(va, vb);
+    }
+
+    #[test]
+    fn read_share_follows_read_pct() {
+        let mut g = IoGen::new(Pattern::Randrw, 70, &bs(&[(4096, 1)]), L, 9, 0, 1);
+        let n = 20_000;
+        let reads = (0..n).filter(|_| !g.next_op().write).count();
+        let share = reads as f64 * 100.0 / n as f64;
+        assert!((share - 70.0).abs() < 2.0, "read share {share}");
+    }
+
+    #[test]
+    fn random_offsets_are_aligned_and_in_bounds() {
+        let mut g = IoGen::new(
+            Pattern::Randrw,
+            50,
+            &bs(&[(4096, 30), (65536, 70)]),
+            L,
+            5,
+            0,
+            1,
+        );
+        let mut big = 0;
+        for _ in 0..50_000 {
+            let op = g.next_op();
+            assert_eq!(op.offset % 4096, 0);
+            assert!(op.offset + op.len as u64 <= L.file_size);
+            assert!(op.file < L.nfiles);
+            if op.len == 65536 {
+                big += 1;
+            }
+        }
+        let share = big as f64 / 50_000.0 * 100.0;
+        assert!((share - 70.0).abs() < 2.0, "64k share {share}");
+    }
+
+    #[test]
+    fn sequential_streams_walk_their_region_and_wrap() {
+        // Two workers over 4 files of 1 MiB: worker 1 owns the second half.
+        let mut g = IoGen::new(Pattern::Read, 100, &bs(&[(65536, 1)]), L, 1, 1, 2);
+        let first = g.next_op();
+        assert_eq!((first.file, first.offset), (2, 0));
+        let mut last = first;
+        for _ in 1..32 {
+            last = g.next_op();
+        }
+        assert_eq!((last.file, last.offset), (3, (1 << 20) - 65536));
+        let wrapped = g.next_op();
+        assert_eq!((wrapped.file, wrapped.offset), (2, 0));
+    }
+
+    #[test]
+    fn sequential_io_never_straddles_files() {
+        let layout = Layout {
+            nfiles: 3,
+            file_size: 100_000,
+        };
+        let mut g = IoGen::new(Pattern::Write, 0, &bs(&[(4096, 1)]), layout, 1, 0, 1);
+        for _ in 0..1000 {
+            let op = g.next_op();
+            assert!(op.write);
+            assert!(op.offset + op.len as u64 <= layout.file_size, "{op:?}");
+        }
+    }
+}
