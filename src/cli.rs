@@ -20,6 +20,8 @@ pub struct Cli {
     pub command: Command,
 }
 
+// Parsed once per process: the size difference between variants is irrelevant.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Run one workload (or a sweep of them) against a target.
@@ -84,6 +86,11 @@ pub struct RunArgs {
     /// Warm-up before measuring; measured and reported apart, excluded from totals.
     #[arg(long, value_name = "D", default_value = "5s")]
     pub warmup: String,
+
+    /// Stop each run after this many bytes of I/O (warm-up included), or at
+    /// --duration if that comes first. Use --warmup 0 for exact totals.
+    #[arg(long, value_name = "SIZE")]
+    pub io_limit: Option<String>,
 
     /// Length of each time-series interval.
     #[arg(long, value_name = "D", default_value = "1s")]

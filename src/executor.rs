@@ -101,7 +101,7 @@ pub fn execute(plan: &Plan, obs: &dyn Observer, stop: &Arc<AtomicBool>) -> Resul
             }
             Err((e, partial)) => {
                 if let Some(r) = partial {
-                    doc.runs.push(r);
+                    doc.runs.push(*r);
                 }
                 doc.error = Some(e.to_string());
                 break;
@@ -144,7 +144,8 @@ fn raise_fd_limit() {
     }
 }
 
-type RunError = (VbError, Option<RunResult>);
+/// A failed run: why, and what it measured before failing.
+type RunError = (VbError, Option<Box<RunResult>>);
 
 fn run_one(
     plan: &Plan,
@@ -196,6 +197,9 @@ fn run_one(
             max_bs: spec.max_bs() as usize,
             buf_align: 4096,
             seed: job.seed,
+            budget: spec
+                .io_limit
+                .map(|limit| io_share(limit, spec.min_bs(), w, n)),
             control: control.clone(),
             counters: counters[w as usize].clone(),
         });
@@ -260,7 +264,7 @@ fn run_one(
         match error {
             Some(e) => Err((
                 VbError::run(format!("run '{}': {e}", spec.name)),
-                Some(result),
+                Some(Box::new(result)),
             )),
             None => Ok(result),
         }
@@ -312,8 +316,7 @@ fn collect(
         // Sleep in short steps so Ctrl-C and failures are seen quickly.
         loop {
             let now = Instant::now();
-            if now >= tick || stop.load(Ordering::Relaxed) || control.failed.load(Ordering::Relaxed)
-            {
+            if now >= tick || stop.load(Ordering::Relaxed) || ended(control, counters.len()) {
                 break;
             }
             std::thread::sleep((tick - now).min(POLL));
@@ -343,7 +346,7 @@ fn collect(
         }
         prev = snap;
         prev_t = now;
-        if stop.load(Ordering::Relaxed) || control.failed.load(Ordering::Relaxed) {
+        if stop.load(Ordering::Relaxed) || ended(control, counters.len()) {
             interrupted = stop.load(Ordering::Relaxed);
             break;
         }
@@ -393,6 +396,21 @@ fn collect(
         cpu,
         interrupted,
     }
+}
+
+/// True when the workers are done by themselves: one failed, or all have
+/// finished their --io-limit share.
+fn ended(control: &Control, workers: usize) -> bool {
+    control.failed.load(Ordering::Relaxed)
+        || control.finished.load(Ordering::Relaxed) as usize >= workers
+}
+
+/// Worker `w`'s share of an --io-limit of `limit` bytes over `n` workers, in
+/// whole units of the smallest block size so a fixed block size splits exactly.
+pub fn io_share(limit: u64, unit: u64, w: u32, n: u32) -> u64 {
+    let units = limit / unit.max(1);
+    let (base, extra) = (units / n as u64, units % n as u64);
+    (base + u64::from((w as u64) < extra)) * unit
 }
 
 fn build_result(run: &PlannedRun, t: Timeline, warm: &PhaseStats, meas: &PhaseStats) -> RunResult {
@@ -518,6 +536,18 @@ mod tests {
                 lat_us_mean: lat,
             },
             write: IntervalOp::default(),
+        }
+    }
+
+    #[test]
+    fn io_limit_shares_add_up_to_the_limit() {
+        for (limit, unit, n) in [
+            (64 << 20, 4096, 3),
+            (4096 * 10, 4096, 4),
+            (1 << 20, 8192, 128),
+        ] {
+            let total: u64 = (0..n).map(|w| io_share(limit, unit, w, n)).sum();
+            assert_eq!(total, limit / unit * unit);
         }
     }
 

@@ -50,6 +50,7 @@ pub fn job_from_run_args(a: &RunArgs) -> Result<JobSpec> {
         iodepth: count_u32("--iodepth", &a.iodepth)?,
         warmup_s: parse_duration(&a.warmup)?.as_secs_f64(),
         duration_s: parse_duration(&a.duration)?.as_secs_f64(),
+        io_limit: a.io_limit.as_deref().map(parse_size).transpose()?,
     };
     run.name = a.name.clone().unwrap_or_else(|| run.auto_name());
     let job = JobSpec {
@@ -84,6 +85,7 @@ pub fn six_patterns(duration_s: f64, warmup_s: f64, threads: u32, iodepth: u32) 
         iodepth,
         warmup_s,
         duration_s,
+        io_limit: None,
     };
     vec![
         mk("8k-random-read", Pattern::Randread, 100, 8 << 10),

@@ -60,17 +60,17 @@ pub fn plan(job: JobSpec) -> Result<Plan> {
             notes.push(note);
         }
     }
-    if !job.target.direct && insp.kind != TargetKind::BlockDevice {
-        if let Some(mem) = hostinfo::memory_bytes() {
-            if job.target.size < mem {
-                notes.push(format!(
-                    "--buffered with a working set ({}) smaller than this host's memory ({}): \
+    if !job.target.direct
+        && insp.kind != TargetKind::BlockDevice
+        && let Some(mem) = hostinfo::memory_bytes()
+        && job.target.size < mem
+    {
+        notes.push(format!(
+            "--buffered with a working set ({}) smaller than this host's memory ({}): \
                      much of what is measured is the page cache, not the storage",
-                    format_size(job.target.size),
-                    format_size(mem)
-                ));
-            }
-        }
+            format_size(job.target.size),
+            format_size(mem)
+        ));
     }
     Ok(Plan {
         job,

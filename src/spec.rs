@@ -138,6 +138,10 @@ pub struct RunSpec {
     pub iodepth: u32,
     pub warmup_s: f64,
     pub duration_s: f64,
+    /// Stop after this many bytes (warm-up included), or at `duration_s`,
+    /// whichever comes first; rounded up to whole I/Os with a block-size mix.
+    #[serde(default)]
+    pub io_limit: Option<u64>,
 }
 
 impl RunSpec {
@@ -232,15 +236,15 @@ impl JobSpec {
         if run.read_pct > 100 {
             return Err(at(format!("--read-pct {} is outside 0..100", run.read_pct)));
         }
-        if let Some(p) = run.rw.fixed_read_pct() {
-            if p != run.read_pct {
-                return Err(at(format!(
-                    "--read-pct {} conflicts with --rw {} (it is {} by definition; use rw or randrw for a mix)",
-                    run.read_pct,
-                    run.rw.name(),
-                    p
-                )));
-            }
+        if let Some(p) = run.rw.fixed_read_pct()
+            && p != run.read_pct
+        {
+            return Err(at(format!(
+                "--read-pct {} conflicts with --rw {} (it is {} by definition; use rw or randrw for a mix)",
+                run.read_pct,
+                run.rw.name(),
+                p
+            )));
         }
         if run.threads == 0 || run.threads > 4096 {
             return Err(at(format!("--threads {} is outside 1..4096", run.threads)));
@@ -256,6 +260,15 @@ impl JobSpec {
         }
         if !(run.warmup_s >= 0.0 && run.warmup_s.is_finite()) {
             return Err(at("--warmup must not be negative".into()));
+        }
+        if let Some(limit) = run.io_limit
+            && limit < run.min_bs()
+        {
+            return Err(at(format!(
+                "--io-limit {} is smaller than one block ({})",
+                format_size(limit),
+                format_size(run.min_bs())
+            )));
         }
         for b in &run.bs {
             if self.target.direct && b.bytes % MIN_DIRECT_ALIGN != 0 {
@@ -308,6 +321,7 @@ mod tests {
                 iodepth: 16,
                 warmup_s: 1.0,
                 duration_s: 5.0,
+                io_limit: None,
             }],
         }
     }

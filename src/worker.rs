@@ -4,7 +4,7 @@
 
 use std::os::fd::OwnedFd;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, Ordering};
 use std::time::Instant;
 
 use crate::data::{AlignedBuf, fill_random, stamp};
@@ -22,6 +22,8 @@ pub struct Control {
     pub phase: AtomicU8,
     /// Set by a worker that hit an error, so the collector ends the run.
     pub failed: AtomicBool,
+    /// Workers that have finished on their own (their --io-limit share done).
+    pub finished: AtomicU32,
 }
 
 #[derive(Clone, Default)]
@@ -52,6 +54,8 @@ pub struct WorkerSetup {
     pub max_bs: usize,
     pub buf_align: usize,
     pub seed: u64,
+    /// Bytes this worker may issue over the whole run (--io-limit), if capped.
+    pub budget: Option<u64>,
     pub control: Arc<Control>,
     pub counters: Arc<LiveCounters>,
 }
@@ -69,6 +73,7 @@ pub fn run(setup: WorkerSetup, ready: impl FnOnce()) -> WorkerResult {
         max_bs,
         buf_align,
         seed,
+        budget,
         control,
         counters,
     } = setup;
@@ -112,6 +117,8 @@ pub fn run(setup: WorkerSetup, ready: impl FnOnce()) -> WorkerResult {
     let mut batch: Vec<u32> = Vec::with_capacity(depth as usize);
     let mut done: Vec<Completion> = Vec::with_capacity(depth as usize);
     let mut in_flight = 0u32;
+    let mut issued_bytes = 0u64;
+    let budget = budget.unwrap_or(u64::MAX);
     let mut error = None;
 
     loop {
@@ -119,8 +126,10 @@ pub fn run(setup: WorkerSetup, ready: impl FnOnce()) -> WorkerResult {
         if phase >= PHASE_STOP {
             break;
         }
-        while let Some(slot) = free.pop() {
+        while issued_bytes < budget {
+            let Some(slot) = free.pop() else { break };
             let op = io_gen.next_op();
+            issued_bytes += op.len as u64;
             let buf = ptrs[slot as usize].0;
             if op.write {
                 write_seq += 1;
@@ -139,6 +148,10 @@ pub fn run(setup: WorkerSetup, ready: impl FnOnce()) -> WorkerResult {
         }
         in_flight += batch.len() as u32;
         batch.clear();
+        if in_flight == 0 {
+            // The --io-limit share is done and every I/O has completed.
+            break;
+        }
         if let Err(e) = engine.submit_and_wait(1, &mut done) {
             error = Some(format!("I/O submission failed: {e}"));
             break;
@@ -169,6 +182,8 @@ pub fn run(setup: WorkerSetup, ready: impl FnOnce()) -> WorkerResult {
     }
     if error.is_some() {
         control.failed.store(true, Ordering::Relaxed);
+    } else {
+        control.finished.fetch_add(1, Ordering::Relaxed);
     }
     // Buffers must outlive every I/O the kernel still holds.
     while in_flight > 0 {
