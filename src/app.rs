@@ -42,7 +42,16 @@ fn cmd_run(a: &RunArgs) -> Result<i32> {
         print_dry_run(&plan)?;
         return Ok(exit::OK);
     }
-    execute_and_report(&plan, a.output.as_deref(), a.json)
+    execute_and_report(&plan, a.output.as_deref(), a.json, Layout::PerOp)
+}
+
+/// How the terminal summary is laid out.
+#[derive(Clone, Copy)]
+enum Layout {
+    /// One row per run and operation type, with the latency percentiles.
+    PerOp,
+    /// One row per run, reads and writes side by side (the papers' tables).
+    Patterns,
 }
 
 fn print_dry_run(plan: &Plan) -> Result<()> {
@@ -55,22 +64,30 @@ fn print_dry_run(plan: &Plan) -> Result<()> {
     Ok(())
 }
 
-fn execute_and_report(plan: &Plan, out_dir: Option<&Path>, json: bool) -> Result<i32> {
+fn execute_and_report(
+    plan: &Plan,
+    out_dir: Option<&Path>,
+    json: bool,
+    layout: Layout,
+) -> Result<i32> {
     let stop = stop_flag()?;
     let obs = TerminalObserver::new(true);
     for n in &plan.notes {
         crate::executor::Observer::note(&obs, n);
     }
     let doc = executor::execute(plan, &obs, &stop)?;
-    finish(&doc, out_dir, json)
+    finish(&doc, out_dir, json, layout)
 }
 
 /// Writes and prints a result, and picks the exit code from how it ended.
-fn finish(doc: &ResultDoc, out_dir: Option<&Path>, json: bool) -> Result<i32> {
+fn finish(doc: &ResultDoc, out_dir: Option<&Path>, json: bool, layout: Layout) -> Result<i32> {
     if let Some(dir) = out_dir {
         output::write_dir(doc, dir)?;
     }
-    let summary = output::summary_table(doc);
+    let summary = match layout {
+        Layout::PerOp => output::summary_table(doc),
+        Layout::Patterns => output::pattern_table(doc),
+    };
     if json {
         eprintln!("{summary}");
         println!("{}", output::to_json(doc)?);
@@ -124,7 +141,12 @@ fn cmd_quick(a: &QuickArgs) -> Result<i32> {
         engine: EngineChoice::Auto,
         interval_s: 1.0,
         seed: 1,
-        runs: frontend::six_patterns(duration, (duration / 3.0).min(2.0), 4, 8),
+        runs: frontend::six_patterns(
+            duration,
+            ((duration / 3.0).min(2.0) * 10.0).round() / 10.0,
+            4,
+            8,
+        ),
     };
     let mut job = make(true);
     std::fs::create_dir_all(&dir)
@@ -140,5 +162,5 @@ fn cmd_quick(a: &QuickArgs) -> Result<i32> {
     let mut plan = plan::plan(job)?;
     plan.notes.splice(0..0, notes);
     eprint!("{}", plan.describe());
-    execute_and_report(&plan, a.output.as_deref(), false)
+    execute_and_report(&plan, a.output.as_deref(), false, Layout::Patterns)
 }

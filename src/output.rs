@@ -100,6 +100,53 @@ pub fn summary_table(doc: &ResultDoc) -> String {
     out
 }
 
+/// One row per run with reads and writes side by side, the layout of the
+/// vendors' pattern tables (six patterns, mixes).
+pub fn pattern_table(doc: &ResultDoc) -> String {
+    let mut t = Table::new();
+    t.load_style(UTF8_FULL_CONDENSED);
+    t.set_header(vec![
+        "pattern",
+        "read IOPS",
+        "read MiB/s",
+        "read mean",
+        "read p99",
+        "write IOPS",
+        "write MiB/s",
+        "write mean",
+        "write p99",
+    ]);
+    for run in &doc.runs {
+        let mut row = vec![run.name.clone()];
+        for (present, op) in [
+            (run.workload.read_pct > 0, &run.totals.read),
+            (run.workload.read_pct < 100, &run.totals.write),
+        ] {
+            if present {
+                row.extend([
+                    thousands(op.iops),
+                    format!("{:.1}", op.mib_s),
+                    lat(op.lat_us.mean),
+                    lat(op.lat_us.p99),
+                ]);
+            } else {
+                row.extend(std::iter::repeat_n("-".to_string(), 4));
+            }
+        }
+        t.add_row(row);
+    }
+    for i in 1..9 {
+        if let Some(col) = t.column_mut(i) {
+            col.set_cell_alignment(CellAlignment::Right);
+        }
+    }
+    let mut out = t.to_string();
+    if doc.interrupted {
+        out.push_str("\ninterrupted: the figures cover the time measured before the stop");
+    }
+    out
+}
+
 const CSV_HEADER: [&str; 24] = [
     "run",
     "op",

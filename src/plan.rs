@@ -125,9 +125,14 @@ impl Plan {
             } else {
                 String::new()
             };
+            let layout = if r.io_threads != s.threads || r.depth != s.iodepth {
+                format!(" = {} I/O threads x depth {}", r.io_threads, r.depth)
+            } else {
+                String::new()
+            };
             let _ = writeln!(
                 out,
-                "  {:>2}. {:<28} {}{} bs {}  {} threads x iodepth {} ({} engine: {} I/O threads x depth {})  warm-up {} + {}",
+                "  {:>2}. {:<24} {}{} bs {}, {} threads x iodepth {}, {}{}, warm-up {} + {}",
                 i + 1,
                 s.name,
                 s.rw.name(),
@@ -136,8 +141,7 @@ impl Plan {
                 s.threads,
                 s.iodepth,
                 r.engine.name(),
-                r.io_threads,
-                r.depth,
+                layout,
                 format_duration(std::time::Duration::from_secs_f64(s.warmup_s)),
                 format_duration(std::time::Duration::from_secs_f64(s.duration_s)),
             );

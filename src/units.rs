@@ -182,6 +182,7 @@ mod tests {
         assert_eq!(format_size(100), "100B");
         assert_eq!(format_duration(Duration::from_secs(90)), "1m30s");
         assert_eq!(format_duration(Duration::from_millis(500)), "0.5s");
+        assert_eq!(format_duration(Duration::from_secs_f64(5.0 / 3.0)), "1.67s");
     }
 
     #[test]
