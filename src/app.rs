@@ -141,6 +141,7 @@ fn cmd_quick(a: &QuickArgs) -> Result<i32> {
         engine: EngineChoice::Auto,
         interval_s: 1.0,
         seed: 1,
+        suite: None,
         runs: frontend::six_patterns(
             duration,
             ((duration / 3.0).min(2.0) * 10.0).round() / 10.0,

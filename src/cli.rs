@@ -42,7 +42,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "SIZE")]
     pub size: Option<String>,
 
-    /// Number of files the working set is split into (directory targets).
+    /// Number of files the working set is split into (directory targets); a
+    /// list sweeps, each count with its own file set under TARGET/files-N.
     #[arg(long, value_name = "N", default_value = "1")]
     pub files: String,
 
@@ -50,19 +51,20 @@ pub struct RunArgs {
     #[arg(long, value_name = "PATTERN", default_value = "randread")]
     pub rw: String,
 
-    /// Percentage of reads for rw and randrw [default: 50].
+    /// Percentage of reads for rw and randrw [default: 50]. Lists and ranges
+    /// sweep: 100,75,50 or 100:0:-10.
     #[arg(long, value_name = "P")]
     pub read_pct: Option<String>,
 
-    /// Block size, or a weighted mix such as 4k:30,64k:70.
+    /// Block size; a list sweeps (4k,64k); weights make one mix (4k:30,64k:70).
     #[arg(long, value_name = "SIZE", default_value = "4k")]
     pub bs: String,
 
-    /// Threads issuing I/O.
+    /// Threads issuing I/O; a list or range sweeps (1,2,4,8 or 1:64:*2).
     #[arg(long, value_name = "N", default_value = "1")]
     pub threads: String,
 
-    /// Outstanding I/Os per thread.
+    /// Outstanding I/Os per thread; a list or range sweeps.
     #[arg(long, value_name = "N", default_value = "1")]
     pub iodepth: String,
 
@@ -91,6 +93,21 @@ pub struct RunArgs {
     /// --duration if that comes first. Use --warmup 0 for exact totals.
     #[arg(long, value_name = "SIZE")]
     pub io_limit: Option<String>,
+
+    /// Open-loop target rate in IOPS across all threads (a list sweeps).
+    /// Latency is then measured from each I/O's intended start, with the
+    /// service time reported beside it.
+    #[arg(long, value_name = "IOPS")]
+    pub rate: Option<String>,
+
+    /// Spacing of rate-limited I/Os: uniform or poisson.
+    #[arg(long, value_name = "KIND", default_value = "uniform")]
+    pub arrivals: String,
+
+    /// End the warm-up once IOPS are steady (last 5 intervals within 10% of
+    /// their mean, drift under 10%); --warmup becomes the cap.
+    #[arg(long)]
+    pub steady: bool,
 
     /// Length of each time-series interval.
     #[arg(long, value_name = "D", default_value = "1s")]

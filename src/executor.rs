@@ -10,9 +10,10 @@ use crate::error::{Result, VbError};
 use crate::hostinfo::{self, cpu_seconds};
 use crate::plan::{Plan, PlannedRun};
 use crate::result::{
-    Cpu, Histograms, Interval, IntervalOp, LittlesLaw, OpPair, OpTotals, Phase, ResultDoc,
-    RunResult, SCHEMA, TargetInfo, Tool, Totals,
+    Cpu, Histograms, Interval, IntervalOp, LatSummary, LittlesLaw, OpPair, OpTotals, Phase,
+    RateResult, ResultDoc, RunResult, SCHEMA, SteadyResult, TargetInfo, Tool, Totals,
 };
+use crate::spec::{Arrivals, StopRule};
 use crate::stats::{BucketedHistogram, CounterSnapshot, LiveCounters};
 use crate::target::{self, PrepareOptions, Prepared, Progress};
 use crate::worker::{
@@ -61,7 +62,7 @@ pub fn execute(plan: &Plan, obs: &dyn Observer, stop: &Arc<AtomicBool>) -> Resul
         error: None,
         notes: plan.notes.clone(),
     };
-    let prepared = match target::prepare(&plan.target, &opts) {
+    let mut sets = match prepare_sets(plan, &opts) {
         Ok(p) => p,
         Err(_) if stop.load(Ordering::Relaxed) => {
             doc.interrupted = true;
@@ -69,8 +70,16 @@ pub fn execute(plan: &Plan, obs: &dyn Observer, stop: &Arc<AtomicBool>) -> Resul
         }
         Err(e) => return Err(e),
     };
+    let prepared = sets.remove(0).1;
+    for (_, p) in &sets {
+        check_alignment(plan, p)?;
+    }
     check_alignment(plan, &prepared)?;
-    for n in &prepared.notes {
+    for n in prepared
+        .notes
+        .iter()
+        .chain(sets.iter().flat_map(|(_, p)| p.notes.iter()))
+    {
         obs.note(n);
         doc.notes.push(n.clone());
     }
@@ -83,13 +92,41 @@ pub fn execute(plan: &Plan, obs: &dyn Observer, stop: &Arc<AtomicBool>) -> Resul
         file_size: prepared.layout.file_size,
         align: prepared.align,
     });
+    sets.insert(0, (prepared.layout.nfiles, prepared));
     for (i, run) in plan.runs.iter().enumerate() {
         if stop.load(Ordering::Relaxed) {
             doc.interrupted = true;
             break;
         }
+        if let Some(why) = run
+            .spec
+            .stop_rule
+            .as_ref()
+            .and_then(|rule| stop_reason(rule, &doc.runs))
+        {
+            let note = format!("skipped {}: {why}", run.spec.name);
+            obs.note(&note);
+            doc.notes.push(note);
+            continue;
+        }
+        let run = match resolve_rate(run, &doc.runs) {
+            Ok(r) => r,
+            Err(e) => {
+                doc.error = Some(e.to_string());
+                break;
+            }
+        };
+        let run = &run;
+        let files = run.spec.files.unwrap_or(job.target.files);
+        let Some((_, prepared)) = sets.iter().find(|(f, _)| *f == files) else {
+            doc.error = Some(format!(
+                "run '{}': no file set of {files} files was prepared",
+                run.spec.name
+            ));
+            break;
+        };
         obs.run_started(i, plan.runs.len(), run);
-        match run_one(plan, run, &prepared, obs, stop) {
+        match run_one(plan, run, prepared, obs, stop) {
             Ok(result) => {
                 obs.run_finished(&result);
                 let interrupted = result.interrupted;
@@ -109,6 +146,102 @@ pub fn execute(plan: &Plan, obs: &dyn Observer, stop: &Arc<AtomicBool>) -> Resul
         }
     }
     Ok(doc)
+}
+
+/// Prepares one file set per distinct file count the runs use: the target
+/// itself when all runs agree, else `files-N/` subdirectories of it.
+fn prepare_sets(plan: &Plan, opts: &PrepareOptions) -> Result<Vec<(u32, Prepared)>> {
+    let job = &plan.job;
+    let mut counts: Vec<u32> = Vec::new();
+    for r in &plan.runs {
+        let f = r.spec.files.unwrap_or(job.target.files);
+        if !counts.contains(&f) {
+            counts.push(f);
+        }
+    }
+    if counts.len() <= 1 {
+        let files = counts.first().copied().unwrap_or(job.target.files);
+        let p = target::prepare(&plan.target, &PrepareOptions { files, ..*opts })?;
+        return Ok(vec![(files, p)]);
+    }
+    if plan.target.kind != target::TargetKind::Directory {
+        return Err(VbError::input(format!(
+            "runs use different file counts ({counts:?}); that needs a directory target, and {} is not one",
+            job.target.path.display()
+        )));
+    }
+    std::fs::create_dir_all(&job.target.path).map_err(|e| {
+        VbError::target(format!(
+            "cannot create target directory {}: {e}",
+            job.target.path.display()
+        ))
+    })?;
+    let mut sets = Vec::new();
+    for files in counts {
+        let insp = target::inspect(&job.target.path.join(format!("files-{files}")))?;
+        sets.push((
+            files,
+            target::prepare(&insp, &PrepareOptions { files, ..*opts })?,
+        ));
+    }
+    Ok(sets)
+}
+
+/// Why a run with this stop rule should be skipped, judging the runs of its
+/// group already done; None to go ahead.
+pub fn stop_reason(rule: &StopRule, done: &[RunResult]) -> Option<String> {
+    let group: Vec<&RunResult> = done
+        .iter()
+        .filter(|r| {
+            r.workload
+                .stop_rule
+                .as_ref()
+                .is_some_and(|s| s.group == rule.group)
+        })
+        .collect();
+    if let (Some(pct), [.., prev, last]) = (rule.gain_below_pct, group.as_slice()) {
+        let (a, b) = (prev.total_iops(), last.total_iops());
+        if b < a * (1.0 + pct / 100.0) {
+            return Some(format!(
+                "IOPS grew {:.1}% from {} to {} (less than {pct}%): the knee is passed",
+                (b / a - 1.0) * 100.0,
+                prev.name,
+                last.name
+            ));
+        }
+    }
+    if let (Some(limit), Some(last)) = (rule.latency_above_us, group.last()) {
+        let lat = last.mean_latency_us();
+        if lat > limit {
+            return Some(format!(
+                "{} reached a mean latency of {lat:.0}us, above the {limit:.0}us limit",
+                last.name
+            ));
+        }
+    }
+    None
+}
+
+/// Turns a rate given as a percentage of an earlier run into IOPS.
+fn resolve_rate(run: &PlannedRun, done: &[RunResult]) -> Result<PlannedRun> {
+    let mut run = run.clone();
+    if let Some(p) = &run.spec.rate_pct {
+        let base = done.iter().find(|r| r.name == p.of).ok_or_else(|| {
+            VbError::input(format!(
+                "run '{}' sets its rate as {}% of run '{}', which has not run",
+                run.spec.name, p.percent, p.of
+            ))
+        })?;
+        let iops = base.total_iops() * p.percent / 100.0;
+        if iops <= 0.0 {
+            return Err(VbError::run(format!(
+                "run '{}': run '{}' measured no IOPS to take {}% of",
+                run.spec.name, p.of, p.percent
+            )));
+        }
+        run.spec.rate_iops = Some(iops);
+    }
+    Ok(run)
 }
 
 fn check_alignment(plan: &Plan, prepared: &Prepared) -> Result<()> {
@@ -200,6 +333,16 @@ fn run_one(
             budget: spec
                 .io_limit
                 .map(|limit| io_share(limit, spec.min_bs(), w, n)),
+            rate: spec.rate_iops.map(|iops| {
+                // Each worker carries an equal share of the rate, its first
+                // I/O staggered so the workers interleave evenly.
+                let gap = Duration::from_secs_f64(n as f64 / iops);
+                worker::Schedule {
+                    gap,
+                    poisson: spec.arrivals == Arrivals::Poisson,
+                    offset: gap.mul_f64(w as f64 / n as f64),
+                }
+            }),
             control: control.clone(),
             counters: counters[w as usize].clone(),
         });
@@ -278,6 +421,7 @@ struct Timeline {
     warmup: Option<(SystemTime, f64)>,
     measure: (SystemTime, f64),
     cpu: Cpu,
+    steady: Option<SteadyResult>,
     interrupted: bool,
 }
 
@@ -311,6 +455,9 @@ fn collect(
     let mut measure_start = t0;
     let mut warmup_done: Option<(SystemTime, f64)> = None;
     let mut interrupted = false;
+    let rated = run.spec.rate_iops.is_some();
+    let mut warm_iops: Vec<f64> = Vec::new();
+    let mut steady: Option<SteadyResult> = None;
     loop {
         let tick = (phase_start + interval * k).min(phase_end);
         // Sleep in short steps so Ctrl-C and failures are seen quickly.
@@ -337,9 +484,32 @@ fn collect(
                 "measure"
             }
             .into(),
-            read: IntervalOp::from_delta(d.read_ops, d.read_bytes, d.read_lat_ns, secs),
-            write: IntervalOp::from_delta(d.write_ops, d.write_bytes, d.write_lat_ns, secs),
+            read: IntervalOp::from_delta(
+                d.read_ops,
+                d.read_bytes,
+                d.read_lat_ns,
+                rated.then_some(d.read_svc_ns),
+                secs,
+            ),
+            write: IntervalOp::from_delta(
+                d.write_ops,
+                d.write_bytes,
+                d.write_lat_ns,
+                rated.then_some(d.write_svc_ns),
+                secs,
+            ),
         };
+        // A full warm-up interval feeds the steady-state detector.
+        let steady_now =
+            if phase == PHASE_WARMUP && run.spec.steady && secs >= interval.as_secs_f64() * 0.99 {
+                warm_iops.push(iv.read.iops + iv.write.iops);
+                if warm_iops.len() > crate::steady::WINDOW {
+                    warm_iops.remove(0);
+                }
+                crate::steady::is_steady(&warm_iops)
+            } else {
+                false
+            };
         if secs > 0.0 {
             obs.interval(run, iv.t_s, total_s, &iv);
             log.push(iv);
@@ -350,11 +520,17 @@ fn collect(
             interrupted = stop.load(Ordering::Relaxed);
             break;
         }
-        if now < phase_end {
+        if now < phase_end && !steady_now {
             k += 1;
             continue;
         }
         if phase == PHASE_WARMUP {
+            if run.spec.steady {
+                steady = Some(SteadyResult {
+                    reached: steady_now,
+                    after_s: (now - t0).as_secs_f64(),
+                });
+            }
             // Start measuring: the workers count completions from here on
             // into their measured statistics.
             control.phase.store(PHASE_MEASURE, Ordering::Relaxed);
@@ -389,7 +565,14 @@ fn collect(
     if phase == PHASE_WARMUP {
         warmup_done = Some((wall0, (end - t0).as_secs_f64()));
     }
+    if run.spec.steady && steady.is_none() {
+        steady = Some(SteadyResult {
+            reached: false,
+            after_s: (end - t0).as_secs_f64(),
+        });
+    }
     Timeline {
+        steady,
         intervals: log.into_vec(),
         warmup: warmup_done,
         measure: (measure_wall, measured),
@@ -430,8 +613,22 @@ fn build_result(run: &PlannedRun, t: Timeline, warm: &PhaseStats, meas: &PhaseSt
             duration_s: t.measure.1,
         });
     }
-    let read = OpTotals::from_stats(&meas.read, t.measure.1);
-    let write = OpTotals::from_stats(&meas.write, t.measure.1);
+    let rated = run.spec.rate_iops.is_some();
+    let mut read = OpTotals::from_stats(&meas.read, t.measure.1);
+    let mut write = OpTotals::from_stats(&meas.write, t.measure.1);
+    if rated {
+        read.service_lat_us = Some(LatSummary::from_stats(&meas.read_service));
+        write.service_lat_us = Some(LatSummary::from_stats(&meas.write_service));
+    }
+    let rate = run.spec.rate_iops.map(|target| {
+        let achieved = read.iops + write.iops;
+        RateResult {
+            target_iops: target,
+            achieved_iops: achieved,
+            reached: achieved >= target * 0.99,
+            arrivals: format!("{:?}", run.spec.arrivals).to_lowercase(),
+        }
+    });
     let in_flight = (read.iops * read.lat_us.mean + write.iops * write.lat_us.mean) / 1e6;
     let warmup = t.warmup.map(|(_, secs)| OpPair {
         read: OpTotals::from_stats(&warm.read, secs),
@@ -459,6 +656,8 @@ fn build_result(run: &PlannedRun, t: Timeline, warm: &PhaseStats, meas: &PhaseSt
             concurrency: run.io_threads * run.depth,
             iops_x_latency: in_flight,
         },
+        rate,
+        steady: t.steady,
         interrupted: t.interrupted,
     }
 }
@@ -510,6 +709,10 @@ fn merge_intervals(a: &Interval, b: &Interval) -> Interval {
             } else {
                 0.0
             },
+            service_us_mean: match (x.service_us_mean, y.service_us_mean) {
+                (Some(sx), Some(sy)) if ops > 0.0 => Some((sx * ox + sy * oy) / ops),
+                (a, b) => a.or(b),
+            },
         }
     };
     Interval {
@@ -534,6 +737,7 @@ mod tests {
                 iops,
                 mib_s: iops / 256.0,
                 lat_us_mean: lat,
+                service_us_mean: None,
             },
             write: IntervalOp::default(),
         }

@@ -3,34 +3,40 @@
 
 use crate::cli::RunArgs;
 use crate::error::{Result, VbError};
-use crate::spec::{BlockSize, EngineChoice, JobSpec, Pattern, RunSpec, TargetSpec};
+use crate::spec::{Arrivals, BlockSize, EngineChoice, JobSpec, Pattern, RunSpec, TargetSpec};
+use crate::sweep::{self, Axes, parse_bs_points, parse_counts, parse_numbers};
 use crate::target::{self, TargetKind};
-use crate::units::{parse_bs_list, parse_count, parse_duration, parse_size};
+use crate::units::{parse_count, parse_duration, parse_size};
 
 pub const DEFAULT_DIR_SIZE: u64 = 1 << 30;
 
-fn count_u32(flag: &str, text: &str) -> Result<u32> {
-    let v = parse_count(flag, text)?;
-    u32::try_from(v).map_err(|_| VbError::input(format!("{flag} {text} is too large")))
-}
-
 pub fn job_from_run_args(a: &RunArgs) -> Result<JobSpec> {
     let rw = Pattern::parse(&a.rw)?;
-    let read_pct = match (&a.read_pct, rw.fixed_read_pct()) {
-        (None, Some(p)) => p,
-        (None, None) => 50,
-        (Some(text), _) => {
-            let v = parse_count("--read-pct", text)?;
-            if v > 100 {
-                return Err(VbError::input(format!("--read-pct {v} is outside 0..100")));
+    let read_pcts = match &a.read_pct {
+        None => vec![rw.fixed_read_pct().unwrap_or(50) as u64],
+        Some(text) => {
+            let v = parse_counts("--read-pct", text)?;
+            if let Some(bad) = v.iter().find(|&&p| p > 100) {
+                return Err(VbError::input(format!(
+                    "--read-pct {bad} is outside 0..100"
+                )));
             }
-            v as u8
+            v
         }
     };
-    let bs = parse_bs_list(&a.bs)?
-        .into_iter()
-        .map(|(bytes, weight)| BlockSize { bytes, weight })
-        .collect();
+    let bs = parse_bs_points(&a.bs)?;
+    let threads = parse_counts("--threads", &a.threads)?;
+    let iodepth = parse_counts("--iodepth", &a.iodepth)?;
+    let files = parse_counts("--files", &a.files)?;
+    let rates = match &a.rate {
+        None => None,
+        Some(text) if text.trim_end().ends_with('%') => {
+            return Err(VbError::input(format!(
+                "--rate {text}: a percentage needs a measured maximum; use the latency-curve suite"
+            )));
+        }
+        Some(text) => Some(parse_numbers("--rate", text)?),
+    };
     let size = match &a.size {
         Some(s) => parse_size(s)?,
         None => {
@@ -41,30 +47,55 @@ pub fn job_from_run_args(a: &RunArgs) -> Result<JobSpec> {
             }
         }
     };
-    let mut run = RunSpec {
-        name: String::new(),
+    let first_u32 = |flag: &str, v: &[u64]| -> Result<u32> {
+        let x = v.first().copied().unwrap_or(1);
+        u32::try_from(x).map_err(|_| VbError::input(format!("{flag} {x} is too large")))
+    };
+    let base = RunSpec {
+        name: a.name.clone().unwrap_or_default(),
         rw,
-        read_pct,
-        bs,
-        threads: count_u32("--threads", &a.threads)?,
-        iodepth: count_u32("--iodepth", &a.iodepth)?,
+        read_pct: read_pcts[0] as u8,
+        bs: bs[0].clone(),
+        threads: first_u32("--threads", &threads)?,
+        iodepth: first_u32("--iodepth", &iodepth)?,
         warmup_s: parse_duration(&a.warmup)?.as_secs_f64(),
         duration_s: parse_duration(&a.duration)?.as_secs_f64(),
         io_limit: a.io_limit.as_deref().map(parse_size).transpose()?,
+        rate_iops: rates.as_ref().and_then(|r| r.first().copied()),
+        arrivals: Arrivals::parse(&a.arrivals)?,
+        steady: a.steady,
+        ..RunSpec::default()
     };
-    run.name = a.name.clone().unwrap_or_else(|| run.auto_name());
+    let many = |n: usize| n > 1;
+    let axes = Axes {
+        threads: many(threads.len()).then_some(threads),
+        iodepth: many(iodepth.len()).then_some(iodepth),
+        bs: many(bs.len()).then_some(bs),
+        read_pct: many(read_pcts.len()).then_some(read_pcts),
+        rate: rates.filter(|r| many(r.len())),
+        files: many(files.len()).then(|| files.clone()),
+    };
+    let user_name = a.name.clone();
+    let mut runs = sweep::expand(&base, &axes, |r| match &user_name {
+        Some(n) => format!("{n}-{}", r.auto_name()),
+        None => r.auto_name(),
+    });
+    if runs.len() == 1 && user_name.is_none() {
+        runs[0].name = runs[0].auto_name();
+    }
     let job = JobSpec {
         target: TargetSpec {
             path: a.target.clone(),
             size,
-            files: count_u32("--files", &a.files)?,
+            files: first_u32("--files", &files)?,
             direct: !a.buffered,
             allow_overwrite: a.allow_overwrite,
         },
         engine: EngineChoice::parse(&a.engine)?,
         interval_s: parse_duration(&a.interval)?.as_secs_f64(),
         seed: parse_count("--seed", &a.seed)?,
-        runs: vec![run],
+        runs,
+        suite: None,
     };
     job.validate()?;
     Ok(job)
@@ -85,7 +116,7 @@ pub fn six_patterns(duration_s: f64, warmup_s: f64, threads: u32, iodepth: u32) 
         iodepth,
         warmup_s,
         duration_s,
-        io_limit: None,
+        ..RunSpec::default()
     };
     vec![
         mk("8k-random-read", Pattern::Randread, 100, 8 << 10),

@@ -15,6 +15,8 @@ pub mod plan;
 pub mod result;
 pub mod spec;
 pub mod stats;
+pub mod steady;
+pub mod sweep;
 pub mod target;
 pub mod ui;
 pub mod units;

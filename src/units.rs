@@ -81,7 +81,8 @@ pub fn format_size(bytes: u64) -> String {
 pub fn format_duration(d: Duration) -> String {
     let ms = d.as_millis();
     if !ms.is_multiple_of(1000) {
-        return format!("{}s", d.as_secs_f64());
+        let text = format!("{:.2}", d.as_secs_f64());
+        return format!("{}s", text.trim_end_matches('0').trim_end_matches('.'));
     }
     let s = d.as_secs();
     match (s / 3600, (s % 3600) / 60, s % 60) {
