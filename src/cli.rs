@@ -28,6 +28,120 @@ pub enum Command {
     Run(RunArgs),
     /// A short pass of the six vendor patterns on a temporary directory here.
     Quick(QuickArgs),
+    /// The vendors' methods as suites: list, show (to copy and edit), run.
+    #[command(subcommand)]
+    Suite(SuiteCommand),
+    /// Little's law: the concurrency an IOPS target needs at a latency, or
+    /// the IOPS or latency a concurrency allows. Give two of the three.
+    Plan(PlanArgs),
+}
+
+#[allow(clippy::large_enum_variant)]
+#[derive(Subcommand, Debug)]
+pub enum SuiteCommand {
+    /// List the built-in suites.
+    List,
+    /// Print a suite's file (built-in name or path), to copy and edit.
+    Show {
+        #[arg(value_name = "NAME|FILE")]
+        suite: String,
+    },
+    /// Run a built-in suite or a suite file.
+    Run(SuiteRunArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct SuiteRunArgs {
+    /// Built-in suite name (see `suite list`) or a suite file.
+    #[arg(value_name = "NAME|FILE")]
+    pub suite: String,
+
+    /// Directory (or file, or block device) to benchmark.
+    #[arg(long, value_name = "PATH")]
+    pub target: PathBuf,
+
+    /// Working set on this host (replaces the suite's default).
+    #[arg(long, value_name = "SIZE")]
+    pub size: Option<String>,
+
+    /// Files in the working set (replaces the suite's default).
+    #[arg(long, value_name = "N")]
+    pub files: Option<String>,
+
+    /// Threads (replaces the suite's default; runs that set their own keep them).
+    #[arg(long, value_name = "N")]
+    pub threads: Option<String>,
+
+    /// Outstanding I/Os per thread (replaces the suite's default).
+    #[arg(long, value_name = "N")]
+    pub iodepth: Option<String>,
+
+    /// Measured time per run (replaces the suite's default).
+    #[arg(long, value_name = "D")]
+    pub duration: Option<String>,
+
+    /// Warm-up per run (replaces the suite's default).
+    #[arg(long, value_name = "D")]
+    pub warmup: Option<String>,
+
+    /// I/O engine: auto, psync, io_uring, null.
+    #[arg(long, value_name = "ENGINE")]
+    pub engine: Option<String>,
+
+    /// Go through the page cache instead of O_DIRECT.
+    #[arg(long)]
+    pub buffered: bool,
+
+    /// Time-series interval.
+    #[arg(long, value_name = "D")]
+    pub interval: Option<String>,
+
+    /// Random seed.
+    #[arg(long, value_name = "N")]
+    pub seed: Option<String>,
+
+    /// End each warm-up once IOPS are steady; --warmup becomes the cap.
+    #[arg(long)]
+    pub steady: bool,
+
+    /// Do not run (and discard) a copy of the first run before the others.
+    #[arg(long)]
+    pub no_warmup_run: bool,
+
+    /// Write result.json, summary.csv, tables.md and table CSVs here.
+    #[arg(long, value_name = "DIR")]
+    pub output: Option<PathBuf>,
+
+    /// Print the result as JSON on stdout (the tables go to stderr).
+    #[arg(long)]
+    pub json: bool,
+
+    /// Print the expanded plan and spec, do no I/O.
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// Allow writing to a block device or an existing file volbench did not create.
+    #[arg(long)]
+    pub allow_overwrite: bool,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct PlanArgs {
+    /// Latency per I/O: 1.3ms, 800us, 0.002s.
+    #[arg(long, value_name = "D")]
+    pub latency: Option<String>,
+
+    /// IOPS wanted (or observed).
+    #[arg(long, value_name = "IOPS")]
+    pub iops: Option<String>,
+
+    /// I/Os in flight: threads x iodepth, summed over hosts.
+    #[arg(long, value_name = "N")]
+    pub concurrency: Option<String>,
+
+    /// Spread the concurrency over this many client hosts.
+    #[arg(long, value_name = "N", default_value = "1")]
+    pub hosts: String,
 }
 
 #[derive(Args, Debug, Clone)]

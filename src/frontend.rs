@@ -3,7 +3,7 @@
 
 use crate::cli::RunArgs;
 use crate::error::{Result, VbError};
-use crate::spec::{Arrivals, BlockSize, EngineChoice, JobSpec, Pattern, RunSpec, TargetSpec};
+use crate::spec::{Arrivals, EngineChoice, JobSpec, Pattern, RunSpec, TargetSpec};
 use crate::sweep::{self, Axes, parse_bs_points, parse_counts, parse_numbers};
 use crate::target::{self, TargetKind};
 use crate::units::{parse_count, parse_duration, parse_size};
@@ -99,31 +99,4 @@ pub fn job_from_run_args(a: &RunArgs) -> Result<JobSpec> {
     };
     job.validate()?;
     Ok(job)
-}
-
-/// The six patterns of the vendors' papers (8 KiB random read, write and
-/// 50/50; 64 KiB sequential read, write and 50/50), as `volbench quick` runs them.
-pub fn six_patterns(duration_s: f64, warmup_s: f64, threads: u32, iodepth: u32) -> Vec<RunSpec> {
-    let mk = |name: &str, rw: Pattern, read_pct: u8, bs: u64| RunSpec {
-        name: name.into(),
-        rw,
-        read_pct,
-        bs: vec![BlockSize {
-            bytes: bs,
-            weight: 1,
-        }],
-        threads,
-        iodepth,
-        warmup_s,
-        duration_s,
-        ..RunSpec::default()
-    };
-    vec![
-        mk("8k-random-read", Pattern::Randread, 100, 8 << 10),
-        mk("8k-random-write", Pattern::Randwrite, 0, 8 << 10),
-        mk("8k-random-50-50", Pattern::Randrw, 50, 8 << 10),
-        mk("64k-seq-read", Pattern::Read, 100, 64 << 10),
-        mk("64k-seq-write", Pattern::Write, 0, 64 << 10),
-        mk("64k-seq-50-50", Pattern::Rw, 50, 64 << 10),
-    ]
 }

@@ -125,6 +125,23 @@ impl Plan {
             } else {
                 String::new()
             };
+            let mut when = String::new();
+            if s.discard {
+                when.push_str("  [warm-up run, discarded]");
+            }
+            if let Some(p) = &s.rate_pct {
+                when.push_str(&format!("  [rate {}% of {}]", p.percent, p.of));
+            } else if let Some(r) = s.rate_iops {
+                when.push_str(&format!("  [rate {r} IOPS]"));
+            }
+            if let Some(rule) = &s.stop_rule {
+                if let Some(g) = rule.gain_below_pct {
+                    when.push_str(&format!("  [skipped once IOPS grow < {g}%]"));
+                }
+                if let Some(us) = rule.latency_above_us {
+                    when.push_str(&format!("  [skipped once latency > {us:.0}us]"));
+                }
+            }
             let layout = if r.io_threads != s.threads || r.depth != s.iodepth {
                 format!(" = {} I/O threads x depth {}", r.io_threads, r.depth)
             } else {
@@ -132,7 +149,7 @@ impl Plan {
             };
             let _ = writeln!(
                 out,
-                "  {:>2}. {:<24} {}{} bs {}, {} threads x iodepth {}, {}{}, warm-up {} + {}",
+                "  {:>2}. {:<24} {}{} bs {}, {} threads x iodepth {}, {}{}, warm-up {} + {}{}",
                 i + 1,
                 s.name,
                 s.rw.name(),
@@ -144,11 +161,14 @@ impl Plan {
                 layout,
                 format_duration(std::time::Duration::from_secs_f64(s.warmup_s)),
                 format_duration(std::time::Duration::from_secs_f64(s.duration_s)),
+                when,
             );
         }
+        let conditional = self.runs.iter().any(|r| r.spec.stop_rule.is_some());
         let _ = writeln!(
             out,
-            "total:    {} of I/O (plus preparing the file set)",
+            "total:    {}{} of I/O (plus preparing the file set)",
+            if conditional { "at most " } else { "" },
             format_duration(std::time::Duration::from_secs_f64(
                 self.total_seconds().round()
             ))
