@@ -55,6 +55,24 @@ pub fn plan(job: JobSpec) -> Result<Plan> {
             }
         })
         .collect();
+    for r in &runs {
+        // Sequential streams each get their own region of the working set;
+        // each must hold at least one block.
+        let files = r.spec.files.unwrap_or(job.target.files) as u64;
+        let total = job.target.size / files / 4096 * 4096 * files;
+        if !r.spec.rw.is_random()
+            && total / r.io_threads as u64 / r.spec.min_bs() * r.spec.min_bs() < r.spec.max_bs()
+        {
+            return Err(crate::error::VbError::input(format!(
+                "run '{}': {} sequential streams over {} leave less than one {} block each; \
+                 use fewer threads or a larger --size",
+                r.spec.name,
+                r.io_threads,
+                format_size(total),
+                format_size(r.spec.max_bs())
+            )));
+        }
+    }
     for note in runs.iter().filter_map(|r| r.engine_note.clone()) {
         if !notes.contains(&note) {
             notes.push(note);

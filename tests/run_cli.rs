@@ -315,6 +315,24 @@ fn bad_input_gets_a_clear_message_and_exit_2() {
         "larger than each file",
     );
     expect_failure(&["run"], 2, "--target");
+    expect_failure(
+        &[
+            "run",
+            "--target",
+            t,
+            "--size",
+            "1m",
+            "--rw",
+            "read",
+            "--bs",
+            "64k",
+            "--threads",
+            "32",
+            "--dry-run",
+        ],
+        2,
+        "32 sequential streams",
+    );
 }
 
 #[test]

@@ -64,9 +64,10 @@ impl EngineKind {
         }
     }
 
-    /// Synchronous engines have one I/O in flight per OS thread.
+    /// Synchronous engines have one I/O in flight per OS thread (null
+    /// completes a whole queue at once, so it honours iodepth itself).
     pub fn is_sync(self) -> bool {
-        !matches!(self, Self::IoUring)
+        matches!(self, Self::Psync)
     }
 }
 
