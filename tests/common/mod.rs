@@ -2,6 +2,8 @@
 //! privileges, and skip loudly (with the reason) when a fixture is impossible.
 #![allow(dead_code)]
 
+pub mod volume;
+
 use std::path::Path;
 use std::process::{Command, Output};
 
