@@ -73,9 +73,13 @@ fn cmd_suite_list() -> Result<i32> {
 fn cmd_suite_run(a: &SuiteRunArgs) -> Result<i32> {
     let (origin, text) = suite::load(&a.suite)?;
     let parsed = suite::parse(&origin, &text)?;
+    // Like `run`: an existing file or device is used whole unless --size says
+    // otherwise; the suite's default size is for the file sets it creates.
+    let insp = crate::target::inspect(&a.target)?;
+    let size = a.size.clone().or(insp.existing_size.map(|n| n.to_string()));
     let overrides = suite::Overrides {
         target: a.target.clone(),
-        size: a.size.clone(),
+        size,
         files: a.files.clone(),
         threads: a.threads.clone(),
         iodepth: a.iodepth.clone(),
@@ -88,6 +92,7 @@ fn cmd_suite_run(a: &SuiteRunArgs) -> Result<i32> {
         allow_overwrite: a.allow_overwrite,
         no_warmup_run: a.no_warmup_run,
         steady: a.steady,
+        arrivals: a.arrivals.clone(),
     };
     let job = suite::to_job(&origin, &text, &parsed, &overrides)?;
     let plan = plan::plan(job)?;

@@ -104,6 +104,10 @@ pub struct SuiteRunArgs {
     #[arg(long)]
     pub steady: bool,
 
+    /// Spacing of rate-limited I/Os, uniform or poisson (replaces the suite's default).
+    #[arg(long, value_name = "KIND")]
+    pub arrivals: Option<String>,
+
     /// Do not run (and discard) a copy of the first run before the others.
     #[arg(long)]
     pub no_warmup_run: bool,

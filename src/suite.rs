@@ -137,6 +137,7 @@ pub struct Overrides {
     pub allow_overwrite: bool,
     pub no_warmup_run: bool,
     pub steady: bool,
+    pub arrivals: Option<String>,
 }
 
 /// Finds a built-in suite by name, or reads a suite file.
@@ -306,7 +307,7 @@ pub fn to_job(origin: &str, text: &str, suite: &SuiteFile, o: &Overrides) -> Res
             )?),
             None => None,
         };
-        let arrivals = match cx.pick(&e.arrivals, &none, &d.arrivals) {
+        let arrivals = match cx.pick(&e.arrivals, &o.arrivals, &d.arrivals) {
             Some((t, at)) => cx.with("arrivals", at, Arrivals::parse(&t))?,
             None => Arrivals::Uniform,
         };

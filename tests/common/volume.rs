@@ -350,3 +350,16 @@ impl Drop for Volume {
         drop(self.dir.take());
     }
 }
+
+/// The volume for `test`, or None after a loud skip when this machine
+/// cannot make one (no root, no loop devices, no block throttling).
+pub fn create_or_skip(test: &str, spec: VolumeSpec) -> Option<Volume> {
+    if let Some(why) = unavailable() {
+        crate::common::skip(test, &why);
+        return None;
+    }
+    match Volume::create(test, &spec) {
+        Ok(v) => Some(v),
+        Err(e) => panic!("{test}: cannot create the emulated volume: {e}"),
+    }
+}
