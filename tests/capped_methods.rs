@@ -123,8 +123,11 @@ fn a_rate_above_capacity_queues_and_one_below_does_not() {
     assert!((f(&under["rate"]["achieved_iops"]) / 300.0 - 1.0).abs() <= 0.01);
     let t = &under["totals"]["read"];
     let (lat, svc) = (f(&t["lat_us"]["mean"]), f(&t["service_lat_us"]["mean"]));
+    // No backlog: I/Os start on time, so latency from the intended start is
+    // the service time plus the generator's own lateness (well under 1 ms
+    // even on a loaded 2-core VM; above capacity the gap is hundreds of ms).
     assert!(
-        (lat - svc).abs() <= 0.1 * svc + 200.0,
+        lat >= svc && lat - svc <= 1000.0,
         "latency {lat}us vs service {svc}us below capacity"
     );
     // Above capacity: the target is not reached, and latency from each I/O's
