@@ -594,3 +594,59 @@ fn json_on_stdout_is_the_whole_result() {
         "the summary goes to stderr with --json"
     );
 }
+
+#[test]
+fn an_io_failure_mid_run_is_reported_with_exit_1_and_the_result_is_kept() {
+    let d = tmp();
+    let file = d.path().join("shrinking.dat");
+    std::fs::write(&file, vec![1u8; 16 << 20]).unwrap();
+    let out = d.path().join("out");
+    let mut child = volbench()
+        .args([
+            "run",
+            "--target",
+            file.to_str().unwrap(),
+            "--rw",
+            "randread",
+            "--duration",
+            "30s",
+        ])
+        .args(["--warmup", "0", "--output", out.to_str().unwrap()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let reads = || -> u64 {
+        std::fs::read_to_string(format!("/proc/{pid}/io"))
+            .ok()
+            .and_then(|t| {
+                t.lines()
+                    .find(|l| l.starts_with("syscr:"))
+                    .and_then(|l| l[6..].trim().parse().ok())
+            })
+            .unwrap_or(0)
+    };
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while reads() < 200 {
+        assert!(Instant::now() < deadline, "the run never started reading");
+        std::thread::yield_now();
+    }
+    // Someone truncates the file under the benchmark: reads come back short.
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&file)
+        .unwrap()
+        .set_len(0)
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("short read"), "{err}");
+    let doc = read_json(&out.join("result.json"));
+    assert!(doc["error"].as_str().unwrap().contains("short read"));
+    assert!(
+        doc["runs"][0]["totals"]["read"]["ops"].as_u64().unwrap() > 0,
+        "what was measured is kept"
+    );
+}
