@@ -601,7 +601,7 @@ fn an_io_failure_mid_run_is_reported_with_exit_1_and_the_result_is_kept() {
     let file = d.path().join("shrinking.dat");
     std::fs::write(&file, vec![1u8; 16 << 20]).unwrap();
     let out = d.path().join("out");
-    let mut child = volbench()
+    let child = volbench()
         .args([
             "run",
             "--target",
