@@ -422,6 +422,19 @@ fn foreign_files_in_a_target_directory_are_not_overwritten() {
 struct Mount(tempfile::TempDir);
 
 impl Mount {
+    /// A tmpfs for `test`, or None after saying why it cannot be had.
+    fn tmpfs_or_skip(test: &str, opts: &str) -> Option<Mount> {
+        if !is_root() {
+            skip(test, "needs root to mount a tmpfs");
+            return None;
+        }
+        let m = Mount::tmpfs(opts);
+        if m.is_none() {
+            skip(test, "cannot mount tmpfs here");
+        }
+        m
+    }
+
     fn tmpfs(opts: &str) -> Option<Mount> {
         let dir = tmp();
         let ok = Command::new("mount")
@@ -452,18 +465,7 @@ impl Drop for Mount {
 
 #[test]
 fn an_unwritable_target_is_named_with_exit_4() {
-    if !is_root() {
-        skip(
-            "an_unwritable_target_is_named_with_exit_4",
-            "needs root to mount a read-only tmpfs",
-        );
-        return;
-    }
-    let Some(m) = Mount::tmpfs("ro,size=1m") else {
-        skip(
-            "an_unwritable_target_is_named_with_exit_4",
-            "cannot mount tmpfs here",
-        );
+    let Some(m) = Mount::tmpfs_or_skip("an_unwritable_target", "ro,size=1m") else {
         return;
     };
     let t = m.path().join("bench");
@@ -476,18 +478,7 @@ fn an_unwritable_target_is_named_with_exit_4() {
 
 #[test]
 fn a_disk_that_fills_up_during_prepare_is_reported_and_cleaned() {
-    if !is_root() {
-        skip(
-            "a_disk_that_fills_up_during_prepare",
-            "needs root to mount a small tmpfs",
-        );
-        return;
-    }
-    let Some(m) = Mount::tmpfs("size=8m") else {
-        skip(
-            "a_disk_that_fills_up_during_prepare",
-            "cannot mount tmpfs here",
-        );
+    let Some(m) = Mount::tmpfs_or_skip("a_disk_that_fills_up", "size=8m") else {
         return;
     };
     let t = m.path().join("bench");

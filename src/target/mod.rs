@@ -202,7 +202,7 @@ pub fn probe_align(path: &Path, device: bool) -> Result<u64> {
         OFlags::RDONLY | OFlags::DIRECT | OFlags::CLOEXEC,
         Mode::empty(),
     )
-    .map_err(|e| direct_open_error(path, e))?;
+    .map_err(|e| open_error(path, e, true))?;
     if device {
         return Ok(rustix::fs::ioctl_blksszget(&fd)
             .map(|s| s as u64)
@@ -222,8 +222,10 @@ pub fn probe_align(path: &Path, device: bool) -> Result<u64> {
     }
 }
 
-fn direct_open_error(path: &Path, e: rustix::io::Errno) -> VbError {
-    if e == rustix::io::Errno::INVAL {
+/// Why a file could not be opened; EINVAL with O_DIRECT means the file
+/// system does not do direct I/O, which the user can work around.
+pub(crate) fn open_error(path: &Path, e: rustix::io::Errno, direct: bool) -> VbError {
+    if direct && e == rustix::io::Errno::INVAL {
         VbError::target(format!(
             "the file system at {} does not support direct I/O (O_DIRECT); use --buffered",
             path.display()
@@ -251,19 +253,7 @@ pub fn open_files(prep: &Prepared, direct: bool) -> Result<Vec<OwnedFd>> {
     }
     prep.paths
         .iter()
-        .map(|p| {
-            rustix::fs::open(p, flags, Mode::empty()).map_err(|e| {
-                if direct && e == rustix::io::Errno::INVAL {
-                    direct_open_error(p, e)
-                } else {
-                    VbError::target(format!(
-                        "cannot open {}: {}",
-                        p.display(),
-                        std::io::Error::from(e)
-                    ))
-                }
-            })
-        })
+        .map(|p| rustix::fs::open(p, flags, Mode::empty()).map_err(|e| open_error(p, e, direct)))
         .collect()
 }
 
@@ -276,5 +266,5 @@ pub fn probe_dir_direct(dir: &Path) -> Result<()> {
         Mode::from_raw_mode(0o600),
     );
     let _ = fs::remove_file(&probe);
-    res.map(|_| ()).map_err(|e| direct_open_error(dir, e))
+    res.map(|_| ()).map_err(|e| open_error(dir, e, true))
 }
