@@ -91,6 +91,10 @@ pub fn execute(plan: &Plan, obs: &dyn Observer, stop: &Arc<AtomicBool>) -> Resul
         files: prepared.layout.nfiles,
         file_size: prepared.layout.file_size,
         align: prepared.align,
+        mount: match prepared.kind {
+            target::TargetKind::BlockDevice => None,
+            _ => crate::mounts::for_path(&job.target.path),
+        },
     });
     sets.insert(0, (prepared.layout.nfiles, prepared));
     for (i, run) in plan.runs.iter().enumerate() {

@@ -11,6 +11,7 @@ pub mod executor;
 pub mod frontend;
 pub mod hostinfo;
 pub mod littles;
+pub mod mounts;
 pub mod output;
 pub mod plan;
 pub mod result;

@@ -58,6 +58,10 @@ pub struct TargetInfo {
     pub file_size: u64,
     /// Offset/size alignment used for direct I/O (1 when buffered).
     pub align: u64,
+    /// The file system the target lives on and its mount options (absent
+    /// for block devices, and in results written before it was recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mount: Option<crate::mounts::MountInfo>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

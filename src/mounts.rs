@@ -1,0 +1,164 @@
+//! Which file system a target lives on, and how it is mounted, from
+//! /proc/self/mountinfo. Results carry it so a report can say "NFS v3,
+//! nconnect=16, rsize=wsize=64K" beside the numbers it explains.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct MountInfo {
+    pub mount_point: String,
+    pub fs_type: String,
+    /// What is mounted: a device, or `server:/export` for NFS.
+    pub source: String,
+    /// Per-mount and file-system options together, as /proc/mounts shows
+    /// them (NFS puts vers, rsize, wsize and nconnect among them).
+    pub options: String,
+}
+
+impl MountInfo {
+    /// The options a storage reader looks for first, e.g. `vers=3`,
+    /// `nconnect=16`, `rsize=65536`; empty when none apply.
+    pub fn key_options(&self) -> Vec<String> {
+        const KEYS: [&str; 6] = ["vers", "nconnect", "rsize", "wsize", "proto", "max_connect"];
+        self.options
+            .split(',')
+            .filter(|o| o.split_once('=').is_some_and(|(k, _)| KEYS.contains(&k)))
+            .map(str::to_string)
+            .collect()
+    }
+}
+
+/// Undoes mountinfo's octal escapes (`\040` for a space).
+fn unescape(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let oct = b.get(i + 1..i + 4).and_then(|d| {
+            std::str::from_utf8(d)
+                .ok()
+                .and_then(|t| u8::from_str_radix(t, 8).ok())
+        });
+        match oct {
+            Some(v) if b[i] == b'\\' => {
+                out.push(v);
+                i += 4;
+            }
+            _ => {
+                out.push(b[i]);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Parses mountinfo text into entries, in file order.
+pub fn parse_mountinfo(text: &str) -> Vec<MountInfo> {
+    let mut v = Vec::new();
+    for line in text.lines() {
+        // Fields: id parent major:minor root mount-point options [optional...] - fstype source super-options
+        let Some((left, right)) = line.split_once(" - ") else {
+            continue;
+        };
+        let l: Vec<&str> = left.split(' ').collect();
+        let r: Vec<&str> = right.split(' ').collect();
+        if l.len() < 6 || r.len() < 2 {
+            continue;
+        }
+        let mut opts: Vec<String> = l[5].split(',').map(str::to_string).collect();
+        for o in r.get(2).copied().unwrap_or("").split(',') {
+            if !o.is_empty() && !opts.iter().any(|x| x == o) {
+                opts.push(o.to_string());
+            }
+        }
+        v.push(MountInfo {
+            mount_point: unescape(l[4]),
+            fs_type: r[0].to_string(),
+            source: unescape(r[1]),
+            options: opts.join(","),
+        });
+    }
+    v
+}
+
+/// The mount holding `path`: the longest mount point that is a prefix of
+/// its canonical form; the last such entry wins, as the kernel stacks them.
+pub fn find(mounts: &[MountInfo], path: &Path) -> Option<MountInfo> {
+    let mut best: Option<&MountInfo> = None;
+    for m in mounts {
+        if path.starts_with(&m.mount_point)
+            && best.is_none_or(|b| m.mount_point.len() >= b.mount_point.len())
+        {
+            best = Some(m);
+        }
+    }
+    best.cloned()
+}
+
+/// The mount of a target path on this host; None when it cannot be told.
+/// A path that does not exist yet is looked up through its nearest parent.
+pub fn for_path(path: &Path) -> Option<MountInfo> {
+    let text = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
+    let mut p = path.to_path_buf();
+    let canon = loop {
+        if let Ok(c) = p.canonicalize() {
+            break c;
+        }
+        if !p.pop() {
+            return None;
+        }
+    };
+    find(&parse_mountinfo(&text), &canon)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SAMPLE: &str = "\
+27 1 254:0 / / rw,relatime - ext4 /dev/vda rw,discard
+40 27 0:50 / /mnt/anf rw,relatime shared:1 - nfs 10.0.0.4:/vol1 rw,vers=3,rsize=65536,wsize=65536,namlen=255,hard,nconnect=16,proto=tcp
+41 27 0:51 / /mnt/with\\040space rw - tmpfs tmpfs rw,size=4k
+";
+
+    #[test]
+    fn nfs_options_are_found() {
+        let m = parse_mountinfo(SAMPLE);
+        assert_eq!(m.len(), 3);
+        let nfs = find(&m, Path::new("/mnt/anf/dir/file")).unwrap();
+        assert_eq!(nfs.fs_type, "nfs");
+        assert_eq!(nfs.source, "10.0.0.4:/vol1");
+        assert_eq!(
+            nfs.key_options(),
+            [
+                "vers=3",
+                "rsize=65536",
+                "wsize=65536",
+                "nconnect=16",
+                "proto=tcp"
+            ]
+        );
+        assert!(nfs.options.starts_with("rw,relatime,vers=3"));
+    }
+
+    #[test]
+    fn longest_prefix_wins_and_escapes_are_undone() {
+        let m = parse_mountinfo(SAMPLE);
+        assert_eq!(find(&m, Path::new("/tmp/x")).unwrap().fs_type, "ext4");
+        assert_eq!(
+            find(&m, Path::new("/mnt/with space/f")).unwrap().fs_type,
+            "tmpfs"
+        );
+        // A sibling whose name merely starts with the mount point is not under it.
+        assert_eq!(find(&m, Path::new("/mnt/anfx")).unwrap().fs_type, "ext4");
+    }
+
+    #[test]
+    fn this_hosts_root_is_found() {
+        let m = for_path(Path::new("/no/such/dir/here")).unwrap();
+        assert_eq!(m.mount_point, "/");
+    }
+}
