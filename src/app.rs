@@ -5,12 +5,16 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
-use crate::cli::{Cli, Command, QuickArgs, RunArgs, SuiteCommand, SuiteRunArgs};
+use crate::cli::{
+    Cli, Command, CompareArgs, QuickArgs, ReportArgs, ReportFormat, RunArgs, SuiteCommand,
+    SuiteRunArgs,
+};
 use crate::error::{Result, VbError, exit};
 use crate::executor;
 use crate::frontend;
 use crate::output;
 use crate::plan::{self, Plan};
+use crate::report;
 use crate::result::ResultDoc;
 use crate::spec::JobSpec;
 use crate::suite;
@@ -32,6 +36,8 @@ pub fn main(cli: Cli) -> Result<i32> {
             println!("{}", crate::littles::answer(&a)?);
             Ok(exit::OK)
         }
+        Command::Report(a) => cmd_report(&a),
+        Command::Compare(a) => cmd_compare(&a),
     }
 }
 
@@ -138,6 +144,7 @@ fn finish(doc: &ResultDoc, out_dir: Option<&Path>, json: bool) -> Result<i32> {
     }
     if let Some(dir) = out_dir {
         eprintln!("results: {}", dir.join("result.json").display());
+        eprintln!("report: {}", dir.join("report.html").display());
     }
     if let Some(e) = &doc.error {
         eprintln!("volbench: error: {e}");
@@ -207,4 +214,81 @@ fn cmd_quick(a: &QuickArgs) -> Result<i32> {
     plan.notes.splice(0..0, notes);
     eprint!("{}", plan.describe());
     execute_and_report(&plan, a.output.as_deref(), false)
+}
+
+/// Writes `text` to `path` (through a temporary name), or to stdout for `-`.
+fn emit(path: Option<&Path>, text: &str) -> Result<()> {
+    match path {
+        None => {
+            print!("{text}");
+            Ok(())
+        }
+        Some(p) if p.as_os_str() == "-" => {
+            print!("{text}");
+            Ok(())
+        }
+        Some(p) => {
+            let name = p
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "report".into());
+            let tmp = p.with_file_name(format!(".{name}.tmp"));
+            std::fs::write(&tmp, text)
+                .and_then(|_| std::fs::rename(&tmp, p))
+                .map_err(|e| VbError::target(format!("cannot write {}: {e}", p.display())))
+        }
+    }
+}
+
+fn cmd_report(a: &ReportArgs) -> Result<i32> {
+    let sources = report::load(&a.dirs)?;
+    let text = match a.format {
+        ReportFormat::Html => report::html::report_html(&sources)?,
+        ReportFormat::Json => report::export::json(&sources)? + "\n",
+        ReportFormat::Csv => report::export::csv(&sources)?,
+        ReportFormat::Md => report::export::markdown(&sources),
+    };
+    let out: Option<PathBuf> = match (&a.output, a.format, a.dirs.as_slice()) {
+        (Some(o), _, _) => Some(o.clone()),
+        (None, ReportFormat::Html, [one]) => Some(if one.is_dir() {
+            one.join("report.html")
+        } else {
+            one.with_file_name("report.html")
+        }),
+        (None, ReportFormat::Html, _) => {
+            return Err(VbError::input(
+                "several results make one report: say where with -o FILE (or -o - for stdout)",
+            ));
+        }
+        (None, _, _) => None,
+    };
+    emit(out.as_deref(), &text)?;
+    if let Some(p) = out.filter(|p| p.as_os_str() != "-") {
+        eprintln!("report: {}", p.display());
+    }
+    Ok(exit::OK)
+}
+
+fn cmd_compare(a: &CompareArgs) -> Result<i32> {
+    let sources = report::load(&a.dirs)?;
+    let all = report::items(&sources);
+    let c = report::compare::match_runs(&sources, &all);
+    let table = report::compare::table(&c, &sources, &all);
+    if a.markdown {
+        print!("{}", table.to_markdown());
+    } else {
+        println!("{}", table.to_terminal());
+        for line in report::compare::headlines(&c, &all) {
+            println!("{line}");
+        }
+    }
+    for w in &c.warnings {
+        eprintln!("warning: {w}");
+    }
+    if a.output.as_os_str() != "-" {
+        let html = report::html::render(&report::compare::page(&sources))?;
+        emit(Some(&a.output), &html)?;
+        eprintln!("comparison report: {}", a.output.display());
+    }
+    Ok(exit::OK)
 }

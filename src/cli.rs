@@ -34,6 +34,27 @@ pub enum Command {
     /// Little's law: the concurrency an IOPS target needs at a latency, or
     /// the IOPS or latency a concurrency allows. Give two of the three.
     Plan(PlanArgs),
+    /// Build the report of one or more results: HTML with charts (the
+    /// default), or the tables as Markdown, CSV or JSON on stdout.
+    #[command(
+        long_about = "Build the report of one or more results from their result.json files \
+        alone. Runs of all the given results are taken together: runs identical but for the read \
+        percentage are drawn as a read/write-mix chart, runs identical but for threads, iodepth or \
+        rate as an IOPS-vs-latency curve, other sets as bars per pattern; every run also gets its \
+        time series and latency percentiles. The HTML file is self-contained (inline SVG and CSS, \
+        no scripts, nothing fetched) and prints on A4."
+    )]
+    Report(ReportArgs),
+    /// Compare results: each metric of each matched run with its ratio to
+    /// the first result, warnings where specs differ, and an HTML report.
+    #[command(
+        long_about = "Compare two or more results. Runs are matched by name, else by an \
+        identical workload; the table shows IOPS, MiB/s, mean and p99 latency per run and operation \
+        with the ratio to the first result (e.g. \"read MiB/s 1,520 → 3,500, 2.30x\"). Differences \
+        in the matched specs (block size, threads, working set, direct I/O...) are warned about. \
+        An HTML comparison report with the charts overlaid is written too."
+    )]
+    Compare(CompareArgs),
 }
 
 #[allow(clippy::large_enum_variant)]
@@ -148,6 +169,56 @@ pub struct PlanArgs {
     pub hosts: String,
 }
 
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReportFormat {
+    /// Self-contained page with charts.
+    Html,
+    /// The loaded results plus the sweeps found in them.
+    Json,
+    /// summary.csv's columns with a last column `source`.
+    Csv,
+    /// The report's tables as Markdown.
+    Md,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct ReportArgs {
+    /// Result directories (holding result.json) or result.json files.
+    #[arg(value_name = "DIR", required = true)]
+    pub dirs: Vec<PathBuf>,
+
+    /// Where to write. Default for html: DIR/report.html with one DIR (a
+    /// required option with several); stdout for the other formats. `-`
+    /// means stdout.
+    #[arg(short = 'o', long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// What to produce.
+    #[arg(long, value_enum, default_value = "html")]
+    pub format: ReportFormat,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct CompareArgs {
+    /// Result directories (or result.json files); the first is the base the
+    /// ratios are taken against.
+    #[arg(value_name = "DIR", num_args = 2.., required = true)]
+    pub dirs: Vec<PathBuf>,
+
+    /// Where to write the HTML comparison report; `-` for none.
+    #[arg(
+        short = 'o',
+        long,
+        value_name = "FILE",
+        default_value = "volbench-compare.html"
+    )]
+    pub output: PathBuf,
+
+    /// Print the comparison table as Markdown instead of a terminal table.
+    #[arg(long)]
+    pub markdown: bool,
+}
+
 #[derive(Args, Debug, Clone)]
 pub struct RunArgs {
     /// A directory (volbench creates and fills its own file set there), an
@@ -239,7 +310,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "NAME")]
     pub name: Option<String>,
 
-    /// Write result.json and summary.csv into this directory.
+    /// Write result.json, summary.csv and report.html into this directory.
     #[arg(long, value_name = "DIR")]
     pub output: Option<PathBuf>,
 
@@ -271,7 +342,7 @@ pub struct QuickArgs {
     #[arg(long, value_name = "SIZE", default_value = "256m")]
     pub size: String,
 
-    /// Write result.json and summary.csv into this directory.
+    /// Write result.json, summary.csv and report.html into this directory.
     #[arg(long, value_name = "DIR")]
     pub output: Option<PathBuf>,
 

@@ -57,7 +57,9 @@ const CSV_HEADER: [&str; 24] = [
     "cpu_sys_pct",
 ];
 
-/// summary.csv: one row per run and operation type, stable column names.
+/// summary.csv: one row per run and operation type, stable column names
+/// (documented in README.md, "Reports and comparison"). New columns are only
+/// ever added at the end.
 pub fn summary_csv(doc: &ResultDoc) -> Result<String> {
     let mut w = csv::Writer::from_writer(Vec::new());
     let err = |e: csv::Error| VbError::run(format!("cannot format CSV: {e}"));
@@ -125,8 +127,9 @@ pub fn summary(doc: &ResultDoc) -> String {
         .join("\n\n")
 }
 
-/// Writes result.json, summary.csv and the tables into `dir`, creating it. The JSON is
-/// written to a temporary name and renamed, so a reader never sees half a file.
+/// Writes result.json, summary.csv, the tables and report.html into `dir`,
+/// creating it. Each file is written to a temporary name and renamed, so a
+/// reader never sees half a file.
 pub fn write_dir(doc: &ResultDoc, dir: &Path) -> Result<()> {
     fs::create_dir_all(dir).map_err(|e| {
         VbError::target(format!(
@@ -155,6 +158,13 @@ pub fn write_dir(doc: &ResultDoc, dir: &Path) -> Result<()> {
             &csv,
         )?;
     }
+    let mut sources = [crate::report::Source {
+        label: String::new(),
+        path: dir.to_path_buf(),
+        doc: doc.clone(),
+    }];
+    crate::report::label_sources(&mut sources);
+    write("report.html", &crate::report::html::report_html(&sources)?)?;
     Ok(())
 }
 

@@ -1,0 +1,533 @@
+//! The report's charts, each built from runs: the read/write mix, IOPS
+//! against latency, time series, latency percentiles, bars per pattern and
+//! comparison bars. Every function returns finished SVG in a `Figure`.
+
+use serde::Serialize;
+
+use super::detect::{Sweep, SweepKind};
+use super::svg::{
+    self, Axis, Bar, Category, Fmt, READ, Series, Shade, WRITE, bar_chart, fmt_micros, fmt_number,
+    line_chart,
+};
+use super::{Item, Metric, Source, combined_latency, concurrency, ops, percentile_points};
+
+/// A drawn chart and what it shows, for the page.
+#[derive(Debug, Clone, Serialize)]
+pub struct Figure {
+    pub kind: &'static str,
+    pub title: String,
+    /// One sentence that tells how to read the chart.
+    pub caption: String,
+    /// Finished SVG markup (everything in it already escaped).
+    pub svg: String,
+}
+
+fn op_colour(op: &str) -> usize {
+    if op == "read" { READ } else { WRITE }
+}
+
+/// A line's name in legends: the source when a sweep is overlaid across
+/// several results, nothing otherwise.
+fn line_prefix(sources: &[Source], source: Option<usize>) -> String {
+    match source {
+        Some(s) => format!("{}: ", sources[s].label),
+        None => String::new(),
+    }
+}
+
+/// Chart 1: read and write throughput against read percentage.
+pub fn mix(sweep: &Sweep, items: &[Item], sources: &[Source]) -> Figure {
+    let first = items[sweep.lines[0].items[0]].run;
+    let metric = Metric::of(first);
+    let overlay = sweep.lines.len() > 1;
+    let mut series = Vec::new();
+    for (li, line) in sweep.lines.iter().enumerate() {
+        for op in ["read", "write"] {
+            let c = if overlay { li } else { op_colour(op) };
+            let mut s = Series::new(
+                format!(
+                    "{}{op} {}",
+                    line_prefix(sources, line.source),
+                    metric.unit()
+                ),
+                c,
+            );
+            s.dashed = overlay && op == "write";
+            for &i in &line.items {
+                let run = items[i].run;
+                let pct = run.workload.read_pct;
+                let (has, t) = if op == "read" {
+                    (pct > 0, &run.totals.read)
+                } else {
+                    (pct < 100, &run.totals.write)
+                };
+                if has {
+                    let v = metric.get(t);
+                    s.push(
+                        pct as f64,
+                        v,
+                        format!("{}: {op} {} {}", run.name, fmt_number(v), metric.unit()),
+                    );
+                }
+            }
+            series.push(s);
+        }
+    }
+    let mut x = Axis::linear("read:write mix, % of operations", Fmt::Mix).fixed(0.0, 100.0);
+    x.reverse = true;
+    let y = Axis::linear(metric.unit(), Fmt::Number);
+    let title = format!("Read/write mix: {}", sweep.label);
+    Figure {
+        kind: "mix",
+        svg: line_chart("mix", &title, &x, &y, &series, &[], svg::FULL),
+        caption: format!(
+            "{} of reads and of writes at each read percentage (left: all reads, right: all writes).",
+            metric.unit()
+        ),
+        title,
+    }
+}
+
+/// Chart 2: IOPS against mean and p99 latency (the hockey stick).
+pub fn curve(sweep: &Sweep, items: &[Item], sources: &[Source]) -> Figure {
+    let overlay = sweep.lines.len() > 1;
+    let mut series = Vec::new();
+    for (li, line) in sweep.lines.iter().enumerate() {
+        let prefix = line_prefix(sources, line.source);
+        let mut mean = Series::new(
+            format!("{prefix}mean latency"),
+            if overlay { li } else { 0 },
+        );
+        let mut p99 = Series::new(format!("{prefix}p99 latency"), if overlay { li } else { 1 });
+        p99.dashed = true;
+        for &i in &line.items {
+            let run = items[i].run;
+            let iops = run.total_iops();
+            let (m, p) = combined_latency(run, 99.0);
+            let at = format!(
+                "{} ({}): {} IOPS",
+                run.name,
+                concurrency(run),
+                fmt_number(iops)
+            );
+            mean.push(iops, m, format!("{at}, mean {}", fmt_micros(m)));
+            p99.push(iops, p, format!("{at}, p99 {}", fmt_micros(p)));
+        }
+        series.push(mean);
+        series.push(p99);
+    }
+    let x = Axis::linear("IOPS (reads + writes)", Fmt::Number);
+    let y = Axis::auto(
+        "latency",
+        Fmt::Micros,
+        series.iter().flat_map(|s| s.points.iter().map(|p| p.1)),
+    );
+    let title = format!("IOPS vs latency: {}", sweep.label);
+    Figure {
+        kind: "curve",
+        svg: line_chart("curve", &title, &x, &y, &series, &[], svg::FULL),
+        caption: format!(
+            "One point per run, {} varying; latency climbs steeply where the storage saturates.",
+            sweep.axis
+        ),
+        title,
+    }
+}
+
+/// Chart 3: IOPS, MiB/s and mean latency per interval, warm-up shaded.
+pub fn timeseries(item: &Item, label: &str) -> Vec<Figure> {
+    let run = item.run;
+    let warm_end = run
+        .intervals
+        .iter()
+        .filter(|iv| iv.phase == "warmup")
+        .map(|iv| iv.t_s)
+        .fold(None, |a: Option<f64>, t| {
+            Some(a.map_or(t, |a: f64| a.max(t)))
+        });
+    let shades: Vec<Shade> = warm_end
+        .map(|t| Shade {
+            from: 0.0,
+            to: t,
+            label: "warm-up".into(),
+        })
+        .into_iter()
+        .collect();
+    let marks = run.intervals.len() <= 120;
+    let panels: [(&str, &str, Fmt); 3] = [
+        ("iops", "IOPS", Fmt::Number),
+        ("mib_s", "MiB/s", Fmt::Number),
+        ("lat", "mean latency", Fmt::Micros),
+    ];
+    let mut out = Vec::new();
+    for (key, unit, fmt) in panels {
+        let mut series = Vec::new();
+        for (op, _) in ops(run) {
+            let mut s = Series::new(op, op_colour(op));
+            s.marks = marks;
+            for iv in &run.intervals {
+                let o = if op == "read" { &iv.read } else { &iv.write };
+                let v = match key {
+                    "iops" => o.iops,
+                    "mib_s" => o.mib_s,
+                    _ => o.lat_us_mean,
+                };
+                let shown = if fmt == Fmt::Micros {
+                    fmt_micros(v)
+                } else {
+                    fmt_number(v)
+                };
+                s.push(
+                    iv.t_s,
+                    v,
+                    format!(
+                        "{}s ({}): {op} {shown} {}",
+                        svg::trim(iv.t_s, 1),
+                        iv.phase,
+                        unit
+                    ),
+                );
+            }
+            series.push(s);
+        }
+        let x = Axis::linear("time since start, s", Fmt::Seconds);
+        let y = Axis::linear(unit, fmt);
+        // The group heading names the run; the hover title keeps it too.
+        let _ = label;
+        let title = format!("{unit} per interval");
+        out.push(Figure {
+            kind: "timeseries",
+            svg: line_chart("timeseries", &title, &x, &y, &series, &shades, svg::SMALL),
+            caption: String::new(),
+            title,
+        });
+    }
+    out
+}
+
+/// Chart 4: latency percentiles, p0 to p99.999 on a "nines" axis, log
+/// latency. At most seven lines a chart (one colour each); writes dashed.
+pub fn percentiles(items: &[(String, Item)]) -> Vec<Figure> {
+    let mut all = Vec::new();
+    for (k, (label, item)) in items.iter().enumerate() {
+        for (op, _) in ops(item.run) {
+            let pts = percentile_points(item.run, op);
+            if pts.is_empty() {
+                continue;
+            }
+            let mut s = Series::new(format!("{label} {op}"), k);
+            s.dashed = op == "write";
+            for (p, v) in pts {
+                let nines = -(1.0 - p / 100.0).log10();
+                s.push(
+                    nines,
+                    v,
+                    format!("{label} {op}: p{} = {}", svg::trim(p, 3), fmt_micros(v)),
+                );
+            }
+            all.push(s);
+        }
+    }
+    // Colours restart in each chart; keep a run's read and write together.
+    let mut charts: Vec<Vec<Series>> = Vec::new();
+    let mut runs_in_chart = 0;
+    let mut last_colour = usize::MAX;
+    for mut s in all {
+        if s.colour != last_colour {
+            if charts.is_empty() || runs_in_chart == svg::PALETTE.len() {
+                charts.push(Vec::new());
+                runs_in_chart = 0;
+            }
+            runs_in_chart += 1;
+            last_colour = s.colour;
+        }
+        s.colour = runs_in_chart - 1;
+        if let Some(c) = charts.last_mut() {
+            c.push(s);
+        }
+    }
+    let n = charts.len();
+    charts
+        .into_iter()
+        .enumerate()
+        .map(|(i, series)| {
+            let max_nines = series
+                .iter()
+                .flat_map(|s| s.points.iter().map(|p| p.0))
+                .fold(2.0f64, f64::max)
+                .ceil();
+            let x = Axis::linear("percentile", Fmt::Nines).fixed(0.0, max_nines);
+            let y = Axis::log("latency, log scale", Fmt::Micros);
+            let title = if n > 1 {
+                format!("Latency percentiles ({}/{n})", i + 1)
+            } else {
+                "Latency percentiles".to_string()
+            };
+            Figure {
+                kind: "percentiles",
+                svg: line_chart("percentiles", &title, &x, &y, &series, &[], svg::FULL),
+                caption: "Latency below which each share of operations completed; each step \
+                          right adds a nine (p90, p99, p99.9). Writes are dashed."
+                    .into(),
+                title,
+            }
+        })
+        .collect()
+}
+
+/// Chart 5: one group of bars per run (read and write), split into an IOPS
+/// chart for small transfers and a MiB/s chart for large ones.
+pub fn pattern_bars(items: &[(String, Item)]) -> Vec<Figure> {
+    let mut out = Vec::new();
+    for metric in [Metric::Iops, Metric::MibS] {
+        let cats: Vec<Category> = items
+            .iter()
+            .filter(|(_, it)| Metric::of(it.run) == metric)
+            .map(|(label, it)| {
+                let run = it.run;
+                let bar = |op: &str| {
+                    let has = if op == "read" {
+                        run.workload.read_pct > 0
+                    } else {
+                        run.workload.read_pct < 100
+                    };
+                    let t = if op == "read" {
+                        &run.totals.read
+                    } else {
+                        &run.totals.write
+                    };
+                    has.then(|| Bar {
+                        value: metric.get(t),
+                        tip: format!(
+                            "{label}: {op} {} {}, mean {}",
+                            fmt_number(metric.get(t)),
+                            metric.unit(),
+                            fmt_micros(t.lat_us.mean)
+                        ),
+                        label: None,
+                    })
+                };
+                Category {
+                    name: label.clone(),
+                    bars: vec![bar("read"), bar("write")],
+                }
+            })
+            .collect();
+        if cats.is_empty() {
+            continue;
+        }
+        let title = match metric {
+            Metric::Iops => "IOPS per pattern (small transfers)".to_string(),
+            Metric::MibS => "MiB/s per pattern (large transfers)".to_string(),
+        };
+        let y = Axis::linear(metric.unit(), Fmt::Number);
+        let series = [("read".to_string(), READ), ("write".to_string(), WRITE)];
+        out.push(Figure {
+            kind: "bars",
+            svg: bar_chart("bars", &title, &y, &series, &cats, svg::FULL),
+            caption: "Reads and writes of each run; a 50/50 run has both.".into(),
+            title,
+        });
+    }
+    out
+}
+
+/// One compared quantity: a name ("8k-random-read read") and the value in
+/// each source (None where the run is missing).
+#[derive(Debug, Clone)]
+pub struct CompareRow {
+    pub name: String,
+    pub metric: Metric,
+    pub values: Vec<Option<f64>>,
+}
+
+/// Chart 6: bars per source for each matched run and op, each labelled with
+/// its ratio to the first source.
+pub fn comparison_bars(rows: &[CompareRow], sources: &[Source]) -> Vec<Figure> {
+    let mut out = Vec::new();
+    for metric in [Metric::Iops, Metric::MibS] {
+        let cats: Vec<Category> = rows
+            .iter()
+            .filter(|r| r.metric == metric)
+            .map(|r| {
+                let base = r.values.first().copied().flatten();
+                Category {
+                    name: r.name.clone(),
+                    bars: r
+                        .values
+                        .iter()
+                        .enumerate()
+                        .map(|(si, v)| {
+                            v.map(|v| Bar {
+                                value: v,
+                                tip: format!(
+                                    "{} {}: {} {}",
+                                    sources[si].label,
+                                    r.name,
+                                    fmt_number(v),
+                                    metric.unit()
+                                ),
+                                label: match base {
+                                    Some(b) if si > 0 && b > 0.0 => Some(format!("{:.2}x", v / b)),
+                                    _ => None,
+                                },
+                            })
+                        })
+                        .collect(),
+                }
+            })
+            .collect();
+        if cats.is_empty() {
+            continue;
+        }
+        let series: Vec<(String, usize)> = sources
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (s.label.clone(), i))
+            .collect();
+        let title = format!("{} compared", metric.unit());
+        let y = Axis::linear(metric.unit(), Fmt::Number);
+        out.push(Figure {
+            kind: "compare",
+            svg: bar_chart("compare", &title, &y, &series, &cats, svg::FULL),
+            caption: format!(
+                "Each run in each result; the label over a bar is its ratio to {}.",
+                sources
+                    .first()
+                    .map(|s| s.label.as_str())
+                    .unwrap_or("the first")
+            ),
+            title,
+        });
+    }
+    out
+}
+
+/// The sweep charts for a set of runs, in the order detected.
+pub fn sweep_figures(sweeps: &[Sweep], items: &[Item], sources: &[Source]) -> Vec<Figure> {
+    sweeps
+        .iter()
+        .map(|s| match s.kind {
+            SweepKind::Mix => mix(s, items, sources),
+            SweepKind::Curve => curve(s, items, sources),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::detect::sweeps;
+    use crate::report::{fixtures, items, label_sources};
+
+    fn sources(doc: crate::result::ResultDoc, path: &str) -> Vec<Source> {
+        let mut s = vec![Source {
+            label: String::new(),
+            path: path.into(),
+            doc,
+        }];
+        label_sources(&mut s);
+        s
+    }
+
+    /// Compares with tests/snapshots/NAME; `UPDATE_SNAPSHOTS=1` rewrites it.
+    fn snapshot(name: &str, got: &str) {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/snapshots")
+            .join(name);
+        if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, got).unwrap();
+            return;
+        }
+        let want = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+            panic!(
+                "{}: {e}; run with UPDATE_SNAPSHOTS=1 to create it",
+                path.display()
+            )
+        });
+        assert!(
+            want == got,
+            "{name} differs from its snapshot; if the change is intended, rerun with UPDATE_SNAPSHOTS=1 and review the diff"
+        );
+    }
+
+    fn marks(svg: &str) -> usize {
+        svg.matches("class=\"mark\"").count()
+    }
+
+    #[test]
+    fn mix_chart_snapshot_and_marks() {
+        let s = sources(fixtures::mix_sweep(), "/r/mix");
+        let it = items(&s);
+        let sw = sweeps(&it);
+        let f = mix(&sw[0], &it, &s);
+        // 100% and 0% have one op each, the three mixes two.
+        assert_eq!(marks(&f.svg), 8);
+        assert!(f.svg.contains(">100:0<") && f.svg.contains(">0:100<"));
+        snapshot("mix.svg", &f.svg);
+        // Deterministic: drawn twice, the same bytes.
+        assert_eq!(f.svg, mix(&sw[0], &it, &s).svg);
+    }
+
+    #[test]
+    fn curve_chart_snapshot_and_marks() {
+        let s = sources(fixtures::thread_curve(), "/r/curve");
+        let it = items(&s);
+        let sw = sweeps(&it);
+        let f = curve(&sw[0], &it, &s);
+        assert_eq!(marks(&f.svg), 12, "mean and p99 per run");
+        snapshot("curve.svg", &f.svg);
+    }
+
+    #[test]
+    fn pattern_bars_snapshot() {
+        let s = sources(fixtures::six_patterns(), "/r/six");
+        let it = items(&s);
+        let l: Vec<(String, Item)> = it.iter().map(|i| (i.run.name.clone(), *i)).collect();
+        let figs = pattern_bars(&l);
+        assert_eq!(figs.len(), 2, "an IOPS chart and a MiB/s chart");
+        let bars: usize = figs
+            .iter()
+            .map(|f| f.svg.matches("class=\"bar\"").count())
+            .sum();
+        assert_eq!(bars, 8, "one bar per run and op");
+        snapshot(
+            "bars.svg",
+            &figs.iter().map(|f| f.svg.as_str()).collect::<String>(),
+        );
+    }
+
+    #[test]
+    fn timeseries_has_a_vertex_per_interval_and_shades_the_warmup() {
+        let s = sources(fixtures::thread_curve(), "/r/curve");
+        let it = items(&s);
+        let figs = timeseries(&it[0], "x");
+        assert_eq!(figs.len(), 3);
+        for f in &figs {
+            assert!(f.svg.contains("data-n=\"5\""), "{}", f.svg);
+            assert!(f.svg.contains("class=\"shade\""));
+        }
+        snapshot("timeseries.svg", &figs[0].svg);
+    }
+
+    #[test]
+    fn percentiles_split_beyond_the_palette() {
+        let mut d = fixtures::thread_curve();
+        let more = d.runs.clone();
+        for (i, mut r) in more.into_iter().enumerate() {
+            r.name = format!("extra-{i}");
+            d.runs.push(r);
+        }
+        let s = sources(d, "/r/p");
+        let it = items(&s);
+        let l: Vec<(String, Item)> = it.iter().map(|i| (i.run.name.clone(), *i)).collect();
+        let figs = percentiles(&l);
+        assert_eq!(figs.len(), 2, "12 runs in charts of at most 7");
+        let groups: usize = figs
+            .iter()
+            .map(|f| f.svg.matches("class=\"series-group\"").count())
+            .sum();
+        assert_eq!(groups, 12);
+    }
+}

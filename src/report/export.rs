@@ -1,0 +1,182 @@
+//! The report's other views, for `volbench report --format`: Markdown
+//! tables, CSV rows (summary.csv's columns plus the source) and JSON.
+
+use serde::Serialize;
+
+use super::detect::{self, SweepKind};
+use super::{Source, items, tables};
+use crate::error::{Result, VbError};
+use crate::output;
+
+/// The tables of the report in Markdown, then each source's environment.
+pub fn markdown(sources: &[Source]) -> String {
+    let all = items(sources);
+    let sweeps = detect::sweeps(&all);
+    let mut out = String::from("## volbench results\n\n");
+    out.push_str(&tables::summary(sources, &all).to_markdown());
+    for t in tables::sweep_tables(&sweeps, &all, sources) {
+        out.push('\n');
+        out.push_str(&t.to_markdown());
+    }
+    for s in sources {
+        out.push('\n');
+        out.push_str(&tables::environment(s).to_markdown());
+    }
+    out
+}
+
+/// summary.csv's columns for every source, with a last column `source`
+/// naming the result each row came from.
+pub fn csv(sources: &[Source]) -> Result<String> {
+    let mut out = String::new();
+    for (i, s) in sources.iter().enumerate() {
+        let text = output::summary_csv(&s.doc)?;
+        for (n, line) in text.lines().enumerate() {
+            if n == 0 {
+                if i == 0 {
+                    out.push_str(line);
+                    out.push_str(",source\n");
+                }
+                continue;
+            }
+            out.push_str(line);
+            out.push(',');
+            out.push_str(&csv_field(&s.label));
+            out.push('\n');
+        }
+    }
+    Ok(out)
+}
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+#[derive(Serialize)]
+struct JsonReport<'a> {
+    schema: &'static str,
+    sources: Vec<JsonSource<'a>>,
+    sweeps: Vec<JsonSweep>,
+}
+
+#[derive(Serialize)]
+struct JsonSource<'a> {
+    label: &'a str,
+    path: String,
+    result: &'a crate::result::ResultDoc,
+}
+
+#[derive(Serialize)]
+struct JsonSweep {
+    kind: &'static str,
+    axis: String,
+    label: String,
+    /// Per line: the source label when lines are per source, and run names in axis order.
+    lines: Vec<JsonLine>,
+}
+
+#[derive(Serialize)]
+struct JsonLine {
+    source: Option<String>,
+    runs: Vec<String>,
+}
+
+/// The loaded results as they are, plus the sweeps the report found in them.
+pub fn json(sources: &[Source]) -> Result<String> {
+    let all = items(sources);
+    let sweeps = detect::sweeps(&all)
+        .into_iter()
+        .map(|s| JsonSweep {
+            kind: match s.kind {
+                SweepKind::Mix => "mix",
+                SweepKind::Curve => "curve",
+            },
+            axis: s.axis,
+            label: s.label,
+            lines: s
+                .lines
+                .iter()
+                .map(|l| JsonLine {
+                    source: l.source.map(|i| sources[i].label.clone()),
+                    runs: l.items.iter().map(|&i| all[i].run.name.clone()).collect(),
+                })
+                .collect(),
+        })
+        .collect();
+    let doc = JsonReport {
+        schema: "volbench.report/v1",
+        sources: sources
+            .iter()
+            .map(|s| JsonSource {
+                label: &s.label,
+                path: s.path.display().to_string(),
+                result: &s.doc,
+            })
+            .collect(),
+        sweeps,
+    };
+    serde_json::to_string_pretty(&doc).map_err(|e| VbError::run(format!("cannot encode: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::{fixtures, label_sources};
+
+    fn one(doc: crate::result::ResultDoc) -> Vec<Source> {
+        let mut s = vec![Source {
+            label: String::new(),
+            path: "/r/mix, 1".into(),
+            doc,
+        }];
+        label_sources(&mut s);
+        s
+    }
+
+    #[test]
+    fn markdown_has_the_papers_mix_table() {
+        let md = markdown(&one(fixtures::mix_sweep()));
+        assert!(
+            md.contains("|  | 100/0 | 75/25 | 50/50 | 25/75 | 0/100 |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| Read MiB/s | 4,250 | 2,660 | 1,422 | 535 | - |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| Write MiB/s | - | 887 | 1,422 | 1,605 | 1,438 |"),
+            "{md}"
+        );
+        assert!(md.contains("nconnect=16"));
+    }
+
+    #[test]
+    fn csv_adds_the_source_column() {
+        let text = csv(&one(fixtures::six_patterns())).unwrap();
+        let mut r = ::csv::Reader::from_reader(text.as_bytes());
+        let head = r.headers().unwrap().clone();
+        assert_eq!(head.get(0), Some("run"));
+        assert_eq!(head.iter().last(), Some("source"));
+        let rows: Vec<_> = r.records().map(|x| x.unwrap()).collect();
+        assert_eq!(rows.len(), 8);
+        assert_eq!(rows[0].iter().last(), Some("mix, 1"));
+    }
+
+    #[test]
+    fn json_lists_the_sweeps() {
+        let v: serde_json::Value =
+            serde_json::from_str(&json(&one(fixtures::mix_sweep())).unwrap()).unwrap();
+        assert_eq!(v["schema"], "volbench.report/v1");
+        assert_eq!(v["sweeps"][0]["kind"], "mix");
+        assert_eq!(
+            v["sweeps"][0]["lines"][0]["runs"].as_array().unwrap().len(),
+            5
+        );
+        assert_eq!(v["sources"][0]["result"]["schema"], "volbench.result/v1");
+    }
+}

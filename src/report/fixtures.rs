@@ -1,0 +1,294 @@
+//! Synthetic results with known numbers, for tests of the report, the
+//! exports and the comparison (unit tests here, end-to-end tests through
+//! `volbench report` on JSON files written from them). Deterministic: the
+//! same call gives the same bytes.
+
+use crate::result::{
+    Cpu, Histograms, HostInfo, Interval, IntervalOp, LittlesLaw, OpTotals, Phase, ResultDoc,
+    RunResult, SCHEMA, TargetInfo, Tool, Totals,
+};
+use crate::spec::{BlockSize, EngineChoice, JobSpec, Pattern, RunSpec, TargetSpec};
+use crate::stats::{BucketedHistogram, OpStats};
+
+/// What a synthetic run does and measures.
+#[derive(Debug, Clone)]
+pub struct RunFixture {
+    pub name: String,
+    pub rw: Pattern,
+    pub read_pct: u8,
+    pub bs: u64,
+    pub threads: u32,
+    pub iodepth: u32,
+    /// Total IOPS over reads and writes, split by `read_pct`.
+    pub iops: f64,
+    /// Mean latency in µs; the synthetic distribution has a tail 10x longer.
+    pub lat_us: f64,
+    pub intervals: usize,
+    pub warmup_intervals: usize,
+    /// A rate-limited point of a latency curve: percent of the maximum.
+    pub rate_pct: Option<f64>,
+}
+
+impl RunFixture {
+    pub fn new(name: &str, rw: Pattern, read_pct: u8, bs: u64) -> Self {
+        Self {
+            name: name.into(),
+            rw,
+            read_pct,
+            bs,
+            threads: 4,
+            iodepth: 8,
+            iops: 10_000.0,
+            lat_us: 200.0,
+            intervals: 5,
+            warmup_intervals: 1,
+            rate_pct: None,
+        }
+    }
+
+    pub fn conc(mut self, threads: u32, iodepth: u32) -> Self {
+        self.threads = threads;
+        self.iodepth = iodepth;
+        self
+    }
+
+    pub fn perf(mut self, iops: f64, lat_us: f64) -> Self {
+        self.iops = iops;
+        self.lat_us = lat_us;
+        self
+    }
+
+    pub fn spec(&self) -> RunSpec {
+        let warm = self.warmup_intervals as f64;
+        RunSpec {
+            name: self.name.clone(),
+            rw: self.rw,
+            read_pct: self.read_pct,
+            bs: vec![BlockSize {
+                bytes: self.bs,
+                weight: 1,
+            }],
+            threads: self.threads,
+            iodepth: self.iodepth,
+            warmup_s: warm,
+            duration_s: (self.intervals - self.warmup_intervals.min(self.intervals)) as f64,
+            io_limit: None,
+            files: None,
+            // A rate point reaches its target: achieved IOPS = target IOPS.
+            rate_iops: self.rate_pct.map(|_| self.iops),
+            rate_pct: self.rate_pct.map(|percent| crate::spec::RatePct {
+                percent,
+                of: "max".into(),
+            }),
+            arrivals: Default::default(),
+            steady: false,
+            discard: false,
+            stop_rule: None,
+        }
+    }
+
+    pub fn build(&self) -> RunResult {
+        let spec = self.spec();
+        let secs = spec.duration_s.max(1.0);
+        let share = [
+            ("read", self.read_pct as f64 / 100.0),
+            ("write", 1.0 - self.read_pct as f64 / 100.0),
+        ];
+        let mut stats = [OpStats::new(), OpStats::new()];
+        for (k, (_, f)) in share.iter().enumerate() {
+            let ops = (self.iops * f * secs).round() as u64;
+            // 95% around 0.86x the mean, 4.5% at 3x, 0.5% at 10x, spread
+            // a little so percentiles are not all one bucket:
+            // 0.95*0.8579 + 0.045*3 + 0.005*10 = 1.0.
+            for i in 0..ops {
+                let m = match i % 1000 {
+                    0..=4 => 10.0,
+                    5..=49 => 3.0,
+                    j => 0.8579 * (0.9 + 0.2 * (j % 10) as f64 / 9.0),
+                };
+                stats[k].record((self.lat_us * m * 1000.0) as u64, self.bs);
+            }
+        }
+        let read = OpTotals::from_stats(&stats[0], secs);
+        let write = OpTotals::from_stats(&stats[1], secs);
+        let mut intervals = Vec::new();
+        for i in 0..self.intervals {
+            // A gentle ramp then flat, so the time series is not a ruler.
+            let f = if i < self.warmup_intervals {
+                0.7
+            } else {
+                1.0 + 0.02 * ((i % 3) as f64 - 1.0)
+            };
+            let op = |t: &OpTotals| IntervalOp {
+                iops: t.iops * f,
+                mib_s: t.mib_s * f,
+                lat_us_mean: t.lat_us.mean / f,
+                service_us_mean: None,
+            };
+            intervals.push(Interval {
+                t_s: (i + 1) as f64,
+                duration_s: 1.0,
+                phase: if i < self.warmup_intervals {
+                    "warmup"
+                } else {
+                    "measure"
+                }
+                .into(),
+                read: op(&read),
+                write: op(&write),
+            });
+        }
+        let conc = self.threads * self.iodepth;
+        let in_flight = (read.iops * read.lat_us.mean + write.iops * write.lat_us.mean) / 1e6;
+        RunResult {
+            name: self.name.clone(),
+            workload: spec.clone(),
+            engine: "io_uring".into(),
+            io_threads: self.threads,
+            depth_per_thread: self.iodepth,
+            phases: vec![
+                Phase {
+                    name: "warmup".into(),
+                    start: "2026-01-02T03:04:05.000Z".into(),
+                    duration_s: spec.warmup_s,
+                },
+                Phase {
+                    name: "measure".into(),
+                    start: "2026-01-02T03:04:06.000Z".into(),
+                    duration_s: secs,
+                },
+            ],
+            totals: Totals {
+                read,
+                write,
+                cpu: Cpu {
+                    user_pct: 5.0,
+                    sys_pct: 20.0,
+                },
+            },
+            warmup: None,
+            intervals,
+            histograms: Histograms {
+                read: BucketedHistogram::from_histogram(&stats[0].hist),
+                write: BucketedHistogram::from_histogram(&stats[1].hist),
+            },
+            littles_law: LittlesLaw {
+                concurrency: conc,
+                iops_x_latency: in_flight,
+            },
+            interrupted: false,
+            rate: self.rate_pct.map(|_| crate::result::RateResult {
+                target_iops: self.iops,
+                achieved_iops: self.iops,
+                reached: true,
+                arrivals: "uniform".into(),
+            }),
+            steady: None,
+        }
+    }
+}
+
+pub fn doc(host: &str, runs: &[RunFixture]) -> ResultDoc {
+    let built: Vec<RunResult> = runs.iter().map(RunFixture::build).collect();
+    ResultDoc {
+        schema: SCHEMA.into(),
+        tool: Tool {
+            name: "volbench".into(),
+            version: "0.0.0-test".into(),
+        },
+        host: HostInfo {
+            hostname: host.into(),
+            kernel: "6.1.0-test".into(),
+            cpus: 32,
+            memory_bytes: 128 << 30,
+        },
+        started: "2026-01-02T03:04:05.000Z".into(),
+        spec: JobSpec {
+            target: TargetSpec {
+                path: "/mnt/anf/volbench".into(),
+                size: 1 << 30,
+                files: 1,
+                direct: true,
+                allow_overwrite: false,
+            },
+            engine: EngineChoice::Auto,
+            interval_s: 1.0,
+            seed: 1,
+            runs: built.iter().map(|r| r.workload.clone()).collect(),
+            suite: None,
+        },
+        target: Some(TargetInfo {
+            kind: "directory".into(),
+            path: "/mnt/anf/volbench".into(),
+            files: 1,
+            file_size: 1 << 30,
+            align: 4096,
+            mount: Some(crate::mounts::MountInfo {
+                mount_point: "/mnt/anf".into(),
+                fs_type: "nfs".into(),
+                source: "anf-server:/vol1".into(),
+                options: "rw,relatime,vers=3,rsize=65536,wsize=65536,hard,nconnect=16,proto=tcp"
+                    .into(),
+            }),
+        }),
+        runs: built,
+        interrupted: false,
+        error: None,
+        notes: Vec::new(),
+    }
+}
+
+/// The six vendor patterns with plausible numbers.
+pub fn six_patterns() -> ResultDoc {
+    use Pattern::*;
+    doc(
+        "client-1",
+        &[
+            RunFixture::new("8k-random-read", Randread, 100, 8 << 10).perf(126_000.0, 250.0),
+            RunFixture::new("8k-random-write", Randwrite, 0, 8 << 10).perf(78_000.0, 410.0),
+            RunFixture::new("8k-random-50-50", Randrw, 50, 8 << 10).perf(96_000.0, 330.0),
+            RunFixture::new("64k-seq-read", Read, 100, 64 << 10).perf(68_000.0, 470.0),
+            RunFixture::new("64k-seq-write", Write, 0, 64 << 10).perf(23_000.0, 1400.0),
+            RunFixture::new("64k-seq-50-50", Rw, 50, 64 << 10).perf(43_000.0, 740.0),
+        ],
+    )
+}
+
+/// Read percentage 100, 75, 50, 25, 0 at 64 KiB sequential, like seed 003's
+/// tables: read MiB/s falls, write MiB/s rises.
+pub fn mix_sweep() -> ResultDoc {
+    let runs: Vec<RunFixture> = [100u8, 75, 50, 25, 0]
+        .iter()
+        .map(|&p| {
+            let rw = match p {
+                100 => Pattern::Read,
+                0 => Pattern::Write,
+                _ => Pattern::Rw,
+            };
+            let iops = 68_000.0 - (100 - p) as f64 * 450.0;
+            RunFixture::new(&format!("64k-seq-{p}r"), rw, p, 64 << 10).perf(iops, 500.0)
+        })
+        .collect();
+    doc("client-1", &runs)
+}
+
+/// A thread sweep on 4 KiB random reads: IOPS flattens while latency climbs
+/// (the hockey stick).
+pub fn thread_curve() -> ResultDoc {
+    let runs: Vec<RunFixture> = [1u32, 2, 4, 8, 16, 32]
+        .iter()
+        .map(|&t| {
+            let iops = 200_000.0 * (t as f64) / (t as f64 + 6.0);
+            let lat = t as f64 * 8.0 * 1e6 / iops;
+            RunFixture::new(
+                &format!("4k-randread-{t}t"),
+                Pattern::Randread,
+                100,
+                4 << 10,
+            )
+            .conc(t, 8)
+            .perf(iops, lat)
+        })
+        .collect();
+    doc("client-1", &runs)
+}

@@ -1,0 +1,345 @@
+//! The HTML page: a model (sections of figures and tables) rendered through
+//! one minijinja template. The template engine escapes every string it
+//! inserts; the SVG it is handed is escaped as it is drawn (`svg::esc`).
+
+use minijinja::Environment;
+use serde::Serialize;
+
+use super::charts::{self, Figure};
+use super::detect::{self, SweepKind};
+use super::tables::{self, Table};
+use super::{Item, Source, items, run_label};
+use crate::error::{Result, VbError};
+
+const TEMPLATE: &str = include_str!("report.html");
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Group {
+    pub heading: String,
+    /// Small multiples, laid out three a row.
+    pub small: bool,
+    pub figures: Vec<Figure>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Section {
+    pub id: String,
+    pub heading: String,
+    pub intro: String,
+    pub tables_before: Vec<Table>,
+    pub groups: Vec<Group>,
+    pub tables: Vec<Table>,
+}
+
+impl Section {
+    pub fn new(id: &str, heading: &str, intro: &str) -> Self {
+        Self {
+            id: id.into(),
+            heading: heading.into(),
+            intro: intro.into(),
+            tables_before: Vec::new(),
+            groups: Vec::new(),
+            tables: Vec::new(),
+        }
+    }
+
+    pub fn figures(mut self, figs: Vec<Figure>) -> Self {
+        if !figs.is_empty() {
+            self.groups.push(Group {
+                heading: String::new(),
+                small: false,
+                figures: figs,
+            });
+        }
+        self
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Env {
+    pub label: String,
+    pub table: Table,
+    pub spec: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Page {
+    pub title: String,
+    pub subtitle: Vec<String>,
+    pub version: String,
+    pub warnings: Vec<String>,
+    pub sections: Vec<Section>,
+    pub envs: Vec<Env>,
+}
+
+pub fn render(page: &Page) -> Result<String> {
+    let mut env = Environment::new();
+    env.add_template("report.html", TEMPLATE)
+        .map_err(|e| VbError::run(format!("report template: {e}")))?;
+    let tpl = env
+        .get_template("report.html")
+        .map_err(|e| VbError::run(format!("report template: {e}")))?;
+    tpl.render(minijinja::value::Serde(page))
+        .map_err(|e| VbError::run(format!("cannot render the report: {e}")))
+}
+
+pub fn envs(sources: &[Source]) -> Vec<Env> {
+    sources
+        .iter()
+        .map(|s| Env {
+            label: s.label.clone(),
+            table: tables::environment(s),
+            spec: serde_json::to_string_pretty(&s.doc.spec).unwrap_or_default(),
+        })
+        .collect()
+}
+
+/// Problems a reader must see before the numbers.
+pub fn warnings(sources: &[Source]) -> Vec<String> {
+    let mut w = Vec::new();
+    for s in sources {
+        let d = &s.doc;
+        if let Some(e) = &d.error {
+            w.push(format!("{}: the run failed: {e}", s.label));
+        }
+        if d.interrupted {
+            w.push(format!(
+                "{}: interrupted; the figures cover the time measured before the stop",
+                s.label
+            ));
+        }
+        if d.runs.is_empty() {
+            w.push(format!("{}: the result holds no runs", s.label));
+        }
+    }
+    w
+}
+
+fn subtitle(sources: &[Source]) -> Vec<String> {
+    sources
+        .iter()
+        .map(|s| {
+            let d = &s.doc;
+            let target = d
+                .target
+                .as_ref()
+                .map(|t| {
+                    let fs = t
+                        .mount
+                        .as_ref()
+                        .map(|m| format!(" ({})", m.fs_type))
+                        .unwrap_or_default();
+                    format!("{}{fs}", t.path)
+                })
+                .unwrap_or_else(|| d.spec.target.path.display().to_string());
+            format!(
+                "{}{} run(s) on {} against {}, started {}",
+                if sources.len() > 1 {
+                    format!("{}: ", s.label)
+                } else {
+                    String::new()
+                },
+                d.runs.len(),
+                d.host.hostname,
+                target,
+                d.started
+            )
+        })
+        .collect()
+}
+
+/// The report over one or more results: all their runs together, so runs
+/// from separate invocations (one per read percentage, say) still form a
+/// sweep.
+pub fn report_page(sources: &[Source]) -> Page {
+    let all = items(sources);
+    let sweeps = detect::sweeps(&all);
+    let labelled: Vec<(String, Item)> =
+        all.iter().map(|it| (run_label(sources, it), *it)).collect();
+    let mut sections = Vec::new();
+
+    let mut results = Section::new(
+        "results",
+        "Results",
+        "Measured phase only (warm-up excluded). Latency is per operation, from submission to completion.",
+    );
+    let mut summary = tables::summary(sources, &all);
+    // The section heading already says it.
+    summary.title.clear();
+    results.tables.push(summary);
+    sections.push(results);
+
+    if all.len() >= 2 && !detect::single_sweep_covers_all(&all, &sweeps) {
+        sections.push(
+            Section::new(
+                "patterns",
+                "Per pattern",
+                "IOPS for small transfers, MiB/s for large ones, as the vendors' papers quote them.",
+            )
+            .figures(charts::pattern_bars(&labelled)),
+        );
+    }
+
+    for kind in [SweepKind::Mix, SweepKind::Curve] {
+        let these: Vec<_> = sweeps.iter().filter(|s| s.kind == kind).cloned().collect();
+        if these.is_empty() {
+            continue;
+        }
+        let (id, heading, intro) = match kind {
+            SweepKind::Mix => (
+                "mix",
+                "Read/write mix",
+                "Runs identical but for the read percentage.",
+            ),
+            SweepKind::Curve => (
+                "curve",
+                "IOPS vs latency",
+                "Runs identical but for concurrency or rate: where latency turns up, the storage is saturated.",
+            ),
+        };
+        let mut sec = Section::new(id, heading, intro);
+        for s in &these {
+            sec.groups.push(Group {
+                heading: String::new(),
+                small: false,
+                figures: charts::sweep_figures(std::slice::from_ref(s), &all, sources),
+            });
+        }
+        sec.tables = tables::sweep_tables(&these, &all, sources);
+        sections.push(sec);
+    }
+
+    if !all.is_empty() {
+        sections.push(
+            Section::new(
+                "latency",
+                "Latency distribution",
+                "From the merged latency histograms of the measured phase.",
+            )
+            .figures(charts::percentiles(&labelled)),
+        );
+    }
+
+    let mut ts = Section::new(
+        "timeseries",
+        "Time series",
+        "Per interval; the shaded span is the warm-up, measured apart and left out of the totals.",
+    );
+    for (label, it) in &labelled {
+        if it.run.intervals.is_empty() {
+            continue;
+        }
+        ts.groups.push(Group {
+            heading: label.clone(),
+            small: true,
+            figures: charts::timeseries(it, label),
+        });
+    }
+    if !ts.groups.is_empty() {
+        sections.push(ts);
+    }
+
+    let title = match sources {
+        [one] => format!("volbench report: {}", one.label),
+        _ => format!("volbench report: {} results", sources.len()),
+    };
+    Page {
+        title,
+        subtitle: subtitle(sources),
+        version: env!("CARGO_PKG_VERSION").into(),
+        warnings: warnings(sources),
+        sections,
+        envs: envs(sources),
+    }
+}
+
+pub fn report_html(sources: &[Source]) -> Result<String> {
+    render(&report_page(sources))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::{fixtures, label_sources};
+
+    fn page_of(doc: crate::result::ResultDoc, path: &str) -> String {
+        let mut s = vec![Source {
+            label: String::new(),
+            path: path.into(),
+            doc,
+        }];
+        label_sources(&mut s);
+        report_html(&s).unwrap()
+    }
+
+    #[test]
+    fn user_and_host_strings_are_escaped() {
+        let mut d = fixtures::six_patterns();
+        let evil = "<script>alert(1)</script>";
+        d.runs[0].name = evil.into();
+        d.runs[0].workload.name = evil.into();
+        d.host.hostname = "<img src=x onerror=alert(2)>".into();
+        d.notes.push("a & b \"quoted\" <i>".into());
+        if let Some(t) = d.target.as_mut() {
+            t.path = "/mnt/\"><svg onload=alert(3)>".into();
+        }
+        let html = page_of(d, "/tmp/<b>dir</b>");
+        assert!(!html.contains("<script"), "raw script tag in the page");
+        assert!(!html.contains("<img"));
+        assert!(!html.contains("<svg onload"));
+        assert!(!html.contains("<b>dir"));
+        assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
+        assert!(html.contains("&lt;img src=x onerror=alert(2)&gt;"));
+    }
+
+    #[test]
+    fn the_page_fetches_nothing() {
+        for d in [
+            fixtures::six_patterns(),
+            fixtures::mix_sweep(),
+            fixtures::thread_curve(),
+        ] {
+            let html = page_of(d, "/r/x");
+            assert!(!html.contains("http://") && !html.contains("https://"));
+            for tag in ["<script", "<link", "<img", "<iframe", "@import", "url("] {
+                assert!(!html.contains(tag), "found {tag}");
+            }
+        }
+    }
+
+    #[test]
+    fn sections_follow_the_runs() {
+        let six = page_of(fixtures::six_patterns(), "/r/six");
+        assert!(six.contains("id=\"patterns\""));
+        assert!(six.contains("data-kind=\"mix\""));
+        assert!(!six.contains("data-kind=\"curve\""));
+        assert!(
+            six.contains("nconnect=16"),
+            "mount options in the environment"
+        );
+        let curve = page_of(fixtures::thread_curve(), "/r/curve");
+        assert!(curve.contains("data-kind=\"curve\""));
+        assert!(
+            !curve.contains("id=\"patterns\""),
+            "one sweep needs no bars"
+        );
+        assert_eq!(
+            curve
+                .matches("<svg class=\"chart\" data-kind=\"timeseries\"")
+                .count(),
+            6 * 3
+        );
+        // Same input, same bytes.
+        assert_eq!(curve, page_of(fixtures::thread_curve(), "/r/curve"));
+    }
+
+    #[test]
+    fn failures_are_shown_first() {
+        let mut d = fixtures::mix_sweep();
+        d.interrupted = true;
+        d.error = Some("run '64k-seq-0r': I/O error".into());
+        let html = page_of(d, "/r/x");
+        assert!(html.contains("class=\"warn\""));
+        assert!(html.contains("interrupted"));
+    }
+}

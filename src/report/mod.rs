@@ -1,0 +1,218 @@
+//! Reports: everything a person looks at after a run, built from
+//! `result.json` files alone. `detect` finds which charts the runs call for,
+//! `charts` draws them (with `svg`), `tables` lays out the numbers,
+//! `html` assembles the self-contained page, `compare` matches runs across
+//! results, and `export` writes the Markdown, CSV and JSON views.
+
+pub mod charts;
+pub mod compare;
+pub mod detect;
+pub mod export;
+pub mod html;
+pub mod svg;
+pub mod tables;
+
+use std::path::{Path, PathBuf};
+
+use crate::error::Result;
+use crate::output::read_result;
+use crate::result::{OpTotals, ResultDoc, RunResult};
+use crate::stats::percentile_ns;
+
+/// One loaded result and the short label that names it in tables and legends.
+#[derive(Debug, Clone)]
+pub struct Source {
+    pub label: String,
+    pub path: PathBuf,
+    pub doc: ResultDoc,
+}
+
+/// One run of one source: what every chart and table is made of.
+#[derive(Debug, Clone, Copy)]
+pub struct Item<'a> {
+    pub source: usize,
+    pub run: &'a RunResult,
+}
+
+pub fn items(sources: &[Source]) -> Vec<Item<'_>> {
+    sources
+        .iter()
+        .enumerate()
+        .flat_map(|(s, src)| src.doc.runs.iter().map(move |run| Item { source: s, run }))
+        .collect()
+}
+
+/// Loads each path (a result directory or a result.json) and labels it by
+/// its directory name, falling back to the whole path where names repeat.
+pub fn load(paths: &[PathBuf]) -> Result<Vec<Source>> {
+    let mut out = Vec::new();
+    for p in paths {
+        let doc = read_result(p)?;
+        out.push(Source {
+            label: String::new(),
+            path: p.clone(),
+            doc,
+        });
+    }
+    label_sources(&mut out);
+    Ok(out)
+}
+
+fn short_name(p: &Path) -> String {
+    let dir = if p.file_name().is_some_and(|n| n == "result.json") {
+        p.parent().unwrap_or(p)
+    } else {
+        p
+    };
+    dir.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| dir.display().to_string())
+}
+
+pub fn label_sources(sources: &mut [Source]) {
+    let names: Vec<String> = sources.iter().map(|s| short_name(&s.path)).collect();
+    for (i, s) in sources.iter_mut().enumerate() {
+        let dup = names.iter().filter(|n| **n == names[i]).count() > 1;
+        s.label = if dup || names[i].is_empty() {
+            s.path.display().to_string()
+        } else {
+            names[i].clone()
+        };
+    }
+}
+
+/// The operation types a run did, with their totals.
+pub fn ops(run: &RunResult) -> Vec<(&'static str, &OpTotals)> {
+    let mut v = Vec::new();
+    if run.workload.read_pct > 0 {
+        v.push(("read", &run.totals.read));
+    }
+    if run.workload.read_pct < 100 {
+        v.push(("write", &run.totals.write));
+    }
+    v
+}
+
+/// Which figure the papers quote for a workload: MiB/s for large transfers
+/// (64 KiB sequential), IOPS for small ones (4-8 KiB random).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Metric {
+    Iops,
+    MibS,
+}
+
+impl Metric {
+    pub fn of(run: &RunResult) -> Self {
+        if run.workload.max_bs() >= 32 * 1024 {
+            Metric::MibS
+        } else {
+            Metric::Iops
+        }
+    }
+
+    pub fn get(self, op: &OpTotals) -> f64 {
+        match self {
+            Metric::Iops => op.iops,
+            Metric::MibS => op.mib_s,
+        }
+    }
+
+    pub fn unit(self) -> &'static str {
+        match self {
+            Metric::Iops => "IOPS",
+            Metric::MibS => "MiB/s",
+        }
+    }
+}
+
+/// Latency over reads and writes together: the ops-weighted mean and a
+/// percentile of the merged histograms, in microseconds.
+pub fn combined_latency(run: &RunResult, p: f64) -> (f64, f64) {
+    let (r, w) = (&run.totals.read, &run.totals.write);
+    let ops = (r.ops + w.ops) as f64;
+    if ops == 0.0 {
+        return (0.0, 0.0);
+    }
+    let mean = (r.lat_us.mean * r.ops as f64 + w.lat_us.mean * w.ops as f64) / ops;
+    let merged = run.histograms.read.to_histogram().and_then(|mut h| {
+        let wh = run.histograms.write.to_histogram()?;
+        h.checked_add_assign(&wh).map_err(|e| e.to_string())?;
+        Ok(h)
+    });
+    let (lo, hi) = match (r.ops, w.ops) {
+        (0, _) => (w.lat_us.min, w.lat_us.max),
+        (_, 0) => (r.lat_us.min, r.lat_us.max),
+        _ => (
+            r.lat_us.min.min(w.lat_us.min),
+            r.lat_us.max.max(w.lat_us.max),
+        ),
+    };
+    let pct = match merged {
+        Ok(h) => percentile_ns(&h, p, (lo * 1000.0) as u64, (hi * 1000.0).ceil() as u64) / 1000.0,
+        Err(_) => {
+            // A damaged histogram: the larger per-op percentile is the honest bound.
+            if p >= 99.0 {
+                r.lat_us.p99.max(w.lat_us.p99)
+            } else {
+                r.lat_us.p50.max(w.lat_us.p50)
+            }
+        }
+    };
+    (mean, pct)
+}
+
+/// Percentiles the latency-distribution chart plots, as far as the sample
+/// count supports them (p99.99 needs at least 10,000 operations).
+pub const PLOT_PERCENTILES: [f64; 16] = [
+    0.0, 10.0, 25.0, 50.0, 75.0, 90.0, 95.0, 98.0, 99.0, 99.5, 99.8, 99.9, 99.95, 99.99, 99.995,
+    99.999,
+];
+
+/// (percentile, latency in µs) points of one operation type, rebuilt from
+/// the run's stored histogram.
+pub fn percentile_points(run: &RunResult, op: &str) -> Vec<(f64, f64)> {
+    let (h, t) = if op == "read" {
+        (&run.histograms.read, &run.totals.read)
+    } else {
+        (&run.histograms.write, &run.totals.write)
+    };
+    if t.ops == 0 {
+        return Vec::new();
+    }
+    let Ok(hist) = h.to_histogram() else {
+        return Vec::new();
+    };
+    let lo = (t.lat_us.min * 1000.0) as u64;
+    let hi = (t.lat_us.max * 1000.0).ceil() as u64;
+    PLOT_PERCENTILES
+        .iter()
+        .filter(|&&p| p == 0.0 || (1.0 - p / 100.0) * t.ops as f64 >= 1.0)
+        .map(|&p| {
+            let v = if p == 0.0 {
+                t.lat_us.min
+            } else {
+                percentile_ns(&hist, p, lo, hi) / 1000.0
+            };
+            (p, v)
+        })
+        .collect()
+}
+
+/// "2 x qd 4" for a run's concurrency as asked.
+pub fn concurrency(run: &RunResult) -> String {
+    format!("{} x qd {}", run.workload.threads, run.workload.iodepth)
+}
+
+/// Run names as shown: plain with one source, "source: run" with several.
+pub fn run_label(sources: &[Source], item: &Item) -> String {
+    if sources.len() > 1 {
+        format!("{}: {}", sources[item.source].label, item.run.name)
+    } else {
+        item.run.name.clone()
+    }
+}
+
+/// Synthetic results with known numbers; public so the end-to-end tests can
+/// write them as result files.
+#[doc(hidden)]
+pub mod fixtures;
