@@ -1,0 +1,358 @@
+//! End-to-end tests of `volbench report`, `volbench compare` and the
+//! report.html every `--output` run writes: through the real binary, on
+//! synthetic results with known numbers and on a short real run.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{read_json, run, stderr, stdout, volbench};
+use volbench::report::fixtures::{self, RunFixture};
+use volbench::result::ResultDoc;
+use volbench::spec::Pattern;
+
+fn write_result(dir: &Path, doc: &ResultDoc) -> PathBuf {
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(
+        dir.join("result.json"),
+        serde_json::to_string_pretty(doc).unwrap(),
+    )
+    .unwrap();
+    dir.to_path_buf()
+}
+
+fn p(path: &Path) -> &str {
+    path.to_str().unwrap()
+}
+
+#[test]
+fn report_writes_html_next_to_the_result_and_exports_to_stdout() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = write_result(&tmp.path().join("mix"), &fixtures::mix_sweep());
+
+    let o = run(&["report", p(&dir)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    assert!(!html.contains("http://") && !html.contains("https://"));
+
+    let md = run(&["report", p(&dir), "--format", "md"]);
+    assert!(md.status.success());
+    assert!(stdout(&md).contains("| Read MiB/s | 4,250 | 2,660 | 1,422 | 535 | - |"));
+
+    let csv = run(&["report", p(&dir), "--format", "csv"]);
+    let text = stdout(&csv);
+    assert!(text.starts_with("run,op,rw,bs,read_pct,"), "{text}");
+    assert_eq!(text.lines().count(), 1 + 8);
+
+    let json = run(&["report", p(&dir), "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&json)).unwrap();
+    assert_eq!(v["sweeps"][0]["kind"], "mix");
+
+    // Several results need to be told where the one report goes.
+    let other = write_result(&tmp.path().join("curve"), &fixtures::thread_curve());
+    let o = run(&["report", p(&dir), p(&other)]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("-o FILE"));
+    let out = tmp.path().join("both.html");
+    let o = run(&["report", p(&dir), p(&other), "-o", p(&out)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let both = std::fs::read_to_string(&out).unwrap();
+    assert!(both.contains("data-kind=\"mix\"") && both.contains("data-kind=\"curve\""));
+}
+
+#[test]
+fn results_written_before_mounts_were_recorded_still_load() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("old");
+    let mut v = serde_json::to_value(fixtures::six_patterns()).unwrap();
+    v["target"].as_object_mut().unwrap().remove("mount");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("result.json"), v.to_string()).unwrap();
+    let o = run(&["report", p(&dir), "--format", "md"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("| file system | not recorded |"));
+}
+
+#[test]
+fn report_of_a_missing_or_foreign_file_is_an_input_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let o = run(&["report", p(&tmp.path().join("nothing"))]);
+    assert_eq!(o.status.code(), Some(2));
+    std::fs::write(tmp.path().join("result.json"), "{\"schema\": \"other\"}").unwrap();
+    let o = run(&["report", p(tmp.path())]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("not a volbench result"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// Two results with known numbers: without and with nconnect (seed 002:
+/// 64 KiB sequential read ~1,520 -> 3,500 MiB/s, 4 KiB random read ~3x).
+fn nconnect_pair(tmp: &Path) -> (PathBuf, PathBuf) {
+    let mk = |mib: f64, iops: f64| {
+        fixtures::doc(
+            "d32s-v4",
+            &[
+                RunFixture::new("64k-seq-read", Pattern::Read, 100, 64 << 10)
+                    .perf(mib * 16.0, 800.0),
+                RunFixture::new("4k-rand-read", Pattern::Randread, 100, 4 << 10).perf(iops, 300.0),
+            ],
+        )
+    };
+    let a = write_result(&tmp.join("without"), &mk(1520.0, 66_000.0));
+    let b = write_result(&tmp.join("nconnect"), &mk(3500.0, 198_000.0));
+    (a, b)
+}
+
+#[test]
+fn compare_prints_ratios_to_the_first_and_writes_a_report() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b) = nconnect_pair(tmp.path());
+    let out = tmp.path().join("cmp.html");
+    let o = run(&["compare", p(&a), p(&b), "-o", p(&out)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(
+        text.contains("64k-seq-read read MiB/s 1,520 → 3,500, 2.30x"),
+        "{text}"
+    );
+    assert!(
+        text.contains("4k-rand-read read IOPS 66,000 → 198,000, 3.00x"),
+        "{text}"
+    );
+    // The table row for MiB/s of the sequential read.
+    let row = text
+        .lines()
+        .find(|l| l.contains("64k-seq-read") && l.contains("MiB/s"))
+        .unwrap();
+    assert!(
+        row.contains("1,520") && row.contains("3,500") && row.contains("2.30x"),
+        "{row}"
+    );
+    assert!(!stderr(&o).contains("warning"), "{}", stderr(&o));
+    let html = std::fs::read_to_string(&out).unwrap();
+    assert!(html.contains(">2.30x<") && html.contains(">3.00x<"));
+    assert!(html.contains("volbench comparison: without vs nconnect"));
+
+    let md = run(&["compare", p(&a), p(&b), "--markdown", "-o", "-"]);
+    assert!(stdout(&md).contains("| 64k-seq-read | read | MiB/s | 1,520 | 3,500 | 2.30x |"));
+}
+
+#[test]
+fn compare_warns_where_specs_differ() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b) = nconnect_pair(tmp.path());
+    let mut doc: ResultDoc = serde_json::from_value(read_json(&b.join("result.json"))).unwrap();
+    doc.runs[1].workload.threads = 16;
+    doc.spec.target.size = 4 << 30;
+    write_result(&b, &doc);
+    let o = run(&["compare", p(&a), p(&b), "-o", "-"]);
+    assert!(o.status.success());
+    let err = stderr(&o);
+    assert!(
+        err.contains(
+            "run '4k-rand-read': specs differ between without and nconnect: threads 4 vs 16"
+        ),
+        "{err}"
+    );
+    assert!(err.contains("working set 1GiB vs 4GiB"), "{err}");
+}
+
+#[test]
+fn compare_needs_two_results() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, _) = nconnect_pair(tmp.path());
+    let o = run(&["compare", p(&a)]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+// ---- In a real browser ----
+
+fn chromium() -> Option<PathBuf> {
+    ["chromium", "chromium-browser", "google-chrome"]
+        .iter()
+        .find_map(|name| {
+            std::env::var_os("PATH").and_then(|paths| {
+                std::env::split_paths(&paths)
+                    .map(|d| d.join(name))
+                    .find(|p| p.is_file())
+            })
+        })
+}
+
+/// Runs headless Chromium on a file with `extra` arguments (bounded by
+/// coreutils' timeout) and returns (stdout, stderr).
+fn browse(chrome: &Path, file: &Path, extra: &[&str]) -> (String, String) {
+    let profile = tempfile::tempdir().unwrap();
+    let o = std::process::Command::new("timeout")
+        .arg("120")
+        .arg(chrome)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--enable-logging=stderr",
+            "--v=0",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .args(extra)
+        .arg(format!("file://{}", file.display()))
+        .output()
+        .expect("chromium runs");
+    assert!(
+        o.status.success(),
+        "chromium failed: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// Each chart in the DOM: its kind and the markup up to the next chart.
+fn charts(dom: &str) -> Vec<(String, String)> {
+    dom.split("<svg class=\"chart\" data-kind=\"")
+        .skip(1)
+        .map(|chunk| {
+            let kind = chunk.split('"').next().unwrap_or("").to_string();
+            let body = chunk.split("</svg>").next().unwrap_or("").to_string();
+            (kind, body)
+        })
+        .collect()
+}
+
+fn count(kind: &str, all: &[(String, String)], what: &str) -> usize {
+    all.iter()
+        .filter(|(k, _)| k == kind)
+        .map(|(_, b)| b.matches(what).count())
+        .sum()
+}
+
+/// Vertex counts of each `path.series` in a chart (M then L per point).
+fn vertices(body: &str) -> Vec<usize> {
+    body.split("<path class=\"series\"")
+        .skip(1)
+        .map(|p| {
+            let d = p.split("d=\"").nth(1).unwrap_or("");
+            let d = d.split('"').next().unwrap_or("");
+            d.matches('M').count() + d.matches('L').count()
+        })
+        .collect()
+}
+
+fn artifacts_dir(fallback: &Path) -> PathBuf {
+    let d = std::env::var_os("VOLBENCH_ARTIFACTS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| fallback.to_path_buf());
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn no_console_messages(log: &str) {
+    let msgs: Vec<&str> = log.lines().filter(|l| l.contains(":CONSOLE")).collect();
+    assert!(msgs.is_empty(), "console messages: {msgs:#?}");
+}
+
+#[test]
+fn reports_render_in_a_browser_with_every_data_point() {
+    let Some(chrome) = chromium() else {
+        common::skip(
+            "reports_render_in_a_browser_with_every_data_point",
+            "chromium is not installed (test.sh installs it)",
+        );
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let shots = artifacts_dir(tmp.path());
+
+    // A six-patterns result: bars, two small mixes, percentiles, time series.
+    let six = write_result(&tmp.path().join("six"), &fixtures::six_patterns());
+    assert!(run(&["report", p(&six)]).status.success());
+    let (dom, log) = browse(&chrome, &six.join("report.html"), &["--dump-dom"]);
+    no_console_messages(&log);
+    let c = charts(&dom);
+    // One bar per run and op type: 4 reads + 4 writes (two 50/50 runs).
+    assert_eq!(count("bars", &c, "class=\"bar\""), 8);
+    assert_eq!(count("mix", &c, "class=\"mark\""), 8);
+    assert_eq!(count("percentiles", &c, "class=\"series-group\""), 8);
+    let ts: Vec<_> = c.iter().filter(|(k, _)| k == "timeseries").collect();
+    assert_eq!(ts.len(), 6 * 3, "IOPS, MiB/s and latency per run");
+    for (_, body) in &ts {
+        for n in vertices(body) {
+            assert_eq!(n, 5, "a vertex per interval");
+        }
+        assert!(body.contains("class=\"shade\""), "warm-up shaded");
+    }
+    browse(
+        &chrome,
+        &six.join("report.html"),
+        &[
+            &format!("--screenshot={}", shots.join("six-patterns.png").display()),
+            "--window-size=1100,2400",
+        ],
+    );
+    let png = std::fs::metadata(shots.join("six-patterns.png")).unwrap();
+    assert!(png.len() > 10_000, "screenshot is {} bytes", png.len());
+
+    // A thread sweep: the IOPS-vs-latency curve has mean and p99 per run.
+    let curve = write_result(&tmp.path().join("curve"), &fixtures::thread_curve());
+    assert!(run(&["report", p(&curve)]).status.success());
+    let (dom, log) = browse(&chrome, &curve.join("report.html"), &["--dump-dom"]);
+    no_console_messages(&log);
+    let c = charts(&dom);
+    assert_eq!(count("curve", &c, "class=\"mark\""), 2 * 6);
+    assert_eq!(count("bars", &c, "class=\"bar\""), 0);
+
+    // A real run: report.html comes with --output, one vertex per interval.
+    let target = tmp.path().join("target");
+    let out = tmp.path().join("real");
+    let o = volbench()
+        .args([
+            "run",
+            "--target",
+            p(&target),
+            "--size",
+            "16m",
+            "--rw",
+            "randrw",
+            "--bs",
+            "4k",
+            "--buffered",
+            "--duration",
+            "1s",
+            "--warmup",
+            "500ms",
+            "--interval",
+            "250ms",
+            "--output",
+            p(&out),
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let doc = read_json(&out.join("result.json"));
+    let intervals = doc["runs"][0]["intervals"].as_array().unwrap().len();
+    assert!(intervals >= 4, "{intervals} intervals");
+    let (dom, log) = browse(&chrome, &out.join("report.html"), &["--dump-dom"]);
+    no_console_messages(&log);
+    let c = charts(&dom);
+    let ts: Vec<_> = c.iter().filter(|(k, _)| k == "timeseries").collect();
+    assert_eq!(ts.len(), 3);
+    for (_, body) in ts {
+        assert_eq!(
+            vertices(body),
+            [intervals, intervals],
+            "read and write lines"
+        );
+    }
+    assert!(dom.contains("file system"), "environment section");
+}
