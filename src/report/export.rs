@@ -161,10 +161,10 @@ mod tests {
         let mut r = ::csv::Reader::from_reader(text.as_bytes());
         let head = r.headers().unwrap().clone();
         assert_eq!(head.get(0), Some("run"));
-        assert_eq!(head.iter().last(), Some("source"));
+        assert_eq!(head.iter().next_back(), Some("source"));
         let rows: Vec<_> = r.records().map(|x| x.unwrap()).collect();
         assert_eq!(rows.len(), 8);
-        assert_eq!(rows[0].iter().last(), Some("mix, 1"));
+        assert_eq!(rows[0].iter().next_back(), Some("mix, 1"));
     }
 
     #[test]
