@@ -9,7 +9,10 @@ use super::svg::{
     self, Axis, Bar, Category, Fmt, READ, Series, Shade, WRITE, bar_chart, fmt_micros, fmt_number,
     line_chart,
 };
-use super::{Item, Metric, Source, combined_latency, concurrency, ops, percentile_points};
+use super::{
+    Item, Metric, Source, combined_latency, combined_service_mean, concurrency, ops,
+    percentile_points,
+};
 
 /// A drawn chart and what it shows, for the page.
 #[derive(Debug, Clone, Serialize)]
@@ -92,6 +95,16 @@ pub fn mix(sweep: &Sweep, items: &[Item], sources: &[Source]) -> Figure {
 pub fn curve(sweep: &Sweep, items: &[Item], sources: &[Source]) -> Figure {
     let overlay = sweep.lines.len() > 1;
     let mut series = Vec::new();
+    // On a rate curve the unthrottled maximum run is no point of the curve
+    // (closed loop, no queueing before submission): it is drawn apart.
+    let by_rate = sweep.axis.contains("rate");
+    let limited = |run: &crate::result::RunResult| {
+        run.workload.rate_iops.is_some() || run.workload.rate_pct.is_some() || run.rate.is_some()
+    };
+    let mut max_mean = Series::new("max run: mean", 6);
+    let mut max_p99 = Series::new("max run: p99", 5);
+    max_mean.line = false;
+    max_p99.line = false;
     for (li, line) in sweep.lines.iter().enumerate() {
         let prefix = line_prefix(sources, line.source);
         let mut mean = Series::new(
@@ -100,21 +113,44 @@ pub fn curve(sweep: &Sweep, items: &[Item], sources: &[Source]) -> Figure {
         );
         let mut p99 = Series::new(format!("{prefix}p99 latency"), if overlay { li } else { 1 });
         p99.dashed = true;
+        // Rate-limited points also carry service time: where it stays flat
+        // while latency from the intended start climbs, I/Os are queueing.
+        let mut service = Series::new(
+            format!("{prefix}mean service time"),
+            if overlay { li } else { 2 },
+        );
+        service.dotted = true;
         for &i in &line.items {
             let run = items[i].run;
             let iops = run.total_iops();
             let (m, p) = combined_latency(run, 99.0);
             let at = format!(
-                "{} ({}): {} IOPS",
+                "{}{} ({}): {} IOPS",
+                prefix,
                 run.name,
                 concurrency(run),
                 fmt_number(iops)
             );
+            if by_rate && !limited(run) {
+                max_mean.push(iops, m, format!("{at}, mean {}", fmt_micros(m)));
+                max_p99.push(iops, p, format!("{at}, p99 {}", fmt_micros(p)));
+                continue;
+            }
             mean.push(iops, m, format!("{at}, mean {}", fmt_micros(m)));
             p99.push(iops, p, format!("{at}, p99 {}", fmt_micros(p)));
+            if let Some(sv) = combined_service_mean(run) {
+                service.push(iops, sv, format!("{at}, mean service {}", fmt_micros(sv)));
+            }
         }
         series.push(mean);
         series.push(p99);
+        if !service.points.is_empty() {
+            series.push(service);
+        }
+    }
+    if !max_mean.points.is_empty() {
+        series.push(max_mean);
+        series.push(max_p99);
     }
     let x = Axis::linear("IOPS (reads + writes)", Fmt::Number);
     let y = Axis::auto(
@@ -126,10 +162,17 @@ pub fn curve(sweep: &Sweep, items: &[Item], sources: &[Source]) -> Figure {
     Figure {
         kind: "curve",
         svg: line_chart("curve", &title, &x, &y, &series, &[], svg::FULL),
-        caption: format!(
-            "One point per run, {} varying; latency climbs steeply where the storage saturates.",
-            sweep.axis
-        ),
+        caption: if by_rate {
+            "One point per rate-limited run. Latency counts from each I/O's intended start, \
+             service time from its submission: where they part, I/Os queue. The max run (no \
+             rate limit) stands apart."
+                .to_string()
+        } else {
+            format!(
+                "One point per run, {} varying; latency climbs steeply where the storage saturates.",
+                sweep.axis
+            )
+        },
         title,
     }
 }
@@ -478,6 +521,24 @@ mod tests {
         let f = curve(&sw[0], &it, &s);
         assert_eq!(marks(&f.svg), 12, "mean and p99 per run");
         snapshot("curve.svg", &f.svg);
+    }
+
+    #[test]
+    fn latency_curve_draws_service_time_and_the_maximum_apart() {
+        let s = sources(fixtures::latency_curve(), "/r/lc");
+        let it = items(&s);
+        let sw = sweeps(&it);
+        let f = curve(&sw[0], &it, &s);
+        // Six rate points x (mean, p99, service) and the max run's two points.
+        assert_eq!(marks(&f.svg), 6 * 3 + 2);
+        assert_eq!(
+            f.svg.matches("class=\"series\"").count(),
+            3,
+            "max run has no line"
+        );
+        assert!(f.svg.contains("data-n=\"6\""));
+        assert!(f.svg.contains("max run: mean"));
+        snapshot("latency-curve.svg", &f.svg);
     }
 
     #[test]

@@ -202,6 +202,7 @@ pub fn table(c: &Comparison, sources: &[Source], all: &[Item]) -> Table {
         numeric: (0..head.len()).map(|i| i >= 3).collect(),
         head,
         rows: Vec::new(),
+        notes: Vec::new(),
     };
     for m in &c.matches {
         for op in ops_of_match(m, all) {

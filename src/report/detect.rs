@@ -38,8 +38,17 @@ pub struct Sweep {
 /// curve; two points are a comparison, not a curve.
 pub const MIN_POINTS: usize = 3;
 
-/// Keys never part of a run's identity: its name and how long it ran.
-const IGNORED: [&str; 3] = ["name", "warmup_s", "duration_s"];
+/// Keys never part of a run's identity: its name, how long it ran and how
+/// the run was steered (a stop rule may sit on some points of a curve and
+/// not on its first; a steady warm-up only changes when measuring starts).
+const IGNORED: [&str; 6] = [
+    "name",
+    "warmup_s",
+    "duration_s",
+    "stop_rule",
+    "steady",
+    "discard",
+];
 
 fn workload_map(item: &Item) -> Map<String, Value> {
     match serde_json::to_value(&item.run.workload) {
@@ -204,6 +213,15 @@ pub fn sweeps(items: &[Item]) -> Vec<Sweep> {
         }
         varying.sort();
         let by_rate = varying.iter().any(|k| is_rate_key(k));
+        // Say "rate" once, however many keys hold it (rate_iops, rate_pct).
+        let mut axis: Vec<String> = varying
+            .iter()
+            .filter(|k| !is_rate_key(k))
+            .cloned()
+            .collect();
+        if by_rate {
+            axis.push("rate".into());
+        }
         for l in &mut ls {
             if by_rate {
                 // Rate-limited points: the achieved rate orders them (the
@@ -234,7 +252,7 @@ pub fn sweeps(items: &[Item]) -> Vec<Sweep> {
         };
         out.push(Sweep {
             kind: SweepKind::Curve,
-            axis: varying.join(", "),
+            axis: axis.join(", "),
             label: format!("{}{mix} {}{fixed}", w.rw.name(), w.bs_label()),
             lines: ls,
         });
@@ -242,13 +260,24 @@ pub fn sweeps(items: &[Item]) -> Vec<Sweep> {
     out
 }
 
-/// True when every item belongs to one sweep: the sweep chart says it all
-/// and per-pattern bars would repeat it.
-pub fn single_sweep_covers_all(items: &[Item], sweeps: &[Sweep]) -> bool {
-    sweeps.iter().any(|s| {
-        let n: usize = s.lines.iter().map(|l| l.items.len()).sum();
-        n == items.len()
-    })
+/// Points a sweep needs for its chart to tell the whole story; smaller
+/// sweeps (the three mixes of six-patterns) still get bars per run.
+pub const FULL_SWEEP: usize = 4;
+
+/// True when every item belongs to a sweep of `FULL_SWEEP` points or more:
+/// the sweep charts say it all, and bars per run would repeat them.
+pub fn sweeps_cover_all(items: &[Item], sweeps: &[Sweep]) -> bool {
+    let mut covered = vec![false; items.len()];
+    for s in sweeps {
+        for l in &s.lines {
+            if l.items.len() >= FULL_SWEEP {
+                for &i in &l.items {
+                    covered[i] = true;
+                }
+            }
+        }
+    }
+    covered.iter().all(|&c| c)
 }
 
 #[cfg(test)]
@@ -290,7 +319,7 @@ mod tests {
                 "64k-seq-0r"
             ]]
         );
-        assert!(single_sweep_covers_all(&it, &sw));
+        assert!(sweeps_cover_all(&it, &sw));
     }
 
     #[test]
@@ -311,7 +340,57 @@ mod tests {
         let sw = sweeps(&it);
         assert_eq!(sw.len(), 2);
         assert!(sw.iter().all(|s| s.kind == SweepKind::Mix));
-        assert!(!single_sweep_covers_all(&it, &sw));
+        assert!(!sweeps_cover_all(&it, &sw));
+    }
+
+    #[test]
+    fn a_latency_curve_is_found_by_its_rate_and_skips_the_warmup_run() {
+        let s = [src(fixtures::latency_curve(), "/r/lc")];
+        let it = items(&s);
+        assert_eq!(it.len(), 7, "the discarded warm-up run is left out");
+        let sw = sweeps(&it);
+        assert_eq!(sw.len(), 1);
+        assert_eq!(sw[0].kind, SweepKind::Curve);
+        assert_eq!(sw[0].axis, "rate");
+        // Ordered by achieved rate (the maximum ties with 100%; the chart
+        // draws it apart).
+        assert_eq!(
+            names(&sw[0], &it),
+            [[
+                "curve-10pct",
+                "curve-50pct",
+                "curve-70pct",
+                "curve-80pct",
+                "curve-90pct",
+                "curve-max",
+                "curve-100pct"
+            ]]
+        );
+        assert!(sweeps_cover_all(&it, &sw));
+    }
+
+    #[test]
+    fn full_sweeps_need_no_bars() {
+        // Two 11-point mixes (the mix-sweep suite) vs two 3-point mixes (six patterns).
+        let mut runs = Vec::new();
+        for (bs, rnd) in [(4u64 << 10, true), (64 << 10, false)] {
+            for p in (0..=100u8).step_by(10) {
+                let rw = match (rnd, p) {
+                    (true, 100) => Pattern::Randread,
+                    (true, 0) => Pattern::Randwrite,
+                    (true, _) => Pattern::Randrw,
+                    (false, 100) => Pattern::Read,
+                    (false, 0) => Pattern::Write,
+                    (false, _) => Pattern::Rw,
+                };
+                runs.push(RunFixture::new(&format!("{bs}-{p}"), rw, p, bs));
+            }
+        }
+        let s = [src(fixtures::doc("h", &runs), "/r/m")];
+        let it = items(&s);
+        let sw = sweeps(&it);
+        assert_eq!(sw.len(), 2);
+        assert!(sweeps_cover_all(&it, &sw));
     }
 
     #[test]

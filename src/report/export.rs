@@ -12,9 +12,11 @@ use crate::output;
 pub fn markdown(sources: &[Source]) -> String {
     let all = items(sources);
     let sweeps = detect::sweeps(&all);
-    let mut out = String::from("## volbench results\n\n");
-    out.push_str(&tables::summary(sources, &all).to_markdown());
-    for t in tables::sweep_tables(&sweeps, &all, sources) {
+    let mut out = String::from("## volbench results\n");
+    for t in tables::results(sources, &all)
+        .into_iter()
+        .chain(tables::new_sweep_tables(&sweeps, &all, sources))
+    {
         out.push('\n');
         out.push_str(&t.to_markdown());
     }

@@ -292,3 +292,35 @@ pub fn thread_curve() -> ResultDoc {
         .collect();
     doc("client-1", &runs)
 }
+
+/// A latency curve as the latency-curve suite runs it: a discarded warm-up
+/// run, the unthrottled maximum, then rate-limited points at 10..100% of
+/// it, with latency (from the intended start) climbing near 100% while the
+/// service time stays nearly flat.
+pub fn latency_curve() -> ResultDoc {
+    let max = 50_000.0;
+    let mut runs = vec![
+        RunFixture::new("warmup-run", Pattern::Randread, 100, 8 << 10).perf(max, 640.0),
+        RunFixture::new("curve-max", Pattern::Randread, 100, 8 << 10).perf(max, 640.0),
+    ];
+    for pct in [10.0, 50.0, 70.0, 80.0, 90.0, 100.0] {
+        let u: f64 = pct / 100.0;
+        // Queueing: wait grows like u / (1 - u), capped at the 100% point.
+        let lat = 100.0 + 150.0 * u / (1.0 - u).max(0.02);
+        let mut r = RunFixture::new(&format!("curve-{pct}pct"), Pattern::Randread, 100, 8 << 10)
+            .perf(max * u, lat);
+        r.rate_pct = Some(pct);
+        runs.push(r);
+    }
+    let mut d = doc("client-1", &runs);
+    d.runs[0].workload.discard = true;
+    d.spec.runs[0].discard = true;
+    for r in d.runs.iter_mut().filter(|r| r.workload.rate_pct.is_some()) {
+        let service = crate::result::LatSummary {
+            mean: 100.0 + 20.0 * r.workload.rate_pct.as_ref().map_or(0.0, |p| p.percent) / 100.0,
+            ..r.totals.read.lat_us.clone()
+        };
+        r.totals.read.service_lat_us = Some(service);
+    }
+    d
+}

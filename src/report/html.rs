@@ -132,14 +132,21 @@ fn subtitle(sources: &[Source]) -> Vec<String> {
                     format!("{}{fs}", t.path)
                 })
                 .unwrap_or_else(|| d.spec.target.path.display().to_string());
+            let discarded = d.runs.iter().filter(|r| r.workload.discard).count();
+            let runs = match discarded {
+                0 => format!("{} run(s)", d.runs.len()),
+                n => format!(
+                    "{} run(s) and {n} discarded warm-up run(s)",
+                    d.runs.len() - n
+                ),
+            };
             format!(
-                "{}{} run(s) on {} against {}, started {}",
+                "{}{runs} on {} against {}, started {}",
                 if sources.len() > 1 {
                     format!("{}: ", s.label)
                 } else {
                     String::new()
                 },
-                d.runs.len(),
                 d.host.hostname,
                 target,
                 d.started
@@ -158,18 +165,24 @@ pub fn report_page(sources: &[Source]) -> Page {
         all.iter().map(|it| (run_label(sources, it), *it)).collect();
     let mut sections = Vec::new();
 
+    let rated = all.iter().any(|it| {
+        it.run.totals.read.service_lat_us.is_some() || it.run.totals.write.service_lat_us.is_some()
+    });
     let mut results = Section::new(
         "results",
         "Results",
-        "Measured phase only (warm-up excluded). Latency is per operation, from submission to completion.",
+        if rated {
+            "Measured phase only (warm-up excluded). Latency counts from submission to completion; \
+             for rate-limited runs from each I/O's intended start, with service time (from \
+             submission) beside it."
+        } else {
+            "Measured phase only (warm-up excluded). Latency counts from submission to completion."
+        },
     );
-    let mut summary = tables::summary(sources, &all);
-    // The section heading already says it.
-    summary.title.clear();
-    results.tables.push(summary);
+    results.tables = tables::results(sources, &all);
     sections.push(results);
 
-    if all.len() >= 2 && !detect::single_sweep_covers_all(&all, &sweeps) {
+    if all.len() >= 2 && !detect::sweeps_cover_all(&all, &sweeps) {
         sections.push(
             Section::new(
                 "patterns",
@@ -205,7 +218,7 @@ pub fn report_page(sources: &[Source]) -> Page {
                 figures: charts::sweep_figures(std::slice::from_ref(s), &all, sources),
             });
         }
-        sec.tables = tables::sweep_tables(&these, &all, sources);
+        sec.tables = tables::new_sweep_tables(&these, &all, sources);
         sections.push(sec);
     }
 

@@ -34,11 +34,19 @@ pub struct Item<'a> {
     pub run: &'a RunResult,
 }
 
+/// Every run of every source, less the warm-up runs a suite discards (the
+/// papers' "discard the first test"): they are listed, not charted.
 pub fn items(sources: &[Source]) -> Vec<Item<'_>> {
     sources
         .iter()
         .enumerate()
-        .flat_map(|(s, src)| src.doc.runs.iter().map(move |run| Item { source: s, run }))
+        .flat_map(|(s, src)| {
+            src.doc
+                .runs
+                .iter()
+                .filter(|run| !run.workload.discard)
+                .map(move |run| Item { source: s, run })
+        })
         .collect()
 }
 
@@ -159,6 +167,22 @@ pub fn combined_latency(run: &RunResult, p: f64) -> (f64, f64) {
         }
     };
     (mean, pct)
+}
+
+/// Mean service time (submission to completion) over reads and writes, for
+/// rate-limited runs, whose latency counts from each I/O's intended start.
+pub fn combined_service_mean(run: &RunResult) -> Option<f64> {
+    let (r, w) = (&run.totals.read, &run.totals.write);
+    let (rs, ws) = (r.service_lat_us.as_ref(), w.service_lat_us.as_ref());
+    if rs.is_none() && ws.is_none() {
+        return None;
+    }
+    let ops = (r.ops + w.ops) as f64;
+    if ops == 0.0 {
+        return None;
+    }
+    let part = |s: Option<&crate::result::LatSummary>, n: u64| s.map_or(0.0, |s| s.mean * n as f64);
+    Some((part(rs, r.ops) + part(ws, w.ops)) / ops)
 }
 
 /// Percentiles the latency-distribution chart plots, as far as the sample

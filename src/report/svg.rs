@@ -297,6 +297,10 @@ pub struct Series {
     pub name: String,
     pub colour: usize,
     pub dashed: bool,
+    /// Dotted: a third line style, for a third quantity of one colour.
+    pub dotted: bool,
+    /// Points joined by a line; false for points that stand alone.
+    pub line: bool,
     pub marks: bool,
     pub points: Vec<(f64, f64)>,
     pub tips: Vec<String>,
@@ -308,6 +312,8 @@ impl Series {
             name: name.into(),
             colour,
             dashed: false,
+            dotted: false,
+            line: true,
             marks: true,
             points: Vec::new(),
             tips: Vec::new(),
@@ -375,17 +381,39 @@ fn open(out: &mut String, kind: &str, title: &str, w: f64, height: f64) {
 }
 
 /// Legend below the plot, three entries a row.
-fn legend(out: &mut String, entries: &[(String, usize, bool)], w: f64, y0: f64) {
+/// Legend style of a series drawn as points without a line.
+const POINTS_ONLY: &str = "points";
+
+/// The stroke-dasharray attribute of a line style.
+fn dash_attr(dashed: bool, dotted: bool) -> &'static str {
+    if dotted {
+        " stroke-dasharray=\"2 3\""
+    } else if dashed {
+        " stroke-dasharray=\"6 4\""
+    } else {
+        ""
+    }
+}
+
+fn legend(out: &mut String, entries: &[(String, usize, &str)], w: f64, y0: f64) {
     let col = (w - LEFT - RIGHT) / 3.0;
     out.push_str("<g class=\"legend\">");
-    for (i, (name, c, dashed)) in entries.iter().enumerate() {
+    for (i, (name, c, dash)) in entries.iter().enumerate() {
         let x = LEFT + (i % 3) as f64 * col;
         let y = y0 + (i / 3) as f64 * LEGEND_ROW;
-        let dash = if *dashed {
-            " stroke-dasharray=\"5 3\""
-        } else {
-            ""
-        };
+        if *dash == POINTS_ONLY {
+            let _ = write!(
+                out,
+                "<circle cx=\"{}\" cy=\"{}\" r=\"4\" fill=\"{}\"/><text x=\"{}\" y=\"{}\">{}</text>",
+                f1(x + 11.0),
+                f1(y - 4.0),
+                colour(*c),
+                f1(x + 28.0),
+                f1(y),
+                esc(&shorten(name, 34)),
+            );
+            continue;
+        }
         let _ = write!(
             out,
             "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" stroke-width=\"2.5\"{dash}/>\
@@ -520,11 +548,7 @@ pub fn line_chart(
     axes(&mut out, &xs, &ys, x, y, w, plot_bottom);
     for s in series {
         let c = colour(s.colour);
-        let dash = if s.dashed {
-            " stroke-dasharray=\"6 4\""
-        } else {
-            ""
-        };
+        let dash = dash_attr(s.dashed, s.dotted);
         let mut d = String::new();
         for (i, &(px, py)) in s.points.iter().enumerate() {
             let _ = write!(
@@ -540,7 +564,7 @@ pub fn line_chart(
             "<g class=\"series-group\" data-series=\"{}\">",
             esc(&s.name)
         );
-        if !s.points.is_empty() {
+        if s.line && !s.points.is_empty() {
             let _ = write!(
                 out,
                 "<path class=\"series\" data-n=\"{}\" d=\"{d}\" stroke=\"{c}\"{dash}/>",
@@ -563,7 +587,14 @@ pub fn line_chart(
     }
     let entries: Vec<_> = series
         .iter()
-        .map(|s| (s.name.clone(), s.colour, s.dashed))
+        .map(|s| {
+            let style = if s.line {
+                dash_attr(s.dashed, s.dotted)
+            } else {
+                POINTS_ONLY
+            };
+            (s.name.clone(), s.colour, style)
+        })
         .collect();
     legend(&mut out, &entries, w, plot_bottom + 58.0);
     out.push_str("</svg>");
@@ -706,7 +737,7 @@ pub fn bar_chart(
         cy = f1((TOP + plot_bottom) / 2.0),
         yt = esc(&y.title),
     );
-    let entries: Vec<_> = series.iter().map(|(n, c)| (n.clone(), *c, false)).collect();
+    let entries: Vec<_> = series.iter().map(|(n, c)| (n.clone(), *c, "")).collect();
     legend(&mut out, &entries, w, plot_bottom + 52.0);
     out.push_str("</svg>");
     out
@@ -723,8 +754,17 @@ fn split_label(s: &str, max: usize) -> (String, String) {
         .map(|i| i + 1)
         .unwrap_or(max);
     let first: String = chars[..cut].iter().collect();
-    let rest: String = chars[cut..].iter().collect();
-    (first, shorten(&rest, max))
+    let rest: Vec<char> = chars[cut..].to_vec();
+    // Runs of one sweep share their start and differ at the end
+    // ("4k-random-90r"): a second line too long keeps its end.
+    let second: String = if rest.len() > max {
+        std::iter::once('…')
+            .chain(rest[rest.len() + 1 - max..].iter().copied())
+            .collect()
+    } else {
+        rest.iter().collect()
+    };
+    (first, second)
 }
 
 #[cfg(test)]
@@ -767,6 +807,13 @@ mod tests {
         assert_eq!(fmt_number(2.5), "2.5");
         assert_eq!(fmt_value(2.0, Fmt::Nines), "p99");
         assert_eq!(fmt_value(3.0, Fmt::Nines), "p99.9");
-        assert_eq!(split_label("8k-random-50-50", 10).0, "8k-random-");
+        assert_eq!(
+            split_label("8k-random-50-50", 10),
+            ("8k-random-".into(), "50-50".into())
+        );
+        assert_eq!(
+            split_label("4k-random-90r-long-name", 8),
+            ("4k-".into(), "…ng-name".into())
+        );
     }
 }

@@ -19,6 +19,8 @@ pub struct Table {
     pub rows: Vec<Vec<String>>,
     /// Per column: right-aligned numbers.
     pub numeric: Vec<bool>,
+    /// Lines shown under the table (discarded warm-up runs, a knee...).
+    pub notes: Vec<String>,
 }
 
 impl Table {
@@ -28,6 +30,43 @@ impl Table {
             head: head.iter().map(|h| h.to_string()).collect(),
             rows: Vec::new(),
             numeric: (0..head.len()).map(|i| i >= numeric_from).collect(),
+            notes: Vec::new(),
+        }
+    }
+
+    /// One of the tables the suites print (`crate::tables`), so the page
+    /// shows the papers' layouts exactly as the terminal does. A column is
+    /// numeric when its cells are figures ("max" and "-" allowed).
+    pub fn from_view(v: &crate::tables::TableView) -> Self {
+        let numeric = (0..v.header.len())
+            .map(|c| {
+                let cells: Vec<&str> = v
+                    .rows
+                    .iter()
+                    .filter_map(|r| r.get(c).map(String::as_str))
+                    .collect();
+                c > 0
+                    && cells
+                        .iter()
+                        .any(|x| x.starts_with(|ch: char| ch.is_ascii_digit()))
+                    && cells.iter().all(|x| {
+                        x.starts_with(|ch: char| ch.is_ascii_digit() || ch == '-')
+                            || x.is_empty()
+                            || *x == "max"
+                    })
+            })
+            .collect();
+        let mut title = v.title.clone();
+        // The terminal's lower-case titles ("patterns") read as headings here.
+        if let Some(first) = title.get(..1) {
+            title = first.to_uppercase() + &title[1..];
+        }
+        Self {
+            title,
+            head: v.header.clone(),
+            rows: v.rows.clone(),
+            numeric,
+            notes: v.notes.clone(),
         }
     }
 
@@ -63,6 +102,12 @@ impl Table {
                 "| {} |\n",
                 r.iter().map(|c| cell(c)).collect::<Vec<_>>().join(" | ")
             ));
+        }
+        if !self.notes.is_empty() {
+            out.push('\n');
+            for n in &self.notes {
+                out.push_str(&format!("{}\n", cell(n)));
+            }
         }
         out
     }
@@ -153,6 +198,7 @@ pub fn mix(sweep: &Sweep, items: &[Item], sources: &[Source]) -> Table {
         numeric: (0..head.len()).map(|i| i > 0).collect(),
         head,
         rows: Vec::new(),
+        notes: Vec::new(),
     };
     for line in &sweep.lines {
         let prefix = match line.source {
@@ -222,6 +268,60 @@ pub fn curve(sweep: &Sweep, items: &[Item], sources: &[Source]) -> Table {
         }
     }
     t
+}
+
+/// The Results section: each result's tables as the suites print them
+/// (the papers' layouts; one row per run and operation for plain runs),
+/// then, for suites, every run and operation with its percentiles.
+pub fn results(sources: &[Source], items: &[Item]) -> Vec<Table> {
+    let mut out = Vec::new();
+    for s in sources {
+        for v in crate::tables::views(&s.doc) {
+            let mut t = Table::from_view(&v);
+            if sources.len() > 1 {
+                t.title = format!("{}: {}", s.label, t.title);
+            }
+            out.push(t);
+        }
+    }
+    if sources.iter().any(|s| s.doc.spec.suite.is_some()) {
+        let mut t = summary(sources, items);
+        t.title = "Every run and operation".into();
+        out.push(t);
+    }
+    out
+}
+
+/// A suite whose own table already lays out this sweep (its mix table or
+/// its curve) makes a second table redundant.
+fn suite_shows(sweep: &Sweep, items: &[Item], sources: &[Source]) -> bool {
+    use crate::spec::TableKind;
+    sweep.lines.iter().flat_map(|l| &l.items).all(|&i| {
+        let kind = sources[items[i].source]
+            .doc
+            .spec
+            .suite
+            .as_ref()
+            .map(|s| s.table);
+        matches!(
+            (sweep.kind, kind),
+            (SweepKind::Mix, Some(TableKind::Mix))
+                | (
+                    SweepKind::Curve,
+                    Some(TableKind::Curve | TableKind::Threads)
+                )
+        )
+    })
+}
+
+/// Tables of the sweeps a suite's own tables do not already show.
+pub fn new_sweep_tables(sweeps: &[Sweep], items: &[Item], sources: &[Source]) -> Vec<Table> {
+    let rest: Vec<Sweep> = sweeps
+        .iter()
+        .filter(|s| !suite_shows(s, items, sources))
+        .cloned()
+        .collect();
+    sweep_tables(&rest, items, sources)
 }
 
 pub fn sweep_tables(sweeps: &[Sweep], items: &[Item], sources: &[Source]) -> Vec<Table> {
