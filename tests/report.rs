@@ -249,10 +249,12 @@ fn vertices(body: &str) -> Vec<usize> {
         .collect()
 }
 
-fn artifacts_dir(fallback: &Path) -> PathBuf {
+/// Where screenshots go: $VOLBENCH_ARTIFACTS, else cargo's temp directory
+/// for integration tests (target/tmp), which outlives the test.
+fn artifacts_dir() -> PathBuf {
     let d = std::env::var_os("VOLBENCH_ARTIFACTS")
         .map(PathBuf::from)
-        .unwrap_or_else(|| fallback.to_path_buf());
+        .unwrap_or_else(|| Path::new(env!("CARGO_TARGET_TMPDIR")).join("report-screenshots"));
     std::fs::create_dir_all(&d).unwrap();
     d
 }
@@ -272,7 +274,8 @@ fn reports_render_in_a_browser_with_every_data_point() {
         return;
     };
     let tmp = tempfile::tempdir().unwrap();
-    let shots = artifacts_dir(tmp.path());
+    let shots = artifacts_dir();
+    eprintln!("screenshots: {}", shots.display());
 
     // A six-patterns result: bars, two small mixes, percentiles, time series.
     let six = write_result(&tmp.path().join("six"), &fixtures::six_patterns());
@@ -311,6 +314,39 @@ fn reports_render_in_a_browser_with_every_data_point() {
     let c = charts(&dom);
     assert_eq!(count("curve", &c, "class=\"mark\""), 2 * 6);
     assert_eq!(count("bars", &c, "class=\"bar\""), 0);
+
+    // A latency curve: six rate points with mean, p99 and service time, the
+    // unthrottled maximum apart, the discarded warm-up run nowhere.
+    let lc = write_result(
+        &tmp.path().join("latency-curve"),
+        &fixtures::latency_curve(),
+    );
+    assert!(run(&["report", p(&lc)]).status.success());
+    let (dom, log) = browse(&chrome, &lc.join("report.html"), &["--dump-dom"]);
+    no_console_messages(&log);
+    let c = charts(&dom);
+    assert_eq!(count("curve", &c, "class=\"mark\""), 6 * 3 + 2);
+    assert_eq!(c.iter().filter(|(k, _)| k == "timeseries").count(), 7 * 3);
+    browse(
+        &chrome,
+        &lc.join("report.html"),
+        &[
+            &format!("--screenshot={}", shots.join("latency-curve.png").display()),
+            "--window-size=1100,1600",
+        ],
+    );
+    assert!(shots.join("latency-curve.png").is_file());
+
+    // A comparison: one bar per result and matched run/op, ratios on them.
+    let other = write_result(&tmp.path().join("six-b"), &fixtures::six_patterns());
+    let cmp = tmp.path().join("compare.html");
+    let o = run(&["compare", p(&six), p(&other), "-o", p(&cmp)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let (dom, log) = browse(&chrome, &cmp, &["--dump-dom"]);
+    no_console_messages(&log);
+    let c = charts(&dom);
+    assert_eq!(count("compare", &c, "class=\"bar\""), 2 * 8);
+    assert_eq!(count("compare", &c, ">1.00x<"), 8);
 
     // A real run: report.html comes with --output, one vertex per interval.
     let target = tmp.path().join("target");
