@@ -158,6 +158,14 @@ mod tests {
     }
 
     #[test]
+    fn markdown_cells_cannot_break_the_table_or_inject_html() {
+        let mut d = fixtures::six_patterns();
+        d.runs[0].name = "a|b<script>".into();
+        let md = markdown(&one(d));
+        assert!(md.contains("| a\\|b&lt;script&gt; |"), "{md}");
+    }
+
+    #[test]
     fn csv_adds_the_source_column() {
         let text = csv(&one(fixtures::six_patterns())).unwrap();
         let mut r = ::csv::Reader::from_reader(text.as_bytes());

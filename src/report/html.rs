@@ -347,6 +347,15 @@ mod tests {
     }
 
     #[test]
+    fn a_result_without_runs_still_renders() {
+        let mut d = fixtures::doc("h", &[]);
+        d.error = Some("cannot open the target".into());
+        let html = page_of(d, "/r/empty");
+        assert!(html.contains("the result holds no runs"));
+        assert!(!html.contains("<svg class=\"chart\""));
+    }
+
+    #[test]
     fn failures_are_shown_first() {
         let mut d = fixtures::mix_sweep();
         d.interrupted = true;

@@ -50,7 +50,7 @@ impl Table {
                         .iter()
                         .any(|x| x.starts_with(|ch: char| ch.is_ascii_digit()))
                     && cells.iter().all(|x| {
-                        x.starts_with(|ch: char| ch.is_ascii_digit() || ch == '-')
+                        x.starts_with(|ch: char| ch.is_ascii_digit() || ch == '-' || ch == '+')
                             || x.is_empty()
                             || *x == "max"
                     })
@@ -70,11 +70,15 @@ impl Table {
         }
     }
 
-    /// GitHub-flavoured Markdown; `|` in cells is escaped.
+    /// GitHub-flavoured Markdown. Pipes would split cells and angle
+    /// brackets become HTML where Markdown is rendered (run names and paths
+    /// come from users): both are escaped.
     pub fn to_markdown(&self) -> String {
         let cell = |s: &str| {
             s.replace('\\', "\\\\")
                 .replace('|', "\\|")
+                .replace('<', "&lt;")
+                .replace('>', "&gt;")
                 .replace('\n', " ")
         };
         let mut out = String::new();
