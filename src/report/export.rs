@@ -13,9 +13,10 @@ pub fn markdown(sources: &[Source]) -> String {
     let all = items(sources);
     let sweeps = detect::sweeps(&all);
     let mut out = String::from("## volbench results\n");
-    for t in tables::results(sources, &all)
+    for t in tables::results(sources)
         .into_iter()
         .chain(tables::new_sweep_tables(&sweeps, &all, sources))
+        .chain(tables::every_run(sources, &all))
     {
         out.push('\n');
         out.push_str(&t.to_markdown());

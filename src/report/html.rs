@@ -179,7 +179,7 @@ pub fn report_page(sources: &[Source]) -> Page {
             "Measured phase only (warm-up excluded). Latency counts from submission to completion."
         },
     );
-    results.tables = tables::results(sources, &all);
+    results.tables = tables::results(sources);
     sections.push(results);
 
     if all.len() >= 2 && !detect::sweeps_cover_all(&all, &sweeps) {
@@ -231,6 +231,17 @@ pub fn report_page(sources: &[Source]) -> Page {
             )
             .figures(charts::percentiles(&labelled)),
         );
+    }
+
+    if let Some(mut t) = tables::every_run(sources, &all) {
+        t.title.clear();
+        let mut sec = Section::new(
+            "runs",
+            "Every run",
+            "Each run and operation with its latency percentiles.",
+        );
+        sec.tables.push(t);
+        sections.push(sec);
     }
 
     let mut ts = Section::new(

@@ -274,10 +274,21 @@ pub fn curve(sweep: &Sweep, items: &[Item], sources: &[Source]) -> Table {
     t
 }
 
+/// Every run and operation with its percentiles, for results whose own
+/// tables (a suite's layout) leave them out; None when those tables are
+/// already one row per run and operation.
+pub fn every_run(sources: &[Source], items: &[Item]) -> Option<Table> {
+    if !sources.iter().any(|s| s.doc.spec.suite.is_some()) {
+        return None;
+    }
+    let mut t = summary(sources, items);
+    t.title = "Every run and operation".into();
+    Some(t)
+}
+
 /// The Results section: each result's tables as the suites print them
-/// (the papers' layouts; one row per run and operation for plain runs),
-/// then, for suites, every run and operation with its percentiles.
-pub fn results(sources: &[Source], items: &[Item]) -> Vec<Table> {
+/// (the papers' layouts; one row per run and operation for plain runs).
+pub fn results(sources: &[Source]) -> Vec<Table> {
     let mut out = Vec::new();
     for s in sources {
         for v in crate::tables::views(&s.doc) {
@@ -287,11 +298,6 @@ pub fn results(sources: &[Source], items: &[Item]) -> Vec<Table> {
             }
             out.push(t);
         }
-    }
-    if sources.iter().any(|s| s.doc.spec.suite.is_some()) {
-        let mut t = summary(sources, items);
-        t.title = "Every run and operation".into();
-        out.push(t);
     }
     out
 }
