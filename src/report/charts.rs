@@ -40,6 +40,7 @@ fn line_prefix(sources: &[Source], source: Option<usize>) -> String {
 
 /// Chart 1: read and write throughput against read percentage.
 pub fn mix(sweep: &Sweep, items: &[Item], sources: &[Source]) -> Figure {
+    // detect::sweeps keeps only sweeps with a line of MIN_POINTS runs.
     let first = items[sweep.lines[0].items[0]].run;
     let metric = Metric::of(first);
     let overlay = sweep.lines.len() > 1;

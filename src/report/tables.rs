@@ -185,6 +185,7 @@ pub fn summary(sources: &[Source], items: &[Item]) -> Table {
 /// The papers' mix table: one row "Read MiB/s", one "Write MiB/s" (or
 /// IOPS), one column per mix, e.g. 100/0, 75/25, ... 0/100.
 pub fn mix(sweep: &Sweep, items: &[Item], sources: &[Source]) -> Table {
+    // detect::sweeps keeps only sweeps with a line of MIN_POINTS runs.
     let first = items[sweep.lines[0].items[0]].run;
     let metric = Metric::of(first);
     // Columns: every read percentage in any line, 100 first.
