@@ -20,12 +20,13 @@ pub fn main(cli: Cli) -> Result<i32> {
     match cli.command {
         Command::Run(a) => cmd_run(&a),
         Command::Quick(a) => cmd_quick(&a),
+        Command::Agent(_) => crate::remote::agent::main(),
     }
 }
 
 /// Ctrl-C and SIGTERM set the flag; the run stops at its next poll and the
 /// results so far are written. A second Ctrl-C ends the process at once.
-fn stop_flag() -> Result<Arc<AtomicBool>> {
+pub(crate) fn stop_flag() -> Result<Arc<AtomicBool>> {
     let stop = Arc::new(AtomicBool::new(false));
     for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         signal_hook::flag::register_conditional_shutdown(sig, exit::INTERRUPTED, stop.clone())
@@ -36,6 +37,9 @@ fn stop_flag() -> Result<Arc<AtomicBool>> {
 }
 
 fn cmd_run(a: &RunArgs) -> Result<i32> {
+    if a.remote.is_multi_host() {
+        return crate::remote::cmd_run(a, stop_flag);
+    }
     let job = frontend::job_from_run_args(a)?;
     let plan = plan::plan(job)?;
     if a.dry_run {
@@ -66,7 +70,7 @@ fn execute_and_report(plan: &Plan, out_dir: Option<&Path>, json: bool) -> Result
 }
 
 /// Writes and prints a result, and picks the exit code from how it ended.
-fn finish(doc: &ResultDoc, out_dir: Option<&Path>, json: bool) -> Result<i32> {
+pub(crate) fn finish(doc: &ResultDoc, out_dir: Option<&Path>, json: bool) -> Result<i32> {
     if let Some(dir) = out_dir {
         output::write_dir(doc, dir)?;
     }

@@ -24,6 +24,9 @@ use crate::workload::IoGen;
 pub trait Observer: Progress {
     fn note(&self, message: &str);
     fn run_started(&self, index: usize, count: usize, run: &PlannedRun);
+    /// The workers were released at `at` (wall clock): the run's I/O begins.
+    /// A multi-host agent reports it so the coordinator can measure start skew.
+    fn io_started(&self, _run: &PlannedRun, _at: SystemTime) {}
     /// Called once per interval with the time so far and the run's total.
     fn interval(&self, run: &PlannedRun, elapsed_s: f64, total_s: f64, iv: &Interval);
     fn run_finished(&self, run: &RunResult);
@@ -37,18 +40,8 @@ const POLL: Duration = Duration::from_millis(50);
 pub const MAX_INTERVALS: usize = 4096;
 
 pub fn execute(plan: &Plan, obs: &dyn Observer, stop: &Arc<AtomicBool>) -> Result<ResultDoc> {
-    raise_fd_limit();
     let job = &plan.job;
     let started = crate::result::now_rfc3339();
-    let opts = PrepareOptions {
-        size: job.target.size,
-        files: job.target.files,
-        direct: job.target.direct,
-        allow_overwrite: job.target.allow_overwrite,
-        needs_write: plan.needs_write(),
-        progress: obs,
-        stop,
-    };
     let mut doc = ResultDoc {
         schema: SCHEMA.into(),
         tool: Tool::this(),
@@ -60,8 +53,9 @@ pub fn execute(plan: &Plan, obs: &dyn Observer, stop: &Arc<AtomicBool>) -> Resul
         interrupted: false,
         error: None,
         notes: plan.notes.clone(),
+        cluster: None,
     };
-    let prepared = match target::prepare(&plan.target, &opts) {
+    let prepared = match prepare(plan, obs, stop) {
         Ok(p) => p,
         Err(_) if stop.load(Ordering::Relaxed) => {
             doc.interrupted = true;
@@ -69,27 +63,15 @@ pub fn execute(plan: &Plan, obs: &dyn Observer, stop: &Arc<AtomicBool>) -> Resul
         }
         Err(e) => return Err(e),
     };
-    check_alignment(plan, &prepared)?;
-    for n in &prepared.notes {
-        obs.note(n);
-        doc.notes.push(n.clone());
-    }
-    doc.target = Some(TargetInfo {
-        kind: format!("{:?}", prepared.kind)
-            .to_lowercase()
-            .replace("blockdevice", "block_device"),
-        path: job.target.path.display().to_string(),
-        files: prepared.layout.nfiles,
-        file_size: prepared.layout.file_size,
-        align: prepared.align,
-    });
+    doc.notes.extend(prepared.notes.iter().cloned());
+    doc.target = Some(target_info(plan, &prepared));
     for (i, run) in plan.runs.iter().enumerate() {
         if stop.load(Ordering::Relaxed) {
             doc.interrupted = true;
             break;
         }
         obs.run_started(i, plan.runs.len(), run);
-        match run_one(plan, run, &prepared, obs, stop) {
+        match run_one(plan, run, &prepared, obs, stop, &|| Some(Instant::now())) {
             Ok(result) => {
                 obs.run_finished(&result);
                 let interrupted = result.interrupted;
@@ -109,6 +91,42 @@ pub fn execute(plan: &Plan, obs: &dyn Observer, stop: &Arc<AtomicBool>) -> Resul
         }
     }
     Ok(doc)
+}
+
+/// Makes the plan's target ready (creates and fills a file set, or checks
+/// an existing file or device) and tells the observer what it should know.
+/// Used once per target by the local executor and by a multi-host agent.
+pub fn prepare(plan: &Plan, obs: &dyn Observer, stop: &Arc<AtomicBool>) -> Result<Prepared> {
+    raise_fd_limit();
+    let job = &plan.job;
+    let opts = PrepareOptions {
+        size: job.target.size,
+        files: job.target.files,
+        direct: job.target.direct,
+        allow_overwrite: job.target.allow_overwrite,
+        needs_write: plan.needs_write(),
+        progress: obs,
+        stop,
+    };
+    let prepared = target::prepare(&plan.target, &opts)?;
+    check_alignment(plan, &prepared)?;
+    for n in &prepared.notes {
+        obs.note(n);
+    }
+    Ok(prepared)
+}
+
+/// The result file's description of a prepared target.
+pub fn target_info(plan: &Plan, prepared: &Prepared) -> TargetInfo {
+    TargetInfo {
+        kind: format!("{:?}", prepared.kind)
+            .to_lowercase()
+            .replace("blockdevice", "block_device"),
+        path: plan.job.target.path.display().to_string(),
+        files: prepared.layout.nfiles,
+        file_size: prepared.layout.file_size,
+        align: prepared.align,
+    }
 }
 
 fn check_alignment(plan: &Plan, prepared: &Prepared) -> Result<()> {
@@ -144,14 +162,24 @@ fn raise_fd_limit() {
     }
 }
 
-type RunError = (VbError, Option<RunResult>);
+/// A failed run: why, and what it measured before failing, if anything.
+pub type RunError = (VbError, Option<RunResult>);
 
-fn run_one(
+/// Decides when a run's I/O starts, once every worker is set up: `Some(now)`
+/// on a single host; on a multi-host agent, after the coordinator's barrier,
+/// the common absolute start time. `None` abandons the run before any I/O.
+pub type StartGate<'a> = &'a (dyn Fn() -> Option<Instant> + Sync);
+
+/// Runs one planned run on a prepared target: sets the workers up, waits for
+/// `gate`'s start time, collects intervals (reported to `obs`) and merges the
+/// workers' statistics.
+pub fn run_one(
     plan: &Plan,
     run: &PlannedRun,
     prepared: &Prepared,
     obs: &dyn Observer,
     stop: &Arc<AtomicBool>,
+    gate: StartGate,
 ) -> std::result::Result<RunResult, RunError> {
     let job = &plan.job;
     let spec = &run.spec;
@@ -201,6 +229,8 @@ fn run_one(
         });
     }
 
+    // Workers wait at `ready` once set up, then at `go` until the start time.
+    let ready = Arc::new(Barrier::new(n as usize + 1));
     let barrier = Arc::new(Barrier::new(n as usize + 1));
     let warmup = Duration::from_secs_f64(spec.warmup_s);
     let duration = Duration::from_secs_f64(spec.duration_s);
@@ -219,10 +249,12 @@ fn run_one(
             .into_iter()
             .map(|setup| {
                 let barrier = barrier.clone();
+                let ready = ready.clone();
                 std::thread::Builder::new()
                     .name(format!("vb-io-{}", setup.index))
                     .spawn_scoped(s, move || {
                         worker::run(setup, || {
+                            ready.wait();
                             barrier.wait();
                         })
                     })
@@ -231,12 +263,33 @@ fn run_one(
         let handles: Vec<_> = match handles.into_iter().collect::<std::io::Result<Vec<_>>>() {
             Ok(h) => h,
             Err(e) => {
-                // Threads already started wait at the barrier; release them to stop.
+                // Threads already started wait at the barriers; release them to stop.
                 control.phase.store(PHASE_STOP, Ordering::Relaxed);
                 return Err((VbError::run(format!("cannot start I/O threads: {e}")), None));
             }
         };
+        ready.wait();
+        let Some(start) = gate() else {
+            // Abandoned before any I/O: the workers see STOP once released.
+            control.phase.store(PHASE_STOP, Ordering::Relaxed);
+            barrier.wait();
+            for h in handles {
+                let _ = h.join();
+            }
+            return Err((
+                VbError::run(format!(
+                    "run '{}' was called off before it started",
+                    spec.name
+                )),
+                None,
+            ));
+        };
+        let wait = start.saturating_duration_since(Instant::now());
+        if !wait.is_zero() {
+            std::thread::sleep(wait);
+        }
         barrier.wait();
+        obs.io_started(run, SystemTime::now());
         let timeline = collect(
             run, &control, &counters, warmup, duration, interval, obs, stop,
         );

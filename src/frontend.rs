@@ -15,6 +15,22 @@ fn count_u32(flag: &str, text: &str) -> Result<u32> {
 }
 
 pub fn job_from_run_args(a: &RunArgs) -> Result<JobSpec> {
+    let size = match &a.size {
+        Some(s) => parse_size(s)?,
+        None => {
+            let insp = target::inspect(&a.target)?;
+            match (insp.kind, insp.existing_size) {
+                (TargetKind::Directory, _) | (_, None) => DEFAULT_DIR_SIZE,
+                (_, Some(n)) => n,
+            }
+        }
+    };
+    job_with_size(a, size)
+}
+
+/// The job with a known working-set size (a multi-host run cannot inspect
+/// the targets from here: each agent does it for its own).
+pub fn job_with_size(a: &RunArgs, size: u64) -> Result<JobSpec> {
     let rw = Pattern::parse(&a.rw)?;
     let read_pct = match (&a.read_pct, rw.fixed_read_pct()) {
         (None, Some(p)) => p,
@@ -31,16 +47,6 @@ pub fn job_from_run_args(a: &RunArgs) -> Result<JobSpec> {
         .into_iter()
         .map(|(bytes, weight)| BlockSize { bytes, weight })
         .collect();
-    let size = match &a.size {
-        Some(s) => parse_size(s)?,
-        None => {
-            let insp = target::inspect(&a.target)?;
-            match (insp.kind, insp.existing_size) {
-                (TargetKind::Directory, _) | (_, None) => DEFAULT_DIR_SIZE,
-                (_, Some(n)) => n,
-            }
-        }
-    };
     let mut run = RunSpec {
         name: String::new(),
         rw,

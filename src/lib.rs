@@ -12,6 +12,7 @@ pub mod frontend;
 pub mod hostinfo;
 pub mod output;
 pub mod plan;
+pub mod remote;
 pub mod result;
 pub mod spec;
 pub mod stats;
