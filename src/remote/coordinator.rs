@@ -96,6 +96,8 @@ struct Host {
     fill_known: bool,
     // The run in progress.
     ready: bool,
+    /// We told it to stop this run (so an error it reports is ours, not its).
+    stopped: bool,
     started: Vec<Option<i128>>,
     intervals: Vec<Vec<Interval>>,
     done: Option<(Vec<TargetResult>, Option<String>)>,
@@ -329,6 +331,7 @@ fn connect<'a>(
             fill: (0, 0),
             fill_known: false,
             ready: false,
+            stopped: false,
             started: Vec::new(),
             intervals: Vec::new(),
             done: None,
@@ -579,7 +582,9 @@ impl Coordinator<'_> {
         }
         for i in 0..self.hosts.len() {
             let h = &self.hosts[i];
-            if h.live() && now.duration_since(h.last_heard) > self.timeout {
+            // Before its hello a host is still connecting: CONNECT_TIMEOUT
+            // governs that, not the heartbeat silence.
+            if h.live() && h.version.is_some() && now.duration_since(h.last_heard) > self.timeout {
                 let secs = now.duration_since(h.last_heard).as_secs_f64();
                 self.fail(
                     i,
@@ -1016,6 +1021,7 @@ impl Coordinator<'_> {
         for h in &mut self.hosts {
             let n = h.a.targets.len();
             h.ready = false;
+            h.stopped = false;
             h.started = vec![None; n];
             h.intervals = vec![Vec::new(); n];
             h.done = None;
@@ -1063,7 +1069,12 @@ impl Coordinator<'_> {
         let interrupted = outcome == Outcome::Stopped;
         if interrupted || trouble(&self.hosts) {
             // Stop everyone still going; they send what they measured.
-            for h in self.hosts.iter().filter(|h| h.live() && h.done.is_none()) {
+            for h in self
+                .hosts
+                .iter_mut()
+                .filter(|h| h.live() && h.done.is_none())
+            {
+                h.stopped = true;
                 h.send(&ToAgent::Stop);
             }
             let o = self.wait_for(Some(Instant::now() + STOP_TIMEOUT), |h| h.done.is_some());
@@ -1080,6 +1091,9 @@ impl Coordinator<'_> {
         }
         // Host errors reported with results (an I/O error there) fail the host too.
         for i in 0..self.hosts.len() {
+            if self.hosts[i].stopped {
+                continue;
+            }
             if let Some(e) = self.hosts[i].done.as_ref().and_then(|d| d.1.clone()) {
                 self.fail(i, e);
             }
@@ -1158,7 +1172,7 @@ impl Coordinator<'_> {
                 .map(|d| d.0.iter().map(|t| &t.result).collect())
                 .unwrap_or_default();
             if parts.is_empty() {
-                if h.failed.is_some() && h.intervals.iter().any(|s| !s.is_empty()) {
+                if h.failed.is_some() && h.unfinished.is_none() {
                     h.unfinished = Some(Unfinished {
                         run: spec.name.clone(),
                         intervals: merge::merge_series(h.intervals.iter().map(|s| s.as_slice())),

@@ -2,6 +2,8 @@
 //! privileges, and skip loudly (with the reason) when a fixture is impossible.
 #![allow(dead_code)]
 
+pub mod hosts;
+
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -10,7 +12,10 @@ pub fn volbench() -> Command {
 }
 
 pub fn run(args: &[&str]) -> Output {
-    volbench().args(args).output().expect("the volbench binary runs")
+    volbench()
+        .args(args)
+        .output()
+        .expect("the volbench binary runs")
 }
 
 pub fn stdout(o: &Output) -> String {
@@ -28,13 +33,15 @@ pub fn is_root() -> bool {
 /// Prints why a test did not run. On CI (CI=true) a skip is a failure: the
 /// CI machine is expected to have every fixture.
 pub fn skip(test: &str, why: &str) {
-    if std::env::var("CI").as_deref() == Ok("true") && std::env::var("VOLBENCH_ALLOW_SKIP").is_err() {
+    if std::env::var("CI").as_deref() == Ok("true") && std::env::var("VOLBENCH_ALLOW_SKIP").is_err()
+    {
         panic!("{test}: cannot run on CI: {why}");
     }
     eprintln!("SKIP {test}: {why}");
 }
 
 pub fn read_json(path: &Path) -> serde_json::Value {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
+    let text =
+        std::fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
     serde_json::from_str(&text).expect("valid JSON")
 }
