@@ -186,9 +186,9 @@ pub struct HostArgs {
     #[arg(long)]
     pub shared_target: bool,
 
-    /// Give up on a host silent this long (an agent stops its I/O and exits
-    /// after the same silence from the coordinator).
-    #[arg(long, value_name = "D", default_value = "5s", hide = true)]
+    /// Give up on a host silent this long (no heartbeat, no data); an agent
+    /// that hears nothing from here as long stops its I/O and exits.
+    #[arg(long, value_name = "D", default_value = "5s")]
     pub host_timeout: String,
 
     /// Name shown on the agents' command lines (to find them with ps).

@@ -706,3 +706,39 @@ fn push_binary_copies_once_into_a_content_named_cache() {
     assert_eq!(doc["cluster"]["hosts"][1]["status"], "ok");
     let _ = skip;
 }
+
+#[test]
+fn ctrl_c_stops_every_host_and_keeps_their_results() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let tag = session("ctrlc");
+    let mut coord = multi(
+        "a,b",
+        &fake_ssh(LOCAL),
+        &tmp.path().join("{host}"),
+        &out,
+        &["--duration", "60s", "--warmup", "0s", "--session", &tag],
+    )
+    .stdout(Stdio::null())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
+    wait_for_io(&mut coord, &tag, 2);
+    rustix::process::kill_process(
+        rustix::process::Pid::from_raw(coord.id() as i32).unwrap(),
+        rustix::process::Signal::INT,
+    )
+    .unwrap();
+    let mut status = None;
+    assert!(wait_until(Duration::from_secs(10), || {
+        status = coord.try_wait().unwrap();
+        status.is_some()
+    }));
+    assert_eq!(status.unwrap().code(), Some(130));
+    let doc = read_json(&out.join("result.json"));
+    assert_eq!(doc["interrupted"], true);
+    assert_eq!(doc["cluster"]["runs"][0]["hosts_merged"], 2);
+    assert!(ops(&doc["runs"][0], "read") > 0);
+    assert_merge_is_sum(&doc);
+    assert_nothing_left(&tag, Duration::from_secs(5));
+}

@@ -547,11 +547,22 @@ impl Coordinator<'_> {
 
     /// Like `wait_for`, with a condition over all hosts (live or not).
     fn wait_until(&mut self, deadline: Option<Instant>, cond: impl Fn(&[Host]) -> bool) -> Outcome {
+        self.wait_inner(deadline, cond, true)
+    }
+
+    /// `heed_stop: false` keeps waiting after Ctrl-C: for the results of
+    /// the hosts told to stop.
+    fn wait_inner(
+        &mut self,
+        deadline: Option<Instant>,
+        cond: impl Fn(&[Host]) -> bool,
+        heed_stop: bool,
+    ) -> Outcome {
         loop {
             if cond(&self.hosts) {
                 return Outcome::Done;
             }
-            if self.stop.load(Ordering::Relaxed) {
+            if heed_stop && self.stop.load(Ordering::Relaxed) {
                 return Outcome::Stopped;
             }
             let now = Instant::now();
@@ -1077,7 +1088,11 @@ impl Coordinator<'_> {
                 h.stopped = true;
                 h.send(&ToAgent::Stop);
             }
-            let o = self.wait_for(Some(Instant::now() + STOP_TIMEOUT), |h| h.done.is_some());
+            let o = self.wait_inner(
+                Some(Instant::now() + STOP_TIMEOUT),
+                |hs| all_live(hs, |h| h.done.is_some()),
+                false,
+            );
             if o == Outcome::TimedOut {
                 for i in 0..self.hosts.len() {
                     if self.hosts[i].live() && self.hosts[i].done.is_none() {
