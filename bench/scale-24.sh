@@ -105,6 +105,11 @@ else
   remote=(--push-binary)
 fi
 
+if ((made_hosts)); then
+  # Stand-ins for the mount points: the parent directory of every target.
+  "$bin" run --hosts-file "$hosts_file" --target "$target" --size "$size" --dry-run |
+    sed -n 's/.*targets: //p' | tr ' ' '\n' | while read -r t; do mkdir -p "$(dirname "$t")"; done
+fi
 echo "scale-24: $(grep -cv '^\s*\(#\|$\)' "$hosts_file") hosts x $threads threads, target $target, $engine, $duration" >&2
 "$bin" run --hosts-file "$hosts_file" --ssh-command "$ssh_command" "${remote[@]}" \
   --target "$target" --size "$size" --buffered --engine "$engine" --rw randread --bs 4k \
