@@ -5,14 +5,15 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
-use crate::cli::{Cli, Command, QuickArgs, RunArgs};
+use crate::cli::{Cli, Command, QuickArgs, RunArgs, SuiteCommand, SuiteRunArgs};
 use crate::error::{Result, VbError, exit};
 use crate::executor;
 use crate::frontend;
 use crate::output;
 use crate::plan::{self, Plan};
 use crate::result::ResultDoc;
-use crate::spec::{EngineChoice, JobSpec, TargetSpec};
+use crate::spec::JobSpec;
+use crate::suite;
 use crate::ui::TerminalObserver;
 use crate::units::{parse_duration, parse_size};
 
@@ -21,6 +22,17 @@ pub fn main(cli: Cli) -> Result<i32> {
         Command::Run(a) => cmd_run(&a),
         Command::Quick(a) => cmd_quick(&a),
         Command::Agent(_) => crate::remote::agent::main(),
+        Command::Suite(SuiteCommand::List) => cmd_suite_list(),
+        Command::Suite(SuiteCommand::Show { suite }) => {
+            let (_, text) = suite::load(&suite)?;
+            print!("{text}");
+            Ok(exit::OK)
+        }
+        Command::Suite(SuiteCommand::Run(a)) => cmd_suite_run(&a),
+        Command::Plan(a) => {
+            println!("{}", crate::littles::answer(&a)?);
+            Ok(exit::OK)
+        }
     }
 }
 
@@ -38,7 +50,7 @@ pub(crate) fn stop_flag() -> Result<Arc<AtomicBool>> {
 
 fn cmd_run(a: &RunArgs) -> Result<i32> {
     if a.remote.is_multi_host() {
-        return crate::remote::cmd_run(a, stop_flag);
+        return crate::remote::cmd_run(a);
     }
     let job = frontend::job_from_run_args(a)?;
     let plan = plan::plan(job)?;
@@ -46,6 +58,70 @@ fn cmd_run(a: &RunArgs) -> Result<i32> {
         print_dry_run(&plan)?;
         return Ok(exit::OK);
     }
+    execute_and_report(&plan, a.output.as_deref(), a.json)
+}
+
+fn cmd_suite_list() -> Result<i32> {
+    for (name, description, source) in suite::list() {
+        println!("{name:<14} {description}");
+        if !source.is_empty() {
+            println!("{:<14} from: {source}", "");
+        }
+    }
+    println!(
+        "\n`volbench suite show NAME` prints a suite to copy and edit; `volbench suite run NAME|FILE --target PATH` runs it."
+    );
+    Ok(exit::OK)
+}
+
+fn cmd_suite_run(a: &SuiteRunArgs) -> Result<i32> {
+    let (origin, text) = suite::load(&a.suite)?;
+    let parsed = suite::parse(&origin, &text)?;
+    // Like `run`: an existing file or device is used whole unless --size says
+    // otherwise; the suite's default size is for the file sets it creates.
+    // With --hosts the targets are on the hosts: each agent does this.
+    let multi_host = a.remote.is_multi_host();
+    let size = if multi_host {
+        a.size.clone()
+    } else {
+        let insp = crate::target::inspect(&a.target)?;
+        a.size.clone().or(insp.existing_size.map(|n| n.to_string()))
+    };
+    let overrides = suite::Overrides {
+        target: a.target.clone(),
+        size,
+        files: a.files.clone(),
+        threads: a.threads.clone(),
+        iodepth: a.iodepth.clone(),
+        duration: a.duration.clone(),
+        warmup: a.warmup.clone(),
+        engine: a.engine.clone(),
+        buffered: a.buffered,
+        interval: a.interval.clone(),
+        seed: a.seed.clone(),
+        allow_overwrite: a.allow_overwrite,
+        no_warmup_run: a.no_warmup_run,
+        steady: a.steady,
+        arrivals: a.arrivals.clone(),
+    };
+    let job = suite::to_job(&origin, &text, &parsed, &overrides)?;
+    if multi_host {
+        let run = crate::remote::JobRun {
+            job,
+            size_given: a.size.is_some(),
+            hosts: &a.remote,
+            output: a.output.as_deref(),
+            json: a.json,
+            dry_run: a.dry_run,
+        };
+        return crate::remote::run_job(run);
+    }
+    let plan = plan::plan(job)?;
+    if a.dry_run {
+        print_dry_run(&plan)?;
+        return Ok(exit::OK);
+    }
+    eprint!("{}", plan.describe());
     execute_and_report(&plan, a.output.as_deref(), a.json)
 }
 
@@ -74,7 +150,7 @@ pub(crate) fn finish(doc: &ResultDoc, out_dir: Option<&Path>, json: bool) -> Res
     if let Some(dir) = out_dir {
         output::write_dir(doc, dir)?;
     }
-    let summary = output::summary_table(doc);
+    let summary = output::summary(doc);
     if json {
         eprintln!("{summary}");
         println!("{}", output::to_json(doc)?);
@@ -117,20 +193,27 @@ fn cmd_quick(a: &QuickArgs) -> Result<i32> {
     }
     let dir = a.dir.join(format!("volbench-quick-{}", std::process::id()));
     let _cleanup = TempDir(dir.clone(), a.keep);
-    let make = |direct: bool| JobSpec {
-        target: TargetSpec {
-            path: dir.clone(),
-            size,
-            files: 1,
-            direct,
-            allow_overwrite: false,
-        },
-        engine: EngineChoice::Auto,
-        interval_s: 1.0,
-        seed: 1,
-        runs: frontend::six_patterns(duration, (duration / 3.0).min(2.0), 4, 8),
+    let make = |direct: bool| -> Result<JobSpec> {
+        let (origin, text) = suite::load("six-patterns")?;
+        let parsed = suite::parse(&origin, &text)?;
+        let overrides = suite::Overrides {
+            target: dir.clone(),
+            size: Some(size.to_string()),
+            files: Some("1".into()),
+            threads: Some("4".into()),
+            iodepth: Some("8".into()),
+            duration: Some(format!("{duration}s")),
+            warmup: Some(format!(
+                "{}s",
+                ((duration / 3.0).min(2.0) * 10.0).round() / 10.0
+            )),
+            buffered: !direct,
+            no_warmup_run: true,
+            ..suite::Overrides::default()
+        };
+        suite::to_job(&origin, &text, &parsed, &overrides)
     };
-    let mut job = make(true);
+    let mut job = make(true)?;
     std::fs::create_dir_all(&dir)
         .map_err(|e| VbError::target(format!("cannot create {}: {e}", dir.display())))?;
     let mut notes = Vec::new();
@@ -139,7 +222,7 @@ fn cmd_quick(a: &QuickArgs) -> Result<i32> {
             "{} does not support direct I/O; quick falls back to buffered I/O (page cache included)",
             a.dir.display()
         ));
-        job = make(false);
+        job = make(false)?;
     }
     let mut plan = plan::plan(job)?;
     plan.notes.splice(0..0, notes);

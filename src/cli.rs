@@ -20,16 +20,139 @@ pub struct Cli {
     pub command: Command,
 }
 
+// Parsed once per process: the size difference between variants is irrelevant.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Run one workload (or a sweep of them) against a target.
     Run(RunArgs),
     /// A short pass of the six vendor patterns on a temporary directory here.
     Quick(QuickArgs),
+    /// The vendors' methods as suites: list, show (to copy and edit), run.
+    #[command(subcommand)]
+    Suite(SuiteCommand),
+    /// Little's law: the concurrency an IOPS target needs at a latency, or
+    /// the IOPS or latency a concurrency allows. Give two of the three.
+    Plan(PlanArgs),
     /// The far end of a multi-host run, started by `run --hosts` over ssh;
     /// speaks the agent protocol on stdin/stdout.
     #[command(hide = true)]
     Agent(AgentArgs),
+}
+
+#[allow(clippy::large_enum_variant)]
+#[derive(Subcommand, Debug)]
+pub enum SuiteCommand {
+    /// List the built-in suites.
+    List,
+    /// Print a suite's file (built-in name or path), to copy and edit.
+    Show {
+        #[arg(value_name = "NAME|FILE")]
+        suite: String,
+    },
+    /// Run a built-in suite or a suite file.
+    Run(SuiteRunArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct SuiteRunArgs {
+    /// Built-in suite name (see `suite list`) or a suite file.
+    #[arg(value_name = "NAME|FILE")]
+    pub suite: String,
+
+    /// Directory (or file, or block device) to benchmark.
+    #[arg(long, value_name = "PATH")]
+    pub target: PathBuf,
+
+    /// Working set on this host (replaces the suite's default).
+    #[arg(long, value_name = "SIZE")]
+    pub size: Option<String>,
+
+    /// Files in the working set (replaces the suite's default).
+    #[arg(long, value_name = "N")]
+    pub files: Option<String>,
+
+    /// Threads (replaces the suite's default; runs that set their own keep them).
+    #[arg(long, value_name = "N")]
+    pub threads: Option<String>,
+
+    /// Outstanding I/Os per thread (replaces the suite's default).
+    #[arg(long, value_name = "N")]
+    pub iodepth: Option<String>,
+
+    /// Measured time per run (replaces the suite's default).
+    #[arg(long, value_name = "D")]
+    pub duration: Option<String>,
+
+    /// Warm-up per run (replaces the suite's default).
+    #[arg(long, value_name = "D")]
+    pub warmup: Option<String>,
+
+    /// I/O engine: auto, psync, io_uring, null.
+    #[arg(long, value_name = "ENGINE")]
+    pub engine: Option<String>,
+
+    /// Go through the page cache instead of O_DIRECT.
+    #[arg(long)]
+    pub buffered: bool,
+
+    /// Time-series interval.
+    #[arg(long, value_name = "D")]
+    pub interval: Option<String>,
+
+    /// Random seed.
+    #[arg(long, value_name = "N")]
+    pub seed: Option<String>,
+
+    /// End each warm-up once IOPS are steady; --warmup becomes the cap.
+    #[arg(long)]
+    pub steady: bool,
+
+    /// Spacing of rate-limited I/Os, uniform or poisson (replaces the suite's default).
+    #[arg(long, value_name = "KIND")]
+    pub arrivals: Option<String>,
+
+    /// Do not run (and discard) a copy of the first run before the others.
+    #[arg(long)]
+    pub no_warmup_run: bool,
+
+    /// Write result.json, summary.csv, tables.md and table CSVs here.
+    #[arg(long, value_name = "DIR")]
+    pub output: Option<PathBuf>,
+
+    /// Print the result as JSON on stdout (the tables go to stderr).
+    #[arg(long)]
+    pub json: bool,
+
+    /// Print the expanded plan and spec, do no I/O.
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// Allow writing to a block device or an existing file volbench did not create.
+    #[arg(long)]
+    pub allow_overwrite: bool,
+
+    #[command(flatten)]
+    pub remote: HostArgs,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct PlanArgs {
+    /// Latency per I/O: 1.3ms, 800us, 0.002s.
+    #[arg(long, value_name = "D")]
+    pub latency: Option<String>,
+
+    /// IOPS wanted (or observed).
+    #[arg(long, value_name = "IOPS")]
+    pub iops: Option<String>,
+
+    /// I/Os in flight: threads x iodepth, summed over hosts.
+    #[arg(long, value_name = "N")]
+    pub concurrency: Option<String>,
+
+    /// Spread the concurrency over this many client hosts.
+    #[arg(long, value_name = "N", default_value = "1")]
+    pub hosts: String,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -44,7 +167,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "SIZE")]
     pub size: Option<String>,
 
-    /// Number of files the working set is split into (directory targets).
+    /// Number of files the working set is split into (directory targets); a
+    /// list sweeps, each count with its own file set under TARGET/files-N.
     #[arg(long, value_name = "N", default_value = "1")]
     pub files: String,
 
@@ -52,19 +176,20 @@ pub struct RunArgs {
     #[arg(long, value_name = "PATTERN", default_value = "randread")]
     pub rw: String,
 
-    /// Percentage of reads for rw and randrw [default: 50].
+    /// Percentage of reads for rw and randrw [default: 50]. Lists and ranges
+    /// sweep: 100,75,50 or 100:0:-10.
     #[arg(long, value_name = "P")]
     pub read_pct: Option<String>,
 
-    /// Block size, or a weighted mix such as 4k:30,64k:70.
+    /// Block size; a list sweeps (4k,64k); weights make one mix (4k:30,64k:70).
     #[arg(long, value_name = "SIZE", default_value = "4k")]
     pub bs: String,
 
-    /// Threads issuing I/O.
+    /// Threads issuing I/O; a list or range sweeps (1,2,4,8 or 1:64:*2).
     #[arg(long, value_name = "N", default_value = "1")]
     pub threads: String,
 
-    /// Outstanding I/Os per thread.
+    /// Outstanding I/Os per thread; a list or range sweeps.
     #[arg(long, value_name = "N", default_value = "1")]
     pub iodepth: String,
 
@@ -88,6 +213,26 @@ pub struct RunArgs {
     /// Warm-up before measuring; measured and reported apart, excluded from totals.
     #[arg(long, value_name = "D", default_value = "5s")]
     pub warmup: String,
+
+    /// Stop each run after this many bytes of I/O (warm-up included), or at
+    /// --duration if that comes first. Use --warmup 0 for exact totals.
+    #[arg(long, value_name = "SIZE")]
+    pub io_limit: Option<String>,
+
+    /// Open-loop target rate in IOPS across all threads (a list sweeps).
+    /// Latency is then measured from each I/O's intended start, with the
+    /// service time reported beside it.
+    #[arg(long, value_name = "IOPS")]
+    pub rate: Option<String>,
+
+    /// Spacing of rate-limited I/Os: uniform or poisson.
+    #[arg(long, value_name = "KIND", default_value = "uniform")]
+    pub arrivals: String,
+
+    /// End the warm-up once IOPS are steady (last 5 intervals within 10% of
+    /// their mean, drift under 10%); --warmup becomes the cap.
+    #[arg(long)]
+    pub steady: bool,
 
     /// Length of each time-series interval.
     #[arg(long, value_name = "D", default_value = "1s")]

@@ -77,8 +77,8 @@ pub fn fill_random(buf: &mut [u8], rng: &mut fastrand::Rng) {
 /// regenerating the buffer, and defeats block-level deduplication.
 #[inline]
 pub fn stamp(buf: &mut [u8], key: u64, offset: u64, seq: u64) {
-    let mut sector = 0u64;
-    for chunk in buf.chunks_mut(512) {
+    for (sector, chunk) in buf.chunks_mut(512).enumerate() {
+        let sector = sector as u64;
         if chunk.len() < 16 {
             break;
         }
@@ -86,7 +86,6 @@ pub fn stamp(buf: &mut [u8], key: u64, offset: u64, seq: u64) {
         let b = seq.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ sector;
         chunk[..8].copy_from_slice(&a.to_le_bytes());
         chunk[8..16].copy_from_slice(&b.to_le_bytes());
-        sector += 1;
     }
 }
 

@@ -10,9 +10,10 @@ use crate::error::{Result, VbError};
 use crate::hostinfo::{self, cpu_seconds};
 use crate::plan::{Plan, PlannedRun};
 use crate::result::{
-    Cpu, Histograms, Interval, IntervalOp, LittlesLaw, OpPair, OpTotals, Phase, ResultDoc,
-    RunResult, SCHEMA, TargetInfo, Tool, Totals,
+    Cpu, Histograms, Interval, IntervalOp, LatSummary, LittlesLaw, OpPair, OpTotals, Phase,
+    RateResult, ResultDoc, RunResult, SCHEMA, SteadyResult, TargetInfo, Tool, Totals,
 };
+use crate::spec::{Arrivals, StopRule};
 use crate::stats::{BucketedHistogram, CounterSnapshot, LiveCounters};
 use crate::target::{self, PrepareOptions, Prepared, Progress};
 use crate::worker::{
@@ -40,8 +41,18 @@ const POLL: Duration = Duration::from_millis(50);
 pub const MAX_INTERVALS: usize = 4096;
 
 pub fn execute(plan: &Plan, obs: &dyn Observer, stop: &Arc<AtomicBool>) -> Result<ResultDoc> {
+    raise_fd_limit();
     let job = &plan.job;
     let started = crate::result::now_rfc3339();
+    let opts = PrepareOptions {
+        size: job.target.size,
+        files: job.target.files,
+        direct: job.target.direct,
+        allow_overwrite: job.target.allow_overwrite,
+        needs_write: plan.needs_write(),
+        progress: obs,
+        stop,
+    };
     let mut doc = ResultDoc {
         schema: SCHEMA.into(),
         tool: Tool::this(),
@@ -55,7 +66,7 @@ pub fn execute(plan: &Plan, obs: &dyn Observer, stop: &Arc<AtomicBool>) -> Resul
         notes: plan.notes.clone(),
         cluster: None,
     };
-    let prepared = match prepare(plan, obs, stop) {
+    let mut sets = match prepare_sets(plan, &opts) {
         Ok(p) => p,
         Err(_) if stop.load(Ordering::Relaxed) => {
             doc.interrupted = true;
@@ -63,15 +74,63 @@ pub fn execute(plan: &Plan, obs: &dyn Observer, stop: &Arc<AtomicBool>) -> Resul
         }
         Err(e) => return Err(e),
     };
-    doc.notes.extend(prepared.notes.iter().cloned());
-    doc.target = Some(target_info(plan, &prepared));
+    let prepared = sets.remove(0).1;
+    for (_, p) in &sets {
+        check_alignment(plan, p)?;
+    }
+    check_alignment(plan, &prepared)?;
+    for n in prepared
+        .notes
+        .iter()
+        .chain(sets.iter().flat_map(|(_, p)| p.notes.iter()))
+    {
+        obs.note(n);
+        doc.notes.push(n.clone());
+    }
+    doc.target = Some(TargetInfo {
+        kind: format!("{:?}", prepared.kind)
+            .to_lowercase()
+            .replace("blockdevice", "block_device"),
+        path: job.target.path.display().to_string(),
+        files: prepared.layout.nfiles,
+        file_size: prepared.layout.file_size,
+        align: prepared.align,
+    });
+    sets.insert(0, (prepared.layout.nfiles, prepared));
     for (i, run) in plan.runs.iter().enumerate() {
         if stop.load(Ordering::Relaxed) {
             doc.interrupted = true;
             break;
         }
+        if let Some(why) = run
+            .spec
+            .stop_rule
+            .as_ref()
+            .and_then(|rule| stop_reason(rule, &doc.runs))
+        {
+            let note = format!("skipped {}: {why}", run.spec.name);
+            obs.note(&note);
+            doc.notes.push(note);
+            continue;
+        }
+        let run = match resolve_rate(run, &doc.runs) {
+            Ok(r) => r,
+            Err(e) => {
+                doc.error = Some(e.to_string());
+                break;
+            }
+        };
+        let run = &run;
+        let files = run.spec.files.unwrap_or(job.target.files);
+        let Some((_, prepared)) = sets.iter().find(|(f, _)| *f == files) else {
+            doc.error = Some(format!(
+                "run '{}': no file set of {files} files was prepared",
+                run.spec.name
+            ));
+            break;
+        };
         obs.run_started(i, plan.runs.len(), run);
-        match run_one(plan, run, &prepared, obs, stop, &|| Some(Instant::now())) {
+        match run_one(plan, run, prepared, obs, stop, &|| Some(Instant::now())) {
             Ok(result) => {
                 obs.run_finished(&result);
                 let interrupted = result.interrupted;
@@ -83,7 +142,7 @@ pub fn execute(plan: &Plan, obs: &dyn Observer, stop: &Arc<AtomicBool>) -> Resul
             }
             Err((e, partial)) => {
                 if let Some(r) = partial {
-                    doc.runs.push(r);
+                    doc.runs.push(*r);
                 }
                 doc.error = Some(e.to_string());
                 break;
@@ -93,10 +152,14 @@ pub fn execute(plan: &Plan, obs: &dyn Observer, stop: &Arc<AtomicBool>) -> Resul
     Ok(doc)
 }
 
-/// Makes the plan's target ready (creates and fills a file set, or checks
-/// an existing file or device) and tells the observer what it should know.
-/// Used once per target by the local executor and by a multi-host agent.
-pub fn prepare(plan: &Plan, obs: &dyn Observer, stop: &Arc<AtomicBool>) -> Result<Prepared> {
+/// Prepares the plan's target as `execute` does (one file set per distinct
+/// file count the runs use), checks alignment and passes the notes to the
+/// observer. A multi-host agent calls it once per target it was given.
+pub fn prepare(
+    plan: &Plan,
+    obs: &dyn Observer,
+    stop: &Arc<AtomicBool>,
+) -> Result<Vec<(u32, Prepared)>> {
     raise_fd_limit();
     let job = &plan.job;
     let opts = PrepareOptions {
@@ -108,25 +171,110 @@ pub fn prepare(plan: &Plan, obs: &dyn Observer, stop: &Arc<AtomicBool>) -> Resul
         progress: obs,
         stop,
     };
-    let prepared = target::prepare(&plan.target, &opts)?;
-    check_alignment(plan, &prepared)?;
-    for n in &prepared.notes {
-        obs.note(n);
+    let sets = prepare_sets(plan, &opts)?;
+    for (_, p) in &sets {
+        check_alignment(plan, p)?;
+        for n in &p.notes {
+            obs.note(n);
+        }
     }
-    Ok(prepared)
+    Ok(sets)
 }
 
-/// The result file's description of a prepared target.
-pub fn target_info(plan: &Plan, prepared: &Prepared) -> TargetInfo {
-    TargetInfo {
-        kind: format!("{:?}", prepared.kind)
-            .to_lowercase()
-            .replace("blockdevice", "block_device"),
-        path: plan.job.target.path.display().to_string(),
-        files: prepared.layout.nfiles,
-        file_size: prepared.layout.file_size,
-        align: prepared.align,
+/// Prepares one file set per distinct file count the runs use: the target
+/// itself when all runs agree, else `files-N/` subdirectories of it.
+fn prepare_sets(plan: &Plan, opts: &PrepareOptions) -> Result<Vec<(u32, Prepared)>> {
+    let job = &plan.job;
+    let mut counts: Vec<u32> = Vec::new();
+    for r in &plan.runs {
+        let f = r.spec.files.unwrap_or(job.target.files);
+        if !counts.contains(&f) {
+            counts.push(f);
+        }
     }
+    if counts.len() <= 1 {
+        let files = counts.first().copied().unwrap_or(job.target.files);
+        let p = target::prepare(&plan.target, &PrepareOptions { files, ..*opts })?;
+        return Ok(vec![(files, p)]);
+    }
+    if plan.target.kind != target::TargetKind::Directory {
+        return Err(VbError::input(format!(
+            "runs use different file counts ({counts:?}); that needs a directory target, and {} is not one",
+            job.target.path.display()
+        )));
+    }
+    std::fs::create_dir_all(&job.target.path).map_err(|e| {
+        VbError::target(format!(
+            "cannot create target directory {}: {e}",
+            job.target.path.display()
+        ))
+    })?;
+    let mut sets = Vec::new();
+    for files in counts {
+        let insp = target::inspect(&job.target.path.join(format!("files-{files}")))?;
+        sets.push((
+            files,
+            target::prepare(&insp, &PrepareOptions { files, ..*opts })?,
+        ));
+    }
+    Ok(sets)
+}
+
+/// Why a run with this stop rule should be skipped, judging the runs of its
+/// group already done; None to go ahead.
+pub fn stop_reason(rule: &StopRule, done: &[RunResult]) -> Option<String> {
+    let group: Vec<&RunResult> = done
+        .iter()
+        .filter(|r| {
+            r.workload
+                .stop_rule
+                .as_ref()
+                .is_some_and(|s| s.group == rule.group)
+        })
+        .collect();
+    if let (Some(pct), [.., prev, last]) = (rule.gain_below_pct, group.as_slice()) {
+        let (a, b) = (prev.total_iops(), last.total_iops());
+        if b < a * (1.0 + pct / 100.0) {
+            return Some(format!(
+                "IOPS grew {:.1}% from {} to {} (less than {pct}%): the knee is passed",
+                (b / a - 1.0) * 100.0,
+                prev.name,
+                last.name
+            ));
+        }
+    }
+    if let (Some(limit), Some(last)) = (rule.latency_above_us, group.last()) {
+        let lat = last.mean_latency_us();
+        if lat > limit {
+            return Some(format!(
+                "{} reached a mean latency of {lat:.0}us, above the {limit:.0}us limit",
+                last.name
+            ));
+        }
+    }
+    None
+}
+
+/// Turns a rate given as a percentage of an earlier run into IOPS.
+pub fn resolve_rate(run: &PlannedRun, done: &[RunResult]) -> Result<PlannedRun> {
+    let mut run = run.clone();
+    if let Some(p) = &run.spec.rate_pct {
+        let base = done.iter().find(|r| r.name == p.of).ok_or_else(|| {
+            VbError::input(format!(
+                "run '{}' sets its rate as {}% of run '{}', which has not run",
+                run.spec.name, p.percent, p.of
+            ))
+        })?;
+        let iops = base.total_iops() * p.percent / 100.0;
+        if iops <= 0.0 {
+            return Err(VbError::run(format!(
+                "run '{}': run '{}' measured no IOPS to take {}% of",
+                run.spec.name, p.of, p.percent
+            )));
+        }
+        run.spec.rate_iops = Some(iops);
+    }
+    Ok(run)
 }
 
 fn check_alignment(plan: &Plan, prepared: &Prepared) -> Result<()> {
@@ -162,8 +310,8 @@ fn raise_fd_limit() {
     }
 }
 
-/// A failed run: why, and what it measured before failing, if anything.
-pub type RunError = (VbError, Option<RunResult>);
+/// A failed run: why, and what it measured before failing.
+pub type RunError = (VbError, Option<Box<RunResult>>);
 
 /// Decides when a run's I/O starts, once every worker is set up: `Some(now)`
 /// on a single host; on a multi-host agent, after the coordinator's barrier,
@@ -224,12 +372,25 @@ pub fn run_one(
             max_bs: spec.max_bs() as usize,
             buf_align: 4096,
             seed: job.seed,
+            budget: spec
+                .io_limit
+                .map(|limit| io_share(limit, spec.min_bs(), w, n)),
+            rate: spec.rate_iops.map(|iops| {
+                // Each worker carries an equal share of the rate, its first
+                // I/O staggered so the workers interleave evenly.
+                let gap = Duration::from_secs_f64(n as f64 / iops);
+                worker::Schedule {
+                    gap,
+                    poisson: spec.arrivals == Arrivals::Poisson,
+                    offset: gap.mul_f64(w as f64 / n as f64),
+                }
+            }),
             control: control.clone(),
             counters: counters[w as usize].clone(),
         });
     }
 
-    // Workers wait at `ready` once set up, then at `go` until the start time.
+    // Workers wait at `ready` once set up, then at `barrier` for the start.
     let ready = Arc::new(Barrier::new(n as usize + 1));
     let barrier = Arc::new(Barrier::new(n as usize + 1));
     let warmup = Duration::from_secs_f64(spec.warmup_s);
@@ -263,14 +424,14 @@ pub fn run_one(
         let handles: Vec<_> = match handles.into_iter().collect::<std::io::Result<Vec<_>>>() {
             Ok(h) => h,
             Err(e) => {
-                // Threads already started wait at the barriers; release them to stop.
+                // Threads already started wait at the barrier; release them to stop.
                 control.phase.store(PHASE_STOP, Ordering::Relaxed);
                 return Err((VbError::run(format!("cannot start I/O threads: {e}")), None));
             }
         };
         ready.wait();
         let Some(start) = gate() else {
-            // Abandoned before any I/O: the workers see STOP once released.
+            // Called off before any I/O: the workers see STOP once released.
             control.phase.store(PHASE_STOP, Ordering::Relaxed);
             barrier.wait();
             for h in handles {
@@ -313,7 +474,7 @@ pub fn run_one(
         match error {
             Some(e) => Err((
                 VbError::run(format!("run '{}': {e}", spec.name)),
-                Some(result),
+                Some(Box::new(result)),
             )),
             None => Ok(result),
         }
@@ -327,6 +488,7 @@ struct Timeline {
     warmup: Option<(SystemTime, f64)>,
     measure: (SystemTime, f64),
     cpu: Cpu,
+    steady: Option<SteadyResult>,
     interrupted: bool,
 }
 
@@ -360,13 +522,15 @@ fn collect(
     let mut measure_start = t0;
     let mut warmup_done: Option<(SystemTime, f64)> = None;
     let mut interrupted = false;
+    let rated = run.spec.rate_iops.is_some();
+    let mut warm_iops: Vec<f64> = Vec::new();
+    let mut steady: Option<SteadyResult> = None;
     loop {
         let tick = (phase_start + interval * k).min(phase_end);
         // Sleep in short steps so Ctrl-C and failures are seen quickly.
         loop {
             let now = Instant::now();
-            if now >= tick || stop.load(Ordering::Relaxed) || control.failed.load(Ordering::Relaxed)
-            {
+            if now >= tick || stop.load(Ordering::Relaxed) || ended(control, counters.len()) {
                 break;
             }
             std::thread::sleep((tick - now).min(POLL));
@@ -387,24 +551,53 @@ fn collect(
                 "measure"
             }
             .into(),
-            read: IntervalOp::from_delta(d.read_ops, d.read_bytes, d.read_lat_ns, secs),
-            write: IntervalOp::from_delta(d.write_ops, d.write_bytes, d.write_lat_ns, secs),
+            read: IntervalOp::from_delta(
+                d.read_ops,
+                d.read_bytes,
+                d.read_lat_ns,
+                rated.then_some(d.read_svc_ns),
+                secs,
+            ),
+            write: IntervalOp::from_delta(
+                d.write_ops,
+                d.write_bytes,
+                d.write_lat_ns,
+                rated.then_some(d.write_svc_ns),
+                secs,
+            ),
         };
+        // A full warm-up interval feeds the steady-state detector.
+        let steady_now =
+            if phase == PHASE_WARMUP && run.spec.steady && secs >= interval.as_secs_f64() * 0.99 {
+                warm_iops.push(iv.read.iops + iv.write.iops);
+                if warm_iops.len() > crate::steady::WINDOW {
+                    warm_iops.remove(0);
+                }
+                crate::steady::is_steady(&warm_iops)
+            } else {
+                false
+            };
         if secs > 0.0 {
             obs.interval(run, iv.t_s, total_s, &iv);
             log.push(iv);
         }
         prev = snap;
         prev_t = now;
-        if stop.load(Ordering::Relaxed) || control.failed.load(Ordering::Relaxed) {
+        if stop.load(Ordering::Relaxed) || ended(control, counters.len()) {
             interrupted = stop.load(Ordering::Relaxed);
             break;
         }
-        if now < phase_end {
+        if now < phase_end && !steady_now {
             k += 1;
             continue;
         }
         if phase == PHASE_WARMUP {
+            if run.spec.steady {
+                steady = Some(SteadyResult {
+                    reached: steady_now,
+                    after_s: (now - t0).as_secs_f64(),
+                });
+            }
             // Start measuring: the workers count completions from here on
             // into their measured statistics.
             control.phase.store(PHASE_MEASURE, Ordering::Relaxed);
@@ -439,13 +632,35 @@ fn collect(
     if phase == PHASE_WARMUP {
         warmup_done = Some((wall0, (end - t0).as_secs_f64()));
     }
+    if run.spec.steady && steady.is_none() {
+        steady = Some(SteadyResult {
+            reached: false,
+            after_s: (end - t0).as_secs_f64(),
+        });
+    }
     Timeline {
+        steady,
         intervals: log.into_vec(),
         warmup: warmup_done,
         measure: (measure_wall, measured),
         cpu,
         interrupted,
     }
+}
+
+/// True when the workers are done by themselves: one failed, or all have
+/// finished their --io-limit share.
+fn ended(control: &Control, workers: usize) -> bool {
+    control.failed.load(Ordering::Relaxed)
+        || control.finished.load(Ordering::Relaxed) as usize >= workers
+}
+
+/// Worker `w`'s share of an --io-limit of `limit` bytes over `n` workers, in
+/// whole units of the smallest block size so a fixed block size splits exactly.
+pub fn io_share(limit: u64, unit: u64, w: u32, n: u32) -> u64 {
+    let units = limit / unit.max(1);
+    let (base, extra) = (units / n as u64, units % n as u64);
+    (base + u64::from((w as u64) < extra)) * unit
 }
 
 fn build_result(run: &PlannedRun, t: Timeline, warm: &PhaseStats, meas: &PhaseStats) -> RunResult {
@@ -465,8 +680,22 @@ fn build_result(run: &PlannedRun, t: Timeline, warm: &PhaseStats, meas: &PhaseSt
             duration_s: t.measure.1,
         });
     }
-    let read = OpTotals::from_stats(&meas.read, t.measure.1);
-    let write = OpTotals::from_stats(&meas.write, t.measure.1);
+    let rated = run.spec.rate_iops.is_some();
+    let mut read = OpTotals::from_stats(&meas.read, t.measure.1);
+    let mut write = OpTotals::from_stats(&meas.write, t.measure.1);
+    if rated {
+        read.service_lat_us = Some(LatSummary::from_stats(&meas.read_service));
+        write.service_lat_us = Some(LatSummary::from_stats(&meas.write_service));
+    }
+    let rate = run.spec.rate_iops.map(|target| {
+        let achieved = read.iops + write.iops;
+        RateResult {
+            target_iops: target,
+            achieved_iops: achieved,
+            reached: achieved >= target * 0.99,
+            arrivals: format!("{:?}", run.spec.arrivals).to_lowercase(),
+        }
+    });
     let in_flight = (read.iops * read.lat_us.mean + write.iops * write.lat_us.mean) / 1e6;
     let warmup = t.warmup.map(|(_, secs)| OpPair {
         read: OpTotals::from_stats(&warm.read, secs),
@@ -494,6 +723,8 @@ fn build_result(run: &PlannedRun, t: Timeline, warm: &PhaseStats, meas: &PhaseSt
             concurrency: run.io_threads * run.depth,
             iops_x_latency: in_flight,
         },
+        rate,
+        steady: t.steady,
         interrupted: t.interrupted,
     }
 }
@@ -545,6 +776,10 @@ fn merge_intervals(a: &Interval, b: &Interval) -> Interval {
             } else {
                 0.0
             },
+            service_us_mean: match (x.service_us_mean, y.service_us_mean) {
+                (Some(sx), Some(sy)) if ops > 0.0 => Some((sx * ox + sy * oy) / ops),
+                (a, b) => a.or(b),
+            },
         }
     };
     Interval {
@@ -569,8 +804,21 @@ mod tests {
                 iops,
                 mib_s: iops / 256.0,
                 lat_us_mean: lat,
+                service_us_mean: None,
             },
             write: IntervalOp::default(),
+        }
+    }
+
+    #[test]
+    fn io_limit_shares_add_up_to_the_limit() {
+        for (limit, unit, n) in [
+            (64 << 20, 4096, 3),
+            (4096 * 10, 4096, 4),
+            (1 << 20, 8192, 128),
+        ] {
+            let total: u64 = (0..n).map(|w| io_share(limit, unit, w, n)).sum();
+            assert_eq!(total, limit / unit * unit);
         }
     }
 

@@ -3,21 +3,51 @@
 
 use crate::cli::RunArgs;
 use crate::error::{Result, VbError};
-use crate::spec::{BlockSize, EngineChoice, JobSpec, Pattern, RunSpec, TargetSpec};
+use crate::spec::{Arrivals, EngineChoice, JobSpec, Pattern, RunSpec, TargetSpec};
+use crate::sweep::{self, Axes, parse_bs_points, parse_counts, parse_numbers};
 use crate::target::{self, TargetKind};
-use crate::units::{parse_bs_list, parse_count, parse_duration, parse_size};
+use crate::units::{parse_count, parse_duration, parse_size};
 
 pub const DEFAULT_DIR_SIZE: u64 = 1 << 30;
 
-fn count_u32(flag: &str, text: &str) -> Result<u32> {
-    let v = parse_count(flag, text)?;
-    u32::try_from(v).map_err(|_| VbError::input(format!("{flag} {text} is too large")))
+pub fn job_from_run_args(a: &RunArgs) -> Result<JobSpec> {
+    job_with_size(a, None)
 }
 
-pub fn job_from_run_args(a: &RunArgs) -> Result<JobSpec> {
-    let size = match &a.size {
-        Some(s) => parse_size(s)?,
-        None => {
+/// Like `job_from_run_args`, with the working set to assume when --size is
+/// absent instead of inspecting the target here (a multi-host run: each
+/// agent inspects its own targets).
+pub fn job_with_size(a: &RunArgs, default_size: Option<u64>) -> Result<JobSpec> {
+    let rw = Pattern::parse(&a.rw)?;
+    let read_pcts = match &a.read_pct {
+        None => vec![rw.fixed_read_pct().unwrap_or(50) as u64],
+        Some(text) => {
+            let v = parse_counts("--read-pct", text)?;
+            if let Some(bad) = v.iter().find(|&&p| p > 100) {
+                return Err(VbError::input(format!(
+                    "--read-pct {bad} is outside 0..100"
+                )));
+            }
+            v
+        }
+    };
+    let bs = parse_bs_points(&a.bs)?;
+    let threads = parse_counts("--threads", &a.threads)?;
+    let iodepth = parse_counts("--iodepth", &a.iodepth)?;
+    let files = parse_counts("--files", &a.files)?;
+    let rates = match &a.rate {
+        None => None,
+        Some(text) if text.trim_end().ends_with('%') => {
+            return Err(VbError::input(format!(
+                "--rate {text}: a percentage needs a measured maximum; use the latency-curve suite"
+            )));
+        }
+        Some(text) => Some(parse_numbers("--rate", text)?),
+    };
+    let size = match (&a.size, default_size) {
+        (Some(s), _) => parse_size(s)?,
+        (None, Some(n)) => n,
+        (None, None) => {
             let insp = target::inspect(&a.target)?;
             match (insp.kind, insp.existing_size) {
                 (TargetKind::Directory, _) | (_, None) => DEFAULT_DIR_SIZE,
@@ -25,78 +55,56 @@ pub fn job_from_run_args(a: &RunArgs) -> Result<JobSpec> {
             }
         }
     };
-    job_with_size(a, size)
-}
-
-/// The job with a known working-set size (a multi-host run cannot inspect
-/// the targets from here: each agent does it for its own).
-pub fn job_with_size(a: &RunArgs, size: u64) -> Result<JobSpec> {
-    let rw = Pattern::parse(&a.rw)?;
-    let read_pct = match (&a.read_pct, rw.fixed_read_pct()) {
-        (None, Some(p)) => p,
-        (None, None) => 50,
-        (Some(text), _) => {
-            let v = parse_count("--read-pct", text)?;
-            if v > 100 {
-                return Err(VbError::input(format!("--read-pct {v} is outside 0..100")));
-            }
-            v as u8
-        }
+    let first_u32 = |flag: &str, v: &[u64]| -> Result<u32> {
+        let x = v.first().copied().unwrap_or(1);
+        u32::try_from(x).map_err(|_| VbError::input(format!("{flag} {x} is too large")))
     };
-    let bs = parse_bs_list(&a.bs)?
-        .into_iter()
-        .map(|(bytes, weight)| BlockSize { bytes, weight })
-        .collect();
-    let mut run = RunSpec {
-        name: String::new(),
+    let base = RunSpec {
+        name: a.name.clone().unwrap_or_default(),
         rw,
-        read_pct,
-        bs,
-        threads: count_u32("--threads", &a.threads)?,
-        iodepth: count_u32("--iodepth", &a.iodepth)?,
+        read_pct: read_pcts[0] as u8,
+        bs: bs[0].clone(),
+        threads: first_u32("--threads", &threads)?,
+        iodepth: first_u32("--iodepth", &iodepth)?,
         warmup_s: parse_duration(&a.warmup)?.as_secs_f64(),
         duration_s: parse_duration(&a.duration)?.as_secs_f64(),
+        io_limit: a.io_limit.as_deref().map(parse_size).transpose()?,
+        rate_iops: rates.as_ref().and_then(|r| r.first().copied()),
+        arrivals: Arrivals::parse(&a.arrivals)?,
+        steady: a.steady,
+        ..RunSpec::default()
     };
-    run.name = a.name.clone().unwrap_or_else(|| run.auto_name());
+    let many = |n: usize| n > 1;
+    let axes = Axes {
+        threads: many(threads.len()).then_some(threads),
+        iodepth: many(iodepth.len()).then_some(iodepth),
+        bs: many(bs.len()).then_some(bs),
+        read_pct: many(read_pcts.len()).then_some(read_pcts),
+        rate: rates.filter(|r| many(r.len())),
+        files: many(files.len()).then(|| files.clone()),
+    };
+    let user_name = a.name.clone();
+    let mut runs = sweep::expand(&base, &axes, |r| match &user_name {
+        Some(n) => format!("{n}-{}", r.auto_name()),
+        None => r.auto_name(),
+    });
+    if runs.len() == 1 && user_name.is_none() {
+        runs[0].name = runs[0].auto_name();
+    }
     let job = JobSpec {
         target: TargetSpec {
             path: a.target.clone(),
             size,
-            files: count_u32("--files", &a.files)?,
+            files: first_u32("--files", &files)?,
             direct: !a.buffered,
             allow_overwrite: a.allow_overwrite,
         },
         engine: EngineChoice::parse(&a.engine)?,
         interval_s: parse_duration(&a.interval)?.as_secs_f64(),
         seed: parse_count("--seed", &a.seed)?,
-        runs: vec![run],
+        runs,
+        suite: None,
     };
     job.validate()?;
     Ok(job)
-}
-
-/// The six patterns of the vendors' papers (8 KiB random read, write and
-/// 50/50; 64 KiB sequential read, write and 50/50), as `volbench quick` runs them.
-pub fn six_patterns(duration_s: f64, warmup_s: f64, threads: u32, iodepth: u32) -> Vec<RunSpec> {
-    let mk = |name: &str, rw: Pattern, read_pct: u8, bs: u64| RunSpec {
-        name: name.into(),
-        rw,
-        read_pct,
-        bs: vec![BlockSize {
-            bytes: bs,
-            weight: 1,
-        }],
-        threads,
-        iodepth,
-        warmup_s,
-        duration_s,
-    };
-    vec![
-        mk("8k-random-read", Pattern::Randread, 100, 8 << 10),
-        mk("8k-random-write", Pattern::Randwrite, 0, 8 << 10),
-        mk("8k-random-50-50", Pattern::Randrw, 50, 8 << 10),
-        mk("64k-seq-read", Pattern::Read, 100, 64 << 10),
-        mk("64k-seq-write", Pattern::Write, 0, 64 << 10),
-        mk("64k-seq-50-50", Pattern::Rw, 50, 64 << 10),
-    ]
 }

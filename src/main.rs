@@ -1,6 +1,12 @@
 use clap::Parser;
 
 fn main() {
+    // Rust ignores SIGPIPE, which turns `volbench ... | head` into a panic
+    // on the next print; behave like other command-line tools and end quietly.
+    // SAFETY: restoring a signal's default disposition before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = volbench::cli::Cli::parse();
     let code = match volbench::app::main(cli) {
         Ok(code) => code,

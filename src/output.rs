@@ -3,11 +3,8 @@
 use std::fs;
 use std::path::Path;
 
-use comfy_table::presets::UTF8_FULL_CONDENSED;
-use comfy_table::{CellAlignment, Table};
-
 use crate::error::{Result, VbError};
-use crate::result::{OpTotals, ResultDoc, RunResult};
+use crate::result::ResultDoc;
 
 /// 1234567.8 -> "1,234,568".
 pub fn thousands(v: f64) -> String {
@@ -15,7 +12,7 @@ pub fn thousands(v: f64) -> String {
     let digits = n.abs().to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -23,7 +20,7 @@ pub fn thousands(v: f64) -> String {
     if n < 0 { format!("-{out}") } else { out }
 }
 
-fn lat(us: f64) -> String {
+pub fn lat(us: f64) -> String {
     if us >= 10_000.0 {
         format!("{:.1}ms", us / 1000.0)
     } else if us >= 1000.0 {
@@ -31,73 +28,6 @@ fn lat(us: f64) -> String {
     } else {
         format!("{us:.0}us")
     }
-}
-
-fn ops_of(run: &RunResult) -> Vec<(&'static str, &OpTotals)> {
-    let mut v = Vec::new();
-    if run.workload.read_pct > 0 {
-        v.push(("read", &run.totals.read));
-    }
-    if run.workload.read_pct < 100 {
-        v.push(("write", &run.totals.write));
-    }
-    v
-}
-
-/// The summary printed after a run: one row per run and operation type.
-pub fn summary_table(doc: &ResultDoc) -> String {
-    let mut t = Table::new();
-    t.load_style(UTF8_FULL_CONDENSED);
-    t.set_header(vec![
-        "run",
-        "op",
-        "IOPS",
-        "MiB/s",
-        "mean",
-        "p50",
-        "p99",
-        "p99.9",
-        "max",
-        "cpu usr/sys",
-    ]);
-    for run in &doc.runs {
-        for (name, op) in ops_of(run) {
-            t.add_row(vec![
-                run.name.clone(),
-                name.to_string(),
-                thousands(op.iops),
-                format!("{:.1}", op.mib_s),
-                lat(op.lat_us.mean),
-                lat(op.lat_us.p50),
-                lat(op.lat_us.p99),
-                lat(op.lat_us.p99_9),
-                lat(op.lat_us.max),
-                format!(
-                    "{:.0}%/{:.0}%",
-                    run.totals.cpu.user_pct, run.totals.cpu.sys_pct
-                ),
-            ]);
-        }
-    }
-    for i in 2..10 {
-        if let Some(col) = t.column_mut(i) {
-            col.set_cell_alignment(CellAlignment::Right);
-        }
-    }
-    let mut out = t.to_string();
-    for run in &doc.runs {
-        let l = &run.littles_law;
-        if l.iops_x_latency > 0.0 {
-            out.push_str(&format!(
-                "\n{}: {} I/Os in flight; IOPS x mean latency = {:.2} (Little's law)",
-                run.name, l.concurrency, l.iops_x_latency
-            ));
-        }
-    }
-    if doc.interrupted {
-        out.push_str("\ninterrupted: the figures cover the time measured before the stop");
-    }
-    out
 }
 
 const CSV_HEADER: [&str; 24] = [
@@ -139,7 +69,11 @@ pub fn summary_csv(doc: &ResultDoc) -> Result<String> {
             .find(|p| p.name == "measure")
             .map(|p| p.duration_s)
             .unwrap_or(0.0);
-        for (name, op) in ops_of(run) {
+        let ops = [
+            (run.workload.read_pct > 0, "read", &run.totals.read),
+            (run.workload.read_pct < 100, "write", &run.totals.write),
+        ];
+        for (_, name, op) in ops.into_iter().filter(|o| o.0) {
             let l = &op.lat_us;
             let f = |v: f64| format!("{v:.3}");
             w.write_record([
@@ -182,7 +116,16 @@ pub fn to_json(doc: &ResultDoc) -> Result<String> {
         .map_err(|e| VbError::run(format!("cannot encode the result: {e}")))
 }
 
-/// Writes result.json and summary.csv into `dir`, creating it. The JSON is
+/// The terminal summary: every table of the result.
+pub fn summary(doc: &ResultDoc) -> String {
+    crate::tables::views(doc)
+        .iter()
+        .map(crate::tables::render_terminal)
+        .collect::<Vec<_>>()
+        .join("\n\n")
+}
+
+/// Writes result.json, summary.csv and the tables into `dir`, creating it. The JSON is
 /// written to a temporary name and renamed, so a reader never sees half a file.
 pub fn write_dir(doc: &ResultDoc, dir: &Path) -> Result<()> {
     fs::create_dir_all(dir).map_err(|e| {
@@ -200,6 +143,18 @@ pub fn write_dir(doc: &ResultDoc, dir: &Path) -> Result<()> {
     };
     write("result.json", &to_json(doc)?)?;
     write("summary.csv", &summary_csv(doc)?)?;
+    // The tables in the papers' layout, as Markdown and one CSV per table.
+    let views = crate::tables::views(doc);
+    let md: Vec<String> = views.iter().map(crate::tables::render_markdown).collect();
+    write("tables.md", &md.join("\n"))?;
+    for (i, v) in views.iter().enumerate() {
+        let csv = crate::tables::render_csv(v)
+            .map_err(|e| VbError::run(format!("cannot format CSV: {e}")))?;
+        write(
+            &format!("table-{}-{}.csv", i + 1, crate::tables::slug(&v.title)),
+            &csv,
+        )?;
+    }
     Ok(())
 }
 

@@ -55,22 +55,40 @@ pub fn plan(job: JobSpec) -> Result<Plan> {
             }
         })
         .collect();
+    for r in &runs {
+        // Sequential streams each get their own region of the working set;
+        // each must hold at least one block.
+        let files = r.spec.files.unwrap_or(job.target.files) as u64;
+        let total = job.target.size / files / 4096 * 4096 * files;
+        if !r.spec.rw.is_random()
+            && total / r.io_threads as u64 / r.spec.min_bs() * r.spec.min_bs() < r.spec.max_bs()
+        {
+            return Err(crate::error::VbError::input(format!(
+                "run '{}': {} sequential streams over {} leave less than one {} block each; \
+                 use fewer threads or a larger --size",
+                r.spec.name,
+                r.io_threads,
+                format_size(total),
+                format_size(r.spec.max_bs())
+            )));
+        }
+    }
     for note in runs.iter().filter_map(|r| r.engine_note.clone()) {
         if !notes.contains(&note) {
             notes.push(note);
         }
     }
-    if !job.target.direct && insp.kind != TargetKind::BlockDevice {
-        if let Some(mem) = hostinfo::memory_bytes() {
-            if job.target.size < mem {
-                notes.push(format!(
-                    "--buffered with a working set ({}) smaller than this host's memory ({}): \
+    if !job.target.direct
+        && insp.kind != TargetKind::BlockDevice
+        && let Some(mem) = hostinfo::memory_bytes()
+        && job.target.size < mem
+    {
+        notes.push(format!(
+            "--buffered with a working set ({}) smaller than this host's memory ({}): \
                      much of what is measured is the page cache, not the storage",
-                    format_size(job.target.size),
-                    format_size(mem)
-                ));
-            }
-        }
+            format_size(job.target.size),
+            format_size(mem)
+        ));
     }
     Ok(Plan {
         job,
@@ -125,9 +143,31 @@ impl Plan {
             } else {
                 String::new()
             };
+            let mut when = String::new();
+            if s.discard {
+                when.push_str("  [warm-up run, discarded]");
+            }
+            if let Some(p) = &s.rate_pct {
+                when.push_str(&format!("  [rate {}% of {}]", p.percent, p.of));
+            } else if let Some(r) = s.rate_iops {
+                when.push_str(&format!("  [rate {r} IOPS]"));
+            }
+            if let Some(rule) = &s.stop_rule {
+                if let Some(g) = rule.gain_below_pct {
+                    when.push_str(&format!("  [skipped once IOPS grow < {g}%]"));
+                }
+                if let Some(us) = rule.latency_above_us {
+                    when.push_str(&format!("  [skipped once latency > {us:.0}us]"));
+                }
+            }
+            let layout = if r.io_threads != s.threads || r.depth != s.iodepth {
+                format!(" = {} I/O threads x depth {}", r.io_threads, r.depth)
+            } else {
+                String::new()
+            };
             let _ = writeln!(
                 out,
-                "  {:>2}. {:<28} {}{} bs {}  {} threads x iodepth {} ({} engine: {} I/O threads x depth {})  warm-up {} + {}",
+                "  {:>2}. {:<24} {}{} bs {}, {} threads x iodepth {}, {}{}, warm-up {} + {}{}",
                 i + 1,
                 s.name,
                 s.rw.name(),
@@ -136,15 +176,17 @@ impl Plan {
                 s.threads,
                 s.iodepth,
                 r.engine.name(),
-                r.io_threads,
-                r.depth,
+                layout,
                 format_duration(std::time::Duration::from_secs_f64(s.warmup_s)),
                 format_duration(std::time::Duration::from_secs_f64(s.duration_s)),
+                when,
             );
         }
+        let conditional = self.runs.iter().any(|r| r.spec.stop_rule.is_some());
         let _ = writeln!(
             out,
-            "total:    {} of I/O (plus preparing the file set)",
+            "total:    {}{} of I/O (plus preparing the file set)",
+            if conditional { "at most " } else { "" },
             format_duration(std::time::Duration::from_secs_f64(
                 self.total_seconds().round()
             ))

@@ -82,7 +82,29 @@ pub struct RunResult {
     pub intervals: Vec<Interval>,
     pub histograms: Histograms,
     pub littles_law: LittlesLaw,
+    /// Rate-limited runs: the target and what was achieved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<RateResult>,
+    /// Runs with --steady: whether IOPS settled before the warm-up cap.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steady: Option<SteadyResult>,
     pub interrupted: bool,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RateResult {
+    pub target_iops: f64,
+    pub achieved_iops: f64,
+    /// Achieved within 1% of the target.
+    pub reached: bool,
+    pub arrivals: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SteadyResult {
+    pub reached: bool,
+    /// Seconds of warm-up before measuring began.
+    pub after_s: f64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -112,7 +134,11 @@ pub struct OpTotals {
     pub bytes: u64,
     pub iops: f64,
     pub mib_s: f64,
+    /// Latency; for rate-limited runs measured from each I/O's intended start.
     pub lat_us: LatSummary,
+    /// Rate-limited runs only: time from actual submission to completion.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service_lat_us: Option<LatSummary>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -151,6 +177,9 @@ pub struct IntervalOp {
     pub iops: f64,
     pub mib_s: f64,
     pub lat_us_mean: f64,
+    /// Mean service time (submission to completion) of rate-limited runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service_us_mean: Option<f64>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -177,45 +206,60 @@ impl OpTotals {
         } else {
             f64::INFINITY
         };
-        let us = |ns: f64| ns / 1000.0;
-        let lat_us = if s.ops == 0 {
-            LatSummary::default()
-        } else {
-            LatSummary {
-                mean: us(s.mean_ns()),
-                min: us(s.lat_min_ns as f64),
-                max: us(s.lat_max_ns as f64),
-                stddev: us(s.stddev_ns()),
-                p50: us(s.percentile_ns(50.0)),
-                p90: us(s.percentile_ns(90.0)),
-                p99: us(s.percentile_ns(99.0)),
-                p99_9: us(s.percentile_ns(99.9)),
-                p99_99: us(s.percentile_ns(99.99)),
-            }
-        };
         Self {
             ops: s.ops,
             bytes: s.bytes,
             iops: s.ops as f64 / secs,
             mib_s: s.bytes as f64 / MIB / secs,
-            lat_us,
+            lat_us: LatSummary::from_stats(s),
+            service_lat_us: None,
+        }
+    }
+}
+
+impl LatSummary {
+    pub fn from_stats(s: &OpStats) -> Self {
+        if s.ops == 0 {
+            return Self::default();
+        }
+        let us = |ns: f64| ns / 1000.0;
+        Self {
+            mean: us(s.mean_ns()),
+            min: us(s.lat_min_ns as f64),
+            max: us(s.lat_max_ns as f64),
+            stddev: us(s.stddev_ns()),
+            p50: us(s.percentile_ns(50.0)),
+            p90: us(s.percentile_ns(90.0)),
+            p99: us(s.percentile_ns(99.0)),
+            p99_9: us(s.percentile_ns(99.9)),
+            p99_99: us(s.percentile_ns(99.99)),
         }
     }
 }
 
 impl IntervalOp {
-    pub fn from_delta(ops: u64, bytes: u64, lat_ns: u64, seconds: f64) -> Self {
+    pub fn from_delta(
+        ops: u64,
+        bytes: u64,
+        lat_ns: u64,
+        svc_ns: Option<u64>,
+        seconds: f64,
+    ) -> Self {
         if seconds <= 0.0 {
             return Self::default();
         }
+        let mean = |ns: u64| {
+            if ops == 0 {
+                0.0
+            } else {
+                ns as f64 / ops as f64 / 1000.0
+            }
+        };
         Self {
             iops: ops as f64 / seconds,
             mib_s: bytes as f64 / MIB / seconds,
-            lat_us_mean: if ops == 0 {
-                0.0
-            } else {
-                lat_ns as f64 / ops as f64 / 1000.0
-            },
+            lat_us_mean: mean(lat_ns),
+            service_us_mean: svc_ns.map(mean),
         }
     }
 }
@@ -227,6 +271,16 @@ impl RunResult {
 
     pub fn total_mib_s(&self) -> f64 {
         self.totals.read.mib_s + self.totals.write.mib_s
+    }
+
+    /// Mean latency over reads and writes together, weighted by their counts.
+    pub fn mean_latency_us(&self) -> f64 {
+        let (r, w) = (&self.totals.read, &self.totals.write);
+        let ops = (r.ops + w.ops) as f64;
+        if ops == 0.0 {
+            return 0.0;
+        }
+        (r.lat_us.mean * r.ops as f64 + w.lat_us.mean * w.ops as f64) / ops
     }
 }
 

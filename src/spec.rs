@@ -138,6 +138,102 @@ pub struct RunSpec {
     pub iodepth: u32,
     pub warmup_s: f64,
     pub duration_s: f64,
+    /// Stop after this many bytes (warm-up included), or at `duration_s`,
+    /// whichever comes first; rounded up to whole I/Os with a block-size mix.
+    #[serde(default)]
+    pub io_limit: Option<u64>,
+    /// Files of the set this run uses, when it differs from the target's
+    /// (suites comparing one file with many); each count gets its own set.
+    #[serde(default)]
+    pub files: Option<u32>,
+    /// Open-loop target rate, IOPS across all threads; None = as fast as it goes.
+    #[serde(default)]
+    pub rate_iops: Option<f64>,
+    /// The rate as a percentage of an earlier run's measured IOPS (curves);
+    /// resolved into `rate_iops` when that run has finished.
+    #[serde(default)]
+    pub rate_pct: Option<RatePct>,
+    #[serde(default)]
+    pub arrivals: Arrivals,
+    /// End the warm-up as soon as IOPS are steady; `warmup_s` is then the cap.
+    #[serde(default)]
+    pub steady: bool,
+    /// A warm-up run: executed and recorded, left out of tables (the papers'
+    /// "discard the first test").
+    #[serde(default)]
+    pub discard: bool,
+    /// Skip this run when the rule holds for the earlier runs of its group
+    /// (a sweep that stops at the knee, a curve that stops at a latency limit).
+    #[serde(default)]
+    pub stop_rule: Option<StopRule>,
+}
+
+impl Default for RunSpec {
+    fn default() -> Self {
+        Self {
+            name: String::new(),
+            rw: Pattern::Randread,
+            read_pct: 100,
+            bs: vec![BlockSize {
+                bytes: 4096,
+                weight: 1,
+            }],
+            threads: 1,
+            iodepth: 1,
+            warmup_s: 5.0,
+            duration_s: 60.0,
+            io_limit: None,
+            files: None,
+            rate_iops: None,
+            rate_pct: None,
+            arrivals: Arrivals::Uniform,
+            steady: false,
+            discard: false,
+            stop_rule: None,
+        }
+    }
+}
+
+/// How rate-limited I/Os are spaced in time.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Arrivals {
+    /// Evenly spaced.
+    #[default]
+    Uniform,
+    /// Exponentially distributed gaps, like independent clients.
+    Poisson,
+}
+
+impl Arrivals {
+    pub fn parse(text: &str) -> Result<Self> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "uniform" => Ok(Self::Uniform),
+            "poisson" => Ok(Self::Poisson),
+            _ => Err(VbError::input(format!(
+                "--arrivals '{text}' is not uniform or poisson"
+            ))),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RatePct {
+    pub percent: f64,
+    /// Name of the run whose measured IOPS is 100%.
+    pub of: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StopRule {
+    /// Runs sharing a group are judged together, in order.
+    pub group: String,
+    /// Skip once the last run gained less than this over the one before (percent of IOPS).
+    #[serde(default)]
+    pub gain_below_pct: Option<f64>,
+    /// Skip once the last run's mean latency passed this (microseconds).
+    #[serde(default)]
+    pub latency_above_us: Option<f64>,
 }
 
 impl RunSpec {
@@ -171,14 +267,21 @@ impl RunSpec {
         } else {
             String::new()
         };
-        format!(
+        let mut name = format!(
             "{}{}-{}-{}t-qd{}",
             self.rw.name(),
             mix,
             self.bs_label(),
             self.threads,
             self.iodepth
-        )
+        );
+        if let Some(f) = self.files {
+            name.push_str(&format!("-{f}f"));
+        }
+        if let Some(r) = self.rate_iops {
+            name.push_str(&format!("-{}iops", (r * 100.0).round() / 100.0));
+        }
+        name
     }
 }
 
@@ -190,6 +293,29 @@ pub struct JobSpec {
     pub interval_s: f64,
     pub seed: u64,
     pub runs: Vec<RunSpec>,
+    /// The suite these runs came from, if any, and how to tabulate them.
+    #[serde(default)]
+    pub suite: Option<SuiteMeta>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SuiteMeta {
+    pub name: String,
+    pub table: TableKind,
+}
+
+/// The papers' table layouts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TableKind {
+    /// One row per run, reads and writes side by side (six patterns).
+    Patterns,
+    /// A "Read" and a "Write" row, one column per read/write mix.
+    Mix,
+    /// IOPS against latency, point by point (latency curves).
+    Curve,
+    /// Concurrency against IOPS and latency, with the knee (thread sweeps).
+    Threads,
 }
 
 /// Direct I/O needs sizes and offsets in whole sectors; the target's own
@@ -232,15 +358,15 @@ impl JobSpec {
         if run.read_pct > 100 {
             return Err(at(format!("--read-pct {} is outside 0..100", run.read_pct)));
         }
-        if let Some(p) = run.rw.fixed_read_pct() {
-            if p != run.read_pct {
-                return Err(at(format!(
-                    "--read-pct {} conflicts with --rw {} (it is {} by definition; use rw or randrw for a mix)",
-                    run.read_pct,
-                    run.rw.name(),
-                    p
-                )));
-            }
+        if let Some(p) = run.rw.fixed_read_pct()
+            && p != run.read_pct
+        {
+            return Err(at(format!(
+                "--read-pct {} conflicts with --rw {} (it is {} by definition; use rw or randrw for a mix)",
+                run.read_pct,
+                run.rw.name(),
+                p
+            )));
         }
         if run.threads == 0 || run.threads > 4096 {
             return Err(at(format!("--threads {} is outside 1..4096", run.threads)));
@@ -257,6 +383,31 @@ impl JobSpec {
         if !(run.warmup_s >= 0.0 && run.warmup_s.is_finite()) {
             return Err(at("--warmup must not be negative".into()));
         }
+        if let Some(r) = run.rate_iops
+            && !(r > 0.0 && r.is_finite())
+        {
+            return Err(at(format!("--rate {r} must be a positive number of IOPS")));
+        }
+        if let Some(p) = &run.rate_pct
+            && !(p.percent > 0.0 && p.percent <= 1000.0)
+        {
+            return Err(at(format!(
+                "rate {}% must be above 0 and at most 1000%",
+                p.percent
+            )));
+        }
+        if run.files == Some(0) {
+            return Err(at("files must be at least 1".into()));
+        }
+        if let Some(limit) = run.io_limit
+            && limit < run.min_bs()
+        {
+            return Err(at(format!(
+                "--io-limit {} is smaller than one block ({})",
+                format_size(limit),
+                format_size(run.min_bs())
+            )));
+        }
         for b in &run.bs {
             if self.target.direct && b.bytes % MIN_DIRECT_ALIGN != 0 {
                 return Err(at(format!(
@@ -266,7 +417,7 @@ impl JobSpec {
                 )));
             }
         }
-        let file_size = self.target.size / self.target.files as u64;
+        let file_size = self.target.size / run.files.unwrap_or(self.target.files) as u64;
         if run.max_bs() > file_size {
             return Err(at(format!(
                 "--bs {} is larger than each file ({} = --size {} / --files {})",
@@ -296,6 +447,7 @@ mod tests {
             engine: EngineChoice::Auto,
             interval_s: 1.0,
             seed: 1,
+            suite: None,
             runs: vec![RunSpec {
                 name: "r".into(),
                 rw: Pattern::Randrw,
@@ -308,6 +460,7 @@ mod tests {
                 iodepth: 16,
                 warmup_s: 1.0,
                 duration_s: 5.0,
+                ..RunSpec::default()
             }],
         }
     }

@@ -158,6 +158,9 @@ pub struct LiveCounters {
     pub write_ops: AtomicU64,
     pub write_bytes: AtomicU64,
     pub write_lat_ns: AtomicU64,
+    /// Service-time sums (rate-limited runs; zero otherwise).
+    pub read_svc_ns: AtomicU64,
+    pub write_svc_ns: AtomicU64,
 }
 
 /// A snapshot of `LiveCounters`, and the difference of two snapshots.
@@ -169,6 +172,8 @@ pub struct CounterSnapshot {
     pub write_ops: u64,
     pub write_bytes: u64,
     pub write_lat_ns: u64,
+    pub read_svc_ns: u64,
+    pub write_svc_ns: u64,
 }
 
 impl LiveCounters {
@@ -180,6 +185,8 @@ impl LiveCounters {
             write_ops: self.write_ops.load(Ordering::Relaxed),
             write_bytes: self.write_bytes.load(Ordering::Relaxed),
             write_lat_ns: self.write_lat_ns.load(Ordering::Relaxed),
+            read_svc_ns: self.read_svc_ns.load(Ordering::Relaxed),
+            write_svc_ns: self.write_svc_ns.load(Ordering::Relaxed),
         }
     }
 }
@@ -192,6 +199,8 @@ impl CounterSnapshot {
         self.write_ops += o.write_ops;
         self.write_bytes += o.write_bytes;
         self.write_lat_ns += o.write_lat_ns;
+        self.read_svc_ns += o.read_svc_ns;
+        self.write_svc_ns += o.write_svc_ns;
     }
 
     pub fn since(&self, earlier: &CounterSnapshot) -> CounterSnapshot {
@@ -202,6 +211,8 @@ impl CounterSnapshot {
             write_ops: self.write_ops.saturating_sub(earlier.write_ops),
             write_bytes: self.write_bytes.saturating_sub(earlier.write_bytes),
             write_lat_ns: self.write_lat_ns.saturating_sub(earlier.write_lat_ns),
+            read_svc_ns: self.read_svc_ns.saturating_sub(earlier.read_svc_ns),
+            write_svc_ns: self.write_svc_ns.saturating_sub(earlier.write_svc_ns),
         }
     }
 }

@@ -43,10 +43,11 @@ pub fn parse_size(text: &str) -> Result<u64> {
 /// Parses a duration such as `60s`, `1m30s`, `500ms` or a bare number of seconds.
 pub fn parse_duration(text: &str) -> Result<Duration> {
     let t = text.trim();
-    if let Ok(secs) = t.parse::<f64>() {
-        if secs.is_finite() && secs >= 0.0 {
-            return Ok(Duration::from_secs_f64(secs));
-        }
+    if let Ok(secs) = t.parse::<f64>()
+        && secs.is_finite()
+        && secs >= 0.0
+    {
+        return Ok(Duration::from_secs_f64(secs));
     }
     humantime::parse_duration(t).map_err(|e| {
         VbError::input(format!(
@@ -60,7 +61,7 @@ pub fn format_size(bytes: u64) -> String {
     const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
     let mut unit = 0;
     let mut whole = bytes;
-    while unit + 1 < UNITS.len() && whole >= 1024 && whole % 1024 == 0 {
+    while unit + 1 < UNITS.len() && whole >= 1024 && whole.is_multiple_of(1024) {
         whole /= 1024;
         unit += 1;
     }
@@ -79,8 +80,9 @@ pub fn format_size(bytes: u64) -> String {
 /// Formats a duration compactly for plans and summaries: `60s`, `1m30s`, `0.5s`.
 pub fn format_duration(d: Duration) -> String {
     let ms = d.as_millis();
-    if ms % 1000 != 0 {
-        return format!("{}s", d.as_secs_f64());
+    if !ms.is_multiple_of(1000) {
+        let text = format!("{:.2}", d.as_secs_f64());
+        return format!("{}s", text.trim_end_matches('0').trim_end_matches('.'));
     }
     let s = d.as_secs();
     match (s / 3600, (s % 3600) / 60, s % 60) {
@@ -181,6 +183,7 @@ mod tests {
         assert_eq!(format_size(100), "100B");
         assert_eq!(format_duration(Duration::from_secs(90)), "1m30s");
         assert_eq!(format_duration(Duration::from_millis(500)), "0.5s");
+        assert_eq!(format_duration(Duration::from_secs_f64(5.0 / 3.0)), "1.67s");
     }
 
     #[test]

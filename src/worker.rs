@@ -4,8 +4,8 @@
 
 use std::os::fd::OwnedFd;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
-use std::time::Instant;
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, Ordering};
+use std::time::{Duration, Instant};
 
 use crate::data::{AlignedBuf, fill_random, stamp};
 use crate::engine::{self, Completion, EngineKind};
@@ -22,18 +22,50 @@ pub struct Control {
     pub phase: AtomicU8,
     /// Set by a worker that hit an error, so the collector ends the run.
     pub failed: AtomicBool,
+    /// Workers that have finished on their own (their --io-limit share done).
+    pub finished: AtomicU32,
 }
 
+/// Latency (from the intended start) per op type, and, for rate-limited
+/// runs, service time (from the actual submission) beside it.
 #[derive(Clone, Default)]
 pub struct PhaseStats {
     pub read: OpStats,
     pub write: OpStats,
+    pub read_service: OpStats,
+    pub write_service: OpStats,
 }
 
 impl PhaseStats {
     pub fn merge(&mut self, other: &PhaseStats) {
         self.read.merge(&other.read);
         self.write.merge(&other.write);
+        self.read_service.merge(&other.read_service);
+        self.write_service.merge(&other.write_service);
+    }
+}
+
+/// When a rate-limited worker's I/Os are due. Intended start times follow
+/// the schedule whatever the device does, so a stall shows up as latency of
+/// every I/O that should have started during it (no coordinated omission).
+pub struct Schedule {
+    /// Mean gap between this worker's I/Os.
+    pub gap: Duration,
+    pub poisson: bool,
+    /// Offset of this worker's first I/O, so workers do not fire in lockstep.
+    pub offset: Duration,
+}
+
+impl Schedule {
+    #[inline]
+    fn next_gap(&self, rng: &mut fastrand::Rng) -> Duration {
+        if self.poisson {
+            // Exponential gaps: -ln(U) x mean, with U in (0, 1].
+            let u = 1.0 - rng.f64();
+            self.gap.mul_f64(-u.ln())
+        } else {
+            self.gap
+        }
     }
 }
 
@@ -52,6 +84,10 @@ pub struct WorkerSetup {
     pub max_bs: usize,
     pub buf_align: usize,
     pub seed: u64,
+    /// Bytes this worker may issue over the whole run (--io-limit), if capped.
+    pub budget: Option<u64>,
+    /// Open-loop schedule for this worker, if the run is rate-limited.
+    pub rate: Option<Schedule>,
     pub control: Arc<Control>,
     pub counters: Arc<LiveCounters>,
 }
@@ -69,6 +105,8 @@ pub fn run(setup: WorkerSetup, ready: impl FnOnce()) -> WorkerResult {
         max_bs,
         buf_align,
         seed,
+        budget,
+        rate,
         control,
         counters,
     } = setup;
@@ -109,18 +147,34 @@ pub fn run(setup: WorkerSetup, ready: impl FnOnce()) -> WorkerResult {
     ];
     let now = Instant::now();
     let mut issued: Vec<Instant> = vec![now; depth as usize];
+    let mut intended: Vec<Instant> = vec![now; depth as usize];
     let mut batch: Vec<u32> = Vec::with_capacity(depth as usize);
     let mut done: Vec<Completion> = Vec::with_capacity(depth as usize);
     let mut in_flight = 0u32;
+    let mut issued_bytes = 0u64;
+    let budget = budget.unwrap_or(u64::MAX);
     let mut error = None;
+    let mut next_due = now + rate.as_ref().map(|r| r.offset).unwrap_or_default();
+    if rate.is_some() {
+        // Sleep precisely: the default 50us timer slack would skew short gaps.
+        // SAFETY: prctl with PR_SET_TIMERSLACK takes an integer and touches no memory.
+        unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1usize, 0usize, 0usize, 0usize) };
+    }
 
     loop {
         let phase = control.phase.load(Ordering::Relaxed);
         if phase >= PHASE_STOP {
             break;
         }
-        while let Some(slot) = free.pop() {
+        // Rate-limited workers issue only what is due by now.
+        let due_by = rate.as_ref().map(|_| Instant::now());
+        while issued_bytes < budget {
+            if due_by.is_some_and(|t| next_due > t) {
+                break;
+            }
+            let Some(slot) = free.pop() else { break };
             let op = io_gen.next_op();
+            issued_bytes += op.len as u64;
             let buf = ptrs[slot as usize].0;
             if op.write {
                 write_seq += 1;
@@ -129,37 +183,73 @@ pub fn run(setup: WorkerSetup, ready: impl FnOnce()) -> WorkerResult {
                 stamp(data, stamp_key, op.offset, write_seq);
             }
             ops[slot as usize] = op;
+            if let Some(r) = &rate {
+                intended[slot as usize] = next_due;
+                next_due += r.next_gap(&mut rng);
+            }
             engine.queue(slot, op, buf);
             batch.push(slot);
         }
         // One clock read for the whole batch, taken just before it is submitted.
-        let t_issue = Instant::now();
-        for &slot in &batch {
-            issued[slot as usize] = t_issue;
+        if !batch.is_empty() {
+            let t_issue = Instant::now();
+            for &slot in &batch {
+                issued[slot as usize] = t_issue;
+                if rate.is_none() {
+                    intended[slot as usize] = t_issue;
+                }
+            }
+            in_flight += batch.len() as u32;
+            batch.clear();
         }
-        in_flight += batch.len() as u32;
-        batch.clear();
-        if let Err(e) = engine.submit_and_wait(1, &mut done) {
+        let waited = if in_flight == 0 {
+            if rate.is_none() || issued_bytes >= budget {
+                // The --io-limit share is done and every I/O has completed.
+                break;
+            }
+            // Nothing in flight: wait until the next I/O is due.
+            wait_until(next_due);
+            continue;
+        } else if rate.is_some() && !free.is_empty() {
+            // Reap completions, but wake in time for the next due I/O (a
+            // little early: the rest is spun away in `wait_until`).
+            let wait = next_due.saturating_duration_since(Instant::now());
+            engine.submit_and_wait_for(
+                1,
+                wait.saturating_sub(SPIN).max(Duration::from_micros(1)),
+                &mut done,
+            )
+        } else {
+            engine.submit_and_wait(1, &mut done)
+        };
+        if let Err(e) = waited {
             error = Some(format!("I/O submission failed: {e}"));
             break;
+        }
+        if done.is_empty() {
+            continue;
         }
         let t_done = Instant::now();
         let current = &mut stats[phase as usize];
         for c in done.drain(..) {
-            let op = ops[c.slot as usize];
+            let slot = c.slot as usize;
+            let op = ops[slot];
             in_flight -= 1;
             free.push(c.slot);
             if c.result != op.len as i64 {
                 error = Some(describe_failure(&op, c.result));
                 continue;
             }
-            let lat = t_done
-                .saturating_duration_since(issued[c.slot as usize])
-                .as_nanos() as u64;
-            if op.write {
-                current.write.record(lat, op.len as u64);
+            let lat = t_done.saturating_duration_since(intended[slot]).as_nanos() as u64;
+            let (main, service) = if op.write {
+                (&mut current.write, &mut current.write_service)
             } else {
-                current.read.record(lat, op.len as u64);
+                (&mut current.read, &mut current.read_service)
+            };
+            main.record(lat, op.len as u64);
+            if rate.is_some() {
+                let svc = t_done.saturating_duration_since(issued[slot]).as_nanos() as u64;
+                service.record(svc, op.len as u64);
             }
         }
         publish(&counters, &stats);
@@ -169,6 +259,8 @@ pub fn run(setup: WorkerSetup, ready: impl FnOnce()) -> WorkerResult {
     }
     if error.is_some() {
         control.failed.store(true, Ordering::Relaxed);
+    } else {
+        control.finished.fetch_add(1, Ordering::Relaxed);
     }
     // Buffers must outlive every I/O the kernel still holds.
     while in_flight > 0 {
@@ -190,6 +282,30 @@ pub fn run(setup: WorkerSetup, ready: impl FnOnce()) -> WorkerResult {
     }
 }
 
+/// Sleeping wakes up tens of microseconds late on a busy or virtual machine,
+/// which would count as latency of every rate-limited I/O: sleep to this
+/// much before the due time and spin the rest.
+const SPIN: Duration = Duration::from_micros(60);
+/// Longest single sleep, so a stop request is seen promptly.
+const MAX_SLEEP: Duration = Duration::from_millis(20);
+
+fn wait_until(due: Instant) {
+    loop {
+        let left = due.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return;
+        }
+        if left > SPIN {
+            std::thread::sleep((left - SPIN).min(MAX_SLEEP));
+            if left - SPIN > MAX_SLEEP {
+                return;
+            }
+        } else {
+            std::thread::yield_now();
+        }
+    }
+}
+
 /// Single-writer publish of running totals, cumulative over both phases so
 /// the collector's deltas never go back: plain stores, no read-modify-write.
 #[inline]
@@ -206,6 +322,13 @@ fn publish(counters: &LiveCounters, stats: &[PhaseStats; 2]) {
     counters
         .write_lat_ns
         .store((a.write.lat_sum_ns + b.write.lat_sum_ns) as u64, r);
+    let svc = |x: &OpStats, y: &OpStats| (x.lat_sum_ns + y.lat_sum_ns) as u64;
+    counters
+        .read_svc_ns
+        .store(svc(&a.read_service, &b.read_service), r);
+    counters
+        .write_svc_ns
+        .store(svc(&a.write_service, &b.write_service), r);
 }
 
 fn describe_failure(op: &IoOp, result: i64) -> String {

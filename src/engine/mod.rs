@@ -32,6 +32,19 @@ pub trait Engine {
     /// Starts everything queued and waits until at least `min` I/Os have
     /// completed, appending them to `out`.
     fn submit_and_wait(&mut self, min: usize, out: &mut Vec<Completion>) -> io::Result<()>;
+
+    /// Like `submit_and_wait`, but gives up waiting after `timeout` (a
+    /// rate-limited worker must wake for its next scheduled I/O). Synchronous
+    /// engines have nothing in flight after a submit, so they never wait.
+    fn submit_and_wait_for(
+        &mut self,
+        min: usize,
+        timeout: std::time::Duration,
+        out: &mut Vec<Completion>,
+    ) -> io::Result<()> {
+        let _ = timeout;
+        self.submit_and_wait(min, out)
+    }
 }
 
 /// The engine a run actually uses, after `auto` and fallbacks.
@@ -51,9 +64,10 @@ impl EngineKind {
         }
     }
 
-    /// Synchronous engines have one I/O in flight per OS thread.
+    /// Synchronous engines have one I/O in flight per OS thread (null
+    /// completes a whole queue at once, so it honours iodepth itself).
     pub fn is_sync(self) -> bool {
-        !matches!(self, Self::IoUring)
+        matches!(self, Self::Psync)
     }
 }
 

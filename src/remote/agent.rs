@@ -35,6 +35,9 @@ const GRACE: Duration = Duration::from_secs(3);
 pub const EXIT_LOST: i32 = 75;
 
 pub fn main() -> Result<i32> {
+    // A vanished coordinator shows as a write error (then a clean stop),
+    // not as SIGPIPE killing the agent mid-write.
+    super::set_sigpipe(libc::SIG_IGN);
     let shared = Arc::new(Shared::new());
     let (out_tx, out_rx) = mpsc::channel::<String>();
     let writer = {
@@ -298,7 +301,11 @@ fn session(shared: &Shared, link: &Link, ctl: Receiver<Control>) -> i32 {
     }
     let ctl = Mutex::new(ctl);
     let mut job: Option<(AgentJob, Vec<Plan>)> = None;
-    let mut prepared: Vec<Prepared> = Vec::new();
+    // Per target: its file sets (one per file count the runs use), and the
+    // results of its runs so far (a rate given as a percentage of an
+    // earlier run is resolved against this target's own share).
+    let mut prepared: Vec<Vec<(u32, Prepared)>> = Vec::new();
+    let mut done_runs: Vec<Vec<RunResult>> = Vec::new();
     loop {
         let msg = {
             let rx = match ctl.lock() {
@@ -337,10 +344,11 @@ fn session(shared: &Shared, link: &Link, ctl: Receiver<Control>) -> i32 {
                             targets: plans
                                 .iter()
                                 .zip(&p)
-                                .map(|(plan, prep)| executor::target_info(plan, prep))
+                                .map(|(plan, sets)| target_info(plan, sets))
                                 .collect(),
                             notes: Vec::new(),
                         });
+                        done_runs = vec![Vec::new(); p.len()];
                         prepared = p;
                     }
                     Err(e) => return fail(link, e),
@@ -353,7 +361,7 @@ fn session(shared: &Shared, link: &Link, ctl: Receiver<Control>) -> i32 {
                 if prepared.len() != plans.len() || index as usize >= plans[0].runs.len() {
                     return fail(link, VbError::input(format!("run {index} is not planned")));
                 }
-                let done = run_targets(plans, &prepared, index, shared, link, &ctl);
+                let done = run_targets(plans, &prepared, &mut done_runs, index, shared, link, &ctl);
                 link.send(&done);
             }
             ToAgent::Bye => return 0,
@@ -429,9 +437,29 @@ fn planned_target(p: &Plan) -> PlannedTarget {
 }
 
 /// Prepares every target at once (they are usually separate volumes).
-fn prepare_all(plans: &[Plan], shared: &Shared, link: &Link) -> Result<Vec<Prepared>> {
+/// The result file's line for a target: its first (usually only) file set.
+fn target_info(plan: &Plan, sets: &[(u32, Prepared)]) -> crate::result::TargetInfo {
+    let first = sets.first().map(|(_, p)| p);
+    crate::result::TargetInfo {
+        kind: first
+            .map(|p| {
+                format!("{:?}", p.kind)
+                    .to_lowercase()
+                    .replace("blockdevice", "block_device")
+            })
+            .unwrap_or_default(),
+        path: plan.job.target.path.display().to_string(),
+        files: sets.iter().map(|(_, p)| p.layout.nfiles).sum(),
+        file_size: first.map(|p| p.layout.file_size).unwrap_or(0),
+        align: sets.iter().map(|(_, p)| p.align).max().unwrap_or(1),
+    }
+}
+
+type Sets = Vec<(u32, Prepared)>;
+
+fn prepare_all(plans: &[Plan], shared: &Shared, link: &Link) -> Result<Vec<Sets>> {
     let obs = PrepareObserver { shared, link };
-    let results: Vec<Result<Prepared>> = std::thread::scope(|s| {
+    let results: Vec<Result<Sets>> = std::thread::scope(|s| {
         let handles: Vec<_> = plans
             .iter()
             .map(|plan| {
@@ -455,9 +483,11 @@ fn prepare_all(plans: &[Plan], shared: &Shared, link: &Link) -> Result<Vec<Prepa
 }
 
 /// Runs run `index` on every target at once behind one start gate.
+#[allow(clippy::too_many_arguments)]
 fn run_targets(
     plans: &[Plan],
-    prepared: &[Prepared],
+    prepared: &[Sets],
+    done_runs: &mut [Vec<RunResult>],
     index: u32,
     shared: &Shared,
     link: &Link,
@@ -483,11 +513,30 @@ fn run_targets(
             let handles: Vec<_> = plans
                 .iter()
                 .zip(prepared)
+                .zip(done_runs.iter())
                 .enumerate()
-                .map(|(t, (plan, prep))| {
+                .map(|(t, ((plan, sets), done))| {
                     let gate = &gate;
                     let decide = &decide;
                     s.spawn(move || {
+                        let called_off = |e: VbError| {
+                            // Never reaches the gate: the run is off for all targets.
+                            gate.abandon();
+                            Err(Box::new((e, None)))
+                        };
+                        // As the local executor does: the rate as a share of
+                        // an earlier run, and the file set of the run's count.
+                        let run = match executor::resolve_rate(&plan.runs[index as usize], done) {
+                            Ok(r) => r,
+                            Err(e) => return called_off(e),
+                        };
+                        let files = run.spec.files.unwrap_or(plan.job.target.files);
+                        let Some((_, prep)) = sets.iter().find(|(f, _)| *f == files) else {
+                            return called_off(VbError::run(format!(
+                                "run '{}': no file set of {files} files was prepared",
+                                run.spec.name
+                            )));
+                        };
                         let obs = RunObserver {
                             link,
                             index,
@@ -499,14 +548,7 @@ fn run_targets(
                             arrived.store(true, Ordering::SeqCst);
                             gate.arrive(decide)
                         };
-                        let r = executor::run_one(
-                            plan,
-                            &plan.runs[index as usize],
-                            prep,
-                            &obs,
-                            &shared.stop,
-                            &start,
-                        );
+                        let r = executor::run_one(plan, &run, prep, &obs, &shared.stop, &start);
                         if !arrived.load(Ordering::SeqCst) {
                             gate.abandon();
                         }
@@ -527,16 +569,19 @@ fn run_targets(
     let mut error = None;
     for (t, o) in outcomes.into_iter().enumerate() {
         match o {
-            Ok(r) => results.push(TargetResult {
-                target: t as u32,
-                result: r,
-            }),
+            Ok(r) => {
+                done_runs[t].push(r.clone());
+                results.push(TargetResult {
+                    target: t as u32,
+                    result: r,
+                });
+            }
             Err(failed) => {
                 let (e, partial) = *failed;
                 if let Some(r) = partial {
                     results.push(TargetResult {
                         target: t as u32,
-                        result: r,
+                        result: *r,
                     });
                 }
                 if error.is_none() {

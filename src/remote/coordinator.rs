@@ -210,6 +210,18 @@ pub fn run(opts: Options, obs: &dyn Observer, stop: &AtomicBool) -> Result<Resul
 
     if prepare_ok {
         for index in 0..n_runs as u32 {
+            // Stop rules judge the merged results, so every host skips alike.
+            let spec = &opts.template.runs[index as usize];
+            if let Some(why) = spec
+                .stop_rule
+                .as_ref()
+                .and_then(|rule| crate::executor::stop_reason(rule, &doc.runs))
+            {
+                let note = format!("skipped {}: {why}", spec.name);
+                obs.note(&note);
+                doc.notes.push(note);
+                continue;
+            }
             let (cr, ended) = c.one_run(index, n_runs, &opts.template);
             if let Some(cr) = cr {
                 if let Some(merged) = cr.1 {
@@ -233,7 +245,9 @@ pub fn run(opts: Options, obs: &dyn Observer, stop: &AtomicBool) -> Result<Resul
     c.shutdown();
 
     doc.target = c.target_summary(&opts.template);
-    doc.notes = std::mem::take(&mut c.notes);
+    let mut notes = std::mem::take(&mut c.notes);
+    notes.append(&mut doc.notes);
+    doc.notes = notes;
     let cpu1 = crate::hostinfo::cpu_seconds();
     let ssh_cpu = children_cpu();
     let wall = t_start.elapsed().as_secs_f64();

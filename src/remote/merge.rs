@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use crate::executor::MAX_INTERVALS;
 use crate::result::{
     Cpu, Histograms, HostInfo, Interval, IntervalOp, LatSummary, LittlesLaw, OpPair, OpTotals,
-    Phase, RunResult, TargetInfo, Totals,
+    Phase, RateResult, RunResult, SteadyResult, TargetInfo, Totals,
 };
 use crate::spec::RunSpec;
 use crate::stats::{BucketedHistogram, GROUPING_POWER, MAX_VALUE_POWER, percentile_ns};
@@ -138,6 +138,24 @@ pub fn merge_runs(parts: &[&RunResult]) -> Result<RunResult, String> {
             iops_x_latency: in_flight,
         },
         interrupted: parts.iter().any(|p| p.interrupted),
+        // Every part carries its share of the rate: targets and results add.
+        rate: first.rate.as_ref().map(|r0| {
+            let rates: Vec<&RateResult> = parts.iter().filter_map(|p| p.rate.as_ref()).collect();
+            RateResult {
+                target_iops: rates.iter().map(|r| r.target_iops).sum(),
+                achieved_iops: rates.iter().map(|r| r.achieved_iops).sum(),
+                reached: rates.iter().all(|r| r.reached),
+                arrivals: r0.arrivals.clone(),
+            }
+        }),
+        // Steady only when every part settled; measuring began at the latest.
+        steady: first.steady.as_ref().map(|_| {
+            let st: Vec<&SteadyResult> = parts.iter().filter_map(|p| p.steady.as_ref()).collect();
+            SteadyResult {
+                reached: st.iter().all(|x| x.reached),
+                after_s: st.iter().map(|x| x.after_s).fold(0.0, f64::max),
+            }
+        }),
     })
 }
 
@@ -200,19 +218,37 @@ fn merge_unbucketed<'a>(parts: impl Iterator<Item = &'a OpTotals>) -> OpTotals {
     if parts.is_empty() {
         return t;
     }
-    let mut lat_sum = 0.0;
-    let mut sq_sum = 0.0;
-    let mut lat = LatSummary {
-        min: f64::INFINITY,
-        ..LatSummary::default()
-    };
     for p in &parts {
         t.ops = t.ops.saturating_add(p.ops);
         t.bytes = t.bytes.saturating_add(p.bytes);
         t.iops += p.iops;
         t.mib_s += p.mib_s;
-        let n = p.ops as f64;
-        let l = &p.lat_us;
+    }
+    t.lat_us = merge_lat(parts.iter().map(|p| (p.ops, &p.lat_us)));
+    // Service time (rate-limited runs) has no histogram: moments exact,
+    // percentiles the highest of the parts.
+    let service: Vec<(u64, &LatSummary)> = parts
+        .iter()
+        .filter_map(|p| p.service_lat_us.as_ref().map(|l| (p.ops, l)))
+        .collect();
+    if !service.is_empty() {
+        t.service_lat_us = Some(merge_lat(service.into_iter()));
+    }
+    t
+}
+
+/// Combines latency summaries of `ops` operations each: the mean and the
+/// standard deviation exactly (from each part's moments), min and max
+/// exactly, percentiles as the highest of the parts.
+fn merge_lat<'a>(parts: impl Iterator<Item = (u64, &'a LatSummary)>) -> LatSummary {
+    let mut lat = LatSummary {
+        min: f64::INFINITY,
+        ..LatSummary::default()
+    };
+    let (mut n_all, mut lat_sum, mut sq_sum) = (0u64, 0.0, 0.0);
+    for (ops, l) in parts {
+        let n = ops as f64;
+        n_all = n_all.saturating_add(ops);
         lat_sum += l.mean * n;
         // Sum of squares from the sample standard deviation and the mean.
         sq_sum += l.stddev * l.stddev * (n - 1.0).max(0.0) + n * l.mean * l.mean;
@@ -224,15 +260,17 @@ fn merge_unbucketed<'a>(parts: impl Iterator<Item = &'a OpTotals>) -> OpTotals {
         lat.p99_9 = lat.p99_9.max(l.p99_9);
         lat.p99_99 = lat.p99_99.max(l.p99_99);
     }
-    let n = t.ops as f64;
+    if n_all == 0 {
+        return LatSummary::default();
+    }
+    let n = n_all as f64;
     lat.mean = lat_sum / n;
-    lat.stddev = if t.ops > 1 {
+    lat.stddev = if n_all > 1 {
         ((sq_sum - n * lat.mean * lat.mean).max(0.0) / (n - 1.0)).sqrt()
     } else {
         0.0
     };
-    t.lat_us = lat;
-    t
+    lat
 }
 
 /// Intervals of several parts side by side: the k-th of each are added.
@@ -254,15 +292,21 @@ pub fn merge_intervals(parts: &[&Interval]) -> Interval {
     let op = |f: fn(&Interval) -> &IntervalOp| {
         let mut o = IntervalOp::default();
         let mut ops = 0.0;
+        let mut svc = None::<f64>;
         for p in parts {
             let x = f(p);
             o.iops += x.iops;
             o.mib_s += x.mib_s;
             let n = x.iops * p.duration_s;
             o.lat_us_mean += x.lat_us_mean * n;
+            if let Some(s) = x.service_us_mean {
+                *svc.get_or_insert(0.0) += s * n;
+            }
             ops += n;
         }
-        o.lat_us_mean = if ops > 0.0 { o.lat_us_mean / ops } else { 0.0 };
+        let per_op = |v: f64| if ops > 0.0 { v / ops } else { 0.0 };
+        o.lat_us_mean = per_op(o.lat_us_mean);
+        o.service_us_mean = svc.map(per_op);
         o
     };
     Interval {
@@ -300,11 +344,22 @@ pub fn check_interval(iv: &Interval, longest_s: f64) -> Result<(), String> {
         finite(&format!("{name} IOPS"), o.iops)?;
         finite(&format!("{name} MiB/s"), o.mib_s)?;
         finite(&format!("{name} latency"), o.lat_us_mean)?;
+        finite(
+            &format!("{name} service time"),
+            o.service_us_mean.unwrap_or(0.0),
+        )?;
     }
     Ok(())
 }
 
 fn check_totals(name: &str, t: &OpTotals, spec: &RunSpec) -> Result<(), String> {
+    if let Some(svc) = &t.service_lat_us {
+        for v in [
+            svc.mean, svc.min, svc.max, svc.stddev, svc.p50, svc.p99, svc.p99_99,
+        ] {
+            finite(&format!("{name} service time"), v)?;
+        }
+    }
     let l = &t.lat_us;
     for (what, v) in [
         ("IOPS", t.iops),
@@ -368,7 +423,17 @@ fn check_histogram(name: &str, h: &BucketedHistogram, ops: u64) -> Result<(), St
 
 /// A run result from a host, checked against the run it was asked to do.
 pub fn check_run(r: &RunResult, spec: &RunSpec) -> Result<(), String> {
-    if r.name != spec.name || r.workload != *spec {
+    // The rate may be resolved on the host (a percentage of an earlier run),
+    // so the workload is compared on what defines the operations.
+    let w = &r.workload;
+    if r.name != spec.name
+        || w.name != spec.name
+        || w.rw != spec.rw
+        || w.read_pct != spec.read_pct
+        || w.bs != spec.bs
+        || w.threads != spec.threads
+        || w.iodepth != spec.iodepth
+    {
         return Err(format!("a result for another run than '{}'", spec.name));
     }
     if !["psync", "io_uring", "null"].contains(&r.engine.as_str()) {
@@ -434,6 +499,7 @@ mod tests {
             iodepth: 1,
             warmup_s: 0.0,
             duration_s: 10.0,
+            ..RunSpec::default()
         }
     }
 
@@ -456,8 +522,8 @@ mod tests {
             t_s: secs,
             duration_s: secs,
             phase: "measure".into(),
-            read: IntervalOp::from_delta(r.ops, r.bytes, r.lat_sum_ns as u64, secs),
-            write: IntervalOp::from_delta(w.ops, w.bytes, w.lat_sum_ns as u64, secs),
+            read: IntervalOp::from_delta(r.ops, r.bytes, r.lat_sum_ns as u64, None, secs),
+            write: IntervalOp::from_delta(w.ops, w.bytes, w.lat_sum_ns as u64, None, secs),
         };
         let res = RunResult {
             name: "r".into(),
@@ -486,6 +552,8 @@ mod tests {
                 iops_x_latency: 0.0,
             },
             interrupted: false,
+            rate: None,
+            steady: None,
         };
         (res, r, w)
     }
@@ -576,6 +644,7 @@ mod tests {
                 iops,
                 mib_s: iops / 256.0,
                 lat_us_mean: lat,
+                service_us_mean: None,
             },
             write: IntervalOp::default(),
         };

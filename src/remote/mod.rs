@@ -13,20 +13,46 @@ pub mod ssh;
 
 pub use merge::Cluster;
 
-use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use crate::cli::RunArgs;
+use std::path::Path;
+
+use crate::cli::{HostArgs, RunArgs};
 use crate::error::{Result, VbError, exit};
 use crate::executor::Observer;
 use crate::frontend;
-use crate::units::{parse_duration, parse_size};
+use crate::spec::JobSpec;
+use crate::units::parse_duration;
 
 /// `volbench run --hosts ...`: the same job on every host, merged.
-pub fn cmd_run(a: &RunArgs, stop_flag: fn() -> Result<Arc<AtomicBool>>) -> Result<i32> {
-    let opts = options(a)?;
-    if a.dry_run {
+pub fn cmd_run(a: &RunArgs) -> Result<i32> {
+    // The targets are on the hosts: a missing --size is resolved by each
+    // agent (a file or device whole), the directory default meanwhile.
+    let job = frontend::job_with_size(a, Some(frontend::DEFAULT_DIR_SIZE))?;
+    run_job(JobRun {
+        job,
+        size_given: a.size.is_some(),
+        hosts: &a.remote,
+        output: a.output.as_deref(),
+        json: a.json,
+        dry_run: a.dry_run,
+    })
+}
+
+/// A job from any front end (flags, a suite) to run on many hosts.
+pub struct JobRun<'a> {
+    /// Its target path is the template.
+    pub job: JobSpec,
+    pub size_given: bool,
+    pub hosts: &'a HostArgs,
+    pub output: Option<&'a Path>,
+    pub json: bool,
+    pub dry_run: bool,
+}
+
+pub fn run_job(r: JobRun) -> Result<i32> {
+    let opts = options(r.job, r.size_given, r.hosts)?;
+    if r.dry_run {
         print!("{}", describe(&opts));
         println!("resolved spec (per host, before each host checks its targets):");
         println!(
@@ -36,20 +62,35 @@ pub fn cmd_run(a: &RunArgs, stop_flag: fn() -> Result<Arc<AtomicBool>>) -> Resul
         );
         return Ok(exit::OK);
     }
-    let stop = stop_flag()?;
+    let stop = crate::app::stop_flag()?;
     let obs = crate::ui::TerminalObserver::new(true);
     obs.note(&format!(
         "{} hosts, {} targets",
         opts.hosts.len(),
         opts.hosts.iter().map(|h| h.targets.len()).sum::<usize>()
     ));
-    let doc = coordinator::run(opts, &obs, &stop)?;
-    crate::app::finish(&doc, a.output.as_deref(), a.json)
+    // A host whose ssh has gone must be an error on its pipe, not a SIGPIPE
+    // ending the coordinator; the default comes back for our own output.
+    set_sigpipe(libc::SIG_IGN);
+    let doc = coordinator::run(opts, &obs, &stop);
+    set_sigpipe(libc::SIG_DFL);
+    crate::app::finish(&doc?, r.output, r.json)
 }
 
-/// Everything the coordinator needs, from the flags.
-pub fn options(a: &RunArgs) -> Result<coordinator::Options> {
-    let r = &a.remote;
+/// Sets SIGPIPE's disposition (`main` makes it the default, for `| head`).
+pub(crate) fn set_sigpipe(how: libc::sighandler_t) {
+    // SAFETY: changing one signal's disposition to a libc constant.
+    unsafe {
+        libc::signal(libc::SIGPIPE, how);
+    }
+}
+
+/// Everything the coordinator needs.
+pub fn options(
+    template_job: JobSpec,
+    size_given: bool,
+    r: &HostArgs,
+) -> Result<coordinator::Options> {
     let hosts = match (&r.hosts, &r.hosts_file) {
         (Some(list), _) => hosts::parse_list(list)?,
         (None, Some(file)) => {
@@ -60,14 +101,8 @@ pub fn options(a: &RunArgs) -> Result<coordinator::Options> {
         }
         (None, None) => return Err(VbError::input("no hosts given")),
     };
-    let template = a.target.to_string_lossy().into_owned();
+    let template = template_job.target.path.to_string_lossy().into_owned();
     let assigned = hosts::assign(&hosts, &template, r.shared_target)?;
-    let size_given = a.size.is_some();
-    let size = match &a.size {
-        Some(s) => parse_size(s)?,
-        None => frontend::DEFAULT_DIR_SIZE,
-    };
-    let template_job = frontend::job_with_size(a, size)?;
     let mut jobs = Vec::with_capacity(assigned.len());
     for h in &assigned {
         let mut job = template_job.clone();

@@ -69,15 +69,15 @@ fn mounted_at(major: u32, minor: u32) -> Option<String> {
         .ok()
         .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()));
     let mut ids = vec![whole];
-    if let Some(name) = sysfs_name {
-        if let Ok(entries) = std::fs::read_dir(format!("/sys/class/block/{name}")) {
-            for entry in entries.flatten() {
-                let fname = entry.file_name().to_string_lossy().into_owned();
-                if fname.starts_with(&name) {
-                    if let Ok(dev) = std::fs::read_to_string(entry.path().join("dev")) {
-                        ids.push(dev.trim().to_string());
-                    }
-                }
+    if let Some(name) = sysfs_name
+        && let Ok(entries) = std::fs::read_dir(format!("/sys/class/block/{name}"))
+    {
+        for entry in entries.flatten() {
+            let fname = entry.file_name().to_string_lossy().into_owned();
+            if fname.starts_with(&name)
+                && let Ok(dev) = std::fs::read_to_string(entry.path().join("dev"))
+            {
+                ids.push(dev.trim().to_string());
             }
         }
     }

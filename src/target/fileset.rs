@@ -205,20 +205,8 @@ fn fill_one(
     if opts.direct {
         flags |= OFlags::DIRECT;
     }
-    let fd = rustix::fs::open(path, flags, Mode::from_raw_mode(0o644)).map_err(|e| {
-        if opts.direct && e == rustix::io::Errno::INVAL {
-            VbError::target(format!(
-                "the file system at {} does not support direct I/O (O_DIRECT); use --buffered",
-                path.display()
-            ))
-        } else {
-            VbError::target(format!(
-                "cannot create {}: {}",
-                path.display(),
-                std::io::Error::from(e)
-            ))
-        }
-    })?;
+    let fd = rustix::fs::open(path, flags, Mode::from_raw_mode(0o644))
+        .map_err(|e| super::open_error(path, e, opts.direct))?;
     let mut off = 0u64;
     let mut seq = 0u64;
     while off < file_size {
@@ -228,20 +216,8 @@ fn fill_one(
         let n = (file_size - off).min(FILL_CHUNK as u64) as usize;
         seq += 1;
         stamp(&mut buf.as_mut_slice()[..n], key, off, seq);
-        let written = rustix::io::pwrite(&fd, &buf.as_slice()[..n], off).map_err(|e| {
-            if e == rustix::io::Errno::NOSPC || e == rustix::io::Errno::DQUOT {
-                VbError::target(format!(
-                    "the target filled up while preparing the file set ({} of {} written to {}: {}); \
-                     use a smaller --size",
-                    format_size(off),
-                    format_size(file_size),
-                    path.display(),
-                    std::io::Error::from(e)
-                ))
-            } else {
-                VbError::run(format!("write to {} failed at offset {off}: {}", path.display(), std::io::Error::from(e)))
-            }
-        })?;
+        let written = rustix::io::pwrite(&fd, &buf.as_slice()[..n], off)
+            .map_err(|e| fill_error(path, e, off, file_size))?;
         if written == 0 {
             return Err(VbError::run(format!(
                 "write to {} made no progress",
@@ -254,14 +230,29 @@ fn fill_one(
     if !opts.direct {
         // Push the data out and drop it from the page cache, so the first
         // reads are not all cache hits the later ones will not get.
-        rustix::fs::fdatasync(&fd).map_err(|e| {
-            VbError::run(format!(
-                "fdatasync {}: {}",
-                path.display(),
-                std::io::Error::from(e)
-            ))
-        })?;
+        rustix::fs::fdatasync(&fd).map_err(|e| fill_error(path, e, off, file_size))?;
         let _ = rustix::fs::fadvise(&fd, 0, None, rustix::fs::Advice::DontNeed);
     }
     Ok(())
+}
+
+/// A failed fill write: a full disk is the user's to fix (a smaller --size),
+/// anything else is a failing device.
+fn fill_error(path: &Path, e: rustix::io::Errno, done: u64, file_size: u64) -> VbError {
+    if e == rustix::io::Errno::NOSPC || e == rustix::io::Errno::DQUOT {
+        VbError::target(format!(
+            "the target filled up while preparing the file set ({} of {} written to {}: {}); \
+             use a smaller --size",
+            format_size(done),
+            format_size(file_size),
+            path.display(),
+            std::io::Error::from(e)
+        ))
+    } else {
+        VbError::run(format!(
+            "write to {} failed at offset {done}: {}",
+            path.display(),
+            std::io::Error::from(e)
+        ))
+    }
 }

@@ -109,6 +109,7 @@ pub struct Prepared {
 }
 
 /// Options for `prepare` that come from the spec.
+#[derive(Clone, Copy)]
 pub struct PrepareOptions<'a> {
     pub size: u64,
     pub files: u32,
@@ -171,15 +172,13 @@ fn prepare_existing(insp: &Inspection, opts: &PrepareOptions, device: bool) -> R
     };
     let file_size = opts.size / align.max(4096) * align.max(4096);
     let mut notes = Vec::new();
-    if !device {
-        if let Ok(meta) = fs::metadata(path) {
-            use std::os::unix::fs::MetadataExt;
-            if meta.blocks() * 512 < meta.len() {
-                notes.push(format!(
-                    "{} is sparse: reads of its holes do not touch the storage",
-                    path.display()
-                ));
-            }
+    if !device && let Ok(meta) = fs::metadata(path) {
+        use std::os::unix::fs::MetadataExt;
+        if meta.blocks() * 512 < meta.len() {
+            notes.push(format!(
+                "{} is sparse: reads of its holes do not touch the storage",
+                path.display()
+            ));
         }
     }
     Ok(Prepared {
@@ -203,7 +202,7 @@ pub fn probe_align(path: &Path, device: bool) -> Result<u64> {
         OFlags::RDONLY | OFlags::DIRECT | OFlags::CLOEXEC,
         Mode::empty(),
     )
-    .map_err(|e| direct_open_error(path, e))?;
+    .map_err(|e| open_error(path, e, true))?;
     if device {
         return Ok(rustix::fs::ioctl_blksszget(&fd)
             .map(|s| s as u64)
@@ -223,8 +222,10 @@ pub fn probe_align(path: &Path, device: bool) -> Result<u64> {
     }
 }
 
-fn direct_open_error(path: &Path, e: rustix::io::Errno) -> VbError {
-    if e == rustix::io::Errno::INVAL {
+/// Why a file could not be opened; EINVAL with O_DIRECT means the file
+/// system does not do direct I/O, which the user can work around.
+pub(crate) fn open_error(path: &Path, e: rustix::io::Errno, direct: bool) -> VbError {
+    if direct && e == rustix::io::Errno::INVAL {
         VbError::target(format!(
             "the file system at {} does not support direct I/O (O_DIRECT); use --buffered",
             path.display()
@@ -252,19 +253,7 @@ pub fn open_files(prep: &Prepared, direct: bool) -> Result<Vec<OwnedFd>> {
     }
     prep.paths
         .iter()
-        .map(|p| {
-            rustix::fs::open(p, flags, Mode::empty()).map_err(|e| {
-                if direct && e == rustix::io::Errno::INVAL {
-                    direct_open_error(p, e)
-                } else {
-                    VbError::target(format!(
-                        "cannot open {}: {}",
-                        p.display(),
-                        std::io::Error::from(e)
-                    ))
-                }
-            })
-        })
+        .map(|p| rustix::fs::open(p, flags, Mode::empty()).map_err(|e| open_error(p, e, direct)))
         .collect()
 }
 
@@ -277,5 +266,5 @@ pub fn probe_dir_direct(dir: &Path) -> Result<()> {
         Mode::from_raw_mode(0o600),
     );
     let _ = fs::remove_file(&probe);
-    res.map(|_| ()).map_err(|e| direct_open_error(dir, e))
+    res.map(|_| ()).map_err(|e| open_error(dir, e, true))
 }

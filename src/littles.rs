@@ -1,0 +1,151 @@
+//! Little's law for sizing a test: I/Os in flight = IOPS x latency. The
+//! papers use it to pick thread counts (e.g. 1.3 ms x 3,500 IOPS = 4.6
+//! threads); given two of the three, `volbench plan` gives the third.
+
+use crate::cli::PlanArgs;
+use crate::error::{Result, VbError};
+use crate::output::thousands;
+use crate::units::{parse_count, parse_duration};
+
+/// In-flight I/Os needed for `iops` at `latency_s`.
+pub fn concurrency(iops: f64, latency_s: f64) -> f64 {
+    iops * latency_s
+}
+
+/// IOPS that `in_flight` I/Os sustain at `latency_s`.
+pub fn iops(in_flight: f64, latency_s: f64) -> f64 {
+    in_flight / latency_s
+}
+
+/// The latency at which `in_flight` I/Os give `iops`.
+pub fn latency_s(in_flight: f64, iops: f64) -> f64 {
+    in_flight / iops
+}
+
+fn positive(flag: &str, text: &str) -> Result<f64> {
+    text.trim()
+        .replace(',', "")
+        .parse::<f64>()
+        .ok()
+        .filter(|v| *v > 0.0 && v.is_finite())
+        .ok_or_else(|| VbError::input(format!("{flag} '{text}' is not a positive number")))
+}
+
+fn ms(s: f64) -> String {
+    format!("{:.3}ms", s * 1000.0)
+}
+
+pub fn answer(a: &PlanArgs) -> Result<String> {
+    let hosts = parse_count("--hosts", &a.hosts)?.max(1) as f64;
+    let lat = a
+        .latency
+        .as_deref()
+        .map(|t| parse_duration(t).map(|d| d.as_secs_f64()))
+        .transpose()?
+        .filter(|v| *v > 0.0);
+    if a.latency.is_some() && lat.is_none() {
+        return Err(VbError::input("--latency must be above 0"));
+    }
+    let iops_v = a
+        .iops
+        .as_deref()
+        .map(|t| positive("--iops", t))
+        .transpose()?;
+    let conc = a
+        .concurrency
+        .as_deref()
+        .map(|t| positive("--concurrency", t))
+        .transpose()?;
+    let per_host = |n: f64| {
+        if hosts > 1.0 {
+            format!(", {:.1} per host over {} hosts", n / hosts, hosts)
+        } else {
+            String::new()
+        }
+    };
+    Ok(match (lat, iops_v, conc) {
+        (Some(l), Some(i), None) => {
+            let n = concurrency(i, l);
+            let whole = n.ceil().max(1.0);
+            format!(
+                "{} IOPS at {} latency needs {n:.2} I/Os in flight: use at least {whole} \
+                 (threads x iodepth, summed over hosts{})",
+                thousands(i),
+                ms(l),
+                per_host(whole)
+            )
+        }
+        (Some(l), None, Some(c)) => format!(
+            "{c} I/Os in flight at {} latency sustain at most {} IOPS{}",
+            ms(l),
+            thousands(iops(c, l)),
+            per_host(c)
+        ),
+        (None, Some(i), Some(c)) => format!(
+            "{} IOPS with {c} I/Os in flight means a mean latency of {}; if the storage is slower, \
+             add concurrency",
+            thousands(i),
+            ms(latency_s(c, i))
+        ),
+        _ => {
+            return Err(VbError::input(
+                "give exactly two of --latency, --iops and --concurrency (e.g. --latency 1.3ms --iops 3500)",
+            ));
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(latency: Option<&str>, iops: Option<&str>, conc: Option<&str>) -> PlanArgs {
+        PlanArgs {
+            latency: latency.map(String::from),
+            iops: iops.map(String::from),
+            concurrency: conc.map(String::from),
+            hosts: "1".into(),
+        }
+    }
+
+    #[test]
+    fn the_papers_example() {
+        // 1.3 ms x 3,500 IOPS = 4.55 threads (Azure NetApp Files paper).
+        assert!((concurrency(3500.0, 0.0013) - 4.55).abs() < 1e-9);
+        let text = answer(&args(Some("1.3ms"), Some("3500"), None)).unwrap();
+        assert!(
+            text.contains("4.55 I/Os in flight") && text.contains("at least 5"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn the_inverse_questions() {
+        assert!((iops(8.0, 0.002) - 4000.0).abs() < 1e-9);
+        assert!((latency_s(8.0, 4000.0) - 0.002).abs() < 1e-12);
+        assert!(
+            answer(&args(Some("2ms"), None, Some("8")))
+                .unwrap()
+                .contains("4,000 IOPS")
+        );
+        assert!(
+            answer(&args(None, Some("4000"), Some("8")))
+                .unwrap()
+                .contains("2.000ms")
+        );
+    }
+
+    #[test]
+    fn spreads_over_hosts() {
+        let mut a = args(Some("1ms"), Some("24000"), None);
+        a.hosts = "6".into();
+        assert!(answer(&a).unwrap().contains("4.0 per host over 6 hosts"));
+    }
+
+    #[test]
+    fn needs_two_of_three() {
+        assert!(answer(&args(Some("1ms"), None, None)).is_err());
+        assert!(answer(&args(Some("1ms"), Some("1"), Some("1"))).is_err());
+        assert!(answer(&args(None, Some("-5"), Some("1"))).is_err());
+    }
+}

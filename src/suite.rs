@@ -1,0 +1,673 @@
+//! Suites: the vendors' methods as data. A suite is a TOML file of runs
+//! (with sweeps, curves and knee-stopping thread sweeps) that expands into
+//! one `JobSpec`; the built-in ones are embedded and can be printed, copied
+//! and edited. Every error names the file and line.
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::error::{Result, VbError};
+use crate::spec::{
+    Arrivals, EngineChoice, JobSpec, Pattern, RatePct, RunSpec, StopRule, SuiteMeta, TableKind,
+    TargetSpec,
+};
+use crate::sweep::{self, Axes};
+use crate::units::{parse_count, parse_duration, parse_size};
+
+/// The built-in suites, in the order `suite list` shows them.
+pub const BUILTIN: [(&str, &str); 7] = [
+    ("six-patterns", include_str!("../suites/six-patterns.toml")),
+    ("mix-sweep", include_str!("../suites/mix-sweep.toml")),
+    ("mix-table", include_str!("../suites/mix-table.toml")),
+    (
+        "files-threads",
+        include_str!("../suites/files-threads.toml"),
+    ),
+    ("disk-check", include_str!("../suites/disk-check.toml")),
+    (
+        "latency-curve",
+        include_str!("../suites/latency-curve.toml"),
+    ),
+    ("thread-sweep", include_str!("../suites/thread-sweep.toml")),
+];
+
+/// A value that may be one item or a sweep: `4`, `"4k"`, `[1, 2]`, `"1:64:*2"`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum Param {
+    Int(i64),
+    Float(f64),
+    Bool(bool),
+    Str(String),
+    List(Vec<Param>),
+}
+
+impl Param {
+    /// The value as the text a user would type on the command line, so
+    /// suites and flags share one parser.
+    fn text(&self) -> String {
+        match self {
+            Param::Int(v) => v.to_string(),
+            Param::Float(v) => v.to_string(),
+            Param::Bool(v) => v.to_string(),
+            Param::Str(s) => s.clone(),
+            Param::List(items) => items.iter().map(Param::text).collect::<Vec<_>>().join(","),
+        }
+    }
+}
+
+type P = Option<Spanned<Param>>;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SuiteFile {
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    #[serde(default)]
+    pub source: String,
+    pub table: TableKind,
+    /// Run a copy of the first run first and discard it (the papers' advice).
+    #[serde(default = "yes")]
+    pub warmup_run: bool,
+    #[serde(default)]
+    pub defaults: Defaults,
+    #[serde(rename = "run", default)]
+    pub runs: Vec<Spanned<RunEntry>>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Defaults {
+    size: P,
+    files: P,
+    threads: P,
+    iodepth: P,
+    duration: P,
+    warmup: P,
+    engine: P,
+    direct: P,
+    interval: P,
+    seed: P,
+    arrivals: P,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunEntry {
+    name: Spanned<String>,
+    rw: P,
+    read_pct: P,
+    bs: P,
+    threads: P,
+    iodepth: P,
+    files: P,
+    rate: P,
+    duration: P,
+    warmup: P,
+    io_limit: P,
+    arrivals: P,
+    steady: P,
+    /// Percentages of the maximum rate, measured by a first run at full speed.
+    curve: P,
+    curve_stop_latency: P,
+    /// Stop the sweep once IOPS grow less than this percentage.
+    until_gain_below: P,
+}
+
+/// Values from the command line; they replace the suite's `[defaults]`,
+/// while a value a run sets itself is kept.
+#[derive(Debug, Default, Clone)]
+pub struct Overrides {
+    pub target: std::path::PathBuf,
+    pub size: Option<String>,
+    pub files: Option<String>,
+    pub threads: Option<String>,
+    pub iodepth: Option<String>,
+    pub duration: Option<String>,
+    pub warmup: Option<String>,
+    pub engine: Option<String>,
+    pub buffered: bool,
+    pub interval: Option<String>,
+    pub seed: Option<String>,
+    pub allow_overwrite: bool,
+    pub no_warmup_run: bool,
+    pub steady: bool,
+    pub arrivals: Option<String>,
+}
+
+/// Finds a built-in suite by name, or reads a suite file.
+pub fn load(name_or_path: &str) -> Result<(String, String)> {
+    if let Some((name, text)) = BUILTIN.iter().find(|(n, _)| *n == name_or_path) {
+        return Ok((format!("built-in suite {name}"), text.to_string()));
+    }
+    let path = std::path::Path::new(name_or_path);
+    if path.exists() {
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            VbError::input(format!("cannot read suite file {}: {e}", path.display()))
+        })?;
+        return Ok((path.display().to_string(), text));
+    }
+    let names: Vec<&str> = BUILTIN.iter().map(|(n, _)| *n).collect();
+    Err(VbError::input(format!(
+        "no built-in suite or file named '{name_or_path}' (built-in: {})",
+        names.join(", ")
+    )))
+}
+
+fn line_of(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())].matches('\n').count() + 1
+}
+
+pub fn parse(origin: &str, text: &str) -> Result<SuiteFile> {
+    let suite: SuiteFile = toml::from_str(text).map_err(|e| {
+        let line = e.span().map(|s| line_of(text, s.start)).unwrap_or(0);
+        VbError::input(format!("{origin} line {line}: {}", e.message().trim()))
+    })?;
+    if suite.runs.is_empty() {
+        return Err(VbError::input(format!(
+            "{origin}: the suite has no [[run]] entries"
+        )));
+    }
+    Ok(suite)
+}
+
+/// Everything needed to report an error at a value's line.
+struct Ctx<'a> {
+    origin: &'a str,
+    text: &'a str,
+}
+
+impl Ctx<'_> {
+    fn err(&self, at: &Spanned<Param>, key: &str, e: VbError) -> VbError {
+        VbError::input(format!(
+            "{} line {}: {key}: {}",
+            self.origin,
+            line_of(self.text, at.span().start),
+            e.message
+        ))
+    }
+
+    /// The text of a run's own value, else the override, else the default.
+    fn pick<'p>(
+        &self,
+        own: &'p P,
+        over: &'p Option<String>,
+        default: &'p P,
+    ) -> Option<(String, Option<&'p Spanned<Param>>)> {
+        if let Some(v) = own {
+            return Some((v.get_ref().text(), Some(v)));
+        }
+        if let Some(v) = over {
+            return Some((v.clone(), None));
+        }
+        default.as_ref().map(|v| (v.get_ref().text(), Some(v)))
+    }
+
+    fn seconds(
+        &self,
+        key: &str,
+        own: &P,
+        over: &Option<String>,
+        def: &P,
+        fallback: f64,
+    ) -> Result<f64> {
+        match self.pick(own, over, def) {
+            Some((t, at)) => self.with(key, at, parse_duration(&t).map(|d| d.as_secs_f64())),
+            None => Ok(fallback),
+        }
+    }
+
+    fn with<T>(&self, key: &str, at: Option<&Spanned<Param>>, r: Result<T>) -> Result<T> {
+        match (r, at) {
+            (Ok(v), _) => Ok(v),
+            (Err(e), Some(at)) => Err(self.err(at, key, e)),
+            (Err(e), None) => Err(VbError::input(format!(
+                "--{}: {}",
+                key.replace('_', "-"),
+                e.message
+            ))),
+        }
+    }
+}
+
+/// Expands a suite into one validated job.
+pub fn to_job(origin: &str, text: &str, suite: &SuiteFile, o: &Overrides) -> Result<JobSpec> {
+    let cx = Ctx { origin, text };
+    let d = &suite.defaults;
+    let none: Option<String> = None;
+    let size = match cx.pick(&None, &o.size, &d.size) {
+        Some((t, at)) => cx.with("size", at, parse_size(&t))?,
+        None => crate::frontend::DEFAULT_DIR_SIZE,
+    };
+    let files = match cx.pick(&None, &o.files, &d.files) {
+        Some((t, at)) => cx.with("files", at, parse_count("files", &t))? as u32,
+        None => 1,
+    };
+    let engine = match cx.pick(&None, &o.engine, &d.engine) {
+        Some((t, at)) => cx.with("engine", at, EngineChoice::parse(&t))?,
+        None => EngineChoice::Auto,
+    };
+    let direct = match &d.direct {
+        Some(v) => match v.get_ref() {
+            Param::Bool(b) => *b,
+            _ => return Err(cx.err(v, "direct", VbError::input("must be true or false"))),
+        },
+        None => true,
+    } && !o.buffered;
+    let interval = cx.seconds("interval", &None, &o.interval, &d.interval, 1.0)?;
+    let seed = match cx.pick(&None, &o.seed, &d.seed) {
+        Some((t, at)) => cx.with("seed", at, parse_count("seed", &t))?,
+        None => 1,
+    };
+
+    let mut runs: Vec<RunSpec> = Vec::new();
+    for entry in &suite.runs {
+        let e = entry.get_ref();
+        let name = e.name.get_ref().clone();
+        let rw = match &e.rw {
+            Some(v) => cx.with("rw", Some(v), Pattern::parse(&v.get_ref().text()))?,
+            None => Pattern::Randread,
+        };
+        let counts =
+            |key: &str, own: &P, over: &Option<String>, def: &P| -> Result<Option<Vec<u64>>> {
+                match cx.pick(own, over, def) {
+                    Some((t, at)) => cx.with(key, at, sweep::parse_counts(key, &t)).map(Some),
+                    None => Ok(None),
+                }
+            };
+        let threads = counts("threads", &e.threads, &o.threads, &d.threads)?.unwrap_or(vec![1]);
+        let iodepth = counts("iodepth", &e.iodepth, &o.iodepth, &d.iodepth)?.unwrap_or(vec![1]);
+        let run_files = counts("files", &e.files, &none, &None)?;
+        let read_pct = counts("read_pct", &e.read_pct, &none, &None)?
+            .unwrap_or(vec![rw.fixed_read_pct().unwrap_or(50) as u64]);
+        if let (Some(bad), Some(at)) = (read_pct.iter().find(|&&p| p > 100), &e.read_pct) {
+            return Err(cx.err(
+                at,
+                "read_pct",
+                VbError::input(format!("{bad} is outside 0..100")),
+            ));
+        }
+        let bs = match &e.bs {
+            Some(v) => cx.with("bs", Some(v), sweep::parse_bs_points(&v.get_ref().text()))?,
+            None => vec![vec![crate::spec::BlockSize {
+                bytes: 4096,
+                weight: 1,
+            }]],
+        };
+        let rates = match &e.rate {
+            Some(v) => Some(cx.with(
+                "rate",
+                Some(v),
+                sweep::parse_numbers("rate", &v.get_ref().text()),
+            )?),
+            None => None,
+        };
+        let arrivals = match cx.pick(&e.arrivals, &o.arrivals, &d.arrivals) {
+            Some((t, at)) => cx.with("arrivals", at, Arrivals::parse(&t))?,
+            None => Arrivals::Uniform,
+        };
+        let steady = match &e.steady {
+            Some(v) => match v.get_ref() {
+                Param::Bool(b) => *b,
+                _ => return Err(cx.err(v, "steady", VbError::input("must be true or false"))),
+            },
+            None => false,
+        } || o.steady;
+        let base = RunSpec {
+            name: name.clone(),
+            rw,
+            read_pct: read_pct[0] as u8,
+            bs: bs[0].clone(),
+            threads: threads[0] as u32,
+            iodepth: iodepth[0] as u32,
+            warmup_s: cx.seconds("warmup", &e.warmup, &o.warmup, &d.warmup, 5.0)?,
+            duration_s: cx.seconds("duration", &e.duration, &o.duration, &d.duration, 60.0)?,
+            io_limit: match &e.io_limit {
+                Some(v) => Some(cx.with("io_limit", Some(v), parse_size(&v.get_ref().text()))?),
+                None => None,
+            },
+            files: run_files.as_ref().map(|f| f[0] as u32),
+            rate_iops: rates.as_ref().map(|r| r[0]),
+            arrivals,
+            steady,
+            ..RunSpec::default()
+        };
+        let many = |n: usize| n > 1;
+        let axes = Axes {
+            threads: many(threads.len()).then(|| threads.clone()),
+            iodepth: many(iodepth.len()).then(|| iodepth.clone()),
+            bs: many(bs.len()).then(|| bs.clone()),
+            read_pct: many(read_pct.len()).then(|| read_pct.clone()),
+            rate: rates.clone().filter(|r| many(r.len())),
+            files: run_files.clone().filter(|f| many(f.len())),
+        };
+        let mut points = sweep::expand(&base, &axes, |r| point_name(&name, r, &axes));
+        if let Some(g) = &e.until_gain_below {
+            let pct = cx.with("until_gain_below", Some(g), positive(&g.get_ref().text()))?;
+            for p in &mut points {
+                p.stop_rule = Some(StopRule {
+                    group: name.clone(),
+                    gain_below_pct: Some(pct),
+                    latency_above_us: None,
+                });
+            }
+        }
+        match &e.curve {
+            None => runs.extend(points),
+            Some(c) => {
+                if points.len() != 1 {
+                    return Err(cx.err(
+                        c,
+                        "curve",
+                        VbError::input("a curve run cannot also sweep other values"),
+                    ));
+                }
+                let pcts = cx.with(
+                    "curve",
+                    Some(c),
+                    sweep::parse_numbers("curve", &c.get_ref().text()),
+                )?;
+                let stop_us = match &e.curve_stop_latency {
+                    Some(v) => Some(
+                        cx.with(
+                            "curve_stop_latency",
+                            Some(v),
+                            parse_duration(&v.get_ref().text()),
+                        )?
+                        .as_secs_f64()
+                            * 1e6,
+                    ),
+                    None => None,
+                };
+                let mut max = points.remove(0);
+                let max_name = format!("{name}-max");
+                max.name = max_name.clone();
+                max.rate_iops = None;
+                runs.push(max.clone());
+                for pct in pcts {
+                    let mut p = max.clone();
+                    p.name = format!("{name}-{}pct", trim_num(pct));
+                    p.rate_pct = Some(RatePct {
+                        percent: pct,
+                        of: max_name.clone(),
+                    });
+                    p.stop_rule = stop_us.map(|us| StopRule {
+                        group: name.clone(),
+                        gain_below_pct: None,
+                        latency_above_us: Some(us),
+                    });
+                    runs.push(p);
+                }
+            }
+        }
+    }
+    if suite.warmup_run && !o.no_warmup_run {
+        let mut warm = runs[0].clone();
+        warm.name = "warmup-run".into();
+        warm.discard = true;
+        // A discarded run never feeds a stop rule or a curve.
+        warm.stop_rule = None;
+        warm.rate_pct = None;
+        runs.insert(0, warm);
+    }
+    let job = JobSpec {
+        target: TargetSpec {
+            path: o.target.clone(),
+            size,
+            files,
+            direct,
+            allow_overwrite: o.allow_overwrite,
+        },
+        engine,
+        interval_s: interval,
+        seed,
+        runs,
+        suite: Some(SuiteMeta {
+            name: suite.name.clone(),
+            table: suite.table,
+        }),
+    };
+    job.validate()
+        .map_err(|e| VbError::input(format!("{origin}: {}", e.message)))?;
+    Ok(job)
+}
+
+fn positive(text: &str) -> Result<f64> {
+    text.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|v| *v > 0.0 && v.is_finite())
+        .ok_or_else(|| VbError::input(format!("'{text}' is not a positive number")))
+}
+
+fn trim_num(v: f64) -> String {
+    if v.fract() == 0.0 {
+        format!("{}", v as i64)
+    } else {
+        format!("{v}")
+    }
+}
+
+/// A point's name: the run's name plus the values that vary.
+fn point_name(base: &str, r: &RunSpec, axes: &Axes) -> String {
+    let mut name = base.to_string();
+    if let Some(f) = r.files.filter(|_| axes.files.is_some()) {
+        name.push_str(&format!("-{f}f"));
+    }
+    if axes.threads.is_some() {
+        name.push_str(&format!("-{}t", r.threads));
+    }
+    if axes.iodepth.is_some() {
+        name.push_str(&format!("-qd{}", r.iodepth));
+    }
+    if axes.bs.is_some() {
+        name.push_str(&format!("-{}", r.bs_label()));
+    }
+    if axes.read_pct.is_some() {
+        name.push_str(&format!("-{}r", r.read_pct));
+    }
+    if let Some(rate) = r.rate_iops.filter(|_| axes.rate.is_some()) {
+        name.push_str(&format!("-{}iops", trim_num(rate)));
+    }
+    name
+}
+
+/// One line per built-in suite for `suite list`.
+pub fn list() -> Vec<(String, String, String)> {
+    BUILTIN
+        .iter()
+        .map(|(name, text)| match parse(name, text) {
+            Ok(s) => (s.name, s.description, s.source),
+            Err(e) => (name.to_string(), format!("(invalid: {e})"), String::new()),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(name: &str) -> JobSpec {
+        let (origin, text) = load(name).unwrap();
+        let suite = parse(&origin, &text).unwrap();
+        to_job(
+            &origin,
+            &text,
+            &suite,
+            &Overrides {
+                target: "/tmp/x".into(),
+                ..Overrides::default()
+            },
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn every_built_in_suite_parses_and_validates() {
+        for (name, _) in BUILTIN {
+            let j = job(name);
+            assert!(!j.runs.is_empty(), "{name}");
+            assert_eq!(j.suite.as_ref().unwrap().name, name);
+        }
+    }
+
+    #[test]
+    fn six_patterns_has_a_warm_up_run_then_the_six() {
+        let j = job("six-patterns");
+        let names: Vec<&str> = j.runs.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "warmup-run",
+                "8k-random-read",
+                "8k-random-write",
+                "8k-random-50-50",
+                "64k-seq-read",
+                "64k-seq-write",
+                "64k-seq-50-50"
+            ]
+        );
+        assert!(j.runs[0].discard && !j.runs[1].discard);
+        assert_eq!(j.runs[3].read_pct, 50);
+        assert_eq!(j.runs[4].bs[0].bytes, 65536);
+    }
+
+    #[test]
+    fn mix_sweep_steps_by_ten_percent() {
+        let j = job("mix-sweep");
+        let pcts: Vec<u8> = j
+            .runs
+            .iter()
+            .filter(|r| !r.discard && r.bs[0].bytes == 4096)
+            .map(|r| r.read_pct)
+            .collect();
+        assert_eq!(pcts, [100, 90, 80, 70, 60, 50, 40, 30, 20, 10, 0]);
+        assert_eq!(j.runs.iter().filter(|r| !r.discard).count(), 22);
+    }
+
+    #[test]
+    fn mix_table_crosses_sizes_and_mixes() {
+        let j = job("mix-table");
+        let runs: Vec<_> = j.runs.iter().filter(|r| !r.discard).collect();
+        assert_eq!(runs.len(), 20);
+        assert_eq!(runs[0].name, "random-4KiB-100r");
+        assert_eq!(runs[19].name, "sequential-256KiB-0r");
+    }
+
+    #[test]
+    fn latency_curve_refers_to_its_maximum() {
+        let j = job("latency-curve");
+        let runs: Vec<_> = j.runs.iter().filter(|r| !r.discard).collect();
+        assert_eq!(runs[0].name, "curve-max");
+        assert!(runs[0].rate_pct.is_none());
+        let pcts: Vec<f64> = runs[1..]
+            .iter()
+            .map(|r| r.rate_pct.as_ref().unwrap().percent)
+            .collect();
+        assert_eq!(pcts, [10.0, 50.0, 70.0, 80.0, 90.0, 100.0]);
+        assert!(
+            runs[1..]
+                .iter()
+                .all(|r| r.rate_pct.as_ref().unwrap().of == "curve-max")
+        );
+    }
+
+    #[test]
+    fn thread_sweep_doubles_until_the_knee() {
+        let j = job("thread-sweep");
+        let runs: Vec<_> = j.runs.iter().filter(|r| !r.discard).collect();
+        let threads: Vec<u32> = runs.iter().map(|r| r.threads).collect();
+        assert_eq!(threads, [1, 2, 4, 8, 16, 32, 64, 128, 256]);
+        assert!(
+            runs.iter()
+                .all(|r| r.stop_rule.as_ref().unwrap().gain_below_pct == Some(5.0))
+        );
+    }
+
+    #[test]
+    fn files_threads_uses_two_file_sets() {
+        let j = job("files-threads");
+        let files: std::collections::BTreeSet<u32> =
+            j.runs.iter().filter_map(|r| r.files).collect();
+        assert_eq!(files.into_iter().collect::<Vec<_>>(), [1, 10]);
+        assert_eq!(j.runs.iter().filter(|r| !r.discard).count(), 12);
+    }
+
+    #[test]
+    fn overrides_replace_defaults_but_not_a_runs_own_values() {
+        let (origin, text) = load("thread-sweep").unwrap();
+        let suite = parse(&origin, &text).unwrap();
+        let o = Overrides {
+            target: "/tmp/x".into(),
+            threads: Some("3".into()),
+            duration: Some("2s".into()),
+            iodepth: Some("2".into()),
+            no_warmup_run: true,
+            ..Overrides::default()
+        };
+        let j = to_job(&origin, &text, &suite, &o).unwrap();
+        assert_eq!(j.runs[0].threads, 1, "the sweep's own threads win");
+        assert_eq!(j.runs[0].iodepth, 2);
+        assert_eq!(j.runs[0].duration_s, 2.0);
+        assert!(!j.runs[0].discard, "--no-warmup-run");
+    }
+
+    fn parse_err(text: &str) -> String {
+        let r = parse("my.toml", text).and_then(|s| {
+            to_job(
+                "my.toml",
+                text,
+                &s,
+                &Overrides {
+                    target: "/tmp/x".into(),
+                    ..Overrides::default()
+                },
+            )
+        });
+        r.unwrap_err().to_string()
+    }
+
+    #[test]
+    fn a_bad_suite_names_the_bad_line() {
+        let base = "name = \"x\"\ntable = \"patterns\"\n\n[[run]]\nname = \"a\"\n";
+        let e = parse_err(&format!("{base}bs = \"12Q\"\n"));
+        assert!(
+            e.starts_with("my.toml line 6: bs:") && e.contains("12Q"),
+            "{e}"
+        );
+        let e = parse_err(&format!("{base}frobnicate = 1\n"));
+        assert!(
+            e.starts_with("my.toml line 6:") && e.contains("frobnicate"),
+            "{e}"
+        );
+        let e = parse_err(&format!("{base}read_pct = [100, 150]\nrw = \"randrw\"\n"));
+        assert!(
+            e.starts_with("my.toml line 6: read_pct:") && e.contains("150"),
+            "{e}"
+        );
+        let e = parse_err("name = \"x\"\ntable = \"pie\"\n");
+        assert!(e.starts_with("my.toml line 2:") && e.contains("pie"), "{e}");
+        let e = parse_err("name = \"x\"\ntable = \"patterns\"\n");
+        assert!(e.contains("no [[run]]"), "{e}");
+        let e = parse_err(&format!("{base}threads = \"1:8:x\"\n"));
+        assert!(e.starts_with("my.toml line 6: threads:"), "{e}");
+        let e = parse_err(
+            "name = \"x\"\ntable = \"patterns\"\n[defaults]\nduration = \"soon\"\n[[run]]\nname = \"a\"\n",
+        );
+        assert!(e.starts_with("my.toml line 4: duration:"), "{e}");
+    }
+
+    #[test]
+    fn unknown_suite_names_the_built_ins() {
+        let e = load("nope").unwrap_err().to_string();
+        assert!(
+            e.contains("six-patterns") && e.contains("thread-sweep"),
+            "{e}"
+        );
+    }
+}

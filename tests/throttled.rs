@@ -1,0 +1,225 @@
+//! Accuracy against a known answer: volumes capped by the kernel's block
+//! throttling (see `common::volume`) must read as their cap, and a
+//! saturated run must satisfy Little's law (requests in flight = IOPS x mean
+//! latency), which checks the latency figures against the throughput ones.
+//! Each test drives the real binary for about 6 seconds (1 s warm-up + 5 s).
+
+mod common;
+
+use common::volume::{self, Volume, VolumeSpec};
+use common::*;
+
+const MIB: u64 = 1 << 20;
+
+/// The volume, or None after a loud skip when this machine cannot make one.
+fn volume(test: &str, spec: VolumeSpec) -> Option<Volume> {
+    if let Some(why) = volume::unavailable() {
+        skip(test, &why);
+        return None;
+    }
+    match Volume::create(test, &spec) {
+        Ok(v) => Some(v),
+        Err(e) => panic!("{test}: cannot create the emulated volume: {e}"),
+    }
+}
+
+/// Runs volbench inside the volume's cap with `--json` and returns the
+/// single run's result.
+fn run_capped(vol: &Volume, args: &[&str]) -> serde_json::Value {
+    let o = vol
+        .volbench()
+        .arg("run")
+        .args(args)
+        .args(["--duration", "5s", "--warmup", "1s", "--json"])
+        .output()
+        .expect("the volbench binary runs");
+    assert_eq!(o.status.code(), Some(0), "volbench failed: {}", stderr(&o));
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {}", stderr(&o)));
+    assert_eq!(doc["interrupted"], false);
+    doc["runs"][0].clone()
+}
+
+fn f(v: &serde_json::Value) -> f64 {
+    v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
+}
+
+fn assert_within(what: &str, got: f64, want: f64, tolerance: f64) {
+    let err = (got - want).abs() / want;
+    assert!(
+        err <= tolerance,
+        "{what}: got {got:.2}, want {want} within {:.0}% (off by {:.2}%)",
+        tolerance * 100.0,
+        err * 100.0
+    );
+}
+
+/// Little's law on the measured totals: with `concurrency` I/Os always in
+/// flight, IOPS x mean latency must equal it. Computed here from the totals,
+/// not taken from volbench's own `littles_law` block, which is checked too.
+fn assert_littles_law(run: &serde_json::Value, op: &str, concurrency: u64) {
+    let t = &run["totals"][op];
+    let in_flight = f(&t["iops"]) * f(&t["lat_us"]["mean"]) / 1e6;
+    assert_within(
+        &format!("{op} IOPS x mean latency (Little's law)"),
+        in_flight,
+        concurrency as f64,
+        0.05,
+    );
+    assert_eq!(run["littles_law"]["concurrency"], concurrency);
+    assert_within(
+        "littles_law.iops_x_latency in result.json",
+        f(&run["littles_law"]["iops_x_latency"]),
+        in_flight,
+        0.001,
+    );
+}
+
+#[test]
+fn read_iops_cap_of_500_reads_as_500() {
+    let test = "read_iops_cap_of_500_reads_as_500";
+    let Some(vol) = volume(test, VolumeSpec::new(256 * MIB).read_iops(500)) else {
+        return;
+    };
+    let run = run_capped(
+        &vol,
+        &[
+            "--target",
+            vol.device_str(),
+            "--rw",
+            "randread",
+            "--bs",
+            "4k",
+            "--threads",
+            "4",
+            "--iodepth",
+            "4",
+        ],
+    );
+    assert_within("read IOPS", f(&run["totals"]["read"]["iops"]), 500.0, 0.02);
+    assert_eq!(run["totals"]["write"]["ops"], 0);
+    // 16 requests queued against a 500 IOPS cap: the device is saturated.
+    assert_littles_law(&run, "read", 16);
+    // The intervals tell the same story as the totals.
+    let measured: Vec<f64> = run["intervals"]
+        .as_array()
+        .expect("intervals")
+        .iter()
+        .filter(|i| i["phase"] == "measure")
+        .map(|i| f(&i["read"]["iops"]))
+        .collect();
+    assert!(measured.len() >= 4, "{} measured intervals", measured.len());
+    for iops in measured {
+        assert_within("interval read IOPS", iops, 500.0, 0.05);
+    }
+}
+
+/// The synchronous engine runs threads x iodepth OS threads, each with one
+/// pread in flight; its latencies must add up just as io_uring's do.
+#[test]
+fn littles_law_holds_on_a_saturated_psync_run() {
+    let test = "littles_law_holds_on_a_saturated_psync_run";
+    let Some(vol) = volume(test, VolumeSpec::new(256 * MIB).read_iops(500)) else {
+        return;
+    };
+    let run = run_capped(
+        &vol,
+        &[
+            "--target",
+            vol.device_str(),
+            "--engine",
+            "psync",
+            "--rw",
+            "randread",
+            "--bs",
+            "4k",
+            "--threads",
+            "2",
+            "--iodepth",
+            "4",
+        ],
+    );
+    assert_eq!(run["engine"], "psync");
+    assert_littles_law(&run, "read", 8);
+    assert_within("read IOPS", f(&run["totals"]["read"]["iops"]), 500.0, 0.02);
+}
+
+#[test]
+fn write_iops_cap_of_300_writes_as_300() {
+    let test = "write_iops_cap_of_300_writes_as_300";
+    let Some(vol) = volume(test, VolumeSpec::new(256 * MIB).write_iops(300)) else {
+        return;
+    };
+    let run = run_capped(
+        &vol,
+        &[
+            "--target",
+            vol.device_str(),
+            "--allow-overwrite",
+            "--rw",
+            "randwrite",
+            "--bs",
+            "4k",
+            "--threads",
+            "2",
+            "--iodepth",
+            "4",
+        ],
+    );
+    assert_within(
+        "write IOPS",
+        f(&run["totals"]["write"]["iops"]),
+        300.0,
+        0.02,
+    );
+    assert_eq!(run["totals"]["read"]["ops"], 0);
+    assert_littles_law(&run, "write", 8);
+}
+
+/// A file-system target on a bandwidth-capped volume: volbench lays out its
+/// file set on ext4 (uncapped writes), then 64 KiB direct reads through the
+/// file system must run at the byte cap.
+#[test]
+fn read_bandwidth_cap_through_ext4_reads_as_the_cap() {
+    let test = "read_bandwidth_cap_through_ext4_reads_as_the_cap";
+    let cap_mib = 16;
+    let Some(vol) = volume(
+        test,
+        VolumeSpec::new(256 * MIB).read_bps(cap_mib * MIB).ext4(),
+    ) else {
+        return;
+    };
+    let mnt = vol.mountpoint.clone().expect("ext4 volume is mounted");
+    let target = mnt.join("set");
+    let run = run_capped(
+        &vol,
+        &[
+            "--target",
+            target.to_str().expect("utf-8 path"),
+            "--size",
+            "32m",
+            "--files",
+            "2",
+            "--rw",
+            "read",
+            "--bs",
+            "64k",
+            "--threads",
+            "2",
+            "--iodepth",
+            "2",
+        ],
+    );
+    assert_within(
+        "read MiB/s",
+        f(&run["totals"]["read"]["mib_s"]),
+        cap_mib as f64,
+        0.02,
+    );
+    let t = &run["totals"]["read"];
+    assert_eq!(
+        t["bytes"].as_u64().expect("bytes"),
+        t["ops"].as_u64().expect("ops") * 65536
+    );
+    assert_littles_law(&run, "read", 4);
+}
