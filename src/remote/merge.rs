@@ -304,9 +304,10 @@ pub fn merge_intervals(parts: &[&Interval]) -> Interval {
             }
             ops += n;
         }
-        let per_op = |v: f64| if ops > 0.0 { v / ops } else { 0.0 };
-        o.lat_us_mean = per_op(o.lat_us_mean);
-        o.service_us_mean = svc.map(per_op);
+        // Per-operation means; an interval without operations has none.
+        let ops = if ops > 0.0 { ops } else { f64::INFINITY };
+        o.lat_us_mean /= ops;
+        o.service_us_mean = svc.map(|v| v / ops);
         o
     };
     Interval {
