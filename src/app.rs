@@ -25,6 +25,7 @@ pub fn main(cli: Cli) -> Result<i32> {
     match cli.command {
         Command::Run(a) => cmd_run(&a),
         Command::Quick(a) => cmd_quick(&a),
+        Command::Agent(_) => crate::remote::agent::main(),
         Command::Suite(SuiteCommand::List) => cmd_suite_list(),
         Command::Suite(SuiteCommand::Show { suite }) => {
             let (_, text) = suite::load(&suite)?;
@@ -43,7 +44,7 @@ pub fn main(cli: Cli) -> Result<i32> {
 
 /// Ctrl-C and SIGTERM set the flag; the run stops at its next poll and the
 /// results so far are written. A second Ctrl-C ends the process at once.
-fn stop_flag() -> Result<Arc<AtomicBool>> {
+pub(crate) fn stop_flag() -> Result<Arc<AtomicBool>> {
     let stop = Arc::new(AtomicBool::new(false));
     for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         signal_hook::flag::register_conditional_shutdown(sig, exit::INTERRUPTED, stop.clone())
@@ -54,6 +55,9 @@ fn stop_flag() -> Result<Arc<AtomicBool>> {
 }
 
 fn cmd_run(a: &RunArgs) -> Result<i32> {
+    if a.remote.is_multi_host() {
+        return crate::remote::cmd_run(a);
+    }
     let job = frontend::job_from_run_args(a)?;
     let plan = plan::plan(job)?;
     if a.dry_run {
@@ -81,8 +85,14 @@ fn cmd_suite_run(a: &SuiteRunArgs) -> Result<i32> {
     let parsed = suite::parse(&origin, &text)?;
     // Like `run`: an existing file or device is used whole unless --size says
     // otherwise; the suite's default size is for the file sets it creates.
-    let insp = crate::target::inspect(&a.target)?;
-    let size = a.size.clone().or(insp.existing_size.map(|n| n.to_string()));
+    // With --hosts the targets are on the hosts: each agent does this.
+    let multi_host = a.remote.is_multi_host();
+    let size = if multi_host {
+        a.size.clone()
+    } else {
+        let insp = crate::target::inspect(&a.target)?;
+        a.size.clone().or(insp.existing_size.map(|n| n.to_string()))
+    };
     let overrides = suite::Overrides {
         target: a.target.clone(),
         size,
@@ -101,6 +111,17 @@ fn cmd_suite_run(a: &SuiteRunArgs) -> Result<i32> {
         arrivals: a.arrivals.clone(),
     };
     let job = suite::to_job(&origin, &text, &parsed, &overrides)?;
+    if multi_host {
+        let run = crate::remote::JobRun {
+            job,
+            size_given: a.size.is_some(),
+            hosts: &a.remote,
+            output: a.output.as_deref(),
+            json: a.json,
+            dry_run: a.dry_run,
+        };
+        return crate::remote::run_job(run);
+    }
     let plan = plan::plan(job)?;
     if a.dry_run {
         print_dry_run(&plan)?;
@@ -131,7 +152,7 @@ fn execute_and_report(plan: &Plan, out_dir: Option<&Path>, json: bool) -> Result
 }
 
 /// Writes and prints a result, and picks the exit code from how it ended.
-fn finish(doc: &ResultDoc, out_dir: Option<&Path>, json: bool) -> Result<i32> {
+pub(crate) fn finish(doc: &ResultDoc, out_dir: Option<&Path>, json: bool) -> Result<i32> {
     if let Some(dir) = out_dir {
         output::write_dir(doc, dir)?;
     }

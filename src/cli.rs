@@ -55,6 +55,10 @@ pub enum Command {
         An HTML comparison report with the charts overlaid is written too."
     )]
     Compare(CompareArgs),
+    /// The far end of a multi-host run, started by `run --hosts` over ssh;
+    /// speaks the agent protocol on stdin/stdout.
+    #[command(hide = true)]
+    Agent(AgentArgs),
 }
 
 #[allow(clippy::large_enum_variant)]
@@ -148,6 +152,9 @@ pub struct SuiteRunArgs {
     /// Allow writing to a block device or an existing file volbench did not create.
     #[arg(long)]
     pub allow_overwrite: bool,
+
+    #[command(flatten)]
+    pub remote: HostArgs,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -326,6 +333,9 @@ pub struct RunArgs {
     /// not create. Its data is destroyed.
     #[arg(long)]
     pub allow_overwrite: bool,
+
+    #[command(flatten)]
+    pub remote: HostArgs,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -349,4 +359,68 @@ pub struct QuickArgs {
     /// Keep the temporary file set instead of removing it.
     #[arg(long)]
     pub keep: bool,
+}
+
+/// Running one job on many client hosts at once, over ssh.
+#[derive(Args, Debug, Clone, Default)]
+#[command(next_help_heading = "Many hosts")]
+pub struct HostArgs {
+    /// Run on these hosts at once (comma list; anything ssh accepts: names,
+    /// addresses, user@host, ~/.ssh/config aliases). --target becomes a
+    /// template: {host}, {index} (position from 0), {1..6}, {a,b}.
+    #[arg(long, value_name = "HOST,...", conflicts_with = "hosts_file")]
+    pub hosts: Option<String>,
+
+    /// Like --hosts, one host a line; '#' comments; per-host overrides after
+    /// the name: target=TEMPLATE threads=N.
+    #[arg(long, value_name = "FILE")]
+    pub hosts_file: Option<PathBuf>,
+
+    /// The command that reaches a host, run as CMD HOST REMOTE-COMMAND
+    /// [default: ssh, or $VOLBENCH_SSH_COMMAND]. When the program is ssh,
+    /// -T -o BatchMode=yes -o ServerAliveInterval=5 -o ServerAliveCountMax=3
+    /// -o ConnectTimeout=10 are added after your words.
+    #[arg(long, value_name = "CMD")]
+    pub ssh_command: Option<String>,
+
+    /// Copy this volbench binary to each host (into --push-dir, named by
+    /// its content hash, reused when already there) and run that copy.
+    #[arg(long)]
+    pub push_binary: bool,
+
+    /// Cache directory on the hosts for --push-binary.
+    #[arg(long, value_name = "DIR", default_value = "~/.cache/volbench")]
+    pub push_dir: String,
+
+    /// volbench on the hosts, when not pushed: a command on their PATH or a path.
+    #[arg(long, value_name = "PATH", default_value = "volbench")]
+    pub remote_volbench: String,
+
+    /// Let several hosts use the same target path (each host's own disk
+    /// under one name, or deliberately shared files). Hosts sharing a path
+    /// prepare it one after the other.
+    #[arg(long)]
+    pub shared_target: bool,
+
+    /// Give up on a host silent this long (no heartbeat, no data); an agent
+    /// that hears nothing from here as long stops its I/O and exits.
+    #[arg(long, value_name = "D", default_value = "5s")]
+    pub host_timeout: String,
+
+    /// Name shown on the agents' command lines (to find them with ps).
+    #[arg(long, value_name = "NAME", hide = true)]
+    pub session: Option<String>,
+}
+
+impl HostArgs {
+    pub fn is_multi_host(&self) -> bool {
+        self.hosts.is_some() || self.hosts_file.is_some()
+    }
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct AgentArgs {
+    /// The coordinator's session name (informational).
+    #[arg(long, value_name = "NAME")]
+    pub session: Option<String>,
 }

@@ -25,6 +25,9 @@ use crate::workload::IoGen;
 pub trait Observer: Progress {
     fn note(&self, message: &str);
     fn run_started(&self, index: usize, count: usize, run: &PlannedRun);
+    /// The workers were released at `at` (wall clock): the run's I/O begins.
+    /// A multi-host agent reports it so the coordinator can measure start skew.
+    fn io_started(&self, _run: &PlannedRun, _at: SystemTime) {}
     /// Called once per interval with the time so far and the run's total.
     fn interval(&self, run: &PlannedRun, elapsed_s: f64, total_s: f64, iv: &Interval);
     fn run_finished(&self, run: &RunResult);
@@ -61,6 +64,7 @@ pub fn execute(plan: &Plan, obs: &dyn Observer, stop: &Arc<AtomicBool>) -> Resul
         interrupted: false,
         error: None,
         notes: plan.notes.clone(),
+        cluster: None,
     };
     let mut sets = match prepare_sets(plan, &opts) {
         Ok(p) => p,
@@ -130,7 +134,7 @@ pub fn execute(plan: &Plan, obs: &dyn Observer, stop: &Arc<AtomicBool>) -> Resul
             break;
         };
         obs.run_started(i, plan.runs.len(), run);
-        match run_one(plan, run, prepared, obs, stop) {
+        match run_one(plan, run, prepared, obs, stop, &|| Some(Instant::now())) {
             Ok(result) => {
                 obs.run_finished(&result);
                 let interrupted = result.interrupted;
@@ -150,6 +154,35 @@ pub fn execute(plan: &Plan, obs: &dyn Observer, stop: &Arc<AtomicBool>) -> Resul
         }
     }
     Ok(doc)
+}
+
+/// Prepares the plan's target as `execute` does (one file set per distinct
+/// file count the runs use), checks alignment and passes the notes to the
+/// observer. A multi-host agent calls it once per target it was given.
+pub fn prepare(
+    plan: &Plan,
+    obs: &dyn Observer,
+    stop: &Arc<AtomicBool>,
+) -> Result<Vec<(u32, Prepared)>> {
+    raise_fd_limit();
+    let job = &plan.job;
+    let opts = PrepareOptions {
+        size: job.target.size,
+        files: job.target.files,
+        direct: job.target.direct,
+        allow_overwrite: job.target.allow_overwrite,
+        needs_write: plan.needs_write(),
+        progress: obs,
+        stop,
+    };
+    let sets = prepare_sets(plan, &opts)?;
+    for (_, p) in &sets {
+        check_alignment(plan, p)?;
+        for n in &p.notes {
+            obs.note(n);
+        }
+    }
+    Ok(sets)
 }
 
 /// Prepares one file set per distinct file count the runs use: the target
@@ -227,7 +260,7 @@ pub fn stop_reason(rule: &StopRule, done: &[RunResult]) -> Option<String> {
 }
 
 /// Turns a rate given as a percentage of an earlier run into IOPS.
-fn resolve_rate(run: &PlannedRun, done: &[RunResult]) -> Result<PlannedRun> {
+pub fn resolve_rate(run: &PlannedRun, done: &[RunResult]) -> Result<PlannedRun> {
     let mut run = run.clone();
     if let Some(p) = &run.spec.rate_pct {
         let base = done.iter().find(|r| r.name == p.of).ok_or_else(|| {
@@ -282,14 +315,23 @@ fn raise_fd_limit() {
 }
 
 /// A failed run: why, and what it measured before failing.
-type RunError = (VbError, Option<Box<RunResult>>);
+pub type RunError = (VbError, Option<Box<RunResult>>);
 
-fn run_one(
+/// Decides when a run's I/O starts, once every worker is set up: `Some(now)`
+/// on a single host; on a multi-host agent, after the coordinator's barrier,
+/// the common absolute start time. `None` abandons the run before any I/O.
+pub type StartGate<'a> = &'a (dyn Fn() -> Option<Instant> + Sync);
+
+/// Runs one planned run on a prepared target: sets the workers up, waits for
+/// `gate`'s start time, collects intervals (reported to `obs`) and merges the
+/// workers' statistics.
+pub fn run_one(
     plan: &Plan,
     run: &PlannedRun,
     prepared: &Prepared,
     obs: &dyn Observer,
     stop: &Arc<AtomicBool>,
+    gate: StartGate,
 ) -> std::result::Result<RunResult, RunError> {
     let job = &plan.job;
     let spec = &run.spec;
@@ -352,6 +394,8 @@ fn run_one(
         });
     }
 
+    // Workers wait at `ready` once set up, then at `barrier` for the start.
+    let ready = Arc::new(Barrier::new(n as usize + 1));
     let barrier = Arc::new(Barrier::new(n as usize + 1));
     let warmup = Duration::from_secs_f64(spec.warmup_s);
     let duration = Duration::from_secs_f64(spec.duration_s);
@@ -370,10 +414,12 @@ fn run_one(
             .into_iter()
             .map(|setup| {
                 let barrier = barrier.clone();
+                let ready = ready.clone();
                 std::thread::Builder::new()
                     .name(format!("vb-io-{}", setup.index))
                     .spawn_scoped(s, move || {
                         worker::run(setup, || {
+                            ready.wait();
                             barrier.wait();
                         })
                     })
@@ -387,7 +433,28 @@ fn run_one(
                 return Err((VbError::run(format!("cannot start I/O threads: {e}")), None));
             }
         };
+        ready.wait();
+        let Some(start) = gate() else {
+            // Called off before any I/O: the workers see STOP once released.
+            control.phase.store(PHASE_STOP, Ordering::Relaxed);
+            barrier.wait();
+            for h in handles {
+                let _ = h.join();
+            }
+            return Err((
+                VbError::run(format!(
+                    "run '{}' was called off before it started",
+                    spec.name
+                )),
+                None,
+            ));
+        };
+        let wait = start.saturating_duration_since(Instant::now());
+        if !wait.is_zero() {
+            std::thread::sleep(wait);
+        }
         barrier.wait();
+        obs.io_started(run, SystemTime::now());
         let timeline = collect(
             run, &control, &counters, warmup, duration, interval, obs, stop,
         );

@@ -11,6 +11,13 @@ use crate::units::{parse_count, parse_duration, parse_size};
 pub const DEFAULT_DIR_SIZE: u64 = 1 << 30;
 
 pub fn job_from_run_args(a: &RunArgs) -> Result<JobSpec> {
+    job_with_size(a, None)
+}
+
+/// Like `job_from_run_args`, with the working set to assume when --size is
+/// absent instead of inspecting the target here (a multi-host run: each
+/// agent inspects its own targets).
+pub fn job_with_size(a: &RunArgs, default_size: Option<u64>) -> Result<JobSpec> {
     let rw = Pattern::parse(&a.rw)?;
     let read_pcts = match &a.read_pct {
         None => vec![rw.fixed_read_pct().unwrap_or(50) as u64],
@@ -37,9 +44,10 @@ pub fn job_from_run_args(a: &RunArgs) -> Result<JobSpec> {
         }
         Some(text) => Some(parse_numbers("--rate", text)?),
     };
-    let size = match &a.size {
-        Some(s) => parse_size(s)?,
-        None => {
+    let size = match (&a.size, default_size) {
+        (Some(s), _) => parse_size(s)?,
+        (None, Some(n)) => n,
+        (None, None) => {
             let insp = target::inspect(&a.target)?;
             match (insp.kind, insp.existing_size) {
                 (TargetKind::Directory, _) | (_, None) => DEFAULT_DIR_SIZE,

@@ -14,6 +14,7 @@ pub mod littles;
 pub mod mounts;
 pub mod output;
 pub mod plan;
+pub mod remote;
 pub mod report;
 pub mod result;
 pub mod spec;

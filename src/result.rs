@@ -25,6 +25,10 @@ pub struct ResultDoc {
     pub error: Option<String>,
     /// Things the user should know about how the numbers were produced.
     pub notes: Vec<String>,
+    /// A multi-host run: each host's own figures, start skew and clock
+    /// offsets. `runs` then holds the exact merge over every host.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<crate::remote::Cluster>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

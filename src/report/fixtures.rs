@@ -235,6 +235,7 @@ pub fn doc(host: &str, runs: &[RunFixture]) -> ResultDoc {
         interrupted: false,
         error: None,
         notes: Vec::new(),
+        cluster: None,
     }
 }
 

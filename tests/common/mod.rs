@@ -2,6 +2,7 @@
 //! privileges, and skip loudly (with the reason) when a fixture is impossible.
 #![allow(dead_code)]
 
+pub mod hosts;
 pub mod volume;
 
 use std::path::Path;

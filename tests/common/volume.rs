@@ -133,7 +133,14 @@ pub struct Volume {
     dir: Option<tempfile::TempDir>,
     attached: bool,
     cgroup_made: bool,
+    // One capped volume at a time per test binary: two I/O-heavy runs on a
+    // 2-core machine starve each other's rate generators and loop workers,
+    // and the answers these tests check are exact. Released on drop, after
+    // the fields above (Rust drops fields in declaration order, after Drop).
+    _serial: std::sync::MutexGuard<'static, ()>,
 }
+
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 fn run_tool(cmd: &mut Command) -> Result<String, String> {
     let out = cmd
@@ -190,6 +197,9 @@ impl Volume {
             dir: Some(dir),
             attached: false,
             cgroup_made: false,
+            // A test that panicked while holding the lock leaves it poisoned;
+            // the volume it guarded was cleaned up by its own Drop.
+            _serial: SERIAL.lock().unwrap_or_else(|p| p.into_inner()),
         };
         // From here on, an early return drops `vol`, which cleans up what
         // was made so far.

@@ -1,0 +1,321 @@
+//! Which hosts take part and what each one runs against: `--hosts`,
+//! `--hosts-file` (with per-host overrides) and target templates
+//! (`{host}`, `{index}`, `{1..6}`, `{a,b}`).
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use crate::error::{Result, VbError};
+
+/// A host as the user named it, with its own overrides.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostSpec {
+    /// Anything `ssh` accepts: a name, an address, a `~/.ssh/config` alias, user@host.
+    pub name: String,
+    pub target: Option<String>,
+    pub threads: Option<u32>,
+}
+
+/// One host with its position and expanded target paths.
+#[derive(Debug, Clone)]
+pub struct Assignment {
+    pub host: HostSpec,
+    pub index: u32,
+    pub targets: Vec<PathBuf>,
+}
+
+/// At most this many targets per host after brace expansion.
+const MAX_TARGETS_PER_HOST: usize = 256;
+
+/// A host name goes on ssh's command line: refuse anything ssh could read
+/// as an option (`-oProxyCommand=...`) or that is not one word.
+pub fn check_host_name(name: &str) -> Result<()> {
+    if name.is_empty() {
+        return Err(VbError::input("an empty host name"));
+    }
+    if name.starts_with('-') {
+        return Err(VbError::input(format!(
+            "host name '{name}' starts with '-', which ssh would read as an option"
+        )));
+    }
+    if let Some(c) = name.chars().find(|c| c.is_whitespace() || c.is_control()) {
+        return Err(VbError::input(format!(
+            "host name '{}' contains {:?}; a host is one word as ssh takes it",
+            name.escape_debug(),
+            c
+        )));
+    }
+    Ok(())
+}
+
+/// `--hosts vm1,vm2,vm3`.
+pub fn parse_list(text: &str) -> Result<Vec<HostSpec>> {
+    let mut hosts = Vec::new();
+    for name in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        check_host_name(name)?;
+        hosts.push(HostSpec {
+            name: name.to_string(),
+            target: None,
+            threads: None,
+        });
+    }
+    if hosts.is_empty() {
+        return Err(VbError::input("--hosts names no host"));
+    }
+    Ok(hosts)
+}
+
+/// A hosts file: one host a line, `#` starts a comment, and optional
+/// `key=value` overrides after the name: `target=PATH-TEMPLATE`, `threads=N`.
+///
+/// ```text
+/// # client VMs
+/// vm1
+/// vm2  threads=16
+/// vm3  target=/mnt/other/{host}
+/// ```
+pub fn parse_file(text: &str, origin: &str) -> Result<Vec<HostSpec>> {
+    let mut hosts = Vec::new();
+    for (n, raw) in text.lines().enumerate() {
+        let line = raw.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        let at = |msg: String| VbError::input(format!("{origin} line {}: {msg}", n + 1));
+        let mut words = line.split_whitespace();
+        let name = words.next().unwrap_or_default();
+        check_host_name(name).map_err(|e| at(e.message))?;
+        let mut host = HostSpec {
+            name: name.to_string(),
+            target: None,
+            threads: None,
+        };
+        for w in words {
+            let (k, v) = w
+                .split_once('=')
+                .ok_or_else(|| at(format!("'{w}' is not key=value (target=..., threads=N)")))?;
+            match k {
+                "target" if !v.is_empty() => host.target = Some(v.to_string()),
+                "threads" => {
+                    let t: u32 = v
+                        .parse()
+                        .ok()
+                        .filter(|&t| t > 0)
+                        .ok_or_else(|| at(format!("threads={v} is not a positive number")))?;
+                    host.threads = Some(t);
+                }
+                _ => {
+                    return Err(at(format!(
+                        "unknown setting '{k}' (a host line takes target=... and threads=N)"
+                    )));
+                }
+            }
+        }
+        hosts.push(host);
+    }
+    if hosts.is_empty() {
+        return Err(VbError::input(format!("{origin} names no host")));
+    }
+    Ok(hosts)
+}
+
+/// Expands a target template for one host: `{host}` and `{index}` (the
+/// host's position, from 0) are substituted, then each brace list (`{a,b}`,
+/// `{1..6}`, `{01..12}` zero-padded) multiplies the paths, left to right.
+pub fn expand_target(template: &str, host: &str, index: u32) -> Result<Vec<String>> {
+    let bad = |msg: String| VbError::input(format!("--target '{template}': {msg}"));
+    // Split into literal text and {groups}.
+    let mut parts: Vec<Vec<String>> = Vec::new();
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        let after = &rest[open + 1..];
+        let close = after
+            .find('}')
+            .ok_or_else(|| bad("a '{' without its '}'".into()))?;
+        let inner = &after[..close];
+        if inner.contains('{') {
+            return Err(bad("nested braces are not supported".into()));
+        }
+        parts.push(vec![rest[..open].to_string()]);
+        parts.push(expand_group(inner, host, index).map_err(bad)?);
+        rest = &after[close + 1..];
+    }
+    if rest.contains('}') {
+        return Err(bad("a '}' without its '{'".into()));
+    }
+    parts.push(vec![rest.to_string()]);
+    let mut out = vec![String::new()];
+    for alternatives in parts {
+        let mut next = Vec::with_capacity(out.len() * alternatives.len());
+        for prefix in &out {
+            for alt in &alternatives {
+                next.push(format!("{prefix}{alt}"));
+            }
+        }
+        if next.len() > MAX_TARGETS_PER_HOST {
+            return Err(bad(format!(
+                "expands to more than {MAX_TARGETS_PER_HOST} targets per host"
+            )));
+        }
+        out = next;
+    }
+    Ok(out)
+}
+
+fn expand_group(inner: &str, host: &str, index: u32) -> std::result::Result<Vec<String>, String> {
+    match inner {
+        "host" => return Ok(vec![host.to_string()]),
+        "index" => return Ok(vec![index.to_string()]),
+        "" => return Err("an empty {}".into()),
+        _ => {}
+    }
+    if let Some((a, b)) = inner.split_once("..") {
+        let (x, y) = match (a.parse::<u64>(), b.parse::<u64>()) {
+            (Ok(x), Ok(y)) => (x, y),
+            _ => {
+                return Err(format!(
+                    "{{{inner}}} is not a range of numbers like {{1..6}}"
+                ));
+            }
+        };
+        if x > y || y - x >= MAX_TARGETS_PER_HOST as u64 {
+            return Err(format!(
+                "{{{inner}}} must go upwards, at most {MAX_TARGETS_PER_HOST} values"
+            ));
+        }
+        // {01..12}: a leading zero asks for fixed-width numbers, as in bash.
+        let width = if a.len() > 1 && a.starts_with('0') {
+            a.len()
+        } else {
+            0
+        };
+        return Ok((x..=y).map(|v| format!("{v:0width$}")).collect());
+    }
+    if inner.contains(',') {
+        let alts: Vec<String> = inner.split(',').map(str::to_string).collect();
+        if alts.iter().any(String::is_empty) {
+            return Err(format!("{{{inner}}} has an empty alternative"));
+        }
+        return Ok(alts);
+    }
+    Err(format!(
+        "unknown placeholder {{{inner}}} (use {{host}}, {{index}}, {{1..6}} or {{a,b}})"
+    ))
+}
+
+/// Expands every host's targets and checks that no two hosts (or two targets
+/// of one host) write the same path, unless `shared` says that is intended.
+pub fn assign(hosts: &[HostSpec], template: &str, shared: bool) -> Result<Vec<Assignment>> {
+    let mut seen_names = std::collections::HashSet::new();
+    for h in hosts {
+        if !seen_names.insert(h.name.as_str()) {
+            return Err(VbError::input(format!("host '{}' is listed twice", h.name)));
+        }
+    }
+    let mut out = Vec::with_capacity(hosts.len());
+    let mut owner: HashMap<String, String> = HashMap::new();
+    for (i, h) in hosts.iter().enumerate() {
+        let index = i as u32;
+        let tpl = h.target.as_deref().unwrap_or(template);
+        let paths = expand_target(tpl, &h.name, index)?;
+        for p in &paths {
+            if let Some(other) = owner.insert(p.clone(), h.name.clone())
+                && !shared
+            {
+                let who = if other == h.name {
+                    format!("host '{}' twice", h.name)
+                } else {
+                    format!("hosts '{other}' and '{}'", h.name)
+                };
+                return Err(VbError::refused(format!(
+                    "--target gives {who} the same path {p}; on a shared file system they \
+                     would write the same files. Put {{host}} or {{index}} in the path \
+                     (e.g. '{tpl}/{{host}}'), or pass --shared-target if the paths are each \
+                     host's own disk or sharing is what you want"
+                )));
+            }
+        }
+        out.push(Assignment {
+            host: h.clone(),
+            index,
+            targets: paths.into_iter().map(PathBuf::from).collect(),
+        });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn templates_expand_like_the_seed_layout() {
+        assert_eq!(
+            expand_target("/mnt/vdb{1..3}/{host}", "vm7", 6).unwrap(),
+            ["/mnt/vdb1/vm7", "/mnt/vdb2/vm7", "/mnt/vdb3/vm7"]
+        );
+        assert_eq!(
+            expand_target("/d/{a,b}/{index}-{08..10}", "h", 2).unwrap(),
+            [
+                "/d/a/2-08",
+                "/d/a/2-09",
+                "/d/a/2-10",
+                "/d/b/2-08",
+                "/d/b/2-09",
+                "/d/b/2-10"
+            ]
+        );
+        assert_eq!(expand_target("/plain", "h", 0).unwrap(), ["/plain"]);
+    }
+
+    #[test]
+    fn bad_templates_say_what_is_wrong() {
+        for (t, want) in [
+            ("/x/{hst}", "unknown placeholder {hst}"),
+            ("/x/{1..", "without its '}'"),
+            ("/x/}", "without its '{'"),
+            ("/x/{6..1}", "must go upwards"),
+            ("/x/{a,,b}", "empty alternative"),
+            ("/x/{}", "empty {}"),
+            ("/x/{1..100000}", "at most"),
+        ] {
+            let e = expand_target(t, "h", 0).unwrap_err().to_string();
+            assert!(e.contains(want), "{t}: {e}");
+        }
+    }
+
+    #[test]
+    fn hosts_file_takes_comments_and_overrides() {
+        let hosts = parse_file(
+            "# clients\nvm1\n\n  vm2 threads=16 # faster\nvm3 target=/mnt/o/{host}\n",
+            "hosts.txt",
+        )
+        .unwrap();
+        assert_eq!(hosts.len(), 3);
+        assert_eq!(hosts[1].threads, Some(16));
+        assert_eq!(hosts[2].target.as_deref(), Some("/mnt/o/{host}"));
+        let e = parse_file("vm1\nvm2 speed=3\n", "hosts.txt").unwrap_err();
+        assert!(e.to_string().contains("hosts.txt line 2"), "{e}");
+        assert!(parse_file("# nothing\n", "f").is_err());
+    }
+
+    #[test]
+    fn option_like_host_names_are_refused() {
+        assert!(parse_list("vm1,-oProxyCommand=sh").is_err());
+        assert!(parse_file("vm1\n-F/etc/x\n", "f").is_err());
+        assert!(parse_list("a b").is_err());
+        assert_eq!(parse_list(" vm1, root@vm2 ,").unwrap().len(), 2);
+    }
+
+    #[test]
+    fn two_hosts_never_share_a_path_unless_asked() {
+        let hosts = parse_list("vm1,vm2").unwrap();
+        let e = assign(&hosts, "/mnt/vol", false).unwrap_err();
+        assert_eq!(e.kind, crate::error::Kind::Refused);
+        assert!(e.to_string().contains("{host}"), "{e}");
+        assert!(assign(&hosts, "/mnt/vol", true).is_ok());
+        let a = assign(&hosts, "/mnt/vdb{1,2}/{host}", false).unwrap();
+        assert_eq!(a[1].targets[1], PathBuf::from("/mnt/vdb2/vm2"));
+        assert!(assign(&parse_list("vm1,vm1").unwrap(), "/x/{host}", false).is_err());
+    }
+}

@@ -1,0 +1,660 @@
+//! Exact merging of many hosts' results, and the checks that keep a remote
+//! host's figures out of the merge unless they are well-formed: a histogram
+//! whose counts do not add up, a rate that is not a finite number or a
+//! result for another workload is refused, never averaged in.
+
+use serde::{Deserialize, Serialize};
+
+use crate::executor::MAX_INTERVALS;
+use crate::result::{
+    Cpu, Histograms, HostInfo, Interval, IntervalOp, LatSummary, LittlesLaw, OpPair, OpTotals,
+    Phase, RateResult, RunResult, SteadyResult, TargetInfo, Totals,
+};
+use crate::spec::RunSpec;
+use crate::stats::{BucketedHistogram, GROUPING_POWER, MAX_VALUE_POWER, percentile_ns};
+
+/// The multi-host part of a result file.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Cluster {
+    /// One entry per host, in the order given, whether it finished or not.
+    pub hosts: Vec<HostResult>,
+    /// Per run: how many hosts are in the merge and how close their starts were.
+    pub runs: Vec<ClusterRun>,
+    /// The ssh command used to reach the hosts.
+    pub ssh_command: String,
+    /// What coordinating cost on this machine.
+    pub coordinator: CoordinatorCost,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct HostResult {
+    pub name: String,
+    pub index: u32,
+    /// "ok", or "failed" (with `error`): its figures after the failure are missing.
+    pub status: String,
+    pub error: Option<String>,
+    /// volbench version the agent runs.
+    pub version: Option<String>,
+    pub host: Option<HostInfo>,
+    /// Agent clock minus coordinator clock, estimated from the lowest-latency
+    /// of several pings; uncertain by about half of `rtt_ms`.
+    pub clock_offset_ms: Option<f64>,
+    pub rtt_ms: Option<f64>,
+    pub targets: Vec<TargetInfo>,
+    /// This host's own results, merged over its targets, one per finished run.
+    pub runs: Vec<RunResult>,
+    /// For a host that failed during a run: that run's intervals received
+    /// before it failed (its totals never arrived, so none are claimed).
+    pub unfinished: Option<Unfinished>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Unfinished {
+    pub run: String,
+    pub intervals: Vec<Interval>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ClusterRun {
+    pub name: String,
+    /// Hosts whose results are merged into this run's totals.
+    pub hosts_merged: u32,
+    pub hosts_total: u32,
+    /// Spread of the measured start times over every host and target,
+    /// corrected by the clock offsets.
+    pub start_skew_ms: f64,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct CoordinatorCost {
+    /// CPU seconds of the coordinating volbench process itself.
+    pub user_s: f64,
+    pub sys_s: f64,
+    pub wall_s: f64,
+    /// (user + sys) / wall, in percent of one core.
+    pub cpu_pct: f64,
+    /// CPU seconds of the ssh client processes it ran.
+    pub ssh_user_s: f64,
+    pub ssh_sys_s: f64,
+}
+
+/// Merges results of the same run from several hosts or targets: ops and
+/// bytes add, rates add (each part over its own measured window), latency
+/// moments combine exactly, percentiles come from the added histograms.
+pub fn merge_runs(parts: &[&RunResult]) -> Result<RunResult, String> {
+    let first = *parts.first().ok_or("nothing to merge")?;
+    let mut engines: Vec<&str> = Vec::new();
+    for p in parts {
+        if !engines.contains(&p.engine.as_str()) {
+            engines.push(&p.engine);
+        }
+    }
+    let (read, read_h) = merge_measured(parts, |r| (&r.totals.read, &r.histograms.read))?;
+    let (write, write_h) = merge_measured(parts, |r| (&r.totals.write, &r.histograms.write))?;
+    let warmups: Vec<&OpPair> = parts.iter().filter_map(|p| p.warmup.as_ref()).collect();
+    let warmup = (!warmups.is_empty()).then(|| OpPair {
+        read: merge_unbucketed(warmups.iter().map(|w| &w.read)),
+        write: merge_unbucketed(warmups.iter().map(|w| &w.write)),
+    });
+    let in_flight = (read.iops * read.lat_us.mean + write.iops * write.lat_us.mean) / 1e6;
+    let mut concurrency = 0u32;
+    let mut io_threads = 0u32;
+    for p in parts {
+        concurrency = concurrency.saturating_add(p.littles_law.concurrency);
+        io_threads = io_threads.saturating_add(p.io_threads);
+    }
+    Ok(RunResult {
+        name: first.name.clone(),
+        workload: first.workload.clone(),
+        engine: engines.join("+"),
+        io_threads,
+        depth_per_thread: parts.iter().map(|p| p.depth_per_thread).max().unwrap_or(1),
+        phases: merge_phases(parts),
+        totals: Totals {
+            read,
+            write,
+            // The busiest part: whether any one client ran out of CPU is
+            // what this column is read for (and the targets of one host
+            // share one process, so adding would count it twice).
+            cpu: Cpu {
+                user_pct: parts
+                    .iter()
+                    .map(|p| p.totals.cpu.user_pct)
+                    .fold(0.0, f64::max),
+                sys_pct: parts
+                    .iter()
+                    .map(|p| p.totals.cpu.sys_pct)
+                    .fold(0.0, f64::max),
+            },
+        },
+        warmup,
+        intervals: merge_series(parts.iter().map(|p| p.intervals.as_slice())),
+        histograms: Histograms {
+            read: read_h,
+            write: write_h,
+        },
+        littles_law: LittlesLaw {
+            concurrency,
+            iops_x_latency: in_flight,
+        },
+        interrupted: parts.iter().any(|p| p.interrupted),
+        // Every part carries its share of the rate: targets and results add.
+        rate: first.rate.as_ref().map(|r0| {
+            let rates: Vec<&RateResult> = parts.iter().filter_map(|p| p.rate.as_ref()).collect();
+            RateResult {
+                target_iops: rates.iter().map(|r| r.target_iops).sum(),
+                achieved_iops: rates.iter().map(|r| r.achieved_iops).sum(),
+                reached: rates.iter().all(|r| r.reached),
+                arrivals: r0.arrivals.clone(),
+            }
+        }),
+        // Steady only when every part settled; measuring began at the latest.
+        steady: first.steady.as_ref().map(|_| {
+            let st: Vec<&SteadyResult> = parts.iter().filter_map(|p| p.steady.as_ref()).collect();
+            SteadyResult {
+                reached: st.iter().all(|x| x.reached),
+                after_s: st.iter().map(|x| x.after_s).fold(0.0, f64::max),
+            }
+        }),
+    })
+}
+
+/// Phases by name: the earliest start and the longest duration.
+fn merge_phases(parts: &[&RunResult]) -> Vec<Phase> {
+    let mut out: Vec<Phase> = Vec::new();
+    for p in parts {
+        for ph in &p.phases {
+            match out.iter_mut().find(|o| o.name == ph.name) {
+                Some(o) => {
+                    // RFC 3339 UTC strings of one format sort as times.
+                    if ph.start < o.start {
+                        o.start = ph.start.clone();
+                    }
+                    o.duration_s = o.duration_s.max(ph.duration_s);
+                }
+                None => out.push(ph.clone()),
+            }
+        }
+    }
+    out
+}
+
+fn merge_measured<'a>(
+    parts: &[&'a RunResult],
+    pick: impl Fn(&'a RunResult) -> (&'a OpTotals, &'a BucketedHistogram),
+) -> Result<(OpTotals, BucketedHistogram), String> {
+    let mut hist = None::<histogram::Histogram>;
+    for p in parts {
+        let h = pick(p).1.to_histogram()?;
+        match hist.as_mut() {
+            None => hist = Some(h),
+            Some(acc) => acc
+                .checked_add_assign(&h)
+                .map_err(|e| format!("histograms do not add: {e}"))?,
+        }
+    }
+    let hist = hist.ok_or("nothing to merge")?;
+    let mut t = merge_unbucketed(parts.iter().map(|p| pick(p).0));
+    if t.ops > 0 {
+        let (min_ns, max_ns) = (
+            (t.lat_us.min * 1000.0).round() as u64,
+            (t.lat_us.max * 1000.0).round() as u64,
+        );
+        let p = |q: f64| percentile_ns(&hist, q, min_ns, max_ns) / 1000.0;
+        t.lat_us.p50 = p(50.0);
+        t.lat_us.p90 = p(90.0);
+        t.lat_us.p99 = p(99.0);
+        t.lat_us.p99_9 = p(99.9);
+        t.lat_us.p99_99 = p(99.99);
+    }
+    Ok((t, BucketedHistogram::from_histogram(&hist)))
+}
+
+/// Everything but the percentiles, exactly. Percentiles are left as the
+/// highest of the parts (an upper bound) for callers without histograms.
+fn merge_unbucketed<'a>(parts: impl Iterator<Item = &'a OpTotals>) -> OpTotals {
+    let parts: Vec<&OpTotals> = parts.filter(|p| p.ops > 0).collect();
+    let mut t = OpTotals::default();
+    if parts.is_empty() {
+        return t;
+    }
+    for p in &parts {
+        t.ops = t.ops.saturating_add(p.ops);
+        t.bytes = t.bytes.saturating_add(p.bytes);
+        t.iops += p.iops;
+        t.mib_s += p.mib_s;
+    }
+    t.lat_us = merge_lat(parts.iter().map(|p| (p.ops, &p.lat_us)));
+    // Service time (rate-limited runs) has no histogram: moments exact,
+    // percentiles the highest of the parts.
+    let service: Vec<(u64, &LatSummary)> = parts
+        .iter()
+        .filter_map(|p| p.service_lat_us.as_ref().map(|l| (p.ops, l)))
+        .collect();
+    if !service.is_empty() {
+        t.service_lat_us = Some(merge_lat(service.into_iter()));
+    }
+    t
+}
+
+/// Combines latency summaries of `ops` operations each: the mean and the
+/// standard deviation exactly (from each part's moments), min and max
+/// exactly, percentiles as the highest of the parts.
+fn merge_lat<'a>(parts: impl Iterator<Item = (u64, &'a LatSummary)>) -> LatSummary {
+    let mut lat = LatSummary {
+        min: f64::INFINITY,
+        ..LatSummary::default()
+    };
+    let (mut n_all, mut lat_sum, mut sq_sum) = (0u64, 0.0, 0.0);
+    for (ops, l) in parts {
+        let n = ops as f64;
+        n_all = n_all.saturating_add(ops);
+        lat_sum += l.mean * n;
+        // Sum of squares from the sample standard deviation and the mean.
+        sq_sum += l.stddev * l.stddev * (n - 1.0).max(0.0) + n * l.mean * l.mean;
+        lat.min = lat.min.min(l.min);
+        lat.max = lat.max.max(l.max);
+        lat.p50 = lat.p50.max(l.p50);
+        lat.p90 = lat.p90.max(l.p90);
+        lat.p99 = lat.p99.max(l.p99);
+        lat.p99_9 = lat.p99_9.max(l.p99_9);
+        lat.p99_99 = lat.p99_99.max(l.p99_99);
+    }
+    if n_all == 0 {
+        return LatSummary::default();
+    }
+    let n = n_all as f64;
+    lat.mean = lat_sum / n;
+    lat.stddev = if n_all > 1 {
+        ((sq_sum - n * lat.mean * lat.mean).max(0.0) / (n - 1.0)).sqrt()
+    } else {
+        0.0
+    };
+    lat
+}
+
+/// Intervals of several parts side by side: the k-th of each are added.
+/// Only positions every part has are kept.
+pub fn merge_series<'a>(series: impl Iterator<Item = &'a [Interval]>) -> Vec<Interval> {
+    let series: Vec<&[Interval]> = series.collect();
+    let len = series.iter().map(|s| s.len()).min().unwrap_or(0);
+    (0..len)
+        .map(|k| {
+            let at: Vec<&Interval> = series.iter().map(|s| &s[k]).collect();
+            merge_intervals(&at)
+        })
+        .collect()
+}
+
+/// The same interval from several parts: rates add, mean latency is
+/// weighted by operations, times are the parts' latest and longest.
+pub fn merge_intervals(parts: &[&Interval]) -> Interval {
+    let op = |f: fn(&Interval) -> &IntervalOp| {
+        let mut o = IntervalOp::default();
+        let mut ops = 0.0;
+        let mut svc = None::<f64>;
+        for p in parts {
+            let x = f(p);
+            o.iops += x.iops;
+            o.mib_s += x.mib_s;
+            let n = x.iops * p.duration_s;
+            o.lat_us_mean += x.lat_us_mean * n;
+            if let Some(s) = x.service_us_mean {
+                *svc.get_or_insert(0.0) += s * n;
+            }
+            ops += n;
+        }
+        // Per-operation means; an interval without operations has none.
+        let ops = if ops > 0.0 { ops } else { f64::INFINITY };
+        o.lat_us_mean /= ops;
+        o.service_us_mean = svc.map(|v| v / ops);
+        o
+    };
+    Interval {
+        t_s: parts.iter().map(|p| p.t_s).fold(0.0, f64::max),
+        duration_s: parts.iter().map(|p| p.duration_s).fold(0.0, f64::max),
+        phase: parts.first().map(|p| p.phase.clone()).unwrap_or_default(),
+        read: op(|i| &i.read),
+        write: op(|i| &i.write),
+    }
+}
+
+// ---- checks on what a remote host sends ----
+
+fn finite(what: &str, v: f64) -> Result<(), String> {
+    if v.is_finite() && v >= 0.0 {
+        Ok(())
+    } else {
+        Err(format!("{what} is {v}"))
+    }
+}
+
+pub fn check_interval(iv: &Interval, longest_s: f64) -> Result<(), String> {
+    finite("interval time", iv.t_s)?;
+    finite("interval duration", iv.duration_s)?;
+    if iv.t_s > longest_s || iv.duration_s > longest_s {
+        return Err(format!(
+            "an interval at {}s, longer than the run ({longest_s}s)",
+            iv.t_s
+        ));
+    }
+    if iv.phase != "warmup" && iv.phase != "measure" {
+        return Err("an interval of an unknown phase".into());
+    }
+    for (name, o) in [("read", &iv.read), ("write", &iv.write)] {
+        finite(&format!("{name} IOPS"), o.iops)?;
+        finite(&format!("{name} MiB/s"), o.mib_s)?;
+        finite(&format!("{name} latency"), o.lat_us_mean)?;
+        finite(
+            &format!("{name} service time"),
+            o.service_us_mean.unwrap_or(0.0),
+        )?;
+    }
+    Ok(())
+}
+
+fn check_totals(name: &str, t: &OpTotals, spec: &RunSpec) -> Result<(), String> {
+    if let Some(svc) = &t.service_lat_us {
+        for v in [
+            svc.mean, svc.min, svc.max, svc.stddev, svc.p50, svc.p99, svc.p99_99,
+        ] {
+            finite(&format!("{name} service time"), v)?;
+        }
+    }
+    let l = &t.lat_us;
+    for (what, v) in [
+        ("IOPS", t.iops),
+        ("MiB/s", t.mib_s),
+        ("mean latency", l.mean),
+        ("min latency", l.min),
+        ("max latency", l.max),
+        ("latency stddev", l.stddev),
+        ("p50", l.p50),
+        ("p90", l.p90),
+        ("p99", l.p99),
+        ("p99.9", l.p99_9),
+        ("p99.99", l.p99_99),
+    ] {
+        finite(&format!("{name} {what}"), v)?;
+    }
+    let lo = t.ops.checked_mul(spec.min_bs());
+    let hi = t.ops.checked_mul(spec.max_bs());
+    match (lo, hi) {
+        (Some(lo), Some(hi)) if (lo..=hi).contains(&t.bytes) => {}
+        _ => {
+            return Err(format!(
+                "{name}: {} bytes in {} operations of {} bytes",
+                t.bytes,
+                t.ops,
+                spec.bs_label()
+            ));
+        }
+    }
+    if t.ops > 0 && !(l.min <= l.mean * 1.000_001 && l.mean <= l.max * 1.000_001) {
+        return Err(format!("{name}: mean latency outside min..max"));
+    }
+    Ok(())
+}
+
+fn check_histogram(name: &str, h: &BucketedHistogram, ops: u64) -> Result<(), String> {
+    if h.unit != "ns" || h.grouping_power != GROUPING_POWER || h.max_value_power != MAX_VALUE_POWER
+    {
+        return Err(format!("{name} histogram has another configuration"));
+    }
+    let rebuilt = h
+        .to_histogram()
+        .map_err(|e| format!("{name} histogram: {e}"))?;
+    // The canonical form: every bucket once, in order, with its true bounds.
+    if BucketedHistogram::from_histogram(&rebuilt) != *h {
+        return Err(format!("{name} histogram has buckets out of shape"));
+    }
+    let mut count = 0u64;
+    for b in &h.buckets {
+        count = count
+            .checked_add(b[2])
+            .ok_or_else(|| format!("{name} histogram overflows"))?;
+    }
+    if count != ops {
+        return Err(format!(
+            "{name} histogram holds {count} operations, the totals say {ops}"
+        ));
+    }
+    Ok(())
+}
+
+/// A run result from a host, checked against the run it was asked to do.
+pub fn check_run(r: &RunResult, spec: &RunSpec) -> Result<(), String> {
+    // The rate may be resolved on the host (a percentage of an earlier run),
+    // so the workload is compared on what defines the operations.
+    let w = &r.workload;
+    if r.name != spec.name
+        || w.name != spec.name
+        || w.rw != spec.rw
+        || w.read_pct != spec.read_pct
+        || w.bs != spec.bs
+        || w.threads != spec.threads
+        || w.iodepth != spec.iodepth
+    {
+        return Err(format!("a result for another run than '{}'", spec.name));
+    }
+    if !["psync", "io_uring", "null"].contains(&r.engine.as_str()) {
+        return Err("a result from an unknown engine".into());
+    }
+    let max_threads = spec.threads.saturating_mul(spec.iodepth);
+    if r.io_threads == 0 || r.io_threads > max_threads || r.depth_per_thread > spec.iodepth {
+        return Err(format!(
+            "{} I/O threads x depth {} for {} threads x iodepth {}",
+            r.io_threads, r.depth_per_thread, spec.threads, spec.iodepth
+        ));
+    }
+    check_totals("read", &r.totals.read, spec)?;
+    check_totals("write", &r.totals.write, spec)?;
+    if spec.read_pct == 100 && r.totals.write.ops > 0 || spec.read_pct == 0 && r.totals.read.ops > 0
+    {
+        return Err("operations of a type the workload does not issue".into());
+    }
+    check_histogram("read", &r.histograms.read, r.totals.read.ops)?;
+    check_histogram("write", &r.histograms.write, r.totals.write.ops)?;
+    if let Some(w) = &r.warmup {
+        check_totals("warm-up read", &w.read, spec)?;
+        check_totals("warm-up write", &w.write, spec)?;
+    }
+    finite("cpu", r.totals.cpu.user_pct)?;
+    finite("cpu", r.totals.cpu.sys_pct)?;
+    finite("Little's law", r.littles_law.iops_x_latency)?;
+    let longest = (spec.warmup_s + spec.duration_s) * 2.0 + 60.0;
+    if r.phases.len() > 2 {
+        return Err("more than two phases".into());
+    }
+    for p in &r.phases {
+        finite("phase duration", p.duration_s)?;
+        if p.start.len() > 40 || p.name.len() > 16 || p.duration_s > longest {
+            return Err("a phase out of shape".into());
+        }
+    }
+    if r.intervals.len() > MAX_INTERVALS + 2 {
+        return Err(format!("{} intervals", r.intervals.len()));
+    }
+    for iv in &r.intervals {
+        check_interval(iv, longest)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::{BlockSize, Pattern};
+    use crate::stats::OpStats;
+
+    fn spec() -> RunSpec {
+        RunSpec {
+            name: "r".into(),
+            rw: Pattern::Randrw,
+            read_pct: 70,
+            bs: vec![BlockSize {
+                bytes: 4096,
+                weight: 1,
+            }],
+            threads: 2,
+            iodepth: 1,
+            warmup_s: 0.0,
+            duration_s: 10.0,
+            ..RunSpec::default()
+        }
+    }
+
+    fn result(seed: u64, n: usize, secs: f64) -> (RunResult, OpStats, OpStats) {
+        let mut rng = fastrand::Rng::with_seed(seed);
+        let (mut r, mut w) = (OpStats::new(), OpStats::new());
+        for _ in 0..n {
+            let lat = if rng.u32(0..100) < 97 {
+                rng.u64(20_000..300_000)
+            } else {
+                rng.u64(1_000_000..9_000_000)
+            };
+            if rng.u32(0..100) < 70 {
+                r.record(lat, 4096)
+            } else {
+                w.record(lat, 4096)
+            }
+        }
+        let iv = Interval {
+            t_s: secs,
+            duration_s: secs,
+            phase: "measure".into(),
+            read: IntervalOp::from_delta(r.ops, r.bytes, r.lat_sum_ns as u64, None, secs),
+            write: IntervalOp::from_delta(w.ops, w.bytes, w.lat_sum_ns as u64, None, secs),
+        };
+        let res = RunResult {
+            name: "r".into(),
+            workload: spec(),
+            engine: "psync".into(),
+            io_threads: 2,
+            depth_per_thread: 1,
+            phases: vec![Phase {
+                name: "measure".into(),
+                start: "2026-01-01T00:00:00.000Z".into(),
+                duration_s: secs,
+            }],
+            totals: Totals {
+                read: OpTotals::from_stats(&r, secs),
+                write: OpTotals::from_stats(&w, secs),
+                cpu: Cpu::default(),
+            },
+            warmup: None,
+            intervals: vec![iv],
+            histograms: Histograms {
+                read: BucketedHistogram::from_histogram(&r.hist),
+                write: BucketedHistogram::from_histogram(&w.hist),
+            },
+            littles_law: LittlesLaw {
+                concurrency: 2,
+                iops_x_latency: 0.0,
+            },
+            interrupted: false,
+            rate: None,
+            steady: None,
+        };
+        (res, r, w)
+    }
+
+    #[test]
+    fn merge_equals_one_result_of_all_operations() {
+        let (a, ar, aw) = result(1, 40_000, 10.0);
+        let (b, br, bw) = result(2, 25_000, 10.0);
+        let m = merge_runs(&[&a, &b]).unwrap();
+        let mut all_r = ar.clone();
+        all_r.merge(&br);
+        let mut all_w = aw.clone();
+        all_w.merge(&bw);
+        let exact = OpTotals::from_stats(&all_r, 10.0);
+        assert_eq!(m.totals.read.ops, a.totals.read.ops + b.totals.read.ops);
+        assert_eq!(m.totals.read.bytes, exact.bytes);
+        assert_eq!(m.totals.write.ops, all_w.ops);
+        assert!((m.totals.read.iops - (a.totals.read.iops + b.totals.read.iops)).abs() < 1e-9);
+        let close = |x: f64, y: f64| (x - y).abs() <= 1e-9 * y.abs().max(1.0);
+        assert!(close(m.totals.read.lat_us.mean, exact.lat_us.mean));
+        assert!(close(m.totals.read.lat_us.stddev, exact.lat_us.stddev));
+        assert_eq!(m.totals.read.lat_us.p99, exact.lat_us.p99);
+        assert_eq!(m.totals.read.lat_us.p50, exact.lat_us.p50);
+        assert_eq!(m.totals.read.lat_us.max, exact.lat_us.max);
+        assert_eq!(
+            m.histograms.read,
+            BucketedHistogram::from_histogram(&all_r.hist)
+        );
+        assert_eq!(m.io_threads, 4);
+        assert_eq!(m.intervals.len(), 1);
+        assert!(close(
+            m.intervals[0].read.iops,
+            a.intervals[0].read.iops + b.intervals[0].read.iops
+        ));
+        check_run(&a, &spec()).unwrap();
+    }
+
+    #[test]
+    fn hostile_results_are_refused() {
+        let (good, _, _) = result(3, 5_000, 10.0);
+        type Breaker = Box<dyn Fn(&mut RunResult)>;
+        let cases: Vec<(&str, Breaker)> = vec![
+            (
+                "histogram holds",
+                Box::new(|r| {
+                    r.totals.read.ops += 1;
+                    r.totals.read.bytes += 4096;
+                }),
+            ),
+            ("is NaN", Box::new(|r| r.totals.read.iops = f64::NAN)),
+            ("is -1", Box::new(|r| r.totals.write.mib_s = -1.0)),
+            ("bytes in", Box::new(|r| r.totals.read.bytes *= 2)),
+            ("another run", Box::new(|r| r.workload.threads = 99)),
+            (
+                "configuration",
+                Box::new(|r| r.histograms.read.grouping_power = 3),
+            ),
+            (
+                "out of shape",
+                Box::new(|r| {
+                    let b = r.histograms.write.buckets[0];
+                    r.histograms.write.buckets.insert(0, b);
+                    r.histograms.write.buckets[1][2] = 0;
+                }),
+            ),
+            ("I/O threads", Box::new(|r| r.io_threads = 1000)),
+            ("unknown engine", Box::new(|r| r.engine = "rm -rf".into())),
+            (
+                "longer than the run",
+                Box::new(|r| r.intervals[0].t_s = 1e12),
+            ),
+        ];
+        for (want, break_it) in cases {
+            let mut r = good.clone();
+            break_it(&mut r);
+            let e = check_run(&r, &spec()).expect_err(want);
+            assert!(e.contains(want), "{want}: {e}");
+        }
+    }
+
+    #[test]
+    fn series_merge_keeps_common_positions() {
+        let iv = |t: f64, iops: f64, lat: f64| Interval {
+            t_s: t,
+            duration_s: 1.0,
+            phase: "measure".into(),
+            read: IntervalOp {
+                iops,
+                mib_s: iops / 256.0,
+                lat_us_mean: lat,
+                service_us_mean: None,
+            },
+            write: IntervalOp::default(),
+        };
+        let a = [iv(1.0, 100.0, 10.0), iv(2.0, 100.0, 10.0)];
+        let b = [iv(1.001, 300.0, 20.0)];
+        let m = merge_series([&a[..], &b[..]].into_iter());
+        assert_eq!(m.len(), 1);
+        assert_eq!(m[0].read.iops, 400.0);
+        assert!((m[0].read.lat_us_mean - 17.5).abs() < 1e-9);
+        assert_eq!(m[0].t_s, 1.001);
+    }
+}

@@ -1,0 +1,269 @@
+//! The coordinator-agent protocol: one JSON object per line on the agent's
+//! stdin and stdout, tagged by `type`. Version 1. The `hello` messages keep
+//! this exact shape in every version, so two versions can always tell each
+//! other apart and refuse with both versions named.
+//!
+//! Conversation (C = coordinator, A = agent):
+//! ```text
+//! C hello{protocol,version,heartbeat_ms,timeout_ms}   A hello{protocol,version,host,pid}
+//! C ping{id,sent_ns} x N                              A pong{id,sent_ns,agent_ns}
+//! C job{...}                                          A planned{targets}
+//! C prepare                                           A progress{done,total}... prepared{targets}
+//! per run i:
+//!   C run{index}                                      A ready{index}
+//!   C start{index,at_ns}  (agent clock)               A started{..} interval{..}... run_done{..}
+//! C bye (or stdin closes)                             A exits
+//! ```
+//! Either side sends `heartbeat` every `heartbeat_ms`; an agent that hears
+//! nothing for `timeout_ms` stops its I/O and exits, and the coordinator
+//! gives up on a host that is silent as long. `stop` ends the current run
+//! early (results so far are still sent); `error` is an agent giving up.
+
+use std::io::{self, BufRead};
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use crate::result::{HostInfo, Interval, RunResult, TargetInfo};
+use crate::spec::JobSpec;
+
+/// Bumped on any change to the messages below.
+pub const PROTOCOL: u32 = 1;
+
+/// Longest line either side accepts. A result with full histograms and a
+/// long interval series is a few hundred KiB; anything much larger is not
+/// a volbench agent talking.
+pub const MAX_LINE: usize = 16 << 20;
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ToAgent {
+    Hello {
+        protocol: u32,
+        version: String,
+        #[serde(default)]
+        heartbeat_ms: u64,
+        #[serde(default)]
+        timeout_ms: u64,
+    },
+    Ping {
+        id: u32,
+        sent_ns: u64,
+    },
+    Job(Box<AgentJob>),
+    Prepare,
+    Run {
+        index: u32,
+    },
+    /// Release the run's workers at `at_ns` (Unix ns, in the agent's clock).
+    Start {
+        index: u32,
+        at_ns: u64,
+    },
+    Stop,
+    Heartbeat,
+    Bye,
+}
+
+/// What one host runs: the job, with this host's targets and overrides.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct AgentJob {
+    /// The host's name as the user gave it (for messages).
+    pub host: String,
+    pub index: u32,
+    /// The job; its target path is replaced by each of `targets` in turn.
+    pub job: JobSpec,
+    pub targets: Vec<PathBuf>,
+    /// `--size` was given; otherwise a file or device target is used whole.
+    pub size_given: bool,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum FromAgent {
+    Hello {
+        protocol: u32,
+        version: String,
+        #[serde(default)]
+        host: Option<HostInfo>,
+        #[serde(default)]
+        pid: u32,
+    },
+    Pong {
+        id: u32,
+        sent_ns: u64,
+        agent_ns: u64,
+    },
+    Planned {
+        targets: Vec<PlannedTarget>,
+        notes: Vec<String>,
+    },
+    Progress {
+        done: u64,
+        total: u64,
+    },
+    Prepared {
+        targets: Vec<TargetInfo>,
+        notes: Vec<String>,
+    },
+    Ready {
+        index: u32,
+    },
+    Started {
+        index: u32,
+        target: u32,
+        at_ns: u64,
+    },
+    Interval {
+        index: u32,
+        target: u32,
+        seq: u32,
+        interval: Interval,
+    },
+    /// One result per target that produced one; `error` when the run failed.
+    RunDone {
+        index: u32,
+        results: Vec<TargetResult>,
+        error: Option<String>,
+    },
+    Note {
+        message: String,
+    },
+    /// The agent gives up; `code` is its exit code (the kinds of volbench's
+    /// exit codes: 2 bad input, 3 refused, 4 target unusable, 1 run failed).
+    Error {
+        message: String,
+        #[serde(default)]
+        code: i32,
+    },
+    Heartbeat,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TargetResult {
+    pub target: u32,
+    pub result: RunResult,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct PlannedTarget {
+    pub path: String,
+    pub runs: Vec<PlannedRunInfo>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct PlannedRunInfo {
+    pub engine: String,
+    pub io_threads: u32,
+    pub depth: u32,
+}
+
+pub fn encode<T: Serialize>(msg: &T) -> String {
+    // Serializing these plain structures cannot fail (no maps with
+    // non-string keys, no foreign Serialize impls).
+    let mut s = serde_json::to_string(msg).unwrap_or_else(|e| {
+        format!(r#"{{"type":"error","message":"cannot encode a message: {e}"}}"#)
+    });
+    s.push('\n');
+    s
+}
+
+/// Reads one line of at most `MAX_LINE` bytes. `Ok(None)` at end of input.
+/// A longer line is an error, without buffering it all.
+pub fn read_line(r: &mut impl BufRead, buf: &mut Vec<u8>) -> io::Result<Option<()>> {
+    buf.clear();
+    loop {
+        let chunk = r.fill_buf()?;
+        if chunk.is_empty() {
+            return if buf.is_empty() {
+                Ok(None)
+            } else {
+                Err(io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    "input ended in the middle of a line",
+                ))
+            };
+        }
+        let (take, done) = match chunk.iter().position(|&b| b == b'\n') {
+            Some(i) => (i + 1, true),
+            None => (chunk.len(), false),
+        };
+        if buf.len() + take > MAX_LINE + 1 {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("a line longer than {MAX_LINE} bytes"),
+            ));
+        }
+        buf.extend_from_slice(&chunk[..take]);
+        r.consume(take);
+        if done {
+            buf.pop();
+            if buf.last() == Some(&b'\r') {
+                buf.pop();
+            }
+            return Ok(Some(()));
+        }
+    }
+}
+
+/// Makes text from a remote host safe to print: no control characters
+/// (terminal escapes), bounded length.
+pub fn sanitize(text: &str, max: usize) -> String {
+    let mut out: String = text
+        .chars()
+        .map(|c| if c.is_control() && c != '\n' { '?' } else { c })
+        .take(max)
+        .collect();
+    if text.chars().count() > max {
+        out.push_str("...");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hello_keeps_its_shape() {
+        let m = ToAgent::Hello {
+            protocol: 1,
+            version: "0.1.0".into(),
+            heartbeat_ms: 1000,
+            timeout_ms: 5000,
+        };
+        assert_eq!(
+            encode(&m),
+            "{\"type\":\"hello\",\"protocol\":1,\"version\":\"0.1.0\",\"heartbeat_ms\":1000,\"timeout_ms\":5000}\n"
+        );
+        // A future agent's hello with more fields still parses.
+        let h: FromAgent = serde_json::from_str(
+            r#"{"type":"hello","protocol":7,"version":"9.0.0","new_field":[1,2]}"#,
+        )
+        .unwrap();
+        assert!(matches!(h, FromAgent::Hello { protocol: 7, .. }));
+    }
+
+    #[test]
+    fn lines_are_bounded() {
+        let mut input = io::Cursor::new(b"{\"a\":1}\r\nrest".to_vec());
+        let mut buf = Vec::new();
+        assert!(read_line(&mut input, &mut buf).unwrap().is_some());
+        assert_eq!(buf, b"{\"a\":1}");
+        assert!(
+            read_line(&mut input, &mut buf).is_err(),
+            "no newline at the end"
+        );
+        let big = vec![b'x'; MAX_LINE + 10];
+        let mut input = io::BufReader::new(io::Cursor::new(big));
+        assert!(read_line(&mut input, &mut buf).is_err());
+        let mut empty = io::Cursor::new(Vec::new());
+        assert!(read_line(&mut empty, &mut buf).unwrap().is_none());
+    }
+
+    #[test]
+    fn remote_text_is_defanged() {
+        assert_eq!(sanitize("ok\x1b[2Jgone", 100), "ok?[2Jgone");
+        assert_eq!(sanitize("abcdef", 3), "abc...");
+    }
+}
