@@ -418,6 +418,19 @@ pub fn run_one(
                 std::thread::Builder::new()
                     .name(format!("vb-io-{}", setup.index))
                     .spawn_scoped(s, move || {
+                        // The files opened above proved the target opens;
+                        // the thread reopens them in its own descriptor
+                        // table, which makes every psync I/O cheaper.
+                        let mut setup = setup;
+                        let reopen = || {
+                            target::open_files(prepared, job.target.direct)
+                                .map_err(|e| e.to_string())
+                        };
+                        if let Err(e) = worker::own_fd_table(&mut setup.files, reopen) {
+                            return worker::not_started(&setup.control, e, || {
+                                barrier.wait();
+                            });
+                        }
                         worker::run(setup, || {
                             ready.wait();
                             barrier.wait();
