@@ -552,7 +552,10 @@ fn collect(
             }
             std::thread::sleep((tick - now).min(POLL));
         }
-        let now = Instant::now();
+        // An --io-limit run ends when its last worker finished.
+        let now = control
+            .all_finished_at(counters.len())
+            .unwrap_or_else(Instant::now);
         let mut snap = CounterSnapshot::default();
         for c in counters {
             snap.add(&c.snapshot());
@@ -631,7 +634,10 @@ fn collect(
         }
     }
     control.phase.store(PHASE_STOP, Ordering::Relaxed);
-    let end = Instant::now();
+    let end = control
+        .all_finished_at(counters.len())
+        .unwrap_or_else(Instant::now)
+        .max(measure_start);
     let cpu1 = cpu_seconds();
     let measured = if phase == PHASE_MEASURE {
         (end - measure_start).as_secs_f64()

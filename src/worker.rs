@@ -24,6 +24,28 @@ pub struct Control {
     pub failed: AtomicBool,
     /// Workers that have finished on their own (their --io-limit share done).
     pub finished: AtomicU32,
+    /// When the last of them finished: the end of an --io-limit run is that
+    /// moment, not the collector's next poll (which would add up to a poll
+    /// interval to the measured time and understate IOPS on short runs).
+    pub finished_at: std::sync::Mutex<Option<std::time::Instant>>,
+}
+
+impl Control {
+    fn mark_finished(&self) {
+        let now = std::time::Instant::now();
+        if let Ok(mut at) = self.finished_at.lock() {
+            *at = Some(at.map_or(now, |t| t.max(now)));
+        }
+        self.finished.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// The moment every one of `workers` finished its share, if they all have.
+    pub fn all_finished_at(&self, workers: usize) -> Option<std::time::Instant> {
+        if (self.finished.load(Ordering::Relaxed) as usize) < workers {
+            return None;
+        }
+        self.finished_at.lock().ok().and_then(|t| *t)
+    }
 }
 
 /// Latency (from the intended start) per op type, and, for rate-limited
@@ -261,7 +283,7 @@ pub fn run(setup: WorkerSetup, ready: impl FnOnce()) -> WorkerResult {
     if error.is_some() {
         control.failed.store(true, Ordering::Relaxed);
     } else {
-        control.finished.fetch_add(1, Ordering::Relaxed);
+        control.mark_finished();
     }
     // Buffers must outlive every I/O the kernel still holds.
     while in_flight > 0 {

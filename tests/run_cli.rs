@@ -641,3 +641,34 @@ fn an_io_failure_mid_run_is_reported_with_exit_1_and_the_result_is_kept() {
         "what was measured is kept"
     );
 }
+
+#[test]
+fn a_short_io_limit_run_is_timed_to_its_last_io() {
+    // The measured phase ends when the last worker finished, not at the
+    // collector's next poll: IOPS x mean latency must still equal the one
+    // I/O in flight.
+    let d = tmp();
+    let o = run(&[
+        "run",
+        "--target",
+        d.path().join("t").to_str().unwrap(),
+        "--size",
+        "16m",
+        "--io-limit",
+        "4m",
+        "--warmup",
+        "0",
+        "--duration",
+        "60s",
+        "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let doc = json_of(&o);
+    let t = &doc["runs"][0]["totals"]["read"];
+    assert_eq!(t["ops"], 1024);
+    let in_flight = t["iops"].as_f64().unwrap() * t["lat_us"]["mean"].as_f64().unwrap() / 1e6;
+    assert!(
+        (in_flight - 1.0).abs() < 0.05,
+        "IOPS x latency = {in_flight}"
+    );
+}
