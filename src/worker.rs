@@ -141,7 +141,7 @@ pub fn run(setup: WorkerSetup, ready: impl FnOnce()) -> WorkerResult {
     }
     let ptrs: Vec<(*mut u8, usize)> = bufs.iter_mut().map(|b| (b.as_mut_ptr(), b.len())).collect();
     let mut stats = [PhaseStats::default(), PhaseStats::default()];
-    let mut engine = match engine::build(kind, files, depth, &ptrs) {
+    let mut engine = match engine::build(kind, files, depth, &ptrs, io_gen.is_sequential()) {
         Ok(e) => e,
         Err(e) => {
             ready();

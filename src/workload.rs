@@ -156,6 +156,11 @@ impl IoGen {
         }
     }
 
+    /// Sequential streams: contiguous offsets, one after another.
+    pub fn is_sequential(&self) -> bool {
+        !self.random
+    }
+
     /// True when this worker's region cannot hold even one I/O of the largest
     /// size (too many workers for a small sequential working set).
     pub fn region_too_small(&self) -> bool {

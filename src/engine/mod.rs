@@ -159,11 +159,14 @@ pub fn build(
     files: Vec<OwnedFd>,
     depth: u32,
     buffers: &[(*mut u8, usize)],
+    submit_each: bool,
 ) -> io::Result<AnyEngine> {
     Ok(match kind {
         EngineKind::Null => AnyEngine::Null(NullEngine::new(depth)),
         EngineKind::Psync => AnyEngine::Psync(PsyncEngine::new(files, depth)),
-        EngineKind::IoUring => AnyEngine::IoUring(UringEngine::new(files, depth, buffers)?),
+        EngineKind::IoUring => {
+            AnyEngine::IoUring(UringEngine::new(files, depth, buffers, submit_each)?)
+        }
     })
 }
 
