@@ -141,7 +141,10 @@ pub fn run(setup: WorkerSetup, ready: impl FnOnce()) -> WorkerResult {
     }
     let ptrs: Vec<(*mut u8, usize)> = bufs.iter_mut().map(|b| (b.as_mut_ptr(), b.len())).collect();
     let mut stats = [PhaseStats::default(), PhaseStats::default()];
-    let mut engine = match engine::build(kind, files, depth, &ptrs, io_gen.is_sequential()) {
+    // Sequential I/O on io_uring is submitted as it is queued (see
+    // UringEngine::new), so its issue time is read per I/O, before the submit.
+    let eager = kind == EngineKind::IoUring && io_gen.is_sequential();
+    let mut engine = match engine::build(kind, files, depth, &ptrs, eager) {
         Ok(e) => e,
         Err(e) => {
             ready();
@@ -210,16 +213,25 @@ pub fn run(setup: WorkerSetup, ready: impl FnOnce()) -> WorkerResult {
                 intended[slot as usize] = next_due;
                 next_due += r.next_gap(&mut rng).as_nanos() as u64;
             }
+            if eager {
+                let t = now_ns();
+                issued[slot as usize] = t;
+                if rate.is_none() {
+                    intended[slot as usize] = t;
+                }
+            }
             engine.queue(slot, op, buf);
             batch.push(slot);
         }
-        // One clock read for the whole batch, taken just before it is submitted.
+        // Otherwise one clock read for the whole batch, just before it is submitted.
         if !batch.is_empty() {
-            let t_issue = now_ns();
-            for &slot in &batch {
-                issued[slot as usize] = t_issue;
-                if rate.is_none() {
-                    intended[slot as usize] = t_issue;
+            if !eager {
+                let t_issue = now_ns();
+                for &slot in &batch {
+                    issued[slot as usize] = t_issue;
+                    if rate.is_none() {
+                        intended[slot as usize] = t_issue;
+                    }
                 }
             }
             in_flight += batch.len() as u32;
