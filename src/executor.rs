@@ -41,18 +41,8 @@ const POLL: Duration = Duration::from_millis(50);
 pub const MAX_INTERVALS: usize = 4096;
 
 pub fn execute(plan: &Plan, obs: &dyn Observer, stop: &Arc<AtomicBool>) -> Result<ResultDoc> {
-    raise_fd_limit();
     let job = &plan.job;
     let started = crate::result::now_rfc3339();
-    let opts = PrepareOptions {
-        size: job.target.size,
-        files: job.target.files,
-        direct: job.target.direct,
-        allow_overwrite: job.target.allow_overwrite,
-        needs_write: plan.needs_write(),
-        progress: obs,
-        stop,
-    };
     let mut doc = ResultDoc {
         schema: SCHEMA.into(),
         tool: Tool::this(),
@@ -66,7 +56,7 @@ pub fn execute(plan: &Plan, obs: &dyn Observer, stop: &Arc<AtomicBool>) -> Resul
         notes: plan.notes.clone(),
         cluster: None,
     };
-    let mut sets = match prepare_sets(plan, &opts) {
+    let mut sets = match prepare(plan, obs, stop) {
         Ok(p) => p,
         Err(_) if stop.load(Ordering::Relaxed) => {
             doc.interrupted = true;
@@ -74,19 +64,10 @@ pub fn execute(plan: &Plan, obs: &dyn Observer, stop: &Arc<AtomicBool>) -> Resul
         }
         Err(e) => return Err(e),
     };
-    let prepared = sets.remove(0).1;
     for (_, p) in &sets {
-        check_alignment(plan, p)?;
+        doc.notes.extend(p.notes.iter().cloned());
     }
-    check_alignment(plan, &prepared)?;
-    for n in prepared
-        .notes
-        .iter()
-        .chain(sets.iter().flat_map(|(_, p)| p.notes.iter()))
-    {
-        obs.note(n);
-        doc.notes.push(n.clone());
-    }
+    let prepared = sets.remove(0).1;
     doc.target = Some(TargetInfo {
         kind: format!("{:?}", prepared.kind)
             .to_lowercase()
