@@ -212,7 +212,7 @@ fn cmd_quick(a: &QuickArgs) -> Result<i32> {
             duration: Some(format!("{duration}s")),
             warmup: Some(format!(
                 "{}s",
-                ((duration / 3.0).min(2.0) * 10.0).round() / 10.0
+                ((duration * 0.4).min(2.0) * 10.0).round() / 10.0
             )),
             buffered: !direct,
             no_warmup_run: true,
