@@ -127,15 +127,51 @@ impl Engine for UringEngine {
 
     #[inline]
     fn submit_and_wait(&mut self, min: usize, out: &mut Vec<Completion>) -> io::Result<()> {
+        self.enter(min, None, out)
+    }
+
+    /// Waits for a completion or the timeout, whichever comes first, so a
+    /// rate-limited worker wakes for its next due I/O even while slow I/Os
+    /// are in flight (waiting for a completion alone would start it late).
+    fn submit_and_wait_for(
+        &mut self,
+        min: usize,
+        timeout: std::time::Duration,
+        out: &mut Vec<Completion>,
+    ) -> io::Result<()> {
+        self.enter(min, Some(timeout), out)
+    }
+}
+
+impl UringEngine {
+    /// Submits what is queued and waits for `min` completions (or until
+    /// `timeout`, if given), then reaps everything that has completed.
+    #[inline]
+    fn enter(
+        &mut self,
+        min: usize,
+        timeout: Option<std::time::Duration>,
+        out: &mut Vec<Completion>,
+    ) -> io::Result<()> {
         if let Some(e) = self.submit_error.take() {
             return Err(e);
         }
         loop {
-            match self.ring.submit_and_wait(min) {
+            let entered = match timeout {
+                None => self.ring.submit_and_wait(min),
+                Some(t) => {
+                    let ts = types::Timespec::from(t);
+                    let args = types::SubmitArgs::new().timespec(&ts);
+                    self.ring.submitter().submit_with_args(min, &args)
+                }
+            };
+            match entered {
                 Ok(_) => break,
+                // Nothing completed in time: the caller's next I/O is due.
+                Err(e) if timeout.is_some() && e.raw_os_error() == Some(libc::ETIME) => break,
                 Err(e) if e.raw_os_error() == Some(libc::EINTR) => continue,
+                // The completion queue is full: reap first, then retry.
                 Err(e) if e.raw_os_error() == Some(libc::EBUSY) => {
-                    // The completion queue is full: reap first, then retry.
                     if !self.ring.completion().is_empty() {
                         break;
                     }
@@ -148,42 +184,6 @@ impl Engine for UringEngine {
         Ok(())
     }
 
-    /// Waits for a completion or the timeout, whichever comes first, so a
-    /// rate-limited worker wakes for its next due I/O even while slow I/Os
-    /// are in flight (waiting for a completion alone would start it late).
-    fn submit_and_wait_for(
-        &mut self,
-        min: usize,
-        timeout: std::time::Duration,
-        out: &mut Vec<Completion>,
-    ) -> io::Result<()> {
-        if let Some(e) = self.submit_error.take() {
-            return Err(e);
-        }
-        let ts = types::Timespec::from(timeout);
-        let args = types::SubmitArgs::new().timespec(&ts);
-        loop {
-            match self.ring.submitter().submit_with_args(min, &args) {
-                Ok(_) => break,
-                // Nothing completed in time: the caller's next I/O is due.
-                Err(e) if e.raw_os_error() == Some(libc::ETIME) => break,
-                Err(e) if e.raw_os_error() == Some(libc::EINTR) => continue,
-                Err(e)
-                    if e.raw_os_error() == Some(libc::EBUSY)
-                        && !self.ring.completion().is_empty() =>
-                {
-                    break;
-                }
-                Err(e) => return Err(e),
-            }
-        }
-        self.queued = 0;
-        self.reap(out);
-        Ok(())
-    }
-}
-
-impl UringEngine {
     #[inline]
     fn reap(&mut self, out: &mut Vec<Completion>) {
         for cqe in self.ring.completion() {
