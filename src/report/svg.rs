@@ -443,17 +443,17 @@ pub fn shorten(s: &str, max: usize) -> String {
     }
 }
 
-fn axes(out: &mut String, xs: &Scale, ys: &Scale, x: &Axis, y: &Axis, w: f64, plot_bottom: f64) {
-    let right = w - RIGHT;
+/// Horizontal grid lines at the y ticks and their labels; leaves the
+/// "ticks" group open for the caller's x labels.
+fn y_grid_and_ticks(out: &mut String, ys: &Scale, y: &Axis, right: f64) {
     out.push_str("<g class=\"grid\">");
     for &t in &ys.ticks {
-        let py = ys.px(t);
         let _ = write!(
             out,
             "<line x1=\"{}\" y1=\"{p}\" x2=\"{}\" y2=\"{p}\"/>",
             f1(LEFT),
             f1(right),
-            p = f1(py)
+            p = f1(ys.px(t))
         );
     }
     out.push_str("</g><g class=\"ticks\">");
@@ -466,6 +466,11 @@ fn axes(out: &mut String, xs: &Scale, ys: &Scale, x: &Axis, y: &Axis, w: f64, pl
             esc(&fmt_value(t, y.fmt))
         );
     }
+}
+
+fn axes(out: &mut String, xs: &Scale, ys: &Scale, x: &Axis, y: &Axis, w: f64, plot_bottom: f64) {
+    let right = w - RIGHT;
+    y_grid_and_ticks(out, ys, y, right);
     for &t in &xs.ticks {
         let px = xs.px(t);
         let _ = write!(
@@ -640,26 +645,7 @@ pub fn bar_chart(
     let mut out = String::new();
     open(&mut out, kind, title, w, height);
     let right = w - RIGHT;
-    out.push_str("<g class=\"grid\">");
-    for &t in &ys.ticks {
-        let _ = write!(
-            out,
-            "<line x1=\"{}\" y1=\"{p}\" x2=\"{}\" y2=\"{p}\"/>",
-            f1(LEFT),
-            f1(right),
-            p = f1(ys.px(t))
-        );
-    }
-    out.push_str("</g><g class=\"ticks\">");
-    for &t in &ys.ticks {
-        let _ = write!(
-            out,
-            "<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>",
-            f1(LEFT - 6.0),
-            f1(ys.px(t) + 4.0),
-            esc(&fmt_value(t, y.fmt))
-        );
-    }
+    y_grid_and_ticks(&mut out, &ys, y, right);
     out.push_str("</g>");
     let n = cats.len().max(1) as f64;
     let slot = (right - LEFT) / n;
