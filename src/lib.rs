@@ -1,17 +1,24 @@
-//! volbench: a storage benchmark in one binary. The library holds the whole
-//! flow (spec -> plan -> execution -> results -> outputs); `main.rs` is a
-//! thin shell over `app`.
+//! volbench: a storage benchmark in one binary. The folders are the stages
+//! of one flow (see ARCHITECTURE.md):
+//!
+//! 1. `input`: flags, suite files, sweeps, host lists -> one `spec::JobSpec`
+//! 2. `plan`: the job resolved against this machine (engine, threads, time)
+//! 3. `executor`: prepares the target and runs the plan, using `io`
+//!    (engines, targets, workers)
+//! 4. `result`: the one versioned results structure, merged exactly
+//! 5. `output` and `report`: every view of a result
+//! 6. `remote`: the same executor on many hosts, merged into one result
+//! 7. `cmd`: the commands on top
+//!
+//! A module may use the ones below it in this list of layers, never above:
+//! cmd > remote > report > output > executor > plan > input > io > result >
+//! spec > units, stats, error.
 
-pub mod app;
-pub mod cli;
-pub mod data;
-pub mod engine;
+pub mod cmd;
 pub mod error;
 pub mod executor;
-pub mod frontend;
-pub mod hostinfo;
-pub mod littles;
-pub mod mounts;
+pub mod input;
+pub mod io;
 pub mod output;
 pub mod plan;
 pub mod remote;
@@ -19,12 +26,4 @@ pub mod report;
 pub mod result;
 pub mod spec;
 pub mod stats;
-pub mod steady;
-pub mod suite;
-pub mod sweep;
-pub mod tables;
-pub mod target;
-pub mod ui;
 pub mod units;
-pub mod worker;
-pub mod workload;

@@ -7,8 +7,8 @@ fn main() {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
-    let cli = volbench::cli::Cli::parse();
-    let code = match volbench::app::main(cli) {
+    let cli = volbench::input::cli::Cli::parse();
+    let code = match volbench::cmd::main(cli) {
         Ok(code) => code,
         Err(e) => {
             eprintln!("volbench: error: {e}");

@@ -158,7 +158,7 @@ fn observed_read_share_follows_read_pct() {
 
 #[test]
 fn psync_and_io_uring_do_the_same_work_on_a_fixed_size_run() {
-    if let Err(why) = volbench::engine::probe_io_uring() {
+    if let Err(why) = volbench::io::engine::probe_io_uring() {
         skip("psync_and_io_uring_do_the_same_work", &why);
         return;
     }
@@ -400,7 +400,7 @@ fn existing_files_are_written_only_with_allow_overwrite() {
 #[test]
 fn foreign_files_in_a_target_directory_are_not_overwritten() {
     let d = tmp();
-    let name = format!("{}0.dat", volbench::target::FILE_PREFIX);
+    let name = format!("{}0.dat", volbench::io::target::FILE_PREFIX);
     std::fs::write(d.path().join(&name), b"not yours").unwrap();
     expect_failure(
         &[

@@ -19,9 +19,9 @@ use super::protocol::{
 };
 use crate::error::{Result, VbError};
 use crate::executor::{self, Observer};
+use crate::io::target::{self, Prepared, Progress, TargetKind};
 use crate::plan::{self, Plan, PlannedRun};
 use crate::result::{Interval, RunResult};
-use crate::target::{self, Prepared, Progress, TargetKind};
 
 /// Heartbeat period and silence timeout until the coordinator's hello says
 /// otherwise.
@@ -281,7 +281,7 @@ fn session(shared: &Shared, link: &Link, ctl: Receiver<Control>) -> i32 {
     link.send(&FromAgent::Hello {
         protocol: PROTOCOL,
         version: env!("CARGO_PKG_VERSION").into(),
-        host: Some(crate::hostinfo::this_host()),
+        host: Some(crate::io::host::this_host()),
         pid: std::process::id(),
     });
     if protocol != PROTOCOL {
@@ -453,8 +453,8 @@ fn target_info(plan: &Plan, sets: &[(u32, Prepared)]) -> crate::result::TargetIn
         file_size: first.map(|p| p.layout.file_size).unwrap_or(0),
         align: sets.iter().map(|(_, p)| p.align).max().unwrap_or(1),
         mount: match first.map(|p| p.kind) {
-            Some(crate::target::TargetKind::BlockDevice) | None => None,
-            _ => crate::mounts::for_path(&plan.job.target.path),
+            Some(crate::io::target::TargetKind::BlockDevice) | None => None,
+            _ => crate::io::mounts::for_path(&plan.job.target.path),
         },
     }
 }

@@ -17,17 +17,17 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use super::hosts::Assignment;
-use super::merge::{self, Cluster, ClusterRun, CoordinatorCost, HostResult, Unfinished};
 use super::protocol::{
     AgentJob, FromAgent, PROTOCOL, PlannedTarget, TargetResult, ToAgent, encode, read_line,
     sanitize,
 };
 use super::ssh::{self, Ssh};
-use crate::engine::EngineKind;
 use crate::error::{Kind, Result, VbError};
 use crate::executor::Observer;
+use crate::input::hosts::Assignment;
+use crate::io::engine::EngineKind;
 use crate::plan::PlannedRun;
+use crate::result::merge::{self, Cluster, ClusterRun, CoordinatorCost, HostResult, Unfinished};
 use crate::result::{HostInfo, Interval, ResultDoc, RunResult, SCHEMA, TargetInfo, Tool};
 use crate::spec::JobSpec;
 
@@ -141,14 +141,14 @@ struct Coordinator<'a> {
 /// Runs the job on every host; returns the merged result document.
 pub fn run(opts: Options, obs: &dyn Observer, stop: &AtomicBool) -> Result<ResultDoc> {
     let t_start = Instant::now();
-    let cpu0 = crate::hostinfo::cpu_seconds();
+    let cpu0 = crate::io::host::cpu_seconds();
     let started = crate::result::now_rfc3339();
     let n_runs = opts.template.runs.len();
     let mut c = connect(&opts, obs, stop)?;
     let mut doc = ResultDoc {
         schema: SCHEMA.into(),
         tool: Tool::this(),
-        host: crate::hostinfo::this_host(),
+        host: crate::io::host::this_host(),
         started,
         spec: opts.template.clone(),
         target: None,
@@ -248,7 +248,7 @@ pub fn run(opts: Options, obs: &dyn Observer, stop: &AtomicBool) -> Result<Resul
     let mut notes = std::mem::take(&mut c.notes);
     notes.append(&mut doc.notes);
     doc.notes = notes;
-    let cpu1 = crate::hostinfo::cpu_seconds();
+    let cpu1 = crate::io::host::cpu_seconds();
     let ssh_cpu = children_cpu();
     let wall = t_start.elapsed().as_secs_f64();
     let busy = (cpu1.0 - cpu0.0) + (cpu1.1 - cpu0.1);
@@ -825,7 +825,7 @@ impl Coordinator<'_> {
                 }
                 let longest = (run.spec.warmup_s + run.spec.duration_s) * 2.0 + 60.0;
                 merge::check_interval(&interval, longest).map_err(|e| format!("sent {e}"))?;
-                if h.intervals[t].len() > crate::executor::MAX_INTERVALS * 4 {
+                if h.intervals[t].len() > crate::result::MAX_INTERVALS * 4 {
                     return Err("too many intervals".into());
                 }
                 h.intervals[t].push(interval);

@@ -223,7 +223,7 @@ pub fn doc(host: &str, runs: &[RunFixture]) -> ResultDoc {
             files: 1,
             file_size: 1 << 30,
             align: 4096,
-            mount: Some(crate::mounts::MountInfo {
+            mount: Some(crate::result::mount::MountInfo {
                 mount_point: "/mnt/anf".into(),
                 fs_type: "nfs".into(),
                 source: "anf-server:/vol1".into(),

@@ -239,4 +239,15 @@ pub fn run_label(sources: &[Source], item: &Item) -> String {
 /// Synthetic results with known numbers; public so the end-to-end tests can
 /// write them as result files.
 #[doc(hidden)]
+/// The one source of a report written beside its own result (`--output`).
+pub fn own_source(doc: &ResultDoc, dir: &Path) -> [Source; 1] {
+    let mut sources = [Source {
+        label: String::new(),
+        path: dir.to_path_buf(),
+        doc: doc.clone(),
+    }];
+    label_sources(&mut sources);
+    sources
+}
+
 pub mod fixtures;

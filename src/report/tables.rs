@@ -34,10 +34,10 @@ impl Table {
         }
     }
 
-    /// One of the tables the suites print (`crate::tables`), so the page
+    /// One of the tables the suites print (`crate::output::tables`), so the page
     /// shows the papers' layouts exactly as the terminal does. A column is
     /// numeric when its cells are figures ("max" and "-" allowed).
-    pub fn from_view(v: &crate::tables::TableView) -> Self {
+    pub fn from_view(v: &crate::output::tables::TableView) -> Self {
         let numeric = (0..v.header.len())
             .map(|c| {
                 let cells: Vec<&str> = v
@@ -292,7 +292,7 @@ pub fn every_run(sources: &[Source], items: &[Item]) -> Option<Table> {
 pub fn results(sources: &[Source]) -> Vec<Table> {
     let mut out = Vec::new();
     for s in sources {
-        for v in crate::tables::views(&s.doc) {
+        for v in crate::output::tables::views(&s.doc) {
             let mut t = Table::from_view(&v);
             if sources.len() > 1 {
                 t.title = format!("{}: {}", s.label, t.title);

@@ -4,11 +4,11 @@
 
 use std::fmt::Write as _;
 
-use crate::engine::{self, EngineKind};
 use crate::error::Result;
-use crate::hostinfo;
+use crate::io::engine::{self, EngineKind};
+use crate::io::host;
+use crate::io::target::{self, Inspection, TargetKind};
 use crate::spec::{JobSpec, RunSpec};
-use crate::target::{self, Inspection, TargetKind};
 use crate::units::{format_duration, format_size};
 
 #[derive(Debug, Clone)]
@@ -80,7 +80,7 @@ pub fn plan(job: JobSpec) -> Result<Plan> {
     }
     if !job.target.direct
         && insp.kind != TargetKind::BlockDevice
-        && let Some(mem) = hostinfo::memory_bytes()
+        && let Some(mem) = host::memory_bytes()
         && job.target.size < mem
     {
         notes.push(format!(

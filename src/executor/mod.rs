@@ -2,24 +2,26 @@
 //! starts the workers together, collects interval deltas on this thread,
 //! switches warm-up to measurement, and merges the workers' statistics.
 
+pub mod steady;
+
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant, SystemTime};
 
 use crate::error::{Result, VbError};
-use crate::hostinfo::{self, cpu_seconds};
+use crate::io::host::{self, cpu_seconds};
+use crate::io::target::{self, PrepareOptions, Prepared, Progress};
+use crate::io::worker::{
+    self, Control, PHASE_MEASURE, PHASE_STOP, PHASE_WARMUP, PhaseStats, WorkerSetup,
+};
+use crate::io::workload::IoGen;
 use crate::plan::{Plan, PlannedRun};
 use crate::result::{
-    Cpu, Histograms, Interval, IntervalOp, LatSummary, LittlesLaw, OpPair, OpTotals, Phase,
-    RateResult, ResultDoc, RunResult, SCHEMA, SteadyResult, TargetInfo, Tool, Totals,
+    Cpu, Histograms, Interval, IntervalOp, LatSummary, LittlesLaw, MAX_INTERVALS, OpPair, OpTotals,
+    Phase, RateResult, ResultDoc, RunResult, SCHEMA, SteadyResult, TargetInfo, Tool, Totals,
 };
 use crate::spec::{Arrivals, StopRule};
 use crate::stats::{BucketedHistogram, CounterSnapshot, LiveCounters};
-use crate::target::{self, PrepareOptions, Prepared, Progress};
-use crate::worker::{
-    self, Control, PHASE_MEASURE, PHASE_STOP, PHASE_WARMUP, PhaseStats, WorkerSetup,
-};
-use crate::workload::IoGen;
 
 /// What the executor tells whoever is watching (the terminal, or nothing).
 pub trait Observer: Progress {
@@ -36,17 +38,13 @@ pub trait Observer: Progress {
 /// Longest time the collector sleeps before looking at Ctrl-C and failures.
 const POLL: Duration = Duration::from_millis(50);
 
-/// At most this many intervals are kept per run; beyond it, neighbours are
-/// merged pairwise, so memory stays flat however long a run lasts.
-pub const MAX_INTERVALS: usize = 4096;
-
 pub fn execute(plan: &Plan, obs: &dyn Observer, stop: &Arc<AtomicBool>) -> Result<ResultDoc> {
     let job = &plan.job;
     let started = crate::result::now_rfc3339();
     let mut doc = ResultDoc {
         schema: SCHEMA.into(),
         tool: Tool::this(),
-        host: hostinfo::this_host(),
+        host: host::this_host(),
         started,
         spec: job.clone(),
         target: None,
@@ -78,7 +76,7 @@ pub fn execute(plan: &Plan, obs: &dyn Observer, stop: &Arc<AtomicBool>) -> Resul
         align: prepared.align,
         mount: match prepared.kind {
             target::TargetKind::BlockDevice => None,
-            _ => crate::mounts::for_path(&job.target.path),
+            _ => crate::io::mounts::for_path(&job.target.path),
         },
     });
     sets.insert(0, (prepared.layout.nfiles, prepared));
@@ -343,7 +341,7 @@ pub fn run_one(
                 None,
             ));
         }
-        let files = if run.engine == crate::engine::EngineKind::Null {
+        let files = if run.engine == crate::io::engine::EngineKind::Null {
             Vec::new()
         } else {
             target::open_files(prepared, job.target.direct).map_err(|e| (e, None))?
@@ -571,10 +569,10 @@ fn collect(
         let steady_now =
             if phase == PHASE_WARMUP && run.spec.steady && secs >= interval.as_secs_f64() * 0.99 {
                 warm_iops.push(iv.read.iops + iv.write.iops);
-                if warm_iops.len() > crate::steady::WINDOW {
+                if warm_iops.len() > crate::executor::steady::WINDOW {
                     warm_iops.remove(0);
                 }
-                crate::steady::is_steady(&warm_iops)
+                crate::executor::steady::is_steady(&warm_iops)
             } else {
                 false
             };

@@ -8,9 +8,9 @@ use std::time::Duration;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::executor::Observer;
+use crate::io::target::Progress;
 use crate::plan::PlannedRun;
 use crate::result::{Interval, RunResult};
-use crate::target::Progress;
 use crate::units::format_duration;
 
 pub struct TerminalObserver {

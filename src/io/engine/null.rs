@@ -4,7 +4,7 @@
 use std::io;
 
 use super::{Completion, Engine};
-use crate::workload::IoOp;
+use crate::io::workload::IoOp;
 
 pub struct NullEngine {
     pending: Vec<Completion>,

@@ -2,8 +2,8 @@
 //! papers use it to pick thread counts (e.g. 1.3 ms x 3,500 IOPS = 4.6
 //! threads); given two of the three, `volbench plan` gives the third.
 
-use crate::cli::PlanArgs;
 use crate::error::{Result, VbError};
+use crate::input::cli::PlanArgs;
 use crate::output::thousands;
 use crate::units::{parse_count, parse_duration};
 

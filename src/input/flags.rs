@@ -1,11 +1,11 @@
 //! Turns `volbench run` flags into a `JobSpec`: every value parsed with the
 //! shared unit rules, every default filled in, nothing silently dropped.
 
-use crate::cli::RunArgs;
 use crate::error::{Result, VbError};
+use crate::input::cli::RunArgs;
+use crate::input::sweep::{self, Axes, parse_bs_points, parse_counts, parse_numbers};
+use crate::io::target::{self, TargetKind};
 use crate::spec::{Arrivals, EngineChoice, JobSpec, Pattern, RunSpec, TargetSpec};
-use crate::sweep::{self, Axes, parse_bs_points, parse_counts, parse_numbers};
-use crate::target::{self, TargetKind};
 use crate::units::{parse_count, parse_duration, parse_size};
 
 pub const DEFAULT_DIR_SIZE: u64 = 1 << 30;

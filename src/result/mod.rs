@@ -2,10 +2,17 @@
 //! (terminal, CSV, JSON, later HTML and comparisons) is a view of it, and
 //! it carries the merged histograms so it can be re-read and merged again.
 
+pub mod merge;
+pub mod mount;
+
 use serde::{Deserialize, Serialize};
 
 use crate::spec::{JobSpec, RunSpec};
 use crate::stats::{BucketedHistogram, OpStats};
+
+/// At most this many intervals are kept per run; beyond it, neighbours are
+/// merged pairwise, so memory stays flat however long a run lasts.
+pub const MAX_INTERVALS: usize = 4096;
 
 pub const SCHEMA: &str = "volbench.result/v1";
 
@@ -28,7 +35,7 @@ pub struct ResultDoc {
     /// A multi-host run: each host's own figures, start skew and clock
     /// offsets. `runs` then holds the exact merge over every host.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cluster: Option<crate::remote::Cluster>,
+    pub cluster: Option<crate::result::merge::Cluster>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -65,7 +72,7 @@ pub struct TargetInfo {
     /// The file system the target lives on and its mount options (absent
     /// for block devices, and in results written before it was recorded).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mount: Option<crate::mounts::MountInfo>,
+    pub mount: Option<mount::MountInfo>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

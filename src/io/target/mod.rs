@@ -12,8 +12,8 @@ use rustix::fs::{Mode, OFlags};
 use serde::Serialize;
 
 use crate::error::{Result, VbError};
+use crate::io::workload::Layout;
 use crate::units::format_size;
-use crate::workload::Layout;
 
 mod device;
 mod fileset;

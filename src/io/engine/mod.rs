@@ -5,8 +5,8 @@
 use std::io;
 use std::os::fd::OwnedFd;
 
+use crate::io::workload::IoOp;
 use crate::spec::EngineChoice;
-use crate::workload::IoOp;
 
 mod null;
 mod psync;

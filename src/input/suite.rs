@@ -7,28 +7,34 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::error::{Result, VbError};
+use crate::input::sweep::{self, Axes};
 use crate::spec::{
     Arrivals, EngineChoice, JobSpec, Pattern, RatePct, RunSpec, StopRule, SuiteMeta, TableKind,
     TargetSpec,
 };
-use crate::sweep::{self, Axes};
 use crate::units::{parse_count, parse_duration, parse_size};
 
 /// The built-in suites, in the order `suite list` shows them.
 pub const BUILTIN: [(&str, &str); 7] = [
-    ("six-patterns", include_str!("../suites/six-patterns.toml")),
-    ("mix-sweep", include_str!("../suites/mix-sweep.toml")),
-    ("mix-table", include_str!("../suites/mix-table.toml")),
+    (
+        "six-patterns",
+        include_str!("../../suites/six-patterns.toml"),
+    ),
+    ("mix-sweep", include_str!("../../suites/mix-sweep.toml")),
+    ("mix-table", include_str!("../../suites/mix-table.toml")),
     (
         "files-threads",
-        include_str!("../suites/files-threads.toml"),
+        include_str!("../../suites/files-threads.toml"),
     ),
-    ("disk-check", include_str!("../suites/disk-check.toml")),
+    ("disk-check", include_str!("../../suites/disk-check.toml")),
     (
         "latency-curve",
-        include_str!("../suites/latency-curve.toml"),
+        include_str!("../../suites/latency-curve.toml"),
     ),
-    ("thread-sweep", include_str!("../suites/thread-sweep.toml")),
+    (
+        "thread-sweep",
+        include_str!("../../suites/thread-sweep.toml"),
+    ),
 ];
 
 /// A value that may be one item or a sweep: `4`, `"4k"`, `[1, 2]`, `"1:64:*2"`.
@@ -242,7 +248,7 @@ pub fn to_job(origin: &str, text: &str, suite: &SuiteFile, o: &Overrides) -> Res
     let none: Option<String> = None;
     let size = match cx.pick(&None, &o.size, &d.size) {
         Some((t, at)) => cx.with("size", at, parse_size(&t))?,
-        None => crate::frontend::DEFAULT_DIR_SIZE,
+        None => crate::input::flags::DEFAULT_DIR_SIZE,
     };
     let files = match cx.pick(&None, &o.files, &d.files) {
         Some((t, at)) => cx.with("files", at, parse_count("files", &t))? as u32,

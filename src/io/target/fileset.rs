@@ -10,10 +10,10 @@ use rustix::fs::{Mode, OFlags};
 use serde::{Deserialize, Serialize};
 
 use super::{PrepareOptions, Prepared, TargetKind, probe_align};
-use crate::data::{AlignedBuf, fill_random, stamp};
 use crate::error::{Result, VbError};
+use crate::io::data::{AlignedBuf, fill_random, stamp};
+use crate::io::workload::Layout;
 use crate::units::format_size;
-use crate::workload::Layout;
 
 pub const MARKER_NAME: &str = ".volbench-fileset.json";
 pub const FILE_PREFIX: &str = "volbench.";

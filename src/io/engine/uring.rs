@@ -8,7 +8,7 @@ use std::os::fd::{AsRawFd, OwnedFd};
 use io_uring::{IoUring, opcode, types};
 
 use super::{Completion, Engine};
-use crate::workload::IoOp;
+use crate::io::workload::IoOp;
 
 pub struct UringEngine {
     ring: IoUring,

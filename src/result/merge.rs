@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::executor::MAX_INTERVALS;
+use crate::result::MAX_INTERVALS;
 use crate::result::{
     Cpu, Histograms, HostInfo, Interval, IntervalOp, LatSummary, LittlesLaw, OpPair, OpTotals,
     Phase, RateResult, RunResult, SteadyResult, TargetInfo, Totals,

@@ -7,10 +7,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, Ordering};
 use std::time::Duration;
 
-use crate::data::{AlignedBuf, fill_random, stamp};
-use crate::engine::{self, Completion, Engine, EngineKind};
+use crate::io::data::{AlignedBuf, fill_random, stamp};
+use crate::io::engine::{self, Completion, Engine, EngineKind};
+use crate::io::workload::{IoGen, IoOp};
 use crate::stats::{LiveCounters, OpStats};
-use crate::workload::{IoGen, IoOp};
 
 pub const PHASE_WARMUP: u8 = 0;
 pub const PHASE_MEASURE: u8 = 1;
@@ -143,7 +143,7 @@ fn run_loop<const RATED: bool>(setup: WorkerSetup, ready: impl FnOnce()) -> Work
         control,
         counters,
     } = setup;
-    let mut rng = fastrand::Rng::with_seed(crate::workload::worker_seed(seed ^ 0xda7a, index));
+    let mut rng = fastrand::Rng::with_seed(crate::io::workload::worker_seed(seed ^ 0xda7a, index));
     let mut bufs: Vec<AlignedBuf> = (0..depth)
         .map(|_| AlignedBuf::new(max_bs, buf_align))
         .collect();

@@ -4,7 +4,7 @@ use std::io;
 use std::os::fd::OwnedFd;
 
 use super::{Completion, Engine};
-use crate::workload::IoOp;
+use crate::io::workload::IoOp;
 
 pub struct PsyncEngine {
     files: Vec<OwnedFd>,

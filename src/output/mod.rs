@@ -1,5 +1,8 @@
 //! Views of a result: the terminal summary, summary.csv, result.json.
 
+pub mod tables;
+pub mod ui;
+
 use std::fs;
 use std::path::Path;
 
@@ -120,17 +123,17 @@ pub fn to_json(doc: &ResultDoc) -> Result<String> {
 
 /// The terminal summary: every table of the result.
 pub fn summary(doc: &ResultDoc) -> String {
-    crate::tables::views(doc)
+    crate::output::tables::views(doc)
         .iter()
-        .map(crate::tables::render_terminal)
+        .map(crate::output::tables::render_terminal)
         .collect::<Vec<_>>()
         .join("\n\n")
 }
 
-/// Writes result.json, summary.csv, the tables and report.html into `dir`,
+/// Writes result.json, summary.csv, the tables and `extra` (report.html) into `dir`,
 /// creating it. Each file is written to a temporary name and renamed, so a
 /// reader never sees half a file.
-pub fn write_dir(doc: &ResultDoc, dir: &Path) -> Result<()> {
+pub fn write_dir(doc: &ResultDoc, dir: &Path, extra: &[(&str, String)]) -> Result<()> {
     fs::create_dir_all(dir).map_err(|e| {
         VbError::target(format!(
             "cannot create output directory {}: {e}",
@@ -147,24 +150,28 @@ pub fn write_dir(doc: &ResultDoc, dir: &Path) -> Result<()> {
     write("result.json", &to_json(doc)?)?;
     write("summary.csv", &summary_csv(doc)?)?;
     // The tables in the papers' layout, as Markdown and one CSV per table.
-    let views = crate::tables::views(doc);
-    let md: Vec<String> = views.iter().map(crate::tables::render_markdown).collect();
+    let views = crate::output::tables::views(doc);
+    let md: Vec<String> = views
+        .iter()
+        .map(crate::output::tables::render_markdown)
+        .collect();
     write("tables.md", &md.join("\n"))?;
     for (i, v) in views.iter().enumerate() {
-        let csv = crate::tables::render_csv(v)
+        let csv = crate::output::tables::render_csv(v)
             .map_err(|e| VbError::run(format!("cannot format CSV: {e}")))?;
         write(
-            &format!("table-{}-{}.csv", i + 1, crate::tables::slug(&v.title)),
+            &format!(
+                "table-{}-{}.csv",
+                i + 1,
+                crate::output::tables::slug(&v.title)
+            ),
             &csv,
         )?;
     }
-    let mut sources = [crate::report::Source {
-        label: String::new(),
-        path: dir.to_path_buf(),
-        doc: doc.clone(),
-    }];
-    crate::report::label_sources(&mut sources);
-    write("report.html", &crate::report::html::report_html(&sources)?)?;
+    // Views built above this layer (the HTML report) come in ready-made.
+    for (name, text) in extra {
+        write(name, text)?;
+    }
     Ok(())
 }
 

@@ -5,21 +5,24 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
-use crate::cli::{
+use crate::error::{Result, VbError, exit};
+use crate::executor;
+use crate::input::cli::{
     Cli, Command, CompareArgs, QuickArgs, ReportArgs, ReportFormat, RunArgs, SuiteCommand,
     SuiteRunArgs,
 };
-use crate::error::{Result, VbError, exit};
-use crate::executor;
-use crate::frontend;
+use crate::input::flags;
+use crate::input::suite;
 use crate::output;
+use crate::output::ui::TerminalObserver;
 use crate::plan::{self, Plan};
 use crate::report;
 use crate::result::ResultDoc;
 use crate::spec::JobSpec;
-use crate::suite;
-use crate::ui::TerminalObserver;
 use crate::units::{parse_duration, parse_size};
+
+pub mod hosts;
+pub mod littles_law;
 
 pub fn main(cli: Cli) -> Result<i32> {
     match cli.command {
@@ -34,7 +37,7 @@ pub fn main(cli: Cli) -> Result<i32> {
         }
         Command::Suite(SuiteCommand::Run(a)) => cmd_suite_run(&a),
         Command::Plan(a) => {
-            println!("{}", crate::littles::answer(&a)?);
+            println!("{}", littles_law::answer(&a)?);
             Ok(exit::OK)
         }
         Command::Report(a) => cmd_report(&a),
@@ -56,9 +59,9 @@ pub(crate) fn stop_flag() -> Result<Arc<AtomicBool>> {
 
 fn cmd_run(a: &RunArgs) -> Result<i32> {
     if a.remote.is_multi_host() {
-        return crate::remote::cmd_run(a);
+        return hosts::cmd_run(a);
     }
-    let job = frontend::job_from_run_args(a)?;
+    let job = flags::job_from_run_args(a)?;
     let plan = plan::plan(job)?;
     if a.dry_run {
         print_dry_run(&plan)?;
@@ -90,7 +93,7 @@ fn cmd_suite_run(a: &SuiteRunArgs) -> Result<i32> {
     let size = if multi_host {
         a.size.clone()
     } else {
-        let insp = crate::target::inspect(&a.target)?;
+        let insp = crate::io::target::inspect(&a.target)?;
         a.size.clone().or(insp.existing_size.map(|n| n.to_string()))
     };
     let overrides = suite::Overrides {
@@ -112,7 +115,7 @@ fn cmd_suite_run(a: &SuiteRunArgs) -> Result<i32> {
     };
     let job = suite::to_job(&origin, &text, &parsed, &overrides)?;
     if multi_host {
-        let run = crate::remote::JobRun {
+        let run = hosts::JobRun {
             job,
             size_given: a.size.is_some(),
             hosts: &a.remote,
@@ -120,7 +123,7 @@ fn cmd_suite_run(a: &SuiteRunArgs) -> Result<i32> {
             json: a.json,
             dry_run: a.dry_run,
         };
-        return crate::remote::run_job(run);
+        return hosts::run_job(run);
     }
     let plan = plan::plan(job)?;
     if a.dry_run {
@@ -154,7 +157,8 @@ fn execute_and_report(plan: &Plan, out_dir: Option<&Path>, json: bool) -> Result
 /// Writes and prints a result, and picks the exit code from how it ended.
 pub(crate) fn finish(doc: &ResultDoc, out_dir: Option<&Path>, json: bool) -> Result<i32> {
     if let Some(dir) = out_dir {
-        output::write_dir(doc, dir)?;
+        let html = report::html::report_html(&report::own_source(doc, dir))?;
+        output::write_dir(doc, dir, &[("report.html", html)])?;
     }
     let summary = output::summary(doc);
     if json {
@@ -224,7 +228,7 @@ fn cmd_quick(a: &QuickArgs) -> Result<i32> {
     std::fs::create_dir_all(&dir)
         .map_err(|e| VbError::target(format!("cannot create {}: {e}", dir.display())))?;
     let mut notes = Vec::new();
-    if crate::target::probe_dir_direct(&dir).is_err() {
+    if crate::io::target::probe_dir_direct(&dir).is_err() {
         notes.push(format!(
             "{} does not support direct I/O; quick falls back to buffered I/O (page cache included)",
             a.dir.display()

@@ -1,0 +1,170 @@
+//! `volbench run --hosts ...` and suites on many hosts: turns a job and the
+//! host flags into the coordinator's options, then hands the merged result
+//! to the same finishing step as a local run.
+
+use std::time::Duration;
+
+use std::path::Path;
+
+use crate::error::{Result, VbError, exit};
+use crate::executor::Observer;
+use crate::input::cli::{HostArgs, RunArgs};
+use crate::input::flags;
+use crate::input::hosts;
+use crate::remote::{coordinator, ssh};
+use crate::spec::JobSpec;
+use crate::units::parse_duration;
+
+/// `volbench run --hosts ...`: the same job on every host, merged.
+pub fn cmd_run(a: &RunArgs) -> Result<i32> {
+    // The targets are on the hosts: a missing --size is resolved by each
+    // agent (a file or device whole), the directory default meanwhile.
+    let job = flags::job_with_size(a, Some(flags::DEFAULT_DIR_SIZE))?;
+    run_job(JobRun {
+        job,
+        size_given: a.size.is_some(),
+        hosts: &a.remote,
+        output: a.output.as_deref(),
+        json: a.json,
+        dry_run: a.dry_run,
+    })
+}
+
+/// A job from any front end (flags, a suite) to run on many hosts.
+pub struct JobRun<'a> {
+    /// Its target path is the template.
+    pub job: JobSpec,
+    pub size_given: bool,
+    pub hosts: &'a HostArgs,
+    pub output: Option<&'a Path>,
+    pub json: bool,
+    pub dry_run: bool,
+}
+
+pub fn run_job(r: JobRun) -> Result<i32> {
+    let opts = options(r.job, r.size_given, r.hosts)?;
+    if r.dry_run {
+        print!("{}", describe(&opts));
+        println!("resolved spec (per host, before each host checks its targets):");
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&opts.template)
+                .map_err(|e| VbError::run(e.to_string()))?
+        );
+        return Ok(exit::OK);
+    }
+    let stop = super::stop_flag()?;
+    let obs = crate::output::ui::TerminalObserver::new(true);
+    obs.note(&format!(
+        "{} hosts, {} targets",
+        opts.hosts.len(),
+        opts.hosts.iter().map(|h| h.targets.len()).sum::<usize>()
+    ));
+    // A host whose ssh has gone must be an error on its pipe, not a SIGPIPE
+    // ending the coordinator; the default comes back for our own output.
+    crate::remote::set_sigpipe(libc::SIG_IGN);
+    let doc = coordinator::run(opts, &obs, &stop);
+    crate::remote::set_sigpipe(libc::SIG_DFL);
+    super::finish(&doc?, r.output, r.json)
+}
+
+/// Everything the coordinator needs.
+pub fn options(
+    template_job: JobSpec,
+    size_given: bool,
+    r: &HostArgs,
+) -> Result<coordinator::Options> {
+    let hosts = match (&r.hosts, &r.hosts_file) {
+        (Some(list), _) => hosts::parse_list(list)?,
+        (None, Some(file)) => {
+            let text = std::fs::read_to_string(file).map_err(|e| {
+                VbError::input(format!("cannot read --hosts-file {}: {e}", file.display()))
+            })?;
+            hosts::parse_file(&text, &file.display().to_string())?
+        }
+        (None, None) => return Err(VbError::input("no hosts given")),
+    };
+    let template = template_job.target.path.to_string_lossy().into_owned();
+    let assigned = hosts::assign(&hosts, &template, r.shared_target)?;
+    let mut jobs = Vec::with_capacity(assigned.len());
+    for h in &assigned {
+        let mut job = template_job.clone();
+        if let Some(t) = h.host.threads {
+            for run in &mut job.runs {
+                run.threads = t;
+            }
+            job.validate()
+                .map_err(|e| VbError::input(format!("host {}: {e}", h.host.name)))?;
+        }
+        jobs.push(job);
+    }
+    let ssh_cmd = r.ssh_command.clone().or_else(|| {
+        std::env::var(ssh::SSH_ENV)
+            .ok()
+            .filter(|s| !s.trim().is_empty())
+    });
+    let timeout = parse_duration(&r.host_timeout)?;
+    if timeout < Duration::from_secs(1) {
+        return Err(VbError::input("--host-timeout must be at least 1s"));
+    }
+    let session = r.session.clone().unwrap_or_else(|| {
+        format!(
+            "{}-{}",
+            crate::io::host::this_host().hostname,
+            std::process::id()
+        )
+    });
+    Ok(coordinator::Options {
+        hosts: assigned,
+        jobs,
+        template: template_job,
+        size_given,
+        ssh: ssh::Ssh::new(ssh_cmd.as_deref())?,
+        remote: if r.push_binary {
+            coordinator::Remote::Push(r.push_dir.clone())
+        } else {
+            coordinator::Remote::Installed(r.remote_volbench.clone())
+        },
+        session,
+        // Heartbeats well inside the timeout, never less than 4 a timeout.
+        heartbeat: (timeout / 5).clamp(Duration::from_millis(200), Duration::from_secs(1)),
+        timeout,
+        shared_target: r.shared_target,
+    })
+}
+
+/// What `--dry-run` shows for many hosts: who runs what where.
+fn describe(o: &coordinator::Options) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "hosts:    {} (reached with: {})",
+        o.hosts.len(),
+        o.ssh.describe()
+    );
+    for (h, job) in o.hosts.iter().zip(&o.jobs) {
+        let threads: Vec<String> = job.runs.iter().map(|r| r.threads.to_string()).collect();
+        let _ = writeln!(
+            out,
+            "  [{}] {:<20} threads {}  targets: {}",
+            h.index,
+            h.host.name,
+            threads.join(","),
+            h.targets
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(" ")
+        );
+    }
+    let _ = writeln!(
+        out,
+        "remote:   {}",
+        match &o.remote {
+            coordinator::Remote::Installed(p) => format!("runs '{p} agent' on each host"),
+            coordinator::Remote::Push(d) => format!("pushes this binary into {d} on each host"),
+        }
+    );
+    out
+}
