@@ -194,6 +194,65 @@ impl Default for RunSpec {
     }
 }
 
+/// The engine a run actually uses, after `auto` and fallbacks.
+/// In results as "psync", "io_uring" or "null".
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EngineKind {
+    Psync,
+    IoUring,
+    Null,
+}
+
+impl EngineKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Psync => "psync",
+            Self::IoUring => "io_uring",
+            Self::Null => "null",
+        }
+    }
+
+    /// Synchronous engines have one I/O in flight per OS thread (null
+    /// completes a whole queue at once, so it honours iodepth itself).
+    pub fn is_sync(self) -> bool {
+        matches!(self, Self::Psync)
+    }
+}
+
+/// What a target is; in results as "directory", "file" or "block_device".
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TargetKind {
+    /// A directory (existing or to be created) holding volbench's file set.
+    Directory,
+    /// An existing regular file volbench did not create.
+    File,
+    BlockDevice,
+}
+
+impl std::fmt::Display for EngineKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl TargetKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Directory => "directory",
+            Self::File => "file",
+            Self::BlockDevice => "block_device",
+        }
+    }
+}
+
+impl std::fmt::Display for TargetKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// How rate-limited I/Os are spaced in time.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

@@ -18,7 +18,8 @@ use crate::io::workload::IoGen;
 use crate::plan::{Plan, PlannedRun};
 use crate::result::{
     Cpu, Histograms, Interval, IntervalOp, LatSummary, LittlesLaw, MAX_INTERVALS, OpPair, OpTotals,
-    Phase, RateResult, ResultDoc, RunResult, SCHEMA, SteadyResult, TargetInfo, Tool, Totals,
+    Phase, PhaseName, RateResult, ResultDoc, RunResult, SCHEMA, SteadyResult, TargetInfo, Tool,
+    Totals,
 };
 use crate::spec::{Arrivals, StopRule};
 use crate::stats::{BucketedHistogram, CounterSnapshot, LiveCounters};
@@ -67,9 +68,7 @@ pub fn execute(plan: &Plan, obs: &dyn Observer, stop: &Arc<AtomicBool>) -> Resul
     }
     let prepared = sets.remove(0).1;
     doc.target = Some(TargetInfo {
-        kind: format!("{:?}", prepared.kind)
-            .to_lowercase()
-            .replace("blockdevice", "block_device"),
+        kind: prepared.kind,
         path: job.target.path.display().to_string(),
         files: prepared.layout.nfiles,
         file_size: prepared.layout.file_size,
@@ -545,11 +544,10 @@ fn collect(
             t_s: (now - t0).as_secs_f64(),
             duration_s: secs,
             phase: if phase == PHASE_WARMUP {
-                "warmup"
+                PhaseName::Warmup
             } else {
-                "measure"
-            }
-            .into(),
+                PhaseName::Measure
+            },
             read: IntervalOp::from_delta(
                 d.read_ops,
                 d.read_bytes,
@@ -670,14 +668,14 @@ fn build_result(run: &PlannedRun, t: Timeline, warm: &PhaseStats, meas: &PhaseSt
     let rfc = |st: SystemTime| humantime::format_rfc3339_millis(st).to_string();
     if let Some((start, secs)) = t.warmup {
         phases.push(Phase {
-            name: "warmup".into(),
+            name: PhaseName::Warmup,
             start: rfc(start),
             duration_s: secs,
         });
     }
     if t.measure.1 > 0.0 {
         phases.push(Phase {
-            name: "measure".into(),
+            name: PhaseName::Measure,
             start: rfc(t.measure.0),
             duration_s: t.measure.1,
         });
@@ -695,7 +693,7 @@ fn build_result(run: &PlannedRun, t: Timeline, warm: &PhaseStats, meas: &PhaseSt
             target_iops: target,
             achieved_iops: achieved,
             reached: rate_reached(target, achieved, t.measure.1, run.spec.arrivals),
-            arrivals: format!("{:?}", run.spec.arrivals).to_lowercase(),
+            arrivals: run.spec.arrivals,
         }
     });
     let in_flight = (read.iops * read.lat_us.mean + write.iops * write.lat_us.mean) / 1e6;
@@ -706,7 +704,7 @@ fn build_result(run: &PlannedRun, t: Timeline, warm: &PhaseStats, meas: &PhaseSt
     RunResult {
         name: run.spec.name.clone(),
         workload: run.spec.clone(),
-        engine: run.engine.name().into(),
+        engine: vec![run.engine],
         io_threads: run.io_threads,
         depth_per_thread: run.depth,
         phases,
@@ -812,11 +810,11 @@ fn merge_intervals(a: &Interval, b: &Interval) -> Interval {
 mod tests {
     use super::*;
 
-    fn iv(t: f64, phase: &str, iops: f64, lat: f64) -> Interval {
+    fn iv(t: f64, phase: PhaseName, iops: f64, lat: f64) -> Interval {
         Interval {
             t_s: t,
             duration_s: 1.0,
-            phase: phase.into(),
+            phase,
             read: IntervalOp {
                 iops,
                 mib_s: iops / 256.0,
@@ -857,7 +855,7 @@ mod tests {
         for i in 0..n {
             log.push(iv(
                 i as f64 + 1.0,
-                "measure",
+                PhaseName::Measure,
                 1000.0 + (i % 7) as f64,
                 100.0 + (i % 3) as f64,
             ));
@@ -875,13 +873,13 @@ mod tests {
     #[test]
     fn intervals_of_different_phases_are_never_merged() {
         let mut log = IntervalLog::default();
-        log.push(iv(1.0, "warmup", 10.0, 1.0));
+        log.push(iv(1.0, PhaseName::Warmup, 10.0, 1.0));
         for i in 0..MAX_INTERVALS {
-            log.push(iv(i as f64 + 2.0, "measure", 20.0, 1.0));
+            log.push(iv(i as f64 + 2.0, PhaseName::Measure, 20.0, 1.0));
         }
         let v = log.into_vec();
-        assert_eq!(v[0].phase, "warmup");
+        assert_eq!(v[0].phase, PhaseName::Warmup);
         assert_eq!(v[0].duration_s, 1.0);
-        assert!(v[1..].iter().all(|i| i.phase == "measure"));
+        assert!(v[1..].iter().all(|i| i.phase == PhaseName::Measure));
     }
 }

@@ -7,7 +7,7 @@ use std::fs;
 use std::path::Path;
 
 use crate::error::{Result, VbError};
-use crate::result::ResultDoc;
+use crate::result::{PhaseName, ResultDoc, engine_names};
 
 /// 1234567.8 -> "1,234,568".
 pub fn thousands(v: f64) -> String {
@@ -71,7 +71,7 @@ pub fn summary_csv(doc: &ResultDoc) -> Result<String> {
         let measured = run
             .phases
             .iter()
-            .find(|p| p.name == "measure")
+            .find(|p| p.name == PhaseName::Measure)
             .map(|p| p.duration_s)
             .unwrap_or(0.0);
         let ops = [
@@ -89,7 +89,7 @@ pub fn summary_csv(doc: &ResultDoc) -> Result<String> {
                 run.workload.read_pct.to_string(),
                 run.workload.threads.to_string(),
                 run.workload.iodepth.to_string(),
-                run.engine.clone(),
+                engine_names(&run.engine),
                 f(measured),
                 op.ops.to_string(),
                 op.bytes.to_string(),

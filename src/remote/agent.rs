@@ -441,13 +441,7 @@ fn planned_target(p: &Plan) -> PlannedTarget {
 fn target_info(plan: &Plan, sets: &[(u32, Prepared)]) -> crate::result::TargetInfo {
     let first = sets.first().map(|(_, p)| p);
     crate::result::TargetInfo {
-        kind: first
-            .map(|p| {
-                format!("{:?}", p.kind)
-                    .to_lowercase()
-                    .replace("blockdevice", "block_device")
-            })
-            .unwrap_or_default(),
+        kind: first.map_or(plan.target.kind, |p| p.kind),
         path: plan.job.target.path.display().to_string(),
         files: sets.iter().map(|(_, p)| p.layout.nfiles).sum(),
         file_size: first.map(|p| p.layout.file_size).unwrap_or(0),

@@ -781,7 +781,6 @@ impl Coordinator<'_> {
                     targets
                         .into_iter()
                         .map(|mut t| {
-                            t.kind = sanitize(&t.kind, 20);
                             t.path = sanitize(&t.path, 4096);
                             t
                         })

@@ -13,6 +13,7 @@ use super::{
     Item, Metric, Source, combined_latency, combined_service_mean, concurrency, ops,
     percentile_points,
 };
+use crate::result::PhaseName;
 
 /// A drawn chart and what it shows, for the page.
 #[derive(Debug, Clone, Serialize)]
@@ -184,7 +185,7 @@ pub fn timeseries(item: &Item, label: &str) -> Vec<Figure> {
     let warm_end = run
         .intervals
         .iter()
-        .filter(|iv| iv.phase == "warmup")
+        .filter(|iv| iv.phase == PhaseName::Warmup)
         .map(|iv| iv.t_s)
         .fold(None, |a: Option<f64>, t| {
             Some(a.map_or(t, |a: f64| a.max(t)))

@@ -11,6 +11,7 @@ use super::html::{self, Page, Section};
 use super::svg::{fmt_micros, fmt_number};
 use super::tables::{self, Table};
 use super::{Item, Metric, Source, items, ops};
+use crate::result::engine_names;
 use crate::units::format_size;
 
 /// One run of the first result and its counterpart in each result
@@ -56,7 +57,11 @@ fn spec_diff(a: &Item, b: &Item) -> String {
         parts.push(format!("{k} {} vs {}", show(va, a), show(vb, b)));
     }
     if a.run.engine != b.run.engine {
-        parts.push(format!("engine {} vs {}", a.run.engine, b.run.engine));
+        parts.push(format!(
+            "engine {} vs {}",
+            engine_names(&a.run.engine),
+            engine_names(&b.run.engine)
+        ));
     }
     parts.join("; ")
 }

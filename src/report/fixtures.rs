@@ -4,10 +4,13 @@
 //! same call gives the same bytes.
 
 use crate::result::{
-    Cpu, Histograms, HostInfo, Interval, IntervalOp, LittlesLaw, OpTotals, Phase, ResultDoc,
-    RunResult, SCHEMA, TargetInfo, Tool, Totals,
+    Cpu, Histograms, HostInfo, Interval, IntervalOp, LittlesLaw, OpTotals, Phase, PhaseName,
+    ResultDoc, RunResult, SCHEMA, TargetInfo, Tool, Totals,
 };
-use crate::spec::{BlockSize, EngineChoice, JobSpec, Pattern, RunSpec, TargetSpec};
+use crate::spec::{
+    Arrivals, BlockSize, EngineChoice, EngineKind, JobSpec, Pattern, RunSpec, TargetKind,
+    TargetSpec,
+};
 use crate::stats::{BucketedHistogram, OpStats};
 
 /// What a synthetic run does and measures.
@@ -129,11 +132,10 @@ impl RunFixture {
                 t_s: (i + 1) as f64,
                 duration_s: 1.0,
                 phase: if i < self.warmup_intervals {
-                    "warmup"
+                    PhaseName::Warmup
                 } else {
-                    "measure"
-                }
-                .into(),
+                    PhaseName::Measure
+                },
                 read: op(&read),
                 write: op(&write),
             });
@@ -143,17 +145,17 @@ impl RunFixture {
         RunResult {
             name: self.name.clone(),
             workload: spec.clone(),
-            engine: "io_uring".into(),
+            engine: vec![EngineKind::IoUring],
             io_threads: self.threads,
             depth_per_thread: self.iodepth,
             phases: vec![
                 Phase {
-                    name: "warmup".into(),
+                    name: PhaseName::Warmup,
                     start: "2026-01-02T03:04:05.000Z".into(),
                     duration_s: spec.warmup_s,
                 },
                 Phase {
-                    name: "measure".into(),
+                    name: PhaseName::Measure,
                     start: "2026-01-02T03:04:06.000Z".into(),
                     duration_s: secs,
                 },
@@ -181,7 +183,7 @@ impl RunFixture {
                 target_iops: self.iops,
                 achieved_iops: self.iops,
                 reached: true,
-                arrivals: "uniform".into(),
+                arrivals: Arrivals::Uniform,
             }),
             steady: None,
         }
@@ -218,7 +220,7 @@ pub fn doc(host: &str, runs: &[RunFixture]) -> ResultDoc {
             suite: None,
         },
         target: Some(TargetInfo {
-            kind: "directory".into(),
+            kind: TargetKind::Directory,
             path: "/mnt/anf/volbench".into(),
             files: 1,
             file_size: 1 << 30,

@@ -10,6 +10,7 @@ use serde::Serialize;
 use super::detect::{Sweep, SweepKind};
 use super::svg::{fmt_micros, fmt_number};
 use super::{Item, Metric, Source, combined_latency, concurrency, ops, run_label};
+use crate::result::engine_names;
 use crate::units::format_size;
 
 #[derive(Debug, Clone, Serialize)]
@@ -400,7 +401,7 @@ pub fn environment(src: &Source) -> Table {
         ),
     );
     let engines: Vec<String> = {
-        let mut v: Vec<String> = d.runs.iter().map(|r| r.engine.clone()).collect();
+        let mut v: Vec<String> = d.runs.iter().map(|r| engine_names(&r.engine)).collect();
         v.dedup();
         v
     };

@@ -5,10 +5,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::result::MAX_INTERVALS;
 use crate::result::{
-    Cpu, Histograms, HostInfo, Interval, IntervalOp, LatSummary, LittlesLaw, OpPair, OpTotals,
-    Phase, RateResult, RunResult, SteadyResult, TargetInfo, Totals,
+    Cpu, Histograms, HostInfo, Interval, IntervalOp, LatSummary, LittlesLaw, MAX_INTERVALS, OpPair,
+    OpTotals, Phase, PhaseName, RateResult, RunResult, SteadyResult, TargetInfo, Totals,
 };
 use crate::spec::RunSpec;
 use crate::stats::{BucketedHistogram, GROUPING_POWER, MAX_VALUE_POWER, percentile_ns};
@@ -83,10 +82,10 @@ pub struct CoordinatorCost {
 /// moments combine exactly, percentiles come from the added histograms.
 pub fn merge_runs(parts: &[&RunResult]) -> Result<RunResult, String> {
     let first = *parts.first().ok_or("nothing to merge")?;
-    let mut engines: Vec<&str> = Vec::new();
-    for p in parts {
-        if !engines.contains(&p.engine.as_str()) {
-            engines.push(&p.engine);
+    let mut engines = Vec::new();
+    for e in parts.iter().flat_map(|p| &p.engine) {
+        if !engines.contains(e) {
+            engines.push(*e);
         }
     }
     let (read, read_h) = merge_measured(parts, |r| (&r.totals.read, &r.histograms.read))?;
@@ -106,7 +105,7 @@ pub fn merge_runs(parts: &[&RunResult]) -> Result<RunResult, String> {
     Ok(RunResult {
         name: first.name.clone(),
         workload: first.workload.clone(),
-        engine: engines.join("+"),
+        engine: engines,
         io_threads,
         depth_per_thread: parts.iter().map(|p| p.depth_per_thread).max().unwrap_or(1),
         phases: merge_phases(parts),
@@ -313,7 +312,7 @@ pub fn merge_intervals(parts: &[&Interval]) -> Interval {
     Interval {
         t_s: parts.iter().map(|p| p.t_s).fold(0.0, f64::max),
         duration_s: parts.iter().map(|p| p.duration_s).fold(0.0, f64::max),
-        phase: parts.first().map(|p| p.phase.clone()).unwrap_or_default(),
+        phase: parts.first().map_or(PhaseName::Measure, |p| p.phase),
         read: op(|i| &i.read),
         write: op(|i| &i.write),
     }
@@ -337,9 +336,6 @@ pub fn check_interval(iv: &Interval, longest_s: f64) -> Result<(), String> {
             "an interval at {}s, longer than the run ({longest_s}s)",
             iv.t_s
         ));
-    }
-    if iv.phase != "warmup" && iv.phase != "measure" {
-        return Err("an interval of an unknown phase".into());
     }
     for (name, o) in [("read", &iv.read), ("write", &iv.write)] {
         finite(&format!("{name} IOPS"), o.iops)?;
@@ -437,8 +433,8 @@ pub fn check_run(r: &RunResult, spec: &RunSpec) -> Result<(), String> {
     {
         return Err(format!("a result for another run than '{}'", spec.name));
     }
-    if !["psync", "io_uring", "null"].contains(&r.engine.as_str()) {
-        return Err("a result from an unknown engine".into());
+    if r.engine.len() != 1 {
+        return Err("a host's result names more than one engine".into());
     }
     let max_threads = spec.threads.saturating_mul(spec.iodepth);
     if r.io_threads == 0 || r.io_threads > max_threads || r.depth_per_thread > spec.iodepth {
@@ -468,7 +464,7 @@ pub fn check_run(r: &RunResult, spec: &RunSpec) -> Result<(), String> {
     }
     for p in &r.phases {
         finite("phase duration", p.duration_s)?;
-        if p.start.len() > 40 || p.name.len() > 16 || p.duration_s > longest {
+        if p.start.len() > 40 || p.duration_s > longest {
             return Err("a phase out of shape".into());
         }
     }
@@ -484,6 +480,7 @@ pub fn check_run(r: &RunResult, spec: &RunSpec) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::spec::EngineKind;
     use crate::spec::{BlockSize, Pattern};
     use crate::stats::OpStats;
 
@@ -522,18 +519,18 @@ mod tests {
         let iv = Interval {
             t_s: secs,
             duration_s: secs,
-            phase: "measure".into(),
+            phase: PhaseName::Measure,
             read: IntervalOp::from_delta(r.ops, r.bytes, r.lat_sum_ns as u64, None, secs),
             write: IntervalOp::from_delta(w.ops, w.bytes, w.lat_sum_ns as u64, None, secs),
         };
         let res = RunResult {
             name: "r".into(),
             workload: spec(),
-            engine: "psync".into(),
+            engine: vec![EngineKind::Psync],
             io_threads: 2,
             depth_per_thread: 1,
             phases: vec![Phase {
-                name: "measure".into(),
+                name: PhaseName::Measure,
                 start: "2026-01-01T00:00:00.000Z".into(),
                 duration_s: secs,
             }],
@@ -621,7 +618,10 @@ mod tests {
                 }),
             ),
             ("I/O threads", Box::new(|r| r.io_threads = 1000)),
-            ("unknown engine", Box::new(|r| r.engine = "rm -rf".into())),
+            (
+                "more than one engine",
+                Box::new(|r| r.engine = vec![EngineKind::Psync, EngineKind::Null]),
+            ),
             (
                 "longer than the run",
                 Box::new(|r| r.intervals[0].t_s = 1e12),
@@ -640,7 +640,7 @@ mod tests {
         let iv = |t: f64, iops: f64, lat: f64| Interval {
             t_s: t,
             duration_s: 1.0,
-            phase: "measure".into(),
+            phase: PhaseName::Measure,
             read: IntervalOp {
                 iops,
                 mib_s: iops / 256.0,

@@ -7,7 +7,7 @@ pub mod mount;
 
 use serde::{Deserialize, Serialize};
 
-use crate::spec::{JobSpec, RunSpec};
+use crate::spec::{Arrivals, EngineKind, JobSpec, RunSpec, TargetKind};
 use crate::stats::{BucketedHistogram, OpStats};
 
 /// At most this many intervals are kept per run; beyond it, neighbours are
@@ -63,7 +63,7 @@ pub struct HostInfo {
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TargetInfo {
-    pub kind: String,
+    pub kind: TargetKind,
     pub path: String,
     pub files: u32,
     pub file_size: u64,
@@ -80,8 +80,10 @@ pub struct RunResult {
     pub name: String,
     /// The run's workload, fully resolved.
     pub workload: RunSpec,
-    /// The engine actually used.
-    pub engine: String,
+    /// The engine actually used; a run merged over hosts that used different
+    /// engines names each ("psync+io_uring" in the JSON).
+    #[serde(with = "engine_list")]
+    pub engine: Vec<EngineKind>,
     /// Threads doing I/O, and I/Os in flight per thread. Synchronous engines
     /// run threads x iodepth threads of depth 1 to keep the concurrency asked for.
     pub io_threads: u32,
@@ -108,7 +110,7 @@ pub struct RateResult {
     pub achieved_iops: f64,
     /// Achieved within 1% of the target.
     pub reached: bool,
-    pub arrivals: String,
+    pub arrivals: Arrivals,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -118,9 +120,32 @@ pub struct SteadyResult {
     pub after_s: f64,
 }
 
+/// The parts of a run: the warm-up (reported apart) and the measured phase.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PhaseName {
+    Warmup,
+    Measure,
+}
+
+impl PhaseName {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Warmup => "warmup",
+            Self::Measure => "measure",
+        }
+    }
+}
+
+impl std::fmt::Display for PhaseName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Phase {
-    pub name: String,
+    pub name: PhaseName,
     /// RFC 3339 UTC.
     pub start: String,
     pub duration_s: f64,
@@ -178,7 +203,7 @@ pub struct Interval {
     /// End of the interval, seconds since the run started.
     pub t_s: f64,
     pub duration_s: f64,
-    pub phase: String,
+    pub phase: PhaseName,
     pub read: IntervalOp,
     pub write: IntervalOp,
 }
@@ -297,4 +322,75 @@ impl RunResult {
 
 pub fn now_rfc3339() -> String {
     humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string()
+}
+
+/// Engines as a person reads them, and as the JSON spells them: "psync+io_uring".
+pub fn engine_names(engines: &[EngineKind]) -> String {
+    let names: Vec<&str> = engines.iter().map(|e| e.name()).collect();
+    names.join("+")
+}
+
+/// `RunResult::engine` as the JSON has always spelled it: names joined by `+`.
+mod engine_list {
+    use serde::{Deserialize, Deserializer, Serializer, de::Error};
+
+    use crate::spec::EngineKind;
+
+    pub fn serialize<S: Serializer>(v: &[EngineKind], s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&super::engine_names(v))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<EngineKind>, D::Error> {
+        let text = String::deserialize(d)?;
+        text.split('+')
+            .map(|name| {
+                [EngineKind::Psync, EngineKind::IoUring, EngineKind::Null]
+                    .into_iter()
+                    .find(|e| e.name() == name)
+                    .ok_or_else(|| D::Error::custom(format!("unknown engine '{name}'")))
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The typed fields keep the v1 spellings readers already parse.
+    #[test]
+    fn typed_fields_keep_the_v1_json_strings() {
+        let json = |v: &dyn erased::Ser| v.json();
+        assert_eq!(json(&TargetKind::BlockDevice), "\"block_device\"");
+        assert_eq!(json(&TargetKind::Directory), "\"directory\"");
+        assert_eq!(json(&EngineKind::IoUring), "\"io_uring\"");
+        assert_eq!(json(&PhaseName::Warmup), "\"warmup\"");
+        assert_eq!(json(&PhaseName::Measure), "\"measure\"");
+        assert_eq!(json(&Arrivals::Poisson), "\"poisson\"");
+
+        #[derive(Serialize, Deserialize)]
+        struct E {
+            #[serde(with = "engine_list")]
+            engine: Vec<EngineKind>,
+        }
+        let merged: E = serde_json::from_str(r#"{"engine":"psync+io_uring"}"#).unwrap();
+        assert_eq!(merged.engine, vec![EngineKind::Psync, EngineKind::IoUring]);
+        assert_eq!(
+            serde_json::to_string(&merged).unwrap(),
+            r#"{"engine":"psync+io_uring"}"#
+        );
+        assert!(serde_json::from_str::<E>(r#"{"engine":"rm -rf"}"#).is_err());
+        assert!(serde_json::from_str::<PhaseName>("\"cooldown\"").is_err());
+    }
+
+    mod erased {
+        pub trait Ser {
+            fn json(&self) -> String;
+        }
+        impl<T: serde::Serialize> Ser for T {
+            fn json(&self) -> String {
+                serde_json::to_string(self).unwrap_or_default()
+            }
+        }
+    }
 }

@@ -47,29 +47,7 @@ pub trait Engine {
     }
 }
 
-/// The engine a run actually uses, after `auto` and fallbacks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EngineKind {
-    Psync,
-    IoUring,
-    Null,
-}
-
-impl EngineKind {
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Psync => "psync",
-            Self::IoUring => "io_uring",
-            Self::Null => "null",
-        }
-    }
-
-    /// Synchronous engines have one I/O in flight per OS thread (null
-    /// completes a whole queue at once, so it honours iodepth itself).
-    pub fn is_sync(self) -> bool {
-        matches!(self, Self::Psync)
-    }
-}
+pub use crate::spec::EngineKind;
 
 /// Picks the engine for a run. `auto` uses io_uring only where it wins: with
 /// more than one I/O in flight per thread. At depth 1 (and on page-cache

@@ -9,7 +9,6 @@ use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 
 use rustix::fs::{Mode, OFlags};
-use serde::Serialize;
 
 use crate::error::{Result, VbError};
 use crate::io::workload::Layout;
@@ -20,15 +19,7 @@ mod fileset;
 
 pub use fileset::{FILE_PREFIX, MARKER_NAME, Progress};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TargetKind {
-    /// A directory (existing or to be created) holding volbench's file set.
-    Directory,
-    /// An existing regular file volbench did not create.
-    File,
-    BlockDevice,
-}
+pub use crate::spec::TargetKind;
 
 /// What is at the target path, found without changing anything.
 #[derive(Debug, Clone)]
