@@ -800,7 +800,7 @@ fn merge_intervals(a: &Interval, b: &Interval) -> Interval {
     Interval {
         t_s: b.t_s,
         duration_s: secs,
-        phase: a.phase.clone(),
+        phase: a.phase,
         read: op(&a.read, &b.read),
         write: op(&a.write, &b.write),
     }

@@ -1274,7 +1274,7 @@ impl Coordinator<'_> {
             .collect();
         let first = all.first()?;
         Some(TargetInfo {
-            kind: first.kind.clone(),
+            kind: first.kind,
             path: template.target.path.display().to_string(),
             files: all
                 .iter()

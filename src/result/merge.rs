@@ -144,7 +144,7 @@ pub fn merge_runs(parts: &[&RunResult]) -> Result<RunResult, String> {
                 target_iops: rates.iter().map(|r| r.target_iops).sum(),
                 achieved_iops: rates.iter().map(|r| r.achieved_iops).sum(),
                 reached: rates.iter().all(|r| r.reached),
-                arrivals: r0.arrivals.clone(),
+                arrivals: r0.arrivals,
             }
         }),
         // Steady only when every part settled; measuring began at the latest.
