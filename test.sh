@@ -1,28 +1,51 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh machine: installs what the tests need
-# (when run as root on Debian), then runs every unit and end-to-end test.
-# Tests that need root, loop devices, namespaces or io_uring probe for them
-# and print why they skip.
+# (when run as root on Debian), checks formatting and lints, then runs every
+# unit and end-to-end test. Tests that need root, loop devices, namespaces or
+# io_uring probe for them and print why they skip.
+#
+#   ./test.sh          everything (what CI runs)
+#   ./test.sh --quick  format, lints and unit tests only: the fast lane while editing
 set -euo pipefail
 cd "$(dirname "$0")"
 
-need=()
-command -v fio >/dev/null || need+=(fio)
-[[ -x /usr/sbin/sshd ]] || need+=(openssh-server)
-command -v ssh >/dev/null || need+=(openssh-client)
-command -v ip >/dev/null || need+=(iproute2)
-command -v losetup >/dev/null || need+=(mount)
-command -v chromium >/dev/null || need+=(chromium)
-if ((${#need[@]})); then
-  if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
-    echo "test.sh: installing ${need[*]}" >&2
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq >/dev/null
-    apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
-  else
-    echo "test.sh: missing ${need[*]}; the tests that need them will skip" >&2
+quick=0
+case "${1:-}" in
+  --quick) quick=1 ;;
+  "") ;;
+  *) echo "usage: ./test.sh [--quick]" >&2; exit 2 ;;
+esac
+
+if ((!quick)); then
+  need=()
+  command -v fio >/dev/null || need+=(fio)
+  [[ -x /usr/sbin/sshd ]] || need+=(openssh-server)
+  command -v ssh >/dev/null || need+=(openssh-client)
+  command -v ip >/dev/null || need+=(iproute2)
+  command -v losetup >/dev/null || need+=(mount)
+  command -v mkfs.ext4 >/dev/null || need+=(e2fsprogs)
+  command -v chromium >/dev/null || need+=(chromium)
+  if ((${#need[@]})); then
+    if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
+      echo "test.sh: installing ${need[*]}" >&2
+      export DEBIAN_FRONTEND=noninteractive
+      apt-get update -qq >/dev/null
+      apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+    else
+      echo "test.sh: missing ${need[*]}; the tests that need them will skip" >&2
+    fi
   fi
 fi
 
+# Guardrails: formatting and lints fail the run like a failing test. The
+# layering (no import cycle) and file-size rules are tests/architecture.rs.
+rustup component list --installed 2>/dev/null | grep -q '^rustfmt' || rustup component add rustfmt clippy >/dev/null 2>&1 || true
+cargo fmt --all -- --check
+cargo clippy --quiet --all-targets -- -D warnings
+
+if ((quick)); then
+  cargo test --quiet --lib --test architecture
+  exit 0
+fi
 cargo build --quiet --all-targets
 cargo test --quiet -- --test-threads="${VOLBENCH_TEST_THREADS:-2}"
