@@ -11,7 +11,11 @@ fn main() {
     let code = match volbench::cmd::main(cli) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("volbench: error: {e}");
+            // One line whatever the message echoes back (a value with a
+            // newline or an escape sequence in it): scripts read the last
+            // line of stderr, and a terminal must not interpret it.
+            let line = volbench::units::bounds::one_line(&e.to_string());
+            eprintln!("volbench: error: {line}");
             e.exit_code()
         }
     };

@@ -1,12 +1,14 @@
 //! The one validated description of what to run. Every front end (flags,
 //! built-in runs, later suites and imported job files) produces a `JobSpec`;
 //! nothing downstream knows where it came from.
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Result, VbError};
+use crate::units::bounds;
 use crate::units::format_size;
 
 /// Access pattern, with fio's names.
@@ -382,19 +384,37 @@ pub enum TableKind {
 pub const MIN_DIRECT_ALIGN: u64 = 512;
 
 impl JobSpec {
-    /// Checks everything that can be checked without touching the target.
+    /// Checks everything that can be checked without touching the target,
+    /// every number against its bound in `bounds`. A spec may come from a
+    /// file or another host, so nothing here trusts the front end's checks.
     pub fn validate(&self) -> Result<()> {
         if self.runs.is_empty() {
             return Err(VbError::input("nothing to run: the spec has no runs"));
         }
-        if !(self.interval_s >= 0.05 && self.interval_s.is_finite()) {
-            return Err(VbError::input("--interval must be at least 50ms"));
+        // A suite adds its discarded warm-up copy to at most MAX_RUNS runs.
+        if self.runs.len() > bounds::MAX_RUNS + 1 {
+            return Err(VbError::input(format!(
+                "{} runs; at most {}",
+                self.runs.len(),
+                bounds::MAX_RUNS
+            )));
         }
-        if self.target.files == 0 {
-            return Err(VbError::input("--files must be at least 1"));
+        bounds::seconds(
+            "--interval",
+            self.interval_s,
+            bounds::MIN_INTERVAL,
+            bounds::MAX_INTERVAL,
+        )?;
+        bounds::count("--files", self.target.files.into(), 1, bounds::MAX_FILES)?;
+        bounds::size("--size", self.target.size, 1, bounds::MAX_SIZE)?;
+        if self.target.path.as_os_str().is_empty() {
+            return Err(VbError::input("--target is empty"));
         }
-        if self.target.size == 0 {
-            return Err(VbError::input("--size must be larger than 0"));
+        if self.target.path.to_str().is_none() {
+            return Err(VbError::input(format!(
+                "--target {} is not valid UTF-8; results record the path as text",
+                self.target.path.to_string_lossy().escape_debug()
+            )));
         }
         let mut names = std::collections::HashSet::new();
         for run in &self.runs {
@@ -407,83 +427,144 @@ impl JobSpec {
     }
 
     fn validate_run(&self, run: &RunSpec) -> Result<()> {
-        let at = |msg: String| {
+        let at = |e: VbError| {
             if self.runs.len() > 1 {
-                VbError::input(format!("run '{}': {msg}", run.name))
+                VbError::input(format!("run '{}': {}", run.name.escape_debug(), e.message))
             } else {
-                VbError::input(msg)
+                e
             }
         };
+        let msg = |m: String| at(VbError::input(m));
+        bounds::name("run name", &run.name).map_err(at)?;
         if run.read_pct > 100 {
-            return Err(at(format!("--read-pct {} is outside 0..100", run.read_pct)));
+            return Err(msg(format!(
+                "--read-pct {} is outside 0..100",
+                run.read_pct
+            )));
         }
         if let Some(p) = run.rw.fixed_read_pct()
             && p != run.read_pct
         {
-            return Err(at(format!(
+            return Err(msg(format!(
                 "--read-pct {} conflicts with --rw {} (it is {} by definition; use rw or randrw for a mix)",
                 run.read_pct,
                 run.rw.name(),
                 p
             )));
         }
-        if run.threads == 0 || run.threads > 4096 {
-            return Err(at(format!("--threads {} is outside 1..4096", run.threads)));
-        }
-        if run.iodepth == 0 || run.iodepth > 4096 {
-            return Err(at(format!("--iodepth {} is outside 1..4096", run.iodepth)));
-        }
-        if run.bs.is_empty() {
-            return Err(at("--bs is empty".into()));
-        }
-        if !(run.duration_s > 0.0 && run.duration_s.is_finite()) {
-            return Err(at("--duration must be longer than 0".into()));
-        }
-        if !(run.warmup_s >= 0.0 && run.warmup_s.is_finite()) {
-            return Err(at("--warmup must not be negative".into()));
-        }
-        if let Some(r) = run.rate_iops
-            && !(r > 0.0 && r.is_finite())
-        {
-            return Err(at(format!("--rate {r} must be a positive number of IOPS")));
-        }
-        if let Some(p) = &run.rate_pct
-            && !(p.percent > 0.0 && p.percent <= 1000.0)
-        {
-            return Err(at(format!(
-                "rate {}% must be above 0 and at most 1000%",
-                p.percent
+        bounds::count("--threads", run.threads.into(), 1, bounds::MAX_THREADS).map_err(at)?;
+        bounds::count("--iodepth", run.iodepth.into(), 1, bounds::MAX_IODEPTH).map_err(at)?;
+        let in_flight = u64::from(run.threads) * u64::from(run.iodepth);
+        if in_flight > bounds::MAX_IN_FLIGHT {
+            return Err(msg(format!(
+                "--threads {} x --iodepth {} = {in_flight} I/Os in flight; at most {}",
+                run.threads,
+                run.iodepth,
+                bounds::MAX_IN_FLIGHT
             )));
         }
-        if run.files == Some(0) {
-            return Err(at("files must be at least 1".into()));
+        if run.bs.is_empty() {
+            return Err(msg("--bs is empty".into()));
         }
-        if let Some(limit) = run.io_limit
-            && limit < run.min_bs()
-        {
-            return Err(at(format!(
-                "--io-limit {} is smaller than one block ({})",
-                format_size(limit),
-                format_size(run.min_bs())
+        if run.bs.len() > bounds::MAX_BS_MIX {
+            return Err(msg(format!(
+                "--bs mixes {} sizes; at most {}",
+                run.bs.len(),
+                bounds::MAX_BS_MIX
             )));
         }
         for b in &run.bs {
+            bounds::size("--bs", b.bytes, 1, bounds::MAX_BS).map_err(at)?;
+            bounds::count("--bs weight", b.weight.into(), 1, bounds::MAX_BS_WEIGHT).map_err(at)?;
+        }
+        let buffers = in_flight.saturating_mul(run.max_bs());
+        if buffers > bounds::MAX_BUFFER_BYTES {
+            return Err(msg(format!(
+                "--threads {} x --iodepth {} x --bs {} needs {} of I/O buffers; at most {}",
+                run.threads,
+                run.iodepth,
+                format_size(run.max_bs()),
+                format_size(buffers),
+                format_size(bounds::MAX_BUFFER_BYTES)
+            )));
+        }
+        bounds::seconds(
+            "--duration",
+            run.duration_s,
+            bounds::MIN_DURATION,
+            bounds::MAX_DURATION,
+        )
+        .map_err(at)?;
+        bounds::seconds(
+            "--warmup",
+            run.warmup_s,
+            std::time::Duration::ZERO,
+            bounds::MAX_WARMUP,
+        )
+        .map_err(at)?;
+        if let Some(r) = run.rate_iops {
+            bounds::number("--rate", r, bounds::MIN_RATE, bounds::MAX_RATE).map_err(at)?;
+        }
+        if let Some(p) = &run.rate_pct {
+            bounds::number(
+                "rate %",
+                p.percent,
+                bounds::MIN_RATE_PCT,
+                bounds::MAX_RATE_PCT,
+            )
+            .map_err(at)?;
+        }
+        if let Some(rule) = &run.stop_rule {
+            if let Some(g) = rule.gain_below_pct {
+                bounds::number(
+                    "until_gain_below",
+                    g,
+                    bounds::MIN_GAIN_PCT,
+                    bounds::MAX_GAIN_PCT,
+                )
+                .map_err(at)?;
+            }
+            if let Some(us) = rule.latency_above_us {
+                bounds::number(
+                    "curve_stop_latency (us)",
+                    us,
+                    bounds::MIN_LATENCY.as_secs_f64() * 1e6,
+                    bounds::MAX_LATENCY.as_secs_f64() * 1e6,
+                )
+                .map_err(at)?;
+            }
+        }
+        if let Some(f) = run.files {
+            bounds::count("files", f.into(), 1, bounds::MAX_FILES).map_err(at)?;
+        }
+        if let Some(limit) = run.io_limit {
+            bounds::size("--io-limit", limit, run.min_bs(), bounds::MAX_SIZE).map_err(|_| {
+                msg(format!(
+                    "--io-limit {} is outside one block ({})..{}",
+                    format_size(limit),
+                    format_size(run.min_bs()),
+                    format_size(bounds::MAX_SIZE)
+                ))
+            })?;
+        }
+        for b in &run.bs {
             if self.target.direct && b.bytes % MIN_DIRECT_ALIGN != 0 {
-                return Err(at(format!(
+                return Err(msg(format!(
                     "--bs {} is not a multiple of {MIN_DIRECT_ALIGN} bytes, which direct I/O needs \
                      (use a multiple of 4k, or --buffered)",
                     b.bytes
                 )));
             }
         }
-        let file_size = self.target.size / run.files.unwrap_or(self.target.files) as u64;
+        let files = run.files.unwrap_or(self.target.files).max(1);
+        let file_size = self.target.size / u64::from(files);
         if run.max_bs() > file_size {
-            return Err(at(format!(
+            return Err(msg(format!(
                 "--bs {} is larger than each file ({} = --size {} / --files {})",
                 format_size(run.max_bs()),
                 format_size(file_size),
                 format_size(self.target.size),
-                self.target.files
+                files
             )));
         }
         Ok(())
@@ -491,6 +572,7 @@ impl JobSpec {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 mod tests {
     use super::*;
 
@@ -588,6 +670,51 @@ mod tests {
         let mut s = sample();
         s.runs[0].iodepth = 0;
         assert!(s.validate().is_err());
+    }
+
+    #[test]
+    fn every_number_has_a_bound() {
+        let check = |f: &dyn Fn(&mut JobSpec), want: &str| {
+            let mut s = sample();
+            f(&mut s);
+            let e = s.validate().unwrap_err().to_string();
+            assert!(e.contains(want), "{want}: {e}");
+        };
+        check(&|s| s.runs[0].duration_s = 1e30, "--duration");
+        check(&|s| s.runs[0].duration_s = f64::NAN, "--duration");
+        check(&|s| s.runs[0].warmup_s = 1e30, "--warmup");
+        check(&|s| s.interval_s = 1e30, "--interval");
+        check(&|s| s.runs[0].rate_iops = Some(1e-300), "--rate");
+        check(
+            &|s| s.target.files = u32::MAX,
+            "--files 4294967295 is outside 1..65536",
+        );
+        check(&|s| s.target.size = u64::MAX, "--size");
+        check(
+            &|s| {
+                s.runs[0].threads = 32;
+                s.runs[0].iodepth = 4096;
+            },
+            "I/Os in flight; at most 65536",
+        );
+        check(
+            &|s| {
+                s.runs[0].threads = 16;
+                s.runs[0].iodepth = 4096;
+                s.runs[0].bs[0].bytes = 256 << 20;
+            },
+            "of I/O buffers; at most 4GiB",
+        );
+        check(
+            &|s| {
+                s.runs[0].rate_pct = Some(RatePct {
+                    percent: 1e-300,
+                    of: "x".into(),
+                })
+            },
+            "rate %",
+        );
+        check(&|s| s.runs[0].name = "a\nb".into(), "control character");
     }
 
     #[test]

@@ -1,14 +1,22 @@
 //! Parsing and printing of the quantities users type: sizes, durations,
 //! percentages, weighted block-size lists and numeric sweeps.
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 use std::time::Duration;
 
+pub mod bounds;
 use crate::error::{Result, VbError};
 
 /// Parses a size in bytes. Units are binary (`k` = 1024) whatever their
 /// spelling (`4k`, `4K`, `4KB`, `4KiB`): storage people mean powers of two
 /// here, and fio and vdbench read them the same way.
 pub fn parse_size(text: &str) -> Result<u64> {
+    size_value(text)?.ok_or_else(|| VbError::input(format!("size '{text}' is too large")))
+}
+
+/// A size, or None when it does not fit in 64 bits (so callers with a
+/// bound can state it).
+fn size_value(text: &str) -> Result<Option<u64>> {
     let t = text.trim();
     let split = t
         .find(|c: char| !c.is_ascii_digit() && c != '_')
@@ -20,9 +28,6 @@ pub fn parse_size(text: &str) -> Result<u64> {
             "size '{text}' does not start with a number (examples: 512, 4k, 64KiB, 1m, 4G, 1T)"
         )));
     }
-    let n: u64 = digits
-        .parse()
-        .map_err(|_| VbError::input(format!("size '{text}' is too large")))?;
     let shift = match unit.to_ascii_lowercase().as_str() {
         "" | "b" => 0,
         "k" | "kb" | "kib" => 10,
@@ -36,24 +41,71 @@ pub fn parse_size(text: &str) -> Result<u64> {
             )));
         }
     };
-    n.checked_mul(1u64 << shift)
-        .ok_or_else(|| VbError::input(format!("size '{text}' is too large")))
+    Ok(digits
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(1u64 << shift)))
 }
 
-/// Parses a duration such as `60s`, `1m30s`, `500ms` or a bare number of seconds.
+/// Parses a duration such as `60s`, `1m30s`, `500ms` or a bare number of
+/// seconds. Never panics: a value too large for a `Duration`, negative, or
+/// positive but below a nanosecond is an error; callers then apply their
+/// flag's own bounds (`parse_duration_in`).
 pub fn parse_duration(text: &str) -> Result<Duration> {
     let t = text.trim();
-    if let Ok(secs) = t.parse::<f64>()
-        && secs.is_finite()
-        && secs >= 0.0
-    {
-        return Ok(Duration::from_secs_f64(secs));
+    if let Ok(secs) = t.parse::<f64>() {
+        if !secs.is_finite() || secs < 0.0 {
+            return Err(VbError::input(format!(
+                "duration '{text}' is not a positive number of seconds"
+            )));
+        }
+        let d = Duration::try_from_secs_f64(secs)
+            .map_err(|_| VbError::input(format!("duration '{text}' is too long")))?;
+        if d.is_zero() && secs > 0.0 {
+            return Err(VbError::input(format!(
+                "duration '{text}' is shorter than 1ns"
+            )));
+        }
+        return Ok(d);
     }
     humantime::parse_duration(t).map_err(|e| {
         VbError::input(format!(
             "duration '{text}' is not valid ({e}); examples: 30, 60s, 1m30s, 500ms"
         ))
     })
+}
+
+/// A duration for `flag`, within `lo..=hi` (the bounds are in the error).
+pub fn parse_duration_in(flag: &str, text: &str, lo: Duration, hi: Duration) -> Result<Duration> {
+    // A plain number beyond the bounds (1e30, 1e-300) gets the bounds in
+    // its message rather than "too long for a Duration".
+    if let Ok(secs) = text.trim().parse::<f64>()
+        && secs.is_finite()
+        && secs >= 0.0
+        && (secs > hi.as_secs_f64() || secs < lo.as_secs_f64())
+    {
+        return Err(VbError::input(format!(
+            "{flag} {}s is outside {}..{}",
+            bounds::short(secs),
+            bounds::human(lo),
+            bounds::human(hi)
+        )));
+    }
+    let d = parse_duration(text).map_err(|e| VbError::input(format!("{flag}: {}", e.message)))?;
+    bounds::duration(flag, d, lo, hi)
+}
+
+/// A size for `flag`, within `lo..=hi` bytes.
+pub fn parse_size_in(flag: &str, text: &str, lo: u64, hi: u64) -> Result<u64> {
+    match size_value(text).map_err(|e| VbError::input(format!("{flag}: {}", e.message)))? {
+        Some(n) => bounds::size(flag, n, lo, hi),
+        None => Err(VbError::input(format!(
+            "{flag} '{}' is outside {}..{}",
+            text.trim(),
+            format_size(lo),
+            format_size(hi)
+        ))),
+    }
 }
 
 /// Formats a byte count the way people read it: `64KiB`, `1.5GiB`.
@@ -65,8 +117,9 @@ pub fn format_size(bytes: u64) -> String {
         whole /= 1024;
         unit += 1;
     }
+    let name = |u: usize| UNITS.get(u).copied().unwrap_or("B");
     if whole < 1024 || unit + 1 == UNITS.len() {
-        return format!("{whole}{}", UNITS[unit]);
+        return format!("{whole}{}", name(unit));
     }
     let mut v = bytes as f64;
     let mut u = 0;
@@ -74,22 +127,40 @@ pub fn format_size(bytes: u64) -> String {
         v /= 1024.0;
         u += 1;
     }
-    format!("{v:.2}{}", UNITS[u])
+    format!("{v:.2}{}", name(u))
 }
 
-/// Formats a duration compactly for plans and summaries: `60s`, `1m30s`, `0.5s`.
+/// Formats a duration compactly for plans and summaries: `60s`, `1m30s`,
+/// `0.5s`, `2ms`, `30d`.
 pub fn format_duration(d: Duration) -> String {
+    if d < Duration::from_millis(10) && !d.is_zero() {
+        let ns = d.subsec_nanos();
+        return if ns.is_multiple_of(1_000_000) {
+            format!("{}ms", ns / 1_000_000)
+        } else if ns.is_multiple_of(1_000) {
+            format!("{}us", ns / 1_000)
+        } else {
+            format!("{ns}ns")
+        };
+    }
     let ms = d.as_millis();
     if !ms.is_multiple_of(1000) {
         let text = format!("{:.2}", d.as_secs_f64());
         return format!("{}s", text.trim_end_matches('0').trim_end_matches('.'));
     }
     let s = d.as_secs();
-    match (s / 3600, (s % 3600) / 60, s % 60) {
+    let (days, s) = (s / 86_400, s % 86_400);
+    let rest = match (s / 3600, (s % 3600) / 60, s % 60) {
+        (0, 0, 0) if days > 0 => String::new(),
         (0, 0, sec) => format!("{sec}s"),
         (0, m, 0) => format!("{m}m"),
         (0, m, sec) => format!("{m}m{sec}s"),
         (h, m, sec) => format!("{h}h{m}m{sec}s"),
+    };
+    if days > 0 {
+        format!("{days}d{rest}")
+    } else {
+        rest
     }
 }
 
@@ -100,7 +171,24 @@ pub fn parse_count(flag: &str, text: &str) -> Result<u64> {
         .map_err(|_| VbError::input(format!("{flag} '{text}' is not a whole number")))
 }
 
-/// A block size list: `8k` or weighted `4k:30,64k:70`.
+/// A whole number for `flag`, within `lo..=hi`.
+pub fn parse_count_in(flag: &str, text: &str, lo: u64, hi: u64) -> Result<u64> {
+    let t = text.trim();
+    match t.parse::<u64>() {
+        Ok(v) => bounds::count(flag, v, lo, hi),
+        // All digits yet no u64: too large, which is a bound, not a typo.
+        Err(_) if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) => {
+            Err(VbError::input(format!("{flag} {t} is outside {lo}..{hi}")))
+        }
+        Err(_) => Err(VbError::input(format!(
+            "{flag} '{text}' is not a whole number ({lo}..{hi})"
+        ))),
+    }
+}
+
+/// A block size list: `8k` or weighted `4k:30,64k:70`. Each size is
+/// 1..`MAX_BS` bytes, each weight 1..`MAX_BS_WEIGHT`, at most `MAX_BS_MIX`
+/// entries.
 pub fn parse_bs_list(text: &str) -> Result<Vec<(u64, u32)>> {
     let mut out = Vec::new();
     for part in text.split(',') {
@@ -108,37 +196,42 @@ pub fn parse_bs_list(text: &str) -> Result<Vec<(u64, u32)>> {
         if part.is_empty() {
             return Err(VbError::input(format!("--bs '{text}' has an empty entry")));
         }
+        if out.len() == bounds::MAX_BS_MIX {
+            return Err(VbError::input(format!(
+                "--bs '{text}' has more than {} entries",
+                bounds::MAX_BS_MIX
+            )));
+        }
         let (size, weight) = match part.split_once(':') {
             Some((s, w)) => {
-                let w: u32 = w.trim().parse().map_err(|_| {
-                    VbError::input(format!(
-                        "--bs '{text}': weight '{w}' is not a whole number (form: 4k:30,64k:70)"
-                    ))
-                })?;
-                (s, w)
+                let w =
+                    parse_count_in("--bs weight", w, 1, bounds::MAX_BS_WEIGHT).map_err(|e| {
+                        VbError::input(format!("--bs '{text}': {} (form: 4k:30,64k:70)", e.message))
+                    })?;
+                (s, w as u32)
             }
             None => (part, 1),
         };
-        let bs = parse_size(size)?;
-        if bs == 0 {
-            return Err(VbError::input(format!("--bs '{text}': a block size of 0")));
-        }
-        if bs > u32::MAX as u64 {
-            return Err(VbError::input(format!(
-                "--bs '{text}': {size} is larger than 4GiB"
-            )));
-        }
-        if weight == 0 {
-            return Err(VbError::input(format!(
-                "--bs '{text}': weight 0 for {size}"
-            )));
-        }
-        out.push((bs, weight));
+        out.push((parse_block_size(text, size)?, weight));
     }
     Ok(out)
 }
 
+/// One block size of the `--bs` value `whole`: 1..`MAX_BS` bytes.
+pub fn parse_block_size(whole: &str, size: &str) -> Result<u64> {
+    let bs = parse_size(size).map_err(|e| VbError::input(format!("--bs: {}", e.message)))?;
+    if bs == 0 || bs > bounds::MAX_BS {
+        return Err(VbError::input(format!(
+            "--bs '{whole}': {} is outside 1B..{}",
+            size.trim(),
+            format_size(bounds::MAX_BS)
+        )));
+    }
+    Ok(bs)
+}
+
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 mod tests {
     use super::*;
 
@@ -173,6 +266,30 @@ mod tests {
         assert_eq!(parse_duration("2").unwrap(), Duration::from_secs(2));
         assert!(parse_duration("soon").is_err());
         assert!(parse_duration("-1").is_err());
+        // Found in issue 9: these panicked in Duration::from_secs_f64.
+        assert!(parse_duration("1e30").is_err());
+        assert!(parse_duration("1e-300").is_err());
+        assert!(parse_duration("NaN").is_err());
+        assert!(parse_duration("inf").is_err());
+        let e = parse_duration_in(
+            "--duration",
+            "500000000000y",
+            bounds::MIN_DURATION,
+            bounds::MAX_DURATION,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("outside 1ms..30d"), "{e}");
+    }
+
+    #[test]
+    fn counts_state_their_bounds() {
+        assert_eq!(parse_count_in("--files", "7", 1, 9).unwrap(), 7);
+        let e = parse_count_in("--files", "4294967297", 1, 65536).unwrap_err();
+        assert_eq!(e.to_string(), "--files 4294967297 is outside 1..65536");
+        let e = parse_count_in("--files", "99999999999999999999999", 1, 65536).unwrap_err();
+        assert!(e.to_string().contains("outside 1..65536"), "{e}");
+        assert!(parse_count_in("--files", "-1", 1, 9).is_err());
     }
 
     #[test]
@@ -197,5 +314,13 @@ mod tests {
         assert!(parse_bs_list("4k:0").is_err());
         assert!(parse_bs_list("0").is_err());
         assert!(parse_bs_list("4k,,8k").is_err());
+        assert!(
+            parse_bs_list("2g")
+                .unwrap_err()
+                .to_string()
+                .contains("outside 1B..1GiB")
+        );
+        assert!(parse_bs_list("4k:4294967296").is_err());
+        assert!(parse_bs_list(&vec!["4k:1"; 65].join(",")).is_err());
     }
 }

@@ -13,7 +13,7 @@ use crate::input::flags;
 use crate::input::hosts;
 use crate::remote::{coordinator, ssh};
 use crate::spec::JobSpec;
-use crate::units::parse_duration;
+use crate::units::parse_duration_in;
 
 /// `volbench run --hosts ...`: the same job on every host, merged.
 pub fn cmd_run(a: &RunArgs) -> Result<i32> {
@@ -76,12 +76,7 @@ pub fn options(
 ) -> Result<coordinator::Options> {
     let hosts = match (&r.hosts, &r.hosts_file) {
         (Some(list), _) => hosts::parse_list(list)?,
-        (None, Some(file)) => {
-            let text = std::fs::read_to_string(file).map_err(|e| {
-                VbError::input(format!("cannot read --hosts-file {}: {e}", file.display()))
-            })?;
-            hosts::parse_file(&text, &file.display().to_string())?
-        }
+        (None, Some(file)) => hosts::read_file(file)?,
         (None, None) => return Err(VbError::input("no hosts given")),
     };
     let template = template_job.target.path.to_string_lossy().into_owned();
@@ -103,9 +98,14 @@ pub fn options(
             .ok()
             .filter(|s| !s.trim().is_empty())
     });
-    let timeout = parse_duration(&r.host_timeout)?;
-    if timeout < Duration::from_secs(1) {
-        return Err(VbError::input("--host-timeout must be at least 1s"));
+    let timeout = parse_duration_in(
+        "--host-timeout",
+        &r.host_timeout,
+        crate::units::bounds::MIN_HOST_TIMEOUT,
+        crate::units::bounds::MAX_HOST_TIMEOUT,
+    )?;
+    if let Some(s) = &r.session {
+        crate::units::bounds::name("--session", s)?;
     }
     let session = r.session.clone().unwrap_or_else(|| {
         format!(

@@ -1,11 +1,13 @@
 //! Little's law for sizing a test: I/Os in flight = IOPS x latency. The
 //! papers use it to pick thread counts (e.g. 1.3 ms x 3,500 IOPS = 4.6
 //! threads); given two of the three, `volbench plan` gives the third.
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 use crate::error::{Result, VbError};
 use crate::input::cli::PlanArgs;
 use crate::output::thousands;
-use crate::units::{parse_count, parse_duration};
+use crate::units::bounds;
+use crate::units::{parse_count_in, parse_duration_in};
 
 /// In-flight I/Os needed for `iops` at `latency_s`.
 pub fn concurrency(iops: f64, latency_s: f64) -> f64 {
@@ -22,13 +24,16 @@ pub fn latency_s(in_flight: f64, iops: f64) -> f64 {
     in_flight / iops
 }
 
-fn positive(flag: &str, text: &str) -> Result<f64> {
-    text.trim()
+/// A number with thousands separators allowed (3,500), within `lo..=hi`.
+fn positive(flag: &str, text: &str, lo: f64, hi: f64) -> Result<f64> {
+    let v = text
+        .trim()
         .replace(',', "")
         .parse::<f64>()
         .ok()
         .filter(|v| *v > 0.0 && v.is_finite())
-        .ok_or_else(|| VbError::input(format!("{flag} '{text}' is not a positive number")))
+        .ok_or_else(|| VbError::input(format!("{flag} '{text}' is not a positive number")))?;
+    bounds::number(flag, v, lo, hi)
 }
 
 fn ms(s: f64) -> String {
@@ -36,25 +41,31 @@ fn ms(s: f64) -> String {
 }
 
 pub fn answer(a: &PlanArgs) -> Result<String> {
-    let hosts = parse_count("--hosts", &a.hosts)?.max(1) as f64;
+    let hosts = parse_count_in("--hosts", &a.hosts, 1, bounds::MAX_HOSTS as u64)? as f64;
     let lat = a
         .latency
         .as_deref()
-        .map(|t| parse_duration(t).map(|d| d.as_secs_f64()))
-        .transpose()?
-        .filter(|v| *v > 0.0);
-    if a.latency.is_some() && lat.is_none() {
-        return Err(VbError::input("--latency must be above 0"));
-    }
+        .map(|t| {
+            parse_duration_in("--latency", t, bounds::MIN_LATENCY, bounds::MAX_LATENCY)
+                .map(|d| d.as_secs_f64())
+        })
+        .transpose()?;
     let iops_v = a
         .iops
         .as_deref()
-        .map(|t| positive("--iops", t))
+        .map(|t| positive("--iops", t, bounds::MIN_PLAN_IOPS, bounds::MAX_PLAN_IOPS))
         .transpose()?;
     let conc = a
         .concurrency
         .as_deref()
-        .map(|t| positive("--concurrency", t))
+        .map(|t| {
+            positive(
+                "--concurrency",
+                t,
+                bounds::MIN_PLAN_CONCURRENCY,
+                bounds::MAX_PLAN_CONCURRENCY,
+            )
+        })
         .transpose()?;
     let per_host = |n: f64| {
         if hosts > 1.0 {
@@ -96,6 +107,7 @@ pub fn answer(a: &PlanArgs) -> Result<String> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 mod tests {
     use super::*;
 
@@ -147,5 +159,24 @@ mod tests {
         assert!(answer(&args(Some("1ms"), None, None)).is_err());
         assert!(answer(&args(Some("1ms"), Some("1"), Some("1"))).is_err());
         assert!(answer(&args(None, Some("-5"), Some("1"))).is_err());
+    }
+
+    #[test]
+    fn extreme_numbers_are_refused_with_their_bounds() {
+        // Found in issue 9: --latency 1e30 panicked.
+        let e = answer(&args(Some("1e30"), Some("5"), None)).unwrap_err();
+        assert!(e.to_string().contains("--latency"), "{e}");
+        let e = answer(&args(Some("1ms"), Some("1e-300"), None)).unwrap_err();
+        assert!(e.to_string().contains("--iops 1e-300 is outside"), "{e}");
+        let e = answer(&args(None, Some("5"), Some("1e30"))).unwrap_err();
+        assert!(e.to_string().contains("--concurrency"), "{e}");
+        let mut a = args(Some("1ms"), Some("5"), None);
+        a.hosts = "0".into();
+        assert!(
+            answer(&a)
+                .unwrap_err()
+                .to_string()
+                .contains("--hosts 0 is outside 1..1024")
+        );
     }
 }

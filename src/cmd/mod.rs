@@ -19,7 +19,7 @@ use crate::plan::{self, Plan};
 use crate::report;
 use crate::result::ResultDoc;
 use crate::spec::JobSpec;
-use crate::units::{parse_duration, parse_size};
+use crate::units::{parse_duration_in, parse_size_in};
 
 pub mod hosts;
 pub mod littles_law;
@@ -194,8 +194,14 @@ impl Drop for TempDir {
 }
 
 fn cmd_quick(a: &QuickArgs) -> Result<i32> {
-    let duration = parse_duration(&a.duration)?.as_secs_f64();
-    let size = parse_size(&a.size)?;
+    let duration = parse_duration_in(
+        "--duration",
+        &a.duration,
+        crate::units::bounds::MIN_DURATION,
+        crate::units::bounds::MAX_DURATION,
+    )?
+    .as_secs_f64();
+    let size = parse_size_in("--size", &a.size, 1, crate::units::bounds::MAX_SIZE)?;
     if !a.dir.is_dir() {
         return Err(VbError::target(format!(
             "{} is not a directory",
@@ -213,11 +219,9 @@ fn cmd_quick(a: &QuickArgs) -> Result<i32> {
             files: Some("1".into()),
             threads: Some("4".into()),
             iodepth: Some("8".into()),
-            duration: Some(format!("{duration}s")),
-            warmup: Some(format!(
-                "{}s",
-                ((duration * 0.4).min(2.0) * 10.0).round() / 10.0
-            )),
+            duration: Some(duration.to_string()),
+            // Bare seconds: the unit parser takes any decimal that way.
+            warmup: Some((((duration * 0.4).min(2.0) * 10.0).round() / 10.0).to_string()),
             buffered: !direct,
             no_warmup_run: true,
             ..suite::Overrides::default()

@@ -13,7 +13,8 @@ use clap::{Args, Parser, Subcommand};
     about = "Storage benchmark for volumes, file shares and disks: the vendors' methods in one binary",
     long_about = None,
     after_help = "Exit codes: 0 done; 1 the run failed (I/O error); 2 bad input; \
-                  3 refused for safety; 4 target unusable; 130 interrupted (results so far written)."
+                  3 refused for safety; 4 target unusable; 130 interrupted (results so far written). \
+                  Every number has a stated bound, checked before any I/O (README: Bounds)."
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -86,27 +87,27 @@ pub struct SuiteRunArgs {
     pub target: PathBuf,
 
     /// Working set on this host (replaces the suite's default).
-    #[arg(long, value_name = "SIZE")]
+    #[arg(long, value_name = "SIZE", allow_negative_numbers = true)]
     pub size: Option<String>,
 
     /// Files in the working set (replaces the suite's default).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub files: Option<String>,
 
     /// Threads (replaces the suite's default; runs that set their own keep them).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub threads: Option<String>,
 
     /// Outstanding I/Os per thread (replaces the suite's default).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub iodepth: Option<String>,
 
     /// Measured time per run (replaces the suite's default).
-    #[arg(long, value_name = "D")]
+    #[arg(long, value_name = "D", allow_negative_numbers = true)]
     pub duration: Option<String>,
 
     /// Warm-up per run (replaces the suite's default).
-    #[arg(long, value_name = "D")]
+    #[arg(long, value_name = "D", allow_negative_numbers = true)]
     pub warmup: Option<String>,
 
     /// I/O engine: auto, psync, io_uring, null.
@@ -118,11 +119,11 @@ pub struct SuiteRunArgs {
     pub buffered: bool,
 
     /// Time-series interval.
-    #[arg(long, value_name = "D")]
+    #[arg(long, value_name = "D", allow_negative_numbers = true)]
     pub interval: Option<String>,
 
     /// Random seed.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub seed: Option<String>,
 
     /// End each warm-up once IOPS are steady; --warmup becomes the cap.
@@ -160,19 +161,24 @@ pub struct SuiteRunArgs {
 #[derive(Args, Debug, Clone)]
 pub struct PlanArgs {
     /// Latency per I/O: 1.3ms, 800us, 0.002s.
-    #[arg(long, value_name = "D")]
+    #[arg(long, value_name = "D", allow_negative_numbers = true)]
     pub latency: Option<String>,
 
     /// IOPS wanted (or observed).
-    #[arg(long, value_name = "IOPS")]
+    #[arg(long, value_name = "IOPS", allow_negative_numbers = true)]
     pub iops: Option<String>,
 
     /// I/Os in flight: threads x iodepth, summed over hosts.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub concurrency: Option<String>,
 
     /// Spread the concurrency over this many client hosts.
-    #[arg(long, value_name = "N", default_value = "1")]
+    #[arg(
+        long,
+        value_name = "N",
+        default_value = "1",
+        allow_negative_numbers = true
+    )]
     pub hosts: String,
 }
 
@@ -233,14 +239,19 @@ pub struct RunArgs {
     #[arg(long, value_name = "PATH")]
     pub target: PathBuf,
 
-    /// Working set on this host: 512, 4k, 64KiB, 1m, 4G, 1T (binary units).
-    /// Default: 1G for a directory, the whole file or device otherwise.
-    #[arg(long, value_name = "SIZE")]
+    /// Working set on this host: 512, 4k, 64KiB, 1m, 4G, 1T (binary units;
+    /// at most 8P). Default: 1G for a directory, the whole file or device otherwise.
+    #[arg(long, value_name = "SIZE", allow_negative_numbers = true)]
     pub size: Option<String>,
 
-    /// Number of files the working set is split into (directory targets); a
-    /// list sweeps, each count with its own file set under TARGET/files-N.
-    #[arg(long, value_name = "N", default_value = "1")]
+    /// Number of files the working set is split into (directory targets,
+    /// 1..65536); a list sweeps, each count with its own file set under TARGET/files-N.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value = "1",
+        allow_negative_numbers = true
+    )]
     pub files: String,
 
     /// Access pattern: read, write, randread, randwrite, rw, randrw.
@@ -249,19 +260,37 @@ pub struct RunArgs {
 
     /// Percentage of reads for rw and randrw [default: 50]. Lists and ranges
     /// sweep: 100,75,50 or 100:0:-10.
-    #[arg(long, value_name = "P")]
+    #[arg(long, value_name = "P", allow_negative_numbers = true)]
     pub read_pct: Option<String>,
 
-    /// Block size; a list sweeps (4k,64k); weights make one mix (4k:30,64k:70).
-    #[arg(long, value_name = "SIZE", default_value = "4k")]
+    /// Block size, 1 byte..1G; a list sweeps (4k,64k); weights make one mix
+    /// (4k:30,64k:70). threads x iodepth x the largest block is at most 4G.
+    #[arg(
+        long,
+        value_name = "SIZE",
+        default_value = "4k",
+        allow_negative_numbers = true
+    )]
     pub bs: String,
 
-    /// Threads issuing I/O; a list or range sweeps (1,2,4,8 or 1:64:*2).
-    #[arg(long, value_name = "N", default_value = "1")]
+    /// Threads issuing I/O, 1..4096; a list or range sweeps (1,2,4,8 or
+    /// 1:64:*2; at most 10000 points, 10000 runs in all).
+    #[arg(
+        long,
+        value_name = "N",
+        default_value = "1",
+        allow_negative_numbers = true
+    )]
     pub threads: String,
 
-    /// Outstanding I/Os per thread; a list or range sweeps.
-    #[arg(long, value_name = "N", default_value = "1")]
+    /// Outstanding I/Os per thread, 1..4096 (threads x iodepth at most
+    /// 65536); a list or range sweeps.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value = "1",
+        allow_negative_numbers = true
+    )]
     pub iodepth: String,
 
     /// I/O engine: auto, psync, io_uring, null. auto uses io_uring when
@@ -277,23 +306,34 @@ pub struct RunArgs {
     #[arg(long)]
     pub buffered: bool,
 
-    /// Measured time per run: 60s, 5m, 1m30s.
-    #[arg(long, value_name = "D", default_value = "60s")]
+    /// Measured time per run: 60s, 5m, 1m30s (1ms..30d).
+    #[arg(
+        long,
+        value_name = "D",
+        default_value = "60s",
+        allow_negative_numbers = true
+    )]
     pub duration: String,
 
-    /// Warm-up before measuring; measured and reported apart, excluded from totals.
-    #[arg(long, value_name = "D", default_value = "5s")]
+    /// Warm-up before measuring (0..30d); measured and reported apart,
+    /// excluded from totals.
+    #[arg(
+        long,
+        value_name = "D",
+        default_value = "5s",
+        allow_negative_numbers = true
+    )]
     pub warmup: String,
 
     /// Stop each run after this many bytes of I/O (warm-up included), or at
     /// --duration if that comes first. Use --warmup 0 for exact totals.
-    #[arg(long, value_name = "SIZE")]
+    #[arg(long, value_name = "SIZE", allow_negative_numbers = true)]
     pub io_limit: Option<String>,
 
-    /// Open-loop target rate in IOPS across all threads (a list sweeps).
+    /// Open-loop target rate in IOPS across all threads, 0.01..1e9 (a list sweeps).
     /// Latency is then measured from each I/O's intended start, with the
     /// service time reported beside it.
-    #[arg(long, value_name = "IOPS")]
+    #[arg(long, value_name = "IOPS", allow_negative_numbers = true)]
     pub rate: Option<String>,
 
     /// Spacing of rate-limited I/Os: uniform or poisson.
@@ -305,15 +345,26 @@ pub struct RunArgs {
     #[arg(long)]
     pub steady: bool,
 
-    /// Length of each time-series interval.
-    #[arg(long, value_name = "D", default_value = "1s")]
+    /// Length of each time-series interval (50ms..1h).
+    #[arg(
+        long,
+        value_name = "D",
+        default_value = "1s",
+        allow_negative_numbers = true
+    )]
     pub interval: String,
 
     /// Random seed: the same seed gives the same offsets.
-    #[arg(long, value_name = "N", default_value = "1")]
+    #[arg(
+        long,
+        value_name = "N",
+        default_value = "1",
+        allow_negative_numbers = true
+    )]
     pub seed: String,
 
-    /// Name of the run in results (default: derived from the workload).
+    /// Name of the run in results (default: derived from the workload);
+    /// printable, one line, at most 128 characters.
     #[arg(long, value_name = "NAME")]
     pub name: Option<String>,
 
@@ -345,11 +396,21 @@ pub struct QuickArgs {
     pub dir: PathBuf,
 
     /// Measured time per pattern.
-    #[arg(long, value_name = "D", default_value = "5s")]
+    #[arg(
+        long,
+        value_name = "D",
+        default_value = "5s",
+        allow_negative_numbers = true
+    )]
     pub duration: String,
 
     /// Working set.
-    #[arg(long, value_name = "SIZE", default_value = "256m")]
+    #[arg(
+        long,
+        value_name = "SIZE",
+        default_value = "256m",
+        allow_negative_numbers = true
+    )]
     pub size: String,
 
     /// Write result.json, summary.csv and report.html into this directory.
@@ -402,9 +463,14 @@ pub struct HostArgs {
     #[arg(long)]
     pub shared_target: bool,
 
-    /// Give up on a host silent this long (no heartbeat, no data); an agent
-    /// that hears nothing from here as long stops its I/O and exits.
-    #[arg(long, value_name = "D", default_value = "5s")]
+    /// Give up on a host silent this long (1s..1h; no heartbeat, no data); an
+    /// agent that hears nothing from here as long stops its I/O and exits.
+    #[arg(
+        long,
+        value_name = "D",
+        default_value = "5s",
+        allow_negative_numbers = true
+    )]
     pub host_timeout: String,
 
     /// Name shown on the agents' command lines (to find them with ps).

@@ -1,12 +1,14 @@
 //! Turns `volbench run` flags into a `JobSpec`: every value parsed with the
 //! shared unit rules, every default filled in, nothing silently dropped.
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 use crate::error::{Result, VbError};
 use crate::input::cli::RunArgs;
 use crate::input::sweep::{self, Axes, parse_bs_points, parse_counts, parse_numbers};
 use crate::io::target::{self, TargetKind};
 use crate::spec::{Arrivals, EngineChoice, JobSpec, Pattern, RunSpec, TargetSpec};
-use crate::units::{parse_count, parse_duration, parse_size};
+use crate::units::bounds;
+use crate::units::{parse_count_in, parse_duration_in, parse_size_in};
 
 pub const DEFAULT_DIR_SIZE: u64 = 1 << 30;
 
@@ -18,23 +20,21 @@ pub fn job_from_run_args(a: &RunArgs) -> Result<JobSpec> {
 /// absent instead of inspecting the target here (a multi-host run: each
 /// agent inspects its own targets).
 pub fn job_with_size(a: &RunArgs, default_size: Option<u64>) -> Result<JobSpec> {
+    // The path ends up in result.json as text; refuse it now rather than
+    // after the benchmark.
+    check_target_path(&a.target)?;
+    if let Some(n) = &a.name {
+        bounds::name("--name", n)?;
+    }
     let rw = Pattern::parse(&a.rw)?;
     let read_pcts = match &a.read_pct {
         None => vec![rw.fixed_read_pct().unwrap_or(50) as u64],
-        Some(text) => {
-            let v = parse_counts("--read-pct", text)?;
-            if let Some(bad) = v.iter().find(|&&p| p > 100) {
-                return Err(VbError::input(format!(
-                    "--read-pct {bad} is outside 0..100"
-                )));
-            }
-            v
-        }
+        Some(text) => parse_counts("--read-pct", text, 0, 100)?,
     };
     let bs = parse_bs_points(&a.bs)?;
-    let threads = parse_counts("--threads", &a.threads)?;
-    let iodepth = parse_counts("--iodepth", &a.iodepth)?;
-    let files = parse_counts("--files", &a.files)?;
+    let threads = parse_counts("--threads", &a.threads, 1, bounds::MAX_THREADS)?;
+    let iodepth = parse_counts("--iodepth", &a.iodepth, 1, bounds::MAX_IODEPTH)?;
+    let files = parse_counts("--files", &a.files, 1, bounds::MAX_FILES)?;
     let rates = match &a.rate {
         None => None,
         Some(text) if text.trim_end().ends_with('%') => {
@@ -42,10 +42,16 @@ pub fn job_with_size(a: &RunArgs, default_size: Option<u64>) -> Result<JobSpec> 
                 "--rate {text}: a percentage needs a measured maximum; use the latency-curve suite"
             )));
         }
-        Some(text) => Some(parse_numbers("--rate", text)?),
+        Some(text) => {
+            let v = parse_numbers("--rate", text)?;
+            for r in &v {
+                bounds::number("--rate", *r, bounds::MIN_RATE, bounds::MAX_RATE)?;
+            }
+            Some(v)
+        }
     };
     let size = match (&a.size, default_size) {
-        (Some(s), _) => parse_size(s)?,
+        (Some(s), _) => parse_size_in("--size", s, 1, bounds::MAX_SIZE)?,
         (None, Some(n)) => n,
         (None, None) => {
             let insp = target::inspect(&a.target)?;
@@ -55,20 +61,46 @@ pub fn job_with_size(a: &RunArgs, default_size: Option<u64>) -> Result<JobSpec> 
             }
         }
     };
-    let first_u32 = |flag: &str, v: &[u64]| -> Result<u32> {
-        let x = v.first().copied().unwrap_or(1);
-        u32::try_from(x).map_err(|_| VbError::input(format!("{flag} {x} is too large")))
+    let warmup = parse_duration_in(
+        "--warmup",
+        &a.warmup,
+        std::time::Duration::ZERO,
+        bounds::MAX_WARMUP,
+    )?;
+    let duration = parse_duration_in(
+        "--duration",
+        &a.duration,
+        bounds::MIN_DURATION,
+        bounds::MAX_DURATION,
+    )?;
+    let interval = parse_duration_in(
+        "--interval",
+        &a.interval,
+        bounds::MIN_INTERVAL,
+        bounds::MAX_INTERVAL,
+    )?;
+    let io_limit = a
+        .io_limit
+        .as_deref()
+        .map(|t| parse_size_in("--io-limit", t, 1, bounds::MAX_SIZE))
+        .transpose()?;
+    let first = |v: &[u64]| -> u32 {
+        // The parsers above bound every point well inside u32.
+        v.first()
+            .copied()
+            .and_then(|x| u32::try_from(x).ok())
+            .unwrap_or(1)
     };
     let base = RunSpec {
         name: a.name.clone().unwrap_or_default(),
         rw,
-        read_pct: read_pcts[0] as u8,
-        bs: bs[0].clone(),
-        threads: first_u32("--threads", &threads)?,
-        iodepth: first_u32("--iodepth", &iodepth)?,
-        warmup_s: parse_duration(&a.warmup)?.as_secs_f64(),
-        duration_s: parse_duration(&a.duration)?.as_secs_f64(),
-        io_limit: a.io_limit.as_deref().map(parse_size).transpose()?,
+        read_pct: read_pcts.first().copied().unwrap_or(50).min(100) as u8,
+        bs: bs.first().cloned().unwrap_or_default(),
+        threads: first(&threads),
+        iodepth: first(&iodepth),
+        warmup_s: warmup.as_secs_f64(),
+        duration_s: duration.as_secs_f64(),
+        io_limit,
         rate_iops: rates.as_ref().and_then(|r| r.first().copied()),
         arrivals: Arrivals::parse(&a.arrivals)?,
         steady: a.steady,
@@ -87,24 +119,41 @@ pub fn job_with_size(a: &RunArgs, default_size: Option<u64>) -> Result<JobSpec> 
     let mut runs = sweep::expand(&base, &axes, |r| match &user_name {
         Some(n) => format!("{n}-{}", r.auto_name()),
         None => r.auto_name(),
-    });
-    if runs.len() == 1 && user_name.is_none() {
-        runs[0].name = runs[0].auto_name();
+    })?;
+    if let [only] = runs.as_mut_slice()
+        && user_name.is_none()
+    {
+        only.name = only.auto_name();
     }
     let job = JobSpec {
         target: TargetSpec {
             path: a.target.clone(),
             size,
-            files: first_u32("--files", &files)?,
+            files: first(&files),
             direct: !a.buffered,
             allow_overwrite: a.allow_overwrite,
         },
         engine: EngineChoice::parse(&a.engine)?,
-        interval_s: parse_duration(&a.interval)?.as_secs_f64(),
-        seed: parse_count("--seed", &a.seed)?,
+        interval_s: interval.as_secs_f64(),
+        seed: parse_count_in("--seed", &a.seed, 0, u64::MAX)?,
         runs,
         suite: None,
     };
     job.validate()?;
     Ok(job)
+}
+
+/// A target path must be text (it is recorded, templated and sent to
+/// hosts as such) and not empty.
+pub fn check_target_path(path: &std::path::Path) -> Result<()> {
+    if path.as_os_str().is_empty() {
+        return Err(VbError::input("--target is empty"));
+    }
+    if path.to_str().is_none() {
+        return Err(VbError::input(format!(
+            "--target {} is not valid UTF-8; results record the path as text, so give it a UTF-8 name",
+            path.to_string_lossy().escape_debug()
+        )));
+    }
+    Ok(())
 }

@@ -1,11 +1,14 @@
 //! Which hosts take part and what each one runs against: `--hosts`,
 //! `--hosts-file` (with per-host overrides) and target templates
 //! (`{host}`, `{index}`, `{1..6}`, `{a,b}`).
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::error::{Result, VbError};
+use crate::units::bounds::{self, MAX_HOSTS};
+use crate::units::parse_count_in;
 
 /// A host as the user named it, with its own overrides.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -25,7 +28,9 @@ pub struct Assignment {
 }
 
 /// At most this many targets per host after brace expansion.
-const MAX_TARGETS_PER_HOST: usize = 256;
+pub const MAX_TARGETS_PER_HOST: usize = 256;
+/// Longest expanded target path, in bytes (Linux's PATH_MAX).
+pub const MAX_PATH_BYTES: usize = 4096;
 
 /// A host name goes on ssh's command line: refuse anything ssh could read
 /// as an option (`-oProxyCommand=...`) or that is not one word.
@@ -62,7 +67,20 @@ pub fn parse_list(text: &str) -> Result<Vec<HostSpec>> {
     if hosts.is_empty() {
         return Err(VbError::input("--hosts names no host"));
     }
+    if hosts.len() > MAX_HOSTS {
+        return Err(VbError::input(format!(
+            "--hosts names {} hosts; at most {MAX_HOSTS}",
+            hosts.len()
+        )));
+    }
     Ok(hosts)
+}
+
+/// Reads and parses `--hosts-file` (a regular file or a pipe, at most
+/// `MAX_INPUT_FILE` bytes).
+pub fn read_file(path: &Path) -> Result<Vec<HostSpec>> {
+    let text = crate::input::file::read_text(path, "--hosts-file", bounds::MAX_INPUT_FILE)?;
+    parse_file(&text, &path.display().to_string())
 }
 
 /// A hosts file: one host a line, `#` starts a comment, and optional
@@ -76,7 +94,7 @@ pub fn parse_list(text: &str) -> Result<Vec<HostSpec>> {
 /// ```
 pub fn parse_file(text: &str, origin: &str) -> Result<Vec<HostSpec>> {
     let mut hosts = Vec::new();
-    for (n, raw) in text.lines().enumerate() {
+    for (n, raw) in crate::input::file::strip_bom(text).lines().enumerate() {
         let line = raw.split('#').next().unwrap_or("").trim();
         if line.is_empty() {
             continue;
@@ -97,12 +115,9 @@ pub fn parse_file(text: &str, origin: &str) -> Result<Vec<HostSpec>> {
             match k {
                 "target" if !v.is_empty() => host.target = Some(v.to_string()),
                 "threads" => {
-                    let t: u32 = v
-                        .parse()
-                        .ok()
-                        .filter(|&t| t > 0)
-                        .ok_or_else(|| at(format!("threads={v} is not a positive number")))?;
-                    host.threads = Some(t);
+                    let t = parse_count_in("threads", v, 1, bounds::MAX_THREADS)
+                        .map_err(|e| at(e.message))?;
+                    host.threads = u32::try_from(t).ok();
                 }
                 _ => {
                     return Err(at(format!(
@@ -110,6 +125,9 @@ pub fn parse_file(text: &str, origin: &str) -> Result<Vec<HostSpec>> {
                     )));
                 }
             }
+        }
+        if hosts.len() == MAX_HOSTS {
+            return Err(at(format!("more than {MAX_HOSTS} hosts")));
         }
         hosts.push(host);
     }
@@ -127,18 +145,19 @@ pub fn expand_target(template: &str, host: &str, index: u32) -> Result<Vec<Strin
     // Split into literal text and {groups}.
     let mut parts: Vec<Vec<String>> = Vec::new();
     let mut rest = template;
-    while let Some(open) = rest.find('{') {
-        let after = &rest[open + 1..];
-        let close = after
-            .find('}')
+    while let Some((before, after)) = rest.split_once('{') {
+        let (inner, tail) = after
+            .split_once('}')
             .ok_or_else(|| bad("a '{' without its '}'".into()))?;
-        let inner = &after[..close];
         if inner.contains('{') {
             return Err(bad("nested braces are not supported".into()));
         }
-        parts.push(vec![rest[..open].to_string()]);
+        if before.contains('}') {
+            return Err(bad("a '}' without its '{'".into()));
+        }
+        parts.push(vec![before.to_string()]);
         parts.push(expand_group(inner, host, index).map_err(bad)?);
-        rest = &after[close + 1..];
+        rest = tail;
     }
     if rest.contains('}') {
         return Err(bad("a '}' without its '{'".into()));
@@ -146,16 +165,22 @@ pub fn expand_target(template: &str, host: &str, index: u32) -> Result<Vec<Strin
     parts.push(vec![rest.to_string()]);
     let mut out = vec![String::new()];
     for alternatives in parts {
-        let mut next = Vec::with_capacity(out.len() * alternatives.len());
-        for prefix in &out {
-            for alt in &alternatives {
-                next.push(format!("{prefix}{alt}"));
-            }
-        }
-        if next.len() > MAX_TARGETS_PER_HOST {
+        let count = out.len().saturating_mul(alternatives.len());
+        if count > MAX_TARGETS_PER_HOST {
             return Err(bad(format!(
                 "expands to more than {MAX_TARGETS_PER_HOST} targets per host"
             )));
+        }
+        let mut next = Vec::with_capacity(count);
+        for prefix in &out {
+            for alt in &alternatives {
+                if prefix.len().saturating_add(alt.len()) > MAX_PATH_BYTES {
+                    return Err(bad(format!(
+                        "expands to a path longer than {MAX_PATH_BYTES} bytes"
+                    )));
+                }
+                next.push(format!("{prefix}{alt}"));
+            }
         }
         out = next;
     }
@@ -185,7 +210,7 @@ fn expand_group(inner: &str, host: &str, index: u32) -> std::result::Result<Vec<
         }
         // {01..12}: a leading zero asks for fixed-width numbers, as in bash.
         let width = if a.len() > 1 && a.starts_with('0') {
-            a.len()
+            a.len().min(MAX_PATH_BYTES)
         } else {
             0
         };
@@ -206,6 +231,12 @@ fn expand_group(inner: &str, host: &str, index: u32) -> std::result::Result<Vec<
 /// Expands every host's targets and checks that no two hosts (or two targets
 /// of one host) write the same path, unless `shared` says that is intended.
 pub fn assign(hosts: &[HostSpec], template: &str, shared: bool) -> Result<Vec<Assignment>> {
+    if hosts.len() > MAX_HOSTS {
+        return Err(VbError::input(format!(
+            "{} hosts; at most {MAX_HOSTS}",
+            hosts.len()
+        )));
+    }
     let mut seen_names = std::collections::HashSet::new();
     for h in hosts {
         if !seen_names.insert(h.name.as_str()) {
@@ -215,7 +246,7 @@ pub fn assign(hosts: &[HostSpec], template: &str, shared: bool) -> Result<Vec<As
     let mut out = Vec::with_capacity(hosts.len());
     let mut owner: HashMap<String, String> = HashMap::new();
     for (i, h) in hosts.iter().enumerate() {
-        let index = i as u32;
+        let index = u32::try_from(i).unwrap_or(u32::MAX);
         let tpl = h.target.as_deref().unwrap_or(template);
         let paths = expand_target(tpl, &h.name, index)?;
         for p in &paths {
@@ -245,6 +276,7 @@ pub fn assign(hosts: &[HostSpec], template: &str, shared: bool) -> Result<Vec<As
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 mod tests {
     use super::*;
 
@@ -297,6 +329,34 @@ mod tests {
         let e = parse_file("vm1\nvm2 speed=3\n", "hosts.txt").unwrap_err();
         assert!(e.to_string().contains("hosts.txt line 2"), "{e}");
         assert!(parse_file("# nothing\n", "f").is_err());
+    }
+
+    #[test]
+    fn a_bom_is_not_part_of_the_first_host() {
+        // Found in issue 9: the BOM became part of the first host's name.
+        let hosts = parse_file("\u{feff}vm1\nvm2\n", "hosts.txt").unwrap();
+        assert_eq!(hosts[0].name, "vm1");
+    }
+
+    #[test]
+    fn host_counts_and_threads_are_bounded() {
+        let e = parse_file("vm1 threads=99999999999\n", "f").unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("threads 99999999999 is outside 1..4096"),
+            "{e}"
+        );
+        let many: String = (0..=MAX_HOSTS).map(|i| format!("h{i}\n")).collect();
+        assert!(
+            parse_file(&many, "f")
+                .unwrap_err()
+                .to_string()
+                .contains("more than 1024")
+        );
+        let list: Vec<String> = (0..=MAX_HOSTS).map(|i| format!("h{i}")).collect();
+        assert!(parse_list(&list.join(",")).is_err());
+        let long = format!("/x/{{0{}1..2}}", "0".repeat(5000));
+        assert!(expand_target(&long, "h", 0).is_err());
     }
 
     #[test]

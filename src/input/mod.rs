@@ -3,6 +3,7 @@
 //! Nothing downstream knows which front end a job came from.
 
 pub mod cli;
+pub mod file;
 pub mod flags;
 pub mod hosts;
 pub mod suite;

@@ -2,6 +2,9 @@
 //! (with sweeps, curves and knee-stopping thread sweeps) that expands into
 //! one `JobSpec`; the built-in ones are embedded and can be printed, copied
 //! and edited. Every error names the file and line.
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+
+use std::time::Duration;
 
 use serde::Deserialize;
 use toml::Spanned;
@@ -12,7 +15,8 @@ use crate::spec::{
     Arrivals, EngineChoice, JobSpec, Pattern, RatePct, RunSpec, StopRule, SuiteMeta, TableKind,
     TargetSpec,
 };
-use crate::units::{parse_count, parse_duration, parse_size};
+use crate::units::bounds;
+use crate::units::{parse_count_in, parse_duration_in, parse_size_in};
 
 /// The built-in suites, in the order `suite list` shows them.
 pub const BUILTIN: [(&str, &str); 7] = [
@@ -153,9 +157,7 @@ pub fn load(name_or_path: &str) -> Result<(String, String)> {
     }
     let path = std::path::Path::new(name_or_path);
     if path.exists() {
-        let text = std::fs::read_to_string(path).map_err(|e| {
-            VbError::input(format!("cannot read suite file {}: {e}", path.display()))
-        })?;
+        let text = crate::input::file::read_text(path, "suite file", bounds::MAX_INPUT_FILE)?;
         return Ok((path.display().to_string(), text));
     }
     let names: Vec<&str> = BUILTIN.iter().map(|(n, _)| *n).collect();
@@ -166,13 +168,16 @@ pub fn load(name_or_path: &str) -> Result<(String, String)> {
 }
 
 fn line_of(text: &str, offset: usize) -> usize {
-    text[..offset.min(text.len())].matches('\n').count() + 1
+    let upto = text.get(..offset.min(text.len())).unwrap_or(text);
+    upto.matches('\n').count() + 1
 }
 
 pub fn parse(origin: &str, text: &str) -> Result<SuiteFile> {
     let suite: SuiteFile = toml::from_str(text).map_err(|e| {
         let line = e.span().map(|s| line_of(text, s.start)).unwrap_or(0);
-        VbError::input(format!("{origin} line {line}: {}", e.message().trim()))
+        // toml's messages can span lines; an error is one line.
+        let msg = e.message().split_whitespace().collect::<Vec<_>>().join(" ");
+        VbError::input(format!("{origin} line {line}: {msg}"))
     })?;
     if suite.runs.is_empty() {
         return Err(VbError::input(format!(
@@ -190,12 +195,13 @@ struct Ctx<'a> {
 
 impl Ctx<'_> {
     fn err(&self, at: &Spanned<Param>, key: &str, e: VbError) -> VbError {
-        VbError::input(format!(
-            "{} line {}: {key}: {}",
-            self.origin,
-            line_of(self.text, at.span().start),
-            e.message
-        ))
+        let line = line_of(self.text, at.span().start);
+        // Most parsers name the key already ("threads 0 is outside 1..4096").
+        if e.message.starts_with(key) {
+            VbError::input(format!("{} line {line}: {}", self.origin, e.message))
+        } else {
+            VbError::input(format!("{} line {line}: {key}: {}", self.origin, e.message))
+        }
     }
 
     /// The text of a run's own value, else the override, else the default.
@@ -214,6 +220,7 @@ impl Ctx<'_> {
         default.as_ref().map(|v| (v.get_ref().text(), Some(v)))
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn seconds(
         &self,
         key: &str,
@@ -221,9 +228,15 @@ impl Ctx<'_> {
         over: &Option<String>,
         def: &P,
         fallback: f64,
+        lo: Duration,
+        hi: Duration,
     ) -> Result<f64> {
         match self.pick(own, over, def) {
-            Some((t, at)) => self.with(key, at, parse_duration(&t).map(|d| d.as_secs_f64())),
+            Some((t, at)) => self.with(
+                key,
+                at,
+                parse_duration_in(key, &t, lo, hi).map(|d| d.as_secs_f64()),
+            ),
             None => Ok(fallback),
         }
     }
@@ -244,16 +257,23 @@ impl Ctx<'_> {
 /// Expands a suite into one validated job.
 pub fn to_job(origin: &str, text: &str, suite: &SuiteFile, o: &Overrides) -> Result<JobSpec> {
     let cx = Ctx { origin, text };
+    crate::input::flags::check_target_path(&o.target)?;
     let d = &suite.defaults;
     let none: Option<String> = None;
     let size = match cx.pick(&None, &o.size, &d.size) {
-        Some((t, at)) => cx.with("size", at, parse_size(&t))?,
+        Some((t, at)) => cx.with("size", at, parse_size_in("size", &t, 1, bounds::MAX_SIZE))?,
         None => crate::input::flags::DEFAULT_DIR_SIZE,
     };
     let files = match cx.pick(&None, &o.files, &d.files) {
-        Some((t, at)) => cx.with("files", at, parse_count("files", &t))? as u32,
+        Some((t, at)) => cx.with(
+            "files",
+            at,
+            parse_count_in("files", &t, 1, bounds::MAX_FILES),
+        )?,
         None => 1,
     };
+    // Bounded just above, so this never truncates.
+    let files = u32::try_from(files).unwrap_or(u32::MAX);
     let engine = match cx.pick(&None, &o.engine, &d.engine) {
         Some((t, at)) => cx.with("engine", at, EngineChoice::parse(&t))?,
         None => EngineChoice::Auto,
@@ -265,9 +285,17 @@ pub fn to_job(origin: &str, text: &str, suite: &SuiteFile, o: &Overrides) -> Res
         },
         None => true,
     } && !o.buffered;
-    let interval = cx.seconds("interval", &None, &o.interval, &d.interval, 1.0)?;
+    let interval = cx.seconds(
+        "interval",
+        &None,
+        &o.interval,
+        &d.interval,
+        1.0,
+        bounds::MIN_INTERVAL,
+        bounds::MAX_INTERVAL,
+    )?;
     let seed = match cx.pick(&None, &o.seed, &d.seed) {
-        Some((t, at)) => cx.with("seed", at, parse_count("seed", &t))?,
+        Some((t, at)) => cx.with("seed", at, parse_count_in("seed", &t, 0, u64::MAX))?,
         None => 1,
     };
 
@@ -275,29 +303,52 @@ pub fn to_job(origin: &str, text: &str, suite: &SuiteFile, o: &Overrides) -> Res
     for entry in &suite.runs {
         let e = entry.get_ref();
         let name = e.name.get_ref().clone();
+        bounds::name("name", &name).map_err(|err| {
+            VbError::input(format!(
+                "{origin} line {}: {}",
+                line_of(text, e.name.span().start),
+                err.message
+            ))
+        })?;
         let rw = match &e.rw {
             Some(v) => cx.with("rw", Some(v), Pattern::parse(&v.get_ref().text()))?,
             None => Pattern::Randread,
         };
-        let counts =
-            |key: &str, own: &P, over: &Option<String>, def: &P| -> Result<Option<Vec<u64>>> {
-                match cx.pick(own, over, def) {
-                    Some((t, at)) => cx.with(key, at, sweep::parse_counts(key, &t)).map(Some),
-                    None => Ok(None),
-                }
-            };
-        let threads = counts("threads", &e.threads, &o.threads, &d.threads)?.unwrap_or(vec![1]);
-        let iodepth = counts("iodepth", &e.iodepth, &o.iodepth, &d.iodepth)?.unwrap_or(vec![1]);
-        let run_files = counts("files", &e.files, &none, &None)?;
-        let read_pct = counts("read_pct", &e.read_pct, &none, &None)?
+        let counts = |key: &str,
+                      own: &P,
+                      over: &Option<String>,
+                      def: &P,
+                      lo: u64,
+                      hi: u64|
+         -> Result<Option<Vec<u64>>> {
+            match cx.pick(own, over, def) {
+                Some((t, at)) => cx
+                    .with(key, at, sweep::parse_counts(key, &t, lo, hi))
+                    .map(Some),
+                None => Ok(None),
+            }
+        };
+        let threads = counts(
+            "threads",
+            &e.threads,
+            &o.threads,
+            &d.threads,
+            1,
+            bounds::MAX_THREADS,
+        )?
+        .unwrap_or(vec![1]);
+        let iodepth = counts(
+            "iodepth",
+            &e.iodepth,
+            &o.iodepth,
+            &d.iodepth,
+            1,
+            bounds::MAX_IODEPTH,
+        )?
+        .unwrap_or(vec![1]);
+        let run_files = counts("files", &e.files, &none, &None, 1, bounds::MAX_FILES)?;
+        let read_pct = counts("read_pct", &e.read_pct, &none, &None, 0, 100)?
             .unwrap_or(vec![rw.fixed_read_pct().unwrap_or(50) as u64]);
-        if let (Some(bad), Some(at)) = (read_pct.iter().find(|&&p| p > 100), &e.read_pct) {
-            return Err(cx.err(
-                at,
-                "read_pct",
-                VbError::input(format!("{bad} is outside 0..100")),
-            ));
-        }
         let bs = match &e.bs {
             Some(v) => cx.with("bs", Some(v), sweep::parse_bs_points(&v.get_ref().text()))?,
             None => vec![vec![crate::spec::BlockSize {
@@ -309,7 +360,12 @@ pub fn to_job(origin: &str, text: &str, suite: &SuiteFile, o: &Overrides) -> Res
             Some(v) => Some(cx.with(
                 "rate",
                 Some(v),
-                sweep::parse_numbers("rate", &v.get_ref().text()),
+                sweep::parse_numbers("rate", &v.get_ref().text()).and_then(|rs| {
+                    for r in &rs {
+                        bounds::number("rate", *r, bounds::MIN_RATE, bounds::MAX_RATE)?;
+                    }
+                    Ok(rs)
+                }),
             )?),
             None => None,
         };
@@ -324,21 +380,48 @@ pub fn to_job(origin: &str, text: &str, suite: &SuiteFile, o: &Overrides) -> Res
             },
             None => false,
         } || o.steady;
+        // Every point was bounded by its parser, far inside u32.
+        let first = |v: &[u64]| -> u32 {
+            v.first()
+                .copied()
+                .and_then(|x| u32::try_from(x).ok())
+                .unwrap_or(1)
+        };
         let base = RunSpec {
             name: name.clone(),
             rw,
-            read_pct: read_pct[0] as u8,
-            bs: bs[0].clone(),
-            threads: threads[0] as u32,
-            iodepth: iodepth[0] as u32,
-            warmup_s: cx.seconds("warmup", &e.warmup, &o.warmup, &d.warmup, 5.0)?,
-            duration_s: cx.seconds("duration", &e.duration, &o.duration, &d.duration, 60.0)?,
+            read_pct: read_pct.first().copied().unwrap_or(50).min(100) as u8,
+            bs: bs.first().cloned().unwrap_or_default(),
+            threads: first(&threads),
+            iodepth: first(&iodepth),
+            warmup_s: cx.seconds(
+                "warmup",
+                &e.warmup,
+                &o.warmup,
+                &d.warmup,
+                5.0,
+                Duration::ZERO,
+                bounds::MAX_WARMUP,
+            )?,
+            duration_s: cx.seconds(
+                "duration",
+                &e.duration,
+                &o.duration,
+                &d.duration,
+                60.0,
+                bounds::MIN_DURATION,
+                bounds::MAX_DURATION,
+            )?,
             io_limit: match &e.io_limit {
-                Some(v) => Some(cx.with("io_limit", Some(v), parse_size(&v.get_ref().text()))?),
+                Some(v) => Some(cx.with(
+                    "io_limit",
+                    Some(v),
+                    parse_size_in("io_limit", &v.get_ref().text(), 1, bounds::MAX_SIZE),
+                )?),
                 None => None,
             },
-            files: run_files.as_ref().map(|f| f[0] as u32),
-            rate_iops: rates.as_ref().map(|r| r[0]),
+            files: run_files.as_deref().map(first),
+            rate_iops: rates.as_ref().and_then(|r| r.first().copied()),
             arrivals,
             steady,
             ..RunSpec::default()
@@ -352,9 +435,27 @@ pub fn to_job(origin: &str, text: &str, suite: &SuiteFile, o: &Overrides) -> Res
             rate: rates.clone().filter(|r| many(r.len())),
             files: run_files.clone().filter(|f| many(f.len())),
         };
-        let mut points = sweep::expand(&base, &axes, |r| point_name(&name, r, &axes));
+        let mut points =
+            sweep::expand(&base, &axes, |r| point_name(&name, r, &axes)).map_err(|err| {
+                VbError::input(format!(
+                    "{origin} line {}: run '{name}': {}",
+                    line_of(text, e.name.span().start),
+                    err.message
+                ))
+            })?;
         if let Some(g) = &e.until_gain_below {
-            let pct = cx.with("until_gain_below", Some(g), positive(&g.get_ref().text()))?;
+            let pct = cx.with(
+                "until_gain_below",
+                Some(g),
+                positive(&g.get_ref().text()).and_then(|p| {
+                    bounds::number(
+                        "until_gain_below",
+                        p,
+                        bounds::MIN_GAIN_PCT,
+                        bounds::MAX_GAIN_PCT,
+                    )
+                }),
+            )?;
             for p in &mut points {
                 p.stop_rule = Some(StopRule {
                     group: name.clone(),
@@ -376,21 +477,38 @@ pub fn to_job(origin: &str, text: &str, suite: &SuiteFile, o: &Overrides) -> Res
                 let pcts = cx.with(
                     "curve",
                     Some(c),
-                    sweep::parse_numbers("curve", &c.get_ref().text()),
+                    sweep::parse_numbers("curve", &c.get_ref().text()).and_then(|ps| {
+                        for p in &ps {
+                            bounds::number(
+                                "curve",
+                                *p,
+                                bounds::MIN_RATE_PCT,
+                                bounds::MAX_RATE_PCT,
+                            )?;
+                        }
+                        Ok(ps)
+                    }),
                 )?;
                 let stop_us = match &e.curve_stop_latency {
                     Some(v) => Some(
                         cx.with(
                             "curve_stop_latency",
                             Some(v),
-                            parse_duration(&v.get_ref().text()),
+                            parse_duration_in(
+                                "curve_stop_latency",
+                                &v.get_ref().text(),
+                                bounds::MIN_LATENCY,
+                                bounds::MAX_LATENCY,
+                            ),
                         )?
                         .as_secs_f64()
                             * 1e6,
                     ),
                     None => None,
                 };
-                let mut max = points.remove(0);
+                let Some(mut max) = points.pop() else {
+                    return Err(cx.err(c, "curve", VbError::input("the run has no point")));
+                };
                 let max_name = format!("{name}-max");
                 max.name = max_name.clone();
                 max.rate_iops = None;
@@ -412,8 +530,18 @@ pub fn to_job(origin: &str, text: &str, suite: &SuiteFile, o: &Overrides) -> Res
             }
         }
     }
-    if suite.warmup_run && !o.no_warmup_run {
-        let mut warm = runs[0].clone();
+    if runs.len() > bounds::MAX_RUNS {
+        return Err(VbError::input(format!(
+            "{origin}: the suite expands into {} runs; at most {}",
+            runs.len(),
+            bounds::MAX_RUNS
+        )));
+    }
+    if suite.warmup_run
+        && !o.no_warmup_run
+        && let Some(first) = runs.first()
+    {
+        let mut warm = first.clone();
         warm.name = "warmup-run".into();
         warm.discard = true;
         // A discarded run never feeds a stop rule or a curve.
@@ -495,6 +623,7 @@ pub fn list() -> Vec<(String, String, String)> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 mod tests {
     use super::*;
 
@@ -653,7 +782,7 @@ mod tests {
         );
         let e = parse_err(&format!("{base}read_pct = [100, 150]\nrw = \"randrw\"\n"));
         assert!(
-            e.starts_with("my.toml line 6: read_pct:") && e.contains("150"),
+            e.starts_with("my.toml line 6: read_pct") && e.contains("150"),
             "{e}"
         );
         let e = parse_err("name = \"x\"\ntable = \"pie\"\n");
@@ -661,7 +790,7 @@ mod tests {
         let e = parse_err("name = \"x\"\ntable = \"patterns\"\n");
         assert!(e.contains("no [[run]]"), "{e}");
         let e = parse_err(&format!("{base}threads = \"1:8:x\"\n"));
-        assert!(e.starts_with("my.toml line 6: threads:"), "{e}");
+        assert!(e.starts_with("my.toml line 6: threads"), "{e}");
         let e = parse_err(
             "name = \"x\"\ntable = \"patterns\"\n[defaults]\nduration = \"soon\"\n[[run]]\nname = \"a\"\n",
         );

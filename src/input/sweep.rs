@@ -1,15 +1,24 @@
 //! Sweeps: a value given as a list (`1,2,4,8`) or a range (`100:0:-10`,
 //! `1:64:*2`) expands into one run per point, crossed with the other swept
 //! values, as vdbench's forthreads / forxfersize / forrdpct do.
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 use crate::error::{Result, VbError};
 use crate::spec::{BlockSize, RunSpec};
-use crate::units::{parse_bs_list, parse_size};
+use crate::units::bounds::{MAX_RUNS, MAX_SWEEP_POINTS};
+use crate::units::{parse_block_size, parse_bs_list};
 
 /// Splits a sweep into its points. Numeric ranges are `start:end[:step]`
 /// (step may be negative, or `*N` to multiply); lists are comma-separated.
+/// At most `MAX_SWEEP_POINTS` points in all, counted while generating, so a
+/// range like `1:1e15:*1.000001` is refused before it allocates.
 pub fn parse_numbers(flag: &str, text: &str) -> Result<Vec<f64>> {
-    let mut out = Vec::new();
+    let too_many = || {
+        VbError::input(format!(
+            "{flag} '{text}' has more than {MAX_SWEEP_POINTS} points"
+        ))
+    };
+    let mut out: Vec<f64> = Vec::new();
     for part in text.split(',') {
         let part = part.trim();
         if part.is_empty() {
@@ -26,24 +35,35 @@ pub fn parse_numbers(flag: &str, text: &str) -> Result<Vec<f64>> {
         };
         let fields: Vec<&str> = part.split(':').collect();
         match fields.as_slice() {
-            [one] => out.push(num(one)?),
+            [one] => {
+                if out.len() >= MAX_SWEEP_POINTS {
+                    return Err(too_many());
+                }
+                out.push(num(one)?)
+            }
             [a, b] | [a, b, _] => {
                 let (start, end) = (num(a)?, num(b)?);
                 let step = fields.get(2).map(|s| s.trim()).unwrap_or("");
-                let points = if let Some(factor) = step.strip_prefix('*') {
+                if let Some(factor) = step.strip_prefix('*') {
                     let f = num(factor)?;
                     if f <= 1.0 || start <= 0.0 || end < start {
                         return Err(VbError::input(format!(
                             "{flag} '{text}': a multiplying range needs 0 < start <= end and a factor above 1"
                         )));
                     }
-                    let mut v = Vec::new();
                     let mut x = start;
-                    while x <= end * (1.0 + 1e-9) {
-                        v.push(x);
-                        x *= f;
+                    while x <= end * (1.0 + 1e-9) && x.is_finite() {
+                        if out.len() >= MAX_SWEEP_POINTS {
+                            return Err(too_many());
+                        }
+                        out.push(x);
+                        let next = x * f;
+                        // A factor within rounding of 1 would never move.
+                        if next <= x {
+                            return Err(too_many());
+                        }
+                        x = next;
                     }
-                    v
                 } else {
                     let step = if step.is_empty() {
                         if end >= start { 1.0 } else { -1.0 }
@@ -55,15 +75,13 @@ pub fn parse_numbers(flag: &str, text: &str) -> Result<Vec<f64>> {
                             "{flag} '{text}': step {step} never gets from {start} to {end}"
                         )));
                     }
-                    let n = ((end - start) / step + 1e-9).floor() as usize + 1;
-                    if n > 10_000 {
-                        return Err(VbError::input(format!(
-                            "{flag} '{text}' has {n} points; that is too many"
-                        )));
+                    let n = ((end - start) / step + 1e-9).floor();
+                    if !(n.is_finite() && n < (MAX_SWEEP_POINTS - out.len()) as f64) {
+                        return Err(too_many());
                     }
-                    (0..n).map(|i| start + step * i as f64).collect()
-                };
-                out.extend(points);
+                    let n = n as usize + 1;
+                    out.extend((0..n).map(|i| start + step * i as f64));
+                }
             }
             _ => {
                 return Err(VbError::input(format!(
@@ -75,17 +93,24 @@ pub fn parse_numbers(flag: &str, text: &str) -> Result<Vec<f64>> {
     Ok(out)
 }
 
-/// Whole-number points (threads, iodepth, read percentage, files).
-pub fn parse_counts(flag: &str, text: &str) -> Result<Vec<u64>> {
+/// Whole-number points (threads, iodepth, read percentage, files), each
+/// within `lo..=hi`.
+pub fn parse_counts(flag: &str, text: &str, lo: u64, hi: u64) -> Result<Vec<u64>> {
     parse_numbers(flag, text)?
         .into_iter()
         .map(|v| {
-            if v >= 0.0 && v.fract() == 0.0 && v <= u32::MAX as f64 {
-                Ok(v as u64)
-            } else {
+            if v.fract() != 0.0 {
                 Err(VbError::input(format!(
-                    "{flag} '{text}': {v} is not a whole number"
+                    "{flag} '{text}': {} is not a whole number",
+                    crate::units::bounds::short(v)
                 )))
+            } else if v < lo as f64 || v > hi as f64 {
+                Err(VbError::input(format!(
+                    "{flag} {} is outside {lo}..{hi}",
+                    crate::units::bounds::short(v)
+                )))
+            } else {
+                Ok(v as u64)
             }
         })
         .collect()
@@ -102,12 +127,19 @@ pub fn parse_bs_points(text: &str) -> Result<Vec<Vec<BlockSize>>> {
     if text.contains(':') {
         return Ok(vec![to_bs(parse_bs_list(text)?)]);
     }
-    text.split(',')
+    let points: Vec<&str> = text.split(',').collect();
+    if points.len() > MAX_SWEEP_POINTS {
+        return Err(VbError::input(format!(
+            "--bs '{text}' has more than {MAX_SWEEP_POINTS} points"
+        )));
+    }
+    points
+        .into_iter()
         .map(|p| {
-            let bytes = parse_size(p)?;
-            if bytes == 0 {
-                return Err(VbError::input(format!("--bs '{text}': a block size of 0")));
+            if p.trim().is_empty() {
+                return Err(VbError::input(format!("--bs '{text}' has an empty entry")));
             }
+            let bytes = parse_block_size(text, p)?;
             Ok(vec![BlockSize { bytes, weight: 1 }])
         })
         .collect()
@@ -125,6 +157,8 @@ pub struct Axes {
 }
 
 impl Axes {
+    /// The number of runs the axes cross into (saturating: it is compared
+    /// with `MAX_RUNS`, never allocated).
     pub fn points(&self) -> usize {
         [
             self.threads.as_ref().map(Vec::len),
@@ -136,14 +170,30 @@ impl Axes {
         ]
         .iter()
         .map(|n| n.unwrap_or(1))
-        .product()
+        .fold(1usize, |acc, n| acc.saturating_mul(n))
     }
 }
 
 /// The cross product of the axes over `base`, in a stable order (threads
 /// outermost, then iodepth, block size, read percentage, rate, files).
 /// Point names come from `name(run)`; a single point keeps the base name.
-pub fn expand(base: &RunSpec, axes: &Axes, name: impl Fn(&RunSpec) -> String) -> Vec<RunSpec> {
+/// More than `MAX_RUNS` points is refused before anything is built.
+pub fn expand(
+    base: &RunSpec,
+    axes: &Axes,
+    name: impl Fn(&RunSpec) -> String,
+) -> Result<Vec<RunSpec>> {
+    let n = axes.points();
+    if n > MAX_RUNS {
+        return Err(VbError::input(format!(
+            "the swept values cross into {} runs; at most {MAX_RUNS}",
+            if n == usize::MAX {
+                "too many".to_string()
+            } else {
+                n.to_string()
+            }
+        )));
+    }
     let mut runs = vec![base.clone()];
     fn cross<T: Clone>(
         runs: Vec<RunSpec>,
@@ -179,10 +229,11 @@ pub fn expand(base: &RunSpec, axes: &Axes, name: impl Fn(&RunSpec) -> String) ->
             r.name = name(r);
         }
     }
-    runs
+    Ok(runs)
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 mod tests {
     use super::*;
     use crate::spec::Pattern;
@@ -190,20 +241,23 @@ mod tests {
     #[test]
     fn ranges_and_lists() {
         assert_eq!(
-            parse_counts("--read-pct", "100:0:-10").unwrap(),
+            parse_counts("--read-pct", "100:0:-10", 0, 100).unwrap(),
             vec![100, 90, 80, 70, 60, 50, 40, 30, 20, 10, 0]
         );
         assert_eq!(
-            parse_counts("--threads", "1,2,4,8").unwrap(),
+            parse_counts("--threads", "1,2,4,8", 1, 4096).unwrap(),
             vec![1, 2, 4, 8]
         );
         assert_eq!(
-            parse_counts("--threads", "1:64:*2").unwrap(),
+            parse_counts("--threads", "1:64:*2", 1, 4096).unwrap(),
             vec![1, 2, 4, 8, 16, 32, 64]
         );
-        assert_eq!(parse_counts("--iodepth", "1:4").unwrap(), vec![1, 2, 3, 4]);
         assert_eq!(
-            parse_counts("--threads", "1:3,8").unwrap(),
+            parse_counts("--iodepth", "1:4", 1, 4096).unwrap(),
+            vec![1, 2, 3, 4]
+        );
+        assert_eq!(
+            parse_counts("--threads", "1:3,8", 1, 4096).unwrap(),
             vec![1, 2, 3, 8]
         );
         assert_eq!(
@@ -215,26 +269,53 @@ mod tests {
     #[test]
     fn bad_sweeps_are_named() {
         assert!(
-            parse_counts("--read-pct", "100:0:10")
+            parse_counts("--read-pct", "100:0:10", 0, 100)
                 .unwrap_err()
                 .to_string()
                 .contains("never gets")
         );
         assert!(
-            parse_counts("--threads", "1.5")
+            parse_counts("--threads", "1.5", 1, 4096)
                 .unwrap_err()
                 .to_string()
                 .contains("not a whole number")
         );
         assert!(
-            parse_counts("--threads", "a,b")
+            parse_counts("--threads", "a,b", 1, 4096)
                 .unwrap_err()
                 .to_string()
                 .contains("'a' is not a number")
         );
-        assert!(parse_counts("--threads", "1:2:3:4").is_err());
-        assert!(parse_counts("--threads", "1,,2").is_err());
-        assert!(parse_counts("--threads", "0:100000000").is_err());
+        assert!(parse_counts("--threads", "1:2:3:4", 1, 4096).is_err());
+        assert!(parse_counts("--threads", "1,,2", 1, 4096).is_err());
+        assert!(parse_counts("--threads", "0:100000000", 0, 4096).is_err());
+        assert_eq!(
+            parse_counts("--threads", "5000", 1, 4096)
+                .unwrap_err()
+                .to_string(),
+            "--threads 5000 is outside 1..4096"
+        );
+    }
+
+    #[test]
+    fn huge_sweeps_are_refused_before_they_allocate() {
+        // Found in issue 9: these allocated gigabytes in --dry-run.
+        let e = parse_numbers("--rate", "1:1e15:*1.000001")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("more than 10000 points"), "{e}");
+        assert!(parse_numbers("--rate", "1:1e300:*1.0000000000000002").is_err());
+        assert!(parse_numbers("--rate", "-1e308:1e308:1").is_err());
+        assert!(parse_numbers("--rate", "1:5000,1:5001").is_err());
+        assert_eq!(parse_numbers("--rate", "1:10000").unwrap().len(), 10_000);
+        let axes = Axes {
+            read_pct: Some(parse_counts("--read-pct", "0:100", 0, 100).unwrap()),
+            threads: Some(parse_counts("--threads", "1:4096", 1, 4096).unwrap()),
+            iodepth: Some(parse_counts("--iodepth", "1:4096", 1, 4096).unwrap()),
+            ..Axes::default()
+        };
+        let e = expand(&RunSpec::default(), &axes, |r| r.auto_name()).unwrap_err();
+        assert!(e.to_string().contains("at most 10000"), "{e}");
     }
 
     #[test]
@@ -256,11 +337,11 @@ mod tests {
         let axes = Axes {
             threads: Some(vec![1, 2, 4, 8]),
             bs: Some(parse_bs_points("4k,64k").unwrap()),
-            read_pct: Some(parse_counts("p", "100:0:-10").unwrap()),
+            read_pct: Some(parse_counts("p", "100:0:-10", 0, 100).unwrap()),
             ..Axes::default()
         };
         assert_eq!(axes.points(), 4 * 2 * 11);
-        let runs = expand(&base, &axes, |r| r.auto_name());
+        let runs = expand(&base, &axes, |r| r.auto_name()).unwrap();
         assert_eq!(runs.len(), 88);
         assert_eq!(
             (runs[0].threads, runs[0].bs[0].bytes, runs[0].read_pct),
@@ -291,7 +372,8 @@ mod tests {
                 ..Axes::default()
             },
             |r| r.auto_name(),
-        );
+        )
+        .unwrap();
         assert_eq!(runs.len(), 1);
         assert_eq!(runs[0].name, "mine");
         assert_eq!(runs[0].threads, 4);

@@ -4,11 +4,12 @@
 
 use std::fmt::Write as _;
 
-use crate::error::Result;
+use crate::error::{Result, VbError};
 use crate::io::engine::{self, EngineKind};
 use crate::io::host;
 use crate::io::target::{self, Inspection, TargetKind};
 use crate::spec::{JobSpec, RunSpec};
+use crate::units::bounds;
 use crate::units::{format_duration, format_size};
 
 #[derive(Debug, Clone)]
@@ -42,7 +43,7 @@ pub fn plan(job: JobSpec) -> Result<Plan> {
             // A synchronous engine keeps one I/O in flight per thread, so the
             // requested concurrency becomes threads x iodepth threads.
             let (io_threads, depth) = if engine.is_sync() {
-                (r.threads * r.iodepth, 1)
+                (r.threads.saturating_mul(r.iodepth), 1)
             } else {
                 (r.threads, r.iodepth)
             };
@@ -55,7 +56,10 @@ pub fn plan(job: JobSpec) -> Result<Plan> {
             }
         })
         .collect();
+    let fd_limit = rustix::process::getrlimit(rustix::process::Resource::Nofile).maximum;
+    let memory = host::memory_bytes();
     for r in &runs {
+        check_resources(&job, r, fd_limit, memory)?;
         // Sequential streams each get their own region of the working set;
         // each must hold at least one block.
         let files = r.spec.files.unwrap_or(job.target.files) as u64;
@@ -96,6 +100,55 @@ pub fn plan(job: JobSpec) -> Result<Plan> {
         runs,
         notes,
     })
+}
+
+/// What a run will ask of this host, checked against its bounds and the
+/// host's own limits before anything starts: OS threads, open files and
+/// I/O buffer memory. Each message names the bound.
+fn check_resources(
+    job: &JobSpec,
+    r: &PlannedRun,
+    fd_limit: Option<u64>,
+    memory: Option<u64>,
+) -> Result<()> {
+    let s = &r.spec;
+    let err = |m: String| VbError::input(format!("run '{}': {m}", s.name));
+    let io_threads = u64::from(r.io_threads);
+    if io_threads > bounds::MAX_IO_THREADS {
+        return Err(err(format!(
+            "the {} engine keeps one I/O in flight per thread, so --threads {} x --iodepth {} \
+             needs {io_threads} threads; at most {} (use --engine io_uring, or fewer)",
+            r.engine.name(),
+            s.threads,
+            s.iodepth,
+            bounds::MAX_IO_THREADS
+        )));
+    }
+    // Each I/O thread opens every file of the set.
+    let files = u64::from(s.files.unwrap_or(job.target.files));
+    let fds = io_threads.saturating_mul(files);
+    if let Some(limit) = fd_limit
+        && fds.saturating_add(64) > limit
+    {
+        return Err(err(format!(
+            "{io_threads} I/O threads x {files} files need {fds} open files; this host allows \
+             {limit} (ulimit -Hn): use fewer threads or files"
+        )));
+    }
+    let buffers = u64::from(r.io_threads)
+        .saturating_mul(u64::from(r.depth))
+        .saturating_mul(s.max_bs());
+    if let Some(mem) = memory
+        && buffers > mem / 2
+    {
+        return Err(err(format!(
+            "{} of I/O buffers (threads x iodepth x {}) is more than half this host's memory ({})",
+            format_size(buffers),
+            format_size(s.max_bs()),
+            format_size(mem)
+        )));
+    }
+    Ok(())
 }
 
 impl Plan {

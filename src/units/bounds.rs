@@ -1,0 +1,240 @@
+//! The stated limits of every number and text a user can give. A value
+//! outside them is refused before any I/O, with the limit in the message,
+//! so no later arithmetic, allocation or `Duration` conversion can overflow
+//! or panic. The README's "Bounds" table lists the same numbers.
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+
+use std::time::Duration;
+
+use crate::error::{Result, VbError};
+use crate::units::{format_duration, format_size};
+
+const DAY: u64 = 86_400;
+
+/// --duration: long enough for any soak test, short enough that adding
+/// warm-ups and runs can never overflow a clock.
+pub const MIN_DURATION: Duration = Duration::from_millis(1);
+pub const MAX_DURATION: Duration = Duration::from_secs(30 * DAY);
+/// --warmup (0 = none).
+pub const MAX_WARMUP: Duration = Duration::from_secs(30 * DAY);
+/// --interval: the collector's tick; below 50ms it measures itself.
+pub const MIN_INTERVAL: Duration = Duration::from_millis(50);
+pub const MAX_INTERVAL: Duration = Duration::from_secs(3600);
+/// --host-timeout.
+pub const MIN_HOST_TIMEOUT: Duration = Duration::from_secs(1);
+pub const MAX_HOST_TIMEOUT: Duration = Duration::from_secs(3600);
+/// A latency a user states (plan --latency, a suite's curve_stop_latency).
+pub const MIN_LATENCY: Duration = Duration::from_nanos(100);
+pub const MAX_LATENCY: Duration = Duration::from_secs(3600);
+
+/// --size and --io-limit: 8 PiB, far beyond any volume, and exact in f64.
+pub const MAX_SIZE: u64 = 1 << 53;
+/// One block (--bs): each in-flight I/O owns a buffer this large.
+pub const MAX_BS: u64 = 1 << 30;
+/// Entries in one weighted block-size mix, and each weight.
+pub const MAX_BS_MIX: usize = 64;
+pub const MAX_BS_WEIGHT: u64 = 1_000_000;
+/// --threads and --iodepth each.
+pub const MAX_THREADS: u64 = 4096;
+pub const MAX_IODEPTH: u64 = 4096;
+/// threads x iodepth: I/Os in flight on one host.
+pub const MAX_IN_FLIGHT: u64 = 65_536;
+/// OS threads one host may start: a synchronous engine needs one per I/O
+/// in flight (threads x iodepth).
+pub const MAX_IO_THREADS: u64 = 4096;
+/// threads x iodepth x largest block: the I/O buffers held at once.
+pub const MAX_BUFFER_BYTES: u64 = 4 << 30;
+/// --files: each I/O thread opens every file of the set.
+pub const MAX_FILES: u64 = 65_536;
+/// --rate, IOPS across all threads.
+pub const MIN_RATE: f64 = 0.01;
+pub const MAX_RATE: f64 = 1e9;
+/// A curve's rate as a percentage of the measured maximum.
+pub const MIN_RATE_PCT: f64 = 0.1;
+pub const MAX_RATE_PCT: f64 = 1000.0;
+/// A suite's until_gain_below, percent.
+pub const MIN_GAIN_PCT: f64 = 0.01;
+pub const MAX_GAIN_PCT: f64 = 1000.0;
+/// Points of one swept value, and runs in one job after crossing them.
+pub const MAX_SWEEP_POINTS: usize = 10_000;
+pub const MAX_RUNS: usize = 10_000;
+/// Hosts in one multi-host run (and plan --hosts).
+pub const MAX_HOSTS: usize = 1024;
+/// plan --iops and --concurrency.
+pub const MIN_PLAN_IOPS: f64 = 0.001;
+pub const MAX_PLAN_IOPS: f64 = 1e12;
+pub const MIN_PLAN_CONCURRENCY: f64 = 0.001;
+pub const MAX_PLAN_CONCURRENCY: f64 = 1e9;
+/// A run name (--name, a suite's run name), in characters.
+pub const MAX_NAME_CHARS: usize = 128;
+/// A suite or hosts file: these are hand-written text, never large.
+pub const MAX_INPUT_FILE: u64 = 1 << 20;
+
+/// `v` within `lo..=hi`, or an error naming the flag and the bounds.
+pub fn count(flag: &str, v: u64, lo: u64, hi: u64) -> Result<u64> {
+    if (lo..=hi).contains(&v) {
+        Ok(v)
+    } else {
+        Err(VbError::input(format!("{flag} {v} is outside {lo}..{hi}")))
+    }
+}
+
+/// A bound or a value as people write it: `50ms`, `1h`, `30d`, `1m30s`.
+pub fn human(d: Duration) -> String {
+    let s = d.as_secs();
+    if d.is_zero() {
+        "0s".into()
+    } else if d.subsec_nanos() == 0 && s.is_multiple_of(DAY) {
+        format!("{}d", s / DAY)
+    } else if d.subsec_nanos() == 0 && s.is_multiple_of(3600) {
+        format!("{}h", s / 3600)
+    } else if d.subsec_nanos() == 0 && s.is_multiple_of(60) {
+        format!("{}m", s / 60)
+    } else if s == 0 && d.subsec_nanos().is_multiple_of(1_000_000) {
+        format!("{}ms", d.subsec_millis())
+    } else {
+        format_duration(d)
+    }
+}
+
+/// A number as people write it, in exponent form when plain digits would
+/// run to hundreds of characters (1e-300).
+pub fn short(v: f64) -> String {
+    let a = v.abs();
+    if a == 0.0 || (1e-4..1e13).contains(&a) || !v.is_finite() {
+        format!("{v}")
+    } else {
+        format!("{v:e}")
+    }
+}
+
+/// A finite `v` within `lo..=hi`.
+pub fn number(flag: &str, v: f64, lo: f64, hi: f64) -> Result<f64> {
+    if v.is_finite() && v >= lo && v <= hi {
+        Ok(v)
+    } else {
+        Err(VbError::input(format!(
+            "{flag} {} is outside {}..{}",
+            short(v),
+            short(lo),
+            short(hi)
+        )))
+    }
+}
+
+/// A byte count within `lo..=hi`.
+pub fn size(flag: &str, v: u64, lo: u64, hi: u64) -> Result<u64> {
+    if (lo..=hi).contains(&v) {
+        Ok(v)
+    } else {
+        Err(VbError::input(format!(
+            "{flag} {} is outside {}..{}",
+            format_size(v),
+            format_size(lo),
+            format_size(hi)
+        )))
+    }
+}
+
+/// A duration within `lo..=hi`.
+pub fn duration(flag: &str, d: Duration, lo: Duration, hi: Duration) -> Result<Duration> {
+    if d >= lo && d <= hi {
+        Ok(d)
+    } else {
+        Err(VbError::input(format!(
+            "{flag} {} is outside {}..{}",
+            human(d),
+            human(lo),
+            human(hi)
+        )))
+    }
+}
+
+/// Seconds as stored in a spec (which may come from a file or another
+/// host), within `lo..=hi`.
+pub fn seconds(flag: &str, s: f64, lo: Duration, hi: Duration) -> Result<f64> {
+    if s.is_finite() && s >= lo.as_secs_f64() && s <= hi.as_secs_f64() {
+        Ok(s)
+    } else {
+        Err(VbError::input(format!(
+            "{flag} {}s is outside {}..{}",
+            short(s),
+            human(lo),
+            human(hi)
+        )))
+    }
+}
+
+/// A name that ends up in tables, file contents and terminals: printable
+/// text on one line, at most `MAX_NAME_CHARS`.
+pub fn name(flag: &str, text: &str) -> Result<()> {
+    if let Some(c) = text.chars().find(|c| c.is_control()) {
+        return Err(VbError::input(format!(
+            "{flag} '{}' contains the control character {c:?}; a name is printable text on one line",
+            text.escape_debug()
+        )));
+    }
+    let n = text.chars().count();
+    if n > MAX_NAME_CHARS {
+        return Err(VbError::input(format!(
+            "{flag} is {n} characters long; at most {MAX_NAME_CHARS}"
+        )));
+    }
+    Ok(())
+}
+
+/// `text` with every control character (newline, escape...) written as
+/// its escape sequence, for an error printed as one terminal line.
+pub fn one_line(text: &str) -> String {
+    text.chars()
+        .flat_map(|c| {
+            let escaped: Vec<char> = if c.is_control() {
+                c.escape_default().collect()
+            } else {
+                vec![c]
+            };
+            escaped
+        })
+        .collect()
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_state_the_bounds() {
+        let e = count("--threads", 5000, 1, MAX_THREADS).unwrap_err();
+        assert_eq!(e.to_string(), "--threads 5000 is outside 1..4096");
+        let e = duration(
+            "--duration",
+            Duration::from_secs(31 * DAY),
+            MIN_DURATION,
+            MAX_DURATION,
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string().contains("--duration 31d is outside 1ms..30d"),
+            "{e}"
+        );
+        assert!(number("--rate", f64::NAN, MIN_RATE, MAX_RATE).is_err());
+        let e = number("--rate", 1e-300, MIN_RATE, MAX_RATE).unwrap_err();
+        assert_eq!(e.to_string(), "--rate 1e-300 is outside 0.01..1000000000");
+        assert!(
+            size("--size", MAX_SIZE + 1, 1, MAX_SIZE)
+                .unwrap_err()
+                .to_string()
+                .contains("8PiB")
+        );
+    }
+
+    #[test]
+    fn names_are_one_printable_line() {
+        assert!(name("--name", "db-test 1").is_ok());
+        let e = name("--name", "a\nb").unwrap_err().to_string();
+        assert!(e.contains("a\\nb") && !e.contains('\n'), "{e}");
+        assert!(name("--name", "\u{1b}[31mred").is_err());
+        assert!(name("--name", &"x".repeat(MAX_NAME_CHARS + 1)).is_err());
+    }
+}
