@@ -43,9 +43,11 @@ pub fn check_host_name(name: &str) -> Result<()> {
             "host name '{name}' starts with '-', which ssh would read as an option"
         )));
     }
-    if let Some(c) = name.chars().find(|c| c.is_whitespace() || c.is_control()) {
+    // Printable ASCII only: invisible characters (a BOM, zero-width
+    // spaces) would make a name that looks right and reaches no host.
+    if let Some(c) = name.chars().find(|c| !c.is_ascii_graphic()) {
         return Err(VbError::input(format!(
-            "host name '{}' contains {:?}; a host is one word as ssh takes it",
+            "host name '{}' contains {:?}; a host is one word of printable ASCII as ssh takes it",
             name.escape_debug(),
             c
         )));
@@ -336,6 +338,8 @@ mod tests {
         // Found in issue 9: the BOM became part of the first host's name.
         let hosts = parse_file("\u{feff}vm1\nvm2\n", "hosts.txt").unwrap();
         assert_eq!(hosts[0].name, "vm1");
+        assert!(parse_file("vm1\n\u{feff}vm2\n", "f").is_err());
+        assert!(parse_list("vm\u{200b}1").is_err());
     }
 
     #[test]
