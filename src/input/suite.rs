@@ -258,6 +258,9 @@ impl Ctx<'_> {
 pub fn to_job(origin: &str, text: &str, suite: &SuiteFile, o: &Overrides) -> Result<JobSpec> {
     let cx = Ctx { origin, text };
     crate::input::flags::check_target_path(&o.target)?;
+    // The suite's name is recorded in results and shown in reports.
+    bounds::name("name", &suite.name)
+        .map_err(|e| VbError::input(format!("{origin}: suite {}", e.message)))?;
     let d = &suite.defaults;
     let none: Option<String> = None;
     let size = match cx.pick(&None, &o.size, &d.size) {
@@ -783,6 +786,16 @@ mod tests {
         let e = parse_err(&format!("{base}read_pct = [100, 150]\nrw = \"randrw\"\n"));
         assert!(
             e.starts_with("my.toml line 6: read_pct") && e.contains("150"),
+            "{e}"
+        );
+        let e = parse_err(&format!("{base}[[run]]\nname = \"b\\u001b[2J\"\n"));
+        assert!(
+            e.starts_with("my.toml line 7:") && e.contains("control character"),
+            "{e}"
+        );
+        let e = parse_err("name = \"x\\ny\"\ntable = \"patterns\"\n[[run]]\nname = \"a\"\n");
+        assert!(
+            e.contains("suite name") && e.contains("control character"),
             "{e}"
         );
         let e = parse_err("name = \"x\"\ntable = \"pie\"\n");
