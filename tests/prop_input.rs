@@ -7,13 +7,13 @@
 use std::time::Duration;
 
 use proptest::prelude::*;
-use volbench::bounds::{self, *};
-use volbench::cli::PlanArgs;
-use volbench::remote::hosts;
+use volbench::input::cli::PlanArgs;
+use volbench::input::hosts;
+use volbench::input::suite;
+use volbench::input::sweep::{self, Axes};
 use volbench::spec::{BlockSize, EngineChoice, JobSpec, Pattern, RunSpec, TargetSpec};
-use volbench::suite;
-use volbench::sweep::{self, Axes};
 use volbench::units;
+use volbench::units::bounds::{self, *};
 
 const BOM: char = '\u{feff}';
 
@@ -264,7 +264,7 @@ proptest! {
         hosts in number_text(),
     ) {
         let a = PlanArgs { latency, iops, concurrency, hosts };
-        match volbench::littles::answer(&a) {
+        match volbench::cmd::littles_law::answer(&a) {
             Ok(text) => prop_assert!(!text.is_empty() && !text.contains("NaN") && !text.contains("inf")),
             Err(e) => one_clear_line(&e),
         }

@@ -1,0 +1,193 @@
+//! The built-in suites expand as their papers describe, and a bad suite
+//! file names its line.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+
+use super::*;
+
+fn job(name: &str) -> JobSpec {
+    let (origin, text) = load(name).unwrap();
+    let suite = parse(&origin, &text).unwrap();
+    to_job(
+        &origin,
+        &text,
+        &suite,
+        &Overrides {
+            target: "/tmp/x".into(),
+            ..Overrides::default()
+        },
+    )
+    .unwrap()
+}
+
+#[test]
+fn every_built_in_suite_parses_and_validates() {
+    for (name, _) in BUILTIN {
+        let j = job(name);
+        assert!(!j.runs.is_empty(), "{name}");
+        assert_eq!(j.suite.as_ref().unwrap().name, name);
+    }
+}
+
+#[test]
+fn six_patterns_has_a_warm_up_run_then_the_six() {
+    let j = job("six-patterns");
+    let names: Vec<&str> = j.runs.iter().map(|r| r.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "warmup-run",
+            "8k-random-read",
+            "8k-random-write",
+            "8k-random-50-50",
+            "64k-seq-read",
+            "64k-seq-write",
+            "64k-seq-50-50"
+        ]
+    );
+    assert!(j.runs[0].discard && !j.runs[1].discard);
+    assert_eq!(j.runs[3].read_pct, 50);
+    assert_eq!(j.runs[4].bs[0].bytes, 65536);
+}
+
+#[test]
+fn mix_sweep_steps_by_ten_percent() {
+    let j = job("mix-sweep");
+    let pcts: Vec<u8> = j
+        .runs
+        .iter()
+        .filter(|r| !r.discard && r.bs[0].bytes == 4096)
+        .map(|r| r.read_pct)
+        .collect();
+    assert_eq!(pcts, [100, 90, 80, 70, 60, 50, 40, 30, 20, 10, 0]);
+    assert_eq!(j.runs.iter().filter(|r| !r.discard).count(), 22);
+}
+
+#[test]
+fn mix_table_crosses_sizes_and_mixes() {
+    let j = job("mix-table");
+    let runs: Vec<_> = j.runs.iter().filter(|r| !r.discard).collect();
+    assert_eq!(runs.len(), 20);
+    assert_eq!(runs[0].name, "random-4KiB-100r");
+    assert_eq!(runs[19].name, "sequential-256KiB-0r");
+}
+
+#[test]
+fn latency_curve_refers_to_its_maximum() {
+    let j = job("latency-curve");
+    let runs: Vec<_> = j.runs.iter().filter(|r| !r.discard).collect();
+    assert_eq!(runs[0].name, "curve-max");
+    assert!(runs[0].rate_pct.is_none());
+    let pcts: Vec<f64> = runs[1..]
+        .iter()
+        .map(|r| r.rate_pct.as_ref().unwrap().percent)
+        .collect();
+    assert_eq!(pcts, [10.0, 50.0, 70.0, 80.0, 90.0, 100.0]);
+    assert!(
+        runs[1..]
+            .iter()
+            .all(|r| r.rate_pct.as_ref().unwrap().of == "curve-max")
+    );
+}
+
+#[test]
+fn thread_sweep_doubles_until_the_knee() {
+    let j = job("thread-sweep");
+    let runs: Vec<_> = j.runs.iter().filter(|r| !r.discard).collect();
+    let threads: Vec<u32> = runs.iter().map(|r| r.threads).collect();
+    assert_eq!(threads, [1, 2, 4, 8, 16, 32, 64, 128, 256]);
+    assert!(
+        runs.iter()
+            .all(|r| r.stop_rule.as_ref().unwrap().gain_below_pct == Some(5.0))
+    );
+}
+
+#[test]
+fn files_threads_uses_two_file_sets() {
+    let j = job("files-threads");
+    let files: std::collections::BTreeSet<u32> = j.runs.iter().filter_map(|r| r.files).collect();
+    assert_eq!(files.into_iter().collect::<Vec<_>>(), [1, 10]);
+    assert_eq!(j.runs.iter().filter(|r| !r.discard).count(), 12);
+}
+
+#[test]
+fn overrides_replace_defaults_but_not_a_runs_own_values() {
+    let (origin, text) = load("thread-sweep").unwrap();
+    let suite = parse(&origin, &text).unwrap();
+    let o = Overrides {
+        target: "/tmp/x".into(),
+        threads: Some("3".into()),
+        duration: Some("2s".into()),
+        iodepth: Some("2".into()),
+        no_warmup_run: true,
+        ..Overrides::default()
+    };
+    let j = to_job(&origin, &text, &suite, &o).unwrap();
+    assert_eq!(j.runs[0].threads, 1, "the sweep's own threads win");
+    assert_eq!(j.runs[0].iodepth, 2);
+    assert_eq!(j.runs[0].duration_s, 2.0);
+    assert!(!j.runs[0].discard, "--no-warmup-run");
+}
+
+fn parse_err(text: &str) -> String {
+    let r = parse("my.toml", text).and_then(|s| {
+        to_job(
+            "my.toml",
+            text,
+            &s,
+            &Overrides {
+                target: "/tmp/x".into(),
+                ..Overrides::default()
+            },
+        )
+    });
+    r.unwrap_err().to_string()
+}
+
+#[test]
+fn a_bad_suite_names_the_bad_line() {
+    let base = "name = \"x\"\ntable = \"patterns\"\n\n[[run]]\nname = \"a\"\n";
+    let e = parse_err(&format!("{base}bs = \"12Q\"\n"));
+    assert!(
+        e.starts_with("my.toml line 6: bs:") && e.contains("12Q"),
+        "{e}"
+    );
+    let e = parse_err(&format!("{base}frobnicate = 1\n"));
+    assert!(
+        e.starts_with("my.toml line 6:") && e.contains("frobnicate"),
+        "{e}"
+    );
+    let e = parse_err(&format!("{base}read_pct = [100, 150]\nrw = \"randrw\"\n"));
+    assert!(
+        e.starts_with("my.toml line 6: read_pct") && e.contains("150"),
+        "{e}"
+    );
+    let e = parse_err(&format!("{base}[[run]]\nname = \"b\\u001b[2J\"\n"));
+    assert!(
+        e.starts_with("my.toml line 7:") && e.contains("control character"),
+        "{e}"
+    );
+    let e = parse_err("name = \"x\\ny\"\ntable = \"patterns\"\n[[run]]\nname = \"a\"\n");
+    assert!(
+        e.contains("suite name") && e.contains("control character"),
+        "{e}"
+    );
+    let e = parse_err("name = \"x\"\ntable = \"pie\"\n");
+    assert!(e.starts_with("my.toml line 2:") && e.contains("pie"), "{e}");
+    let e = parse_err("name = \"x\"\ntable = \"patterns\"\n");
+    assert!(e.contains("no [[run]]"), "{e}");
+    let e = parse_err(&format!("{base}threads = \"1:8:x\"\n"));
+    assert!(e.starts_with("my.toml line 6: threads"), "{e}");
+    let e = parse_err(
+        "name = \"x\"\ntable = \"patterns\"\n[defaults]\nduration = \"soon\"\n[[run]]\nname = \"a\"\n",
+    );
+    assert!(e.starts_with("my.toml line 4: duration:"), "{e}");
+}
+
+#[test]
+fn unknown_suite_names_the_built_ins() {
+    let e = load("nope").unwrap_err().to_string();
+    assert!(
+        e.contains("six-patterns") && e.contains("thread-sweep"),
+        "{e}"
+    );
+}
