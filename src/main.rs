@@ -1,4 +1,5 @@
 use clap::Parser;
+use clap::error::ErrorKind;
 
 fn main() {
     // Rust ignores SIGPIPE, which turns `volbench ... | head` into a panic
@@ -7,7 +8,10 @@ fn main() {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
-    let cli = volbench::input::cli::Cli::parse();
+    let cli = match volbench::input::cli::Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => bad_arguments(e),
+    };
     let code = match volbench::cmd::main(cli) {
         Ok(code) => code,
         Err(e) => {
@@ -20,4 +24,30 @@ fn main() {
         }
     };
     std::process::exit(code);
+}
+
+/// Clap's own errors (an unknown flag, a missing --target) become one line
+/// with exit 2 like every other bad input, instead of a usage page; help and
+/// --version print as usual.
+fn bad_arguments(e: clap::Error) -> ! {
+    match e.kind() {
+        ErrorKind::DisplayHelp
+        | ErrorKind::DisplayVersion
+        | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => e.exit(),
+        _ => {
+            let text = e.render().to_string();
+            // The message is the first paragraph; a tip and the usage follow.
+            let message: Vec<&str> = text
+                .lines()
+                .map(str::trim)
+                .skip_while(|l| l.is_empty())
+                .take_while(|l| !l.is_empty())
+                .collect();
+            let message = message.join(" ");
+            let message = message.strip_prefix("error: ").unwrap_or(&message);
+            let line = volbench::units::bounds::one_line(message);
+            eprintln!("volbench: error: {line} (see --help)");
+            std::process::exit(volbench::error::exit::BAD_INPUT);
+        }
+    }
 }

@@ -452,3 +452,23 @@ fn a_suite_through_a_pipe_or_redirect_still_reads() {
         assert!(stdout(&o).contains("8k-random-read"), "{}", stdout(&o));
     }
 }
+
+#[test]
+fn argument_errors_are_one_line_too() {
+    for (args, want) in [
+        (
+            &["run", "--target", "/tmp", "--frobnicate"][..],
+            "--frobnicate",
+        ),
+        (&["run"][..], "--target"),
+        (&["report", "x", "--format", "pdf"][..], "'pdf'"),
+        (&["plan", "--iops"][..], "--iops"),
+    ] {
+        let e = assert_refused(&run_args(args), &args.join(" "));
+        assert!(e.contains(want), "{args:?}: {e}");
+    }
+    // Help is not an error: it prints in full and succeeds.
+    let o = run_args(&["run", "--help"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(stdout(&o).contains("--threads"), "{}", stdout(&o));
+}
