@@ -170,25 +170,51 @@ pub struct RunSpec {
     pub stop_rule: Option<StopRule>,
 }
 
+/// What every front end (the `run` flags, suite files) uses for a value the
+/// user left out, defined once; `--help` and the README quote these.
+pub mod defaults {
+    use super::{Arrivals, EngineChoice, Pattern};
+
+    /// Working set of a directory target (a file or device is used whole).
+    pub const DIR_SIZE: u64 = 1 << 30;
+    pub const FILES: u32 = 1;
+    pub const PATTERN: Pattern = Pattern::Randread;
+    /// Read share of the mixed patterns (rw, randrw).
+    pub const MIXED_READ_PCT: u8 = 50;
+    pub const BLOCK_SIZE: u64 = 4096;
+    pub const THREADS: u32 = 1;
+    pub const IODEPTH: u32 = 1;
+    pub const DURATION_S: f64 = 60.0;
+    pub const WARMUP_S: f64 = 5.0;
+    pub const INTERVAL_S: f64 = 1.0;
+    pub const SEED: u64 = 1;
+    pub const ENGINE: EngineChoice = EngineChoice::Auto;
+    pub const ARRIVALS: Arrivals = Arrivals::Uniform;
+    /// Direct I/O unless the user asks for the page cache.
+    pub const DIRECT: bool = true;
+}
+
 impl Default for RunSpec {
     fn default() -> Self {
         Self {
             name: String::new(),
-            rw: Pattern::Randread,
-            read_pct: 100,
+            rw: defaults::PATTERN,
+            read_pct: defaults::PATTERN
+                .fixed_read_pct()
+                .unwrap_or(defaults::MIXED_READ_PCT),
             bs: vec![BlockSize {
-                bytes: 4096,
+                bytes: defaults::BLOCK_SIZE,
                 weight: 1,
             }],
-            threads: 1,
-            iodepth: 1,
-            warmup_s: 5.0,
-            duration_s: 60.0,
+            threads: defaults::THREADS,
+            iodepth: defaults::IODEPTH,
+            warmup_s: defaults::WARMUP_S,
+            duration_s: defaults::DURATION_S,
             io_limit: None,
             files: None,
             rate_iops: None,
             rate_pct: None,
-            arrivals: Arrivals::Uniform,
+            arrivals: defaults::ARRIVALS,
             steady: false,
             discard: false,
             stop_rule: None,

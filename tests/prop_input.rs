@@ -346,7 +346,10 @@ proptest! {
                 }
             }
         }
-        let o = suite::Overrides { target: "/tmp/x".into(), ..suite::Overrides::default() };
+        let o = suite::Overrides {
+            args: volbench::input::cli::CommonArgs { target: "/tmp/x".into(), ..Default::default() },
+            ..suite::Overrides::default()
+        };
         match suite::parse("s.toml", &text).and_then(|s| suite::to_job("s.toml", &text, &s, &o)) {
             Ok(job) => {
                 prop_assert!(job.validate().is_ok());
@@ -361,7 +364,10 @@ proptest! {
 
     #[test]
     fn suite_text_of_any_shape(text in ".{0,200}") {
-        let o = suite::Overrides { target: "/tmp/x".into(), ..suite::Overrides::default() };
+        let o = suite::Overrides {
+            args: volbench::input::cli::CommonArgs { target: "/tmp/x".into(), ..Default::default() },
+            ..suite::Overrides::default()
+        };
         if let Err(e) = suite::parse("s.toml", &text).and_then(|s| suite::to_job("s.toml", &text, &s, &o)) {
             one_clear_line(&e);
         }

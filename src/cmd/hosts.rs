@@ -19,14 +19,15 @@ use crate::units::parse_duration_in;
 pub fn cmd_run(a: &RunArgs) -> Result<i32> {
     // The targets are on the hosts: a missing --size is resolved by each
     // agent (a file or device whole), the directory default meanwhile.
-    let job = flags::job_with_size(a, Some(flags::DEFAULT_DIR_SIZE))?;
+    let job = flags::job_with_size(a, Some(crate::spec::defaults::DIR_SIZE))?;
+    let c = &a.common;
     run_job(JobRun {
         job,
-        size_given: a.size.is_some(),
-        hosts: &a.remote,
-        output: a.output.as_deref(),
-        json: a.json,
-        dry_run: a.dry_run,
+        size_given: c.size.is_some(),
+        hosts: &c.remote,
+        output: c.out.output.as_deref(),
+        json: c.out.json,
+        dry_run: c.out.dry_run,
     })
 }
 

@@ -8,8 +8,8 @@ use std::sync::atomic::AtomicBool;
 use crate::error::{Result, VbError, exit};
 use crate::executor;
 use crate::input::cli::{
-    Cli, Command, CompareArgs, QuickArgs, ReportArgs, ReportFormat, RunArgs, SuiteCommand,
-    SuiteRunArgs,
+    Cli, Command, CommonArgs, CompareArgs, QuickArgs, ReportArgs, ReportFormat, RunArgs,
+    SuiteCommand, SuiteRunArgs,
 };
 use crate::input::flags;
 use crate::input::suite;
@@ -58,16 +58,16 @@ pub(crate) fn stop_flag() -> Result<Arc<AtomicBool>> {
 }
 
 fn cmd_run(a: &RunArgs) -> Result<i32> {
-    if a.remote.is_multi_host() {
+    if a.common.remote.is_multi_host() {
         return hosts::cmd_run(a);
     }
     let job = flags::job_from_run_args(a)?;
     let plan = plan::plan(job)?;
-    if a.dry_run {
+    if a.common.out.dry_run {
         print_dry_run(&plan)?;
         return Ok(exit::OK);
     }
-    execute_and_report(&plan, a.output.as_deref(), a.json)
+    execute_and_report(&plan, a.common.out.output.as_deref(), a.common.out.json)
 }
 
 fn cmd_suite_list() -> Result<i32> {
@@ -86,52 +86,39 @@ fn cmd_suite_list() -> Result<i32> {
 fn cmd_suite_run(a: &SuiteRunArgs) -> Result<i32> {
     let (origin, text) = suite::load(&a.suite)?;
     let parsed = suite::parse(&origin, &text)?;
+    let c = &a.common;
     // Like `run`: an existing file or device is used whole unless --size says
     // otherwise; the suite's default size is for the file sets it creates.
     // With --hosts the targets are on the hosts: each agent does this.
-    let multi_host = a.remote.is_multi_host();
-    let size = if multi_host {
-        a.size.clone()
-    } else {
-        let insp = crate::io::target::inspect(&a.target)?;
-        a.size.clone().or(insp.existing_size.map(|n| n.to_string()))
-    };
+    let multi_host = c.remote.is_multi_host();
+    let mut args = c.clone();
+    if !multi_host && args.size.is_none() {
+        let insp = crate::io::target::inspect(&c.target)?;
+        args.size = insp.existing_size.map(|n| n.to_string());
+    }
     let overrides = suite::Overrides {
-        target: a.target.clone(),
-        size,
-        files: a.files.clone(),
-        threads: a.threads.clone(),
-        iodepth: a.iodepth.clone(),
-        duration: a.duration.clone(),
-        warmup: a.warmup.clone(),
-        engine: a.engine.clone(),
-        buffered: a.buffered,
-        interval: a.interval.clone(),
-        seed: a.seed.clone(),
-        allow_overwrite: a.allow_overwrite,
+        args,
         no_warmup_run: a.no_warmup_run,
-        steady: a.steady,
-        arrivals: a.arrivals.clone(),
     };
     let job = suite::to_job(&origin, &text, &parsed, &overrides)?;
     if multi_host {
         let run = hosts::JobRun {
             job,
-            size_given: a.size.is_some(),
-            hosts: &a.remote,
-            output: a.output.as_deref(),
-            json: a.json,
-            dry_run: a.dry_run,
+            size_given: c.size.is_some(),
+            hosts: &c.remote,
+            output: c.out.output.as_deref(),
+            json: c.out.json,
+            dry_run: c.out.dry_run,
         };
         return hosts::run_job(run);
     }
     let plan = plan::plan(job)?;
-    if a.dry_run {
+    if c.out.dry_run {
         print_dry_run(&plan)?;
         return Ok(exit::OK);
     }
     eprint!("{}", plan.describe());
-    execute_and_report(&plan, a.output.as_deref(), a.json)
+    execute_and_report(&plan, c.out.output.as_deref(), c.out.json)
 }
 
 fn print_dry_run(plan: &Plan) -> Result<()> {
@@ -214,17 +201,19 @@ fn cmd_quick(a: &QuickArgs) -> Result<i32> {
         let (origin, text) = suite::load("six-patterns")?;
         let parsed = suite::parse(&origin, &text)?;
         let overrides = suite::Overrides {
-            target: dir.clone(),
-            size: Some(size.to_string()),
-            files: Some("1".into()),
-            threads: Some("4".into()),
-            iodepth: Some("8".into()),
-            duration: Some(duration.to_string()),
-            // Bare seconds: the unit parser takes any decimal that way.
-            warmup: Some((((duration * 0.4).min(2.0) * 10.0).round() / 10.0).to_string()),
-            buffered: !direct,
+            args: CommonArgs {
+                target: dir.clone(),
+                size: Some(size.to_string()),
+                files: Some("1".into()),
+                threads: Some("4".into()),
+                iodepth: Some("8".into()),
+                duration: Some(duration.to_string()),
+                // Bare seconds: the unit parser takes any decimal that way.
+                warmup: Some((((duration * 0.4).min(2.0) * 10.0).round() / 10.0).to_string()),
+                buffered: !direct,
+                ..CommonArgs::default()
+            },
             no_warmup_run: true,
-            ..suite::Overrides::default()
         };
         suite::to_job(&origin, &text, &parsed, &overrides)
     };

@@ -82,35 +82,57 @@ pub struct SuiteRunArgs {
     #[arg(value_name = "NAME|FILE")]
     pub suite: String,
 
-    /// Directory (or file, or block device) to benchmark.
+    /// Do not run (and discard) a copy of the first run before the others.
+    #[arg(long)]
+    pub no_warmup_run: bool,
+
+    /// A value given here replaces the suite's own for every run; runs that
+    /// set threads or iodepth themselves keep theirs.
+    #[command(flatten)]
+    pub common: CommonArgs,
+}
+
+/// The flags `run` and `suite run` share, defined once. A value left out
+/// takes the suite's own or, failing that, `spec::defaults`.
+#[derive(Args, Debug, Clone, Default)]
+pub struct CommonArgs {
+    /// A directory (volbench creates and fills its own file set there), an
+    /// existing regular file, or a block device.
     #[arg(long, value_name = "PATH")]
     pub target: PathBuf,
 
-    /// Working set on this host (replaces the suite's default).
+    /// Working set on this host: 512, 4k, 64KiB, 1m, 4G, 1T (binary units;
+    /// at most 8P) [default: 1G for a directory, the whole file or device otherwise].
     #[arg(long, value_name = "SIZE", allow_negative_numbers = true)]
     pub size: Option<String>,
 
-    /// Files in the working set (replaces the suite's default).
+    /// Number of files the working set is split into (directory targets,
+    /// 1..65536) [default: 1]; a list sweeps, each count with its own file
+    /// set under TARGET/files-N.
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub files: Option<String>,
 
-    /// Threads (replaces the suite's default; runs that set their own keep them).
+    /// Threads issuing I/O, 1..4096 [default: 1]; a list or range sweeps
+    /// (1,2,4,8 or 1:64:*2; at most 10000 points, 10000 runs in all).
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub threads: Option<String>,
 
-    /// Outstanding I/Os per thread (replaces the suite's default).
+    /// Outstanding I/Os per thread, 1..4096 [default: 1] (threads x iodepth
+    /// at most 65536); a list or range sweeps.
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub iodepth: Option<String>,
 
-    /// Measured time per run (replaces the suite's default).
+    /// Measured time per run: 60s, 5m, 1m30s (1ms..30d) [default: 60s].
     #[arg(long, value_name = "D", allow_negative_numbers = true)]
     pub duration: Option<String>,
 
-    /// Warm-up per run (replaces the suite's default).
+    /// Warm-up before measuring (0..30d) [default: 5s]; measured and
+    /// reported apart, excluded from totals.
     #[arg(long, value_name = "D", allow_negative_numbers = true)]
     pub warmup: Option<String>,
 
-    /// I/O engine: auto, psync, io_uring, null.
+    /// I/O engine: auto, psync, io_uring, null [default: auto]. auto uses
+    /// io_uring when iodepth > 1 and psync otherwise.
     #[arg(long, value_name = "ENGINE")]
     pub engine: Option<String>,
 
@@ -118,44 +140,51 @@ pub struct SuiteRunArgs {
     #[arg(long)]
     pub buffered: bool,
 
-    /// Time-series interval.
-    #[arg(long, value_name = "D", allow_negative_numbers = true)]
-    pub interval: Option<String>,
-
-    /// Random seed.
-    #[arg(long, value_name = "N", allow_negative_numbers = true)]
-    pub seed: Option<String>,
-
-    /// End each warm-up once IOPS are steady; --warmup becomes the cap.
-    #[arg(long)]
-    pub steady: bool,
-
-    /// Spacing of rate-limited I/Os, uniform or poisson (replaces the suite's default).
+    /// Spacing of rate-limited I/Os: uniform or poisson [default: uniform].
     #[arg(long, value_name = "KIND")]
     pub arrivals: Option<String>,
 
-    /// Do not run (and discard) a copy of the first run before the others.
+    /// End the warm-up once IOPS are steady (last 5 intervals within 10% of
+    /// their mean, drift under 10%); --warmup becomes the cap.
     #[arg(long)]
-    pub no_warmup_run: bool,
+    pub steady: bool,
 
-    /// Write result.json, summary.csv, tables.md and table CSVs here.
-    #[arg(long, value_name = "DIR")]
-    pub output: Option<PathBuf>,
+    /// Length of each time-series interval (50ms..1h) [default: 1s].
+    #[arg(long, value_name = "D", allow_negative_numbers = true)]
+    pub interval: Option<String>,
 
-    /// Print the result as JSON on stdout (the tables go to stderr).
-    #[arg(long)]
-    pub json: bool,
+    /// Random seed: the same seed gives the same offsets [default: 1].
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub seed: Option<String>,
 
-    /// Print the expanded plan and spec, do no I/O.
-    #[arg(long)]
-    pub dry_run: bool,
-
-    /// Allow writing to a block device or an existing file volbench did not create.
+    /// Allow writing to a block device or to an existing file volbench did
+    /// not create. Its data is destroyed.
     #[arg(long)]
     pub allow_overwrite: bool,
 
     #[command(flatten)]
+    pub out: OutputArgs,
+
+    #[command(flatten)]
     pub remote: HostArgs,
+}
+
+/// Where results go, for every command that runs a job.
+#[derive(Args, Debug, Clone, Default)]
+pub struct OutputArgs {
+    /// Write result.json, summary.csv, tables.md, table CSVs and report.html
+    /// into this directory (checked before any I/O; files are never written
+    /// over anything but volbench's own regular files).
+    #[arg(long, value_name = "DIR")]
+    pub output: Option<PathBuf>,
+
+    /// Print the result as JSON on stdout (the summary goes to stderr).
+    #[arg(long)]
+    pub json: bool,
+
+    /// Print the resolved spec and plan, do no I/O.
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -234,96 +263,28 @@ pub struct CompareArgs {
 
 #[derive(Args, Debug, Clone)]
 pub struct RunArgs {
-    /// A directory (volbench creates and fills its own file set there), an
-    /// existing regular file, or a block device.
-    #[arg(long, value_name = "PATH")]
-    pub target: PathBuf,
+    #[command(flatten)]
+    pub common: CommonArgs,
 
-    /// Working set on this host: 512, 4k, 64KiB, 1m, 4G, 1T (binary units;
-    /// at most 8P). Default: 1G for a directory, the whole file or device otherwise.
-    #[arg(long, value_name = "SIZE", allow_negative_numbers = true)]
-    pub size: Option<String>,
-
-    /// Number of files the working set is split into (directory targets,
-    /// 1..65536); a list sweeps, each count with its own file set under TARGET/files-N.
-    #[arg(
-        long,
-        value_name = "N",
-        default_value = "1",
-        allow_negative_numbers = true
-    )]
-    pub files: String,
-
-    /// Access pattern: read, write, randread, randwrite, rw, randrw.
-    #[arg(long, value_name = "PATTERN", default_value = "randread")]
-    pub rw: String,
+    /// Access pattern: read, write, randread, randwrite, rw, randrw
+    /// [default: randread].
+    #[arg(long, value_name = "PATTERN")]
+    pub rw: Option<String>,
 
     /// Percentage of reads for rw and randrw [default: 50]. Lists and ranges
     /// sweep: 100,75,50 or 100:0:-10.
     #[arg(long, value_name = "P", allow_negative_numbers = true)]
     pub read_pct: Option<String>,
 
-    /// Block size, 1 byte..1G; a list sweeps (4k,64k); weights make one mix
-    /// (4k:30,64k:70). threads x iodepth x the largest block is at most 4G.
-    #[arg(
-        long,
-        value_name = "SIZE",
-        default_value = "4k",
-        allow_negative_numbers = true
-    )]
-    pub bs: String,
-
-    /// Threads issuing I/O, 1..4096; a list or range sweeps (1,2,4,8 or
-    /// 1:64:*2; at most 10000 points, 10000 runs in all).
-    #[arg(
-        long,
-        value_name = "N",
-        default_value = "1",
-        allow_negative_numbers = true
-    )]
-    pub threads: String,
-
-    /// Outstanding I/Os per thread, 1..4096 (threads x iodepth at most
-    /// 65536); a list or range sweeps.
-    #[arg(
-        long,
-        value_name = "N",
-        default_value = "1",
-        allow_negative_numbers = true
-    )]
-    pub iodepth: String,
-
-    /// I/O engine: auto, psync, io_uring, null. auto uses io_uring when
-    /// iodepth > 1 and psync otherwise.
-    #[arg(long, value_name = "ENGINE", default_value = "auto")]
-    pub engine: String,
+    /// Block size, 1 byte..1G [default: 4k]; a list sweeps (4k,64k); weights
+    /// make one mix (4k:30,64k:70). threads x iodepth x the largest block is
+    /// at most 4G.
+    #[arg(long, value_name = "SIZE", allow_negative_numbers = true)]
+    pub bs: Option<String>,
 
     /// Bypass the page cache with O_DIRECT (the default).
     #[arg(long, conflicts_with = "buffered")]
     pub direct: bool,
-
-    /// Go through the page cache instead of O_DIRECT.
-    #[arg(long)]
-    pub buffered: bool,
-
-    /// Measured time per run: 60s, 5m, 1m30s (1ms..30d).
-    #[arg(
-        long,
-        value_name = "D",
-        default_value = "60s",
-        allow_negative_numbers = true
-    )]
-    pub duration: String,
-
-    /// Warm-up before measuring (0..30d); measured and reported apart,
-    /// excluded from totals.
-    #[arg(
-        long,
-        value_name = "D",
-        default_value = "5s",
-        allow_negative_numbers = true
-    )]
-    pub warmup: String,
 
     /// Stop each run after this many bytes of I/O (warm-up included), or at
     /// --duration if that comes first. Use --warmup 0 for exact totals.
@@ -336,57 +297,10 @@ pub struct RunArgs {
     #[arg(long, value_name = "IOPS", allow_negative_numbers = true)]
     pub rate: Option<String>,
 
-    /// Spacing of rate-limited I/Os: uniform or poisson.
-    #[arg(long, value_name = "KIND", default_value = "uniform")]
-    pub arrivals: String,
-
-    /// End the warm-up once IOPS are steady (last 5 intervals within 10% of
-    /// their mean, drift under 10%); --warmup becomes the cap.
-    #[arg(long)]
-    pub steady: bool,
-
-    /// Length of each time-series interval (50ms..1h).
-    #[arg(
-        long,
-        value_name = "D",
-        default_value = "1s",
-        allow_negative_numbers = true
-    )]
-    pub interval: String,
-
-    /// Random seed: the same seed gives the same offsets.
-    #[arg(
-        long,
-        value_name = "N",
-        default_value = "1",
-        allow_negative_numbers = true
-    )]
-    pub seed: String,
-
     /// Name of the run in results (default: derived from the workload);
     /// printable, one line, at most 128 characters.
     #[arg(long, value_name = "NAME")]
     pub name: Option<String>,
-
-    /// Write result.json, summary.csv and report.html into this directory.
-    #[arg(long, value_name = "DIR")]
-    pub output: Option<PathBuf>,
-
-    /// Print the result as JSON on stdout (the summary goes to stderr).
-    #[arg(long)]
-    pub json: bool,
-
-    /// Print the resolved spec and plan, do no I/O.
-    #[arg(long)]
-    pub dry_run: bool,
-
-    /// Allow writing to a block device or to an existing file volbench did
-    /// not create. Its data is destroyed.
-    #[arg(long)]
-    pub allow_overwrite: bool,
-
-    #[command(flatten)]
-    pub remote: HostArgs,
 }
 
 #[derive(Args, Debug, Clone)]

@@ -6,11 +6,9 @@ use crate::error::{Result, VbError};
 use crate::input::cli::RunArgs;
 use crate::input::sweep::{self, Axes, parse_bs_points, parse_counts, parse_numbers};
 use crate::io::target::{self, TargetKind};
-use crate::spec::{Arrivals, EngineChoice, JobSpec, Pattern, RunSpec, TargetSpec};
+use crate::spec::{Arrivals, EngineChoice, JobSpec, Pattern, RunSpec, TargetSpec, defaults};
 use crate::units::bounds;
 use crate::units::{parse_count_in, parse_duration_in, parse_size_in};
-
-pub const DEFAULT_DIR_SIZE: u64 = 1 << 30;
 
 pub fn job_from_run_args(a: &RunArgs) -> Result<JobSpec> {
     job_with_size(a, None)
@@ -20,21 +18,42 @@ pub fn job_from_run_args(a: &RunArgs) -> Result<JobSpec> {
 /// absent instead of inspecting the target here (a multi-host run: each
 /// agent inspects its own targets).
 pub fn job_with_size(a: &RunArgs, default_size: Option<u64>) -> Result<JobSpec> {
+    let c = &a.common;
     // The path ends up in result.json as text; refuse it now rather than
     // after the benchmark.
-    check_target_path(&a.target)?;
+    check_target_path(&c.target)?;
     if let Some(n) = &a.name {
         bounds::name("--name", n)?;
     }
-    let rw = Pattern::parse(&a.rw)?;
+    let rw = match &a.rw {
+        Some(t) => Pattern::parse(t)?,
+        None => defaults::PATTERN,
+    };
     let read_pcts = match &a.read_pct {
-        None => vec![rw.fixed_read_pct().unwrap_or(50) as u64],
+        None => vec![rw.fixed_read_pct().unwrap_or(defaults::MIXED_READ_PCT) as u64],
         Some(text) => parse_counts("--read-pct", text, 0, 100)?,
     };
-    let bs = parse_bs_points(&a.bs)?;
-    let threads = parse_counts("--threads", &a.threads, 1, bounds::MAX_THREADS)?;
-    let iodepth = parse_counts("--iodepth", &a.iodepth, 1, bounds::MAX_IODEPTH)?;
-    let files = parse_counts("--files", &a.files, 1, bounds::MAX_FILES)?;
+    let bs = match &a.bs {
+        Some(t) => parse_bs_points(t)?,
+        None => vec![RunSpec::default().bs],
+    };
+    let counts = |flag: &str, text: &Option<String>, default: u32, hi: u64| match text {
+        Some(t) => parse_counts(flag, t, 1, hi),
+        None => Ok(vec![u64::from(default)]),
+    };
+    let threads = counts(
+        "--threads",
+        &c.threads,
+        defaults::THREADS,
+        bounds::MAX_THREADS,
+    )?;
+    let iodepth = counts(
+        "--iodepth",
+        &c.iodepth,
+        defaults::IODEPTH,
+        bounds::MAX_IODEPTH,
+    )?;
+    let files = counts("--files", &c.files, defaults::FILES, bounds::MAX_FILES)?;
     let rates = match &a.rate {
         None => None,
         Some(text) if text.trim_end().ends_with('%') => {
@@ -50,32 +69,39 @@ pub fn job_with_size(a: &RunArgs, default_size: Option<u64>) -> Result<JobSpec> 
             Some(v)
         }
     };
-    let size = match (&a.size, default_size) {
+    let size = match (&c.size, default_size) {
         (Some(s), _) => parse_size_in("--size", s, 1, bounds::MAX_SIZE)?,
         (None, Some(n)) => n,
         (None, None) => {
-            let insp = target::inspect(&a.target)?;
+            let insp = target::inspect(&c.target)?;
             match (insp.kind, insp.existing_size) {
-                (TargetKind::Directory, _) | (_, None) => DEFAULT_DIR_SIZE,
+                (TargetKind::Directory, _) | (_, None) => defaults::DIR_SIZE,
                 (_, Some(n)) => n,
             }
         }
     };
-    let warmup = parse_duration_in(
+    let seconds = |flag: &str, text: &Option<String>, default: f64, lo, hi| match text {
+        Some(t) => parse_duration_in(flag, t, lo, hi).map(|d| d.as_secs_f64()),
+        None => Ok(default),
+    };
+    let warmup_s = seconds(
         "--warmup",
-        &a.warmup,
+        &c.warmup,
+        defaults::WARMUP_S,
         std::time::Duration::ZERO,
         bounds::MAX_WARMUP,
     )?;
-    let duration = parse_duration_in(
+    let duration_s = seconds(
         "--duration",
-        &a.duration,
+        &c.duration,
+        defaults::DURATION_S,
         bounds::MIN_DURATION,
         bounds::MAX_DURATION,
     )?;
-    let interval = parse_duration_in(
+    let interval_s = seconds(
         "--interval",
-        &a.interval,
+        &c.interval,
+        defaults::INTERVAL_S,
         bounds::MIN_INTERVAL,
         bounds::MAX_INTERVAL,
     )?;
@@ -98,12 +124,15 @@ pub fn job_with_size(a: &RunArgs, default_size: Option<u64>) -> Result<JobSpec> 
         bs: bs.first().cloned().unwrap_or_default(),
         threads: first(&threads),
         iodepth: first(&iodepth),
-        warmup_s: warmup.as_secs_f64(),
-        duration_s: duration.as_secs_f64(),
+        warmup_s,
+        duration_s,
         io_limit,
         rate_iops: rates.as_ref().and_then(|r| r.first().copied()),
-        arrivals: Arrivals::parse(&a.arrivals)?,
-        steady: a.steady,
+        arrivals: match &c.arrivals {
+            Some(t) => Arrivals::parse(t)?,
+            None => defaults::ARRIVALS,
+        },
+        steady: c.steady,
         ..RunSpec::default()
     };
     let many = |n: usize| n > 1;
@@ -127,15 +156,21 @@ pub fn job_with_size(a: &RunArgs, default_size: Option<u64>) -> Result<JobSpec> 
     }
     let job = JobSpec {
         target: TargetSpec {
-            path: a.target.clone(),
+            path: c.target.clone(),
             size,
             files: first(&files),
-            direct: !a.buffered,
-            allow_overwrite: a.allow_overwrite,
+            direct: defaults::DIRECT && !c.buffered,
+            allow_overwrite: c.allow_overwrite,
         },
-        engine: EngineChoice::parse(&a.engine)?,
-        interval_s: interval.as_secs_f64(),
-        seed: parse_count_in("--seed", &a.seed, 0, u64::MAX)?,
+        engine: match &c.engine {
+            Some(t) => EngineChoice::parse(t)?,
+            None => defaults::ENGINE,
+        },
+        interval_s,
+        seed: match &c.seed {
+            Some(t) => parse_count_in("--seed", t, 0, u64::MAX)?,
+            None => defaults::SEED,
+        },
         runs,
         suite: None,
     };

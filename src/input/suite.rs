@@ -10,7 +10,9 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::error::{Result, VbError};
+use crate::input::cli::CommonArgs;
 use crate::input::sweep::{self, Axes};
+use crate::spec::defaults;
 use crate::spec::{
     Arrivals, EngineChoice, JobSpec, Pattern, RatePct, RunSpec, StopRule, SuiteMeta, TableKind,
     TargetSpec,
@@ -129,25 +131,13 @@ pub struct RunEntry {
     until_gain_below: P,
 }
 
-/// Values from the command line; they replace the suite's `[defaults]`,
-/// while a value a run sets itself is kept.
+/// Values from the command line (the flags `suite run` shares with `run`);
+/// they replace the suite's `[defaults]`, while a value a run sets itself is
+/// kept. `args.size` is the size already resolved against the target.
 #[derive(Debug, Default, Clone)]
 pub struct Overrides {
-    pub target: std::path::PathBuf,
-    pub size: Option<String>,
-    pub files: Option<String>,
-    pub threads: Option<String>,
-    pub iodepth: Option<String>,
-    pub duration: Option<String>,
-    pub warmup: Option<String>,
-    pub engine: Option<String>,
-    pub buffered: bool,
-    pub interval: Option<String>,
-    pub seed: Option<String>,
-    pub allow_overwrite: bool,
+    pub args: CommonArgs,
     pub no_warmup_run: bool,
-    pub steady: bool,
-    pub arrivals: Option<String>,
 }
 
 /// Finds a built-in suite by name, or reads a suite file.
@@ -257,49 +247,49 @@ impl Ctx<'_> {
 /// Expands a suite into one validated job.
 pub fn to_job(origin: &str, text: &str, suite: &SuiteFile, o: &Overrides) -> Result<JobSpec> {
     let cx = Ctx { origin, text };
-    crate::input::flags::check_target_path(&o.target)?;
+    crate::input::flags::check_target_path(&o.args.target)?;
     // The suite's name is recorded in results and shown in reports.
     bounds::name("name", &suite.name)
         .map_err(|e| VbError::input(format!("{origin}: suite {}", e.message)))?;
     let d = &suite.defaults;
     let none: Option<String> = None;
-    let size = match cx.pick(&None, &o.size, &d.size) {
+    let size = match cx.pick(&None, &o.args.size, &d.size) {
         Some((t, at)) => cx.with("size", at, parse_size_in("size", &t, 1, bounds::MAX_SIZE))?,
-        None => crate::input::flags::DEFAULT_DIR_SIZE,
+        None => defaults::DIR_SIZE,
     };
-    let files = match cx.pick(&None, &o.files, &d.files) {
+    let files = match cx.pick(&None, &o.args.files, &d.files) {
         Some((t, at)) => cx.with(
             "files",
             at,
             parse_count_in("files", &t, 1, bounds::MAX_FILES),
         )?,
-        None => 1,
+        None => u64::from(defaults::FILES),
     };
     // Bounded just above, so this never truncates.
     let files = u32::try_from(files).unwrap_or(u32::MAX);
-    let engine = match cx.pick(&None, &o.engine, &d.engine) {
+    let engine = match cx.pick(&None, &o.args.engine, &d.engine) {
         Some((t, at)) => cx.with("engine", at, EngineChoice::parse(&t))?,
-        None => EngineChoice::Auto,
+        None => defaults::ENGINE,
     };
     let direct = match &d.direct {
         Some(v) => match v.get_ref() {
             Param::Bool(b) => *b,
             _ => return Err(cx.err(v, "direct", VbError::input("must be true or false"))),
         },
-        None => true,
-    } && !o.buffered;
+        None => defaults::DIRECT,
+    } && !o.args.buffered;
     let interval = cx.seconds(
         "interval",
         &None,
-        &o.interval,
+        &o.args.interval,
         &d.interval,
-        1.0,
+        defaults::INTERVAL_S,
         bounds::MIN_INTERVAL,
         bounds::MAX_INTERVAL,
     )?;
-    let seed = match cx.pick(&None, &o.seed, &d.seed) {
+    let seed = match cx.pick(&None, &o.args.seed, &d.seed) {
         Some((t, at)) => cx.with("seed", at, parse_count_in("seed", &t, 0, u64::MAX))?,
-        None => 1,
+        None => defaults::SEED,
     };
 
     let mut runs: Vec<RunSpec> = Vec::new();
@@ -315,7 +305,7 @@ pub fn to_job(origin: &str, text: &str, suite: &SuiteFile, o: &Overrides) -> Res
         })?;
         let rw = match &e.rw {
             Some(v) => cx.with("rw", Some(v), Pattern::parse(&v.get_ref().text()))?,
-            None => Pattern::Randread,
+            None => defaults::PATTERN,
         };
         let counts = |key: &str,
                       own: &P,
@@ -334,24 +324,25 @@ pub fn to_job(origin: &str, text: &str, suite: &SuiteFile, o: &Overrides) -> Res
         let threads = counts(
             "threads",
             &e.threads,
-            &o.threads,
+            &o.args.threads,
             &d.threads,
             1,
             bounds::MAX_THREADS,
         )?
-        .unwrap_or(vec![1]);
+        .unwrap_or(vec![u64::from(defaults::THREADS)]);
         let iodepth = counts(
             "iodepth",
             &e.iodepth,
-            &o.iodepth,
+            &o.args.iodepth,
             &d.iodepth,
             1,
             bounds::MAX_IODEPTH,
         )?
-        .unwrap_or(vec![1]);
+        .unwrap_or(vec![u64::from(defaults::IODEPTH)]);
         let run_files = counts("files", &e.files, &none, &None, 1, bounds::MAX_FILES)?;
-        let read_pct = counts("read_pct", &e.read_pct, &none, &None, 0, 100)?
-            .unwrap_or(vec![rw.fixed_read_pct().unwrap_or(50) as u64]);
+        let read_pct = counts("read_pct", &e.read_pct, &none, &None, 0, 100)?.unwrap_or(vec![
+            rw.fixed_read_pct().unwrap_or(defaults::MIXED_READ_PCT) as u64,
+        ]);
         let bs = match &e.bs {
             Some(v) => cx.with("bs", Some(v), sweep::parse_bs_points(&v.get_ref().text()))?,
             None => vec![vec![crate::spec::BlockSize {
@@ -372,9 +363,9 @@ pub fn to_job(origin: &str, text: &str, suite: &SuiteFile, o: &Overrides) -> Res
             )?),
             None => None,
         };
-        let arrivals = match cx.pick(&e.arrivals, &o.arrivals, &d.arrivals) {
+        let arrivals = match cx.pick(&e.arrivals, &o.args.arrivals, &d.arrivals) {
             Some((t, at)) => cx.with("arrivals", at, Arrivals::parse(&t))?,
-            None => Arrivals::Uniform,
+            None => defaults::ARRIVALS,
         };
         let steady = match &e.steady {
             Some(v) => match v.get_ref() {
@@ -382,7 +373,7 @@ pub fn to_job(origin: &str, text: &str, suite: &SuiteFile, o: &Overrides) -> Res
                 _ => return Err(cx.err(v, "steady", VbError::input("must be true or false"))),
             },
             None => false,
-        } || o.steady;
+        } || o.args.steady;
         // Every point was bounded by its parser, far inside u32.
         let first = |v: &[u64]| -> u32 {
             v.first()
@@ -393,25 +384,29 @@ pub fn to_job(origin: &str, text: &str, suite: &SuiteFile, o: &Overrides) -> Res
         let base = RunSpec {
             name: name.clone(),
             rw,
-            read_pct: read_pct.first().copied().unwrap_or(50).min(100) as u8,
+            read_pct: read_pct
+                .first()
+                .copied()
+                .unwrap_or(u64::from(defaults::MIXED_READ_PCT))
+                .min(100) as u8,
             bs: bs.first().cloned().unwrap_or_default(),
             threads: first(&threads),
             iodepth: first(&iodepth),
             warmup_s: cx.seconds(
                 "warmup",
                 &e.warmup,
-                &o.warmup,
+                &o.args.warmup,
                 &d.warmup,
-                5.0,
+                defaults::WARMUP_S,
                 Duration::ZERO,
                 bounds::MAX_WARMUP,
             )?,
             duration_s: cx.seconds(
                 "duration",
                 &e.duration,
-                &o.duration,
+                &o.args.duration,
                 &d.duration,
-                60.0,
+                defaults::DURATION_S,
                 bounds::MIN_DURATION,
                 bounds::MAX_DURATION,
             )?,
@@ -554,11 +549,11 @@ pub fn to_job(origin: &str, text: &str, suite: &SuiteFile, o: &Overrides) -> Res
     }
     let job = JobSpec {
         target: TargetSpec {
-            path: o.target.clone(),
+            path: o.args.target.clone(),
             size,
             files,
             direct,
-            allow_overwrite: o.allow_overwrite,
+            allow_overwrite: o.args.allow_overwrite,
         },
         engine,
         interval_s: interval,

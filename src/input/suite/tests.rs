@@ -12,7 +12,10 @@ fn job(name: &str) -> JobSpec {
         &text,
         &suite,
         &Overrides {
-            target: "/tmp/x".into(),
+            args: CommonArgs {
+                target: "/tmp/x".into(),
+                ..CommonArgs::default()
+            },
             ..Overrides::default()
         },
     )
@@ -114,12 +117,14 @@ fn overrides_replace_defaults_but_not_a_runs_own_values() {
     let (origin, text) = load("thread-sweep").unwrap();
     let suite = parse(&origin, &text).unwrap();
     let o = Overrides {
-        target: "/tmp/x".into(),
-        threads: Some("3".into()),
-        duration: Some("2s".into()),
-        iodepth: Some("2".into()),
+        args: CommonArgs {
+            target: "/tmp/x".into(),
+            threads: Some("3".into()),
+            duration: Some("2s".into()),
+            iodepth: Some("2".into()),
+            ..CommonArgs::default()
+        },
         no_warmup_run: true,
-        ..Overrides::default()
     };
     let j = to_job(&origin, &text, &suite, &o).unwrap();
     assert_eq!(j.runs[0].threads, 1, "the sweep's own threads win");
@@ -135,7 +140,10 @@ fn parse_err(text: &str) -> String {
             text,
             &s,
             &Overrides {
-                target: "/tmp/x".into(),
+                args: CommonArgs {
+                    target: "/tmp/x".into(),
+                    ..CommonArgs::default()
+                },
                 ..Overrides::default()
             },
         )
