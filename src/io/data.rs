@@ -26,6 +26,24 @@ impl AlignedBuf {
         Self { ptr, layout }
     }
 
+    /// Like `new`, but a size or alignment that cannot be laid out, or
+    /// memory the system will not give, is an error instead of an abort.
+    pub fn try_new(len: usize, align: usize) -> crate::error::Result<Self> {
+        let layout = Layout::from_size_align(len.max(1), align.max(8)).map_err(|_| {
+            crate::error::VbError::input(format!(
+                "cannot lay out a {len}-byte buffer aligned to {align} bytes"
+            ))
+        })?;
+        // SAFETY: the layout has a non-zero size.
+        let ptr = unsafe { alloc_zeroed(layout) };
+        if ptr.is_null() {
+            return Err(crate::error::VbError::run(format!(
+                "out of memory allocating a {len}-byte I/O buffer"
+            )));
+        }
+        Ok(Self { ptr, layout })
+    }
+
     pub fn len(&self) -> usize {
         self.layout.size()
     }
@@ -92,6 +110,16 @@ pub fn stamp(buf: &mut [u8], key: u64, offset: u64, seq: u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn impossible_buffers_are_errors_not_aborts() {
+        assert!(AlignedBuf::try_new(4096, 3000).is_err());
+        assert!(AlignedBuf::try_new(usize::MAX - 100, 4096).is_err());
+        assert_eq!(
+            AlignedBuf::try_new(8192, 4096).map(|b| b.len()).ok(),
+            Some(8192)
+        );
+    }
 
     #[test]
     fn buffers_are_aligned() {
