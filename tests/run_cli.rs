@@ -482,13 +482,26 @@ fn a_disk_that_fills_up_during_prepare_is_reported_and_cleaned() {
         return;
     };
     let t = m.path().join("bench");
+    // Too large from the start: refused before any write.
     expect_failure(
         &["run", "--target", t.to_str().unwrap(), "--size", "64m"],
         4,
+        "use a smaller --size",
+    );
+    // Exactly the free space once the lock file takes its page: the fill
+    // passes the free-space check and the marker then takes the last page.
+    expect_failure(
+        &["run", "--target", t.to_str().unwrap(), "--size", "8188k"],
+        4,
         "filled up",
     );
-    // The partial file set was removed, so the space is free again.
-    let left: Vec<_> = std::fs::read_dir(&t).unwrap().collect();
+    // The partial file set was removed, so the space is free again; only
+    // the (empty of data) lock file stays.
+    let left: Vec<_> = std::fs::read_dir(&t)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .filter(|n| n != ".volbench-lock")
+        .collect();
     assert!(left.is_empty(), "left behind: {left:?}");
 }
 

@@ -185,19 +185,15 @@ fn prepare_sets(plan: &Plan, opts: &PrepareOptions) -> Result<Vec<(u32, Prepared
             job.target.path.display()
         )));
     }
-    std::fs::create_dir_all(&job.target.path).map_err(|e| {
-        VbError::target(format!(
-            "cannot create target directory {}: {e}",
-            job.target.path.display()
-        ))
-    })?;
     let mut sets = Vec::new();
     for files in counts {
-        let insp = target::inspect(&job.target.path.join(format!("files-{files}")))?;
-        sets.push((
-            files,
-            target::prepare(&insp, &PrepareOptions { files, ..*opts })?,
-        ));
+        // Reached without following links: a planted files-N link is refused.
+        let p = target::prepare_subset(
+            &job.target.path,
+            &format!("files-{files}"),
+            &PrepareOptions { files, ..*opts },
+        )?;
+        sets.push((files, p));
     }
     Ok(sets)
 }

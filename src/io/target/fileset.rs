@@ -2,14 +2,17 @@
 //! files plus a marker recording what volbench made, so later runs can reuse
 //! a filled set and nothing else in the directory is ever written.
 
-use std::fs;
+use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use rustix::fs::{Mode, OFlags};
+use rustix::fs::{OFlags, Stat};
 use serde::{Deserialize, Serialize};
 
-use super::{PrepareOptions, Prepared, TargetKind, probe_align};
+use super::lock;
+use super::setdir::{Entry, SetDir, not_regular};
+use super::{FileRef, PrepareOptions, Prepared, TargetKind, probe_align_fd};
 use crate::error::{Result, VbError};
 use crate::io::data::{AlignedBuf, fill_random, stamp};
 use crate::io::workload::Layout;
@@ -18,6 +21,12 @@ use crate::units::format_size;
 pub const MARKER_NAME: &str = ".volbench-fileset.json";
 pub const FILE_PREFIX: &str = "volbench.";
 const FILL_CHUNK: usize = 1 << 20;
+/// Most files one set may have: each worker opens every file of the set.
+pub const MAX_FILES: u32 = 65536;
+/// A marker lists one inode per file; a real one stays far below this.
+const MARKER_CAP: usize = 4 << 20;
+/// Largest set a marker may describe (1 EiB): beyond any real volume.
+const MAX_SET_BYTES: u64 = 1 << 60;
 
 /// Receives fill progress; the terminal shows a bar, tests and pipes nothing.
 pub trait Progress: Sync {
@@ -32,31 +41,99 @@ struct Marker {
     files: u32,
     file_size: u64,
     filled: bool,
+    /// The inode of each file, in order: what makes a file volbench's own.
+    /// A marker copied or forged into another directory lists inodes that
+    /// are not the files found there.
+    #[serde(default)]
+    inodes: Vec<u64>,
 }
 
 fn file_name(i: u32) -> String {
     format!("{FILE_PREFIX}{i}.dat")
 }
 
-fn read_marker(dir: &Path) -> Option<Marker> {
-    let text = fs::read_to_string(dir.join(MARKER_NAME)).ok()?;
-    serde_json::from_str(&text).ok()
+/// Checks a marker's claims against the bounds any marker volbench writes
+/// keeps, so a damaged or forged one cannot drive the prepare.
+fn parse_marker(bytes: &[u8]) -> std::result::Result<Marker, String> {
+    let m: Marker = serde_json::from_slice(bytes).map_err(|e| format!("it is not valid: {e}"))?;
+    if m.files == 0 || m.files > MAX_FILES {
+        return Err(format!(
+            "it claims {} files, outside 1..={MAX_FILES}",
+            m.files
+        ));
+    }
+    if m.file_size == 0 || !m.file_size.is_multiple_of(4096) {
+        return Err(format!(
+            "it claims files of {} bytes, not a positive multiple of 4096",
+            m.file_size
+        ));
+    }
+    if (m.files as u64)
+        .checked_mul(m.file_size)
+        .is_none_or(|t| t > MAX_SET_BYTES)
+    {
+        return Err(format!(
+            "it claims {} files of {} bytes, more than the {} bound",
+            m.files,
+            m.file_size,
+            format_size(MAX_SET_BYTES)
+        ));
+    }
+    if m.inodes.len() != m.files as usize {
+        return Err(format!(
+            "it records {} file identities for {} files (an older volbench wrote it?)",
+            m.inodes.len(),
+            m.files
+        ));
+    }
+    Ok(m)
 }
 
-fn write_marker(dir: &Path, m: &Marker) -> Result<()> {
+fn read_marker(dir: &SetDir) -> Result<Option<Marker>> {
+    let Some(bytes) = dir.read_capped(MARKER_NAME, MARKER_CAP)? else {
+        return Ok(None);
+    };
+    parse_marker(&bytes).map(Some).map_err(|why| {
+        VbError::refused(format!(
+            "refusing to trust {}: {why}; remove it, and the {FILE_PREFIX}N.dat files beside it \
+             if they are volbench's, to make a new set",
+            dir.path_of(MARKER_NAME).display()
+        ))
+    })
+}
+
+fn write_marker(dir: &SetDir, m: &Marker) -> Result<u64> {
     let text = serde_json::to_string_pretty(m).map_err(|e| VbError::run(e.to_string()))?;
-    fs::write(dir.join(MARKER_NAME), text)
-        .map_err(|e| VbError::target(format!("cannot write in {}: {e}", dir.display())))
+    dir.replace(MARKER_NAME, text.as_bytes())
 }
 
+/// What is at one of the set's names before anything is written.
+enum Slot {
+    Missing,
+    /// The file the marker lists under this name.
+    Ours(Stat),
+    /// A regular file volbench cannot show it made.
+    Foreign(Stat),
+}
+
+/// Prepares the file set in the directory the user named (created if missing).
 pub fn prepare(dir: &Path, opts: &PrepareOptions) -> Result<Prepared> {
-    if !dir.exists() {
-        fs::create_dir(dir).map_err(|e| {
-            VbError::target(format!(
-                "cannot create target directory {}: {e}",
-                dir.display()
-            ))
-        })?;
+    prepare_in(SetDir::open_or_create(dir)?, opts)
+}
+
+/// Prepares the file set in subdirectory `name` of `parent`, reached
+/// without following a link: a planted `files-N` link is refused.
+pub fn prepare_sub(parent: &Path, name: &str, opts: &PrepareOptions) -> Result<Prepared> {
+    let parent = SetDir::open_or_create(parent)?;
+    prepare_in(parent.open_sub(name)?, opts)
+}
+
+fn prepare_in(dir: SetDir, opts: &PrepareOptions) -> Result<Prepared> {
+    if opts.files == 0 || opts.files > MAX_FILES {
+        return Err(VbError::input(format!(
+            "--files {}: a file set has 1 to {MAX_FILES} files",
+            opts.files
+        )));
     }
     // Every file is a whole number of 4 KiB pages: direct I/O on any device
     // accepts that, and the last I/O of a fill never needs a short write.
@@ -68,88 +145,204 @@ pub fn prepare(dir: &Path, opts: &PrepareOptions) -> Result<Prepared> {
             opts.files
         )));
     }
-    let paths: Vec<PathBuf> = (0..opts.files).map(|i| dir.join(file_name(i))).collect();
-    let wanted = Marker {
-        created_by: format!("volbench {}", env!("CARGO_PKG_VERSION")),
-        files: opts.files,
-        file_size,
-        filled: true,
-    };
-    let old = read_marker(dir);
-    let mut notes = Vec::new();
+    // Held until the run ends (the Prepared keeps it).
+    let lock = lock::lock_set(&dir)?;
+    let old = read_marker(&dir)?;
+    let names: Vec<String> = (0..opts.files).map(file_name).collect();
+    let mut slots = Vec::with_capacity(names.len());
+    for (i, name) in names.iter().enumerate() {
+        slots.push(match dir.entry(name)? {
+            Entry::Missing => Slot::Missing,
+            Entry::Other(what) => return Err(not_regular(&dir.path_of(name), what)),
+            Entry::Regular(st) => {
+                let listed = old.as_ref().and_then(|m| m.inodes.get(i)) == Some(&st.st_ino);
+                // A second link would let a refill reach a file elsewhere.
+                if listed && st.st_dev == dir.dev && st.st_nlink == 1 {
+                    Slot::Ours(st)
+                } else {
+                    Slot::Foreign(st)
+                }
+            }
+        });
+    }
     let reusable = old.as_ref().is_some_and(|m| {
         m.filled
-            && m.files == wanted.files
-            && m.file_size == wanted.file_size
-            && paths.iter().all(|p| {
-                fs::metadata(p)
-                    .map(|md| md.len() == file_size)
-                    .unwrap_or(false)
-            })
+            && m.files == opts.files
+            && m.file_size == file_size
+            && slots
+                .iter()
+                .all(|s| matches!(s, Slot::Ours(st) if st.st_size as u64 == file_size))
     });
-    if reusable {
+    let mut notes = Vec::new();
+    let inodes: Vec<u64> = if reusable {
         notes.push(format!(
             "reusing the filled file set in {} ({} x {})",
-            dir.display(),
+            dir.path().display(),
             opts.files,
             format_size(file_size)
         ));
+        slots
+            .iter()
+            .map(|s| match s {
+                Slot::Ours(st) | Slot::Foreign(st) => st.st_ino,
+                Slot::Missing => 0,
+            })
+            .collect()
     } else {
-        // Files volbench did not create are never overwritten.
-        let owned = old.as_ref().map(|m| m.files).unwrap_or(0);
-        for (i, p) in paths.iter().enumerate() {
-            if i as u32 >= owned && p.exists() && !opts.allow_overwrite {
-                return Err(VbError::refused(format!(
-                    "refusing to overwrite {}: volbench did not create it (no {MARKER_NAME} lists it); \
-                     move it away or pass --allow-overwrite",
-                    p.display()
-                )));
-            }
-        }
-        if let Some(m) = &old {
-            // A set of another shape is ours: drop the files beyond the new count.
-            for i in opts.files..m.files {
-                let _ = fs::remove_file(dir.join(file_name(i)));
-            }
-        }
-        write_marker(
-            dir,
-            &Marker {
-                filled: false,
-                ..wanted.clone()
-            },
-        )?;
-        fill(&paths, file_size, opts).inspect_err(|_| {
-            // Free the space of a failed fill: the files are ours.
-            for p in &paths {
-                let _ = fs::remove_file(p);
-            }
-            let _ = fs::remove_file(dir.join(MARKER_NAME));
-        })?;
-        write_marker(dir, &wanted)?;
-    }
-    let align = if opts.direct {
-        probe_align(&paths[0], false)?
-    } else {
-        1
+        refill(&dir, old.as_ref(), &names, &slots, file_size, opts)?
+    };
+    let dir = Arc::new(dir);
+    let files: Vec<FileRef> = names
+        .iter()
+        .zip(&inodes)
+        .map(|(name, &ino)| FileRef::InSet {
+            dir: dir.clone(),
+            name: name.clone(),
+            ino,
+        })
+        .collect();
+    let align = match (opts.direct, files.first()) {
+        (true, Some(f)) => probe_align_fd(&f.open(OFlags::RDONLY | OFlags::DIRECT)?, false),
+        _ => 1,
     };
     Ok(Prepared {
         kind: TargetKind::Directory,
-        paths,
+        paths: names.iter().map(|n| dir.path_of(n)).collect(),
         layout: Layout {
             nfiles: opts.files,
             file_size,
         },
         align,
-        writable: true,
+        writable: opts.needs_write,
         notes,
+        files,
+        _lock: Some(Arc::new(lock)),
     })
+}
+
+/// Creates (or truncates, when they are volbench's or the user allowed it)
+/// and fills every file; returns their inodes, recorded in the marker.
+fn refill(
+    dir: &SetDir,
+    old: Option<&Marker>,
+    names: &[String],
+    slots: &[Slot],
+    file_size: u64,
+    opts: &PrepareOptions,
+) -> Result<Vec<u64>> {
+    // Files volbench did not create are never overwritten unasked.
+    if !opts.allow_overwrite
+        && let Some(i) = slots.iter().position(|s| matches!(s, Slot::Foreign(_)))
+    {
+        return Err(VbError::refused(format!(
+            "refusing to overwrite {}: volbench did not create it (it is not the file \
+             {MARKER_NAME} lists, or it has other hard links); move it away or pass \
+             --allow-overwrite",
+            dir.path_of(&names[i]).display()
+        )));
+    }
+    let total = file_size.saturating_mul(names.len() as u64);
+    let reclaimed: u64 = slots
+        .iter()
+        .map(|s| match s {
+            Slot::Ours(st) | Slot::Foreign(st) => (st.st_blocks as u64).saturating_mul(512),
+            Slot::Missing => 0,
+        })
+        .sum();
+    let need = total.saturating_sub(reclaimed);
+    if let Some(free) = dir.free_bytes()
+        && need > free
+    {
+        return Err(VbError::target(format!(
+            "the file set needs {} more on the file system of {}, and only {} is free; \
+             use a smaller --size",
+            format_size(need),
+            dir.path().display(),
+            format_size(free)
+        )));
+    }
+    if let Some(m) = old {
+        // A set of another shape is ours: drop the files beyond the new count.
+        for (i, &ino) in m.inodes.iter().enumerate().skip(names.len()) {
+            dir.remove_if_ours(&file_name(i as u32), ino);
+        }
+    }
+    let flags = OFlags::WRONLY;
+    let mut fds: Vec<OwnedFd> = Vec::with_capacity(names.len());
+    let mut inodes: Vec<u64> = Vec::with_capacity(names.len());
+    // Frees the space of a failed fill: every file opened so far is ours now.
+    let undo = |inodes: &[u64], marker: Option<u64>| {
+        for (name, &ino) in names.iter().zip(inodes) {
+            dir.remove_if_ours(name, ino);
+        }
+        if let Some(ino) = marker {
+            dir.remove_if_ours(MARKER_NAME, ino);
+        }
+    };
+    for (name, slot) in names.iter().zip(slots) {
+        let opened = match slot {
+            Slot::Missing => dir.create_new(name, flags),
+            Slot::Ours(seen) | Slot::Foreign(seen) => {
+                dir.open_regular(name, flags).and_then(|(fd, st)| {
+                    if st.st_ino != seen.st_ino {
+                        return Err(VbError::refused(format!(
+                            "refusing to use {}: it was replaced while volbench prepared the set",
+                            dir.path_of(name).display()
+                        )));
+                    }
+                    rustix::fs::ftruncate(&fd, 0).map_err(|e| {
+                        VbError::target(format!(
+                            "cannot truncate {}: {}",
+                            dir.path_of(name).display(),
+                            std::io::Error::from(e)
+                        ))
+                    })?;
+                    Ok((fd, st))
+                })
+            }
+        };
+        match opened {
+            Ok((fd, st)) => {
+                fds.push(fd);
+                inodes.push(st.st_ino);
+            }
+            Err(e) => {
+                undo(&inodes, None);
+                return Err(e);
+            }
+        }
+        // O_DIRECT is set once the file is recorded: an open that creates
+        // the file and then fails on O_DIRECT (tmpfs) would leave behind a
+        // file no marker lists.
+        if opts.direct
+            && let Some(fd) = fds.last()
+            && let Err(e) = rustix::fs::fcntl_getfl(fd)
+                .and_then(|fl| rustix::fs::fcntl_setfl(fd, fl | OFlags::DIRECT))
+        {
+            undo(&inodes, None);
+            return Err(super::open_error(&dir.path_of(name), e, true));
+        }
+    }
+    let mut marker = Marker {
+        created_by: format!("volbench {}", env!("CARGO_PKG_VERSION")),
+        files: names.len() as u32,
+        file_size,
+        filled: false,
+        inodes: inodes.clone(),
+    };
+    let marker_ino = write_marker(dir, &marker).inspect_err(|_| undo(&inodes, None))?;
+    let paths: Vec<PathBuf> = names.iter().map(|n| dir.path_of(n)).collect();
+    fill(&fds, &paths, file_size, opts).inspect_err(|_| undo(&inodes, Some(marker_ino)))?;
+    marker.filled = true;
+    let text = serde_json::to_string_pretty(&marker).map_err(|e| VbError::run(e.to_string()))?;
+    dir.rewrite_ours(MARKER_NAME, marker_ino, text.as_bytes())?;
+    Ok(inodes)
 }
 
 /// Writes every file sequentially to its end with incompressible data, as
 /// vdbench's FillWrite and fio's layout do, several files at a time.
-fn fill(paths: &[PathBuf], file_size: u64, opts: &PrepareOptions) -> Result<()> {
-    let total = file_size * paths.len() as u64;
+fn fill(fds: &[OwnedFd], paths: &[PathBuf], file_size: u64, opts: &PrepareOptions) -> Result<()> {
+    let total = file_size.saturating_mul(paths.len() as u64);
     opts.progress.start(total, "filling");
     let next = AtomicU64::new(0);
     let failed = AtomicBool::new(false);
@@ -159,8 +352,8 @@ fn fill(paths: &[PathBuf], file_size: u64, opts: &PrepareOptions) -> Result<()> 
             .map(|w| {
                 let next = &next;
                 let failed = &failed;
-                s.spawn(move || -> Result<()> {
-                    let mut buf = AlignedBuf::new(FILL_CHUNK, 4096);
+                std::thread::Builder::new().spawn_scoped(s, move || -> Result<()> {
+                    let mut buf = AlignedBuf::try_new(FILL_CHUNK, 4096)?;
                     let mut rng = fastrand::Rng::with_seed(0x5eed ^ w as u64);
                     fill_random(buf.as_mut_slice(), &mut rng);
                     loop {
@@ -168,7 +361,9 @@ fn fill(paths: &[PathBuf], file_size: u64, opts: &PrepareOptions) -> Result<()> 
                         if i >= paths.len() || failed.load(Ordering::Relaxed) {
                             return Ok(());
                         }
-                        if let Err(e) = fill_one(&paths[i], file_size, &mut buf, i as u64, opts) {
+                        if let Err(e) =
+                            fill_one(&fds[i], &paths[i], file_size, &mut buf, i as u64, opts)
+                        {
                             failed.store(true, Ordering::Relaxed);
                             return Err(e);
                         }
@@ -176,11 +371,17 @@ fn fill(paths: &[PathBuf], file_size: u64, opts: &PrepareOptions) -> Result<()> 
                 })
             })
             .collect();
+        if handles.iter().any(|h| h.is_err()) {
+            // The threads already started see this and stop.
+            failed.store(true, Ordering::Relaxed);
+        }
         handles
             .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| Err(VbError::run("a fill thread panicked")))
+            .map(|h| match h {
+                Ok(h) => h
+                    .join()
+                    .unwrap_or_else(|_| Err(VbError::run("a fill thread panicked"))),
+                Err(e) => Err(VbError::run(format!("cannot start a fill thread: {e}"))),
             })
             .collect()
     });
@@ -195,18 +396,13 @@ fn fill(paths: &[PathBuf], file_size: u64, opts: &PrepareOptions) -> Result<()> 
 }
 
 fn fill_one(
+    fd: &OwnedFd,
     path: &Path,
     file_size: u64,
     buf: &mut AlignedBuf,
     key: u64,
     opts: &PrepareOptions,
 ) -> Result<()> {
-    let mut flags = OFlags::WRONLY | OFlags::CREATE | OFlags::TRUNC | OFlags::CLOEXEC;
-    if opts.direct {
-        flags |= OFlags::DIRECT;
-    }
-    let fd = rustix::fs::open(path, flags, Mode::from_raw_mode(0o644))
-        .map_err(|e| super::open_error(path, e, opts.direct))?;
     let mut off = 0u64;
     let mut seq = 0u64;
     while off < file_size {
@@ -216,7 +412,7 @@ fn fill_one(
         let n = (file_size - off).min(FILL_CHUNK as u64) as usize;
         seq += 1;
         stamp(&mut buf.as_mut_slice()[..n], key, off, seq);
-        let written = rustix::io::pwrite(&fd, &buf.as_slice()[..n], off)
+        let written = rustix::io::pwrite(fd, &buf.as_slice()[..n], off)
             .map_err(|e| fill_error(path, e, off, file_size))?;
         if written == 0 {
             return Err(VbError::run(format!(
@@ -230,8 +426,8 @@ fn fill_one(
     if !opts.direct {
         // Push the data out and drop it from the page cache, so the first
         // reads are not all cache hits the later ones will not get.
-        rustix::fs::fdatasync(&fd).map_err(|e| fill_error(path, e, off, file_size))?;
-        let _ = rustix::fs::fadvise(&fd, 0, None, rustix::fs::Advice::DontNeed);
+        rustix::fs::fdatasync(fd).map_err(|e| fill_error(path, e, off, file_size))?;
+        let _ = rustix::fs::fadvise(fd, 0, None, rustix::fs::Advice::DontNeed);
     }
     Ok(())
 }
@@ -254,5 +450,47 @@ fn fill_error(path: &Path, e: rustix::io::Errno, done: u64, file_size: u64) -> V
             path.display(),
             std::io::Error::from(e)
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn marker(files: u64, file_size: u64, inodes: usize) -> String {
+        format!(
+            r#"{{"created_by":"volbench","files":{files},"file_size":{file_size},"filled":true,"inodes":{:?}}}"#,
+            vec![7u64; inodes]
+        )
+    }
+
+    #[test]
+    fn a_marker_written_by_volbench_parses() {
+        let m = parse_marker(marker(2, 8192, 2).as_bytes()).unwrap();
+        assert_eq!((m.files, m.file_size, m.inodes.len()), (2, 8192, 2));
+    }
+
+    #[test]
+    fn markers_outside_the_bounds_are_rejected_with_the_bound() {
+        for (text, says) in [
+            (marker(4294967295, 4096, 0), "outside 1..=65536"),
+            (marker(0, 4096, 0), "outside 1..=65536"),
+            (marker(1, 0, 1), "multiple of 4096"),
+            (marker(1, 4097, 1), "multiple of 4096"),
+            (marker(65536, 1 << 50, 0), "bound"),
+            (marker(2, 4096, 1), "identities"),
+            (
+                r#"{"created_by":"volbench","files":1,"file_size":4096,"filled":true}"#.into(),
+                "older volbench",
+            ),
+            ("{".into(), "not valid"),
+            (
+                r#"{"files":-1,"file_size":4096,"filled":true,"created_by":""}"#.into(),
+                "not valid",
+            ),
+        ] {
+            let e = parse_marker(text.as_bytes()).unwrap_err();
+            assert!(e.contains(says), "{text}: {e}");
+        }
     }
 }

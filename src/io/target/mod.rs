@@ -4,9 +4,10 @@
 //! `--allow-overwrite`, and never a mounted device.
 
 use std::fs;
-use std::os::fd::OwnedFd;
-use std::os::unix::fs::FileTypeExt;
+use std::os::fd::{AsFd, OwnedFd};
+use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use rustix::fs::{Mode, OFlags};
 
@@ -16,8 +17,11 @@ use crate::units::format_size;
 
 mod device;
 mod fileset;
+mod lock;
+mod setdir;
 
-pub use fileset::{FILE_PREFIX, MARKER_NAME, Progress};
+pub use fileset::{FILE_PREFIX, MARKER_NAME, MAX_FILES, Progress};
+pub use lock::LOCK_NAME;
 
 pub use crate::spec::TargetKind;
 
@@ -97,6 +101,72 @@ pub struct Prepared {
     pub writable: bool,
     /// Something the user should know (reused file set, sparse file...).
     pub notes: Vec<String>,
+    /// How each worker reopens each file, checking it is still the file
+    /// that was prepared.
+    files: Vec<FileRef>,
+    /// The run's hold on the target; released when the last clone drops.
+    _lock: Option<Arc<lock::Lock>>,
+}
+
+/// One file of a prepared target and the identity it must still have.
+#[derive(Debug, Clone)]
+enum FileRef {
+    /// A file of volbench's set, reopened by name relative to the set's
+    /// directory, never through a link.
+    InSet {
+        dir: Arc<setdir::SetDir>,
+        name: String,
+        ino: u64,
+    },
+    /// The file or device the user named.
+    Named {
+        path: PathBuf,
+        dev: u64,
+        ino: u64,
+        rdev: u64,
+    },
+}
+
+impl FileRef {
+    fn open(&self, flags: OFlags) -> Result<OwnedFd> {
+        match self {
+            FileRef::InSet { dir, name, ino } => {
+                let (fd, st) = dir.open_regular(name, flags)?;
+                if st.st_ino != *ino || st.st_dev != dir.dev {
+                    return Err(VbError::refused(format!(
+                        "refusing to use {}: it was replaced after volbench prepared it",
+                        dir.path_of(name).display()
+                    )));
+                }
+                Ok(fd)
+            }
+            FileRef::Named {
+                path,
+                dev,
+                ino,
+                rdev,
+            } => {
+                // O_NONBLOCK: a FIFO swapped in cannot block the open.
+                let fd = rustix::fs::open(
+                    path,
+                    flags | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC,
+                    Mode::empty(),
+                )
+                .map_err(|e| open_error(path, e, flags.contains(OFlags::DIRECT)))?;
+                let st = rustix::fs::fstat(&fd).map_err(|e| open_error(path, e, false))?;
+                if st.st_dev != *dev || st.st_ino != *ino || st.st_rdev != *rdev {
+                    return Err(VbError::refused(format!(
+                        "refusing to use {}: it was replaced after volbench inspected it",
+                        path.display()
+                    )));
+                }
+                if let Ok(fl) = rustix::fs::fcntl_getfl(&fd) {
+                    let _ = rustix::fs::fcntl_setfl(&fd, fl - OFlags::NONBLOCK);
+                }
+                Ok(fd)
+            }
+        }
+    }
 }
 
 /// Options for `prepare` that come from the spec.
@@ -113,13 +183,20 @@ pub struct PrepareOptions<'a> {
 }
 
 /// Makes the target ready: creates and fills a file set, or checks that an
-/// existing file or device may be used as asked.
+/// existing file or device may be used as asked. The target stays locked
+/// against other volbench runs while the returned `Prepared` lives.
 pub fn prepare(insp: &Inspection, opts: &PrepareOptions) -> Result<Prepared> {
     match insp.kind {
         TargetKind::Directory => fileset::prepare(&insp.path, opts),
         TargetKind::File => prepare_existing(insp, opts, false),
         TargetKind::BlockDevice => prepare_existing(insp, opts, true),
     }
+}
+
+/// Prepares a file set in subdirectory `name` of the directory target
+/// `parent` (one set per file count), never following a link at `name`.
+pub fn prepare_subset(parent: &Path, name: &str, opts: &PrepareOptions) -> Result<Prepared> {
+    fileset::prepare_sub(parent, name, opts)
 }
 
 fn prepare_existing(insp: &Inspection, opts: &PrepareOptions, device: bool) -> Result<Prepared> {
@@ -156,21 +233,33 @@ fn prepare_existing(insp: &Inspection, opts: &PrepareOptions, device: bool) -> R
             format_size(have)
         )));
     }
+    let lock = lock::lock_path(path)?;
+    let meta = fs::metadata(path)
+        .map_err(|e| VbError::target(format!("cannot inspect {}: {e}", path.display())))?;
+    if meta.file_type().is_block_device() != device || (!device && !meta.is_file()) {
+        return Err(VbError::refused(format!(
+            "refusing to use {}: it changed type after volbench inspected it",
+            path.display()
+        )));
+    }
+    let file = FileRef::Named {
+        path: path.clone(),
+        dev: meta.dev(),
+        ino: meta.ino(),
+        rdev: meta.rdev(),
+    };
     let align = if opts.direct {
-        probe_align(path, device)?
+        probe_align_fd(&file.open(OFlags::RDONLY | OFlags::DIRECT)?, device)
     } else {
         1
     };
     let file_size = opts.size / align.max(4096) * align.max(4096);
     let mut notes = Vec::new();
-    if !device && let Ok(meta) = fs::metadata(path) {
-        use std::os::unix::fs::MetadataExt;
-        if meta.blocks() * 512 < meta.len() {
-            notes.push(format!(
-                "{} is sparse: reads of its holes do not touch the storage",
-                path.display()
-            ));
-        }
+    if !device && meta.blocks() * 512 < meta.len() {
+        notes.push(format!(
+            "{} is sparse: reads of its holes do not touch the storage",
+            path.display()
+        ));
     }
     Ok(Prepared {
         kind: insp.kind,
@@ -182,34 +271,31 @@ fn prepare_existing(insp: &Inspection, opts: &PrepareOptions, device: bool) -> R
         align,
         writable: opts.needs_write,
         notes,
+        files: vec![file],
+        _lock: Some(Arc::new(lock)),
     })
 }
 
-/// The offset and length alignment O_DIRECT needs, probed from the kernel.
-/// Also confirms the file system accepts O_DIRECT at all.
-pub fn probe_align(path: &Path, device: bool) -> Result<u64> {
-    let fd = rustix::fs::open(
-        path,
-        OFlags::RDONLY | OFlags::DIRECT | OFlags::CLOEXEC,
-        Mode::empty(),
-    )
-    .map_err(|e| open_error(path, e, true))?;
+/// The offset and length alignment O_DIRECT needs, probed from the kernel
+/// on a descriptor opened with O_DIRECT (which confirms the file system
+/// accepts it at all).
+fn probe_align_fd(fd: &impl AsFd, device: bool) -> u64 {
     if device {
-        return Ok(rustix::fs::ioctl_blksszget(&fd)
+        return rustix::fs::ioctl_blksszget(fd)
             .map(|s| s as u64)
             .unwrap_or(4096)
-            .max(512));
+            .max(512);
     }
     match rustix::fs::statx(
-        &fd,
+        fd,
         "",
         rustix::fs::AtFlags::EMPTY_PATH,
         rustix::fs::StatxFlags::DIOALIGN,
     ) {
-        Ok(stx) if stx.stx_dio_offset_align > 0 => Ok(stx.stx_dio_offset_align as u64),
+        Ok(stx) if stx.stx_dio_offset_align > 0 => stx.stx_dio_offset_align as u64,
         // The kernel or file system does not report it: 4096 is safe on
         // every common device (512e and 4Kn alike).
-        _ => Ok(4096),
+        _ => 4096,
     }
 }
 
@@ -230,11 +316,12 @@ pub(crate) fn open_error(path: &Path, e: rustix::io::Errno, direct: bool) -> VbE
     }
 }
 
-/// Opens the target's files for one worker. Each worker opens its own
-/// descriptors so threads never share a file object's reference count.
+/// Opens the target's files for one worker, read-only unless the workload
+/// writes. Each worker opens its own descriptors so threads never share a
+/// file object's reference count; each open checks the file is still the
+/// one prepared.
 pub fn open_files(prep: &Prepared, direct: bool) -> Result<Vec<OwnedFd>> {
-    let mut flags = OFlags::CLOEXEC;
-    flags |= if prep.writable {
+    let mut flags = if prep.writable {
         OFlags::RDWR
     } else {
         OFlags::RDONLY
@@ -242,20 +329,19 @@ pub fn open_files(prep: &Prepared, direct: bool) -> Result<Vec<OwnedFd>> {
     if direct {
         flags |= OFlags::DIRECT;
     }
-    prep.paths
-        .iter()
-        .map(|p| rustix::fs::open(p, flags, Mode::empty()).map_err(|e| open_error(p, e, direct)))
-        .collect()
+    prep.files.iter().map(|f| f.open(flags)).collect()
 }
 
-/// Checks whether a directory's file system accepts O_DIRECT, with a scratch file.
+/// Checks whether a directory's file system accepts O_DIRECT, with a
+/// scratch file created (never reused) in it and removed at once.
 pub fn probe_dir_direct(dir: &Path) -> Result<()> {
-    let probe = dir.join(".volbench-direct-probe");
-    let res = rustix::fs::open(
-        &probe,
-        OFlags::CREATE | OFlags::WRONLY | OFlags::DIRECT | OFlags::CLOEXEC,
-        Mode::from_raw_mode(0o600),
-    );
-    let _ = fs::remove_file(&probe);
-    res.map(|_| ()).map_err(|e| open_error(dir, e, true))
+    let dir = setdir::SetDir::open_or_create(dir)?;
+    let name = format!(".volbench-direct-probe.{}", std::process::id());
+    // O_DIRECT after the create: a create that then fails on O_DIRECT
+    // would leave the file behind unknown.
+    let (fd, st) = dir.create_new(&name, OFlags::WRONLY)?;
+    let direct = rustix::fs::fcntl_getfl(&fd)
+        .and_then(|fl| rustix::fs::fcntl_setfl(&fd, fl | OFlags::DIRECT));
+    dir.remove_if_ours(&name, st.st_ino);
+    direct.map_err(|e| open_error(dir.path(), e, true))
 }

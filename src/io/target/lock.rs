@@ -1,0 +1,200 @@
+//! One volbench run at a time per target: an advisory lock (flock) held for
+//! the whole run, so a second run cannot refill or resize a set under the
+//! first. The lock file of a file set also says who holds it, so the second
+//! run can name the first (pid, host, start time).
+
+use std::os::fd::OwnedFd;
+use std::path::Path;
+
+use rustix::fs::{FlockOperation, OFlags};
+use rustix::io::Errno;
+
+use super::setdir::{Entry, SetDir, not_regular, write_all};
+use crate::error::{Result, VbError};
+
+pub const LOCK_NAME: &str = ".volbench-lock";
+/// The holder line is a few dozen bytes; anything longer is not ours.
+const INFO_CAP: usize = 4096;
+
+/// Held while alive; the kernel drops the lock when the descriptor closes,
+/// so a killed run never leaves a stale lock behind.
+#[derive(Debug)]
+pub struct Lock {
+    _fd: OwnedFd,
+}
+
+/// Locks a file set directory. The lock file is created on first use; on a
+/// read-only file system without one, the directory itself is locked (no
+/// run can write there anyway, but runs still exclude each other).
+pub fn lock_set(dir: &SetDir) -> Result<Lock> {
+    let path = dir.path_of(LOCK_NAME);
+    let opened = match dir.entry(LOCK_NAME)? {
+        Entry::Other(what) => return Err(not_regular(&path, what)),
+        Entry::Missing => dir.create_new(LOCK_NAME, OFlags::RDWR),
+        Entry::Regular(_) => dir.open_regular(LOCK_NAME, OFlags::RDWR),
+    };
+    let (fd, writable) = match opened {
+        Ok((fd, _)) => (fd, true),
+        Err(e) if e.kind == crate::error::Kind::Refused => return Err(e),
+        Err(_) if read_only(dir) => match dir.open_regular(LOCK_NAME, OFlags::RDONLY) {
+            Ok((fd, _)) => (fd, false),
+            Err(_) => (dup_dir(dir)?, false),
+        },
+        // Another run created it between the look and the create.
+        Err(_) => dir
+            .open_regular(LOCK_NAME, OFlags::RDWR)
+            .map(|(fd, _)| (fd, true))?,
+    };
+    match rustix::fs::flock(&fd, FlockOperation::NonBlockingLockExclusive) {
+        Ok(()) => {}
+        Err(Errno::WOULDBLOCK) => {
+            let holder = dir
+                .read_capped(LOCK_NAME, INFO_CAP)
+                .ok()
+                .flatten()
+                .map(|b| clean(&String::from_utf8_lossy(&b)))
+                .filter(|s| !s.is_empty())
+                .unwrap_or_else(|| "another process".into());
+            return Err(VbError::refused(format!(
+                "refusing to use the file set in {}: it is in use by {holder}; wait for that \
+                 run to end, or use another directory",
+                dir.path().display()
+            )));
+        }
+        Err(e) => {
+            return Err(VbError::target(format!(
+                "cannot lock {}: {}",
+                path.display(),
+                std::io::Error::from(e)
+            )));
+        }
+    }
+    if writable {
+        let info = format!(
+            "volbench pid {} on host {}, started {}\n",
+            std::process::id(),
+            rustix::system::uname().nodename().to_string_lossy(),
+            crate::result::now_rfc3339()
+        );
+        // The holder line is a courtesy to the next run; the lock is what counts.
+        let _ = rustix::fs::ftruncate(&fd, 0).and_then(|()| write_all(&fd, info.as_bytes()));
+    }
+    Ok(Lock { _fd: fd })
+}
+
+fn read_only(dir: &SetDir) -> bool {
+    rustix::fs::fstatvfs(dir.fd())
+        .map(|v| v.f_flag.contains(rustix::fs::StatVfsMountFlags::RDONLY))
+        .unwrap_or(false)
+}
+
+fn dup_dir(dir: &SetDir) -> Result<OwnedFd> {
+    rustix::io::fcntl_dupfd_cloexec(dir.fd(), 0).map_err(|e| {
+        VbError::target(format!(
+            "cannot lock {}: {}",
+            dir.path().display(),
+            std::io::Error::from(e)
+        ))
+    })
+}
+
+/// Locks a file or device target (no holder file can sit beside a device):
+/// the holder is looked up in /proc/locks.
+pub fn lock_path(path: &Path) -> Result<Lock> {
+    let fd = rustix::fs::open(
+        path,
+        OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC,
+        rustix::fs::Mode::empty(),
+    )
+    .map_err(|e| super::open_error(path, e, false))?;
+    match rustix::fs::flock(&fd, FlockOperation::NonBlockingLockExclusive) {
+        Ok(()) => Ok(Lock { _fd: fd }),
+        Err(Errno::WOULDBLOCK) => {
+            let holder = rustix::fs::fstat(&fd)
+                .ok()
+                .and_then(|st| holder_pid(st.st_dev, st.st_ino))
+                .map(|pid| format!("pid {pid} on this host"))
+                .unwrap_or_else(|| "another process".into());
+            Err(VbError::refused(format!(
+                "refusing to use {}: it is in use by {holder} (another volbench run holds its \
+                 lock); wait for that run to end",
+                path.display()
+            )))
+        }
+        Err(e) => Err(VbError::target(format!(
+            "cannot lock {}: {}",
+            path.display(),
+            std::io::Error::from(e)
+        ))),
+    }
+}
+
+/// The process holding a flock on (dev, ino), from /proc/locks, whose lines
+/// read `1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF`.
+fn holder_pid(dev: u64, ino: u64) -> Option<u32> {
+    let text = std::fs::read_to_string("/proc/locks").ok()?;
+    let want = format!(
+        "{:02x}:{:02x}:{ino}",
+        libc::major(dev as libc::dev_t),
+        libc::minor(dev as libc::dev_t)
+    );
+    text.lines().find_map(|l| {
+        let f: Vec<&str> = l.split_whitespace().collect();
+        match f.as_slice() {
+            [_, "FLOCK", _, _, pid, id, ..] if *id == want => pid.parse().ok(),
+            _ => None,
+        }
+    })
+}
+
+/// Keeps what another process wrote from reaching the terminal as anything
+/// but one plain line.
+fn clean(s: &str) -> String {
+    s.trim()
+        .chars()
+        .filter(|c| !c.is_control())
+        .take(200)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_second_lock_on_a_set_names_the_holder() {
+        let t = tempfile::tempdir().unwrap();
+        let d = SetDir::open_or_create(t.path()).unwrap();
+        let first = lock_set(&d).unwrap();
+        // flock locks belong to the open file description: a second open
+        // conflicts even within one process, as a second run would.
+        let d2 = SetDir::open_or_create(t.path()).unwrap();
+        let e = lock_set(&d2).unwrap_err();
+        assert_eq!(e.kind, crate::error::Kind::Refused);
+        assert!(
+            e.message
+                .contains(&format!("volbench pid {}", std::process::id())),
+            "{e}"
+        );
+        drop(first);
+        assert!(lock_set(&d2).is_ok());
+    }
+
+    #[test]
+    fn a_file_target_lock_names_the_holder_pid() {
+        let t = tempfile::tempdir().unwrap();
+        let f = t.path().join("f");
+        std::fs::write(&f, "x").unwrap();
+        let _first = lock_path(&f).unwrap();
+        let e = lock_path(&f).unwrap_err();
+        assert!(
+            e.message.contains(&format!("pid {}", std::process::id())),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn holder_text_is_one_clean_line() {
+        assert_eq!(clean("pid 1\x1b[31m\nhost\r"), "pid 1[31mhost");
+    }
+}
