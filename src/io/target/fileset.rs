@@ -89,17 +89,22 @@ fn parse_marker(bytes: &[u8]) -> std::result::Result<Marker, String> {
     Ok(m)
 }
 
-fn read_marker(dir: &SetDir) -> Result<Option<Marker>> {
+/// The set's marker, if there is a valid one. An invalid one is refused,
+/// unless --allow-overwrite lets volbench make a new set over whatever is
+/// there (every file then counts as not volbench's).
+fn read_marker(dir: &SetDir, allow_overwrite: bool) -> Result<Option<Marker>> {
     let Some(bytes) = dir.read_capped(MARKER_NAME, MARKER_CAP)? else {
         return Ok(None);
     };
-    parse_marker(&bytes).map(Some).map_err(|why| {
-        VbError::refused(format!(
-            "refusing to trust {}: {why}; remove it, and the {FILE_PREFIX}N.dat files beside it \
-             if they are volbench's, to make a new set",
+    match parse_marker(&bytes) {
+        Ok(m) => Ok(Some(m)),
+        Err(_) if allow_overwrite => Ok(None),
+        Err(why) => Err(VbError::refused(format!(
+            "refusing to trust {}: {why}; remove it (and the {FILE_PREFIX}N.dat files beside \
+             it if they are volbench's), or pass --allow-overwrite to make a new set over them",
             dir.path_of(MARKER_NAME).display()
-        ))
-    })
+        ))),
+    }
 }
 
 fn write_marker(dir: &SetDir, m: &Marker) -> Result<u64> {
@@ -118,17 +123,20 @@ enum Slot {
 
 /// Prepares the file set in the directory the user named (created if missing).
 pub fn prepare(dir: &Path, opts: &PrepareOptions) -> Result<Prepared> {
-    prepare_in(SetDir::open_or_create(dir)?, opts)
+    let file_size = check_shape(opts)?;
+    prepare_in(SetDir::open_or_create(dir)?, file_size, opts)
 }
 
 /// Prepares the file set in subdirectory `name` of `parent`, reached
 /// without following a link: a planted `files-N` link is refused.
 pub fn prepare_sub(parent: &Path, name: &str, opts: &PrepareOptions) -> Result<Prepared> {
+    let file_size = check_shape(opts)?;
     let parent = SetDir::open_or_create(parent)?;
-    prepare_in(parent.open_sub(name)?, opts)
+    prepare_in(parent.open_sub(name)?, file_size, opts)
 }
 
-fn prepare_in(dir: SetDir, opts: &PrepareOptions) -> Result<Prepared> {
+/// The size of each file, checked before anything is created.
+fn check_shape(opts: &PrepareOptions) -> Result<u64> {
     if opts.files == 0 || opts.files > MAX_FILES {
         return Err(VbError::input(format!(
             "--files {}: a file set has 1 to {MAX_FILES} files",
@@ -145,9 +153,13 @@ fn prepare_in(dir: SetDir, opts: &PrepareOptions) -> Result<Prepared> {
             opts.files
         )));
     }
+    Ok(file_size)
+}
+
+fn prepare_in(dir: SetDir, file_size: u64, opts: &PrepareOptions) -> Result<Prepared> {
     // Held until the run ends (the Prepared keeps it).
     let lock = lock::lock_set(&dir)?;
-    let old = read_marker(&dir)?;
+    let old = read_marker(&dir, opts.allow_overwrite)?;
     let names: Vec<String> = (0..opts.files).map(file_name).collect();
     let mut slots = Vec::with_capacity(names.len());
     for (i, name) in names.iter().enumerate() {
@@ -462,6 +474,60 @@ mod tests {
             r#"{{"created_by":"volbench","files":{files},"file_size":{file_size},"filled":true,"inodes":{:?}}}"#,
             vec![7u64; inodes]
         )
+    }
+
+    struct Quiet;
+    impl Progress for Quiet {
+        fn start(&self, _: u64, _: &str) {}
+        fn advance(&self, _: u64) {}
+        fn finish(&self) {}
+    }
+
+    fn opts<'a>(stop: &'a AtomicBool, allow_overwrite: bool) -> PrepareOptions<'a> {
+        PrepareOptions {
+            size: 64 << 10,
+            files: 2,
+            direct: false,
+            allow_overwrite,
+            needs_write: false,
+            progress: &Quiet,
+            stop,
+        }
+    }
+
+    #[test]
+    fn a_set_is_reused_and_an_invalid_marker_needs_allow_overwrite() {
+        let t = tempfile::tempdir().unwrap();
+        let stop = AtomicBool::new(false);
+        let first = prepare(t.path(), &opts(&stop, false)).unwrap();
+        assert!(first.notes.is_empty());
+        drop(first);
+        let again = prepare(t.path(), &opts(&stop, false)).unwrap();
+        assert!(again.notes[0].contains("reusing"), "{:?}", again.notes);
+        drop(again);
+        std::fs::write(t.path().join(MARKER_NAME), marker(1, 4096, 0)).unwrap();
+        let e = prepare(t.path(), &opts(&stop, false)).unwrap_err();
+        assert_eq!(e.kind, crate::error::Kind::Refused);
+        assert!(e.message.contains("--allow-overwrite"), "{e}");
+        let remade = prepare(t.path(), &opts(&stop, true)).unwrap();
+        assert!(remade.notes.is_empty(), "refilled, not reused");
+        drop(remade);
+        let m = parse_marker(&std::fs::read(t.path().join(MARKER_NAME)).unwrap()).unwrap();
+        assert!(m.filled && m.files == 2);
+    }
+
+    #[test]
+    fn too_many_files_are_refused_before_anything_is_created() {
+        let t = tempfile::tempdir().unwrap();
+        let stop = AtomicBool::new(false);
+        let o = PrepareOptions {
+            files: MAX_FILES + 1,
+            size: u64::MAX,
+            ..opts(&stop, false)
+        };
+        let e = prepare(&t.path().join("set"), &o).unwrap_err();
+        assert!(e.message.contains("65536"), "{e}");
+        assert!(!t.path().join("set").exists());
     }
 
     #[test]
