@@ -21,8 +21,8 @@ use crate::units::format_size;
 pub const MARKER_NAME: &str = ".volbench-fileset.json";
 pub const FILE_PREFIX: &str = "volbench.";
 const FILL_CHUNK: usize = 1 << 20;
-/// Most files one set may have: each worker opens every file of the set.
-pub const MAX_FILES: u32 = 65536;
+/// Most files one set may have (the --files bound): also what a marker may claim.
+pub const MAX_FILES: u32 = crate::units::bounds::MAX_FILES as u32;
 /// A marker lists one inode per file; a real one stays far below this.
 const MARKER_CAP: usize = 4 << 20;
 /// Largest set a marker may describe (1 EiB): beyond any real volume.
