@@ -247,6 +247,23 @@ fn a_mounted_device_target_is_never_written_even_with_allow_overwrite() {
 }
 
 #[test]
+fn the_backing_file_of_a_mounted_loop_device_is_never_written() {
+    let Some(vol) = volume("backing_file") else {
+        return;
+    };
+    // Writing the image writes the mounted file system on top of it.
+    let mut cmd = volbench();
+    cmd.args(["run", "--target"])
+        .arg(&vol.image)
+        .args(["--size", "4m", "--rw", "randwrite", "--duration", "200ms"])
+        .args(["--warmup", "0", "--allow-overwrite"]);
+    let o = run(cmd);
+    assert_refused_naming(&o, &vol.image);
+    assert!(stderr(&o).contains(vol.device_str()), "{}", stderr(&o));
+    assert!(has_ext4(&vol.device));
+}
+
+#[test]
 fn a_marker_that_is_a_symlink_is_not_written_through() {
     let Some(vol) = volume("marker_symlink") else {
         return;

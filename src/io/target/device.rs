@@ -61,6 +61,45 @@ pub fn refuse_if_in_use(path: &Path) -> Result<()> {
     }
 }
 
+/// Refuses a regular file that backs a loop device which is mounted or held:
+/// writing the file writes that device under its file system's feet, as
+/// surely as writing the device itself.
+pub fn refuse_if_backing_in_use(path: &Path, dev: u64, ino: u64) -> Result<()> {
+    let Ok(entries) = std::fs::read_dir("/sys/block") else {
+        return Ok(());
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !name.starts_with("loop") {
+            continue;
+        }
+        let Ok(backing) = std::fs::read_to_string(entry.path().join("loop/backing_file")) else {
+            continue;
+        };
+        // Compared by identity, not by name: the path may differ (bind
+        // mounts, symlinks, a relative --target).
+        let same = std::fs::metadata(backing.trim_end_matches('\n'))
+            .is_ok_and(|m| m.dev() == dev && m.ino() == ino);
+        if !same {
+            continue;
+        }
+        let loop_dev = Path::new("/dev").join(&name);
+        if let Err(e) = refuse_if_in_use(&loop_dev)
+            && e.kind == crate::error::Kind::Refused
+        {
+            return Err(VbError::refused(format!(
+                "refusing to write to {}: it is the backing file of {}, and {}",
+                path.display(),
+                loop_dev.display(),
+                e.message
+                    .split_once(": ")
+                    .map_or(e.message.as_str(), |(_, why)| why)
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Looks up the device (or one of its partitions) in this process's mount table.
 fn mounted_at(major: u32, minor: u32) -> Option<String> {
     let table = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
