@@ -97,7 +97,9 @@ pub struct SuiteRunArgs {
 #[derive(Args, Debug, Clone, Default)]
 pub struct CommonArgs {
     /// A directory (volbench creates and fills its own file set there), an
-    /// existing regular file, or a block device.
+    /// existing regular file, or a block device. No symbolic link below it
+    /// is followed; only regular files volbench created are written; one run
+    /// per target at a time (a lock says who holds it).
     #[arg(long, value_name = "PATH")]
     pub target: PathBuf,
 
