@@ -52,7 +52,9 @@ pub fn number(v: f64) -> String {
     }
 }
 
-/// A latency given in microseconds: "8.5 µs", "250 µs", "1.5 ms", "2 s".
+/// A latency given in microseconds: "0.04 µs", "8.5 µs", "250 µs",
+/// "1.5 ms", "2 s" (the null engine and the page cache answer in well
+/// under a microsecond, which must not read as "0 µs").
 pub fn micros(us: f64) -> String {
     if us >= 1_000_000.0 {
         format!("{} s", trim(us / 1e6, 2))
@@ -60,8 +62,10 @@ pub fn micros(us: f64) -> String {
         format!("{} ms", trim(us / 1000.0, 2))
     } else if us >= 10.0 {
         format!("{} µs", trim(us, 0))
-    } else {
+    } else if us >= 1.0 || us == 0.0 {
         format!("{} µs", trim(us, 1))
+    } else {
+        format!("{} µs", trim(us, 2))
     }
 }
 
@@ -100,6 +104,8 @@ mod tests {
     /// One spelling of latency for every human output, µs with a space.
     #[test]
     fn latency_has_one_spelling() {
+        assert_eq!(micros(0.0), "0 µs");
+        assert_eq!(micros(0.036), "0.04 µs");
         assert_eq!(micros(8.46), "8.5 µs");
         assert_eq!(micros(250.0), "250 µs");
         assert_eq!(micros(850.4), "850 µs");
