@@ -494,7 +494,11 @@ fn a_mixed_runs_p99_is_the_merged_histograms_in_every_view() {
         let shown: Vec<String> = want.iter().map(|(_, p)| micros(*p)).collect();
 
         let terminal = volbench::output::summary(&doc);
-        assert_eq!(column(&grid(&terminal, '│', '┆'), "p99"), shown, "{terminal}");
+        assert_eq!(
+            column(&grid(&terminal, '│', '┆'), "p99"),
+            shown,
+            "{terminal}"
+        );
 
         let dir = tmp.path().join(name);
         volbench::output::write_dir(&doc, &dir, &[]).unwrap();
@@ -529,4 +533,17 @@ fn a_mixed_runs_p99_is_the_merged_histograms_in_every_view() {
             }
         }
     }
+}
+
+/// The tables.md every `--output` writes escapes what would break a
+/// Markdown table or become HTML where it is rendered (it escaped only `|`).
+#[test]
+fn tables_md_escapes_run_names() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut doc = fixtures::six_patterns();
+    doc.runs[0].name = "a|b<img src=x>".into();
+    volbench::output::write_dir(&doc, tmp.path(), &[]).unwrap();
+    let md = std::fs::read_to_string(tmp.path().join("tables.md")).unwrap();
+    assert!(md.contains("| a\\|b&lt;img src=x&gt; |"), "{md}");
+    assert!(!md.contains('<'), "{md}");
 }
