@@ -392,3 +392,158 @@ fn reports_render_in_a_browser_with_every_data_point() {
     }
     assert!(dom.contains("file system"), "environment section");
 }
+
+/// Rows of a drawn table: lines that start with `edge`, cells split at `sep`.
+fn grid(text: &str, edge: char, sep: char) -> Vec<Vec<String>> {
+    text.lines()
+        .filter(|l| l.starts_with(edge))
+        .map(|l| {
+            l.trim_matches(edge)
+                .split(sep)
+                .map(|c| c.trim().to_string())
+                .collect()
+        })
+        .filter(|r: &Vec<String>| !r.iter().all(|c| c.chars().all(|ch| "-: ".contains(ch))))
+        .collect()
+}
+
+/// The cells of column `name` in a grid whose first row is its header.
+fn column(rows: &[Vec<String>], name: &str) -> Vec<String> {
+    let at = rows[0]
+        .iter()
+        .position(|h| h == name)
+        .unwrap_or_else(|| panic!("no column {name} in {:?}", rows[0]));
+    rows[1..].iter().map(|r| r[at].clone()).collect()
+}
+
+/// A mixed 70/30 run whose reads and writes have known latencies: reads
+/// 100-200 µs, writes mostly 1.0-1.1 ms with a tenth at 5-6 ms, all times
+/// `scale`. Returns the p99 of all its operations recorded as one stream.
+fn known_mixed_latencies(run: &mut volbench::result::RunResult, scale: u64) -> f64 {
+    use volbench::result::{Histograms, LatSummary, OpTotals};
+    use volbench::stats::{BucketedHistogram, OpStats};
+    let (mut r, mut w, mut all) = (OpStats::new(), OpStats::new(), OpStats::new());
+    for i in 0..7000u64 {
+        let ns = (100 + i % 100) * 1000 * scale;
+        r.record(ns, 8192);
+        all.record(ns, 8192);
+    }
+    for i in 0..3000u64 {
+        let us = if i % 10 == 0 {
+            5000 + (i / 10) * 3
+        } else {
+            1000 + i % 100
+        };
+        w.record(us * 1000 * scale, 8192);
+        all.record(us * 1000 * scale, 8192);
+    }
+    run.totals.read = OpTotals::from_stats(&r, 1.0);
+    run.totals.write = OpTotals::from_stats(&w, 1.0);
+    if run.rate.is_some() {
+        for t in [&mut run.totals.read, &mut run.totals.write] {
+            t.service_lat_us = Some(t.lat_us.clone());
+        }
+    }
+    run.histograms = Histograms {
+        read: BucketedHistogram::from_histogram(&r.hist),
+        write: BucketedHistogram::from_histogram(&w.hist),
+    };
+    LatSummary::from_stats(&all).p99
+}
+
+/// Issue 10: a mixed read/write run's p99 is one number, the percentile of
+/// its merged read+write histogram, in the terminal tables, tables.md, the
+/// HTML report, `report --format md` and the summary data (summary.csv,
+/// `report --format csv`). The thread-sweep table used to show the larger
+/// of the read and write p99s, the curve table their ops-weighted average.
+#[test]
+fn a_mixed_runs_p99_is_the_merged_histograms_in_every_view() {
+    use volbench::output::fmt::micros;
+    use volbench::spec::{SuiteMeta, TableKind};
+
+    let tmp = tempfile::tempdir().unwrap();
+    let threads: Vec<RunFixture> = [1u32, 2, 4, 8]
+        .iter()
+        .map(|&t| RunFixture::new(&format!("mixed-{t}t"), Pattern::Randrw, 70, 8 << 10).conc(t, 4))
+        .collect();
+    let mut curve = vec![RunFixture::new("max", Pattern::Randrw, 70, 8 << 10)];
+    for pct in [10.0, 50.0, 90.0] {
+        let mut r = RunFixture::new(&format!("mixed-{pct}pct"), Pattern::Randrw, 70, 8 << 10);
+        r.rate_pct = Some(pct);
+        curve.push(r);
+    }
+    for (name, runs, table) in [
+        ("threads", threads, TableKind::Threads),
+        ("curve", curve, TableKind::Curve),
+    ] {
+        let mut doc = fixtures::doc("client-1", &runs);
+        doc.spec.suite = Some(SuiteMeta {
+            name: name.into(),
+            table,
+        });
+        let mut want = Vec::new();
+        for (k, run) in doc.runs.iter_mut().enumerate() {
+            let p99 = known_mixed_latencies(run, k as u64 + 1);
+            assert_eq!(run.latency().p99, p99, "{}", run.name);
+            // The definitions the tables used before give other figures.
+            let (rp, wp) = (run.totals.read.lat_us.p99, run.totals.write.lat_us.p99);
+            assert_ne!(micros(p99), micros(rp.max(wp)));
+            assert_ne!(micros(p99), micros((rp * 7.0 + wp * 3.0) / 10.0));
+            want.push((run.name.clone(), p99));
+        }
+        let shown: Vec<String> = want.iter().map(|(_, p)| micros(*p)).collect();
+
+        let terminal = volbench::output::summary(&doc);
+        assert_eq!(
+            column(&grid(&terminal, '│', '┆'), "p99"),
+            shown,
+            "{terminal}"
+        );
+
+        let dir = tmp.path().join(name);
+        volbench::output::write_dir(&doc, &dir, &[]).unwrap();
+        let md = std::fs::read_to_string(dir.join("tables.md")).unwrap();
+        assert_eq!(column(&grid(&md, '|', '|'), "p99"), shown, "{md}");
+
+        let o = run(&["report", p(&dir), "--format", "md"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let md = stdout(&o);
+        // The suite's own table comes first; per-op tables follow it.
+        let first_table = md.split("\n### ").nth(1).unwrap_or_default();
+        assert_eq!(column(&grid(first_table, '|', '|'), "p99"), shown, "{md}");
+
+        assert!(run(&["report", p(&dir)]).status.success());
+        let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
+        for s in &shown {
+            assert!(
+                html.contains(&format!("<td class=\"num\">{s}</td>")),
+                "{s} not in the HTML tables"
+            );
+        }
+
+        let summary = std::fs::read_to_string(dir.join("summary.csv")).unwrap();
+        let report_csv = stdout(&run(&["report", p(&dir), "--format", "csv"]));
+        for text in [summary, report_csv] {
+            let mut r = csv::Reader::from_reader(text.as_bytes());
+            let head = r.headers().unwrap().clone();
+            let at = |n: &str| head.iter().position(|h| h == n).unwrap();
+            for row in r.records().map(|x| x.unwrap()) {
+                let (_, p99) = want.iter().find(|(n, _)| n == &row[at("run")]).unwrap();
+                assert_eq!(row[at("run_lat_us_p99")], format!("{p99:.3}"), "{text}");
+            }
+        }
+    }
+}
+
+/// The tables.md every `--output` writes escapes what would break a
+/// Markdown table or become HTML where it is rendered (it escaped only `|`).
+#[test]
+fn tables_md_escapes_run_names() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut doc = fixtures::six_patterns();
+    doc.runs[0].name = "a|b<img src=x>".into();
+    volbench::output::write_dir(&doc, tmp.path(), &[]).unwrap();
+    let md = std::fs::read_to_string(tmp.path().join("tables.md")).unwrap();
+    assert!(md.contains("| a\\|b&lt;img src=x&gt; |"), "{md}");
+    assert!(!md.contains('<'), "{md}");
+}

@@ -5,7 +5,7 @@
 
 use crate::error::{Result, VbError};
 use crate::input::cli::PlanArgs;
-use crate::output::thousands;
+use crate::output::fmt::thousands;
 use crate::units::bounds;
 use crate::units::{parse_count_in, parse_duration_in};
 

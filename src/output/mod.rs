@@ -1,5 +1,7 @@
 //! Views of a result: the terminal summary, summary.csv, result.json.
 
+pub mod fmt;
+pub mod table;
 pub mod tables;
 pub mod ui;
 
@@ -9,31 +11,7 @@ use std::path::Path;
 use crate::error::{Result, VbError};
 use crate::result::{PhaseName, ResultDoc, engine_names};
 
-/// 1234567.8 -> "1,234,568".
-pub fn thousands(v: f64) -> String {
-    let n = v.round() as i64;
-    let digits = n.abs().to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    if n < 0 { format!("-{out}") } else { out }
-}
-
-pub fn lat(us: f64) -> String {
-    if us >= 10_000.0 {
-        format!("{:.1}ms", us / 1000.0)
-    } else if us >= 1000.0 {
-        format!("{:.2}ms", us / 1000.0)
-    } else {
-        format!("{us:.0}us")
-    }
-}
-
-const CSV_HEADER: [&str; 24] = [
+const CSV_HEADER: [&str; 30] = [
     "run",
     "op",
     "rw",
@@ -58,6 +36,14 @@ const CSV_HEADER: [&str; 24] = [
     "lat_us_p99_99",
     "cpu_user_pct",
     "cpu_sys_pct",
+    // The run as a whole, reads and writes together (the same on each of
+    // its rows): the figures the tables show for a mixed run.
+    "run_iops",
+    "run_mib_s",
+    "run_lat_us_mean",
+    "run_lat_us_p50",
+    "run_lat_us_p99",
+    "run_lat_us_p99_9",
 ];
 
 /// summary.csv: one row per run and operation type, stable column names
@@ -74,16 +60,13 @@ pub fn summary_csv(doc: &ResultDoc) -> Result<String> {
             .find(|p| p.name == PhaseName::Measure)
             .map(|p| p.duration_s)
             .unwrap_or(0.0);
-        let ops = [
-            (run.workload.read_pct > 0, "read", &run.totals.read),
-            (run.workload.read_pct < 100, "write", &run.totals.write),
-        ];
-        for (_, name, op) in ops.into_iter().filter(|o| o.0) {
+        let all = run.latency();
+        let f = |v: f64| format!("{v:.3}");
+        for (name, op) in run.ops() {
             let l = &op.lat_us;
-            let f = |v: f64| format!("{v:.3}");
             w.write_record([
                 run.name.clone(),
-                name.into(),
+                name.name().into(),
                 run.workload.rw.name().into(),
                 run.workload.bs_label(),
                 run.workload.read_pct.to_string(),
@@ -106,6 +89,12 @@ pub fn summary_csv(doc: &ResultDoc) -> Result<String> {
                 f(l.p99_99),
                 f(run.totals.cpu.user_pct),
                 f(run.totals.cpu.sys_pct),
+                f(run.total_iops()),
+                f(run.total_mib_s()),
+                f(all.mean),
+                f(all.p50),
+                f(all.p99),
+                f(all.p99_9),
             ])
             .map_err(err)?;
         }
@@ -123,9 +112,9 @@ pub fn to_json(doc: &ResultDoc) -> Result<String> {
 
 /// The terminal summary: every table of the result.
 pub fn summary(doc: &ResultDoc) -> String {
-    crate::output::tables::views(doc)
+    tables::views(doc)
         .iter()
-        .map(crate::output::tables::render_terminal)
+        .map(table::Table::to_terminal)
         .collect::<Vec<_>>()
         .join("\n\n")
 }
@@ -150,21 +139,15 @@ pub fn write_dir(doc: &ResultDoc, dir: &Path, extra: &[(&str, String)]) -> Resul
     write("result.json", &to_json(doc)?)?;
     write("summary.csv", &summary_csv(doc)?)?;
     // The tables in the papers' layout, as Markdown and one CSV per table.
-    let views = crate::output::tables::views(doc);
-    let md: Vec<String> = views
-        .iter()
-        .map(crate::output::tables::render_markdown)
-        .collect();
+    let views = tables::views(doc);
+    let md: Vec<String> = views.iter().map(table::Table::to_markdown).collect();
     write("tables.md", &md.join("\n"))?;
     for (i, v) in views.iter().enumerate() {
-        let csv = crate::output::tables::render_csv(v)
+        let csv = v
+            .to_csv()
             .map_err(|e| VbError::run(format!("cannot format CSV: {e}")))?;
         write(
-            &format!(
-                "table-{}-{}.csv",
-                i + 1,
-                crate::output::tables::slug(&v.title)
-            ),
+            &format!("table-{}-{}.csv", i + 1, table::slug(&v.title)),
             &csv,
         )?;
     }
@@ -194,17 +177,4 @@ pub fn read_result(path: &Path) -> Result<ResultDoc> {
         )));
     }
     Ok(doc)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn thousands_separators() {
-        assert_eq!(thousands(0.0), "0");
-        assert_eq!(thousands(999.4), "999");
-        assert_eq!(thousands(1000.0), "1,000");
-        assert_eq!(thousands(1234567.8), "1,234,568");
-    }
 }

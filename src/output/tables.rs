@@ -1,25 +1,15 @@
-//! Result tables in the papers' layouts. A table is a plain model (title,
-//! header, rows, notes) built from a result alone, rendered for the
-//! terminal, as Markdown and as CSV, so every output shows the same figures.
+//! Result tables in the papers' layouts, built from a result alone as the
+//! shared `Table` model, so the terminal, tables.md, the table CSVs and the
+//! HTML report show the same figures.
 
-use comfy_table::presets::UTF8_FULL_CONDENSED;
-use comfy_table::{CellAlignment, Table};
-
-use crate::output::{lat, thousands};
-use crate::result::{ResultDoc, RunResult};
+use crate::output::fmt::{cpu, mib_s, micros, thousands};
+use crate::output::table::Table;
+use crate::result::{Op, OpTotals, ResultDoc, RunResult};
 use crate::spec::TableKind;
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct TableView {
-    pub title: String,
-    pub header: Vec<String>,
-    pub rows: Vec<Vec<String>>,
-    pub notes: Vec<String>,
-}
 
 /// The tables a result is shown with: its suite's layout, or one row per
 /// run and operation for plain runs.
-pub fn views(doc: &ResultDoc) -> Vec<TableView> {
+pub fn views(doc: &ResultDoc) -> Vec<Table> {
     let runs: Vec<&RunResult> = doc.runs.iter().filter(|r| !r.workload.discard).collect();
     let mut out = match doc.spec.suite.as_ref().map(|s| s.table) {
         Some(TableKind::Patterns) => vec![patterns(&runs)],
@@ -50,44 +40,30 @@ pub fn views(doc: &ResultDoc) -> Vec<TableView> {
     out
 }
 
-fn ops_of(run: &RunResult) -> Vec<(&'static str, &crate::result::OpTotals)> {
-    let mut v = Vec::new();
-    if run.workload.read_pct > 0 {
-        v.push(("read", &run.totals.read));
-    }
-    if run.workload.read_pct < 100 {
-        v.push(("write", &run.totals.write));
-    }
-    v
-}
-
 /// One row per run and operation type, with the latency percentiles.
-pub fn per_op(runs: &[&RunResult]) -> TableView {
+pub fn per_op(runs: &[&RunResult]) -> Table {
     let mut rows = Vec::new();
     let mut notes = Vec::new();
     for run in runs {
-        for (name, op) in ops_of(run) {
+        for (op, t) in run.ops() {
             rows.push(vec![
                 run.name.clone(),
-                name.to_string(),
-                thousands(op.iops),
-                format!("{:.1}", op.mib_s),
-                lat(op.lat_us.mean),
-                lat(op.lat_us.p50),
-                lat(op.lat_us.p99),
-                lat(op.lat_us.p99_9),
-                lat(op.lat_us.max),
-                format!(
-                    "{:.0}%/{:.0}%",
-                    run.totals.cpu.user_pct, run.totals.cpu.sys_pct
-                ),
+                op.name().to_string(),
+                thousands(t.iops),
+                mib_s(t.mib_s),
+                micros(t.lat_us.mean),
+                micros(t.lat_us.p50),
+                micros(t.lat_us.p99),
+                micros(t.lat_us.p99_9),
+                micros(t.lat_us.max),
+                cpu(&run.totals.cpu),
             ]);
         }
         notes.extend(run_notes(run));
     }
-    TableView {
-        title: "results".into(),
-        header: [
+    table(
+        "Results",
+        &[
             "run",
             "op",
             "IOPS",
@@ -98,12 +74,25 @@ pub fn per_op(runs: &[&RunResult]) -> TableView {
             "p99.9",
             "max",
             "cpu usr/sys",
-        ]
-        .map(String::from)
-        .to_vec(),
+        ],
+        2,
         rows,
         notes,
-    }
+    )
+}
+
+/// A table whose columns from `numeric_from` on are figures.
+fn table(
+    title: impl Into<String>,
+    head: &[&str],
+    numeric_from: usize,
+    rows: Vec<Vec<String>>,
+    notes: Vec<String>,
+) -> Table {
+    let mut t = Table::new(title, head, numeric_from);
+    t.rows = rows;
+    t.notes = notes;
+    t
 }
 
 /// What a reader should know about one run: Little's law, rate, steady state.
@@ -143,21 +132,19 @@ fn run_notes(run: &RunResult) -> Vec<String> {
 }
 
 /// One row per run with reads and writes side by side (six patterns).
-pub fn patterns(runs: &[&RunResult]) -> TableView {
+pub fn patterns(runs: &[&RunResult]) -> Table {
     let mut rows = Vec::new();
     let mut notes = Vec::new();
     for run in runs {
         let mut row = vec![run.name.clone()];
-        for (present, op) in [
-            (run.workload.read_pct > 0, &run.totals.read),
-            (run.workload.read_pct < 100, &run.totals.write),
-        ] {
-            if present {
+        for op in Op::ALL {
+            if run.does(op) {
+                let t = run.totals.op(op);
                 row.extend([
-                    thousands(op.iops),
-                    format!("{:.1}", op.mib_s),
-                    lat(op.lat_us.mean),
-                    lat(op.lat_us.p99),
+                    thousands(t.iops),
+                    mib_s(t.mib_s),
+                    micros(t.lat_us.mean),
+                    micros(t.lat_us.p99),
                 ]);
             } else {
                 row.extend(std::iter::repeat_n("-".to_string(), 4));
@@ -170,9 +157,9 @@ pub fn patterns(runs: &[&RunResult]) -> TableView {
                 .filter(|n| !n.contains("Little's law")),
         );
     }
-    TableView {
-        title: "patterns".into(),
-        header: [
+    table(
+        "Patterns",
+        &[
             "pattern",
             "read IOPS",
             "read MiB/s",
@@ -182,18 +169,17 @@ pub fn patterns(runs: &[&RunResult]) -> TableView {
             "write MiB/s",
             "write mean",
             "write p99",
-        ]
-        .map(String::from)
-        .to_vec(),
+        ],
+        1,
         rows,
         notes,
-    }
+    )
 }
 
 /// The papers' mix tables: per block size and access kind, a "Read" and a
 /// "Write" row with one column per read/write mix; IOPS for random I/O,
 /// MiB/s for sequential.
-pub fn mix(runs: &[&RunResult]) -> Vec<TableView> {
+pub fn mix(runs: &[&RunResult]) -> Vec<Table> {
     let mut groups: Vec<(String, Vec<&RunResult>)> = Vec::new();
     for run in runs {
         let w = &run.workload;
@@ -218,28 +204,31 @@ pub fn mix(runs: &[&RunResult]) -> Vec<TableView> {
         .map(|(key, runs)| {
             let random = runs[0].workload.rw.is_random();
             let unit = if random { "IOPS" } else { "MiB/s" };
-            let value = |op: &crate::result::OpTotals| {
+            let value = |op: &OpTotals| {
                 if random {
                     thousands(op.iops)
                 } else {
-                    format!("{:.1}", op.mib_s)
+                    mib_s(op.mib_s)
                 }
             };
-            let mut header = vec![String::new()];
-            header.extend(
+            let mut head = vec![String::new()];
+            head.extend(
                 runs.iter()
                     .map(|r| format!("{}/{}", r.workload.read_pct, 100 - r.workload.read_pct)),
             );
-            let mut read = vec![format!("Read {unit}")];
-            let mut write = vec![format!("Write {unit}")];
-            for r in &runs {
-                read.push(value(&r.totals.read));
-                write.push(value(&r.totals.write));
-            }
-            TableView {
+            let rows = Op::ALL
+                .into_iter()
+                .map(|op| {
+                    let mut row = vec![format!("{} {unit}", op.title())];
+                    row.extend(runs.iter().map(|r| value(r.totals.op(op))));
+                    row
+                })
+                .collect();
+            Table {
                 title: format!("{key} ({unit}, by read/write mix)"),
-                header,
-                rows: vec![read, write],
+                numeric: (0..head.len()).map(|i| i > 0).collect(),
+                head,
+                rows,
                 notes: vec![],
             }
         })
@@ -247,7 +236,7 @@ pub fn mix(runs: &[&RunResult]) -> Vec<TableView> {
 }
 
 /// IOPS against latency, point by point, for every curve in the result.
-pub fn curve(runs: &[&RunResult]) -> Vec<TableView> {
+pub fn curve(runs: &[&RunResult]) -> Vec<Table> {
     let maxima: Vec<&RunResult> = runs
         .iter()
         .copied()
@@ -279,13 +268,13 @@ pub fn curve(runs: &[&RunResult]) -> Vec<TableView> {
                 .filter(|r| r.rate.as_ref().is_some_and(|x| !x.reached))
                 .map(|r| format!("{}: target rate not reached", r.name))
                 .collect();
-            TableView {
-                title: format!(
-                    "latency curve: {} {}",
+            table(
+                format!(
+                    "Latency curve: {} {}",
                     max.workload.rw.name(),
                     max.workload.bs_label()
                 ),
-                header: [
+                &[
                     "point",
                     "target IOPS",
                     "IOPS",
@@ -293,24 +282,20 @@ pub fn curve(runs: &[&RunResult]) -> Vec<TableView> {
                     "mean",
                     "p99",
                     "service mean",
-                ]
-                .map(String::from)
-                .to_vec(),
+                ],
+                1,
                 rows,
                 notes,
-            }
+            )
         })
         .collect()
 }
 
 fn point_row(label: &str, r: &RunResult) -> Vec<String> {
-    let (read, write) = (&r.totals.read, &r.totals.write);
-    let ops = (read.ops + write.ops).max(1) as f64;
-    let weigh = |a: f64, b: f64| (a * read.ops as f64 + b * write.ops as f64) / ops;
-    let service = match (&read.service_lat_us, &write.service_lat_us) {
-        (Some(a), Some(b)) => lat(weigh(a.mean, b.mean)),
-        _ => lat(r.mean_latency_us()),
-    };
+    let l = r.latency();
+    // An unthrottled point records no service time: there, service time
+    // and latency are the same thing.
+    let service = r.service_mean_us().unwrap_or(l.mean);
     vec![
         label.to_string(),
         r.rate
@@ -318,16 +303,16 @@ fn point_row(label: &str, r: &RunResult) -> Vec<String> {
             .map(|x| thousands(x.target_iops))
             .unwrap_or_else(|| "max".into()),
         thousands(r.total_iops()),
-        format!("{:.1}", r.total_mib_s()),
-        lat(r.mean_latency_us()),
-        lat(weigh(read.lat_us.p99, write.lat_us.p99)),
-        service,
+        mib_s(r.total_mib_s()),
+        micros(l.mean),
+        micros(l.p99),
+        micros(service),
     ]
 }
 
 /// Concurrency against IOPS and latency, the gain of each step, and the
 /// knee: the last step that still gained.
-pub fn threads(runs: &[&RunResult]) -> TableView {
+pub fn threads(runs: &[&RunResult]) -> Table {
     let mut rows = Vec::new();
     let mut prev: Option<&RunResult> = None;
     let mut knee: Option<&RunResult> = None;
@@ -341,14 +326,15 @@ pub fn threads(runs: &[&RunResult]) -> TableView {
         if gain.is_none_or(|g| g >= threshold) {
             knee = Some(r);
         }
+        let l = r.latency();
         rows.push(vec![
             r.workload.threads.to_string(),
             r.workload.iodepth.to_string(),
             r.littles_law.concurrency.to_string(),
             thousands(r.total_iops()),
-            format!("{:.1}", r.total_mib_s()),
-            lat(r.mean_latency_us()),
-            lat(r.totals.read.lat_us.p99.max(r.totals.write.lat_us.p99)),
+            mib_s(r.total_mib_s()),
+            micros(l.mean),
+            micros(l.p99),
             gain.map(|g| format!("{g:+.1}%"))
                 .unwrap_or_else(|| "-".into()),
             format!("{:.2}", r.littles_law.iops_x_latency),
@@ -363,20 +349,20 @@ pub fn threads(runs: &[&RunResult]) -> TableView {
             k.workload.threads,
             k.workload.iodepth,
             thousands(k.total_iops()),
-            lat(k.mean_latency_us())
+            micros(k.mean_latency_us())
         ));
         let best = runs.iter().map(|r| r.total_iops()).fold(0.0, f64::max);
         let predicted = best * first.mean_latency_us() / 1e6;
         notes.push(format!(
             "Little's law: the best IOPS ({}) at the lowest-concurrency latency ({}) needs {:.1} I/Os in flight",
             thousands(best),
-            lat(first.mean_latency_us()),
+            micros(first.mean_latency_us()),
             predicted
         ));
     }
-    TableView {
-        title: "thread sweep".into(),
-        header: [
+    table(
+        "Thread sweep",
+        &[
             "threads",
             "iodepth",
             "in flight",
@@ -386,100 +372,9 @@ pub fn threads(runs: &[&RunResult]) -> TableView {
             "p99",
             "gain",
             "IOPS x latency",
-        ]
-        .map(String::from)
-        .to_vec(),
+        ],
+        1,
         rows,
         notes,
-    }
-}
-
-pub fn render_terminal(v: &TableView) -> String {
-    let mut t = Table::new();
-    t.load_style(UTF8_FULL_CONDENSED);
-    t.set_header(v.header.clone());
-    for r in &v.rows {
-        t.add_row(r.clone());
-    }
-    for i in 1..v.header.len() {
-        if let Some(col) = t.column_mut(i) {
-            col.set_cell_alignment(CellAlignment::Right);
-        }
-    }
-    let mut out = String::new();
-    if v.title != "results" && v.title != "patterns" {
-        out.push_str(&v.title);
-        out.push('\n');
-    }
-    out.push_str(&t.to_string());
-    for n in &v.notes {
-        out.push('\n');
-        out.push_str(n);
-    }
-    out
-}
-
-fn md_cell(s: &str) -> String {
-    s.replace('|', "\\|")
-}
-
-pub fn render_markdown(v: &TableView) -> String {
-    let mut out = format!("### {}\n\n", md_cell(&v.title));
-    out.push_str(&format!(
-        "| {} |\n",
-        v.header
-            .iter()
-            .map(|h| md_cell(h))
-            .collect::<Vec<_>>()
-            .join(" | ")
-    ));
-    out.push_str(&format!(
-        "|{}\n",
-        v.header
-            .iter()
-            .enumerate()
-            .map(|(i, _)| if i == 0 { "---|" } else { "---:|" })
-            .collect::<String>()
-    ));
-    for r in &v.rows {
-        out.push_str(&format!(
-            "| {} |\n",
-            r.iter().map(|c| md_cell(c)).collect::<Vec<_>>().join(" | ")
-        ));
-    }
-    if !v.notes.is_empty() {
-        out.push('\n');
-        for n in &v.notes {
-            out.push_str(&format!("- {}\n", md_cell(n)));
-        }
-    }
-    out
-}
-
-pub fn render_csv(v: &TableView) -> Result<String, String> {
-    let mut w = csv::Writer::from_writer(Vec::new());
-    w.write_record(&v.header).map_err(|e| e.to_string())?;
-    for r in &v.rows {
-        w.write_record(r).map_err(|e| e.to_string())?;
-    }
-    let bytes = w.into_inner().map_err(|e| e.to_string())?;
-    String::from_utf8(bytes).map_err(|e| e.to_string())
-}
-
-/// A file-name-safe form of a table title.
-pub fn slug(title: &str) -> String {
-    let mut s: String = title
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() {
-                c.to_ascii_lowercase()
-            } else {
-                '-'
-            }
-        })
-        .collect();
-    while s.contains("--") {
-        s = s.replace("--", "-");
-    }
-    s.trim_matches('-').chars().take(60).collect()
+    )
 }

@@ -9,6 +9,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::executor::Observer;
 use crate::io::target::Progress;
+use crate::output::fmt;
 use crate::plan::PlannedRun;
 use crate::result::{Interval, RunResult};
 use crate::units::format_duration;
@@ -124,13 +125,14 @@ impl Observer for TerminalObserver {
     fn interval(&self, _run: &PlannedRun, elapsed_s: f64, total_s: f64, iv: &Interval) {
         let left = (total_s - elapsed_s).max(0.0);
         let mut msg = format!("  {:<7} {:>5.0}s left |", iv.phase, left);
-        for (name, op) in [("read", &iv.read), ("write", &iv.write)] {
+        for name in crate::result::Op::ALL {
+            let op = iv.op(name);
             if op.iops > 0.0 {
                 msg.push_str(&format!(
-                    " {name} {} IOPS {:.1} MiB/s {:.0}us |",
-                    crate::output::thousands(op.iops),
-                    op.mib_s,
-                    op.lat_us_mean
+                    " {name} {} IOPS {} MiB/s {} |",
+                    fmt::thousands(op.iops),
+                    fmt::mib_s(op.mib_s),
+                    fmt::micros(op.lat_us_mean)
                 ));
             }
         }

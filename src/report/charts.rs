@@ -6,14 +6,11 @@ use serde::Serialize;
 
 use super::detect::{Sweep, SweepKind};
 use super::svg::{
-    self, Axis, Bar, Category, Fmt, READ, Series, Shade, WRITE, bar_chart, fmt_micros, fmt_number,
-    line_chart,
+    self, Axis, Bar, Category, Fmt, READ, Series, Shade, WRITE, bar_chart, line_chart,
 };
-use super::{
-    Item, Metric, Source, combined_latency, combined_service_mean, concurrency, ops,
-    percentile_points,
-};
-use crate::result::PhaseName;
+use super::{Item, Metric, Source, concurrency, percentile_points};
+use crate::output::fmt::{micros as fmt_micros, number as fmt_number, trim};
+use crate::result::{Op, PhaseName};
 
 /// A drawn chart and what it shows, for the page.
 #[derive(Debug, Clone, Serialize)]
@@ -26,8 +23,11 @@ pub struct Figure {
     pub svg: String,
 }
 
-fn op_colour(op: &str) -> usize {
-    if op == "read" { READ } else { WRITE }
+fn op_colour(op: Op) -> usize {
+    match op {
+        Op::Read => READ,
+        Op::Write => WRITE,
+    }
 }
 
 /// A line's name in legends: the source when a sweep is overlaid across
@@ -47,7 +47,7 @@ pub fn mix(sweep: &Sweep, items: &[Item], sources: &[Source]) -> Figure {
     let overlay = sweep.lines.len() > 1;
     let mut series = Vec::new();
     for (li, line) in sweep.lines.iter().enumerate() {
-        for op in ["read", "write"] {
+        for op in Op::ALL {
             let c = if overlay { li } else { op_colour(op) };
             let mut s = Series::new(
                 format!(
@@ -57,17 +57,12 @@ pub fn mix(sweep: &Sweep, items: &[Item], sources: &[Source]) -> Figure {
                 ),
                 c,
             );
-            s.dashed = overlay && op == "write";
+            s.dashed = overlay && op == Op::Write;
             for &i in &line.items {
                 let run = items[i].run;
                 let pct = run.workload.read_pct;
-                let (has, t) = if op == "read" {
-                    (pct > 0, &run.totals.read)
-                } else {
-                    (pct < 100, &run.totals.write)
-                };
-                if has {
-                    let v = metric.get(t);
+                if run.does(op) {
+                    let v = metric.get(run.totals.op(op));
                     s.push(
                         pct as f64,
                         v,
@@ -125,7 +120,8 @@ pub fn curve(sweep: &Sweep, items: &[Item], sources: &[Source]) -> Figure {
         for &i in &line.items {
             let run = items[i].run;
             let iops = run.total_iops();
-            let (m, p) = combined_latency(run, 99.0);
+            let l = run.latency();
+            let (m, p) = (l.mean, l.p99);
             let at = format!(
                 "{}{} ({}): {} IOPS",
                 prefix,
@@ -140,7 +136,7 @@ pub fn curve(sweep: &Sweep, items: &[Item], sources: &[Source]) -> Figure {
             }
             mean.push(iops, m, format!("{at}, mean {}", fmt_micros(m)));
             p99.push(iops, p, format!("{at}, p99 {}", fmt_micros(p)));
-            if let Some(sv) = combined_service_mean(run) {
+            if let Some(sv) = run.service_mean_us() {
                 service.push(iops, sv, format!("{at}, mean service {}", fmt_micros(sv)));
             }
         }
@@ -207,11 +203,11 @@ pub fn timeseries(item: &Item, label: &str) -> Vec<Figure> {
     let mut out = Vec::new();
     for (key, unit, fmt) in panels {
         let mut series = Vec::new();
-        for (op, _) in ops(run) {
-            let mut s = Series::new(op, op_colour(op));
+        for (op, _) in run.ops() {
+            let mut s = Series::new(op.name(), op_colour(op));
             s.marks = marks;
             for iv in &run.intervals {
-                let o = if op == "read" { &iv.read } else { &iv.write };
+                let o = iv.op(op);
                 let v = match key {
                     "iops" => o.iops,
                     "mib_s" => o.mib_s,
@@ -225,12 +221,7 @@ pub fn timeseries(item: &Item, label: &str) -> Vec<Figure> {
                 s.push(
                     iv.t_s,
                     v,
-                    format!(
-                        "{}s ({}): {op} {shown} {}",
-                        svg::trim(iv.t_s, 1),
-                        iv.phase,
-                        unit
-                    ),
+                    format!("{}s ({}): {op} {shown} {}", trim(iv.t_s, 1), iv.phase, unit),
                 );
             }
             series.push(s);
@@ -255,19 +246,19 @@ pub fn timeseries(item: &Item, label: &str) -> Vec<Figure> {
 pub fn percentiles(items: &[(String, Item)]) -> Vec<Figure> {
     let mut all = Vec::new();
     for (k, (label, item)) in items.iter().enumerate() {
-        for (op, _) in ops(item.run) {
+        for (op, _) in item.run.ops() {
             let pts = percentile_points(item.run, op);
             if pts.is_empty() {
                 continue;
             }
             let mut s = Series::new(format!("{label} {op}"), k);
-            s.dashed = op == "write";
+            s.dashed = op == Op::Write;
             for (p, v) in pts {
                 let nines = -(1.0 - p / 100.0).log10();
                 s.push(
                     nines,
                     v,
-                    format!("{label} {op}: p{} = {}", svg::trim(p, 3), fmt_micros(v)),
+                    format!("{label} {op}: p{} = {}", trim(p, 3), fmt_micros(v)),
                 );
             }
             all.push(s);
@@ -330,18 +321,9 @@ pub fn pattern_bars(items: &[(String, Item)]) -> Vec<Figure> {
             .filter(|(_, it)| Metric::of(it.run) == metric)
             .map(|(label, it)| {
                 let run = it.run;
-                let bar = |op: &str| {
-                    let has = if op == "read" {
-                        run.workload.read_pct > 0
-                    } else {
-                        run.workload.read_pct < 100
-                    };
-                    let t = if op == "read" {
-                        &run.totals.read
-                    } else {
-                        &run.totals.write
-                    };
-                    has.then(|| Bar {
+                let bar = |op: Op| {
+                    let t = run.totals.op(op);
+                    run.does(op).then(|| Bar {
                         value: metric.get(t),
                         tip: format!(
                             "{label}: {op} {} {}, mean {}",
@@ -354,7 +336,7 @@ pub fn pattern_bars(items: &[(String, Item)]) -> Vec<Figure> {
                 };
                 Category {
                     name: label.clone(),
-                    bars: vec![bar("read"), bar("write")],
+                    bars: Op::ALL.into_iter().map(bar).collect(),
                 }
             })
             .collect();
@@ -366,7 +348,7 @@ pub fn pattern_bars(items: &[(String, Item)]) -> Vec<Figure> {
             Metric::MibS => "MiB/s per pattern (large transfers)".to_string(),
         };
         let y = Axis::linear(metric.unit(), Fmt::Number);
-        let series = [("read".to_string(), READ), ("write".to_string(), WRITE)];
+        let series = Op::ALL.map(|op| (op.name().to_string(), op_colour(op)));
         out.push(Figure {
             kind: "bars",
             svg: bar_chart("bars", &title, &y, &series, &cats, svg::FULL),

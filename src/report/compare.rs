@@ -8,11 +8,11 @@ use serde_json::Value;
 use super::charts::{self, CompareRow};
 use super::detect::{self, SweepKind};
 use super::html::{self, Page, Section};
-use super::svg::{fmt_micros, fmt_number};
-use super::tables::{self, Table};
-use super::{Item, Metric, Source, items, ops};
-use crate::result::engine_names;
-use crate::units::format_size;
+use super::tables;
+use super::{Item, Metric, Source, items};
+use crate::output::fmt::{micros, number, size as format_size};
+use crate::output::table::Table;
+use crate::result::{Op, RunResult, engine_names};
 
 /// One run of the first result and its counterpart in each result
 /// (indices into `items(sources)`; `None` where missing).
@@ -158,31 +158,65 @@ pub fn match_runs(sources: &[Source], all: &[Item]) -> Comparison {
     c
 }
 
-/// The metrics compared for each run and operation.
-const METRICS: [&str; 4] = ["IOPS", "MiB/s", "mean latency", "p99 latency"];
-
-fn metric_value(run: &crate::result::RunResult, op: &str, metric: &str) -> Option<f64> {
-    let (_, t) = ops(run).into_iter().find(|(o, _)| *o == op)?;
-    Some(match metric {
-        "IOPS" => t.iops,
-        "MiB/s" => t.mib_s,
-        "mean latency" => t.lat_us.mean,
-        _ => t.lat_us.p99,
-    })
+/// A figure compared for each run and operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Compared {
+    Iops,
+    MibS,
+    MeanLatency,
+    P99Latency,
 }
 
-fn ops_of_match(m: &Match, all: &[Item]) -> Vec<&'static str> {
-    let mut v = Vec::new();
-    for op in ["read", "write"] {
-        if m.items
-            .iter()
-            .flatten()
-            .any(|&i| ops(all[i].run).iter().any(|(o, _)| *o == op))
-        {
-            v.push(op);
+impl Compared {
+    pub const ALL: [Compared; 4] = [
+        Compared::Iops,
+        Compared::MibS,
+        Compared::MeanLatency,
+        Compared::P99Latency,
+    ];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Compared::Iops => "IOPS",
+            Compared::MibS => "MiB/s",
+            Compared::MeanLatency => "mean latency",
+            Compared::P99Latency => "p99 latency",
         }
     }
-    v
+
+    /// The headline figure the papers quote for a workload.
+    fn headline(m: Metric) -> Self {
+        match m {
+            Metric::Iops => Compared::Iops,
+            Metric::MibS => Compared::MibS,
+        }
+    }
+
+    /// The figure of one operation type of a run; None when the run does
+    /// not do that operation.
+    pub fn of(self, run: &RunResult, op: Op) -> Option<f64> {
+        let t = run.does(op).then(|| run.totals.op(op))?;
+        Some(match self {
+            Compared::Iops => t.iops,
+            Compared::MibS => t.mib_s,
+            Compared::MeanLatency => t.lat_us.mean,
+            Compared::P99Latency => t.lat_us.p99,
+        })
+    }
+
+    fn show(self, v: f64) -> String {
+        match self {
+            Compared::Iops | Compared::MibS => number(v),
+            Compared::MeanLatency | Compared::P99Latency => micros(v),
+        }
+    }
+}
+
+fn ops_of_match(m: &Match, all: &[Item]) -> Vec<Op> {
+    Op::ALL
+        .into_iter()
+        .filter(|&op| m.items.iter().flatten().any(|&i| all[i].run.does(op)))
+        .collect()
 }
 
 /// "2.30x", or "-" without a base to divide by.
@@ -211,18 +245,14 @@ pub fn table(c: &Comparison, sources: &[Source], all: &[Item]) -> Table {
     };
     for m in &c.matches {
         for op in ops_of_match(m, all) {
-            for metric in METRICS {
+            for metric in Compared::ALL {
                 let vals: Vec<Option<f64>> = m
                     .items
                     .iter()
-                    .map(|i| i.and_then(|i| metric_value(all[i].run, op, metric)))
+                    .map(|i| i.and_then(|i| metric.of(all[i].run, op)))
                     .collect();
-                let show = |v: Option<f64>| match v {
-                    None => "-".to_string(),
-                    Some(v) if metric.contains("latency") => fmt_micros(v),
-                    Some(v) => fmt_number(v),
-                };
-                let mut row = vec![m.name.clone(), op.to_string(), metric.to_string()];
+                let show = |v: Option<f64>| v.map_or_else(|| "-".to_string(), |v| metric.show(v));
+                let mut row = vec![m.name.clone(), op.to_string(), metric.label().to_string()];
                 for (i, v) in vals.iter().enumerate() {
                     row.push(show(*v));
                     if i > 0 {
@@ -252,19 +282,7 @@ pub fn headline_rows(c: &Comparison, all: &[Item]) -> Vec<CompareRow> {
                 values: m
                     .items
                     .iter()
-                    .map(|i| {
-                        i.and_then(|i| {
-                            metric_value(
-                                all[i].run,
-                                op,
-                                if metric == Metric::Iops {
-                                    "IOPS"
-                                } else {
-                                    "MiB/s"
-                                },
-                            )
-                        })
-                    })
+                    .map(|i| i.and_then(|i| Compared::headline(metric).of(all[i].run, op)))
                     .collect(),
             });
         }
@@ -277,7 +295,7 @@ pub fn headlines(c: &Comparison, all: &[Item]) -> Vec<String> {
     headline_rows(c, all)
         .iter()
         .map(|r| {
-            let show = |v: Option<f64>| v.map(fmt_number).unwrap_or_else(|| "-".into());
+            let show = |v: Option<f64>| v.map(number).unwrap_or_else(|| "-".into());
             let mut line = format!("{} {} {}", r.name, r.metric.unit(), show(r.values[0]));
             for v in &r.values[1..] {
                 line.push_str(&format!(" → {}, {}", show(*v), ratio(*v, r.values[0])));

@@ -7,9 +7,10 @@ use serde::Serialize;
 
 use super::charts::{self, Figure};
 use super::detect::{self, SweepKind};
-use super::tables::{self, Table};
+use super::tables;
 use super::{Item, Source, items, run_label};
 use crate::error::{Result, VbError};
+use crate::output::table::Table;
 
 const TEMPLATE: &str = include_str!("report.html");
 

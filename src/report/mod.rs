@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use crate::error::Result;
 use crate::output::read_result;
-use crate::result::{OpTotals, ResultDoc, RunResult};
+use crate::result::{Op, OpTotals, ResultDoc, RunResult};
 use crate::stats::percentile_ns;
 
 /// One loaded result and the short label that names it in tables and legends.
@@ -89,18 +89,6 @@ pub fn label_sources(sources: &mut [Source]) {
     }
 }
 
-/// The operation types a run did, with their totals.
-pub fn ops(run: &RunResult) -> Vec<(&'static str, &OpTotals)> {
-    let mut v = Vec::new();
-    if run.workload.read_pct > 0 {
-        v.push(("read", &run.totals.read));
-    }
-    if run.workload.read_pct < 100 {
-        v.push(("write", &run.totals.write));
-    }
-    v
-}
-
 /// Which figure the papers quote for a workload: MiB/s for large transfers
 /// (64 KiB sequential), IOPS for small ones (4-8 KiB random).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -133,58 +121,6 @@ impl Metric {
     }
 }
 
-/// Latency over reads and writes together: the ops-weighted mean and a
-/// percentile of the merged histograms, in microseconds.
-pub fn combined_latency(run: &RunResult, p: f64) -> (f64, f64) {
-    let (r, w) = (&run.totals.read, &run.totals.write);
-    let ops = (r.ops + w.ops) as f64;
-    if ops == 0.0 {
-        return (0.0, 0.0);
-    }
-    let mean = (r.lat_us.mean * r.ops as f64 + w.lat_us.mean * w.ops as f64) / ops;
-    let merged = run.histograms.read.to_histogram().and_then(|mut h| {
-        let wh = run.histograms.write.to_histogram()?;
-        h.checked_add_assign(&wh).map_err(|e| e.to_string())?;
-        Ok(h)
-    });
-    let (lo, hi) = match (r.ops, w.ops) {
-        (0, _) => (w.lat_us.min, w.lat_us.max),
-        (_, 0) => (r.lat_us.min, r.lat_us.max),
-        _ => (
-            r.lat_us.min.min(w.lat_us.min),
-            r.lat_us.max.max(w.lat_us.max),
-        ),
-    };
-    let pct = match merged {
-        Ok(h) => percentile_ns(&h, p, (lo * 1000.0) as u64, (hi * 1000.0).ceil() as u64) / 1000.0,
-        Err(_) => {
-            // A damaged histogram: the larger per-op percentile is the honest bound.
-            if p >= 99.0 {
-                r.lat_us.p99.max(w.lat_us.p99)
-            } else {
-                r.lat_us.p50.max(w.lat_us.p50)
-            }
-        }
-    };
-    (mean, pct)
-}
-
-/// Mean service time (submission to completion) over reads and writes, for
-/// rate-limited runs, whose latency counts from each I/O's intended start.
-pub fn combined_service_mean(run: &RunResult) -> Option<f64> {
-    let (r, w) = (&run.totals.read, &run.totals.write);
-    let (rs, ws) = (r.service_lat_us.as_ref(), w.service_lat_us.as_ref());
-    if rs.is_none() && ws.is_none() {
-        return None;
-    }
-    let ops = (r.ops + w.ops) as f64;
-    if ops == 0.0 {
-        return None;
-    }
-    let part = |s: Option<&crate::result::LatSummary>, n: u64| s.map_or(0.0, |s| s.mean * n as f64);
-    Some((part(rs, r.ops) + part(ws, w.ops)) / ops)
-}
-
 /// Percentiles the latency-distribution chart plots, as far as the sample
 /// count supports them (p99.99 needs at least 10,000 operations).
 pub const PLOT_PERCENTILES: [f64; 16] = [
@@ -194,12 +130,8 @@ pub const PLOT_PERCENTILES: [f64; 16] = [
 
 /// (percentile, latency in µs) points of one operation type, rebuilt from
 /// the run's stored histogram.
-pub fn percentile_points(run: &RunResult, op: &str) -> Vec<(f64, f64)> {
-    let (h, t) = if op == "read" {
-        (&run.histograms.read, &run.totals.read)
-    } else {
-        (&run.histograms.write, &run.totals.write)
-    };
+pub fn percentile_points(run: &RunResult, op: Op) -> Vec<(f64, f64)> {
+    let (h, t) = (run.histograms.op(op), run.totals.op(op));
     if t.ops == 0 {
         return Vec::new();
     }

@@ -6,6 +6,8 @@
 
 use std::fmt::Write;
 
+use crate::output::fmt::{micros, number, trim};
+
 /// Escapes text for HTML/SVG content and attribute values.
 pub fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
@@ -54,8 +56,8 @@ pub enum Fmt {
 
 pub fn fmt_value(v: f64, f: Fmt) -> String {
     match f {
-        Fmt::Number => fmt_number(v),
-        Fmt::Micros => fmt_micros(v),
+        Fmt::Number => number(v),
+        Fmt::Micros => micros(v),
         Fmt::Percent => format!("{}%", trim(v, 0)),
         Fmt::Seconds => format!("{}s", trim(v, 1)),
         Fmt::Nines => {
@@ -63,43 +65,6 @@ pub fn fmt_value(v: f64, f: Fmt) -> String {
             format!("p{}", trim(p, 4))
         }
         Fmt::Mix => format!("{}:{}", trim(v, 0), trim(100.0 - v, 0)),
-    }
-}
-
-/// Rounds to `digits` decimals and drops trailing zeros: 2.50 -> "2.5".
-pub fn trim(v: f64, digits: usize) -> String {
-    let s = format!("{v:.digits$}");
-    if s.contains('.') {
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        s
-    }
-}
-
-pub fn fmt_number(v: f64) -> String {
-    let a = v.abs();
-    if a >= 10_000_000.0 {
-        format!("{}M", trim(v / 1e6, 1))
-    } else if a >= 1000.0 {
-        crate::output::thousands(v)
-    } else if a >= 10.0 || a == 0.0 {
-        trim(v, 0)
-    } else if a >= 1.0 {
-        trim(v, 1)
-    } else {
-        trim(v, 2)
-    }
-}
-
-pub fn fmt_micros(us: f64) -> String {
-    if us >= 1_000_000.0 {
-        format!("{} s", trim(us / 1e6, 2))
-    } else if us >= 1000.0 {
-        format!("{} ms", trim(us / 1000.0, 2))
-    } else if us >= 10.0 {
-        format!("{} µs", trim(us, 0))
-    } else {
-        format!("{} µs", trim(us, 1))
     }
 }
 
@@ -787,10 +752,8 @@ mod tests {
 
     #[test]
     fn labels_read_well() {
-        assert_eq!(fmt_micros(250.0), "250 µs");
-        assert_eq!(fmt_micros(1500.0), "1.5 ms");
-        assert_eq!(fmt_number(126397.0), "126,397");
-        assert_eq!(fmt_number(2.5), "2.5");
+        assert_eq!(fmt_value(250.0, Fmt::Micros), "250 µs");
+        assert_eq!(fmt_value(126397.0, Fmt::Number), "126,397");
         assert_eq!(fmt_value(2.0, Fmt::Nines), "p99");
         assert_eq!(fmt_value(3.0, Fmt::Nines), "p99.9");
         assert_eq!(

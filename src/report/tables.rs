@@ -1,137 +1,14 @@
-//! The report's tables as plain data (header, rows), so one layout serves
-//! the HTML page, Markdown and the terminal. Layouts follow the papers: a
+//! The report's own tables, in the shared `output::table::Table` model, so
+//! one layout serves the HTML page, Markdown and the terminal, with the
+//! figures formatted and defined as everywhere else. Layouts follow the papers: a
 //! row per run and operation; for mix sweeps one row "Read MiB/s", one row
 //! "Write MiB/s" and a column per mix; for curves a row per point.
 
-use comfy_table::presets::UTF8_FULL_CONDENSED;
-use comfy_table::{CellAlignment, Table as Tty};
-use serde::Serialize;
-
 use super::detect::{Sweep, SweepKind};
-use super::svg::{fmt_micros, fmt_number};
-use super::{Item, Metric, Source, combined_latency, concurrency, ops, run_label};
-use crate::result::engine_names;
-use crate::units::format_size;
-
-#[derive(Debug, Clone, Serialize)]
-pub struct Table {
-    pub title: String,
-    pub head: Vec<String>,
-    pub rows: Vec<Vec<String>>,
-    /// Per column: right-aligned numbers.
-    pub numeric: Vec<bool>,
-    /// Lines shown under the table (discarded warm-up runs, a knee...).
-    pub notes: Vec<String>,
-}
-
-impl Table {
-    fn new(title: impl Into<String>, head: &[&str], numeric_from: usize) -> Self {
-        Self {
-            title: title.into(),
-            head: head.iter().map(|h| h.to_string()).collect(),
-            rows: Vec::new(),
-            numeric: (0..head.len()).map(|i| i >= numeric_from).collect(),
-            notes: Vec::new(),
-        }
-    }
-
-    /// One of the tables the suites print (`crate::output::tables`), so the page
-    /// shows the papers' layouts exactly as the terminal does. A column is
-    /// numeric when its cells are figures ("max" and "-" allowed).
-    pub fn from_view(v: &crate::output::tables::TableView) -> Self {
-        let numeric = (0..v.header.len())
-            .map(|c| {
-                let cells: Vec<&str> = v
-                    .rows
-                    .iter()
-                    .filter_map(|r| r.get(c).map(String::as_str))
-                    .collect();
-                c > 0
-                    && cells
-                        .iter()
-                        .any(|x| x.starts_with(|ch: char| ch.is_ascii_digit()))
-                    && cells.iter().all(|x| {
-                        x.starts_with(|ch: char| ch.is_ascii_digit() || ch == '-' || ch == '+')
-                            || x.is_empty()
-                            || *x == "max"
-                    })
-            })
-            .collect();
-        let mut title = v.title.clone();
-        // The terminal's lower-case titles ("patterns") read as headings here.
-        if let Some(first) = title.get(..1) {
-            title = first.to_uppercase() + &title[1..];
-        }
-        Self {
-            title,
-            head: v.header.clone(),
-            rows: v.rows.clone(),
-            numeric,
-            notes: v.notes.clone(),
-        }
-    }
-
-    /// GitHub-flavoured Markdown. Pipes would split cells and angle
-    /// brackets become HTML where Markdown is rendered (run names and paths
-    /// come from users): both are escaped.
-    pub fn to_markdown(&self) -> String {
-        let cell = |s: &str| {
-            s.replace('\\', "\\\\")
-                .replace('|', "\\|")
-                .replace('<', "&lt;")
-                .replace('>', "&gt;")
-                .replace('\n', " ")
-        };
-        let mut out = String::new();
-        if !self.title.is_empty() {
-            out.push_str(&format!("### {}\n\n", cell(&self.title)));
-        }
-        out.push_str(&format!(
-            "| {} |\n",
-            self.head
-                .iter()
-                .map(|h| cell(h))
-                .collect::<Vec<_>>()
-                .join(" | ")
-        ));
-        out.push_str(&format!(
-            "|{}|\n",
-            self.numeric
-                .iter()
-                .map(|&n| if n { "---:" } else { "---" })
-                .collect::<Vec<_>>()
-                .join("|")
-        ));
-        for r in &self.rows {
-            out.push_str(&format!(
-                "| {} |\n",
-                r.iter().map(|c| cell(c)).collect::<Vec<_>>().join(" | ")
-            ));
-        }
-        if !self.notes.is_empty() {
-            out.push('\n');
-            for n in &self.notes {
-                out.push_str(&format!("{}\n", cell(n)));
-            }
-        }
-        out
-    }
-
-    pub fn to_terminal(&self) -> String {
-        let mut t = Tty::new();
-        t.load_style(UTF8_FULL_CONDENSED);
-        t.set_header(self.head.clone());
-        for r in &self.rows {
-            t.add_row(r.clone());
-        }
-        for (i, &n) in self.numeric.iter().enumerate() {
-            if let (true, Some(c)) = (n, t.column_mut(i)) {
-                c.set_cell_alignment(CellAlignment::Right);
-            }
-        }
-        t.to_string()
-    }
-}
+use super::{Item, Metric, Source, concurrency, run_label};
+use crate::output::fmt::{cpu, mib_s, micros, number, size};
+use crate::output::table::Table;
+use crate::result::{Op, engine_names};
 
 /// A row per run and operation type, like the terminal summary.
 pub fn summary(sources: &[Source], items: &[Item]) -> Table {
@@ -158,25 +35,22 @@ pub fn summary(sources: &[Source], items: &[Item]) -> Table {
     t.numeric[4] = true;
     for it in items {
         let run = it.run;
-        for (op, o) in ops(run) {
+        for (op, o) in run.ops() {
             t.rows.push(vec![
                 run_label(sources, it),
-                op.into(),
+                op.name().into(),
                 run.workload.rw.name().into(),
                 run.workload.bs_label(),
                 run.workload.read_pct.to_string(),
                 concurrency(run),
-                fmt_number(o.iops),
-                format!("{:.1}", o.mib_s),
-                fmt_micros(o.lat_us.mean),
-                fmt_micros(o.lat_us.p50),
-                fmt_micros(o.lat_us.p99),
-                fmt_micros(o.lat_us.p99_9),
-                fmt_micros(o.lat_us.max),
-                format!(
-                    "{:.0}% / {:.0}%",
-                    run.totals.cpu.user_pct, run.totals.cpu.sys_pct
-                ),
+                number(o.iops),
+                mib_s(o.mib_s),
+                micros(o.lat_us.mean),
+                micros(o.lat_us.p50),
+                micros(o.lat_us.p99),
+                micros(o.lat_us.p99_9),
+                micros(o.lat_us.max),
+                cpu(&run.totals.cpu),
             ]);
         }
     }
@@ -211,8 +85,8 @@ pub fn mix(sweep: &Sweep, items: &[Item], sources: &[Source]) -> Table {
             Some(s) => format!("{}: ", sources[s].label),
             None => String::new(),
         };
-        for op in ["Read", "Write"] {
-            let mut row = vec![format!("{prefix}{op} {}", metric.unit())];
+        for op in Op::ALL {
+            let mut row = vec![format!("{prefix}{} {}", op.title(), metric.unit())];
             for p in &pcts {
                 let cell = line
                     .items
@@ -220,13 +94,8 @@ pub fn mix(sweep: &Sweep, items: &[Item], sources: &[Source]) -> Table {
                     .map(|&i| items[i].run)
                     .find(|r| r.workload.read_pct == *p)
                     .map(|r| {
-                        let (has, o) = if op == "Read" {
-                            (*p > 0, &r.totals.read)
-                        } else {
-                            (*p < 100, &r.totals.write)
-                        };
-                        if has {
-                            fmt_number(metric.get(o))
+                        if r.does(op) {
+                            number(metric.get(r.totals.op(op)))
                         } else {
                             "-".into()
                         }
@@ -260,14 +129,14 @@ pub fn curve(sweep: &Sweep, items: &[Item], sources: &[Source]) -> Table {
         for &i in &line.items {
             let it = &items[i];
             let run = it.run;
-            let (m, p99) = combined_latency(run, 99.0);
+            let l = run.latency();
             t.rows.push(vec![
                 run_label(sources, it),
                 concurrency(run),
-                fmt_number(run.total_iops()),
-                format!("{:.1}", run.total_mib_s()),
-                fmt_micros(m),
-                fmt_micros(p99),
+                number(run.total_iops()),
+                mib_s(run.total_mib_s()),
+                micros(l.mean),
+                micros(l.p99),
                 run.littles_law.concurrency.to_string(),
                 format!("{:.1}", run.littles_law.iops_x_latency),
             ]);
@@ -293,8 +162,7 @@ pub fn every_run(sources: &[Source], items: &[Item]) -> Option<Table> {
 pub fn results(sources: &[Source]) -> Vec<Table> {
     let mut out = Vec::new();
     for s in sources {
-        for v in crate::output::tables::views(&s.doc) {
-            let mut t = Table::from_view(&v);
+        for mut t in crate::output::tables::views(&s.doc) {
             if sources.len() > 1 {
                 t.title = format!("{}: {}", s.label, t.title);
             }
@@ -357,7 +225,7 @@ pub fn environment(src: &Source) -> Table {
     kv("host", d.host.hostname.clone());
     kv("kernel", d.host.kernel.clone());
     kv("CPUs", d.host.cpus.to_string());
-    kv("memory", format_size(d.host.memory_bytes));
+    kv("memory", size(d.host.memory_bytes));
     match &d.target {
         Some(tg) => {
             kv("target", format!("{} ({})", tg.path, tg.kind));
@@ -366,7 +234,7 @@ pub fn environment(src: &Source) -> Table {
                 format!(
                     "{} file(s) of {}, I/O alignment {} bytes",
                     tg.files,
-                    format_size(tg.file_size),
+                    size(tg.file_size),
                     tg.align
                 ),
             );

@@ -4,11 +4,14 @@
 
 pub mod merge;
 pub mod mount;
+pub mod ops;
 
 use serde::{Deserialize, Serialize};
 
 use crate::spec::{Arrivals, EngineKind, JobSpec, RunSpec, TargetKind};
 use crate::stats::{BucketedHistogram, OpStats};
+
+pub use ops::Op;
 
 /// At most this many intervals are kept per run; beyond it, neighbours are
 /// merged pairwise, so memory stays flat however long a run lasts.

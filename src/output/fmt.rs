@@ -1,0 +1,117 @@
+//! How every figure a person reads is written: the terminal, tables.md,
+//! the HTML report and its charts all format through here, so one latency
+//! reads the same everywhere ("850 µs", "1.25 ms"). Machine outputs
+//! (summary.csv, result.json) keep plain numbers in fixed units instead.
+//!
+//! Sizes and durations are printed by `crate::units`, beside their parsers,
+//! because the layers below `output` (spec, plan, targets) print them too;
+//! they are re-exported here so outputs have one place to look.
+
+pub use crate::units::{format_duration as duration, format_size as size};
+
+use crate::result::Cpu;
+
+/// 1234567.8 -> "1,234,568": counts and rates in tables.
+pub fn thousands(v: f64) -> String {
+    let n = v.round() as i64;
+    let digits = n.unsigned_abs().to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    if n < 0 { format!("-{out}") } else { out }
+}
+
+/// Rounds to `digits` decimals and drops trailing zeros: 2.50 -> "2.5".
+pub fn trim(v: f64, digits: usize) -> String {
+    let s = format!("{v:.digits$}");
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
+}
+
+/// A figure of any size, as short as it stays readable: "126,397",
+/// "12.5M", "2.5", "0.25".
+pub fn number(v: f64) -> String {
+    let a = v.abs();
+    if a >= 10_000_000.0 {
+        format!("{}M", trim(v / 1e6, 1))
+    } else if a >= 1000.0 {
+        thousands(v)
+    } else if a >= 10.0 || a == 0.0 {
+        trim(v, 0)
+    } else if a >= 1.0 {
+        trim(v, 1)
+    } else {
+        trim(v, 2)
+    }
+}
+
+/// A latency given in microseconds: "0.04 µs", "8.5 µs", "250 µs",
+/// "1.5 ms", "2 s" (the null engine and the page cache answer in well
+/// under a microsecond, which must not read as "0 µs").
+pub fn micros(us: f64) -> String {
+    if us >= 1_000_000.0 {
+        format!("{} s", trim(us / 1e6, 2))
+    } else if us >= 1000.0 {
+        format!("{} ms", trim(us / 1000.0, 2))
+    } else if us >= 10.0 {
+        format!("{} µs", trim(us, 0))
+    } else if us >= 1.0 || us == 0.0 {
+        format!("{} µs", trim(us, 1))
+    } else {
+        format!("{} µs", trim(us, 2))
+    }
+}
+
+/// Throughput in MiB/s, one decimal: "323.4".
+pub fn mib_s(v: f64) -> String {
+    format!("{v:.1}")
+}
+
+/// CPU time of the process as user/system percent of one core: "3%/37%".
+pub fn cpu(c: &Cpu) -> String {
+    format!("{:.0}%/{:.0}%", c.user_pct, c.sys_pct)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thousands_separators() {
+        assert_eq!(thousands(0.0), "0");
+        assert_eq!(thousands(999.4), "999");
+        assert_eq!(thousands(1000.0), "1,000");
+        assert_eq!(thousands(1234567.8), "1,234,568");
+        assert_eq!(thousands(-1234.0), "-1,234");
+    }
+
+    #[test]
+    fn numbers_stay_short() {
+        assert_eq!(number(126397.0), "126,397");
+        assert_eq!(number(12_500_000.0), "12.5M");
+        assert_eq!(number(2.5), "2.5");
+        assert_eq!(number(0.25), "0.25");
+        assert_eq!(number(0.0), "0");
+    }
+
+    /// One spelling of latency for every human output, µs with a space.
+    #[test]
+    fn latency_has_one_spelling() {
+        assert_eq!(micros(0.0), "0 µs");
+        assert_eq!(micros(0.036), "0.04 µs");
+        assert_eq!(micros(8.46), "8.5 µs");
+        assert_eq!(micros(250.0), "250 µs");
+        assert_eq!(micros(850.4), "850 µs");
+        assert_eq!(micros(1500.0), "1.5 ms");
+        assert_eq!(micros(1234.0), "1.23 ms");
+        assert_eq!(micros(23_300.0), "23.3 ms");
+        assert_eq!(micros(2_000_000.0), "2 s");
+    }
+}
