@@ -54,6 +54,10 @@ pub fn run_job(r: JobRun) -> Result<i32> {
         );
         return Ok(exit::OK);
     }
+    let out = r
+        .output
+        .map(crate::output::file::OutputDir::open)
+        .transpose()?;
     let stop = super::stop_flag()?;
     let obs = crate::output::ui::TerminalObserver::new(true);
     obs.note(&format!(
@@ -66,7 +70,7 @@ pub fn run_job(r: JobRun) -> Result<i32> {
     crate::remote::set_sigpipe(libc::SIG_IGN);
     let doc = coordinator::run(opts, &obs, &stop);
     crate::remote::set_sigpipe(libc::SIG_DFL);
-    super::finish(&doc?, r.output, r.json)
+    super::finish(&doc?, out.as_ref(), r.json)
 }
 
 /// Everything the coordinator needs.

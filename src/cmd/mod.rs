@@ -13,6 +13,7 @@ use crate::input::cli::{
 };
 use crate::input::flags;
 use crate::input::suite;
+use crate::output::file::OutputDir;
 use crate::output;
 use crate::output::ui::TerminalObserver;
 use crate::plan::{self, Plan};
@@ -45,11 +46,16 @@ pub fn main(cli: Cli) -> Result<i32> {
     }
 }
 
-/// Ctrl-C and SIGTERM set the flag; the run stops at its next poll and the
-/// results so far are written. A second Ctrl-C ends the process at once.
+/// Ctrl-C, SIGTERM and SIGHUP (a closed terminal or ssh session) set the
+/// flag; the run stops at its next poll and the results so far are
+/// written. A second signal ends the process at once.
 pub(crate) fn stop_flag() -> Result<Arc<AtomicBool>> {
     let stop = Arc::new(AtomicBool::new(false));
-    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+    for sig in [
+        signal_hook::consts::SIGINT,
+        signal_hook::consts::SIGTERM,
+        signal_hook::consts::SIGHUP,
+    ] {
         signal_hook::flag::register_conditional_shutdown(sig, exit::INTERRUPTED, stop.clone())
             .and_then(|_| signal_hook::flag::register(sig, stop.clone()))
             .map_err(|e| VbError::run(format!("cannot install the signal handler: {e}")))?;
@@ -132,21 +138,23 @@ fn print_dry_run(plan: &Plan) -> Result<()> {
 }
 
 fn execute_and_report(plan: &Plan, out_dir: Option<&Path>, json: bool) -> Result<i32> {
+    // The output directory is proven usable before the benchmark, not
+    // found unusable after it.
+    let out = out_dir.map(OutputDir::open).transpose()?;
     let stop = stop_flag()?;
     let obs = TerminalObserver::new(true);
     for n in &plan.notes {
         crate::executor::Observer::note(&obs, n);
     }
     let doc = executor::execute(plan, &obs, &stop)?;
-    finish(&doc, out_dir, json)
+    finish(&doc, out.as_ref(), json)
 }
 
 /// Writes and prints a result, and picks the exit code from how it ended.
-pub(crate) fn finish(doc: &ResultDoc, out_dir: Option<&Path>, json: bool) -> Result<i32> {
-    if let Some(dir) = out_dir {
-        let html = report::html::report_html(&report::own_source(doc, dir))?;
-        output::write_dir(doc, dir, &[("report.html", html)])?;
-    }
+/// The table is printed first: whatever happens to the files, the numbers
+/// reach the user. If the output directory cannot be written after all,
+/// the files go to a new private directory instead, and the user is told.
+pub(crate) fn finish(doc: &ResultDoc, out_dir: Option<&OutputDir>, json: bool) -> Result<i32> {
     let summary = output::summary(doc);
     if json {
         eprintln!("{summary}");
@@ -154,13 +162,42 @@ pub(crate) fn finish(doc: &ResultDoc, out_dir: Option<&Path>, json: bool) -> Res
     } else {
         println!("{summary}");
     }
+    let mut write_error = None;
     if let Some(dir) = out_dir {
-        eprintln!("results: {}", dir.join("result.json").display());
-        eprintln!("report: {}", dir.join("report.html").display());
+        let write = |dir: &OutputDir| -> Result<()> {
+            let html = report::html::report_html(&report::own_source(doc, dir.path()))?;
+            output::write_dir(doc, dir, &[("report.html", html)])
+        };
+        let saved_in = match write(dir) {
+            Ok(()) => Some(dir.path().to_path_buf()),
+            Err(e) => {
+                let fallback = OutputDir::fallback()
+                    .and_then(|f| write(&f).map(|_| f.path().to_path_buf()));
+                match &fallback {
+                    Ok(p) => eprintln!(
+                        "volbench: error: {e}; the results were saved in {} instead",
+                        p.display()
+                    ),
+                    Err(f) => eprintln!(
+                        "volbench: error: {e}; saving them elsewhere failed too ({f}): \
+                         the table above is all that is left"
+                    ),
+                }
+                write_error = Some(e.exit_code());
+                fallback.ok()
+            }
+        };
+        if let Some(p) = saved_in {
+            eprintln!("results: {}", p.join("result.json").display());
+            eprintln!("report: {}", p.join("report.html").display());
+        }
     }
     if let Some(e) = &doc.error {
         eprintln!("volbench: error: {e}");
         return Ok(exit::RUN_FAILED);
+    }
+    if let Some(code) = write_error {
+        return Ok(code);
     }
     Ok(if doc.interrupted {
         exit::INTERRUPTED
@@ -234,31 +271,22 @@ fn cmd_quick(a: &QuickArgs) -> Result<i32> {
     execute_and_report(&plan, a.output.as_deref(), false)
 }
 
-/// Writes `text` to `path` (through a temporary name), or to stdout for `-`.
+/// Writes `text` to `path` as a regular file (see `outfile`), or to stdout
+/// for `-` or no path.
 fn emit(path: Option<&Path>, text: &str) -> Result<()> {
     match path {
         None => {
             print!("{text}");
             Ok(())
         }
-        Some(p) if p.as_os_str() == "-" => {
-            print!("{text}");
-            Ok(())
-        }
-        Some(p) => {
-            let name = p
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_else(|| "report".into());
-            let tmp = p.with_file_name(format!(".{name}.tmp"));
-            std::fs::write(&tmp, text)
-                .and_then(|_| std::fs::rename(&tmp, p))
-                .map_err(|e| VbError::target(format!("cannot write {}: {e}", p.display())))
-        }
+        Some(p) => crate::output::file::write_file(p, text.as_bytes()),
     }
 }
 
 fn cmd_report(a: &ReportArgs) -> Result<i32> {
+    if let Some(o) = &a.output {
+        crate::output::file::check_file(o)?;
+    }
     let sources = report::load(&a.dirs)?;
     let text = match a.format {
         ReportFormat::Html => report::html::report_html(&sources)?,
@@ -288,6 +316,7 @@ fn cmd_report(a: &ReportArgs) -> Result<i32> {
 }
 
 fn cmd_compare(a: &CompareArgs) -> Result<i32> {
+    crate::output::file::check_file(&a.output)?;
     let sources = report::load(&a.dirs)?;
     let all = report::items(&sources);
     let c = report::compare::match_runs(&sources, &all);

@@ -1,15 +1,16 @@
 //! Views of a result: the terminal summary, summary.csv, result.json.
 
+pub mod file;
 pub mod fmt;
 pub mod table;
 pub mod tables;
 pub mod ui;
 
-use std::fs;
 use std::path::Path;
 
 use crate::error::{Result, VbError};
 use crate::result::{PhaseName, ResultDoc, engine_names};
+use file::OutputDir;
 
 const CSV_HEADER: [&str; 30] = [
     "run",
@@ -119,23 +120,13 @@ pub fn summary(doc: &ResultDoc) -> String {
         .join("\n\n")
 }
 
-/// Writes result.json, summary.csv, the tables and `extra` (report.html) into `dir`,
-/// creating it. Each file is written to a temporary name and renamed, so a
-/// reader never sees half a file.
-pub fn write_dir(doc: &ResultDoc, dir: &Path, extra: &[(&str, String)]) -> Result<()> {
-    fs::create_dir_all(dir).map_err(|e| {
-        VbError::target(format!(
-            "cannot create output directory {}: {e}",
-            dir.display()
-        ))
-    })?;
-    let write = |name: &str, text: &str| -> Result<()> {
-        let tmp = dir.join(format!(".{name}.tmp"));
-        let dest = dir.join(name);
-        fs::write(&tmp, text)
-            .and_then(|_| fs::rename(&tmp, &dest))
-            .map_err(|e| VbError::target(format!("cannot write {}: {e}", dest.display())))
-    };
+/// Writes result.json, summary.csv, the tables and `extra` (report.html)
+/// into `dir` (checked and opened before the run: see `file::OutputDir`).
+/// Each file is written to a temporary name and renamed, so a reader never
+/// sees half a file; result.json goes first, so whatever fails later it is
+/// there.
+pub fn write_dir(doc: &ResultDoc, dir: &OutputDir, extra: &[(&str, String)]) -> Result<()> {
+    let write = |name: &str, text: &str| dir.write(name, text);
     write("result.json", &to_json(doc)?)?;
     write("summary.csv", &summary_csv(doc)?)?;
     // The tables in the papers' layout, as Markdown and one CSV per table.
@@ -158,23 +149,25 @@ pub fn write_dir(doc: &ResultDoc, dir: &Path, extra: &[(&str, String)]) -> Resul
     Ok(())
 }
 
+/// Largest result file read: a long run with full histograms and the
+/// bounded interval series is a few MiB; this leaves room for big sweeps.
+pub const MAX_RESULT_BYTES: u64 = 256 << 20;
+
+/// Reads a result.json (or a directory holding one) for `report` and
+/// `compare`: an untrusted file, so it is read with a size cap, must be a
+/// regular file, and is checked whole (`result_check`) before any view
+/// of it is made; every string in it is cleaned of control characters.
 pub fn read_result(path: &Path) -> Result<ResultDoc> {
     let file = if path.is_dir() {
         path.join("result.json")
     } else {
         path.to_path_buf()
     };
-    let text = fs::read_to_string(&file)
-        .map_err(|e| VbError::input(format!("cannot read {}: {e}", file.display())))?;
-    let doc: ResultDoc = serde_json::from_str(&text)
-        .map_err(|e| VbError::input(format!("{} is not a volbench result: {e}", file.display())))?;
-    if doc.schema != crate::result::SCHEMA {
-        return Err(VbError::input(format!(
-            "{} has schema '{}'; this volbench reads '{}'",
-            file.display(),
-            doc.schema,
-            crate::result::SCHEMA
-        )));
-    }
-    Ok(doc)
+    let bytes = crate::output::file::read_capped(&file, MAX_RESULT_BYTES, "result file")?;
+    crate::result_check::parse_result(&bytes).map_err(|e| {
+        VbError::input(format!(
+            "{} is not a valid volbench result: {e}",
+            file.display()
+        ))
+    })
 }
