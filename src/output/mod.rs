@@ -155,7 +155,7 @@ pub const MAX_RESULT_BYTES: u64 = 256 << 20;
 
 /// Reads a result.json (or a directory holding one) for `report` and
 /// `compare`: an untrusted file, so it is read with a size cap, must be a
-/// regular file, and is checked whole (`result_check`) before any view
+/// regular file, and is checked whole (`result::check`) before any view
 /// of it is made; every string in it is cleaned of control characters.
 pub fn read_result(path: &Path) -> Result<ResultDoc> {
     let file = if path.is_dir() {
@@ -164,7 +164,7 @@ pub fn read_result(path: &Path) -> Result<ResultDoc> {
         path.to_path_buf()
     };
     let bytes = crate::output::file::read_capped(&file, MAX_RESULT_BYTES, "result file")?;
-    crate::result_check::parse_result(&bytes).map_err(|e| {
+    crate::result::check::parse_result(&bytes).map_err(|e| {
         VbError::input(format!(
             "{} is not a valid volbench result: {e}",
             file.display()

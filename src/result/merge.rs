@@ -9,8 +9,9 @@ use crate::result::{
     Cpu, Histograms, HostInfo, Interval, IntervalOp, LatSummary, LittlesLaw, MAX_INTERVALS, OpPair,
     OpTotals, Phase, PhaseName, RateResult, RunResult, SteadyResult, TargetInfo, Totals,
 };
+use crate::result::check;
 use crate::spec::RunSpec;
-use crate::stats::{BucketedHistogram, GROUPING_POWER, MAX_VALUE_POWER, percentile_ns};
+use crate::stats::{BucketedHistogram, percentile_ns};
 
 /// The multi-host part of a result file.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -320,105 +321,21 @@ pub fn merge_intervals(parts: &[&Interval]) -> Interval {
 
 // ---- checks on what a remote host sends ----
 
-fn finite(what: &str, v: f64) -> Result<(), String> {
-    if v.is_finite() && v >= 0.0 {
-        Ok(())
-    } else {
-        Err(format!("{what} is {v}"))
-    }
-}
-
+/// An interval as a host streams it: sound, and no longer than the run.
 pub fn check_interval(iv: &Interval, longest_s: f64) -> Result<(), String> {
-    finite("interval time", iv.t_s)?;
-    finite("interval duration", iv.duration_s)?;
-    if iv.t_s > longest_s || iv.duration_s > longest_s {
-        return Err(format!(
-            "an interval at {}s, longer than the run ({longest_s}s)",
-            iv.t_s
-        ));
-    }
-    for (name, o) in [("read", &iv.read), ("write", &iv.write)] {
-        finite(&format!("{name} IOPS"), o.iops)?;
-        finite(&format!("{name} MiB/s"), o.mib_s)?;
-        finite(&format!("{name} latency"), o.lat_us_mean)?;
-        finite(
-            &format!("{name} service time"),
-            o.service_us_mean.unwrap_or(0.0),
-        )?;
-    }
-    Ok(())
+    check::check_interval(iv, longest_s)
 }
 
-fn check_totals(name: &str, t: &OpTotals, spec: &RunSpec) -> Result<(), String> {
-    if let Some(svc) = &t.service_lat_us {
-        for v in [
-            svc.mean, svc.min, svc.max, svc.stddev, svc.p50, svc.p99, svc.p99_99,
-        ] {
-            finite(&format!("{name} service time"), v)?;
-        }
-    }
-    let l = &t.lat_us;
-    for (what, v) in [
-        ("IOPS", t.iops),
-        ("MiB/s", t.mib_s),
-        ("mean latency", l.mean),
-        ("min latency", l.min),
-        ("max latency", l.max),
-        ("latency stddev", l.stddev),
-        ("p50", l.p50),
-        ("p90", l.p90),
-        ("p99", l.p99),
-        ("p99.9", l.p99_9),
-        ("p99.99", l.p99_99),
-    ] {
-        finite(&format!("{name} {what}"), v)?;
-    }
-    let lo = t.ops.checked_mul(spec.min_bs());
-    let hi = t.ops.checked_mul(spec.max_bs());
-    match (lo, hi) {
-        (Some(lo), Some(hi)) if (lo..=hi).contains(&t.bytes) => {}
-        _ => {
-            return Err(format!(
-                "{name}: {} bytes in {} operations of {} bytes",
-                t.bytes,
-                t.ops,
-                spec.bs_label()
-            ));
-        }
-    }
-    if t.ops > 0 && !(l.min <= l.mean * 1.000_001 && l.mean <= l.max * 1.000_001) {
-        return Err(format!("{name}: mean latency outside min..max"));
-    }
-    Ok(())
-}
-
-fn check_histogram(name: &str, h: &BucketedHistogram, ops: u64) -> Result<(), String> {
-    if h.unit != "ns" || h.grouping_power != GROUPING_POWER || h.max_value_power != MAX_VALUE_POWER
-    {
-        return Err(format!("{name} histogram has another configuration"));
-    }
-    let rebuilt = h
-        .to_histogram()
-        .map_err(|e| format!("{name} histogram: {e}"))?;
-    // The canonical form: every bucket once, in order, with its true bounds.
-    if BucketedHistogram::from_histogram(&rebuilt) != *h {
-        return Err(format!("{name} histogram has buckets out of shape"));
-    }
-    let mut count = 0u64;
-    for b in &h.buckets {
-        count = count
-            .checked_add(b[2])
-            .ok_or_else(|| format!("{name} histogram overflows"))?;
-    }
-    if count != ops {
-        return Err(format!(
-            "{name} histogram holds {count} operations, the totals say {ops}"
-        ));
-    }
-    Ok(())
+/// Whether two rates that should be one computation agree (JSON may round
+/// the last digit).
+fn same(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * a.abs().max(b.abs()) + 1e-9
 }
 
 /// A run result from a host, checked against the run it was asked to do.
+/// A host computes each rate from its own counts and clock, so every rate
+/// must agree with its operations and its phase's duration: a figure that
+/// is merely finite (a tampered 1e308 IOPS) is not enough.
 pub fn check_run(r: &RunResult, spec: &RunSpec) -> Result<(), String> {
     // The rate may be resolved on the host (a percentage of an earlier run),
     // so the workload is compared on what defines the operations.
@@ -443,36 +360,57 @@ pub fn check_run(r: &RunResult, spec: &RunSpec) -> Result<(), String> {
             r.io_threads, r.depth_per_thread, spec.threads, spec.iodepth
         ));
     }
-    check_totals("read", &r.totals.read, spec)?;
-    check_totals("write", &r.totals.write, spec)?;
+    check::check_run(r, check::Rates::Exact)?;
     if spec.read_pct == 100 && r.totals.write.ops > 0 || spec.read_pct == 0 && r.totals.read.ops > 0
     {
         return Err("operations of a type the workload does not issue".into());
     }
-    check_histogram("read", &r.histograms.read, r.totals.read.ops)?;
-    check_histogram("write", &r.histograms.write, r.totals.write.ops)?;
-    if let Some(w) = &r.warmup {
-        check_totals("warm-up read", &w.read, spec)?;
-        check_totals("warm-up write", &w.write, spec)?;
+    for (name, t) in [("read", &r.totals.read), ("write", &r.totals.write)] {
+        let l = &t.lat_us;
+        if t.ops > 0 && !(l.min <= l.mean * 1.000_001 && l.mean <= l.max * 1.000_001) {
+            return Err(format!("{name}: mean latency outside min..max"));
+        }
     }
-    finite("cpu", r.totals.cpu.user_pct)?;
-    finite("cpu", r.totals.cpu.sys_pct)?;
-    finite("Little's law", r.littles_law.iops_x_latency)?;
     let longest = (spec.warmup_s + spec.duration_s) * 2.0 + 60.0;
-    if r.phases.len() > 2 {
-        return Err("more than two phases".into());
-    }
     for p in &r.phases {
-        finite("phase duration", p.duration_s)?;
         if p.start.len() > 40 || p.duration_s > longest {
             return Err("a phase out of shape".into());
         }
     }
-    if r.intervals.len() > MAX_INTERVALS + 2 {
-        return Err(format!("{} intervals", r.intervals.len()));
+    let (rd, wr) = (&r.totals.read, &r.totals.write);
+    let in_flight = (rd.iops * rd.lat_us.mean + wr.iops * wr.lat_us.mean) / 1e6;
+    if !same(r.littles_law.iops_x_latency, in_flight) {
+        return Err(format!(
+            "Little's law figure {} does not agree with its IOPS and latency ({in_flight})",
+            r.littles_law.iops_x_latency
+        ));
     }
+    if let Some(rate) = &r.rate
+        && !same(rate.achieved_iops, rd.iops + wr.iops)
+    {
+        return Err(format!(
+            "achieved rate {} IOPS does not agree with its totals ({} IOPS)",
+            rate.achieved_iops,
+            rd.iops + wr.iops
+        ));
+    }
+    // The intervals cover the warm-up and the measured phase: together they
+    // cannot hold more operations than both phases did (one per interval
+    // of slack for rounding at the boundaries).
+    let warm_ops = r
+        .warmup
+        .as_ref()
+        .map_or(0, |w| w.read.ops.saturating_add(w.write.ops));
+    let all_ops = (rd.ops.saturating_add(wr.ops).saturating_add(warm_ops)) as f64;
+    let mut iv_ops = 0.0;
     for iv in &r.intervals {
         check_interval(iv, longest)?;
+        iv_ops += (iv.read.iops + iv.write.iops) * iv.duration_s;
+    }
+    if iv_ops > all_ops * 1.01 + r.intervals.len() as f64 {
+        return Err(format!(
+            "intervals holding {iv_ops:.0} operations in a run of {all_ops:.0}"
+        ));
     }
     Ok(())
 }
@@ -553,6 +491,10 @@ mod tests {
             rate: None,
             steady: None,
         };
+        let mut res = res;
+        let (rt, wt) = (&res.totals.read, &res.totals.write);
+        res.littles_law.iops_x_latency =
+            (rt.iops * rt.lat_us.mean + wt.iops * wt.lat_us.mean) / 1e6;
         (res, r, w)
     }
 
@@ -599,9 +541,30 @@ mod tests {
                 Box::new(|r| {
                     r.totals.read.ops += 1;
                     r.totals.read.bytes += 4096;
+                    r.totals.read.iops = r.totals.read.ops as f64 / 10.0;
+                    r.totals.read.mib_s = r.totals.read.bytes as f64 / 1048576.0 / 10.0;
                 }),
             ),
             ("is NaN", Box::new(|r| r.totals.read.iops = f64::NAN)),
+            // A tampered figure that is finite but absurd, or merely inflated:
+            // each rate must agree with its ops and the measured duration.
+            ("IOPS is 1e308", Box::new(|r| r.totals.read.iops = 1e308)),
+            ("does not agree", Box::new(|r| r.totals.write.iops *= 1.5)),
+            ("does not agree", Box::new(|r| r.totals.read.mib_s *= 3.0)),
+            (
+                "Little's law",
+                Box::new(|r| r.littles_law.iops_x_latency *= 2.0),
+            ),
+            (
+                "intervals holding",
+                Box::new(|r| r.intervals[0].read.iops *= 100.0),
+            ),
+            (
+                "min",
+                Box::new(|r| {
+                    r.totals.read.lat_us.min = r.totals.read.lat_us.max + 1.0;
+                }),
+            ),
             ("is -1", Box::new(|r| r.totals.write.mib_s = -1.0)),
             ("bytes in", Box::new(|r| r.totals.read.bytes *= 2)),
             ("another run", Box::new(|r| r.workload.threads = 99)),

@@ -2,6 +2,7 @@
 //! (terminal, CSV, JSON, later HTML and comparisons) is a view of it, and
 //! it carries the merged histograms so it can be re-read and merged again.
 
+pub mod check;
 pub mod merge;
 pub mod mount;
 pub mod ops;

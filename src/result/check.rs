@@ -1,0 +1,432 @@
+//! Checks on results volbench did not just compute itself: a result.json
+//! given to `report` or `compare`, and the run results an agent sends. Both
+//! are untrusted; they are checked once, where they come in, so every view
+//! and merge after that can rely on finite, bounded, self-consistent
+//! numbers and on strings free of terminal escapes.
+
+use serde_json::Value;
+
+use crate::result::{LatSummary, MAX_INTERVALS, OpTotals, PhaseName, ResultDoc, RunResult, SCHEMA};
+use crate::spec::RunSpec;
+use crate::stats::{BucketedHistogram, GROUPING_POWER, MAX_VALUE_POWER};
+
+/// Highest latency a histogram can hold (2^40 ns, about 18 minutes), in µs:
+/// no recorded latency is larger.
+pub const MAX_LAT_US: f64 = ((1u64 << MAX_VALUE_POWER) as f64) / 1000.0;
+/// No client does more: 10^10 operations per second per result.
+pub const MAX_IOPS: f64 = 1e10;
+/// 10^9 MiB/s (about 1 PiB/s).
+pub const MAX_MIB_S: f64 = 1e9;
+/// A year in seconds bounds every duration and time.
+pub const MAX_SECONDS: f64 = 366.0 * 86400.0;
+/// CPU in percent of one core: 100,000 cores.
+pub const MAX_CPU_PCT: f64 = 1e7;
+/// Longest string kept from an untrusted result (a path, a note, an error).
+pub const MAX_STRING: usize = 8192;
+/// Runs in one result, and runs/hosts in a cluster section.
+pub const MAX_RUNS: usize = 100_000;
+const MIB: f64 = 1024.0 * 1024.0;
+
+/// Replaces control characters (terminal escapes, newlines that would break
+/// a table) with '?' and bounds the length.
+pub fn clean(text: &str, max: usize) -> String {
+    let mut out: String = text
+        .chars()
+        .take(max)
+        .map(|c| if c.is_control() { '?' } else { c })
+        .collect();
+    if text.chars().nth(max).is_some() {
+        out.push_str("...");
+    }
+    out
+}
+
+fn clean_strings(v: &mut Value) {
+    match v {
+        Value::String(s) => {
+            if s.len() > MAX_STRING || s.chars().any(char::is_control) {
+                *s = clean(s, MAX_STRING);
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(clean_strings),
+        Value::Object(o) => o.values_mut().for_each(clean_strings),
+        _ => {}
+    }
+}
+
+/// Parses and checks a result.json. Errors say what is wrong, in one line.
+pub fn parse_result(bytes: &[u8]) -> Result<ResultDoc, String> {
+    let mut v: Value = serde_json::from_slice(bytes).map_err(|e| e.to_string())?;
+    match v.get("schema").and_then(Value::as_str) {
+        Some(SCHEMA) => {}
+        Some(other) => {
+            return Err(format!(
+                "it has schema '{}'; this volbench reads '{SCHEMA}'",
+                clean(other, 100)
+            ));
+        }
+        None => return Err("it has no schema field".into()),
+    }
+    clean_strings(&mut v);
+    let doc: ResultDoc = serde_json::from_value(v).map_err(|e| e.to_string())?;
+    check_doc(&doc)?;
+    Ok(doc)
+}
+
+/// Everything the views rely on.
+pub fn check_doc(doc: &ResultDoc) -> Result<(), String> {
+    if doc.runs.len() > MAX_RUNS {
+        return Err(format!("{} runs, more than {MAX_RUNS}", doc.runs.len()));
+    }
+    // A multi-host merge adds rates measured over each part's own window,
+    // so only one-man results must match their ops and duration exactly.
+    let rates = if doc.cluster.is_some() {
+        Rates::Merged
+    } else {
+        Rates::Exact
+    };
+    for r in &doc.runs {
+        check_run(r, rates).map_err(|e| format!("run '{}': {e}", r.name))?;
+    }
+    if let Some(t) = &doc.target
+        && t.files == 0
+    {
+        return Err("a target of 0 files".into());
+    }
+    if let Some(c) = &doc.cluster {
+        if c.hosts.len() > MAX_RUNS || c.runs.len() > MAX_RUNS {
+            return Err("a cluster section out of bounds".into());
+        }
+        for h in &c.hosts {
+            for r in &h.runs {
+                check_run(r, Rates::Merged)
+                    .map_err(|e| format!("host '{}', run '{}': {e}", h.name, r.name))?;
+            }
+            for v in [h.clock_offset_ms, h.rtt_ms].into_iter().flatten() {
+                if !(v.is_finite() && v.abs() <= MAX_SECONDS * 1000.0) {
+                    return Err(format!("host '{}': a clock offset of {v} ms", h.name));
+                }
+            }
+        }
+        for r in &c.runs {
+            bounded("start skew (ms)", r.start_skew_ms, MAX_SECONDS * 1000.0)?;
+        }
+        let k = &c.coordinator;
+        for v in [k.user_s, k.sys_s, k.wall_s, k.ssh_user_s, k.ssh_sys_s] {
+            bounded("coordinator time", v, MAX_SECONDS)?;
+        }
+        bounded("coordinator CPU", k.cpu_pct, MAX_CPU_PCT)?;
+    }
+    Ok(())
+}
+
+/// How a result's rates must relate to its operation counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rates {
+    /// Computed by one process over the phase's duration: IOPS = ops /
+    /// seconds exactly (up to rounding in the JSON).
+    Exact,
+    /// Added over parts measured over their own windows, each no longer
+    /// than the merged phase: IOPS is at least ops / seconds.
+    Merged,
+}
+
+/// A number that must be finite, at least 0 and at most `max`.
+pub fn bounded(what: &str, v: f64, max: f64) -> Result<(), String> {
+    if v.is_finite() && (0.0..=max).contains(&v) {
+        Ok(())
+    } else {
+        Err(format!("{what} is {}, outside 0..{max:e}", num(v)))
+    }
+}
+
+/// A number as a person reads it: 1e308, not 309 digits.
+pub fn num(v: f64) -> String {
+    if v.is_finite() && v != 0.0 && !(1e-6..1e15).contains(&v.abs()) {
+        format!("{v:e}")
+    } else {
+        format!("{v}")
+    }
+}
+
+fn check_workload(w: &RunSpec) -> Result<(), String> {
+    if w.bs.is_empty() || w.bs.len() > 1024 {
+        return Err(format!("{} block sizes", w.bs.len()));
+    }
+    for b in &w.bs {
+        if b.bytes == 0 || b.bytes > 1 << 40 || b.weight == 0 {
+            return Err(format!(
+                "a block size of {} bytes (weight {})",
+                b.bytes, b.weight
+            ));
+        }
+    }
+    if w.read_pct > 100 {
+        return Err(format!("read_pct {}", w.read_pct));
+    }
+    if w.threads == 0 || w.iodepth == 0 {
+        return Err("0 threads or iodepth 0".into());
+    }
+    bounded("duration_s", w.duration_s, MAX_SECONDS)?;
+    bounded("warmup_s", w.warmup_s, MAX_SECONDS)?;
+    if let Some(r) = w.rate_iops {
+        bounded("rate_iops", r, MAX_IOPS)?;
+    }
+    if let Some(p) = &w.rate_pct {
+        bounded("rate percent", p.percent, 1e6)?;
+    }
+    if let Some(s) = &w.stop_rule {
+        for v in [s.gain_below_pct, s.latency_above_us].into_iter().flatten() {
+            if !v.is_finite() {
+                return Err("a stop rule threshold that is not a number".into());
+            }
+        }
+    }
+    Ok(())
+}
+
+fn check_lat(what: &str, l: &LatSummary, ops: u64) -> Result<(), String> {
+    for (name, v) in [
+        ("mean", l.mean),
+        ("min", l.min),
+        ("max", l.max),
+        ("stddev", l.stddev),
+        ("p50", l.p50),
+        ("p90", l.p90),
+        ("p99", l.p99),
+        ("p99.9", l.p99_9),
+        ("p99.99", l.p99_99),
+    ] {
+        bounded(&format!("{what} latency {name} (us)"), v, MAX_LAT_US)?;
+    }
+    if ops > 0 && l.min > l.max {
+        return Err(format!(
+            "{what} latency min {} is above max {}",
+            l.min, l.max
+        ));
+    }
+    Ok(())
+}
+
+/// Whether `claimed` agrees with `count` over `seconds` (JSON may round
+/// the last digit of a float).
+fn agrees(claimed: f64, count: f64, seconds: f64, rates: Rates) -> bool {
+    let expect = if seconds > 0.0 { count / seconds } else { 0.0 };
+    let tol = 1e-9 * expect.abs().max(claimed.abs()) + 1e-9;
+    match rates {
+        Rates::Exact => (claimed - expect).abs() <= tol,
+        Rates::Merged => claimed + tol >= expect,
+    }
+}
+
+fn check_totals(
+    what: &str,
+    t: &OpTotals,
+    w: &RunSpec,
+    seconds: f64,
+    rates: Rates,
+) -> Result<(), String> {
+    bounded(&format!("{what} IOPS"), t.iops, MAX_IOPS)?;
+    bounded(&format!("{what} MiB/s"), t.mib_s, MAX_MIB_S)?;
+    check_lat(what, &t.lat_us, t.ops)?;
+    if let Some(s) = &t.service_lat_us {
+        check_lat(&format!("{what} service"), s, t.ops)?;
+    }
+    let lo = t.ops.checked_mul(w.min_bs());
+    let hi = t.ops.checked_mul(w.max_bs());
+    match (lo, hi) {
+        (Some(lo), Some(hi)) if (lo..=hi).contains(&t.bytes) => {}
+        _ => {
+            return Err(format!(
+                "{what}: {} bytes in {} operations of {} bytes",
+                t.bytes,
+                t.ops,
+                w.bs_label()
+            ));
+        }
+    }
+    if !agrees(t.iops, t.ops as f64, seconds, rates) {
+        return Err(format!(
+            "{what} IOPS {} does not agree with {} operations in {seconds} s",
+            t.iops, t.ops
+        ));
+    }
+    if !agrees(t.mib_s, t.bytes as f64 / MIB, seconds, rates) {
+        return Err(format!(
+            "{what} MiB/s {} does not agree with {} bytes in {seconds} s",
+            t.mib_s, t.bytes
+        ));
+    }
+    Ok(())
+}
+
+/// A stored histogram: our configuration (any other would make rebuilding
+/// it allocate what it asks, 20 GB for the asking), its canonical form, and
+/// as many operations as the totals claim.
+pub fn check_histogram(what: &str, h: &BucketedHistogram, ops: u64) -> Result<(), String> {
+    if h.unit != "ns" || h.grouping_power != GROUPING_POWER || h.max_value_power != MAX_VALUE_POWER
+    {
+        return Err(format!(
+            "{what} histogram has another configuration (unit {}, grouping power {}, \
+             max value power {}; this volbench reads ns, {GROUPING_POWER}, {MAX_VALUE_POWER})",
+            clean(&h.unit, 16),
+            h.grouping_power,
+            h.max_value_power
+        ));
+    }
+    let mut count = 0u64;
+    for b in &h.buckets {
+        count = count
+            .checked_add(b[2])
+            .ok_or_else(|| format!("{what} histogram overflows"))?;
+    }
+    if count != ops {
+        return Err(format!(
+            "{what} histogram holds {count} operations, the totals say {ops}"
+        ));
+    }
+    let rebuilt = h
+        .to_histogram()
+        .map_err(|e| format!("{what} histogram: {e}"))?;
+    // The canonical form: every bucket once, in order, with its true bounds.
+    if BucketedHistogram::from_histogram(&rebuilt) != *h {
+        return Err(format!("{what} histogram has buckets out of shape"));
+    }
+    Ok(())
+}
+
+fn phase_seconds(r: &RunResult, name: PhaseName) -> f64 {
+    r.phases
+        .iter()
+        .find(|p| p.name == name)
+        .map_or(0.0, |p| p.duration_s)
+}
+
+/// One run result, on its own: every number finite and bounded, latencies
+/// ordered, histograms sound, and every rate in agreement with its
+/// operation count and its phase's duration.
+pub fn check_run(r: &RunResult, rates: Rates) -> Result<(), String> {
+    check_workload(&r.workload)?;
+    if r.phases.len() > 2 {
+        return Err("more than two phases".into());
+    }
+    for p in &r.phases {
+        bounded("phase duration", p.duration_s, MAX_SECONDS)?;
+    }
+    let measured = phase_seconds(r, PhaseName::Measure);
+    check_totals("read", &r.totals.read, &r.workload, measured, rates)?;
+    check_totals("write", &r.totals.write, &r.workload, measured, rates)?;
+    check_histogram("read", &r.histograms.read, r.totals.read.ops)?;
+    check_histogram("write", &r.histograms.write, r.totals.write.ops)?;
+    if let Some(w) = &r.warmup {
+        let secs = phase_seconds(r, PhaseName::Warmup);
+        check_totals("warm-up read", &w.read, &r.workload, secs, rates)?;
+        check_totals("warm-up write", &w.write, &r.workload, secs, rates)?;
+    }
+    bounded("cpu user", r.totals.cpu.user_pct, MAX_CPU_PCT)?;
+    bounded("cpu sys", r.totals.cpu.sys_pct, MAX_CPU_PCT)?;
+    bounded(
+        "Little's law in-flight",
+        r.littles_law.iops_x_latency,
+        MAX_IOPS * MAX_LAT_US / 1e6,
+    )?;
+    if let Some(rate) = &r.rate {
+        bounded("target IOPS", rate.target_iops, MAX_IOPS)?;
+        bounded("achieved IOPS", rate.achieved_iops, MAX_IOPS)?;
+    }
+    if let Some(s) = &r.steady {
+        bounded("steady after", s.after_s, MAX_SECONDS)?;
+    }
+    if r.intervals.len() > MAX_INTERVALS + 2 {
+        return Err(format!("{} intervals", r.intervals.len()));
+    }
+    for iv in &r.intervals {
+        check_interval(iv, MAX_SECONDS)?;
+    }
+    Ok(())
+}
+
+/// One interval: known phase, times within `longest_s`, rates bounded.
+pub fn check_interval(iv: &crate::result::Interval, longest_s: f64) -> Result<(), String> {
+    bounded("interval time", iv.t_s, longest_s)
+        .and_then(|_| bounded("interval duration", iv.duration_s, longest_s))
+        .map_err(|e| format!("{e} (an interval longer than the run, {longest_s}s)"))?;
+    for (name, o) in [("read", &iv.read), ("write", &iv.write)] {
+        bounded(&format!("{name} interval IOPS"), o.iops, MAX_IOPS)?;
+        bounded(&format!("{name} interval MiB/s"), o.mib_s, MAX_MIB_S)?;
+        bounded(
+            &format!("{name} interval latency"),
+            o.lat_us_mean,
+            MAX_LAT_US,
+        )?;
+        bounded(
+            &format!("{name} interval service time"),
+            o.service_us_mean.unwrap_or(0.0),
+            MAX_LAT_US,
+        )?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::fixtures;
+
+    fn json(doc: &ResultDoc) -> Vec<u8> {
+        serde_json::to_vec(doc).expect("encode")
+    }
+
+    #[test]
+    fn fixtures_pass() {
+        for d in [
+            fixtures::six_patterns(),
+            fixtures::mix_sweep(),
+            fixtures::thread_curve(),
+            fixtures::latency_curve(),
+        ] {
+            parse_result(&json(&d)).expect("a sound result");
+        }
+    }
+
+    #[test]
+    fn latency_min_above_max_is_refused() {
+        let mut d = fixtures::six_patterns();
+        d.runs[0].totals.read.lat_us.min = 1e6;
+        let e = parse_result(&json(&d)).expect_err("refused");
+        assert!(e.contains("min") && e.contains("above max"), "{e}");
+    }
+
+    #[test]
+    fn a_huge_histogram_configuration_is_refused_before_allocating() {
+        let mut d = fixtures::six_patterns();
+        d.runs[0].histograms.read.grouping_power = 30;
+        d.runs[0].histograms.read.max_value_power = 64;
+        let e = parse_result(&json(&d)).expect_err("refused");
+        assert!(e.contains("another configuration"), "{e}");
+    }
+
+    #[test]
+    fn a_rate_that_disagrees_with_its_ops_is_refused() {
+        let mut d = fixtures::six_patterns();
+        d.runs[0].totals.read.iops = 1e308;
+        assert!(parse_result(&json(&d)).expect_err("bound").contains("IOPS"));
+        let mut d = fixtures::six_patterns();
+        d.runs[0].totals.read.iops *= 2.0;
+        assert!(
+            parse_result(&json(&d))
+                .expect_err("disagrees")
+                .contains("does not agree")
+        );
+    }
+
+    #[test]
+    fn control_characters_are_cleaned_from_every_string() {
+        let mut d = fixtures::six_patterns();
+        d.runs[0].name = "evil\x1b]0;owned\x07\n| x |".into();
+        d.notes.push("\x1b[2J".into());
+        let back = parse_result(&json(&d)).expect("cleaned, not refused");
+        assert_eq!(back.runs[0].name, "evil?]0;owned??| x |");
+        assert_eq!(back.notes.last().map(String::as_str), Some("?[2J"));
+    }
+}
