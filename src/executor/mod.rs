@@ -2,10 +2,11 @@
 //! starts the workers together, collects interval deltas on this thread,
 //! switches warm-up to measurement, and merges the workers' statistics.
 
+pub mod startgate;
 pub mod steady;
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant, SystemTime};
 
 use crate::error::{Result, VbError};
@@ -22,6 +23,7 @@ use crate::result::{
     Totals,
 };
 use crate::spec::{Arrivals, StopRule};
+use startgate::ThreadGate;
 use crate::stats::{BucketedHistogram, CounterSnapshot, LiveCounters};
 
 /// What the executor tells whoever is watching (the terminal, or nothing).
@@ -121,6 +123,11 @@ pub fn execute(plan: &Plan, obs: &dyn Observer, stop: &Arc<AtomicBool>) -> Resul
                     doc.interrupted = true;
                     break;
                 }
+            }
+            Err((_, None)) if stop.load(Ordering::Relaxed) => {
+                // Stopped while the run was starting: nothing was measured.
+                doc.interrupted = true;
+                break;
             }
             Err((e, partial)) => {
                 if let Some(r) = partial {
@@ -368,9 +375,9 @@ pub fn run_one(
         });
     }
 
-    // Workers wait at `ready` once set up, then at `barrier` for the start.
-    let ready = Arc::new(Barrier::new(n as usize + 1));
-    let barrier = Arc::new(Barrier::new(n as usize + 1));
+    // Workers report ready once set up, then wait to be released together;
+    // the gate can be called off, so a start-up failure never strands them.
+    let start_gate = Arc::new(ThreadGate::new());
     let warmup = Duration::from_secs_f64(spec.warmup_s);
     let duration = Duration::from_secs_f64(spec.duration_s);
     let interval = Duration::from_secs_f64(job.interval_s);
@@ -384,50 +391,74 @@ pub fn run_one(
     );
 
     std::thread::scope(|s| {
-        let handles: Vec<_> = setups
-            .into_iter()
-            .map(|setup| {
-                let barrier = barrier.clone();
-                let ready = ready.clone();
-                std::thread::Builder::new()
-                    .name(format!("vb-io-{}", setup.index))
-                    .spawn_scoped(s, move || {
-                        // The files opened above proved the target opens;
-                        // the thread reopens them in its own descriptor
-                        // table, which makes every psync I/O cheaper.
-                        let mut setup = setup;
-                        let reopen = || {
-                            target::open_files(prepared, job.target.direct)
-                                .map_err(|e| e.to_string())
-                        };
-                        if let Err(e) = worker::own_fd_table(&mut setup.files, reopen) {
-                            return worker::not_started(&setup.control, e, || {
-                                barrier.wait();
-                            });
-                        }
-                        worker::run(setup, || {
-                            ready.wait();
-                            barrier.wait();
-                        })
+        let mut handles = Vec::with_capacity(setups.len());
+        let mut spawn_error = None;
+        for setup in setups {
+            let gate = start_gate.clone();
+            let spawned = std::thread::Builder::new()
+                .name(format!("vb-io-{}", setup.index))
+                .spawn_scoped(s, move || {
+                    // The files opened above proved the target opens;
+                    // the thread reopens them in its own descriptor
+                    // table, which makes every psync I/O cheaper.
+                    let mut setup = setup;
+                    let reopen = || {
+                        target::open_files(prepared, job.target.direct).map_err(|e| e.to_string())
+                    };
+                    if let Err(e) = worker::own_fd_table(&mut setup.files, reopen) {
+                        return worker::not_started(&setup.control, e, || gate.arrive());
+                    }
+                    worker::run(setup, || {
+                        gate.arrive();
+                        // Called off: the phase is already STOP, so the
+                        // worker ends without issuing any I/O.
+                        gate.wait_start();
                     })
-            })
-            .collect();
-        let handles: Vec<_> = match handles.into_iter().collect::<std::io::Result<Vec<_>>>() {
-            Ok(h) => h,
-            Err(e) => {
-                // Threads already started wait at the barrier; release them to stop.
-                control.phase.store(PHASE_STOP, Ordering::Relaxed);
-                return Err((VbError::run(format!("cannot start I/O threads: {e}")), None));
+                });
+            match spawned {
+                Ok(h) => handles.push(h),
+                Err(e) => {
+                    spawn_error = Some(e);
+                    break;
+                }
             }
-        };
-        ready.wait();
-        let Some(start) = gate() else {
-            // Called off before any I/O: the workers see STOP once released.
+        }
+        // Ends a run before any I/O: the workers see STOP once released.
+        let call_off = |handles: Vec<std::thread::ScopedJoinHandle<'_, worker::WorkerResult>>| {
             control.phase.store(PHASE_STOP, Ordering::Relaxed);
-            barrier.wait();
+            start_gate.release(false);
+            let mut first_error = None;
             for h in handles {
-                let _ = h.join();
+                match h.join() {
+                    Ok(r) => first_error = first_error.or(r.error),
+                    Err(_) => first_error = first_error.or(Some("an I/O thread panicked".into())),
+                }
             }
+            first_error
+        };
+        if let Some(e) = spawn_error {
+            let started = handles.len();
+            call_off(handles);
+            return Err((
+                VbError::run(format!(
+                    "run '{}': cannot start I/O thread {} of {n}: {e} (a limit on processes \
+                     or memory; fewer --threads or a lower --iodepth need fewer threads)",
+                    spec.name,
+                    started + 1
+                )),
+                None,
+            ));
+        }
+        if !start_gate.wait_ready(n as usize, stop, || control.failed.load(Ordering::Relaxed)) {
+            let error = call_off(handles);
+            let msg = match error {
+                Some(e) if !stop.load(Ordering::Relaxed) => format!("run '{}': {e}", spec.name),
+                _ => format!("run '{}' was interrupted while starting", spec.name),
+            };
+            return Err((VbError::run(msg), None));
+        }
+        let Some(start) = gate() else {
+            call_off(handles);
             return Err((
                 VbError::run(format!(
                     "run '{}' was called off before it started",
@@ -440,7 +471,7 @@ pub fn run_one(
         if !wait.is_zero() {
             std::thread::sleep(wait);
         }
-        barrier.wait();
+        start_gate.release(true);
         obs.io_started(run, SystemTime::now());
         let timeline = collect(
             run, &control, &counters, warmup, duration, interval, obs, stop,

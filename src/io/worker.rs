@@ -158,8 +158,8 @@ fn run_loop<const RATED: bool>(setup: WorkerSetup, ready: impl FnOnce()) -> Work
     let mut engine = match engine::build(kind, files, depth, &ptrs, eager) {
         Ok(e) => e,
         Err(e) => {
-            ready();
             control.failed.store(true, Ordering::Relaxed);
+            ready();
             return WorkerResult {
                 warmup: PhaseStats::default(),
                 measure: PhaseStats::default(),
@@ -389,8 +389,9 @@ pub fn own_fd_table(
 /// The result of a worker that could not start: it still releases the
 /// start barrier (`ready`) so the others are not left waiting.
 pub fn not_started(control: &Control, error: String, ready: impl FnOnce()) -> WorkerResult {
-    ready();
+    // Failed first: whoever counts the ready workers sees why one is missing.
     control.failed.store(true, Ordering::Relaxed);
+    ready();
     WorkerResult {
         warmup: PhaseStats::default(),
         measure: PhaseStats::default(),
