@@ -104,7 +104,11 @@ pub fn check_doc(doc: &ResultDoc) -> Result<(), String> {
             }
             for v in [h.clock_offset_ms, h.rtt_ms].into_iter().flatten() {
                 if !(v.is_finite() && v.abs() <= MAX_SECONDS * 1000.0) {
-                    return Err(format!("host '{}': a clock offset of {v} ms", h.name));
+                    return Err(format!(
+                        "host '{}': a clock offset of {} ms",
+                        h.name,
+                        num(v)
+                    ));
                 }
             }
         }
@@ -202,7 +206,8 @@ fn check_lat(what: &str, l: &LatSummary, ops: u64) -> Result<(), String> {
     if ops > 0 && l.min > l.max {
         return Err(format!(
             "{what} latency min {} is above max {}",
-            l.min, l.max
+            num(l.min),
+            num(l.max)
         ));
     }
     Ok(())
@@ -247,14 +252,18 @@ fn check_totals(
     }
     if !agrees(t.iops, t.ops as f64, seconds, rates) {
         return Err(format!(
-            "{what} IOPS {} does not agree with {} operations in {seconds} s",
-            t.iops, t.ops
+            "{what} IOPS {} does not agree with {} operations in {} s",
+            num(t.iops),
+            t.ops,
+            num(seconds)
         ));
     }
     if !agrees(t.mib_s, t.bytes as f64 / MIB, seconds, rates) {
         return Err(format!(
-            "{what} MiB/s {} does not agree with {} bytes in {seconds} s",
-            t.mib_s, t.bytes
+            "{what} MiB/s {} does not agree with {} bytes in {} s",
+            num(t.mib_s),
+            t.bytes,
+            num(seconds)
         ));
     }
     Ok(())
