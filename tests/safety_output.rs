@@ -35,8 +35,12 @@ fn write_value(dir: &Path, v: &serde_json::Value) -> PathBuf {
 }
 
 fn mkfifo(path: &Path) {
-    rustix::fs::mkfifoat(rustix::fs::CWD, path, rustix::fs::Mode::from_raw_mode(0o600))
-        .unwrap();
+    rustix::fs::mkfifoat(
+        rustix::fs::CWD,
+        path,
+        rustix::fs::Mode::from_raw_mode(0o600),
+    )
+    .unwrap();
 }
 
 /// One line on stderr, the error.
@@ -114,7 +118,10 @@ fn assert_untouched(path: &Path, what: &str, dir: &Path) {
         std::fs::read_to_string(dir.join("users-file")).unwrap(),
         "precious"
     );
-    assert!(!dir.join("elsewhere").exists(), "nothing created through a link");
+    assert!(
+        !dir.join("elsewhere").exists(),
+        "nothing created through a link"
+    );
 }
 
 #[test]
@@ -394,7 +401,10 @@ fn a_thread_limit_at_start_up_ends_the_run_with_exit_1_not_a_hang() {
     // Root is exempt from RLIMIT_NPROC, so the run is made as an unused
     // uid with a process limit far below the threads it asks for.
     if !is_root() {
-        skip("a_thread_limit_at_start_up", "needs root to run as another uid");
+        skip(
+            "a_thread_limit_at_start_up",
+            "needs root to run as another uid",
+        );
         return;
     }
     const UID: u32 = 61_917;
@@ -458,12 +468,22 @@ fn a_tampered_rate_from_a_host_is_refused_not_merged() {
         .args(["--remote-volbench", BIN, "--engine", "null"])
         .args(["--target", p(&tmp.path().join("{host}"))])
         .args(["--output", p(&out), "--size", "4m", "--buffered"])
-        .args(["--duration", "300ms", "--warmup", "0", "--interval", "100ms"])
+        .args([
+            "--duration",
+            "300ms",
+            "--warmup",
+            "0",
+            "--interval",
+            "100ms",
+        ])
         .output()
         .unwrap();
     let err = stderr(&o);
     assert_ne!(o.status.code(), Some(0), "{err}");
-    assert!(err.contains("invalid result") && err.contains("1e308"), "{err}");
+    assert!(
+        err.contains("invalid result") && err.contains("1e308"),
+        "{err}"
+    );
     let doc = read_json(&out.join("result.json"));
     for run in doc["runs"].as_array().unwrap() {
         let iops = run["totals"]["read"]["iops"].as_f64().unwrap();

@@ -164,10 +164,6 @@ pub fn read_result(path: &Path) -> Result<ResultDoc> {
         path.to_path_buf()
     };
     let bytes = crate::output::file::read_capped(&file, MAX_RESULT_BYTES, "result file")?;
-    crate::result::check::parse_result(&bytes).map_err(|e| {
-        VbError::input(format!(
-            "{} is not a valid volbench result: {e}",
-            file.display()
-        ))
-    })
+    crate::result::check::parse_result(&bytes)
+        .map_err(|e| VbError::input(format!("{} is not a volbench result: {e}", file.display())))
 }
