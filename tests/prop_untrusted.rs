@@ -256,7 +256,7 @@ proptest! {
         let mut r = std::io::BufReader::new(&bytes[..]);
         let mut buf = Vec::new();
         while let Ok(Some(())) = protocol::read_line(&mut r, &mut buf) {
-            let _ = serde_json::from_slice::<FromAgent>(&buf);
+            let _ = protocol::decode::<FromAgent>(&buf);
         }
     }
 }
@@ -314,7 +314,7 @@ proptest! {
             apply(&mut v, paths, e);
         }
         let line = v.to_string();
-        if let Ok(FromAgent::RunDone { results, .. }) = serde_json::from_str::<FromAgent>(&line) {
+        if let Ok(FromAgent::RunDone { results, .. }) = protocol::decode::<FromAgent>(line.as_bytes()) {
             for r in &results {
                 match merge::check_run(&r.result, spec) {
                     Err(e) => one_line(&e),

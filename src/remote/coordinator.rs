@@ -668,7 +668,7 @@ impl Coordinator<'_> {
             }
             Event::Line(bytes) => {
                 self.hosts[i].last_heard = Instant::now();
-                let msg: FromAgent = match serde_json::from_slice(&bytes) {
+                let msg: FromAgent = match crate::remote::protocol::decode(&bytes) {
                     Ok(m) => m,
                     Err(e) => {
                         let text =
@@ -898,7 +898,13 @@ impl Coordinator<'_> {
             .hosts
             .iter()
             .filter(filling)
-            .fold((0, 0), |acc, h| (acc.0 + h.fill.0, acc.1 + h.fill.1));
+            .fold((0u64, 0u64), |acc, h| {
+                // Hosts' claims are added without trusting their size.
+                (
+                    acc.0.saturating_add(h.fill.0),
+                    acc.1.saturating_add(h.fill.1),
+                )
+            });
         if total == 0 {
             return;
         }

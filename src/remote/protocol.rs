@@ -168,6 +168,15 @@ pub fn encode<T: Serialize>(msg: &T) -> String {
     s
 }
 
+/// Decodes one message from the other side: every string in it is cleaned
+/// of control characters (no terminal escapes from a remote host reach a
+/// terminal, a table or a result file), whatever field it arrives in.
+pub fn decode<T: serde::de::DeserializeOwned>(line: &[u8]) -> Result<T, serde_json::Error> {
+    let mut v: serde_json::Value = serde_json::from_slice(line)?;
+    crate::result_check::clean_strings(&mut v, true);
+    serde_json::from_value(v)
+}
+
 /// Reads one line of at most `MAX_LINE` bytes. `Ok(None)` at end of input.
 /// A longer line is an error, without buffering it all.
 pub fn read_line(r: &mut impl BufRead, buf: &mut Vec<u8>) -> io::Result<Option<()>> {
@@ -259,6 +268,22 @@ mod tests {
         assert!(read_line(&mut input, &mut buf).is_err());
         let mut empty = io::Cursor::new(Vec::new());
         assert!(read_line(&mut empty, &mut buf).unwrap().is_none());
+    }
+
+    #[test]
+    fn every_string_of_a_message_is_cleaned() {
+        let m: FromAgent = decode(
+            br#"{"type":"prepared","targets":[{"kind":"file\u001b[2J","path":"/x\u0007","files":1,"file_size":1,"align":1,"mount":{"mount_point":"/\u001b]0;t\u0007","source":"s","fs_type":"ext4","options":"rw"}}],"notes":["a\nb\u001b"]}"#,
+        )
+        .unwrap();
+        let FromAgent::Prepared { targets, notes } = m else {
+            panic!("a prepared message");
+        };
+        assert_eq!(targets[0].kind, "file?[2J");
+        assert_eq!(targets[0].path, "/x?");
+        let text = serde_json::to_string(&targets[0].mount).unwrap();
+        assert!(!text.contains("\\u001b"), "{text}");
+        assert_eq!(notes, ["a\nb?"]);
     }
 
     #[test]

@@ -30,10 +30,15 @@ const MIB: f64 = 1024.0 * 1024.0;
 /// Replaces control characters (terminal escapes, newlines that would break
 /// a table) with '?' and bounds the length.
 pub fn clean(text: &str, max: usize) -> String {
+    clean_keeping(text, max, false)
+}
+
+fn clean_keeping(text: &str, max: usize, newlines: bool) -> String {
+    let bad = |c: char| c.is_control() && !(newlines && c == '\n');
     let mut out: String = text
         .chars()
         .take(max)
-        .map(|c| if c.is_control() { '?' } else { c })
+        .map(|c| if bad(c) { '?' } else { c })
         .collect();
     if text.chars().nth(max).is_some() {
         out.push_str("...");
@@ -41,15 +46,18 @@ pub fn clean(text: &str, max: usize) -> String {
     out
 }
 
-fn clean_strings(v: &mut Value) {
+/// Cleans every string in a JSON value (see `clean`); `newlines` keeps
+/// line breaks, for messages printed as they are.
+pub fn clean_strings(v: &mut Value, newlines: bool) {
     match v {
         Value::String(s) => {
-            if s.len() > MAX_STRING || s.chars().any(char::is_control) {
-                *s = clean(s, MAX_STRING);
+            let bad = |c: char| c.is_control() && !(newlines && c == '\n');
+            if s.len() > MAX_STRING || s.chars().any(bad) {
+                *s = clean_keeping(s, MAX_STRING, newlines);
             }
         }
-        Value::Array(a) => a.iter_mut().for_each(clean_strings),
-        Value::Object(o) => o.values_mut().for_each(clean_strings),
+        Value::Array(a) => a.iter_mut().for_each(|x| clean_strings(x, newlines)),
+        Value::Object(o) => o.values_mut().for_each(|x| clean_strings(x, newlines)),
         _ => {}
     }
 }
@@ -67,7 +75,7 @@ pub fn parse_result(bytes: &[u8]) -> Result<ResultDoc, String> {
         }
         None => return Err("it has no schema field".into()),
     }
-    clean_strings(&mut v);
+    clean_strings(&mut v, false);
     let doc: ResultDoc = serde_json::from_value(v).map_err(|e| e.to_string())?;
     check_doc(&doc)?;
     Ok(doc)
