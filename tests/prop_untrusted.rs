@@ -9,10 +9,10 @@ use std::sync::OnceLock;
 use proptest::prelude::*;
 use serde_json::Value;
 
-use volbench::remote::merge;
 use volbench::remote::protocol::{self, FromAgent, TargetResult};
 use volbench::report::{self, Source, fixtures};
-use volbench::result_check::parse_result;
+use volbench::result::check::parse_result;
+use volbench::result::merge;
 
 /// Paths to every leaf (number, string, bool, null) of a JSON value.
 fn leaves(v: &Value, at: &mut Vec<Step>, out: &mut Vec<Vec<Step>>) {
@@ -232,6 +232,65 @@ fn one_line(e: &str) {
     assert!(!e.is_empty() && !e.contains('\n'), "one line: {e:?}");
 }
 
+// ---- the checks on known cases ----
+
+fn json(doc: &volbench::result::ResultDoc) -> Vec<u8> {
+    serde_json::to_vec(doc).expect("encode")
+}
+
+#[test]
+fn fixtures_pass() {
+    for d in [
+        fixtures::six_patterns(),
+        fixtures::mix_sweep(),
+        fixtures::thread_curve(),
+        fixtures::latency_curve(),
+    ] {
+        parse_result(&json(&d)).expect("a sound result");
+    }
+}
+
+#[test]
+fn latency_min_above_max_is_refused() {
+    let mut d = fixtures::six_patterns();
+    d.runs[0].totals.read.lat_us.min = 1e6;
+    let e = parse_result(&json(&d)).expect_err("refused");
+    assert!(e.contains("min") && e.contains("above max"), "{e}");
+}
+
+#[test]
+fn a_huge_histogram_configuration_is_refused_before_allocating() {
+    let mut d = fixtures::six_patterns();
+    d.runs[0].histograms.read.grouping_power = 30;
+    d.runs[0].histograms.read.max_value_power = 64;
+    let e = parse_result(&json(&d)).expect_err("refused");
+    assert!(e.contains("another configuration"), "{e}");
+}
+
+#[test]
+fn a_rate_that_disagrees_with_its_ops_is_refused() {
+    let mut d = fixtures::six_patterns();
+    d.runs[0].totals.read.iops = 1e308;
+    assert!(parse_result(&json(&d)).expect_err("bound").contains("IOPS"));
+    let mut d = fixtures::six_patterns();
+    d.runs[0].totals.read.iops *= 2.0;
+    assert!(
+        parse_result(&json(&d))
+            .expect_err("disagrees")
+            .contains("does not agree")
+    );
+}
+
+#[test]
+fn control_characters_are_cleaned_from_every_string() {
+    let mut d = fixtures::six_patterns();
+    d.runs[0].name = "evil\x1b]0;owned\x07\n| x |".into();
+    d.notes.push("\x1b[2J".into());
+    let back = parse_result(&json(&d)).expect("cleaned, not refused");
+    assert_eq!(back.runs[0].name, "evil?]0;owned??| x |");
+    assert_eq!(back.notes.last().map(String::as_str), Some("?[2J"));
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 2000, failure_persistence: None, ..ProptestConfig::default() })]
 
@@ -320,7 +379,7 @@ proptest! {
                     Err(e) => one_line(&e),
                     Ok(()) => {
                         let t = &r.result.totals;
-                        let secs = r.result.phases.iter().find(|p| p.name == "measure").map_or(0.0, |p| p.duration_s);
+                        let secs = r.result.phases.iter().find(|p| p.name == volbench::result::PhaseName::Measure).map_or(0.0, |p| p.duration_s);
                         for op in [&t.read, &t.write] {
                             let expect = if secs > 0.0 { op.ops as f64 / secs } else { 0.0 };
                             prop_assert!((op.iops - expect).abs() <= 1e-6 * expect.max(1.0));

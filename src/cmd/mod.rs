@@ -13,8 +13,8 @@ use crate::input::cli::{
 };
 use crate::input::flags;
 use crate::input::suite;
-use crate::output::file::OutputDir;
 use crate::output;
+use crate::output::file::OutputDir;
 use crate::output::ui::TerminalObserver;
 use crate::plan::{self, Plan};
 use crate::report;
@@ -171,8 +171,8 @@ pub(crate) fn finish(doc: &ResultDoc, out_dir: Option<&OutputDir>, json: bool) -
         let saved_in = match write(dir) {
             Ok(()) => Some(dir.path().to_path_buf()),
             Err(e) => {
-                let fallback = OutputDir::fallback()
-                    .and_then(|f| write(&f).map(|_| f.path().to_path_buf()));
+                let fallback =
+                    OutputDir::fallback().and_then(|f| write(&f).map(|_| f.path().to_path_buf()));
                 match &fallback {
                     Ok(p) => eprintln!(
                         "volbench: error: {e}; the results were saved in {} instead",

@@ -23,8 +23,8 @@ use crate::result::{
     Totals,
 };
 use crate::spec::{Arrivals, StopRule};
-use startgate::ThreadGate;
 use crate::stats::{BucketedHistogram, CounterSnapshot, LiveCounters};
+use startgate::ThreadGate;
 
 /// What the executor tells whoever is watching (the terminal, or nothing).
 pub trait Observer: Progress {

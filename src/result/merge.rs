@@ -5,11 +5,11 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::result::{
-    Cpu, Histograms, HostInfo, Interval, IntervalOp, LatSummary, LittlesLaw, MAX_INTERVALS, OpPair,
-    OpTotals, Phase, PhaseName, RateResult, RunResult, SteadyResult, TargetInfo, Totals,
-};
 use crate::result::check;
+use crate::result::{
+    Cpu, Histograms, HostInfo, Interval, IntervalOp, LatSummary, LittlesLaw, OpPair, OpTotals,
+    Phase, PhaseName, RateResult, RunResult, SteadyResult, TargetInfo, Totals,
+};
 use crate::spec::RunSpec;
 use crate::stats::{BucketedHistogram, percentile_ns};
 
