@@ -1,5 +1,4 @@
-//! Writing output files without destroying what is not ours, and reading
-//! untrusted input files without hanging on them.
+//! Writing output files without destroying what is not ours.
 //!
 //! An output path is written only when nothing is there or a regular file
 //! is: a symlink, device node, FIFO or socket at the path is refused, never
@@ -10,7 +9,7 @@
 //! reader never sees half a file.
 
 use std::ffi::OsStr;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
@@ -298,48 +297,6 @@ impl OutputDir {
     }
 }
 
-/// Reads an untrusted input file whole: a regular file of at most `cap`
-/// bytes (a FIFO, device or /dev/zero is refused, never read forever).
-/// `what` names the file's role in messages.
-pub fn read_capped(path: &Path, cap: u64, what: &str) -> Result<Vec<u8>> {
-    // O_NONBLOCK: opening a FIFO must not wait for a writer.
-    let fd = rustix::fs::open(
-        path,
-        OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC,
-        Mode::empty(),
-    )
-    .map_err(|e| VbError::input(format!("cannot read {what} {}: {e}", path.display())))?;
-    let st = rustix::fs::fstat(&fd)
-        .map_err(|e| VbError::input(format!("cannot read {what} {}: {e}", path.display())))?;
-    let kind = FileType::from_raw_mode(st.st_mode);
-    if kind != FileType::RegularFile {
-        return Err(VbError::input(format!(
-            "{what} {} is {}, not a regular file",
-            path.display(),
-            describe(kind)
-        )));
-    }
-    let too_big = || {
-        VbError::input(format!(
-            "{what} {} is larger than {} MiB, more than any volbench {what}",
-            path.display(),
-            cap >> 20
-        ))
-    };
-    if st.st_size as u64 > cap {
-        return Err(too_big());
-    }
-    let mut out = Vec::new();
-    std::fs::File::from(fd)
-        .take(cap + 1)
-        .read_to_end(&mut out)
-        .map_err(|e| VbError::input(format!("cannot read {what} {}: {e}", path.display())))?;
-    if out.len() as u64 > cap {
-        return Err(too_big());
-    }
-    Ok(out)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -386,8 +343,6 @@ mod tests {
             crate::error::exit::REFUSED
         );
         assert!(check_file(&p).is_err());
-        let e = read_capped(&p, 1024, "result file").expect_err("refused");
-        assert!(e.message.contains("FIFO"), "{}", e.message);
         assert!(
             std::fs::symlink_metadata(&p)
                 .expect("lstat")
@@ -404,20 +359,6 @@ mod tests {
             use std::os::unix::fs::FileTypeExt;
             self.is_fifo()
         }
-    }
-
-    #[test]
-    fn reads_are_capped_and_devices_refused() {
-        let e = read_capped(Path::new("/dev/zero"), 1024, "result file").expect_err("refused");
-        assert!(e.message.contains("character device"), "{}", e.message);
-        let d = tempfile::tempdir().expect("temp dir");
-        let p = d.path().join("big");
-        std::fs::write(&p, vec![b'x'; 2048]).expect("write");
-        assert!(read_capped(&p, 1024, "result file").is_err());
-        assert_eq!(
-            read_capped(&p, 4096, "result file").expect("read").len(),
-            2048
-        );
     }
 
     #[test]

@@ -154,16 +154,17 @@ pub fn write_dir(doc: &ResultDoc, dir: &OutputDir, extra: &[(&str, String)]) -> 
 pub const MAX_RESULT_BYTES: u64 = 256 << 20;
 
 /// Reads a result.json (or a directory holding one) for `report` and
-/// `compare`: an untrusted file, so it is read with a size cap, must be a
-/// regular file, and is checked whole (`result::check`) before any view
-/// of it is made; every string in it is cleaned of control characters.
+/// `compare`: an untrusted file, so it is read with a size cap (a device
+/// such as /dev/zero is refused, not read forever) and checked whole
+/// (`result::check`) before any view of it is made; every string in it is
+/// cleaned of control characters.
 pub fn read_result(path: &Path) -> Result<ResultDoc> {
     let file = if path.is_dir() {
         path.join("result.json")
     } else {
         path.to_path_buf()
     };
-    let bytes = crate::output::file::read_capped(&file, MAX_RESULT_BYTES, "result file")?;
-    crate::result::check::parse_result(&bytes)
+    let text = crate::input::file::read_text(&file, "result file", MAX_RESULT_BYTES)?;
+    crate::result::check::parse_result(text.as_bytes())
         .map_err(|e| VbError::input(format!("{} is not a volbench result: {e}", file.display())))
 }
