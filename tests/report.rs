@@ -501,7 +501,8 @@ fn a_mixed_runs_p99_is_the_merged_histograms_in_every_view() {
         );
 
         let dir = tmp.path().join(name);
-        volbench::output::write_dir(&doc, &dir, &[]).unwrap();
+        let out = volbench::output::file::OutputDir::open(&dir).unwrap();
+        volbench::output::write_dir(&doc, &out, &[]).unwrap();
         let md = std::fs::read_to_string(dir.join("tables.md")).unwrap();
         assert_eq!(column(&grid(&md, '|', '|'), "p99"), shown, "{md}");
 
@@ -542,7 +543,8 @@ fn tables_md_escapes_run_names() {
     let tmp = tempfile::tempdir().unwrap();
     let mut doc = fixtures::six_patterns();
     doc.runs[0].name = "a|b<img src=x>".into();
-    volbench::output::write_dir(&doc, tmp.path(), &[]).unwrap();
+    let out = volbench::output::file::OutputDir::open(tmp.path()).unwrap();
+    volbench::output::write_dir(&doc, &out, &[]).unwrap();
     let md = std::fs::read_to_string(tmp.path().join("tables.md")).unwrap();
     assert!(md.contains("| a\\|b&lt;img src=x&gt; |"), "{md}");
     assert!(!md.contains('<'), "{md}");
