@@ -437,8 +437,15 @@ fn known_mixed_latencies(run: &mut volbench::result::RunResult, scale: u64) -> f
         w.record(us * 1000 * scale, 8192);
         all.record(us * 1000 * scale, 8192);
     }
-    run.totals.read = OpTotals::from_stats(&r, 1.0);
-    run.totals.write = OpTotals::from_stats(&w, 1.0);
+    // Over the run's measured phase, as volbench computes them: a result
+    // whose rates disagree with its counts is refused when read back.
+    let secs = run
+        .phases
+        .iter()
+        .find(|p| p.name == volbench::result::PhaseName::Measure)
+        .map_or(1.0, |p| p.duration_s);
+    run.totals.read = OpTotals::from_stats(&r, secs);
+    run.totals.write = OpTotals::from_stats(&w, secs);
     if run.rate.is_some() {
         for t in [&mut run.totals.read, &mut run.totals.write] {
             t.service_lat_us = Some(t.lat_us.clone());
