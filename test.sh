@@ -44,7 +44,7 @@ cargo fmt --all -- --check
 cargo clippy --quiet --all-targets -- -D warnings
 
 if ((quick)); then
-  cargo test --quiet --lib --test architecture
+  cargo test --quiet --lib && cargo test --quiet --test e2e architecture::
   exit 0
 fi
 cargo build --quiet --all-targets

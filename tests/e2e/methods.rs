@@ -1,8 +1,7 @@
 //! The vendors' methods end to end: suites, sweeps, rate control, steady state.
 
-mod common;
-
-use common::*;
+use crate::common::*;
+use volbench::error::exit;
 
 fn tmp() -> tempfile::TempDir {
     tempfile::tempdir().expect("temp dir")
@@ -10,7 +9,7 @@ fn tmp() -> tempfile::TempDir {
 
 fn ok(args: &[&str]) -> std::process::Output {
     let o = run(args);
-    assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+    assert_eq!(o.status.code(), Some(exit::OK), "{args:?}: {}", stderr(&o));
     o
 }
 
@@ -282,27 +281,27 @@ fn a_bad_suite_file_names_its_line_and_exits_2() {
         "name = \"x\"\ntable = \"patterns\"\n\n[[run]]\nname = \"a\"\nbs = \"12Q\"\n",
     )
     .unwrap();
-    let o = run(&[
+    let o = vb([
         "suite",
         "run",
         file.to_str().unwrap(),
         "--target",
         d.path().to_str().unwrap(),
-    ]);
-    assert_eq!(o.status.code(), Some(2));
+    ])
+    .expect(exit::BAD_INPUT);
     let err = stderr(&o);
     assert!(
         err.contains("bad.toml line 6: bs:") && err.contains("12Q"),
         "{err}"
     );
-    let o = run(&[
+    let o = vb([
         "suite",
         "run",
         "no-such-suite",
         "--target",
         d.path().to_str().unwrap(),
-    ]);
-    assert_eq!(o.status.code(), Some(2));
+    ])
+    .expect(exit::BAD_INPUT);
     assert!(stderr(&o).contains("six-patterns"));
 }
 
@@ -310,6 +309,5 @@ fn a_bad_suite_file_names_its_line_and_exits_2() {
 fn plan_answers_littles_law() {
     let o = ok(&["plan", "--latency", "1.3ms", "--iops", "3500"]);
     assert!(stdout(&o).contains("4.55 I/Os in flight"));
-    let o = run(&["plan", "--latency", "1ms"]);
-    assert_eq!(o.status.code(), Some(2));
+    vb(["plan", "--latency", "1ms"]).expect(exit::BAD_INPUT);
 }

@@ -1,13 +1,12 @@
 //! Accuracy against a known answer: volumes capped by the kernel's block
-//! throttling (see `common::volume`) must read as their cap, and a
+//! throttling (see `crate::common::volume`) must read as their cap, and a
 //! saturated run must satisfy Little's law (requests in flight = IOPS x mean
 //! latency), which checks the latency figures against the throughput ones.
 //! Each test drives the real binary for about 6 seconds (1 s warm-up + 5 s).
 
-mod common;
-
-use common::volume::{self, Volume, VolumeSpec};
-use common::*;
+use crate::common::volume::{self, Volume, VolumeSpec};
+use crate::common::*;
+use volbench::error::exit;
 
 const MIB: u64 = 1 << 20;
 
@@ -33,7 +32,12 @@ fn run_capped(vol: &Volume, args: &[&str]) -> serde_json::Value {
         .args(["--duration", "5s", "--warmup", "1s", "--json"])
         .output()
         .expect("the volbench binary runs");
-    assert_eq!(o.status.code(), Some(0), "volbench failed: {}", stderr(&o));
+    assert_eq!(
+        o.status.code(),
+        Some(exit::OK),
+        "volbench failed: {}",
+        stderr(&o)
+    );
     let doc: serde_json::Value = serde_json::from_slice(&o.stdout)
         .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {}", stderr(&o)));
     assert_eq!(doc["interrupted"], false);

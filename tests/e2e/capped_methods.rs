@@ -4,10 +4,9 @@
 //! must show queueing in the intended-start latency and not in the service
 //! time, and a thread sweep must stop at the knee.
 
-mod common;
-
-use common::volume::{VolumeSpec, create_or_skip};
-use common::*;
+use crate::common::volume::{VolumeSpec, create_or_skip};
+use crate::common::*;
+use volbench::error::exit;
 
 const MIB: u64 = 1 << 20;
 
@@ -16,7 +15,12 @@ fn f(v: &serde_json::Value) -> f64 {
 }
 
 fn json_ok(o: std::process::Output) -> serde_json::Value {
-    assert_eq!(o.status.code(), Some(0), "volbench failed: {}", stderr(&o));
+    assert_eq!(
+        o.status.code(),
+        Some(exit::OK),
+        "volbench failed: {}",
+        stderr(&o)
+    );
     serde_json::from_slice(&o.stdout)
         .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {}", stderr(&o)))
 }
@@ -222,7 +226,7 @@ fn a_mounted_device_is_never_written() {
         ])
         .output()
         .unwrap();
-    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(exit::REFUSED), "{}", stderr(&o));
     assert!(stderr(&o).contains("mounted at"), "{}", stderr(&o));
     let o = volbench()
         .args([
@@ -236,7 +240,7 @@ fn a_mounted_device_is_never_written() {
         ])
         .output()
         .unwrap();
-    assert_eq!(o.status.code(), Some(3));
+    assert_eq!(o.status.code(), Some(exit::REFUSED));
     assert!(stderr(&o).contains("--allow-overwrite"));
 }
 
@@ -288,7 +292,7 @@ fn sequential_io_reaches_the_device_at_the_block_size_asked_for() {
         ])
         .output()
         .unwrap();
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(exit::OK), "{}", stderr(&o));
     let after = device_reads(vol.device_str());
     let (reads, sectors) = (after.0 - before.0, after.1 - before.1);
     assert!(reads > 100, "only {reads} reads reached the device");

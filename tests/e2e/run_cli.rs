@@ -1,13 +1,12 @@
 //! End-to-end behaviour of `volbench run`, driving the real binary.
 
-mod common;
-
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+use volbench::error::exit;
 
-use common::*;
+use crate::common::*;
 
 fn tmp() -> tempfile::TempDir {
     tempfile::tempdir().expect("temp dir")
@@ -23,7 +22,7 @@ fn a_run_writes_result_json_and_csv_with_the_v1_schema() {
     let d = tmp();
     let target = d.path().join("t");
     let out = d.path().join("out");
-    let o = run(&[
+    vb([
         "run",
         "--target",
         target.to_str().unwrap(),
@@ -49,8 +48,8 @@ fn a_run_writes_result_json_and_csv_with_the_v1_schema() {
         "250ms",
         "--output",
         out.to_str().unwrap(),
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    ])
+    .expect(exit::OK);
     let doc = read_json(&out.join("result.json"));
     assert_eq!(doc["schema"], "volbench.result/v1");
     assert_eq!(doc["tool"]["name"], "volbench");
@@ -119,7 +118,7 @@ fn a_run_writes_result_json_and_csv_with_the_v1_schema() {
 #[test]
 fn observed_read_share_follows_read_pct() {
     let d = tmp();
-    let o = run(&[
+    let o = vb([
         "run",
         "--target",
         d.path().join("t").to_str().unwrap(),
@@ -138,8 +137,8 @@ fn observed_read_share_follows_read_pct() {
         "--duration",
         "30s",
         "--json",
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    ])
+    .expect(exit::OK);
     let doc = json_of(&o);
     let r = doc["runs"][0]["totals"]["read"]["ops"].as_u64().unwrap() as f64;
     let w = doc["runs"][0]["totals"]["write"]["ops"].as_u64().unwrap() as f64;
@@ -190,7 +189,7 @@ fn psync_and_io_uring_do_the_same_work_on_a_fixed_size_run() {
             "60s",
             "--json",
         ]);
-        assert_eq!(o.status.code(), Some(0), "{engine}: {}", stderr(&o));
+        assert_eq!(o.status.code(), Some(exit::OK), "{engine}: {}", stderr(&o));
         let doc = json_of(&o);
         let run = &doc["runs"][0];
         assert_eq!(run["engine"], engine);
@@ -207,7 +206,7 @@ fn psync_and_io_uring_do_the_same_work_on_a_fixed_size_run() {
 fn dry_run_prints_the_plan_and_touches_nothing() {
     let d = tmp();
     let target = d.path().join("never");
-    let o = run(&[
+    let o = vb([
         "run",
         "--target",
         target.to_str().unwrap(),
@@ -222,8 +221,8 @@ fn dry_run_prints_the_plan_and_touches_nothing() {
         "--bs",
         "4k:30,64k:70",
         "--dry-run",
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    ])
+    .expect(exit::OK);
     let text = stdout(&o);
     assert!(text.contains("working set 4GiB"), "{text}");
     assert!(text.contains("4KiB:30,64KiB:70"), "{text}");
@@ -250,10 +249,10 @@ fn a_filled_file_set_is_reused() {
         "0",
     ];
     let first = run(&args);
-    assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
+    assert_eq!(first.status.code(), Some(exit::OK), "{}", stderr(&first));
     assert!(stderr(&first).contains("filling the file set"));
     let second = run(&args);
-    assert_eq!(second.status.code(), Some(0));
+    assert_eq!(second.status.code(), Some(exit::OK));
     assert!(
         stderr(&second).contains("reusing the filled file set"),
         "{}",
@@ -369,7 +368,7 @@ fn existing_files_are_written_only_with_allow_overwrite() {
         "the file was touched"
     );
     // Reading a file volbench did not create is fine.
-    let o = run(&[
+    vb([
         "run",
         "--target",
         f,
@@ -379,9 +378,9 @@ fn existing_files_are_written_only_with_allow_overwrite() {
         "200ms",
         "--warmup",
         "0",
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let o = run(&[
+    ])
+    .expect(exit::OK);
+    vb([
         "run",
         "--target",
         f,
@@ -392,8 +391,8 @@ fn existing_files_are_written_only_with_allow_overwrite() {
         "--warmup",
         "0",
         "--allow-overwrite",
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    ])
+    .expect(exit::OK);
     assert_ne!(std::fs::read(&file).unwrap(), vec![7u8; 1 << 20]);
 }
 
@@ -568,7 +567,7 @@ fn ctrl_c_stops_within_a_second_and_still_writes_the_result() {
         "took {:?} to stop",
         sent.elapsed()
     );
-    assert_eq!(status.code(), Some(130));
+    assert_eq!(status.code(), Some(exit::INTERRUPTED));
     let doc = read_json(&out.join("result.json"));
     assert_eq!(doc["interrupted"], true);
     assert_eq!(doc["runs"][0]["interrupted"], true);
@@ -578,7 +577,7 @@ fn ctrl_c_stops_within_a_second_and_still_writes_the_result() {
 #[test]
 fn json_on_stdout_is_the_whole_result() {
     let d = tmp();
-    let o = run(&[
+    let o = vb([
         "run",
         "--target",
         d.path().join("t").to_str().unwrap(),
@@ -589,8 +588,8 @@ fn json_on_stdout_is_the_whole_result() {
         "--warmup",
         "0",
         "--json",
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    ])
+    .expect(exit::OK);
     let doc = json_of(&o);
     assert_eq!(doc["schema"], "volbench.result/v1");
     assert!(
@@ -645,7 +644,7 @@ fn an_io_failure_mid_run_is_reported_with_exit_1_and_the_result_is_kept() {
         .unwrap();
     let o = child.wait_with_output().unwrap();
     let err = stderr(&o);
-    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert_eq!(o.status.code(), Some(exit::RUN_FAILED), "{err}");
     assert!(err.contains("short read"), "{err}");
     let doc = read_json(&out.join("result.json"));
     assert!(doc["error"].as_str().unwrap().contains("short read"));
@@ -661,7 +660,7 @@ fn a_short_io_limit_run_is_timed_to_its_last_io() {
     // collector's next poll: IOPS x mean latency must still equal the one
     // I/O in flight.
     let d = tmp();
-    let o = run(&[
+    let o = vb([
         "run",
         "--target",
         d.path().join("t").to_str().unwrap(),
@@ -674,8 +673,8 @@ fn a_short_io_limit_run_is_timed_to_its_last_io() {
         "--duration",
         "60s",
         "--json",
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    ])
+    .expect(exit::OK);
     let doc = json_of(&o);
     let t = &doc["runs"][0]["totals"]["read"];
     assert_eq!(t["ops"], 1024);

@@ -3,16 +3,15 @@
 //! compute, signals and start-up failures. Each test is a finding of
 //! issue 9, driven through the real binary.
 
-mod common;
-
 use std::io::{BufRead, BufReader};
 use std::os::unix::fs::{FileTypeExt, symlink};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
+use volbench::error::exit;
 
-use common::{is_root, read_json, run, skip, stderr, stdout, volbench};
+use crate::common::{is_root, read_json, run, skip, stderr, stdout, volbench};
 use volbench::report::fixtures;
 use volbench::result::ResultDoc;
 
@@ -136,7 +135,12 @@ fn report_and_compare_never_replace_what_is_at_the_output_path() {
             vec!["compare", p(&res), p(&other), "-o", p(&path)],
         ] {
             let o = run(&args);
-            assert_eq!(o.status.code(), Some(3), "{args:?}: {}", stderr(&o));
+            assert_eq!(
+                o.status.code(),
+                Some(exit::REFUSED),
+                "{args:?}: {}",
+                stderr(&o)
+            );
             let err = one_error_line(&o);
             assert!(err.contains(what) && err.contains(p(&path)), "{err}");
             assert_untouched(&path, what, tmp.path());
@@ -176,7 +180,7 @@ fn an_output_that_is_a_file_or_a_link_is_refused_before_any_io() {
     let file = tmp.path().join("file");
     std::fs::write(&file, "mine").unwrap();
     let o = quick_run(&target, &file).output().unwrap();
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(exit::BAD_INPUT), "{}", stderr(&o));
     assert!(one_error_line(&o).contains("not a directory"));
     assert!(!target.exists(), "no I/O before the output was checked");
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "mine");
@@ -186,7 +190,7 @@ fn an_output_that_is_a_file_or_a_link_is_refused_before_any_io() {
     let link = tmp.path().join("link");
     symlink(&real, &link).unwrap();
     let o = quick_run(&target, &link).output().unwrap();
-    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(exit::REFUSED), "{}", stderr(&o));
     assert!(one_error_line(&o).contains("symbolic link"));
     assert!(!target.exists());
 
@@ -195,7 +199,7 @@ fn an_output_that_is_a_file_or_a_link_is_refused_before_any_io() {
     std::fs::create_dir(&out).unwrap();
     symlink(&file, out.join("result.json")).unwrap();
     let o = quick_run(&target, &out).output().unwrap();
-    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(exit::REFUSED), "{}", stderr(&o));
     assert!(!target.exists());
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "mine");
 }
@@ -237,7 +241,7 @@ fn an_unwritable_output_directory_is_refused_before_any_io() {
     let target = tmp.path().join("t");
     for out in [m.0.path().to_path_buf(), m.0.path().join("new")] {
         let o = quick_run(&target, &out).output().unwrap();
-        assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+        assert_eq!(o.status.code(), Some(exit::TARGET), "{}", stderr(&o));
         let err = one_error_line(&o);
         assert!(err.contains(p(&out)), "{err}");
         assert!(!target.exists(), "no I/O before the output was checked");
@@ -256,7 +260,7 @@ fn results_that_cannot_be_written_at_the_end_are_printed_and_kept_elsewhere() {
         .output()
         .unwrap();
     let err = stderr(&o);
-    assert_eq!(o.status.code(), Some(4), "{err}");
+    assert_eq!(o.status.code(), Some(exit::TARGET), "{err}");
     assert!(stdout(&o).contains("IOPS"), "the table is printed");
     let saved = err
         .lines()
@@ -310,7 +314,12 @@ fn a_result_with_impossible_numbers_is_refused_with_one_line() {
             vec!["compare", p(&dir), p(&dir), "-o", "-"],
         ] {
             let o = run(&args);
-            assert_eq!(o.status.code(), Some(2), "{name} {args:?}: {}", stderr(&o));
+            assert_eq!(
+                o.status.code(),
+                Some(exit::BAD_INPUT),
+                "{name} {args:?}: {}",
+                stderr(&o)
+            );
             let err = one_error_line(&o);
             assert!(err.contains(want), "{name}: {err}");
         }
@@ -331,7 +340,7 @@ fn a_result_that_is_a_device_or_a_fifo_is_refused_not_read_forever() {
             .unwrap();
         let status = wait_or_kill(&mut child, Duration::from_secs(10))
             .unwrap_or_else(|| panic!("report {} hung", path.display()));
-        assert_eq!(status.code(), Some(2), "{}", path.display());
+        assert_eq!(status.code(), Some(exit::BAD_INPUT), "{}", path.display());
     }
 }
 
@@ -389,7 +398,7 @@ fn sighup_stops_a_run_and_still_writes_the_result() {
     )
     .unwrap();
     let status = wait_or_kill(&mut child, Duration::from_secs(10)).expect("stopped");
-    assert_eq!(status.code(), Some(130));
+    assert_eq!(status.code(), Some(exit::INTERRUPTED));
     let doc = read_json(&out.join("result.json"));
     assert_eq!(doc["interrupted"], true);
 }
@@ -449,7 +458,7 @@ fn a_thread_limit_at_start_up_ends_the_run_with_exit_1_not_a_hang() {
     let status = wait_or_kill(&mut child, Duration::from_secs(30));
     let err = reader.join().unwrap();
     let status = status.unwrap_or_else(|| panic!("deadlocked at start-up: {err}"));
-    assert_eq!(status.code(), Some(1), "{err}");
+    assert_eq!(status.code(), Some(exit::RUN_FAILED), "{err}");
     assert!(err.contains("cannot start I/O thread"), "{err}");
 }
 
@@ -479,7 +488,7 @@ fn a_tampered_rate_from_a_host_is_refused_not_merged() {
         .output()
         .unwrap();
     let err = stderr(&o);
-    assert_ne!(o.status.code(), Some(0), "{err}");
+    assert_ne!(o.status.code(), Some(exit::OK), "{err}");
     assert!(
         err.contains("invalid result") && err.contains("1e308"),
         "{err}"

@@ -1,20 +1,19 @@
 //! Multi-host runs end to end. Two kinds of hosts:
 //! - a stand-in "ssh" that runs the remote command on this machine (no
 //!   root needed): protocol, merge and refusal behaviour;
-//! - real hosts from `common::hosts` (network namespaces with an sshd
+//! - real hosts from `crate::common::hosts` (network namespaces with an sshd
 //!   each; root): start skew, a killed agent, a cut link, a killed
 //!   coordinator, --push-binary.
-
-mod common;
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
+use volbench::error::exit;
 
-use common::hosts::{TestHosts, io_running, processes_with, wait_until};
-use common::{read_json, skip, stderr, volbench};
+use crate::common::hosts::{TestHosts, io_running, processes_with, wait_until};
+use crate::common::{read_json, skip, stderr, volbench};
 use serde_json::{Value, json};
 
 const BIN: &str = env!("CARGO_BIN_EXE_volbench");
@@ -139,7 +138,7 @@ fn an_unreachable_host_is_named_before_any_io() {
     .output()
     .unwrap();
     let err = stderr(&o);
-    assert_eq!(o.status.code(), Some(4), "{err}");
+    assert_eq!(o.status.code(), Some(exit::TARGET), "{err}");
     assert!(err.contains("down: cannot start the agent"), "{err}");
     assert!(err.contains("No route to host"), "{err}");
     assert!(
@@ -162,7 +161,7 @@ fn a_host_without_volbench_suggests_push_binary() {
     );
     let o = c.output().unwrap();
     let err = stderr(&o);
-    assert_eq!(o.status.code(), Some(4), "{err}");
+    assert_eq!(o.status.code(), Some(exit::TARGET), "{err}");
     assert!(
         err.contains("a: cannot start the agent") && err.contains("--push-binary"),
         "{err}"
@@ -185,7 +184,7 @@ fn an_agent_of_another_protocol_is_refused_naming_both_versions() {
     .output()
     .unwrap();
     let err = stderr(&o);
-    assert_ne!(o.status.code(), Some(0));
+    assert_ne!(o.status.code(), Some(exit::OK));
     assert!(
         err.contains("volbench 9.9.9 speaking agent protocol 999"),
         "{err}"
@@ -213,7 +212,7 @@ fn malformed_agent_output_is_rejected() {
     .output()
     .unwrap();
     let err = stderr(&o);
-    assert_ne!(o.status.code(), Some(0));
+    assert_ne!(o.status.code(), Some(exit::OK));
     assert!(err.contains("a: sent malformed output"), "{err}");
     assert!(
         !err.contains('\x1b'),
@@ -240,7 +239,7 @@ fn a_tampered_result_is_never_merged() {
     .output()
     .unwrap();
     let err = stderr(&o);
-    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert_eq!(o.status.code(), Some(exit::RUN_FAILED), "{err}");
     assert!(
         err.contains("host evil failed: sent an invalid result"),
         "{err}"
@@ -268,7 +267,7 @@ fn the_same_path_on_two_hosts_is_refused_unless_asked() {
     )
     .output()
     .unwrap();
-    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(exit::REFUSED), "{}", stderr(&o));
     assert!(stderr(&o).contains("--shared-target"));
 }
 
@@ -549,7 +548,7 @@ fn a_killed_agent_fails_its_host_and_the_others_stop() {
         took < Duration::from_secs(5),
         "the others took {took:?} to stop"
     );
-    assert_eq!(status.unwrap().code(), Some(1));
+    assert_eq!(status.unwrap().code(), Some(exit::RUN_FAILED));
     let doc = read_json(&out.join("result.json"));
     let hosts = doc["cluster"]["hosts"].as_array().unwrap();
     assert_eq!(hosts[1]["status"], "failed");
@@ -599,7 +598,7 @@ fn a_cut_link_times_out_on_both_sides() {
         status = coord.try_wait().unwrap();
         status.is_some()
     }));
-    assert_eq!(status.unwrap().code(), Some(1));
+    assert_eq!(status.unwrap().code(), Some(exit::RUN_FAILED));
     let doc = read_json(&out.join("result.json"));
     let hosts = doc["cluster"]["hosts"].as_array().unwrap();
     assert_eq!(hosts[2]["status"], "failed");
@@ -734,7 +733,7 @@ fn ctrl_c_stops_every_host_and_keeps_their_results() {
         status = coord.try_wait().unwrap();
         status.is_some()
     }));
-    assert_eq!(status.unwrap().code(), Some(130));
+    assert_eq!(status.unwrap().code(), Some(exit::INTERRUPTED));
     let doc = read_json(&out.join("result.json"));
     assert_eq!(doc["interrupted"], true);
     assert_eq!(doc["cluster"]["runs"][0]["hosts_merged"], 2);

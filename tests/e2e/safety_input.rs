@@ -3,15 +3,14 @@
 //! on stderr — never a panic, a hang or gigabytes allocated. Drives the real
 //! binary; everything here is --dry-run or refused before it touches a disk.
 
-mod common;
-
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
+use volbench::error::exit;
 
-use common::*;
+use crate::common::*;
 
 /// Runs volbench with `args`; a run still going after `secs` is killed and
 /// the test fails, so a regression that hangs (reading /dev/zero, a sweep
@@ -52,7 +51,7 @@ fn assert_refused(o: &Output, what: &str) -> String {
     let err = stderr(o);
     assert_eq!(
         o.status.code(),
-        Some(2),
+        Some(exit::BAD_INPUT),
         "{what}: want exit 2, got {:?}; stderr: {err}",
         o.status.code()
     );
@@ -77,7 +76,7 @@ fn each_flag_at_the_extremes(base: &[&str], flags: &[(&str, bool)]) {
             let o = run_args(&args);
             let what = format!("{} {flag} {v}", base.join(" "));
             if v == "0" && *ok_at_zero {
-                assert_eq!(o.status.code(), Some(0), "{what}: {}", stderr(&o));
+                assert_eq!(o.status.code(), Some(exit::OK), "{what}: {}", stderr(&o));
             } else {
                 assert_refused(&o, &what);
             }
@@ -211,7 +210,7 @@ fn every_numeric_suite_key_has_a_bound() {
                 ]);
                 let what = format!("[{section}] {key} = {value}");
                 if v == "0" && *ok_at_zero {
-                    assert_eq!(o.status.code(), Some(0), "{what}: {}", stderr(&o));
+                    assert_eq!(o.status.code(), Some(exit::OK), "{what}: {}", stderr(&o));
                 } else {
                     assert_refused(&o, &what);
                 }
@@ -421,7 +420,7 @@ fn a_bom_is_not_part_of_the_first_host() {
         hosts.to_str().unwrap(),
         "--dry-run",
     ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(exit::OK), "{}", stderr(&o));
     let out = stdout(&o);
     assert!(
         out.contains("[0] vm1 ") && out.contains("/mnt/x/vm1"),
@@ -448,7 +447,7 @@ fn a_suite_through_a_pipe_or_redirect_still_reads() {
         ),
     ] {
         let o = Command::new("sh").arg("-c").arg(&script).output().unwrap();
-        assert_eq!(o.status.code(), Some(0), "{script}: {}", stderr(&o));
+        assert_eq!(o.status.code(), Some(exit::OK), "{script}: {}", stderr(&o));
         assert!(stdout(&o).contains("8k-random-read"), "{}", stdout(&o));
     }
 }
@@ -469,6 +468,6 @@ fn argument_errors_are_one_line_too() {
     }
     // Help is not an error: it prints in full and succeeds.
     let o = run_args(&["run", "--help"]);
-    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(o.status.code(), Some(exit::OK));
     assert!(stdout(&o).contains("--threads"), "{}", stdout(&o));
 }

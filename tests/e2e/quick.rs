@@ -1,8 +1,7 @@
 //! `volbench quick`: the README's first command.
 
-mod common;
-
-use common::*;
+use crate::common::*;
+use volbench::error::exit;
 
 #[test]
 fn quick_runs_the_six_patterns_and_leaves_no_files() {
@@ -21,7 +20,7 @@ fn quick_runs_the_six_patterns_and_leaves_no_files() {
         .current_dir(d.path())
         .output()
         .unwrap();
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(exit::OK), "{}", stderr(&o));
     let doc = read_json(&out.join("result.json"));
     let names: Vec<&str> = doc["runs"]
         .as_array()

@@ -4,17 +4,16 @@
 //! and two runs on one set do not trample each other. Each test runs the real
 //! binary against a real mounted ext4 on a loop device.
 
-mod common;
-
 use std::io::{BufRead, BufReader};
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
+use volbench::error::exit;
 
-use common::volume::{Volume, VolumeSpec, create_or_skip};
-use common::{stderr, volbench};
+use crate::common::volume::{Volume, VolumeSpec, create_or_skip};
+use crate::common::{stderr, volbench};
 
 const MIB: u64 = 1 << 20;
 
@@ -74,7 +73,7 @@ fn run(cmd: Command) -> Output {
 /// Makes a filled set of one 4 MiB file and checks it ran.
 fn make_set(dir: &Path) {
     let o = run(randread(dir, "4m"));
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(exit::OK), "{}", stderr(&o));
     assert!(dir.join("volbench.0.dat").is_file());
 }
 
@@ -82,7 +81,7 @@ fn assert_refused_naming(o: &Output, path: &Path) {
     let err = stderr(o);
     assert_eq!(
         o.status.code(),
-        Some(3),
+        Some(exit::REFUSED),
         "expected a refusal (exit 3): {err}"
     );
     assert!(
@@ -366,7 +365,7 @@ fn a_randread_of_a_set_on_a_read_only_file_system_works() {
     remount("ro");
     let o = run(randread(&dir, "4m"));
     remount("rw");
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(exit::OK), "{}", stderr(&o));
 }
 
 #[test]
@@ -377,7 +376,7 @@ fn a_fill_larger_than_the_free_space_is_refused_before_writing() {
     let dir = set_dir(&vol);
     let o = run(randread(&dir, "1g"));
     let err = stderr(&o);
-    assert_eq!(o.status.code(), Some(4), "{err}");
+    assert_eq!(o.status.code(), Some(exit::TARGET), "{err}");
     assert!(err.contains("is free"), "says how much is free: {err}");
     assert!(!err.contains("filled up"), "refused before filling: {err}");
     assert!(!dir.join("volbench.0.dat").exists(), "nothing was filled");
@@ -407,7 +406,7 @@ fn a_second_run_on_a_set_in_use_is_refused_and_says_who_holds_it() {
     let _ = first.wait();
     assert!(started, "the first run started");
     let err = stderr(&second);
-    assert_eq!(second.status.code(), Some(3), "{err}");
+    assert_eq!(second.status.code(), Some(exit::REFUSED), "{err}");
     assert!(err.contains("in use"), "{err}");
     assert!(
         err.contains(&format!("pid {}", first.id())),

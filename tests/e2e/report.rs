@@ -2,11 +2,10 @@
 //! report.html every `--output` run writes: through the real binary, on
 //! synthetic results with known numbers and on a short real run.
 
-mod common;
-
 use std::path::{Path, PathBuf};
+use volbench::error::exit;
 
-use common::{read_json, run, stderr, stdout, volbench};
+use crate::common::{read_json, run, stderr, stdout, vb, volbench};
 use volbench::report::fixtures::{self, RunFixture};
 use volbench::result::ResultDoc;
 use volbench::spec::Pattern;
@@ -51,8 +50,7 @@ fn report_writes_html_next_to_the_result_and_exports_to_stdout() {
 
     // Several results need to be told where the one report goes.
     let other = write_result(&tmp.path().join("curve"), &fixtures::thread_curve());
-    let o = run(&["report", p(&dir), p(&other)]);
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let o = vb(["report", p(&dir), p(&other)]).expect(exit::BAD_INPUT);
     assert!(stderr(&o).contains("-o FILE"));
     let out = tmp.path().join("both.html");
     let o = run(&["report", p(&dir), p(&other), "-o", p(&out)]);
@@ -77,11 +75,9 @@ fn results_written_before_mounts_were_recorded_still_load() {
 #[test]
 fn report_of_a_missing_or_foreign_file_is_an_input_error() {
     let tmp = tempfile::tempdir().unwrap();
-    let o = run(&["report", p(&tmp.path().join("nothing"))]);
-    assert_eq!(o.status.code(), Some(2));
+    vb(["report", p(&tmp.path().join("nothing"))]).expect(exit::BAD_INPUT);
     std::fs::write(tmp.path().join("result.json"), "{\"schema\": \"other\"}").unwrap();
-    let o = run(&["report", p(tmp.path())]);
-    assert_eq!(o.status.code(), Some(2));
+    let o = vb(["report", p(tmp.path())]).expect(exit::BAD_INPUT);
     assert!(
         stderr(&o).contains("not a volbench result"),
         "{}",
@@ -165,8 +161,7 @@ fn compare_warns_where_specs_differ() {
 fn compare_needs_two_results() {
     let tmp = tempfile::tempdir().unwrap();
     let (a, _) = nconnect_pair(tmp.path());
-    let o = run(&["compare", p(&a)]);
-    assert_eq!(o.status.code(), Some(2));
+    vb(["compare", p(&a)]).expect(exit::BAD_INPUT);
 }
 
 // ---- In a real browser ----
@@ -267,7 +262,7 @@ fn no_console_messages(log: &str) {
 #[test]
 fn reports_render_in_a_browser_with_every_data_point() {
     let Some(chrome) = chromium() else {
-        common::skip(
+        crate::common::skip(
             "reports_render_in_a_browser_with_every_data_point",
             "chromium is not installed (test.sh installs it)",
         );

@@ -1,0 +1,98 @@
+//! Shared helpers for the end-to-end tests: run the real binary, probe for
+//! privileges, and skip loudly (with the reason) when a fixture is impossible.
+#![allow(dead_code)]
+
+pub mod hosts;
+pub mod volume;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+pub fn volbench() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_volbench"))
+}
+
+pub fn run(args: &[&str]) -> Output {
+    vb(args).output()
+}
+
+/// One volbench invocation, built up and then run:
+/// `vb(["run", "--target", dir]).arg("--dry-run").expect(exit::OK)`.
+pub struct Vb(Command);
+
+pub fn vb<I, S>(args: I) -> Vb
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    let mut c = volbench();
+    c.args(args);
+    Vb(c)
+}
+
+impl Vb {
+    pub fn arg(mut self, a: impl AsRef<std::ffi::OsStr>) -> Self {
+        self.0.arg(a);
+        self
+    }
+
+    pub fn args<I, S>(mut self, args: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<std::ffi::OsStr>,
+    {
+        self.0.args(args);
+        self
+    }
+
+    pub fn env(mut self, k: &str, v: impl AsRef<std::ffi::OsStr>) -> Self {
+        self.0.env(k, v);
+        self
+    }
+
+    pub fn output(mut self) -> Output {
+        self.0.output().expect("the volbench binary runs")
+    }
+
+    /// Runs it and checks the exit code (one of `exit::*`), showing stderr
+    /// when it differs.
+    pub fn expect(self, code: i32) -> Output {
+        let o = self.output();
+        assert_eq!(
+            o.status.code(),
+            Some(code),
+            "volbench exited {:?}, expected {code}; stderr:\n{}",
+            o.status.code(),
+            stderr(&o)
+        );
+        o
+    }
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+pub fn is_root() -> bool {
+    rustix::process::geteuid().is_root()
+}
+
+/// Prints why a test did not run. On CI (CI=true) a skip is a failure: the
+/// CI machine is expected to have every fixture.
+pub fn skip(test: &str, why: &str) {
+    if std::env::var("CI").as_deref() == Ok("true") && std::env::var("VOLBENCH_ALLOW_SKIP").is_err()
+    {
+        panic!("{test}: cannot run on CI: {why}");
+    }
+    eprintln!("SKIP {test}: {why}");
+}
+
+pub fn read_json(path: &Path) -> serde_json::Value {
+    let text =
+        std::fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
+    serde_json::from_str(&text).expect("valid JSON")
+}

@@ -1,0 +1,18 @@
+//! Every end-to-end test in one crate (one link, one set of helpers in
+//! `common`): each drives the real `volbench` binary, or checks the source
+//! tree itself (`architecture`).
+
+mod architecture;
+mod capped_methods;
+mod common;
+mod methods;
+mod multihost;
+mod prop_input;
+mod prop_untrusted;
+mod quick;
+mod report;
+mod run_cli;
+mod safety_fileset;
+mod safety_input;
+mod safety_output;
+mod throttled;
