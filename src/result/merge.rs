@@ -26,12 +26,20 @@ pub struct Cluster {
     pub coordinator: CoordinatorCost,
 }
 
+/// How a host came through the invocation; "ok" or "failed" in JSON.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum HostStatus {
+    Ok,
+    Failed,
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct HostResult {
     pub name: String,
     pub index: u32,
-    /// "ok", or "failed" (with `error`): its figures after the failure are missing.
-    pub status: String,
+    /// `failed` comes with `error`: its figures after the failure are missing.
+    pub status: HostStatus,
     pub error: Option<String>,
     /// volbench version the agent runs.
     pub version: Option<String>,
@@ -619,5 +627,16 @@ mod tests {
         assert_eq!(m[0].read.iops, 400.0);
         assert!((m[0].read.lat_us_mean - 17.5).abs() < 1e-9);
         assert_eq!(m[0].t_s, 1.001);
+    }
+
+    #[test]
+    fn host_status_keeps_its_json_strings() {
+        assert_eq!(serde_json::to_string(&HostStatus::Ok).unwrap(), "\"ok\"");
+        assert_eq!(
+            serde_json::to_string(&HostStatus::Failed).unwrap(),
+            "\"failed\""
+        );
+        let back: HostStatus = serde_json::from_str("\"failed\"").unwrap();
+        assert_eq!(back, HostStatus::Failed);
     }
 }

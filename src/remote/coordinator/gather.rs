@@ -1,0 +1,129 @@
+//! Gathering: each host's results merged over its targets, then all hosts
+//! merged exactly; a failed host's intervals kept aside; the start skew;
+//! and each host's entry in the result's cluster part.
+
+use super::host::Host;
+use super::{Coordinator, SKEW_WARN_MS};
+use crate::result::merge::{self, ClusterRun, HostResult, Unfinished};
+use crate::result::{RunResult, TargetInfo};
+use crate::spec::{JobSpec, RunSpec};
+
+impl Coordinator<'_> {
+    /// Merges what the hosts sent for this run: each host over its targets,
+    /// then all hosts. Hosts without results keep their intervals aside.
+    pub(super) fn gather(&mut self, spec: &RunSpec) -> (ClusterRun, Option<RunResult>) {
+        let mut host_results: Vec<RunResult> = Vec::new();
+        let mut starts: Vec<i128> = Vec::new();
+        for h in &mut self.hosts {
+            starts.extend(h.run.started.iter().flatten().copied());
+            let parts: Vec<&RunResult> = h
+                .run
+                .done
+                .as_ref()
+                .map(|d| d.0.iter().map(|t| &t.result).collect())
+                .unwrap_or_default();
+            if parts.is_empty() {
+                if h.failed.is_some() && h.unfinished.is_none() {
+                    h.unfinished = Some(Unfinished {
+                        run: spec.name.clone(),
+                        intervals: merge::merge_series(
+                            h.run.intervals.iter().map(|s| s.as_slice()),
+                        ),
+                    });
+                }
+                continue;
+            }
+            match merge::merge_runs(&parts) {
+                Ok(r) => {
+                    h.runs.push(r.clone());
+                    host_results.push(r);
+                }
+                Err(e) => {
+                    if h.failed.is_none() {
+                        h.failed = Some(format!("its results do not merge: {e}"));
+                    }
+                }
+            }
+        }
+        let refs: Vec<&RunResult> = host_results.iter().collect();
+        let merged = if refs.is_empty() {
+            None
+        } else {
+            match merge::merge_runs(&refs) {
+                Ok(mut m) => {
+                    m.interrupted |= self.hosts.iter().any(|h| !h.live());
+                    Some(m)
+                }
+                Err(e) => {
+                    self.notes.push(format!(
+                        "run '{}': hosts' results do not merge: {e}",
+                        spec.name
+                    ));
+                    None
+                }
+            }
+        };
+        let skew_ms = match (starts.iter().min(), starts.iter().max()) {
+            (Some(a), Some(b)) => (b - a) as f64 / 1e6,
+            _ => 0.0,
+        };
+        if skew_ms > SKEW_WARN_MS {
+            let n = format!(
+                "run '{}': the hosts started {skew_ms:.1} ms apart (more than {SKEW_WARN_MS} ms)",
+                spec.name
+            );
+            self.obs.note(&n);
+            self.notes.push(n);
+        }
+        if let Some(m) = &merged {
+            self.obs.run_finished(m);
+        }
+        (
+            ClusterRun {
+                name: spec.name.clone(),
+                hosts_merged: host_results.len() as u32,
+                hosts_total: self.hosts.len() as u32,
+                start_skew_ms: skew_ms,
+            },
+            merged,
+        )
+    }
+
+    /// The result's target line: the template, with the first host's kind.
+    pub(super) fn target_summary(&self, template: &JobSpec) -> Option<TargetInfo> {
+        let all: Vec<&TargetInfo> = self
+            .hosts
+            .iter()
+            .flat_map(|h| h.setup.prepared.iter().flatten())
+            .collect();
+        let first = all.first()?;
+        Some(TargetInfo {
+            kind: first.kind,
+            path: template.target.path.display().to_string(),
+            files: all
+                .iter()
+                .map(|t| t.files)
+                .fold(0u32, |a, b| a.saturating_add(b)),
+            file_size: first.file_size,
+            align: all.iter().map(|t| t.align).max().unwrap_or(1),
+            mount: first.mount.clone(),
+        })
+    }
+}
+
+/// A host's entry in the result's cluster part.
+pub(super) fn host_result(h: Host) -> HostResult {
+    HostResult {
+        name: h.a.host.name.clone(),
+        index: h.a.index,
+        status: h.status(),
+        error: h.failed,
+        version: h.version,
+        host: h.info,
+        clock_offset_ms: (h.clock.rtt_ns > 0).then(|| h.clock.offset_ns as f64 / 1e6),
+        rtt_ms: (h.clock.rtt_ns > 0).then(|| h.clock.rtt_ns as f64 / 1e6),
+        targets: h.setup.prepared.unwrap_or_default(),
+        runs: h.runs,
+        unfinished: h.unfinished,
+    }
+}

@@ -1,0 +1,311 @@
+//! The coordinator of a multi-host run: starts one agent per host over ssh,
+//! checks versions and clocks, ships each host its job, prepares all hosts
+//! in parallel, then for each run releases every host at one absolute start
+//! time, prints an interval once every host has reported it, and merges the
+//! final results exactly.
+//!
+//! Faults have one outcome each: a host that cannot be reached (or refuses)
+//! before any I/O is an error naming it; a host lost during a run (its
+//! connection ends, it sends garbage, or it falls silent past the timeout)
+//! is marked failed, the others are stopped, and what was gathered is kept.
+
+use std::collections::HashSet;
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+use std::sync::mpsc::Receiver;
+use std::time::{Duration, Instant};
+
+use super::protocol::{AgentJob, ToAgent};
+use super::ssh::Ssh;
+use crate::error::Result;
+use crate::executor::Observer;
+use crate::input::hosts::Assignment;
+use crate::plan::PlannedRun;
+use crate::result::merge::{Cluster, ClusterRun, CoordinatorCost, HostResult};
+use crate::result::{ResultDoc, SCHEMA, Tool};
+use crate::spec::JobSpec;
+
+mod clock;
+mod events;
+mod gather;
+mod handlers;
+mod host;
+mod progress;
+mod runs;
+mod spawn;
+
+use events::Outcome;
+use host::{Event, Host, all_live};
+use runs::RunEnd;
+
+/// Pings per host to estimate its clock offset (the fastest one is used).
+const PINGS: u32 = 5;
+/// How long connecting, the version check and the clock pings may take.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(40);
+/// How long the hosts may take to check their targets and plan.
+const PLAN_TIMEOUT: Duration = Duration::from_secs(60);
+/// After a stop, how long the others have to report what they measured.
+const STOP_TIMEOUT: Duration = Duration::from_secs(5);
+/// A start skew above this is worth a warning.
+const SKEW_WARN_MS: f64 = 50.0;
+/// The main loop's longest sleep: heartbeats, timeouts and Ctrl-C are
+/// looked at this often.
+const TICK: Duration = Duration::from_millis(100);
+
+/// How to reach the hosts and what to run there.
+pub struct Options {
+    pub hosts: Vec<Assignment>,
+    /// One job per host (per-host thread overrides applied), same order.
+    pub jobs: Vec<JobSpec>,
+    /// The job as given, its target the template; it heads the result.
+    pub template: JobSpec,
+    pub size_given: bool,
+    pub ssh: Ssh,
+    pub remote: Remote,
+    pub session: String,
+    pub heartbeat: Duration,
+    pub timeout: Duration,
+    /// Hosts that share a target path prepare one after the other.
+    pub shared_target: bool,
+}
+
+/// Which volbench the hosts run.
+pub enum Remote {
+    /// A command or path on the host (`volbench` from its PATH by default).
+    Installed(String),
+    /// This binary, copied into a content-named file in this cache dir.
+    Push(String),
+}
+
+/// The coordinator's state: the hosts, the one channel all their events
+/// arrive on, and what the terminal has been shown.
+struct Coordinator<'a> {
+    hosts: Vec<Host>,
+    events: Receiver<(usize, Event)>,
+    obs: &'a dyn Observer,
+    stop: &'a AtomicBool,
+    heartbeat: Duration,
+    timeout: Duration,
+    last_beat: Instant,
+    notes: Vec<String>,
+    /// The run in progress: its index, plan for the terminal, printed intervals.
+    run: Option<(u32, PlannedRun)>,
+    printed: usize,
+    fill_shown: u64,
+    fill_bar: bool,
+}
+
+/// What the hosts did, ready for the result document.
+struct Gathered {
+    doc: ResultDoc,
+    hosts: Vec<HostResult>,
+    runs: Vec<ClusterRun>,
+}
+
+/// Runs the job on every host; returns the merged result document.
+pub fn run(opts: Options, obs: &dyn Observer, stop: &AtomicBool) -> Result<ResultDoc> {
+    let t_start = Instant::now();
+    let cpu0 = crate::io::host::cpu_seconds();
+    let started = crate::result::now_rfc3339();
+    let c = spawn::connect(&opts, obs, stop)?;
+    let Gathered {
+        mut doc,
+        hosts,
+        runs,
+    } = c.drive(&opts.template, opts.size_given, opts.shared_target, started)?;
+    let cpu1 = crate::io::host::cpu_seconds();
+    let ssh_cpu = spawn::children_cpu();
+    let wall = t_start.elapsed().as_secs_f64();
+    let busy = (cpu1.0 - cpu0.0) + (cpu1.1 - cpu0.1);
+    doc.cluster = Some(Cluster {
+        hosts,
+        runs,
+        ssh_command: opts.ssh.describe(),
+        coordinator: CoordinatorCost {
+            user_s: cpu1.0 - cpu0.0,
+            sys_s: cpu1.1 - cpu0.1,
+            wall_s: wall,
+            cpu_pct: if wall > 0.0 { busy / wall * 100.0 } else { 0.0 },
+            ssh_user_s: ssh_cpu.0,
+            ssh_sys_s: ssh_cpu.1,
+        },
+    });
+    Ok(doc)
+}
+
+impl<'a> Coordinator<'a> {
+    fn new(
+        hosts: Vec<Host>,
+        events: Receiver<(usize, Event)>,
+        obs: &'a dyn Observer,
+        stop: &'a AtomicBool,
+        heartbeat: Duration,
+        timeout: Duration,
+    ) -> Self {
+        Coordinator {
+            hosts,
+            events,
+            obs,
+            stop,
+            heartbeat,
+            timeout,
+            last_beat: Instant::now(),
+            notes: Vec::new(),
+            run: None,
+            printed: 0,
+            fill_shown: 0,
+            fill_bar: false,
+        }
+    }
+
+    /// The whole invocation on hosts whose agents have been sent the hello:
+    /// versions and clocks, the job, preparing, then the runs in order.
+    /// Trouble before any I/O is an error; after, the result keeps what was
+    /// measured and says what went wrong.
+    fn drive(
+        mut self,
+        template: &JobSpec,
+        size_given: bool,
+        shared_target: bool,
+        started: String,
+    ) -> Result<Gathered> {
+        let n_runs = template.runs.len();
+        let mut doc = ResultDoc {
+            schema: SCHEMA.into(),
+            tool: Tool::this(),
+            host: crate::io::host::this_host(),
+            started,
+            spec: template.clone(),
+            target: None,
+            runs: Vec::new(),
+            interrupted: false,
+            error: None,
+            notes: Vec::new(),
+            cluster: None,
+        };
+        let mut cluster_runs = Vec::new();
+
+        // Versions and clocks, then every host checks its targets and plans:
+        // any trouble up to here is an error before any I/O.
+        let outcome = self.wait_for(Some(Instant::now() + CONNECT_TIMEOUT), |h| {
+            h.version.is_some() && h.clock.pings.len() as u32 >= PINGS
+        });
+        self.before_io("start the agent", outcome)?;
+        for h in &self.hosts {
+            h.send(&ToAgent::Job(Box::new(AgentJob {
+                host: h.a.host.name.clone(),
+                index: h.a.index,
+                job: h.job.clone(),
+                targets: h.a.targets.clone(),
+                size_given,
+            })));
+        }
+        let outcome = self.wait_for(Some(Instant::now() + PLAN_TIMEOUT), |h| {
+            h.setup.planned.is_some()
+        });
+        self.before_io("plan the job", outcome)?;
+        self.clock_notes();
+
+        if self.prepare(shared_target, &mut doc)? {
+            for index in 0..n_runs as u32 {
+                // Stop rules judge the merged results, so every host skips alike.
+                let spec = &template.runs[index as usize];
+                if let Some(why) = spec
+                    .stop_rule
+                    .as_ref()
+                    .and_then(|rule| crate::executor::stop_reason(rule, &doc.runs))
+                {
+                    let note = format!("skipped {}: {why}", spec.name);
+                    self.obs.note(&note);
+                    doc.notes.push(note);
+                    continue;
+                }
+                let (cr, ended) = self.one_run(index, n_runs, template);
+                if let Some(cr) = cr {
+                    if let Some(merged) = cr.1 {
+                        doc.runs.push(merged);
+                    }
+                    cluster_runs.push(cr.0);
+                }
+                match ended {
+                    RunEnd::Next => {}
+                    RunEnd::Interrupted => {
+                        doc.interrupted = true;
+                        break;
+                    }
+                    RunEnd::Failed(e) => {
+                        doc.error = Some(e);
+                        break;
+                    }
+                }
+            }
+        }
+        self.shutdown();
+
+        doc.target = self.target_summary(template);
+        let mut notes = std::mem::take(&mut self.notes);
+        notes.append(&mut doc.notes);
+        doc.notes = notes;
+        Ok(Gathered {
+            doc,
+            hosts: self.hosts.into_iter().map(gather::host_result).collect(),
+            runs: cluster_runs,
+        })
+    }
+
+    /// Prepare: every host at once, except that a host whose target path an
+    /// earlier host also uses waits for it (the second finds the set filled).
+    /// `Ok(false)` after Ctrl-C (nothing measured, the result says so); an
+    /// error when a host could not prepare.
+    fn prepare(&mut self, shared_target: bool, doc: &mut ResultDoc) -> Result<bool> {
+        for wave in prepare_waves(&self.hosts, shared_target) {
+            for &i in &wave {
+                self.hosts[i].setup.prepare_sent = true;
+                self.hosts[i].send(&ToAgent::Prepare);
+            }
+            let outcome = self.wait_until(None, |hs| {
+                all_live(hs, |h| !h.setup.prepare_sent || h.setup.prepared.is_some())
+                    || hs.iter().any(|h| !h.live())
+            });
+            self.end_fill_bar();
+            if outcome == Outcome::Stopped {
+                doc.interrupted = true;
+                return Ok(false);
+            }
+            if let Some(e) = self.failures("prepare the target") {
+                // Stop the others' fills; nothing was measured yet.
+                for h in self.hosts.iter().filter(|h| h.live()) {
+                    h.send(&ToAgent::Stop);
+                }
+                self.shutdown();
+                return Err(e);
+            }
+        }
+        Ok(true)
+    }
+}
+
+/// Groups hosts into prepare waves: a host goes into the first wave in which
+/// none of its target paths is already being prepared.
+fn prepare_waves(hosts: &[Host], shared: bool) -> Vec<Vec<usize>> {
+    if !shared {
+        return vec![(0..hosts.len()).collect()];
+    }
+    let mut waves: Vec<(Vec<usize>, HashSet<&Path>)> = Vec::new();
+    for (i, h) in hosts.iter().enumerate() {
+        let paths: Vec<&Path> = h.a.targets.iter().map(|p| p.as_path()).collect();
+        let slot = waves
+            .iter()
+            .position(|(_, used)| paths.iter().all(|p| !used.contains(p)));
+        let w = match slot {
+            Some(w) => w,
+            None => {
+                waves.push((Vec::new(), Default::default()));
+                waves.len() - 1
+            }
+        };
+        waves[w].0.push(i);
+        waves[w].1.extend(paths);
+    }
+    waves.into_iter().map(|(v, _)| v).collect()
+}

@@ -1,0 +1,251 @@
+//! Reaching the hosts: pushing this binary if asked, starting one
+//! `ssh HOST volbench agent` per host with its reader and writer threads,
+//! and ending them again.
+
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::Child;
+use std::sync::atomic::AtomicBool;
+use std::sync::mpsc::{self, Sender};
+use std::time::{Duration, Instant};
+
+use super::super::protocol::{PROTOCOL, ToAgent, read_line, sanitize};
+use super::super::ssh::{self, Ssh};
+use super::host::{Event, Host};
+use super::{Coordinator, Options, Remote, STOP_TIMEOUT};
+use crate::error::{Result, VbError};
+use crate::executor::Observer;
+
+/// Starts ssh to every host (after pushing the binary, if asked) and sends
+/// the hello. Hosts whose ssh cannot even start are reported together.
+pub(super) fn connect<'a>(
+    opts: &Options,
+    obs: &'a dyn Observer,
+    stop: &'a AtomicBool,
+) -> Result<Coordinator<'a>> {
+    let binaries = remote_binaries(opts)?;
+    let (ev_tx, ev_rx) = mpsc::channel();
+    let mut hosts = Vec::with_capacity(opts.hosts.len());
+    let mut errors = Vec::new();
+    for (i, (a, job)) in opts.hosts.iter().zip(&opts.jobs).enumerate() {
+        let remote = format!(
+            "exec {} agent --session {}",
+            binaries[i],
+            ssh::quote(&opts.session)
+        );
+        let mut host = Host::new(a.clone(), job.clone());
+        match spawn_agent(&opts.ssh, &a.host.name, &remote, i, ev_tx.clone()) {
+            Ok((child, tx)) => {
+                host.link.child = Some(child);
+                host.link.tx = Some(tx);
+                host.send(&ToAgent::Hello {
+                    protocol: PROTOCOL,
+                    version: env!("CARGO_PKG_VERSION").into(),
+                    heartbeat_ms: opts.heartbeat.as_millis() as u64,
+                    timeout_ms: opts.timeout.as_millis() as u64,
+                });
+            }
+            Err(e) => errors.push(e.to_string()),
+        }
+        hosts.push(host);
+    }
+    let mut c = Coordinator::new(hosts, ev_rx, obs, stop, opts.heartbeat, opts.timeout);
+    if !errors.is_empty() {
+        c.shutdown();
+        return Err(VbError::target(errors.join("\n")));
+    }
+    Ok(c)
+}
+
+/// The command word that runs volbench on each host.
+fn remote_binaries(opts: &Options) -> Result<Vec<String>> {
+    match &opts.remote {
+        Remote::Installed(path) => Ok(vec![ssh::quote_remote_path(path); opts.hosts.len()]),
+        Remote::Push(cache) => {
+            let exe = std::env::current_exe()
+                .map_err(|e| VbError::run(format!("cannot find this volbench binary: {e}")))?;
+            let bytes = std::fs::read(&exe).map_err(|e| {
+                VbError::run(format!("cannot read this binary {}: {e}", exe.display()))
+            })?;
+            let results: Vec<Result<String>> = std::thread::scope(|s| {
+                let hs: Vec<_> = opts
+                    .hosts
+                    .iter()
+                    .map(|a| {
+                        let (exe, bytes) = (&exe, &bytes);
+                        s.spawn(move || {
+                            ssh::push_binary(&opts.ssh, &a.host.name, cache, exe, bytes)
+                        })
+                    })
+                    .collect();
+                hs.into_iter()
+                    .map(|h| {
+                        h.join()
+                            .unwrap_or_else(|_| Err(VbError::run("pushing the binary panicked")))
+                    })
+                    .collect()
+            });
+            let errors: Vec<String> = results
+                .iter()
+                .filter_map(|r| r.as_ref().err().map(|e| e.to_string()))
+                .collect();
+            if !errors.is_empty() {
+                return Err(VbError::target(format!(
+                    "--push-binary failed on {} of {} hosts:\n  {}",
+                    errors.len(),
+                    opts.hosts.len(),
+                    errors.join("\n  ")
+                )));
+            }
+            Ok(results.into_iter().filter_map(|r| r.ok()).collect())
+        }
+    }
+}
+
+/// Starts `ssh HOST 'exec volbench agent'` with a writer thread for its
+/// stdin and reader threads for stdout (protocol lines) and stderr (kept
+/// for error messages).
+fn spawn_agent(
+    ssh: &Ssh,
+    host: &str,
+    remote: &str,
+    index: usize,
+    events: Sender<(usize, Event)>,
+) -> Result<(Child, Sender<String>)> {
+    let mut child = ssh.command(host, remote).spawn().map_err(|e| {
+        VbError::target(format!("host {host}: cannot run '{}': {e}", ssh.describe()))
+    })?;
+    let (stdin, stdout, stderr) =
+        match (child.stdin.take(), child.stdout.take(), child.stderr.take()) {
+            (Some(i), Some(o), Some(e)) => (i, o, e),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(VbError::run("ssh started without its pipes"));
+            }
+        };
+    let (tx, rx) = mpsc::channel::<String>();
+    let spawn = |name: String, f: Box<dyn FnOnce() + Send>| {
+        std::thread::Builder::new()
+            .name(name)
+            .spawn(f)
+            .map(|_| ())
+            .map_err(|e| VbError::run(format!("cannot start a thread: {e}")))
+    };
+    // Writer: a stuck link blocks only this thread, never the coordinator.
+    spawn(
+        format!("vb-to-{index}"),
+        Box::new(move || {
+            let mut stdin = stdin;
+            for line in rx {
+                if stdin
+                    .write_all(line.as_bytes())
+                    .and_then(|_| stdin.flush())
+                    .is_err()
+                {
+                    break;
+                }
+            }
+            // Dropping stdin here is the agent's end-of-input: it stops.
+        }),
+    )?;
+    let (err_tx, err_rx) = mpsc::channel::<String>();
+    spawn(
+        format!("vb-err-{index}"),
+        Box::new(move || {
+            let mut tail: VecDeque<String> = VecDeque::new();
+            let mut r = BufReader::new(stderr.take(1 << 22));
+            let mut line = Vec::new();
+            while let Ok(n) = r.read_until(b'\n', &mut line) {
+                if n == 0 {
+                    break;
+                }
+                let text = sanitize(String::from_utf8_lossy(&line).trim_end(), 300);
+                if !text.is_empty() {
+                    tail.push_back(text);
+                    if tail.len() > 8 {
+                        tail.pop_front();
+                    }
+                }
+                line.clear();
+            }
+            let _ = err_tx.send(Vec::from(tail).join(" | "));
+        }),
+    )?;
+    spawn(
+        format!("vb-from-{index}"),
+        Box::new(move || {
+            let mut r = BufReader::new(stdout);
+            let mut buf = Vec::new();
+            let why = loop {
+                match read_line(&mut r, &mut buf) {
+                    Ok(Some(())) => {
+                        if events
+                            .send((index, Event::Line(std::mem::take(&mut buf))))
+                            .is_err()
+                        {
+                            return;
+                        }
+                    }
+                    Ok(None) => break "the connection closed".to_string(),
+                    Err(e) => break format!("unreadable output ({e})"),
+                }
+            };
+            // ssh's last words (e.g. "Connection refused") explain the close.
+            let stderr = err_rx
+                .recv_timeout(Duration::from_secs(2))
+                .unwrap_or_default();
+            let _ = events.send((index, Event::Closed { why, stderr }));
+        }),
+    )?;
+    Ok((child, tx))
+}
+
+impl Coordinator<'_> {
+    /// Says goodbye, closes every agent's stdin and waits for the ssh
+    /// clients to exit (killing any that do not within a few seconds).
+    pub(super) fn shutdown(&mut self) {
+        for h in &mut self.hosts {
+            if h.live() {
+                h.send(&ToAgent::Bye);
+            }
+            h.link.tx = None;
+        }
+        let deadline = Instant::now() + STOP_TIMEOUT;
+        for h in &mut self.hosts {
+            if let Some(mut child) = h.link.child.take() {
+                let left = deadline.saturating_duration_since(Instant::now());
+                if wait_briefly(&mut child, left).is_none() {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                }
+            }
+        }
+    }
+}
+
+/// Waits up to `limit` for a child to exit.
+pub(super) fn wait_briefly(child: &mut Child, limit: Duration) -> Option<std::process::ExitStatus> {
+    let deadline = Instant::now() + limit;
+    loop {
+        match child.try_wait() {
+            Ok(Some(st)) => return Some(st),
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(10)),
+            _ => return None,
+        }
+    }
+}
+
+/// User and system CPU seconds of the children waited for (the ssh clients).
+pub(super) fn children_cpu() -> (f64, f64) {
+    // SAFETY: getrusage fills the zeroed struct we pass and reads nothing else.
+    let usage = unsafe {
+        let mut u: libc::rusage = std::mem::zeroed();
+        if libc::getrusage(libc::RUSAGE_CHILDREN, &mut u) != 0 {
+            return (0.0, 0.0);
+        }
+        u
+    };
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    (secs(usage.ru_utime), secs(usage.ru_stime))
+}
