@@ -33,6 +33,8 @@ mod host;
 mod progress;
 mod runs;
 mod spawn;
+#[cfg(test)]
+mod tests;
 
 use events::Outcome;
 use host::{Event, Host, all_live};
