@@ -1,0 +1,122 @@
+//! The interval record of a run, bounded in length: past `MAX_INTERVALS`
+//! adjacent intervals of one phase are merged, time-weighted.
+
+use crate::result::{Interval, IntervalOp, MAX_INTERVALS};
+
+/// Interval records with a bounded length: past `MAX_INTERVALS`, adjacent
+/// pairs in the same phase are merged (time-weighted), halving the count.
+#[derive(Default)]
+pub struct IntervalLog {
+    items: Vec<Interval>,
+}
+
+impl IntervalLog {
+    pub fn push(&mut self, iv: Interval) {
+        self.items.push(iv);
+        if self.items.len() >= MAX_INTERVALS {
+            self.compact();
+        }
+    }
+
+    fn compact(&mut self) {
+        let old = std::mem::take(&mut self.items);
+        let mut it = old.into_iter().peekable();
+        while let Some(a) = it.next() {
+            match it.peek() {
+                Some(b) if b.phase == a.phase => {
+                    let b = it.next().unwrap_or_else(|| unreachable!("peeked"));
+                    self.items.push(merge_intervals(&a, &b));
+                }
+                _ => self.items.push(a),
+            }
+        }
+    }
+
+    pub fn into_vec(self) -> Vec<Interval> {
+        self.items
+    }
+}
+
+fn merge_intervals(a: &Interval, b: &Interval) -> Interval {
+    let secs = a.duration_s + b.duration_s;
+    let op = |x: &IntervalOp, y: &IntervalOp| {
+        let (ox, oy) = (x.iops * a.duration_s, y.iops * b.duration_s);
+        let ops = ox + oy;
+        IntervalOp {
+            iops: ops / secs,
+            mib_s: (x.mib_s * a.duration_s + y.mib_s * b.duration_s) / secs,
+            lat_us_mean: if ops > 0.0 {
+                (x.lat_us_mean * ox + y.lat_us_mean * oy) / ops
+            } else {
+                0.0
+            },
+            service_us_mean: match (x.service_us_mean, y.service_us_mean) {
+                (Some(sx), Some(sy)) if ops > 0.0 => Some((sx * ox + sy * oy) / ops),
+                (a, b) => a.or(b),
+            },
+        }
+    };
+    Interval {
+        t_s: b.t_s,
+        duration_s: secs,
+        phase: a.phase,
+        read: op(&a.read, &b.read),
+        write: op(&a.write, &b.write),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::result::PhaseName;
+
+    fn iv(t: f64, phase: PhaseName, iops: f64, lat: f64) -> Interval {
+        Interval {
+            t_s: t,
+            duration_s: 1.0,
+            phase,
+            read: IntervalOp {
+                iops,
+                mib_s: iops / 256.0,
+                lat_us_mean: lat,
+                service_us_mean: None,
+            },
+            write: IntervalOp::default(),
+        }
+    }
+
+    #[test]
+    fn interval_log_stays_bounded_and_keeps_the_totals() {
+        let mut log = IntervalLog::default();
+        let n = 3 * MAX_INTERVALS + 17;
+        for i in 0..n {
+            log.push(iv(
+                i as f64 + 1.0,
+                PhaseName::Measure,
+                1000.0 + (i % 7) as f64,
+                100.0 + (i % 3) as f64,
+            ));
+        }
+        let v = log.into_vec();
+        assert!(v.len() < MAX_INTERVALS);
+        let secs: f64 = v.iter().map(|i| i.duration_s).sum();
+        assert!((secs - n as f64).abs() < 1e-6);
+        let ops: f64 = v.iter().map(|i| i.read.iops * i.duration_s).sum();
+        let exact: f64 = (0..n).map(|i| 1000.0 + (i % 7) as f64).sum();
+        assert!((ops - exact).abs() < 1e-6 * exact);
+        assert_eq!(v.last().unwrap().t_s, n as f64);
+    }
+
+    #[test]
+    fn intervals_of_different_phases_are_never_merged() {
+        let mut log = IntervalLog::default();
+        log.push(iv(1.0, PhaseName::Warmup, 10.0, 1.0));
+        for i in 0..MAX_INTERVALS {
+            log.push(iv(i as f64 + 2.0, PhaseName::Measure, 20.0, 1.0));
+        }
+        let v = log.into_vec();
+        assert_eq!(v[0].phase, PhaseName::Warmup);
+        assert_eq!(v[0].duration_s, 1.0);
+        assert!(v[1..].iter().all(|i| i.phase == PhaseName::Measure));
+    }
+}

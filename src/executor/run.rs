@@ -1,0 +1,255 @@
+//! One run on a prepared target: set the workers up, release them at the
+//! start time, let the collector watch them, stop them and merge what they
+//! measured.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant, SystemTime};
+
+use super::Observer;
+use super::collect::collect;
+use super::record::build_result;
+use super::startgate::ThreadGate;
+use crate::error::VbError;
+use crate::io::target::{self, Prepared};
+use crate::io::worker::{
+    self, Control, PHASE_MEASURE, PHASE_STOP, PHASE_WARMUP, PhaseStats, WorkerSetup,
+};
+use crate::io::workload::IoGen;
+use crate::plan::{Plan, PlannedRun};
+use crate::result::RunResult;
+use crate::spec::Arrivals;
+use crate::stats::LiveCounters;
+
+/// A failed run: why, and what it measured before failing.
+pub type RunError = (VbError, Option<Box<RunResult>>);
+
+/// Decides when a run's I/O starts, once every worker is set up: `Some(now)`
+/// on a single host; on a multi-host agent, after the coordinator's barrier,
+/// the common absolute start time. `None` abandons the run before any I/O.
+pub type StartGate<'a> = &'a (dyn Fn() -> Option<Instant> + Sync);
+
+/// Runs one planned run on a prepared target: sets the workers up, waits for
+/// `gate`'s start time, collects intervals (reported to `obs`) and merges the
+/// workers' statistics.
+pub fn run_one(
+    plan: &Plan,
+    run: &PlannedRun,
+    prepared: &Prepared,
+    obs: &dyn Observer,
+    stop: &Arc<AtomicBool>,
+    gate: StartGate,
+) -> std::result::Result<RunResult, RunError> {
+    let job = &plan.job;
+    let spec = &run.spec;
+    let n = run.io_threads;
+    let control = Arc::new(Control::default());
+    let counters: Vec<Arc<LiveCounters>> =
+        (0..n).map(|_| Arc::new(LiveCounters::default())).collect();
+    let mut setups = Vec::with_capacity(n as usize);
+    for w in 0..n {
+        let io_gen = IoGen::new(
+            spec.rw,
+            spec.read_pct,
+            &spec.bs,
+            prepared.layout,
+            job.seed,
+            w,
+            n,
+        );
+        if !spec.rw.is_random() && io_gen.region_too_small() {
+            return Err((
+                VbError::input(format!(
+                    "run '{}': {} sequential streams over {} leave less than one block each; \
+                     use fewer threads or a larger --size",
+                    spec.name,
+                    n,
+                    crate::units::format_size(prepared.layout.total())
+                )),
+                None,
+            ));
+        }
+        let files = if run.engine == crate::io::engine::EngineKind::Null {
+            Vec::new()
+        } else {
+            target::open_files(prepared, job.target.direct).map_err(|e| (e, None))?
+        };
+        setups.push(WorkerSetup {
+            index: w,
+            engine: run.engine,
+            depth: run.depth,
+            files,
+            io_gen,
+            max_bs: spec.max_bs() as usize,
+            buf_align: 4096,
+            seed: job.seed,
+            budget: spec
+                .io_limit
+                .map(|limit| io_share(limit, spec.min_bs(), w, n)),
+            rate: spec.rate_iops.map(|iops| {
+                // Each worker carries an equal share of the rate, its first
+                // I/O staggered so the workers interleave evenly.
+                let gap = Duration::from_secs_f64(n as f64 / iops);
+                worker::Schedule {
+                    gap,
+                    poisson: spec.arrivals == Arrivals::Poisson,
+                    offset: gap.mul_f64(w as f64 / n as f64),
+                }
+            }),
+            control: control.clone(),
+            counters: counters[w as usize].clone(),
+        });
+    }
+
+    // Workers report ready once set up, then wait to be released together;
+    // the gate can be called off, so a start-up failure never strands them.
+    let start_gate = Arc::new(ThreadGate::new());
+    let warmup = Duration::from_secs_f64(spec.warmup_s);
+    let duration = Duration::from_secs_f64(spec.duration_s);
+    let interval = Duration::from_secs_f64(job.interval_s);
+    control.phase.store(
+        if warmup.is_zero() {
+            PHASE_MEASURE
+        } else {
+            PHASE_WARMUP
+        },
+        Ordering::Relaxed,
+    );
+
+    std::thread::scope(|s| {
+        let mut handles = Vec::with_capacity(setups.len());
+        let mut spawn_error = None;
+        for setup in setups {
+            let gate = start_gate.clone();
+            let spawned = std::thread::Builder::new()
+                .name(format!("vb-io-{}", setup.index))
+                .spawn_scoped(s, move || {
+                    // The files opened above proved the target opens;
+                    // the thread reopens them in its own descriptor
+                    // table, which makes every psync I/O cheaper.
+                    let mut setup = setup;
+                    let reopen = || {
+                        target::open_files(prepared, job.target.direct).map_err(|e| e.to_string())
+                    };
+                    if let Err(e) = worker::own_fd_table(&mut setup.files, reopen) {
+                        return worker::not_started(&setup.control, e, || gate.arrive());
+                    }
+                    worker::run(setup, || {
+                        gate.arrive();
+                        // Called off: the phase is already STOP, so the
+                        // worker ends without issuing any I/O.
+                        gate.wait_start();
+                    })
+                });
+            match spawned {
+                Ok(h) => handles.push(h),
+                Err(e) => {
+                    spawn_error = Some(e);
+                    break;
+                }
+            }
+        }
+        // Ends a run before any I/O: the workers see STOP once released.
+        let call_off = |handles: Vec<std::thread::ScopedJoinHandle<'_, worker::WorkerResult>>| {
+            control.phase.store(PHASE_STOP, Ordering::Relaxed);
+            start_gate.release(false);
+            let mut first_error = None;
+            for h in handles {
+                match h.join() {
+                    Ok(r) => first_error = first_error.or(r.error),
+                    Err(_) => first_error = first_error.or(Some("an I/O thread panicked".into())),
+                }
+            }
+            first_error
+        };
+        if let Some(e) = spawn_error {
+            let started = handles.len();
+            call_off(handles);
+            return Err((
+                VbError::run(format!(
+                    "run '{}': cannot start I/O thread {} of {n}: {e} (a limit on processes \
+                     or memory; fewer --threads or a lower --iodepth need fewer threads)",
+                    spec.name,
+                    started + 1
+                )),
+                None,
+            ));
+        }
+        if !start_gate.wait_ready(n as usize, stop, || control.failed.load(Ordering::Relaxed)) {
+            let error = call_off(handles);
+            let msg = match error {
+                Some(e) if !stop.load(Ordering::Relaxed) => format!("run '{}': {e}", spec.name),
+                _ => format!("run '{}' was interrupted while starting", spec.name),
+            };
+            return Err((VbError::run(msg), None));
+        }
+        let Some(start) = gate() else {
+            call_off(handles);
+            return Err((
+                VbError::run(format!(
+                    "run '{}' was called off before it started",
+                    spec.name
+                )),
+                None,
+            ));
+        };
+        let wait = start.saturating_duration_since(Instant::now());
+        if !wait.is_zero() {
+            std::thread::sleep(wait);
+        }
+        start_gate.release(true);
+        obs.io_started(run, SystemTime::now());
+        let timeline = collect(
+            run, &control, &counters, warmup, duration, interval, obs, stop,
+        );
+        control.phase.store(PHASE_STOP, Ordering::Relaxed);
+        let mut warm = PhaseStats::default();
+        let mut meas = PhaseStats::default();
+        let mut error = None;
+        for h in handles {
+            match h.join() {
+                Ok(r) => {
+                    warm.merge(&r.warmup);
+                    meas.merge(&r.measure);
+                    if error.is_none() {
+                        error = r.error;
+                    }
+                }
+                Err(_) => error = Some("an I/O thread panicked".to_string()),
+            }
+        }
+        let result = build_result(run, timeline, &warm, &meas);
+        match error {
+            Some(e) => Err((
+                VbError::run(format!("run '{}': {e}", spec.name)),
+                Some(Box::new(result)),
+            )),
+            None => Ok(result),
+        }
+    })
+}
+
+/// Worker `w`'s share of an --io-limit of `limit` bytes over `n` workers, in
+/// whole units of the smallest block size so a fixed block size splits exactly.
+pub fn io_share(limit: u64, unit: u64, w: u32, n: u32) -> u64 {
+    let units = limit / unit.max(1);
+    let (base, extra) = (units / n as u64, units % n as u64);
+    (base + u64::from((w as u64) < extra)) * unit
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn io_limit_shares_add_up_to_the_limit() {
+        for (limit, unit, n) in [
+            (64 << 20, 4096, 3),
+            (4096 * 10, 4096, 4),
+            (1 << 20, 8192, 128),
+        ] {
+            let total: u64 = (0..n).map(|w| io_share(limit, unit, w, n)).sum();
+            assert_eq!(total, limit / unit * unit);
+        }
+    }
+}
