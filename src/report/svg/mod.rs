@@ -1,0 +1,131 @@
+//! Chart drawing: axes, scales, lines with marks, bars, legends, written as
+//! inline SVG text. Drawn by hand rather than with a plotting crate because
+//! the report must be one self-contained file with no scripts or fonts, the
+//! output must be byte-for-byte deterministic for snapshot tests, and the
+//! browser test counts marks by class, so every element is ours to name.
+//!
+//! This file holds what charts share beyond drawing (escaping, colours,
+//! number labels, sizes); `scale` fits axes, `frame` draws margins, legend,
+//! grid and axes, and `line` and `bar` the two kinds of chart.
+
+mod bar;
+mod frame;
+mod line;
+mod scale;
+
+pub use bar::{Bar, Category, bar_chart};
+pub use line::{Series, Shade, line_chart};
+pub use scale::{Axis, ScaleKind};
+
+use crate::output::fmt::{micros, number, trim};
+
+/// Escapes text for HTML/SVG content and attribute values.
+pub fn esc(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// Okabe-Ito colours: distinguishable with the common colour-vision
+/// deficiencies. Yellow is left out: it vanishes on white paper.
+pub const PALETTE: [&str; 7] = [
+    "#0072B2", "#D55E00", "#009E73", "#E69F00", "#CC79A7", "#56B4E9", "#000000",
+];
+/// Reads and writes keep one colour each across every chart.
+pub const READ: usize = 0;
+pub const WRITE: usize = 1;
+
+pub fn colour(i: usize) -> &'static str {
+    PALETTE[i % PALETTE.len()]
+}
+
+/// How tick labels are written.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Fmt {
+    /// Plain numbers with thousands separators, "k"/"M" past a million.
+    Number,
+    /// Microseconds shown as "250 µs", "1.5 ms", "2 s".
+    Micros,
+    /// Percent, e.g. read share.
+    Percent,
+    /// Seconds on a time axis.
+    Seconds,
+    /// Percentiles on a "nines" axis: the value is -log10(1 - p/100).
+    Nines,
+    /// Read percentage written as the papers do: 70 -> "70:30".
+    Mix,
+}
+
+pub fn fmt_value(v: f64, f: Fmt) -> String {
+    match f {
+        Fmt::Number => number(v),
+        Fmt::Micros => micros(v),
+        Fmt::Percent => format!("{}%", trim(v, 0)),
+        Fmt::Seconds => format!("{}s", trim(v, 1)),
+        Fmt::Nines => {
+            let p = 100.0 * (1.0 - 10f64.powf(-v));
+            format!("p{}", trim(p, 4))
+        }
+        Fmt::Mix => format!("{}:{}", trim(v, 0), trim(100.0 - v, 0)),
+    }
+}
+
+/// Long names are cut for legends and category labels; the full text stays
+/// in the tables and hover titles.
+pub fn shorten(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        s.to_string()
+    } else {
+        let mut t: String = s.chars().take(max.saturating_sub(1)).collect();
+        t.push('…');
+        t
+    }
+}
+
+/// Drawing size: the SVG's width in user units (text is 12 units high, so
+/// a narrower chart shows larger text at the same printed width) and the
+/// plot area's height.
+#[derive(Clone, Copy, Debug)]
+pub struct Size {
+    pub w: f64,
+    pub plot_h: f64,
+}
+
+pub const FULL: Size = Size {
+    w: 720.0,
+    plot_h: 240.0,
+};
+pub const SMALL: Size = Size {
+    w: 440.0,
+    plot_h: 120.0,
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_markup() {
+        assert_eq!(
+            esc("<script>\"a\" & 'b'</script>"),
+            "&lt;script&gt;&quot;a&quot; &amp; &#39;b&#39;&lt;/script&gt;"
+        );
+    }
+
+    #[test]
+    fn labels_read_well() {
+        assert_eq!(fmt_value(250.0, Fmt::Micros), "250 µs");
+        assert_eq!(fmt_value(126397.0, Fmt::Number), "126,397");
+        assert_eq!(fmt_value(2.0, Fmt::Nines), "p99");
+        assert_eq!(fmt_value(3.0, Fmt::Nines), "p99.9");
+    }
+}
