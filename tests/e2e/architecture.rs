@@ -12,6 +12,10 @@ const LAYERS: &[&str] = &[
     "units", "stats", "error",
 ];
 
+/// No file in src/ may grow past this many lines: past it, a file does
+/// several jobs and should be split by job.
+const MAX_LINES: usize = 800;
+
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let mut entries: Vec<_> = fs::read_dir(dir)
         .unwrap_or_else(|e| panic!("read {}: {e}", dir.display()))
@@ -123,4 +127,22 @@ fn the_import_scanner_sees_grouped_and_nested_paths() {
         .map(|s| s.to_string())
         .collect();
     assert_eq!(found, want);
+}
+
+#[test]
+fn every_source_file_stays_small_enough_to_do_one_job() {
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    let long: Vec<String> = files
+        .iter()
+        .filter_map(|f| {
+            let n = fs::read_to_string(f).ok()?.lines().count();
+            (n > MAX_LINES).then(|| format!("{}: {n} lines", f.display()))
+        })
+        .collect();
+    assert!(
+        long.is_empty(),
+        "files over {MAX_LINES} lines (split them by job):\n{}",
+        long.join("\n")
+    );
 }
