@@ -231,7 +231,12 @@ fn run_loop<const RATED: bool>(setup: WorkerSetup, ready: impl FnOnce()) -> Work
                     intended[slot as usize] = t;
                 }
             }
-            engine.queue(slot, op, buf);
+            // SAFETY: `buf` is this slot's own buffer, max_bs >= op.len bytes,
+            // taken from the free list, so nothing is in flight on it; the
+            // worker does not touch it again until the slot's completion comes
+            // back, and the buffers outlive every I/O (drained below, or
+            // leaked if draining fails).
+            unsafe { engine.queue(slot, op, buf) };
             batch.push(slot);
         }
         // Otherwise one clock read for the whole batch, just before it is submitted.
@@ -320,6 +325,11 @@ fn run_loop<const RATED: bool>(setup: WorkerSetup, ready: impl FnOnce()) -> Work
         done.clear();
     }
     drop(engine);
+    if in_flight > 0 {
+        // The kernel may still finish those I/Os into these buffers: leak
+        // them (a few MiB, once, on a failing run) rather than free them.
+        std::mem::forget(bufs);
+    }
     let [warmup, measure] = stats;
     WorkerResult {
         warmup,

@@ -25,9 +25,21 @@ pub struct Completion {
 }
 
 pub trait Engine {
-    /// Queues `op` in `slot`, reading into or writing from `buf` (`op.len`
-    /// bytes, valid until the slot completes). Never blocks.
-    fn queue(&mut self, slot: u32, op: IoOp, buf: *mut u8);
+    /// Queues `op` in `slot`, reading into or writing from `buf`. Never blocks.
+    ///
+    /// # Safety
+    ///
+    /// The engine (or the kernel, for io_uring) reads or writes the memory
+    /// behind `buf` at any time until it returns `slot`'s completion, long
+    /// after this call, so the caller must make sure that:
+    /// - `buf` points to at least `op.len` bytes, valid for reads and writes;
+    /// - from this call until `submit_and_wait` or `submit_and_wait_for` has
+    ///   returned the completion for `slot`, those bytes are neither read,
+    ///   written, moved nor freed by anyone else, and `slot` is not queued
+    ///   again. Dropping the engine does not end this: io_uring may still
+    ///   complete an I/O after its ring is gone, so memory of an I/O that
+    ///   never completed must never be freed.
+    unsafe fn queue(&mut self, slot: u32, op: IoOp, buf: *mut u8);
 
     /// Starts everything queued and waits until at least `min` I/Os have
     /// completed, appending them to `out`.
@@ -99,11 +111,14 @@ pub enum AnyEngine {
 
 impl Engine for AnyEngine {
     #[inline(always)]
-    fn queue(&mut self, slot: u32, op: IoOp, buf: *mut u8) {
-        match self {
-            Self::Null(e) => e.queue(slot, op, buf),
-            Self::Psync(e) => e.queue(slot, op, buf),
-            Self::IoUring(e) => e.queue(slot, op, buf),
+    unsafe fn queue(&mut self, slot: u32, op: IoOp, buf: *mut u8) {
+        // SAFETY: the caller's contract is the engines' contract, passed on.
+        unsafe {
+            match self {
+                Self::Null(e) => e.queue(slot, op, buf),
+                Self::Psync(e) => e.queue(slot, op, buf),
+                Self::IoUring(e) => e.queue(slot, op, buf),
+            }
         }
     }
 

@@ -22,7 +22,7 @@ impl PsyncEngine {
 
 impl Engine for PsyncEngine {
     #[inline]
-    fn queue(&mut self, slot: u32, op: IoOp, buf: *mut u8) {
+    unsafe fn queue(&mut self, slot: u32, op: IoOp, buf: *mut u8) {
         self.pending.push((slot, op, buf));
     }
 
@@ -30,8 +30,9 @@ impl Engine for PsyncEngine {
     fn submit_and_wait(&mut self, _min: usize, out: &mut Vec<Completion>) -> io::Result<()> {
         for (slot, op, buf) in self.pending.drain(..) {
             let fd = &self.files[op.file as usize];
-            // SAFETY: the worker guarantees `buf` holds op.len bytes and is not
-            // otherwise used until this slot completes.
+            // SAFETY: `queue`'s contract: `buf` holds op.len bytes, valid for
+            // reads and writes and used by no one else until this slot's
+            // completion, which is pushed only after the call below returns.
             let result = unsafe {
                 if op.write {
                     let data = std::slice::from_raw_parts(buf, op.len as usize);

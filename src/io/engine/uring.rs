@@ -61,7 +61,9 @@ impl UringEngine {
             .collect();
         // Registration pins the buffers; it can fail under a low memlock
         // limit on older kernels, and plain reads and writes still work then.
-        // SAFETY: the buffers outlive the ring (the worker drops the engine first).
+        // SAFETY: registering only pins the pages; the kernel touches them
+        // only for an I/O queued on them, and `queue` is where the caller
+        // promises they are valid for that I/O.
         let fixed_buffers =
             !iovecs.is_empty() && unsafe { ring.submitter().register_buffers(&iovecs) }.is_ok();
         Ok(Self {
@@ -79,7 +81,7 @@ impl UringEngine {
 
 impl Engine for UringEngine {
     #[inline]
-    fn queue(&mut self, slot: u32, op: IoOp, buf: *mut u8) {
+    unsafe fn queue(&mut self, slot: u32, op: IoOp, buf: *mut u8) {
         let entry = match (op.write, self.fixed_files, self.fixed_buffers) {
             (false, true, true) => {
                 opcode::ReadFixed::new(types::Fixed(op.file), buf, op.len, slot as u16)
@@ -109,8 +111,9 @@ impl Engine for UringEngine {
             }
         }
         .user_data(slot as u64);
-        // SAFETY: the buffer stays valid until the completion for `slot` is
-        // reaped; the ring has one entry per slot, so the queue cannot be full.
+        // SAFETY: `queue`'s contract keeps `buf` valid and unused by anyone
+        // else until the completion for `slot` is reaped; the ring has one
+        // entry per slot, so the queue cannot be full.
         let pushed = unsafe { self.ring.submission().push(&entry) };
         debug_assert!(pushed.is_ok(), "submission queue sized to depth");
         self.queued += 1;
