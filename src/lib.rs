@@ -16,11 +16,11 @@
 
 pub mod cmd;
 pub mod error;
-pub mod executor;
+pub(crate) mod executor;
 pub mod input;
 pub mod io;
 pub mod output;
-pub mod plan;
+pub(crate) mod plan;
 pub mod remote;
 pub mod report;
 pub mod result;

@@ -22,7 +22,7 @@ use crate::result::ResultDoc;
 use crate::spec::JobSpec;
 use crate::units::{parse_duration_in, parse_size_in};
 
-pub mod hosts;
+pub(crate) mod hosts;
 pub mod littles_law;
 
 pub fn main(cli: Cli) -> Result<i32> {

@@ -13,8 +13,8 @@ mod intervals;
 mod prepare;
 mod record;
 mod run;
-pub mod startgate;
-pub mod steady;
+pub(crate) mod startgate;
+pub(crate) mod steady;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -28,7 +28,7 @@ use crate::result::{Interval, ResultDoc, RunResult, SCHEMA, TargetInfo, Tool};
 use crate::spec::StopRule;
 
 pub use prepare::prepare;
-pub use run::{RunError, StartGate, run_one};
+pub use run::{RunError, run_one};
 
 /// What the executor tells whoever is watching (the terminal, or nothing).
 pub trait Observer: Progress {

@@ -3,8 +3,8 @@
 //! Nothing downstream knows which front end a job came from.
 
 pub mod cli;
-pub mod file;
-pub mod flags;
+pub(crate) mod file;
+pub(crate) mod flags;
 pub mod hosts;
 pub mod suite;
 pub mod sweep;

@@ -2,10 +2,10 @@
 //! file sets volbench owns, the worker loop with its per-I/O decisions and
 //! data, and the facts about the host a result records.
 
-pub mod data;
+pub(crate) mod data;
 pub mod engine;
-pub mod host;
-pub mod mounts;
+pub(crate) mod host;
+pub(crate) mod mounts;
 pub mod target;
-pub mod worker;
-pub mod workload;
+pub(crate) mod worker;
+pub(crate) mod workload;

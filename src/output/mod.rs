@@ -2,9 +2,9 @@
 
 pub mod file;
 pub mod fmt;
-pub mod table;
-pub mod tables;
-pub mod ui;
+pub(crate) mod table;
+pub(crate) mod tables;
+pub(crate) mod ui;
 
 use std::path::Path;
 

@@ -4,10 +4,10 @@
 //! intervals and final results (with histograms) back over a versioned
 //! line protocol; the coordinator merges them exactly.
 
-pub mod agent;
-pub mod coordinator;
+pub(crate) mod agent;
+pub(crate) mod coordinator;
 pub mod protocol;
-pub mod ssh;
+pub(crate) mod ssh;
 
 /// Sets SIGPIPE's disposition (`main` makes it the default, for `| head`).
 pub(crate) fn set_sigpipe(how: libc::sighandler_t) {

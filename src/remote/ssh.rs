@@ -242,9 +242,6 @@ pub fn content_hash(bytes: &[u8]) -> String {
     format!("{h:032x}")
 }
 
-/// The default cache directory on the hosts for `--push-binary`.
-pub const DEFAULT_CACHE: &str = "~/.cache/volbench";
-
 /// Makes sure `host` has this very binary in `cache_dir` (named by its
 /// content hash), copying it when missing; returns the remote command word
 /// that runs it. Only that content-named file is ever written.

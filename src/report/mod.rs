@@ -4,13 +4,13 @@
 //! `html` assembles the self-contained page, `compare` matches runs across
 //! results, and `export` writes the Markdown, CSV and JSON views.
 
-pub mod charts;
+pub(crate) mod charts;
 pub mod compare;
-pub mod detect;
+pub(crate) mod detect;
 pub mod export;
 pub mod html;
-pub mod svg;
-pub mod tables;
+pub(crate) mod svg;
+pub(crate) mod tables;
 
 use std::path::{Path, PathBuf};
 
@@ -182,4 +182,5 @@ pub fn own_source(doc: &ResultDoc, dir: &Path) -> [Source; 1] {
     sources
 }
 
+#[cfg(any(test, feature = "test-fixtures"))]
 pub mod fixtures;

@@ -15,7 +15,7 @@ mod scale;
 
 pub use bar::{Bar, Category, bar_chart};
 pub use line::{Series, Shade, line_chart};
-pub use scale::{Axis, ScaleKind};
+pub use scale::Axis;
 
 use crate::output::fmt::{micros, number, trim};
 
@@ -55,8 +55,6 @@ pub enum Fmt {
     Number,
     /// Microseconds shown as "250 µs", "1.5 ms", "2 s".
     Micros,
-    /// Percent, e.g. read share.
-    Percent,
     /// Seconds on a time axis.
     Seconds,
     /// Percentiles on a "nines" axis: the value is -log10(1 - p/100).
@@ -69,7 +67,6 @@ pub fn fmt_value(v: f64, f: Fmt) -> String {
     match f {
         Fmt::Number => number(v),
         Fmt::Micros => micros(v),
-        Fmt::Percent => format!("{}%", trim(v, 0)),
         Fmt::Seconds => format!("{}s", trim(v, 1)),
         Fmt::Nines => {
             let p = 100.0 * (1.0 - 10f64.powf(-v));
