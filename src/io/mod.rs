@@ -5,6 +5,7 @@
 pub mod data;
 pub mod engine;
 pub mod host;
+pub mod meta;
 pub mod mounts;
 pub mod target;
 pub mod worker;

@@ -82,7 +82,21 @@ pub fn plan(job: JobSpec) -> Result<Plan> {
             notes.push(note);
         }
     }
+    let meta_only = job.runs.iter().all(|r| r.meta.is_some());
+    if meta_only
+        && !job
+            .runs
+            .iter()
+            .any(|r| r.meta.as_ref().is_some_and(|m| m.drop_caches))
+    {
+        notes.push(
+            "metadata runs go through the client's caches (dentries, inodes, pages): \
+             without --drop-caches, stat and read after create may never reach the storage"
+                .into(),
+        );
+    }
     if !job.target.direct
+        && !meta_only
         && insp.kind != TargetKind::BlockDevice
         && let Some(mem) = host::memory_bytes()
         && job.target.size < mem
