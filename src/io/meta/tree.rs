@@ -100,19 +100,15 @@ impl Tree {
     /// Writes leaf `leaf`'s path relative to the root (empty at depth 0).
     pub fn leaf_path(&self, leaf: u64, out: &mut Name) {
         out.clear();
+        // The most significant digit first: divide by width^(levels left).
         let mut div = self.leaves / self.width.max(1);
-        let mut rest = leaf;
         for level in 0..self.depth {
             if level > 0 {
                 out.push(b"/");
             }
             out.push(b"d");
-            let digit = if div == 0 { rest } else { rest / div };
-            out.push_num(digit);
-            if div > 0 {
-                rest %= div;
-                div /= self.width;
-            }
+            out.push_num(leaf.checked_div(div).unwrap_or(0) % self.width.max(1));
+            div /= self.width.max(1);
         }
     }
 
