@@ -404,7 +404,7 @@ fn tree_flags_are_checked_before_any_io() {
         (vec!["--ops", "create", "--depth", "17"], "outside 0..16"),
         (
             vec!["--ops", "create", "--file-size", "2g"],
-            "larger than 1GiB",
+            "outside 0B..1GiB",
         ),
         (
             vec!["--ops", "create", "--width", "2", "--threads", "3"],
