@@ -455,3 +455,80 @@ fn shared_directories_let_threads_contend_without_collisions() {
     assert!(runs.iter().all(|r| r.1[0].1 == 3000), "{runs:?}");
     assert!(files_below(&target).is_empty());
 }
+
+#[test]
+fn every_operation_runs_as_a_phase_with_one_operation_per_file_or_leaf() {
+    let d = scratch();
+    let (target, out) = (d.path().join("tree"), d.path().join("out"));
+    let all = "mkdir,create,open,stat,setattr,read,write,append,rename,readdir,read,delete,rmdir";
+    let o = meta_run(
+        &target,
+        &out,
+        &[
+            "--ops",
+            all,
+            "--depth",
+            "2",
+            "--width",
+            "3",
+            "--files-per-dir",
+            "5",
+            "--file-size",
+            "1k",
+            "--threads",
+            "3",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(exit::OK), "{}", stderr(&o));
+    let runs = ops_of(&out);
+    let names: Vec<&str> = runs.iter().map(|r| r.0.as_str()).collect();
+    assert_eq!(names.len(), 13, "{names:?}");
+    assert_eq!(names[10], "read-2", "a repeated phase gets its own name");
+    for (name, ops) in &runs {
+        let (op, count, bytes) = &ops[0];
+        let on_dirs = matches!(op.as_str(), "mkdir" | "readdir" | "rmdir");
+        assert_eq!(*count, if on_dirs { 9 } else { 45 }, "{name}");
+        let want = match name.as_str() {
+            "create" | "write" | "append" | "read" => 45 * 1024,
+            // Append doubled every file.
+            "read-2" => 45 * 2048,
+            _ => 0,
+        };
+        assert_eq!(*bytes, want, "{name}");
+    }
+    // rmdir took the leaves; the levels above stay for `clean`.
+    assert!(target.join("d0").is_dir());
+    assert!(!target.join("d0").join("d0").exists());
+    let o = run(&["clean", "--target", s(&target)]);
+    assert_eq!(o.status.code(), Some(exit::OK), "{}", stderr(&o));
+    assert_eq!(std::fs::read_dir(&target).unwrap().count(), 0);
+}
+
+#[test]
+fn drop_caches_is_recorded_and_needs_root() {
+    let d = scratch();
+    let (target, out) = (d.path().join("tree"), d.path().join("out"));
+    let args = [
+        "--ops",
+        "create,stat",
+        "--width",
+        "2",
+        "--files-per-dir",
+        "10",
+        "--drop-caches",
+    ];
+    let o = meta_run(&target, &out, &args);
+    if !is_root() {
+        assert_eq!(o.status.code(), Some(exit::BAD_INPUT), "{}", stderr(&o));
+        assert!(stderr(&o).contains("needs root"));
+        return skip(
+            "drop_caches_is_recorded_and_needs_root",
+            "dropping caches needs root",
+        );
+    }
+    assert_eq!(o.status.code(), Some(exit::OK), "{}", stderr(&o));
+    let doc = read_json(&out.join("result.json"));
+    for r in doc["runs"].as_array().unwrap() {
+        assert_eq!(r["workload"]["meta"]["drop_caches"], true);
+    }
+}

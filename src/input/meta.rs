@@ -245,7 +245,10 @@ pub fn job(a: &RunArgs) -> Result<Option<JobSpec>> {
                 Some(n) => format!("{n}-{}", o.op),
                 None => o.op.name().to_string(),
             };
-            let again = runs.iter().filter(|r| r.name.starts_with(&name)).count();
+            let again = runs
+                .iter()
+                .filter(|r| r.meta.as_ref().is_some_and(|m| m.ops.first() == Some(&o)))
+                .count();
             if again > 0 {
                 name = format!("{name}-{}", again + 1);
             }
