@@ -419,6 +419,9 @@ pub enum TableKind {
     Curve,
     /// Concurrency against IOPS and latency, with the knee (thread sweeps).
     Threads,
+    /// A row per run and operation: ops/s, mean, p50, p99, p99.9
+    /// (metadata runs: create, open, stat...).
+    Ops,
 }
 
 /// Direct I/O needs sizes and offsets in whole sectors; the target's own
@@ -456,6 +459,19 @@ impl JobSpec {
             return Err(VbError::input(format!(
                 "--target {} is not valid UTF-8; results record the path as text",
                 self.target.path.to_string_lossy().escape_debug()
+            )));
+        }
+        // One tree per target: every metadata run names files by one shape.
+        let mut shapes = self
+            .runs
+            .iter()
+            .filter_map(|r| r.meta.as_ref())
+            .map(|m| (m.depth, m.width, m.files_per_dir));
+        if let Some(first) = shapes.next()
+            && let Some(other) = shapes.find(|s| *s != first)
+        {
+            return Err(VbError::input(format!(
+                "metadata runs of one job share one tree: depth/width/files-per-dir {first:?} and {other:?} differ"
             )));
         }
         let mut names = std::collections::HashSet::new();

@@ -53,16 +53,10 @@ pub fn before_run(plan: &Plan, run: &PlannedRun) -> Result<()> {
 
 /// The worker for `w` of `n` on a metadata run, or None for block I/O.
 pub fn worker(plan: &Plan, run: &PlannedRun, w: u32, n: u32) -> Option<meta::MetaWorker> {
-    run.spec.meta.as_ref().map(|m| {
-        meta::MetaWorker::new(
-            plan.job.target.path.clone(),
-            m,
-            plan.job.seed,
-            w,
-            n,
-            plan.job.target.direct,
-        )
-    })
+    run.spec
+        .meta
+        .as_ref()
+        .map(|m| meta::MetaWorker::new(plan.job.target.path.clone(), m, plan.job.seed, w, n))
 }
 
 /// Adds one worker's per-operation statistics to the run's.

@@ -98,6 +98,109 @@ fn shape(flag: &str, text: Option<&str>, default: u32, lo: u64, hi: u64) -> Resu
     u32::try_from(v).map_err(|_| VbError::input(format!("{flag} {v} is too large")))
 }
 
+/// A tree and its operations as text, from flags or suite keys.
+pub struct TreeText<'a> {
+    pub ops: &'a str,
+    pub depth: Option<&'a str>,
+    pub width: Option<&'a str>,
+    pub files_per_dir: Option<&'a str>,
+    pub file_size: Option<&'a str>,
+    pub shared_dirs: bool,
+    pub drop_caches: bool,
+    pub direct: bool,
+}
+
+/// Warm-up, duration and steady as given (None: not given).
+pub struct Timing {
+    pub warmup_s: Option<f64>,
+    pub duration_s: Option<f64>,
+    pub steady: bool,
+}
+
+/// The runs of a tree: one phase per operation of a plain list (named
+/// `NAME-op`, or `op`), or one timed mix. `base` carries threads, rate and
+/// arrivals.
+pub fn tree_runs(
+    name: Option<&str>,
+    base: &RunSpec,
+    t: &TreeText,
+    timing: Timing,
+) -> Result<Vec<RunSpec>> {
+    if t.drop_caches && !rustix::process::geteuid().is_root() {
+        return Err(VbError::input(
+            "--drop-caches needs root (it writes /proc/sys/vm/drop_caches)",
+        ));
+    }
+    let (ops, weighted) = parse_ops(t.ops)?;
+    let spec = MetaSpec {
+        depth: shape("--depth", t.depth, 1, 0, MAX_DEPTH.into())?,
+        width: shape("--width", t.width, 10, 1, MAX_WIDTH.into())?,
+        files_per_dir: shape("--files-per-dir", t.files_per_dir, 100, 1, MAX_FILES)?,
+        file_size: parse_file_size(t.file_size.unwrap_or("4k"))?,
+        ops: Vec::new(),
+        whole_tree: !weighted,
+        shared_dirs: t.shared_dirs,
+        drop_caches: t.drop_caches,
+        direct: t.direct,
+    };
+    let base = RunSpec {
+        rw: Pattern::Randrw,
+        iodepth: 1,
+        ..base.clone()
+    };
+    if weighted {
+        let mut spec = spec;
+        spec.ops = ops;
+        let mut run = RunSpec {
+            read_pct: spec.read_pct(),
+            warmup_s: timing.warmup_s.unwrap_or(defaults::WARMUP_S),
+            duration_s: timing.duration_s.unwrap_or(defaults::DURATION_S),
+            steady: timing.steady,
+            meta: Some(spec),
+            ..base
+        };
+        run.name = name.map_or_else(|| run.auto_name(), str::to_string);
+        return Ok(vec![run]);
+    }
+    // Phases cover the tree exactly once: a warm-up would leave part of
+    // it out of the totals, and a steady state has nothing to settle.
+    if timing.warmup_s.is_some_and(|w| w > 0.0) {
+        return Err(VbError::input(
+            "--warmup does not apply to --ops phases: each covers the whole tree once and counts every operation",
+        ));
+    }
+    if timing.steady {
+        return Err(VbError::input(
+            "--steady applies to a weighted --ops mix, not to phases",
+        ));
+    }
+    let mut runs: Vec<RunSpec> = Vec::new();
+    for o in ops {
+        let mut spec = spec.clone();
+        spec.ops = vec![o];
+        let mut run_name = match name {
+            Some(n) => format!("{n}-{}", o.op),
+            None => o.op.name().to_string(),
+        };
+        let again = runs
+            .iter()
+            .filter(|r| r.meta.as_ref().is_some_and(|m| m.ops.first() == Some(&o)))
+            .count();
+        if again > 0 {
+            run_name = format!("{run_name}-{}", again + 1);
+        }
+        runs.push(RunSpec {
+            name: run_name,
+            read_pct: spec.read_pct(),
+            warmup_s: 0.0,
+            duration_s: timing.duration_s.unwrap_or(PHASE_CAP_S),
+            meta: Some(spec),
+            ..base.clone()
+        });
+    }
+    Ok(runs)
+}
+
 /// The job for `--ops` runs, None when no `--ops` was given.
 pub fn job(a: &RunArgs) -> Result<Option<JobSpec>> {
     let m = &a.meta;
@@ -140,12 +243,6 @@ pub fn job(a: &RunArgs) -> Result<Option<JobSpec>> {
             "--ops with --hosts is not supported yet: run each host's tree on its own",
         ));
     }
-    if m.drop_caches && !rustix::process::geteuid().is_root() {
-        return Err(VbError::input(
-            "--drop-caches needs root (it writes /proc/sys/vm/drop_caches)",
-        ));
-    }
-    let (ops, weighted) = parse_ops(ops_text)?;
     let threads = shape(
         "--threads",
         c.threads.as_deref(),
@@ -169,34 +266,23 @@ pub fn job(a: &RunArgs) -> Result<Option<JobSpec>> {
             }
         },
     };
-    let seconds = |flag: &str, text: &str, lo, hi| {
-        parse_duration_in(flag, text, lo, hi).map(|d| d.as_secs_f64())
+    let seconds = |flag: &str, text: &Option<String>, lo, hi| {
+        text.as_deref()
+            .map(|t| parse_duration_in(flag, t, lo, hi).map(|d| d.as_secs_f64()))
+            .transpose()
     };
-    let zero = std::time::Duration::ZERO;
-    let spec = MetaSpec {
-        depth: shape("--depth", m.depth.as_deref(), 1, 0, MAX_DEPTH.into())?,
-        width: shape("--width", m.width.as_deref(), 10, 1, MAX_WIDTH.into())?,
-        files_per_dir: shape(
-            "--files-per-dir",
-            m.files_per_dir.as_deref(),
-            100,
-            1,
-            MAX_FILES,
-        )?,
-        file_size: parse_file_size(m.file_size.as_deref().unwrap_or("4k"))?,
-        ops: Vec::new(),
-        whole_tree: !weighted,
+    let tree = TreeText {
+        ops: ops_text,
+        depth: m.depth.as_deref(),
+        width: m.width.as_deref(),
+        files_per_dir: m.files_per_dir.as_deref(),
+        file_size: m.file_size.as_deref(),
         shared_dirs: m.shared_dirs,
         drop_caches: m.drop_caches,
-    };
-    let warmup = match &c.warmup {
-        Some(t) => seconds("--warmup", t, zero, bounds::MAX_WARMUP)?,
-        None => defaults::WARMUP_S,
+        direct: a.direct,
     };
     let base = RunSpec {
-        rw: Pattern::Randrw,
         threads,
-        iodepth: 1,
         rate_iops: rate,
         arrivals: match &c.arrivals {
             Some(t) => Arrivals::parse(t)?,
@@ -204,65 +290,26 @@ pub fn job(a: &RunArgs) -> Result<Option<JobSpec>> {
         },
         ..RunSpec::default()
     };
-    let runs: Vec<RunSpec> = if weighted {
-        let mut spec = spec;
-        spec.ops = ops;
-        let mut run = RunSpec {
-            read_pct: spec.read_pct(),
-            warmup_s: warmup,
-            duration_s: match &c.duration {
-                Some(t) => seconds("--duration", t, bounds::MIN_DURATION, bounds::MAX_DURATION)?,
-                None => defaults::DURATION_S,
-            },
+    let runs = tree_runs(
+        a.name.as_deref(),
+        &base,
+        &tree,
+        Timing {
+            warmup_s: seconds(
+                "--warmup",
+                &c.warmup,
+                std::time::Duration::ZERO,
+                bounds::MAX_WARMUP,
+            )?,
+            duration_s: seconds(
+                "--duration",
+                &c.duration,
+                bounds::MIN_DURATION,
+                bounds::MAX_DURATION,
+            )?,
             steady: c.steady,
-            meta: Some(spec),
-            ..base
-        };
-        run.name = a.name.clone().unwrap_or_else(|| run.auto_name());
-        vec![run]
-    } else {
-        // Phases cover the tree exactly once: a warm-up would leave part of
-        // it out of the totals, and a steady state has nothing to settle.
-        if c.warmup.is_some() && warmup > 0.0 {
-            return Err(VbError::input(
-                "--warmup does not apply to --ops phases: each covers the whole tree once and counts every operation",
-            ));
-        }
-        if c.steady {
-            return Err(VbError::input(
-                "--steady applies to a weighted --ops mix, not to phases",
-            ));
-        }
-        let cap = match &c.duration {
-            Some(t) => seconds("--duration", t, bounds::MIN_DURATION, bounds::MAX_DURATION)?,
-            None => PHASE_CAP_S,
-        };
-        let mut runs: Vec<RunSpec> = Vec::new();
-        for o in ops {
-            let mut spec = spec.clone();
-            spec.ops = vec![o];
-            let mut name = match &a.name {
-                Some(n) => format!("{n}-{}", o.op),
-                None => o.op.name().to_string(),
-            };
-            let again = runs
-                .iter()
-                .filter(|r| r.meta.as_ref().is_some_and(|m| m.ops.first() == Some(&o)))
-                .count();
-            if again > 0 {
-                name = format!("{name}-{}", again + 1);
-            }
-            runs.push(RunSpec {
-                name,
-                read_pct: spec.read_pct(),
-                warmup_s: 0.0,
-                duration_s: cap,
-                meta: Some(spec),
-                ..base.clone()
-            });
-        }
-        runs
-    };
+        },
+    )?;
     let total_bytes = runs
         .first()
         .and_then(|r| r.meta.as_ref())
@@ -279,7 +326,10 @@ pub fn job(a: &RunArgs) -> Result<Option<JobSpec>> {
         },
         engine: EngineChoice::Psync,
         interval_s: match &c.interval {
-            Some(t) => seconds("--interval", t, bounds::MIN_INTERVAL, bounds::MAX_INTERVAL)?,
+            Some(t) => {
+                parse_duration_in("--interval", t, bounds::MIN_INTERVAL, bounds::MAX_INTERVAL)?
+                    .as_secs_f64()
+            }
             None => defaults::INTERVAL_S,
         },
         seed: match &c.seed {

@@ -16,7 +16,7 @@ pub fn views(doc: &ResultDoc) -> Vec<Table> {
         Some(TableKind::Mix) => mix(&runs),
         Some(TableKind::Curve) => curve(&runs),
         Some(TableKind::Threads) => vec![threads(&runs)],
-        None => vec![per_op(&runs)],
+        Some(TableKind::Ops) | None => vec![per_op(&runs)],
     };
     let discarded: Vec<&str> = doc
         .runs

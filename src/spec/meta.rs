@@ -121,6 +121,9 @@ pub struct MetaSpec {
     /// Sync and drop the client's caches before the run (root).
     #[serde(default)]
     pub drop_caches: bool,
+    /// O_DIRECT for files whose size is a multiple of 4 KiB; buffered otherwise.
+    #[serde(default)]
+    pub direct: bool,
 }
 
 impl MetaSpec {
@@ -291,6 +294,7 @@ mod tests {
             whole_tree: true,
             shared_dirs: false,
             drop_caches: false,
+            direct: false,
         }
     }
 

@@ -423,6 +423,7 @@ pub fn clean(path: &Path) -> Result<Cleaned> {
         whole_tree: true,
         shared_dirs: true,
         drop_caches: false,
+        direct: false,
     };
     spec.validate(1).map_err(|e| {
         VbError::refused(format!(

@@ -234,6 +234,7 @@ mod tests {
             whole_tree: true,
             shared_dirs: false,
             drop_caches: false,
+            direct: false,
         };
         Tree::new(&m, 7)
     }

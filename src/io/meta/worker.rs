@@ -34,21 +34,12 @@ pub struct MetaWorker {
     pub seed: u64,
     pub index: u32,
     pub workers: u32,
-    /// O_DIRECT for files whose size is a multiple of 4 KiB.
-    pub direct: bool,
     /// Directory descriptors this worker may keep open.
     pub dir_cache: usize,
 }
 
 impl MetaWorker {
-    pub fn new(
-        root: PathBuf,
-        spec: &MetaSpec,
-        seed: u64,
-        index: u32,
-        workers: u32,
-        direct: bool,
-    ) -> Self {
+    pub fn new(root: PathBuf, spec: &MetaSpec, seed: u64, index: u32, workers: u32) -> Self {
         // Keep well inside the descriptor limit, whatever it is: each worker
         // holds at most this many directories open, and files only briefly.
         let lim = rustix::process::getrlimit(rustix::process::Resource::Nofile)
@@ -61,7 +52,6 @@ impl MetaWorker {
             seed,
             index,
             workers,
-            direct,
             dir_cache: per as usize,
         }
     }
@@ -383,7 +373,7 @@ pub fn run(m: MetaWorker, setup: WorkerSetup, ready: impl FnOnce()) -> WorkerRes
         let mut io = Io {
             buf: buf.as_mut_slice(),
             size,
-            direct: m.direct && size > 0 && size % 4096 == 0,
+            direct: m.spec.direct && size > 0 && size % 4096 == 0,
             dents: &mut dents,
         };
         let t0 = now_ns();
