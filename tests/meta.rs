@@ -532,3 +532,49 @@ fn drop_caches_is_recorded_and_needs_root() {
         assert_eq!(r["workload"]["meta"]["drop_caches"], true);
     }
 }
+
+#[test]
+fn the_metadata_suite_runs_a_phase_per_operation() {
+    let d = scratch();
+    let (target, out) = (d.path().join("tree"), d.path().join("out"));
+    let o = run(&[
+        "suite",
+        "run",
+        "metadata",
+        "--target",
+        s(&target),
+        "--threads",
+        "2",
+        "--output",
+        s(&out),
+    ]);
+    assert_eq!(o.status.code(), Some(exit::OK), "{}", stderr(&o));
+    let runs = ops_of(&out);
+    let ops: Vec<&str> = runs.iter().map(|r| r.1[0].0.as_str()).collect();
+    assert_eq!(ops, ["create", "open", "stat", "read", "delete"]);
+    assert!(runs.iter().all(|r| r.1[0].1 == 20_000), "{runs:?}");
+    let table = stdout(&o);
+    assert!(
+        table.contains("meta-stat") && table.contains("ops/s"),
+        "{table}"
+    );
+    assert!(files_below(&target).is_empty());
+}
+
+#[test]
+fn a_suite_run_with_ops_refuses_block_keys_by_line() {
+    let d = scratch();
+    let file = d.path().join("s.toml");
+    std::fs::write(
+        &file,
+        "name = \"x\"\ntable = \"ops\"\nwarmup_run = false\n\n[[run]]\nname = \"t\"\nops = \"create\"\nbs = \"8k\"\n",
+    )
+    .unwrap();
+    let o = run(&["suite", "run", s(&file), "--target", s(&d.path().join("t"))]);
+    assert_eq!(o.status.code(), Some(exit::BAD_INPUT), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("line 8") && err.contains("bs is for block I/O"),
+        "{err}"
+    );
+}
