@@ -2,6 +2,8 @@
 //! is, the engine each run uses and why, how many I/O threads, and the total
 //! time. Planning touches nothing, so `--dry-run` shows it for free.
 
+pub mod meta;
+
 use std::fmt::Write as _;
 
 use crate::error::{Result, VbError};
@@ -182,6 +184,7 @@ impl Plan {
         let t = &self.job.target;
         let mut out = String::new();
         let kind = match self.target.kind {
+            TargetKind::Directory if let Some(tree) = meta::tree(&self.job) => tree,
             TargetKind::Directory => format!(
                 "directory; file set of {} x {} (created and filled if not already there)",
                 t.files,
@@ -205,6 +208,10 @@ impl Plan {
         let _ = writeln!(out, "runs:     {}", self.runs.len());
         for (i, r) in self.runs.iter().enumerate() {
             let s = &r.spec;
+            if let Some(line) = meta::run(s) {
+                let _ = writeln!(out, "  {:>2}. {:<24} {line}", i + 1, s.name);
+                continue;
+            }
             let mix = if s.rw.is_mixed() {
                 format!(" {}% read", s.read_pct)
             } else {
@@ -249,7 +256,10 @@ impl Plan {
                 when,
             );
         }
-        let conditional = self.runs.iter().any(|r| r.spec.stop_rule.is_some());
+        // A phase ends when it has covered the tree; its duration is a cap.
+        let conditional = self.runs.iter().any(|r| {
+            r.spec.stop_rule.is_some() || r.spec.meta.as_ref().is_some_and(|m| m.whole_tree)
+        });
         let _ = writeln!(
             out,
             "total:    {}{} of I/O (plus preparing the file set)",
