@@ -578,3 +578,67 @@ fn a_suite_run_with_ops_refuses_block_keys_by_line() {
         "{err}"
     );
 }
+
+#[test]
+fn ctrl_c_keeps_the_results_so_far_and_a_tree_clean_removes() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    use std::time::{Duration, Instant};
+    let d = scratch();
+    let (target, out) = (d.path().join("tree"), d.path().join("out"));
+    let mut child = volbench()
+        .args([
+            "run",
+            "--target",
+            s(&target),
+            "--output",
+            s(&out),
+            "--ops",
+            "create,delete",
+            "--width",
+            "10",
+            "--files-per-dir",
+            "100000",
+            "--file-size",
+            "0",
+            "--interval",
+            "100ms",
+        ])
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    for line in lines.by_ref() {
+        if line.unwrap().starts_with("[1/2]") {
+            break;
+        }
+    }
+    std::thread::spawn(move || for _ in lines {});
+    // Wait until the create phase has made some files.
+    let first = target.join("d0");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while std::fs::read_dir(&first).map_or(0, |r| r.count()) < 100 {
+        assert!(Instant::now() < deadline, "the create phase never started");
+        std::thread::yield_now();
+    }
+    rustix::process::kill_process(
+        rustix::process::Pid::from_child(&child),
+        rustix::process::Signal::INT,
+    )
+    .unwrap();
+    assert_eq!(child.wait().unwrap().code(), Some(exit::INTERRUPTED));
+    let doc = read_json(&out.join("result.json"));
+    assert_eq!(doc["interrupted"], true);
+    let made = doc["runs"][0]["ops"][0]["totals"]["ops"].as_u64().unwrap();
+    assert!(made > 0 && made < 1_000_000, "{made}");
+    assert_eq!(doc["runs"].as_array().unwrap().len(), 1, "delete never ran");
+    let left = files_below(&target).len() as u64;
+    assert!(
+        left >= made,
+        "every counted create left a file: {left} < {made}"
+    );
+    let o = run(&["clean", "--target", s(&target)]);
+    assert_eq!(o.status.code(), Some(exit::OK), "{}", stderr(&o));
+    assert_eq!(std::fs::read_dir(&target).unwrap().count(), 0);
+}
