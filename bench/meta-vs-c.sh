@@ -3,7 +3,7 @@
 # volbench's --ops phases, a bare C loop of the same system calls (the floor),
 # and fio's filecreate / filestat / filedelete engines.
 #
-#   bench/meta-vs-c.sh [--files 100000] [--repeat 3] [--dir /dev/shm]
+#   bench/meta-vs-c.sh [--files 100000] [--fio-files 20000] [--repeat 3] [--dir /dev/shm]
 #
 # Single thread. The tree is volbench's default layout, one level of 10
 # directories (--depth 1 --width 10 --files-per-dir FILES/10); the C loop
@@ -16,6 +16,8 @@
 #   read    openat + read a 4 KiB file to EOF + close (fio has no such engine)
 #   delete  unlinkat                                (fio: filedelete, files in
 #           one directory, as fio lays them out)
+# fio gets fewer files (--fio-files): it is far slower per file, and the
+# figure compared is per operation.
 # CPU is getrusage of the C process, volbench's totals.cpu (the whole
 # process, measured phase) and fio's usr_cpu + sys_cpu over the job runtime.
 # On tmpfs (the default, /dev/shm) this measures the tools, not storage.
@@ -24,19 +26,22 @@ set -euo pipefail
 
 die() { echo "meta-vs-c: $*" >&2; exit 2; }
 
-files=100000 repeat=3 base=/dev/shm
+files=100000 fio_files=20000 repeat=3 base=/dev/shm
 while (($#)); do
   case $1 in
     --files) files=${2:?}; shift 2 ;;
     --repeat) repeat=${2:?}; shift 2 ;;
+    --fio-files) fio_files=${2:?}; shift 2 ;;
     --dir) base=${2:?}; shift 2 ;;
     -h | --help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown option '$1' (see --help)" ;;
   esac
 done
-[[ $files =~ ^[0-9]+$ && $repeat =~ ^[0-9]+$ ]] || die "numbers only: --files $files --repeat $repeat"
+[[ $files =~ ^[0-9]+$ && $fio_files =~ ^[0-9]+$ && $repeat =~ ^[0-9]+$ ]] ||
+  die "numbers only: --files $files --fio-files $fio_files --repeat $repeat"
 ((files >= 100 && files % 10 == 0 && files <= 10000000)) || die "--files must be a multiple of 10 in 100..10000000"
 ((repeat >= 1 && repeat <= 100)) || die "--repeat must be 1..100"
+((fio_files >= 1 && fio_files <= files)) || die "--fio-files must be 1..--files"
 [[ -d $base ]] || die "$base is not a directory"
 command -v cc >/dev/null || die "cc not found (Debian: apt-get install gcc)"
 command -v python3 >/dev/null || die "python3 not found; it parses the JSON results"
@@ -176,14 +181,14 @@ fio_round() {
   for engine in filecreate filestat filedelete; do
     rm -rf "$d"; mkdir "$d"
     case $engine in filecreate) op=create ;; filestat) op=stat ;; filedelete) op=delete ;; esac
-    fio --name=meta --ioengine=$engine --directory="$d" --nrfiles="$files" --filesize=4k \
+    fio --name=meta --ioengine=$engine --directory="$d" --nrfiles="$fio_files" --filesize=4k \
       --bs=4k --openfiles=1 --fallocate=none --thread --output-format=json 2>/dev/null |
       python3 -c '
 import json, sys
 j = json.load(sys.stdin)["jobs"][0]
 cpu = (j["usr_cpu"] + j["sys_cpu"]) / 100 * j["job_runtime"] / 1000
 print("fio", sys.argv[1], sys.argv[2], cpu)
-' "$op" "$files" >>"$results"
+' "$op" "$fio_files" >>"$results"
   done
 }
 
@@ -192,7 +197,7 @@ for ((i = 0; i < repeat; i++)); do
   if ((i % 2)); then vb_round; c_round; fio_round; else fio_round; c_round; vb_round; fi
 done
 
-python3 - "$results" "$files" "$repeat" <<'EOF'
+python3 - "$results" "$files" "$repeat" "$fio_files" <<'EOF'
 import statistics, sys
 rows = [l.split() for l in open(sys.argv[1])]
 rate = {}
@@ -201,7 +206,7 @@ for tool, op, n, cpu in rows:
     if cpu > 0:
         rate.setdefault((tool, op), []).append(n / cpu)
 med = {k: statistics.median(v) for k, v in rate.items()}
-print(f"{sys.argv[2]} files, 1 thread, medians of {sys.argv[3]} rounds: operations per CPU-second")
+print(f"{sys.argv[2]} files (fio: {sys.argv[4]}), 1 thread, medians of {sys.argv[3]} rounds: operations per CPU-second")
 print(f"| op | C loop | volbench | fio | volbench / C | volbench / fio |")
 print(f"|---|---:|---:|---:|---:|---:|")
 for op in ["create", "stat", "read", "delete"]:
