@@ -642,3 +642,42 @@ fn ctrl_c_keeps_the_results_so_far_and_a_tree_clean_removes() {
     assert_eq!(o.status.code(), Some(exit::OK), "{}", stderr(&o));
     assert_eq!(std::fs::read_dir(&target).unwrap().count(), 0);
 }
+
+#[test]
+fn metadata_results_load_in_report_and_compare() {
+    let d = scratch();
+    let target = d.path().join("tree");
+    let mut outs = Vec::new();
+    for threads in ["1", "2"] {
+        let out = d.path().join(format!("out{threads}"));
+        let o = meta_run(
+            &target,
+            &out,
+            &[
+                "--ops",
+                "create,stat,delete",
+                "--width",
+                "4",
+                "--files-per-dir",
+                "200",
+                "--threads",
+                threads,
+            ],
+        );
+        assert_eq!(o.status.code(), Some(exit::OK), "{}", stderr(&o));
+        outs.push(out);
+    }
+    let o = run(&["report", s(&outs[0]), "--format", "md"]);
+    assert_eq!(o.status.code(), Some(exit::OK), "{}", stderr(&o));
+    assert!(stdout(&o).contains("| stat | stat |"), "{}", stdout(&o));
+    let o = run(&["compare", s(&outs[0]), s(&outs[1]), "-o", "-"]);
+    assert_eq!(o.status.code(), Some(exit::OK), "{}", stderr(&o));
+    // A result whose operations do not add up to its totals is refused.
+    let path = outs[0].join("result.json");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+    doc["runs"][1]["ops"][0]["totals"]["ops"] = serde_json::json!(7);
+    std::fs::write(&path, doc.to_string()).unwrap();
+    let o = run(&["report", s(&outs[0]), "--format", "md"]);
+    assert_ne!(o.status.code(), Some(exit::OK));
+}
