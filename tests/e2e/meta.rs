@@ -2,13 +2,11 @@
 //! the real binary, on tmpfs when the machine has one (fast, and what is
 //! measured there does not matter: counts, names and safety do).
 
-mod common;
-
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use common::*;
+use crate::common::*;
 use volbench::error::exit;
 
 fn scratch() -> tempfile::TempDir {
