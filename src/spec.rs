@@ -3,6 +3,8 @@
 //! nothing downstream knows where it came from.
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
+pub mod meta;
+
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
@@ -168,6 +170,10 @@ pub struct RunSpec {
     /// (a sweep that stops at the knee, a curve that stops at a latency limit).
     #[serde(default)]
     pub stop_rule: Option<StopRule>,
+    /// A metadata / small-file run: a tree and operations on it instead of
+    /// block I/O on a file set (`rw`, `bs` and `iodepth` then do not apply).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<meta::MetaSpec>,
 }
 
 /// What every front end (the `run` flags, suite files) uses for a value the
@@ -218,6 +224,7 @@ impl Default for RunSpec {
             steady: false,
             discard: false,
             stop_rule: None,
+            meta: None,
         }
     }
 }
@@ -349,6 +356,15 @@ impl RunSpec {
 
     /// A default name that says what the run does: `randrw-70r-8KiB-8t-qd16`.
     pub fn auto_name(&self) -> String {
+        if let Some(m) = &self.meta {
+            // A mix's operations are in its rows; its name stays short.
+            let what = if m.whole_tree {
+                m.ops_label()
+            } else {
+                "mix".into()
+            };
+            return format!("{what}-{}-{}t", m.size_label(), self.threads);
+        }
         let mix = if self.rw.is_mixed() {
             format!("-{}r", self.read_pct)
         } else {
@@ -403,6 +419,9 @@ pub enum TableKind {
     Curve,
     /// Concurrency against IOPS and latency, with the knee (thread sweeps).
     Threads,
+    /// A row per run and operation: ops/s, mean, p50, p99, p99.9
+    /// (metadata runs: create, open, stat...).
+    Ops,
 }
 
 /// Direct I/O needs sizes and offsets in whole sectors; the target's own
@@ -440,6 +459,19 @@ impl JobSpec {
             return Err(VbError::input(format!(
                 "--target {} is not valid UTF-8; results record the path as text",
                 self.target.path.to_string_lossy().escape_debug()
+            )));
+        }
+        // One tree per target: every metadata run names files by one shape.
+        let mut shapes = self
+            .runs
+            .iter()
+            .filter_map(|r| r.meta.as_ref())
+            .map(|m| (m.depth, m.width, m.files_per_dir));
+        if let Some(first) = shapes.next()
+            && let Some(other) = shapes.find(|s| *s != first)
+        {
+            return Err(VbError::input(format!(
+                "metadata runs of one job share one tree: depth/width/files-per-dir {first:?} and {other:?} differ"
             )));
         }
         let mut names = std::collections::HashSet::new();
@@ -559,6 +591,9 @@ impl JobSpec {
                 )
                 .map_err(at)?;
             }
+        }
+        if let Some(m) = &run.meta {
+            return m.validate(run.threads).map_err(msg);
         }
         if let Some(f) = run.files {
             bounds::count("files", f.into(), 1, bounds::MAX_FILES).map_err(at)?;

@@ -22,6 +22,7 @@ use crate::result::ResultDoc;
 use crate::spec::JobSpec;
 use crate::units::{parse_duration_in, parse_size_in};
 
+pub(crate) mod clean;
 pub(crate) mod hosts;
 pub mod littles_law;
 
@@ -30,6 +31,7 @@ pub fn main(cli: Cli) -> Result<i32> {
         Command::Run(a) => cmd_run(&a),
         Command::Quick(a) => cmd_quick(&a),
         Command::Agent(_) => crate::remote::agent::main(),
+        Command::Clean(a) => clean::cmd_clean(&a),
         Command::Suite(SuiteCommand::List) => cmd_suite_list(),
         Command::Suite(SuiteCommand::Show { suite }) => {
             let (_, text) = suite::load(&suite)?;

@@ -32,6 +32,7 @@ pub(super) struct Timeline {
 #[allow(clippy::too_many_arguments)]
 pub(super) fn collect(
     run: &PlannedRun,
+    t0: Instant,
     control: &Control,
     counters: &[Arc<LiveCounters>],
     warmup: Duration,
@@ -40,7 +41,6 @@ pub(super) fn collect(
     obs: &dyn Observer,
     stop: &AtomicBool,
 ) -> Timeline {
-    let t0 = Instant::now();
     let wall0 = SystemTime::now();
     let total_s = (warmup + duration).as_secs_f64();
     let mut phase = control.phase.load(Ordering::Relaxed);

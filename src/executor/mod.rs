@@ -10,6 +10,7 @@
 
 mod collect;
 mod intervals;
+pub mod meta;
 mod prepare;
 mod record;
 mod run;
@@ -69,7 +70,7 @@ pub fn execute(plan: &Plan, obs: &dyn Observer, stop: &Arc<AtomicBool>) -> Resul
     for (_, p) in &sets {
         doc.notes.extend(p.notes.iter().cloned());
     }
-    let prepared = sets.remove(0).1;
+    let (key, prepared) = sets.remove(0);
     doc.target = Some(TargetInfo {
         kind: prepared.kind,
         path: job.target.path.display().to_string(),
@@ -81,7 +82,7 @@ pub fn execute(plan: &Plan, obs: &dyn Observer, stop: &Arc<AtomicBool>) -> Resul
             _ => crate::io::mounts::for_path(&job.target.path),
         },
     });
-    sets.insert(0, (prepared.layout.nfiles, prepared));
+    sets.insert(0, (key, prepared));
     for (i, run) in plan.runs.iter().enumerate() {
         if stop.load(Ordering::Relaxed) {
             doc.interrupted = true;
@@ -106,7 +107,7 @@ pub fn execute(plan: &Plan, obs: &dyn Observer, stop: &Arc<AtomicBool>) -> Resul
             }
         };
         let run = &run;
-        let files = run.spec.files.unwrap_or(job.target.files);
+        let files = meta::set_key(run, job.target.files);
         let Some((_, prepared)) = sets.iter().find(|(f, _)| *f == files) else {
             doc.error = Some(format!(
                 "run '{}': no file set of {files} files was prepared",
@@ -114,6 +115,10 @@ pub fn execute(plan: &Plan, obs: &dyn Observer, stop: &Arc<AtomicBool>) -> Resul
             ));
             break;
         };
+        if let Err(e) = meta::before_run(plan, run) {
+            doc.error = Some(e.to_string());
+            break;
+        }
         obs.run_started(i, plan.runs.len(), run);
         match run_one(plan, run, prepared, obs, stop, &|| Some(Instant::now())) {
             Ok(result) => {

@@ -42,17 +42,23 @@ pub fn prepare(
 /// itself when all runs agree, else `files-N/` subdirectories of it.
 fn prepare_sets(plan: &Plan, opts: &PrepareOptions) -> Result<Vec<(u32, Prepared)>> {
     let job = &plan.job;
+    let tree = super::meta::prepare_tree(plan)?.map(|t| (super::meta::TREE_KEY, t));
     let mut counts: Vec<u32> = Vec::new();
-    for r in &plan.runs {
+    for r in plan.runs.iter().filter(|r| r.spec.meta.is_none()) {
         let f = r.spec.files.unwrap_or(job.target.files);
         if !counts.contains(&f) {
             counts.push(f);
         }
     }
+    if counts.is_empty()
+        && let Some(t) = tree
+    {
+        return Ok(vec![t]);
+    }
     if counts.len() <= 1 {
         let files = counts.first().copied().unwrap_or(job.target.files);
         let p = target::prepare(&plan.target, &PrepareOptions { files, ..*opts })?;
-        return Ok(vec![(files, p)]);
+        return Ok(vec![(files, p)].into_iter().chain(tree).collect());
     }
     if plan.target.kind != target::TargetKind::Directory {
         return Err(VbError::input(format!(
@@ -70,6 +76,7 @@ fn prepare_sets(plan: &Plan, opts: &PrepareOptions) -> Result<Vec<(u32, Prepared
         )?;
         sets.push((files, p));
     }
+    sets.extend(tree);
     Ok(sets)
 }
 

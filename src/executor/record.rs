@@ -81,6 +81,7 @@ pub(super) fn build_result(
         rate,
         steady: t.steady,
         interrupted: t.interrupted,
+        meta_ops: Vec::new(),
     }
 }
 

@@ -69,7 +69,7 @@ pub fn run_one(
                 None,
             ));
         }
-        let files = if run.engine == crate::io::engine::EngineKind::Null {
+        let files = if run.engine == crate::io::engine::EngineKind::Null || spec.meta.is_some() {
             Vec::new()
         } else {
             target::open_files(prepared, job.target.direct).map_err(|e| (e, None))?
@@ -98,6 +98,7 @@ pub fn run_one(
             }),
             control: control.clone(),
             counters: counters[w as usize].clone(),
+            meta: super::meta::worker(plan, run, w, n),
         });
     }
 
@@ -197,20 +198,26 @@ pub fn run_one(
         if !wait.is_zero() {
             std::thread::sleep(wait);
         }
+        // The run's clock starts before the workers are released: on a busy
+        // machine this thread may be scheduled well after they start, and
+        // their first operations must not fall outside the measured time.
+        let t0 = Instant::now();
         start_gate.release(true);
         obs.io_started(run, SystemTime::now());
         let timeline = collect(
-            run, &control, &counters, warmup, duration, interval, obs, stop,
+            run, t0, &control, &counters, warmup, duration, interval, obs, stop,
         );
         control.phase.store(PHASE_STOP, Ordering::Relaxed);
         let mut warm = PhaseStats::default();
         let mut meas = PhaseStats::default();
         let mut error = None;
+        let mut ops = Vec::new();
         for h in handles {
             match h.join() {
                 Ok(r) => {
                     warm.merge(&r.warmup);
                     meas.merge(&r.measure);
+                    super::meta::merge(&mut ops, r.meta);
                     if error.is_none() {
                         error = r.error;
                     }
@@ -218,7 +225,8 @@ pub fn run_one(
                 Err(_) => error = Some("an I/O thread panicked".to_string()),
             }
         }
-        let result = build_result(run, timeline, &warm, &meas);
+        let mut result = build_result(run, timeline, &warm, &meas);
+        result.meta_ops = super::meta::results(ops, &result);
         match error {
             Some(e) => Err((
                 VbError::run(format!("run '{}': {e}", spec.name)),

@@ -56,6 +56,9 @@ pub enum Command {
         An HTML comparison report with the charts overlaid is written too."
     )]
     Compare(CompareArgs),
+    /// Remove a tree of files a metadata run (`run --ops`) made: only
+    /// volbench's own names under a directory holding its tree marker.
+    Clean(CleanArgs),
     /// The far end of a multi-host run, started by `run --hosts` over ssh;
     /// speaks the agent protocol on stdin/stdout.
     #[command(hide = true)]
@@ -303,6 +306,9 @@ pub struct RunArgs {
     /// printable, one line, at most 128 characters.
     #[arg(long, value_name = "NAME")]
     pub name: Option<String>,
+
+    #[command(flatten)]
+    pub meta: MetaArgs,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -405,4 +411,52 @@ pub struct AgentArgs {
     /// The coordinator's session name (informational).
     #[arg(long, value_name = "NAME")]
     pub session: Option<String>,
+}
+
+/// Metadata and small-file runs: a tree of files and operations on it.
+#[derive(Args, Debug, Clone, Default)]
+#[command(next_help_heading = "Files and metadata")]
+pub struct MetaArgs {
+    /// Operations on a tree of files instead of block I/O. A plain list runs
+    /// each as a phase over the whole tree, in order (create,stat,read,delete);
+    /// weights make one timed mix over an existing tree
+    /// (stat:40,open:20,read:20,create:10,delete:10). Operations: mkdir,
+    /// create, open, stat, setattr, read, write, append, rename, readdir,
+    /// delete, rmdir.
+    #[arg(long, value_name = "OPS")]
+    pub ops: Option<String>,
+
+    /// Directory levels below the target, 0..16; files sit in the deepest [default: 1].
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub depth: Option<String>,
+
+    /// Directories in each directory, 1..100000 [default: 10].
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub width: Option<String>,
+
+    /// Files in each leaf directory [default: 100]. Files in all:
+    /// width^depth x files-per-dir, at most 1,000,000,000.
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub files_per_dir: Option<String>,
+
+    /// File size, 0 bytes..1G, or a weighted mix: 3k:50,64k:40,1m:10 [default: 4k].
+    #[arg(long, value_name = "SIZE", allow_negative_numbers = true)]
+    pub file_size: Option<String>,
+
+    /// All threads work in the same directories (contending for their
+    /// locks) instead of each in directories of its own.
+    #[arg(long)]
+    pub shared_dirs: bool,
+
+    /// Sync and drop the client's page, dentry and inode caches before each
+    /// phase, so stat and read are served by the storage (root).
+    #[arg(long)]
+    pub drop_caches: bool,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct CleanArgs {
+    /// The tree's directory (the --target of the run that made it).
+    #[arg(long, value_name = "DIR")]
+    pub target: PathBuf,
 }

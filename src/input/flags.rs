@@ -22,6 +22,9 @@ pub fn job_with_size(a: &RunArgs, default_size: Option<u64>) -> Result<JobSpec> 
     // The path ends up in result.json as text; refuse it now rather than
     // after the benchmark.
     check_target_path(&c.target)?;
+    if let Some(job) = crate::input::meta::job(a)? {
+        return Ok(job);
+    }
     if let Some(n) = &a.name {
         bounds::name("--name", n)?;
     }

@@ -6,5 +6,6 @@ pub mod cli;
 pub(crate) mod file;
 pub(crate) mod flags;
 pub mod hosts;
+pub mod meta;
 pub mod suite;
 pub mod sweep;

@@ -21,7 +21,7 @@ use crate::units::bounds;
 use crate::units::{parse_count_in, parse_duration_in, parse_size_in};
 
 /// The built-in suites, in the order `suite list` shows them.
-pub const BUILTIN: [(&str, &str); 7] = [
+pub const BUILTIN: [(&str, &str); 9] = [
     (
         "six-patterns",
         include_str!("../../suites/six-patterns.toml"),
@@ -41,6 +41,8 @@ pub const BUILTIN: [(&str, &str); 7] = [
         "thread-sweep",
         include_str!("../../suites/thread-sweep.toml"),
     ),
+    ("metadata", include_str!("../../suites/metadata.toml")),
+    ("eda-mix", include_str!("../../suites/eda-mix.toml")),
 ];
 
 /// A value that may be one item or a sweep: `4`, `"4k"`, `[1, 2]`, `"1:64:*2"`.
@@ -129,6 +131,16 @@ pub struct RunEntry {
     curve_stop_latency: P,
     /// Stop the sweep once IOPS grow less than this percentage.
     until_gain_below: P,
+    /// A tree of files and operations on it (`volbench run --ops`), with
+    /// its shape; a run with `ops` takes none of the block-I/O keys.
+    ops: P,
+    depth: P,
+    width: P,
+    files_per_dir: P,
+    file_size: P,
+    shared_dirs: P,
+    drop_caches: P,
+    direct: P,
 }
 
 /// Values from the command line (the flags `suite run` shares with `run`);
@@ -155,6 +167,114 @@ pub fn load(name_or_path: &str) -> Result<(String, String)> {
         "no built-in suite or file named '{name_or_path}' (built-in: {})",
         names.join(", ")
     )))
+}
+
+/// A run entry with `ops`: the tree's phases or mix (see `input::meta`).
+/// Its own `warmup` and `duration` apply; for phases the suite-wide ones
+/// do not (a phase covers the tree once; its duration is only a cap).
+fn tree_entry(
+    cx: &Ctx,
+    e: &RunEntry,
+    ops: &Spanned<Param>,
+    name: &str,
+    threads: &[u64],
+    arrivals: Arrivals,
+    o: &Overrides,
+) -> Result<Vec<RunSpec>> {
+    let block = [
+        ("rw", &e.rw),
+        ("read_pct", &e.read_pct),
+        ("bs", &e.bs),
+        ("iodepth", &e.iodepth),
+        ("files", &e.files),
+        ("io_limit", &e.io_limit),
+        ("curve", &e.curve),
+        ("until_gain_below", &e.until_gain_below),
+    ];
+    if let Some((key, Some(v))) = block.iter().find(|(_, v)| v.is_some()) {
+        return Err(cx.err(
+            v,
+            key,
+            VbError::input(format!("{key} is for block I/O, not for a run with ops")),
+        ));
+    }
+    let text = |p: &P| p.as_ref().map(|v| v.get_ref().text());
+    let flag = |key: &str, p: &P| -> Result<bool> {
+        match p {
+            None => Ok(false),
+            Some(v) => match v.get_ref() {
+                Param::Bool(b) => Ok(*b),
+                _ => Err(cx.err(v, key, VbError::input("must be true or false"))),
+            },
+        }
+    };
+    let (depth, width, fpd, size) = (
+        text(&e.depth),
+        text(&e.width),
+        text(&e.files_per_dir),
+        text(&e.file_size),
+    );
+    let tree = crate::input::meta::TreeText {
+        ops: &ops.get_ref().text(),
+        depth: depth.as_deref(),
+        width: width.as_deref(),
+        files_per_dir: fpd.as_deref(),
+        file_size: size.as_deref(),
+        shared_dirs: flag("shared_dirs", &e.shared_dirs)?,
+        drop_caches: flag("drop_caches", &e.drop_caches)?,
+        direct: flag("direct", &e.direct)?,
+    };
+    let [threads] = threads else {
+        return Err(cx.err(
+            ops,
+            "threads",
+            VbError::input("a run with ops takes one thread count"),
+        ));
+    };
+    let base = RunSpec {
+        threads: u32::try_from(*threads).unwrap_or(1),
+        arrivals,
+        ..RunSpec::default()
+    };
+    let secs = |key: &str, own: &P, over: &Option<String>, lo, hi| -> Result<Option<f64>> {
+        match cx.pick(own, over, &None) {
+            Some((t, at)) => cx
+                .with(
+                    key,
+                    at,
+                    parse_duration_in(key, &t, lo, hi).map(|d| d.as_secs_f64()),
+                )
+                .map(Some),
+            None => Ok(None),
+        }
+    };
+    // The command line's --warmup / --duration are for timed runs.
+    let whole_tree = !ops.get_ref().text().contains(':');
+    let none: Option<String> = None;
+    let (warmup_over, duration_over) = if whole_tree {
+        (&none, &none)
+    } else {
+        (&o.args.warmup, &o.args.duration)
+    };
+    let timing = crate::input::meta::Timing {
+        warmup_s: secs(
+            "warmup",
+            &e.warmup,
+            warmup_over,
+            Duration::ZERO,
+            bounds::MAX_WARMUP,
+        )?,
+        duration_s: secs(
+            "duration",
+            &e.duration,
+            duration_over,
+            bounds::MIN_DURATION,
+            bounds::MAX_DURATION,
+        )?,
+        steady: flag("steady", &e.steady)? || (o.args.steady && !whole_tree),
+    };
+    crate::input::meta::tree_runs(Some(name), &base, &tree, timing)
+        .map_err(|err| cx.err(ops, "ops", err))
 }
 
 fn line_of(text: &str, offset: usize) -> usize {
@@ -374,6 +494,10 @@ pub fn to_job(origin: &str, text: &str, suite: &SuiteFile, o: &Overrides) -> Res
             },
             None => false,
         } || o.args.steady;
+        if let Some(ops) = &e.ops {
+            runs.extend(tree_entry(&cx, e, ops, &name, &threads, arrivals, o)?);
+            continue;
+        }
         // Every point was bounded by its parser, far inside u32.
         let first = |v: &[u64]| -> u32 {
             v.first()
@@ -538,6 +662,7 @@ pub fn to_job(origin: &str, text: &str, suite: &SuiteFile, o: &Overrides) -> Res
     if suite.warmup_run
         && !o.no_warmup_run
         && let Some(first) = runs.first()
+        && first.meta.as_ref().is_none_or(|m| !m.whole_tree)
     {
         let mut warm = first.clone();
         warm.name = "warmup-run".into();

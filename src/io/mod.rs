@@ -5,6 +5,7 @@
 pub(crate) mod data;
 pub mod engine;
 pub(crate) mod host;
+pub(crate) mod meta;
 pub(crate) mod mounts;
 pub mod target;
 pub(crate) mod worker;

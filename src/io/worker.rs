@@ -31,7 +31,7 @@ pub struct Control {
 }
 
 impl Control {
-    fn mark_finished(&self) {
+    pub(crate) fn mark_finished(&self) {
         let now = std::time::Instant::now();
         if let Ok(mut at) = self.finished_at.lock() {
             *at = Some(at.map_or(now, |t| t.max(now)));
@@ -80,7 +80,7 @@ pub struct Schedule {
 
 impl Schedule {
     #[inline]
-    fn next_gap(&self, rng: &mut fastrand::Rng) -> Duration {
+    pub(crate) fn next_gap(&self, rng: &mut fastrand::Rng) -> Duration {
         if self.poisson {
             // Exponential gaps: -ln(U) x mean, with U in (0, 1].
             let u = 1.0 - rng.f64();
@@ -95,6 +95,8 @@ pub struct WorkerResult {
     pub warmup: PhaseStats,
     pub measure: PhaseStats,
     pub error: Option<String>,
+    /// Per-operation statistics of a metadata run (empty otherwise).
+    pub meta: Vec<crate::io::meta::MetaOpStats>,
 }
 
 pub struct WorkerSetup {
@@ -112,12 +114,17 @@ pub struct WorkerSetup {
     pub rate: Option<Schedule>,
     pub control: Arc<Control>,
     pub counters: Arc<LiveCounters>,
+    /// A metadata run: work on this share of a tree instead of the files.
+    pub meta: Option<crate::io::meta::MetaWorker>,
 }
 
 /// Runs until the control says stop (or an I/O fails). `ready` is called
 /// once the engine is set up, so the collector can start every worker's
 /// clock together.
-pub fn run(setup: WorkerSetup, ready: impl FnOnce()) -> WorkerResult {
+pub fn run(mut setup: WorkerSetup, ready: impl FnOnce()) -> WorkerResult {
+    if let Some(m) = setup.meta.take() {
+        return crate::io::meta::worker::run(m, setup, ready);
+    }
     // Two copies of the loop: with RATED false the compiler drops every
     // rate-control branch, store and stat (about 75 instructions per I/O),
     // so runs without --rate pay nothing for it.
@@ -132,6 +139,7 @@ fn run_loop<const RATED: bool>(setup: WorkerSetup, ready: impl FnOnce()) -> Work
     let WorkerSetup {
         index,
         engine: kind,
+        meta: _,
         depth,
         files,
         mut io_gen,
@@ -164,6 +172,7 @@ fn run_loop<const RATED: bool>(setup: WorkerSetup, ready: impl FnOnce()) -> Work
                 warmup: PhaseStats::default(),
                 measure: PhaseStats::default(),
                 error: Some(format!("cannot set up the {} engine: {e}", kind.name())),
+                meta: Vec::new(),
             };
         }
     };
@@ -335,6 +344,7 @@ fn run_loop<const RATED: bool>(setup: WorkerSetup, ready: impl FnOnce()) -> Work
         warmup,
         measure,
         error,
+        meta: Vec::new(),
     }
 }
 
@@ -345,7 +355,7 @@ const SPIN: Duration = Duration::from_micros(60);
 /// Longest single sleep, so a stop request is seen promptly.
 const MAX_SLEEP: Duration = Duration::from_millis(20);
 
-fn wait_until(due: u64) {
+pub(crate) fn wait_until(due: u64) {
     loop {
         let left = Duration::from_nanos(due.saturating_sub(now_ns()));
         if left.is_zero() {
@@ -406,6 +416,7 @@ pub fn not_started(control: &Control, error: String, ready: impl FnOnce()) -> Wo
         warmup: PhaseStats::default(),
         measure: PhaseStats::default(),
         error: Some(error),
+        meta: Vec::new(),
     }
 }
 
@@ -416,7 +427,7 @@ pub fn not_started(control: &Control, error: String, ready: impl FnOnce()) -> Wo
 /// callgrind). rustix's clock_gettime would parse the vDSO itself, which
 /// crashes under valgrind; glibc's does not. u64 ns since boot last 584 years.
 #[inline(always)]
-fn now_ns() -> u64 {
+pub(crate) fn now_ns() -> u64 {
     let mut t = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,

@@ -63,13 +63,18 @@ pub fn summary_csv(doc: &ResultDoc) -> Result<String> {
             .unwrap_or(0.0);
         let all = run.latency();
         let f = |v: f64| format!("{v:.3}");
-        for (name, op) in run.ops() {
+        // A metadata run: `rw` is meta, `bs` the file size, a row per operation.
+        let (rw, bs) = match &run.workload.meta {
+            Some(m) => ("meta".to_string(), m.size_label()),
+            None => (run.workload.rw.name().to_string(), run.workload.bs_label()),
+        };
+        for (name, op) in run.op_rows() {
             let l = &op.lat_us;
             w.write_record([
                 run.name.clone(),
-                name.name().into(),
-                run.workload.rw.name().into(),
-                run.workload.bs_label(),
+                name.into(),
+                rw.clone(),
+                bs.clone(),
                 run.workload.read_pct.to_string(),
                 run.workload.threads.to_string(),
                 run.workload.iodepth.to_string(),

@@ -16,7 +16,7 @@ pub fn views(doc: &ResultDoc) -> Vec<Table> {
         Some(TableKind::Mix) => mix(&runs),
         Some(TableKind::Curve) => curve(&runs),
         Some(TableKind::Threads) => vec![threads(&runs)],
-        None => vec![per_op(&runs)],
+        Some(TableKind::Ops) | None => vec![per_op(&runs)],
     };
     let discarded: Vec<&str> = doc
         .runs
@@ -45,10 +45,10 @@ pub fn per_op(runs: &[&RunResult]) -> Table {
     let mut rows = Vec::new();
     let mut notes = Vec::new();
     for run in runs {
-        for (op, t) in run.ops() {
+        for (op, t) in run.op_rows() {
             rows.push(vec![
                 run.name.clone(),
-                op.name().to_string(),
+                op.to_string(),
                 thousands(t.iops),
                 mib_s(t.mib_s),
                 micros(t.lat_us.mean),
@@ -61,12 +61,18 @@ pub fn per_op(runs: &[&RunResult]) -> Table {
         }
         notes.extend(run_notes(run));
     }
+    // Metadata runs count operations, not I/Os.
+    let rate = if !runs.is_empty() && runs.iter().all(|r| !r.meta_ops.is_empty()) {
+        "ops/s"
+    } else {
+        "IOPS"
+    };
     table(
         "Results",
         &[
             "run",
             "op",
-            "IOPS",
+            rate,
             "MiB/s",
             "mean",
             "p50",

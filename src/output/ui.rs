@@ -106,6 +106,26 @@ impl Observer for TerminalObserver {
 
     fn run_started(&self, index: usize, count: usize, run: &PlannedRun) {
         let s = &run.spec;
+        if let Some(m) = s.meta.as_ref().filter(|m| m.whole_tree) {
+            // A phase ends when it has covered the tree; its time is a cap.
+            self.print(&format!(
+                "[{}/{}] {}: {} over the whole tree ({} files of {}), {} threads{}",
+                index + 1,
+                count,
+                s.name,
+                m.ops_label(),
+                crate::output::fmt::thousands(m.total_files() as f64),
+                m.size_label(),
+                s.threads,
+                if m.shared_dirs {
+                    " in shared directories"
+                } else {
+                    ""
+                }
+            ));
+            self.set_bar(Some(self.new_bar(1, "{msg}")));
+            return;
+        }
         self.print(&format!(
             "[{}/{}] {}: {} threads x iodepth {}, {} engine, warm-up {} + {}",
             index + 1,
@@ -122,7 +142,17 @@ impl Observer for TerminalObserver {
         self.set_bar(Some(bar));
     }
 
-    fn interval(&self, _run: &PlannedRun, elapsed_s: f64, total_s: f64, iv: &Interval) {
+    fn interval(&self, run: &PlannedRun, elapsed_s: f64, total_s: f64, iv: &Interval) {
+        if run.spec.meta.as_ref().is_some_and(|m| m.whole_tree) {
+            let msg = format!(
+                "  {:<7} {:>5.0}s | {} ops/s |",
+                iv.phase,
+                elapsed_s,
+                crate::output::fmt::thousands(iv.read.iops + iv.write.iops)
+            );
+            self.with_bar(|b| b.set_message(msg.clone()));
+            return;
+        }
         let left = (total_s - elapsed_s).max(0.0);
         let mut msg = format!("  {:<7} {:>5.0}s left |", iv.phase, left);
         for name in crate::result::Op::ALL {

@@ -2,6 +2,8 @@
 //! is, the engine each run uses and why, how many I/O threads, and the total
 //! time. Planning touches nothing, so `--dry-run` shows it for free.
 
+pub mod meta;
+
 use std::fmt::Write as _;
 
 use crate::error::{Result, VbError};
@@ -82,7 +84,21 @@ pub fn plan(job: JobSpec) -> Result<Plan> {
             notes.push(note);
         }
     }
+    let meta_only = job.runs.iter().all(|r| r.meta.is_some());
+    if meta_only
+        && !job
+            .runs
+            .iter()
+            .any(|r| r.meta.as_ref().is_some_and(|m| m.drop_caches))
+    {
+        notes.push(
+            "metadata runs go through the client's caches (dentries, inodes, pages): \
+             without --drop-caches, stat and read after create may never reach the storage"
+                .into(),
+        );
+    }
     if !job.target.direct
+        && !meta_only
         && insp.kind != TargetKind::BlockDevice
         && let Some(mem) = host::memory_bytes()
         && job.target.size < mem
@@ -168,6 +184,7 @@ impl Plan {
         let t = &self.job.target;
         let mut out = String::new();
         let kind = match self.target.kind {
+            TargetKind::Directory if let Some(tree) = meta::tree(&self.job) => tree,
             TargetKind::Directory => format!(
                 "directory; file set of {} x {} (created and filled if not already there)",
                 t.files,
@@ -191,6 +208,10 @@ impl Plan {
         let _ = writeln!(out, "runs:     {}", self.runs.len());
         for (i, r) in self.runs.iter().enumerate() {
             let s = &r.spec;
+            if let Some(line) = meta::run(s) {
+                let _ = writeln!(out, "  {:>2}. {:<24} {line}", i + 1, s.name);
+                continue;
+            }
             let mix = if s.rw.is_mixed() {
                 format!(" {}% read", s.read_pct)
             } else {
@@ -235,7 +256,10 @@ impl Plan {
                 when,
             );
         }
-        let conditional = self.runs.iter().any(|r| r.spec.stop_rule.is_some());
+        // A phase ends when it has covered the tree; its duration is a cap.
+        let conditional = self.runs.iter().any(|r| {
+            r.spec.stop_rule.is_some() || r.spec.meta.as_ref().is_some_and(|m| m.whole_tree)
+        });
         let _ = writeln!(
             out,
             "total:    {}{} of I/O (plus preparing the file set)",

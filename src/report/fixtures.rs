@@ -87,6 +87,7 @@ impl RunFixture {
             steady: false,
             discard: false,
             stop_rule: None,
+            meta: None,
         }
     }
 
@@ -179,6 +180,7 @@ impl RunFixture {
                 iops_x_latency: in_flight,
             },
             interrupted: false,
+            meta_ops: Vec::new(),
             rate: self.rate_pct.map(|_| crate::result::RateResult {
                 target_iops: self.iops,
                 achieved_iops: self.iops,

@@ -248,6 +248,8 @@ fn check_totals(
     let lo = t.ops.checked_mul(w.min_bs());
     let hi = t.ops.checked_mul(w.max_bs());
     match (lo, hi) {
+        // A metadata run's operations move whole files, of any size.
+        _ if w.meta.is_some() => {}
         (Some(lo), Some(hi)) if (lo..=hi).contains(&t.bytes) => {}
         _ => {
             return Err(format!(
@@ -319,6 +321,36 @@ fn phase_seconds(r: &RunResult, name: PhaseName) -> f64 {
         .map_or(0.0, |p| p.duration_s)
 }
 
+/// A metadata run's operations: each sound on its own, and together the
+/// run's read (looking) and write (changing) totals.
+fn check_meta_ops(r: &RunResult, measured: f64, rates: Rates) -> Result<(), String> {
+    if r.meta_ops.is_empty() {
+        return Ok(());
+    }
+    if r.workload.meta.is_none() {
+        return Err("per-operation results in a run that is not a metadata run".into());
+    }
+    let mut seen = std::collections::HashSet::new();
+    let mut sums = [0u64; 2];
+    for o in &r.meta_ops {
+        let name = o.op.name();
+        if !seen.insert(o.op) {
+            return Err(format!("operation {name} listed twice"));
+        }
+        check_totals(name, &o.totals, &r.workload, measured, rates)?;
+        check_histogram(name, &o.histogram, o.totals.ops)?;
+        let class = &mut sums[usize::from(o.op.mutates())];
+        *class = class.saturating_add(o.totals.ops);
+    }
+    if sums != [r.totals.read.ops, r.totals.write.ops] {
+        return Err(format!(
+            "the operations add up to {} looking and {} changing, the totals say {} and {}",
+            sums[0], sums[1], r.totals.read.ops, r.totals.write.ops
+        ));
+    }
+    Ok(())
+}
+
 /// One run result, on its own: every number finite and bounded, latencies
 /// ordered, histograms sound, and every rate in agreement with its
 /// operation count and its phase's duration.
@@ -340,6 +372,7 @@ pub fn check_run(r: &RunResult, rates: Rates) -> Result<(), String> {
         check_totals("warm-up read", &w.read, &r.workload, secs, rates)?;
         check_totals("warm-up write", &w.write, &r.workload, secs, rates)?;
     }
+    check_meta_ops(r, measured, rates)?;
     bounded("cpu user", r.totals.cpu.user_pct, MAX_CPU_PCT)?;
     bounded("cpu sys", r.totals.cpu.sys_pct, MAX_CPU_PCT)?;
     bounded(

@@ -146,6 +146,7 @@ pub fn merge_runs(parts: &[&RunResult]) -> Result<RunResult, String> {
             iops_x_latency: in_flight,
         },
         interrupted: parts.iter().any(|p| p.interrupted),
+        meta_ops: merge_ops(parts)?,
         // Every part carries its share of the rate: targets and results add.
         rate: first.rate.as_ref().map(|r0| {
             let rates: Vec<&RateResult> = parts.iter().filter_map(|p| p.rate.as_ref()).collect();
@@ -187,9 +188,9 @@ fn merge_phases(parts: &[&RunResult]) -> Vec<Phase> {
     out
 }
 
-fn merge_measured<'a>(
-    parts: &[&'a RunResult],
-    pick: impl Fn(&'a RunResult) -> (&'a OpTotals, &'a BucketedHistogram),
+fn merge_measured<'a, T>(
+    parts: &[&'a T],
+    pick: impl Fn(&'a T) -> (&'a OpTotals, &'a BucketedHistogram),
 ) -> Result<(OpTotals, BucketedHistogram), String> {
     let mut hist = None::<histogram::Histogram>;
     for p in parts {
@@ -216,6 +217,29 @@ fn merge_measured<'a>(
         t.lat_us.p99_99 = p(99.99);
     }
     Ok((t, BucketedHistogram::from_histogram(&hist)))
+}
+
+/// A metadata run's operations, each merged over the parts that did it.
+fn merge_ops(parts: &[&RunResult]) -> Result<Vec<crate::result::meta::MetaOpResult>, String> {
+    let mut out = Vec::new();
+    for op in crate::spec::meta::ALL_OPS {
+        let mine: Vec<&crate::result::meta::MetaOpResult> = parts
+            .iter()
+            .flat_map(|p| p.meta_ops.iter().filter(|o| o.op == op))
+            .collect();
+        if mine.is_empty() {
+            continue;
+        }
+        let (totals, histogram) = merge_measured(&mine, |o| (&o.totals, &o.histogram))?;
+        let warm: Vec<&OpTotals> = mine.iter().filter_map(|o| o.warmup.as_ref()).collect();
+        out.push(crate::result::meta::MetaOpResult {
+            op,
+            totals,
+            warmup: (!warm.is_empty()).then(|| merge_unbucketed(warm.into_iter())),
+            histogram,
+        });
+    }
+    Ok(out)
 }
 
 /// Everything but the percentiles, exactly. Percentiles are left as the
@@ -496,6 +520,7 @@ mod tests {
                 iops_x_latency: 0.0,
             },
             interrupted: false,
+            meta_ops: Vec::new(),
             rate: None,
             steady: None,
         };

@@ -4,6 +4,7 @@
 
 pub mod check;
 pub mod merge;
+pub mod meta;
 pub mod mount;
 pub mod ops;
 
@@ -106,6 +107,9 @@ pub struct RunResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub steady: Option<SteadyResult>,
     pub interrupted: bool,
+    /// Metadata runs: one entry per operation, in the order of `spec::meta::ALL_OPS`.
+    #[serde(default, rename = "ops", skip_serializing_if = "Vec::is_empty")]
+    pub meta_ops: Vec<meta::MetaOpResult>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -108,6 +108,24 @@ pub struct Prepared {
     _lock: Option<Arc<lock::Lock>>,
 }
 
+impl Prepared {
+    /// A directory target whose workers open nothing up front: a metadata
+    /// run's tree, where each operation opens (relative to its directory,
+    /// without following links) only the file it works on.
+    pub fn tree(layout: Layout, notes: Vec<String>) -> Self {
+        Self {
+            kind: TargetKind::Directory,
+            paths: Vec::new(),
+            layout,
+            align: 1,
+            writable: true,
+            notes,
+            files: Vec::new(),
+            _lock: None,
+        }
+    }
+}
+
 /// One file of a prepared target and the identity it must still have.
 #[derive(Debug, Clone)]
 enum FileRef {

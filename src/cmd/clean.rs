@@ -1,0 +1,25 @@
+//! `volbench clean --target DIR`: removes the tree a metadata run left
+//! (after Ctrl-C, say), and nothing that is not volbench's.
+
+use crate::error::{Result, exit};
+use crate::input::cli::CleanArgs;
+
+pub fn cmd_clean(a: &CleanArgs) -> Result<i32> {
+    let done = crate::io::meta::clean(&a.target)?;
+    println!(
+        "removed {} files and {} directories from {}",
+        done.files,
+        done.dirs,
+        a.target.display()
+    );
+    if !done.left.is_empty() {
+        let shown: Vec<&str> = done.left.iter().take(5).map(String::as_str).collect();
+        eprintln!(
+            "left {} entries that are not volbench's (and the marker, so clean can run again): {}{}",
+            done.left.len(),
+            shown.join(", "),
+            if done.left.len() > 5 { ", ..." } else { "" }
+        );
+    }
+    Ok(exit::OK)
+}

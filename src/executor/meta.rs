@@ -1,0 +1,89 @@
+//! What the executor does differently for metadata runs, kept here so the
+//! run loop itself stays one: prepare the tree (a `Prepared` like a file
+//! set's), drop caches before a run that asks, and gather the workers'
+//! per-operation statistics into the run's result.
+
+use crate::error::Result;
+use crate::io::meta::{self, MetaOpStats};
+use crate::io::target::Prepared;
+use crate::io::workload::Layout;
+use crate::plan::{Plan, PlannedRun};
+use crate::result::meta::MetaOpResult;
+use crate::result::{PhaseName, RunResult};
+use crate::spec::meta::MetaOp;
+
+/// The key a tree is found under among the prepared sets: file sets are
+/// keyed by their file count, which is never 0.
+pub const TREE_KEY: u32 = 0;
+
+/// The set key a run uses: its file count, or the tree's key.
+pub fn set_key(run: &PlannedRun, default_files: u32) -> u32 {
+    if run.spec.meta.is_some() {
+        TREE_KEY
+    } else {
+        run.spec.files.unwrap_or(default_files)
+    }
+}
+
+/// Prepares the tree the plan's metadata runs work on, if it has any.
+pub fn prepare_tree(plan: &Plan) -> Result<Option<Prepared>> {
+    let Some(first) = plan.runs.iter().find_map(|r| r.spec.meta.as_ref()) else {
+        return Ok(None);
+    };
+    // A tree whose leaves a phase creates with mkdir starts without them.
+    let first_op = first.ops.first().map(|o| o.op);
+    let make_leaves = !(first.whole_tree && first_op == Some(MetaOp::Mkdir));
+    let ready = meta::prepare(&plan.job.target.path, first, make_leaves)?;
+    Ok(Some(Prepared::tree(
+        Layout {
+            nfiles: u32::try_from(first.total_files()).unwrap_or(u32::MAX),
+            file_size: first.mean_file_size().round() as u64,
+        },
+        ready.notes,
+    )))
+}
+
+/// Before a metadata run: drop the client's caches if it asks.
+pub fn before_run(plan: &Plan, run: &PlannedRun) -> Result<()> {
+    match &run.spec.meta {
+        Some(m) if m.drop_caches => meta::drop_caches(&plan.job.target.path),
+        _ => Ok(()),
+    }
+}
+
+/// The worker for `w` of `n` on a metadata run, or None for block I/O.
+pub fn worker(plan: &Plan, run: &PlannedRun, w: u32, n: u32) -> Option<meta::MetaWorker> {
+    run.spec
+        .meta
+        .as_ref()
+        .map(|m| meta::MetaWorker::new(plan.job.target.path.clone(), m, plan.job.seed, w, n))
+}
+
+/// Adds one worker's per-operation statistics to the run's.
+pub fn merge(acc: &mut Vec<MetaOpStats>, more: Vec<MetaOpStats>) {
+    for s in more {
+        match acc.iter_mut().find(|a| a.op == s.op) {
+            Some(a) => {
+                a.warmup.merge(&s.warmup);
+                a.measure.merge(&s.measure);
+            }
+            None => acc.push(s),
+        }
+    }
+}
+
+/// The run's per-operation results, over the same phase times as its totals.
+pub fn results(mut acc: Vec<MetaOpStats>, run: &RunResult) -> Vec<MetaOpResult> {
+    let secs = |name: PhaseName| {
+        run.phases
+            .iter()
+            .find(|p| p.name == name)
+            .map(|p| p.duration_s)
+    };
+    let measured = secs(PhaseName::Measure).unwrap_or(0.0);
+    let warm = secs(PhaseName::Warmup);
+    acc.sort_by_key(|s| s.op.index());
+    acc.iter()
+        .map(|s| MetaOpResult::new(s.op, &s.measure, measured, warm.map(|w| (&s.warmup, w))))
+        .collect()
+}

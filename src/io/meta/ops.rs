@@ -1,0 +1,158 @@
+//! One metadata operation as system calls, relative to the directory that
+//! holds the name, never following a link. Each returns the bytes it moved.
+
+use std::ffi::CStr;
+use std::mem::MaybeUninit;
+use std::os::fd::OwnedFd;
+
+use rustix::fs::{AtFlags, Mode, OFlags, ResolveFlags, Timespec, Timestamps, UTIME_NOW};
+use rustix::io::Errno;
+
+use crate::spec::meta::MetaOp;
+
+const FILE_MODE: u32 = 0o644;
+const DIR_MODE: u32 = 0o755;
+
+/// What an operation needs besides the directory and the name.
+pub struct Io<'a> {
+    /// Data to write (at least the file's size) and room to read into.
+    pub buf: &'a mut [u8],
+    /// The file's size by the tree's arithmetic.
+    pub size: usize,
+    /// Use O_DIRECT for this file's data (its size is aligned).
+    pub direct: bool,
+    /// Scratch for getdents.
+    pub dents: &'a mut [MaybeUninit<u8>],
+}
+
+fn open(dir: &OwnedFd, name: &CStr, flags: OFlags) -> Result<OwnedFd, Errno> {
+    rustix::fs::openat(
+        dir,
+        name,
+        flags | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::from_raw_mode(FILE_MODE),
+    )
+}
+
+fn write_all(fd: &OwnedFd, mut data: &[u8], at: Option<u64>) -> Result<u64, Errno> {
+    let mut done = 0u64;
+    while !data.is_empty() {
+        let n = match at {
+            Some(off) => rustix::io::pwrite(fd, data, off + done),
+            None => rustix::io::write(fd, data),
+        };
+        match n {
+            Ok(0) => return Err(Errno::NOSPC),
+            Ok(n) => {
+                done += n as u64;
+                data = &data[n..];
+            }
+            Err(Errno::INTR) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(done)
+}
+
+/// `dir` holds `name` (`alt` is its rename partner); for mkdir, readdir
+/// and rmdir, `dir` is the parent and `name` the leaf directory.
+pub fn run(op: MetaOp, dir: &OwnedFd, name: &CStr, alt: &CStr, io: &mut Io) -> Result<u64, Errno> {
+    let data_flag = if io.direct {
+        OFlags::DIRECT
+    } else {
+        OFlags::empty()
+    };
+    match op {
+        MetaOp::Mkdir => rustix::fs::mkdirat(dir, name, Mode::from_raw_mode(DIR_MODE)).map(|_| 0),
+        MetaOp::Rmdir => rustix::fs::unlinkat(dir, name, AtFlags::REMOVEDIR).map(|_| 0),
+        MetaOp::Create => {
+            let fd = open(
+                dir,
+                name,
+                OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | data_flag,
+            )?;
+            write_all(&fd, &io.buf[..io.size], None)
+        }
+        MetaOp::Open => open(dir, name, OFlags::RDONLY).map(|_| 0),
+        MetaOp::Stat => rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW).map(|_| 0),
+        MetaOp::Setattr => {
+            let now = Timespec {
+                tv_sec: 0,
+                tv_nsec: UTIME_NOW,
+            };
+            let times = Timestamps {
+                last_access: now,
+                last_modification: now,
+            };
+            rustix::fs::utimensat(dir, name, &times, AtFlags::SYMLINK_NOFOLLOW).map(|_| 0)
+        }
+        MetaOp::Read => {
+            let fd = open(dir, name, OFlags::RDONLY | data_flag)?;
+            let mut total = 0u64;
+            loop {
+                match rustix::io::read(&fd, &mut *io.buf) {
+                    Ok(0) => return Ok(total),
+                    Ok(n) => total += n as u64,
+                    Err(Errno::INTR) => {}
+                    Err(e) => return Err(e),
+                }
+            }
+        }
+        MetaOp::Write => {
+            let fd = open(dir, name, OFlags::WRONLY | data_flag)?;
+            write_all(&fd, &io.buf[..io.size], Some(0))
+        }
+        MetaOp::Append => {
+            let fd = open(dir, name, OFlags::WRONLY | OFlags::APPEND)?;
+            write_all(&fd, &io.buf[..io.size], None)
+        }
+        MetaOp::Rename => {
+            // Away and back, counted as one operation: the tree keeps its names.
+            rustix::fs::renameat(dir, name, dir, alt)?;
+            rustix::fs::renameat(dir, alt, dir, name).map(|_| 0)
+        }
+        MetaOp::Readdir => {
+            let fd = rustix::fs::openat2(
+                dir,
+                name,
+                OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+                Mode::empty(),
+                ResolveFlags::NO_SYMLINKS | ResolveFlags::BENEATH,
+            )
+            .or_else(|e| {
+                if e == Errno::NOSYS {
+                    rustix::fs::openat(
+                        dir,
+                        name,
+                        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+                        Mode::empty(),
+                    )
+                } else {
+                    Err(e)
+                }
+            })?;
+            let mut it = rustix::fs::RawDir::new(&fd, io.dents);
+            while let Some(entry) = it.next() {
+                entry?;
+            }
+            Ok(0)
+        }
+        MetaOp::Delete => rustix::fs::unlinkat(dir, name, AtFlags::empty()).map(|_| 0),
+    }
+}
+
+/// A failed operation in words, with what the user can do about it.
+pub fn describe(op: MetaOp, path: &str, e: Errno) -> String {
+    let hint = match (op, e) {
+        (MetaOp::Create | MetaOp::Mkdir, Errno::EXIST) => {
+            ": the tree already has it (run a delete phase, or `volbench clean --target` the tree, first)"
+        }
+        (_, Errno::NOENT) => ": the tree has no such entry (run a create phase first)",
+        (_, Errno::LOOP) => {
+            ": it is a symbolic link, refused (volbench follows no link in its tree)"
+        }
+        (MetaOp::Rmdir, Errno::NOTEMPTY) => ": it still holds files (run a delete phase first)",
+        _ => "",
+    };
+    format!("{op} of {path} failed: {}{hint}", std::io::Error::from(e))
+}
