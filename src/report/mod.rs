@@ -7,6 +7,7 @@
 pub mod charts;
 pub mod compare;
 pub mod detect;
+pub mod diagnosis;
 pub mod export;
 pub mod html;
 pub mod svg;
