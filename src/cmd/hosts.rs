@@ -12,11 +12,12 @@ use crate::input::cli::{HostArgs, RunArgs};
 use crate::input::flags;
 use crate::input::hosts;
 use crate::remote::{coordinator, ssh};
+use crate::result::expect::Expectation;
 use crate::spec::JobSpec;
 use crate::units::parse_duration_in;
 
 /// `volbench run --hosts ...`: the same job on every host, merged.
-pub fn cmd_run(a: &RunArgs) -> Result<i32> {
+pub fn cmd_run(a: &RunArgs, expect: Option<Expectation>) -> Result<i32> {
     // The targets are on the hosts: a missing --size is resolved by each
     // agent (a file or device whole), the directory default meanwhile.
     let job = flags::job_with_size(a, Some(crate::spec::defaults::DIR_SIZE))?;
@@ -28,6 +29,7 @@ pub fn cmd_run(a: &RunArgs) -> Result<i32> {
         output: c.out.output.as_deref(),
         json: c.out.json,
         dry_run: c.out.dry_run,
+        expect,
     })
 }
 
@@ -40,6 +42,8 @@ pub struct JobRun<'a> {
     pub output: Option<&'a Path>,
     pub json: bool,
     pub dry_run: bool,
+    /// --expect, recorded in the merged result and read by the diagnosis.
+    pub expect: Option<Expectation>,
 }
 
 pub fn run_job(r: JobRun) -> Result<i32> {
@@ -70,7 +74,11 @@ pub fn run_job(r: JobRun) -> Result<i32> {
     crate::remote::set_sigpipe(libc::SIG_IGN);
     let doc = coordinator::run(opts, &obs, &stop);
     crate::remote::set_sigpipe(libc::SIG_DFL);
-    super::finish(&doc?, out.as_ref(), r.json)
+    super::finish(
+        &super::service::annotate(doc?, r.expect),
+        out.as_ref(),
+        r.json,
+    )
 }
 
 /// Everything the coordinator needs.

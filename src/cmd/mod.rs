@@ -25,6 +25,7 @@ use crate::units::{parse_duration_in, parse_size_in};
 pub(crate) mod clean;
 pub(crate) mod hosts;
 pub mod littles_law;
+pub mod service;
 
 pub fn main(cli: Cli) -> Result<i32> {
     match cli.command {
@@ -43,6 +44,8 @@ pub fn main(cli: Cli) -> Result<i32> {
             println!("{}", littles_law::answer(&a)?);
             Ok(exit::OK)
         }
+        Command::Size(a) => service::cmd_size(&a),
+        Command::Service(c) => service::cmd_service(&c),
         Command::Report(a) => cmd_report(&a),
         Command::Compare(a) => cmd_compare(&a),
     }
@@ -66,8 +69,9 @@ pub(crate) fn stop_flag() -> Result<Arc<AtomicBool>> {
 }
 
 fn cmd_run(a: &RunArgs) -> Result<i32> {
+    let expect = service::expectation(&a.common)?;
     if a.common.remote.is_multi_host() {
-        return hosts::cmd_run(a);
+        return hosts::cmd_run(a, expect);
     }
     let job = flags::job_from_run_args(a)?;
     let plan = plan::plan(job)?;
@@ -75,7 +79,12 @@ fn cmd_run(a: &RunArgs) -> Result<i32> {
         print_dry_run(&plan)?;
         return Ok(exit::OK);
     }
-    execute_and_report(&plan, a.common.out.output.as_deref(), a.common.out.json)
+    execute_and_report(
+        &plan,
+        expect,
+        a.common.out.output.as_deref(),
+        a.common.out.json,
+    )
 }
 
 fn cmd_suite_list() -> Result<i32> {
@@ -95,6 +104,7 @@ fn cmd_suite_run(a: &SuiteRunArgs) -> Result<i32> {
     let (origin, text) = suite::load(&a.suite)?;
     let parsed = suite::parse(&origin, &text)?;
     let c = &a.common;
+    let expect = service::expectation(c)?;
     // Like `run`: an existing file or device is used whole unless --size says
     // otherwise; the suite's default size is for the file sets it creates.
     // With --hosts the targets are on the hosts: each agent does this.
@@ -117,6 +127,7 @@ fn cmd_suite_run(a: &SuiteRunArgs) -> Result<i32> {
             output: c.out.output.as_deref(),
             json: c.out.json,
             dry_run: c.out.dry_run,
+            expect,
         };
         return hosts::run_job(run);
     }
@@ -126,7 +137,7 @@ fn cmd_suite_run(a: &SuiteRunArgs) -> Result<i32> {
         return Ok(exit::OK);
     }
     eprint!("{}", plan.describe());
-    execute_and_report(&plan, c.out.output.as_deref(), c.out.json)
+    execute_and_report(&plan, expect, c.out.output.as_deref(), c.out.json)
 }
 
 fn print_dry_run(plan: &Plan) -> Result<()> {
@@ -139,7 +150,12 @@ fn print_dry_run(plan: &Plan) -> Result<()> {
     Ok(())
 }
 
-fn execute_and_report(plan: &Plan, out_dir: Option<&Path>, json: bool) -> Result<i32> {
+fn execute_and_report(
+    plan: &Plan,
+    expect: Option<crate::result::expect::Expectation>,
+    out_dir: Option<&Path>,
+    json: bool,
+) -> Result<i32> {
     // The output directory is proven usable before the benchmark, not
     // found unusable after it.
     let out = out_dir.map(OutputDir::open).transpose()?;
@@ -149,7 +165,7 @@ fn execute_and_report(plan: &Plan, out_dir: Option<&Path>, json: bool) -> Result
         crate::executor::Observer::note(&obs, n);
     }
     let doc = executor::execute(plan, &obs, &stop)?;
-    finish(&doc, out.as_ref(), json)
+    finish(&service::annotate(doc, expect), out.as_ref(), json)
 }
 
 /// Writes and prints a result, and picks the exit code from how it ended.
@@ -270,7 +286,7 @@ fn cmd_quick(a: &QuickArgs) -> Result<i32> {
     let mut plan = plan::plan(job)?;
     plan.notes.splice(0..0, notes);
     eprint!("{}", plan.describe());
-    execute_and_report(&plan, a.output.as_deref(), false)
+    execute_and_report(&plan, None, a.output.as_deref(), false)
 }
 
 /// Writes `text` to `path` as a regular file (see `outfile`), or to stdout

@@ -58,6 +58,8 @@ pub fn execute(plan: &Plan, obs: &dyn Observer, stop: &Arc<AtomicBool>) -> Resul
         error: None,
         notes: plan.notes.clone(),
         cluster: None,
+        expect: None,
+        diagnosis: Vec::new(),
     };
     let mut sets = match prepare(plan, obs, stop) {
         Ok(p) => p,

@@ -35,6 +35,19 @@ pub enum Command {
     /// Little's law: the concurrency an IOPS target needs at a latency, or
     /// the IOPS or latency a concurrency allows. Give two of the three.
     Plan(PlanArgs),
+    /// What a volume of a service level can do (--quota), or the quota a
+    /// need takes (--need), from the catalogue, with the formula.
+    #[command(
+        long_about = "What a volume of a service level can do, or the quota a need takes, from \
+        the catalogue of published limits (`volbench service list`), with the formula written out. \
+        `size --service anf-premium --quota 4TiB` gives 64 MiB/s per TiB x 4 TiB = 256 MiB/s; \
+        `size --service anf-premium --need 4500MiB/s` gives 70.31 TiB. A family of disk tiers \
+        (azure-premium-ssd) answers with the tier that fits."
+    )]
+    Size(SizeArgs),
+    /// The catalogue of service levels and published limits: list, show.
+    #[command(subcommand)]
+    Service(ServiceCommand),
     /// Build the report of one or more results: HTML with charts (the
     /// default), or the tables as Markdown, CSV or JSON on stdout.
     #[command(
@@ -77,6 +90,48 @@ pub enum SuiteCommand {
     },
     /// Run a built-in suite or a suite file.
     Run(SuiteRunArgs),
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ServiceCommand {
+    /// List the catalogue: name, what it is, its limits.
+    List(CatalogueArg),
+    /// Show one entry: its limits, formula and source.
+    Show {
+        #[arg(value_name = "NAME")]
+        name: String,
+        #[command(flatten)]
+        catalogue: CatalogueArg,
+    },
+}
+
+/// Where the catalogue comes from besides the built-in one.
+#[derive(Args, Debug, Clone, Default)]
+pub struct CatalogueArg {
+    /// A catalogue file of your own (TOML, `[[service]]` entries as in
+    /// `services/` of the source; an entry replaces a built-in one of the
+    /// same name). ~/.config/volbench/services.toml is read too when it exists.
+    #[arg(long, value_name = "FILE")]
+    pub catalogue: Option<PathBuf>,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct SizeArgs {
+    /// A catalogue entry (anf-premium, azure-p30, aws-gp3...) or a family
+    /// of disk tiers (azure-premium-ssd, azure-standard-hdd).
+    #[arg(long, value_name = "NAME")]
+    pub service: String,
+
+    /// The provisioned size to answer for: 500GiB, 4TiB, 70.31TiB.
+    #[arg(long, value_name = "SIZE", conflicts_with = "need")]
+    pub quota: Option<String>,
+
+    /// What is needed: 4500MiB/s, 2GiB/s or 20000iops; answers the quota.
+    #[arg(long, value_name = "RATE")]
+    pub need: Option<String>,
+
+    #[command(flatten)]
+    pub catalogue: CatalogueArg,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -166,6 +221,16 @@ pub struct CommonArgs {
     /// not create. Its data is destroyed.
     #[arg(long)]
     pub allow_overwrite: bool,
+
+    /// What the storage should deliver, to compare with: a catalogue entry
+    /// and quota (anf-premium:4TiB, azure-p30) or figures (iops=500,mib_s=60),
+    /// or both (an explicit figure wins). Recorded in result.json; the
+    /// diagnosis says how near each run came.
+    #[arg(long, value_name = "SERVICE[:QUOTA]|iops=N,mib_s=N")]
+    pub expect: Option<String>,
+
+    #[command(flatten)]
+    pub catalogue: CatalogueArg,
 
     #[command(flatten)]
     pub out: OutputArgs,

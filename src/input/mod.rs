@@ -7,5 +7,6 @@ pub(crate) mod file;
 pub(crate) mod flags;
 pub mod hosts;
 pub mod meta;
+pub mod service;
 pub mod suite;
 pub mod sweep;

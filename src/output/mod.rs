@@ -1,5 +1,6 @@
 //! Views of a result: the terminal summary, summary.csv, result.json.
 
+pub mod diagnosis;
 pub mod file;
 pub mod fmt;
 pub(crate) mod table;
@@ -118,11 +119,15 @@ pub fn to_json(doc: &ResultDoc) -> Result<String> {
 
 /// The terminal summary: every table of the result.
 pub fn summary(doc: &ResultDoc) -> String {
-    tables::views(doc)
+    let mut parts: Vec<String> = tables::views(doc)
         .iter()
         .map(table::Table::to_terminal)
-        .collect::<Vec<_>>()
-        .join("\n\n")
+        .collect();
+    let findings = diagnosis::lines(doc);
+    if !findings.is_empty() {
+        parts.push(findings);
+    }
+    parts.join("\n\n")
 }
 
 /// Writes result.json, summary.csv, the tables and `extra` (report.html)
@@ -136,7 +141,8 @@ pub fn write_dir(doc: &ResultDoc, dir: &OutputDir, extra: &[(&str, String)]) -> 
     write("summary.csv", &summary_csv(doc)?)?;
     // The tables in the papers' layout, as Markdown and one CSV per table.
     let views = tables::views(doc);
-    let md: Vec<String> = views.iter().map(table::Table::to_markdown).collect();
+    let mut md: Vec<String> = views.iter().map(table::Table::to_markdown).collect();
+    md.extend(diagnosis::table(doc).map(|t| t.to_markdown()));
     write("tables.md", &md.join("\n"))?;
     for (i, v) in views.iter().enumerate() {
         let csv = v

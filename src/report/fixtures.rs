@@ -240,6 +240,8 @@ pub fn doc(host: &str, runs: &[RunFixture]) -> ResultDoc {
         error: None,
         notes: Vec::new(),
         cluster: None,
+        expect: None,
+        diagnosis: Vec::new(),
     }
 }
 

@@ -181,6 +181,7 @@ pub fn report_page(sources: &[Source]) -> Page {
         },
     );
     results.tables = tables::results(sources);
+    sections.extend(super::diagnosis::section(sources));
     sections.push(results);
 
     if all.len() >= 2 && !detect::sweeps_cover_all(&all, &sweeps) {

@@ -7,6 +7,7 @@
 pub(crate) mod charts;
 pub mod compare;
 pub(crate) mod detect;
+pub(crate) mod diagnosis;
 pub mod export;
 pub mod html;
 pub(crate) mod svg;

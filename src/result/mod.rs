@@ -3,6 +3,8 @@
 //! it carries the merged histograms so it can be re-read and merged again.
 
 pub mod check;
+pub mod diagnosis;
+pub mod expect;
 pub mod merge;
 pub mod meta;
 pub mod mount;
@@ -41,6 +43,12 @@ pub struct ResultDoc {
     /// offsets. `runs` then holds the exact merge over every host.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cluster: Option<crate::result::merge::Cluster>,
+    /// What the storage should deliver (`--expect`), when the user said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expect: Option<expect::Expectation>,
+    /// Findings read from the figures (`diagnosis::diagnose`), surest first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub diagnosis: Vec<diagnosis::Finding>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

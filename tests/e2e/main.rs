@@ -3,8 +3,10 @@
 //! tree itself (`architecture`).
 
 mod architecture;
+mod capped_diagnosis;
 mod capped_methods;
 mod common;
+mod diagnosis;
 mod meta;
 mod methods;
 mod multihost;
@@ -16,4 +18,5 @@ mod run_cli;
 mod safety_fileset;
 mod safety_input;
 mod safety_output;
+mod service_cli;
 mod throttled;

@@ -184,6 +184,8 @@ impl<'a> Coordinator<'a> {
             error: None,
             notes: Vec::new(),
             cluster: None,
+            expect: None,
+            diagnosis: Vec::new(),
         };
         let mut cluster_runs = Vec::new();
 

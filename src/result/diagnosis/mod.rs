@@ -1,0 +1,195 @@
+//! Diagnosis: short findings drawn from a result, each with its evidence
+//! and how sure it is, the way the papers read their numbers ("a flat 500
+//! IOPS at 4, 8 and 64 KiB is the disk's cap").
+//!
+//! A finder is a plain function over the result (`Finder`); `FINDERS` lists
+//! them, and adding one (client CPU saturated, device busy, network at link
+//! speed, NFS queueing, a slow host) is a new function, a new `Kind`, and
+//! a line in that list. Finders read only the result, so a result written
+//! long ago can be diagnosed again. None may fire on a healthy run: each
+//! has a unit test against the report fixtures.
+
+mod limits;
+mod time;
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::{PhaseName, ResultDoc, RunResult};
+
+/// What a finding is about. The JSON spelling is snake_case and stable; a
+/// kind this version does not know (from a newer volbench) reads as `Other`
+/// so old readers still load new files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    /// Measured within a few percent of the limit given with --expect.
+    AtExpectedLimit,
+    /// Measured clearly above the limit given with --expect.
+    AboveExpectedLimit,
+    /// No run came near the limit given with --expect.
+    BelowExpectedLimit,
+    /// IOPS flat across runs that differ only in block size.
+    InferredIopsCap,
+    /// MiB/s flat across runs that differ only in block size.
+    InferredBandwidthCap,
+    /// IOPS x latency well below the I/Os kept in flight.
+    LittlesLawGap,
+    /// The first of two identical runs clearly slower than its repeat.
+    WarmUp,
+    #[serde(other)]
+    Other,
+}
+
+impl Kind {
+    /// Findings that name a limit of the storage (provisioned or inferred).
+    pub fn is_limit(self) -> bool {
+        matches!(
+            self,
+            Kind::AtExpectedLimit
+                | Kind::AboveExpectedLimit
+                | Kind::InferredIopsCap
+                | Kind::InferredBandwidthCap
+        )
+    }
+
+    pub fn title(self) -> &'static str {
+        match self {
+            Kind::AtExpectedLimit => "at the provisioned limit",
+            Kind::AboveExpectedLimit => "above the expected limit",
+            Kind::BelowExpectedLimit => "below the expected limit",
+            Kind::InferredIopsCap => "IOPS cap",
+            Kind::InferredBandwidthCap => "bandwidth cap",
+            Kind::LittlesLawGap => "Little's-law gap",
+            Kind::WarmUp => "warm-up effect",
+            Kind::Other => "other",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Confidence {
+    High,
+    Medium,
+    Low,
+}
+
+impl Confidence {
+    pub fn name(self) -> &'static str {
+        match self {
+            Confidence::High => "high",
+            Confidence::Medium => "medium",
+            Confidence::Low => "low",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Finding {
+    pub kind: Kind,
+    /// One or two sentences a person reads: what, the evidence, what to do.
+    pub message: String,
+    /// The numbers behind it, by name ("limit_iops", "percent", ...).
+    #[serde(default)]
+    pub figures: BTreeMap<String, f64>,
+    pub confidence: Confidence,
+    /// The runs it is about (names as in `runs[]`); empty for the whole result.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub runs: Vec<String>,
+}
+
+impl Finding {
+    pub(crate) fn new(kind: Kind, confidence: Confidence, message: String) -> Self {
+        Self {
+            kind,
+            message,
+            figures: BTreeMap::new(),
+            confidence,
+            runs: Vec::new(),
+        }
+    }
+
+    pub(crate) fn figure(mut self, name: &str, v: f64) -> Self {
+        if v.is_finite() {
+            self.figures
+                .insert(name.into(), (v * 1000.0).round() / 1000.0);
+        }
+        self
+    }
+
+    pub(crate) fn runs<'a>(mut self, runs: impl IntoIterator<Item = &'a RunResult>) -> Self {
+        self.runs = runs.into_iter().map(|r| r.name.clone()).collect();
+        self
+    }
+}
+
+/// A finder: the findings of one kind of reading, over the whole result.
+pub type Finder = fn(&ResultDoc) -> Vec<Finding>;
+
+/// Every finder, in the order their findings are shown.
+pub const FINDERS: &[Finder] = &[
+    limits::expected,
+    limits::inferred_iops_cap,
+    limits::inferred_bandwidth_cap,
+    time::littles_law_gap,
+    time::warm_up,
+];
+
+/// All findings about a result, surest first (stable within a confidence).
+pub fn diagnose(doc: &ResultDoc) -> Vec<Finding> {
+    let mut all: Vec<Finding> = FINDERS.iter().flat_map(|f| f(doc)).collect();
+    all.sort_by_key(|f| f.confidence);
+    all
+}
+
+/// Runs whose figures a finder may read: measured, finished, with I/O done.
+/// Discarded warm-up runs are left out (the warm-up finder asks for them).
+pub(crate) fn measured(doc: &ResultDoc) -> impl Iterator<Item = &RunResult> {
+    doc.runs.iter().filter(|r| !r.workload.discard && usable(r))
+}
+
+pub(crate) fn usable(r: &RunResult) -> bool {
+    let secs: f64 = r
+        .phases
+        .iter()
+        .filter(|p| p.name == PhaseName::Measure)
+        .map(|p| p.duration_s)
+        .sum();
+    !r.interrupted && secs > 0.0 && r.totals.read.ops + r.totals.write.ops > 0
+}
+
+/// The workload with the given parts blanked, as a comparable key: two runs
+/// with the same key differ only in those parts.
+pub(crate) fn shape_key(r: &RunResult, blank_bs: bool) -> String {
+    let mut w = r.workload.clone();
+    w.name.clear();
+    w.discard = false;
+    if blank_bs {
+        w.bs.clear();
+    }
+    serde_json::to_string(&w).unwrap_or_default()
+}
+
+/// 1234.5 -> "1,235"; below 100 with one decimal.
+pub(crate) fn num(v: f64) -> String {
+    if v.abs() < 100.0 {
+        return super::expect::plain((v * 10.0).round() / 10.0);
+    }
+    let n = v.round() as i64;
+    let digits = n.unsigned_abs().to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    if n < 0 { format!("-{out}") } else { out }
+}
+
+/// 4096 -> "4 KiB".
+pub(crate) fn bs_text(bytes: u64) -> String {
+    crate::units::format_size(bytes)
+}

@@ -1,0 +1,107 @@
+//! Where time goes besides the storage: Little's law on each run, and the
+//! first of identical runs against its repeat.
+
+use super::{Confidence, Finding, Kind, measured, num, shape_key, usable};
+use crate::result::ResultDoc;
+
+/// IOPS x mean latency below this share of the I/Os kept in flight means
+/// the I/Os were not in flight all the time.
+const GAP: f64 = 0.75;
+/// A first run this much slower than its repeat is a warm-up effect.
+const SLOWER: f64 = 0.80;
+
+/// Little's law: a closed-loop run keeping N I/Os in flight must show
+/// IOPS x latency = N. Less means time spent outside the I/O (the client's
+/// CPU, scheduling, the engine), which the measured latency does not show.
+pub(super) fn littles_law_gap(doc: &ResultDoc) -> Vec<Finding> {
+    let gaps: Vec<(&crate::result::RunResult, f64)> = measured(doc)
+        .filter(|r| r.rate.is_none() && r.littles_law.concurrency > 0)
+        .map(|r| {
+            let ratio = r.littles_law.iops_x_latency / r.littles_law.concurrency as f64;
+            (r, ratio)
+        })
+        .filter(|(_, ratio)| *ratio < GAP)
+        .collect();
+    let Some(&(worst, ratio)) = gaps.iter().min_by(|a, b| a.1.total_cmp(&b.1)) else {
+        return Vec::new();
+    };
+    let message = format!(
+        "Little's-law gap: run {} kept {} I/Os in flight but IOPS x latency = {} ({:.0}%){}. \
+         The rest of the time went outside the I/O (the client's CPU, scheduling, the \
+         engine): the client, not only the storage, is part of these figures. Check the CPU \
+         column; try fewer threads with more iodepth, or more clients.",
+        worst.name,
+        worst.littles_law.concurrency,
+        num(worst.littles_law.iops_x_latency),
+        ratio * 100.0,
+        match gaps.len() {
+            1 => String::new(),
+            n => format!(" (and {} more runs below {:.0}%)", n - 1, GAP * 100.0),
+        }
+    );
+    let sure = if ratio < 0.5 {
+        Confidence::Medium
+    } else {
+        Confidence::Low
+    };
+    vec![
+        Finding::new(Kind::LittlesLawGap, sure, message)
+            .figure("concurrency", worst.littles_law.concurrency as f64)
+            .figure("iops_x_latency", worst.littles_law.iops_x_latency)
+            .figure("percent", ratio * 100.0)
+            .runs(gaps.iter().map(|(r, _)| *r)),
+    ]
+}
+
+/// The papers' advice: the first test is a warm-up; discard it and repeat.
+/// Two runs of the same workload where the first is clearly slower show
+/// why (caches, tiering, thin provisioning being allocated).
+pub(super) fn warm_up(doc: &ResultDoc) -> Vec<Finding> {
+    let runs: Vec<_> = doc
+        .runs
+        .iter()
+        .filter(|r| usable(r) && r.rate.is_none())
+        .collect();
+    let mut out = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
+    for (i, first) in runs.iter().enumerate() {
+        let key = shape_key(first, false);
+        if !seen.insert(key.clone()) {
+            continue;
+        }
+        let Some(repeat) = runs[i + 1..].iter().find(|r| shape_key(r, false) == key) else {
+            continue;
+        };
+        let (a, b) = (first.total_iops(), repeat.total_iops());
+        if b <= 0.0 || a >= SLOWER * b {
+            continue;
+        }
+        let slower = (1.0 - a / b) * 100.0;
+        let handled = if first.workload.discard {
+            " It was discarded, as the papers advise."
+        } else {
+            " Discard the first run (suites do with their warm-up run) or lengthen --warmup."
+        };
+        let message = format!(
+            "warm-up effect: the first run ({}, {} IOPS) was {slower:.0}% slower than its repeat \
+             ({}, {} IOPS): caches, tiering or blocks allocated on first write.{handled}",
+            first.name,
+            num(a),
+            repeat.name,
+            num(b)
+        );
+        let sure = if slower >= 40.0 {
+            Confidence::High
+        } else {
+            Confidence::Medium
+        };
+        out.push(
+            Finding::new(Kind::WarmUp, sure, message)
+                .figure("first_iops", a)
+                .figure("repeat_iops", b)
+                .figure("slower_pct", slower)
+                .runs([*first, *repeat]),
+        );
+    }
+    out
+}

@@ -1,0 +1,47 @@
+//! What the user said the storage should deliver (`--expect`): a service
+//! level and quota from the catalogue, or plain figures. Recorded in
+//! result.json so a report read later compares with the same limits.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Expectation {
+    /// As the user typed it: "anf-premium:4TiB", "iops=500,mib_s=60".
+    pub given: String,
+    /// The catalogue entry it names, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service: Option<String>,
+    /// The provisioned size the limits were worked out for, in bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quota_bytes: Option<u64>,
+    /// Total (read + write) IOPS the storage should cap at.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub iops: Option<f64>,
+    /// Total (read + write) MiB/s the storage should cap at.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mib_s: Option<f64>,
+    /// How each limit was arrived at ("64 MiB/s per TiB x 4 TiB = 256 MiB/s"),
+    /// and the catalogue entry's source.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub basis: Vec<String>,
+}
+
+impl Expectation {
+    /// "500 IOPS, 60 MiB/s" (what a finding names as "the limit").
+    pub fn limits_text(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(i) = self.iops {
+            parts.push(format!("{} IOPS", plain(i)));
+        }
+        if let Some(m) = self.mib_s {
+            parts.push(format!("{} MiB/s", plain(m)));
+        }
+        parts.join(", ")
+    }
+}
+
+/// A figure without noise: 500, 256, 1907.35.
+pub(crate) fn plain(v: f64) -> String {
+    let s = format!("{v:.2}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}

@@ -1,0 +1,181 @@
+//! The diagnosis finders on synthetic results with known answers: each
+//! fires on the shape it names and none fires on a healthy run.
+
+use volbench::report::fixtures::{self, RunFixture};
+use volbench::result::ResultDoc;
+use volbench::result::diagnosis::{Confidence, Finding, Kind, diagnose};
+use volbench::result::expect::Expectation;
+use volbench::spec::Pattern;
+
+/// The disk-check suite's three runs (80/20 random, 4 threads x iodepth 4)
+/// at the given total IOPS each, with latencies Little's law agrees with.
+fn disk_check(iops: [f64; 3]) -> ResultDoc {
+    let runs: Vec<RunFixture> = [4u64, 8, 64]
+        .iter()
+        .zip(iops)
+        .map(|(&k, v)| {
+            RunFixture::new(&format!("80r-{k}k"), Pattern::Randrw, 80, k << 10)
+                .conc(4, 4)
+                .perf(v, 16.0 * 1e6 / v)
+        })
+        .collect();
+    fixtures::doc("client-1", &runs)
+}
+
+fn kinds(f: &[Finding]) -> Vec<Kind> {
+    f.iter().map(|f| f.kind).collect()
+}
+
+fn expect(iops: Option<f64>, mib_s: Option<f64>) -> Option<Expectation> {
+    Some(Expectation {
+        given: "test".into(),
+        iops,
+        mib_s,
+        ..Expectation::default()
+    })
+}
+
+#[test]
+fn no_finding_on_healthy_runs() {
+    for (name, doc) in [
+        ("six_patterns", fixtures::six_patterns()),
+        ("thread_curve", fixtures::thread_curve()),
+        ("latency_curve", fixtures::latency_curve()),
+    ] {
+        let f = diagnose(&doc);
+        assert!(f.is_empty(), "{name}: {f:#?}");
+    }
+    // The mix fixture keeps 500 µs whatever its IOPS, which Little's law
+    // says cannot be a closed loop of 32: only that is reported, no limit.
+    let f = diagnose(&fixtures::mix_sweep());
+    assert!(f.iter().all(|f| f.kind == Kind::LittlesLawGap), "{f:#?}");
+}
+
+#[test]
+fn flat_iops_across_block_sizes_is_an_iops_cap_and_the_expectation_is_met() {
+    let mut doc = disk_check([503.0, 498.0, 500.0]);
+    let f = diagnose(&doc);
+    assert_eq!(kinds(&f), vec![Kind::InferredIopsCap], "{f:#?}");
+    assert!((f[0].figures["cap_iops"] - 500.3).abs() < 0.1);
+    assert_eq!(f[0].confidence, Confidence::Medium);
+    assert!(
+        f[0].message.contains("an IOPS cap near 500 IOPS"),
+        "{}",
+        f[0].message
+    );
+    assert_eq!(f[0].runs, vec!["80r-4k", "80r-8k", "80r-64k"]);
+
+    doc.expect = expect(Some(500.0), Some(60.0));
+    let f = diagnose(&doc);
+    assert_eq!(
+        kinds(&f),
+        vec![Kind::AtExpectedLimit, Kind::InferredIopsCap],
+        "{f:#?}"
+    );
+    let at = &f[0];
+    assert_eq!(at.confidence, Confidence::High);
+    assert_eq!(at.figures["limit_iops"], 500.0);
+    assert!((at.figures["percent"] - 100.0).abs() < 0.1, "{at:#?}");
+    assert_eq!(at.figures["runs_at_limit"], 3.0);
+    assert!(
+        at.message
+            .starts_with("at or near a provisioned limit: 500 IOPS = 100% of the 500-IOPS limit"),
+        "{}",
+        at.message
+    );
+}
+
+#[test]
+fn flat_mib_s_across_block_sizes_is_a_bandwidth_cap() {
+    // 8 MiB/s at 4, 8 and 64 KiB: 2,048, 1,024 and 128 IOPS.
+    let doc = disk_check([2048.0, 1024.0 * 1.02, 128.0 * 0.98]);
+    let f = diagnose(&doc);
+    assert_eq!(kinds(&f), vec![Kind::InferredBandwidthCap], "{f:#?}");
+    assert!((f[0].figures["cap_mib_s"] - 8.0).abs() < 0.1);
+}
+
+#[test]
+fn iops_falling_with_block_size_is_no_cap() {
+    // A healthy device: fewer IOPS for larger transfers, MiB/s rising.
+    let f = diagnose(&disk_check([20_000.0, 15_000.0, 3_000.0]));
+    assert!(f.is_empty(), "{f:#?}");
+    // Flat between 4 and 8 KiB only is what a latency-bound device does.
+    let runs: Vec<RunFixture> = [4u64, 8]
+        .iter()
+        .map(|&k| {
+            RunFixture::new(&format!("r{k}"), Pattern::Randread, 100, k << 10)
+                .conc(1, 1)
+                .perf(2000.0, 500.0)
+        })
+        .collect();
+    let f = diagnose(&fixtures::doc("h", &runs));
+    assert!(f.is_empty(), "{f:#?}");
+}
+
+#[test]
+fn far_above_or_below_the_expectation_is_said() {
+    let mut doc = disk_check([20_000.0, 15_000.0, 3_000.0]);
+    doc.expect = expect(Some(500.0), None);
+    let f = diagnose(&doc);
+    assert_eq!(kinds(&f), vec![Kind::AboveExpectedLimit], "{f:#?}");
+    assert_eq!(f[0].figures["percent"], 4000.0);
+
+    doc.expect = expect(Some(200_000.0), None);
+    let f = diagnose(&doc);
+    assert_eq!(kinds(&f), vec![Kind::BelowExpectedLimit], "{f:#?}");
+    assert_eq!(f[0].figures["percent"], 10.0);
+}
+
+#[test]
+fn iops_times_latency_short_of_the_concurrency_is_a_littles_law_gap() {
+    // 32 in flight, but 10,000 IOPS x 1 ms = 10.
+    let doc = fixtures::doc(
+        "h",
+        &[RunFixture::new("r", Pattern::Randread, 100, 4096)
+            .conc(4, 8)
+            .perf(10_000.0, 1000.0)],
+    );
+    let f = diagnose(&doc);
+    assert_eq!(kinds(&f), vec![Kind::LittlesLawGap], "{f:#?}");
+    assert_eq!(f[0].figures["concurrency"], 32.0);
+    assert!(f[0].figures["percent"] < 35.0);
+    assert_eq!(f[0].confidence, Confidence::Medium);
+}
+
+#[test]
+fn a_first_run_slower_than_its_repeat_is_a_warm_up() {
+    let run = |name: &str, iops: f64| {
+        RunFixture::new(name, Pattern::Randread, 100, 8192)
+            .conc(2, 2)
+            .perf(iops, 4.0 * 1e6 / iops)
+    };
+    let mut doc = fixtures::doc("h", &[run("warmup-run", 3000.0), run("8k", 5000.0)]);
+    doc.runs[0].workload.discard = true;
+    let f = diagnose(&doc);
+    assert_eq!(kinds(&f), vec![Kind::WarmUp], "{f:#?}");
+    assert_eq!(f[0].figures["slower_pct"], 40.0);
+    assert!(
+        f[0].message.contains("It was discarded"),
+        "{}",
+        f[0].message
+    );
+    // Within 20% of each other is noise, not a warm-up.
+    let doc = fixtures::doc("h", &[run("a", 4500.0), run("b", 5000.0)]);
+    assert!(diagnose(&doc).is_empty());
+}
+
+#[test]
+fn the_fields_are_optional_and_unknown_kinds_still_load() {
+    let doc = fixtures::six_patterns();
+    let v = serde_json::to_value(&doc).unwrap();
+    assert!(v.get("diagnosis").is_none() && v.get("expect").is_none());
+    let mut v = v;
+    v["diagnosis"] = serde_json::json!([{
+        "kind": "cpu_saturated", "message": "m", "figures": {"cpu_pct": 99.0},
+        "confidence": "high"
+    }]);
+    v["expect"] = serde_json::json!({"given": "iops=500", "iops": 500.0});
+    let back: ResultDoc = serde_json::from_value(v).unwrap();
+    assert_eq!(back.diagnosis[0].kind, Kind::Other);
+    assert_eq!(back.expect.unwrap().iops, Some(500.0));
+}
