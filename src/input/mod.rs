@@ -6,5 +6,6 @@ pub mod cli;
 pub mod file;
 pub mod flags;
 pub mod hosts;
+pub mod import;
 pub mod suite;
 pub mod sweep;

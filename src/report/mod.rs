@@ -8,6 +8,7 @@ pub mod charts;
 pub mod compare;
 pub mod detect;
 pub mod export;
+pub mod fio_json;
 pub mod html;
 pub mod svg;
 pub mod tables;
