@@ -5,6 +5,7 @@
 mod architecture;
 mod capped_methods;
 mod common;
+mod import_cli;
 mod methods;
 mod multihost;
 mod prop_input;

@@ -2,11 +2,9 @@
 //! diskspd jobs directly, through the real binary; and fio's JSON output
 //! shape read as fio tooling reads it.
 
-mod common;
-
 use std::path::Path;
 
-use common::{run, stderr, stdout};
+use crate::common::{self, run, stderr, stdout};
 use volbench::error::exit;
 
 fn p(path: &Path) -> &str {
