@@ -436,14 +436,15 @@ pub enum ImportCommand {
         #[command(flatten)]
         to: ImportTo,
     },
-    /// A diskspd command line, after `--`: `import diskspd -- -c50G -d300 ...`.
+    /// A diskspd command line, after `--`: `import diskspd -- -c50G -d300 ...`
+    /// (required, so diskspd's `-o4` is never read as this command's `-o`).
     Diskspd {
         #[command(flatten)]
         to: ImportTo,
         #[arg(
             value_name = "ARGS",
             required = true,
-            trailing_var_arg = true,
+            last = true,
             allow_hyphen_values = true
         )]
         args: Vec<String>,

@@ -303,6 +303,11 @@ pub fn import_args(args: &[String], map: &PathMap) -> Result<Imported> {
                 ),
             ),
             'i' | 'j' => notes.unsupported(&at, a, "bursts and think time"),
+            '-' => notes.refuse(
+                &at,
+                a,
+                "not a diskspd switch; volbench's own flags go before the diskspd arguments",
+            ),
             _ => notes.refuse(
                 &at,
                 a,

@@ -153,6 +153,18 @@ pub struct Imported {
     pub notes: Notes,
 }
 
+/// Mappings in order, each once: a `default` entry applies to every
+/// definition after it, yet says one thing.
+pub fn dedup(list: Vec<Mapping>) -> Vec<Mapping> {
+    let mut out: Vec<Mapping> = Vec::with_capacity(list.len());
+    for m in list {
+        if !out.contains(&m) {
+            out.push(m);
+        }
+    }
+    out
+}
+
 impl Imported {
     /// Every note the user must see, from the whole suite and each run.
     pub fn printed(&self) -> Vec<String> {

@@ -592,6 +592,13 @@ fn diskspd_smb_line_refuses_only_what_volbench_cannot_express() {
     assert_eq!(j.target.size, 20 << 30);
     assert!(j.target.direct);
     assert!(imp.printed().iter().any(|n| n.contains("-Z1G")));
+    let e = diskspd::import_args(&args("-b4k /d/x --dry-run"), &PathMap::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("argument 3: --dry-run") && e.contains("before the diskspd"),
+        "{e}"
+    );
     let e = diskspd::import_args(&args("-b4k #1"), &PathMap::default())
         .unwrap_err()
         .to_string();

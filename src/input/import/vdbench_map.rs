@@ -711,7 +711,7 @@ pub(super) fn translate(
         interval_s: interval,
         seed: None,
         hosts: draft_hosts,
-        global,
+        global: super::dedup(global),
         runs,
     })
 }
