@@ -525,15 +525,25 @@ pub(super) fn job(
             }
         }
     };
+    // fio reads relative names from its current directory.
+    let cwd = src.cwd.display().to_string();
+    let from_cwd = |p: &str| -> String {
+        let windows = p.contains('\\') || p.as_bytes().get(1) == Some(&b':') || p.starts_with('#');
+        if p.starts_with('/') || windows {
+            p.to_string()
+        } else {
+            format!("{}/{p}", cwd.trim_end_matches('/'))
+        }
+    };
     let dir = match &directory {
-        Some(d) => Some(resolved(d, notes)?),
+        Some(d) => Some(resolved(&from_cwd(d), notes)?),
         None => None,
     };
     let (target, shared_file) = match &filename {
         Some(f) => {
             let full = match &dir {
                 Some(d) if !f.starts_with('/') => format!("{d}/{f}"),
-                _ => f.clone(),
+                _ => from_cwd(f),
             };
             let full = resolved(&full, notes)?;
             let opt = o.get("filename")?;
@@ -571,7 +581,6 @@ pub(super) fn job(
                 (d, false)
             }
             None => {
-                let cwd = src.cwd.display().to_string();
                 mapped.push(Mapping {
                     at: s.at.clone(),
                     option: format!("[{}] (no filename or directory)", s.name),

@@ -128,6 +128,11 @@ fn fio_random_mixed_takes_rwmixread() {
             .iter()
             .any(|n| n.contains("filename=/mnt/x/data"))
     );
+    let rel = fio_ok("[r]\nrw=read\nsize=1g\ndirectory=data\ntime_based\nruntime=5\n");
+    assert_eq!(
+        rel.draft.target, "/work/here/data",
+        "relative to fio's directory"
+    );
     let w = fio_ok("[w]\nrw=randrw\nrwmixwrite=30\nsize=1g\ndirectory=/d\ntime_based\nruntime=5\n");
     assert_eq!(job_of(&w).runs[0].read_pct, 70);
 }
