@@ -26,6 +26,7 @@ pub fn cmd_run(a: &RunArgs, expect: Option<Expectation>) -> Result<i32> {
         job,
         size_given: c.size.is_some(),
         hosts: &c.remote,
+        listed: None,
         output: c.out.output.as_deref(),
         json: c.out.json,
         dry_run: c.out.dry_run,
@@ -39,6 +40,8 @@ pub struct JobRun<'a> {
     pub job: JobSpec,
     pub size_given: bool,
     pub hosts: &'a HostArgs,
+    /// Hosts given by an import (vdbench's hd=), used unless the host flags name others.
+    pub listed: Option<Vec<hosts::HostSpec>>,
     pub output: Option<&'a Path>,
     pub json: bool,
     pub dry_run: bool,
@@ -47,7 +50,7 @@ pub struct JobRun<'a> {
 }
 
 pub fn run_job(r: JobRun) -> Result<i32> {
-    let opts = options(r.job, r.size_given, r.hosts)?;
+    let opts = options(r.job, r.size_given, r.hosts, r.listed)?;
     if r.dry_run {
         print!("{}", describe(&opts));
         println!("resolved spec (per host, before each host checks its targets):");
@@ -86,11 +89,13 @@ pub fn options(
     template_job: JobSpec,
     size_given: bool,
     r: &HostArgs,
+    listed: Option<Vec<hosts::HostSpec>>,
 ) -> Result<coordinator::Options> {
-    let hosts = match (&r.hosts, &r.hosts_file) {
-        (Some(list), _) => hosts::parse_list(list)?,
-        (None, Some(file)) => hosts::read_file(file)?,
-        (None, None) => return Err(VbError::input("no hosts given")),
+    let hosts = match (&r.hosts, &r.hosts_file, listed) {
+        (Some(list), _, _) => hosts::parse_list(list)?,
+        (None, Some(file), _) => hosts::read_file(file)?,
+        (None, None, Some(l)) => l,
+        (None, None, None) => return Err(VbError::input("no hosts given")),
     };
     let template = template_job.target.path.to_string_lossy().into_owned();
     let assigned = hosts::assign(&hosts, &template, r.shared_target)?;

@@ -24,6 +24,7 @@ use crate::units::{parse_duration_in, parse_size_in};
 
 pub(crate) mod clean;
 pub(crate) mod hosts;
+pub(crate) mod import;
 pub mod littles_law;
 pub mod service;
 
@@ -48,6 +49,10 @@ pub fn main(cli: Cli) -> Result<i32> {
         Command::Service(c) => service::cmd_service(&c),
         Command::Report(a) => cmd_report(&a),
         Command::Compare(a) => cmd_compare(&a),
+        Command::Import(c) => import::cmd_import(&c),
+        Command::Fio(a) => import::cmd_fio(&a),
+        Command::Vdbench(a) => import::cmd_vdbench(&a),
+        Command::Diskspd(a) => import::cmd_diskspd(&a),
     }
 }
 
@@ -102,13 +107,24 @@ fn cmd_suite_list() -> Result<i32> {
 
 fn cmd_suite_run(a: &SuiteRunArgs) -> Result<i32> {
     let (origin, text) = suite::load(&a.suite)?;
-    let parsed = suite::parse(&origin, &text)?;
-    let c = &a.common;
+    run_suite_text(&origin, &text, &a.common, a.no_warmup_run, None)
+}
+
+/// `suite run` on a suite's text; `listed` hosts (an import's) replace the
+/// host flags' list.
+pub(crate) fn run_suite_text(
+    origin: &str,
+    text: &str,
+    c: &CommonArgs,
+    no_warmup_run: bool,
+    listed: Option<Vec<crate::input::hosts::HostSpec>>,
+) -> Result<i32> {
+    let parsed = suite::parse(origin, text)?;
     let expect = service::expectation(c)?;
     // Like `run`: an existing file or device is used whole unless --size says
     // otherwise; the suite's default size is for the file sets it creates.
     // With --hosts the targets are on the hosts: each agent does this.
-    let multi_host = c.remote.is_multi_host();
+    let multi_host = c.remote.is_multi_host() || listed.is_some();
     let mut args = c.clone();
     if !multi_host && args.size.is_none() {
         let insp = crate::io::target::inspect(&c.target)?;
@@ -116,14 +132,15 @@ fn cmd_suite_run(a: &SuiteRunArgs) -> Result<i32> {
     }
     let overrides = suite::Overrides {
         args,
-        no_warmup_run: a.no_warmup_run,
+        no_warmup_run,
     };
-    let job = suite::to_job(&origin, &text, &parsed, &overrides)?;
+    let job = suite::to_job(origin, text, &parsed, &overrides)?;
     if multi_host {
         let run = hosts::JobRun {
             job,
             size_given: c.size.is_some(),
             hosts: &c.remote,
+            listed,
             output: c.out.output.as_deref(),
             json: c.out.json,
             dry_run: c.out.dry_run,
@@ -311,6 +328,7 @@ fn cmd_report(a: &ReportArgs) -> Result<i32> {
         ReportFormat::Json => report::export::json(&sources)? + "\n",
         ReportFormat::Csv => report::export::csv(&sources)?,
         ReportFormat::Md => report::export::markdown(&sources),
+        ReportFormat::FioJson => report::fio_json::fio_json(&sources)? + "\n",
     };
     let out: Option<PathBuf> = match (&a.output, a.format, a.dirs.as_slice()) {
         (Some(o), _, _) => Some(o.clone()),

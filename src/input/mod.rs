@@ -6,6 +6,7 @@ pub mod cli;
 pub(crate) mod file;
 pub(crate) mod flags;
 pub mod hosts;
+pub mod import;
 pub mod meta;
 pub mod service;
 pub mod suite;

@@ -9,6 +9,7 @@ pub mod compare;
 pub(crate) mod detect;
 pub(crate) mod diagnosis;
 pub mod export;
+pub mod fio_json;
 pub mod html;
 pub(crate) mod svg;
 pub(crate) mod tables;

@@ -1,0 +1,166 @@
+//! `volbench import fio|vdbench|diskspd` (print or write the suite) and
+//! `volbench fio|vdbench|diskspd` (the same import, then `suite run`).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use crate::error::{Result, VbError, exit};
+use crate::input::cli::{
+    CommonArgs, DiskspdRunArgs, FioRunArgs, ImportCommand, ImportRunArgs, ImportTo, VdbenchRunArgs,
+};
+use crate::input::hosts::HostSpec;
+use crate::input::import::{self, Imported, PathMap, render};
+use crate::units::bounds;
+
+fn read(path: &Path) -> Result<String> {
+    crate::input::file::read_text(path, "job file", bounds::MAX_INPUT_FILE)
+}
+
+fn env(name: &str) -> Option<String> {
+    std::env::var(name).ok()
+}
+
+fn fio(file: &Path, map: &PathMap) -> Result<Imported> {
+    let cwd = std::env::current_dir()
+        .map_err(|e| VbError::input(format!("cannot tell the current directory: {e}")))?;
+    let src = import::fio::Sources {
+        env: &env,
+        read: &read,
+        cwd,
+    };
+    import::fio::import_file(file, map, &src)
+}
+
+fn vdbench(files: &[PathBuf], map: &PathMap) -> Result<Imported> {
+    import::vdbench::import_files(files, map, &import::vdbench::Sources { read: &read })
+}
+
+fn print_notes(imp: &Imported) {
+    for n in imp.printed() {
+        eprintln!("volbench: note: {}", bounds::one_line(&n));
+    }
+}
+
+/// Writes a new file; what already sits at the path is never replaced.
+fn write_new(path: &Path, text: &str) -> Result<()> {
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+        .map_err(|e| {
+            VbError::target(format!(
+                "cannot create {} ({e}); an existing file is never replaced",
+                path.display()
+            ))
+        })?;
+    f.write_all(text.as_bytes())
+        .map_err(|e| VbError::target(format!("cannot write {}: {e}", path.display())))
+}
+
+pub fn cmd_import(c: &ImportCommand) -> Result<i32> {
+    let (imp, to): (Imported, &ImportTo) = match c {
+        ImportCommand::Fio { file, to } => (fio(file, &PathMap::parse(&to.map.map)?)?, to),
+        ImportCommand::Vdbench { files, to } => {
+            (vdbench(files, &PathMap::parse(&to.map.map)?)?, to)
+        }
+        ImportCommand::Diskspd { to, args } => (
+            import::diskspd::import_args(args, &PathMap::parse(&to.map.map)?)?,
+            to,
+        ),
+    };
+    print_notes(&imp);
+    match &to.output {
+        None => {
+            print!("{}", render::suite_toml(&imp, "SUITE.toml", "HOSTS.txt"));
+        }
+        Some(path) => {
+            let hosts_path = PathBuf::from(format!("{}.hosts", path.display()));
+            let shown = path.display().to_string();
+            let text = render::suite_toml(&imp, &shown, &hosts_path.display().to_string());
+            // The suite must load as written before anything is saved.
+            crate::input::suite::parse(&shown, &text)?;
+            if let Some(h) = render::hosts_file(&imp.draft) {
+                write_new(&hosts_path, &h)?;
+                eprintln!("hosts: {}", hosts_path.display());
+            }
+            write_new(path, &text)?;
+            eprintln!("suite: {shown}");
+            eprintln!(
+                "run it: {}",
+                render::command_line(&imp.draft, &shown, &hosts_path.display().to_string())
+            );
+        }
+    }
+    Ok(exit::OK)
+}
+
+pub fn cmd_fio(a: &FioRunArgs) -> Result<i32> {
+    let imp = fio(&a.file, &PathMap::parse(&a.run.map.map)?)?;
+    run(imp, &a.run)
+}
+
+pub fn cmd_vdbench(a: &VdbenchRunArgs) -> Result<i32> {
+    let imp = vdbench(&a.files, &PathMap::parse(&a.run.map.map)?)?;
+    run(imp, &a.run)
+}
+
+pub fn cmd_diskspd(a: &DiskspdRunArgs) -> Result<i32> {
+    let args: Vec<String> = a
+        .args
+        .iter()
+        .skip_while(|s| s.as_str() == "--")
+        .cloned()
+        .collect();
+    let imp = import::diskspd::import_args(&args, &PathMap::parse(&a.run.map.map)?)?;
+    run(imp, &a.run)
+}
+
+/// The imported suite through the same path as `suite run`.
+fn run(imp: Imported, a: &ImportRunArgs) -> Result<i32> {
+    print_notes(&imp);
+    let origin = format!("suite imported from {}", imp.draft.source);
+    let text = render::suite_toml(&imp, "SUITE.toml", "HOSTS.txt");
+    if a.out.dry_run {
+        println!("# the imported suite:");
+        print!("{text}");
+        if let Some(h) = render::hosts_file(&imp.draft) {
+            println!("# its hosts:");
+            print!("{h}");
+        }
+    }
+    let target = a
+        .target
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(&imp.draft.target));
+    let listed: Option<Vec<HostSpec>> = if imp.draft.hosts.is_empty() || a.remote.is_multi_host() {
+        None
+    } else {
+        Some(
+            imp.draft
+                .hosts
+                .iter()
+                .map(|h| HostSpec {
+                    name: h.ssh.clone(),
+                    // --target replaces every host's own targets.
+                    target: if a.target.is_some() {
+                        None
+                    } else {
+                        Some(match h.targets.as_slice() {
+                            [one] => one.clone(),
+                            many => format!("{{{}}}", many.join(",")),
+                        })
+                    },
+                    threads: None,
+                })
+                .collect(),
+        )
+    };
+    let common = CommonArgs {
+        target,
+        allow_overwrite: a.allow_overwrite,
+        out: a.out.clone(),
+        remote: a.remote.clone(),
+        ..CommonArgs::default()
+    };
+    super::run_suite_text(&origin, &text, &common, true, listed)
+}

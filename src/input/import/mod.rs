@@ -1,0 +1,311 @@
+//! Other tools' job descriptions (fio job files, vdbench parameter files,
+//! diskspd command lines) turned into an editable suite file. Each source
+//! option is mapped exactly, mapped with a note the user sees, or refused
+//! by name with its place; the suite then runs like any other, so nothing
+//! downstream knows where it came from.
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+
+use crate::error::{Result, VbError};
+use crate::spec::{Arrivals, Pattern};
+use crate::units::bounds;
+
+pub mod diskspd;
+pub mod fio;
+mod fio_job;
+pub mod render;
+pub mod vdbench;
+mod vdbench_map;
+
+#[cfg(test)]
+mod tests;
+
+/// How one source option became part of the suite.
+#[derive(Debug, Clone, PartialEq)]
+pub enum How {
+    /// Same meaning in volbench.
+    Exact(String),
+    /// Close, and the user is told how it differs.
+    Note(String),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Mapping {
+    /// "job.fio line 12" or "argument 3".
+    pub at: String,
+    /// The option as written: `rw=randread`, `-w20`.
+    pub option: String,
+    pub how: How,
+}
+
+/// Everything said about the source's options, in order.
+#[derive(Debug, Default, Clone)]
+pub struct Notes {
+    pub mapped: Vec<Mapping>,
+    /// (where, option, why): any one makes the import fail.
+    pub refused: Vec<(String, String, String)>,
+}
+
+impl Notes {
+    pub fn exact(&mut self, at: &str, option: &str, how: impl Into<String>) {
+        self.mapped.push(Mapping {
+            at: at.into(),
+            option: option.into(),
+            how: How::Exact(how.into()),
+        });
+    }
+
+    pub fn note(&mut self, at: &str, option: &str, how: impl Into<String>) {
+        self.mapped.push(Mapping {
+            at: at.into(),
+            option: option.into(),
+            how: How::Note(how.into()),
+        });
+    }
+
+    pub fn refuse(&mut self, at: &str, option: &str, why: impl Into<String>) {
+        self.refused.push((at.into(), option.into(), why.into()));
+    }
+
+    /// Refuses an option volbench has no way to express yet.
+    pub fn unsupported(&mut self, at: &str, option: &str, what: &str) {
+        self.refuse(at, option, format!("not supported yet ({what})"));
+    }
+
+    /// One error naming every refused option, or Ok when there is none.
+    pub fn check(&self) -> Result<()> {
+        if self.refused.is_empty() {
+            return Ok(());
+        }
+        let all: Vec<String> = self
+            .refused
+            .iter()
+            .map(|(at, opt, why)| format!("{at}: {opt}: {why}"))
+            .collect();
+        Err(VbError::input(bounds::one_line(&all.join("; "))))
+    }
+
+    /// The notes a user must see when importing or running.
+    pub fn printed(&self) -> Vec<String> {
+        self.mapped
+            .iter()
+            .filter_map(|m| match &m.how {
+                How::Note(n) => Some(format!("{}: {}: {n}", m.at, m.option)),
+                How::Exact(_) => None,
+            })
+            .collect()
+    }
+}
+
+/// One run of the imported suite; every value is explicit so the file says
+/// what will run without knowing volbench's defaults.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DraftRun {
+    pub name: String,
+    pub rw: Pattern,
+    pub read_pct: u8,
+    /// (bytes, weight).
+    pub bs: Vec<(u64, u32)>,
+    pub threads: u64,
+    pub iodepth: u64,
+    pub files: Option<u64>,
+    pub rate: Option<f64>,
+    pub arrivals: Option<Arrivals>,
+    pub duration_s: f64,
+    pub warmup_s: f64,
+    pub io_limit: Option<u64>,
+    pub curve: Option<Vec<f64>>,
+    /// How the source options of this run were mapped.
+    pub notes: Vec<Mapping>,
+}
+
+/// One host of a multi-host import and its own targets.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DraftHost {
+    /// What ssh is given: `user@system`.
+    pub ssh: String,
+    pub targets: Vec<String>,
+}
+
+/// The suite an import produces, before it is written as TOML.
+#[derive(Debug, Clone, Default)]
+pub struct Draft {
+    pub name: String,
+    pub source: String,
+    /// The target path (a directory for volbench's file set, an existing
+    /// file, or a device); with hosts, each host's own list wins.
+    pub target: String,
+    pub size: Option<u64>,
+    pub files: Option<u64>,
+    pub direct: bool,
+    pub engine: Option<&'static str>,
+    pub interval_s: Option<f64>,
+    pub seed: Option<u64>,
+    pub hosts: Vec<DraftHost>,
+    /// Mappings of options that apply to the whole suite.
+    pub global: Vec<Mapping>,
+    pub runs: Vec<DraftRun>,
+}
+
+/// An import: the suite and what was said about each option.
+#[derive(Debug, Clone)]
+pub struct Imported {
+    pub draft: Draft,
+    pub notes: Notes,
+}
+
+/// Mappings in order, each once: a `default` entry applies to every
+/// definition after it, yet says one thing.
+pub fn dedup(list: Vec<Mapping>) -> Vec<Mapping> {
+    let mut out: Vec<Mapping> = Vec::with_capacity(list.len());
+    for m in list {
+        if !out.contains(&m) {
+            out.push(m);
+        }
+    }
+    out
+}
+
+impl Imported {
+    /// Every note the user must see, from the whole suite and each run.
+    pub fn printed(&self) -> Vec<String> {
+        let mut all = Notes {
+            mapped: self.draft.global.clone(),
+            refused: Vec::new(),
+        };
+        all.mapped.extend(self.notes.mapped.iter().cloned());
+        for r in &self.draft.runs {
+            for m in &r.notes {
+                if !all.mapped.contains(m) {
+                    all.mapped.push(m.clone());
+                }
+            }
+        }
+        all.printed()
+    }
+}
+
+/// `--map FROM=TO`: Windows drive letters, UNC prefixes or diskspd's disk
+/// numbers (`#1`) to the paths they are at on this machine.
+#[derive(Debug, Clone, Default)]
+pub struct PathMap {
+    pairs: Vec<(String, String)>,
+}
+
+/// At most this many --map pairs.
+pub const MAX_MAPS: usize = 256;
+
+impl PathMap {
+    pub fn parse(items: &[String]) -> Result<Self> {
+        if items.len() > MAX_MAPS {
+            return Err(VbError::input(format!(
+                "--map given {} times; at most {MAX_MAPS}",
+                items.len()
+            )));
+        }
+        let mut pairs = Vec::new();
+        for it in items {
+            let (from, to) = it.split_once('=').ok_or_else(|| {
+                VbError::input(format!(
+                    "--map '{it}' is not FROM=TO (e.g. --map 'z:\\=/mnt/share/')"
+                ))
+            })?;
+            if from.is_empty() || to.is_empty() {
+                return Err(VbError::input(format!(
+                    "--map '{it}': FROM and TO must both be given"
+                )));
+            }
+            if !to.starts_with('/') {
+                return Err(VbError::input(format!(
+                    "--map '{it}': TO must be an absolute path on this machine"
+                )));
+            }
+            pairs.push((from.to_string(), to.to_string()));
+        }
+        // The longest prefix wins, whatever the order given.
+        pairs.sort_by_key(|(f, _)| std::cmp::Reverse(f.len()));
+        Ok(Self { pairs })
+    }
+
+    /// The path `raw` names here, or why it cannot be used. A path that
+    /// looks like Windows (a drive letter, backslashes, `#N`) must be mapped.
+    pub fn resolve(&self, raw: &str) -> std::result::Result<(String, bool), String> {
+        for (from, to) in &self.pairs {
+            let matches = raw
+                .get(..from.len())
+                .is_some_and(|head| head.eq_ignore_ascii_case(from));
+            if matches {
+                let rest = raw.get(from.len()..).unwrap_or("").replace('\\', "/");
+                let joined = if to.ends_with('/') || rest.is_empty() || rest.starts_with('/') {
+                    format!("{to}{rest}")
+                } else {
+                    format!("{to}/{rest}")
+                };
+                return Ok((joined.replace("//", "/"), true));
+            }
+        }
+        if raw.starts_with('#') {
+            return Err(format!(
+                "'{raw}' is a disk number; name the device it is here with --map '{raw}=/dev/sdX'"
+            ));
+        }
+        let drive = raw.len() >= 2 && raw.as_bytes().get(1) == Some(&b':');
+        if drive || raw.contains('\\') {
+            let head = if drive {
+                raw.get(..2).unwrap_or(raw).to_ascii_lowercase() + "\\"
+            } else {
+                "\\\\server\\share\\".into()
+            };
+            return Err(format!(
+                "'{raw}' is a Windows path; say where it is here with --map '{head}=/mnt/share/'"
+            ));
+        }
+        if !raw.starts_with('/') {
+            return Err(format!(
+                "'{raw}' is a relative path; volbench needs an absolute one"
+            ));
+        }
+        Ok((raw.to_string(), false))
+    }
+}
+
+/// The parent directory of a file path (where volbench's own file set goes).
+pub fn parent_dir(path: &str) -> String {
+    match path.trim_end_matches('/').rsplit_once('/') {
+        Some(("", _)) | None => "/".into(),
+        Some((dir, _)) => dir.into(),
+    }
+}
+
+/// Seconds as the duration text suites take: "600s", "250ms".
+pub fn secs_text(s: f64) -> String {
+    if s.fract() == 0.0 {
+        format!("{}s", s as u64)
+    } else {
+        format!("{}ms", (s * 1000.0).round() as u64)
+    }
+}
+
+/// Bytes as the shortest exact size text: 65536 -> "64k".
+pub fn size_text(bytes: u64) -> String {
+    for (shift, unit) in [(50, "p"), (40, "t"), (30, "g"), (20, "m"), (10, "k")] {
+        let unit_bytes = 1u64 << shift;
+        if bytes >= unit_bytes && bytes.is_multiple_of(unit_bytes) {
+            return format!("{}{unit}", bytes / unit_bytes);
+        }
+    }
+    bytes.to_string()
+}
+
+/// A name volbench accepts for a run: printable, one line, bounded.
+pub fn run_name(raw: &str) -> String {
+    let clean: String = raw
+        .chars()
+        .filter(|c| !c.is_control())
+        .take(bounds::MAX_NAME_CHARS)
+        .collect();
+    if clean.trim().is_empty() {
+        "run".into()
+    } else {
+        clean
+    }
+}

@@ -1,0 +1,155 @@
+//! An import written out as a suite file (and, for many hosts, a hosts
+//! file), with a comment per source option saying how it was mapped.
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+
+use std::fmt::Write;
+
+use super::{Draft, How, Imported, Mapping, secs_text, size_text};
+use crate::units::bounds;
+
+fn quote(s: &str) -> String {
+    toml::Value::String(s.to_string()).to_string()
+}
+
+fn comment(out: &mut String, m: &Mapping) {
+    let how = match &m.how {
+        How::Exact(h) => h.clone(),
+        How::Note(h) => format!("NOTE: {h}"),
+    };
+    let _ = writeln!(
+        out,
+        "# {}",
+        bounds::one_line(&format!("{}: {} -> {how}", m.at, m.option))
+    );
+}
+
+fn num(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{}", v as i64)
+    } else {
+        format!("{v}")
+    }
+}
+
+/// The hosts file: one host a line with its own targets.
+pub fn hosts_file(d: &Draft) -> Option<String> {
+    if d.hosts.is_empty() {
+        return None;
+    }
+    let mut out = format!(
+        "# hosts of {} (volbench import): ssh name, then this host's targets\n",
+        bounds::one_line(&d.source)
+    );
+    for h in &d.hosts {
+        let t = match h.targets.as_slice() {
+            [one] => one.clone(),
+            many => format!("{{{}}}", many.join(",")),
+        };
+        let _ = writeln!(out, "{}  target={t}", h.ssh);
+    }
+    Some(out)
+}
+
+/// How to run the suite, for its header and for `import`'s closing line.
+pub fn command_line(d: &Draft, suite_path: &str, hosts_path: &str) -> String {
+    let hosts = if d.hosts.is_empty() {
+        String::new()
+    } else {
+        format!(" --hosts-file {hosts_path}")
+    };
+    format!(
+        "volbench suite run {suite_path}{hosts} --target '{}'",
+        d.target.replace('\'', "'\\''")
+    )
+}
+
+pub fn suite_toml(imp: &Imported, suite_path: &str, hosts_path: &str) -> String {
+    let d = &imp.draft;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "# Imported by volbench from {}.",
+        bounds::one_line(&d.source)
+    );
+    let _ = writeln!(
+        out,
+        "# Run it with: {}",
+        bounds::one_line(&command_line(d, suite_path, hosts_path))
+    );
+    if let Some(h) = hosts_file(d) {
+        out.push_str("# Its hosts file:\n");
+        for line in h.lines() {
+            let _ = writeln!(out, "#   {line}");
+        }
+    }
+    out.push_str("# Each option of the source, and how it was mapped:\n");
+    for m in &d.global {
+        comment(&mut out, m);
+    }
+    let _ = writeln!(out, "name = {}", quote(&d.name));
+    let _ = writeln!(out, "source = {}", quote(&d.source));
+    out.push_str("table = \"patterns\"\n");
+    // The source tools run no discarded warm-up run of their own.
+    out.push_str("warmup_run = false\n\n[defaults]\n");
+    if let Some(s) = d.size {
+        let _ = writeln!(out, "size = {}", quote(&size_text(s)));
+    }
+    if let Some(f) = d.files {
+        let _ = writeln!(out, "files = {f}");
+    }
+    let _ = writeln!(out, "direct = {}", d.direct);
+    if let Some(e) = d.engine {
+        let _ = writeln!(out, "engine = {}", quote(e));
+    }
+    if let Some(i) = d.interval_s {
+        let _ = writeln!(out, "interval = {}", quote(&secs_text(i)));
+    }
+    if let Some(s) = d.seed {
+        let _ = writeln!(out, "seed = {s}");
+    }
+    for r in &d.runs {
+        out.push('\n');
+        for m in &r.notes {
+            comment(&mut out, m);
+        }
+        out.push_str("[[run]]\n");
+        let _ = writeln!(out, "name = {}", quote(&r.name));
+        let _ = writeln!(out, "rw = {}", quote(r.rw.name()));
+        if r.rw.is_mixed() {
+            let _ = writeln!(out, "read_pct = {}", r.read_pct);
+        }
+        let bs: Vec<String> = match r.bs.as_slice() {
+            [(b, _)] => vec![size_text(*b)],
+            many => many
+                .iter()
+                .map(|(b, w)| format!("{}:{w}", size_text(*b)))
+                .collect(),
+        };
+        let _ = writeln!(out, "bs = {}", quote(&bs.join(",")));
+        let _ = writeln!(out, "threads = {}", r.threads);
+        let _ = writeln!(out, "iodepth = {}", r.iodepth);
+        if let Some(f) = r.files {
+            let _ = writeln!(out, "files = {f}");
+        }
+        if let Some(rate) = r.rate {
+            let _ = writeln!(out, "rate = {}", num(rate));
+        }
+        if let Some(a) = r.arrivals {
+            let name = match a {
+                crate::spec::Arrivals::Uniform => "uniform",
+                crate::spec::Arrivals::Poisson => "poisson",
+            };
+            let _ = writeln!(out, "arrivals = {}", quote(name));
+        }
+        let _ = writeln!(out, "duration = {}", quote(&secs_text(r.duration_s)));
+        let _ = writeln!(out, "warmup = {}", quote(&secs_text(r.warmup_s)));
+        if let Some(l) = r.io_limit {
+            let _ = writeln!(out, "io_limit = {}", quote(&size_text(l)));
+        }
+        if let Some(c) = &r.curve {
+            let pts: Vec<String> = c.iter().map(|p| num(*p)).collect();
+            let _ = writeln!(out, "curve = [{}]", pts.join(", "));
+        }
+    }
+    out
+}

@@ -1,0 +1,653 @@
+//! Imports of fio job files in the style of fio's examples, the seed
+//! paper's generated vdbench files and the papers' diskspd lines: each
+//! becomes the runs the source tool would do, and anything volbench cannot
+//! express is refused by name and place.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use super::*;
+use crate::input::cli::CommonArgs;
+use crate::input::suite;
+use crate::spec::JobSpec;
+
+fn files(map: BTreeMap<PathBuf, String>) -> impl Fn(&Path) -> Result<String> {
+    move |p: &Path| {
+        map.get(p)
+            .cloned()
+            .ok_or_else(|| VbError::input(format!("no file {}", p.display())))
+    }
+}
+
+fn no_env(_: &str) -> Option<String> {
+    None
+}
+
+fn fio_with(
+    text: &str,
+    extra: &[(&str, &str)],
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Imported> {
+    let mut m = BTreeMap::new();
+    m.insert(PathBuf::from("/jobs/job.fio"), text.to_string());
+    for (p, t) in extra {
+        m.insert(PathBuf::from(p), t.to_string());
+    }
+    let read = files(m);
+    let src = fio::Sources {
+        env,
+        read: &read,
+        cwd: PathBuf::from("/work/here"),
+    };
+    fio::import_file(Path::new("/jobs/job.fio"), &PathMap::default(), &src)
+}
+
+fn fio_ok(text: &str) -> Imported {
+    fio_with(text, &[], &no_env).unwrap()
+}
+
+fn fio_err(text: &str) -> String {
+    fio_with(text, &[], &no_env).unwrap_err().to_string()
+}
+
+/// The suite text parses and expands like any suite file.
+fn job_of(imp: &Imported) -> JobSpec {
+    let text = render::suite_toml(imp, "s.toml", "h.txt");
+    let s = suite::parse("s.toml", &text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    suite::to_job(
+        "s.toml",
+        &text,
+        &s,
+        &suite::Overrides {
+            args: CommonArgs {
+                target: imp.draft.target.clone().into(),
+                ..CommonArgs::default()
+            },
+            no_warmup_run: false,
+        },
+    )
+    .unwrap_or_else(|e| panic!("{e}\n{text}"))
+}
+
+#[test]
+fn fio_sequential_read_maps_every_value() {
+    let imp = fio_ok(
+        "; sequential read\n[global]\nioengine=libaio\ndirect=1\nbs=128k\nsize=1g\ndirectory=/mnt/t\n\
+         time_based\nruntime=30\nramp_time=5\n\n[seq-read]\nrw=read\niodepth=16\n",
+    );
+    let j = job_of(&imp);
+    assert_eq!(
+        j.runs.len(),
+        1,
+        "no discarded warm-up run of volbench's own"
+    );
+    let r = &j.runs[0];
+    assert_eq!(r.name, "seq-read");
+    assert_eq!(r.rw, Pattern::Read);
+    assert_eq!(r.bs[0].bytes, 128 << 10);
+    assert_eq!((r.threads, r.iodepth), (1, 16));
+    assert_eq!((r.duration_s, r.warmup_s), (30.0, 5.0));
+    assert!(j.target.direct);
+    assert_eq!(j.engine, crate::spec::EngineChoice::IoUring);
+    assert_eq!(j.target.size, 1 << 30);
+    assert_eq!(j.target.path, PathBuf::from("/mnt/t"));
+    // libaio is close, not the same: the user is told.
+    assert!(
+        imp.printed().iter().any(|n| n.contains("ioengine=libaio")),
+        "{:?}",
+        imp.printed()
+    );
+    // Every source option has its comment in the suite.
+    let text = render::suite_toml(&imp, "s.toml", "h.txt");
+    for opt in [
+        "rw=read",
+        "iodepth=16",
+        "bs=128k",
+        "runtime=30",
+        "ramp_time=5",
+        "direct=1",
+    ] {
+        assert!(text.contains(opt), "{opt} not commented:\n{text}");
+    }
+}
+
+#[test]
+fn fio_random_mixed_takes_rwmixread() {
+    let imp = fio_ok(
+        "[mix]\nrw=randrw\nrwmixread=70\nbs=8k\nsize=4g\nfilename=/mnt/x/data\nioengine=io_uring\n\
+         iodepth=32\ndirect=1\ntime_based=1\nruntime=1m\n",
+    );
+    let r = &job_of(&imp).runs[0];
+    assert_eq!((r.rw, r.read_pct), (Pattern::Randrw, 70));
+    assert_eq!(r.duration_s, 60.0);
+    // A named file: volbench's own file in its directory, said so.
+    assert_eq!(imp.draft.target, "/mnt/x");
+    assert!(
+        imp.printed()
+            .iter()
+            .any(|n| n.contains("filename=/mnt/x/data"))
+    );
+    let rel = fio_ok("[r]\nrw=read\nsize=1g\ndirectory=data\ntime_based\nruntime=5\n");
+    assert_eq!(
+        rel.draft.target, "/work/here/data",
+        "relative to fio's directory"
+    );
+    let w = fio_ok("[w]\nrw=randrw\nrwmixwrite=30\nsize=1g\ndirectory=/d\ntime_based\nruntime=5\n");
+    assert_eq!(job_of(&w).runs[0].read_pct, 70);
+}
+
+#[test]
+fn fio_stonewalled_groups_become_runs_in_order() {
+    let imp = fio_ok(
+        "[global]\ndirectory=/mnt/t\nsize=256m\ntime_based\nruntime=10\nioengine=psync\n\
+         [write]\nrw=write\nbs=1m\n[read]\nstonewall\nrw=read\nbs=1m\n[rand]\nwait_for=read\nrw=randread\nbs=4k\n",
+    );
+    let j = job_of(&imp);
+    let names: Vec<&str> = j.runs.iter().map(|r| r.name.as_str()).collect();
+    assert_eq!(names, ["write", "read", "rand"]);
+    assert_eq!(j.runs[2].rw, Pattern::Randread);
+}
+
+#[test]
+fn fio_jobs_of_one_group_join_and_different_ones_are_refused() {
+    // Two identical jobs without stonewall run at once: one run, their threads added.
+    let imp = fio_ok(
+        "[global]\nrw=randread\nsize=1g\ndirectory=/d\ntime_based\nruntime=5\n[a]\n[b]\nnumjobs=3\n",
+    );
+    let j = job_of(&imp);
+    assert_eq!(j.runs.len(), 1);
+    assert_eq!(j.runs[0].threads, 4);
+    // Each job has its own file in fio: 4 files of 1 GiB.
+    assert_eq!(j.runs[0].files, Some(4));
+    assert_eq!(j.target.size, 4 << 30);
+    let e = fio_err(
+        "[global]\nsize=1g\ndirectory=/d\ntime_based\nruntime=5\n[reader]\nrw=randread\n[writer]\nrw=randwrite\n",
+    );
+    assert!(
+        e.contains("/jobs/job.fio line 8") && e.contains("[writer]") && e.contains("stonewall"),
+        "{e}"
+    );
+}
+
+#[test]
+fn fio_numjobs_each_own_file_unless_the_filename_is_shared() {
+    let own = fio_ok("[j]\nrw=randread\nnumjobs=8\nsize=2g\ndirectory=/d\ntime_based\nruntime=5\n");
+    let j = job_of(&own);
+    assert_eq!((j.runs[0].threads, j.runs[0].files), (8, Some(8)));
+    assert_eq!(j.target.size, 16 << 30);
+    let shared =
+        fio_ok("[j]\nrw=randread\nnumjobs=8\nsize=2g\nfilename=/d/f\ntime_based\nruntime=5\n");
+    let j = job_of(&shared);
+    assert_eq!((j.runs[0].threads, j.runs[0].files), (8, Some(1)));
+    assert_eq!(j.target.size, 2 << 30);
+}
+
+#[test]
+fn fio_bssplit_becomes_a_weighted_mix() {
+    let imp = fio_ok(
+        "[j]\nrw=randread\nbssplit=4k/10:64k/50:32k/\nsize=1g\ndirectory=/d\ntime_based\nruntime=5\n",
+    );
+    let bs = &job_of(&imp).runs[0].bs;
+    let w: Vec<(u64, u32)> = bs.iter().map(|b| (b.bytes, b.weight)).collect();
+    assert_eq!(w, [(4096, 1000), (65536, 5000), (32768, 4000)]);
+    let e = fio_err("[j]\nbssplit=4k/10:64k/50\nsize=1g\ndirectory=/d\n");
+    assert!(e.contains("line 2") && e.contains("60%"), "{e}");
+}
+
+#[test]
+fn fio_rates_are_iops_across_all_jobs() {
+    let imp = fio_ok(
+        "[j]\nrw=randread\nbs=4k\nrate_iops=500\nnumjobs=4\nrate_process=poisson\nsize=1g\ndirectory=/d\ntime_based\nruntime=5\n",
+    );
+    let r = &job_of(&imp).runs[0];
+    assert_eq!(r.rate_iops, Some(2000.0));
+    assert_eq!(r.arrivals, Arrivals::Poisson);
+    // A bandwidth limit with one block size is an exact IOPS limit.
+    let bw =
+        fio_ok("[j]\nrw=read\nbs=64k\nrate=10m\nsize=1g\ndirectory=/d\ntime_based\nruntime=5\n");
+    assert_eq!(job_of(&bw).runs[0].rate_iops, Some(160.0));
+    let e =
+        fio_err("[j]\nrw=randrw\nrate_iops=100\nsize=1g\ndirectory=/d\ntime_based\nruntime=5\n");
+    assert!(
+        e.contains("line 3: rate_iops=100") && e.contains("not supported yet"),
+        "{e}"
+    );
+}
+
+#[test]
+fn fio_without_time_based_stops_after_its_size() {
+    let imp = fio_ok("[j]\nrw=write\nbs=1m\nsize=512m\nnumjobs=2\ndirectory=/d\n");
+    let r = &job_of(&imp).runs[0];
+    assert_eq!(r.io_limit, Some(1 << 30));
+    assert_eq!(r.warmup_s, 0.0);
+}
+
+#[test]
+fn fio_include_and_environment_variables() {
+    let env = |n: &str| (n == "SIZE").then(|| "2g".to_string());
+    let imp = fio_with(
+        "include common.fio\n[j]\nsize=${SIZE}\nrw=randread\n",
+        &[(
+            "/jobs/common.fio",
+            "[global]\ndirectory=/d\ntime_based\nruntime=5\n",
+        )],
+        &env,
+    )
+    .unwrap();
+    let j = job_of(&imp);
+    assert_eq!(j.target.size, 2 << 30);
+    assert_eq!(j.target.path, PathBuf::from("/d"));
+    let e = fio_err("[j]\nsize=${NOPE}\n");
+    assert!(e.contains("line 2") && e.contains("NOPE"), "{e}");
+}
+
+#[test]
+fn fio_unsupported_options_are_refused_by_name_file_and_line() {
+    for (opt, why) in [
+        ("thinktime=100", "think time"),
+        ("random_distribution=zipf:1.2", "skewed"),
+        ("fsync=32", "fsync"),
+        ("sync=1", "O_SYNC"),
+        ("startdelay=5", "delay"),
+        ("verify=md5", "not supported yet"),
+        ("bsrange=4k-64k", "range"),
+        ("frobnicate=1", "not supported yet"),
+    ] {
+        let e = fio_err(&format!(
+            "[global]\nsize=1g\n[j]\nrw=randread\ndirectory=/d\n{opt}\n"
+        ));
+        assert!(
+            e.starts_with("/jobs/job.fio line 6: ") && e.contains(opt) && e.contains(why),
+            "{opt}: {e}"
+        );
+    }
+}
+
+#[test]
+fn fio_sync_engines_have_one_io_in_flight() {
+    let imp = fio_ok(
+        "[j]\nioengine=sync\niodepth=8\nrw=randread\nsize=1g\ndirectory=/d\ntime_based\nruntime=5\n",
+    );
+    assert_eq!(job_of(&imp).runs[0].iodepth, 1);
+    assert!(imp.printed().iter().any(|n| n.contains("iodepth=8")));
+}
+
+/// The seed paper's generator loop, written out as it writes the files.
+fn paper_vdbench() -> BTreeMap<PathBuf, String> {
+    let mut f = BTreeMap::new();
+    let mut luns = String::from("sd=default,size=693g\n");
+    for vm in 1..=24 {
+        for vol in 1..=6 {
+            luns.push_str(&format!(
+                "sd=sd-{vm}-{vol},host=vm{vm},lun=/mnt/vdb{vol}/file-{vm}-{vol},openflags=o_direct\n"
+            ));
+        }
+    }
+    f.insert(PathBuf::from("/p/vnet1-luns-nfs"), luns);
+    let mut hosts = String::from("hd=default,jvms=1,shell=ssh\n");
+    for vm in 1..=24 {
+        hosts.push_str(&format!("hd=vm{vm},system=vdbench-vnet1-{vm},user=root\n"));
+    }
+    f.insert(PathBuf::from("/p/vnet1-hosts-nfs"), hosts);
+    let wd = [
+        (
+            "FillWrite",
+            "wd=FillWrite,sd=sd*,rdpct=0,seekpct=eof,xfersize=64k",
+        ),
+        (
+            "SeqWrite",
+            "wd=SeqWrite,sd=sd*,rdpct=0,seekpct=0,xfersize=64k",
+        ),
+        (
+            "SeqRead",
+            "wd=SeqRead,sd=sd*,rdpct=100,seekpct=0,xfersize=64k",
+        ),
+        (
+            "RndRead",
+            "wd=RndRead,sd=sd*,rdpct=100,seekpct=100,xfersize=8k",
+        ),
+        (
+            "RndWrite",
+            "wd=RndWrite,sd=sd*,rdpct=0,seekpct=100,xfersize=8k",
+        ),
+        ("SeqMix", "wd=SeqMix,sd=sd*,rdpct=50,seekpct=0,xfersize=64k"),
+        (
+            "RndMix",
+            "wd=RndMix,sd=sd*,rdpct=50,seekpct=100,xfersize=8k",
+        ),
+    ];
+    let rds: [(&str, &[&str]); 7] = [
+        ("FillWrite", &[]),
+        (
+            "RndRead",
+            &["rd=RndRead,wd=RndRead,sd=(\"sd*\"),threads=25"],
+        ),
+        (
+            "RndWrite",
+            &["rd=RndWrite,wd=RndWrite,sd=(\"sd*\"),threads=20"],
+        ),
+        (
+            "SeqRead",
+            &["rd=SeqRead-4,wd=SeqRead,sd=(\"sd*\"),threads=20"],
+        ),
+        (
+            "SeqWrite",
+            &[
+                "rd=SeqWrite-26,wd=SeqWrite,sd=(\"sd*\"),threads=26",
+                "rd=SeqWrite-32,wd=SeqWrite,sd=(\"sd*\"),threads=32",
+                "rd=SeqWrite-40,wd=SeqWrite,sd=(\"sd*\"),threads=40",
+            ],
+        ),
+        ("RndMix", &["rd=RndMix,wd=RndMix,sd=(\"sd*\"),threads=25"]),
+        (
+            "SeqMix",
+            &[
+                "rd=SeqMix-6,wd=SeqMix,sd=(\"sd*\"),threads=6",
+                "rd=SeqMix-7,wd=SeqMix,sd=(\"sd*\"),threads=7",
+            ],
+        ),
+    ];
+    for (pattern, w) in wd {
+        let mut t = "include=vnet1-hosts-nfs\ninclude=vnet1-luns-nfs\n".to_string();
+        t.push_str(w);
+        t.push('\n');
+        if pattern == "FillWrite" {
+            t.push_str("* Run Defaults\n");
+            t.push_str("rd=Initialize-LUNs-Full,wd=FillWrite,sd=(\"sd*\"),iorate=max,interval=1,forthreads=1,elapsed=259200\n");
+        } else {
+            t.push_str("* Run Defaults\n");
+            t.push_str("rd=default,warmup=60,elapsed=600,iorate=max\n* Run Definitions\n");
+            for (p, lines) in rds {
+                if p == pattern {
+                    for l in lines {
+                        t.push_str(l);
+                        t.push('\n');
+                    }
+                }
+            }
+        }
+        f.insert(PathBuf::from(format!("/p/vnet1-{pattern}-workload")), t);
+    }
+    f
+}
+
+#[test]
+fn vdbench_paper_files_import_into_24_hosts_with_6_targets_each() {
+    let read = files(paper_vdbench());
+    let src = vdbench::Sources { read: &read };
+    let expect: [(&str, &[u64]); 6] = [
+        ("RndRead", &[25]),
+        ("RndWrite", &[20]),
+        ("SeqRead", &[20]),
+        ("SeqWrite", &[26, 32, 40]),
+        ("RndMix", &[25]),
+        ("SeqMix", &[6, 7]),
+    ];
+    for (p, threads) in expect {
+        let path = PathBuf::from(format!("/p/vnet1-{p}-workload"));
+        let imp = vdbench::import_files(&[path], &PathMap::default(), &src).unwrap();
+        let d = &imp.draft;
+        assert_eq!(d.hosts.len(), 24, "{p}");
+        assert!(d.hosts.iter().all(|h| h.targets.len() == 6));
+        assert_eq!(d.hosts[6].ssh, "root@vdbench-vnet1-7");
+        assert_eq!(d.hosts[6].targets[0], "/mnt/vdb1/file-7-1");
+        assert_eq!(d.hosts[6].targets[5], "/mnt/vdb6/file-7-6");
+        assert_eq!(d.size, Some(693 << 30));
+        assert!(d.direct);
+        let j = job_of(&imp);
+        let t: Vec<u64> = j.runs.iter().map(|r| u64::from(r.threads)).collect();
+        assert_eq!(t, threads, "{p}");
+        assert!(
+            j.runs
+                .iter()
+                .all(|r| r.warmup_s == 60.0 && r.duration_s == 600.0 && r.rate_iops.is_none())
+        );
+        assert!(j.runs.iter().all(|r| r.iodepth == 1));
+    }
+    let fill = vdbench::import_files(
+        &[PathBuf::from("/p/vnet1-FillWrite-workload")],
+        &PathMap::default(),
+        &src,
+    )
+    .unwrap();
+    let j = job_of(&fill);
+    let r = &j.runs[0];
+    assert_eq!((r.rw, r.bs[0].bytes, r.threads), (Pattern::Write, 65536, 1));
+    assert_eq!(
+        r.io_limit,
+        Some(693 << 30),
+        "seekpct=eof: one pass to the end"
+    );
+    assert_eq!(r.duration_s, 259200.0);
+    // Every file at once, as vdbench reads several -f files: one suite.
+    let paths: Vec<PathBuf> = ["FillWrite", "RndRead", "SeqWrite"]
+        .iter()
+        .map(|p| PathBuf::from(format!("/p/vnet1-{p}-workload")))
+        .collect();
+    let imp = vdbench::import_files(&paths, &PathMap::default(), &src).unwrap();
+    let names: Vec<String> = job_of(&imp).runs.iter().map(|r| r.name.clone()).collect();
+    assert_eq!(
+        names,
+        [
+            "Initialize-LUNs-Full",
+            "RndRead",
+            "SeqWrite-26",
+            "SeqWrite-32",
+            "SeqWrite-40"
+        ]
+    );
+    // The hosts file is one the hosts parser takes, with six targets each.
+    let h = render::hosts_file(&imp.draft).unwrap();
+    let hosts = crate::input::hosts::parse_file(&h, "h").unwrap();
+    assert_eq!(hosts.len(), 24);
+    let a = crate::input::hosts::assign(&hosts, "/unused/{host}", false).unwrap();
+    assert!(a.iter().all(|x| x.targets.len() == 6));
+}
+
+#[test]
+fn vdbench_refuses_by_name_and_line() {
+    // A workload file whose runs are fine, but a host reached another way.
+    let mut f = paper_vdbench();
+    f.insert(
+        PathBuf::from("/p/vnet1-hosts-nfs"),
+        "hd=default,shell=rsh\nhd=vm1,system=a\n".into(),
+    );
+    let read = files(f);
+    let e = vdbench::import_files(
+        &[PathBuf::from("/p/vnet1-RndRead-workload")],
+        &PathMap::default(),
+        &vdbench::Sources { read: &read },
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("/p/vnet1-hosts-nfs line 1: shell=rsh") && e.contains("ssh"),
+        "{e}"
+    );
+    let read = files(BTreeMap::new());
+    let src = vdbench::Sources { read: &read };
+    let e = vdbench::import_text(
+        "p.txt",
+        "sd=sd1,lun=/dev/sdb\nwd=w,sd=sd1,rdpct=70,seekpct=30,xfersize=4k\nrd=r,wd=w,iorate=max,elapsed=10\n",
+        &PathMap::default(),
+        &src,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("p.txt line 2: seekpct=30") && e.contains("not supported yet"),
+        "{e}"
+    );
+    let e = vdbench::import_text(
+        "p.txt",
+        "sd=sd1,lun=/dev/sdb,openflags=o_sync\nwd=w,sd=sd1\nrd=r,wd=w\n",
+        &PathMap::default(),
+        &src,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("p.txt line 1: openflags=o_sync"), "{e}");
+}
+
+#[test]
+fn vdbench_for_loops_and_curves() {
+    let read = files(BTreeMap::new());
+    let src = vdbench::Sources { read: &read };
+    let imp = vdbench::import_text(
+        "p.txt",
+        "sd=sd1,lun=/dev/sdb,size=10g\nwd=w,sd=sd1,xfersize=(4k,50,64k,50),seekpct=random\n\
+         rd=r,wd=w,forthreads=(1-8,d),forrdpct=(100,0),elapsed=20,warmup=5\n\
+         rd=c,wd=w,iorate=curve,curve=(50,100),threads=4,elapsed=20\n",
+        &PathMap::default(),
+        &src,
+    )
+    .unwrap();
+    let j = job_of(&imp);
+    let names: Vec<&str> = j.runs.iter().map(|r| r.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "r-1t-100r",
+            "r-1t-0r",
+            "r-2t-100r",
+            "r-2t-0r",
+            "r-4t-100r",
+            "r-4t-0r",
+            "r-8t-100r",
+            "r-8t-0r",
+            "c-max",
+            "c-50pct",
+            "c-100pct"
+        ]
+    );
+    assert_eq!(j.runs[1].rw, Pattern::Randwrite);
+    assert_eq!(j.runs[0].bs.len(), 2);
+    // No warmup= given: vdbench leaves out the first interval.
+    assert_eq!(j.runs[8].warmup_s, 1.0);
+    assert_eq!(j.target.path, PathBuf::from("/dev/sdb"));
+}
+
+fn args(line: &str) -> Vec<String> {
+    line.split_whitespace().map(str::to_string).collect()
+}
+
+#[test]
+fn diskspd_disk_check_line_imports_exactly_with_a_map() {
+    let line = "-c50G -d300 -F16 -w20 -r -b4k -o4 X:\\DiskSpd.dat";
+    let e = diskspd::import_args(&args(line), &PathMap::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("X:\\DiskSpd.dat") && e.contains("--map 'x:\\=/mnt/share/'"),
+        "{e}"
+    );
+    let map = PathMap::parse(&["X:\\=/mnt/disk/".into()]).unwrap();
+    let imp = diskspd::import_args(&args(line), &map).unwrap();
+    assert!(
+        imp.printed().iter().all(|n| !n.contains("-w20")),
+        "all exact"
+    );
+    let j = job_of(&imp);
+    let r = &j.runs[0];
+    assert_eq!(
+        (r.rw, r.read_pct, r.bs[0].bytes),
+        (Pattern::Randrw, 80, 4096)
+    );
+    assert_eq!((r.threads, r.iodepth, r.files), (16, 4, Some(1)));
+    assert_eq!(
+        (r.duration_s, r.warmup_s),
+        (300.0, 5.0),
+        "diskspd's default warm-up is 5 s"
+    );
+    assert_eq!(j.target.size, 50 << 30);
+    assert_eq!(j.target.path, PathBuf::from("/mnt/disk"));
+    assert!(!j.target.direct, "diskspd caches unless -S");
+}
+
+#[test]
+fn diskspd_smb_line_refuses_only_what_volbench_cannot_express() {
+    let mut line = "-W300 -C5 -r -w100 -b4k -t8 -o8 -Sh -d60 -L -c2G -Z1G".to_string();
+    for i in 0..10 {
+        line.push_str(&format!(" z:\\write{i}.dat"));
+    }
+    let map = PathMap::parse(&["z:\\=/mnt/share/".into()]).unwrap();
+    let e = diskspd::import_args(&args(&line), &map)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("argument 2: -C5") && e.contains("cool-down"),
+        "{e}"
+    );
+    assert!(
+        e.contains("argument 8: -Sh") && e.contains("write-through"),
+        "{e}"
+    );
+    assert_eq!(e.matches("not supported yet").count(), 2, "{e}");
+    // Without those two, the rest maps: 10 files of 2 GiB, 8 threads each.
+    let rest = line.replace("-C5 ", "").replace("-Sh ", "-Su ");
+    let imp = diskspd::import_args(&args(&rest), &map).unwrap();
+    let j = job_of(&imp);
+    let r = &j.runs[0];
+    assert_eq!(
+        (r.rw, r.threads, r.iodepth, r.files),
+        (Pattern::Randwrite, 80, 8, Some(10))
+    );
+    assert_eq!((r.warmup_s, r.duration_s), (300.0, 60.0));
+    assert_eq!(j.target.size, 20 << 30);
+    assert!(j.target.direct);
+    assert!(imp.printed().iter().any(|n| n.contains("-Z1G")));
+    let e = diskspd::import_args(&args("-b4k /d/x --dry-run"), &PathMap::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("argument 3: --dry-run") && e.contains("before the diskspd"),
+        "{e}"
+    );
+    let e = diskspd::import_args(&args("-b4k #1"), &PathMap::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("disk number") && e.contains("--map '#1=/dev/sdX'"),
+        "{e}"
+    );
+    let imp = diskspd::import_args(
+        &args("-b4k -g4096 #1"),
+        &PathMap::parse(&["#1=/dev/sdb".into()]).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(imp.draft.target, "/dev/sdb");
+    assert_eq!(
+        imp.draft.runs[0].rate,
+        Some(1000.0),
+        "4096 bytes/ms of 4 KiB blocks"
+    );
+}
+
+mod fuzz {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn line() -> impl Strategy<Value = String> {
+        prop_oneof![
+            "[a-z_]{1,12}=[a-z0-9k:/%,()\\-\\.*\"]{0,16}",
+            "\\[[a-z]{0,6}\\]",
+            "(sd|wd|rd|hd)=[a-z*]{1,4}(,[a-z]{1,8}=[a-z0-9()\",*]{0,10}){0,4}",
+            ".{0,20}",
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+        #[test]
+        fn no_importer_panics_on_any_text(lines in proptest::collection::vec(line(), 0..12)) {
+            let text = lines.join("\n");
+            let _ = fio_with(&text, &[], &no_env).map(|i| render::suite_toml(&i, "s", "h"));
+            let read = files(BTreeMap::new());
+            let _ = vdbench::import_text("p", &text, &PathMap::default(), &vdbench::Sources { read: &read })
+                .map(|i| render::suite_toml(&i, "s", "h"));
+            let words: Vec<String> = text.split_whitespace().map(str::to_string).collect();
+            let _ = diskspd::import_args(&words, &PathMap::default());
+        }
+    }
+}
