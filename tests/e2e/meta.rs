@@ -579,7 +579,6 @@ fn a_suite_run_with_ops_refuses_block_keys_by_line() {
 
 #[test]
 fn ctrl_c_keeps_the_results_so_far_and_a_tree_clean_removes() {
-    use std::io::{BufRead, BufReader};
     use std::process::Stdio;
     use std::time::{Duration, Instant};
     let d = scratch();
@@ -606,13 +605,7 @@ fn ctrl_c_keeps_the_results_so_far_and_a_tree_clean_removes() {
         .stdout(Stdio::null())
         .spawn()
         .unwrap();
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    for line in lines.by_ref() {
-        if line.unwrap().starts_with("[1/2]") {
-            break;
-        }
-    }
-    std::thread::spawn(move || for _ in lines {});
+    crate::common::wait_for_stderr_line(&mut child, "[1/2]");
     // Wait until the create phase has made some files.
     let first = target.join("d0");
     let deadline = Instant::now() + Duration::from_secs(20);

@@ -1,6 +1,5 @@
 //! End-to-end behaviour of `volbench run`, driving the real binary.
 
-use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -529,13 +528,7 @@ fn ctrl_c_stops_within_a_second_and_still_writes_the_result() {
         .spawn()
         .unwrap();
     // Wait for the run to start: the binary announces it on stderr.
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    for line in lines.by_ref() {
-        if line.unwrap().starts_with("[1/1]") {
-            break;
-        }
-    }
-    std::thread::spawn(move || for _ in lines {});
+    crate::common::wait_for_stderr_line(&mut child, "[1/1]");
     // Then wait until the kernel has seen it read (its syscr count grows), so
     // the interrupted result has something in it.
     let pid = child.id();

@@ -3,7 +3,6 @@
 //! compute, signals and start-up failures. Each test is a finding of
 //! issue 9, driven through the real binary.
 
-use std::io::{BufRead, BufReader};
 use std::os::unix::fs::{FileTypeExt, symlink};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -385,13 +384,7 @@ fn sighup_stops_a_run_and_still_writes_the_result() {
         .spawn()
         .unwrap();
     // The run announces itself on stderr once its I/O is about to start.
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    for line in lines.by_ref() {
-        if line.unwrap().starts_with("[1/1]") {
-            break;
-        }
-    }
-    std::thread::spawn(move || for _ in lines {});
+    crate::common::wait_for_stderr_line(&mut child, "[1/1]");
     rustix::process::kill_process(
         rustix::process::Pid::from_child(&child),
         rustix::process::Signal::HUP,

@@ -96,3 +96,18 @@ pub fn read_json(path: &Path) -> serde_json::Value {
         std::fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
     serde_json::from_str(&text).expect("valid JSON")
 }
+
+/// Waits until a spawned run (stderr piped) prints the line that starts
+/// with `mark` (e.g. "[1/1]", printed as its I/O is about to start), then
+/// keeps draining its stderr so it never blocks on a full pipe.
+pub fn wait_for_stderr_line(child: &mut std::process::Child, mark: &str) {
+    use std::io::{BufRead, BufReader};
+    let stderr = child.stderr.take().expect("stderr is piped");
+    let mut lines = BufReader::new(stderr).lines();
+    for line in lines.by_ref() {
+        if line.expect("stderr is text").starts_with(mark) {
+            break;
+        }
+    }
+    std::thread::spawn(move || for _ in lines {});
+}
