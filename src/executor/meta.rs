@@ -40,6 +40,7 @@ pub fn prepare_tree(plan: &Plan) -> Result<Option<Prepared>> {
             file_size: first.mean_file_size().round() as u64,
         },
         ready.notes,
+        ready.lock,
     )))
 }
 

@@ -672,3 +672,41 @@ fn metadata_results_load_in_report_and_compare() {
     let o = run(&["report", s(&outs[0]), "--format", "md"]);
     assert_ne!(o.status.code(), Some(exit::OK));
 }
+
+#[test]
+fn a_second_run_or_clean_on_a_tree_in_use_is_refused_and_names_the_holder() {
+    use std::process::Stdio;
+    let d = scratch();
+    let target = d.path().join("tree");
+    let shape = [
+        "--width",
+        "10",
+        "--files-per-dir",
+        "100000",
+        "--file-size",
+        "0",
+    ];
+    let mut child = volbench()
+        .args(["run", "--target", s(&target), "--ops", "create,delete"])
+        .args(shape)
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    crate::common::wait_for_stderr_line(&mut child, "[1/2]");
+    let holder = format!("pid {}", child.id());
+    let second = vb(["run", "--target", s(&target), "--ops", "create"])
+        .args(shape)
+        .expect(exit::REFUSED);
+    assert!(stderr(&second).contains(&holder), "{}", stderr(&second));
+    let cleaning = vb(["clean", "--target", s(&target)]).expect(exit::REFUSED);
+    assert!(stderr(&cleaning).contains(&holder), "{}", stderr(&cleaning));
+    rustix::process::kill_process(
+        rustix::process::Pid::from_child(&child),
+        rustix::process::Signal::INT,
+    )
+    .unwrap();
+    assert_eq!(child.wait().unwrap().code(), Some(exit::INTERRUPTED));
+    // The lock went with the process: the tree can be cleaned now.
+    vb(["clean", "--target", s(&target)]).expect(exit::OK);
+}

@@ -186,6 +186,8 @@ fn tolerated(name: &[u8]) -> bool {
 /// What `prepare` found and did.
 pub struct TreeReady {
     pub notes: Vec<String>,
+    /// One run per tree: held until the run ends.
+    pub lock: crate::io::target::Lock,
 }
 
 /// Makes `path` ready as the tree of `m`: creates it (or takes an empty
@@ -209,6 +211,9 @@ pub fn prepare(path: &Path, m: &MetaSpec, make_leaves: bool) -> Result<TreeReady
         Ok(_) => {}
     }
     let root = open_root(path)?;
+    // Before anything is read or written: a second run on the same tree
+    // must not create or delete under the first.
+    let lock = crate::io::target::lock_tree(&root, path)?;
     match read_marker(&root, path)? {
         Some(have) if have == Marker::of(m) => {
             notes.push(format!("reusing the volbench tree in {}", path.display()));
@@ -244,7 +249,7 @@ pub fn prepare(path: &Path, m: &MetaSpec, make_leaves: bool) -> Result<TreeReady
     }
     let tree = Tree::new(m, 0);
     check_and_build(&root, path, &tree, make_leaves)?;
-    Ok(TreeReady { notes })
+    Ok(TreeReady { notes, lock })
 }
 
 /// Reads every entry of a directory with a buffer on the stack.
@@ -402,6 +407,7 @@ pub struct Cleaned {
 /// root directory itself stays. Anything else is left and reported.
 pub fn clean(path: &Path) -> Result<Cleaned> {
     let root = open_root(path)?;
+    let _lock = crate::io::target::lock_tree(&root, path)?;
     let Some(marker) = read_marker(&root, path)? else {
         return Err(VbError::refused(format!(
             "refusing to clean {}: it has no {TREE_MARKER}, so it is not a volbench tree",

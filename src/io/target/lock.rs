@@ -107,6 +107,23 @@ pub fn lock_path(path: &Path) -> Result<Lock> {
         rustix::fs::Mode::empty(),
     )
     .map_err(|e| super::open_error(path, e, false))?;
+    lock_fd(fd, path)
+}
+
+/// Locks the root of a metadata tree through the descriptor volbench opened
+/// it with (no link followed), for the whole run or `clean`.
+pub fn lock_tree(root: &OwnedFd, path: &Path) -> Result<Lock> {
+    let fd = rustix::io::fcntl_dupfd_cloexec(root, 0).map_err(|e| {
+        VbError::target(format!(
+            "cannot lock {}: {}",
+            path.display(),
+            std::io::Error::from(e)
+        ))
+    })?;
+    lock_fd(fd, path)
+}
+
+fn lock_fd(fd: OwnedFd, path: &Path) -> Result<Lock> {
     match rustix::fs::flock(&fd, FlockOperation::NonBlockingLockExclusive) {
         Ok(()) => Ok(Lock { _fd: fd }),
         Err(Errno::WOULDBLOCK) => {

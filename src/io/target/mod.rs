@@ -18,6 +18,8 @@ use crate::units::format_size;
 mod device;
 mod fileset;
 mod lock;
+
+pub use lock::{Lock, lock_tree};
 mod setdir;
 
 pub use fileset::{FILE_PREFIX, MARKER_NAME, MAX_FILES, Progress};
@@ -112,7 +114,8 @@ impl Prepared {
     /// A directory target whose workers open nothing up front: a metadata
     /// run's tree, where each operation opens (relative to its directory,
     /// without following links) only the file it works on.
-    pub fn tree(layout: Layout, notes: Vec<String>) -> Self {
+    /// A metadata tree, held under its `lock` for the whole run.
+    pub fn tree(layout: Layout, notes: Vec<String>, lock: Lock) -> Self {
         Self {
             kind: TargetKind::Directory,
             paths: Vec::new(),
@@ -121,7 +124,7 @@ impl Prepared {
             writable: true,
             notes,
             files: Vec::new(),
-            _lock: None,
+            _lock: Some(Arc::new(lock)),
         }
     }
 }
