@@ -127,6 +127,48 @@ pub struct TargetSpec {
     pub direct: bool,
     /// The user allowed writes to a block device or a file volbench did not create.
     pub allow_overwrite: bool,
+    /// How durable each write must be before it completes (O_DSYNC/O_SYNC).
+    #[serde(default, skip_serializing_if = "WriteSync::is_none")]
+    pub write_sync: WriteSync,
+}
+
+/// What every write waits for: nothing beyond the device's acceptance (the
+/// default), its data on stable storage (O_DSYNC: diskspd -Sw and the write
+/// half of -Sh, fio sync=dsync, vdbench openflags=o_dsync), or its data and
+/// metadata (O_SYNC: fio sync=1, vdbench o_sync). Write-through storage
+/// reports what these cost; read-only runs are unaffected.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WriteSync {
+    #[default]
+    None,
+    Dsync,
+    Sync,
+}
+
+impl WriteSync {
+    pub fn parse(text: &str) -> Result<Self> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "none" => Ok(Self::None),
+            "dsync" | "o_dsync" => Ok(Self::Dsync),
+            "sync" | "o_sync" => Ok(Self::Sync),
+            _ => Err(VbError::input(format!(
+                "--write-sync '{text}' is not none, dsync or sync"
+            ))),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::None => "none",
+            Self::Dsync => "dsync",
+            Self::Sync => "sync",
+        }
+    }
+
+    pub fn is_none(&self) -> bool {
+        *self == Self::None
+    }
 }
 
 /// One measured run: the workload and its timing.
@@ -640,6 +682,7 @@ mod tests {
     pub fn sample() -> JobSpec {
         JobSpec {
             target: TargetSpec {
+                write_sync: WriteSync::None,
                 path: "/tmp/x".into(),
                 size: 1 << 30,
                 files: 4,

@@ -210,6 +210,11 @@ pub struct CommonArgs {
     #[arg(long)]
     pub buffered: bool,
 
+    /// What each write waits for: none, dsync (O_DSYNC: its data on stable
+    /// storage, write-through) or sync (O_SYNC: data and metadata) [default: none].
+    #[arg(long, value_name = "MODE")]
+    pub write_sync: Option<String>,
+
     /// Spacing of rate-limited I/Os: uniform or poisson [default: uniform].
     #[arg(long, value_name = "KIND")]
     pub arrivals: Option<String>,

@@ -6,7 +6,9 @@ use crate::error::{Result, VbError};
 use crate::input::cli::RunArgs;
 use crate::input::sweep::{self, Axes, parse_bs_points, parse_counts, parse_numbers};
 use crate::io::target::{self, TargetKind};
-use crate::spec::{Arrivals, EngineChoice, JobSpec, Pattern, RunSpec, TargetSpec, defaults};
+use crate::spec::{
+    Arrivals, EngineChoice, JobSpec, Pattern, RunSpec, TargetSpec, WriteSync, defaults,
+};
 use crate::units::bounds;
 use crate::units::{parse_count_in, parse_duration_in, parse_size_in};
 
@@ -164,6 +166,10 @@ pub fn job_with_size(a: &RunArgs, default_size: Option<u64>) -> Result<JobSpec> 
             files: first(&files),
             direct: defaults::DIRECT && !c.buffered,
             allow_overwrite: c.allow_overwrite,
+            write_sync: match &c.write_sync {
+                Some(t) => WriteSync::parse(t)?,
+                None => WriteSync::None,
+            },
         },
         engine: match &c.engine {
             Some(t) => EngineChoice::parse(t)?,

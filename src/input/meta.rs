@@ -317,6 +317,7 @@ pub fn job(a: &RunArgs) -> Result<Option<JobSpec>> {
         .unwrap_or(0);
     let job = JobSpec {
         target: TargetSpec {
+            write_sync: Default::default(),
             path: c.target.clone(),
             size: total_bytes.max(1),
             files: 1,

@@ -105,6 +105,7 @@ pub struct Defaults {
     warmup: P,
     engine: P,
     direct: P,
+    write_sync: P,
     interval: P,
     seed: P,
     arrivals: P,
@@ -398,6 +399,10 @@ pub fn to_job(origin: &str, text: &str, suite: &SuiteFile, o: &Overrides) -> Res
         },
         None => defaults::DIRECT,
     } && !o.args.buffered;
+    let write_sync = match cx.pick(&None, &o.args.write_sync, &d.write_sync) {
+        Some((t, at)) => cx.with("write_sync", at, crate::spec::WriteSync::parse(&t))?,
+        None => crate::spec::WriteSync::None,
+    };
     let interval = cx.seconds(
         "interval",
         &None,
@@ -679,6 +684,7 @@ pub fn to_job(origin: &str, text: &str, suite: &SuiteFile, o: &Overrides) -> Res
             files,
             direct,
             allow_overwrite: o.args.allow_overwrite,
+            write_sync,
         },
         engine,
         interval_s: interval,

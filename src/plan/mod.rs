@@ -196,9 +196,14 @@ impl Plan {
         let _ = writeln!(out, "target:   {} ({kind})", t.path.display());
         let _ = writeln!(
             out,
-            "          working set {}, {} I/O",
+            "          working set {}, {} I/O{}",
             format_size(t.size),
-            if t.direct { "direct" } else { "buffered" }
+            if t.direct { "direct" } else { "buffered" },
+            match t.write_sync {
+                crate::spec::WriteSync::None => "",
+                crate::spec::WriteSync::Dsync => ", writes O_DSYNC (write-through)",
+                crate::spec::WriteSync::Sync => ", writes O_SYNC",
+            }
         );
         let _ = writeln!(
             out,

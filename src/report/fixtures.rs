@@ -209,6 +209,7 @@ pub fn doc(host: &str, runs: &[RunFixture]) -> ResultDoc {
         started: "2026-01-02T03:04:05.000Z".into(),
         spec: JobSpec {
             target: TargetSpec {
+                write_sync: Default::default(),
                 path: "/mnt/anf/volbench".into(),
                 size: 1 << 30,
                 files: 1,

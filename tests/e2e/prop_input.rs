@@ -391,6 +391,7 @@ proptest! {
         let pick = |big: u64, sane: u64| if small { sane } else { big };
         let job = JobSpec {
             target: TargetSpec {
+                write_sync: Default::default(),
                 path: "/tmp/x".into(),
                 size: pick(size, 1 << 30),
                 files: pick(files.into(), 4) as u32,

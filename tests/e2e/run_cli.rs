@@ -677,3 +677,77 @@ fn a_short_io_limit_run_is_timed_to_its_last_io() {
         "IOPS x latency = {in_flight}"
     );
 }
+
+/// The open flags (octal, from fdinfo) of every descriptor any thread of
+/// the process holds on a file whose name starts with `prefix` (I/O threads
+/// have descriptor tables of their own, so each task is looked at).
+fn open_flags_of(pid: u32, prefix: &str) -> Vec<u32> {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    for task in tasks.filter_map(|e| e.ok()) {
+        let Ok(fds) = std::fs::read_dir(task.path().join("fd")) else {
+            continue;
+        };
+        for fd in fds.filter_map(|e| e.ok()) {
+            let ours = std::fs::read_link(fd.path()).is_ok_and(|t| {
+                t.file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with(prefix))
+            });
+            let info = task.path().join("fdinfo").join(fd.file_name());
+            if let (true, Ok(info)) = (ours, std::fs::read_to_string(info))
+                && let Some(flags) = info.lines().find_map(|l| l.strip_prefix("flags:"))
+                && let Ok(v) = u32::from_str_radix(flags.trim(), 8)
+            {
+                found.push(v);
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn write_sync_opens_the_files_for_writes_with_o_dsync_or_o_sync() {
+    let d = tmp();
+    let target = d.path().join("t");
+    let t = target.to_str().unwrap();
+    for (mode, flag) in [("dsync", libc::O_DSYNC), ("sync", libc::O_SYNC)] {
+        let mut child = volbench()
+            .args(["run", "--target", t, "--size", "4m", "--buffered"])
+            .args(["--rw", "randwrite", "--duration", "30s", "--warmup", "0"])
+            .args(["--write-sync", mode])
+            .stderr(Stdio::piped())
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap();
+        crate::common::wait_for_stderr_line(&mut child, "[1/1]");
+        let deadline = Instant::now() + Duration::from_secs(20);
+        let flags = loop {
+            let f = open_flags_of(child.id(), volbench::io::target::FILE_PREFIX);
+            if !f.is_empty() || Instant::now() > deadline {
+                break f;
+            }
+            std::thread::yield_now();
+        };
+        rustix::process::kill_process(
+            rustix::process::Pid::from_child(&child),
+            rustix::process::Signal::INT,
+        )
+        .unwrap();
+        let _ = child.wait();
+        assert!(!flags.is_empty(), "{mode}: no file of the set was open");
+        for f in flags {
+            assert_eq!(f & flag as u32, flag as u32, "{mode}: flags {f:o}");
+        }
+    }
+    let o =
+        vb(["run", "--target", t, "--write-sync", "maybe", "--dry-run"]).expect(exit::BAD_INPUT);
+    assert!(
+        stderr(&o).contains("not none, dsync or sync"),
+        "{}",
+        stderr(&o)
+    );
+    let o = vb(["run", "--target", t, "--write-sync", "dsync", "--dry-run"]).expect(exit::OK);
+    assert!(stdout(&o).contains("O_DSYNC"), "{}", stdout(&o));
+}

@@ -50,6 +50,7 @@ pub fn import_args(args: &[String], map: &PathMap) -> Result<Imported> {
     let mut total_threads: Option<u64> = None;
     let mut outstanding = 2u64;
     let mut direct = false;
+    let mut write_sync = None;
     let mut throttle: Option<(f64, bool, String, String)> = None;
     let mut interval = None;
     let mut seed = None;
@@ -220,12 +221,44 @@ pub fn import_args(args: &[String], map: &PathMap) -> Result<Imported> {
                         How::Exact("direct = false (the page cache)".into()),
                     );
                 }
-                "h" | "uw" | "wu" | "w" => {
-                    notes.unsupported(&at, a, "write-through (O_DSYNC) writes")
+                "h" | "uw" | "wu" => {
+                    direct = true;
+                    write_sync = Some("dsync");
+                    push(
+                        &mut m,
+                        &at,
+                        a,
+                        How::Exact(
+                            "direct = true, write_sync = \"dsync\" (no software cache, \
+                             write-through: O_DIRECT + O_DSYNC)"
+                                .into(),
+                        ),
+                    );
+                }
+                "w" => {
+                    write_sync = Some("dsync");
+                    push(
+                        &mut m,
+                        &at,
+                        a,
+                        How::Exact("write_sync = \"dsync\" (write-through: O_DSYNC)".into()),
+                    );
                 }
                 _ => notes.unsupported(&at, a, "this caching mode"),
             },
-            'h' if v.is_empty() => notes.unsupported(&at, a, "write-through (O_DSYNC) writes"),
+            'h' if v.is_empty() => {
+                direct = true;
+                write_sync = Some("dsync");
+                push(
+                    &mut m,
+                    &at,
+                    a,
+                    How::Exact(
+                        "direct = true, write_sync = \"dsync\" (-h is the old spelling of -Sh)"
+                            .into(),
+                    ),
+                );
+            }
             'L' if v.is_empty() => push(
                 &mut m,
                 &at,
@@ -466,6 +499,7 @@ pub fn import_args(args: &[String], map: &PathMap) -> Result<Imported> {
             size,
             files: Some(files),
             direct,
+            write_sync,
             // diskspd issues overlapped (asynchronous) I/O.
             engine: Some("io_uring"),
             interval_s: interval,

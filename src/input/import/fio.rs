@@ -375,6 +375,7 @@ fn translate(
         // The suite's file count is the first run's; each run states its own.
         files: Some(head.files),
         direct: head.direct,
+        write_sync: None,
         engine: Some(head.engine),
         interval_s: None,
         seed: head.seed,

@@ -137,6 +137,8 @@ pub struct Draft {
     pub size: Option<u64>,
     pub files: Option<u64>,
     pub direct: bool,
+    /// `write_sync` of the suite ("dsync", "sync"), when writes must be durable.
+    pub write_sync: Option<&'static str>,
     pub engine: Option<&'static str>,
     pub interval_s: Option<f64>,
     pub seed: Option<u64>,

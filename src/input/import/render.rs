@@ -98,6 +98,9 @@ pub fn suite_toml(imp: &Imported, suite_path: &str, hosts_path: &str) -> String 
         let _ = writeln!(out, "files = {f}");
     }
     let _ = writeln!(out, "direct = {}", d.direct);
+    if let Some(w) = d.write_sync {
+        let _ = writeln!(out, "write_sync = {}", quote(w));
+    }
     if let Some(e) = d.engine {
         let _ = writeln!(out, "engine = {}", quote(e));
     }

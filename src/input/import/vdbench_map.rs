@@ -707,6 +707,7 @@ pub(super) fn translate(
         size,
         files: Some(1),
         direct: direct.unwrap_or(false),
+        write_sync: None,
         engine: Some("psync"),
         interval_s: interval,
         seed: None,

@@ -347,7 +347,11 @@ pub(crate) fn open_error(path: &Path, e: rustix::io::Errno, direct: bool) -> VbE
 /// writes. Each worker opens its own descriptors so threads never share a
 /// file object's reference count; each open checks the file is still the
 /// one prepared.
-pub fn open_files(prep: &Prepared, direct: bool) -> Result<Vec<OwnedFd>> {
+pub fn open_files(
+    prep: &Prepared,
+    direct: bool,
+    sync: crate::spec::WriteSync,
+) -> Result<Vec<OwnedFd>> {
     let mut flags = if prep.writable {
         OFlags::RDWR
     } else {
@@ -355,6 +359,13 @@ pub fn open_files(prep: &Prepared, direct: bool) -> Result<Vec<OwnedFd>> {
     };
     if direct {
         flags |= OFlags::DIRECT;
+    }
+    if prep.writable {
+        flags |= match sync {
+            crate::spec::WriteSync::None => OFlags::empty(),
+            crate::spec::WriteSync::Dsync => OFlags::DSYNC,
+            crate::spec::WriteSync::Sync => OFlags::SYNC,
+        };
     }
     prep.files.iter().map(|f| f.open(flags)).collect()
 }
