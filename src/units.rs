@@ -7,6 +7,35 @@ use std::time::Duration;
 pub mod bounds;
 use crate::error::{Result, VbError};
 
+/// 1234567.8 -> "1,234,568": counts and rates in tables and
+/// messages (the result layer's findings use it too).
+pub fn thousands(v: f64) -> String {
+    let n = v.round() as i64;
+    let digits = n.unsigned_abs().to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    if n < 0 { format!("-{out}") } else { out }
+}
+
+/// The power of two a size unit stands for (`k`, `KB`, `KiB` -> 10), or
+/// None for an unknown unit; every size parser shares this one table.
+pub fn unit_shift(unit: &str) -> Option<u32> {
+    Some(match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 0,
+        "k" | "kb" | "kib" => 10,
+        "m" | "mb" | "mib" => 20,
+        "g" | "gb" | "gib" => 30,
+        "t" | "tb" | "tib" => 40,
+        "p" | "pb" | "pib" => 50,
+        _ => return None,
+    })
+}
+
 /// Parses a size in bytes. Units are binary (`k` = 1024) whatever their
 /// spelling (`4k`, `4K`, `4KB`, `4KiB`): storage people mean powers of two
 /// here, and fio and vdbench read them the same way.
@@ -28,14 +57,9 @@ fn size_value(text: &str) -> Result<Option<u64>> {
             "size '{text}' does not start with a number (examples: 512, 4k, 64KiB, 1m, 4G, 1T)"
         )));
     }
-    let shift = match unit.to_ascii_lowercase().as_str() {
-        "" | "b" => 0,
-        "k" | "kb" | "kib" => 10,
-        "m" | "mb" | "mib" => 20,
-        "g" | "gb" | "gib" => 30,
-        "t" | "tb" | "tib" => 40,
-        "p" | "pb" | "pib" => 50,
-        _ => {
+    let shift = match unit_shift(unit) {
+        Some(s) => s,
+        None => {
             return Err(VbError::input(format!(
                 "size '{text}' has an unknown unit '{unit}' (use k, m, g, t or p, binary: 1k = 1024)"
             )));

@@ -7,23 +7,9 @@
 //! because the layers below `output` (spec, plan, targets) print them too;
 //! they are re-exported here so outputs have one place to look.
 
-pub use crate::units::{format_duration as duration, format_size as size};
+pub use crate::units::{format_duration as duration, format_size as size, thousands};
 
 use crate::result::Cpu;
-
-/// 1234567.8 -> "1,234,568": counts and rates in tables.
-pub fn thousands(v: f64) -> String {
-    let n = v.round() as i64;
-    let digits = n.unsigned_abs().to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    if n < 0 { format!("-{out}") } else { out }
-}
 
 /// Rounds to `digits` decimals and drops trailing zeros: 2.50 -> "2.5".
 pub fn trim(v: f64, digits: usize) -> String {

@@ -24,18 +24,11 @@ pub fn parse_quota(text: &str) -> Result<u64> {
             "size '{text}' does not start with a number (examples: 500GiB, 4TiB, 70.31TiB)"
         ))
     })?;
-    let shift = match unit.trim().to_ascii_lowercase().as_str() {
-        "" | "b" => 0,
-        "k" | "kb" | "kib" => 10,
-        "m" | "mb" | "mib" => 20,
-        "g" | "gb" | "gib" => 30,
-        "t" | "tb" | "tib" => 40,
-        "p" | "pb" | "pib" => 50,
-        u => {
-            return Err(VbError::input(format!(
-                "size '{text}' has an unknown unit '{u}' (use GiB, TiB...: binary, 1 TiB = 1024 GiB)"
-            )));
-        }
+    let Some(shift) = crate::units::unit_shift(unit) else {
+        return Err(VbError::input(format!(
+            "size '{text}' has an unknown unit '{}' (use GiB, TiB...: binary, 1 TiB = 1024 GiB)",
+            unit.trim()
+        )));
     };
     let bytes = (v * (1u64 << shift) as f64).round();
     let max = crate::units::bounds::MAX_SIZE;

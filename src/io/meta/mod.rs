@@ -129,17 +129,9 @@ fn read_marker(root: &OwnedFd, path: &Path) -> Result<Option<Marker>> {
             path.display()
         )));
     }
-    let mut buf = vec![0u8; MARKER_CAP];
-    let mut len = 0;
-    while len < buf.len() {
-        match rustix::io::read(&fd, &mut buf[len..]) {
-            Ok(0) => break,
-            Ok(n) => len += n,
-            Err(Errno::INTR) => {}
-            Err(e) => return Err(VbError::target(errno_text(e))),
-        }
-    }
-    let m: Marker = serde_json::from_slice(&buf[..len]).map_err(|_| {
+    let buf = crate::io::target::read_up_to(&fd, MARKER_CAP)
+        .map_err(|e| VbError::target(errno_text(e)))?;
+    let m: Marker = serde_json::from_slice(&buf).map_err(|_| {
         VbError::refused(format!(
             "refusing {}: its {TREE_MARKER} is not volbench's",
             path.display()

@@ -21,6 +21,7 @@ mod lock;
 
 pub use lock::{Lock, lock_tree};
 mod setdir;
+pub(crate) use setdir::read_up_to;
 
 pub use fileset::{FILE_PREFIX, MARKER_NAME, MAX_FILES, Progress};
 pub use lock::LOCK_NAME;

@@ -222,23 +222,13 @@ impl SetDir {
                 st.st_size
             )));
         }
-        let mut buf = vec![0u8; cap + 1];
-        let mut len = 0;
-        while len < buf.len() {
-            match rustix::io::read(&fd, &mut buf[len..]) {
-                Ok(0) => break,
-                Ok(n) => len += n,
-                Err(Errno::INTR) => {}
-                Err(e) => return Err(io_error("read", &path, e)),
-            }
-        }
-        if len > cap {
+        let buf = read_up_to(&fd, cap + 1).map_err(|e| io_error("read", &path, e))?;
+        if buf.len() > cap {
             return Err(VbError::refused(format!(
                 "refusing to use {}: it grew past {cap} bytes while being read",
                 path.display()
             )));
         }
-        buf.truncate(len);
         Ok(Some(buf))
     }
 
@@ -297,6 +287,23 @@ pub fn write_all(fd: impl AsFd, mut bytes: &[u8]) -> rustix::io::Result<()> {
         }
     }
     Ok(())
+}
+
+/// Reads an open file from where it stands, at most `limit` bytes (small
+/// files of volbench's own: markers, lock holders), retrying on EINTR.
+pub(crate) fn read_up_to(fd: &OwnedFd, limit: usize) -> std::result::Result<Vec<u8>, Errno> {
+    let mut buf = vec![0u8; limit];
+    let mut len = 0;
+    while let Some(rest) = buf.get_mut(len..).filter(|r| !r.is_empty()) {
+        match rustix::io::read(fd, rest) {
+            Ok(0) => break,
+            Ok(n) => len += n,
+            Err(Errno::INTR) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    buf.truncate(len);
+    Ok(buf)
 }
 
 #[cfg(test)]

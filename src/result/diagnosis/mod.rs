@@ -177,16 +177,7 @@ pub(crate) fn num(v: f64) -> String {
     if v.abs() < 100.0 {
         return super::expect::plain((v * 10.0).round() / 10.0);
     }
-    let n = v.round() as i64;
-    let digits = n.unsigned_abs().to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    if n < 0 { format!("-{out}") } else { out }
+    crate::units::thousands(v)
 }
 
 /// 4096 -> "4 KiB".
