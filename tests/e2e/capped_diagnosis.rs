@@ -24,12 +24,8 @@ fn of_kind<'a>(f: &'a [serde_json::Value], kind: &str) -> &'a serde_json::Value 
 // first, which a discarded run absorbs as the papers advise.
 const SHORT: [&str; 5] = ["--duration", "2s", "--warmup", "1s", "--json"];
 
-/// One I/O-heavy run at a time in this binary: on 2 cores a concurrent run
-/// would starve the capped one and blur the answers checked here.
-static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
 fn serial() -> std::sync::MutexGuard<'static, ()> {
-    ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner())
+    crate::common::heavy_io()
 }
 
 fn disk_check(vol: &crate::common::volume::Volume, expect: Option<&str>) -> Vec<serde_json::Value> {

@@ -27,6 +27,7 @@ fn json_ok(o: std::process::Output) -> serde_json::Value {
 
 #[test]
 fn latency_curve_finds_the_cap_and_holds_the_lower_rates() {
+    let _one = crate::common::heavy_io();
     // Uniform arrivals: the count in a window is then exact, so the low
     // points can be held to 1%.
     let Some(vol) = create_or_skip("latency_curve", VolumeSpec::new(256 * MIB).read_iops(500))
@@ -83,6 +84,7 @@ fn latency_curve_finds_the_cap_and_holds_the_lower_rates() {
 
 #[test]
 fn a_rate_above_capacity_queues_and_one_below_does_not() {
+    let _one = crate::common::heavy_io();
     let Some(vol) = create_or_skip(
         "rate_vs_capacity",
         VolumeSpec::new(256 * MIB).read_iops(500),
@@ -167,6 +169,7 @@ fn a_rate_above_capacity_queues_and_one_below_does_not() {
 
 #[test]
 fn thread_sweep_stops_at_the_knee() {
+    let _one = crate::common::heavy_io();
     let Some(vol) = create_or_skip("thread_sweep", VolumeSpec::new(256 * MIB).read_iops(500))
     else {
         return;
@@ -210,6 +213,7 @@ fn thread_sweep_stops_at_the_knee() {
 
 #[test]
 fn a_mounted_device_is_never_written() {
+    let _one = crate::common::heavy_io();
     let Some(vol) = create_or_skip("mounted_device", VolumeSpec::new(64 * MIB).ext4()) else {
         return;
     };
@@ -261,6 +265,7 @@ fn device_reads(dev: &str) -> (u64, u64) {
 
 #[test]
 fn sequential_io_reaches_the_device_at_the_block_size_asked_for() {
+    let _one = crate::common::heavy_io();
     // Submitted in one batch, contiguous I/Os would be merged by the block
     // layer into larger requests, flattering a "64 KiB sequential" result.
     let Some(vol) = create_or_skip("sequential_request_size", VolumeSpec::new(256 * MIB)) else {

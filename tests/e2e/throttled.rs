@@ -81,6 +81,7 @@ fn assert_littles_law(run: &serde_json::Value, op: &str, concurrency: u64) {
 
 #[test]
 fn read_iops_cap_of_500_reads_as_500() {
+    let _one = crate::common::heavy_io();
     let test = "read_iops_cap_of_500_reads_as_500";
     let Some(vol) = volume(test, VolumeSpec::new(256 * MIB).read_iops(500)) else {
         return;
@@ -122,6 +123,7 @@ fn read_iops_cap_of_500_reads_as_500() {
 /// pread in flight; its latencies must add up just as io_uring's do.
 #[test]
 fn littles_law_holds_on_a_saturated_psync_run() {
+    let _one = crate::common::heavy_io();
     let test = "littles_law_holds_on_a_saturated_psync_run";
     let Some(vol) = volume(test, VolumeSpec::new(256 * MIB).read_iops(500)) else {
         return;
@@ -150,6 +152,7 @@ fn littles_law_holds_on_a_saturated_psync_run() {
 
 #[test]
 fn write_iops_cap_of_300_writes_as_300() {
+    let _one = crate::common::heavy_io();
     let test = "write_iops_cap_of_300_writes_as_300";
     let Some(vol) = volume(test, VolumeSpec::new(256 * MIB).write_iops(300)) else {
         return;
@@ -185,6 +188,7 @@ fn write_iops_cap_of_300_writes_as_300() {
 /// file system must run at the byte cap.
 #[test]
 fn read_bandwidth_cap_through_ext4_reads_as_the_cap() {
+    let _one = crate::common::heavy_io();
     let test = "read_bandwidth_cap_through_ext4_reads_as_the_cap";
     let cap_mib = 16;
     let Some(vol) = volume(

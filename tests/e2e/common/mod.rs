@@ -111,3 +111,12 @@ pub fn wait_for_stderr_line(child: &mut std::process::Child, mark: &str) {
     }
     std::thread::spawn(move || for _ in lines {});
 }
+
+/// Tests that measure a throttled device take this first, so at most one
+/// of them does I/O at a time: on 2 cores a concurrent run starves the
+/// capped one and blurs the figures they check (the other test thread keeps
+/// running everything else).
+pub fn heavy_io() -> std::sync::MutexGuard<'static, ()> {
+    static HEAVY: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    HEAVY.lock().unwrap_or_else(|p| p.into_inner())
+}
