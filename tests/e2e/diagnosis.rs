@@ -95,6 +95,16 @@ fn flat_mib_s_across_block_sizes_is_a_bandwidth_cap() {
 }
 
 #[test]
+fn a_throttle_wandering_a_few_percent_is_still_a_cap_but_not_a_fifth() {
+    // A kernel throttle measured for seconds wanders ~5%: still a cap.
+    let f = diagnose(&disk_check([500.0 * 0.93, 500.0 * 1.06, 500.0]));
+    assert_eq!(kinds(&f), vec![Kind::InferredIopsCap], "{f:#?}");
+    // 20% apart is a device that is merely slow at all three sizes.
+    let f = diagnose(&disk_check([500.0 * 0.8, 500.0 * 1.05, 500.0 * 1.15]));
+    assert!(f.is_empty(), "{f:#?}");
+}
+
+#[test]
 fn iops_falling_with_block_size_is_no_cap() {
     // A healthy device: fewer IOPS for larger transfers, MiB/s rising.
     let f = diagnose(&disk_check([20_000.0, 15_000.0, 3_000.0]));
