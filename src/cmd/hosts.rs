@@ -11,7 +11,7 @@ use crate::executor::Observer;
 use crate::input::cli::{HostArgs, RunArgs};
 use crate::input::flags;
 use crate::input::hosts;
-use crate::remote::{coordinator, ssh};
+use crate::remote::{coordinator, launcher};
 use crate::result::expect::Expectation;
 use crate::spec::JobSpec;
 use crate::units::parse_duration_in;
@@ -91,9 +91,20 @@ pub fn options(
     r: &HostArgs,
     listed: Option<Vec<hosts::HostSpec>>,
 ) -> Result<coordinator::Options> {
+    // The launcher first: a template naming no program is refused before
+    // --hosts-from runs anything.
+    let ssh_cmd = r.ssh_command.clone().or_else(|| {
+        std::env::var(launcher::SSH_ENV)
+            .ok()
+            .filter(|s| !s.trim().is_empty())
+    });
+    let launcher = launcher::Launcher::new(r.launch.launcher.as_deref(), ssh_cmd.as_deref())?;
     let hosts = match (&r.hosts, &r.hosts_file, listed) {
         (Some(list), _, _) => hosts::parse_list(list)?,
         (None, Some(file), _) => hosts::read_file(file)?,
+        (None, None, _) if let Some(cmd) = &r.launch.hosts_from => {
+            crate::input::hosts_from::read(cmd)?
+        }
         (None, None, Some(l)) => l,
         (None, None, None) => return Err(VbError::input("no hosts given")),
     };
@@ -111,11 +122,6 @@ pub fn options(
         }
         jobs.push(job);
     }
-    let ssh_cmd = r.ssh_command.clone().or_else(|| {
-        std::env::var(ssh::SSH_ENV)
-            .ok()
-            .filter(|s| !s.trim().is_empty())
-    });
     let timeout = parse_duration_in(
         "--host-timeout",
         &r.host_timeout,
@@ -137,7 +143,7 @@ pub fn options(
         jobs,
         template: template_job,
         size_given,
-        ssh: ssh::Ssh::new(ssh_cmd.as_deref())?,
+        launcher,
         remote: if r.push_binary {
             coordinator::Remote::Push(r.push_dir.clone())
         } else {
@@ -159,7 +165,7 @@ fn describe(o: &coordinator::Options) -> String {
         out,
         "hosts:    {} (reached with: {})",
         o.hosts.len(),
-        o.ssh.describe()
+        o.launcher.describe()
     );
     for (h, job) in o.hosts.iter().zip(&o.jobs) {
         let threads: Vec<String> = job.runs.iter().map(|r| r.threads.to_string()).collect();

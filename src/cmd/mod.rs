@@ -25,6 +25,7 @@ use crate::units::{parse_duration_in, parse_size_in};
 pub(crate) mod clean;
 pub(crate) mod hosts;
 pub(crate) mod import;
+pub(crate) mod install;
 pub mod littles_law;
 pub mod service;
 
@@ -53,6 +54,8 @@ pub fn main(cli: Cli) -> Result<i32> {
         Command::Fio(a) => import::cmd_fio(&a),
         Command::Vdbench(a) => import::cmd_vdbench(&a),
         Command::Diskspd(a) => import::cmd_diskspd(&a),
+        Command::Completions(a) => install::cmd_completions(a.shell),
+        Command::Man => install::cmd_man(),
     }
 }
 

@@ -9,7 +9,7 @@ use clap::{Args, Parser, Subcommand};
 #[derive(Parser, Debug)]
 #[command(
     name = "volbench",
-    version,
+    version = super::version::LONG,
     about = "Storage benchmark for volumes, file shares and disks: the vendors' methods in one binary",
     long_about = None,
     after_help = "Exit codes: 0 done; 1 the run failed (I/O error); 2 bad input; \
@@ -86,6 +86,10 @@ pub enum Command {
     /// speaks the agent protocol on stdin/stdout.
     #[command(hide = true)]
     Agent(AgentArgs),
+    /// Print a shell completion script (bash, zsh, fish); README: Installing.
+    Completions(super::cli_launch::CompletionsArgs),
+    /// Print the man page (roff), to install as volbench.1; README: Installing.
+    Man,
 }
 
 #[allow(clippy::large_enum_variant)]
@@ -448,6 +452,9 @@ pub struct HostArgs {
     #[arg(long, value_name = "CMD")]
     pub ssh_command: Option<String>,
 
+    #[command(flatten)]
+    pub launch: super::cli_launch::LaunchArgs,
+
     /// Copy this volbench binary to each host (into --push-dir, named by
     /// its content hash, reused when already there) and run that copy.
     #[arg(long)]
@@ -484,7 +491,7 @@ pub struct HostArgs {
 
 impl HostArgs {
     pub fn is_multi_host(&self) -> bool {
-        self.hosts.is_some() || self.hosts_file.is_some()
+        self.hosts.is_some() || self.hosts_file.is_some() || self.launch.hosts_from.is_some()
     }
 }
 

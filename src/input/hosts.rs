@@ -58,7 +58,10 @@ pub fn check_host_name(name: &str) -> Result<()> {
 /// `--hosts vm1,vm2,vm3`.
 pub fn parse_list(text: &str) -> Result<Vec<HostSpec>> {
     let mut hosts = Vec::new();
-    for name in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+    // Slurm's node[01-24] expands (bounded by MAX_HOSTS) before the check.
+    let names =
+        crate::input::hostlist::expand(text).map_err(|e| VbError::input(format!("--hosts {e}")))?;
+    for name in &names {
         check_host_name(name)?;
         hosts.push(HostSpec {
             name: name.to_string(),

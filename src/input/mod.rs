@@ -3,11 +3,16 @@
 //! Nothing downstream knows which front end a job came from.
 
 pub mod cli;
+pub mod cli_launch;
 pub(crate) mod file;
 pub(crate) mod flags;
+pub mod hostlist;
 pub mod hosts;
+pub mod hosts_from;
 pub mod import;
 pub mod meta;
 pub mod service;
 pub mod suite;
 pub mod sweep;
+pub mod version;
+pub mod words;

@@ -8,6 +8,7 @@ mod capped_methods;
 mod common;
 mod diagnosis;
 mod import_cli;
+mod launchers;
 mod meta;
 mod methods;
 mod multihost;

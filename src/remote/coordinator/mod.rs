@@ -1,4 +1,4 @@
-//! The coordinator of a multi-host run: starts one agent per host over ssh,
+//! The coordinator of a multi-host run: starts one agent per host through its launcher,
 //! checks versions and clocks, ships each host its job, prepares all hosts
 //! in parallel, then for each run releases every host at one absolute start
 //! time, prints an interval once every host has reported it, and merges the
@@ -15,8 +15,8 @@ use std::sync::atomic::AtomicBool;
 use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 
+use super::launcher::Launcher;
 use super::protocol::{AgentJob, ToAgent};
-use super::ssh::Ssh;
 use crate::error::Result;
 use crate::executor::Observer;
 use crate::input::hosts::Assignment;
@@ -62,7 +62,7 @@ pub struct Options {
     /// The job as given, its target the template; it heads the result.
     pub template: JobSpec,
     pub size_given: bool,
-    pub ssh: Ssh,
+    pub launcher: Launcher,
     pub remote: Remote,
     pub session: String,
     pub heartbeat: Duration,
@@ -122,7 +122,7 @@ pub fn run(opts: Options, obs: &dyn Observer, stop: &AtomicBool) -> Result<Resul
     doc.cluster = Some(Cluster {
         hosts,
         runs,
-        ssh_command: opts.ssh.describe(),
+        ssh_command: opts.launcher.describe(),
         coordinator: CoordinatorCost {
             user_s: cpu1.0 - cpu0.0,
             sys_s: cpu1.1 - cpu0.1,

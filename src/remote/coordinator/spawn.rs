@@ -1,5 +1,5 @@
 //! Reaching the hosts: pushing this binary if asked, starting one
-//! `ssh HOST volbench agent` per host with its reader and writer threads,
+//! `LAUNCHER HOST volbench agent` per host with its reader and writer threads,
 //! and ending them again.
 
 use std::collections::VecDeque;
@@ -9,8 +9,9 @@ use std::sync::atomic::AtomicBool;
 use std::sync::mpsc::{self, Sender};
 use std::time::{Duration, Instant};
 
+use super::super::launcher::{Launcher, RemoteCmd};
 use super::super::protocol::{PROTOCOL, ToAgent, read_line, sanitize};
-use super::super::ssh::{self, Ssh};
+use super::super::ssh;
 use super::host::{Event, Host};
 use super::{Coordinator, Options, Remote, STOP_TIMEOUT};
 use crate::error::{Result, VbError};
@@ -28,13 +29,9 @@ pub(super) fn connect<'a>(
     let mut hosts = Vec::with_capacity(opts.hosts.len());
     let mut errors = Vec::new();
     for (i, (a, job)) in opts.hosts.iter().zip(&opts.jobs).enumerate() {
-        let remote = format!(
-            "exec {} agent --session {}",
-            binaries[i],
-            ssh::quote(&opts.session)
-        );
+        let remote = agent_command(&binaries[i], &opts.session);
         let mut host = Host::new(a.clone(), job.clone());
-        match spawn_agent(&opts.ssh, &a.host.name, &remote, i, ev_tx.clone()) {
+        match spawn_agent(&opts.launcher, &a.host.name, &remote, i, ev_tx.clone()) {
             Ok((child, tx)) => {
                 host.link.child = Some(child);
                 host.link.tx = Some(tx);
@@ -57,16 +54,46 @@ pub(super) fn connect<'a>(
     Ok(c)
 }
 
-/// The command word that runs volbench on each host.
-fn remote_binaries(opts: &Options) -> Result<Vec<String>> {
+/// `volbench agent` on the far side: run directly when its path needs no
+/// shell (so a container without one can run it), else through one that
+/// expands `~/` and `exec`s it.
+fn agent_command(binary: &RemoteBinary, session: &str) -> RemoteCmd {
+    match binary {
+        RemoteBinary::Plain(p) => RemoteCmd::Argv(vec![
+            p.clone(),
+            "agent".into(),
+            "--session".into(),
+            session.into(),
+        ]),
+        RemoteBinary::Shell(word) => RemoteCmd::Script(format!(
+            "exec {word} agent --session {}",
+            ssh::quote(session)
+        )),
+    }
+}
+
+/// How the far side names the volbench it runs.
+enum RemoteBinary {
+    /// A path or command taken as is.
+    Plain(String),
+    /// A shell word (a `~/` path becomes `"$HOME"/...`).
+    Shell(String),
+}
+
+/// The volbench that runs on each host.
+fn remote_binaries(opts: &Options) -> Result<Vec<RemoteBinary>> {
     match &opts.remote {
-        Remote::Installed(path) => Ok(vec![ssh::quote_remote_path(path); opts.hosts.len()]),
+        Remote::Installed(path) => Ok((0..opts.hosts.len())
+            .map(|_| {
+                if path.starts_with('~') {
+                    RemoteBinary::Shell(ssh::quote_remote_path(path))
+                } else {
+                    RemoteBinary::Plain(path.clone())
+                }
+            })
+            .collect()),
         Remote::Push(cache) => {
-            let exe = std::env::current_exe()
-                .map_err(|e| VbError::run(format!("cannot find this volbench binary: {e}")))?;
-            let bytes = std::fs::read(&exe).map_err(|e| {
-                VbError::run(format!("cannot read this binary {}: {e}", exe.display()))
-            })?;
+            let (exe, bytes) = super::super::binary::to_push()?;
             let results: Vec<Result<String>> = std::thread::scope(|s| {
                 let hs: Vec<_> = opts
                     .hosts
@@ -74,7 +101,7 @@ fn remote_binaries(opts: &Options) -> Result<Vec<String>> {
                     .map(|a| {
                         let (exe, bytes) = (&exe, &bytes);
                         s.spawn(move || {
-                            ssh::push_binary(&opts.ssh, &a.host.name, cache, exe, bytes)
+                            ssh::push_binary(&opts.launcher, &a.host.name, cache, exe, bytes)
                         })
                     })
                     .collect();
@@ -97,23 +124,30 @@ fn remote_binaries(opts: &Options) -> Result<Vec<String>> {
                     errors.join("\n  ")
                 )));
             }
-            Ok(results.into_iter().filter_map(|r| r.ok()).collect())
+            Ok(results
+                .into_iter()
+                .filter_map(|r| r.ok())
+                .map(RemoteBinary::Shell)
+                .collect())
         }
     }
 }
 
-/// Starts `ssh HOST 'exec volbench agent'` with a writer thread for its
+/// Starts `LAUNCHER HOST volbench agent` with a writer thread for its
 /// stdin and reader threads for stdout (protocol lines) and stderr (kept
 /// for error messages).
 fn spawn_agent(
-    ssh: &Ssh,
+    launcher: &Launcher,
     host: &str,
-    remote: &str,
+    remote: &RemoteCmd,
     index: usize,
     events: Sender<(usize, Event)>,
 ) -> Result<(Child, Sender<String>)> {
-    let mut child = ssh.command(host, remote).spawn().map_err(|e| {
-        VbError::target(format!("host {host}: cannot run '{}': {e}", ssh.describe()))
+    let mut child = launcher.command(host, remote).spawn().map_err(|e| {
+        VbError::target(format!(
+            "host {host}: cannot start the launcher '{}': {e}",
+            launcher.program()
+        ))
     })?;
     let (stdin, stdout, stderr) =
         match (child.stdin.take(), child.stdout.take(), child.stderr.take()) {
@@ -121,7 +155,7 @@ fn spawn_agent(
             _ => {
                 let _ = child.kill();
                 let _ = child.wait();
-                return Err(VbError::run("ssh started without its pipes"));
+                return Err(VbError::run("the launcher started without its pipes"));
             }
         };
     let (tx, rx) = mpsc::channel::<String>();

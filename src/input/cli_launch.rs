@@ -1,0 +1,40 @@
+//! Command-line types for launchers and for installing volbench
+//! (completions, man page): flattened into `cli.rs`'s structs.
+
+use clap::{Args, ValueEnum};
+
+/// How the hosts of a multi-host run are reached and found.
+#[derive(Args, Debug, Clone, Default)]
+#[command(next_help_heading = "Many hosts")]
+pub struct LaunchArgs {
+    /// How a host is reached: ssh (the default), slurm (srun --overlap -N1
+    /// -n1 -w {host}, inside an allocation), kubectl (kubectl exec -i
+    /// {host} --), or a command template. With {host} in it the template is
+    /// run as an argument vector, {host} replaced and volbench's command
+    /// appended as separate arguments, no shell ('docker exec -i {host}',
+    /// 'ip netns exec {host}'); without {host} it is ssh's form, like
+    /// --ssh-command: CMD HOST REMOTE-COMMAND.
+    #[arg(long, value_name = "NAME|TEMPLATE", conflicts_with = "ssh_command")]
+    pub launcher: Option<String>,
+
+    /// Take the hosts from a command's output, one host a line (run here as
+    /// an argument vector, no shell): 'kubectl get pods -l app=vb -o name'
+    /// (a pod/ prefix is dropped), 'scontrol show hostnames'. Slurm host
+    /// lists (node[01-24]) are expanded, here as in --hosts.
+    #[arg(long, value_name = "CMD", conflicts_with_all = ["hosts", "hosts_file"])]
+    pub hosts_from: Option<String>,
+}
+
+/// `volbench completions SHELL`.
+#[derive(Args, Debug, Clone)]
+pub struct CompletionsArgs {
+    #[arg(value_enum)]
+    pub shell: CompletionShell,
+}
+
+#[derive(ValueEnum, Debug, Clone, Copy)]
+pub enum CompletionShell {
+    Bash,
+    Zsh,
+    Fish,
+}

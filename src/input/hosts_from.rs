@@ -1,0 +1,145 @@
+//! `--hosts-from CMD`: the hosts a command prints, one a line (pods by
+//! label, `scontrol show hostnames`), the command run here as an argument
+//! vector, with no shell, no stdin and a time limit.
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+
+use std::io::Read;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use super::hosts::{HostSpec, check_host_name};
+use crate::error::{Result, VbError};
+use crate::units::bounds::{MAX_HOSTS, MAX_INPUT_FILE};
+
+/// How long the command may take: listing pods or nodes is quick, and a
+/// command that waits (for a prompt, a lock) must not hang the run.
+pub const TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Runs `command` and takes each non-empty line of its output as a host.
+pub fn read(command: &str) -> Result<Vec<HostSpec>> {
+    let bad = |msg: String| VbError::input(format!("--hosts-from '{command}': {msg}"));
+    let words = super::words::split_words(command).map_err(&bad)?;
+    let Some((program, args)) = words.split_first() else {
+        return Err(VbError::input("--hosts-from is empty"));
+    };
+    let mut child = Command::new(program)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| bad(format!("cannot run '{program}': {e}")))?;
+    let mut stdout = child.stdout.take();
+    let mut stderr = child.stderr.take();
+    // Read on threads so a command printing much to one pipe cannot block
+    // on the other; one byte past the cap tells an oversized list apart.
+    let out = std::thread::spawn(move || {
+        let mut s = Vec::new();
+        if let Some(r) = stdout.as_mut() {
+            let _ = r.take(MAX_INPUT_FILE + 1).read_to_end(&mut s);
+        }
+        s
+    });
+    let err = std::thread::spawn(move || {
+        let mut s = Vec::new();
+        if let Some(r) = stderr.as_mut() {
+            let _ = r.take(4096).read_to_end(&mut s);
+        }
+        s
+    });
+    let deadline = Instant::now() + TIMEOUT;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(st)) => break Some(st),
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(10)),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                break None;
+            }
+        }
+    };
+    let out = out.join().unwrap_or_default();
+    let err = err.join().unwrap_or_default();
+    let err = String::from_utf8_lossy(&err);
+    let err = err.trim();
+    match status {
+        None => return Err(bad(format!("no answer within {}s", TIMEOUT.as_secs()))),
+        Some(st) if !st.success() => {
+            return Err(bad(format!(
+                "failed ({st}){}",
+                if err.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {err}")
+                }
+            )));
+        }
+        Some(_) => {}
+    }
+    if out.len() as u64 > MAX_INPUT_FILE {
+        return Err(bad(format!(
+            "printed more than {MAX_INPUT_FILE} bytes; a host list is at most that"
+        )));
+    }
+    parse(&String::from_utf8_lossy(&out)).map_err(|e| bad(e.message))
+}
+
+/// One host a line; `pod/NAME` (kubectl's `-o name`) is NAME; a Slurm
+/// list on a line (`node[01-04]`) expands.
+pub fn parse(text: &str) -> Result<Vec<HostSpec>> {
+    let mut hosts = Vec::new();
+    for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        let line = line
+            .strip_prefix("pod/")
+            .or_else(|| line.strip_prefix("pods/"))
+            .unwrap_or(line);
+        let names = super::hostlist::expand(line).map_err(VbError::input)?;
+        for name in names {
+            check_host_name(&name)?;
+            if hosts.len() == MAX_HOSTS {
+                return Err(VbError::input(format!("more than {MAX_HOSTS} hosts")));
+            }
+            hosts.push(HostSpec {
+                name,
+                target: None,
+                threads: None,
+            });
+        }
+    }
+    if hosts.is_empty() {
+        return Err(VbError::input("printed no host"));
+    }
+    Ok(hosts)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pods_and_node_lists_become_hosts() {
+        let h = parse("pod/vb-0\npod/vb-1\n\n  node[07-08]\n").unwrap();
+        let names: Vec<&str> = h.iter().map(|h| h.name.as_str()).collect();
+        assert_eq!(names, ["vb-0", "vb-1", "node07", "node08"]);
+    }
+
+    #[test]
+    fn a_failing_or_empty_command_is_bad_input_naming_it() {
+        let e = read("sh -c 'echo no pods here >&2; exit 3'").unwrap_err();
+        assert_eq!(e.kind, crate::error::Kind::Input);
+        assert!(e.to_string().contains("no pods here"), "{e}");
+        assert!(e.to_string().contains("--hosts-from"), "{e}");
+        let e = read("true").unwrap_err();
+        assert!(e.to_string().contains("printed no host"), "{e}");
+        let e = read("/nonexistent/kubectl get pods").unwrap_err();
+        assert!(
+            e.to_string().contains("cannot run '/nonexistent/kubectl'"),
+            "{e}"
+        );
+        let e = read("echo -oProxyCommand=x").unwrap_err();
+        assert!(e.to_string().contains("starts with '-'"), "{e}");
+        assert_eq!(read("printf 'a\\nb\\n'").unwrap().len(), 2);
+    }
+}

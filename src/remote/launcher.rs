@@ -1,0 +1,398 @@
+//! How a command reaches a host: `--launcher` (and the older
+//! `--ssh-command`). Two forms:
+//!
+//! - **ssh's form** (a command without `{host}`, e.g. `ssh -F cfg`): run as
+//!   `CMD HOST 'REMOTE SHELL LINE'`, the remote side's shell reads the line.
+//! - **exec form** (a template with `{host}`, e.g. `kubectl exec -i {host} --`,
+//!   `ip netns exec {host}`): `{host}` is substituted in the words and the
+//!   remote command follows as separate arguments, never as a shell string,
+//!   so nothing is quoted twice and no shell is needed where no shell
+//!   script is run (an installed volbench starts directly).
+//!
+//! Built-in names: `ssh`, `slurm` (`srun` inside an allocation), `kubectl`.
+
+use std::io::{Read, Write};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use super::ssh::quote;
+use crate::error::{Result, VbError};
+use crate::input::words::split_words;
+
+/// Environment variable that replaces the ssh program, like `--ssh-command`.
+pub const SSH_ENV: &str = "VOLBENCH_SSH_COMMAND";
+
+/// Longest launcher template, in bytes: a command line, not a script.
+pub const MAX_TEMPLATE_BYTES: usize = 4096;
+
+/// Options added when the program is ssh itself: never prompt (stdin is the
+/// protocol), no terminal, and keep-alives so a dead link is noticed by ssh
+/// too. They come after the user's own words, so `-o` options the user
+/// gives win (ssh keeps the first value it sees).
+const SSH_DEFAULTS: [&str; 9] = [
+    "-T",
+    "-o",
+    "BatchMode=yes",
+    "-o",
+    "ServerAliveInterval=5",
+    "-o",
+    "ServerAliveCountMax=3",
+    "-o",
+    "ConnectTimeout=10",
+];
+
+/// The built-in launchers and what they stand for.
+pub const BUILTIN: [(&str, &str); 3] = [
+    ("ssh", "ssh"),
+    // One task on the named node as a step of the current allocation;
+    // --overlap lets it share the node with the job's other steps (a
+    // batch script's own step, an earlier probe).
+    ("slurm", "srun --overlap -N1 -n1 -w {host}"),
+    ("kubectl", "kubectl exec -i {host} --"),
+];
+
+/// What runs on the far side.
+#[derive(Debug, Clone)]
+pub enum RemoteCmd {
+    /// A POSIX shell script (pushing the binary, `~/` paths).
+    Script(String),
+    /// A program and its arguments, no shell involved.
+    Argv(Vec<String>),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Form {
+    /// `CMD HOST 'LINE'`; `is_ssh` adds ssh's batch options.
+    Ssh { is_ssh: bool },
+    /// `{host}` substituted, the remote argv appended.
+    Exec,
+}
+
+#[derive(Debug, Clone)]
+pub struct Launcher {
+    words: Vec<String>,
+    form: Form,
+    /// As the user named it (`slurm`, or the template).
+    given: String,
+}
+
+impl Launcher {
+    /// From `--launcher` (a built-in name or a template), else
+    /// `--ssh-command` / `VOLBENCH_SSH_COMMAND`, else `ssh`.
+    pub fn new(launcher: Option<&str>, ssh_command: Option<&str>) -> Result<Self> {
+        match (launcher, ssh_command) {
+            (Some(l), _) => Self::parse(l, "--launcher"),
+            // --ssh-command predates templates: its words are taken as
+            // they are, braces and all, as before.
+            (None, Some(c)) => Self::parse(c, "--ssh-command"),
+            (None, None) => Self::parse("ssh", "--launcher"),
+        }
+    }
+
+    fn parse(text: &str, flag: &str) -> Result<Self> {
+        let bad = |msg: String| VbError::input(format!("{flag} '{text}': {msg}"));
+        if text.len() > MAX_TEMPLATE_BYTES {
+            return Err(VbError::input(format!(
+                "{flag} is {} bytes long; at most {MAX_TEMPLATE_BYTES}",
+                text.len()
+            )));
+        }
+        let trimmed = text.trim();
+        if trimmed.is_empty() {
+            return Err(VbError::input(format!("{flag} is empty")));
+        }
+        let expanded = BUILTIN
+            .iter()
+            .find(|(name, _)| *name == trimmed)
+            .map_or(trimmed, |(_, t)| t);
+        let words = split_words(expanded).map_err(&bad)?;
+        let mut has_host = false;
+        if flag == "--launcher" {
+            for w in &words {
+                has_host |= check_placeholders(w).map_err(&bad)?;
+            }
+        }
+        let Some(program) = words.first() else {
+            return Err(VbError::input(format!("{flag} is empty")));
+        };
+        if has_host && program.contains("{host}") {
+            return Err(bad("the program itself cannot be {host}".into()));
+        }
+        let form = if has_host {
+            Form::Exec
+        } else {
+            Form::Ssh {
+                is_ssh: Path::new(program).file_name().is_some_and(|n| n == "ssh"),
+            }
+        };
+        Ok(Self {
+            words,
+            form,
+            given: trimmed.to_string(),
+        })
+    }
+
+    /// What the result and `--dry-run` say reached the hosts.
+    pub fn describe(&self) -> String {
+        let full = self.words.join(" ");
+        if full == self.given {
+            full
+        } else {
+            format!("{} ({full})", self.given)
+        }
+    }
+
+    /// The program run locally (for error messages).
+    pub fn program(&self) -> &str {
+        self.words.first().map_or("", String::as_str)
+    }
+
+    /// The launcher's command for `host` running `remote`, with pipes for
+    /// stdin/stdout/stderr, in its own process group so a terminal's Ctrl-C
+    /// reaches only the coordinator, which then stops the agents cleanly.
+    pub fn command(&self, host: &str, remote: &RemoteCmd) -> Command {
+        let argv = self.argv(host, remote);
+        let mut c = Command::new(argv.first().map_or("", String::as_str));
+        c.args(argv.iter().skip(1));
+        c.stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        std::os::unix::process::CommandExt::process_group(&mut c, 0);
+        c
+    }
+
+    fn argv(&self, host: &str, remote: &RemoteCmd) -> Vec<String> {
+        match self.form {
+            Form::Ssh { is_ssh } => {
+                let mut v = self.words.clone();
+                if is_ssh {
+                    v.extend(SSH_DEFAULTS.iter().map(|s| s.to_string()));
+                }
+                v.push(host.to_string());
+                v.push(match remote {
+                    RemoteCmd::Script(s) => s.clone(),
+                    // exec: the remote shell gives way to volbench, so
+                    // the link's end is volbench's end.
+                    RemoteCmd::Argv(a) => std::iter::once("exec".to_string())
+                        .chain(a.iter().map(|w| quote(w)))
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                });
+                v
+            }
+            Form::Exec => {
+                let mut v: Vec<String> = self
+                    .words
+                    .iter()
+                    .map(|w| w.replace("{host}", host))
+                    .collect();
+                match remote {
+                    RemoteCmd::Script(s) => {
+                        v.extend(["sh".to_string(), "-c".to_string(), s.clone()]);
+                    }
+                    RemoteCmd::Argv(a) => v.extend(a.iter().cloned()),
+                }
+                v
+            }
+        }
+    }
+
+    /// Runs a short remote command with `input` on its stdin; returns
+    /// stdout, or an error naming the host with the exit status and stderr.
+    pub fn run(
+        &self,
+        host: &str,
+        remote: &RemoteCmd,
+        input: &[u8],
+        timeout: Duration,
+    ) -> Result<String> {
+        let mut child = self.command(host, remote).spawn().map_err(|e| {
+            VbError::target(format!(
+                "host {host}: cannot start '{}': {e}",
+                self.program()
+            ))
+        })?;
+        let mut stdin = child.stdin.take();
+        let mut stdout = child.stdout.take();
+        let mut stderr = child.stderr.take();
+        // The input is written on its own thread: a launcher that reads
+        // nothing (it failed) must not block us while its output is unread.
+        let input = input.to_vec();
+        let writer = std::thread::spawn(move || {
+            if let Some(w) = stdin.as_mut() {
+                let _ = w.write_all(&input);
+            }
+            drop(stdin);
+        });
+        let out = std::thread::spawn(move || {
+            let mut s = Vec::new();
+            if let Some(r) = stdout.as_mut() {
+                let _ = r.take(1 << 20).read_to_end(&mut s);
+            }
+            s
+        });
+        let err = std::thread::spawn(move || {
+            let mut s = Vec::new();
+            if let Some(r) = stderr.as_mut() {
+                let _ = r.take(1 << 16).read_to_end(&mut s);
+            }
+            s
+        });
+        let deadline = Instant::now() + timeout;
+        let status = loop {
+            match child.try_wait() {
+                Ok(Some(st)) => break Some(st),
+                Ok(None) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(20))
+                }
+                _ => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    break None;
+                }
+            }
+        };
+        let _ = writer.join();
+        let out = out.join().unwrap_or_default();
+        let err = err.join().unwrap_or_default();
+        let err = super::protocol::sanitize(String::from_utf8_lossy(&err).trim(), 2000);
+        let tail = if err.is_empty() {
+            String::new()
+        } else {
+            format!(": {err}")
+        };
+        match status {
+            Some(st) if st.success() => Ok(String::from_utf8_lossy(&out).into_owned()),
+            Some(st) => Err(VbError::target(format!(
+                "host {host}: remote command failed through '{}' ({st}){tail}",
+                self.program()
+            ))),
+            None => Err(VbError::target(format!(
+                "host {host}: no answer within {}s{tail}",
+                timeout.as_secs()
+            ))),
+        }
+    }
+}
+
+/// Checks a template word's `{...}`: only `{host}` is known. Returns
+/// whether the word holds `{host}`.
+fn check_placeholders(word: &str) -> std::result::Result<bool, String> {
+    let mut has_host = false;
+    let mut rest = word;
+    while let Some(at) = rest.find(['{', '}']) {
+        let tail = rest.get(at..).unwrap_or("");
+        if tail.starts_with('}') {
+            return Err("a '}' without its '{'".into());
+        }
+        let Some(end) = tail.find('}') else {
+            return Err("a '{' without its '}'".into());
+        };
+        let inner = tail.get(1..end).unwrap_or("");
+        if inner != "host" {
+            return Err(format!(
+                "unknown placeholder {{{inner}}} (a launcher takes only {{host}})"
+            ));
+        }
+        has_host = true;
+        rest = tail.get(end + 1..).unwrap_or("");
+    }
+    Ok(has_host)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(l: &Launcher, host: &str, remote: &RemoteCmd) -> Vec<String> {
+        let c = l.command(host, remote);
+        std::iter::once(c.get_program())
+            .chain(c.get_args())
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect()
+    }
+
+    #[test]
+    fn exec_templates_take_the_remote_command_as_arguments() {
+        let k = Launcher::new(Some("kubectl exec -i {host} --"), None).unwrap();
+        let agent = RemoteCmd::Argv(vec!["/opt/vb dir/volbench".into(), "agent".into()]);
+        assert_eq!(
+            args(&k, "vb-0", &agent),
+            [
+                "kubectl",
+                "exec",
+                "-i",
+                "vb-0",
+                "--",
+                "/opt/vb dir/volbench",
+                "agent"
+            ]
+        );
+        let s = RemoteCmd::Script("echo $HOME".into());
+        assert_eq!(
+            args(&k, "vb-0", &s)[5..],
+            ["sh", "-c", "echo $HOME"],
+            "a script is one argument of sh -c, not re-split"
+        );
+        let n = Launcher::new(Some("ip netns exec ns-{host}"), None).unwrap();
+        assert_eq!(
+            args(&n, "h1", &agent)[..4],
+            ["ip", "netns", "exec", "ns-h1"]
+        );
+    }
+
+    #[test]
+    fn builtins_expand_and_ssh_keeps_its_form() {
+        let s = Launcher::new(Some("slurm"), None).unwrap();
+        let a = args(&s, "node07", &RemoteCmd::Argv(vec!["volbench".into()]));
+        assert_eq!(a[0], "srun");
+        assert!(a.windows(2).any(|w| w == ["-w", "node07"]), "{a:?}");
+        assert_eq!(a.last().map(String::as_str), Some("volbench"));
+        assert!(s.describe().starts_with("slurm (srun"), "{}", s.describe());
+
+        let ssh = Launcher::new(None, None).unwrap();
+        let a = args(
+            &ssh,
+            "vm1",
+            &RemoteCmd::Argv(vec!["vol bench".into(), "agent".into()]),
+        );
+        assert!(a.contains(&"BatchMode=yes".to_string()));
+        assert_eq!(a[a.len() - 2..], ["vm1", "exec 'vol bench' agent"]);
+        let w = Launcher::new(None, Some("my-wrapper --x")).unwrap();
+        assert_eq!(
+            args(&w, "h1", &RemoteCmd::Script("true".into())),
+            ["my-wrapper", "--x", "h1", "true"]
+        );
+    }
+
+    #[test]
+    fn bad_templates_are_refused_with_the_reason() {
+        for (t, want) in [
+            ("", "is empty"),
+            ("   ", "is empty"),
+            ("kubectl exec {pod} --", "unknown placeholder {pod}"),
+            ("docker exec -i {host", "without its '}'"),
+            ("docker exec -i host}", "without its '{'"),
+            ("{host} run", "program itself"),
+            ("ssh 'oops", "closing"),
+        ] {
+            let e = Launcher::new(Some(t), None).unwrap_err();
+            assert_eq!(e.kind, crate::error::Kind::Input, "{t}");
+            assert!(e.to_string().contains(want), "{t}: {e}");
+        }
+        // --ssh-command keeps its old meaning: no placeholders at all.
+        let w = Launcher::new(None, Some("sh -c 'echo {\"a\":1}' {host}")).unwrap();
+        assert_eq!(
+            args(&w, "h", &RemoteCmd::Script("x".into()))[3..],
+            ["{host}", "h", "x"]
+        );
+        let long = "x".repeat(MAX_TEMPLATE_BYTES + 1);
+        assert!(
+            Launcher::new(Some(&long), None)
+                .unwrap_err()
+                .to_string()
+                .contains("at most 4096")
+        );
+    }
+}

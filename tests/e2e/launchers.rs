@@ -1,0 +1,484 @@
+//! Launchers other than ssh (`--launcher`), host lists from Slurm and from
+//! commands, `--push-binary` through them, the static build, and the
+//! installing commands (`completions`, `man`, `--version`). Engines are real:
+//! `ip netns exec` into namespaces the test makes (no sshd), and a Slurm
+//! cluster of two nodes on this machine started by the test.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use serde_json::Value;
+use volbench::error::exit;
+
+use crate::common::hosts::wait_until;
+use crate::common::{is_root, read_json, skip, stderr, stdout, vb};
+
+const BIN: &str = env!("CARGO_BIN_EXE_volbench");
+
+fn ops(run: &Value, op: &str) -> u64 {
+    run["totals"][op]["ops"].as_u64().unwrap()
+}
+
+/// Every host finished, and the merged totals are the hosts' added up.
+fn assert_hosts_ok_and_summed(doc: &Value, n: usize) {
+    let hosts = doc["cluster"]["hosts"].as_array().unwrap();
+    assert_eq!(hosts.len(), n);
+    for h in hosts {
+        assert_eq!(h["status"], "ok", "{h}");
+    }
+    for (k, run) in doc["runs"].as_array().unwrap().iter().enumerate() {
+        assert_eq!(run["hosts_merged"].as_u64().unwrap_or(n as u64), n as u64);
+        for op in ["read", "write"] {
+            let sum: u64 = hosts.iter().map(|h| ops(&h["runs"][k], op)).sum();
+            assert_eq!(ops(run, op), sum, "{op} ops");
+            let bytes: u64 = hosts
+                .iter()
+                .map(|h| h["runs"][k]["totals"][op]["bytes"].as_u64().unwrap())
+                .sum();
+            assert_eq!(run["totals"][op]["bytes"].as_u64().unwrap(), bytes);
+        }
+        assert!(ops(run, "read") + ops(run, "write") > 0);
+    }
+}
+
+/// Network namespaces without anything in them: `ip netns exec NAME`
+/// is the launcher. Removed on drop.
+struct Namespaces(Vec<String>);
+
+impl Namespaces {
+    fn up(test: &str, tag: &str, n: usize) -> Option<Self> {
+        if !is_root() {
+            skip(test, "needs root for network namespaces");
+            return None;
+        }
+        if !ok(Command::new("ip").arg("-V")) {
+            skip(test, "ip is missing (install iproute2)");
+            return None;
+        }
+        let names: Vec<String> = (1..=n)
+            .map(|i| format!("vbl{tag}{}-{i}", std::process::id()))
+            .collect();
+        let me = Namespaces(names);
+        for ns in &me.0 {
+            let _ = ok(Command::new("ip").args(["netns", "del", ns]));
+            assert!(ok(Command::new("ip").args(["netns", "add", ns])), "{ns}");
+        }
+        Some(me)
+    }
+
+    fn list(&self) -> String {
+        self.0.join(",")
+    }
+}
+
+impl Drop for Namespaces {
+    fn drop(&mut self) {
+        for ns in &self.0 {
+            let _ = ok(Command::new("ip").args(["netns", "del", ns]));
+        }
+    }
+}
+
+fn ok(c: &mut Command) -> bool {
+    c.stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+fn job(hosts: &str, launcher: &str, tmp: &Path) -> crate::common::Vb {
+    vb(["run", "--hosts", hosts, "--launcher", launcher])
+        .arg("--target")
+        .arg(tmp.join("{host}"))
+        .arg("--output")
+        .arg(tmp.join("out"))
+        .args(["--size", "4m", "--buffered", "--interval", "250ms"])
+        .args(["--engine", "null", "--rw", "randrw", "--duration", "1s"])
+}
+
+#[test]
+fn an_exec_launcher_runs_four_hosts_as_argument_vectors() {
+    let Some(ns) = Namespaces::up("an_exec_launcher_runs_four_hosts", "e", 4) else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    job(&ns.list(), "ip netns exec {host}", tmp.path())
+        .args(["--remote-volbench", BIN])
+        .expect(exit::OK);
+    let doc = read_json(&tmp.path().join("out/result.json"));
+    assert_hosts_ok_and_summed(&doc, 4);
+    assert_eq!(
+        doc["cluster"]["ssh_command"], "ip netns exec {host}",
+        "the result records how the hosts were reached"
+    );
+    for n in &ns.0 {
+        assert!(tmp.path().join(n).join("volbench.0.dat").exists(), "{n}");
+    }
+}
+
+#[test]
+fn push_binary_streams_through_an_exec_launcher() {
+    let Some(ns) = Namespaces::up("push_binary_streams_through_an_exec_launcher", "p", 2) else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let cache = tmp.path().join("cache dir");
+    job(&ns.list(), "ip netns exec {host}", tmp.path())
+        .arg("--push-binary")
+        .arg("--push-dir")
+        .arg(&cache)
+        .expect(exit::OK);
+    assert_hosts_ok_and_summed(&read_json(&tmp.path().join("out/result.json")), 2);
+    let pushed: Vec<PathBuf> = std::fs::read_dir(&cache)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(pushed.len(), 1, "one content-named copy: {pushed:?}");
+    let name = pushed[0]
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    assert!(name.starts_with("volbench-"), "{name}");
+    let copy = std::fs::read(&pushed[0]).unwrap();
+    // This binary, or the static build of the same commit beside it.
+    assert!(
+        copy == std::fs::read(BIN).unwrap()
+            || volbench::remote::binary::needs_loader(&copy) == Some(false),
+        "the pushed file is a volbench"
+    );
+}
+
+fn error_lines(err: &str) -> usize {
+    err.lines().filter(|l| l.contains("error")).count()
+}
+
+#[test]
+fn a_launcher_that_fails_names_the_host_and_its_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let o = job(
+        "vb-missing-1",
+        "/nonexistent/launcher -x {host}",
+        tmp.path(),
+    )
+    .args(["--remote-volbench", BIN])
+    .expect(exit::TARGET);
+    let err = stderr(&o);
+    assert!(
+        err.contains("host vb-missing-1: cannot start the launcher '/nonexistent/launcher'")
+            && err.contains("No such file"),
+        "{err}"
+    );
+    assert_eq!(error_lines(&err), 1, "{err}");
+    if !is_root() {
+        skip("a_launcher_that_fails (ip netns)", "needs root");
+        return;
+    }
+    // The launcher starts, then fails: its own words are in the message.
+    let o = job("vbl-no-such-ns", "ip netns exec {host}", tmp.path())
+        .args(["--remote-volbench", BIN])
+        .expect(exit::TARGET);
+    let err = stderr(&o);
+    assert!(
+        err.contains("vbl-no-such-ns") && err.contains("Cannot open network namespace"),
+        "{err}"
+    );
+    assert_eq!(error_lines(&err), 1, "{err}");
+    assert!(
+        !tmp.path().join("vbl-no-such-ns").exists(),
+        "no I/O started"
+    );
+}
+
+#[test]
+fn bad_launchers_and_host_sources_are_refused_before_any_io() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (launcher, want) in [
+        ("kubectl exec -i {pod} --", "unknown placeholder {pod}"),
+        ("", "--launcher is empty"),
+        ("docker exec -i {host", "without its '}'"),
+    ] {
+        let o = job("a,b", launcher, tmp.path()).expect(exit::BAD_INPUT);
+        assert!(stderr(&o).contains(want), "{launcher}: {}", stderr(&o));
+    }
+    let o = vb(["run", "--hosts-from", "sh -c 'echo forbidden >&2; exit 1'"])
+        .args(["--launcher", "ip netns exec {host}", "--target"])
+        .arg(tmp.path().join("{host}"))
+        .expect(exit::BAD_INPUT);
+    assert!(stderr(&o).contains("forbidden"), "{}", stderr(&o));
+    let o = job("n[1-2000]", "slurm", tmp.path()).expect(exit::BAD_INPUT);
+    assert!(stderr(&o).contains("at most 1024"), "{}", stderr(&o));
+    let o = job("a", "slurm", tmp.path())
+        .args(["--ssh-command", "ssh"])
+        .expect(exit::BAD_INPUT);
+    assert!(stderr(&o).contains("--ssh-command"), "{}", stderr(&o));
+    assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn slurm_lists_and_pod_names_become_hosts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let o = job("node[01-03],m5", "slurm", tmp.path())
+        .arg("--dry-run")
+        .expect(exit::OK);
+    let out = stdout(&o);
+    for h in ["node01", "node02", "node03", "m5"] {
+        assert!(out.contains(h), "{h}: {out}");
+    }
+    assert!(out.contains("srun"), "{out}");
+    let o = vb(["run", "--launcher", "kubectl", "--dry-run", "--target"])
+        .arg(tmp.path().join("{host}"))
+        .args(["--hosts-from", "printf 'pod/vb-0\\npod/vb-1\\n'"])
+        .expect(exit::OK);
+    let out = stdout(&o);
+    assert!(out.contains("vb-0") && out.contains("vb-1"), "{out}");
+    assert!(!out.contains("pod/"), "{out}");
+    assert!(out.contains("kubectl exec -i {host} --"), "{out}");
+}
+
+#[test]
+fn version_completions_and_man_page_come_from_the_binary() {
+    let v = stdout(&vb(["--version"]).expect(exit::OK));
+    assert!(v.starts_with("volbench 0.") && v.contains("commit "), "{v}");
+    let bash = stdout(&vb(["completions", "bash"]).expect(exit::OK));
+    assert!(
+        bash.contains("complete") && bash.contains("--launcher"),
+        "bash completion lists the flags"
+    );
+    for shell in ["zsh", "fish"] {
+        let s = stdout(&vb(["completions", shell]).expect(exit::OK));
+        assert!(s.contains("hosts-from"), "{shell}");
+    }
+    vb(["completions", "tcsh"]).expect(exit::BAD_INPUT);
+    let man = stdout(&vb(["man"]).expect(exit::OK));
+    assert!(
+        man.starts_with(".ie") || man.contains(".TH volbench"),
+        "roff"
+    );
+    assert!(man.contains(".TH volbench 1"), "a section 1 page");
+}
+
+/// The static build: from $VOLBENCH_STATIC_BIN (test.sh builds it) or
+/// where `cargo build --release --target x86_64-unknown-linux-gnu` puts it.
+fn static_binary() -> Option<PathBuf> {
+    if let Ok(p) = std::env::var("VOLBENCH_STATIC_BIN") {
+        return Some(PathBuf::from(p));
+    }
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("target/x86_64-unknown-linux-gnu/release/volbench");
+    p.exists().then_some(p)
+}
+
+#[test]
+fn the_static_binary_runs_a_job_in_a_root_without_libc() {
+    let test = "the_static_binary_runs_a_job_in_a_root_without_libc";
+    let Some(bin) = static_binary() else {
+        skip(
+            test,
+            "no static build (test.sh makes one; or set VOLBENCH_STATIC_BIN)",
+        );
+        return;
+    };
+    let bytes = std::fs::read(&bin).unwrap_or_else(|e| panic!("{}: {e}", bin.display()));
+    assert_eq!(
+        volbench::remote::binary::needs_loader(&bytes),
+        Some(false),
+        "{} names an ELF interpreter: not static",
+        bin.display()
+    );
+    if !is_root() {
+        skip(test, "needs root for chroot");
+        return;
+    }
+    // The root holds the binary, /proc and the target: no libc, no shell.
+    let root = tempfile::tempdir().unwrap();
+    std::fs::copy(&bin, root.path().join("volbench")).unwrap();
+    for d in ["proc", "data"] {
+        std::fs::create_dir(root.path().join(d)).unwrap();
+    }
+    let o = Command::new("unshare")
+        .args(["--mount", "--pid", "--fork", "--mount-proc="])
+        .arg(root.path().join("proc"))
+        .arg("chroot")
+        .arg(root.path())
+        .args(["/volbench", "run", "--target", "/data", "--size", "4m"])
+        .args([
+            "--duration",
+            "500ms",
+            "--rw",
+            "randrw",
+            "--buffered",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let doc: Value = serde_json::from_slice(&o.stdout).expect("result JSON on stdout");
+    assert!(ops(&doc["runs"][0], "read") > 0, "{doc}");
+    let v = Command::new(&bin).arg("--version").output().unwrap();
+    assert!(stdout(&v).contains("static"), "{}", stdout(&v));
+}
+
+/// A Slurm cluster of two nodes (vb1, vb2) on this machine: munge (reused
+/// when already running), slurmctld and two slurmd, on ports and a config
+/// of its own (`SLURM_CONF`), stopped on drop.
+struct Slurm {
+    dir: tempfile::TempDir,
+    daemons: Vec<Child>,
+}
+
+impl Slurm {
+    fn up(test: &str) -> Option<Self> {
+        if !is_root() {
+            skip(test, "needs root to run slurmd");
+            return None;
+        }
+        for bin in ["slurmctld", "slurmd", "srun", "salloc", "munged"] {
+            if !ok(Command::new("sh").args(["-c", &format!("command -v {bin}")])) {
+                skip(test, &format!("{bin} is missing (install slurm-wlm munge)"));
+                return None;
+            }
+        }
+        let dir = tempfile::Builder::new()
+            .prefix("volbench-slurm-")
+            .tempdir()
+            .unwrap();
+        let d = dir.path().display().to_string();
+        let mut me = Slurm {
+            dir,
+            daemons: Vec::new(),
+        };
+        if !ok(Command::new("munge").arg("-n")) {
+            for p in ["/run/munge", "/var/log/munge", "/var/lib/munge"] {
+                std::fs::create_dir_all(p).unwrap();
+            }
+            if !Path::new("/etc/munge/munge.key").exists() {
+                assert!(ok(Command::new("mungekey").arg("-c")), "mungekey");
+            }
+            assert!(ok(Command::new("chown").args([
+                "-R",
+                "munge:munge",
+                "/etc/munge",
+                "/run/munge",
+                "/var/log/munge",
+                "/var/lib/munge"
+            ])));
+            me.spawn(Command::new("su").args(["-s", "/bin/sh", "munge", "-c", "exec munged -F"]));
+            assert!(
+                wait_until(Duration::from_secs(10), || ok(
+                    Command::new("munge").arg("-n")
+                )),
+                "munged did not come up"
+            );
+        }
+        // Ports of our own, so a cluster of another test run cannot answer.
+        let base = 20000 + (std::process::id() % 20000) as u16;
+        let host =
+            String::from_utf8_lossy(&Command::new("hostname").arg("-s").output().unwrap().stdout)
+                .trim()
+                .to_string();
+        let conf = format!(
+            "ClusterName=vbtest\nSlurmctldHost={host}(127.0.0.1)\nSlurmctldPort={c}\n\
+             AuthType=auth/munge\nProctrackType=proctrack/linuxproc\nTaskPlugin=task/none\n\
+             SelectType=select/cons_tres\nSelectTypeParameters=CR_Core\n\
+             SlurmctldPidFile={d}/slurmctld.pid\nSlurmdPidFile={d}/slurmd-%n.pid\n\
+             SlurmdSpoolDir={d}/spool-%n\nStateSaveLocation={d}/state\n\
+             SlurmctldLogFile={d}/slurmctld.log\nSlurmdLogFile={d}/slurmd-%n.log\n\
+             SlurmUser=root\nSlurmdUser=root\nReturnToService=2\n\
+             NodeName=vb1 NodeHostname={host} NodeAddr=127.0.0.1 Port={p1} CPUs=2 State=UNKNOWN\n\
+             NodeName=vb2 NodeHostname={host} NodeAddr=127.0.0.1 Port={p2} CPUs=2 State=UNKNOWN\n\
+             PartitionName=vbtest Nodes=vb1,vb2 Default=YES MaxTime=INFINITE State=UP \
+             OverSubscribe=FORCE:64\n",
+            c = base,
+            p1 = base + 1,
+            p2 = base + 2,
+        );
+        for sub in ["state", "spool-vb1", "spool-vb2"] {
+            std::fs::create_dir_all(me.dir.path().join(sub)).unwrap();
+        }
+        std::fs::write(me.conf(), conf).unwrap();
+        let conf = me.conf();
+        me.spawn(
+            Command::new("slurmctld")
+                .args(["-D", "-i"])
+                .env("SLURM_CONF", &conf),
+        );
+        for n in ["vb1", "vb2"] {
+            me.spawn(
+                Command::new("slurmd")
+                    .args(["-D", "-N", n])
+                    .env("SLURM_CONF", &conf),
+            );
+        }
+        let idle = wait_until(Duration::from_secs(30), || {
+            let o = Command::new("sinfo")
+                .args(["-h", "-N", "-o", "%t"])
+                .env("SLURM_CONF", &conf)
+                .output();
+            o.is_ok_and(|o| String::from_utf8_lossy(&o.stdout).matches("idle").count() == 2)
+        });
+        assert!(
+            idle,
+            "the Slurm nodes never became idle: {}",
+            std::fs::read_to_string(me.dir.path().join("slurmctld.log")).unwrap_or_default()
+        );
+        Some(me)
+    }
+
+    fn conf(&self) -> PathBuf {
+        self.dir.path().join("slurm.conf")
+    }
+
+    fn spawn(&mut self, c: &mut Command) {
+        let child = c
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        self.daemons.push(child);
+    }
+}
+
+impl Drop for Slurm {
+    fn drop(&mut self) {
+        // slurmd first, the controller, then munged if it was ours.
+        for c in self.daemons.iter_mut().rev() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+#[test]
+fn the_slurm_launcher_runs_two_hosts_in_an_allocation() {
+    let Some(slurm) = Slurm::up("the_slurm_launcher_runs_two_hosts_in_an_allocation") else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    // salloc makes the allocation and runs volbench inside it, as a batch
+    // script's srun steps would.
+    let o = Command::new("salloc")
+        .args(["-N2", "-w", "vb1,vb2", "--time=5"])
+        .arg(BIN)
+        .args(["run", "--launcher", "slurm", "--hosts", "vb[1-2]"])
+        .arg("--target")
+        .arg(tmp.path().join("{host}"))
+        .arg("--output")
+        .arg(tmp.path().join("out"))
+        .args(["--size", "4m", "--buffered", "--interval", "250ms"])
+        .args(["--engine", "null", "--rw", "randrw", "--duration", "1s"])
+        .args(["--remote-volbench", BIN])
+        .env("SLURM_CONF", slurm.conf())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let doc = read_json(&tmp.path().join("out/result.json"));
+    assert_hosts_ok_and_summed(&doc, 2);
+    let reached = doc["cluster"]["ssh_command"].as_str().unwrap();
+    assert!(reached.starts_with("slurm (srun"), "{reached}");
+    for n in ["vb1", "vb2"] {
+        assert!(tmp.path().join(n).join("volbench.0.dat").exists(), "{n}");
+    }
+}
