@@ -25,6 +25,8 @@ if ((!quick)); then
   command -v losetup >/dev/null || need+=(mount)
   command -v mkfs.ext4 >/dev/null || need+=(e2fsprogs)
   command -v chromium >/dev/null || need+=(chromium)
+  command -v slurmctld >/dev/null || need+=(slurm-wlm)
+  command -v munged >/dev/null || need+=(munge)
   if ((${#need[@]})); then
     if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
       echo "test.sh: installing ${need[*]}" >&2
@@ -48,4 +50,10 @@ if ((quick)); then
   exit 0
 fi
 cargo build --quiet --all-targets
+# The static build the launchers test runs in a root with no C library
+# (dev profile: a fraction of a release build's time; same linking).
+if [[ $(uname -m) == x86_64 ]]; then
+  RUSTFLAGS='-C target-feature=+crt-static' cargo build --quiet --target x86_64-unknown-linux-gnu
+  export VOLBENCH_STATIC_BIN=$PWD/target/x86_64-unknown-linux-gnu/debug/volbench
+fi
 cargo test --quiet -- --test-threads="${VOLBENCH_TEST_THREADS:-2}"

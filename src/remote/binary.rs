@@ -107,4 +107,14 @@ mod tests {
         assert_eq!(needs_loader(b"#!/bin/sh\n"), None);
         assert_eq!(needs_loader(&me[..0x30]), None, "a cut header");
     }
+
+    #[test]
+    fn the_static_build_is_looked_for_beside_the_profile_dirs() {
+        let s = static_siblings(Path::new("/src/vb/target/debug/volbench"));
+        let arch = std::env::consts::ARCH;
+        assert!(s.contains(&PathBuf::from(format!(
+            "/src/vb/target/{arch}-unknown-linux-gnu/release/volbench"
+        ))));
+        assert!(static_siblings(Path::new("volbench")).is_empty());
+    }
 }

@@ -364,7 +364,16 @@ impl Slurm {
                 "/var/log/munge",
                 "/var/lib/munge"
             ])));
-            me.spawn(Command::new("su").args(["-s", "/bin/sh", "munge", "-c", "exec munged -F"]));
+            // munged itself is the child (as user munge), so drop ends it.
+            let id = |flag: &str| -> u32 {
+                let o = Command::new("id").args([flag, "munge"]).output().unwrap();
+                String::from_utf8_lossy(&o.stdout).trim().parse().unwrap()
+            };
+            let mut munged = Command::new("munged");
+            munged.arg("-F");
+            std::os::unix::process::CommandExt::uid(&mut munged, id("-u"));
+            std::os::unix::process::CommandExt::gid(&mut munged, id("-g"));
+            me.spawn(&mut munged);
             assert!(
                 wait_until(Duration::from_secs(10), || ok(
                     Command::new("munge").arg("-n")
