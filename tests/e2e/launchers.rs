@@ -298,8 +298,8 @@ fn the_static_binary_runs_a_job_in_a_root_without_libc() {
         std::fs::create_dir(root.path().join(d)).unwrap();
     }
     let o = Command::new("unshare")
-        .args(["--mount", "--pid", "--fork", "--mount-proc="])
-        .arg(root.path().join("proc"))
+        .args(["--mount", "--pid", "--fork"])
+        .arg(format!("--mount-proc={}", root.path().join("proc").display()))
         .arg("chroot")
         .arg(root.path())
         .args(["/volbench", "run", "--target", "/data", "--size", "4m"])
