@@ -9,11 +9,8 @@ use std::time::{Duration, Instant};
 
 use super::hosts::{HostSpec, check_host_name};
 use crate::error::{Result, VbError};
+use crate::units::bounds::HOSTS_FROM_TIMEOUT as TIMEOUT;
 use crate::units::bounds::{MAX_HOSTS, MAX_INPUT_FILE};
-
-/// How long the command may take: listing pods or nodes is quick, and a
-/// command that waits (for a prompt, a lock) must not hang the run.
-pub const TIMEOUT: Duration = Duration::from_secs(60);
 
 /// Runs `command` and takes each non-empty line of its output as a host.
 pub fn read(command: &str) -> Result<Vec<HostSpec>> {

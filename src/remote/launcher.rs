@@ -19,12 +19,10 @@ use std::time::{Duration, Instant};
 use super::ssh::quote;
 use crate::error::{Result, VbError};
 use crate::input::words::split_words;
+use crate::units::bounds::MAX_LAUNCHER_BYTES as MAX_TEMPLATE_BYTES;
 
 /// Environment variable that replaces the ssh program, like `--ssh-command`.
 pub const SSH_ENV: &str = "VOLBENCH_SSH_COMMAND";
-
-/// Longest launcher template, in bytes: a command line, not a script.
-pub const MAX_TEMPLATE_BYTES: usize = 4096;
 
 /// Options added when the program is ssh itself: never prompt (stdin is the
 /// protocol), no terminal, and keep-alives so a dead link is noticed by ssh

@@ -79,9 +79,11 @@ pub fn push_binary(
         "have" => Ok(file),
         "need" => {
             // Write under a temporary name and rename, so a half-copied
-            // binary is never run and concurrent pushes cannot collide.
+            // binary is never run and concurrent pushes cannot collide
+            // (the node's name too: Slurm nodes share one home directory,
+            // and two of them may well give the same pid).
             let script = format!(
-                "umask 077 && mkdir -p {dir} && t={dir}/.{name}.$$ && cat > \"$t\" && \
+                "umask 077 && mkdir -p {dir} && t={dir}/.{name}.$(uname -n).$$ && cat > \"$t\" && \
                  chmod 700 \"$t\" && mv -f \"$t\" {file}"
             );
             launcher

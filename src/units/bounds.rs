@@ -69,6 +69,11 @@ pub const MAX_PLAN_CONCURRENCY: f64 = 1e9;
 pub const MAX_NAME_CHARS: usize = 128;
 /// A suite or hosts file: these are hand-written text, never large.
 pub const MAX_INPUT_FILE: u64 = 1 << 20;
+/// A `--launcher` template, in bytes: a command line, not a script.
+pub const MAX_LAUNCHER_BYTES: usize = 4096;
+/// How long `--hosts-from`'s command may take: listing pods or nodes is
+/// quick, and one that waits (a prompt, a lock) must not hang the run.
+pub const HOSTS_FROM_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// `v` within `lo..=hi`, or an error naming the flag and the bounds.
 pub fn count(flag: &str, v: u64, lo: u64, hi: u64) -> Result<u64> {

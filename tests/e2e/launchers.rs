@@ -252,11 +252,8 @@ fn version_completions_and_man_page_come_from_the_binary() {
     }
     vb(["completions", "tcsh"]).expect(exit::BAD_INPUT);
     let man = stdout(&vb(["man"]).expect(exit::OK));
-    assert!(
-        man.starts_with(".ie") || man.contains(".TH volbench"),
-        "roff"
-    );
-    assert!(man.contains(".TH volbench 1"), "a section 1 page");
+    assert!(man.contains(".TH volbench 1"), "a section 1 roff page");
+    assert!(man.contains("completions") && man.contains("Storage benchmark"));
 }
 
 /// The static build: from $VOLBENCH_STATIC_BIN (test.sh builds it) or
@@ -299,7 +296,10 @@ fn the_static_binary_runs_a_job_in_a_root_without_libc() {
     }
     let o = Command::new("unshare")
         .args(["--mount", "--pid", "--fork"])
-        .arg(format!("--mount-proc={}", root.path().join("proc").display()))
+        .arg(format!(
+            "--mount-proc={}",
+            root.path().join("proc").display()
+        ))
         .arg("chroot")
         .arg(root.path())
         .args(["/volbench", "run", "--target", "/data", "--size", "4m"])
