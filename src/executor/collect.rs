@@ -9,9 +9,11 @@ use std::time::{Duration, Instant, SystemTime};
 
 use super::Observer;
 use super::intervals::IntervalLog;
+use crate::io::counters::{self, Sample, Sampler};
 use crate::io::host::cpu_seconds;
 use crate::io::worker::{Control, PHASE_MEASURE, PHASE_STOP, PHASE_WARMUP};
 use crate::plan::PlannedRun;
+use crate::result::counters::RunCounters;
 use crate::result::{Cpu, Interval, IntervalOp, PhaseName, SteadyResult};
 use crate::stats::{CounterSnapshot, LiveCounters};
 
@@ -27,6 +29,7 @@ pub(super) struct Timeline {
     pub cpu: Cpu,
     pub steady: Option<SteadyResult>,
     pub interrupted: bool,
+    pub counters: Option<RunCounters>,
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -40,8 +43,16 @@ pub(super) fn collect(
     interval: Duration,
     obs: &dyn Observer,
     stop: &AtomicBool,
+    sampler: Option<&Sampler>,
 ) -> Timeline {
     let wall0 = SystemTime::now();
+    // Client counters: read here, between intervals, never by the workers.
+    let mut host: Option<(&Sampler, RunCounters, Sample)> =
+        sampler.map(|s| (s, s.header(), s.sample()));
+    let mut host_at_measure: Option<Sample> = host
+        .as_ref()
+        .filter(|_| control.phase.load(Ordering::Relaxed) == PHASE_MEASURE)
+        .map(|(_, _, first)| first.clone());
     let total_s = (warmup + duration).as_secs_f64();
     let mut phase = control.phase.load(Ordering::Relaxed);
     let mut phase_start = t0;
@@ -116,6 +127,13 @@ pub(super) fn collect(
             } else {
                 false
             };
+        if let Some((s, rc, last)) = host.as_mut() {
+            let now_s = s.sample();
+            if secs > 0.0 {
+                rc.push_interval(counters::between(last, &now_s, iv.t_s, iv.phase));
+            }
+            *last = now_s;
+        }
         if secs > 0.0 {
             obs.interval(run, iv.t_s, total_s, &iv);
             log.push(iv);
@@ -147,6 +165,7 @@ pub(super) fn collect(
             measure_start = now;
             measure_wall = SystemTime::now();
             cpu0 = cpu_seconds();
+            host_at_measure = host.as_ref().map(|(_, _, last)| last.clone());
             k = 1;
         } else {
             break;
@@ -174,6 +193,18 @@ pub(super) fn collect(
     if phase == PHASE_WARMUP {
         warmup_done = Some((wall0, (end - t0).as_secs_f64()));
     }
+    // The measured phase as a whole, from the counters at its two ends.
+    let counters = host.map(|(_, mut rc, last)| {
+        if let Some(first) = host_at_measure.filter(|_| measured > 0.0) {
+            rc.summary = Some(counters::between(
+                &first,
+                &last,
+                (end - t0).as_secs_f64(),
+                PhaseName::Measure,
+            ));
+        }
+        rc
+    });
     if run.spec.steady && steady.is_none() {
         steady = Some(SteadyResult {
             reached: false,
@@ -187,6 +218,7 @@ pub(super) fn collect(
         measure: (measure_wall, measured),
         cpu,
         interrupted,
+        counters,
     }
 }
 

@@ -178,6 +178,8 @@ pub fn run_one(
                 None,
             ));
         }
+        // Worked out before the start: it walks sysfs, which takes a moment.
+        let sampler = Some(crate::io::counters::Sampler::for_target(&job.target.path));
         if !start_gate.wait_ready(n as usize, stop, || control.failed.load(Ordering::Relaxed)) {
             let error = call_off(handles);
             let msg = match error {
@@ -207,7 +209,16 @@ pub fn run_one(
         start_gate.release(true);
         obs.io_started(run, SystemTime::now());
         let timeline = collect(
-            run, t0, &control, &counters, warmup, duration, interval, obs, stop,
+            run,
+            t0,
+            &control,
+            &counters,
+            warmup,
+            duration,
+            interval,
+            obs,
+            stop,
+            sampler.as_ref(),
         );
         control.phase.store(PHASE_STOP, Ordering::Relaxed);
         let mut warm = PhaseStats::default();

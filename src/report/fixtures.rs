@@ -181,6 +181,7 @@ impl RunFixture {
             },
             interrupted: false,
             meta_ops: Vec::new(),
+            counters: None,
             rate: self.rate_pct.map(|_| crate::result::RateResult {
                 target_iops: self.iops,
                 achieved_iops: self.iops,

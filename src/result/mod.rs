@@ -3,6 +3,7 @@
 //! it carries the merged histograms so it can be re-read and merged again.
 
 pub mod check;
+pub mod counters;
 pub mod diagnosis;
 pub mod expect;
 pub mod merge;
@@ -118,6 +119,9 @@ pub struct RunResult {
     /// Metadata runs: one entry per operation, in the order of `spec::meta::ALL_OPS`.
     #[serde(default, rename = "ops", skip_serializing_if = "Vec::is_empty")]
     pub meta_ops: Vec<meta::MetaOpResult>,
+    /// What the host's CPUs, devices, interfaces and mounts did meanwhile.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counters: Option<counters::RunCounters>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -137,10 +141,11 @@ pub struct SteadyResult {
 }
 
 /// The parts of a run: the warm-up (reported apart) and the measured phase.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum PhaseName {
     Warmup,
+    #[default]
     Measure,
 }
 
