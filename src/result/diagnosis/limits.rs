@@ -17,7 +17,7 @@ const ABOVE: f64 = 1.10;
 /// wanders about 5% (seen at 5.1% on a 4 MiB/s cgroup cap, 2 s runs), while
 /// an uncapped device moves its IOPS or MiB/s by the block-size ratio
 /// (at least 4x, see MIN_BS_SPAN), far outside 10%.
-const FLAT: f64 = 0.10;
+pub(super) const FLAT: f64 = 0.10;
 /// Block sizes must span at least this factor for flatness to mean a cap:
 /// between 4 and 8 KiB a latency-bound device gives nearly equal IOPS too.
 const MIN_BS_SPAN: f64 = 4.0;
@@ -171,7 +171,7 @@ pub(super) fn expected(doc: &ResultDoc) -> Vec<Finding> {
 
 /// Runs of one shape but for a single block size each, grouped, with the
 /// block sizes spanning enough to tell a cap from a latency-bound device.
-fn block_size_series(doc: &ResultDoc) -> Vec<Vec<&RunResult>> {
+pub(super) fn block_size_series(doc: &ResultDoc) -> Vec<Vec<&RunResult>> {
     let mut groups: BTreeMap<String, Vec<&RunResult>> = BTreeMap::new();
     for r in closed_loop(doc) {
         if r.workload.bs.len() == 1 {

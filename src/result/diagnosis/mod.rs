@@ -9,6 +9,7 @@
 //! long ago can be diagnosed again. None may fire on a healthy run: each
 //! has a unit test against the report fixtures.
 
+mod clients;
 mod limits;
 mod time;
 
@@ -38,6 +39,14 @@ pub enum Kind {
     LittlesLawGap,
     /// The first of two identical runs clearly slower than its repeat.
     WarmUp,
+    /// The client's CPUs saturated, or its I/O threads each on a full core.
+    ClientCpu,
+    /// The device under the target busy all the time, holding the I/Os.
+    DeviceBusy,
+    /// An interface near its link speed, an expected cap, or flat across block sizes.
+    NetworkLimit,
+    /// NFS execution time well above the round trip: queueing on the client.
+    NfsQueueing,
     #[serde(other)]
     Other,
 }
@@ -63,6 +72,10 @@ impl Kind {
             Kind::InferredBandwidthCap => "bandwidth cap",
             Kind::LittlesLawGap => "Little's-law gap",
             Kind::WarmUp => "warm-up effect",
+            Kind::ClientCpu => "client CPU",
+            Kind::DeviceBusy => "device busy",
+            Kind::NetworkLimit => "network limit",
+            Kind::NfsQueueing => "NFS queueing",
             Kind::Other => "other",
         }
     }
@@ -135,6 +148,10 @@ pub const FINDERS: &[Finder] = &[
     limits::inferred_bandwidth_cap,
     time::littles_law_gap,
     time::warm_up,
+    clients::client_cpu,
+    clients::device_busy,
+    clients::network,
+    clients::nfs_queueing,
 ];
 
 /// All findings about a result, surest first (stable within a confidence).
