@@ -6,6 +6,7 @@ mod architecture;
 mod capped_diagnosis;
 mod capped_methods;
 mod common;
+mod counters;
 mod diagnosis;
 mod import_cli;
 mod launchers;
