@@ -52,6 +52,9 @@ impl Coordinator<'_> {
             match merge::merge_runs(&refs) {
                 Ok(mut m) => {
                     m.interrupted |= self.hosts.iter().any(|h| !h.live());
+                    // One host's CPU is not another's: counters stay with
+                    // each host's own runs (`cluster.hosts[].runs[]`).
+                    m.counters = None;
                     Some(m)
                 }
                 Err(e) => {

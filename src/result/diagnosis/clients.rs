@@ -40,29 +40,42 @@ const NFS_QUEUE_MS: f64 = 0.5;
 /// Operations per second below this are too few to judge NFS timings on.
 const NFS_MIN_OPS_S: f64 = 10.0;
 
-/// Every measured run that has counters, with the host it ran on: the
-/// local runs, then each host's own in a multi-host result.
-fn with_counters(doc: &ResultDoc) -> Vec<(&RunResult, &RunCounters, &CounterInterval)> {
-    let hosts = doc.cluster.iter().flat_map(|c| &c.hosts);
-    measured(doc)
-        .chain(
-            hosts
-                .flat_map(|h| &h.runs)
-                .filter(|r| !r.workload.discard && usable(r)),
-        )
-        .filter_map(|r| {
-            let c = r.counters.as_ref()?;
-            Some((r, c, c.summary.as_ref()?))
-        })
-        .collect()
+/// A run with counters: who it ran on (the host's name in a multi-host
+/// run, else its hostname), the run, its counters and their summary.
+struct Seen<'a> {
+    host: String,
+    run: &'a RunResult,
+    c: &'a RunCounters,
+    s: &'a CounterInterval,
 }
 
-fn host_text(c: &RunCounters) -> String {
-    if c.host.is_empty() {
-        "the client".into()
-    } else {
-        format!("client {}", c.host)
-    }
+/// Every measured run that has counters, with the host it ran on: the
+/// local runs, then each host's own in a multi-host result.
+fn with_counters(doc: &ResultDoc) -> Vec<Seen<'_>> {
+    let local = measured(doc).map(|r| (None, r));
+    let hosts = doc.cluster.iter().flat_map(|c| &c.hosts).flat_map(|h| {
+        h.runs
+            .iter()
+            .filter(|r| !r.workload.discard && usable(r))
+            .map(move |r| (Some(h.name.as_str()), r))
+    });
+    local
+        .chain(hosts)
+        .filter_map(|(name, run)| {
+            let c = run.counters.as_ref()?;
+            let host = match name {
+                Some(n) => format!("client {n}"),
+                None if c.host.is_empty() => "the client".into(),
+                None => format!("client {}", c.host),
+            };
+            Some(Seen {
+                host,
+                run,
+                c,
+                s: c.summary.as_ref()?,
+            })
+        })
+        .collect()
 }
 
 /// "run X" or "run X (and N more)".
@@ -78,8 +91,8 @@ fn runs_text(worst: &RunResult, n: usize) -> String {
 pub(super) fn client_cpu(doc: &ResultDoc) -> Vec<Finding> {
     // Per host: its runs over the line, how busy, and whether host-wide.
     type Busy<'a> = (&'a RunResult, f64, bool);
-    let mut hosts: Vec<(&RunCounters, Vec<Busy>)> = Vec::new();
-    for (r, c, s) in with_counters(doc) {
+    let mut hosts: Vec<(String, &RunCounters, Vec<Busy>)> = Vec::new();
+    for Seen { host, run: r, c, s } in with_counters(doc) {
         let Some(cpu) = &s.cpu else { continue };
         let own = r.totals.cpu.user_pct + r.totals.cpu.sys_pct;
         let per_thread = own / r.io_threads.max(1) as f64;
@@ -90,13 +103,13 @@ pub(super) fn client_cpu(doc: &ResultDoc) -> Vec<Finding> {
         } else {
             continue;
         };
-        match hosts.iter_mut().find(|(h, _)| h.host == c.host) {
-            Some((_, v)) => v.push((r, busy, host_wide)),
-            None => hosts.push((c, vec![(r, busy, host_wide)])),
+        match hosts.iter_mut().find(|(h, _, _)| *h == host) {
+            Some((_, _, v)) => v.push((r, busy, host_wide)),
+            None => hosts.push((host, c, vec![(r, busy, host_wide)])),
         }
     }
     let mut out = Vec::new();
-    for (c, runs) in hosts {
+    for (host, c, runs) in hosts {
         let Some(&(worst, busy, host_wide)) = runs.iter().max_by(|a, b| a.1.total_cmp(&b.1)) else {
             continue;
         };
@@ -134,7 +147,7 @@ pub(super) fn client_cpu(doc: &ResultDoc) -> Vec<Finding> {
                 "{} CPU-bound: its {} CPUs were {:.0}% busy (user {:.0}%, system {:.0}%) in {}. \
                  The storage may do more than measured: add clients, or use fewer threads \
                  with more iodepth (io_uring), as the papers advise.{who}{steal}",
-                host_text(c),
+                host,
                 c.cpus,
                 busy,
                 cpu.user_pct,
@@ -146,7 +159,7 @@ pub(super) fn client_cpu(doc: &ResultDoc) -> Vec<Finding> {
                 "{} core-bound: each of volbench's {} I/O threads used {:.0}% of a core in {} \
                  (the busiest CPU {:.0}% busy). More threads (or iodepth with io_uring) may \
                  give more.",
-                host_text(c),
+                host,
                 worst.io_threads,
                 busy,
                 runs_text(worst, runs.len()),
@@ -178,7 +191,7 @@ pub(super) fn client_cpu(doc: &ResultDoc) -> Vec<Finding> {
 /// 100%, the papers' sign of a disk at its limit).
 pub(super) fn device_busy(doc: &ResultDoc) -> Vec<Finding> {
     let mut hits = Vec::new();
-    for (r, c, s) in with_counters(doc) {
+    for Seen { run: r, c, s, .. } in with_counters(doc) {
         let conc = r.littles_law.concurrency as f64;
         let Some(d) = s
             .devices
@@ -259,7 +272,7 @@ pub(super) fn network(doc: &ResultDoc) -> Vec<Finding> {
     let runs = with_counters(doc);
     // Near the link's own speed.
     let mut at_link: Vec<(&RunResult, &str, f64, f64, &str)> = Vec::new();
-    for (r, c, s) in &runs {
+    for Seen { run: r, c, s, .. } in &runs {
         for n in &s.net {
             let Some(mbit) = c
                 .interfaces
@@ -304,7 +317,7 @@ pub(super) fn network(doc: &ResultDoc) -> Vec<Finding> {
     }
     // Near an expected throughput cap, with the I/O crossing the interface.
     if let Some(limit) = doc.expect.as_ref().and_then(|e| e.mib_s) {
-        let hit = runs.iter().find_map(|(r, _, s)| {
+        let hit = runs.iter().find_map(|Seen { run: r, s, .. }| {
             let (name, rate, dir) = busiest_link(s)?;
             (rate >= NEAR_LINK * limit && rate >= CARRIES * r.total_mib_s())
                 .then_some((*r, name, rate, dir))
@@ -383,19 +396,20 @@ pub(super) fn network(doc: &ResultDoc) -> Vec<Finding> {
 /// waited on the client for a slot on the connection.
 pub(super) fn nfs_queueing(doc: &ResultDoc) -> Vec<Finding> {
     let mut hits = Vec::new();
-    for (r, c, s) in with_counters(doc) {
+    for Seen { host, run: r, c, s } in with_counters(doc) {
         let Some(nfs) = &s.nfs else { continue };
         for op in &nfs.ops {
             if op.ops_s >= NFS_MIN_OPS_S
                 && op.avg_exe_ms >= NFS_QUEUE * op.avg_rtt_ms
                 && op.avg_exe_ms - op.avg_rtt_ms >= NFS_QUEUE_MS
             {
-                hits.push((r, c, op, nfs.avg_backlog));
+                hits.push((r, c, op, nfs.avg_backlog, host.clone()));
             }
         }
     }
     let ratio = |o: &crate::result::counters::NfsOpRates| o.avg_exe_ms / o.avg_rtt_ms.max(1e-3);
-    let Some(&(r, c, op, backlog)) = hits.iter().max_by(|a, b| ratio(a.2).total_cmp(&ratio(b.2)))
+    let Some((r, c, op, backlog, host)) =
+        hits.iter().max_by(|a, b| ratio(a.2).total_cmp(&ratio(b.2)))
     else {
         return Vec::new();
     };
@@ -416,14 +430,14 @@ pub(super) fn nfs_queueing(doc: &ResultDoc) -> Vec<Finding> {
         "NFS queueing on {}: {} took {} ms to execute but {} ms on the wire (round trip) in \
          {} on {}, {:.1}x: requests waited on the client for the connection (backlog {} per \
          request). Not the server, not the network: {advice}.",
-        host_text(c),
+        host,
         op.op,
         num(op.avg_exe_ms),
         num(op.avg_rtt_ms),
         runs_text(r, hits.len()),
         c.nfs_mount.as_deref().unwrap_or("the mount"),
         ratio(op),
-        num(backlog),
+        num(*backlog),
     );
     let sure = if ratio(op) >= 4.0 {
         Confidence::High
@@ -436,7 +450,7 @@ pub(super) fn nfs_queueing(doc: &ResultDoc) -> Vec<Finding> {
             .figure("rtt_ms", op.avg_rtt_ms)
             .figure("ratio", ratio(op))
             .figure("ops_s", op.ops_s)
-            .figure("avg_backlog", backlog)
+            .figure("avg_backlog", *backlog)
             .runs(hits.iter().map(|h| h.0)),
     ]
 }
