@@ -507,7 +507,17 @@ fn four_hosts_merge_exactly_and_start_together() {
             host["clock_offset_ms"].as_f64().unwrap().abs() < 50.0,
             "one clock here"
         );
+        // Each host's own counters, read in its own network namespace.
+        let counters = &host["runs"][0]["counters"];
+        assert!(counters["summary"]["cpu"].is_object(), "{counters:#}");
+        let ifs = counters["interfaces"].as_array().unwrap();
+        assert!(
+            !ifs.is_empty() && !ifs.iter().any(|i| i["name"] == "lo"),
+            "{ifs:?}"
+        );
     }
+    // One host's CPU is not another's: the merged run carries none.
+    assert!(doc["runs"][0]["counters"].is_null());
     assert_nothing_left(&tag, Duration::from_secs(5));
 }
 
