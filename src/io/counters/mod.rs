@@ -21,6 +21,14 @@ use crate::result::PhaseName;
 use crate::result::counters::{CounterInterval, RunCounters};
 
 const PROC: &str = "/proc";
+
+/// Set (to anything but "" or "0") to run without counters: the A side of
+/// bench/counters-ab.sh, which shows what reading them costs.
+pub(crate) const OFF_VAR: &str = "VOLBENCH_NO_COUNTERS";
+
+pub(crate) fn enabled() -> bool {
+    std::env::var_os(OFF_VAR).is_none_or(|v| v.is_empty() || v == "0")
+}
 const SYS: &str = "/sys";
 
 /// What to read for one target, worked out once before the run.
