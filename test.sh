@@ -24,6 +24,7 @@ if ((!quick)); then
   command -v ip >/dev/null || need+=(iproute2)
   command -v losetup >/dev/null || need+=(mount)
   command -v mkfs.ext4 >/dev/null || need+=(e2fsprogs)
+  command -v sshfs >/dev/null || need+=(sshfs)
   command -v chromium >/dev/null || need+=(chromium)
   command -v slurmctld >/dev/null || need+=(slurm-wlm)
   command -v munged >/dev/null || need+=(munge)

@@ -346,30 +346,43 @@ pub(super) fn network(doc: &ResultDoc) -> Vec<Finding> {
             return out;
         }
     }
-    // Flat across block sizes on the interface that carries the I/O.
+    // Flat across block sizes on an interface that carries the I/O (the
+    // first such, by name: a bridge and its port carry the same traffic).
     for g in block_size_series(doc) {
-        let mut links = Vec::new();
-        for r in &g {
-            let Some(s) = r.counters.as_ref().and_then(|c| c.summary.as_ref()) else {
-                break;
-            };
-            match busiest_link(s) {
-                Some(l) if l.1 >= CARRIES * r.total_mib_s() && l.1 > 0.0 => links.push(l),
-                _ => break,
-            }
-        }
-        if links.len() != g.len() || links.iter().any(|l| l.0 != links[0].0) {
+        let summaries: Vec<&CounterInterval> = g
+            .iter()
+            .filter_map(|r| r.counters.as_ref().and_then(|c| c.summary.as_ref()))
+            .collect();
+        if summaries.len() != g.len() {
             continue;
         }
+        let mut names: Vec<&str> = summaries[0].net.iter().map(|n| n.name.as_str()).collect();
+        names.sort_unstable();
+        let carried = names.into_iter().find_map(|name| {
+            let mut links = Vec::new();
+            for (r, s) in g.iter().zip(&summaries) {
+                let n = s.net.iter().find(|n| n.name == name)?;
+                let (rate, dir) = if n.tx_mib_s >= n.rx_mib_s {
+                    (n.tx_mib_s, "out")
+                } else {
+                    (n.rx_mib_s, "in")
+                };
+                if rate <= 0.0 || rate < CARRIES * r.total_mib_s() {
+                    return None;
+                }
+                links.push((name, rate, dir));
+            }
+            let mean = links.iter().map(|l| l.1).sum::<f64>() / links.len() as f64;
+            let flat = links.iter().all(|l| (l.1 - mean).abs() / mean <= FLAT);
+            flat.then_some(links)
+        });
+        let Some(links) = carried else { continue };
         let vals: Vec<f64> = links.iter().map(|l| l.1).collect();
         let mean = vals.iter().sum::<f64>() / vals.len() as f64;
         let spread = vals
             .iter()
             .map(|v| (v - mean).abs() / mean)
             .fold(0.0, f64::max);
-        if spread > FLAT {
-            continue;
-        }
         let (name, _, dir) = links[0];
         out.push(
             Finding::new(
