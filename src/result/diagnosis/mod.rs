@@ -9,6 +9,8 @@
 //! long ago can be diagnosed again. None may fire on a healthy run: each
 //! has a unit test against the report fixtures.
 
+mod concurrency;
+pub mod hosts;
 mod limits;
 mod time;
 
@@ -38,6 +40,10 @@ pub enum Kind {
     LittlesLawGap,
     /// The first of two identical runs clearly slower than its repeat.
     WarmUp,
+    /// One I/O in flight, and the concurrency a target needs at its latency.
+    SingleThreadLatency,
+    /// One host of a multi-host run well below the others.
+    SlowHost,
     #[serde(other)]
     Other,
 }
@@ -63,6 +69,8 @@ impl Kind {
             Kind::InferredBandwidthCap => "bandwidth cap",
             Kind::LittlesLawGap => "Little's-law gap",
             Kind::WarmUp => "warm-up effect",
+            Kind::SingleThreadLatency => "concurrency needed",
+            Kind::SlowHost => "slow host",
             Kind::Other => "other",
         }
     }
@@ -135,6 +143,8 @@ pub const FINDERS: &[Finder] = &[
     limits::inferred_bandwidth_cap,
     time::littles_law_gap,
     time::warm_up,
+    concurrency::single_thread_concurrency,
+    hosts::slow_host,
 ];
 
 /// All findings about a result, surest first (stable within a confidence).
