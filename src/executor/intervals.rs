@@ -2,6 +2,7 @@
 //! adjacent intervals of one phase are merged, time-weighted.
 
 use crate::result::{Interval, IntervalOp, MAX_INTERVALS};
+use crate::stats::live_hist::sparse_add;
 
 /// Interval records with a bounded length: past `MAX_INTERVALS`, adjacent
 /// pairs in the same phase are merged (time-weighted), halving the count.
@@ -54,6 +55,7 @@ fn merge_intervals(a: &Interval, b: &Interval) -> Interval {
                 (Some(sx), Some(sy)) if ops > 0.0 => Some((sx * ox + sy * oy) / ops),
                 (a, b) => a.or(b),
             },
+            lat_hist: sparse_add(&x.lat_hist, &y.lat_hist),
         }
     };
     Interval {
@@ -80,6 +82,7 @@ mod tests {
                 mib_s: iops / 256.0,
                 lat_us_mean: lat,
                 service_us_mean: None,
+                lat_hist: vec![[1024, iops as u64]],
             },
             write: IntervalOp::default(),
         }
@@ -105,6 +108,9 @@ mod tests {
         let exact: f64 = (0..n).map(|i| 1000.0 + (i % 7) as f64).sum();
         assert!((ops - exact).abs() < 1e-6 * exact);
         assert_eq!(v.last().unwrap().t_s, n as f64);
+        // Each interval's histogram is merged with the rest: no count lost.
+        let counted: u64 = v.iter().map(|i| i.read.lat_hist[0][1]).sum();
+        assert_eq!(counted as f64, exact);
     }
 
     #[test]

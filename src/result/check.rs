@@ -414,6 +414,16 @@ pub fn check_interval(iv: &crate::result::Interval, longest_s: f64) -> Result<()
             o.service_us_mean.unwrap_or(0.0),
             MAX_LAT_US,
         )?;
+        // An interval's latency histogram counts its operations: never
+        // more than its rate says it did (1% for rounding in the JSON).
+        let counted = crate::stats::live_hist::sparse_check(&o.lat_hist)
+            .map_err(|e| format!("{name} interval: {e}"))?;
+        let ops = o.iops * iv.duration_s;
+        if counted as f64 > ops * 1.01 + 2.0 {
+            return Err(format!(
+                "{name} interval: {counted} latencies counted for {ops:.0} operations"
+            ));
+        }
     }
     Ok(())
 }

@@ -72,6 +72,10 @@ pub struct HostInfo {
     pub kernel: String,
     pub cpus: u32,
     pub memory_bytes: u64,
+    /// "AMD EPYC 7763 64-Core Processor" from /proc/cpuinfo; empty when
+    /// unknown (and in results written before it was recorded).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub cpu_model: String,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -232,6 +236,11 @@ pub struct IntervalOp {
     /// Mean service time (submission to completion) of rate-limited runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub service_us_mean: Option<f64>,
+    /// This interval's latency distribution, `[lower_ns, count]` per
+    /// non-empty bucket (`stats::live_hist`), for its own p50/p99; empty
+    /// in results written before it was recorded.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lat_hist: Vec<[u64; 2]>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -312,7 +321,14 @@ impl IntervalOp {
             mib_s: bytes as f64 / MIB / seconds,
             lat_us_mean: mean(lat_ns),
             service_us_mean: svc_ns.map(mean),
+            lat_hist: Vec::new(),
         }
+    }
+
+    /// The interval's p-th latency percentile in µs, from its own
+    /// histogram; None when it has none.
+    pub fn lat_percentile_us(&self, p: f64) -> Option<f64> {
+        crate::stats::live_hist::sparse_percentile(&self.lat_hist, p).map(|ns| ns / 1000.0)
     }
 }
 
