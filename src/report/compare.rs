@@ -309,6 +309,15 @@ pub fn page(sources: &[Source]) -> Page {
     let all = items(sources);
     let c = match_runs(sources, &all);
     let mut sections = Vec::new();
+    if let Some(t) = super::conditions::differing(sources) {
+        let mut sec = Section::new(
+            "conditions",
+            "Conditions differ",
+            "The results ran under different conditions; the ratios below include their effect.",
+        );
+        sec.tables.push(t);
+        sections.push(sec);
+    }
     let mut cmp = Section::new(
         "comparison",
         "Comparison",
