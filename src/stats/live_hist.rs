@@ -5,7 +5,10 @@
 //! Written by hand rather than with `histogram::AtomicHistogram`: that one
 //! increments with a locked read-modify-write, while here one thread
 //! writes (a plain load and store, as `LiveCounters`), and its bucket index
-//! is private while result files must name each bucket's bounds. Sixteen
+//! is private while result files must name each bucket's bounds. The
+//! collector reads these counts a moment apart from `LiveCounters`, so an
+//! interval's histogram may hold a few I/Os more or fewer than its rate
+//! (those completed in between); over the run they agree. Sixteen
 //! buckets per power of two (each at most 6.25% wide) keep a snapshot
 //! small enough to copy every interval.
 
@@ -232,7 +235,10 @@ mod tests {
 
     #[test]
     fn malformed_histograms_are_refused() {
-        assert!(sparse_check(&[[33, 1]]).is_err(), "33 is inside the bucket 32-33");
+        assert!(
+            sparse_check(&[[33, 1]]).is_err(),
+            "33 is inside the bucket 32-33"
+        );
         assert!(sparse_check(&[[64, 1], [32, 1]]).is_err());
         assert!(sparse_check(&[[32, 0]]).is_err());
         assert!(sparse_check(&[[32, 2], [64, 1]]).is_ok());
