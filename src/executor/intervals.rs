@@ -1,7 +1,7 @@
 //! The interval record of a run, bounded in length: past `MAX_INTERVALS`
 //! adjacent intervals of one phase are merged, time-weighted.
 
-use crate::result::{Interval, IntervalOp, MAX_INTERVALS};
+use crate::result::{Interval, IntervalOp, MAX_INTERVAL_BUCKETS, MAX_INTERVALS};
 use crate::stats::live_hist::sparse_add;
 
 /// Interval records with a bounded length: past `MAX_INTERVALS`, adjacent
@@ -9,13 +9,29 @@ use crate::stats::live_hist::sparse_add;
 #[derive(Default)]
 pub struct IntervalLog {
     items: Vec<Interval>,
+    /// Latency buckets held over all intervals (bounded by MAX_INTERVAL_BUCKETS).
+    buckets: usize,
+}
+
+fn buckets(iv: &Interval) -> usize {
+    iv.read.lat_hist.len() + iv.write.lat_hist.len()
 }
 
 impl IntervalLog {
     pub fn push(&mut self, iv: Interval) {
+        self.buckets += buckets(&iv);
         self.items.push(iv);
         if self.items.len() >= MAX_INTERVALS {
             self.compact();
+        }
+        // Merged neighbours share most buckets, so each pass nearly halves
+        // the count; a pass that merges nothing (phases alternating) stops.
+        while self.buckets > MAX_INTERVAL_BUCKETS {
+            let before = self.items.len();
+            self.compact();
+            if self.items.len() == before {
+                break;
+            }
         }
     }
 
@@ -31,6 +47,7 @@ impl IntervalLog {
                 _ => self.items.push(a),
             }
         }
+        self.buckets = self.items.iter().map(buckets).sum();
     }
 
     pub fn into_vec(self) -> Vec<Interval> {
@@ -111,6 +128,36 @@ mod tests {
         // Each interval's histogram is merged with the rest: no count lost.
         let counted: u64 = v.iter().map(|i| i.read.lat_hist[0][1]).sum();
         assert_eq!(counted as f64, exact);
+    }
+
+    #[test]
+    fn wide_latency_histograms_are_merged_down_to_the_bucket_bound() {
+        let mut log = IntervalLog::default();
+        // Every interval fills 400 buckets per op, spread over the same span.
+        let wide: Vec<[u64; 2]> = (0..400)
+            .map(|i| [crate::stats::live_hist::bounds(100 + i).0, 10])
+            .collect();
+        let n = 1000;
+        for i in 0..n {
+            let mut v = iv(i as f64 + 1.0, PhaseName::Measure, 4000.0, 100.0);
+            v.read.lat_hist = wide.clone();
+            v.write.lat_hist = wide.clone();
+            log.push(v);
+        }
+        let v = log.into_vec();
+        let held: usize = v
+            .iter()
+            .map(|i| i.read.lat_hist.len() + i.write.lat_hist.len())
+            .sum();
+        assert!(held <= MAX_INTERVAL_BUCKETS, "{held}");
+        // Halving stops once under the bound: at least half of what fits.
+        assert!(
+            v.len() >= MAX_INTERVAL_BUCKETS / 800 / 2,
+            "{} intervals left",
+            v.len()
+        );
+        let counted: u64 = v.iter().flat_map(|i| &i.read.lat_hist).map(|b| b[1]).sum();
+        assert_eq!(counted, n as u64 * 400 * 10, "no latency lost in merging");
     }
 
     #[test]

@@ -393,6 +393,14 @@ pub fn check_run(r: &RunResult, rates: Rates) -> Result<(), String> {
     for iv in &r.intervals {
         check_interval(iv, MAX_SECONDS)?;
     }
+    let held: usize = r
+        .intervals
+        .iter()
+        .map(|iv| iv.read.lat_hist.len() + iv.write.lat_hist.len())
+        .sum();
+    if held > crate::result::MAX_INTERVAL_BUCKETS + 2 * crate::stats::live_hist::BUCKETS {
+        return Err(format!("{held} interval latency buckets"));
+    }
     Ok(())
 }
 

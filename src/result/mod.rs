@@ -20,6 +20,11 @@ pub use ops::Op;
 /// At most this many intervals are kept per run; beyond it, neighbours are
 /// merged pairwise, so memory stays flat however long a run lasts.
 pub const MAX_INTERVALS: usize = 4096;
+/// At most this many latency buckets over all of a run's intervals
+/// (`IntervalOp::lat_hist`, about 2 MiB of JSON); beyond it intervals are
+/// merged pairwise as above, so a long run with a wide latency spread
+/// still fits the remote protocol's line and stays readable.
+pub const MAX_INTERVAL_BUCKETS: usize = 131_072;
 
 pub const SCHEMA: &str = "volbench.result/v1";
 
