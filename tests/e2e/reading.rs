@@ -274,3 +274,26 @@ fn a_result_with_a_malformed_interval_histogram_is_refused() {
         assert!(stderr(&o).contains("interval"), "{name}: {}", stderr(&o));
     }
 }
+
+#[test]
+fn compare_pairs_the_runs_when_each_side_has_exactly_one() {
+    let tmp = tempfile::tempdir().unwrap();
+    let one = |name: &str, bs: u64, iops: f64| {
+        fixtures::doc(
+            "client-1",
+            &[RunFixture::new(name, Pattern::Randread, 100, bs).perf(iops, 32.0e6 / iops)],
+        )
+    };
+    let a = write_result(&tmp.path().join("old"), &one("seq-test", 8 << 10, 10_000.0));
+    let b = write_result(&tmp.path().join("new"), &one("tuned", 16 << 10, 15_000.0));
+    let o = run(&["compare", p(&a), p(&b), "-o", "-"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("→ 15,000, 1.50x"), "{}", stdout(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("run 'tuned' matched to 'seq-test' as the only run of each"),
+        "{err}"
+    );
+    assert!(err.contains("bs 8KiB vs 16KiB"), "{err}");
+    assert!(!err.contains("no counterpart"), "{err}");
+}
