@@ -2,6 +2,8 @@
 //! I/O path); totals and percentiles come only from histograms merged by
 //! addition, never from averaging averages.
 
+pub mod live_hist;
+
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use histogram::Histogram;
@@ -161,6 +163,9 @@ pub struct LiveCounters {
     /// Service-time sums (rate-limited runs; zero otherwise).
     pub read_svc_ns: AtomicU64,
     pub write_svc_ns: AtomicU64,
+    /// Latency per bucket, for each interval's own percentiles.
+    pub read_hist: live_hist::LiveHist,
+    pub write_hist: live_hist::LiveHist,
 }
 
 /// A snapshot of `LiveCounters`, and the difference of two snapshots.

@@ -360,9 +360,16 @@ fn cmd_compare(a: &CompareArgs) -> Result<i32> {
     let all = report::items(&sources);
     let c = report::compare::match_runs(&sources, &all);
     let table = report::compare::table(&c, &sources, &all);
+    let conditions = report::conditions::differing(&sources);
     if a.markdown {
+        if let Some(t) = &conditions {
+            println!("{}", t.to_markdown());
+        }
         print!("{}", table.to_markdown());
     } else {
+        if let Some(t) = &conditions {
+            println!("{}\n", t.to_terminal());
+        }
         println!("{}", table.to_terminal());
         for line in report::compare::headlines(&c, &all) {
             println!("{line}");

@@ -15,6 +15,7 @@ use crate::io::worker::{Control, PHASE_MEASURE, PHASE_STOP, PHASE_WARMUP};
 use crate::plan::PlannedRun;
 use crate::result::counters::RunCounters;
 use crate::result::{Cpu, Interval, IntervalOp, PhaseName, SteadyResult};
+use crate::stats::live_hist::{BUCKETS, sparse_delta};
 use crate::stats::{CounterSnapshot, LiveCounters};
 
 /// Longest time the collector sleeps before looking at Ctrl-C and failures.
@@ -63,6 +64,8 @@ pub(super) fn collect(
     };
     let mut k = 1u32;
     let mut prev = CounterSnapshot::default();
+    // Latency buckets summed over workers, now and at the last interval.
+    let mut hist_prev = [vec![0u64; BUCKETS], vec![0u64; BUCKETS]];
     let mut prev_t = t0;
     let mut log = IntervalLog::default();
     let mut cpu0 = cpu_seconds();
@@ -93,6 +96,11 @@ pub(super) fn collect(
         }
         let d = snap.since(&prev);
         let secs = (now - prev_t).as_secs_f64();
+        let mut hist_now = [vec![0u64; BUCKETS], vec![0u64; BUCKETS]];
+        for c in counters {
+            c.read_hist.add_to(&mut hist_now[0]);
+            c.write_hist.add_to(&mut hist_now[1]);
+        }
         let iv = Interval {
             t_s: (now - t0).as_secs_f64(),
             duration_s: secs,
@@ -116,6 +124,12 @@ pub(super) fn collect(
                 secs,
             ),
         };
+        let mut iv = iv;
+        if secs > 0.0 {
+            iv.read.lat_hist = sparse_delta(&hist_now[0], &hist_prev[0]);
+            iv.write.lat_hist = sparse_delta(&hist_now[1], &hist_prev[1]);
+        }
+        hist_prev = hist_now;
         // A full warm-up interval feeds the steady-state detector.
         let steady_now =
             if phase == PHASE_WARMUP && run.spec.steady && secs >= interval.as_secs_f64() * 0.99 {

@@ -1,20 +1,37 @@
 //! The interval record of a run, bounded in length: past `MAX_INTERVALS`
 //! adjacent intervals of one phase are merged, time-weighted.
 
-use crate::result::{Interval, IntervalOp, MAX_INTERVALS};
+use crate::result::{Interval, IntervalOp, MAX_INTERVAL_BUCKETS, MAX_INTERVALS};
+use crate::stats::live_hist::sparse_add;
 
 /// Interval records with a bounded length: past `MAX_INTERVALS`, adjacent
 /// pairs in the same phase are merged (time-weighted), halving the count.
 #[derive(Default)]
 pub struct IntervalLog {
     items: Vec<Interval>,
+    /// Latency buckets held over all intervals (bounded by MAX_INTERVAL_BUCKETS).
+    buckets: usize,
+}
+
+fn buckets(iv: &Interval) -> usize {
+    iv.read.lat_hist.len() + iv.write.lat_hist.len()
 }
 
 impl IntervalLog {
     pub fn push(&mut self, iv: Interval) {
+        self.buckets += buckets(&iv);
         self.items.push(iv);
         if self.items.len() >= MAX_INTERVALS {
             self.compact();
+        }
+        // Merged neighbours share most buckets, so each pass nearly halves
+        // the count; a pass that merges nothing (phases alternating) stops.
+        while self.buckets > MAX_INTERVAL_BUCKETS {
+            let before = self.items.len();
+            self.compact();
+            if self.items.len() == before {
+                break;
+            }
         }
     }
 
@@ -30,6 +47,7 @@ impl IntervalLog {
                 _ => self.items.push(a),
             }
         }
+        self.buckets = self.items.iter().map(buckets).sum();
     }
 
     pub fn into_vec(self) -> Vec<Interval> {
@@ -54,6 +72,7 @@ fn merge_intervals(a: &Interval, b: &Interval) -> Interval {
                 (Some(sx), Some(sy)) if ops > 0.0 => Some((sx * ox + sy * oy) / ops),
                 (a, b) => a.or(b),
             },
+            lat_hist: sparse_add(&x.lat_hist, &y.lat_hist),
         }
     };
     Interval {
@@ -80,6 +99,7 @@ mod tests {
                 mib_s: iops / 256.0,
                 lat_us_mean: lat,
                 service_us_mean: None,
+                lat_hist: vec![[1024, iops as u64]],
             },
             write: IntervalOp::default(),
         }
@@ -105,6 +125,39 @@ mod tests {
         let exact: f64 = (0..n).map(|i| 1000.0 + (i % 7) as f64).sum();
         assert!((ops - exact).abs() < 1e-6 * exact);
         assert_eq!(v.last().unwrap().t_s, n as f64);
+        // Each interval's histogram is merged with the rest: no count lost.
+        let counted: u64 = v.iter().map(|i| i.read.lat_hist[0][1]).sum();
+        assert_eq!(counted as f64, exact);
+    }
+
+    #[test]
+    fn wide_latency_histograms_are_merged_down_to_the_bucket_bound() {
+        let mut log = IntervalLog::default();
+        // Every interval fills 400 buckets per op, spread over the same span.
+        let wide: Vec<[u64; 2]> = (0..400)
+            .map(|i| [crate::stats::live_hist::bounds(100 + i).0, 10])
+            .collect();
+        let n = 1000;
+        for i in 0..n {
+            let mut v = iv(i as f64 + 1.0, PhaseName::Measure, 4000.0, 100.0);
+            v.read.lat_hist = wide.clone();
+            v.write.lat_hist = wide.clone();
+            log.push(v);
+        }
+        let v = log.into_vec();
+        let held: usize = v
+            .iter()
+            .map(|i| i.read.lat_hist.len() + i.write.lat_hist.len())
+            .sum();
+        assert!(held <= MAX_INTERVAL_BUCKETS, "{held}");
+        // Halving stops once under the bound: at least half of what fits.
+        assert!(
+            v.len() >= MAX_INTERVAL_BUCKETS / 800 / 2,
+            "{} intervals left",
+            v.len()
+        );
+        let counted: u64 = v.iter().flat_map(|i| &i.read.lat_hist).map(|b| b[1]).sum();
+        assert_eq!(counted, n as u64 * 400 * 10, "no latency lost in merging");
     }
 
     #[test]

@@ -11,7 +11,21 @@ pub fn this_host() -> HostInfo {
             .map(|n| n.get() as u32)
             .unwrap_or(1),
         memory_bytes: memory_bytes().unwrap_or(0),
+        cpu_model: cpu_model().unwrap_or_default(),
     }
+}
+
+/// The processor's name, for `compare` to say when two results ran on
+/// different hardware. The first "model name" line: hosts have one model.
+pub fn cpu_model() -> Option<String> {
+    let text = std::fs::read_to_string("/proc/cpuinfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("model name"))?;
+    let name = line
+        .split_once(':')?
+        .1
+        .split_whitespace()
+        .collect::<Vec<_>>();
+    (!name.is_empty()).then(|| name.join(" "))
 }
 
 /// Physical memory, from /proc/meminfo.

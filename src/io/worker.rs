@@ -307,6 +307,12 @@ fn run_loop<const RATED: bool>(setup: WorkerSetup, ready: impl FnOnce()) -> Work
                 (&mut current.read, &mut current.read_service)
             };
             main.record(lat, op.len as u64);
+            let live = if op.write {
+                &counters.write_hist
+            } else {
+                &counters.read_hist
+            };
+            live.record(lat);
             if RATED {
                 let svc = t_done.saturating_sub(issued[slot]);
                 service.record(svc, op.len as u64);

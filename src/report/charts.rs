@@ -175,8 +175,10 @@ pub fn curve(sweep: &Sweep, items: &[Item], sources: &[Source]) -> Figure {
     }
 }
 
-/// Chart 3: IOPS, MiB/s and mean latency per interval, warm-up shaded.
-pub fn timeseries(item: &Item, label: &str) -> Vec<Figure> {
+/// Chart 3: IOPS, MiB/s and mean latency per interval, warm-up shaded;
+/// `limits` (IOPS, MiB/s) are drawn across their panels, with the total
+/// of reads and writes beside a mixed run's lines (limits are totals).
+pub fn timeseries(item: &Item, label: &str, limits: [&[svg::RefLine]; 2]) -> Vec<Figure> {
     let run = item.run;
     let warm_end = run
         .intervals
@@ -202,7 +204,33 @@ pub fn timeseries(item: &Item, label: &str) -> Vec<Figure> {
     ];
     let mut out = Vec::new();
     for (key, unit, fmt) in panels {
+        let refs: &[svg::RefLine] = match key {
+            "iops" => limits[0],
+            "mib_s" => limits[1],
+            _ => &[],
+        };
         let mut series = Vec::new();
+        if !refs.is_empty() && run.ops().len() == 2 {
+            let mut s = Series::new("read + write", 6);
+            s.marks = marks;
+            for iv in &run.intervals {
+                let v = match key {
+                    "iops" => iv.read.iops + iv.write.iops,
+                    _ => iv.read.mib_s + iv.write.mib_s,
+                };
+                s.push(
+                    iv.t_s,
+                    v,
+                    format!(
+                        "{}s ({}): total {} {unit}",
+                        trim(iv.t_s, 1),
+                        iv.phase,
+                        fmt_number(v)
+                    ),
+                );
+            }
+            series.push(s);
+        }
         for (op, _) in run.ops() {
             let mut s = Series::new(op.name(), op_colour(op));
             s.marks = marks;
@@ -233,7 +261,16 @@ pub fn timeseries(item: &Item, label: &str) -> Vec<Figure> {
         let title = format!("{unit} per interval");
         out.push(Figure {
             kind: "timeseries",
-            svg: line_chart("timeseries", &title, &x, &y, &series, &shades, svg::SMALL),
+            svg: svg::line_chart_with_refs(
+                "timeseries",
+                &title,
+                &x,
+                &y,
+                &series,
+                &shades,
+                refs,
+                svg::SMALL,
+            ),
             caption: String::new(),
             title,
         });
@@ -312,8 +349,9 @@ pub fn percentiles(items: &[(String, Item)]) -> Vec<Figure> {
 }
 
 /// Chart 5: one group of bars per run (read and write), split into an IOPS
-/// chart for small transfers and a MiB/s chart for large ones.
-pub fn pattern_bars(items: &[(String, Item)]) -> Vec<Figure> {
+/// chart for small transfers and a MiB/s chart for large ones, with the
+/// limits (IOPS, MiB/s) drawn across.
+pub fn pattern_bars(items: &[(String, Item)], limits: [&[svg::RefLine]; 2]) -> Vec<Figure> {
     let mut out = Vec::new();
     for metric in [Metric::Iops, Metric::MibS] {
         let cats: Vec<Category> = items
@@ -351,7 +389,18 @@ pub fn pattern_bars(items: &[(String, Item)]) -> Vec<Figure> {
         let series = Op::ALL.map(|op| (op.name().to_string(), op_colour(op)));
         out.push(Figure {
             kind: "bars",
-            svg: bar_chart("bars", &title, &y, &series, &cats, svg::FULL),
+            svg: svg::bar_chart_with_refs(
+                "bars",
+                &title,
+                &y,
+                &series,
+                &cats,
+                match metric {
+                    Metric::Iops => limits[0],
+                    Metric::MibS => limits[1],
+                },
+                svg::FULL,
+            ),
             caption: "Reads and writes of each run; a 50/50 run has both.".into(),
             title,
         });
@@ -530,7 +579,7 @@ mod tests {
         let s = sources(fixtures::six_patterns(), "/r/six");
         let it = items(&s);
         let l: Vec<(String, Item)> = it.iter().map(|i| (i.run.name.clone(), *i)).collect();
-        let figs = pattern_bars(&l);
+        let figs = pattern_bars(&l, [&[], &[]]);
         assert_eq!(figs.len(), 2, "an IOPS chart and a MiB/s chart");
         let bars: usize = figs
             .iter()
@@ -547,7 +596,7 @@ mod tests {
     fn timeseries_has_a_vertex_per_interval_and_shades_the_warmup() {
         let s = sources(fixtures::thread_curve(), "/r/curve");
         let it = items(&s);
-        let figs = timeseries(&it[0], "x");
+        let figs = timeseries(&it[0], "x", [&[], &[]]);
         assert_eq!(figs.len(), 3);
         for f in &figs {
             assert!(f.svg.contains("data-n=\"5\""), "{}", f.svg);

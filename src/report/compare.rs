@@ -112,13 +112,24 @@ pub fn match_runs(sources: &[Source], all: &[Item]) -> Comparison {
                     .copied()
                     .find(|&i| !used[i] && workload_value(&all[i]) == wa)
             };
-            let found = by_name.or_else(by_spec);
+            // One run on each side: they are what is compared, whatever
+            // their names and specs (the differences are warned about).
+            let only = || match (of(0).len(), cands.as_slice()) {
+                (1, &[i]) if !used[i] => Some(i),
+                _ => None,
+            };
+            let found = by_name.or_else(by_spec).or_else(only);
             match found {
                 Some(i) => {
                     used[i] = true;
                     if all[i].run.name != all[a].run.name {
+                        let how = if workload_value(&all[i]) == wa {
+                            "by its workload"
+                        } else {
+                            "as the only run of each"
+                        };
                         c.warnings.push(format!(
-                            "{}: run '{}' matched to '{}' by its workload",
+                            "{}: run '{}' matched to '{}' {how}",
                             sources[s].label, all[i].run.name, all[a].run.name
                         ));
                     }
@@ -309,6 +320,15 @@ pub fn page(sources: &[Source]) -> Page {
     let all = items(sources);
     let c = match_runs(sources, &all);
     let mut sections = Vec::new();
+    if let Some(t) = super::conditions::differing(sources) {
+        let mut sec = Section::new(
+            "conditions",
+            "Conditions differ",
+            "The results ran under different conditions; the ratios below include their effect.",
+        );
+        sec.tables.push(t);
+        sections.push(sec);
+    }
     let mut cmp = Section::new(
         "comparison",
         "Comparison",

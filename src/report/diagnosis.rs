@@ -22,7 +22,8 @@ pub fn section(sources: &[Source]) -> Option<Section> {
         "Diagnosis",
         "Read from the figures below, surest first: limits reached (given with --expect, or \
          inferred from IOPS or MiB/s flat across block sizes), time lost outside the I/O \
-         (Little's law), and warm-up effects. Each finding says how sure it is.",
+         (Little's law), the concurrency a single-thread latency calls for, a host slower \
+         than the others, and warm-up effects. Each finding says how sure it is.",
     );
     sec.tables = tables;
     Some(sec)

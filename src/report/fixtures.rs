@@ -128,6 +128,7 @@ impl RunFixture {
                 mib_s: t.mib_s * f,
                 lat_us_mean: t.lat_us.mean / f,
                 service_us_mean: None,
+                lat_hist: interval_hist(t, f),
             };
             intervals.push(Interval {
                 t_s: (i + 1) as f64,
@@ -206,6 +207,7 @@ pub fn doc(host: &str, runs: &[RunFixture]) -> ResultDoc {
             kernel: "6.1.0-test".into(),
             cpus: 32,
             memory_bytes: 128 << 30,
+            cpu_model: "Test CPU 3000".into(),
         },
         started: "2026-01-02T03:04:05.000Z".into(),
         spec: JobSpec {
@@ -332,4 +334,105 @@ pub fn latency_curve() -> ResultDoc {
         r.totals.read.service_lat_us = Some(service);
     }
     d
+}
+
+/// An interval's latency histogram in the fixture's shape: 95% near 0.86x
+/// the interval's mean, 4.5% at 3x, 0.5% at 10x, so its p50 follows the
+/// mean and its p99 sits at 3x.
+fn interval_hist(t: &OpTotals, f: f64) -> Vec<[u64; 2]> {
+    use crate::stats::live_hist::{bounds, index, sparse_add};
+    let n = t.iops * f;
+    if n < 1.0 {
+        return Vec::new();
+    }
+    let mean_ns = t.lat_us.mean / f * 1000.0;
+    let mut h: Vec<[u64; 2]> = Vec::new();
+    for (m, share) in [(0.8579, 0.95), (3.0, 0.045), (10.0, 0.005)] {
+        let count = (n * share).round() as u64;
+        if count > 0 {
+            let lo = bounds(index((mean_ns * m) as u64)).0;
+            h = sparse_add(&h, &[[lo, count]]);
+        }
+    }
+    h
+}
+
+/// A multi-host result: `iops[i]` is host i's IOPS in each of two runs
+/// (8 KiB random reads, 64 KiB sequential reads at a tenth of it), merged
+/// exactly into the totals as a real coordinator does.
+pub fn multi_host(iops: &[f64]) -> ResultDoc {
+    use crate::result::merge::{Cluster, ClusterRun, HostResult, HostStatus, merge_runs};
+    let run_fixtures = |f: f64| {
+        vec![
+            RunFixture::new("8k-random-read", Pattern::Randread, 100, 8 << 10).perf(f, 32.0e6 / f),
+            RunFixture::new("64k-seq-read", Pattern::Read, 100, 64 << 10)
+                .perf(f / 10.0, 320.0e6 / f),
+        ]
+    };
+    let hosts: Vec<HostResult> = iops
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| {
+            let d = doc(&format!("client-{}", i + 1), &run_fixtures(v));
+            HostResult {
+                name: format!("client-{}", i + 1),
+                index: i as u32,
+                status: HostStatus::Ok,
+                error: None,
+                version: Some("0.0.0-test".into()),
+                host: Some(d.host.clone()),
+                clock_offset_ms: Some(0.1),
+                rtt_ms: Some(0.2),
+                targets: d.target.iter().cloned().collect(),
+                runs: d.runs,
+                unfinished: None,
+            }
+        })
+        .collect();
+    let names = ["8k-random-read", "64k-seq-read"];
+    let merged: Vec<RunResult> = names
+        .iter()
+        .filter_map(|n| {
+            let parts: Vec<&RunResult> = hosts
+                .iter()
+                .filter_map(|h| h.runs.iter().find(|r| r.name == *n))
+                .collect();
+            merge_runs(&parts).ok()
+        })
+        .collect();
+    let mut d = doc(
+        "coordinator",
+        &run_fixtures(iops.first().copied().unwrap_or(1000.0)),
+    );
+    d.runs = merged;
+    d.cluster = Some(Cluster {
+        runs: names
+            .iter()
+            .map(|n| ClusterRun {
+                name: n.to_string(),
+                hosts_merged: iops.len() as u32,
+                hosts_total: iops.len() as u32,
+                start_skew_ms: 0.5,
+            })
+            .collect(),
+        hosts,
+        ssh_command: "ssh".into(),
+        coordinator: Default::default(),
+    });
+    d
+}
+
+/// Random reads at 4, 8, 16 and 64 KiB, one run each, doing the given
+/// IOPS (flat IOPS is what a provisioned IOPS cap looks like).
+pub fn transfer_sizes(iops: [f64; 4]) -> ResultDoc {
+    let runs: Vec<RunFixture> = [4u64, 8, 16, 64]
+        .iter()
+        .zip(iops)
+        .map(|(&k, v)| {
+            RunFixture::new(&format!("randread-{k}k"), Pattern::Randread, 100, k << 10)
+                .conc(4, 4)
+                .perf(v, 16.0 * 1e6 / v)
+        })
+        .collect();
+    doc("client-1", &runs)
 }

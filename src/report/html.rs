@@ -7,7 +7,9 @@ use serde::Serialize;
 
 use super::charts::{self, Figure};
 use super::detect::{self, SweepKind};
+use super::limit_lines::{self, Dim};
 use super::tables;
+use super::transfer;
 use super::{Item, Source, items, run_label};
 use crate::error::{Result, VbError};
 use crate::output::table::Table;
@@ -183,6 +185,16 @@ pub fn report_page(sources: &[Source]) -> Page {
     results.tables = tables::results(sources);
     sections.extend(super::diagnosis::section(sources));
     sections.push(results);
+    sections.extend(super::hosts::section(sources));
+    // Limits are drawn where one result is shown: two results' limits on
+    // one chart would not say whose they are.
+    let (lim_iops, lim_mib) = match sources {
+        [one] => (
+            limit_lines::limits(&one.doc, Dim::Iops),
+            limit_lines::limits(&one.doc, Dim::MibS),
+        ),
+        _ => (Vec::new(), Vec::new()),
+    };
 
     if all.len() >= 2 && !detect::sweeps_cover_all(&all, &sweeps) {
         sections.push(
@@ -191,7 +203,7 @@ pub fn report_page(sources: &[Source]) -> Page {
                 "Per pattern",
                 "IOPS for small transfers, MiB/s for large ones, as the vendors' papers quote them.",
             )
-            .figures(charts::pattern_bars(&labelled)),
+            .figures(charts::pattern_bars(&labelled, [&lim_iops, &lim_mib])),
         );
     }
 
@@ -221,6 +233,23 @@ pub fn report_page(sources: &[Source]) -> Page {
             });
         }
         sec.tables = tables::new_sweep_tables(&these, &all, sources);
+        sections.push(sec);
+    }
+
+    let by_size = transfer::series(&all);
+    if !by_size.is_empty() {
+        let mut sec = Section::new(
+            "transfer",
+            "By transfer size",
+            "Runs identical but for the block size, with the limits known for the result.",
+        );
+        for g in &by_size {
+            sec.groups.push(Group {
+                heading: String::new(),
+                small: false,
+                figures: transfer::figures(g, &all, sources),
+            });
+        }
         sections.push(sec);
     }
 
@@ -258,7 +287,11 @@ pub fn report_page(sources: &[Source]) -> Page {
         ts.groups.push(Group {
             heading: label.clone(),
             small: true,
-            figures: charts::timeseries(it, label),
+            figures: {
+                let mut f = charts::timeseries(it, label, [&lim_iops, &lim_mib]);
+                f.extend(super::interval_lat::figure(it));
+                f
+            },
         });
     }
     if !ts.groups.is_empty() {

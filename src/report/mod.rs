@@ -6,13 +6,20 @@
 
 pub(crate) mod charts;
 pub mod compare;
+pub mod conditions;
 pub(crate) mod detect;
 pub(crate) mod diagnosis;
 pub mod export;
 pub mod fio_json;
+pub(crate) mod hosts;
 pub mod html;
+pub(crate) mod interval_lat;
+pub(crate) mod limit_lines;
+#[cfg(test)]
+mod snapshot;
 pub(crate) mod svg;
 pub(crate) mod tables;
+pub(crate) mod transfer;
 
 use std::path::{Path, PathBuf};
 

@@ -393,6 +393,14 @@ pub fn check_run(r: &RunResult, rates: Rates) -> Result<(), String> {
     for iv in &r.intervals {
         check_interval(iv, MAX_SECONDS)?;
     }
+    let held: usize = r
+        .intervals
+        .iter()
+        .map(|iv| iv.read.lat_hist.len() + iv.write.lat_hist.len())
+        .sum();
+    if held > crate::result::MAX_INTERVAL_BUCKETS + 2 * crate::stats::live_hist::BUCKETS {
+        return Err(format!("{held} interval latency buckets"));
+    }
     Ok(())
 }
 
@@ -413,6 +421,16 @@ pub fn check_interval(iv: &crate::result::Interval, longest_s: f64) -> Result<()
             &format!("{name} interval service time"),
             o.service_us_mean.unwrap_or(0.0),
             MAX_LAT_US,
+        )?;
+        // The histogram is read a moment apart from the counts (no lock
+        // between worker and collector), so it may hold a few I/Os more or
+        // less than the interval's rate says; it is bounded like a rate.
+        let counted = crate::stats::live_hist::sparse_check(&o.lat_hist)
+            .map_err(|e| format!("{name} interval: {e}"))?;
+        bounded(
+            &format!("{name} interval latency count per second"),
+            counted as f64 / iv.duration_s.max(1e-3),
+            MAX_IOPS,
         )?;
     }
     Ok(())

@@ -335,6 +335,7 @@ pub fn merge_intervals(parts: &[&Interval]) -> Interval {
             if let Some(s) = x.service_us_mean {
                 *svc.get_or_insert(0.0) += s * n;
             }
+            o.lat_hist = crate::stats::live_hist::sparse_add(&o.lat_hist, &x.lat_hist);
             ops += n;
         }
         // Per-operation means; an interval without operations has none.
@@ -644,6 +645,7 @@ mod tests {
                 mib_s: iops / 256.0,
                 lat_us_mean: lat,
                 service_us_mean: None,
+                lat_hist: vec![[lat as u64 * 1000, iops as u64]],
             },
             write: IntervalOp::default(),
         };
@@ -653,6 +655,11 @@ mod tests {
         assert_eq!(m.len(), 1);
         assert_eq!(m[0].read.iops, 400.0);
         assert!((m[0].read.lat_us_mean - 17.5).abs() < 1e-9);
+        // Each host's interval histogram is added, so the merged p50 is
+        // the slower host's bucket (300 of 400 I/Os), not an average.
+        assert_eq!(m[0].read.lat_hist, vec![[10_000, 100], [20_000, 300]]);
+        let p50 = m[0].read.lat_percentile_us(50.0).unwrap();
+        assert!((p50 - 20.0).abs() < 0.7, "{p50}");
         assert_eq!(m[0].t_s, 1.001);
     }
 

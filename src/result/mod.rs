@@ -21,6 +21,11 @@ pub use ops::Op;
 /// At most this many intervals are kept per run; beyond it, neighbours are
 /// merged pairwise, so memory stays flat however long a run lasts.
 pub const MAX_INTERVALS: usize = 4096;
+/// At most this many latency buckets over all of a run's intervals
+/// (`IntervalOp::lat_hist`, about 2 MiB of JSON); beyond it intervals are
+/// merged pairwise as above, so a long run with a wide latency spread
+/// still fits the remote protocol's line and stays readable.
+pub const MAX_INTERVAL_BUCKETS: usize = 131_072;
 
 pub const SCHEMA: &str = "volbench.result/v1";
 
@@ -73,6 +78,10 @@ pub struct HostInfo {
     pub kernel: String,
     pub cpus: u32,
     pub memory_bytes: u64,
+    /// "AMD EPYC 7763 64-Core Processor" from /proc/cpuinfo; empty when
+    /// unknown (and in results written before it was recorded).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub cpu_model: String,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -237,6 +246,11 @@ pub struct IntervalOp {
     /// Mean service time (submission to completion) of rate-limited runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub service_us_mean: Option<f64>,
+    /// This interval's latency distribution, `[lower_ns, count]` per
+    /// non-empty bucket (`stats::live_hist`), for its own p50/p99; empty
+    /// in results written before it was recorded.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lat_hist: Vec<[u64; 2]>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -317,7 +331,14 @@ impl IntervalOp {
             mib_s: bytes as f64 / MIB / seconds,
             lat_us_mean: mean(lat_ns),
             service_us_mean: svc_ns.map(mean),
+            lat_hist: Vec::new(),
         }
+    }
+
+    /// The interval's p-th latency percentile in µs, from its own
+    /// histogram; None when it has none.
+    pub fn lat_percentile_us(&self, p: f64) -> Option<f64> {
+        crate::stats::live_hist::sparse_percentile(&self.lat_hist, p).map(|ns| ns / 1000.0)
     }
 }
 

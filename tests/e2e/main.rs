@@ -16,6 +16,7 @@ mod multihost;
 mod prop_input;
 mod prop_untrusted;
 mod quick;
+mod reading;
 mod report;
 mod run_cli;
 mod safety_fileset;

@@ -4,6 +4,7 @@
 use std::fmt::Write;
 
 use super::frame::*;
+use super::refs::RefLine;
 use super::scale::{Axis, Scale, ScaleKind};
 use super::{Size, colour, esc};
 
@@ -34,10 +35,25 @@ pub fn bar_chart(
     cats: &[Category],
     size: Size,
 ) -> String {
+    bar_chart_with_refs(kind, title, y, series, cats, &[], size)
+}
+
+/// Grouped bars with reference lines (limits) across them; the y axis
+/// stretches to show them.
+pub fn bar_chart_with_refs(
+    kind: &str,
+    title: &str,
+    y: &Axis,
+    series: &[(String, usize)],
+    cats: &[Category],
+    refs: &[RefLine],
+    size: Size,
+) -> String {
     let Size { w, plot_h } = size;
     let vals: Vec<f64> = cats
         .iter()
         .flat_map(|c| c.bars.iter().flatten().map(|b| b.value))
+        .chain(refs.iter().map(|r| r.value))
         .collect();
     let plot_bottom = TOP + plot_h;
     let ys = Scale::fit(y, &vals, plot_bottom, TOP);
@@ -112,6 +128,7 @@ pub fn bar_chart(
         }
         out.push_str("</text>");
     }
+    super::refs::draw(&mut out, &ys, refs, right);
     let _ = write!(
         out,
         "<line class=\"axis\" x1=\"{l}\" y1=\"{b}\" x2=\"{r}\" y2=\"{b}\"/>\

@@ -4,6 +4,7 @@
 use std::fmt::Write;
 
 use super::frame::*;
+use super::refs::RefLine;
 use super::scale::{Axis, Scale};
 use super::{Size, colour, esc};
 
@@ -62,6 +63,22 @@ pub fn line_chart(
     shades: &[Shade],
     size: Size,
 ) -> String {
+    line_chart_with_refs(kind, title, x, y, series, shades, &[], size)
+}
+
+/// A line chart with reference lines (limits) across it; the y axis
+/// stretches to show them.
+#[allow(clippy::too_many_arguments)]
+pub fn line_chart_with_refs(
+    kind: &str,
+    title: &str,
+    x: &Axis,
+    y: &Axis,
+    series: &[Series],
+    shades: &[Shade],
+    refs: &[RefLine],
+    size: Size,
+) -> String {
     let Size { w, plot_h } = size;
     let xs_all: Vec<f64> = series
         .iter()
@@ -71,6 +88,7 @@ pub fn line_chart(
     let ys_all: Vec<f64> = series
         .iter()
         .flat_map(|s| s.points.iter().map(|p| p.1))
+        .chain(refs.iter().map(|r| r.value))
         .collect();
     let plot_bottom = TOP + plot_h;
     let xs = if x.reverse {
@@ -99,6 +117,7 @@ pub fn line_chart(
         );
     }
     axes(&mut out, &xs, &ys, x, y, w, plot_bottom);
+    super::refs::draw(&mut out, &ys, refs, w - RIGHT);
     for s in series {
         let c = colour(s.colour);
         let dash = dash_attr(s.dashed, s.dotted);

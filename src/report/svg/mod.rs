@@ -11,10 +11,12 @@
 mod bar;
 mod frame;
 mod line;
+mod refs;
 mod scale;
 
-pub use bar::{Bar, Category, bar_chart};
-pub use line::{Series, Shade, line_chart};
+pub use bar::{Bar, Category, bar_chart, bar_chart_with_refs};
+pub use line::{Series, Shade, line_chart, line_chart_with_refs};
+pub use refs::RefLine;
 pub use scale::Axis;
 
 use crate::output::fmt::{micros, number, trim};
@@ -61,6 +63,8 @@ pub enum Fmt {
     Nines,
     /// Read percentage written as the papers do: 70 -> "70:30".
     Mix,
+    /// A size given as its base-2 logarithm: 12 -> "4 KiB".
+    Log2Size,
 }
 
 pub fn fmt_value(v: f64, f: Fmt) -> String {
@@ -73,6 +77,11 @@ pub fn fmt_value(v: f64, f: Fmt) -> String {
             format!("p{}", trim(p, 4))
         }
         Fmt::Mix => format!("{}:{}", trim(v, 0), trim(100.0 - v, 0)),
+        // Only whole powers are labelled: a tick between them names no size.
+        Fmt::Log2Size if v.fract() == 0.0 && (0.0..63.0).contains(&v) => {
+            crate::units::format_size(1u64 << v as u32)
+        }
+        Fmt::Log2Size => String::new(),
     }
 }
 

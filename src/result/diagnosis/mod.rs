@@ -10,6 +10,8 @@
 //! has a unit test against the report fixtures.
 
 mod clients;
+mod concurrency;
+pub mod hosts;
 mod limits;
 mod time;
 
@@ -47,6 +49,10 @@ pub enum Kind {
     NetworkLimit,
     /// NFS execution time well above the round trip: queueing on the client.
     NfsQueueing,
+    /// One I/O in flight, and the concurrency a target needs at its latency.
+    SingleThreadLatency,
+    /// One host of a multi-host run well below the others.
+    SlowHost,
     #[serde(other)]
     Other,
 }
@@ -76,6 +82,8 @@ impl Kind {
             Kind::DeviceBusy => "device busy",
             Kind::NetworkLimit => "network limit",
             Kind::NfsQueueing => "NFS queueing",
+            Kind::SingleThreadLatency => "concurrency needed",
+            Kind::SlowHost => "slow host",
             Kind::Other => "other",
         }
     }
@@ -152,6 +160,8 @@ pub const FINDERS: &[Finder] = &[
     clients::device_busy,
     clients::network,
     clients::nfs_queueing,
+    concurrency::single_thread_concurrency,
+    hosts::slow_host,
 ];
 
 /// All findings about a result, surest first (stable within a confidence).

@@ -1,0 +1,216 @@
+//! What `compare` must say before any ratio: the conditions the compared
+//! results ran under, where they differ. A 2x between two results means
+//! little when one ran nconnect=8 on a newer kernel with buffered I/O; the
+//! papers name such changes, so the comparison lists them first.
+
+use super::Source;
+use crate::output::table::Table;
+use crate::result::{ResultDoc, engine_names};
+
+/// Mount options that change what NFS/SMB clients can deliver.
+const MOUNT_KEYS: [&str; 6] = ["vers", "nconnect", "rsize", "wsize", "proto", "max_connect"];
+
+/// Distinct values in first-seen order, joined: "6.1.0 / 6.8.0" when the
+/// hosts of one multi-host result differ among themselves.
+fn joined(values: impl Iterator<Item = String>) -> String {
+    let mut seen: Vec<String> = Vec::new();
+    for v in values {
+        if !seen.contains(&v) {
+            seen.push(v);
+        }
+    }
+    if seen.is_empty() {
+        "-".into()
+    } else {
+        seen.join(" / ")
+    }
+}
+
+/// The client machines of a result: every host of a multi-host run (the
+/// coordinator does no I/O), else the one host.
+fn hosts(d: &ResultDoc) -> Vec<&crate::result::HostInfo> {
+    match &d.cluster {
+        Some(c) if c.hosts.iter().any(|h| h.host.is_some()) => {
+            c.hosts.iter().filter_map(|h| h.host.as_ref()).collect()
+        }
+        _ => vec![&d.host],
+    }
+}
+
+fn mounts(d: &ResultDoc) -> Vec<&crate::result::mount::MountInfo> {
+    let cluster = d
+        .cluster
+        .iter()
+        .flat_map(|c| c.hosts.iter().flat_map(|h| h.targets.iter()));
+    let m: Vec<_> = cluster.filter_map(|t| t.mount.as_ref()).collect();
+    if !m.is_empty() {
+        return m;
+    }
+    d.target.iter().filter_map(|t| t.mount.as_ref()).collect()
+}
+
+fn option(m: &crate::result::mount::MountInfo, key: &str) -> Option<String> {
+    m.options.split(',').find_map(|o| {
+        let (k, v) = o.split_once('=')?;
+        (k == key).then(|| v.to_string())
+    })
+}
+
+/// (condition, value) for one result, in the order they are listed.
+fn conditions(d: &ResultDoc) -> Vec<(String, String)> {
+    let hs = hosts(d);
+    let ms = mounts(d);
+    let mut v = vec![
+        ("volbench version".to_string(), d.tool.version.clone()),
+        ("kernel".into(), joined(hs.iter().map(|h| h.kernel.clone()))),
+        (
+            "CPU model".into(),
+            joined(
+                hs.iter()
+                    .filter(|h| !h.cpu_model.is_empty())
+                    .map(|h| h.cpu_model.clone()),
+            ),
+        ),
+        ("CPUs".into(), joined(hs.iter().map(|h| h.cpus.to_string()))),
+        (
+            "hosts".into(),
+            d.cluster.as_ref().map_or(1, |c| c.hosts.len()).to_string(),
+        ),
+        (
+            "engine".into(),
+            joined(d.runs.iter().map(|r| engine_names(&r.engine))),
+        ),
+        (
+            "I/O".into(),
+            if d.spec.target.direct {
+                "direct"
+            } else {
+                "buffered"
+            }
+            .into(),
+        ),
+        (
+            "file system".into(),
+            joined(ms.iter().map(|m| m.fs_type.clone())),
+        ),
+    ];
+    for key in MOUNT_KEYS {
+        v.push((
+            format!("mount {key}"),
+            joined(ms.iter().filter_map(|m| option(m, key))),
+        ));
+    }
+    v
+}
+
+/// The conditions that differ between the results, one row each with the
+/// value in every result; None when they all ran alike.
+pub fn differing(sources: &[Source]) -> Option<Table> {
+    if sources.len() < 2 {
+        return None;
+    }
+    let all: Vec<Vec<(String, String)>> = sources.iter().map(|s| conditions(&s.doc)).collect();
+    let mut head = vec!["condition"];
+    head.extend(sources.iter().map(|s| s.label.as_str()));
+    let mut t = Table::new("Conditions differ", &head, head.len());
+    for (i, (name, first)) in all[0].iter().enumerate() {
+        let values: Vec<&str> = all.iter().map(|c| c[i].1.as_str()).collect();
+        if values.iter().all(|v| *v == first) {
+            continue;
+        }
+        let mut row = vec![name.clone()];
+        row.extend(values.iter().map(|v| v.to_string()));
+        t.rows.push(row);
+    }
+    if t.rows.is_empty() {
+        return None;
+    }
+    t.notes.push(
+        "The ratios below compare results run under these different conditions; read them \
+         with that in mind."
+            .into(),
+    );
+    Some(t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::{fixtures, label_sources};
+
+    fn two(a: ResultDoc, b: ResultDoc) -> Vec<Source> {
+        let mut s = vec![
+            Source {
+                label: String::new(),
+                path: "/r/a".into(),
+                doc: a,
+            },
+            Source {
+                label: String::new(),
+                path: "/r/b".into(),
+                doc: b,
+            },
+        ];
+        label_sources(&mut s);
+        s
+    }
+
+    fn rows(t: &Table) -> Vec<Vec<String>> {
+        t.rows.clone()
+    }
+
+    #[test]
+    fn identical_conditions_say_nothing() {
+        let s = two(fixtures::six_patterns(), fixtures::six_patterns());
+        assert!(differing(&s).is_none());
+    }
+
+    #[test]
+    fn each_differing_condition_is_a_row_with_both_values() {
+        let a = fixtures::six_patterns();
+        let mut b = fixtures::six_patterns();
+        b.tool.version = "9.9.9".into();
+        b.host.kernel = "6.8.0-azure".into();
+        b.host.cpus = 16;
+        b.host.cpu_model = "Other CPU".into();
+        b.spec.target.direct = false;
+        for r in &mut b.runs {
+            r.engine = vec![crate::spec::EngineKind::Psync];
+        }
+        if let Some(m) = b.target.as_mut().and_then(|t| t.mount.as_mut()) {
+            m.options = "rw,vers=4.1,rsize=1048576,wsize=65536,nconnect=8,proto=tcp".into();
+        }
+        let t = differing(&two(a, b)).unwrap();
+        let r = rows(&t);
+        let row = |name: &str| {
+            r.iter()
+                .find(|x| x[0] == name)
+                .unwrap_or_else(|| panic!("no row {name}: {r:?}"))
+                .clone()
+        };
+        assert_eq!(row("volbench version")[1..], ["0.0.0-test", "9.9.9"]);
+        assert_eq!(row("kernel")[1..], ["6.1.0-test", "6.8.0-azure"]);
+        assert_eq!(row("CPUs")[1..], ["32", "16"]);
+        assert_eq!(row("CPU model")[1..], ["Test CPU 3000", "Other CPU"]);
+        assert_eq!(row("engine")[1..], ["io_uring", "psync"]);
+        assert_eq!(row("I/O")[1..], ["direct", "buffered"]);
+        assert_eq!(row("mount vers")[1..], ["3", "4.1"]);
+        assert_eq!(row("mount nconnect")[1..], ["16", "8"]);
+        assert_eq!(row("mount rsize")[1..], ["65536", "1048576"]);
+        // Same on both sides: not listed.
+        assert!(r.iter().all(|x| x[0] != "mount wsize" && x[0] != "hosts"));
+        assert!(t.to_terminal().contains("Conditions differ"));
+    }
+
+    #[test]
+    fn a_result_without_mount_records_shows_a_dash() {
+        let a = fixtures::six_patterns();
+        let mut b = fixtures::six_patterns();
+        if let Some(t) = b.target.as_mut() {
+            t.mount = None;
+        }
+        let t = differing(&two(a, b)).unwrap();
+        let fs = t.rows.iter().find(|x| x[0] == "file system").unwrap();
+        assert_eq!(fs[1..], ["nfs", "-"]);
+    }
+}

@@ -1,0 +1,115 @@
+//! Multi-host runs: one client well below the others. The papers add
+//! clients until the storage stops scaling; a single slow client (a busier
+//! VM, a worse network path, a different mount) makes that curve lie, so
+//! it is named.
+
+use std::collections::BTreeMap;
+
+use super::{Confidence, Finding, Kind, num, usable};
+use crate::result::ResultDoc;
+use crate::result::merge::HostStatus;
+
+/// A host below this share of the median of the other hosts is slow. Not
+/// tighter: hosts sharing one volume wander 10-20% between each other on
+/// a healthy run, while a throttled or starved client sits far below.
+pub const SLOW: f64 = 0.75;
+/// Below this share, or slow in every run of two or more, it is certain.
+const VERY_SLOW: f64 = 0.50;
+
+/// The median of every value but the i-th: what one host is held against.
+pub fn others_median(values: &[f64], i: usize) -> f64 {
+    median(
+        values
+            .iter()
+            .enumerate()
+            .filter(|(j, _)| *j != i)
+            .map(|(_, v)| *v)
+            .collect(),
+    )
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    match n {
+        0 => 0.0,
+        _ if n % 2 == 1 => v[n / 2],
+        _ => (v[n / 2 - 1] + v[n / 2]) / 2.0,
+    }
+}
+
+/// Each host that finished a run is held against the median IOPS of the
+/// other hosts in that run; a host slow in any run is named once, with
+/// each run where it was.
+pub(super) fn slow_host(doc: &ResultDoc) -> Vec<Finding> {
+    let Some(cluster) = &doc.cluster else {
+        return Vec::new();
+    };
+    // Per run name: (host name, total IOPS) of every host that finished it.
+    let mut per_run: BTreeMap<&str, Vec<(&str, f64)>> = BTreeMap::new();
+    for h in cluster.hosts.iter().filter(|h| h.status == HostStatus::Ok) {
+        for r in h.runs.iter().filter(|r| {
+            usable(r) && r.rate.is_none() && !r.workload.discard && r.meta_ops.is_empty()
+        }) {
+            per_run
+                .entry(r.name.as_str())
+                .or_default()
+                .push((h.name.as_str(), r.total_iops()));
+        }
+    }
+    // Per slow host: (run, its IOPS, the others' median).
+    let mut slow: BTreeMap<&str, Vec<(&str, f64, f64)>> = BTreeMap::new();
+    let mut runs_seen: BTreeMap<&str, usize> = BTreeMap::new();
+    for (run, hosts) in &per_run {
+        if hosts.len() < 2 {
+            continue;
+        }
+        for (i, &(name, iops)) in hosts.iter().enumerate() {
+            *runs_seen.entry(name).or_default() += 1;
+            let all: Vec<f64> = hosts.iter().map(|h| h.1).collect();
+            let med = others_median(&all, i);
+            if med > 0.0 && iops < SLOW * med {
+                slow.entry(name).or_default().push((run, iops, med));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (host, runs) in slow {
+        let Some(&(run, iops, med)) = runs
+            .iter()
+            .min_by(|a, b| (a.1 / a.2).total_cmp(&(b.1 / b.2)))
+        else {
+            continue;
+        };
+        let pct = iops / med * 100.0;
+        let seen = runs_seen.get(host).copied().unwrap_or(0);
+        let every = seen >= 2 && runs.len() == seen;
+        let each: Vec<String> = runs
+            .iter()
+            .map(|(r, v, m)| format!("{r} {} vs {}", num(*v), num(*m)))
+            .collect();
+        let message = format!(
+            "slow host: {host} did {} IOPS in run {run}, {pct:.0}% of the median of the other \
+             hosts ({} IOPS); slow in {} of {seen} runs ({}). Its CPU, network path or mount \
+             differs from the others: compare their counters and mount options, or leave it \
+             out when adding clients to find the storage's limit.",
+            num(iops),
+            num(med),
+            runs.len(),
+            each.join(", ")
+        );
+        let sure = if every || pct < VERY_SLOW * 100.0 {
+            Confidence::High
+        } else {
+            Confidence::Medium
+        };
+        let mut f = Finding::new(Kind::SlowHost, sure, message)
+            .figure("host_iops", iops)
+            .figure("others_median_iops", med)
+            .figure("percent", pct)
+            .figure("slow_runs", runs.len() as f64);
+        f.runs = runs.iter().map(|(r, _, _)| r.to_string()).collect();
+        out.push(f);
+    }
+    out
+}
