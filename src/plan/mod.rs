@@ -110,6 +110,7 @@ pub fn plan(job: JobSpec) -> Result<Plan> {
             format_size(mem)
         ));
     }
+    notes.extend(crate::io::verify::plan_notes(&job));
     Ok(Plan {
         job,
         target: insp,

@@ -147,6 +147,7 @@ pub fn merge_runs(parts: &[&RunResult]) -> Result<RunResult, String> {
         },
         interrupted: parts.iter().any(|p| p.interrupted),
         meta_ops: merge_ops(parts)?,
+        data_errors: parts.iter().map(|p| p.data_errors).sum(),
         // Every part carries its share of the rate: targets and results add.
         rate: first.rate.as_ref().map(|r0| {
             let rates: Vec<&RateResult> = parts.iter().filter_map(|p| p.rate.as_ref()).collect();
@@ -521,6 +522,7 @@ mod tests {
             },
             interrupted: false,
             meta_ops: Vec::new(),
+            data_errors: 0,
             rate: None,
             steady: None,
         };

@@ -118,6 +118,10 @@ pub struct RunResult {
     /// Metadata runs: one entry per operation, in the order of `spec::meta::ALL_OPS`.
     #[serde(default, rename = "ops", skip_serializing_if = "Vec::is_empty")]
     pub meta_ops: Vec<meta::MetaOpResult>,
+    /// Reads that returned what was not written (--verify); absent when
+    /// nothing was checked or nothing was wrong.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub data_errors: u64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -409,4 +413,8 @@ mod tests {
             }
         }
     }
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
