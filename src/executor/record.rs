@@ -82,7 +82,7 @@ pub(super) fn build_result(
         steady: t.steady,
         interrupted: t.interrupted,
         meta_ops: Vec::new(),
-        data_errors: 0,
+        data_errors: None,
     }
 }
 

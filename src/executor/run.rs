@@ -232,7 +232,9 @@ pub fn run_one(
         }
         let mut result = build_result(run, timeline, &warm, &meas);
         result.meta_ops = super::meta::results(ops, &result);
-        result.data_errors = data.errors;
+        if prepared.data.as_ref().is_some_and(|d| d.max_errors() > 0) {
+            result.data_errors = Some(data.errors);
+        }
         let max = prepared.data.as_ref().map_or(0, |d| d.max_errors());
         if let Some(why) = super::data::failure(&data, max) {
             // A mismatch outranks the "stopped at" note that ended the run.

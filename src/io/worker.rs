@@ -132,9 +132,9 @@ pub fn run(mut setup: WorkerSetup, ready: impl FnOnce()) -> WorkerResult {
     // Two copies of the loop: with RATED false the compiler drops every
     // rate-control branch, store and stat (about 75 instructions per I/O),
     // so runs without --rate pay nothing for it.
-    // Likewise DATA: runs that write the default data and check nothing
-    // (no --compress, --dedup, --verify) compile without those steps.
-    match (setup.rate.is_some(), setup.data.is_some()) {
+    // Likewise VERIFY: runs without --verify compile without its checks.
+    let verify = setup.data.as_ref().is_some_and(|d| d.map.is_some());
+    match (setup.rate.is_some(), verify) {
         (true, false) => run_loop::<true, false>(setup, ready),
         (false, false) => run_loop::<false, false>(setup, ready),
         (true, true) => run_loop::<true, true>(setup, ready),
@@ -142,7 +142,7 @@ pub fn run(mut setup: WorkerSetup, ready: impl FnOnce()) -> WorkerResult {
     }
 }
 
-fn run_loop<const RATED: bool, const DATA: bool>(
+fn run_loop<const RATED: bool, const VERIFY: bool>(
     setup: WorkerSetup,
     ready: impl FnOnce(),
 ) -> WorkerResult {
@@ -235,7 +235,7 @@ fn run_loop<const RATED: bool, const DATA: bool>(
             }
             let Some(slot) = free.pop() else { break };
             let op = io_gen.next_op();
-            if DATA && let Some(d) = &data {
+            if VERIFY && let Some(d) = &data {
                 if !d.acquire(&op) {
                     // Draw another; after a few, reap first (the owner may be ours).
                     free.push(slot);
@@ -254,7 +254,7 @@ fn run_loop<const RATED: bool, const DATA: bool>(
                 // SAFETY: this slot's buffer is idle (not in flight) and max_bs long.
                 let bytes = unsafe { std::slice::from_raw_parts_mut(buf, op.len as usize) };
                 match &data {
-                    Some(d) if DATA => d.write(bytes, &op, stamp_key, write_seq, &mut rng),
+                    Some(d) => d.write(bytes, &op, stamp_key, write_seq, &mut rng),
                     _ => stamp(bytes, stamp_key, op.offset, write_seq),
                 }
             }
@@ -293,7 +293,7 @@ fn run_loop<const RATED: bool, const DATA: bool>(
             batch.clear();
         }
         let waited = if in_flight == 0 {
-            if DATA && blocked > 0 {
+            if VERIFY && blocked > 0 {
                 // Every draw hit blocks another worker's I/O owns: not done.
                 std::thread::yield_now();
                 continue;
@@ -331,7 +331,7 @@ fn run_loop<const RATED: bool, const DATA: bool>(
             let op = ops[slot];
             in_flight -= 1;
             free.push(c.slot);
-            if DATA && let Some(d) = &data {
+            if VERIFY && let Some(d) = &data {
                 let ok = c.result == op.len as i64;
                 if ok && !op.write {
                     // SAFETY: the read into this slot's buffer has completed
@@ -386,7 +386,7 @@ fn run_loop<const RATED: bool, const DATA: bool>(
             break;
         }
         in_flight -= done.len() as u32;
-        if DATA && let Some(d) = &data {
+        if VERIFY && let Some(d) = &data {
             for c in &done {
                 let op = ops[c.slot as usize];
                 d.release(&op, c.result == op.len as i64);
@@ -395,7 +395,7 @@ fn run_loop<const RATED: bool, const DATA: bool>(
         done.clear();
     }
     drop(engine);
-    if DATA
+    if VERIFY
         && in_flight > 0
         && let Some(d) = &data
     {

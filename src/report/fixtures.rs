@@ -181,7 +181,7 @@ impl RunFixture {
             },
             interrupted: false,
             meta_ops: Vec::new(),
-            data_errors: 0,
+            data_errors: None,
             rate: self.rate_pct.map(|_| crate::result::RateResult {
                 target_iops: self.iops,
                 achieved_iops: self.iops,

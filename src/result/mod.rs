@@ -119,9 +119,9 @@ pub struct RunResult {
     #[serde(default, rename = "ops", skip_serializing_if = "Vec::is_empty")]
     pub meta_ops: Vec<meta::MetaOpResult>,
     /// Reads that returned what was not written (--verify); absent when
-    /// nothing was checked or nothing was wrong.
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub data_errors: u64,
+    /// nothing was checked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data_errors: Option<u64>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -413,8 +413,4 @@ mod tests {
             }
         }
     }
-}
-
-fn is_zero(n: &u64) -> bool {
-    *n == 0
 }

@@ -6,6 +6,7 @@ mod architecture;
 mod capped_diagnosis;
 mod capped_methods;
 mod common;
+mod data;
 mod diagnosis;
 mod import_cli;
 mod launchers;

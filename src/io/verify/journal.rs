@@ -101,6 +101,12 @@ pub fn read_header(path: &Path, write: bool) -> Result<Option<(OwnedFd, Header)>
     ) {
         Ok(fd) => fd,
         Err(rustix::io::Errno::NOENT) => return Ok(None),
+        Err(rustix::io::Errno::ISDIR) => {
+            return Err(VbError::refused(format!(
+                "refusing journal {}: not a regular file",
+                path.display()
+            )));
+        }
         Err(rustix::io::Errno::LOOP) => {
             return Err(VbError::refused(format!(
                 "refusing journal {}: it is a symbolic link",

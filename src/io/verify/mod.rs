@@ -76,8 +76,9 @@ impl DataPlan {
             d.write(&self.pool, buf, file, offset);
             return;
         }
+        let pos = pos % self.pool.sectors();
         self.pool.copy_into(buf, pos);
-        stamp_headers(buf, file, offset, |_| 0);
+        stamp_headers(buf, &self.pool, file, offset, pos, |_| 0);
     }
 
     /// Takes the blocks of `op` (with --verify); false if another I/O owns one.
@@ -93,9 +94,10 @@ impl DataPlan {
             d.write(&self.pool, buf, op.file, op.offset);
             return;
         }
-        self.pool.copy_into(buf, rng.u64(..));
+        let pos = rng.u64(..self.pool.sectors());
+        self.pool.copy_into(buf, pos);
         match &self.map {
-            Some(m) => stamp_headers(buf, op.file, op.offset, |i| {
+            Some(m) => stamp_headers(buf, &self.pool, op.file, op.offset, pos, |i| {
                 m.counter_at(op, (i * SECTOR) as u64)
             }),
             None => crate::io::data::stamp(buf, key, op.offset, seq),
@@ -115,15 +117,16 @@ impl DataPlan {
                 continue;
             }
             let off = op.offset + at;
-            if let Some(what) = judge(check_sector(s, op.file, off), expected, expected) {
+            let found = check_sector(s, op.file, off);
+            if let Some(what) = judge(found, expected, expected) {
                 let path = m
                     .paths
                     .get(op.file as usize)
                     .map_or_else(|| format!("file #{}", op.file), |p| p.display().to_string());
-                return Some(format!(
-                    "{path} offset {off}: expected {}, found {what} (first bytes {})",
-                    describe(expected),
-                    first_bytes(s)
+                let known = (expected != FORMED).then_some(expected);
+                let exp = describe(expected);
+                return Some(mismatch(
+                    &self.pool, s, &path, op.file, off, found, known, &exp, &what,
                 ));
             }
         }
@@ -169,6 +172,36 @@ pub fn judge(found: Found, lo: u32, hi: u32) -> Option<String> {
             "the sector of file #{file} offset {offset} (misplaced data)"
         )),
     }
+}
+
+/// One mismatch, one line: where, what was expected, what was found, and
+/// for a damaged sector the exact byte that differs from what was written.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn mismatch(
+    pool: &Pool,
+    s: &[u8],
+    path: &str,
+    file: u32,
+    off: u64,
+    found: Found,
+    counter: Option<u32>,
+    expected: &str,
+    what: &str,
+) -> String {
+    if let Found::Damaged(_) = found
+        && let Some((i, want, got)) = sectors::locate(s, pool, file, off, counter)
+    {
+        return format!(
+            "{path} offset {}: expected byte {want:#04x} of {expected}, found {got:#04x} \
+             ({what} in the sector at {off}, first bytes {})",
+            off + i as u64,
+            first_bytes(s)
+        );
+    }
+    format!(
+        "{path} offset {off}: expected {expected}, found {what} (first bytes {})",
+        first_bytes(s)
+    )
 }
 
 pub(crate) fn describe(counter: u32) -> String {
@@ -221,12 +254,37 @@ pub fn job_block_unit(job: &crate::spec::JobSpec) -> u64 {
     )
 }
 
-/// What the plan (and --dry-run) says about --verify: its memory, and what
-/// a buffered read proves.
-pub fn plan_notes(job: &crate::spec::JobSpec) -> Vec<String> {
+/// Checks an existing journal before any I/O (a file volbench did not make
+/// or of another set is refused untouched; `dir`: the target is a directory
+/// whose set's shape is known now), and says what the plan (and --dry-run)
+/// should about --verify: its memory, and what a buffered read proves.
+pub fn plan_check(job: &crate::spec::JobSpec, dir: bool) -> Result<Vec<String>> {
     let spec = &job.target.data;
     if !spec.verify {
-        return Vec::new();
+        return Ok(Vec::new());
+    }
+    if let Some(path) = &spec.journal
+        && let Some((_, h)) = journal::read_header(path, false)?
+        && dir
+    {
+        let files = job.target.files.max(1);
+        let file_size = job.target.size / files as u64 / 4096 * 4096;
+        let unit = job_block_unit(job);
+        if (h.files, h.file_size, h.unit, h.format.as_str())
+            != (files, file_size, unit, spec.fill_tag().as_str())
+        {
+            return Err(crate::error::VbError::refused(format!(
+                "refusing journal {}: it belongs to another file set ({} files of {} bytes, \
+                 {}-byte blocks, data {}; this run: {files} files of {file_size} bytes, \
+                 {unit}-byte blocks, data {})",
+                path.display(),
+                h.files,
+                h.file_size,
+                h.unit,
+                h.format,
+                spec.fill_tag()
+            )));
+        }
     }
     let unit = job_block_unit(job);
     let bytes = map::map_bytes(job.target.size, job.target.files, unit);
@@ -245,5 +303,5 @@ pub fn plan_notes(job: &crate::spec::JobSpec) -> Vec<String> {
                 .into(),
         );
     }
-    notes
+    Ok(notes)
 }

@@ -14,8 +14,8 @@ use std::path::Path;
 
 use super::journal::Journal;
 use super::map::{FORMED, UNKNOWN, block_unit};
-use super::sectors::{Found, SECTOR, check_sector, first_bytes};
-use super::{describe, judge};
+use super::sectors::{Found, Pool, SECTOR, check_sector};
+use super::{describe, judge, mismatch};
 use crate::error::{Result, VbError};
 use crate::io::data::AlignedBuf;
 use crate::io::target::readset;
@@ -76,6 +76,7 @@ pub fn scan(
         None => block_unit([4096]),
     };
     let clean = journal.as_ref().is_some_and(|j| j.header().clean);
+    let pool = Pool::new(compress_of(set.format.as_deref().unwrap_or("s1")));
     let per_file = set.layout.file_size.div_ceil(unit);
     let mut buf = AlignedBuf::try_new(CHUNK, 4096)?;
     let mut errors = 0u64;
@@ -136,9 +137,9 @@ pub fn scan(
                     } else {
                         format!("{} or newer", describe(lo))
                     };
-                    report(&format!(
-                        "{path} offset {at}: expected {expected}, found {what} (first bytes {})",
-                        first_bytes(s)
+                    let known = (lo != FORMED && clean).then_some(lo);
+                    report(&mismatch(
+                        &pool, s, &path, f as u32, at, found, known, &expected, &what,
                     ));
                 }
             }
@@ -188,4 +189,25 @@ fn read_full(
         }
     }
     Ok(done)
+}
+
+/// The compress ratio a set's data format (`DataSpec::fill_tag`) records.
+fn compress_of(format: &str) -> f64 {
+    format
+        .split_once('c')
+        .and_then(|(_, rest)| {
+            let end = rest.find('d').unwrap_or(rest.len());
+            rest[..end].parse().ok()
+        })
+        .unwrap_or(1.0)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_compress_ratio_comes_back_from_the_format() {
+        assert_eq!(super::compress_of("s1"), 1.0);
+        assert_eq!(super::compress_of("s1c2.5"), 2.5);
+        assert_eq!(super::compress_of("s1c3d2x4096"), 3.0);
+    }
 }

@@ -3,8 +3,10 @@
 //!
 //! Every 512-byte sector starts with a 32-byte header: its byte offset in
 //! the file (8), the block's write counter (4), the file's index (4), a
-//! magic (8) and an xxh3 checksum of the whole sector with the checksum
-//! field zeroed (8). The rest is the body: 512/R - 32 random bytes then
+//! magic (4), the pool sector its body came from (4) and an xxh3 checksum
+//! of the whole sector with the checksum field zeroed (8). The pool index
+//! lets a check rebuild the sector that was written and name the exact
+//! byte that differs. The rest is the body: 512/R - 32 random bytes then
 //! zeros, so a block compresses about R:1 (zeros cost a compressor a few
 //! bits per run, random bytes a byte each; the header counts as random).
 //! Bodies are copied from a pool made once from a fixed seed, at a position
@@ -16,7 +18,7 @@ use xxhash_rust::xxh3::xxh3_64;
 
 pub const SECTOR: usize = 512;
 pub const HEADER: usize = 32;
-const MAGIC: [u8; 8] = *b"vbsector";
+const MAGIC: [u8; 4] = *b"vbs1";
 /// Pool of pre-shaped sectors: 1 MiB, so blocks taken from random positions
 /// of it rarely share bodies within a compressor's window (gzip: 32 KiB).
 const POOL_BYTES: usize = 1 << 20;
@@ -64,20 +66,63 @@ pub fn random_bytes_per_sector(compress: f64) -> usize {
 }
 
 /// Writes the header of every sector of `buf`, which starts at `offset` of
-/// file `file`; `counter_at(i)` is the write counter of the block holding
-/// sector `i`.
+/// file `file` and whose bodies were copied from pool sector `pos` on;
+/// `counter_at(i)` is the write counter of the block holding sector `i`.
 #[inline]
-pub fn stamp_headers(buf: &mut [u8], file: u32, offset: u64, counter_at: impl Fn(usize) -> u32) {
+pub fn stamp_headers(
+    buf: &mut [u8],
+    pool: &Pool,
+    file: u32,
+    offset: u64,
+    pos: u64,
+    counter_at: impl Fn(usize) -> u32,
+) {
+    let sectors = pool.sectors();
     for (i, s) in buf.chunks_exact_mut(SECTOR).enumerate() {
         let off = offset + (i * SECTOR) as u64;
-        s[0..8].copy_from_slice(&off.to_le_bytes());
-        s[8..12].copy_from_slice(&counter_at(i).to_le_bytes());
-        s[12..16].copy_from_slice(&file.to_le_bytes());
-        s[16..24].copy_from_slice(&MAGIC);
-        s[24..32].fill(0);
-        let sum = xxh3_64(s);
-        s[24..32].copy_from_slice(&sum.to_le_bytes());
+        let from = ((pos + i as u64) % sectors) as u32;
+        header(s, file, off, counter_at(i), from);
     }
+}
+
+#[inline]
+fn header(s: &mut [u8], file: u32, off: u64, counter: u32, from: u32) {
+    s[0..8].copy_from_slice(&off.to_le_bytes());
+    s[8..12].copy_from_slice(&counter.to_le_bytes());
+    s[12..16].copy_from_slice(&file.to_le_bytes());
+    s[16..20].copy_from_slice(&MAGIC);
+    s[20..24].copy_from_slice(&from.to_le_bytes());
+    s[24..32].fill(0);
+    let sum = xxh3_64(s);
+    s[24..32].copy_from_slice(&sum.to_le_bytes());
+}
+
+/// For a damaged sector read at `offset` of `file`: rebuilds what was
+/// written there (from the pool sector its header names, with `counter`,
+/// or the counter it carries) and returns the first byte that differs:
+/// its index in the sector, the byte written and the byte found.
+pub fn locate(
+    s: &[u8],
+    pool: &Pool,
+    file: u32,
+    offset: u64,
+    counter: Option<u32>,
+) -> Option<(usize, u8, u8)> {
+    if s.len() < SECTOR {
+        return None;
+    }
+    let from = u32::from_le_bytes([s[20], s[21], s[22], s[23]]);
+    if u64::from(from) >= pool.sectors() {
+        return None;
+    }
+    let counter = counter.unwrap_or(u32::from_le_bytes([s[8], s[9], s[10], s[11]]));
+    let mut want = [0u8; SECTOR];
+    pool.copy_into(&mut want, from.into());
+    header(&mut want, file, offset, counter, from);
+    want.iter()
+        .zip(s)
+        .position(|(a, b)| a != b)
+        .map(|i| (i, want[i], s[i]))
 }
 
 /// What a sector read back says about itself.
@@ -100,7 +145,7 @@ pub fn check_sector(s: &mut [u8], file: u32, offset: u64) -> Found {
         b[..r.len()].copy_from_slice(&s[r]);
         u64::from_le_bytes(b)
     }
-    if s.len() < SECTOR || s[16..24] != MAGIC {
+    if s.len() < SECTOR || s[16..20] != MAGIC {
         return Found::Damaged("no volbench sector header");
     }
     let stored = word(s, 24..32);
@@ -175,7 +220,7 @@ mod tests {
         let pool = Pool::new(1.0);
         let mut buf = vec![0u8; 4096];
         pool.copy_into(&mut buf, 7);
-        stamp_headers(&mut buf, 3, 8192, |_| 42);
+        stamp_headers(&mut buf, &pool, 3, 8192, 7, |_| 42);
         for i in 0..8 {
             let at = 8192 + i as u64 * 512;
             assert_eq!(
@@ -191,11 +236,19 @@ mod tests {
                 offset: 8192
             }
         );
+        let was = s[300];
         s[300] ^= 1;
         assert_eq!(
             check_sector(s, 3, 8192),
             Found::Damaged("checksum mismatch")
         );
+        assert_eq!(
+            locate(s, &pool, 3, 8192, Some(42)),
+            Some((300, was, was ^ 1))
+        );
+        s[300] ^= 1;
+        s[9] ^= 4;
+        assert_eq!(locate(s, &pool, 3, 8192, Some(42)), Some((9, 0, 4)));
         assert_eq!(
             check_sector(&mut [0u8; 512], 0, 0),
             Found::Damaged("no volbench sector header")
