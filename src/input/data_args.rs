@@ -22,7 +22,7 @@ pub struct DataArgs {
     #[arg(long, value_name = "R", allow_negative_numbers = true)]
     pub dedup: Option<String>,
 
-    /// The block --dedup duplicates: 512..1M, whole sectors, dividing every
+    /// The block --dedup duplicates: a power of two, 512..1M, dividing every
     /// --bs [default: 4k].
     #[arg(long, value_name = "SIZE", allow_negative_numbers = true)]
     pub dedup_unit: Option<String>,

@@ -186,7 +186,8 @@ mod tests {
             compress: 20.0,
             ..DataSpec::default()
         };
-        assert!(d.validate(&[4096]).unwrap_err().message.contains("16"));
+        let e = d.validate(&[4096]).err().map(|e| e.message).unwrap_or_default();
+        assert!(e.contains("16"), "{e}");
         let d = DataSpec {
             dedup: 3,
             dedup_unit: 8192,

@@ -113,7 +113,9 @@ fn read_marker(dir: &SetDir, allow_overwrite: bool) -> Result<Option<Marker>> {
 
 /// What an existing set's marker records, for reading the set back
 /// (`volbench verify`): file count, file size, inodes, data format.
-pub(super) fn existing_set(dir: &SetDir) -> Result<Option<(u32, u64, Vec<u64>, Option<String>)>> {
+pub(super) type SetShape = (u32, u64, Vec<u64>, Option<String>);
+
+pub(super) fn existing_set(dir: &SetDir) -> Result<Option<SetShape>> {
     Ok(read_marker(dir, false)?
         .filter(|m| m.filled)
         .map(|m| (m.files, m.file_size, m.inodes, m.data)))
