@@ -186,7 +186,11 @@ mod tests {
             compress: 20.0,
             ..DataSpec::default()
         };
-        let e = d.validate(&[4096]).err().map(|e| e.message).unwrap_or_default();
+        let e = d
+            .validate(&[4096])
+            .err()
+            .map(|e| e.message)
+            .unwrap_or_default();
         assert!(e.contains("16"), "{e}");
         let d = DataSpec {
             dedup: 3,

@@ -308,3 +308,32 @@ fn a_clean_randrw_verify_run_on_a_loop_device_finds_no_errors() {
         skip(test, "io_uring is not available: checked psync only");
     }
 }
+
+#[test]
+fn verify_runs_on_every_host_and_the_errors_add_up() {
+    // ssh to this machine (the remote command run here), two hosts with
+    // two targets each: each target keeps its own map.
+    let t = tmp();
+    let out = t.path().join("out");
+    let target = t.path().join("{host}-vol{1,2}");
+    let o = vb([
+        "run",
+        "--hosts",
+        "a,b",
+        "--ssh-command",
+        r#"sh -c 'exec sh -c "$2"' fake"#,
+    ])
+    .args(["--remote-volbench", env!("CARGO_BIN_EXE_volbench")])
+    .args(["--target", s(&target), "--output", s(&out), "--size", "2m"])
+    .args(["--rw", "randrw", "--engine", "psync", "--threads", "2"])
+    .args(["--io-limit", "1m", "--warmup", "0", "--verify"])
+    .expect(exit::OK);
+    let doc = read_json(&out.join("result.json"));
+    assert_eq!(doc["runs"][0]["data_errors"], 0, "{}", stderr(&o));
+    for h in doc["cluster"]["hosts"].as_array().expect("hosts") {
+        assert_eq!(h["runs"][0]["data_errors"], 0);
+    }
+    for t2 in ["a-vol1", "b-vol2"] {
+        vb(["verify", "--target", s(&t.path().join(t2))]).expect(exit::OK);
+    }
+}

@@ -305,3 +305,13 @@ pub fn plan_check(job: &crate::spec::JobSpec, dir: bool) -> Result<Vec<String>> 
     }
     Ok(notes)
 }
+
+/// A host with several targets keeps one journal per target: target `i`'s
+/// is FILE.i (each journal belongs to one file set).
+pub fn journal_per_target(spec: &mut DataSpec, i: usize, targets: usize) {
+    if targets > 1
+        && let Some(path) = &mut spec.journal
+    {
+        path.as_mut_os_string().push(format!(".{i}"));
+    }
+}
