@@ -28,6 +28,10 @@ if ((!quick)); then
   command -v chromium >/dev/null || need+=(chromium)
   command -v slurmctld >/dev/null || need+=(slurm-wlm)
   command -v munged >/dev/null || need+=(munge)
+  # The data tests measure --compress with the real compressors.
+  command -v zstd >/dev/null || need+=(zstd)
+  command -v lz4 >/dev/null || need+=(lz4)
+  command -v gzip >/dev/null || need+=(gzip)
   if ((${#need[@]})); then
     if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
       echo "test.sh: installing ${need[*]}" >&2

@@ -3,6 +3,7 @@
 //! nothing downstream knows where it came from.
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
+pub mod data;
 pub mod meta;
 
 use std::path::PathBuf;
@@ -130,6 +131,9 @@ pub struct TargetSpec {
     /// How durable each write must be before it completes (O_DSYNC/O_SYNC).
     #[serde(default, skip_serializing_if = "WriteSync::is_none")]
     pub write_sync: WriteSync,
+    /// The data written and how it is checked (--compress, --verify...).
+    #[serde(default, skip_serializing_if = "data::DataSpec::is_default")]
+    pub data: data::DataSpec,
 }
 
 /// What every write waits for: nothing beyond the device's acceptance (the
@@ -494,6 +498,15 @@ impl JobSpec {
         )?;
         bounds::count("--files", self.target.files.into(), 1, bounds::MAX_FILES)?;
         bounds::size("--size", self.target.size, 1, bounds::MAX_SIZE)?;
+        let sizes: Vec<u64> = self
+            .runs
+            .iter()
+            .flat_map(|r| r.bs.iter().map(|b| b.bytes))
+            .collect();
+        self.target.data.validate(&sizes)?;
+        self.target
+            .data
+            .check_map_size(&sizes, self.target.size, self.target.files)?;
         if self.target.path.as_os_str().is_empty() {
             return Err(VbError::input("--target is empty"));
         }

@@ -28,6 +28,7 @@ pub(crate) mod import;
 pub(crate) mod install;
 pub mod littles_law;
 pub mod service;
+pub(crate) mod verify;
 
 pub fn main(cli: Cli) -> Result<i32> {
     match cli.command {
@@ -35,6 +36,7 @@ pub fn main(cli: Cli) -> Result<i32> {
         Command::Quick(a) => cmd_quick(&a),
         Command::Agent(_) => crate::remote::agent::main(),
         Command::Clean(a) => clean::cmd_clean(&a),
+        Command::Verify(a) => verify::cmd_verify(&a),
         Command::Suite(SuiteCommand::List) => cmd_suite_list(),
         Command::Suite(SuiteCommand::Show { suite }) => {
             let (_, text) = suite::load(&suite)?;

@@ -9,6 +9,7 @@
 //! `record` turns it all into the run's result.
 
 mod collect;
+mod data;
 mod intervals;
 pub mod meta;
 mod prepare;

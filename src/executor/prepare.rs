@@ -27,8 +27,14 @@ pub fn prepare(
         needs_write: plan.needs_write(),
         progress: obs,
         stop,
+        data: &job.target.data,
     };
-    let sets = prepare_sets(plan, &opts)?;
+    let mut sets = prepare_sets(plan, &opts)?;
+    for (key, p) in &mut sets {
+        if *key != super::meta::TREE_KEY {
+            super::data::attach(plan, p)?;
+        }
+    }
     for (_, p) in &sets {
         check_alignment(plan, p)?;
         for n in &p.notes {

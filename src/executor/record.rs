@@ -83,6 +83,7 @@ pub(super) fn build_result(
         interrupted: t.interrupted,
         meta_ops: Vec::new(),
         counters: t.counters,
+        data_errors: None,
     }
 }
 

@@ -100,6 +100,7 @@ pub fn run_one(
             control: control.clone(),
             counters: counters[w as usize].clone(),
             meta: super::meta::worker(plan, run, w, n),
+            data: prepared.data.clone(),
         });
     }
 
@@ -226,12 +227,14 @@ pub fn run_one(
         let mut meas = PhaseStats::default();
         let mut error = None;
         let mut ops = Vec::new();
+        let mut data = crate::io::verify::DataReport::default();
         for h in handles {
             match h.join() {
                 Ok(r) => {
                     warm.merge(&r.warmup);
                     meas.merge(&r.measure);
                     super::meta::merge(&mut ops, r.meta);
+                    data.merge(r.data);
                     if error.is_none() {
                         error = r.error;
                     }
@@ -241,6 +244,14 @@ pub fn run_one(
         }
         let mut result = build_result(run, timeline, &warm, &meas);
         result.meta_ops = super::meta::results(ops, &result);
+        if prepared.data.as_ref().is_some_and(|d| d.max_errors() > 0) {
+            result.data_errors = Some(data.errors);
+        }
+        let max = prepared.data.as_ref().map_or(0, |d| d.max_errors());
+        if let Some(why) = super::data::failure(&data, max) {
+            // A mismatch outranks the "stopped at" note that ended the run.
+            error = Some(why);
+        }
         match error {
             Some(e) => Err((
                 VbError::run(format!("run '{}': {e}", spec.name)),

@@ -72,6 +72,10 @@ pub enum Command {
     /// Remove a tree of files a metadata run (`run --ops`) made: only
     /// volbench's own names under a directory holding its tree marker.
     Clean(CleanArgs),
+    /// Read a file set back and check every sector: its checksum, offset
+    /// and, with --journal, that it holds the last acknowledged write.
+    /// Exit 1 with each mismatch's file, offset, expected and found.
+    Verify(crate::input::data_args::VerifyArgs),
     /// Turn a fio job file, vdbench parameter file or diskspd command line
     /// into an editable suite file, each option mapped, noted or refused.
     #[command(subcommand)]
@@ -250,6 +254,9 @@ pub struct CommonArgs {
 
     #[command(flatten)]
     pub catalogue: CatalogueArg,
+
+    #[command(flatten)]
+    pub data: crate::input::data_args::DataArgs,
 
     #[command(flatten)]
     pub out: OutputArgs,

@@ -170,6 +170,7 @@ pub fn job_with_size(a: &RunArgs, default_size: Option<u64>) -> Result<JobSpec> 
                 Some(t) => WriteSync::parse(t)?,
                 None => WriteSync::None,
             },
+            data: crate::input::data_args::data_spec(&c.data)?,
         },
         engine: match &c.engine {
             Some(t) => EngineChoice::parse(t)?,

@@ -232,6 +232,11 @@ pub fn job(a: &RunArgs) -> Result<Option<JobSpec>> {
         ("--io-limit", a.io_limit.is_some()),
         ("--engine", c.engine.is_some()),
         ("--allow-overwrite", c.allow_overwrite),
+        ("--compress", c.data.compress.is_some()),
+        ("--dedup", c.data.dedup.is_some()),
+        ("--dedup-unit", c.data.dedup_unit.is_some()),
+        ("--verify", c.data.verify),
+        ("--journal", c.data.journal.is_some()),
     ];
     if let Some((flag, _)) = block_only.iter().find(|b| b.1) {
         return Err(VbError::input(format!(
@@ -318,6 +323,7 @@ pub fn job(a: &RunArgs) -> Result<Option<JobSpec>> {
     let job = JobSpec {
         target: TargetSpec {
             write_sync: Default::default(),
+            data: Default::default(),
             path: c.target.clone(),
             size: total_bytes.max(1),
             files: 1,

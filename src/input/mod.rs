@@ -4,6 +4,7 @@
 
 pub mod cli;
 pub mod cli_launch;
+pub mod data_args;
 pub(crate) mod file;
 pub(crate) mod flags;
 pub mod hostlist;

@@ -685,6 +685,7 @@ pub fn to_job(origin: &str, text: &str, suite: &SuiteFile, o: &Overrides) -> Res
             direct,
             allow_overwrite: o.args.allow_overwrite,
             write_sync,
+            data: crate::input::data_args::data_spec(&o.args.data)?,
         },
         engine,
         interval_s: interval,

@@ -9,5 +9,6 @@ pub(crate) mod host;
 pub(crate) mod meta;
 pub(crate) mod mounts;
 pub mod target;
+pub mod verify;
 pub(crate) mod worker;
 pub(crate) mod workload;

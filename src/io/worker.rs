@@ -97,6 +97,8 @@ pub struct WorkerResult {
     pub error: Option<String>,
     /// Per-operation statistics of a metadata run (empty otherwise).
     pub meta: Vec<crate::io::meta::MetaOpStats>,
+    /// Reads that returned what was not written (--verify).
+    pub data: crate::io::verify::DataReport,
 }
 
 pub struct WorkerSetup {
@@ -116,6 +118,8 @@ pub struct WorkerSetup {
     pub counters: Arc<LiveCounters>,
     /// A metadata run: work on this share of a tree instead of the files.
     pub meta: Option<crate::io::meta::MetaWorker>,
+    /// The data to write and the checks of reads, unless the default.
+    pub data: Option<Arc<crate::io::verify::DataPlan>>,
 }
 
 /// Runs until the control says stop (or an I/O fails). `ready` is called
@@ -128,14 +132,20 @@ pub fn run(mut setup: WorkerSetup, ready: impl FnOnce()) -> WorkerResult {
     // Two copies of the loop: with RATED false the compiler drops every
     // rate-control branch, store and stat (about 75 instructions per I/O),
     // so runs without --rate pay nothing for it.
-    if setup.rate.is_some() {
-        run_loop::<true>(setup, ready)
-    } else {
-        run_loop::<false>(setup, ready)
+    // Likewise VERIFY: runs without --verify compile without its checks.
+    let verify = setup.data.as_ref().is_some_and(|d| d.map.is_some());
+    match (setup.rate.is_some(), verify) {
+        (true, false) => run_loop::<true, false>(setup, ready),
+        (false, false) => run_loop::<false, false>(setup, ready),
+        (true, true) => run_loop::<true, true>(setup, ready),
+        (false, true) => run_loop::<false, true>(setup, ready),
     }
 }
 
-fn run_loop<const RATED: bool>(setup: WorkerSetup, ready: impl FnOnce()) -> WorkerResult {
+fn run_loop<const RATED: bool, const VERIFY: bool>(
+    setup: WorkerSetup,
+    ready: impl FnOnce(),
+) -> WorkerResult {
     let WorkerSetup {
         index,
         engine: kind,
@@ -150,7 +160,11 @@ fn run_loop<const RATED: bool>(setup: WorkerSetup, ready: impl FnOnce()) -> Work
         rate,
         control,
         counters,
+        data,
     } = setup;
+    let mut data_report = crate::io::verify::DataReport::default();
+    // I/Os not issued because another I/O owned one of their blocks (--verify).
+    let mut blocked = 0u32;
     let mut rng = fastrand::Rng::with_seed(crate::io::workload::worker_seed(seed ^ 0xda7a, index));
     let mut bufs: Vec<AlignedBuf> = (0..depth)
         .map(|_| AlignedBuf::new(max_bs, buf_align))
@@ -173,6 +187,7 @@ fn run_loop<const RATED: bool>(setup: WorkerSetup, ready: impl FnOnce()) -> Work
                 measure: PhaseStats::default(),
                 error: Some(format!("cannot set up the {} engine: {e}", kind.name())),
                 meta: Vec::new(),
+                data: Default::default(),
             };
         }
     };
@@ -220,13 +235,28 @@ fn run_loop<const RATED: bool>(setup: WorkerSetup, ready: impl FnOnce()) -> Work
             }
             let Some(slot) = free.pop() else { break };
             let op = io_gen.next_op();
+            if VERIFY && let Some(d) = &data {
+                if !d.acquire(&op) {
+                    // Draw another; after a few, reap first (the owner may be ours).
+                    free.push(slot);
+                    blocked += 1;
+                    if blocked.is_multiple_of(16) {
+                        break;
+                    }
+                    continue;
+                }
+                blocked = 0;
+            }
             issued_bytes += op.len as u64;
             let buf = ptrs[slot as usize].0;
             if op.write {
                 write_seq += 1;
                 // SAFETY: this slot's buffer is idle (not in flight) and max_bs long.
-                let data = unsafe { std::slice::from_raw_parts_mut(buf, op.len as usize) };
-                stamp(data, stamp_key, op.offset, write_seq);
+                let bytes = unsafe { std::slice::from_raw_parts_mut(buf, op.len as usize) };
+                match &data {
+                    Some(d) => d.write(bytes, &op, stamp_key, write_seq, &mut rng),
+                    _ => stamp(bytes, stamp_key, op.offset, write_seq),
+                }
             }
             ops[slot as usize] = op;
             if RATED && let Some(r) = &rate {
@@ -263,6 +293,11 @@ fn run_loop<const RATED: bool>(setup: WorkerSetup, ready: impl FnOnce()) -> Work
             batch.clear();
         }
         let waited = if in_flight == 0 {
+            if VERIFY && blocked > 0 {
+                // Every draw hit blocks another worker's I/O owns: not done.
+                std::thread::yield_now();
+                continue;
+            }
             if !RATED || issued_bytes >= budget {
                 // The --io-limit share is done and every I/O has completed.
                 break;
@@ -296,6 +331,26 @@ fn run_loop<const RATED: bool>(setup: WorkerSetup, ready: impl FnOnce()) -> Work
             let op = ops[slot];
             in_flight -= 1;
             free.push(c.slot);
+            if VERIFY && let Some(d) = &data {
+                let ok = c.result == op.len as i64;
+                if ok && !op.write {
+                    // SAFETY: the read into this slot's buffer has completed
+                    // and the slot is not queued again before this returns.
+                    let bytes =
+                        unsafe { std::slice::from_raw_parts_mut(ptrs[slot].0, op.len as usize) };
+                    if let Some(what) = d.check(bytes, &op) {
+                        data_report.errors += 1;
+                        if data_report.samples.len() < 8 {
+                            data_report.samples.push(what);
+                        }
+                        if d.count_error() {
+                            error =
+                                Some(format!("stopped at --max-data-errors {}", d.max_errors()));
+                        }
+                    }
+                }
+                d.release(&op, ok);
+            }
             if c.result != op.len as i64 {
                 error = Some(describe_failure(&op, c.result));
                 continue;
@@ -337,9 +392,21 @@ fn run_loop<const RATED: bool>(setup: WorkerSetup, ready: impl FnOnce()) -> Work
             break;
         }
         in_flight -= done.len() as u32;
+        if VERIFY && let Some(d) = &data {
+            for c in &done {
+                let op = ops[c.slot as usize];
+                d.release(&op, c.result == op.len as i64);
+            }
+        }
         done.clear();
     }
     drop(engine);
+    if VERIFY
+        && in_flight > 0
+        && let Some(d) = &data
+    {
+        d.abandoned();
+    }
     if in_flight > 0 {
         // The kernel may still finish those I/Os into these buffers: leak
         // them (a few MiB, once, on a failing run) rather than free them.
@@ -351,6 +418,7 @@ fn run_loop<const RATED: bool>(setup: WorkerSetup, ready: impl FnOnce()) -> Work
         measure,
         error,
         meta: Vec::new(),
+        data: data_report,
     }
 }
 
@@ -423,6 +491,7 @@ pub fn not_started(control: &Control, error: String, ready: impl FnOnce()) -> Wo
         measure: PhaseStats::default(),
         error: Some(error),
         meta: Vec::new(),
+        data: Default::default(),
     }
 }
 

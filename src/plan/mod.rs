@@ -110,6 +110,10 @@ pub fn plan(job: JobSpec) -> Result<Plan> {
             format_size(mem)
         ));
     }
+    notes.extend(crate::io::verify::plan_check(
+        &job,
+        insp.kind == TargetKind::Directory,
+    )?);
     Ok(Plan {
         job,
         target: insp,

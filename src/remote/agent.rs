@@ -392,9 +392,10 @@ fn plan_job(j: &AgentJob) -> Result<Vec<Plan>> {
         return Err(VbError::input("no target"));
     }
     let mut plans = Vec::with_capacity(j.targets.len());
-    for path in &j.targets {
+    for (i, path) in j.targets.iter().enumerate() {
         let mut spec = j.job.clone();
         spec.target.path = path.clone();
+        crate::io::verify::journal_per_target(&mut spec.target.data, i, j.targets.len());
         if !j.size_given {
             let insp = target::inspect(path)?;
             if let (TargetKind::File | TargetKind::BlockDevice, Some(n)) =

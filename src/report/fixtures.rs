@@ -183,6 +183,7 @@ impl RunFixture {
             interrupted: false,
             meta_ops: Vec::new(),
             counters: None,
+            data_errors: None,
             rate: self.rate_pct.map(|_| crate::result::RateResult {
                 target_iops: self.iops,
                 achieved_iops: self.iops,
@@ -213,6 +214,7 @@ pub fn doc(host: &str, runs: &[RunFixture]) -> ResultDoc {
         spec: JobSpec {
             target: TargetSpec {
                 write_sync: Default::default(),
+                data: Default::default(),
                 path: "/mnt/anf/volbench".into(),
                 size: 1 << 30,
                 files: 1,

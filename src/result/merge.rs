@@ -148,6 +148,10 @@ pub fn merge_runs(parts: &[&RunResult]) -> Result<RunResult, String> {
         interrupted: parts.iter().any(|p| p.interrupted),
         meta_ops: merge_ops(parts)?,
         counters: crate::result::counters::merge(parts.iter().map(|p| p.counters.as_ref())),
+        data_errors: parts
+            .iter()
+            .filter_map(|p| p.data_errors)
+            .reduce(|a, b| a + b),
         // Every part carries its share of the rate: targets and results add.
         rate: first.rate.as_ref().map(|r0| {
             let rates: Vec<&RateResult> = parts.iter().filter_map(|p| p.rate.as_ref()).collect();
@@ -524,6 +528,7 @@ mod tests {
             interrupted: false,
             meta_ops: Vec::new(),
             counters: None,
+            data_errors: None,
             rate: None,
             steady: None,
         };

@@ -131,6 +131,10 @@ pub struct RunResult {
     /// What the host's CPUs, devices, interfaces and mounts did meanwhile.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub counters: Option<counters::RunCounters>,
+    /// Reads that returned what was not written (--verify); absent when
+    /// nothing was checked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data_errors: Option<u64>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

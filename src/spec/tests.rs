@@ -7,6 +7,7 @@ pub fn sample() -> JobSpec {
     JobSpec {
         target: TargetSpec {
             write_sync: WriteSync::None,
+            data: Default::default(),
             path: "/tmp/x".into(),
             size: 1 << 30,
             files: 4,

@@ -74,6 +74,19 @@ pub const MAX_LAUNCHER_BYTES: usize = 4096;
 /// How long `--hosts-from`'s command may take: listing pods or nodes is
 /// quick, and one that waits (a prompt, a lock) must not hang the run.
 pub const HOSTS_FROM_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
+/// --compress: a 512-byte sector keeps a 32-byte header, so 16:1 is the
+/// most one sector can compress while every write stays distinguishable.
+pub const MIN_COMPRESS: f64 = 1.0;
+pub const MAX_COMPRESS: f64 = 16.0;
+/// --dedup: copies of each distinct block.
+pub const MAX_DEDUP: u64 = 1_000_000;
+/// --dedup-unit: whole sectors, at most one --bs.
+pub const MIN_DEDUP_UNIT: u64 = 512;
+pub const MAX_DEDUP_UNIT: u64 = 1 << 20;
+/// --verify keeps 4 bytes per block of the data set: at most 1 GiB of them.
+pub const MAX_VERIFY_MAP_BYTES: u64 = 1 << 30;
+/// --max-data-errors.
+pub const MAX_DATA_ERRORS: u64 = 1_000_000;
 
 /// `v` within `lo..=hi`, or an error naming the flag and the bounds.
 pub fn count(flag: &str, v: u64, lo: u64, hi: u64) -> Result<u64> {

@@ -7,6 +7,7 @@ mod capped_diagnosis;
 mod capped_methods;
 mod common;
 mod counters;
+mod data;
 mod diagnosis;
 mod import_cli;
 mod launchers;

@@ -392,6 +392,7 @@ proptest! {
         let job = JobSpec {
             target: TargetSpec {
                 write_sync: Default::default(),
+                data: Default::default(),
                 path: "/tmp/x".into(),
                 size: pick(size, 1 << 30),
                 files: pick(files.into(), 4) as u32,

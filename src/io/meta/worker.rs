@@ -174,6 +174,7 @@ pub fn run(m: MetaWorker, setup: WorkerSetup, ready: impl FnOnce()) -> WorkerRes
             measure: PhaseStats::default(),
             error: Some(e),
             meta: Vec::new(),
+            data: Default::default(),
         }
     };
     let root = match open_root(&m.root) {
@@ -454,6 +455,7 @@ pub fn run(m: MetaWorker, setup: WorkerSetup, ready: impl FnOnce()) -> WorkerRes
         measure,
         error,
         meta,
+        data: Default::default(),
     }
 }
 

@@ -14,7 +14,7 @@ use super::lock;
 use super::setdir::{Entry, SetDir, not_regular};
 use super::{FileRef, PrepareOptions, Prepared, TargetKind, probe_align_fd};
 use crate::error::{Result, VbError};
-use crate::io::data::{AlignedBuf, fill_random, stamp};
+use crate::io::data::AlignedBuf;
 use crate::io::workload::Layout;
 use crate::units::format_size;
 
@@ -46,6 +46,10 @@ struct Marker {
     /// are not the files found there.
     #[serde(default)]
     inodes: Vec<u64>,
+    /// The data format it was filled with (`DataSpec::fill_tag`); absent
+    /// in sets made before formats were recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    data: Option<String>,
 }
 
 fn file_name(i: u32) -> String {
@@ -105,6 +109,16 @@ fn read_marker(dir: &SetDir, allow_overwrite: bool) -> Result<Option<Marker>> {
             dir.path_of(MARKER_NAME).display()
         ))),
     }
+}
+
+/// What an existing set's marker records, for reading the set back
+/// (`volbench verify`): file count, file size, inodes, data format.
+pub(super) type SetShape = (u32, u64, Vec<u64>, Option<String>);
+
+pub(super) fn existing_set(dir: &SetDir) -> Result<Option<SetShape>> {
+    Ok(read_marker(dir, false)?
+        .filter(|m| m.filled)
+        .map(|m| (m.files, m.file_size, m.inodes, m.data)))
 }
 
 fn write_marker(dir: &SetDir, m: &Marker) -> Result<u64> {
@@ -179,6 +193,7 @@ fn prepare_in(dir: SetDir, file_size: u64, opts: &PrepareOptions) -> Result<Prep
     }
     let reusable = old.as_ref().is_some_and(|m| {
         m.filled
+            && opts.data.can_reuse(m.data.as_deref())
             && m.files == opts.files
             && m.file_size == file_size
             && slots
@@ -229,6 +244,8 @@ fn prepare_in(dir: SetDir, file_size: u64, opts: &PrepareOptions) -> Result<Prep
         notes,
         files,
         _lock: Some(Arc::new(lock)),
+        filled_now: !reusable,
+        data: None,
     })
 }
 
@@ -341,6 +358,7 @@ fn refill(
         file_size,
         filled: false,
         inodes: inodes.clone(),
+        data: Some(opts.data.fill_tag()),
     };
     let marker_ino = write_marker(dir, &marker).inspect_err(|_| undo(&inodes, None))?;
     let paths: Vec<PathBuf> = names.iter().map(|n| dir.path_of(n)).collect();
@@ -355,27 +373,32 @@ fn refill(
 /// vdbench's FillWrite and fio's layout do, several files at a time.
 fn fill(fds: &[OwnedFd], paths: &[PathBuf], file_size: u64, opts: &PrepareOptions) -> Result<()> {
     let total = file_size.saturating_mul(paths.len() as u64);
+    let layout = Layout {
+        nfiles: paths.len() as u32,
+        file_size,
+    };
     opts.progress.start(total, "filling");
     let next = AtomicU64::new(0);
     let failed = AtomicBool::new(false);
     let parallel = paths.len().clamp(1, 4);
     let errors: Vec<Result<()>> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..parallel)
-            .map(|w| {
+            .map(|_| {
                 let next = &next;
                 let failed = &failed;
                 std::thread::Builder::new().spawn_scoped(s, move || -> Result<()> {
                     let mut buf = AlignedBuf::try_new(FILL_CHUNK, 4096)?;
-                    let mut rng = fastrand::Rng::with_seed(0x5eed ^ w as u64);
-                    fill_random(buf.as_mut_slice(), &mut rng);
+                    // The runs' data: what compresses and deduplicates as
+                    // asked, in sectors --verify can check.
+                    let data = crate::io::verify::DataPlan::new(opts.data, layout, None);
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed) as usize;
                         if i >= paths.len() || failed.load(Ordering::Relaxed) {
                             return Ok(());
                         }
-                        if let Err(e) =
-                            fill_one(&fds[i], &paths[i], file_size, &mut buf, i as u64, opts)
-                        {
+                        if let Err(e) = fill_one(
+                            &fds[i], &paths[i], file_size, &mut buf, i as u32, &data, opts,
+                        ) {
                             failed.store(true, Ordering::Relaxed);
                             return Err(e);
                         }
@@ -412,7 +435,8 @@ fn fill_one(
     path: &Path,
     file_size: u64,
     buf: &mut AlignedBuf,
-    key: u64,
+    file: u32,
+    data: &crate::io::verify::DataPlan,
     opts: &PrepareOptions,
 ) -> Result<()> {
     let mut off = 0u64;
@@ -423,7 +447,12 @@ fn fill_one(
         }
         let n = (file_size - off).min(FILL_CHUNK as u64) as usize;
         seq += 1;
-        stamp(&mut buf.as_mut_slice()[..n], key, off, seq);
+        data.fill_chunk(
+            &mut buf.as_mut_slice()[..n],
+            file,
+            off,
+            seq.wrapping_mul(0x9E37_79B9),
+        );
         let written = rustix::io::pwrite(fd, &buf.as_slice()[..n], off)
             .map_err(|e| fill_error(path, e, off, file_size))?;
         if written == 0 {
@@ -483,6 +512,15 @@ mod tests {
         fn finish(&self) {}
     }
 
+    static DEFAULT_DATA: crate::spec::data::DataSpec = crate::spec::data::DataSpec {
+        compress: 1.0,
+        dedup: 1,
+        dedup_unit: 4096,
+        verify: false,
+        max_data_errors: 1,
+        journal: None,
+    };
+
     fn opts<'a>(stop: &'a AtomicBool, allow_overwrite: bool) -> PrepareOptions<'a> {
         PrepareOptions {
             size: 64 << 10,
@@ -492,6 +530,7 @@ mod tests {
             needs_write: false,
             progress: &Quiet,
             stop,
+            data: &DEFAULT_DATA,
         }
     }
 

@@ -20,6 +20,7 @@ mod fileset;
 mod lock;
 
 pub use lock::{Lock, lock_tree};
+pub mod readset;
 mod setdir;
 pub(crate) use setdir::read_up_to;
 
@@ -109,6 +110,10 @@ pub struct Prepared {
     files: Vec<FileRef>,
     /// The run's hold on the target; released when the last clone drops.
     _lock: Option<Arc<lock::Lock>>,
+    /// The set was (re)filled by this prepare: it holds the fill and nothing else.
+    pub filled_now: bool,
+    /// The data runs on this target write and check (set by the executor).
+    pub data: Option<Arc<crate::io::verify::DataPlan>>,
 }
 
 impl Prepared {
@@ -126,6 +131,8 @@ impl Prepared {
             notes,
             files: Vec::new(),
             _lock: Some(Arc::new(lock)),
+            filled_now: false,
+            data: None,
         }
     }
 }
@@ -202,6 +209,8 @@ pub struct PrepareOptions<'a> {
     pub progress: &'a dyn Progress,
     /// Stop asked for (Ctrl-C) while filling.
     pub stop: &'a std::sync::atomic::AtomicBool,
+    /// The data the set is filled with (and must have been, to be reused).
+    pub data: &'a crate::spec::data::DataSpec,
 }
 
 /// Makes the target ready: creates and fills a file set, or checks that an
@@ -301,6 +310,8 @@ fn prepare_existing(insp: &Inspection, opts: &PrepareOptions, device: bool) -> R
         notes,
         files: vec![file],
         _lock: Some(Arc::new(lock)),
+        filled_now: false,
+        data: None,
     })
 }
 

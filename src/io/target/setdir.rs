@@ -85,6 +85,20 @@ impl SetDir {
         Self::from_fd(fd, path.into())
     }
 
+    /// Opens the directory the user named, which must exist.
+    pub fn open_existing(path: &Path) -> Result<SetDir> {
+        let fd = rustix::fs::open(
+            path,
+            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+            Mode::empty(),
+        )
+        .map_err(|e| match e {
+            Errno::NOTDIR => VbError::target(format!("{} is not a directory", path.display())),
+            e => io_error("open directory", path, e),
+        })?;
+        Self::from_fd(fd, path.into())
+    }
+
     /// Opens (creating if missing) the subdirectory `name`, never following
     /// a link there.
     pub fn open_sub(&self, name: &str) -> Result<SetDir> {

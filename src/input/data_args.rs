@@ -1,0 +1,119 @@
+//! The data flags (--compress, --dedup, --verify, --journal), shared by
+//! `run` and `suite run` through `CommonArgs`, and their parsing.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use crate::error::{Result, VbError};
+use crate::spec::data::{DataSpec, defaults};
+use crate::units::{bounds, parse_count_in, parse_size_in};
+
+#[derive(Args, Debug, Clone, Default)]
+pub struct DataArgs {
+    /// Make written (and filled) blocks compress about R:1 with zstd, lz4 or
+    /// gzip, block by block as storage compresses, 1..16 [default: 1,
+    /// incompressible].
+    #[arg(long, value_name = "R", allow_negative_numbers = true)]
+    pub compress: Option<String>,
+
+    /// Write R copies of each distinct --dedup-unit block over the data set,
+    /// 1..1000000 [default: 1, every block unique].
+    #[arg(long, value_name = "R", allow_negative_numbers = true)]
+    pub dedup: Option<String>,
+
+    /// The block --dedup duplicates: a power of two, 512..1M, dividing every
+    /// --bs [default: 4k].
+    #[arg(long, value_name = "SIZE", allow_negative_numbers = true)]
+    pub dedup_unit: Option<String>,
+
+    /// Check every read: remember each block's last write (4 bytes per
+    /// block, shown by --dry-run) and compare offset, write counter and
+    /// checksum of every sector read; mismatches are reported and counted
+    /// (data_errors) and fail the run (exit 1).
+    #[arg(long)]
+    pub verify: bool,
+
+    /// With --verify: stop the run at this many mismatches, 1..1000000
+    /// [default: 1].
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub max_data_errors: Option<String>,
+
+    /// With --verify: keep the write counters in this file across runs,
+    /// crashes and reboots, for a later run or `volbench verify` to check
+    /// against (created if missing; an existing one must be volbench's
+    /// journal of the same file set).
+    #[arg(long, value_name = "FILE")]
+    pub journal: Option<PathBuf>,
+}
+
+/// The data flags as a spec part (validated with the runs' block sizes by
+/// `JobSpec::validate`).
+pub fn data_spec(a: &DataArgs) -> Result<DataSpec> {
+    let compress = match &a.compress {
+        None => defaults::COMPRESS,
+        Some(t) => {
+            let v = t
+                .trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite())
+                .ok_or_else(|| {
+                    VbError::input(format!(
+                        "--compress '{t}' is not a number (a ratio such as 2 or 3.5)"
+                    ))
+                })?;
+            bounds::number("--compress", v, bounds::MIN_COMPRESS, bounds::MAX_COMPRESS)?
+        }
+    };
+    let dedup = match &a.dedup {
+        None => defaults::DEDUP,
+        Some(t) => parse_count_in("--dedup", t, 1, bounds::MAX_DEDUP)?,
+    };
+    let dedup_unit = match &a.dedup_unit {
+        None => defaults::DEDUP_UNIT,
+        Some(t) => parse_size_in(
+            "--dedup-unit",
+            t,
+            bounds::MIN_DEDUP_UNIT,
+            bounds::MAX_DEDUP_UNIT,
+        )?,
+    };
+    if !a.verify && (a.max_data_errors.is_some() || a.journal.is_some()) {
+        return Err(VbError::input(
+            "--max-data-errors and --journal go with --verify; add --verify",
+        ));
+    }
+    let max_data_errors = match &a.max_data_errors {
+        None => defaults::MAX_DATA_ERRORS,
+        Some(t) => parse_count_in("--max-data-errors", t, 1, bounds::MAX_DATA_ERRORS)?,
+    };
+    if let Some(j) = &a.journal
+        && (j.as_os_str().is_empty() || j.to_str().is_none())
+    {
+        return Err(VbError::input(
+            "--journal: give a non-empty UTF-8 path (it is recorded in results)",
+        ));
+    }
+    Ok(DataSpec {
+        compress,
+        dedup,
+        dedup_unit,
+        verify: a.verify,
+        max_data_errors,
+        journal: a.journal.clone(),
+    })
+}
+
+/// `volbench verify`: read a file set back and check every sector.
+#[derive(Args, Debug, Clone)]
+pub struct VerifyArgs {
+    /// The directory holding the file set (as given to `run --target`).
+    #[arg(long, value_name = "DIR")]
+    pub target: PathBuf,
+
+    /// The journal a `run --verify --journal` kept for this set: each block
+    /// must then hold its last acknowledged write, not just any.
+    #[arg(long, value_name = "FILE")]
+    pub journal: Option<PathBuf>,
+}
