@@ -4,6 +4,7 @@
 
 pub mod cli;
 pub mod cli_launch;
+pub mod cli_shape;
 pub(crate) mod file;
 pub(crate) mod flags;
 pub mod hostlist;
@@ -12,6 +13,7 @@ pub mod hosts_from;
 pub mod import;
 pub mod meta;
 pub mod service;
+pub(crate) mod shape;
 pub mod suite;
 pub mod sweep;
 pub mod version;
