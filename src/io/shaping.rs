@@ -117,3 +117,42 @@ impl Shaper {
         if self.end_fsync { self.sync() } else { Ok(()) }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sync_falls_due_every_n_writes_and_covers_only_written_files() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let files: Vec<OwnedFd> = (0..3)
+            .map(|i| {
+                let f = std::fs::File::create(dir.path().join(format!("f{i}"))).expect("create");
+                OwnedFd::from(f)
+            })
+            .collect();
+        let shape = Shape {
+            fsync_every: Some(4),
+            end_fsync: true,
+            ..Shape::default()
+        };
+        let mut s = Shaper::new(&shape).expect("a shaper");
+        s.attach(&files);
+        for _ in 0..3 {
+            s.write_done(1);
+        }
+        assert!(!s.sync_due, "three writes of four");
+        s.write_done(2);
+        assert!(s.sync_due);
+        s.sync().expect("sync");
+        // Files 1 and 2 were written, file 0 was not.
+        assert_eq!((s.syncs, s.sync_due), (2, false));
+        s.write_done(0);
+        s.finish().expect("end sync");
+        assert_eq!(s.syncs, 3, "the end sync covers what was written since");
+        assert!(
+            Shaper::new(&Shape::default()).is_none(),
+            "plain runs get none"
+        );
+    }
+}

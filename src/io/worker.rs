@@ -298,7 +298,8 @@ fn run_loop<const RATED: bool, const SHAPED: bool>(
             in_flight += batch.len() as u32;
             batch.clear();
         }
-        if SHAPED && in_flight == 0 && issued_bytes < budget {
+        // A sync falls due even on the last write of an --io-limit share.
+        if SHAPED && in_flight == 0 {
             if shaper.sync_due {
                 if let Err(e) = shaper.sync() {
                     error = Some(e);
@@ -306,7 +307,7 @@ fn run_loop<const RATED: bool, const SHAPED: bool>(
                 }
                 continue;
             }
-            if shaper.think_until > 0 {
+            if shaper.think_until > 0 && issued_bytes < budget {
                 wait_until(shaper.think_until);
                 if now_ns() >= shaper.think_until {
                     shaper.think_until = 0;
