@@ -7,7 +7,7 @@
 #   bench/import-vs-fio.sh [--duration 5] [--repeat 3] [--size 256] [--job FILE]
 #
 # The default job is a 4 KiB random read, psync, iodepth 1, buffered, on a
-# page-cached directory in /dev/shm with random_distribution=zoned:80/20
+# page-cached directory in /dev/shm with random_distribution=zoned:80/20:20/80
 # (so the importer's skew is exercised too). With --job, the file must name
 # its own directory= (volbench writes its own file set there; fio its own
 # files); it runs as written, with --norandommap --randrepeat=0 added for fio
@@ -58,7 +58,7 @@ direct=0
 rw=randread
 bs=4k
 iodepth=1
-random_distribution=zoned:80/20
+random_distribution=zoned:80/20:20/80
 JOB
   mkdir -p "$work/data"
 fi
