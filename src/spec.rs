@@ -5,6 +5,7 @@
 
 pub mod data;
 pub mod meta;
+pub mod shape;
 
 use std::path::PathBuf;
 
@@ -220,6 +221,9 @@ pub struct RunSpec {
     /// block I/O on a file set (`rw`, `bs` and `iodepth` then do not apply).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<meta::MetaSpec>,
+    /// Skew, partial seeks, syncs, think time, cool-down, bandwidth cap.
+    #[serde(default, skip_serializing_if = "shape::Shape::is_plain")]
+    pub shape: shape::Shape,
 }
 
 /// What every front end (the `run` flags, suite files) uses for a value the
@@ -271,6 +275,7 @@ impl Default for RunSpec {
             discard: false,
             stop_rule: None,
             meta: None,
+            shape: shape::Shape::default(),
         }
     }
 }
@@ -430,6 +435,7 @@ impl RunSpec {
         if let Some(r) = self.rate_iops {
             name.push_str(&format!("-{}iops", (r * 100.0).round() / 100.0));
         }
+        name.push_str(&self.shape.name_suffix());
         name
     }
 }
@@ -648,8 +654,18 @@ impl JobSpec {
             }
         }
         if let Some(m) = &run.meta {
+            if !run.shape.is_plain() {
+                return Err(msg("skew, seeks, syncs, think time, cool-down and bandwidth rates are for block I/O, not a metadata run".into()));
+            }
             return m.validate(run.threads).map_err(msg);
         }
+        run.shape
+            .validate(
+                run.rw.is_random(),
+                run.has_writes(),
+                run.rate_iops.is_some() || run.rate_pct.is_some(),
+            )
+            .map_err(at)?;
         if let Some(f) = run.files {
             bounds::count("files", f.into(), 1, bounds::MAX_FILES).map_err(at)?;
         }

@@ -11,7 +11,7 @@ use super::Observer;
 use super::intervals::IntervalLog;
 use crate::io::counters::{self, Sample, Sampler};
 use crate::io::host::cpu_seconds;
-use crate::io::worker::{Control, PHASE_MEASURE, PHASE_STOP, PHASE_WARMUP};
+use crate::io::worker::{Control, PHASE_COOLDOWN, PHASE_MEASURE, PHASE_STOP, PHASE_WARMUP};
 use crate::plan::PlannedRun;
 use crate::result::counters::RunCounters;
 use crate::result::{Cpu, Interval, IntervalOp, PhaseName, SteadyResult};
@@ -73,7 +73,7 @@ pub(super) fn collect(
     let mut measure_start = t0;
     let mut warmup_done: Option<(SystemTime, f64)> = None;
     let mut interrupted = false;
-    let rated = run.spec.rate_iops.is_some();
+    let rated = run.spec.rate_iops.is_some() || run.spec.shape.rate_bytes.is_some();
     let mut warm_iops: Vec<f64> = Vec::new();
     let mut steady: Option<SteadyResult> = None;
     loop {
@@ -185,12 +185,31 @@ pub(super) fn collect(
             break;
         }
     }
-    control.phase.store(PHASE_STOP, Ordering::Relaxed);
+    let cooldown = (phase == PHASE_MEASURE && !interrupted && !ended(control, counters.len()))
+        .then_some(run.spec.shape.cooldown_s)
+        .flatten();
+    let after = if cooldown.is_some() {
+        PHASE_COOLDOWN
+    } else {
+        PHASE_STOP
+    };
+    control.phase.store(after, Ordering::Relaxed);
     let end = control
         .all_finished_at(counters.len())
         .unwrap_or_else(Instant::now)
         .max(measure_start);
     let cpu1 = cpu_seconds();
+    if let Some(c) = cooldown {
+        // I/O goes on, counted nowhere, then stops (diskspd -C).
+        let until = Instant::now() + Duration::from_secs_f64(c);
+        while Instant::now() < until
+            && !stop.load(Ordering::Relaxed)
+            && !ended(control, counters.len())
+        {
+            std::thread::sleep((until - Instant::now()).min(POLL));
+        }
+        control.phase.store(PHASE_STOP, Ordering::Relaxed);
+    }
     let measured = if phase == PHASE_MEASURE {
         (end - measure_start).as_secs_f64()
     } else {

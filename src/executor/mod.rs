@@ -15,6 +15,7 @@ pub mod meta;
 mod prepare;
 mod record;
 mod run;
+mod shaped;
 pub(crate) mod startgate;
 pub(crate) mod steady;
 

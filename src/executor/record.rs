@@ -35,7 +35,7 @@ pub(super) fn build_result(
             duration_s: t.measure.1,
         });
     }
-    let rated = run.spec.rate_iops.is_some();
+    let rated = run.spec.rate_iops.is_some() || run.spec.shape.rate_bytes.is_some();
     let mut read = OpTotals::from_stats(&meas.read, t.measure.1);
     let mut write = OpTotals::from_stats(&meas.write, t.measure.1);
     if rated {

@@ -56,7 +56,8 @@ pub fn run_one(
             job.seed,
             w,
             n,
-        );
+        )
+        .shaped(&spec.shape);
         if !spec.rw.is_random() && io_gen.region_too_small() {
             return Err((
                 VbError::input(format!(
@@ -87,20 +88,24 @@ pub fn run_one(
             budget: spec
                 .io_limit
                 .map(|limit| io_share(limit, spec.min_bs(), w, n)),
-            rate: spec.rate_iops.map(|iops| {
-                // Each worker carries an equal share of the rate, its first
-                // I/O staggered so the workers interleave evenly.
-                let gap = Duration::from_secs_f64(n as f64 / iops);
-                worker::Schedule {
-                    gap,
-                    poisson: spec.arrivals == Arrivals::Poisson,
-                    offset: gap.mul_f64(w as f64 / n as f64),
-                }
+            rate: super::shaped::rate(spec, w, n).or_else(|| {
+                spec.rate_iops.map(|iops| {
+                    // Each worker carries an equal share of the rate, its first
+                    // I/O staggered so the workers interleave evenly.
+                    let gap = Duration::from_secs_f64(n as f64 / iops);
+                    worker::Schedule {
+                        gap,
+                        poisson: spec.arrivals == Arrivals::Poisson,
+                        offset: gap.mul_f64(w as f64 / n as f64),
+                        ns_per_byte: 0.0,
+                    }
+                })
             }),
             control: control.clone(),
             counters: counters[w as usize].clone(),
             meta: super::meta::worker(plan, run, w, n),
             data: prepared.data.clone(),
+            shaper: crate::io::shaping::Shaper::new(&spec.shape),
         });
     }
 

@@ -253,6 +253,9 @@ pub struct CommonArgs {
     pub expect: Option<String>,
 
     #[command(flatten)]
+    pub shape: crate::input::cli_shape::ShapeArgs,
+
+    #[command(flatten)]
     pub catalogue: CatalogueArg,
 
     #[command(flatten)]
@@ -389,7 +392,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "SIZE", allow_negative_numbers = true)]
     pub io_limit: Option<String>,
 
-    /// Open-loop target rate in IOPS across all threads, 0.01..1e9 (a list sweeps).
+    /// Open-loop target rate in IOPS across all threads, 0.01..1e9 (a list
+    /// sweeps), or a bandwidth across all threads: 100MiB/s (1KiB/s..1PiB/s).
     /// Latency is then measured from each I/O's intended start, with the
     /// service time reported beside it.
     #[arg(long, value_name = "IOPS", allow_negative_numbers = true)]

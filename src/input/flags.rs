@@ -25,6 +25,12 @@ pub fn job_with_size(a: &RunArgs, default_size: Option<u64>) -> Result<JobSpec> 
     // after the benchmark.
     check_target_path(&c.target)?;
     if let Some(job) = crate::input::meta::job(a)? {
+        if let Some((k, _)) = crate::input::shape::flag_texts(&c.shape).first() {
+            return Err(VbError::input(format!(
+                "--{} is for block I/O, not a metadata run (--ops)",
+                k.replace('_', "-")
+            )));
+        }
         return Ok(job);
     }
     if let Some(n) = &a.name {
@@ -59,8 +65,13 @@ pub fn job_with_size(a: &RunArgs, default_size: Option<u64>) -> Result<JobSpec> 
         bounds::MAX_IODEPTH,
     )?;
     let files = counts("--files", &c.files, defaults::FILES, bounds::MAX_FILES)?;
+    let rate_bytes = match &a.rate {
+        Some(t) => crate::spec::shape::parse_bandwidth("--rate", t)?,
+        None => None,
+    };
     let rates = match &a.rate {
         None => None,
+        Some(_) if rate_bytes.is_some() => None,
         Some(text) if text.trim_end().ends_with('%') => {
             return Err(VbError::input(format!(
                 "--rate {text}: a percentage needs a measured maximum; use the latency-curve suite"
@@ -138,6 +149,10 @@ pub fn job_with_size(a: &RunArgs, default_size: Option<u64>) -> Result<JobSpec> 
             None => defaults::ARRIVALS,
         },
         steady: c.steady,
+        shape: crate::spec::shape::Shape {
+            rate_bytes,
+            ..crate::input::shape::from_flags(&c.shape)?
+        },
         ..RunSpec::default()
     };
     let many = |n: usize| n > 1;

@@ -4,6 +4,7 @@
 
 pub mod cli;
 pub mod cli_launch;
+pub mod cli_shape;
 pub mod data_args;
 pub(crate) mod file;
 pub(crate) mod flags;
@@ -13,6 +14,7 @@ pub mod hosts_from;
 pub mod import;
 pub mod meta;
 pub mod service;
+pub(crate) mod shape;
 pub mod suite;
 pub mod sweep;
 pub mod version;

@@ -142,6 +142,14 @@ pub struct RunEntry {
     shared_dirs: P,
     drop_caches: P,
     direct: P,
+    /// How the I/O is shaped (`spec::shape`; parsed in `suite/shape.rs`).
+    distribution: P,
+    seek_pct: P,
+    fsync_every: P,
+    fdatasync: P,
+    end_fsync: P,
+    think_time: P,
+    cooldown: P,
 }
 
 /// Values from the command line (the flags `suite run` shares with `run`);
@@ -192,7 +200,8 @@ fn tree_entry(
         ("curve", &e.curve),
         ("until_gain_below", &e.until_gain_below),
     ];
-    if let Some((key, Some(v))) = block.iter().find(|(_, v)| v.is_some()) {
+    let shaped = shape::set_keys(e);
+    if let Some((key, Some(v))) = block.iter().chain(&shaped).find(|(_, v)| v.is_some()) {
         return Err(cx.err(
             v,
             key,
@@ -476,6 +485,7 @@ pub fn to_job(origin: &str, text: &str, suite: &SuiteFile, o: &Overrides) -> Res
             }]],
         };
         let rates = match &e.rate {
+            Some(v) if shape::is_bandwidth(v) => None,
             Some(v) => Some(cx.with(
                 "rate",
                 Some(v),
@@ -551,6 +561,7 @@ pub fn to_job(origin: &str, text: &str, suite: &SuiteFile, o: &Overrides) -> Res
             rate_iops: rates.as_ref().and_then(|r| r.first().copied()),
             arrivals,
             steady,
+            shape: shape::shape(&cx, e, o)?,
             ..RunSpec::default()
         };
         let many = |n: usize| n > 1;
@@ -751,6 +762,8 @@ pub fn list() -> Vec<(String, String, String)> {
         })
         .collect()
 }
+
+mod shape;
 
 #[cfg(test)]
 mod tests;

@@ -8,6 +8,8 @@ pub mod engine;
 pub(crate) mod host;
 pub(crate) mod meta;
 pub(crate) mod mounts;
+pub(crate) mod shaping;
+pub(crate) mod skew;
 pub mod target;
 pub mod verify;
 pub(crate) mod worker;

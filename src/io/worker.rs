@@ -14,7 +14,9 @@ use crate::stats::{LiveCounters, OpStats};
 
 pub const PHASE_WARMUP: u8 = 0;
 pub const PHASE_MEASURE: u8 = 1;
-pub const PHASE_STOP: u8 = 2;
+/// After measuring, I/O goes on but counts nowhere (--cooldown).
+pub const PHASE_COOLDOWN: u8 = 2;
+pub const PHASE_STOP: u8 = 3;
 
 /// Shared by the collector (writer) and the workers (readers).
 #[derive(Default)]
@@ -76,6 +78,9 @@ pub struct Schedule {
     pub poisson: bool,
     /// Offset of this worker's first I/O, so workers do not fire in lockstep.
     pub offset: Duration,
+    /// A bandwidth cap (--rate 100MiB/s): each I/O's gap is its length
+    /// times this, so a block-size mix keeps the byte rate; 0 = IOPS.
+    pub ns_per_byte: f64,
 }
 
 impl Schedule {
@@ -120,6 +125,8 @@ pub struct WorkerSetup {
     pub meta: Option<crate::io::meta::MetaWorker>,
     /// The data to write and the checks of reads, unless the default.
     pub data: Option<Arc<crate::io::verify::DataPlan>>,
+    /// Syncs and think time between I/Os, when the run asks for them.
+    pub shaper: Option<crate::io::shaping::Shaper>,
 }
 
 /// Runs until the control says stop (or an I/O fails). `ready` is called
@@ -129,20 +136,26 @@ pub fn run(mut setup: WorkerSetup, ready: impl FnOnce()) -> WorkerResult {
     if let Some(m) = setup.meta.take() {
         return crate::io::meta::worker::run(m, setup, ready);
     }
-    // Two copies of the loop: with RATED false the compiler drops every
+    // Copies of the loop: with RATED false the compiler drops every
     // rate-control branch, store and stat (about 75 instructions per I/O),
     // so runs without --rate pay nothing for it.
-    // Likewise VERIFY: runs without --verify compile without its checks.
+    // Likewise VERIFY (runs without --verify compile without its checks)
+    // and SHAPED (syncs and think time cost plain runs nothing).
     let verify = setup.data.as_ref().is_some_and(|d| d.map.is_some());
-    match (setup.rate.is_some(), verify) {
-        (true, false) => run_loop::<true, false>(setup, ready),
-        (false, false) => run_loop::<false, false>(setup, ready),
-        (true, true) => run_loop::<true, true>(setup, ready),
-        (false, true) => run_loop::<false, true>(setup, ready),
+    let shaped = setup.shaper.is_some();
+    match (setup.rate.is_some(), verify, shaped) {
+        (false, false, false) => run_loop::<false, false, false>(setup, ready),
+        (true, false, false) => run_loop::<true, false, false>(setup, ready),
+        (false, true, false) => run_loop::<false, true, false>(setup, ready),
+        (true, true, false) => run_loop::<true, true, false>(setup, ready),
+        (false, false, true) => run_loop::<false, false, true>(setup, ready),
+        (true, false, true) => run_loop::<true, false, true>(setup, ready),
+        (false, true, true) => run_loop::<false, true, true>(setup, ready),
+        (true, true, true) => run_loop::<true, true, true>(setup, ready),
     }
 }
 
-fn run_loop<const RATED: bool, const VERIFY: bool>(
+fn run_loop<const RATED: bool, const VERIFY: bool, const SHAPED: bool>(
     setup: WorkerSetup,
     ready: impl FnOnce(),
 ) -> WorkerResult {
@@ -161,10 +174,15 @@ fn run_loop<const RATED: bool, const VERIFY: bool>(
         control,
         counters,
         data,
+        shaper,
     } = setup;
     let mut data_report = crate::io::verify::DataReport::default();
     // I/Os not issued because another I/O owned one of their blocks (--verify).
     let mut blocked = 0u32;
+    let mut shaper = shaper.unwrap_or_else(crate::io::shaping::Shaper::none);
+    if SHAPED {
+        shaper.attach(&files);
+    }
     let mut rng = fastrand::Rng::with_seed(crate::io::workload::worker_seed(seed ^ 0xda7a, index));
     let mut bufs: Vec<AlignedBuf> = (0..depth)
         .map(|_| AlignedBuf::new(max_bs, buf_align))
@@ -173,7 +191,12 @@ fn run_loop<const RATED: bool, const VERIFY: bool>(
         fill_random(b.as_mut_slice(), &mut rng);
     }
     let ptrs: Vec<(*mut u8, usize)> = bufs.iter_mut().map(|b| (b.as_mut_ptr(), b.len())).collect();
-    let mut stats = [PhaseStats::default(), PhaseStats::default()];
+    // The third takes the cool-down's I/O, which counts nowhere.
+    let mut stats = [
+        PhaseStats::default(),
+        PhaseStats::default(),
+        PhaseStats::default(),
+    ];
     // Sequential I/O on io_uring is submitted as it is queued (see
     // UringEngine::new), so its issue time is read per I/O, before the submit.
     let eager = kind == EngineKind::IoUring && io_gen.is_sequential();
@@ -233,6 +256,11 @@ fn run_loop<const RATED: bool, const VERIFY: bool>(
             if due_by.is_some_and(|t| next_due > t) {
                 break;
             }
+            if SHAPED
+                && (shaper.sync_due || (shaper.think_until > 0 && now_ns() < shaper.think_until))
+            {
+                break;
+            }
             let Some(slot) = free.pop() else { break };
             let op = io_gen.next_op();
             if VERIFY && let Some(d) = &data {
@@ -261,7 +289,16 @@ fn run_loop<const RATED: bool, const VERIFY: bool>(
             ops[slot as usize] = op;
             if RATED && let Some(r) = &rate {
                 intended[slot as usize] = next_due;
-                next_due += r.next_gap(&mut rng).as_nanos() as u64;
+                next_due += if r.ns_per_byte > 0.0 {
+                    let spread = if r.poisson {
+                        -(1.0 - rng.f64()).ln()
+                    } else {
+                        1.0
+                    };
+                    (r.ns_per_byte * op.len as f64 * spread) as u64
+                } else {
+                    r.next_gap(&mut rng).as_nanos() as u64
+                };
             }
             if eager {
                 let t = now_ns();
@@ -291,6 +328,23 @@ fn run_loop<const RATED: bool, const VERIFY: bool>(
             }
             in_flight += batch.len() as u32;
             batch.clear();
+        }
+        // A sync falls due even on the last write of an --io-limit share.
+        if SHAPED && in_flight == 0 {
+            if shaper.sync_due {
+                if let Err(e) = shaper.sync() {
+                    error = Some(e);
+                    break;
+                }
+                continue;
+            }
+            if shaper.think_until > 0 && issued_bytes < budget {
+                wait_until(shaper.think_until);
+                if now_ns() >= shaper.think_until {
+                    shaper.think_until = 0;
+                }
+                continue;
+            }
         }
         let waited = if in_flight == 0 {
             if VERIFY && blocked > 0 {
@@ -368,6 +422,9 @@ fn run_loop<const RATED: bool, const VERIFY: bool>(
                 &counters.read_hist
             };
             live.record(lat);
+            if SHAPED && op.write {
+                shaper.write_done(op.file);
+            }
             if RATED {
                 let svc = t_done.saturating_sub(issued[slot]);
                 service.record(svc, op.len as u64);
@@ -376,6 +433,9 @@ fn run_loop<const RATED: bool, const VERIFY: bool>(
         publish::<RATED>(&counters, &stats);
         if error.is_some() {
             break;
+        }
+        if SHAPED && shaper.think_ns > 0 {
+            shaper.think_until = t_done + shaper.think_ns;
         }
     }
     if error.is_some() {
@@ -400,6 +460,14 @@ fn run_loop<const RATED: bool, const VERIFY: bool>(
         }
         done.clear();
     }
+    if SHAPED
+        && error.is_none()
+        && in_flight == 0
+        && let Err(e) = shaper.finish()
+    {
+        error = Some(e);
+        control.failed.store(true, Ordering::Relaxed);
+    }
     drop(engine);
     if VERIFY
         && in_flight > 0
@@ -412,7 +480,7 @@ fn run_loop<const RATED: bool, const VERIFY: bool>(
         // them (a few MiB, once, on a failing run) rather than free them.
         std::mem::forget(bufs);
     }
-    let [warmup, measure] = stats;
+    let [warmup, measure, _cooldown] = stats;
     WorkerResult {
         warmup,
         measure,
@@ -516,7 +584,7 @@ pub(crate) fn now_ns() -> u64 {
 /// Single-writer publish of running totals, cumulative over both phases so
 /// the collector's deltas never go back: plain stores, no read-modify-write.
 #[inline]
-fn publish<const RATED: bool>(counters: &LiveCounters, stats: &[PhaseStats; 2]) {
+fn publish<const RATED: bool>(counters: &LiveCounters, stats: &[PhaseStats; 3]) {
     let (a, b) = (&stats[0], &stats[1]);
     let r = Ordering::Relaxed;
     counters.read_ops.store(a.read.ops + b.read.ops, r);

@@ -40,6 +40,13 @@ pub struct IoGen {
     region_start: u64,
     region_end: u64,
     cursor: u64,
+    /// Random patterns: the share of I/Os (percent) that seek; 100 unless
+    /// --seek-pct says otherwise, the rest continue from the last I/O.
+    seek_pct: u32,
+    /// Skewed offsets (see `skew`): empty for uniform ones.
+    skew: Vec<(u64, u64)>,
+    /// Aligned slots per file, for mapping a skewed slot to a file.
+    slots_per_file: u64,
 }
 
 /// Mixes the run seed with a worker index so workers draw independent streams.
@@ -96,7 +103,46 @@ impl IoGen {
             region_start,
             region_end,
             cursor: region_start,
+            seek_pct: 100,
+            skew: Vec::new(),
+            slots_per_file: (layout.file_size / align).max(1),
         }
+    }
+
+    /// Applies a run's shape: skewed offsets and partial seeks (random
+    /// patterns only; the spec refuses them for sequential ones).
+    pub fn shaped(mut self, shape: &crate::spec::shape::Shape) -> Self {
+        if !self.random {
+            return self;
+        }
+        if !shape.distribution.is_uniform() {
+            let slots = self.slots_per_file * self.layout.nfiles as u64;
+            self.skew = crate::io::skew::table(&shape.distribution, slots);
+        }
+        if let Some(p) = shape.seek_pct {
+            self.seek_pct = p.min(100) as u32;
+            // Sequential stretches run on from wherever the last seek
+            // landed, over the whole set (vdbench's seekpct), never a
+            // worker's region, which may be smaller than one block.
+            self.region_start = 0;
+            self.region_end = self.layout.total() / self.align * self.align;
+        }
+        self
+    }
+
+    /// A skewed slot as (file, offset) for an I/O of size index `size`.
+    #[inline]
+    fn skewed(&mut self, size: usize) -> (u32, u64) {
+        let (first, count) = self.skew[self.rng.usize(0..self.skew.len())];
+        let slot = first + self.rng.u64(0..count);
+        let (file, within) = if self.layout.nfiles == 1 {
+            (0, slot)
+        } else {
+            (slot / self.slots_per_file, slot % self.slots_per_file)
+        };
+        // The last slots of a file cannot start a block larger than one slot.
+        let last = self.positions[size] - 1;
+        (file as u32, within.min(last) * self.align)
     }
 
     /// The index of the next block size in `sizes`.
@@ -120,13 +166,20 @@ impl IoGen {
         let size = self.pick_size();
         let len = self.sizes[size];
         let fs = self.layout.file_size;
-        if self.random {
-            let file = if self.layout.nfiles == 1 {
-                0
+        if self.random && (self.seek_pct == 100 || self.rng.u32(0..100) < self.seek_pct) {
+            let (file, offset) = if !self.skew.is_empty() {
+                self.skewed(size)
+            } else if self.layout.nfiles == 1 {
+                (0, self.rng.u64(0..self.positions[size]) * self.align)
             } else {
-                self.rng.u32(0..self.layout.nfiles)
+                (
+                    self.rng.u32(0..self.layout.nfiles),
+                    self.rng.u64(0..self.positions[size]) * self.align,
+                )
             };
-            let offset = self.rng.u64(0..self.positions[size]) * self.align;
+            if self.seek_pct < 100 {
+                self.cursor = file as u64 * fs + offset + len as u64;
+            }
             return IoOp {
                 write,
                 file,
@@ -250,6 +303,69 @@ mod tests {
         assert_eq!((last.file, last.offset), (3, (1 << 20) - 65536));
         let wrapped = g.next_op();
         assert_eq!((wrapped.file, wrapped.offset), (2, 0));
+    }
+
+    #[test]
+    fn seek_pct_30_seeks_on_30_percent_and_runs_on_otherwise() {
+        use crate::spec::shape::Shape;
+        let shape = Shape {
+            seek_pct: Some(30),
+            ..Shape::default()
+        };
+        let mut g =
+            IoGen::new(Pattern::Randread, 100, &bs(&[(4096, 1)]), L, 3, 0, 2).shaped(&shape);
+        let mut prev = g.next_op();
+        let n = 20_000;
+        let mut continued = 0;
+        for _ in 0..n {
+            let op = g.next_op();
+            let next = |o: &IoOp| o.file as u64 * L.file_size + o.offset + o.len as u64;
+            if op.file as u64 * L.file_size + op.offset == next(&prev) {
+                continued += 1;
+            }
+            assert!(op.offset + op.len as u64 <= L.file_size);
+            prev = op;
+        }
+        // 70% continue; a seek lands right after the last I/O 1 in 1024 times.
+        let share = continued as f64 * 100.0 / n as f64;
+        assert!((share - 70.0).abs() < 2.0, "sequential share {share}");
+    }
+
+    #[test]
+    fn skewed_offsets_span_files_aligned_and_hot_first() {
+        use crate::spec::shape::{Distribution, HotZone, Shape};
+        let shape = Shape {
+            distribution: Distribution::Hot {
+                zones: vec![HotZone {
+                    io_pct: 90.0,
+                    space_pct: 25.0,
+                }],
+            },
+            ..Shape::default()
+        };
+        let mut g = IoGen::new(
+            Pattern::Randread,
+            100,
+            &bs(&[(4096, 1), (65536, 1)]),
+            L,
+            3,
+            0,
+            1,
+        )
+        .shaped(&shape);
+        let n = 50_000;
+        let mut first_file = 0;
+        for _ in 0..n {
+            let op = g.next_op();
+            assert_eq!(op.offset % 4096, 0);
+            assert!(op.offset + op.len as u64 <= L.file_size, "{op:?}");
+            if op.file == 0 {
+                first_file += 1;
+            }
+        }
+        // The hot quarter of 4 equal files is the first file.
+        let share = first_file as f64 * 100.0 / n as f64;
+        assert!((share - 90.0).abs() < 2.0, "first-file share {share}");
     }
 
     #[test]

@@ -13,7 +13,7 @@ use crate::error::{Result, VbError};
 use crate::result::{PhaseName, ResultDoc, engine_names};
 use file::OutputDir;
 
-const CSV_HEADER: [&str; 30] = [
+const CSV_HEADER: [&str; 31] = [
     "run",
     "op",
     "rw",
@@ -46,6 +46,7 @@ const CSV_HEADER: [&str; 30] = [
     "run_lat_us_p50",
     "run_lat_us_p99",
     "run_lat_us_p99_9",
+    "discarded",
 ];
 
 /// summary.csv: one row per run and operation type, stable column names
@@ -102,6 +103,8 @@ pub fn summary_csv(doc: &ResultDoc) -> Result<String> {
                 f(all.p50),
                 f(all.p99),
                 f(all.p99_9),
+                // A suite's warm-up run: recorded, left out of the tables.
+                run.workload.discard.to_string(),
             ])
             .map_err(err)?;
         }

@@ -235,6 +235,7 @@ impl Plan {
             } else if let Some(r) = s.rate_iops {
                 when.push_str(&format!("  [rate {r} IOPS]"));
             }
+            when.push_str(&s.shape.plan_label());
             if let Some(rule) = &s.stop_rule {
                 if let Some(g) = rule.gain_below_pct {
                     when.push_str(&format!("  [skipped once IOPS grow < {g}%]"));

@@ -179,6 +179,25 @@ mod tests {
     }
 
     #[test]
+    fn csv_marks_a_discarded_warm_up_run() {
+        let mut doc = fixtures::six_patterns();
+        doc.runs[0].workload.discard = true;
+        let text = csv(&one(doc)).unwrap();
+        let mut r = ::csv::Reader::from_reader(text.as_bytes());
+        let head = r.headers().unwrap().clone();
+        let col = head.iter().position(|h| h == "discarded").unwrap();
+        let marks: Vec<(String, String)> = r
+            .records()
+            .map(|x| x.unwrap())
+            .map(|x| (x[0].to_string(), x[col].to_string()))
+            .collect();
+        let first = marks[0].0.clone();
+        for (run, mark) in &marks {
+            assert_eq!(mark == "true", *run == first, "{run}: {mark}");
+        }
+    }
+
+    #[test]
     fn json_lists_the_sweeps() {
         let v: serde_json::Value =
             serde_json::from_str(&json(&one(fixtures::mix_sweep())).unwrap()).unwrap();

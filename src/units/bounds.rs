@@ -87,6 +87,23 @@ pub const MAX_DEDUP_UNIT: u64 = 1 << 20;
 pub const MAX_VERIFY_MAP_BYTES: u64 = 1 << 30;
 /// --max-data-errors.
 pub const MAX_DATA_ERRORS: u64 = 1_000_000;
+/// --distribution zipf:THETA (fio takes any theta above 0; past 10 the
+/// hottest block takes essentially all I/O) and pareto:H (strictly inside 0..1).
+pub const MIN_ZIPF_THETA: f64 = 0.01;
+pub const MAX_ZIPF_THETA: f64 = 10.0;
+pub const MIN_PARETO_H: f64 = 0.01;
+pub const MAX_PARETO_H: f64 = 0.99;
+/// Zones of --distribution hot:IO/SPACE,... (fio's zoned takes a handful).
+pub const MAX_HOT_ZONES: usize = 64;
+/// --fsync-every N writes.
+pub const MAX_FSYNC_EVERY: u64 = 1_000_000_000;
+/// --think-time between I/Os of one thread.
+pub const MAX_THINK_TIME: Duration = Duration::from_secs(3600);
+/// --cooldown after measuring.
+pub const MAX_COOLDOWN: Duration = Duration::from_secs(DAY);
+/// --rate as a bandwidth, bytes/s across all threads (1 KiB/s..1 PiB/s).
+pub const MIN_RATE_BYTES: f64 = 1024.0;
+pub const MAX_RATE_BYTES: f64 = (1u64 << 50) as f64;
 
 /// `v` within `lo..=hi`, or an error naming the flag and the bounds.
 pub fn count(flag: &str, v: u64, lo: u64, hi: u64) -> Result<u64> {

@@ -55,7 +55,7 @@ fn an_unsupported_option_exits_2_naming_it_with_file_and_line() {
     let job = tmp.path().join("job.fio");
     std::fs::write(
         &job,
-        "[j]\nrw=randwrite\nsize=1g\ndirectory=/tmp\nthinktime=500\n",
+        "[j]\nrw=randwrite\nsize=1g\ndirectory=/tmp\nfsync_on_close=1\n",
     )
     .unwrap();
     for args in [
@@ -67,17 +67,17 @@ fn an_unsupported_option_exits_2_naming_it_with_file_and_line() {
         let e = stderr(&o);
         assert!(
             e.contains(&format!(
-                "{} line 5: thinktime=500: not supported yet",
+                "{} line 5: fsync_on_close=1: not supported yet",
                 job.display()
             )),
             "{e}"
         );
     }
-    let o = run(&["diskspd", "-b4k", "-C5", "-d1", "z:\\x.dat"]);
+    let o = run(&["diskspd", "-b4k", "-i5", "-d1", "z:\\x.dat"]);
     assert_eq!(o.status.code(), Some(exit::BAD_INPUT));
     let e = stderr(&o);
     assert!(
-        e.contains("-C5: not supported yet") && e.contains("--map 'z:\\=/mnt/share/'"),
+        e.contains("-i5: not supported yet") && e.contains("--map 'z:\\=/mnt/share/'"),
         "{e}"
     );
 }

@@ -24,4 +24,5 @@ mod safety_fileset;
 mod safety_input;
 mod safety_output;
 mod service_cli;
+mod shape_cli;
 mod throttled;

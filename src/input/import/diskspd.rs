@@ -54,6 +54,7 @@ pub fn import_args(args: &[String], map: &PathMap) -> Result<Imported> {
     let mut throttle: Option<(f64, bool, String, String)> = None;
     let mut interval = None;
     let mut seed = None;
+    let mut shape: Vec<(&'static str, String)> = Vec::new();
     let mut targets: Vec<(String, String)> = Vec::new();
     for (i, raw) in args.iter().enumerate() {
         let at = format!("argument {}", i + 1);
@@ -111,10 +112,28 @@ pub fn import_args(args: &[String], map: &PathMap) -> Result<Imported> {
             },
             'C' => match secs(v) {
                 Ok(0.0) => push(&mut m, &at, a, How::Exact("no cool-down".into())),
-                _ => notes.unsupported(&at, a, "cool-down after the measured time"),
+                Ok(s) => {
+                    shape.push(("cooldown", format!("\"{}\"", super::secs_text(s))));
+                    let how = format!(
+                        "cooldown = {}: I/O goes on, not counted",
+                        super::secs_text(s)
+                    );
+                    push(&mut m, &at, a, How::Exact(how));
+                }
+                Err(e) => bad(&mut notes, e),
             },
             'r' if v.starts_with('s') => {
-                notes.unsupported(&at, a, "a mix of random and sequential I/O")
+                match v.strip_prefix('s').unwrap_or_default().parse::<u64>() {
+                    Ok(p) if p <= 100 => {
+                        random = true;
+                        shape.push(("seek_pct", p.to_string()));
+                        let how = format!(
+                            "seek_pct = {p}: {p}% random, the rest sequential on from the last I/O"
+                        );
+                        push(&mut m, &at, a, How::Exact(how));
+                    }
+                    _ => bad(&mut notes, "a percentage of random I/O, 0..100".into()),
+                }
             }
             'r' => {
                 if !v.is_empty() && size(v).ok() != Some(bs) {
@@ -489,6 +508,7 @@ pub fn import_args(args: &[String], map: &PathMap) -> Result<Imported> {
         warmup_s: warmup,
         io_limit: None,
         curve: None,
+        shape,
         notes: m,
     };
     Ok(Imported {

@@ -195,6 +195,8 @@ pub(crate) struct Job {
     pub(crate) direct: bool,
     pub(crate) engine: &'static str,
     pub(crate) seed: Option<u64>,
+    /// fio sync=: "sync" or "dsync" (O_SYNC / O_DSYNC writes).
+    pub(crate) write_sync: Option<&'static str>,
 }
 
 fn translate(
@@ -279,7 +281,10 @@ fn translate(
                 && j.direct == first.direct
                 && j.engine == first.engine
                 && j.shared_file == first.shared_file
-                && (j.run.rate.is_some() == first.run.rate.is_some());
+                && (j.run.rate.is_some() == first.run.rate.is_some())
+                // A bandwidth cap is per job in fio; joined jobs would need theirs summed.
+                && (j.name == first.name
+                    || (j.run.shape == first.run.shape && !j.run.shape.iter().any(|(k, _)| *k == "rate")));
             if !same {
                 notes.refuse(
                     &j.at,
@@ -357,6 +362,8 @@ fn translate(
             differs("direct setting", notes);
         } else if j.seed != head.seed {
             differs("randseed", notes);
+        } else if j.write_sync != head.write_sync {
+            differs("sync setting", notes);
         }
         let _ = r;
     }
@@ -375,7 +382,7 @@ fn translate(
         // The suite's file count is the first run's; each run states its own.
         files: Some(head.files),
         direct: head.direct,
-        write_sync: None,
+        write_sync: head.write_sync,
         engine: Some(head.engine),
         interval_s: None,
         seed: head.seed,

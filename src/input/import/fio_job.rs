@@ -146,7 +146,11 @@ pub(super) fn job(
     let mut seed = None;
     let mut stonewall = false;
     let mut wait_for = None;
+    let mut extra = super::fio_shape::Extra::default();
     for (key, opt) in o {
+        if super::fio_shape::map(key, opt, &mut extra, &mut mapped, notes) {
+            continue;
+        }
         let v = opt.val();
         let at = opt.at.as_str();
         let text = opt.text();
@@ -396,13 +400,6 @@ pub(super) fn job(
                 "volbench picks random offsets independently, as fio with norandommap".into(),
                 true,
             ),
-            "random_distribution" => {
-                if v.trim() == "random" {
-                    note(&mut mapped, opt, "uniform offsets".into(), true);
-                } else {
-                    notes.unsupported(at, &text, "skewed access (zipf, pareto, normal, zoned)");
-                }
-            }
             "random_generator" => note(
                 &mut mapped,
                 opt,
@@ -414,23 +411,15 @@ pub(super) fn job(
             "offset" if parse_size(v).ok() == Some(0) => {
                 note(&mut mapped, opt, "from the start".into(), true)
             }
-            "fsync" | "fdatasync" | "end_fsync" | "fsync_on_close" | "thinktime"
-                if v.trim() == "0" =>
-            {
+            "fsync_on_close" if v.trim() == "0" => {
                 note(&mut mapped, opt, "fio's default: none".into(), true)
-            }
-            "sync" if matches!(v.trim(), "0" | "none") => {
-                note(&mut mapped, opt, "no O_SYNC".into(), true)
             }
             "verify" if matches!(v.trim(), "0" | "none") => {
                 note(&mut mapped, opt, "no verification".into(), true)
             }
-            "fsync" | "fdatasync" | "end_fsync" | "fsync_on_close" => {
-                notes.unsupported(at, &text, "fsync after writes")
-            }
-            "sync" | "o_dsync" => notes.unsupported(at, &text, "O_SYNC / O_DSYNC writes"),
-            "thinktime" | "thinktime_blocks" | "thinktime_spin" => {
-                notes.unsupported(at, &text, "think time")
+            "fsync_on_close" => notes.unsupported(at, &text, "fsync on close"),
+            "o_dsync" => {
+                notes.unsupported(at, &text, "O_DSYNC on the job's own open (use sync=dsync)")
             }
             "rate_min" | "rate_iops_min" | "rate_cycle" | "rate_ignore_thinktime" => {
                 notes.unsupported(at, &text, "a minimum rate")
@@ -652,14 +641,15 @@ pub(super) fn job(
                     true,
                 );
             }
-            _ => notes.unsupported(
-                &opt.at,
-                &opt.text(),
-                "a bandwidth limit with a block-size mix",
-            ),
+            _ => {
+                let total = b.saturating_mul(numjobs);
+                extra.shape.push(("rate", format!("\"{total}/s\"")));
+                let how = format!("rate = {total} bytes/s across the job's threads");
+                note(&mut mapped, opt, how, true);
+            }
         }
     }
-    if rate_iops.is_some() && rw.is_mixed() {
+    if (rate_iops.is_some() || rate_bw.is_some()) && rw.is_mixed() {
         let opt = o.get("rate_iops").or_else(|| o.get("rate"))?;
         notes.unsupported(
             &opt.at,
@@ -738,6 +728,7 @@ pub(super) fn job(
             warmup_s: warmup,
             io_limit,
             curve: None,
+            shape: extra.shape,
             notes: mapped,
         },
         target,
@@ -747,5 +738,6 @@ pub(super) fn job(
         direct,
         engine,
         seed,
+        write_sync: extra.write_sync,
     })
 }

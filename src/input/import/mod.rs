@@ -12,8 +12,10 @@ use crate::units::bounds;
 pub mod diskspd;
 pub mod fio;
 mod fio_job;
+mod fio_shape;
 pub mod render;
 pub mod vdbench;
+mod vdbench_flags;
 mod vdbench_map;
 
 #[cfg(test)]
@@ -114,6 +116,8 @@ pub struct DraftRun {
     pub warmup_s: f64,
     pub io_limit: Option<u64>,
     pub curve: Option<Vec<f64>>,
+    /// Shape keys (`spec::shape`) and their TOML values, as written out.
+    pub shape: Vec<(&'static str, String)>,
     /// How the source options of this run were mapped.
     pub notes: Vec<Mapping>,
 }

@@ -149,6 +149,9 @@ pub fn suite_toml(imp: &Imported, suite_path: &str, hosts_path: &str) -> String 
         if let Some(l) = r.io_limit {
             let _ = writeln!(out, "io_limit = {}", quote(&size_text(l)));
         }
+        for (k, v) in &r.shape {
+            let _ = writeln!(out, "{k} = {v}");
+        }
         if let Some(c) = &r.curve {
             let pts: Vec<String> = c.iter().map(|p| num(*p)).collect();
             let _ = writeln!(out, "curve = [{}]", pts.join(", "));

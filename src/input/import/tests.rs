@@ -245,10 +245,10 @@ fn fio_include_and_environment_variables() {
 #[test]
 fn fio_unsupported_options_are_refused_by_name_file_and_line() {
     for (opt, why) in [
-        ("thinktime=100", "think time"),
-        ("random_distribution=zipf:1.2", "skewed"),
-        ("fsync=32", "fsync"),
-        ("sync=1", "O_SYNC"),
+        ("thinktime_spin=100", "think time"),
+        ("random_distribution=normal:5", "distribution"),
+        ("fsync_on_close=1", "fsync on close"),
+        ("sync=maybe", "must be"),
         ("startdelay=5", "delay"),
         ("verify=md5", "not supported yet"),
         ("bsrange=4k-64k", "range"),
@@ -469,25 +469,25 @@ fn vdbench_refuses_by_name_and_line() {
     let src = vdbench::Sources { read: &read };
     let e = vdbench::import_text(
         "p.txt",
-        "sd=sd1,lun=/dev/sdb\nwd=w,sd=sd1,rdpct=70,seekpct=30,xfersize=4k\nrd=r,wd=w,iorate=max,elapsed=10\n",
+        "sd=sd1,lun=/dev/sdb\nwd=w,sd=sd1,rdpct=70,seekpct=often,xfersize=4k\nrd=r,wd=w,iorate=max,elapsed=10\n",
         &PathMap::default(),
         &src,
     )
     .unwrap_err()
     .to_string();
     assert!(
-        e.contains("p.txt line 2: seekpct=30") && e.contains("not supported yet"),
+        e.contains("p.txt line 2: seekpct=often") && e.contains("0..100"),
         "{e}"
     );
     let e = vdbench::import_text(
         "p.txt",
-        "sd=sd1,lun=/dev/sdb,openflags=o_sync\nwd=w,sd=sd1\nrd=r,wd=w\n",
+        "sd=sd1,lun=/dev/sdb,openflags=o_rsync\nwd=w,sd=sd1\nrd=r,wd=w\n",
         &PathMap::default(),
         &src,
     )
     .unwrap_err()
     .to_string();
-    assert!(e.contains("p.txt line 1: openflags=o_sync"), "{e}");
+    assert!(e.contains("p.txt line 1: openflags=o_rsync"), "{e}");
 }
 
 #[test]
@@ -566,27 +566,19 @@ fn diskspd_disk_check_line_imports_exactly_with_a_map() {
 }
 
 #[test]
-fn diskspd_smb_line_refuses_only_what_volbench_cannot_express() {
+fn diskspd_smb_line_imports_whole() {
     let mut line = "-W300 -C5 -r -w100 -b4k -t8 -o8 -Sh -d60 -L -c2G -Z1G".to_string();
     for i in 0..10 {
         line.push_str(&format!(" z:\\write{i}.dat"));
     }
     let map = PathMap::parse(&["z:\\=/mnt/share/".into()]).unwrap();
-    let e = diskspd::import_args(&args(&line), &map)
-        .unwrap_err()
-        .to_string();
-    assert!(
-        e.contains("argument 2: -C5") && e.contains("cool-down"),
-        "{e}"
-    );
-    assert!(!e.contains("-Sh"), "write-through maps now: {e}");
-    assert_eq!(e.matches("not supported yet").count(), 1, "{e}");
-    // Without the cool-down, the rest maps: 10 files of 2 GiB, 8 threads
-    // each, direct and write-through (-Sh).
-    let rest = line.replace("-C5 ", "");
+    // 10 files of 2 GiB, 8 threads each, direct and write-through (-Sh),
+    // 5 s of cool-down after the measured minute.
+    let rest = line;
     let imp = diskspd::import_args(&args(&rest), &map).unwrap();
     let j = job_of(&imp);
     let r = &j.runs[0];
+    assert_eq!(r.shape.cooldown_s, Some(5.0));
     assert_eq!(
         (r.rw, r.threads, r.iodepth, r.files),
         (Pattern::Randwrite, 80, 8, Some(10))
@@ -656,3 +648,5 @@ mod fuzz {
         }
     }
 }
+
+mod shape;

@@ -30,6 +30,7 @@ pub(super) fn translate(
     let mut hosts: Vec<(String, String)> = Vec::new();
     let mut sds: Vec<Sd> = Vec::new();
     let mut global: Vec<Mapping> = Vec::new();
+    let mut write_sync: Option<&'static str> = None;
     let exact = |g: &mut Vec<Mapping>, p: &Param, how: &str| {
         g.push(Mapping {
             at: p.at.clone(),
@@ -142,18 +143,14 @@ pub(super) fn translate(
                             _ => notes.refuse(&p.at, &p.text(), "not a size within 1..8p"),
                         },
                         "host" | "hd" => sd.host = Some(p.value.clone()),
-                        "openflags" => match items(&p.value).as_slice() {
-                            [f] if f.eq_ignore_ascii_case("o_direct")
-                                || f.eq_ignore_ascii_case("directio") =>
-                            {
-                                sd.direct = true
-                            }
-                            _ => notes.unsupported(
-                                &p.at,
-                                &p.text(),
-                                "openflags other than o_direct (o_sync, o_dsync)",
-                            ),
-                        },
+                        "openflags" => super::vdbench_flags::openflags(
+                            notes,
+                            &p.at,
+                            &p.text(),
+                            &items(&p.value),
+                            &mut sd.direct,
+                            &mut write_sync,
+                        ),
                         "threads" => match p.value.parse::<u64>() {
                             Ok(t) if (1..=bounds::MAX_THREADS).contains(&t) => sd.threads = Some(t),
                             _ => notes.refuse(&p.at, &p.text(), "threads must be 1..4096"),
@@ -237,8 +234,9 @@ pub(super) fn translate(
                         "0" | "seq" | "sequential" => seek = "seq".into(),
                         "100" | "random" => seek = "random".into(),
                         "eof" => seek = "eof".into(),
+                        n if n.parse::<u8>().is_ok_and(|n| n < 100) => seek = n.into(),
                         _ => {
-                            notes.unsupported(&p.at, &t, "a partial seek percentage");
+                            notes.refuse(&p.at, &t, "seekpct is 0..100, seq, random or eof");
                             continue;
                         }
                     }
@@ -251,14 +249,14 @@ pub(super) fn translate(
                     Err(e) => notes.refuse(&p.at, &t, e),
                 },
                 "iorate" => wd_rate = Some(p),
-                "openflags" => match items(&p.value).as_slice() {
-                    [f] if f.eq_ignore_ascii_case("o_direct") => openflag_direct = true,
-                    _ => notes.unsupported(
-                        &p.at,
-                        &t,
-                        "openflags other than o_direct (o_sync, o_dsync)",
-                    ),
-                },
+                "openflags" => super::vdbench_flags::openflags(
+                    notes,
+                    &p.at,
+                    &t,
+                    &items(&p.value),
+                    &mut openflag_direct,
+                    &mut write_sync,
+                ),
                 "host" | "hd" => noted(&mut m, p, "every host of the sd runs it"),
                 "skew" => {
                     if p.value == "0" {
@@ -420,14 +418,14 @@ pub(super) fn translate(
                     }
                     _ => notes.unsupported(&p.at, &t, "this format= value"),
                 },
-                "openflags" => match items(&p.value).as_slice() {
-                    [f] if f.eq_ignore_ascii_case("o_direct") => openflag_direct = true,
-                    _ => notes.unsupported(
-                        &p.at,
-                        &t,
-                        "openflags other than o_direct (o_sync, o_dsync)",
-                    ),
-                },
+                "openflags" => super::vdbench_flags::openflags(
+                    notes,
+                    &p.at,
+                    &t,
+                    &items(&p.value),
+                    &mut openflag_direct,
+                    &mut write_sync,
+                ),
                 "pause" | "maxdata" | "foriorate" | "forcompratio" | "forwss" | "forhitarea" => {
                     notes.unsupported(&p.at, &t, "this run parameter")
                 }
@@ -532,9 +530,11 @@ pub(super) fn translate(
                             continue;
                         };
                         let pct = pct.min(100);
+                        let seek_pct = sk.parse::<u8>().ok().filter(|n| (1..100).contains(n));
                         let random = match sk.as_str() {
                             "random" | "100" => true,
                             "seq" | "sequential" | "0" | "eof" => false,
+                            _ if seek_pct.is_some() => true,
                             other => {
                                 notes.unsupported(
                                     &rd.at,
@@ -606,6 +606,9 @@ pub(super) fn translate(
                             warmup_s: if sk == "eof" { 0.0 } else { warmup_s },
                             io_limit,
                             curve: curve.clone(),
+                            shape: seek_pct
+                                .map(|n| vec![("seek_pct", n.to_string())])
+                                .unwrap_or_default(),
                             notes: notes_here,
                         });
                     }
@@ -707,7 +710,7 @@ pub(super) fn translate(
         size,
         files: Some(1),
         direct: direct.unwrap_or(false),
-        write_sync: None,
+        write_sync,
         engine: Some("psync"),
         interval_s: interval,
         seed: None,

@@ -216,7 +216,21 @@ fn prepare_in(dir: SetDir, file_size: u64, opts: &PrepareOptions) -> Result<Prep
             })
             .collect()
     } else {
-        refill(&dir, old.as_ref(), &names, &slots, file_size, opts)?
+        // The fill is a phase of its own: its time and rate are reported
+        // (terminal and result.json notes), never mixed into a run's.
+        let t0 = std::time::Instant::now();
+        let inodes = refill(&dir, old.as_ref(), &names, &slots, file_size, opts)?;
+        let secs = t0.elapsed().as_secs_f64().max(1e-6);
+        let total = file_size.saturating_mul(u64::from(opts.files));
+        notes.push(format!(
+            "fill: wrote {} ({} x {}) in {} in {secs:.2} s, {:.1} MiB/s",
+            format_size(total),
+            opts.files,
+            format_size(file_size),
+            dir.path().display(),
+            total as f64 / 1048576.0 / secs
+        ));
+        inodes
     };
     let dir = Arc::new(dir);
     let files: Vec<FileRef> = names

@@ -1,0 +1,60 @@
+//! A run entry's shape keys (distribution, seek_pct, fsync_every,
+//! fdatasync, end_fsync, think_time, cooldown, and `rate` as a bandwidth),
+//! with `suite run`'s flags over them, parsed by `input::shape`.
+
+use super::{Ctx, Overrides, P, Param, RunEntry};
+use crate::error::Result;
+use crate::spec::shape::{Shape, parse_bandwidth};
+
+/// `rate = "100MiB/s"`: a bandwidth, not IOPS.
+pub(super) fn is_bandwidth(v: &toml::Spanned<Param>) -> bool {
+    matches!(v.get_ref(), Param::Str(s) if s.trim_end().ends_with("/s"))
+}
+
+/// The shape keys a run entry sets (a run with ops refuses them).
+pub(super) fn set_keys(e: &RunEntry) -> Vec<(&'static str, &P)> {
+    own(e)
+        .into_iter()
+        .chain(
+            [("rate", &e.rate)]
+                .into_iter()
+                .filter(|(_, v)| v.as_ref().is_some_and(is_bandwidth)),
+        )
+        .collect()
+}
+
+fn own(e: &RunEntry) -> [(&'static str, &P); 7] {
+    [
+        ("distribution", &e.distribution),
+        ("seek_pct", &e.seek_pct),
+        ("fsync_every", &e.fsync_every),
+        ("fdatasync", &e.fdatasync),
+        ("end_fsync", &e.end_fsync),
+        ("think_time", &e.think_time),
+        ("cooldown", &e.cooldown),
+    ]
+}
+
+pub(super) fn shape(cx: &Ctx, e: &RunEntry, o: &Overrides) -> Result<Shape> {
+    let flags = crate::input::shape::flag_texts(&o.args.shape);
+    let mut shape = Shape::default();
+    for (key, value) in own(e) {
+        let over = flags
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, t)| t.clone());
+        if let Some((text, at)) = cx.pick(value, &over, &None) {
+            cx.with(key, at, crate::input::shape::apply(&mut shape, key, &text))?;
+        }
+    }
+    if let Some(v) = &e.rate
+        && is_bandwidth(v)
+    {
+        shape.rate_bytes = cx.with(
+            "rate",
+            Some(v),
+            parse_bandwidth("rate", &v.get_ref().text()),
+        )?;
+    }
+    Ok(shape)
+}
