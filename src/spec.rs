@@ -216,6 +216,11 @@ pub struct RunSpec {
     /// block I/O on a file set (`rw`, `bs` and `iodepth` then do not apply).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<meta::MetaSpec>,
+    /// Through the page cache although the job's file set is direct (a
+    /// suite run with `direct = false`, say a copy-like pass beside a
+    /// direct benchmark).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub buffered: bool,
 }
 
 /// What every front end (the `run` flags, suite files) uses for a value the
@@ -267,6 +272,7 @@ impl Default for RunSpec {
             discard: false,
             stop_rule: None,
             meta: None,
+            buffered: false,
         }
     }
 }
@@ -464,6 +470,9 @@ pub enum TableKind {
     /// A row per run and operation: ops/s, mean, p50, p99, p99.9
     /// (metadata runs: create, open, stat...).
     Ops,
+    /// The small-files suite: the same bytes as many small files and as one
+    /// large file side by side (MB/s of each pass), then the benchmark.
+    SmallFiles,
 }
 
 /// Direct I/O needs sizes and offsets in whole sectors; the target's own

@@ -88,6 +88,7 @@ impl RunFixture {
             discard: false,
             stop_rule: None,
             meta: None,
+            buffered: false,
         }
     }
 

@@ -23,4 +23,5 @@ mod safety_fileset;
 mod safety_input;
 mod safety_output;
 mod service_cli;
+mod small_files;
 mod throttled;
