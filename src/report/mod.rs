@@ -6,6 +6,7 @@
 
 pub(crate) mod charts;
 pub mod compare;
+pub mod compare_meta;
 pub(crate) mod detect;
 pub(crate) mod diagnosis;
 pub mod export;

@@ -11,6 +11,7 @@ mod diagnosis;
 mod import_cli;
 mod launchers;
 mod meta;
+mod meta_compare;
 mod meta_hosts;
 mod methods;
 mod multihost;
