@@ -115,6 +115,7 @@ pub(super) fn collect(
                 rated.then_some(d.write_svc_ns),
                 secs,
             ),
+            meta_ops: super::meta::interval_ops(run, &d, secs),
         };
         // A full warm-up interval feeds the steady-state detector.
         let steady_now =

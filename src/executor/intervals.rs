@@ -62,6 +62,14 @@ fn merge_intervals(a: &Interval, b: &Interval) -> Interval {
         phase: a.phase,
         read: op(&a.read, &b.read),
         write: op(&a.write, &b.write),
+        meta_ops: crate::result::meta::merge_interval_ops(
+            [
+                (&a.meta_ops[..], a.duration_s),
+                (&b.meta_ops[..], b.duration_s),
+            ]
+            .into_iter(),
+            Some(secs),
+        ),
     }
 }
 
@@ -82,6 +90,7 @@ mod tests {
                 service_us_mean: None,
             },
             write: IntervalOp::default(),
+            meta_ops: Vec::new(),
         }
     }
 

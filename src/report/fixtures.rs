@@ -140,6 +140,7 @@ impl RunFixture {
                 },
                 read: op(&read),
                 write: op(&write),
+                meta_ops: Vec::new(),
             });
         }
         let conc = self.threads * self.iodepth;

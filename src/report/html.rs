@@ -258,7 +258,11 @@ pub fn report_page(sources: &[Source]) -> Page {
         ts.groups.push(Group {
             heading: label.clone(),
             small: true,
-            figures: charts::timeseries(it, label),
+            figures: {
+                let mut f = charts::timeseries(it, label);
+                f.extend(super::meta_charts::ops_per_interval(it));
+                f
+            },
         });
     }
     if !ts.groups.is_empty() {

@@ -12,6 +12,7 @@ pub(crate) mod diagnosis;
 pub mod export;
 pub mod fio_json;
 pub mod html;
+pub(crate) mod meta_charts;
 pub(crate) mod svg;
 pub(crate) mod tables;
 

@@ -13,6 +13,7 @@ mod launchers;
 mod meta;
 mod meta_compare;
 mod meta_hosts;
+mod meta_intervals;
 mod methods;
 mod multihost;
 mod prop_input;
