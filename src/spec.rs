@@ -224,6 +224,11 @@ pub struct RunSpec {
     /// Skew, partial seeks, syncs, think time, cool-down, bandwidth cap.
     #[serde(default, skip_serializing_if = "shape::Shape::is_plain")]
     pub shape: shape::Shape,
+    /// Through the page cache although the job's file set is direct (a
+    /// suite run with `direct = false`, say a copy-like pass beside a
+    /// direct benchmark).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub buffered: bool,
 }
 
 /// What every front end (the `run` flags, suite files) uses for a value the
@@ -276,6 +281,7 @@ impl Default for RunSpec {
             stop_rule: None,
             meta: None,
             shape: shape::Shape::default(),
+            buffered: false,
         }
     }
 }
@@ -474,6 +480,9 @@ pub enum TableKind {
     /// A row per run and operation: ops/s, mean, p50, p99, p99.9
     /// (metadata runs: create, open, stat...).
     Ops,
+    /// The small-files suite: the same bytes as many small files and as one
+    /// large file side by side (MB/s of each pass), then the benchmark.
+    SmallFiles,
 }
 
 /// Direct I/O needs sizes and offsets in whole sectors; the target's own

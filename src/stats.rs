@@ -166,7 +166,13 @@ pub struct LiveCounters {
     /// Latency per bucket, for each interval's own percentiles.
     pub read_hist: live_hist::LiveHist,
     pub write_hist: live_hist::LiveHist,
+    /// Metadata runs: operations and latency sums per operation (by index).
+    pub meta_ops: [AtomicU64; META_OPS],
+    pub meta_lat_ns: [AtomicU64; META_OPS],
 }
+
+/// Operations a metadata run tells apart (`spec::meta::ALL_OPS`).
+pub const META_OPS: usize = 12;
 
 /// A snapshot of `LiveCounters`, and the difference of two snapshots.
 #[derive(Default, Debug, Clone, Copy, PartialEq)]
@@ -179,6 +185,8 @@ pub struct CounterSnapshot {
     pub write_lat_ns: u64,
     pub read_svc_ns: u64,
     pub write_svc_ns: u64,
+    pub meta_ops: [u64; META_OPS],
+    pub meta_lat_ns: [u64; META_OPS],
 }
 
 impl LiveCounters {
@@ -192,6 +200,8 @@ impl LiveCounters {
             write_lat_ns: self.write_lat_ns.load(Ordering::Relaxed),
             read_svc_ns: self.read_svc_ns.load(Ordering::Relaxed),
             write_svc_ns: self.write_svc_ns.load(Ordering::Relaxed),
+            meta_ops: std::array::from_fn(|i| self.meta_ops[i].load(Ordering::Relaxed)),
+            meta_lat_ns: std::array::from_fn(|i| self.meta_lat_ns[i].load(Ordering::Relaxed)),
         }
     }
 }
@@ -206,6 +216,10 @@ impl CounterSnapshot {
         self.write_lat_ns += o.write_lat_ns;
         self.read_svc_ns += o.read_svc_ns;
         self.write_svc_ns += o.write_svc_ns;
+        for i in 0..META_OPS {
+            self.meta_ops[i] += o.meta_ops[i];
+            self.meta_lat_ns[i] += o.meta_lat_ns[i];
+        }
     }
 
     pub fn since(&self, earlier: &CounterSnapshot) -> CounterSnapshot {
@@ -218,6 +232,10 @@ impl CounterSnapshot {
             write_lat_ns: self.write_lat_ns.saturating_sub(earlier.write_lat_ns),
             read_svc_ns: self.read_svc_ns.saturating_sub(earlier.read_svc_ns),
             write_svc_ns: self.write_svc_ns.saturating_sub(earlier.write_svc_ns),
+            meta_ops: std::array::from_fn(|i| self.meta_ops[i].saturating_sub(earlier.meta_ops[i])),
+            meta_lat_ns: std::array::from_fn(|i| {
+                self.meta_lat_ns[i].saturating_sub(earlier.meta_lat_ns[i])
+            }),
         }
     }
 }

@@ -5,7 +5,11 @@ use crate::error::{Result, exit};
 use crate::input::cli::CleanArgs;
 
 pub fn cmd_clean(a: &CleanArgs) -> Result<i32> {
-    let done = crate::io::meta::clean(&a.target)?;
+    // A tree many hosts shared: its parts (hostN), each a tree of its own.
+    let done = match crate::io::meta::shared::clean_parts(&a.target)? {
+        Some(done) => done,
+        None => crate::io::meta::clean(&a.target)?,
+    };
     println!(
         "removed {} files and {} directories from {}",
         done.files,

@@ -99,7 +99,8 @@ pub fn options(
             .filter(|s| !s.trim().is_empty())
     });
     let launcher = launcher::Launcher::new(r.launch.launcher.as_deref(), ssh_cmd.as_deref())?;
-    let hosts = match (&r.hosts, &r.hosts_file, listed) {
+    let mut template_job = template_job;
+    let mut hosts = match (&r.hosts, &r.hosts_file, listed) {
         (Some(list), _, _) => hosts::parse_list(list)?,
         (None, Some(file), _) => hosts::read_file(file)?,
         (None, None, _) if let Some(cmd) = &r.launch.hosts_from => {
@@ -108,11 +109,25 @@ pub fn options(
         (None, None, Some(l)) => l,
         (None, None, None) => return Err(VbError::input("no hosts given")),
     };
-    let template = template_job.target.path.to_string_lossy().into_owned();
+    let mut template = template_job.target.path.to_string_lossy().into_owned();
+    // A tree: each host in its own part of it unless the target names the host.
+    let parts = crate::input::meta_hosts::tree_targets(
+        &template_job,
+        &mut hosts,
+        &template,
+        r.shared_target,
+    )?;
+    if let Some((t, _)) = &parts {
+        crate::input::meta_hosts::mark_part(&mut template_job, t != &template);
+        template.clone_from(t);
+    }
     let assigned = hosts::assign(&hosts, &template, r.shared_target)?;
     let mut jobs = Vec::with_capacity(assigned.len());
-    for h in &assigned {
+    for (i, h) in assigned.iter().enumerate() {
         let mut job = template_job.clone();
+        if let Some((_, p)) = &parts {
+            crate::input::meta_hosts::mark_part(&mut job, p.get(i).copied().unwrap_or(false));
+        }
         if let Some(t) = h.host.threads {
             for run in &mut job.runs {
                 run.threads = t;

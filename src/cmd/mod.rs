@@ -363,11 +363,16 @@ fn cmd_compare(a: &CompareArgs) -> Result<i32> {
     let c = report::compare::match_runs(&sources, &all);
     let table = report::compare::table(&c, &sources, &all);
     let conditions = report::conditions::differing(&sources);
+    // Metadata runs: each operation's figures and their change, after the classes.
+    let per_op = report::compare_meta::table(&c, &sources, &all);
     if a.markdown {
         if let Some(t) = &conditions {
             println!("{}", t.to_markdown());
         }
         print!("{}", table.to_markdown());
+        if let Some(t) = &per_op {
+            print!("\n{}", t.to_markdown());
+        }
     } else {
         if let Some(t) = &conditions {
             println!("{}\n", t.to_terminal());
@@ -375,6 +380,12 @@ fn cmd_compare(a: &CompareArgs) -> Result<i32> {
         println!("{}", table.to_terminal());
         for line in report::compare::headlines(&c, &all) {
             println!("{line}");
+        }
+        if let Some(t) = &per_op {
+            println!("\n{}", t.to_terminal());
+            for line in report::compare_meta::headlines(&c, &all) {
+                println!("{line}");
+            }
         }
     }
     for w in &c.warnings {

@@ -123,6 +123,7 @@ pub(super) fn collect(
                 rated.then_some(d.write_svc_ns),
                 secs,
             ),
+            meta_ops: super::meta::interval_ops(run, &d, secs),
         };
         let mut iv = iv;
         if secs > 0.0 {

@@ -81,6 +81,14 @@ fn merge_intervals(a: &Interval, b: &Interval) -> Interval {
         phase: a.phase,
         read: op(&a.read, &b.read),
         write: op(&a.write, &b.write),
+        meta_ops: crate::result::meta::merge_interval_ops(
+            [
+                (&a.meta_ops[..], a.duration_s),
+                (&b.meta_ops[..], b.duration_s),
+            ]
+            .into_iter(),
+            Some(secs),
+        ),
     }
 }
 
@@ -102,6 +110,7 @@ mod tests {
                 lat_hist: vec![[1024, iops as u64]],
             },
             write: IntervalOp::default(),
+            meta_ops: Vec::new(),
         }
     }
 

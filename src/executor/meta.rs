@@ -88,3 +88,17 @@ pub fn results(mut acc: Vec<MetaOpStats>, run: &RunResult) -> Vec<MetaOpResult> 
         .map(|s| MetaOpResult::new(s.op, &s.measure, measured, warm.map(|w| (&s.warmup, w))))
         .collect()
 }
+
+/// A metadata run's per-operation figures for one interval's deltas; none
+/// for block I/O.
+pub fn interval_ops(
+    run: &PlannedRun,
+    d: &crate::stats::CounterSnapshot,
+    secs: f64,
+) -> Vec<crate::result::meta::IntervalMetaOp> {
+    let Some(m) = &run.spec.meta else {
+        return Vec::new();
+    };
+    let which: Vec<MetaOp> = m.ops.iter().map(|o| o.op).collect();
+    crate::result::meta::interval_ops(&which, &d.meta_ops, &d.meta_lat_ns, secs)
+}

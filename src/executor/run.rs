@@ -73,8 +73,12 @@ pub fn run_one(
         let files = if run.engine == crate::io::engine::EngineKind::Null || spec.meta.is_some() {
             Vec::new()
         } else {
-            target::open_files(prepared, job.target.direct, job.target.write_sync)
-                .map_err(|e| (e, None))?
+            target::open_files(
+                prepared,
+                job.target.direct && !spec.buffered,
+                job.target.write_sync,
+            )
+            .map_err(|e| (e, None))?
         };
         setups.push(WorkerSetup {
             index: w,
@@ -137,8 +141,12 @@ pub fn run_one(
                     // table, which makes every psync I/O cheaper.
                     let mut setup = setup;
                     let reopen = || {
-                        target::open_files(prepared, job.target.direct, job.target.write_sync)
-                            .map_err(|e| e.to_string())
+                        target::open_files(
+                            prepared,
+                            job.target.direct && !spec.buffered,
+                            job.target.write_sync,
+                        )
+                        .map_err(|e| e.to_string())
                     };
                     if let Err(e) = worker::own_fd_table(&mut setup.files, reopen) {
                         return worker::not_started(&setup.control, e, || gate.arrive());

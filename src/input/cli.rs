@@ -522,7 +522,8 @@ pub struct MetaArgs {
     /// weights make one timed mix over an existing tree
     /// (stat:40,open:20,read:20,create:10,delete:10). Operations: mkdir,
     /// create, open, stat, setattr, read, write, append, rename, readdir,
-    /// delete, rmdir.
+    /// delete, rmdir. With --hosts, each host works in TARGET/hostN of one
+    /// shared tree, or in a tree of its own if --target has {host}.
     #[arg(long, value_name = "OPS")]
     pub ops: Option<String>,
 
@@ -556,7 +557,8 @@ pub struct MetaArgs {
 
 #[derive(Args, Debug, Clone)]
 pub struct CleanArgs {
-    /// The tree's directory (the --target of the run that made it).
+    /// The tree's directory (the --target of the run that made it; for a
+    /// tree many hosts shared, every hostN part in it is cleaned).
     #[arg(long, value_name = "DIR")]
     pub target: PathBuf,
 }

@@ -142,6 +142,7 @@ pub fn tree_runs(
         shared_dirs: t.shared_dirs,
         drop_caches: t.drop_caches,
         direct: t.direct,
+        host_part: false,
     };
     let base = RunSpec {
         rw: Pattern::Randrw,
@@ -242,11 +243,6 @@ pub fn job(a: &RunArgs) -> Result<Option<JobSpec>> {
         return Err(VbError::input(format!(
             "{flag} is for block I/O; --ops runs take --depth, --width, --files-per-dir and --file-size"
         )));
-    }
-    if c.remote.is_multi_host() {
-        return Err(VbError::input(
-            "--ops with --hosts is not supported yet: run each host's tree on its own",
-        ));
     }
     let threads = shape(
         "--threads",

@@ -13,6 +13,7 @@ pub mod hosts;
 pub mod hosts_from;
 pub mod import;
 pub mod meta;
+pub mod meta_hosts;
 pub mod service;
 pub(crate) mod shape;
 pub mod suite;

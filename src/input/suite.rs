@@ -21,7 +21,7 @@ use crate::units::bounds;
 use crate::units::{parse_count_in, parse_duration_in, parse_size_in};
 
 /// The built-in suites, in the order `suite list` shows them.
-pub const BUILTIN: [(&str, &str); 9] = [
+pub const BUILTIN: [(&str, &str); 10] = [
     (
         "six-patterns",
         include_str!("../../suites/six-patterns.toml"),
@@ -43,6 +43,7 @@ pub const BUILTIN: [(&str, &str); 9] = [
     ),
     ("metadata", include_str!("../../suites/metadata.toml")),
     ("eda-mix", include_str!("../../suites/eda-mix.toml")),
+    ("small-files", include_str!("../../suites/small-files.toml")),
 ];
 
 /// A value that may be one item or a sweep: `4`, `"4k"`, `[1, 2]`, `"1:64:*2"`.
@@ -562,6 +563,14 @@ pub fn to_job(origin: &str, text: &str, suite: &SuiteFile, o: &Overrides) -> Res
             arrivals,
             steady,
             shape: shape::shape(&cx, e, o)?,
+            // `direct = false` on one run: that run through the page cache.
+            buffered: match e.direct.as_ref().map(|v| (v, v.get_ref())) {
+                None | Some((_, Param::Bool(true))) => false,
+                Some((_, Param::Bool(false))) => true,
+                Some((v, _)) => {
+                    return Err(cx.err(v, "direct", VbError::input("must be true or false")));
+                }
+            },
             ..RunSpec::default()
         };
         let many = |n: usize| n > 1;

@@ -17,6 +17,12 @@ pub fn views(doc: &ResultDoc) -> Vec<Table> {
         Some(TableKind::Curve) => curve(&runs),
         Some(TableKind::Threads) => vec![threads(&runs)],
         Some(TableKind::Ops) | None => vec![per_op(&runs)],
+        Some(TableKind::SmallFiles) => {
+            vec![
+                crate::output::small_files::passes(doc, &runs),
+                per_op(&runs),
+            ]
+        }
     };
     let discarded: Vec<&str> = doc
         .runs

@@ -66,3 +66,33 @@ pub fn run(s: &RunSpec) -> Option<String> {
         )
     })
 }
+
+/// The target as planning sees it. A host's part of a shared tree
+/// (`ROOT/hostN`) may not exist yet, nor its ROOT: preparing makes both,
+/// so ROOT's parent is what must exist now.
+pub fn inspect(job: &JobSpec) -> crate::error::Result<crate::io::target::Inspection> {
+    use crate::io::target::{self, Inspection, TargetKind};
+    let path = &job.target.path;
+    let part = job
+        .runs
+        .iter()
+        .any(|r| r.meta.as_ref().is_some_and(|m| m.host_part));
+    if part
+        && !path.exists()
+        && let Some(root) = path.parent().filter(|p| !p.as_os_str().is_empty())
+    {
+        let r = target::inspect(root)?;
+        if r.kind != TargetKind::Directory {
+            return Err(crate::error::VbError::refused(format!(
+                "refusing {}: a tree shared by many hosts needs a directory there",
+                root.display()
+            )));
+        }
+        return Ok(Inspection {
+            kind: TargetKind::Directory,
+            path: path.clone(),
+            existing_size: None,
+        });
+    }
+    target::inspect(path)
+}

@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use crate::error::{Result, VbError};
 use crate::io::engine::{self, EngineKind};
 use crate::io::host;
-use crate::io::target::{self, Inspection, TargetKind};
+use crate::io::target::{Inspection, TargetKind};
 use crate::spec::{JobSpec, RunSpec};
 use crate::units::bounds;
 use crate::units::{format_duration, format_size};
@@ -34,7 +34,7 @@ pub struct Plan {
 
 pub fn plan(job: JobSpec) -> Result<Plan> {
     job.validate()?;
-    let insp = target::inspect(&job.target.path)?;
+    let insp = meta::inspect(&job)?;
     let uring = engine::probe_io_uring();
     let mut notes = Vec::new();
     let runs: Vec<PlannedRun> = job

@@ -19,7 +19,7 @@ use super::protocol::{
 };
 use crate::error::{Result, VbError};
 use crate::executor::{self, Observer};
-use crate::io::target::{self, Prepared, Progress, TargetKind};
+use crate::io::target::{Prepared, Progress, TargetKind};
 use crate::plan::{self, Plan, PlannedRun};
 use crate::result::{Interval, RunResult};
 
@@ -397,7 +397,7 @@ fn plan_job(j: &AgentJob) -> Result<Vec<Plan>> {
         spec.target.path = path.clone();
         crate::io::verify::journal_per_target(&mut spec.target.data, i, j.targets.len());
         if !j.size_given {
-            let insp = target::inspect(path)?;
+            let insp = crate::plan::meta::inspect(&spec)?;
             if let (TargetKind::File | TargetKind::BlockDevice, Some(n)) =
                 (insp.kind, insp.existing_size)
             {
@@ -529,7 +529,7 @@ fn run_targets(
                             Ok(r) => r,
                             Err(e) => return called_off(e),
                         };
-                        let files = run.spec.files.unwrap_or(plan.job.target.files);
+                        let files = executor::meta::set_key(&run, plan.job.target.files);
                         let Some((_, prep)) = sets.iter().find(|(f, _)| *f == files) else {
                             return called_off(VbError::run(format!(
                                 "run '{}': no file set of {files} files was prepared",

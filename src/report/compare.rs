@@ -336,6 +336,8 @@ pub fn page(sources: &[Source]) -> Page {
     );
     cmp = cmp.figures(charts::comparison_bars(&headline_rows(&c, &all), sources));
     cmp.tables.push(table(&c, sources, &all));
+    cmp.tables
+        .extend(super::compare_meta::table(&c, sources, &all));
     sections.push(cmp);
 
     let sweeps = detect::sweeps(&all);

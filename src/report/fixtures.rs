@@ -89,6 +89,7 @@ impl RunFixture {
             stop_rule: None,
             meta: None,
             shape: Default::default(),
+            buffered: false,
         }
     }
 
@@ -141,6 +142,7 @@ impl RunFixture {
                 },
                 read: op(&read),
                 write: op(&write),
+                meta_ops: Vec::new(),
             });
         }
         let conc = self.threads * self.iodepth;

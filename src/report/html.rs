@@ -290,6 +290,7 @@ pub fn report_page(sources: &[Source]) -> Page {
             figures: {
                 let mut f = charts::timeseries(it, label, [&lim_iops, &lim_mib]);
                 f.extend(super::interval_lat::figure(it));
+                f.extend(super::meta_charts::ops_per_interval(it));
                 f
             },
         });

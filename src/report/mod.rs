@@ -6,6 +6,7 @@
 
 pub(crate) mod charts;
 pub mod compare;
+pub mod compare_meta;
 pub mod conditions;
 pub(crate) mod detect;
 pub(crate) mod diagnosis;
@@ -15,6 +16,7 @@ pub(crate) mod hosts;
 pub mod html;
 pub(crate) mod interval_lat;
 pub(crate) mod limit_lines;
+pub(crate) mod meta_charts;
 #[cfg(test)]
 mod snapshot;
 pub(crate) mod svg;

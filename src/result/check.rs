@@ -433,5 +433,13 @@ pub fn check_interval(iv: &crate::result::Interval, longest_s: f64) -> Result<()
             MAX_IOPS,
         )?;
     }
+    for o in &iv.meta_ops {
+        bounded(&format!("{} interval ops/s", o.op), o.iops, MAX_IOPS)?;
+        bounded(
+            &format!("{} interval latency", o.op),
+            o.lat_us_mean,
+            MAX_LAT_US,
+        )?;
+    }
     Ok(())
 }

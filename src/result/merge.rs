@@ -354,6 +354,10 @@ pub fn merge_intervals(parts: &[&Interval]) -> Interval {
         phase: parts.first().map_or(PhaseName::Measure, |p| p.phase),
         read: op(|i| &i.read),
         write: op(|i| &i.write),
+        meta_ops: crate::result::meta::merge_interval_ops(
+            parts.iter().map(|p| (&p.meta_ops[..], p.duration_s)),
+            None,
+        ),
     }
 }
 
@@ -498,6 +502,7 @@ mod tests {
             phase: PhaseName::Measure,
             read: IntervalOp::from_delta(r.ops, r.bytes, r.lat_sum_ns as u64, None, secs),
             write: IntervalOp::from_delta(w.ops, w.bytes, w.lat_sum_ns as u64, None, secs),
+            meta_ops: Vec::new(),
         };
         let res = RunResult {
             name: "r".into(),
@@ -653,6 +658,7 @@ mod tests {
                 lat_hist: vec![[lat as u64 * 1000, iops as u64]],
             },
             write: IntervalOp::default(),
+            meta_ops: Vec::new(),
         };
         let a = [iv(1.0, 100.0, 10.0), iv(2.0, 100.0, 10.0)];
         let b = [iv(1.001, 300.0, 20.0)];

@@ -48,3 +48,126 @@ impl RunResult {
             .collect()
     }
 }
+
+/// One operation's figures over one interval of a metadata run, so a mix
+/// shows each operation's rate over time, not only the look/change classes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct IntervalMetaOp {
+    pub op: MetaOp,
+    /// Operations per second over the interval.
+    pub iops: f64,
+    pub lat_us_mean: f64,
+}
+
+/// From one interval's deltas (cumulative counters indexed by
+/// `MetaOp::index`), one entry per operation the run does.
+pub fn interval_ops(
+    which: &[MetaOp],
+    ops: &[u64; crate::stats::META_OPS],
+    lat_ns: &[u64; crate::stats::META_OPS],
+    secs: f64,
+) -> Vec<IntervalMetaOp> {
+    if secs <= 0.0 {
+        return Vec::new();
+    }
+    which
+        .iter()
+        .filter_map(|&op| {
+            let (n, l) = (*ops.get(op.index())?, *lat_ns.get(op.index())?);
+            Some(IntervalMetaOp {
+                op,
+                iops: n as f64 / secs,
+                lat_us_mean: if n > 0 {
+                    l as f64 / n as f64 / 1000.0
+                } else {
+                    0.0
+                },
+            })
+        })
+        .collect()
+}
+
+/// Adds per-operation entries of parts, each `(entries, seconds, rate
+/// weight)`: operations counted are rate x seconds; the merged rate is
+/// the operations over `secs` (one span of time) or the parts' rates
+/// added (`secs` None: the same interval on several hosts); mean latency
+/// is weighted by operations.
+pub fn merge_interval_ops<'a>(
+    parts: impl Iterator<Item = (&'a [IntervalMetaOp], f64)>,
+    secs: Option<f64>,
+) -> Vec<IntervalMetaOp> {
+    let mut out: Vec<(IntervalMetaOp, f64)> = Vec::new();
+    for (entries, dur) in parts {
+        for e in entries {
+            let n = e.iops * dur;
+            let i = match out.iter().position(|(o, _)| o.op == e.op) {
+                Some(i) => i,
+                None => {
+                    out.push((
+                        IntervalMetaOp {
+                            op: e.op,
+                            iops: 0.0,
+                            lat_us_mean: 0.0,
+                        },
+                        0.0,
+                    ));
+                    out.len() - 1
+                }
+            };
+            if let Some((o, ops)) = out.get_mut(i) {
+                o.iops += if secs.is_some() { n } else { e.iops };
+                o.lat_us_mean += e.lat_us_mean * n;
+                *ops += n;
+            }
+        }
+    }
+    out.into_iter()
+        .map(|(mut o, ops)| {
+            if let Some(s) = secs {
+                o.iops = if s > 0.0 { o.iops / s } else { 0.0 };
+            }
+            o.lat_us_mean = if ops > 0.0 { o.lat_us_mean / ops } else { 0.0 };
+            o
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn e(op: MetaOp, iops: f64, lat: f64) -> IntervalMetaOp {
+        IntervalMetaOp {
+            op,
+            iops,
+            lat_us_mean: lat,
+        }
+    }
+
+    #[test]
+    fn interval_entries_follow_the_counters() {
+        let mut ops = [0u64; crate::stats::META_OPS];
+        let mut lat = [0u64; crate::stats::META_OPS];
+        ops[MetaOp::Stat.index()] = 400;
+        lat[MetaOp::Stat.index()] = 400 * 5_000;
+        let v = interval_ops(&[MetaOp::Stat, MetaOp::Create], &ops, &lat, 0.5);
+        assert_eq!(
+            v,
+            [e(MetaOp::Stat, 800.0, 5.0), e(MetaOp::Create, 0.0, 0.0)]
+        );
+    }
+
+    #[test]
+    fn merges_in_time_average_and_across_hosts_add() {
+        let a = [e(MetaOp::Stat, 100.0, 10.0)];
+        let b = [e(MetaOp::Stat, 300.0, 20.0), e(MetaOp::Read, 50.0, 40.0)];
+        // 1 s then 1 s: 400 stats in 2 s; latency weighted 100:300.
+        let t = merge_interval_ops([(&a[..], 1.0), (&b[..], 1.0)].into_iter(), Some(2.0));
+        assert_eq!(t[0], e(MetaOp::Stat, 200.0, 17.5));
+        assert_eq!(t[1], e(MetaOp::Read, 25.0, 40.0));
+        // Two hosts in the same second: rates add.
+        let h = merge_interval_ops([(&a[..], 1.0), (&b[..], 1.0)].into_iter(), None);
+        assert_eq!(h[0], e(MetaOp::Stat, 400.0, 17.5));
+        assert_eq!(h[1], e(MetaOp::Read, 50.0, 40.0));
+    }
+}

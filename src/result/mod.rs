@@ -240,6 +240,9 @@ pub struct Interval {
     pub phase: PhaseName,
     pub read: IntervalOp,
     pub write: IntervalOp,
+    /// Metadata runs: each operation's rate over the interval.
+    #[serde(default, rename = "ops", skip_serializing_if = "Vec::is_empty")]
+    pub meta_ops: Vec<meta::IntervalMetaOp>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]

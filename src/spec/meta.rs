@@ -124,6 +124,10 @@ pub struct MetaSpec {
     /// O_DIRECT for files whose size is a multiple of 4 KiB; buffered otherwise.
     #[serde(default)]
     pub direct: bool,
+    /// One host's part of a tree shared by many hosts: the target is
+    /// `ROOT/hostN`, and ROOT is made if missing and may hold only such parts.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub host_part: bool,
 }
 
 impl MetaSpec {
@@ -295,6 +299,7 @@ mod tests {
             shared_dirs: false,
             drop_caches: false,
             direct: false,
+            host_part: false,
         }
     }
 

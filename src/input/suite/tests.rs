@@ -199,3 +199,28 @@ fn unknown_suite_names_the_built_ins() {
         "{e}"
     );
 }
+
+#[test]
+fn small_files_passes_are_buffered_beside_a_direct_benchmark() {
+    let j = job("small-files");
+    assert!(j.target.direct);
+    let by = |n: &str| j.runs.iter().find(|r| r.name == n).unwrap();
+    let small = by("small-create").meta.as_ref().unwrap();
+    assert!(!small.direct);
+    // The tree's bytes are the large file's, and what its passes move.
+    let bytes = small.total_files() * 3072;
+    assert_eq!(j.target.size, bytes);
+    for n in ["large-write", "large-read"] {
+        assert!(by(n).buffered, "{n}");
+        assert_eq!(by(n).io_limit, Some(bytes), "{n}");
+    }
+    assert!(!by("benchmark-read").buffered);
+    assert_eq!(j.suite.as_ref().unwrap().table, TableKind::SmallFiles);
+}
+
+#[test]
+fn direct_on_a_block_run_takes_true_or_false() {
+    let base = "name = \"x\"\ntable = \"patterns\"\n\n[[run]]\nname = \"a\"\n";
+    let e = parse_err(&format!("{base}direct = \"no\"\n"));
+    assert!(e.contains("line 6") && e.contains("true or false"), "{e}");
+}

@@ -5,6 +5,7 @@
 //! names the tree's arithmetic produces are ever created or removed.
 
 pub mod ops;
+pub mod shared;
 pub mod tree;
 pub mod worker;
 
@@ -189,6 +190,9 @@ pub struct TreeReady {
 /// makes them with `mkdir`). Untimed, like filling a file set.
 pub fn prepare(path: &Path, m: &MetaSpec, make_leaves: bool) -> Result<TreeReady> {
     let mut notes = Vec::new();
+    if m.host_part {
+        shared::prepare_root(path)?;
+    }
     match std::fs::symlink_metadata(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             std::fs::create_dir(path)
@@ -422,6 +426,7 @@ pub fn clean(path: &Path) -> Result<Cleaned> {
         shared_dirs: true,
         drop_caches: false,
         direct: false,
+        host_part: false,
     };
     spec.validate(1).map_err(|e| {
         VbError::refused(format!(

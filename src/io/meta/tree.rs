@@ -231,6 +231,7 @@ mod tests {
             shared_dirs: false,
             drop_caches: false,
             direct: false,
+            host_part: false,
         };
         Tree::new(&m, 7)
     }

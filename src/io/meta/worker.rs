@@ -144,6 +144,8 @@ struct Live {
     bytes: [u64; 2],
     lat: [u64; 2],
     svc: [u64; 2],
+    op_ops: [u64; ALL_OPS.len()],
+    op_lat: [u64; ALL_OPS.len()],
 }
 
 impl Live {
@@ -404,6 +406,12 @@ pub fn run(m: MetaWorker, setup: WorkerSetup, ready: impl FnOnce()) -> WorkerRes
         stats[p][op.index()]
             .get_or_insert_with(|| Box::new(OpStats::new()))
             .record(lat, bytes);
+        // This operation's own running totals, for per-operation intervals.
+        let (i, r) = (op.index(), Ordering::Relaxed);
+        live.op_ops[i] += 1;
+        live.op_lat[i] += lat;
+        counters.meta_ops[i].store(live.op_ops[i], r);
+        counters.meta_lat_ns[i].store(live.op_lat[i], r);
         let class = usize::from(op.mutates());
         live.ops[class] += 1;
         live.bytes[class] += bytes;
