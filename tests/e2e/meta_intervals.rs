@@ -56,8 +56,10 @@ fn a_mix_has_per_operation_intervals_that_add_up_to_its_totals() {
             counted[k] += o["iops"].as_f64().unwrap() * secs;
         }
     }
-    // And over the run, to each operation's total count, less at most the
-    // one operation per thread still finishing after the last interval.
+    // And over the run, to each operation's total count, less the few
+    // operations threads complete between the last interval's end and their
+    // seeing the stop (one each on an idle machine; a few more when a thread
+    // is descheduled there: at 30,000 stat/s, 100 us is 3): at most 0.1%.
     for (k, name) in names.iter().enumerate() {
         let total = r["ops"]
             .as_array()
@@ -67,7 +69,8 @@ fn a_mix_has_per_operation_intervals_that_add_up_to_its_totals() {
             .map_or(0, |o| o["totals"]["ops"].as_u64().unwrap());
         assert!(total > 0, "{name} ran");
         assert!(
-            counted[k] <= total as f64 + 0.5 && counted[k] >= total as f64 - 2.5,
+            counted[k] <= total as f64 + 0.5
+                && counted[k] >= total as f64 - (total as f64 * 1e-3).max(2.5),
             "{name}: intervals {} vs total {total}",
             counted[k]
         );
