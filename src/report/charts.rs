@@ -175,27 +175,28 @@ pub fn curve(sweep: &Sweep, items: &[Item], sources: &[Source]) -> Figure {
     }
 }
 
-/// Chart 3: IOPS, MiB/s and mean latency per interval, warm-up shaded;
-/// `limits` (IOPS, MiB/s) are drawn across their panels, with the total
-/// of reads and writes beside a mixed run's lines (limits are totals).
-pub fn timeseries(item: &Item, label: &str, limits: [&[svg::RefLine]; 2]) -> Vec<Figure> {
-    let run = item.run;
-    let warm_end = run
-        .intervals
+/// The warm-up shaded on a time axis: from the start to its last interval.
+pub(crate) fn warmup_shade(run: &crate::result::RunResult) -> Vec<Shade> {
+    run.intervals
         .iter()
         .filter(|iv| iv.phase == PhaseName::Warmup)
         .map(|iv| iv.t_s)
-        .fold(None, |a: Option<f64>, t| {
-            Some(a.map_or(t, |a: f64| a.max(t)))
-        });
-    let shades: Vec<Shade> = warm_end
+        .reduce(f64::max)
         .map(|t| Shade {
             from: 0.0,
             to: t,
             label: "warm-up".into(),
         })
         .into_iter()
-        .collect();
+        .collect()
+}
+
+/// Chart 3: IOPS, MiB/s and mean latency per interval, warm-up shaded;
+/// `limits` (IOPS, MiB/s) are drawn across their panels, with the total
+/// of reads and writes beside a mixed run's lines (limits are totals).
+pub fn timeseries(item: &Item, label: &str, limits: [&[svg::RefLine]; 2]) -> Vec<Figure> {
+    let run = item.run;
+    let shades = warmup_shade(run);
     let marks = run.intervals.len() <= 120;
     let panels: [(&str, &str, Fmt); 3] = [
         ("iops", "IOPS", Fmt::Number),
@@ -494,6 +495,7 @@ pub fn sweep_figures(sweeps: &[Sweep], items: &[Item], sources: &[Source]) -> Ve
 mod tests {
     use super::*;
     use crate::report::detect::sweeps;
+    use crate::report::snapshot::snapshot;
     use crate::report::{fixtures, items, label_sources};
 
     fn sources(doc: crate::result::ResultDoc, path: &str) -> Vec<Source> {
@@ -504,28 +506,6 @@ mod tests {
         }];
         label_sources(&mut s);
         s
-    }
-
-    /// Compares with tests/snapshots/NAME; `UPDATE_SNAPSHOTS=1` rewrites it.
-    fn snapshot(name: &str, got: &str) {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/snapshots")
-            .join(name);
-        if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(&path, got).unwrap();
-            return;
-        }
-        let want = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-            panic!(
-                "{}: {e}; run with UPDATE_SNAPSHOTS=1 to create it",
-                path.display()
-            )
-        });
-        assert!(
-            want == got,
-            "{name} differs from its snapshot; if the change is intended, rerun with UPDATE_SNAPSHOTS=1 and review the diff"
-        );
     }
 
     fn marks(svg: &str) -> usize {

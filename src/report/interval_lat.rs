@@ -4,10 +4,10 @@
 
 use super::Item;
 use super::charts::Figure;
-use super::svg::{self, Axis, Fmt, READ, Series, Shade, WRITE, line_chart};
+use super::svg::{self, Axis, Fmt, READ, Series, WRITE, line_chart};
 use crate::output::fmt::micros;
 use crate::output::fmt::trim;
-use crate::result::{Op, PhaseName};
+use crate::result::Op;
 
 /// The panel, or None for a run whose intervals carry no histograms
 /// (older results, metadata runs).
@@ -47,20 +47,7 @@ pub fn figure(item: &Item) -> Option<Figure> {
     if series.is_empty() {
         return None;
     }
-    let warm_end = run
-        .intervals
-        .iter()
-        .filter(|iv| iv.phase == PhaseName::Warmup)
-        .map(|iv| iv.t_s)
-        .fold(None, |a: Option<f64>, t| Some(a.map_or(t, |a| a.max(t))));
-    let shades: Vec<Shade> = warm_end
-        .map(|t| Shade {
-            from: 0.0,
-            to: t,
-            label: "warm-up".into(),
-        })
-        .into_iter()
-        .collect();
+    let shades = super::charts::warmup_shade(run);
     let x = Axis::linear("time since start, s", Fmt::Seconds);
     let y = Axis::auto(
         "latency",

@@ -4,9 +4,8 @@
 
 use super::Item;
 use super::charts::Figure;
-use super::svg::{self, Axis, Fmt, Series, Shade, line_chart};
+use super::svg::{self, Axis, Fmt, Series, line_chart};
 use crate::output::fmt::{number, trim};
-use crate::result::PhaseName;
 use crate::spec::meta::ALL_OPS;
 
 /// None for block I/O and for runs of one operation (its class line in
@@ -48,19 +47,7 @@ pub fn ops_per_interval(item: &Item) -> Option<Figure> {
         }
         series.push(s);
     }
-    let shades: Vec<Shade> = run
-        .intervals
-        .iter()
-        .filter(|iv| iv.phase == PhaseName::Warmup)
-        .map(|iv| iv.t_s)
-        .reduce(f64::max)
-        .map(|t| Shade {
-            from: 0.0,
-            to: t,
-            label: "warm-up".into(),
-        })
-        .into_iter()
-        .collect();
+    let shades = super::charts::warmup_shade(run);
     let x = Axis::linear("time since start, s", Fmt::Seconds);
     let y = Axis::linear("ops/s", Fmt::Number);
     let title = "ops/s per interval, per operation".to_string();
