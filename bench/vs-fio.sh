@@ -6,6 +6,7 @@
 #
 #   sudo bench/vs-fio.sh [--duration 5] [--warmup 1] [--repeat 3] [--size 1024]
 #                        [--cases psync-pagecache,uring-direct,seq-read-64k,seq-write-64k]
+#   (seq-write-64k-fresh: fio with --refill_buffers, fresh data per write as volbench writes)
 #
 # Cases (fio's names for the options):
 #   psync-pagecache  4 KiB randread, psync, 1 thread, iodepth 1, buffered, on a
@@ -82,7 +83,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 need_loop=0
-[[ ,$cases, =~ ,(uring-direct|seq-read-64k|seq-write-64k), ]] && need_loop=1
+[[ ,$cases, =~ ,(uring-direct|seq-read-64k|seq-write-64k|seq-write-64k-fresh), ]] && need_loop=1
 # The page-cache file lives in tmpfs, so it is in memory by construction.
 if [[ ,$cases, == *,psync-pagecache,* ]]; then
   echo "vs-fio: filling ${size_mib} MiB in $shm" >&2
@@ -108,6 +109,10 @@ case_args() {
     uring-direct) echo "--filename=$loopdev --rw=randread --bs=4k --ioengine=io_uring --iodepth=32 --direct=1 --fixedbufs --registerfiles|--target $loopdev --rw randread --bs 4k --engine io_uring --iodepth 32 --direct|read" ;;
     seq-read-64k) echo "--filename=$loopdev --rw=read --bs=64k --ioengine=io_uring --iodepth=8 --direct=1 --fixedbufs --registerfiles|--target $loopdev --rw read --bs 64k --engine io_uring --iodepth 8 --direct|read" ;;
     seq-write-64k) echo "--filename=$loopdev --rw=write --bs=64k --ioengine=io_uring --iodepth=8 --direct=1 --fixedbufs --registerfiles|--target $loopdev --rw write --bs 64k --engine io_uring --iodepth 8 --direct --allow-overwrite|write" ;;
+    # The same, with fio writing fresh data each time (refill_buffers), as
+    # volbench's default does: fio's default reuses its buffer with a few
+    # bytes scrambled, which zstd compresses across blocks.
+    seq-write-64k-fresh) echo "--filename=$loopdev --rw=write --bs=64k --ioengine=io_uring --iodepth=8 --direct=1 --fixedbufs --registerfiles --refill_buffers|--target $loopdev --rw write --bs 64k --engine io_uring --iodepth 8 --direct --allow-overwrite|write" ;;
     *) die "unknown case '$1'" ;;
   esac
 }
