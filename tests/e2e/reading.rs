@@ -3,25 +3,14 @@
 //! per-host breakdown, per-interval percentiles and transfer-size chart,
 //! and the conditions `compare` flags before its ratios.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use volbench::report::fixtures::{self, RunFixture};
-use volbench::result::ResultDoc;
 use volbench::result::diagnosis::{Confidence, Kind, diagnose};
 use volbench::result::expect::Expectation;
 use volbench::spec::Pattern;
 
-use crate::common::{read_json, run, stderr, stdout, volbench};
-
-fn write_result(dir: &Path, doc: &ResultDoc) -> PathBuf {
-    std::fs::create_dir_all(dir).unwrap();
-    std::fs::write(
-        dir.join("result.json"),
-        serde_json::to_string_pretty(doc).unwrap(),
-    )
-    .unwrap();
-    dir.to_path_buf()
-}
+use crate::common::{read_json, run, stderr, stdout, volbench, write_result};
 
 fn p(path: &Path) -> &str {
     path.to_str().unwrap()

@@ -5,20 +5,10 @@
 use std::path::{Path, PathBuf};
 use volbench::error::exit;
 
-use crate::common::{read_json, run, stderr, stdout, vb, volbench};
+use crate::common::{read_json, run, stderr, stdout, vb, volbench, write_result};
 use volbench::report::fixtures::{self, RunFixture};
 use volbench::result::ResultDoc;
 use volbench::spec::Pattern;
-
-fn write_result(dir: &Path, doc: &ResultDoc) -> PathBuf {
-    std::fs::create_dir_all(dir).unwrap();
-    std::fs::write(
-        dir.join("result.json"),
-        serde_json::to_string_pretty(doc).unwrap(),
-    )
-    .unwrap();
-    dir.to_path_buf()
-}
 
 fn p(path: &Path) -> &str {
     path.to_str().unwrap()

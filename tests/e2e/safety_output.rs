@@ -10,20 +10,13 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 use volbench::error::exit;
 
-use crate::common::{is_root, read_json, run, skip, stderr, stdout, volbench};
+use crate::common::{is_root, read_json, run, skip, stderr, stdout, volbench, write_result};
 use volbench::report::fixtures;
-use volbench::result::ResultDoc;
 
 const BIN: &str = env!("CARGO_BIN_EXE_volbench");
 
 fn p(path: &Path) -> &str {
     path.to_str().unwrap()
-}
-
-fn write_result(dir: &Path, doc: &ResultDoc) -> PathBuf {
-    std::fs::create_dir_all(dir).unwrap();
-    std::fs::write(dir.join("result.json"), serde_json::to_string(doc).unwrap()).unwrap();
-    dir.to_path_buf()
 }
 
 fn write_value(dir: &Path, v: &serde_json::Value) -> PathBuf {

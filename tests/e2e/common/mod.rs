@@ -120,3 +120,15 @@ pub fn heavy_io() -> std::sync::MutexGuard<'static, ()> {
     static HEAVY: std::sync::Mutex<()> = std::sync::Mutex::new(());
     HEAVY.lock().unwrap_or_else(|p| p.into_inner())
 }
+
+/// Writes `doc` as DIR/result.json (DIR created) and returns DIR, for the
+/// report, compare and diagnosis tests that start from a fixture result.
+pub fn write_result(dir: &Path, doc: &volbench::result::ResultDoc) -> std::path::PathBuf {
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(
+        dir.join("result.json"),
+        serde_json::to_string_pretty(doc).unwrap(),
+    )
+    .unwrap();
+    dir.to_path_buf()
+}
