@@ -1,0 +1,119 @@
+//! The agent's three plumbing threads: stdout writer, stdin reader and the
+//! watchdog that notices a silent coordinator.
+
+use std::io::{BufReader, Write};
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::{Receiver, Sender};
+use std::time::{Duration, Instant, SystemTime};
+
+use super::{Control, EXIT_LOST, GRACE, Link, Shared, unix_ns};
+use crate::remote::protocol::{FromAgent, ToAgent, read_line};
+
+pub(super) fn write_loop(rx: Receiver<String>, shared: &Shared) {
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    for line in rx {
+        if out
+            .write_all(line.as_bytes())
+            .and_then(|_| out.flush())
+            .is_err()
+        {
+            shared.lose("the coordinator's end of stdout closed");
+            return;
+        }
+    }
+}
+
+pub(super) fn read_loop(shared: &Shared, link: &Link, ctl: Sender<Control>) {
+    let mut input = BufReader::new(std::io::stdin().lock());
+    let mut buf = Vec::new();
+    loop {
+        match read_line(&mut input, &mut buf) {
+            Ok(Some(())) => {}
+            Ok(None) => {
+                shared.lose("stdin closed (the coordinator is gone)");
+                break;
+            }
+            Err(e) => {
+                shared.lose(&format!("cannot read the coordinator: {e}"));
+                break;
+            }
+        }
+        shared
+            .last_heard_ms
+            .store(shared.now_ms(), Ordering::SeqCst);
+        let msg: ToAgent = match serde_json::from_slice(&buf) {
+            Ok(m) => m,
+            Err(e) => {
+                link.send(&FromAgent::Error {
+                    message: format!("unreadable message from the coordinator: {e}"),
+                    code: 2,
+                });
+                shared.lose("unreadable message from the coordinator");
+                break;
+            }
+        };
+        match msg {
+            ToAgent::Heartbeat => {}
+            ToAgent::Ping { id, sent_ns } => link.send(&FromAgent::Pong {
+                id,
+                sent_ns,
+                agent_ns: unix_ns(SystemTime::now()),
+            }),
+            ToAgent::Stop => {
+                shared.stop.store(true, Ordering::SeqCst);
+                let _ = ctl.send(Control::Msg(ToAgent::Stop));
+            }
+            other => {
+                if ctl.send(Control::Msg(other)).is_err() {
+                    break;
+                }
+            }
+        }
+    }
+    let _ = ctl.send(Control::Closed);
+}
+
+/// Sends heartbeats and fill progress; stops everything when the
+/// coordinator falls silent, and ends the process if the stop hangs.
+pub(super) fn watchdog(shared: &Shared, link: &Link) {
+    let mut last_beat = Instant::now();
+    let mut last_progress = (0, 0);
+    let mut lost_at: Option<Instant> = None;
+    loop {
+        std::thread::sleep(Duration::from_millis(100));
+        let hb = Duration::from_millis(shared.heartbeat_ms.load(Ordering::Relaxed));
+        if last_beat.elapsed() >= hb {
+            last_beat = Instant::now();
+            let p = (
+                shared.fill_done.load(Ordering::Relaxed),
+                shared.fill_total.load(Ordering::Relaxed),
+            );
+            if p != last_progress {
+                last_progress = p;
+                link.send(&FromAgent::Progress {
+                    done: p.0,
+                    total: p.1,
+                });
+            }
+            link.send(&FromAgent::Heartbeat);
+        }
+        let silent = shared
+            .now_ms()
+            .saturating_sub(shared.last_heard_ms.load(Ordering::SeqCst));
+        let timeout = shared.timeout_ms.load(Ordering::Relaxed);
+        if silent > timeout {
+            shared.lose(&format!(
+                "no word from the coordinator for {:.1}s",
+                silent as f64 / 1000.0
+            ));
+        }
+        if shared.lost.load(Ordering::SeqCst) {
+            let at = *lost_at.get_or_insert_with(Instant::now);
+            if at.elapsed() > GRACE {
+                eprintln!("volbench agent: the I/O did not stop in time; exiting");
+                std::process::exit(EXIT_LOST);
+            }
+        }
+    }
+}

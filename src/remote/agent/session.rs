@@ -1,0 +1,146 @@
+//! The conversation with the coordinator: hello, job, prepare, runs, bye.
+
+use std::sync::Mutex;
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::Receiver;
+
+use super::job::{Sets, plan_job, planned_target, prepare_all, target_info};
+use super::run::run_targets;
+use super::{Control, DEFAULT_TIMEOUT, EXIT_LOST, Link, Shared};
+use crate::error::VbError;
+use crate::plan::Plan;
+use crate::remote::protocol::{AgentJob, FromAgent, PROTOCOL, ToAgent};
+use crate::result::RunResult;
+
+/// The conversation; returns the exit code.
+pub(super) fn session(shared: &Shared, link: &Link, ctl: Receiver<Control>) -> i32 {
+    // The hello comes first and fast: the coordinator sends it on connect.
+    let hello = match ctl.recv_timeout(DEFAULT_TIMEOUT) {
+        Ok(Control::Msg(m)) => m,
+        Ok(Control::Closed) => return EXIT_LOST,
+        Err(_) => {
+            eprintln!(
+                "volbench agent: no hello from a coordinator; this command is started by `volbench run --hosts`"
+            );
+            return EXIT_LOST;
+        }
+    };
+    let ToAgent::Hello {
+        protocol,
+        version,
+        heartbeat_ms,
+        timeout_ms,
+    } = hello
+    else {
+        link.send(&FromAgent::Error {
+            message: "the coordinator did not start with hello".into(),
+            code: 2,
+        });
+        return 2;
+    };
+    link.send(&FromAgent::Hello {
+        protocol: PROTOCOL,
+        version: env!("CARGO_PKG_VERSION").into(),
+        host: Some(crate::io::host::this_host()),
+        pid: std::process::id(),
+    });
+    if protocol != PROTOCOL {
+        let message = format!(
+            "this agent is volbench {} speaking protocol {PROTOCOL}; the coordinator is volbench {version} speaking protocol {protocol}",
+            env!("CARGO_PKG_VERSION")
+        );
+        eprintln!("volbench agent: refused: {message}");
+        link.send(&FromAgent::Error { message, code: 2 });
+        return 2;
+    }
+    if heartbeat_ms > 0 {
+        shared.heartbeat_ms.store(heartbeat_ms, Ordering::Relaxed);
+    }
+    if timeout_ms > 0 {
+        shared.timeout_ms.store(timeout_ms, Ordering::Relaxed);
+    }
+    let ctl = Mutex::new(ctl);
+    let mut job: Option<(AgentJob, Vec<Plan>)> = None;
+    // Per target: its file sets (one per file count the runs use), and the
+    // results of its runs so far (a rate given as a percentage of an
+    // earlier run is resolved against this target's own share).
+    let mut prepared: Vec<Sets> = Vec::new();
+    let mut done_runs: Vec<Vec<RunResult>> = Vec::new();
+    loop {
+        let msg = {
+            let rx = match ctl.lock() {
+                Ok(g) => g,
+                Err(_) => return 1,
+            };
+            match rx.recv() {
+                Ok(Control::Msg(m)) => m,
+                Ok(Control::Closed) | Err(_) => {
+                    return if shared.lost.load(Ordering::SeqCst) {
+                        EXIT_LOST
+                    } else {
+                        0
+                    };
+                }
+            }
+        };
+        match msg {
+            ToAgent::Job(j) => match plan_job(&j) {
+                Ok(plans) => {
+                    link.send(&FromAgent::Planned {
+                        targets: plans.iter().map(planned_target).collect(),
+                        notes: plans.iter().flat_map(|p| p.notes.iter().cloned()).collect(),
+                    });
+                    job = Some((*j, plans));
+                }
+                Err(e) => return fail(link, e),
+            },
+            ToAgent::Prepare => {
+                let Some((_, plans)) = &job else {
+                    return fail(link, VbError::input("prepare before the job"));
+                };
+                match prepare_all(plans, shared, link) {
+                    Ok(p) => {
+                        link.send(&FromAgent::Prepared {
+                            targets: plans
+                                .iter()
+                                .zip(&p)
+                                .map(|(plan, sets)| target_info(plan, sets))
+                                .collect(),
+                            notes: Vec::new(),
+                        });
+                        done_runs = vec![Vec::new(); p.len()];
+                        prepared = p;
+                    }
+                    Err(e) => return fail(link, e),
+                }
+            }
+            ToAgent::Run { index } => {
+                let Some((_, plans)) = &job else {
+                    return fail(link, VbError::input("run before the job"));
+                };
+                if prepared.len() != plans.len() || index as usize >= plans[0].runs.len() {
+                    return fail(link, VbError::input(format!("run {index} is not planned")));
+                }
+                let done = run_targets(plans, &prepared, &mut done_runs, index, shared, link, &ctl);
+                link.send(&done);
+            }
+            ToAgent::Bye => return 0,
+            // A stop between runs: the flag is set; the next run ends at once.
+            ToAgent::Stop => {}
+            other => {
+                return fail(
+                    link,
+                    VbError::input(format!("unexpected message now: {other:?}")),
+                );
+            }
+        }
+    }
+}
+
+fn fail(link: &Link, e: VbError) -> i32 {
+    link.send(&FromAgent::Error {
+        message: e.to_string(),
+        code: e.exit_code(),
+    });
+    e.exit_code()
+}
