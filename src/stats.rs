@@ -240,9 +240,37 @@ impl CounterSnapshot {
     }
 }
 
+/// The mean of `values` and the largest distance of one from it, as a
+/// fraction of the mean (0.08: every value within 8% of it); None when
+/// there are none or the mean is not positive. One definition of "flat"
+/// for steady-state detection and the diagnosis finders.
+pub(crate) fn mean_spread(values: &[f64]) -> Option<(f64, f64)> {
+    if values.is_empty() {
+        return None;
+    }
+    let mean = values.iter().sum::<f64>() / values.len() as f64;
+    if mean.is_nan() || mean <= 0.0 {
+        return None;
+    }
+    let spread = values
+        .iter()
+        .map(|v| (v - mean).abs() / mean)
+        .fold(0.0, f64::max);
+    Some((mean, spread))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn spread_is_the_farthest_value_from_the_mean_as_a_fraction_of_it() {
+        let (mean, spread) = mean_spread(&[90.0, 100.0, 110.0]).unwrap();
+        assert_eq!(mean, 100.0);
+        assert!((spread - 0.10).abs() < 1e-12);
+        assert_eq!(mean_spread(&[]), None);
+        assert_eq!(mean_spread(&[0.0, 0.0]), None);
+    }
 
     /// Nearest-rank percentile of raw samples: the smallest value with at
     /// least p% of samples at or below it.

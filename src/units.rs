@@ -7,6 +7,16 @@ use std::time::Duration;
 pub mod bounds;
 use crate::error::{Result, VbError};
 
+/// Rounds to `digits` decimals and drops trailing zeros: 2.50 -> "2.5".
+pub fn trim(v: f64, digits: usize) -> String {
+    let s = format!("{v:.digits$}");
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
+}
+
 /// 1234567.8 -> "1,234,568": counts and rates in tables and
 /// messages (the result layer's findings use it too).
 pub fn thousands(v: f64) -> String {
@@ -169,8 +179,7 @@ pub fn format_duration(d: Duration) -> String {
     }
     let ms = d.as_millis();
     if !ms.is_multiple_of(1000) {
-        let text = format!("{:.2}", d.as_secs_f64());
-        return format!("{}s", text.trim_end_matches('0').trim_end_matches('.'));
+        return format!("{}s", trim(d.as_secs_f64(), 2));
     }
     let s = d.as_secs();
     let (days, s) = (s / 86_400, s % 86_400);

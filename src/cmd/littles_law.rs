@@ -5,7 +5,7 @@
 
 use crate::error::{Result, VbError};
 use crate::input::cli::PlanArgs;
-use crate::output::fmt::thousands;
+use crate::output::fmt::{in_flight, micros, thousands};
 use crate::units::bounds;
 use crate::units::{parse_count_in, parse_duration_in};
 
@@ -37,7 +37,7 @@ fn positive(flag: &str, text: &str, lo: f64, hi: f64) -> Result<f64> {
 }
 
 fn ms(s: f64) -> String {
-    format!("{:.3}ms", s * 1000.0)
+    micros(s * 1e6)
 }
 
 pub fn answer(a: &PlanArgs) -> Result<String> {
@@ -69,7 +69,7 @@ pub fn answer(a: &PlanArgs) -> Result<String> {
         .transpose()?;
     let per_host = |n: f64| {
         if hosts > 1.0 {
-            format!(", {:.1} per host over {} hosts", n / hosts, hosts)
+            format!(", {} per host over {} hosts", in_flight(n / hosts), hosts)
         } else {
             String::new()
         }
@@ -79,10 +79,11 @@ pub fn answer(a: &PlanArgs) -> Result<String> {
             let n = concurrency(i, l);
             let whole = n.ceil().max(1.0);
             format!(
-                "{} IOPS at {} latency needs {n:.2} I/Os in flight: use at least {whole} \
+                "{} IOPS at {} latency needs {} I/Os in flight: use at least {whole} \
                  (threads x iodepth, summed over hosts{})",
                 thousands(i),
                 ms(l),
+                in_flight(n),
                 per_host(whole)
             )
         }
@@ -143,7 +144,7 @@ mod tests {
         assert!(
             answer(&args(None, Some("4000"), Some("8")))
                 .unwrap()
-                .contains("2.000ms")
+                .contains("2 ms")
         );
     }
 
@@ -151,7 +152,7 @@ mod tests {
     fn spreads_over_hosts() {
         let mut a = args(Some("1ms"), Some("24000"), None);
         a.hosts = "6".into();
-        assert!(answer(&a).unwrap().contains("4.0 per host over 6 hosts"));
+        assert!(answer(&a).unwrap().contains("4.00 per host over 6 hosts"));
     }
 
     #[test]

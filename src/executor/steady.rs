@@ -16,11 +16,10 @@ pub fn is_steady(values: &[f64]) -> bool {
     }
     let w = &values[values.len() - WINDOW..];
     let n = w.len() as f64;
-    let mean = w.iter().sum::<f64>() / n;
-    if mean <= 0.0 {
+    let Some((mean, spread)) = crate::stats::mean_spread(w) else {
         return false;
-    }
-    if w.iter().any(|v| (v - mean).abs() > BAND * mean) {
+    };
+    if spread > BAND {
         return false;
     }
     // Least-squares slope over x = 0..n-1; its drift over the window is

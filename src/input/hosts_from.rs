@@ -3,9 +3,7 @@
 //! vector, with no shell, no stdin and a time limit.
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
-use std::io::Read;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
 use super::hosts::{HostSpec, check_host_name};
 use crate::error::{Result, VbError};
@@ -19,45 +17,16 @@ pub fn read(command: &str) -> Result<Vec<HostSpec>> {
     let Some((program, args)) = words.split_first() else {
         return Err(VbError::input("--hosts-from is empty"));
     };
-    let mut child = Command::new(program)
+    let child = Command::new(program)
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| bad(format!("cannot run '{program}': {e}")))?;
-    let mut stdout = child.stdout.take();
-    let mut stderr = child.stderr.take();
-    // Read on threads so a command printing much to one pipe cannot block
-    // on the other; one byte past the cap tells an oversized list apart.
-    let out = std::thread::spawn(move || {
-        let mut s = Vec::new();
-        if let Some(r) = stdout.as_mut() {
-            let _ = r.take(MAX_INPUT_FILE + 1).read_to_end(&mut s);
-        }
-        s
-    });
-    let err = std::thread::spawn(move || {
-        let mut s = Vec::new();
-        if let Some(r) = stderr.as_mut() {
-            let _ = r.take(4096).read_to_end(&mut s);
-        }
-        s
-    });
-    let deadline = Instant::now() + TIMEOUT;
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(st)) => break Some(st),
-            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(10)),
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                break None;
-            }
-        }
-    };
-    let out = out.join().unwrap_or_default();
-    let err = err.join().unwrap_or_default();
+    // One byte past the cap tells an oversized list apart.
+    let done = crate::io::child::finish(child, &[], MAX_INPUT_FILE + 1, 4096, TIMEOUT);
+    let (status, out, err) = (done.status, done.stdout, done.stderr);
     let err = String::from_utf8_lossy(&err);
     let err = err.trim();
     match status {

@@ -7,19 +7,9 @@
 //! because the layers below `output` (spec, plan, targets) print them too;
 //! they are re-exported here so outputs have one place to look.
 
-pub use crate::units::{format_duration as duration, format_size as size, thousands};
+pub use crate::units::{format_duration as duration, format_size as size, thousands, trim};
 
 use crate::result::Cpu;
-
-/// Rounds to `digits` decimals and drops trailing zeros: 2.50 -> "2.5".
-pub fn trim(v: f64, digits: usize) -> String {
-    let s = format!("{v:.digits$}");
-    if s.contains('.') {
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        s
-    }
-}
 
 /// A figure of any size, as short as it stays readable: "126,397",
 /// "12.5M", "2.5", "0.25".
@@ -58,6 +48,11 @@ pub fn micros(us: f64) -> String {
 /// Throughput in MiB/s, one decimal: "323.4".
 pub fn mib_s(v: f64) -> String {
     format!("{v:.1}")
+}
+
+/// I/Os in flight (Little's law: IOPS x mean latency), two decimals: "4.55".
+pub fn in_flight(v: f64) -> String {
+    format!("{v:.2}")
 }
 
 /// CPU time of the process as user/system percent of one core: "3%/37%".

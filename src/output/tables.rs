@@ -2,7 +2,7 @@
 //! shared `Table` model, so the terminal, tables.md, the table CSVs and the
 //! HTML report show the same figures.
 
-use crate::output::fmt::{cpu, mib_s, micros, thousands};
+use crate::output::fmt::{cpu, in_flight, mib_s, micros, thousands};
 use crate::output::table::Table;
 use crate::result::{Op, OpTotals, ResultDoc, RunResult};
 use crate::spec::TableKind;
@@ -113,8 +113,10 @@ fn run_notes(run: &RunResult) -> Vec<String> {
     let l = &run.littles_law;
     if l.iops_x_latency > 0.0 && run.rate.is_none() {
         notes.push(format!(
-            "{}: {} I/Os in flight; IOPS x mean latency = {:.2} (Little's law)",
-            run.name, l.concurrency, l.iops_x_latency
+            "{}: {} I/Os in flight; IOPS x mean latency = {} (Little's law)",
+            run.name,
+            l.concurrency,
+            in_flight(l.iops_x_latency)
         ));
     }
     if let Some(r) = &run.rate {
@@ -349,7 +351,7 @@ pub fn threads(runs: &[&RunResult]) -> Table {
             micros(l.p99),
             gain.map(|g| format!("{g:+.1}%"))
                 .unwrap_or_else(|| "-".into()),
-            format!("{:.2}", r.littles_law.iops_x_latency),
+            in_flight(r.littles_law.iops_x_latency),
         ]);
         prev = Some(r);
     }
@@ -366,10 +368,10 @@ pub fn threads(runs: &[&RunResult]) -> Table {
         let best = runs.iter().map(|r| r.total_iops()).fold(0.0, f64::max);
         let predicted = best * first.mean_latency_us() / 1e6;
         notes.push(format!(
-            "Little's law: the best IOPS ({}) at the lowest-concurrency latency ({}) needs {:.1} I/Os in flight",
+            "Little's law: the best IOPS ({}) at the lowest-concurrency latency ({}) needs {} I/Os in flight",
             thousands(best),
             micros(first.mean_latency_us()),
-            predicted
+            in_flight(predicted)
         ));
     }
     table(

@@ -11,10 +11,9 @@
 //!
 //! Built-in names: `ssh`, `slurm` (`srun` inside an allocation), `kubectl`.
 
-use std::io::{Read, Write};
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::ssh::quote;
 use crate::error::{Result, VbError};
@@ -205,55 +204,14 @@ impl Launcher {
         input: &[u8],
         timeout: Duration,
     ) -> Result<String> {
-        let mut child = self.command(host, remote).spawn().map_err(|e| {
+        let child = self.command(host, remote).spawn().map_err(|e| {
             VbError::target(format!(
                 "host {host}: cannot start '{}': {e}",
                 self.program()
             ))
         })?;
-        let mut stdin = child.stdin.take();
-        let mut stdout = child.stdout.take();
-        let mut stderr = child.stderr.take();
-        // The input is written on its own thread: a launcher that reads
-        // nothing (it failed) must not block us while its output is unread.
-        let input = input.to_vec();
-        let writer = std::thread::spawn(move || {
-            if let Some(w) = stdin.as_mut() {
-                let _ = w.write_all(&input);
-            }
-            drop(stdin);
-        });
-        let out = std::thread::spawn(move || {
-            let mut s = Vec::new();
-            if let Some(r) = stdout.as_mut() {
-                let _ = r.take(1 << 20).read_to_end(&mut s);
-            }
-            s
-        });
-        let err = std::thread::spawn(move || {
-            let mut s = Vec::new();
-            if let Some(r) = stderr.as_mut() {
-                let _ = r.take(1 << 16).read_to_end(&mut s);
-            }
-            s
-        });
-        let deadline = Instant::now() + timeout;
-        let status = loop {
-            match child.try_wait() {
-                Ok(Some(st)) => break Some(st),
-                Ok(None) if Instant::now() < deadline => {
-                    std::thread::sleep(Duration::from_millis(20))
-                }
-                _ => {
-                    let _ = child.kill();
-                    let _ = child.wait();
-                    break None;
-                }
-            }
-        };
-        let _ = writer.join();
-        let out = out.join().unwrap_or_default();
-        let err = err.join().unwrap_or_default();
+        let done = crate::io::child::finish(child, input, 1 << 20, 1 << 16, timeout);
+        let (status, out, err) = (done.status, done.stdout, done.stderr);
         let err = super::protocol::sanitize(String::from_utf8_lossy(&err).trim(), 2000);
         let tail = if err.is_empty() {
             String::new()

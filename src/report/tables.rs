@@ -6,7 +6,7 @@
 
 use super::detect::{Sweep, SweepKind};
 use super::{Item, Metric, Source, concurrency, run_label};
-use crate::output::fmt::{cpu, mib_s, micros, number, size};
+use crate::output::fmt::{cpu, in_flight, mib_s, micros, number, size};
 use crate::output::table::Table;
 use crate::result::{Op, engine_names};
 
@@ -138,7 +138,7 @@ pub fn curve(sweep: &Sweep, items: &[Item], sources: &[Source]) -> Table {
                 micros(l.mean),
                 micros(l.p99),
                 run.littles_law.concurrency.to_string(),
-                format!("{:.1}", run.littles_law.iops_x_latency),
+                in_flight(run.littles_law.iops_x_latency),
             ]);
         }
     }

@@ -31,17 +31,11 @@ impl Expectation {
     pub fn limits_text(&self) -> String {
         let mut parts = Vec::new();
         if let Some(i) = self.iops {
-            parts.push(format!("{} IOPS", plain(i)));
+            parts.push(format!("{} IOPS", crate::units::trim(i, 2)));
         }
         if let Some(m) = self.mib_s {
-            parts.push(format!("{} MiB/s", plain(m)));
+            parts.push(format!("{} MiB/s", crate::units::trim(m, 2)));
         }
         parts.join(", ")
     }
-}
-
-/// A figure without noise: 500, 256, 1907.35.
-pub(crate) fn plain(v: f64) -> String {
-    let s = format!("{v:.2}");
-    s.trim_end_matches('0').trim_end_matches('.').to_string()
 }

@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 
 use super::fio::{Job, Opt, Section, Sources};
+use super::fio_noted::Known;
 use super::{DraftRun, Mapping, Notes, PathMap, parent_dir, run_name};
 use crate::spec::{Arrivals, Pattern};
 use crate::units::{bounds, parse_duration, parse_size};
@@ -20,7 +21,7 @@ pub(super) fn alias(key: &str) -> &str {
     }
 }
 
-fn bool_opt(o: &Opt) -> Option<bool> {
+pub(super) fn bool_opt(o: &Opt) -> Option<bool> {
     match o.value.as_deref().map(str::trim) {
         None | Some("1") | Some("true") | Some("yes") => Some(true),
         Some("0") | Some("false") | Some("no") => Some(false),
@@ -380,120 +381,15 @@ pub(super) fn job(
                     true,
                 );
             }
-            "group_reporting" => note(
-                &mut mapped,
-                opt,
-                "volbench always reports a run's threads together".into(),
-                true,
-            ),
-            "new_group" => note(&mut mapped, opt, "each run is reported apart".into(), true),
-            "thread" => note(&mut mapped, opt, "volbench uses threads".into(), true),
-            "randrepeat" => note(
-                &mut mapped,
-                opt,
-                "volbench's offsets repeat for the same seed".into(),
-                bool_opt(opt) != Some(false),
-            ),
-            "norandommap" => note(
-                &mut mapped,
-                opt,
-                "volbench picks random offsets independently, as fio with norandommap".into(),
-                true,
-            ),
-            "random_generator" => note(
-                &mut mapped,
-                opt,
-                "volbench uses its own generator (uniform offsets)".into(),
-                false,
-            ),
-            "kb_base" if v.trim() == "1024" => note(&mut mapped, opt, "binary units".into(), true),
-            "loops" if v.trim() == "1" => note(&mut mapped, opt, "one pass".into(), true),
-            "offset" if parse_size(v).ok() == Some(0) => {
-                note(&mut mapped, opt, "from the start".into(), true)
-            }
-            "fsync_on_close" if v.trim() == "0" => {
-                note(&mut mapped, opt, "fio's default: none".into(), true)
-            }
-            "verify" if matches!(v.trim(), "0" | "none") => {
-                note(&mut mapped, opt, "no verification".into(), true)
-            }
-            "fsync_on_close" => notes.unsupported(at, &text, "fsync on close"),
-            "o_dsync" => {
-                notes.unsupported(at, &text, "O_DSYNC on the job's own open (use sync=dsync)")
-            }
-            "rate_min" | "rate_iops_min" | "rate_cycle" | "rate_ignore_thinktime" => {
-                notes.unsupported(at, &text, "a minimum rate")
-            }
-            "exitall" | "exitall_on_error" => note(
-                &mut mapped,
-                opt,
-                "a run's threads start and stop together in volbench".into(),
-                false,
-            ),
-            "invalidate" | "fallocate" | "overwrite" | "create_on_open" | "allow_file_create"
-            | "unlink" | "pre_read" | "file_service_type" | "create_serialize" => note(
-                &mut mapped,
-                opt,
-                "volbench creates, fills and keeps its own file set before measuring".into(),
-                false,
-            ),
-            "iodepth_batch"
-            | "iodepth_batch_submit"
-            | "iodepth_batch_complete"
-            | "iodepth_batch_complete_min"
-            | "iodepth_batch_complete_max"
-            | "iodepth_low"
-            | "hipri"
-            | "fixedbufs"
-            | "registerfiles"
-            | "sqthread_poll"
-            | "refill_buffers" => note(
-                &mut mapped,
-                opt,
-                "engine tuning volbench decides itself (the queue depth is kept)".into(),
-                false,
-            ),
-            "cpus_allowed"
-            | "cpumask"
-            | "cpus_allowed_policy"
-            | "numa_cpu_nodes"
-            | "numa_mem_policy"
-            | "nice"
-            | "prio"
-            | "prioclass" => note(
-                &mut mapped,
-                opt,
-                "ignored: volbench does not pin or reprioritise its threads".into(),
-                false,
-            ),
-            "write_bw_log"
-            | "write_lat_log"
-            | "write_iops_log"
-            | "write_hist_log"
-            | "log_avg_msec"
-            | "log_hist_msec"
-            | "per_job_logs"
-            | "clat_percentiles"
-            | "lat_percentiles"
-            | "slat_percentiles"
-            | "percentile_list"
-            | "disable_lat"
-            | "disable_clat"
-            | "disable_slat"
-            | "disable_bw_measurement"
-            | "gtod_reduce"
-            | "unified_rw_reporting"
-            | "stats" => note(
-                &mut mapped,
-                opt,
-                "volbench records its own time series and merged-histogram percentiles".into(),
-                false,
-            ),
-            _ => notes.refuse(
-                at,
-                &text,
-                "not supported yet (volbench has no equivalent of this fio option)",
-            ),
+            _ => match super::fio_noted::known(key, v, opt) {
+                Some(Known::Note(how, exact)) => note(&mut mapped, opt, how.into(), exact),
+                Some(Known::Unsupported(why)) => notes.unsupported(at, &text, why),
+                None => notes.refuse(
+                    at,
+                    &text,
+                    "not supported yet (volbench has no equivalent of this fio option)",
+                ),
+            },
         }
     }
     if notes.refused.len() > before {

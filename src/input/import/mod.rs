@@ -12,9 +12,11 @@ use crate::units::bounds;
 pub mod diskspd;
 pub mod fio;
 mod fio_job;
+mod fio_noted;
 mod fio_shape;
 pub mod render;
 pub mod vdbench;
+mod vdbench_defs;
 mod vdbench_flags;
 mod vdbench_map;
 

@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 use super::*;
+use crate::spec::JobSpec;
 
 fn job(name: &str) -> JobSpec {
     let (origin, text) = load(name).unwrap();

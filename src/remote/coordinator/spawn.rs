@@ -258,17 +258,7 @@ impl Coordinator<'_> {
     }
 }
 
-/// Waits up to `limit` for a child to exit.
-pub(super) fn wait_briefly(child: &mut Child, limit: Duration) -> Option<std::process::ExitStatus> {
-    let deadline = Instant::now() + limit;
-    loop {
-        match child.try_wait() {
-            Ok(Some(st)) => return Some(st),
-            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(10)),
-            _ => return None,
-        }
-    }
-}
+pub(super) use crate::io::child::wait_briefly;
 
 /// User and system CPU seconds of the children waited for (the ssh clients).
 pub(super) fn children_cpu() -> (f64, f64) {

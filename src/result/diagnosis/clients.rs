@@ -5,6 +5,7 @@
 //! in a multi-host result) and stays quiet on a result without them.
 
 use super::limits::{FLAT, block_size_series};
+use crate::stats::mean_spread;
 use super::{Confidence, Finding, Kind, measured, num, usable};
 use crate::result::counters::{CounterInterval, RunCounters};
 use crate::result::{ResultDoc, RunResult};
@@ -372,17 +373,15 @@ pub(super) fn network(doc: &ResultDoc) -> Vec<Finding> {
                 }
                 links.push((name, rate, dir));
             }
-            let mean = links.iter().map(|l| l.1).sum::<f64>() / links.len() as f64;
-            let flat = links.iter().all(|l| (l.1 - mean).abs() / mean <= FLAT);
+            let rates: Vec<f64> = links.iter().map(|l| l.1).collect();
+            let flat = mean_spread(&rates).is_some_and(|(_, spread)| spread <= FLAT);
             flat.then_some(links)
         });
         let Some(links) = carried else { continue };
         let vals: Vec<f64> = links.iter().map(|l| l.1).collect();
-        let mean = vals.iter().sum::<f64>() / vals.len() as f64;
-        let spread = vals
-            .iter()
-            .map(|v| (v - mean).abs() / mean)
-            .fold(0.0, f64::max);
+        let Some((mean, spread)) = mean_spread(&vals) else {
+            continue;
+        };
         let (name, _, dir) = links[0];
         out.push(
             Finding::new(

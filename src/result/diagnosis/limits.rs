@@ -196,14 +196,9 @@ fn flat(doc: &ResultDoc, dim: Dim, kind: Kind) -> Vec<Finding> {
     let mut out = Vec::new();
     for g in block_size_series(doc) {
         let vals: Vec<f64> = g.iter().map(|r| dim.of(r)).collect();
-        let mean = vals.iter().sum::<f64>() / vals.len() as f64;
-        let (lo, hi) = vals
-            .iter()
-            .fold((f64::INFINITY, 0.0f64), |(l, h), &v| (l.min(v), h.max(v)));
-        if mean <= 0.0 {
+        let Some((mean, spread)) = crate::stats::mean_spread(&vals) else {
             continue;
-        }
-        let spread = ((hi - mean).max(mean - lo)) / mean;
+        };
         if spread > FLAT {
             continue;
         }

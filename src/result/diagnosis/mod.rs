@@ -202,7 +202,7 @@ pub(crate) fn shape_key(r: &RunResult, blank_bs: bool) -> String {
 /// 1234.5 -> "1,235"; below 100 with one decimal.
 pub(crate) fn num(v: f64) -> String {
     if v.abs() < 100.0 {
-        return super::expect::plain((v * 10.0).round() / 10.0);
+        return crate::units::trim((v * 10.0).round() / 10.0, 2);
     }
     crate::units::thousands(v)
 }

@@ -1,0 +1,402 @@
+//! A parsed suite expanded into one validated `JobSpec`: `[defaults]` and
+//! the command line's overrides, sweeps into points, curves into a maximum
+//! run and its rate-limited fractions, the discarded warm-up run.
+
+use std::time::Duration;
+
+use super::tree::tree_entry;
+use super::{Ctx, Overrides, P, Param, SuiteFile, line_of, shape};
+use crate::error::{Result, VbError};
+use crate::input::sweep::{self, Axes};
+use crate::spec::defaults;
+use crate::spec::{
+    Arrivals, EngineChoice, JobSpec, Pattern, RatePct, RunSpec, StopRule, SuiteMeta, TargetSpec,
+};
+use crate::units::bounds;
+use crate::units::{parse_count_in, parse_duration_in, parse_size_in};
+
+/// Expands a suite into one validated job.
+pub fn to_job(origin: &str, text: &str, suite: &SuiteFile, o: &Overrides) -> Result<JobSpec> {
+    let cx = Ctx { origin, text };
+    crate::input::flags::check_target_path(&o.args.target)?;
+    // The suite's name is recorded in results and shown in reports.
+    bounds::name("name", &suite.name)
+        .map_err(|e| VbError::input(format!("{origin}: suite {}", e.message)))?;
+    let d = &suite.defaults;
+    let none: Option<String> = None;
+    let size = match cx.pick(&None, &o.args.size, &d.size) {
+        Some((t, at)) => cx.with("size", at, parse_size_in("size", &t, 1, bounds::MAX_SIZE))?,
+        None => defaults::DIR_SIZE,
+    };
+    let files = match cx.pick(&None, &o.args.files, &d.files) {
+        Some((t, at)) => cx.with(
+            "files",
+            at,
+            parse_count_in("files", &t, 1, bounds::MAX_FILES),
+        )?,
+        None => u64::from(defaults::FILES),
+    };
+    // Bounded just above, so this never truncates.
+    let files = u32::try_from(files).unwrap_or(u32::MAX);
+    let engine = match cx.pick(&None, &o.args.engine, &d.engine) {
+        Some((t, at)) => cx.with("engine", at, EngineChoice::parse(&t))?,
+        None => defaults::ENGINE,
+    };
+    let direct = match &d.direct {
+        Some(v) => match v.get_ref() {
+            Param::Bool(b) => *b,
+            _ => return Err(cx.err(v, "direct", VbError::input("must be true or false"))),
+        },
+        None => defaults::DIRECT,
+    } && !o.args.buffered;
+    let write_sync = match cx.pick(&None, &o.args.write_sync, &d.write_sync) {
+        Some((t, at)) => cx.with("write_sync", at, crate::spec::WriteSync::parse(&t))?,
+        None => crate::spec::WriteSync::None,
+    };
+    let interval = cx.seconds(
+        "interval",
+        &None,
+        &o.args.interval,
+        &d.interval,
+        defaults::INTERVAL_S,
+        bounds::MIN_INTERVAL,
+        bounds::MAX_INTERVAL,
+    )?;
+    let seed = match cx.pick(&None, &o.args.seed, &d.seed) {
+        Some((t, at)) => cx.with("seed", at, parse_count_in("seed", &t, 0, u64::MAX))?,
+        None => defaults::SEED,
+    };
+
+    let mut runs: Vec<RunSpec> = Vec::new();
+    for entry in &suite.runs {
+        let e = entry.get_ref();
+        let name = e.name.get_ref().clone();
+        bounds::name("name", &name).map_err(|err| {
+            VbError::input(format!(
+                "{origin} line {}: {}",
+                line_of(text, e.name.span().start),
+                err.message
+            ))
+        })?;
+        let rw = match &e.rw {
+            Some(v) => cx.with("rw", Some(v), Pattern::parse(&v.get_ref().text()))?,
+            None => defaults::PATTERN,
+        };
+        let counts = |key: &str,
+                      own: &P,
+                      over: &Option<String>,
+                      def: &P,
+                      lo: u64,
+                      hi: u64|
+         -> Result<Option<Vec<u64>>> {
+            match cx.pick(own, over, def) {
+                Some((t, at)) => cx
+                    .with(key, at, sweep::parse_counts(key, &t, lo, hi))
+                    .map(Some),
+                None => Ok(None),
+            }
+        };
+        let threads = counts(
+            "threads",
+            &e.threads,
+            &o.args.threads,
+            &d.threads,
+            1,
+            bounds::MAX_THREADS,
+        )?
+        .unwrap_or(vec![u64::from(defaults::THREADS)]);
+        let iodepth = counts(
+            "iodepth",
+            &e.iodepth,
+            &o.args.iodepth,
+            &d.iodepth,
+            1,
+            bounds::MAX_IODEPTH,
+        )?
+        .unwrap_or(vec![u64::from(defaults::IODEPTH)]);
+        let run_files = counts("files", &e.files, &none, &None, 1, bounds::MAX_FILES)?;
+        let read_pct = counts("read_pct", &e.read_pct, &none, &None, 0, 100)?.unwrap_or(vec![
+            rw.fixed_read_pct().unwrap_or(defaults::MIXED_READ_PCT) as u64,
+        ]);
+        let bs = match &e.bs {
+            Some(v) => cx.with("bs", Some(v), sweep::parse_bs_points(&v.get_ref().text()))?,
+            None => vec![vec![crate::spec::BlockSize {
+                bytes: 4096,
+                weight: 1,
+            }]],
+        };
+        let rates = match &e.rate {
+            Some(v) if shape::is_bandwidth(v) => None,
+            Some(v) => Some(cx.with(
+                "rate",
+                Some(v),
+                sweep::parse_numbers("rate", &v.get_ref().text()).and_then(|rs| {
+                    for r in &rs {
+                        bounds::number("rate", *r, bounds::MIN_RATE, bounds::MAX_RATE)?;
+                    }
+                    Ok(rs)
+                }),
+            )?),
+            None => None,
+        };
+        let arrivals = match cx.pick(&e.arrivals, &o.args.arrivals, &d.arrivals) {
+            Some((t, at)) => cx.with("arrivals", at, Arrivals::parse(&t))?,
+            None => defaults::ARRIVALS,
+        };
+        let steady = match &e.steady {
+            Some(v) => match v.get_ref() {
+                Param::Bool(b) => *b,
+                _ => return Err(cx.err(v, "steady", VbError::input("must be true or false"))),
+            },
+            None => false,
+        } || o.args.steady;
+        if let Some(ops) = &e.ops {
+            runs.extend(tree_entry(&cx, e, ops, &name, &threads, arrivals, o)?);
+            continue;
+        }
+        // Every point was bounded by its parser, far inside u32.
+        let first = |v: &[u64]| -> u32 {
+            v.first()
+                .copied()
+                .and_then(|x| u32::try_from(x).ok())
+                .unwrap_or(1)
+        };
+        let base = RunSpec {
+            name: name.clone(),
+            rw,
+            read_pct: read_pct
+                .first()
+                .copied()
+                .unwrap_or(u64::from(defaults::MIXED_READ_PCT))
+                .min(100) as u8,
+            bs: bs.first().cloned().unwrap_or_default(),
+            threads: first(&threads),
+            iodepth: first(&iodepth),
+            warmup_s: cx.seconds(
+                "warmup",
+                &e.warmup,
+                &o.args.warmup,
+                &d.warmup,
+                defaults::WARMUP_S,
+                Duration::ZERO,
+                bounds::MAX_WARMUP,
+            )?,
+            duration_s: cx.seconds(
+                "duration",
+                &e.duration,
+                &o.args.duration,
+                &d.duration,
+                defaults::DURATION_S,
+                bounds::MIN_DURATION,
+                bounds::MAX_DURATION,
+            )?,
+            io_limit: match &e.io_limit {
+                Some(v) => Some(cx.with(
+                    "io_limit",
+                    Some(v),
+                    parse_size_in("io_limit", &v.get_ref().text(), 1, bounds::MAX_SIZE),
+                )?),
+                None => None,
+            },
+            files: run_files.as_deref().map(first),
+            rate_iops: rates.as_ref().and_then(|r| r.first().copied()),
+            arrivals,
+            steady,
+            shape: shape::shape(&cx, e, o)?,
+            // `direct = false` on one run: that run through the page cache.
+            buffered: match e.direct.as_ref().map(|v| (v, v.get_ref())) {
+                None | Some((_, Param::Bool(true))) => false,
+                Some((_, Param::Bool(false))) => true,
+                Some((v, _)) => {
+                    return Err(cx.err(v, "direct", VbError::input("must be true or false")));
+                }
+            },
+            ..RunSpec::default()
+        };
+        let many = |n: usize| n > 1;
+        let axes = Axes {
+            threads: many(threads.len()).then(|| threads.clone()),
+            iodepth: many(iodepth.len()).then(|| iodepth.clone()),
+            bs: many(bs.len()).then(|| bs.clone()),
+            read_pct: many(read_pct.len()).then(|| read_pct.clone()),
+            rate: rates.clone().filter(|r| many(r.len())),
+            files: run_files.clone().filter(|f| many(f.len())),
+        };
+        let mut points =
+            sweep::expand(&base, &axes, |r| point_name(&name, r, &axes)).map_err(|err| {
+                VbError::input(format!(
+                    "{origin} line {}: run '{name}': {}",
+                    line_of(text, e.name.span().start),
+                    err.message
+                ))
+            })?;
+        if let Some(g) = &e.until_gain_below {
+            let pct = cx.with(
+                "until_gain_below",
+                Some(g),
+                positive(&g.get_ref().text()).and_then(|p| {
+                    bounds::number(
+                        "until_gain_below",
+                        p,
+                        bounds::MIN_GAIN_PCT,
+                        bounds::MAX_GAIN_PCT,
+                    )
+                }),
+            )?;
+            for p in &mut points {
+                p.stop_rule = Some(StopRule {
+                    group: name.clone(),
+                    gain_below_pct: Some(pct),
+                    latency_above_us: None,
+                });
+            }
+        }
+        match &e.curve {
+            None => runs.extend(points),
+            Some(c) => {
+                if points.len() != 1 {
+                    return Err(cx.err(
+                        c,
+                        "curve",
+                        VbError::input("a curve run cannot also sweep other values"),
+                    ));
+                }
+                let pcts = cx.with(
+                    "curve",
+                    Some(c),
+                    sweep::parse_numbers("curve", &c.get_ref().text()).and_then(|ps| {
+                        for p in &ps {
+                            bounds::number(
+                                "curve",
+                                *p,
+                                bounds::MIN_RATE_PCT,
+                                bounds::MAX_RATE_PCT,
+                            )?;
+                        }
+                        Ok(ps)
+                    }),
+                )?;
+                let stop_us = match &e.curve_stop_latency {
+                    Some(v) => Some(
+                        cx.with(
+                            "curve_stop_latency",
+                            Some(v),
+                            parse_duration_in(
+                                "curve_stop_latency",
+                                &v.get_ref().text(),
+                                bounds::MIN_LATENCY,
+                                bounds::MAX_LATENCY,
+                            ),
+                        )?
+                        .as_secs_f64()
+                            * 1e6,
+                    ),
+                    None => None,
+                };
+                let Some(mut max) = points.pop() else {
+                    return Err(cx.err(c, "curve", VbError::input("the run has no point")));
+                };
+                let max_name = format!("{name}-max");
+                max.name = max_name.clone();
+                max.rate_iops = None;
+                runs.push(max.clone());
+                for pct in pcts {
+                    let mut p = max.clone();
+                    p.name = format!("{name}-{}pct", trim_num(pct));
+                    p.rate_pct = Some(RatePct {
+                        percent: pct,
+                        of: max_name.clone(),
+                    });
+                    p.stop_rule = stop_us.map(|us| StopRule {
+                        group: name.clone(),
+                        gain_below_pct: None,
+                        latency_above_us: Some(us),
+                    });
+                    runs.push(p);
+                }
+            }
+        }
+    }
+    if runs.len() > bounds::MAX_RUNS {
+        return Err(VbError::input(format!(
+            "{origin}: the suite expands into {} runs; at most {}",
+            runs.len(),
+            bounds::MAX_RUNS
+        )));
+    }
+    if suite.warmup_run
+        && !o.no_warmup_run
+        && let Some(first) = runs.first()
+        && first.meta.as_ref().is_none_or(|m| !m.whole_tree)
+    {
+        let mut warm = first.clone();
+        warm.name = "warmup-run".into();
+        warm.discard = true;
+        // A discarded run never feeds a stop rule or a curve.
+        warm.stop_rule = None;
+        warm.rate_pct = None;
+        runs.insert(0, warm);
+    }
+    let job = JobSpec {
+        target: TargetSpec {
+            path: o.args.target.clone(),
+            size,
+            files,
+            direct,
+            allow_overwrite: o.args.allow_overwrite,
+            write_sync,
+            data: crate::input::data_args::data_spec(&o.args.data)?,
+        },
+        engine,
+        interval_s: interval,
+        seed,
+        runs,
+        suite: Some(SuiteMeta {
+            name: suite.name.clone(),
+            table: suite.table,
+        }),
+    };
+    job.validate()
+        .map_err(|e| VbError::input(format!("{origin}: {}", e.message)))?;
+    Ok(job)
+}
+
+fn positive(text: &str) -> Result<f64> {
+    text.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|v| *v > 0.0 && v.is_finite())
+        .ok_or_else(|| VbError::input(format!("'{text}' is not a positive number")))
+}
+
+fn trim_num(v: f64) -> String {
+    if v.fract() == 0.0 {
+        format!("{}", v as i64)
+    } else {
+        format!("{v}")
+    }
+}
+
+/// A point's name: the run's name plus the values that vary.
+fn point_name(base: &str, r: &RunSpec, axes: &Axes) -> String {
+    let mut name = base.to_string();
+    if let Some(f) = r.files.filter(|_| axes.files.is_some()) {
+        name.push_str(&format!("-{f}f"));
+    }
+    if axes.threads.is_some() {
+        name.push_str(&format!("-{}t", r.threads));
+    }
+    if axes.iodepth.is_some() {
+        name.push_str(&format!("-qd{}", r.iodepth));
+    }
+    if axes.bs.is_some() {
+        name.push_str(&format!("-{}", r.bs_label()));
+    }
+    if axes.read_pct.is_some() {
+        name.push_str(&format!("-{}r", r.read_pct));
+    }
+    if let Some(rate) = r.rate_iops.filter(|_| axes.rate.is_some()) {
+        name.push_str(&format!("-{}iops", trim_num(rate)));
+    }
+    name
+}
