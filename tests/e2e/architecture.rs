@@ -43,36 +43,256 @@ fn owner(file: &Path) -> Option<String> {
     Some(first.trim_end_matches(".rs").to_string())
 }
 
-/// Every top-level module a file names as `crate::X`, including inside
-/// grouped imports (`use crate::{a, b::c}`).
-fn uses(text: &str) -> BTreeSet<String> {
-    let mut found = BTreeSet::new();
-    for line in text.lines() {
-        let code = line.split("//").next().unwrap_or("");
-        let mut rest = code;
-        while let Some(i) = rest.find("crate::") {
-            rest = &rest[i + "crate::".len()..];
-            if let Some(group) = rest.strip_prefix('{') {
-                let end = group.find('}').unwrap_or(group.len());
-                for item in group[..end].split(',') {
-                    let name: String = item
-                        .trim()
-                        .chars()
-                        .take_while(|c| c.is_alphanumeric() || *c == '_')
-                        .collect();
-                    if !name.is_empty() {
-                        found.insert(name);
+/// The text with comments and string and character literals blanked out
+/// (newlines kept), so a path in a doc comment or a message is not read as
+/// a use, and a `"` in a char literal does not start a string.
+fn code_only(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    let blank = |out: &mut String, s: &[u8]| {
+        for &c in s {
+            out.push(if c == b'\n' { '\n' } else { ' ' });
+        }
+    };
+    while i < b.len() {
+        let rest = &b[i..];
+        if rest.starts_with(b"//") {
+            let end = rest.iter().position(|&c| c == b'\n').unwrap_or(rest.len());
+            blank(&mut out, &rest[..end]);
+            i += end;
+        } else if rest.starts_with(b"/*") {
+            // Block comments nest in Rust.
+            let (mut depth, mut j) = (0usize, 0);
+            while j < rest.len() {
+                if rest[j..].starts_with(b"/*") {
+                    depth += 1;
+                    j += 2;
+                } else if rest[j..].starts_with(b"*/") {
+                    depth -= 1;
+                    j += 2;
+                    if depth == 0 {
+                        break;
                     }
-                }
-            } else {
-                let name: String = rest
-                    .chars()
-                    .take_while(|c| c.is_alphanumeric() || *c == '_')
-                    .collect();
-                if !name.is_empty() {
-                    found.insert(name);
+                } else {
+                    j += 1;
                 }
             }
+            blank(&mut out, &rest[..j]);
+            i += j;
+        } else if rest[0] == b'r' && (rest.starts_with(b"r\"") || rest.starts_with(b"r#")) {
+            let hashes = rest[1..].iter().take_while(|&&c| c == b'#').count();
+            if rest.get(1 + hashes) != Some(&b'"') {
+                out.push('r');
+                i += 1;
+                continue;
+            }
+            let close: Vec<u8> = std::iter::once(b'"')
+                .chain(std::iter::repeat_n(b'#', hashes))
+                .collect();
+            let body = 2 + hashes;
+            let end = rest[body..]
+                .windows(close.len())
+                .position(|w| w == close.as_slice())
+                .map_or(rest.len(), |p| body + p + close.len());
+            blank(&mut out, &rest[..end]);
+            i += end;
+        } else if rest[0] == b'"' {
+            let mut j = 1;
+            while j < rest.len() && rest[j] != b'"' {
+                j += if rest[j] == b'\\' { 2 } else { 1 };
+            }
+            let end = (j + 1).min(rest.len());
+            blank(&mut out, &rest[..end]);
+            i += end;
+        } else if rest[0] == b'\'' {
+            // 'x' or '\n' is a char literal; 'a (no closing quote) a lifetime.
+            let len = if rest.get(1) == Some(&b'\\') {
+                rest[2..].iter().position(|&c| c == b'\'').map(|p| p + 3)
+            } else {
+                let ch = text[i + 1..].chars().next().map_or(1, char::len_utf8);
+                (rest.get(1 + ch) == Some(&b'\'')).then_some(2 + ch)
+            };
+            match len {
+                Some(n) => {
+                    blank(&mut out, &rest[..n]);
+                    i += n;
+                }
+                None => {
+                    out.push('\'');
+                    i += 1;
+                }
+            }
+        } else {
+            let ch = text[i..].chars().next().unwrap_or(' ');
+            out.push(ch);
+            i += ch.len_utf8();
+        }
+    }
+    out
+}
+
+fn ident(s: &str) -> String {
+    s.trim_start()
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '_')
+        .collect()
+}
+
+/// The first name of each item of a `{...}` group at its top level
+/// (`{a::{b, c}, d}` -> a, d), and the text after the group.
+fn group_heads(after_brace: &str) -> Vec<String> {
+    let (mut depth, mut item, mut heads) = (0usize, String::new(), Vec::new());
+    for c in after_brace.chars() {
+        match c {
+            '{' => depth += 1,
+            '}' if depth == 0 => break,
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                heads.push(ident(&item));
+                item.clear();
+                continue;
+            }
+            _ => {}
+        }
+        if depth == 0 {
+            item.push(c);
+        }
+    }
+    heads.push(ident(&item));
+    heads.retain(|h| !h.is_empty() && h != "self");
+    heads
+}
+
+/// The names a path continues with after `crate::` (or after enough
+/// `super::` to reach the crate root): one name, or each head of a group.
+fn names_after(rest: &str) -> Vec<String> {
+    let rest = rest.trim_start();
+    match rest.strip_prefix('{') {
+        Some(group) => group_heads(group),
+        None => vec![ident(rest)]
+            .into_iter()
+            .filter(|n| !n.is_empty())
+            .collect(),
+    }
+}
+
+/// Every top-level module a file names as `crate::X` (in a `use`, a type,
+/// an expression, a grouped import over several lines, `pub(in crate::X)`),
+/// or reaches through `super::super::...` from `depth` levels down
+/// (`src/io/engine/uring.rs` is 3 deep; a `mod.rs` counts as its folder).
+fn uses_from(text: &str, depth: usize) -> BTreeSet<String> {
+    let code = code_only(text);
+    let mut found = BTreeSet::new();
+    let word_start = |i: usize| {
+        code[..i]
+            .chars()
+            .next_back()
+            .is_none_or(|c| !(c.is_alphanumeric() || c == '_' || c == '$'))
+    };
+    for (i, _) in code.match_indices("crate") {
+        if !word_start(i) {
+            continue;
+        }
+        let rest = code[i + "crate".len()..].trim_start();
+        if let Some(rest) = rest.strip_prefix("::") {
+            found.extend(names_after(rest));
+        }
+    }
+    let inline = inline_mod_depths(&code);
+    for (i, _) in code.match_indices("super") {
+        if !word_start(i) || code[..i].trim_end().ends_with("::") {
+            continue;
+        }
+        // Inside `mod tests { ... }` one `super` only leaves that block.
+        let depth = depth + inline.get(i).copied().unwrap_or(0);
+        let mut rest = &code[i..];
+        let mut k = 0;
+        while let Some(r) = rest.strip_prefix("super") {
+            let Some(r) = r.trim_start().strip_prefix("::") else {
+                break;
+            };
+            k += 1;
+            rest = r.trim_start();
+        }
+        if depth > 0 && k >= depth {
+            found.extend(names_after(rest));
+        }
+    }
+    found
+}
+
+/// For each byte of `code`, how many inline `mod NAME { ... }` blocks
+/// enclose it.
+fn inline_mod_depths(code: &str) -> Vec<usize> {
+    let mut out = Vec::with_capacity(code.len());
+    let (mut braces, mut open_mods) = (0usize, Vec::new());
+    for (i, c) in code.char_indices() {
+        match c {
+            '{' => {
+                braces += 1;
+                let before = code[..i].trim_end();
+                let name_len = before
+                    .chars()
+                    .rev()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .count();
+                let head = before[..before.len() - name_len].trim_end();
+                let is_mod = name_len > 0
+                    && head.ends_with("mod")
+                    && head[..head.len() - 3]
+                        .chars()
+                        .next_back()
+                        .is_none_or(|c| !(c.is_alphanumeric() || c == '_'));
+                if is_mod {
+                    open_mods.push(braces);
+                }
+            }
+            '}' => {
+                if open_mods.last() == Some(&braces) {
+                    open_mods.pop();
+                }
+                braces = braces.saturating_sub(1);
+            }
+            _ => {}
+        }
+        out.extend(std::iter::repeat_n(open_mods.len(), c.len_utf8()));
+    }
+    out
+}
+
+/// As `uses_from` for a top-level file (`use crate::...` only).
+fn uses(text: &str) -> BTreeSet<String> {
+    uses_from(text, 1)
+}
+
+/// How many modules deep a file sits: `src/spec.rs` 1, `src/io/mod.rs` 1,
+/// `src/io/engine/uring.rs` 3.
+fn depth(file: &Path) -> usize {
+    let Ok(rel) = file.strip_prefix(src()) else {
+        return 0;
+    };
+    let n = rel.components().count();
+    if rel.file_name().is_some_and(|f| f == "mod.rs") {
+        n - 1
+    } else {
+        n
+    }
+}
+
+/// The modules `src/lib.rs` declares.
+fn declared_in_lib() -> BTreeSet<String> {
+    let text = fs::read_to_string(src().join("lib.rs")).unwrap_or_default();
+    let code = code_only(&text);
+    let mut found = BTreeSet::new();
+    for (i, _) in code.match_indices("mod ") {
+        let before = code[..i].chars().next_back();
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+            continue;
+        }
+        let name = ident(&code[i + 4..]);
+        if !name.is_empty() {
+            found.insert(name);
         }
     }
     found
@@ -100,7 +320,13 @@ fn modules_use_only_the_layers_below_them() {
             continue;
         };
         let text = fs::read_to_string(f).unwrap_or_default();
-        for used in uses(&text) {
+        if code_only(&text).contains("#[path") {
+            wrong.push(format!(
+                "{}: #[path] makes a file of one folder a module of another; move the file",
+                f.display()
+            ));
+        }
+        for used in uses_from(&text, depth(f)) {
             match rank(&used) {
                 Some(r) if r < my_rank => wrong.push(format!(
                     "{}: '{me}' uses '{used}', which is above it",
@@ -117,16 +343,118 @@ fn modules_use_only_the_layers_below_them() {
     assert!(wrong.is_empty(), "layering broken:\n{}", wrong.join("\n"));
 }
 
+fn set(names: &[&str]) -> BTreeSet<String> {
+    names.iter().map(|s| s.to_string()).collect()
+}
+
 #[test]
 fn the_import_scanner_sees_grouped_and_nested_paths() {
     let found = uses(
         "use crate::{error::Result, spec};\nlet x = crate::io::target::inspect(p); // crate::cmd",
     );
-    let want: BTreeSet<String> = ["error", "spec", "io"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-    assert_eq!(found, want);
+    assert_eq!(found, set(&["error", "spec", "io"]));
+}
+
+#[test]
+fn the_import_scanner_sees_every_form_of_reference() {
+    // A group over several lines, as rustfmt writes a long one, with a
+    // nested group whose inner names are not top-level modules.
+    let multi = "use crate::{\n    output::{fmt, table::Table},\n    units::bounds,\n};\n";
+    assert_eq!(uses(multi), set(&["output", "units"]));
+    // A type, an expression, a visibility, spaces around `::`.
+    let inline = "fn f(d: &crate::result::ResultDoc) -> crate :: report::Html {\n\
+                  pub(in crate::plan) struct S;\n crate::cmd::run() }";
+    assert_eq!(uses(inline), set(&["result", "report", "plan", "cmd"]));
+    // `super` chains: from src/io/engine/uring.rs (3 deep) two supers stay
+    // in io, three reach the crate root; a mod.rs counts as its folder.
+    let up = "use super::super::target;\nuse super::super::super::report::Html;";
+    assert_eq!(uses_from(up, 3), set(&["report"]));
+    assert_eq!(
+        uses_from("use super::{plan, cmd};", 1),
+        set(&["plan", "cmd"])
+    );
+    assert_eq!(uses_from("use super::Engine;", 2), set(&[]));
+    // In an inline module, one `super` only leaves the block.
+    let tests =
+        "mod tests {\n    use super::Pattern;\n    use super::super::cmd;\n}\nuse super::report;";
+    assert_eq!(uses_from(tests, 1), set(&["cmd", "report"]));
+    // Comments, doc comments, strings and char literals are not code.
+    let quiet = "/* crate::cmd */ /// crate::report\nlet s = \"crate::remote\";\n\
+                 let r = r#\"crate::plan\"#; let q = '\"'; let l: &'static str = crate::spec::X;";
+    assert_eq!(uses(quiet), set(&["spec"]));
+    assert_eq!(depth(&src().join("io/engine/uring.rs")), 3);
+    assert_eq!(depth(&src().join("io/engine/mod.rs")), 2);
+    assert_eq!(depth(&src().join("spec.rs")), 1);
+}
+
+#[test]
+fn every_top_level_module_has_a_layer() {
+    let declared = declared_in_lib();
+    let layers: BTreeSet<String> = LAYERS.iter().map(|s| s.to_string()).collect();
+    let mut wrong = Vec::new();
+    for m in declared.difference(&layers) {
+        wrong.push(format!(
+            "src/lib.rs declares '{m}', which has no place in LAYERS"
+        ));
+    }
+    for m in layers.difference(&declared) {
+        wrong.push(format!(
+            "LAYERS names '{m}', which src/lib.rs does not declare"
+        ));
+    }
+    // A file or folder in src/ that lib.rs does not declare is dead or
+    // reached by #[path]; either way it has no layer.
+    for e in fs::read_dir(src()).into_iter().flatten().flatten() {
+        let name = e
+            .file_name()
+            .to_string_lossy()
+            .trim_end_matches(".rs")
+            .to_string();
+        let is_rs_or_dir = e.path().is_dir() || e.path().extension().is_some_and(|x| x == "rs");
+        if is_rs_or_dir && name != "lib" && name != "main" && !declared.contains(&name) {
+            wrong.push(format!("src/{}: not a module src/lib.rs declares", name));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// ARCHITECTURE.md names every folder (`io/engine/`) and every file
+/// (`io/engine/uring.rs`) of src/, so the map cannot fall behind the tree.
+/// Unit-test files (`tests.rs`, `tests/`) go with the code they test.
+#[test]
+fn every_source_folder_and_file_is_on_the_map() {
+    let doc = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("ARCHITECTURE.md"))
+        .unwrap_or_default();
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    let mut missing = BTreeSet::new();
+    for f in &files {
+        let Ok(rel) = f.strip_prefix(src()) else {
+            continue;
+        };
+        let rel = rel.to_string_lossy().replace('\\', "/");
+        if rel.ends_with("tests.rs") || rel.contains("tests/") {
+            continue;
+        }
+        let want = match rel.strip_suffix("mod.rs") {
+            Some(folder) => folder.to_string(),
+            None => rel.clone(),
+        };
+        if !doc.contains(&format!("`{want}`")) {
+            missing.insert(want);
+        }
+        // A folder beside its module file (`spec.rs` and `spec/`) too.
+        if let Some((folder, _)) = rel.rsplit_once('/')
+            && !doc.contains(&format!("`{folder}/`"))
+        {
+            missing.insert(format!("{folder}/"));
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "ARCHITECTURE.md does not name these (add each, in backquotes, to the file map):\n{}",
+        missing.into_iter().collect::<Vec<_>>().join("\n")
+    );
 }
 
 #[test]
