@@ -2,7 +2,7 @@
 //! I/O path); totals and percentiles come only from histograms merged by
 //! addition, never from averaging averages.
 
-pub mod live_hist;
+pub(crate) mod live_hist;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 

@@ -27,7 +27,7 @@ pub(crate) mod hosts;
 pub(crate) mod import;
 pub(crate) mod install;
 pub mod littles_law;
-pub mod service;
+pub(crate) mod service;
 pub(crate) mod verify;
 
 pub fn main(cli: Cli) -> Result<i32> {

@@ -11,7 +11,7 @@
 mod collect;
 mod data;
 mod intervals;
-pub mod meta;
+pub(crate) mod meta;
 mod prepare;
 mod record;
 mod run;

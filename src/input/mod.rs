@@ -3,20 +3,20 @@
 //! Nothing downstream knows which front end a job came from.
 
 pub mod cli;
-pub mod cli_launch;
-pub mod cli_shape;
-pub mod data_args;
+pub(crate) mod cli_launch;
+pub(crate) mod cli_shape;
+pub(crate) mod data_args;
 pub(crate) mod file;
 pub(crate) mod flags;
-pub mod hostlist;
+pub(crate) mod hostlist;
 pub mod hosts;
-pub mod hosts_from;
-pub mod import;
-pub mod meta;
-pub mod meta_hosts;
-pub mod service;
+pub(crate) mod hosts_from;
+pub(crate) mod import;
+pub(crate) mod meta;
+pub(crate) mod meta_hosts;
+pub(crate) mod service;
 pub(crate) mod shape;
 pub mod suite;
 pub mod sweep;
-pub mod version;
-pub mod words;
+pub(crate) mod version;
+pub(crate) mod words;

@@ -12,6 +12,6 @@ pub(crate) mod mounts;
 pub(crate) mod shaping;
 pub(crate) mod skew;
 pub mod target;
-pub mod verify;
+pub(crate) mod verify;
 pub(crate) mod worker;
 pub(crate) mod workload;

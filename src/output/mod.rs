@@ -1,6 +1,6 @@
 //! Views of a result: the terminal summary, summary.csv, result.json.
 
-pub mod diagnosis;
+pub(crate) mod diagnosis;
 pub mod file;
 pub mod fmt;
 pub(crate) mod small_files;

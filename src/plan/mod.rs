@@ -2,7 +2,7 @@
 //! is, the engine each run uses and why, how many I/O threads, and the total
 //! time. Planning touches nothing, so `--dry-run` shows it for free.
 
-pub mod meta;
+pub(crate) mod meta;
 
 use std::fmt::Write as _;
 

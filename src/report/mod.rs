@@ -6,12 +6,12 @@
 
 pub(crate) mod charts;
 pub mod compare;
-pub mod compare_meta;
-pub mod conditions;
+pub(crate) mod compare_meta;
+pub(crate) mod conditions;
 pub(crate) mod detect;
 pub(crate) mod diagnosis;
 pub mod export;
-pub mod fio_json;
+pub(crate) mod fio_json;
 pub(crate) mod hosts;
 pub mod html;
 pub(crate) mod interval_lat;

@@ -7,9 +7,9 @@ pub mod counters;
 pub mod diagnosis;
 pub mod expect;
 pub mod merge;
-pub mod meta;
-pub mod mount;
-pub mod ops;
+pub(crate) mod meta;
+pub(crate) mod mount;
+pub(crate) mod ops;
 
 use serde::{Deserialize, Serialize};
 

@@ -58,14 +58,6 @@ impl Notes {
         });
     }
 
-    pub fn note(&mut self, at: &str, option: &str, how: impl Into<String>) {
-        self.mapped.push(Mapping {
-            at: at.into(),
-            option: option.into(),
-            how: How::Note(how.into()),
-        });
-    }
-
     pub fn refuse(&mut self, at: &str, option: &str, why: impl Into<String>) {
         self.refused.push((at.into(), option.into(), why.into()));
     }

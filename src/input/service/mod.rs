@@ -148,10 +148,6 @@ impl Limit {
         self.fixed.is_none() && (self.per_gib > 0.0 || self.base > 0.0)
     }
 
-    pub fn known(&self) -> bool {
-        self.fixed.is_some() || self.scales() || self.provisioned_max.is_some()
-    }
-
     /// What comes with a quota of `gib` GiB without buying performance.
     pub fn at(&self, gib: f64) -> Option<f64> {
         if let Some(f) = self.fixed {

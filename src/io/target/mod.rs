@@ -20,7 +20,7 @@ mod fileset;
 mod lock;
 
 pub use lock::{Lock, lock_tree};
-pub mod readset;
+pub(crate) mod readset;
 mod setdir;
 pub(crate) use setdir::read_up_to;
 

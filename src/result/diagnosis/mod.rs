@@ -11,7 +11,7 @@
 
 mod clients;
 mod concurrency;
-pub mod hosts;
+pub(crate) mod hosts;
 mod limits;
 mod time;
 
