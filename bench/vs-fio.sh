@@ -6,6 +6,8 @@
 #
 #   sudo bench/vs-fio.sh [--duration 5] [--warmup 1] [--repeat 3] [--size 1024]
 #                        [--cases psync-pagecache,uring-direct,seq-read-64k,seq-write-64k]
+#                        [--bin PATH]   (a volbench binary to use instead of building one,
+#                                        e.g. to compare two builds, run after run)
 #   (seq-write-64k-fresh: fio with --refill_buffers, fresh data per write as volbench writes)
 #
 # Cases (fio's names for the options):
@@ -36,7 +38,7 @@ set -euo pipefail
 
 die() { echo "vs-fio: $*" >&2; exit 2; }
 
-duration=5 warmup=1 repeat=3 size_mib=1024
+duration=5 warmup=1 repeat=3 size_mib=1024 bin=""
 cases=psync-pagecache,uring-direct,seq-read-64k,seq-write-64k
 while (($#)); do
   case $1 in
@@ -45,7 +47,8 @@ while (($#)); do
     --repeat) repeat=${2:?}; shift 2 ;;
     --size) size_mib=${2:?}; shift 2 ;;
     --cases) cases=${2:?}; shift 2 ;;
-    -h | --help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --bin) bin=${2:?}; shift 2 ;;
+    -h | --help) awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown option '$1' (see --help)" ;;
   esac
 done
@@ -57,7 +60,7 @@ done
 [[ $(id -u) == 0 ]] || die "must run as root: it attaches a loop device and writes to it (try: sudo $0)"
 command -v losetup >/dev/null || die "losetup not found (Debian: apt-get install mount)"
 command -v python3 >/dev/null || die "python3 not found; it parses the JSON results"
-command -v cargo >/dev/null || die "cargo not found; it builds volbench"
+[[ -n $bin ]] || command -v cargo >/dev/null || die "cargo not found; it builds volbench (or give --bin)"
 if ! command -v fio >/dev/null; then
   echo "vs-fio: installing fio" >&2
   command -v apt-get >/dev/null || die "fio is not installed and there is no apt-get; install fio"
@@ -67,9 +70,13 @@ if ! command -v fio >/dev/null; then
 fi
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
-echo "vs-fio: building volbench (release)" >&2
-(cd "$repo" && cargo build --release --quiet) || die "cargo build --release failed"
-volbench=${CARGO_TARGET_DIR:-$repo/target}/release/volbench
+if [[ -n $bin ]]; then
+  volbench=$bin
+else
+  echo "vs-fio: building volbench (release)" >&2
+  (cd "$repo" && cargo build --release --quiet) || die "cargo build --release failed"
+  volbench=${CARGO_TARGET_DIR:-$repo/target}/release/volbench
+fi
 [[ -x $volbench ]] || die "no binary at $volbench"
 
 work=$(mktemp -d "${VSFIO_DIR:-/var/tmp}/vs-fio.XXXXXX")

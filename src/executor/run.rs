@@ -88,6 +88,11 @@ pub fn run_one(
             io_gen,
             max_bs: spec.max_bs() as usize,
             buf_align: 4096,
+            ring: if spec.has_writes() {
+                crate::io::ring::ring_bytes(n, run.depth, spec.max_bs() as usize, 4096)
+            } else {
+                0
+            },
             seed: job.seed,
             budget: spec
                 .io_limit

@@ -81,6 +81,14 @@ pub fn fill_random(buf: &mut [u8], rng: &mut fastrand::Rng) {
     }
 }
 
+/// A stamp key for one worker of one run, drawn at random rather than
+/// from --seed: with keys from the seed alone, every run of a job (a sweep's
+/// points, a warm-up run) and every job with the same seed stamped the same
+/// bytes at the same offsets, which deduplicating storage recognizes.
+pub fn fresh_key() -> u64 {
+    fastrand::u64(..)
+}
+
 /// Makes each 512-byte sector of a random buffer unique before it is
 /// written: the sector's first 16 bytes take a mix of a per-worker key, the
 /// offset and a write counter. Costs a few stores per sector instead of

@@ -7,8 +7,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, Ordering};
 use std::time::Duration;
 
-use crate::io::data::{AlignedBuf, fill_random, stamp};
+use crate::io::data::{AlignedBuf, fill_random};
 use crate::io::engine::{self, Completion, Engine, EngineKind};
+use crate::io::ring::WriteSource;
 use crate::io::workload::{IoGen, IoOp};
 use crate::stats::{LiveCounters, OpStats};
 
@@ -114,6 +115,8 @@ pub struct WorkerSetup {
     pub io_gen: IoGen,
     pub max_bs: usize,
     pub buf_align: usize,
+    /// Bytes of the ring writes are issued from (`io::ring`); 0: they copy.
+    pub ring: usize,
     pub seed: u64,
     /// Bytes this worker may issue over the whole run (--io-limit), if capped.
     pub budget: Option<u64>,
@@ -168,6 +171,7 @@ fn run_loop<const RATED: bool, const VERIFY: bool, const SHAPED: bool>(
         mut io_gen,
         max_bs,
         buf_align,
+        ring: ring_bytes,
         seed,
         budget,
         rate,
@@ -190,7 +194,11 @@ fn run_loop<const RATED: bool, const VERIFY: bool, const SHAPED: bool>(
     for b in &mut bufs {
         fill_random(b.as_mut_slice(), &mut rng);
     }
-    let ptrs: Vec<(*mut u8, usize)> = bufs.iter_mut().map(|b| (b.as_mut_ptr(), b.len())).collect();
+    let mut writes = WriteSource::new(data.as_deref(), ring_bytes, max_bs, buf_align, depth);
+    let mut ptrs: Vec<(*mut u8, usize)> =
+        bufs.iter_mut().map(|b| (b.as_mut_ptr(), b.len())).collect();
+    // Registered after the slots' buffers: index `depth` on io_uring.
+    ptrs.extend(writes.region());
     // The third takes the cool-down's I/O, which counts nowhere.
     let mut stats = [
         PhaseStats::default(),
@@ -216,8 +224,6 @@ fn run_loop<const RATED: bool, const VERIFY: bool, const SHAPED: bool>(
     };
     ready();
 
-    let stamp_key = rng.u64(..);
-    let mut write_seq = 0u64;
     let mut free: Vec<u32> = (0..depth).rev().collect();
     let mut ops: Vec<IoOp> = vec![
         IoOp {
@@ -276,15 +282,10 @@ fn run_loop<const RATED: bool, const VERIFY: bool, const SHAPED: bool>(
                 blocked = 0;
             }
             issued_bytes += op.len as u64;
-            let buf = ptrs[slot as usize].0;
+            let mut buf = ptrs[slot as usize].0;
             if op.write {
-                write_seq += 1;
                 // SAFETY: this slot's buffer is idle (not in flight) and max_bs long.
-                let bytes = unsafe { std::slice::from_raw_parts_mut(buf, op.len as usize) };
-                match &data {
-                    Some(d) => d.write(bytes, &op, stamp_key, write_seq, &mut rng),
-                    _ => stamp(bytes, stamp_key, op.offset, write_seq),
-                }
+                buf = unsafe { writes.buf(data.as_deref(), slot, buf, &op, &mut rng) };
             }
             ops[slot as usize] = op;
             if RATED && let Some(r) = &rate {
@@ -308,7 +309,8 @@ fn run_loop<const RATED: bool, const VERIFY: bool, const SHAPED: bool>(
                 }
             }
             // SAFETY: `buf` is this slot's own buffer, max_bs >= op.len bytes,
-            // taken from the free list, so nothing is in flight on it; the
+            // taken from the free list, so nothing is in flight on it, or a
+            // ring window no other in-flight I/O covers (`Ring::write`); the
             // worker does not touch it again until the slot's completion comes
             // back, and the buffers outlive every I/O (drained below, or
             // leaked if draining fails).
@@ -385,6 +387,7 @@ fn run_loop<const RATED: bool, const VERIFY: bool, const SHAPED: bool>(
             let op = ops[slot];
             in_flight -= 1;
             free.push(c.slot);
+            writes.done(c.slot);
             if VERIFY && let Some(d) = &data {
                 let ok = c.result == op.len as i64;
                 if ok && !op.write {
@@ -479,6 +482,7 @@ fn run_loop<const RATED: bool, const VERIFY: bool, const SHAPED: bool>(
         // The kernel may still finish those I/Os into these buffers: leak
         // them (a few MiB, once, on a failing run) rather than free them.
         std::mem::forget(bufs);
+        std::mem::forget(writes);
     }
     let [warmup, measure, _cooldown] = stats;
     WorkerResult {

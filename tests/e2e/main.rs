@@ -22,6 +22,7 @@ mod prop_untrusted;
 mod quick;
 mod reading;
 mod report;
+mod ring;
 mod run_cli;
 mod safety_fileset;
 mod safety_input;

@@ -16,6 +16,9 @@ pub struct UringEngine {
     raw_fds: Vec<i32>,
     fixed_files: bool,
     fixed_buffers: bool,
+    /// A buffer shared by many slots (the worker's write ring): its address
+    /// range and, if registered, its fixed-buffer index.
+    shared: (usize, usize, Option<u16>),
     queued: u32,
     submit_each: bool,
     /// A failed eager submit, reported by the next wait.
@@ -37,7 +40,8 @@ pub fn probe_io_uring() -> Result<(), String> {
 
 impl UringEngine {
     /// `submit_each`: submit every I/O as it is queued (sequential patterns)
-    /// instead of in batches.
+    /// instead of in batches. `buffers`: one per slot, then optionally one
+    /// shared region any slot may write from.
     pub fn new(
         files: Vec<OwnedFd>,
         depth: u32,
@@ -61,17 +65,34 @@ impl UringEngine {
             .collect();
         // Registration pins the buffers; it can fail under a low memlock
         // limit on older kernels, and plain reads and writes still work then.
-        // SAFETY: registering only pins the pages; the kernel touches them
-        // only for an I/O queued on them, and `queue` is where the caller
-        // promises they are valid for that I/O.
-        let fixed_buffers =
-            !iovecs.is_empty() && unsafe { ring.submitter().register_buffers(&iovecs) }.is_ok();
+        let register = |iovecs: &[libc::iovec]| {
+            // SAFETY: registering only pins the pages; the kernel touches
+            // them only for an I/O queued on them, and `queue` is where the
+            // caller promises they are valid for that I/O.
+            !iovecs.is_empty() && unsafe { ring.submitter().register_buffers(iovecs) }.is_ok()
+        };
+        let slots = (depth as usize).min(iovecs.len());
+        let mut shared = match buffers.get(slots) {
+            Some(&(ptr, len)) => (ptr as usize, len, None),
+            None => (0, 0, None),
+        };
+        // The shared region is large (8 MiB or more): where pinning it all
+        // is refused, the slots' buffers alone still register.
+        let fixed_buffers = if register(&iovecs) {
+            if iovecs.len() > slots {
+                shared.2 = Some(slots as u16);
+            }
+            true
+        } else {
+            iovecs.len() > slots && register(&iovecs[..slots])
+        };
         Ok(Self {
             ring,
             _files: files,
             raw_fds,
             fixed_files,
             fixed_buffers,
+            shared,
             queued: 0,
             submit_each,
             submit_error: None,
@@ -82,21 +103,24 @@ impl UringEngine {
 impl Engine for UringEngine {
     #[inline]
     unsafe fn queue(&mut self, slot: u32, op: IoOp, buf: *mut u8) {
-        let entry = match (op.write, self.fixed_files, self.fixed_buffers) {
-            (false, true, true) => {
-                opcode::ReadFixed::new(types::Fixed(op.file), buf, op.len, slot as u16)
-                    .offset(op.offset)
-                    .build()
-            }
-            (true, true, true) => {
-                opcode::WriteFixed::new(types::Fixed(op.file), buf, op.len, slot as u16)
-                    .offset(op.offset)
-                    .build()
-            }
-            (false, true, false) => opcode::Read::new(types::Fixed(op.file), buf, op.len)
+        let index = if !self.fixed_buffers {
+            None
+        } else if (buf as usize).wrapping_sub(self.shared.0) < self.shared.1 {
+            self.shared.2
+        } else {
+            Some(slot as u16)
+        };
+        let entry = match (op.write, self.fixed_files, index) {
+            (false, true, Some(i)) => opcode::ReadFixed::new(types::Fixed(op.file), buf, op.len, i)
                 .offset(op.offset)
                 .build(),
-            (true, true, false) => opcode::Write::new(types::Fixed(op.file), buf, op.len)
+            (true, true, Some(i)) => opcode::WriteFixed::new(types::Fixed(op.file), buf, op.len, i)
+                .offset(op.offset)
+                .build(),
+            (false, true, None) => opcode::Read::new(types::Fixed(op.file), buf, op.len)
+                .offset(op.offset)
+                .build(),
+            (true, true, None) => opcode::Write::new(types::Fixed(op.file), buf, op.len)
                 .offset(op.offset)
                 .build(),
             (false, false, _) => {

@@ -96,13 +96,31 @@ impl DataPlan {
         }
         let pos = rng.u64(..self.pool.sectors());
         self.pool.copy_into(buf, pos);
+        self.stamp_window(buf, op, key, seq, pos);
+    }
+
+    /// Whether writes may come from a ring of the pool stamped in place
+    /// (`io::ring`): not with --dedup, whose blocks' bytes are their group's.
+    pub fn ring_ok(&self) -> bool {
+        self.dedup.is_none()
+    }
+
+    /// Fills a worker's ring with the pool, repeated to its length.
+    pub fn fill_ring(&self, ring: &mut [u8]) {
+        self.pool.copy_into(ring, 0);
+    }
+
+    /// Stamps write `op`'s sector headers into `buf`, which holds pool
+    /// sectors from `pos` on (a ring window: ring sector `pos`).
+    #[inline]
+    pub fn stamp_window(&self, buf: &mut [u8], op: &IoOp, key: u64, seq: u64, pos: u64) {
+        debug_assert!(self.light || self.map.is_some());
         match &self.map {
             Some(m) => stamp_headers(buf, &self.pool, op.file, op.offset, pos, |i| {
                 m.counter_at(op, (i * SECTOR) as u64)
             }),
             None => crate::io::data::stamp(buf, key, op.offset, seq),
         }
-        debug_assert!(self.light || self.map.is_some());
     }
 
     /// Checks read `op`'s data in `buf` (with --verify): the first sector

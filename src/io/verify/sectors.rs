@@ -19,9 +19,17 @@ use xxhash_rust::xxh3::xxh3_64;
 pub const SECTOR: usize = 512;
 pub const HEADER: usize = 32;
 const MAGIC: [u8; 4] = *b"vbs1";
-/// Pool of pre-shaped sectors: 1 MiB, so blocks taken from random positions
-/// of it rarely share bodies within a compressor's window (gzip: 32 KiB).
-const POOL_BYTES: usize = 1 << 20;
+/// Pool of pre-shaped sectors: 8 MiB, so blocks taken from it rarely share
+/// bodies within a compressor's window (gzip: 32 KiB; zstd up to level 18:
+/// 4 MiB). Each worker writes from a copy of it (`io::ring`), walked in
+/// order, so a file written sequentially repeats a body only 8 MiB later.
+/// Made sector by sector from one seed, so its first 1 MiB is the whole
+/// pool of the volbench versions whose pool was 1 MiB: the pool index in
+/// their headers still names the same bytes.
+pub const POOL_BYTES: usize = 8 << 20;
+/// The pool the --dedup contents are cut from, as before the pool grew, so
+/// a set filled with --dedup by an older volbench keeps its groups' bytes.
+const DEDUP_POOL_SECTORS: u64 = (1 << 20) / SECTOR as u64;
 const POOL_SEED: u64 = 0x766f_6c62_656e_6368;
 
 /// Pre-shaped sector bodies for one compress ratio.
@@ -48,10 +56,17 @@ impl Pool {
     /// Copies pool sectors from sector `pos` (wrapping) over `dst`.
     #[inline]
     pub fn copy_into(&self, dst: &mut [u8], pos: u64) {
-        let mut at = (pos % self.sectors()) as usize * SECTOR;
+        self.copy_within_first(dst, pos, self.sectors());
+    }
+
+    /// Like `copy_into`, over the pool's first `span` sectors only.
+    #[inline]
+    fn copy_within_first(&self, dst: &mut [u8], pos: u64, span: u64) {
+        let end = span.min(self.sectors()) as usize * SECTOR;
+        let mut at = (pos % span.min(self.sectors())) as usize * SECTOR;
         let mut done = 0;
         while done < dst.len() {
-            let n = (dst.len() - done).min(self.bytes.len() - at);
+            let n = (dst.len() - done).min(end - at);
             dst[done..done + n].copy_from_slice(&self.bytes[at..at + n]);
             done += n;
             at = 0;
@@ -205,7 +220,7 @@ impl Dedup {
             let group = (first + i as u64) % self.groups;
             let mix = crate::io::workload::worker_seed(DEDUP_KEY, group as u32)
                 ^ (group >> 32).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-            pool.copy_into(chunk, mix);
+            pool.copy_within_first(chunk, mix, DEDUP_POOL_SECTORS);
             crate::io::data::stamp(chunk, DEDUP_KEY, group * self.unit, 0);
         }
     }
