@@ -9,6 +9,7 @@ mod common;
 mod counters;
 mod data;
 mod diagnosis;
+mod hostile_flags;
 mod import_cli;
 mod launchers;
 mod meta;
