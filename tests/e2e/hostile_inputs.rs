@@ -1,6 +1,7 @@
-//! Hostile input files and host names found by the review of the features
+//! Hostile input files, host names and signals found by the review of the features
 //! added after issue 9's first pass: each test reproduces one finding.
 
+use std::os::unix::fs::FileTypeExt;
 use std::process::Output;
 use volbench::error::exit;
 
@@ -118,4 +119,85 @@ fn host_names_a_shell_would_interpret_are_refused_from_every_source() {
         .arg("root@vm1.example,vm2:22,fe80::1%eth0,node[01-3]")
         .output();
     assert_eq!(o.status.code(), Some(exit::OK), "{}", stderr(&o));
+}
+
+#[test]
+fn sighup_in_the_cool_down_stops_at_once_and_writes_the_result() {
+    // The measured phase is 1 ms, so the signal lands in the 60 s cool-down
+    // (or, on a slow machine, just before it: either must stop the run).
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("out");
+    let started = std::time::Instant::now();
+    let mut child = volbench()
+        .arg("run")
+        .arg("--target")
+        .arg(d.path().join("t"))
+        .args(["--size", "8m", "--duration", "1ms", "--warmup", "0"])
+        .args(["--threads", "1,2", "--cooldown", "60s", "--output"])
+        .arg(&out)
+        .stderr(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for_stderr_line(&mut child, "[1/2]");
+    rustix::process::kill_process(
+        rustix::process::Pid::from_child(&child),
+        rustix::process::Signal::HUP,
+    )
+    .unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(exit::INTERRUPTED));
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(30),
+        "the cool-down held the stop"
+    );
+    let doc = read_json(&out.join("result.json"));
+    assert_eq!(doc["interrupted"], true);
+    // The second run never started (the first may be recorded or not,
+    // depending on whether the signal beat its 1 ms of measuring).
+    assert!(doc["runs"].as_array().is_some_and(|r| r.len() <= 1), "{doc}");
+}
+
+#[test]
+fn import_output_never_replaces_or_follows_what_is_at_the_path() {
+    let d = tempfile::tempdir().unwrap();
+    let job = d.path().join("ok.fio");
+    std::fs::write(
+        &job,
+        format!("[j]\nrw=read\nsize=1m\ndirectory={}\n", d.path().display()),
+    )
+    .unwrap();
+    let victim = d.path().join("victim");
+    let link = d.path().join("link");
+    std::os::unix::fs::symlink(&victim, &link).unwrap();
+    let fifo = d.path().join("fifo");
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        &fifo,
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::from_raw_mode(0o644),
+        0,
+    )
+    .unwrap();
+    let existing = d.path().join("existing");
+    std::fs::write(&existing, "mine").unwrap();
+    for at in [&link, &fifo, &existing] {
+        let o = vb(["import", "fio"]).arg(&job).arg("-o").arg(at).output();
+        assert_ne!(o.status.code(), Some(exit::OK), "{}", stderr(&o));
+        assert!(stderr(&o).contains("never replaced"), "{}", stderr(&o));
+    }
+    assert!(!victim.exists(), "the dangling link was followed");
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert!(
+        std::fs::symlink_metadata(&fifo)
+            .unwrap()
+            .file_type()
+            .is_fifo()
+    );
+    assert_eq!(std::fs::read_to_string(&existing).unwrap(), "mine");
 }
