@@ -155,7 +155,10 @@ fn sighup_in_the_cool_down_stops_at_once_and_writes_the_result() {
     assert_eq!(doc["interrupted"], true);
     // The second run never started (the first may be recorded or not,
     // depending on whether the signal beat its 1 ms of measuring).
-    assert!(doc["runs"].as_array().is_some_and(|r| r.len() <= 1), "{doc}");
+    assert!(
+        doc["runs"].as_array().is_some_and(|r| r.len() <= 1),
+        "{doc}"
+    );
 }
 
 #[test]
