@@ -173,14 +173,17 @@ pub fn options(
 }
 
 /// What `--dry-run` shows for many hosts: who runs what where.
+/// Every name in it is the user's text, escaped so it cannot drive the
+/// terminal.
 fn describe(o: &coordinator::Options) -> String {
+    use crate::units::bounds::one_line;
     use std::fmt::Write as _;
     let mut out = String::new();
     let _ = writeln!(
         out,
         "hosts:    {} (reached with: {})",
         o.hosts.len(),
-        o.launcher.describe()
+        one_line(&o.launcher.describe())
     );
     for (h, job) in o.hosts.iter().zip(&o.jobs) {
         let threads: Vec<String> = job.runs.iter().map(|r| r.threads.to_string()).collect();
@@ -188,11 +191,11 @@ fn describe(o: &coordinator::Options) -> String {
             out,
             "  [{}] {:<20} threads {}  targets: {}",
             h.index,
-            h.host.name,
+            one_line(&h.host.name),
             threads.join(","),
             h.targets
                 .iter()
-                .map(|p| p.display().to_string())
+                .map(|p| one_line(&p.display().to_string()))
                 .collect::<Vec<_>>()
                 .join(" ")
         );
@@ -201,8 +204,10 @@ fn describe(o: &coordinator::Options) -> String {
         out,
         "remote:   {}",
         match &o.remote {
-            coordinator::Remote::Installed(p) => format!("runs '{p} agent' on each host"),
-            coordinator::Remote::Push(d) => format!("pushes this binary into {d} on each host"),
+            coordinator::Remote::Installed(p) =>
+                format!("runs '{} agent' on each host", one_line(p)),
+            coordinator::Remote::Push(d) =>
+                format!("pushes this binary into {} on each host", one_line(d)),
         }
     );
     out

@@ -11,6 +11,7 @@ use crate::input::cli::{
 use crate::input::hosts::HostSpec;
 use crate::input::import::{self, Imported, PathMap, render};
 use crate::units::bounds;
+use crate::units::bounds::one_line;
 
 fn read(path: &Path) -> Result<String> {
     crate::input::file::read_text(path, "job file", bounds::MAX_INPUT_FILE)
@@ -81,13 +82,18 @@ pub fn cmd_import(c: &ImportCommand) -> Result<i32> {
             crate::input::suite::parse(&shown, &text)?;
             if let Some(h) = render::hosts_file(&imp.draft) {
                 write_new(&hosts_path, &h)?;
-                eprintln!("hosts: {}", hosts_path.display());
+                eprintln!("hosts: {}", one_line(&hosts_path.display().to_string()));
             }
             write_new(path, &text)?;
-            eprintln!("suite: {shown}");
+            // The paths are the user's text: escaped for the terminal.
+            eprintln!("suite: {}", one_line(&shown));
             eprintln!(
                 "run it: {}",
-                render::command_line(&imp.draft, &shown, &hosts_path.display().to_string())
+                one_line(&render::command_line(
+                    &imp.draft,
+                    &shown,
+                    &hosts_path.display().to_string()
+                ))
             );
         }
     }

@@ -52,8 +52,21 @@ pub fn check_host_name(name: &str) -> Result<()> {
             c
         )));
     }
+    // A launcher template may hand {host} to a shell (`sh -c 'ssh {host}'`),
+    // and ssh itself hands it to one in a ProxyCommand (%h): no character a
+    // shell reads specially, as OpenSSH refuses them too. No DNS name, IP
+    // address or user@host needs one.
+    if let Some(c) = name.chars().find(|c| SHELL_SPECIAL.contains(*c)) {
+        return Err(VbError::input(format!(
+            "host name '{name}' contains {c:?}, which a shell would interpret; a host name \
+             is letters, digits and . - _ : @ % + , = / [ ]"
+        )));
+    }
     Ok(())
 }
+
+/// Characters a POSIX shell treats specially outside quotes.
+const SHELL_SPECIAL: &str = "'`\"$\\;&<>|(){}*?!~#^";
 
 /// `--hosts vm1,vm2,vm3`.
 pub fn parse_list(text: &str) -> Result<Vec<HostSpec>> {

@@ -197,7 +197,12 @@ impl Plan {
             TargetKind::File => "existing regular file, used as it is".into(),
             TargetKind::BlockDevice => "block device, used as it is".into(),
         };
-        let _ = writeln!(out, "target:   {} ({kind})", t.path.display());
+        // The path is the user's text: escaped, so it cannot drive the terminal.
+        let _ = writeln!(
+            out,
+            "target:   {} ({kind})",
+            crate::units::bounds::one_line(&t.path.display().to_string())
+        );
         let _ = writeln!(
             out,
             "          working set {}, {} I/O{}",

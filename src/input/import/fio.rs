@@ -12,6 +12,12 @@ use crate::error::{Result, VbError};
 
 /// Include files nest at most this deep (a file including itself stops here).
 pub const MAX_INCLUDE_DEPTH: usize = 8;
+/// Include files read in one import, all told: depth alone does not bound
+/// a file that includes another many times, each including many more.
+pub const MAX_INCLUDES: usize = 256;
+/// A line after `${VAR}` expansion: a short line naming a long variable
+/// many times would otherwise expand to gigabytes.
+pub const MAX_EXPANDED_LINE: usize = 1 << 20;
 /// Job sections in one file, numjobs included.
 pub const MAX_JOBS: u64 = 4096;
 
@@ -64,11 +70,27 @@ pub fn import_text(
 ) -> Result<Imported> {
     let mut notes = Notes::default();
     let mut sections = Vec::new();
-    parse(origin, text, path, src, 0, &mut sections, &mut notes)?;
+    let mut nest = Nest::default();
+    parse(
+        origin,
+        text,
+        path,
+        src,
+        &mut nest,
+        &mut sections,
+        &mut notes,
+    )?;
     notes.check()?;
     let draft = translate(origin, &sections, map, src, &mut notes)?;
     notes.check()?;
     Ok(Imported { draft, notes })
+}
+
+/// How deep the include being read is, and how many were read so far.
+#[derive(Default)]
+struct Nest {
+    depth: usize,
+    files: usize,
 }
 
 fn parse(
@@ -76,7 +98,7 @@ fn parse(
     text: &str,
     path: &Path,
     src: &Sources,
-    depth: usize,
+    nest: &mut Nest,
     out: &mut Vec<Section>,
     notes: &mut Notes,
 ) -> Result<()> {
@@ -87,9 +109,15 @@ fn parse(
             continue;
         }
         if let Some(rest) = line.strip_prefix("include ") {
-            if depth >= MAX_INCLUDE_DEPTH {
+            if nest.depth >= MAX_INCLUDE_DEPTH {
                 return Err(VbError::input(format!(
                     "{at}: include nests deeper than {MAX_INCLUDE_DEPTH} files"
+                )));
+            }
+            nest.files += 1;
+            if nest.files > MAX_INCLUDES {
+                return Err(VbError::input(format!(
+                    "{at}: more than {MAX_INCLUDES} include files read in all"
                 )));
             }
             let name = rest.trim();
@@ -100,15 +128,17 @@ fn parse(
             };
             let text = (src.read)(&inc).map_err(|e| VbError::input(format!("{at}: {e}")))?;
             notes.exact(&at, line, "its options read in place");
+            nest.depth += 1;
             parse(
                 &inc.display().to_string(),
                 &text,
                 &inc,
                 src,
-                depth + 1,
+                nest,
                 out,
                 notes,
             )?;
+            nest.depth -= 1;
             continue;
         }
         if let Some(name) = line.strip_prefix('[') {
@@ -162,6 +192,11 @@ fn expand_vars(line: &str, src: &Sources) -> std::result::Result<String, String>
             };
             let name = body.get(..end).unwrap_or("");
             match (src.env)(name) {
+                Some(v) if out.len() + v.len() > MAX_EXPANDED_LINE => {
+                    return Err(format!(
+                        "${{{name}}} expands the line past {MAX_EXPANDED_LINE} bytes"
+                    ));
+                }
                 Some(v) => out.push_str(&v),
                 None => return Err(format!("${{{name}}} is not set in the environment")),
             }

@@ -194,6 +194,14 @@ fn parse(
                 );
                 continue;
             }
+            // A file reached under many spellings (a/../a/b) is read once
+            // per spelling: the count bounds that fan-out.
+            if seen.len() >= super::fio::MAX_INCLUDES {
+                return Err(VbError::input(format!(
+                    "{at}: more than {} include files read in all",
+                    super::fio::MAX_INCLUDES
+                )));
+            }
             notes.exact(&at, &head.text(), "its definitions read in place");
             let text = (src.read)(&inc).map_err(|e| VbError::input(format!("{at}: {e}")))?;
             parse(
