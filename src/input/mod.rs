@@ -5,6 +5,7 @@
 pub mod cli;
 pub mod cli_launch;
 pub mod cli_shape;
+pub mod cli_targets;
 pub mod data_args;
 pub(crate) mod file;
 pub(crate) mod flags;
@@ -18,5 +19,6 @@ pub mod service;
 pub(crate) mod shape;
 pub mod suite;
 pub mod sweep;
+pub mod targets;
 pub mod version;
 pub mod words;
