@@ -11,6 +11,7 @@ use crate::error::{Result, VbError};
 use crate::io::target::TargetKind;
 use crate::spec::JobSpec;
 use crate::spec::targets::TargetList;
+use crate::units::bounds;
 
 /// One plan per target of `job.targets`; `size_given` says whether the
 /// job's size came from the user (else a file or device is used whole).
@@ -46,7 +47,42 @@ pub fn plan_targets(job: &JobSpec, size_given: bool) -> Result<Vec<Plan>> {
         let p = plan(spec).map_err(|e| at_target(path, e))?;
         plans.push(p);
     }
+    check_host_totals(&plans)?;
     Ok(plans)
+}
+
+/// The host-wide bounds hold for all targets together, not only for each:
+/// 256 targets of 4096 threads would be a million threads.
+fn check_host_totals(plans: &[Plan]) -> Result<()> {
+    let runs = plans.first().map_or(0, |p| p.runs.len());
+    for i in 0..runs {
+        let (mut threads, mut in_flight, mut buffers) = (0u64, 0u64, 0u64);
+        let mut name = "";
+        for r in plans.iter().filter_map(|p| p.runs.get(i)) {
+            let n = u64::from(r.io_threads) * u64::from(r.depth);
+            threads += u64::from(r.io_threads);
+            in_flight += n;
+            buffers += n.saturating_mul(r.spec.max_bs());
+            name = &r.spec.name;
+        }
+        let over = |what: &str, v: u64, max: u64| {
+            VbError::input(format!(
+                "run '{name}': {what} over all {} targets is {v}; at most {max} per host \
+                 (fewer targets, --threads or --iodepth, or --threads-total)",
+                plans.len()
+            ))
+        };
+        if threads > bounds::MAX_IO_THREADS {
+            return Err(over("I/O threads", threads, bounds::MAX_IO_THREADS));
+        }
+        if in_flight > bounds::MAX_IN_FLIGHT {
+            return Err(over("I/Os in flight", in_flight, bounds::MAX_IN_FLIGHT));
+        }
+        if buffers > bounds::MAX_BUFFER_BYTES {
+            return Err(over("I/O buffer bytes", buffers, bounds::MAX_BUFFER_BYTES));
+        }
+    }
+    Ok(())
 }
 
 /// Target `i`'s part of a run: its threads, and of the rates and the I/O

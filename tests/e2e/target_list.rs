@@ -134,6 +134,14 @@ fn a_brace_list_over_the_bound_is_refused_before_any_io() {
     let o = vb(["run", "--target", &template, "--duration", "1s"]).expect(exit::BAD_INPUT);
     assert!(stderr(&o).contains("at most 256"), "{}", stderr(&o));
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    // The host's thread bound holds for all targets together.
+    let many = format!("{}/y{{0..99}}", dir.path().display());
+    let o = vb(["run", "--target", &many, "--threads", "100", "--dry-run"]).expect(exit::BAD_INPUT);
+    assert!(
+        stderr(&o).contains("at most 4096 per host"),
+        "{}",
+        stderr(&o)
+    );
     // --threads-total without a list would silently mean nothing.
     let o = vb([
         "run",
@@ -225,4 +233,39 @@ fn a_throttled_device_beside_a_fast_one_shows_as_the_slow_target() {
     assert_eq!(total, n(&t[0]["read"]["ops"]) + n(&t[1]["read"]["ops"]));
     // The slow target's latency is its own, not the merge's.
     assert!(f(&t[0]["read"]["lat_us_mean"]) > 3.0 * f(&t[1]["read"]["lat_us_mean"]));
+}
+
+#[test]
+fn a_diskspd_line_with_several_targets_runs_them_as_a_list() {
+    let dir = tempfile::tempdir().unwrap();
+    let map = format!("X:\\={}/", dir.path().display());
+    let line = [
+        "-c8M",
+        "-d1",
+        "-W0",
+        "-t2",
+        "-r",
+        "-b4k",
+        "X:\\a.dat",
+        "X:\\b.dat",
+    ];
+    let o = vb(["diskspd", "--dry-run", "--map", &map])
+        .args(line)
+        .expect(exit::OK);
+    let out = stdout(&o);
+    assert!(out.contains("targets:  2 run together"), "{out}");
+    assert!(out.contains("a.dat (directory, 8MiB, threads 2)"), "{out}");
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    let o = vb(["diskspd", "--json", "--map", &map])
+        .args(line)
+        .expect(exit::OK);
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    let targets = doc["runs"][0]["targets"].as_array().unwrap();
+    assert_eq!(targets.len(), 2);
+    assert!(
+        targets
+            .iter()
+            .all(|t| t["io_threads"] == 2 && n(&t["read"]["ops"]) > 0)
+    );
+    assert!(dir.path().join("b.dat/volbench.0.dat").is_file());
 }
