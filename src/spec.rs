@@ -6,6 +6,7 @@
 pub mod data;
 pub mod meta;
 pub mod shape;
+pub mod targets;
 mod validate;
 
 use std::path::PathBuf;
@@ -457,6 +458,9 @@ pub struct JobSpec {
     /// The suite these runs came from, if any, and how to tabulate them.
     #[serde(default)]
     pub suite: Option<SuiteMeta>,
+    /// Several targets run together (`target.path` is the first of them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub targets: Option<targets::TargetList>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -28,6 +28,7 @@ pub(crate) mod import;
 pub(crate) mod install;
 pub mod littles_law;
 pub(crate) mod service;
+pub(crate) mod targets;
 pub(crate) mod verify;
 
 pub fn main(cli: Cli) -> Result<i32> {
@@ -80,9 +81,16 @@ pub(crate) fn stop_flag() -> Result<Arc<AtomicBool>> {
 
 fn cmd_run(a: &RunArgs) -> Result<i32> {
     let expect = service::expectation(&a.common)?;
+    let paths = targets::local_targets(&a.common, a.common.remote.is_multi_host())?;
     if a.common.remote.is_multi_host() {
         return hosts::cmd_run(a, expect);
     }
+    if paths.len() > 1 {
+        return targets::cmd_run(a, paths, expect);
+    }
+    let mut a = a.clone();
+    a.common.target = paths.into_iter().next().unwrap_or_default();
+    let a = &a;
     let job = flags::job_from_run_args(a)?;
     let plan = plan::plan(job)?;
     if a.common.out.dry_run {
@@ -131,8 +139,22 @@ pub(crate) fn run_suite_text(
     // With --hosts the targets are on the hosts: each agent does this.
     let multi_host = c.remote.is_multi_host() || listed.is_some();
     let mut args = c.clone();
+    let paths = targets::local_targets(c, multi_host)?;
+    if paths.len() > 1 {
+        args.target = paths.first().cloned().unwrap_or_default();
+        let overrides = suite::Overrides {
+            args,
+            no_warmup_run,
+        };
+        let mut job = suite::to_job(origin, text, &parsed, &overrides)?;
+        crate::input::targets::attach(&mut job, paths, c.targets.threads_total)?;
+        return targets::run_job(&job, c, expect);
+    }
+    if !multi_host {
+        args.target = paths.into_iter().next().unwrap_or_default();
+    }
     if !multi_host && args.size.is_none() {
-        let insp = crate::io::target::inspect(&c.target)?;
+        let insp = crate::io::target::inspect(&args.target)?;
         args.size = insp.existing_size.map(|n| n.to_string());
     }
     let overrides = suite::Overrides {

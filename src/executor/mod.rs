@@ -18,6 +18,7 @@ mod run;
 mod shaped;
 pub(crate) mod startgate;
 pub(crate) mod steady;
+mod targets;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -32,6 +33,7 @@ use crate::spec::StopRule;
 
 pub use prepare::prepare;
 pub use run::{RunError, run_one};
+pub use targets::execute_targets;
 
 /// What the executor tells whoever is watching (the terminal, or nothing).
 pub trait Observer: Progress {

@@ -84,6 +84,7 @@ pub(super) fn build_result(
         meta_ops: Vec::new(),
         counters: t.counters,
         data_errors: None,
+        targets: Vec::new(),
     }
 }
 

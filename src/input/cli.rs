@@ -256,6 +256,9 @@ pub struct CommonArgs {
     pub shape: crate::input::cli_shape::ShapeArgs,
 
     #[command(flatten)]
+    pub targets: crate::input::cli_targets::TargetListArgs,
+
+    #[command(flatten)]
     pub catalogue: CatalogueArg,
 
     #[command(flatten)]

@@ -28,7 +28,7 @@ pub struct Assignment {
 }
 
 /// At most this many targets per host after brace expansion.
-pub const MAX_TARGETS_PER_HOST: usize = 256;
+pub const MAX_TARGETS_PER_HOST: usize = bounds::MAX_TARGETS;
 /// Longest expanded target path, in bytes (Linux's PATH_MAX).
 pub const MAX_PATH_BYTES: usize = 4096;
 

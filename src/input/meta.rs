@@ -341,6 +341,7 @@ pub fn job(a: &RunArgs) -> Result<Option<JobSpec>> {
         },
         runs,
         suite: None,
+        targets: None,
     };
     job.validate()?;
     Ok(Some(job))

@@ -6,6 +6,7 @@ pub mod fmt;
 pub(crate) mod small_files;
 pub(crate) mod table;
 pub(crate) mod tables;
+pub(crate) mod target_table;
 pub(crate) mod ui;
 
 use std::path::Path;

@@ -24,6 +24,7 @@ pub fn views(doc: &ResultDoc) -> Vec<Table> {
             ]
         }
     };
+    out.extend(crate::output::target_table::per_target(&runs));
     let discarded: Vec<&str> = doc
         .runs
         .iter()

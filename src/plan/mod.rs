@@ -3,6 +3,7 @@
 //! time. Planning touches nothing, so `--dry-run` shows it for free.
 
 pub(crate) mod meta;
+pub(crate) mod targets;
 
 use std::fmt::Write as _;
 

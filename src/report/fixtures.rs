@@ -187,6 +187,7 @@ impl RunFixture {
             meta_ops: Vec::new(),
             counters: None,
             data_errors: None,
+            targets: Vec::new(),
             rate: self.rate_pct.map(|_| crate::result::RateResult {
                 target_iops: self.iops,
                 achieved_iops: self.iops,
@@ -229,6 +230,7 @@ pub fn doc(host: &str, runs: &[RunFixture]) -> ResultDoc {
             seed: 1,
             runs: built.iter().map(|r| r.workload.clone()).collect(),
             suite: None,
+            targets: None,
         },
         target: Some(TargetInfo {
             kind: TargetKind::Directory,

@@ -152,6 +152,8 @@ pub fn merge_runs(parts: &[&RunResult]) -> Result<RunResult, String> {
             .iter()
             .filter_map(|p| p.data_errors)
             .reduce(|a, b| a + b),
+        // Per-target figures belong to the caller that knows the targets.
+        targets: Vec::new(),
         // Every part carries its share of the rate: targets and results add.
         rate: first.rate.as_ref().map(|r0| {
             let rates: Vec<&RateResult> = parts.iter().filter_map(|p| p.rate.as_ref()).collect();
@@ -534,6 +536,7 @@ mod tests {
             meta_ops: Vec::new(),
             counters: None,
             data_errors: None,
+            targets: Vec::new(),
             rate: None,
             steady: None,
         };

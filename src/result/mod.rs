@@ -10,6 +10,7 @@ pub mod merge;
 pub(crate) mod meta;
 pub(crate) mod mount;
 pub(crate) mod ops;
+pub(crate) mod per_target;
 
 use serde::{Deserialize, Serialize};
 
@@ -135,6 +136,10 @@ pub struct RunResult {
     /// nothing was checked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data_errors: Option<u64>,
+    /// A run over several local targets: each one's own figures (the
+    /// totals above are their exact merge).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub targets: Vec<per_target::TargetRun>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

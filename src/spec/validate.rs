@@ -61,6 +61,9 @@ impl JobSpec {
                 "metadata runs of one job share one tree: depth/width/files-per-dir {first:?} and {other:?} differ"
             )));
         }
+        if let Some(list) = &self.targets {
+            list.validate(self.runs.iter().map(|r| r.threads))?;
+        }
         let mut names = std::collections::HashSet::new();
         for run in &self.runs {
             if !names.insert(run.name.as_str()) {

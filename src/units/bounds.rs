@@ -58,6 +58,9 @@ pub const MAX_GAIN_PCT: f64 = 1000.0;
 /// Points of one swept value, and runs in one job after crossing them.
 pub const MAX_SWEEP_POINTS: usize = 10_000;
 pub const MAX_RUNS: usize = 10_000;
+/// Targets of one host after brace expansion (`--target '/mnt/x{0..9}'`),
+/// locally and on each host of a multi-host run.
+pub const MAX_TARGETS: usize = 256;
 /// Hosts in one multi-host run (and plan --hosts).
 pub const MAX_HOSTS: usize = 1024;
 /// plan --iops and --concurrency.

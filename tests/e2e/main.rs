@@ -33,4 +33,5 @@ mod safety_output;
 mod service_cli;
 mod shape_cli;
 mod small_files;
+mod target_list;
 mod throttled;

@@ -386,76 +386,72 @@ pub fn import_args(args: &[String], map: &PathMap) -> Result<Imported> {
     }
     notes.check()?;
     let n = paths.len() as u64;
+    // Several targets without -F run as a list of targets, each with its
+    // own -t threads (volbench's --target '{a,b}'), as diskspd binds threads
+    // to targets; with -F every thread reaches every file, which one file
+    // set of n files does exactly.
+    let listed = n > 1 && total_threads.is_none();
     let threads = match (total_threads, per_target) {
         (Some(f), _) => f,
-        (None, t) => {
-            let t = t.unwrap_or(1);
-            if n > 1 {
-                push(
-                    &mut m,
-                    "targets",
-                    &format!("{n} targets x {t} threads"),
-                    How::Note(format!(
-                        "{} threads over the {n} files; diskspd binds each thread to one file, volbench's threads reach every file (the same files and working set)",
-                        t * n
-                    )),
-                );
-            }
-            t * n
-        }
+        (None, t) => t.unwrap_or(1),
     };
-    if threads > bounds::MAX_THREADS {
+    let all_threads = if listed { threads * n } else { threads };
+    if all_threads > bounds::MAX_THREADS {
         return Err(VbError::input(format!(
-            "diskspd: {threads} threads in all; at most {}",
+            "diskspd: {all_threads} threads in all; at most {}",
             bounds::MAX_THREADS
         )));
     }
-    let (target, size, files) = match create {
-        Some(c) => {
-            let dirs: std::collections::BTreeSet<String> =
-                paths.iter().map(|p| parent_dir(p)).collect();
-            if dirs.len() > 1 {
-                notes.unsupported(
-                    "targets",
-                    "files in several directories",
-                    "one target directory per suite",
-                );
-                notes.check()?;
-            }
-            let dir = dirs.into_iter().next().unwrap_or_default();
-            push(
-                &mut m,
-                "targets",
-                &paths.join(" "),
-                How::Note(format!(
-                    "volbench writes only files it creates: its own {n} file(s) volbench.N.dat in {dir}"
-                )),
-            );
-            (dir, Some(c.saturating_mul(n)), n)
-        }
-        None => match paths.as_slice() {
-            [one] => {
+    let (target, size, files) = if listed {
+        super::target_list::list(&paths, create, threads, &mut m, &mut notes)?
+    } else {
+        match create {
+            Some(c) => {
+                let dirs: std::collections::BTreeSet<String> =
+                    paths.iter().map(|p| parent_dir(p)).collect();
+                if dirs.len() > 1 {
+                    notes.unsupported(
+                        "targets",
+                        "files in several directories",
+                        "one target directory per suite",
+                    );
+                    notes.check()?;
+                }
+                let dir = dirs.into_iter().next().unwrap_or_default();
                 push(
                     &mut m,
                     "targets",
-                    one,
-                    How::Exact(
-                        "the existing file or device, whole (writing needs --allow-overwrite)"
-                            .into(),
-                    ),
+                    &paths.join(" "),
+                    How::Note(format!(
+                        "volbench writes only files it creates: its own {n} file(s) volbench.N.dat in {dir}"
+                    )),
                 );
-                (one.clone(), None, 1)
+                (dir, Some(c.saturating_mul(n)), n)
             }
-            _ => {
-                notes.unsupported(
-                    "targets",
-                    "several existing files without -c",
-                    "several existing files as one target",
-                );
-                notes.check()?;
-                return Err(VbError::input("unreachable"));
-            }
-        },
+            None => match paths.as_slice() {
+                [one] => {
+                    push(
+                        &mut m,
+                        "targets",
+                        one,
+                        How::Exact(
+                            "the existing file or device, whole (writing needs --allow-overwrite)"
+                                .into(),
+                        ),
+                    );
+                    (one.clone(), None, 1)
+                }
+                _ => {
+                    notes.unsupported(
+                        "targets",
+                        "several existing files with -F",
+                        "-F threads reaching several existing files",
+                    );
+                    notes.check()?;
+                    return Err(VbError::input("unreachable"));
+                }
+            },
+        }
     };
     let rate = match throttle {
         Some((g, iops, at, a)) => {
@@ -465,11 +461,11 @@ pub fn import_args(args: &[String], map: &PathMap) -> Result<Imported> {
                 &at,
                 &a,
                 How::Exact(format!(
-                    "rate = {} IOPS ({per_thread} per thread x {threads} threads)",
-                    per_thread * threads as f64
+                    "rate = {} IOPS ({per_thread} per thread x {all_threads} threads)",
+                    per_thread * all_threads as f64
                 )),
             );
-            Some(per_thread * threads as f64)
+            Some(per_thread * all_threads as f64)
         }
         None => None,
     };

@@ -15,6 +15,7 @@ mod fio_job;
 mod fio_noted;
 mod fio_shape;
 pub mod render;
+mod target_list;
 pub mod vdbench;
 mod vdbench_defs;
 mod vdbench_flags;

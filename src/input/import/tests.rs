@@ -572,8 +572,8 @@ fn diskspd_smb_line_imports_whole() {
         line.push_str(&format!(" z:\\write{i}.dat"));
     }
     let map = PathMap::parse(&["z:\\=/mnt/share/".into()]).unwrap();
-    // 10 files of 2 GiB, 8 threads each, direct and write-through (-Sh),
-    // 5 s of cool-down after the measured minute.
+    // 10 targets of 2 GiB, 8 threads each (-t is per target), direct and
+    // write-through (-Sh), 5 s of cool-down after the measured minute.
     let rest = line;
     let imp = diskspd::import_args(&args(&rest), &map).unwrap();
     let j = job_of(&imp);
@@ -581,10 +581,13 @@ fn diskspd_smb_line_imports_whole() {
     assert_eq!(r.shape.cooldown_s, Some(5.0));
     assert_eq!(
         (r.rw, r.threads, r.iodepth, r.files),
-        (Pattern::Randwrite, 80, 8, Some(10))
+        (Pattern::Randwrite, 8, 8, Some(1))
     );
     assert_eq!((r.warmup_s, r.duration_s), (300.0, 60.0));
-    assert_eq!(j.target.size, 20 << 30);
+    assert_eq!(j.target.size, 2 << 30);
+    let listed = crate::input::targets::expand_local(&j.target.path).unwrap();
+    assert_eq!(listed.len(), 10);
+    assert_eq!(listed[9], PathBuf::from("/mnt/share/write9.dat"));
     assert!(j.target.direct);
     assert_eq!(j.target.write_sync, crate::spec::WriteSync::Dsync);
     let sw = diskspd::import_args(&args(&rest.replace("-Sh ", "-Sw ")), &map).unwrap();
@@ -619,6 +622,23 @@ fn diskspd_smb_line_imports_whole() {
         Some(1000.0),
         "4096 bytes/ms of 4 KiB blocks"
     );
+    // Several existing devices (no -c): each used whole, -t threads each.
+    let imp = diskspd::import_args(
+        &args("-b4k -t2 -r #1 #2"),
+        &PathMap::parse(&["#1=/dev/sdb".into(), "#2=/dev/sdc".into()]).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(imp.draft.target, "{/dev/sdb,/dev/sdc}");
+    assert_eq!(imp.draft.runs[0].threads, 2);
+    assert_eq!(imp.draft.size, None);
+    // -F over several files: every thread reaches every file, one file set.
+    let imp =
+        diskspd::import_args(&args("-c1G -F4 /d/a.dat /d/b.dat"), &PathMap::default()).unwrap();
+    assert_eq!(
+        (imp.draft.target.as_str(), imp.draft.files),
+        ("/d", Some(2))
+    );
+    assert_eq!(imp.draft.runs[0].threads, 4);
 }
 
 mod fuzz {

@@ -74,8 +74,8 @@ pub fn import_files(paths: &[PathBuf], map: &PathMap, src: &Sources) -> Result<I
     finish(&origin, &defs, map, notes)
 }
 
-/// The parameters as text, without reading any file (the unit tests).
-#[cfg(test)]
+/// The parameters as text, without reading any file (unit and property tests).
+#[cfg(any(test, feature = "test-fixtures"))]
 pub fn import_text(origin: &str, text: &str, map: &PathMap, src: &Sources) -> Result<Imported> {
     let mut notes = Notes::default();
     let mut defs = Vec::new();
