@@ -5,6 +5,7 @@
 
 pub mod data;
 pub mod meta;
+pub mod reading;
 pub mod shape;
 mod validate;
 
@@ -457,6 +458,8 @@ pub struct JobSpec {
     /// The suite these runs came from, if any, and how to tabulate them.
     #[serde(default)]
     pub suite: Option<SuiteMeta>,
+    #[serde(default, flatten)]
+    pub reading: reading::ReadingSpec,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -198,6 +198,7 @@ pub fn job_with_size(a: &RunArgs, default_size: Option<u64>) -> Result<JobSpec> 
         },
         runs,
         suite: None,
+        reading: c.reading.spec()?,
     };
     job.validate()?;
     Ok(job)

@@ -341,6 +341,7 @@ pub fn job(a: &RunArgs) -> Result<Option<JobSpec>> {
         },
         runs,
         suite: None,
+        reading: c.reading.spec()?,
     };
     job.validate()?;
     Ok(Some(job))

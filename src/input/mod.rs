@@ -14,6 +14,7 @@ pub mod hosts_from;
 pub mod import;
 pub mod meta;
 pub mod meta_hosts;
+pub mod reading_args;
 pub mod service;
 pub(crate) mod shape;
 pub mod suite;

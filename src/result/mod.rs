@@ -10,6 +10,7 @@ pub mod merge;
 pub mod meta;
 pub mod mount;
 pub mod ops;
+pub mod targets;
 
 use serde::{Deserialize, Serialize};
 
@@ -82,6 +83,13 @@ pub struct HostInfo {
     /// unknown (and in results written before it was recorded).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub cpu_model: String,
+    /// The machine as its firmware names it (DMI vendor and product; on
+    /// AWS Nitro the instance type), empty when unknown.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub machine: String,
+    /// The size the user named (`--vm-size`, a hosts file's `vm_size=`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vm_size: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

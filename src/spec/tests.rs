@@ -18,6 +18,7 @@ pub fn sample() -> JobSpec {
         interval_s: 1.0,
         seed: 1,
         suite: None,
+        reading: Default::default(),
         runs: vec![RunSpec {
             name: "r".into(),
             rw: Pattern::Randrw,

@@ -29,4 +29,5 @@ mod safety_output;
 mod service_cli;
 mod shape_cli;
 mod small_files;
+mod targets;
 mod throttled;

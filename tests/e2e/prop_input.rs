@@ -403,6 +403,7 @@ proptest! {
             interval_s: if small { 1.0 } else { interval },
             seed: 1,
             suite: None,
+            reading: Default::default(),
             runs: vec![RunSpec {
                 name: "r".into(),
                 rw: Pattern::Randread,

@@ -355,6 +355,7 @@ pub fn to_job(origin: &str, text: &str, suite: &SuiteFile, o: &Overrides) -> Res
             name: suite.name.clone(),
             table: suite.table,
         }),
+        reading: o.args.reading.spec()?,
     };
     job.validate()
         .map_err(|e| VbError::input(format!("{origin}: {}", e.message)))?;
