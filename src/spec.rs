@@ -5,6 +5,7 @@
 
 pub mod data;
 pub mod meta;
+pub mod reading;
 pub mod shape;
 pub mod targets;
 mod validate;
@@ -461,6 +462,8 @@ pub struct JobSpec {
     /// Several targets run together (`target.path` is the first of them).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub targets: Option<targets::TargetList>,
+    #[serde(default, flatten)]
+    pub reading: reading::ReadingSpec,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -128,6 +128,9 @@ pub fn options(
         if let Some((_, p)) = &parts {
             crate::input::meta_hosts::mark_part(&mut job, p.get(i).copied().unwrap_or(false));
         }
+        if let Some(v) = &h.host.vm_size {
+            job.reading.vm_size = Some(v.clone());
+        }
         if let Some(t) = h.host.threads {
             for run in &mut job.runs {
                 run.threads = t;

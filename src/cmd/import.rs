@@ -157,6 +157,7 @@ fn run(imp: Imported, a: &ImportRunArgs) -> Result<i32> {
                         })
                     },
                     threads: None,
+                    vm_size: None,
                 })
                 .collect(),
         )

@@ -53,7 +53,10 @@ pub fn execute(plan: &Plan, obs: &dyn Observer, stop: &Arc<AtomicBool>) -> Resul
     let mut doc = ResultDoc {
         schema: SCHEMA.into(),
         tool: Tool::this(),
-        host: host::this_host(),
+        host: crate::result::HostInfo {
+            vm_size: job.reading.vm_size.clone(),
+            ..host::this_host()
+        },
         started,
         spec: job.clone(),
         target: None,

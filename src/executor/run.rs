@@ -198,7 +198,7 @@ pub fn run_one(
             ));
         }
         // Worked out before the start: it walks sysfs, which takes a moment.
-        let sampler = crate::io::counters::enabled()
+        let sampler = (crate::io::counters::enabled() && !job.reading.no_counters)
             .then(|| crate::io::counters::Sampler::for_target(&job.target.path));
         if !start_gate.wait_ready(n as usize, stop, || control.failed.load(Ordering::Relaxed)) {
             let error = call_off(handles);

@@ -269,6 +269,9 @@ pub struct CommonArgs {
 
     #[command(flatten)]
     pub remote: HostArgs,
+
+    #[command(flatten)]
+    pub reading: crate::input::reading_args::ReadingArgs,
 }
 
 /// Where results go, for every command that runs a job.

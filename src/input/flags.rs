@@ -199,6 +199,7 @@ pub fn job_with_size(a: &RunArgs, default_size: Option<u64>) -> Result<JobSpec> 
         runs,
         suite: None,
         targets: None,
+        reading: c.reading.spec()?,
     };
     job.validate()?;
     Ok(job)

@@ -17,6 +17,8 @@ pub struct HostSpec {
     pub name: String,
     pub target: Option<String>,
     pub threads: Option<u32>,
+    /// `vm_size=NAME`: this host's machine size, recorded with it.
+    pub vm_size: Option<String>,
 }
 
 /// One host with its position and expanded target paths.
@@ -80,6 +82,7 @@ pub fn parse_list(text: &str) -> Result<Vec<HostSpec>> {
             name: name.to_string(),
             target: None,
             threads: None,
+            vm_size: None,
         });
     }
     if hosts.is_empty() {
@@ -125,6 +128,7 @@ pub fn parse_file(text: &str, origin: &str) -> Result<Vec<HostSpec>> {
             name: name.to_string(),
             target: None,
             threads: None,
+            vm_size: None,
         };
         for w in words {
             let (k, v) = w
@@ -137,9 +141,14 @@ pub fn parse_file(text: &str, origin: &str) -> Result<Vec<HostSpec>> {
                         .map_err(|e| at(e.message))?;
                     host.threads = u32::try_from(t).ok();
                 }
+                "vm_size" => {
+                    let n = crate::input::reading_args::vm_size(v)
+                        .map_err(|e| at(format!("vm_size: {e}")))?;
+                    host.vm_size = Some(n);
+                }
                 _ => {
                     return Err(at(format!(
-                        "unknown setting '{k}' (a host line takes target=... and threads=N)"
+                        "unknown setting '{k}' (a host line takes target=..., threads=N and vm_size=NAME)"
                     )));
                 }
             }

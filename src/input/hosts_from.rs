@@ -70,6 +70,7 @@ pub fn parse(text: &str) -> Result<Vec<HostSpec>> {
                 name,
                 target: None,
                 threads: None,
+                vm_size: None,
             });
         }
     }

@@ -342,6 +342,7 @@ pub fn job(a: &RunArgs) -> Result<Option<JobSpec>> {
         runs,
         suite: None,
         targets: None,
+        reading: c.reading.spec()?,
     };
     job.validate()?;
     Ok(Some(job))

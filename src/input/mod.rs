@@ -15,6 +15,7 @@ pub(crate) mod hosts_from;
 pub mod import;
 pub(crate) mod meta;
 pub(crate) mod meta_hosts;
+pub(crate) mod reading_args;
 pub(crate) mod service;
 pub(crate) mod shape;
 pub mod suite;

@@ -12,7 +12,33 @@ pub fn this_host() -> HostInfo {
             .unwrap_or(1),
         memory_bytes: memory_bytes().unwrap_or(0),
         cpu_model: cpu_model().unwrap_or_default(),
+        machine: machine().unwrap_or_default(),
+        vm_size: None,
     }
+}
+
+/// "Amazon EC2 m6i.4xlarge", "Microsoft Corporation Virtual Machine": the
+/// DMI vendor and product name, which is all a closed network leaves to
+/// tell machines apart (no metadata service is asked). Printable ASCII
+/// only and capped, as it ends up in tables.
+pub fn machine() -> Option<String> {
+    let read = |f: &str| {
+        std::fs::read_to_string(format!("/sys/class/dmi/id/{f}"))
+            .ok()
+            .map(|s| s.split_whitespace().collect::<Vec<_>>().join(" "))
+            .filter(|s| !s.is_empty())
+    };
+    let v: Vec<String> = [read("sys_vendor"), read("product_name")]
+        .into_iter()
+        .flatten()
+        .collect();
+    let s: String = v
+        .join(" ")
+        .chars()
+        .filter(|c| c.is_ascii_graphic() || *c == ' ')
+        .take(128)
+        .collect();
+    (!s.is_empty()).then_some(s)
 }
 
 /// The processor's name, for `compare` to say when two results ran on

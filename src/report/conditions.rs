@@ -73,6 +73,18 @@ fn conditions(d: &ResultDoc) -> Vec<(String, String)> {
         ),
         ("CPUs".into(), joined(hs.iter().map(|h| h.cpus.to_string()))),
         (
+            "VM size".into(),
+            joined(hs.iter().filter_map(|h| h.vm_size.clone())),
+        ),
+        (
+            "machine".into(),
+            joined(
+                hs.iter()
+                    .filter(|h| !h.machine.is_empty())
+                    .map(|h| h.machine.clone()),
+            ),
+        ),
+        (
             "hosts".into(),
             d.cluster.as_ref().map_or(1, |c| c.hosts.len()).to_string(),
         ),

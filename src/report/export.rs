@@ -21,6 +21,17 @@ pub fn markdown(sources: &[Source]) -> String {
         out.push('\n');
         out.push_str(&t.to_markdown());
     }
+    for s in sources
+        .iter()
+        .filter(|s| super::targets::has_targets(&s.doc))
+    {
+        let mut t = super::targets::table(&s.doc);
+        if sources.len() > 1 {
+            t.title = format!("Per target: {}", s.label);
+        }
+        out.push('\n');
+        out.push_str(&t.to_markdown());
+    }
     for s in sources {
         out.push('\n');
         out.push_str(&tables::environment(s).to_markdown());
@@ -32,8 +43,21 @@ pub fn markdown(sources: &[Source]) -> String {
 /// naming the result each row came from.
 pub fn csv(sources: &[Source]) -> Result<String> {
     let mut out = String::new();
-    for (i, s) in sources.iter().enumerate() {
-        let text = output::summary_csv(&s.doc)?;
+    // Then each target of a multi-host run, its source "label host:path".
+    let targets: Vec<(String, crate::result::ResultDoc)> = sources
+        .iter()
+        .flat_map(|s| {
+            super::targets::csv_docs(&s.doc)
+                .into_iter()
+                .map(move |(t, d)| (format!("{} {t}", s.label), d))
+        })
+        .collect();
+    let all = sources
+        .iter()
+        .map(|s| (s.label.clone(), &s.doc))
+        .chain(targets.iter().map(|(l, d)| (l.clone(), d)));
+    for (i, (label, doc)) in all.enumerate() {
+        let text = output::summary_csv(doc)?;
         for (n, line) in text.lines().enumerate() {
             if n == 0 {
                 if i == 0 {
@@ -44,7 +68,7 @@ pub fn csv(sources: &[Source]) -> Result<String> {
             }
             out.push_str(line);
             out.push(',');
-            out.push_str(&csv_field(&s.label));
+            out.push_str(&csv_field(&label));
             out.push('\n');
         }
     }

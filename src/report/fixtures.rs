@@ -213,6 +213,8 @@ pub fn doc(host: &str, runs: &[RunFixture]) -> ResultDoc {
             cpus: 32,
             memory_bytes: 128 << 30,
             cpu_model: "Test CPU 3000".into(),
+            machine: String::new(),
+            vm_size: None,
         },
         started: "2026-01-02T03:04:05.000Z".into(),
         spec: JobSpec {
@@ -231,6 +233,7 @@ pub fn doc(host: &str, runs: &[RunFixture]) -> ResultDoc {
             runs: built.iter().map(|r| r.workload.clone()).collect(),
             suite: None,
             targets: None,
+            reading: Default::default(),
         },
         target: Some(TargetInfo {
             kind: TargetKind::Directory,
@@ -392,6 +395,7 @@ pub fn multi_host(iops: &[f64]) -> ResultDoc {
                 rtt_ms: Some(0.2),
                 targets: d.target.iter().cloned().collect(),
                 runs: d.runs,
+                target_runs: Vec::new(),
                 unfinished: None,
             }
         })
@@ -442,4 +446,48 @@ pub fn transfer_sizes(iops: [f64; 4]) -> ResultDoc {
         })
         .collect();
     doc("client-1", &runs)
+}
+
+/// A multi-host result of one run (8 KiB random reads) whose hosts
+/// (`client-1`...) each drove targets `/mnt/t0`, `/mnt/t1`... at the given
+/// IOPS, with each target's own figures kept (`target_runs`).
+pub fn multi_target(per_host: &[&[f64]]) -> ResultDoc {
+    use crate::result::merge::merge_runs;
+    use crate::result::targets::TargetRun;
+    let sums: Vec<f64> = per_host.iter().map(|t| t.iter().sum()).collect();
+    let mut d = multi_host(&sums);
+    let name = "8k-random-read";
+    let Some(c) = d.cluster.as_mut() else {
+        return d;
+    };
+    c.runs.retain(|r| r.name == name);
+    for (h, targets) in c.hosts.iter_mut().zip(per_host) {
+        let parts: Vec<RunResult> = targets
+            .iter()
+            .map(|&v| {
+                RunFixture::new(name, Pattern::Randread, 100, 8 << 10)
+                    .perf(v, 32.0e6 / v)
+                    .build()
+            })
+            .collect();
+        let template = h.targets.first().cloned();
+        h.targets = (0..parts.len())
+            .filter_map(|i| {
+                let mut t = template.clone()?;
+                t.path = format!("/mnt/t{i}");
+                Some(t)
+            })
+            .collect();
+        h.target_runs = parts
+            .iter()
+            .enumerate()
+            .map(|(i, r)| TargetRun::of(r, i as u32, &format!("/mnt/t{i}")))
+            .collect();
+        h.runs = merge_runs(&parts.iter().collect::<Vec<_>>())
+            .into_iter()
+            .collect();
+    }
+    let hosts: Vec<&RunResult> = c.hosts.iter().flat_map(|h| h.runs.iter()).collect();
+    d.runs = merge_runs(&hosts).into_iter().collect();
+    d
 }

@@ -21,6 +21,7 @@ pub(crate) mod meta_charts;
 mod snapshot;
 pub(crate) mod svg;
 pub(crate) mod tables;
+pub(crate) mod targets;
 pub(crate) mod transfer;
 
 use std::path::{Path, PathBuf};

@@ -225,6 +225,12 @@ pub fn environment(src: &Source) -> Table {
     kv("host", d.host.hostname.clone());
     kv("kernel", d.host.kernel.clone());
     kv("CPUs", d.host.cpus.to_string());
+    if !d.host.machine.is_empty() {
+        kv("machine", d.host.machine.clone());
+    }
+    if let Some(v) = &d.host.vm_size {
+        kv("VM size", v.clone());
+    }
     kv("memory", size(d.host.memory_bytes));
     match &d.target {
         Some(tg) => {

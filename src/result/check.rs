@@ -110,6 +110,7 @@ pub fn check_doc(doc: &ResultDoc) -> Result<(), String> {
                 check_run(r, Rates::Merged)
                     .map_err(|e| format!("host '{}', run '{}': {e}", h.name, r.name))?;
             }
+            super::targets::check_host(h).map_err(|e| format!("host '{}': {e}", h.name))?;
             for v in [h.clock_offset_ms, h.rtt_ms].into_iter().flatten() {
                 if !(v.is_finite() && v.abs() <= MAX_SECONDS * 1000.0) {
                     return Err(format!(
@@ -197,7 +198,7 @@ fn check_workload(w: &RunSpec) -> Result<(), String> {
     Ok(())
 }
 
-fn check_lat(what: &str, l: &LatSummary, ops: u64) -> Result<(), String> {
+pub(crate) fn check_lat(what: &str, l: &LatSummary, ops: u64) -> Result<(), String> {
     for (name, v) in [
         ("mean", l.mean),
         ("min", l.min),

@@ -11,6 +11,7 @@ pub(crate) mod meta;
 pub(crate) mod mount;
 pub(crate) mod ops;
 pub(crate) mod per_target;
+pub(crate) mod targets;
 
 use serde::{Deserialize, Serialize};
 
@@ -83,6 +84,13 @@ pub struct HostInfo {
     /// unknown (and in results written before it was recorded).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub cpu_model: String,
+    /// The machine as its firmware names it (DMI vendor and product; on
+    /// AWS Nitro the instance type), empty when unknown.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub machine: String,
+    /// The size the user named (`--vm-size`, a hosts file's `vm_size=`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vm_size: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -19,6 +19,7 @@ pub fn sample() -> JobSpec {
         seed: 1,
         suite: None,
         targets: None,
+        reading: Default::default(),
         runs: vec![RunSpec {
             name: "r".into(),
             rw: Pattern::Randrw,

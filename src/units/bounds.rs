@@ -44,6 +44,8 @@ pub const MAX_IN_FLIGHT: u64 = 65_536;
 pub const MAX_IO_THREADS: u64 = 4096;
 /// threads x iodepth x largest block: the I/O buffers held at once.
 pub const MAX_BUFFER_BYTES: u64 = 4 << 30;
+/// --vm-size and a hosts file's vm_size=: a name shown in tables.
+pub const MAX_VM_SIZE_LEN: usize = 64;
 /// --files: each I/O thread opens every file of the set.
 pub const MAX_FILES: u64 = 65_536;
 /// --rate, IOPS across all threads.

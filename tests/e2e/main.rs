@@ -34,4 +34,5 @@ mod service_cli;
 mod shape_cli;
 mod small_files;
 mod target_list;
+mod targets;
 mod throttled;

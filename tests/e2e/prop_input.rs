@@ -404,6 +404,7 @@ proptest! {
             seed: 1,
             suite: None,
             targets: None,
+            reading: Default::default(),
             runs: vec![RunSpec {
                 name: "r".into(),
                 rw: Pattern::Randread,

@@ -356,6 +356,7 @@ pub fn to_job(origin: &str, text: &str, suite: &SuiteFile, o: &Overrides) -> Res
             table: suite.table,
         }),
         targets: None,
+        reading: o.args.reading.spec()?,
     };
     job.validate()
         .map_err(|e| VbError::input(format!("{origin}: {}", e.message)))?;

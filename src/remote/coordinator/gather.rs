@@ -5,6 +5,7 @@
 use super::host::Host;
 use super::{Coordinator, SKEW_WARN_MS};
 use crate::result::merge::{self, ClusterRun, HostResult, Unfinished};
+use crate::result::targets::TargetRun;
 use crate::result::{RunResult, TargetInfo};
 use crate::spec::{JobSpec, RunSpec};
 
@@ -35,6 +36,12 @@ impl Coordinator<'_> {
             }
             match merge::merge_runs(&parts) {
                 Ok(r) => {
+                    for t in h.run.done.iter().flat_map(|d| d.0.iter()) {
+                        let path = h.a.targets.get(t.target as usize);
+                        let path = path.map(|p| p.display().to_string()).unwrap_or_default();
+                        h.target_runs
+                            .push(TargetRun::of(&t.result, t.target, &path));
+                    }
                     h.runs.push(r.clone());
                     host_results.push(r);
                 }
@@ -122,11 +129,15 @@ pub(super) fn host_result(h: Host) -> HostResult {
         status: h.status(),
         error: h.failed,
         version: h.version,
-        host: h.info,
+        host: h.info.map(|mut i| {
+            i.vm_size = h.job.reading.vm_size.clone();
+            i
+        }),
         clock_offset_ms: (h.clock.rtt_ns > 0).then(|| h.clock.offset_ns as f64 / 1e6),
         rtt_ms: (h.clock.rtt_ns > 0).then(|| h.clock.rtt_ns as f64 / 1e6),
         targets: h.setup.prepared.unwrap_or_default(),
         runs: h.runs,
+        target_runs: h.target_runs,
         unfinished: h.unfinished,
     }
 }

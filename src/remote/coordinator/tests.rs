@@ -298,6 +298,7 @@ fn cluster(faults: &[Fault]) -> Cluster {
                 name: format!("h{i}"),
                 target: None,
                 threads: None,
+                vm_size: None,
             },
             index: i as u32,
             targets: vec![PathBuf::from("/data/0"), PathBuf::from("/data/1")],

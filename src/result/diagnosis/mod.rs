@@ -13,6 +13,7 @@ mod clients;
 mod concurrency;
 pub(crate) mod hosts;
 mod limits;
+mod targets;
 mod time;
 
 use std::collections::BTreeMap;
@@ -53,6 +54,8 @@ pub enum Kind {
     SingleThreadLatency,
     /// One host of a multi-host run well below the others.
     SlowHost,
+    /// One target well below the other targets of its host.
+    SlowTarget,
     #[serde(other)]
     Other,
 }
@@ -84,6 +87,7 @@ impl Kind {
             Kind::NfsQueueing => "NFS queueing",
             Kind::SingleThreadLatency => "concurrency needed",
             Kind::SlowHost => "slow host",
+            Kind::SlowTarget => "slow target",
             Kind::Other => "other",
         }
     }
@@ -162,6 +166,7 @@ pub const FINDERS: &[Finder] = &[
     clients::nfs_queueing,
     concurrency::single_thread_concurrency,
     hosts::slow_host,
+    targets::slow_target,
 ];
 
 /// All findings about a result, surest first (stable within a confidence).
