@@ -262,6 +262,9 @@ pub struct CommonArgs {
     pub data: crate::input::data_args::DataArgs,
 
     #[command(flatten)]
+    pub fill: crate::input::fill_args::FillArgs,
+
+    #[command(flatten)]
     pub out: OutputArgs,
 
     #[command(flatten)]

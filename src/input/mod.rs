@@ -7,6 +7,7 @@ pub mod cli_launch;
 pub mod cli_shape;
 pub mod data_args;
 pub(crate) mod file;
+pub mod fill_args;
 pub(crate) mod flags;
 pub mod hostlist;
 pub mod hosts;

@@ -105,6 +105,8 @@ pub struct Defaults {
     interval: P,
     seed: P,
     arrivals: P,
+    /// The fill's transfer size (`--fill-bs`).
+    fill_bs: P,
 }
 
 #[derive(Debug, Deserialize)]

@@ -58,11 +58,17 @@ pub(crate) fn finish(
         })
     };
     let out = read(
-        child.stdout.take().map(|p| Box::new(p) as Box<dyn Read + Send>),
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
         out_cap,
     );
     let err = read(
-        child.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>),
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
         err_cap,
     );
     let status = wait_briefly(&mut child, timeout);

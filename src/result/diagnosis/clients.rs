@@ -5,10 +5,10 @@
 //! in a multi-host result) and stays quiet on a result without them.
 
 use super::limits::{FLAT, block_size_series};
-use crate::stats::mean_spread;
 use super::{Confidence, Finding, Kind, measured, num, usable};
 use crate::result::counters::{CounterInterval, RunCounters};
 use crate::result::{ResultDoc, RunResult};
+use crate::stats::mean_spread;
 
 /// Host CPU busy (user + system + steal) at or above this, in percent of
 /// all CPUs, is saturated: what is left is too little to keep I/O going.
