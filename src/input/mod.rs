@@ -5,6 +5,7 @@
 pub mod cli;
 pub mod cli_launch;
 pub mod cli_shape;
+pub mod cli_suite;
 pub mod data_args;
 pub(crate) mod file;
 pub mod fill_args;

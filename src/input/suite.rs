@@ -84,6 +84,9 @@ pub struct SuiteFile {
     pub defaults: Defaults,
     #[serde(rename = "run", default)]
     pub runs: Vec<Spanned<RunEntry>>,
+    /// The paper's own values (`--published`).
+    #[serde(default)]
+    pub published: Option<published::Published>,
 }
 
 fn yes() -> bool {
@@ -275,6 +278,7 @@ pub fn list() -> Vec<(String, String, String)> {
 }
 
 mod expand;
+pub mod published;
 mod shape;
 mod tree;
 
