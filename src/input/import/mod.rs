@@ -17,8 +17,10 @@ mod fio_shape;
 pub mod render;
 pub mod vdbench;
 mod vdbench_defs;
+mod vdbench_fill;
 mod vdbench_flags;
 mod vdbench_map;
+mod vdbench_skew;
 
 #[cfg(test)]
 mod tests;
@@ -142,6 +144,8 @@ pub struct Draft {
     pub target: String,
     pub size: Option<u64>,
     pub files: Option<u64>,
+    /// The fill's transfer size (vdbench's FillWrite xfersize).
+    pub fill_bs: Option<u64>,
     pub direct: bool,
     /// `write_sync` of the suite ("dsync", "sync"), when writes must be durable.
     pub write_sync: Option<&'static str>,

@@ -420,22 +420,28 @@ fn vdbench_paper_files_import_into_24_hosts_with_6_targets_each() {
         "seekpct=eof: one pass to the end"
     );
     assert_eq!(r.duration_s, 259200.0);
+    // Its xfersize is the fill's transfer size; alone, it stays a run.
+    assert_eq!(j.target.fill.bs, 64 << 10);
+    assert_eq!(fill.draft.fill_bs, Some(64 << 10));
     // Every file at once, as vdbench reads several -f files: one suite.
     let paths: Vec<PathBuf> = ["FillWrite", "RndRead", "SeqWrite"]
         .iter()
         .map(|p| PathBuf::from(format!("/p/vnet1-{p}-workload")))
         .collect();
     let imp = vdbench::import_files(&paths, &PathMap::default(), &src).unwrap();
-    let names: Vec<String> = job_of(&imp).runs.iter().map(|r| r.name.clone()).collect();
+    let j = job_of(&imp);
+    let names: Vec<String> = j.runs.iter().map(|r| r.name.clone()).collect();
+    // FillWrite is volbench's fill, at its 64k: no run of its own.
     assert_eq!(
         names,
-        [
-            "Initialize-LUNs-Full",
-            "RndRead",
-            "SeqWrite-26",
-            "SeqWrite-32",
-            "SeqWrite-40"
-        ]
+        ["RndRead", "SeqWrite-26", "SeqWrite-32", "SeqWrite-40"]
+    );
+    assert_eq!(j.target.fill.bs, 64 << 10);
+    let text = render::suite_toml(&imp, "s.toml", "h");
+    assert!(text.contains("fill_bs = \"64k\""), "{text}");
+    assert!(
+        text.contains("rd=Initialize-LUNs-Full -> no run of its own"),
+        "{text}"
     );
     // The hosts file is one the hosts parser takes, with six targets each.
     let h = render::hosts_file(&imp.draft).unwrap();
@@ -650,3 +656,46 @@ mod fuzz {
 }
 
 mod shape;
+
+#[test]
+fn vdbench_skewed_hotband_workloads_run_as_one_with_hot_zones() {
+    let read = files(BTreeMap::new());
+    let src = vdbench::Sources { read: &read };
+    // vdbench's way to build a skewed workload: bands with their share of
+    // the I/O, and a workload over the whole lun taking the rest.
+    let imp = vdbench::import_text(
+        "p.txt",
+        "sd=sd1,lun=/dev/sdb,size=10g\n\
+         wd=default,sd=sd1,xfersize=8k,rdpct=70,seekpct=random\n\
+         wd=hot1,skew=20,hotband=(10,12)\n\
+         wd=hot2,skew=30,hotband=(50,60)\n\
+         wd=rest\n\
+         rd=r,wd=*,iorate=max,elapsed=10,threads=4\n",
+        &PathMap::default(),
+        &src,
+    )
+    .unwrap();
+    let j = job_of(&imp);
+    assert_eq!(j.runs.len(), 1, "one workload, not three");
+    let r = &j.runs[0];
+    assert_eq!((r.read_pct, r.bs[0].bytes, r.threads), (70, 8192, 4));
+    assert_eq!(r.shape.distribution.label(), "hot:5/10,21/2,19/38,35/10");
+    let text = render::suite_toml(&imp, "s.toml", "h");
+    assert!(
+        text.contains("skew=/hotband= of wd=hot1+hot2+rest"),
+        "{text}"
+    );
+    // A lone skew between workloads that differ otherwise is refused by name.
+    let e = vdbench::import_text(
+        "p.txt",
+        "sd=sd1,lun=/dev/sdb\nwd=a,sd=sd1,rdpct=100,skew=60\nwd=b,sd=sd1,rdpct=0,skew=40\nrd=r,wd=(a,b)\n",
+        &PathMap::default(),
+        &src,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("p.txt line 4: wd=(a,b)") && e.contains("skew"),
+        "{e}"
+    );
+}
