@@ -19,6 +19,7 @@ mod methods;
 mod multihost;
 mod prop_input;
 mod prop_untrusted;
+mod published;
 mod quick;
 mod reading;
 mod report;

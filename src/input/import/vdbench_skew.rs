@@ -165,6 +165,7 @@ fn zones(bands: &[(f64, f64, f64)], spread: f64) -> String {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 mod tests {
     use super::*;
 

@@ -62,3 +62,74 @@ pub fn section<'t>(origin: &str, text: &'t str) -> Result<&'t str> {
         "{origin} has no published variant (no paper gives its parameters)"
     )))
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+mod tests {
+    use super::super::{BUILTIN, Overrides, load, parse, to_job};
+    use super::*;
+    use crate::input::cli::CommonArgs;
+    use crate::spec::JobSpec;
+
+    fn published(name: &str) -> Result<JobSpec> {
+        let (origin, text) = load(name)?;
+        let (suite, _) = select(parse(&origin, &text)?, &origin)?;
+        let o = Overrides {
+            args: CommonArgs {
+                target: "/tmp/x".into(),
+                ..CommonArgs::default()
+            },
+            ..Overrides::default()
+        };
+        to_job(&origin, &text, &suite, &o)
+    }
+
+    #[test]
+    fn the_published_tables_expand_into_valid_jobs_or_are_absent() {
+        let with = [
+            "six-patterns",
+            "disk-check",
+            "files-threads",
+            "mix-table",
+            "mix-sweep",
+        ];
+        for (name, text) in BUILTIN {
+            match published(name) {
+                Ok(j) => {
+                    assert!(with.contains(&name), "{name} has a published table");
+                    // The table is printed from its header to the end.
+                    let s = section(name, text).unwrap();
+                    assert!(s.starts_with("[published]") && text.ends_with(s));
+                    assert!(
+                        !s.contains("\n[[run]]") && !s.contains("\n[defaults]"),
+                        "{name}"
+                    );
+                    assert!(!j.runs.is_empty());
+                }
+                Err(e) => {
+                    assert!(!with.contains(&name), "{name}: {e}");
+                    assert!(e.message.contains("has no published variant"), "{e}");
+                    assert!(section(name, text).is_err());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn six_patterns_as_published() {
+        let j = published("six-patterns").unwrap();
+        let t: Vec<(String, u32)> = j.runs.iter().map(|r| (r.name.clone(), r.threads)).collect();
+        let want = [25, 20, 25, 20, 26, 32, 40, 6, 7];
+        assert_eq!(t.iter().map(|x| x.1).collect::<Vec<_>>(), want, "{t:?}");
+        assert!(
+            j.runs
+                .iter()
+                .all(|r| r.warmup_s == 60.0 && r.duration_s == 600.0 && !r.discard)
+        );
+        assert_eq!((j.target.size, j.target.fill.bs), (693 << 30, 64 << 10));
+        // The scaled-down suite is untouched by the table.
+        let (origin, text) = load("six-patterns").unwrap();
+        let plain = parse(&origin, &text).unwrap();
+        assert_eq!(plain.runs.len(), 6);
+    }
+}
