@@ -661,8 +661,7 @@ mod shape;
 fn vdbench_skewed_hotband_workloads_run_as_one_with_hot_zones() {
     let read = files(BTreeMap::new());
     let src = vdbench::Sources { read: &read };
-    // vdbench's way to build a skewed workload: bands with their share of
-    // the I/O, and a workload over the whole lun taking the rest.
+    // Bands with their share of the I/O, a workload over the whole lun the rest.
     let imp = vdbench::import_text(
         "p.txt",
         "sd=sd1,lun=/dev/sdb,size=10g\n\
@@ -685,7 +684,6 @@ fn vdbench_skewed_hotband_workloads_run_as_one_with_hot_zones() {
         text.contains("skew=/hotband= of wd=hot1+hot2+rest"),
         "{text}"
     );
-    // A lone skew between workloads that differ otherwise is refused by name.
     let e = vdbench::import_text(
         "p.txt",
         "sd=sd1,lun=/dev/sdb\nwd=a,sd=sd1,rdpct=100,skew=60\nwd=b,sd=sd1,rdpct=0,skew=40\nrd=r,wd=(a,b)\n",
