@@ -32,6 +32,8 @@ if ((!quick)); then
   command -v zstd >/dev/null || need+=(zstd)
   command -v lz4 >/dev/null || need+=(lz4)
   command -v gzip >/dev/null || need+=(gzip)
+  # The fill-size test watches the fill's writes.
+  command -v strace >/dev/null || need+=(strace)
   if ((${#need[@]})); then
     if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
       echo "test.sh: installing ${need[*]}" >&2

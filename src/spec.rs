@@ -4,6 +4,7 @@
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 pub mod data;
+pub mod fill;
 pub mod meta;
 pub mod reading;
 pub mod shape;
@@ -137,6 +138,9 @@ pub struct TargetSpec {
     /// The data written and how it is checked (--compress, --verify...).
     #[serde(default, skip_serializing_if = "data::DataSpec::is_default")]
     pub data: data::DataSpec,
+    /// How a file set volbench creates is filled before the first run.
+    #[serde(default, skip_serializing_if = "fill::FillSpec::is_default")]
+    pub fill: fill::FillSpec,
 }
 
 /// What every write waits for: nothing beyond the device's acceptance (the

@@ -39,9 +39,14 @@ pub fn main(cli: Cli) -> Result<i32> {
         Command::Clean(a) => clean::cmd_clean(&a),
         Command::Verify(a) => verify::cmd_verify(&a),
         Command::Suite(SuiteCommand::List) => cmd_suite_list(),
-        Command::Suite(SuiteCommand::Show { suite }) => {
-            let (_, text) = suite::load(&suite)?;
-            print!("{text}");
+        Command::Suite(SuiteCommand::Show { suite, published }) => {
+            let (origin, text) = suite::load(&suite)?;
+            if published.published {
+                suite::parse(&origin, &text)?;
+                print!("{}", suite::published::section(&origin, &text)?);
+            } else {
+                print!("{text}");
+            }
             Ok(exit::OK)
         }
         Command::Suite(SuiteCommand::Run(a)) => cmd_suite_run(&a),
@@ -120,7 +125,15 @@ fn cmd_suite_list() -> Result<i32> {
 
 fn cmd_suite_run(a: &SuiteRunArgs) -> Result<i32> {
     let (origin, text) = suite::load(&a.suite)?;
-    run_suite_text(&origin, &text, &a.common, a.no_warmup_run, None)
+    let mut parsed = suite::parse(&origin, &text)?;
+    if a.published.published {
+        let (p, lines) = suite::published::select(parsed, &origin)?;
+        for l in lines {
+            eprintln!("{l}");
+        }
+        parsed = p;
+    }
+    run_suite_parsed(&origin, &text, parsed, &a.common, a.no_warmup_run, None)
 }
 
 /// `suite run` on a suite's text; `listed` hosts (an import's) replace the
@@ -133,6 +146,17 @@ pub(crate) fn run_suite_text(
     listed: Option<Vec<crate::input::hosts::HostSpec>>,
 ) -> Result<i32> {
     let parsed = suite::parse(origin, text)?;
+    run_suite_parsed(origin, text, parsed, c, no_warmup_run, listed)
+}
+
+fn run_suite_parsed(
+    origin: &str,
+    text: &str,
+    parsed: suite::SuiteFile,
+    c: &CommonArgs,
+    no_warmup_run: bool,
+    listed: Option<Vec<crate::input::hosts::HostSpec>>,
+) -> Result<i32> {
     let expect = service::expectation(c)?;
     // Like `run`: an existing file or device is used whole unless --size says
     // otherwise; the suite's default size is for the file sets it creates.

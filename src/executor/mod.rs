@@ -67,6 +67,7 @@ pub fn execute(plan: &Plan, obs: &dyn Observer, stop: &Arc<AtomicBool>) -> Resul
         cluster: None,
         expect: None,
         diagnosis: Vec::new(),
+        fill: Vec::new(),
     };
     let mut sets = match prepare(plan, obs, stop) {
         Ok(p) => p,
@@ -78,6 +79,7 @@ pub fn execute(plan: &Plan, obs: &dyn Observer, stop: &Arc<AtomicBool>) -> Resul
     };
     for (_, p) in &sets {
         doc.notes.extend(p.notes.iter().cloned());
+        doc.fill.extend(p.fill.clone());
     }
     let (key, prepared) = sets.remove(0);
     doc.target = Some(TargetInfo {

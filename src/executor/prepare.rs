@@ -28,6 +28,7 @@ pub fn prepare(
         progress: obs,
         stop,
         data: &job.target.data,
+        fill_bs: job.target.fill.bs,
     };
     let mut sets = prepare_sets(plan, &opts)?;
     for (key, p) in &mut sets {
@@ -39,6 +40,9 @@ pub fn prepare(
         check_alignment(plan, p)?;
         for n in &p.notes {
             obs.note(n);
+        }
+        if let Some(f) = &p.fill {
+            obs.note(&f.line());
         }
     }
     Ok(sets)

@@ -39,6 +39,7 @@ pub fn execute_targets(
         cluster: None,
         expect: None,
         diagnosis: Vec::new(),
+        fill: Vec::new(),
     };
     for p in plans {
         for n in &p.notes {
@@ -55,6 +56,8 @@ pub fn execute_targets(
             Ok(sets) => {
                 doc.notes
                     .extend(sets.iter().flat_map(|(_, s)| s.notes.clone()));
+                doc.fill
+                    .extend(sets.iter().flat_map(|(_, s)| s.fill.clone()));
                 prepared.push(sets);
             }
             Err(_) if stop.load(Ordering::Relaxed) => {

@@ -105,6 +105,8 @@ pub enum SuiteCommand {
     Show {
         #[arg(value_name = "NAME|FILE")]
         suite: String,
+        #[command(flatten)]
+        published: crate::input::cli_suite::PublishedArg,
     },
     /// Run a built-in suite or a suite file.
     Run(SuiteRunArgs),
@@ -161,6 +163,9 @@ pub struct SuiteRunArgs {
     /// Do not run (and discard) a copy of the first run before the others.
     #[arg(long)]
     pub no_warmup_run: bool,
+
+    #[command(flatten)]
+    pub published: crate::input::cli_suite::PublishedArg,
 
     /// A value given here replaces the suite's own for every run; runs that
     /// set threads or iodepth themselves keep theirs.
@@ -263,6 +268,9 @@ pub struct CommonArgs {
 
     #[command(flatten)]
     pub data: crate::input::data_args::DataArgs,
+
+    #[command(flatten)]
+    pub fill: crate::input::fill_args::FillArgs,
 
     #[command(flatten)]
     pub out: OutputArgs,

@@ -186,6 +186,7 @@ pub fn job_with_size(a: &RunArgs, default_size: Option<u64>) -> Result<JobSpec> 
                 None => WriteSync::None,
             },
             data: crate::input::data_args::data_spec(&c.data)?,
+            fill: crate::input::fill_args::fill_spec("--fill-bs", c.fill.fill_bs.as_deref())?,
         },
         engine: match &c.engine {
             Some(t) => EngineChoice::parse(t)?,

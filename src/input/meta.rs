@@ -320,6 +320,7 @@ pub fn job(a: &RunArgs) -> Result<Option<JobSpec>> {
         target: TargetSpec {
             write_sync: Default::default(),
             data: Default::default(),
+            fill: Default::default(),
             path: c.target.clone(),
             size: total_bytes.max(1),
             files: 1,

@@ -5,9 +5,11 @@
 pub mod cli;
 pub(crate) mod cli_launch;
 pub(crate) mod cli_shape;
+pub(crate) mod cli_suite;
 pub(crate) mod cli_targets;
 pub mod data_args;
 pub(crate) mod file;
+pub(crate) mod fill_args;
 pub(crate) mod flags;
 pub mod hostlist;
 pub mod hosts;

@@ -84,6 +84,9 @@ pub struct SuiteFile {
     pub defaults: Defaults,
     #[serde(rename = "run", default)]
     pub runs: Vec<Spanned<RunEntry>>,
+    /// The paper's own values (`--published`).
+    #[serde(default)]
+    pub published: Option<published::Published>,
 }
 
 fn yes() -> bool {
@@ -105,6 +108,8 @@ pub struct Defaults {
     interval: P,
     seed: P,
     arrivals: P,
+    /// The fill's transfer size (`--fill-bs`).
+    fill_bs: P,
 }
 
 #[derive(Debug, Deserialize)]
@@ -273,6 +278,7 @@ pub fn list() -> Vec<(String, String, String)> {
 }
 
 mod expand;
+pub mod published;
 mod shape;
 mod tree;
 

@@ -128,6 +128,11 @@ pub fn summary(doc: &ResultDoc) -> String {
         .iter()
         .map(table::Table::to_terminal)
         .collect();
+    // The fill is a phase of its own, before every table's runs.
+    if !doc.fill.is_empty() {
+        let lines: Vec<String> = doc.fill.iter().map(|f| f.line()).collect();
+        parts.insert(0, lines.join("\n"));
+    }
     let findings = diagnosis::lines(doc);
     if !findings.is_empty() {
         parts.push(findings);

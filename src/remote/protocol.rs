@@ -105,6 +105,9 @@ pub enum FromAgent {
     Prepared {
         targets: Vec<TargetInfo>,
         notes: Vec<String>,
+        /// Each file set's fill (absent from agents that predate it).
+        #[serde(default)]
+        fill: Vec<crate::result::fill::FillResult>,
     },
     Ready {
         index: u32,
@@ -276,7 +279,7 @@ mod tests {
             br#"{"type":"prepared","targets":[{"kind":"file","path":"/x\u0007","files":1,"file_size":1,"align":1,"mount":{"mount_point":"/\u001b]0;t\u0007","source":"s","fs_type":"ext4","options":"rw"}}],"notes":["a\nb\u001b"]}"#,
         )
         .unwrap();
-        let FromAgent::Prepared { targets, notes } = m else {
+        let FromAgent::Prepared { targets, notes, .. } = m else {
             panic!("a prepared message");
         };
         assert_eq!(targets[0].path, "/x?");

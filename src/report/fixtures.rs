@@ -221,6 +221,7 @@ pub fn doc(host: &str, runs: &[RunFixture]) -> ResultDoc {
             target: TargetSpec {
                 write_sync: Default::default(),
                 data: Default::default(),
+                fill: Default::default(),
                 path: "/mnt/anf/volbench".into(),
                 size: 1 << 30,
                 files: 1,
@@ -256,6 +257,7 @@ pub fn doc(host: &str, runs: &[RunFixture]) -> ResultDoc {
         cluster: None,
         expect: None,
         diagnosis: Vec::new(),
+        fill: Vec::new(),
     }
 }
 

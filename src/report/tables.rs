@@ -291,6 +291,9 @@ pub fn environment(src: &Source) -> Table {
     if let Some(e) = &d.error {
         kv("error", e.clone());
     }
+    for f in &d.fill {
+        kv("fill", f.line());
+    }
     for n in &d.notes {
         kv("note", n.clone());
     }

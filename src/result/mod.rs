@@ -6,6 +6,7 @@ pub mod check;
 pub mod counters;
 pub mod diagnosis;
 pub mod expect;
+pub mod fill;
 pub mod merge;
 pub(crate) mod meta;
 pub(crate) mod mount;
@@ -57,6 +58,10 @@ pub struct ResultDoc {
     /// Findings read from the figures (`diagnosis::diagnose`), surest first.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub diagnosis: Vec<diagnosis::Finding>,
+    /// The fill of each file set volbench prepared (absent in results
+    /// written before it was recorded, and when no set was prepared).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fill: Vec<fill::FillResult>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

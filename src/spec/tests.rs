@@ -8,6 +8,7 @@ pub fn sample() -> JobSpec {
         target: TargetSpec {
             write_sync: WriteSync::None,
             data: Default::default(),
+            fill: Default::default(),
             path: "/tmp/x".into(),
             size: 1 << 30,
             files: 4,

@@ -30,6 +30,7 @@ impl JobSpec {
         )?;
         bounds::count("--files", self.target.files.into(), 1, bounds::MAX_FILES)?;
         bounds::size("--size", self.target.size, 1, bounds::MAX_SIZE)?;
+        self.target.fill.validate(self.target.direct)?;
         let sizes: Vec<u64> = self
             .runs
             .iter()

@@ -109,6 +109,10 @@ pub const MAX_COOLDOWN: Duration = Duration::from_secs(DAY);
 /// --rate as a bandwidth, bytes/s across all threads (1 KiB/s..1 PiB/s).
 pub const MIN_RATE_BYTES: f64 = 1024.0;
 pub const MAX_RATE_BYTES: f64 = (1u64 << 50) as f64;
+/// --fill-bs: one sector up to 64 MiB (each of up to 4 fill threads holds
+/// one buffer of it).
+pub const MIN_FILL_BS: u64 = 512;
+pub const MAX_FILL_BS: u64 = 64 << 20;
 
 /// `v` within `lo..=hi`, or an error naming the flag and the bounds.
 pub fn count(flag: &str, v: u64, lo: u64, hi: u64) -> Result<u64> {

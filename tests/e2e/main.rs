@@ -22,6 +22,7 @@ mod multihost;
 mod prop_import;
 mod prop_input;
 mod prop_untrusted;
+mod published;
 mod quick;
 mod reading;
 mod report;

@@ -393,6 +393,7 @@ proptest! {
             target: TargetSpec {
                 write_sync: Default::default(),
                 data: Default::default(),
+                fill: Default::default(),
                 path: "/tmp/x".into(),
                 size: pick(size, 1 << 30),
                 files: pick(files.into(), 4) as u32,

@@ -514,6 +514,7 @@ pub fn import_args(args: &[String], map: &PathMap) -> Result<Imported> {
             target,
             size,
             files: Some(files),
+            fill_bs: None,
             direct,
             write_sync,
             // diskspd issues overlapped (asynchronous) I/O.

@@ -416,6 +416,7 @@ fn translate(
         size: head.size,
         // The suite's file count is the first run's; each run states its own.
         files: Some(head.files),
+        fill_bs: None,
         direct: head.direct,
         write_sync: head.write_sync,
         engine: Some(head.engine),

@@ -18,8 +18,10 @@ pub mod render;
 mod target_list;
 pub mod vdbench;
 mod vdbench_defs;
+mod vdbench_fill;
 mod vdbench_flags;
 mod vdbench_map;
+mod vdbench_skew;
 
 #[cfg(test)]
 mod tests;
@@ -135,6 +137,8 @@ pub struct Draft {
     pub target: String,
     pub size: Option<u64>,
     pub files: Option<u64>,
+    /// The fill's transfer size (vdbench's FillWrite xfersize).
+    pub fill_bs: Option<u64>,
     pub direct: bool,
     /// `write_sync` of the suite ("dsync", "sync"), when writes must be durable.
     pub write_sync: Option<&'static str>,

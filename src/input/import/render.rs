@@ -97,6 +97,9 @@ pub fn suite_toml(imp: &Imported, suite_path: &str, hosts_path: &str) -> String 
     if let Some(f) = d.files {
         let _ = writeln!(out, "files = {f}");
     }
+    if let Some(b) = d.fill_bs {
+        let _ = writeln!(out, "fill_bs = {}", quote(&size_text(b)));
+    }
     let _ = writeln!(out, "direct = {}", d.direct);
     if let Some(w) = d.write_sync {
         let _ = writeln!(out, "write_sync = {}", quote(w));

@@ -420,22 +420,28 @@ fn vdbench_paper_files_import_into_24_hosts_with_6_targets_each() {
         "seekpct=eof: one pass to the end"
     );
     assert_eq!(r.duration_s, 259200.0);
+    // Its xfersize is the fill's transfer size; alone, it stays a run.
+    assert_eq!(j.target.fill.bs, 64 << 10);
+    assert_eq!(fill.draft.fill_bs, Some(64 << 10));
     // Every file at once, as vdbench reads several -f files: one suite.
     let paths: Vec<PathBuf> = ["FillWrite", "RndRead", "SeqWrite"]
         .iter()
         .map(|p| PathBuf::from(format!("/p/vnet1-{p}-workload")))
         .collect();
     let imp = vdbench::import_files(&paths, &PathMap::default(), &src).unwrap();
-    let names: Vec<String> = job_of(&imp).runs.iter().map(|r| r.name.clone()).collect();
+    let j = job_of(&imp);
+    let names: Vec<String> = j.runs.iter().map(|r| r.name.clone()).collect();
+    // FillWrite is volbench's fill, at its 64k: no run of its own.
     assert_eq!(
         names,
-        [
-            "Initialize-LUNs-Full",
-            "RndRead",
-            "SeqWrite-26",
-            "SeqWrite-32",
-            "SeqWrite-40"
-        ]
+        ["RndRead", "SeqWrite-26", "SeqWrite-32", "SeqWrite-40"]
+    );
+    assert_eq!(j.target.fill.bs, 64 << 10);
+    let text = render::suite_toml(&imp, "s.toml", "h");
+    assert!(text.contains("fill_bs = \"64k\""), "{text}");
+    assert!(
+        text.contains("rd=Initialize-LUNs-Full -> no run of its own"),
+        "{text}"
     );
     // The hosts file is one the hosts parser takes, with six targets each.
     let h = render::hosts_file(&imp.draft).unwrap();
@@ -532,114 +538,7 @@ fn args(line: &str) -> Vec<String> {
     line.split_whitespace().map(str::to_string).collect()
 }
 
-#[test]
-fn diskspd_disk_check_line_imports_exactly_with_a_map() {
-    let line = "-c50G -d300 -F16 -w20 -r -b4k -o4 X:\\DiskSpd.dat";
-    let e = diskspd::import_args(&args(line), &PathMap::default())
-        .unwrap_err()
-        .to_string();
-    assert!(
-        e.contains("X:\\DiskSpd.dat") && e.contains("--map 'x:\\=/mnt/share/'"),
-        "{e}"
-    );
-    let map = PathMap::parse(&["X:\\=/mnt/disk/".into()]).unwrap();
-    let imp = diskspd::import_args(&args(line), &map).unwrap();
-    assert!(
-        imp.printed().iter().all(|n| !n.contains("-w20")),
-        "all exact"
-    );
-    let j = job_of(&imp);
-    let r = &j.runs[0];
-    assert_eq!(
-        (r.rw, r.read_pct, r.bs[0].bytes),
-        (Pattern::Randrw, 80, 4096)
-    );
-    assert_eq!((r.threads, r.iodepth, r.files), (16, 4, Some(1)));
-    assert_eq!(
-        (r.duration_s, r.warmup_s),
-        (300.0, 5.0),
-        "diskspd's default warm-up is 5 s"
-    );
-    assert_eq!(j.target.size, 50 << 30);
-    assert_eq!(j.target.path, PathBuf::from("/mnt/disk"));
-    assert!(!j.target.direct, "diskspd caches unless -S");
-}
-
-#[test]
-fn diskspd_smb_line_imports_whole() {
-    let mut line = "-W300 -C5 -r -w100 -b4k -t8 -o8 -Sh -d60 -L -c2G -Z1G".to_string();
-    for i in 0..10 {
-        line.push_str(&format!(" z:\\write{i}.dat"));
-    }
-    let map = PathMap::parse(&["z:\\=/mnt/share/".into()]).unwrap();
-    // 10 targets of 2 GiB, 8 threads each (-t is per target), direct and
-    // write-through (-Sh), 5 s of cool-down after the measured minute.
-    let rest = line;
-    let imp = diskspd::import_args(&args(&rest), &map).unwrap();
-    let j = job_of(&imp);
-    let r = &j.runs[0];
-    assert_eq!(r.shape.cooldown_s, Some(5.0));
-    assert_eq!(
-        (r.rw, r.threads, r.iodepth, r.files),
-        (Pattern::Randwrite, 8, 8, Some(1))
-    );
-    assert_eq!((r.warmup_s, r.duration_s), (300.0, 60.0));
-    assert_eq!(j.target.size, 2 << 30);
-    let listed = crate::input::targets::expand_local(&j.target.path).unwrap();
-    assert_eq!(listed.len(), 10);
-    assert_eq!(listed[9], PathBuf::from("/mnt/share/write9.dat"));
-    assert!(j.target.direct);
-    assert_eq!(j.target.write_sync, crate::spec::WriteSync::Dsync);
-    let sw = diskspd::import_args(&args(&rest.replace("-Sh ", "-Sw ")), &map).unwrap();
-    let j = job_of(&sw);
-    assert_eq!(
-        (j.target.direct, j.target.write_sync),
-        (false, crate::spec::WriteSync::Dsync)
-    );
-    assert!(imp.printed().iter().any(|n| n.contains("-Z1G")));
-    let e = diskspd::import_args(&args("-b4k /d/x --dry-run"), &PathMap::default())
-        .unwrap_err()
-        .to_string();
-    assert!(
-        e.contains("argument 3: --dry-run") && e.contains("before the diskspd"),
-        "{e}"
-    );
-    let e = diskspd::import_args(&args("-b4k #1"), &PathMap::default())
-        .unwrap_err()
-        .to_string();
-    assert!(
-        e.contains("disk number") && e.contains("--map '#1=/dev/sdX'"),
-        "{e}"
-    );
-    let imp = diskspd::import_args(
-        &args("-b4k -g4096 #1"),
-        &PathMap::parse(&["#1=/dev/sdb".into()]).unwrap(),
-    )
-    .unwrap();
-    assert_eq!(imp.draft.target, "/dev/sdb");
-    assert_eq!(
-        imp.draft.runs[0].rate,
-        Some(1000.0),
-        "4096 bytes/ms of 4 KiB blocks"
-    );
-    // Several existing devices (no -c): each used whole, -t threads each.
-    let imp = diskspd::import_args(
-        &args("-b4k -t2 -r #1 #2"),
-        &PathMap::parse(&["#1=/dev/sdb".into(), "#2=/dev/sdc".into()]).unwrap(),
-    )
-    .unwrap();
-    assert_eq!(imp.draft.target, "{/dev/sdb,/dev/sdc}");
-    assert_eq!(imp.draft.runs[0].threads, 2);
-    assert_eq!(imp.draft.size, None);
-    // -F over several files: every thread reaches every file, one file set.
-    let imp =
-        diskspd::import_args(&args("-c1G -F4 /d/a.dat /d/b.dat"), &PathMap::default()).unwrap();
-    assert_eq!(
-        (imp.draft.target.as_str(), imp.draft.files),
-        ("/d", Some(2))
-    );
-    assert_eq!(imp.draft.runs[0].threads, 4);
-}
+mod diskspd_lines;
 
 mod fuzz {
     use super::*;
@@ -670,3 +569,44 @@ mod fuzz {
 }
 
 mod shape;
+
+#[test]
+fn vdbench_skewed_hotband_workloads_run_as_one_with_hot_zones() {
+    let read = files(BTreeMap::new());
+    let src = vdbench::Sources { read: &read };
+    // Bands with their share of the I/O, a workload over the whole lun the rest.
+    let imp = vdbench::import_text(
+        "p.txt",
+        "sd=sd1,lun=/dev/sdb,size=10g\n\
+         wd=default,sd=sd1,xfersize=8k,rdpct=70,seekpct=random\n\
+         wd=hot1,skew=20,hotband=(10,12)\n\
+         wd=hot2,skew=30,hotband=(50,60)\n\
+         wd=rest\n\
+         rd=r,wd=*,iorate=max,elapsed=10,threads=4\n",
+        &PathMap::default(),
+        &src,
+    )
+    .unwrap();
+    let j = job_of(&imp);
+    assert_eq!(j.runs.len(), 1, "one workload, not three");
+    let r = &j.runs[0];
+    assert_eq!((r.read_pct, r.bs[0].bytes, r.threads), (70, 8192, 4));
+    assert_eq!(r.shape.distribution.label(), "hot:5/10,21/2,19/38,35/10");
+    let text = render::suite_toml(&imp, "s.toml", "h");
+    assert!(
+        text.contains("skew=/hotband= of wd=hot1+hot2+rest"),
+        "{text}"
+    );
+    let e = vdbench::import_text(
+        "p.txt",
+        "sd=sd1,lun=/dev/sdb\nwd=a,sd=sd1,rdpct=100,skew=60\nwd=b,sd=sd1,rdpct=0,skew=40\nrd=r,wd=(a,b)\n",
+        &PathMap::default(),
+        &src,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("p.txt line 4: wd=(a,b)") && e.contains("skew"),
+        "{e}"
+    );
+}

@@ -29,6 +29,7 @@ pub(super) fn translate(
         .map(|(i, _)| with_defaults(defs, i))
         .collect();
     let mut runs = Vec::new();
+    let mut fill = super::vdbench_fill::Fill::default();
     let mut used: Option<(Vec<String>, String)> = None;
     let mut direct = None;
     let mut interval = None;
@@ -46,21 +47,16 @@ pub(super) fn translate(
             .iter()
             .filter(|w| items(&wdp.value).iter().any(|p| wildcard(p, &w.name)))
             .collect();
-        let wd = match chosen.as_slice() {
-            [one] => *one,
-            [] => {
-                notes.refuse(&wdp.at, &wdp.text(), "names no wd defined before");
-                continue;
-            }
-            _ => {
-                notes.unsupported(
-                    &wdp.at,
-                    &wdp.text(),
-                    "several workloads running at once in one run",
-                );
-                continue;
-            }
+        if chosen.is_empty() {
+            notes.refuse(&wdp.at, &wdp.text(), "names no wd defined before");
+            continue;
+        }
+        // Several wds at once (skew=) and hotbands: one workload.
+        let Some(wd) = super::vdbench_skew::combine(&chosen, notes, &wdp.at, &wdp.text()) else {
+            continue;
         };
+        let wd = &wd;
+        let mut zones: Option<String> = None;
         let mut m: Vec<Mapping> = Vec::new();
         let mut rdpct = 100u64;
         let mut seek = "random".to_string();
@@ -109,19 +105,16 @@ pub(super) fn translate(
                     &mut write_sync,
                 ),
                 "host" | "hd" => noted(&mut m, p, "every host of the sd runs it"),
-                "skew" => {
-                    if p.value == "0" {
-                        exact(&mut m, p, "no skew");
-                    } else {
-                        notes.unsupported(&p.at, &t, "skew between workloads")
-                    }
+                k if k == super::vdbench_skew::ZONES_KEY => {
+                    m.push(Mapping {
+                        at: p.at.clone(),
+                        option: format!("skew=/hotband= of wd={}", wd.name),
+                        how: How::Note(format!("distribution = \"{}\" (each band's share of the I/O, the rest spread by width; within a band vdbench favours its low end, volbench spreads evenly)", p.value)),
+                    });
+                    zones = Some(p.value.clone());
                 }
-                "rhpct" | "whpct" | "hotband" | "range" | "stride" | "priority" | "streams" => {
-                    notes.unsupported(
-                        &p.at,
-                        &t,
-                        "cache hits, hot bands, ranges, strides and streams",
-                    )
+                "rhpct" | "whpct" | "range" | "stride" | "priority" | "streams" => {
+                    notes.unsupported(&p.at, &t, "cache hits, ranges, strides and streams")
                 }
                 _ => notes.refuse(
                     &p.at,
@@ -443,7 +436,12 @@ pub(super) fn translate(
                         if seeks.len() > 1 {
                             name.push_str(&format!("-{}", if random { "rand" } else { "seq" }));
                         }
-                        runs.push(DraftRun {
+                        let to = if fill.takes(sk, pct, &run_bs, wd, notes) {
+                            &mut fill.runs
+                        } else {
+                            &mut runs
+                        };
+                        to.push(DraftRun {
                             name: run_name(&name),
                             rw,
                             read_pct: pct,
@@ -458,8 +456,10 @@ pub(super) fn translate(
                             io_limit,
                             curve: curve.clone(),
                             shape: seek_pct
-                                .map(|n| vec![("seek_pct", n.to_string())])
-                                .unwrap_or_default(),
+                                .map(|n| ("seek_pct", n.to_string()))
+                                .into_iter()
+                                .chain(zones.as_ref().map(|z| ("distribution", format!("\"{z}\""))))
+                                .collect(),
                             notes: notes_here,
                         });
                     }
@@ -467,6 +467,8 @@ pub(super) fn translate(
             }
         }
     }
+    let fill_bs = fill.bs;
+    fill.settle(&mut runs, &mut global);
     notes.check()?;
     let Some((used, _)) = used else {
         return Err(VbError::input(format!("{origin}: no rd= run definitions")));
@@ -560,6 +562,7 @@ pub(super) fn translate(
         target,
         size,
         files: Some(1),
+        fill_bs,
         direct: direct.unwrap_or(false),
         write_sync,
         engine: Some("psync"),

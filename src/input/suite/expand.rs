@@ -346,6 +346,14 @@ pub fn to_job(origin: &str, text: &str, suite: &SuiteFile, o: &Overrides) -> Res
             allow_overwrite: o.args.allow_overwrite,
             write_sync,
             data: crate::input::data_args::data_spec(&o.args.data)?,
+            fill: match cx.pick(&None, &o.args.fill.fill_bs, &d.fill_bs) {
+                Some((t, at)) => cx.with(
+                    "fill_bs",
+                    at,
+                    crate::input::fill_args::fill_spec("fill_bs", Some(&t)),
+                )?,
+                None => Default::default(),
+            },
         },
         engine,
         interval_s: interval,

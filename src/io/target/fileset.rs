@@ -20,7 +20,6 @@ use crate::units::format_size;
 
 pub const MARKER_NAME: &str = ".volbench-fileset.json";
 pub const FILE_PREFIX: &str = "volbench.";
-const FILL_CHUNK: usize = 1 << 20;
 /// Most files one set may have (the --files bound): also what a marker may claim.
 pub const MAX_FILES: u32 = crate::units::bounds::MAX_FILES as u32;
 /// A marker lists one inode per file; a real one stays far below this.
@@ -200,14 +199,20 @@ fn prepare_in(dir: SetDir, file_size: u64, opts: &PrepareOptions) -> Result<Prep
                 .iter()
                 .all(|s| matches!(s, Slot::Ours(st) if st.st_size as u64 == file_size))
     });
-    let mut notes = Vec::new();
+    let total = file_size.saturating_mul(u64::from(opts.files));
+    let mut fill = crate::result::fill::FillResult {
+        host: String::new(),
+        path: dir.path().display().to_string(),
+        files: opts.files,
+        bytes: total,
+        bs: opts.fill_bs,
+        seconds: 0.0,
+        mib_s: 0.0,
+        skipped_reused: reusable,
+    };
+    // What the fill did is the set's `fill` (said on the terminal by the
+    // executor and kept in result.json), not a note.
     let inodes: Vec<u64> = if reusable {
-        notes.push(format!(
-            "reusing the filled file set in {} ({} x {})",
-            dir.path().display(),
-            opts.files,
-            format_size(file_size)
-        ));
         slots
             .iter()
             .map(|s| match s {
@@ -217,19 +222,12 @@ fn prepare_in(dir: SetDir, file_size: u64, opts: &PrepareOptions) -> Result<Prep
             .collect()
     } else {
         // The fill is a phase of its own: its time and rate are reported
-        // (terminal and result.json notes), never mixed into a run's.
+        // (terminal, result.json `fill`), never mixed into a run's.
         let t0 = std::time::Instant::now();
         let inodes = refill(&dir, old.as_ref(), &names, &slots, file_size, opts)?;
         let secs = t0.elapsed().as_secs_f64().max(1e-6);
-        let total = file_size.saturating_mul(u64::from(opts.files));
-        notes.push(format!(
-            "fill: wrote {} ({} x {}) in {} in {secs:.2} s, {:.1} MiB/s",
-            format_size(total),
-            opts.files,
-            format_size(file_size),
-            dir.path().display(),
-            total as f64 / 1048576.0 / secs
-        ));
+        fill.seconds = secs;
+        fill.mib_s = total as f64 / 1048576.0 / secs;
         inodes
     };
     let dir = Arc::new(dir);
@@ -255,11 +253,12 @@ fn prepare_in(dir: SetDir, file_size: u64, opts: &PrepareOptions) -> Result<Prep
         },
         align,
         writable: opts.needs_write,
-        notes,
+        notes: Vec::new(),
         files,
         _lock: Some(Arc::new(lock)),
         filled_now: !reusable,
         data: None,
+        fill: Some(fill),
     })
 }
 
@@ -366,6 +365,23 @@ fn refill(
             return Err(super::open_error(&dir.path_of(name), e, true));
         }
     }
+    // A fill size the device cannot take is refused before a byte is
+    // written, like --bs (whose check against the probed alignment comes
+    // only after the fill).
+    if opts.direct
+        && let Some(fd) = fds.first()
+    {
+        let align = probe_align_fd(fd, false);
+        if !opts.fill_bs.is_multiple_of(align) {
+            undo(&inodes, None);
+            return Err(VbError::input(format!(
+                "--fill-bs {} is not a multiple of {align} bytes, the direct-I/O alignment of {}; \
+                 use a multiple of it, or --buffered",
+                opts.fill_bs,
+                dir.path().display()
+            )));
+        }
+    }
     let mut marker = Marker {
         created_by: format!("volbench {}", env!("CARGO_PKG_VERSION")),
         files: names.len() as u32,
@@ -401,7 +417,8 @@ fn fill(fds: &[OwnedFd], paths: &[PathBuf], file_size: u64, opts: &PrepareOption
                 let next = &next;
                 let failed = &failed;
                 std::thread::Builder::new().spawn_scoped(s, move || -> Result<()> {
-                    let mut buf = AlignedBuf::try_new(FILL_CHUNK, 4096)?;
+                    let chunk = usize::try_from(opts.fill_bs).unwrap_or(1 << 20);
+                    let mut buf = AlignedBuf::try_new(chunk, 4096)?;
                     // The runs' data: what compresses and deduplicates as
                     // asked, in sectors --verify can check.
                     let data = crate::io::verify::DataPlan::new(opts.data, layout, None);
@@ -459,7 +476,7 @@ fn fill_one(
         if opts.stop.load(Ordering::Relaxed) {
             return Ok(());
         }
-        let n = (file_size - off).min(FILL_CHUNK as u64) as usize;
+        let n = (file_size - off).min(buf.as_slice().len() as u64) as usize;
         seq += 1;
         data.fill_chunk(
             &mut buf.as_mut_slice()[..n],
@@ -545,6 +562,7 @@ mod tests {
             progress: &Quiet,
             stop,
             data: &DEFAULT_DATA,
+            fill_bs: 1 << 20,
         }
     }
 
@@ -552,23 +570,31 @@ mod tests {
     fn a_set_is_reused_and_an_invalid_marker_needs_allow_overwrite() {
         let t = tempfile::tempdir().unwrap();
         let stop = AtomicBool::new(false);
-        let filled = |notes: &[String]| notes.len() == 1 && notes[0].starts_with("fill: wrote");
+        let filled = |p: &Prepared| p.fill.as_ref().is_some_and(|f| !f.skipped_reused);
+        let reused = |p: &Prepared| p.fill.as_ref().map(|f| f.skipped_reused);
         let first = prepare(t.path(), &opts(&stop, false)).unwrap();
-        assert!(filled(&first.notes), "{:?}", first.notes);
+        assert!(filled(&first), "{:?}", first.fill);
+        let f = first.fill.clone().unwrap();
+        assert_eq!((f.files, f.bytes, f.bs), (2, 64 << 10, 1 << 20));
+        assert!(f.seconds > 0.0 && f.mib_s > 0.0, "{f:?}");
         drop(first);
         let again = prepare(t.path(), &opts(&stop, false)).unwrap();
-        assert!(again.notes[0].contains("reusing"), "{:?}", again.notes);
+        assert_eq!(reused(&again), Some(true));
+        assert!(
+            again
+                .fill
+                .as_ref()
+                .unwrap()
+                .line()
+                .contains("reusing the filled file set")
+        );
         drop(again);
         std::fs::write(t.path().join(MARKER_NAME), marker(1, 4096, 0)).unwrap();
         let e = prepare(t.path(), &opts(&stop, false)).unwrap_err();
         assert_eq!(e.kind, crate::error::Kind::Refused);
         assert!(e.message.contains("--allow-overwrite"), "{e}");
         let remade = prepare(t.path(), &opts(&stop, true)).unwrap();
-        assert!(
-            filled(&remade.notes),
-            "refilled, not reused: {:?}",
-            remade.notes
-        );
+        assert!(filled(&remade), "refilled, not reused: {:?}", remade.fill);
         drop(remade);
         let m = parse_marker(&std::fs::read(t.path().join(MARKER_NAME)).unwrap()).unwrap();
         assert!(m.filled && m.files == 2);

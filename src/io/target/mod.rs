@@ -114,6 +114,8 @@ pub struct Prepared {
     pub filled_now: bool,
     /// The data runs on this target write and check (set by the executor).
     pub data: Option<Arc<crate::io::verify::DataPlan>>,
+    /// The fill of a file set: what it wrote, or that it was reused.
+    pub fill: Option<crate::result::fill::FillResult>,
 }
 
 impl Prepared {
@@ -133,6 +135,7 @@ impl Prepared {
             _lock: Some(Arc::new(lock)),
             filled_now: false,
             data: None,
+            fill: None,
         }
     }
 }
@@ -211,6 +214,8 @@ pub struct PrepareOptions<'a> {
     pub stop: &'a std::sync::atomic::AtomicBool,
     /// The data the set is filled with (and must have been, to be reused).
     pub data: &'a crate::spec::data::DataSpec,
+    /// Bytes per fill write.
+    pub fill_bs: u64,
 }
 
 /// Makes the target ready: creates and fills a file set, or checks that an
@@ -312,6 +317,7 @@ fn prepare_existing(insp: &Inspection, opts: &PrepareOptions, device: bool) -> R
         _lock: Some(Arc::new(lock)),
         filled_now: false,
         data: None,
+        fill: None,
     })
 }
 

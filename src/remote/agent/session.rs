@@ -107,6 +107,11 @@ pub(super) fn session(shared: &Shared, link: &Link, ctl: Receiver<Control>) -> i
                                 .map(|(plan, sets)| target_info(plan, sets))
                                 .collect(),
                             notes: Vec::new(),
+                            fill: p
+                                .iter()
+                                .flatten()
+                                .filter_map(|(_, s)| s.fill.clone())
+                                .collect(),
                         });
                         done_runs = vec![Vec::new(); p.len()];
                         prepared = p;

@@ -80,7 +80,11 @@ impl Coordinator<'_> {
                 h.setup.fill.known = true;
                 self.show_fill();
             }
-            FromAgent::Prepared { targets, notes } => {
+            FromAgent::Prepared {
+                targets,
+                notes,
+                fill,
+            } => {
                 if targets.len() != n_targets || !h.setup.prepare_sent {
                     return Err("prepared other targets than it was sent".into());
                 }
@@ -94,8 +98,20 @@ impl Coordinator<'_> {
                         .collect(),
                 );
                 let name = h.a.host.name.clone();
+                h.setup.fills = fill
+                    .into_iter()
+                    .map(|mut f| {
+                        f.host = name.clone();
+                        f.path = sanitize(&f.path, 4096);
+                        f
+                    })
+                    .collect();
+                let lines: Vec<String> = h.setup.fills.iter().map(|f| f.line()).collect();
                 for n in notes {
                     self.note(&name, &n);
+                }
+                for l in lines {
+                    self.obs.note(&l);
                 }
                 self.show_fill();
             }

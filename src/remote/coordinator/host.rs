@@ -53,6 +53,8 @@ pub(super) struct Setup {
     pub prepare_sent: bool,
     pub prepared: Option<Vec<TargetInfo>>,
     pub fill: Fill,
+    /// What each of its file sets' fills did, named after the host.
+    pub fills: Vec<crate::result::fill::FillResult>,
 }
 
 /// The run in progress on this host.

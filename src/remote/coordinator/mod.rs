@@ -186,6 +186,7 @@ impl<'a> Coordinator<'a> {
             cluster: None,
             expect: None,
             diagnosis: Vec::new(),
+            fill: Vec::new(),
         };
         let mut cluster_runs = Vec::new();
 
@@ -247,6 +248,12 @@ impl<'a> Coordinator<'a> {
         self.shutdown();
 
         doc.target = self.target_summary(template);
+        // Each host's fills, in the hosts' order.
+        doc.fill = self
+            .hosts
+            .iter()
+            .flat_map(|h| h.setup.fills.iter().cloned())
+            .collect();
         let mut notes = std::mem::take(&mut self.notes);
         notes.append(&mut doc.notes);
         doc.notes = notes;

@@ -164,6 +164,18 @@ impl Agent {
                             })
                             .collect(),
                         notes: Vec::new(),
+                        fill: (0..self.targets)
+                            .map(|t| crate::result::fill::FillResult {
+                                host: "spoofed".into(),
+                                path: format!("/data/{t}"),
+                                files: 2,
+                                bytes: 2 << 20,
+                                bs: 1 << 20,
+                                seconds: 0.5,
+                                mib_s: 4.0,
+                                skipped_reused: false,
+                            })
+                            .collect(),
                     });
                 }
                 ToAgent::Run { index } => {
@@ -385,6 +397,18 @@ fn every_hosts_results_are_merged_exactly() {
     // The target line sums every host's files.
     let target = g.doc.target.as_ref().unwrap();
     assert_eq!((target.kind, target.files), (TargetKind::Directory, 8));
+    // Each host's fill of each target is listed, named by the coordinator
+    // (not by what the agent claims).
+    let fills: Vec<(String, String)> = g
+        .doc
+        .fill
+        .iter()
+        .map(|f| (f.host.clone(), f.path.clone()))
+        .collect();
+    assert_eq!(fills.len(), 4, "{fills:?}");
+    assert!(fills.iter().all(|(h, _)| h != "spoofed"), "{fills:?}");
+    assert_eq!(fills[0].1, "/data/0");
+    assert_ne!(fills[0].0, fills[3].0, "{fills:?}");
     // The terminal saw each interval once, summed over hosts and targets,
     // one fill bar over all hosts, and the merged run.
     let printed = seen.intervals.lock().unwrap();

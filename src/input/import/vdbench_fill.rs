@@ -1,0 +1,87 @@
+//! vdbench's FillWrite: a wd writing every lun sequentially to its end
+//! (`rdpct=0,seekpct=eof`) is what volbench's fill does before the first
+//! run, so its xfersize becomes the suite's `fill_bs` and the rd needs no
+//! run of its own (the fill is reported as result.json `fill`). A file
+//! holding only the fill keeps it as a run, so the suite has something to
+//! run and time; the fill before it then writes the luns once more.
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+
+use super::vdbench::Def;
+use super::{DraftRun, How, Mapping, Notes};
+use crate::units::format_size;
+
+#[derive(Default)]
+pub(super) struct Fill {
+    pub bs: Option<u64>,
+    /// The fill rds' runs, kept only when nothing else runs.
+    pub runs: Vec<DraftRun>,
+    mapped: Vec<Mapping>,
+}
+
+impl Fill {
+    /// Whether this point of an rd is a fill: if so its transfer size is
+    /// taken (one size per suite) and the caller sets its run aside.
+    pub fn takes(
+        &mut self,
+        seek: &str,
+        read_pct: u8,
+        bs: &[(u64, u32)],
+        wd: &Def,
+        notes: &mut Notes,
+    ) -> bool {
+        if seek != "eof" || read_pct != 0 {
+            return false;
+        }
+        let option = format!("wd={} seekpct=eof xfersize", wd.name);
+        match (bs, self.bs) {
+            ([(b, _)], None) => {
+                self.bs = Some(*b);
+                self.mapped.push(Mapping {
+                    at: wd.at.clone(),
+                    option,
+                    how: How::Exact(format!(
+                        "fill_bs = {}: volbench's fill writes every file sequentially to its end before the first run",
+                        format_size(*b)
+                    )),
+                });
+            }
+            ([(b, _)], Some(had)) if *b == had => {}
+            ([_], Some(_)) => notes.unsupported(&wd.at, &option, "two fills of different xfersize"),
+            _ => notes.unsupported(
+                &wd.at,
+                &option,
+                "an xfersize distribution for a fill (it writes one size)",
+            ),
+        }
+        true
+    }
+
+    /// Drops the fill's runs when others run (the fill is that pass), else
+    /// keeps them; says which in the suite's mappings.
+    pub fn settle(self, runs: &mut Vec<DraftRun>, global: &mut Vec<Mapping>) {
+        global.extend(self.mapped);
+        let Some(first) = self.runs.first() else {
+            return;
+        };
+        let at = first.notes.last().map(|m| m.at.clone()).unwrap_or_default();
+        if runs.is_empty() {
+            global.push(Mapping {
+                at,
+                option: format!("rd={}", first.name),
+                how: How::Note(
+                    "the only run: kept as a timed sequential pass (io_limit), after volbench's own fill".into(),
+                ),
+            });
+            *runs = self.runs;
+        } else {
+            global.push(Mapping {
+                at,
+                option: format!("rd={}", first.name),
+                how: How::Exact(
+                    "no run of its own: volbench's fill is that pass, timed in result.json fill"
+                        .into(),
+                ),
+            });
+        }
+    }
+}

@@ -1,0 +1,77 @@
+//! The fill: before the first run, volbench writes every file of a set it
+//! creates sequentially to its end (vdbench's FillWrite, fio's layout), so
+//! reads hit allocated blocks. Its transfer size is the one thing a user
+//! sets about it (vdbench FillWrite xfersize=64k).
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Result, VbError};
+use crate::units::bounds;
+
+/// The fill's transfer size when the user gives none: large sequential
+/// writes fill a set fastest, and 1 MiB is what every engine and device
+/// takes whole.
+pub const DEFAULT_BS: u64 = 1 << 20;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FillSpec {
+    /// Bytes per fill write (the last write of a file may be shorter).
+    pub bs: u64,
+}
+
+impl Default for FillSpec {
+    fn default() -> Self {
+        Self { bs: DEFAULT_BS }
+    }
+}
+
+impl FillSpec {
+    pub fn is_default(&self) -> bool {
+        *self == Self::default()
+    }
+
+    /// The bound, and whole sectors when the set is written with O_DIRECT
+    /// (the target's own alignment is checked again before the fill).
+    pub fn validate(&self, direct: bool) -> Result<()> {
+        bounds::size(
+            "--fill-bs",
+            self.bs,
+            bounds::MIN_FILL_BS,
+            bounds::MAX_FILL_BS,
+        )?;
+        // Whole sectors even through the page cache: the data written
+        // (and checked by --verify) is laid out in sectors.
+        if !self.bs.is_multiple_of(super::MIN_DIRECT_ALIGN) {
+            let why = if direct {
+                "which direct I/O needs (use a multiple of 4k)"
+            } else {
+                "whole sectors, as the fill's data is laid out"
+            };
+            return Err(VbError::input(format!(
+                "--fill-bs {} is not a multiple of {} bytes, {why}",
+                self.bs,
+                super::MIN_DIRECT_ALIGN
+            )));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_fill_size_is_bounded_and_sector_aligned_for_direct_io() {
+        assert!(FillSpec { bs: 64 << 10 }.validate(true).is_ok());
+        assert!(FillSpec { bs: 1536 }.validate(false).is_ok());
+        let e = FillSpec { bs: 1000 }.validate(true).unwrap_err();
+        assert!(e.message.contains("multiple of 512"), "{e}");
+        assert!(FillSpec { bs: 1000 }.validate(false).is_err());
+        let e = FillSpec { bs: 128 << 20 }.validate(false).unwrap_err();
+        assert!(e.message.contains("64MiB"), "{e}");
+        assert!(FillSpec { bs: 256 }.validate(false).is_err());
+    }
+}
