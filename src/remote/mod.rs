@@ -12,6 +12,23 @@ pub(crate) mod launcher;
 pub mod protocol;
 pub(crate) mod ssh;
 
+/// Blocks SIGPIPE in the calling thread only. A thread writing to a host's
+/// pipe calls this first: the process-wide SIG_IGN the coordinator sets is
+/// put back to the default when it returns (for `| head` on our own
+/// output), and a writer thread still flushing to an ssh that has just died
+/// would then kill the whole process, results unwritten. Blocked, the write
+/// fails with EPIPE and the signal dies with the thread.
+pub(crate) fn block_sigpipe_in_this_thread() {
+    // SAFETY: a zeroed sigset_t is valid input to sigemptyset, which
+    // initialises it; pthread_sigmask only reads the set it is given.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, libc::SIGPIPE);
+        libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+    }
+}
+
 /// Sets SIGPIPE's disposition (`main` makes it the default, for `| head`).
 pub(crate) fn set_sigpipe(how: libc::sighandler_t) {
     // SAFETY: changing one signal's disposition to a libc constant.

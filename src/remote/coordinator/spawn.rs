@@ -170,6 +170,7 @@ fn spawn_agent(
     spawn(
         format!("vb-to-{index}"),
         Box::new(move || {
+            crate::remote::block_sigpipe_in_this_thread();
             let mut stdin = stdin;
             for line in rx {
                 if stdin
