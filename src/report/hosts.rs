@@ -189,21 +189,39 @@ pub fn figures(doc: &ResultDoc) -> Vec<Figure> {
 
 /// The "Per host" section, for results of two or more hosts.
 pub fn section(sources: &[Source]) -> Option<Section> {
-    let mut sec = Section::new(
-        "hosts",
+    breakdown(
+        Section::new(
+            "hosts",
+            "Per host",
+            "Each client's own figures; the totals above are their exact merge.",
+        ),
         "Per host",
-        "Each client's own figures; the totals above are their exact merge.",
-    );
-    for s in sources {
-        if host_names(&s.doc).len() < 2 {
-            continue;
-        }
+        sources,
+        |doc| host_names(doc).len() >= 2,
+        table,
+        figures,
+    )
+}
+
+/// A breakdown section (per host, per target): for each source that has
+/// one, its table and charts, headed by the source's label when the report
+/// holds several results.
+pub(super) fn breakdown(
+    mut sec: Section,
+    title: &str,
+    sources: &[Source],
+    has: impl Fn(&ResultDoc) -> bool,
+    table: impl Fn(&ResultDoc) -> Table,
+    figures: impl Fn(&ResultDoc) -> Vec<Figure>,
+) -> Option<Section> {
+    let several = sources.len() > 1;
+    for s in sources.iter().filter(|s| has(&s.doc)) {
         let mut t = table(&s.doc);
-        if sources.len() > 1 {
-            t.title = format!("Per host: {}", s.label);
+        if several {
+            t.title = format!("{title}: {}", s.label);
         }
         sec.groups.push(Group {
-            heading: if sources.len() > 1 {
+            heading: if several {
                 s.label.clone()
             } else {
                 String::new()

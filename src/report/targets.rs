@@ -4,7 +4,7 @@
 //! out (its bars carry their share of the host's other targets' median).
 
 use super::charts::Figure;
-use super::html::{Group, Section};
+use super::html::Section;
 use super::svg::{self, Axis, Bar, Category, Fmt, bar_chart};
 use super::{Metric, Source};
 use crate::output::fmt::{mib_s, micros, number};
@@ -161,28 +161,18 @@ pub fn figures(doc: &ResultDoc) -> Vec<Figure> {
 /// The "Per target" section, for multi-host results where some host drove
 /// two or more targets.
 pub fn section(sources: &[Source]) -> Option<Section> {
-    let mut sec = Section::new(
-        "targets",
+    super::hosts::breakdown(
+        Section::new(
+            "targets",
+            "Per target",
+            "Each target's own figures on its host; each host's figures above are their exact merge.",
+        ),
         "Per target",
-        "Each target's own figures on its host; each host's figures above are their exact merge.",
-    );
-    for s in sources.iter().filter(|s| has_targets(&s.doc)) {
-        let mut t = table(&s.doc);
-        if sources.len() > 1 {
-            t.title = format!("Per target: {}", s.label);
-        }
-        sec.groups.push(Group {
-            heading: if sources.len() > 1 {
-                s.label.clone()
-            } else {
-                String::new()
-            },
-            small: false,
-            figures: figures(&s.doc),
-        });
-        sec.tables.push(t);
-    }
-    (!sec.tables.is_empty()).then_some(sec)
+        sources,
+        has_targets,
+        table,
+        figures,
+    )
 }
 
 /// For `report --format csv`: each target's figures as a result of their
