@@ -28,7 +28,7 @@ use crate::error::{Result, VbError};
 use crate::io::host;
 use crate::io::target::{self, Progress};
 use crate::plan::{Plan, PlannedRun};
-use crate::result::{Interval, ResultDoc, RunResult, SCHEMA, TargetInfo, Tool};
+use crate::result::{Interval, ResultDoc, RunResult, TargetInfo};
 use crate::spec::StopRule;
 
 pub use prepare::prepare;
@@ -47,27 +47,20 @@ pub trait Observer: Progress {
     fn run_finished(&self, run: &RunResult);
 }
 
+/// This machine as a result records it, with the VM size the user named.
+fn this_host(job: &crate::spec::JobSpec) -> crate::result::HostInfo {
+    crate::result::HostInfo {
+        vm_size: job.reading.vm_size.clone(),
+        ..host::this_host()
+    }
+}
+
 pub fn execute(plan: &Plan, obs: &dyn Observer, stop: &Arc<AtomicBool>) -> Result<ResultDoc> {
     let job = &plan.job;
     let started = crate::result::now_rfc3339();
     let mut doc = ResultDoc {
-        schema: SCHEMA.into(),
-        tool: Tool::this(),
-        host: crate::result::HostInfo {
-            vm_size: job.reading.vm_size.clone(),
-            ..host::this_host()
-        },
-        started,
-        spec: job.clone(),
-        target: None,
-        runs: Vec::new(),
-        interrupted: false,
-        error: None,
         notes: plan.notes.clone(),
-        cluster: None,
-        expect: None,
-        diagnosis: Vec::new(),
-        fill: Vec::new(),
+        ..ResultDoc::begin(this_host(job), started, job.clone())
     };
     let mut sets = match prepare(plan, obs, stop) {
         Ok(p) => p,

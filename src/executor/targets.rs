@@ -14,7 +14,7 @@ use crate::io::target::{Prepared, Progress, TargetKind};
 use crate::plan::targets::at_target;
 use crate::plan::{Plan, PlannedRun};
 use crate::result::per_target::TargetRun;
-use crate::result::{Interval, ResultDoc, RunResult, SCHEMA, TargetInfo, Tool};
+use crate::result::{Interval, ResultDoc, RunResult, TargetInfo};
 use crate::spec::JobSpec;
 
 type Sets = Vec<(u32, Prepared)>;
@@ -25,22 +25,11 @@ pub fn execute_targets(
     obs: &dyn Observer,
     stop: &Arc<AtomicBool>,
 ) -> Result<ResultDoc> {
-    let mut doc = ResultDoc {
-        schema: SCHEMA.into(),
-        tool: Tool::this(),
-        host: crate::io::host::this_host(),
-        started: crate::result::now_rfc3339(),
-        spec: job.clone(),
-        target: None,
-        runs: Vec::new(),
-        interrupted: false,
-        error: None,
-        notes: Vec::new(),
-        cluster: None,
-        expect: None,
-        diagnosis: Vec::new(),
-        fill: Vec::new(),
-    };
+    let mut doc = ResultDoc::begin(
+        super::this_host(job),
+        crate::result::now_rfc3339(),
+        job.clone(),
+    );
     for p in plans {
         for n in &p.notes {
             if !doc.notes.contains(n) {

@@ -64,6 +64,28 @@ pub struct ResultDoc {
     pub fill: Vec<fill::FillResult>,
 }
 
+impl ResultDoc {
+    /// A result about to be filled in: this tool, no runs, no findings yet.
+    pub fn begin(host: HostInfo, started: String, spec: JobSpec) -> Self {
+        ResultDoc {
+            schema: SCHEMA.into(),
+            tool: Tool::this(),
+            host,
+            started,
+            spec,
+            target: None,
+            runs: Vec::new(),
+            interrupted: false,
+            error: None,
+            notes: Vec::new(),
+            cluster: None,
+            expect: None,
+            diagnosis: Vec::new(),
+            fill: Vec::new(),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Tool {
     pub name: String,

@@ -286,3 +286,62 @@ fn compare_pairs_the_runs_when_each_side_has_exactly_one() {
     assert!(err.contains("bs 8KiB vs 16KiB"), "{err}");
     assert!(!err.contains("no counterpart"), "{err}");
 }
+
+/// `--vm-size` is recorded with the host and `compare` names it when two
+/// results differ; `--no-counters` leaves the counters out and says so.
+#[test]
+fn vm_size_is_recorded_and_compared_and_counters_can_be_turned_off() {
+    use crate::common::vb;
+    use volbench::error::exit;
+    let d = tempfile::tempdir().unwrap();
+    let one = |name: &str, size: &str, extra: &[&str]| {
+        let out = d.path().join(name);
+        vb([
+            "run",
+            "--target",
+            p(&d.path().join("set")),
+            "--size",
+            "4m",
+            "--duration",
+            "0.3",
+            "--warmup",
+            "0",
+            "--vm-size",
+            size,
+            "--output",
+            p(&out),
+        ])
+        .args(extra)
+        .expect(exit::OK);
+        read_json(&out.join("result.json"))
+    };
+    let a = one("a", "Standard_D4s_v5", &[]);
+    let b = one("b", "Standard_D16s_v5", &["--no-counters"]);
+    assert_eq!(a["host"]["vm_size"], "Standard_D4s_v5");
+    assert_eq!(b["host"]["vm_size"], "Standard_D16s_v5");
+    assert!(
+        a["runs"][0]["counters"].is_object(),
+        "counters on by default"
+    );
+    assert!(b["runs"][0]["counters"].is_null(), "--no-counters: none");
+    assert_eq!(b["spec"]["no_counters"], true);
+    let o = vb(["compare", p(&d.path().join("a")), p(&d.path().join("b"))]).expect(exit::OK);
+    let out = stdout(&o);
+    assert!(
+        out.contains("VM size")
+            && out.contains("Standard_D4s_v5")
+            && out.contains("Standard_D16s_v5"),
+        "{out}"
+    );
+    // A bad size is refused before any I/O, naming the flag.
+    let o = vb([
+        "run",
+        "--target",
+        p(&d.path().join("c")),
+        "--vm-size",
+        "a b",
+    ])
+    .expect(exit::BAD_INPUT);
+    assert!(stderr(&o).contains("--vm-size"), "{}", stderr(&o));
+    assert!(!d.path().join("c").exists());
+}

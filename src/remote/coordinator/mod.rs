@@ -21,8 +21,8 @@ use crate::error::Result;
 use crate::executor::Observer;
 use crate::input::hosts::Assignment;
 use crate::plan::PlannedRun;
+use crate::result::ResultDoc;
 use crate::result::merge::{Cluster, ClusterRun, CoordinatorCost, HostResult};
-use crate::result::{ResultDoc, SCHEMA, Tool};
 use crate::spec::JobSpec;
 
 mod clock;
@@ -172,22 +172,7 @@ impl<'a> Coordinator<'a> {
         started: String,
     ) -> Result<Gathered> {
         let n_runs = template.runs.len();
-        let mut doc = ResultDoc {
-            schema: SCHEMA.into(),
-            tool: Tool::this(),
-            host: crate::io::host::this_host(),
-            started,
-            spec: template.clone(),
-            target: None,
-            runs: Vec::new(),
-            interrupted: false,
-            error: None,
-            notes: Vec::new(),
-            cluster: None,
-            expect: None,
-            diagnosis: Vec::new(),
-            fill: Vec::new(),
-        };
+        let mut doc = ResultDoc::begin(crate::io::host::this_host(), started, template.clone());
         let mut cluster_runs = Vec::new();
 
         // Versions and clocks, then every host checks its targets and plans:
