@@ -325,7 +325,15 @@ fn vm_size_is_recorded_and_compared_and_counters_can_be_turned_off() {
     );
     assert!(b["runs"][0]["counters"].is_null(), "--no-counters: none");
     assert_eq!(b["spec"]["no_counters"], true);
-    let o = vb(["compare", p(&d.path().join("a")), p(&d.path().join("b"))]).expect(exit::OK);
+    let page = d.path().join("cmp.html");
+    let o = vb([
+        "compare",
+        p(&d.path().join("a")),
+        p(&d.path().join("b")),
+        "-o",
+        p(&page),
+    ])
+    .expect(exit::OK);
     let out = stdout(&o);
     assert!(
         out.contains("VM size")
