@@ -98,18 +98,39 @@ pub(super) fn slow_host(doc: &ResultDoc) -> Vec<Finding> {
             runs.len(),
             each.join(", ")
         );
-        let sure = if every || pct < VERY_SLOW * 100.0 {
-            Confidence::High
-        } else {
-            Confidence::Medium
-        };
-        let mut f = Finding::new(Kind::SlowHost, sure, message)
-            .figure("host_iops", iops)
-            .figure("others_median_iops", med)
-            .figure("percent", pct)
-            .figure("slow_runs", runs.len() as f64);
-        f.runs = runs.iter().map(|(r, _, _)| r.to_string()).collect();
-        out.push(f);
+        out.push(slow_finding(
+            Kind::SlowHost,
+            message,
+            every,
+            ("host_iops", iops),
+            ("others_median_iops", med),
+            &runs,
+        ));
     }
     out
+}
+
+/// A slow host or target as a finding: sure when it was slow in every run
+/// or far below its peers, with its figures and the runs it was slow in.
+pub(super) fn slow_finding<R: std::fmt::Display>(
+    kind: Kind,
+    message: String,
+    every: bool,
+    (name, iops): (&str, f64),
+    (peers, med): (&str, f64),
+    runs: &[(R, f64, f64)],
+) -> Finding {
+    let pct = iops / med * 100.0;
+    let sure = if every || pct < VERY_SLOW * 100.0 {
+        Confidence::High
+    } else {
+        Confidence::Medium
+    };
+    let mut f = Finding::new(kind, sure, message)
+        .figure(name, iops)
+        .figure(peers, med)
+        .figure("percent", pct)
+        .figure("slow_runs", runs.len() as f64);
+    f.runs = runs.iter().map(|(r, _, _)| r.to_string()).collect();
+    f
 }

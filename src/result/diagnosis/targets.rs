@@ -7,13 +7,9 @@
 use std::collections::BTreeMap;
 
 use super::hosts::{SLOW, others_median};
-use super::{Confidence, Finding, Kind, num, usable};
+use super::{Finding, Kind, num, usable};
 use crate::result::ResultDoc;
 use crate::result::merge::HostStatus;
-
-/// Below this share of the siblings' median, or slow in every run of two
-/// or more, it is certain (as for a slow host).
-const VERY_SLOW: f64 = 0.50;
 
 pub(super) fn slow_target(doc: &ResultDoc) -> Vec<Finding> {
     let Some(cluster) = &doc.cluster else {
@@ -63,18 +59,14 @@ pub(super) fn slow_target(doc: &ResultDoc) -> Vec<Finding> {
                 runs.len(),
                 host = h.name,
             );
-            let sure = if every || pct < VERY_SLOW * 100.0 {
-                Confidence::High
-            } else {
-                Confidence::Medium
-            };
-            let mut f = Finding::new(Kind::SlowTarget, sure, message)
-                .figure("target_iops", iops)
-                .figure("siblings_median_iops", med)
-                .figure("percent", pct)
-                .figure("slow_runs", runs.len() as f64);
-            f.runs = runs.iter().map(|(r, _, _)| r.to_string()).collect();
-            out.push(f);
+            out.push(super::hosts::slow_finding(
+                Kind::SlowTarget,
+                message,
+                every,
+                ("target_iops", iops),
+                ("siblings_median_iops", med),
+                &runs,
+            ));
         }
     }
     out
