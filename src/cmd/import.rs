@@ -162,8 +162,15 @@ fn run(imp: Imported, a: &ImportRunArgs) -> Result<i32> {
                 .collect(),
         )
     };
+    let threads_total = imp.draft.threads_total
+        && (a.target.is_none() || crate::input::targets::expand_local(&target)?.len() > 1);
     let common = CommonArgs {
         target,
+        // The import's threads are the total over its list (diskspd -F, fio's
+        // jobs over filename=a:b), over a --target list given instead too.
+        targets: crate::input::cli_targets::TargetListArgs {
+            threads_total,
+        },
         allow_overwrite: a.allow_overwrite,
         out: a.out.clone(),
         remote: a.remote.clone(),

@@ -402,6 +402,7 @@ pub fn import_args(args: &[String], map: &PathMap) -> Result<Imported> {
             bounds::MAX_THREADS
         )));
     }
+    let mut threads_total = false;
     let (target, size, files) = if listed {
         super::target_list::list(&paths, create, threads, &mut m, &mut notes)?
     } else {
@@ -442,13 +443,30 @@ pub fn import_args(args: &[String], map: &PathMap) -> Result<Imported> {
                     (one.clone(), None, 1)
                 }
                 _ => {
-                    notes.unsupported(
-                        "targets",
-                        "several existing files with -F",
-                        "-F threads reaching several existing files",
+                    // -F without -c: diskspd's threads each reach every
+                    // existing file; volbench spreads the same threads over
+                    // them, each file (or device) a target of its own, used
+                    // whole under the rules of `run --target FILE`.
+                    let named: Vec<(String, String)> = targets
+                        .iter()
+                        .map(|(at, _)| at.clone())
+                        .zip(paths.iter().cloned())
+                        .collect();
+                    super::target_list::must_exist(
+                        &named,
+                        "without -c diskspd opens existing files; give -cSIZE to have volbench create its own",
+                        &mut notes,
                     );
                     notes.check()?;
-                    return Err(VbError::input("unreachable"));
+                    threads_total = true;
+                    super::target_list::list_with(
+                        &paths,
+                        None,
+                        threads,
+                        super::target_list::Threads::Total,
+                        &mut m,
+                        &mut notes,
+                    )?
                 }
             },
         }
@@ -515,6 +533,7 @@ pub fn import_args(args: &[String], map: &PathMap) -> Result<Imported> {
             size,
             files: Some(files),
             fill_bs: None,
+            threads_total,
             direct,
             write_sync,
             // diskspd issues overlapped (asynchronous) I/O.

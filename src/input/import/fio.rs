@@ -232,6 +232,8 @@ pub(crate) struct Job {
     pub(crate) seed: Option<u64>,
     /// fio sync=: "sync" or "dsync" (O_SYNC / O_DSYNC writes).
     pub(crate) write_sync: Option<&'static str>,
+    /// `threads` is the total over a list of targets (filename=a:b).
+    pub(crate) threads_total: bool,
 }
 
 fn translate(
@@ -417,6 +419,7 @@ fn translate(
         // The suite's file count is the first run's; each run states its own.
         files: Some(head.files),
         fill_bs: None,
+        threads_total: head.threads_total,
         direct: head.direct,
         write_sync: head.write_sync,
         engine: Some(head.engine),

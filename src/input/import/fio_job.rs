@@ -312,13 +312,7 @@ pub(super) fn job(
                 }
                 _ => bad(notes, "must be linear or poisson"),
             },
-            "filename" => {
-                if v.contains(':') && !v.contains('\\') {
-                    notes.unsupported(at, &text, "several files in one filename");
-                } else {
-                    filename = Some(v.to_string());
-                }
-            }
+            "filename" => filename = Some(v.to_string()),
             "directory" => {
                 if v.contains(':') && !v.contains('\\') {
                     notes.unsupported(at, &text, "several directories");
@@ -424,7 +418,21 @@ pub(super) fn job(
         Some(d) => Some(resolved(&from_cwd(d), notes)?),
         None => None,
     };
+    let list = match &filename {
+        Some(f) => super::fio_files::list(
+            f,
+            o,
+            dir.as_deref(),
+            &from_cwd,
+            &resolved,
+            numjobs,
+            &mut mapped,
+            notes,
+        )?,
+        None => None,
+    };
     let (target, shared_file) = match &filename {
+        _ if list.is_some() => (list.as_ref().map(|l| l.target.clone())?, true),
         Some(f) => {
             let full = match &dir {
                 Some(d) if !f.starts_with('/') => format!("{d}/{f}"),
@@ -490,6 +498,7 @@ pub(super) fn job(
         }
         (Some(s), _) => Some(s),
         (None, Some(f)) => Some(f.saturating_mul(nrfiles)),
+        _ if list.as_ref().is_some_and(|l| l.whole) => None,
         (None, None) if target.starts_with("/dev/") => None,
         (None, None) => {
             notes.refuse(
@@ -602,7 +611,11 @@ pub(super) fn job(
     if notes.refused.len() > before {
         return None;
     }
-    let files = if shared_file { 1 } else { nrfiles };
+    let files = match &list {
+        Some(l) => l.files,
+        None if shared_file => 1,
+        None => nrfiles,
+    };
     let _ = total_size;
     Some(Job {
         name: name.clone(),
@@ -635,5 +648,6 @@ pub(super) fn job(
         engine,
         seed,
         write_sync: extra.write_sync,
+        threads_total: list.is_some_and(|l| l.threads_total),
     })
 }

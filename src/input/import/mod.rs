@@ -11,6 +11,7 @@ use crate::units::bounds;
 
 pub mod diskspd;
 pub mod fio;
+mod fio_files;
 mod fio_job;
 mod fio_noted;
 mod fio_shape;
@@ -137,6 +138,9 @@ pub struct Draft {
     pub target: String,
     pub size: Option<u64>,
     pub files: Option<u64>,
+    /// With a list of targets: each run's `threads` is the total over them
+    /// (`--threads-total`), not each target's own.
+    pub threads_total: bool,
     /// The fill's transfer size (vdbench's FillWrite xfersize).
     pub fill_bs: Option<u64>,
     pub direct: bool,

@@ -57,8 +57,15 @@ pub fn command_line(d: &Draft, suite_path: &str, hosts_path: &str) -> String {
     } else {
         format!(" --hosts-file {hosts_path}")
     };
+    // A suite's threads are per target unless run with --threads-total, so
+    // an import whose threads are the total over its list says so here.
+    let total = if d.threads_total {
+        " --threads-total"
+    } else {
+        ""
+    };
     format!(
-        "volbench suite run {suite_path}{hosts} --target '{}'",
+        "volbench suite run {suite_path}{hosts} --target '{}'{total}",
         d.target.replace('\'', "'\\''")
     )
 }

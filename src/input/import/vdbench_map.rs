@@ -22,6 +22,9 @@ pub(super) fn translate(
     let mut write_sync: Option<&'static str> = None;
     let (hosts, sds) = hosts_and_sds(defs, map, notes, &mut global, &mut write_sync);
     notes.check()?;
+    // No hosts anywhere: every sd is on this machine, a list of local targets
+    // whose rate is the run's total, as vdbench's iorate is.
+    let local = hosts.is_empty() && sds.iter().all(|s| s.host.is_none());
     let wds: Vec<Def> = defs
         .iter()
         .enumerate()
@@ -335,10 +338,14 @@ pub(super) fn translate(
             m.push(Mapping {
                 at: rd.at.clone(),
                 option: format!("iorate={r}"),
-                how: How::Exact(format!(
-                    "rate per target per host: {r} across all {} sds",
-                    chosen_sds.len()
-                )),
+                how: How::Exact(if local {
+                    format!("rate = {r}, over all {} sds", chosen_sds.len())
+                } else {
+                    format!(
+                        "rate per target per host: {r} across all {} sds",
+                        chosen_sds.len()
+                    )
+                }),
             });
         }
         let seeks = fs.clone().unwrap_or_else(|| vec![seek.clone()]);
@@ -449,7 +456,7 @@ pub(super) fn translate(
                             threads: th,
                             iodepth: 1,
                             files: None,
-                            rate: rate.map(|r| r / total_sds),
+                            rate: rate.map(|r| if local { r } else { r / total_sds }),
                             arrivals,
                             duration_s: elapsed,
                             warmup_s: if sk == "eof" { 0.0 } else { warmup_s },
@@ -497,6 +504,23 @@ pub(super) fn translate(
     if hosts.is_empty() && chosen.iter().all(|s| s.host.is_none()) {
         match chosen.as_slice() {
             [one] => target = target_of(&one.lun),
+            _ if local => {
+                let luns: Vec<String> = chosen.iter().map(|s| target_of(&s.lun)).collect();
+                let create = size.filter(|_| luns.iter().any(|l| !l.starts_with("/dev/")));
+                let threads = runs.first().map_or(1, |r| r.threads);
+                let mut m = Vec::new();
+                target = super::target_list::list(&luns, create, threads, &mut m, notes)?.0;
+                // vdbench's threads= is per sd (forthreads=32: 32 threads for
+                // each SD), which is what a list's threads are per target.
+                global.extend(m.into_iter().map(|x| Mapping {
+                    how: How::Exact(format!(
+                        "{} sds on this host as a list of targets run together; threads= per sd \
+                         is threads per target",
+                        luns.len()
+                    )),
+                    ..x
+                }));
+            }
             _ => {
                 notes.unsupported(
                     origin,
@@ -563,6 +587,7 @@ pub(super) fn translate(
         size,
         files: Some(1),
         fill_bs,
+        threads_total: false,
         direct: direct.unwrap_or(false),
         write_sync,
         engine: Some("psync"),

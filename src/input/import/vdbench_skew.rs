@@ -23,12 +23,25 @@ pub(super) fn combine(chosen: &[&Def], notes: &mut Notes, at: &str, option: &str
         let mut v: Vec<(String, String)> = d
             .params
             .iter()
-            .filter(|p| p.key != "skew" && p.key != "hotband")
+            .filter(|p| p.key != "skew" && p.key != "hotband" && p.key != "sd")
             .map(|p| (p.key.clone(), p.value.clone()))
             .collect();
         v.sort();
         v
     };
+    let sds = |d: &Def| d.get("sd").map(|p| items(&p.value)).unwrap_or_default();
+    let other_sds = chosen.iter().any(|d| sds(d) != sds(first));
+    // Like workloads on different sds run each on its own sds at once: one
+    // workload over all of them, each sd a target with its own threads.
+    // A skew would shift I/O between the sds, which volbench cannot.
+    if other_sds && chosen.iter().any(|d| d.get("skew").is_some() || d.get("hotband").is_some()) {
+        notes.unsupported(
+            at,
+            option,
+            "workloads on different sds with skew= or hotband= (volbench gives every target the same workload)",
+        );
+        return None;
+    }
     if chosen.iter().any(|d| plain(d) != plain(first)) {
         notes.unsupported(
             at,
@@ -96,6 +109,14 @@ pub(super) fn combine(chosen: &[&Def], notes: &mut Notes, at: &str, option: &str
     merged
         .params
         .retain(|p| p.key != "skew" && p.key != "hotband");
+    if other_sds {
+        let mut all: Vec<String> = chosen.iter().flat_map(|d| sds(d)).collect();
+        all.sort();
+        all.dedup();
+        if let Some(p) = merged.params.iter_mut().rev().find(|p| p.key == "sd") {
+            p.value = format!("({})", all.join(","));
+        }
+    }
     if bands.is_empty() {
         return Some(merged);
     }
