@@ -168,9 +168,7 @@ fn run(imp: Imported, a: &ImportRunArgs) -> Result<i32> {
         target,
         // The import's threads are the total over its list (diskspd -F, fio's
         // jobs over filename=a:b), over a --target list given instead too.
-        targets: crate::input::cli_targets::TargetListArgs {
-            threads_total,
-        },
+        targets: crate::input::cli_targets::TargetListArgs { threads_total },
         allow_overwrite: a.allow_overwrite,
         out: a.out.clone(),
         remote: a.remote.clone(),

@@ -12,6 +12,7 @@ mod diagnosis;
 mod hostile_flags;
 mod hostile_inputs;
 mod import_cli;
+mod import_lists;
 mod launchers;
 mod meta;
 mod meta_compare;

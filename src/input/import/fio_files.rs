@@ -165,8 +165,7 @@ pub(super) fn list(
     }
     if kinds.iter().all(|k| *k != Kind::New) {
         service_type(o, true, m, notes);
-        let (target, _, _) =
-            list_with(&paths, None, numjobs, Threads::Total, m, notes).ok()?;
+        let (target, _, _) = list_with(&paths, None, numjobs, Threads::Total, m, notes).ok()?;
         m.push(Mapping {
             at: opt.at.clone(),
             option: opt.text(),

@@ -487,6 +487,8 @@ pub(super) fn job(
     };
     // The working set of one job over its files.
     let per_job = match (size, filesize) {
+        // Existing files or devices are used whole (fio_files notes a size).
+        _ if list.as_ref().is_some_and(|l| l.whole) => None,
         (Some(s), Some(f)) if s != f.saturating_mul(nrfiles) => {
             let opt = o.get("filesize")?;
             notes.unsupported(
@@ -498,7 +500,6 @@ pub(super) fn job(
         }
         (Some(s), _) => Some(s),
         (None, Some(f)) => Some(f.saturating_mul(nrfiles)),
-        _ if list.as_ref().is_some_and(|l| l.whole) => None,
         (None, None) if target.starts_with("/dev/") => None,
         (None, None) => {
             notes.refuse(

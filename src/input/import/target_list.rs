@@ -64,9 +64,9 @@ pub fn list_with(
     let template = format!("{{{}}}", paths.join(","));
     let threads = match how_threads {
         Threads::Each => format!("{threads} threads each"),
-        Threads::Total => format!(
-            "{threads} threads in all, spread evenly over them (run with --threads-total)"
-        ),
+        Threads::Total => {
+            format!("{threads} threads in all, spread evenly over them (run with --threads-total)")
+        }
     };
     let how = match create {
         Some(c) => How::Note(format!(

@@ -539,6 +539,7 @@ fn args(line: &str) -> Vec<String> {
 }
 
 mod diskspd_lines;
+mod lists;
 
 mod fuzz {
     use super::*;

@@ -34,7 +34,11 @@ pub(super) fn combine(chosen: &[&Def], notes: &mut Notes, at: &str, option: &str
     // Like workloads on different sds run each on its own sds at once: one
     // workload over all of them, each sd a target with its own threads.
     // A skew would shift I/O between the sds, which volbench cannot.
-    if other_sds && chosen.iter().any(|d| d.get("skew").is_some() || d.get("hotband").is_some()) {
+    if other_sds
+        && chosen
+            .iter()
+            .any(|d| d.get("skew").is_some() || d.get("hotband").is_some())
+    {
         notes.unsupported(
             at,
             option,
