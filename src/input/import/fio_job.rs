@@ -583,7 +583,10 @@ pub(super) fn job(
             return None;
         }
         (false, r) => {
-            let per = io_size.or(per_job);
+            // Over whole files or devices, size= is still each job's I/O.
+            let per = io_size
+                .or(per_job)
+                .or(size.filter(|_| list.as_ref().is_some_and(|l| l.whole)));
             let limit = per.map(|p| p.saturating_mul(numjobs));
             let Some(limit) = limit else {
                 notes.refuse(

@@ -40,6 +40,14 @@ pub fn list_with(
     notes: &mut Notes,
 ) -> Result<(String, Option<u64>, u64)> {
     let n = paths.len() as u64;
+    let distinct: std::collections::BTreeSet<&String> = paths.iter().collect();
+    if distinct.len() < paths.len() {
+        notes.refuse(
+            "targets",
+            &paths.join(" "),
+            "a target named twice; each target is run once",
+        );
+    }
     if how_threads == Threads::Total && threads < n {
         notes.refuse(
             "targets",

@@ -203,3 +203,12 @@ fn diskspd_f_over_existing_files_without_c_is_a_list_sharing_the_threads() {
         .to_string();
     assert!(e.contains("1 threads in all over 2 targets"), "{e}");
 }
+
+#[test]
+fn fio_a_list_not_time_based_stops_after_size_per_job_and_names_are_run_once() {
+    // fio without time_based: each job does size= of I/O over its files.
+    let imp = fio_ok("[d]\nfilename=/dev/sdb:/dev/sdc\nsize=1g\nnumjobs=2\n");
+    assert_eq!(imp.draft.runs[0].io_limit, Some(2 << 30));
+    let e = fio_err("[d]\nfilename=/dev/sdb:/dev/sdb\nnumjobs=2\ntime_based\nruntime=5\n");
+    assert!(e.contains("named twice"), "{e}");
+}
