@@ -104,8 +104,13 @@ fn parse(
 ) -> Result<()> {
     for (n, raw) in crate::input::file::strip_bom(text).lines().enumerate() {
         let at = format!("{origin} line {}", n + 1);
-        let line = raw.trim();
-        if line.is_empty() || line.starts_with(';') || line.starts_with('#') {
+        // fio ends every line at its first ';' or '#', after a value too
+        // (`runtime=60 # one minute`), so the same text is a comment here.
+        let line = raw
+            .find([';', '#'])
+            .map_or(raw, |i| raw.get(..i).unwrap_or(raw))
+            .trim();
+        if line.is_empty() {
             continue;
         }
         if let Some(rest) = line.strip_prefix("include ") {

@@ -16,6 +16,14 @@ pub(super) fn alias(key: &str) -> &str {
         "bsrange" => "blocksize_range",
         "ioengine" => "ioengine",
         "io_limit" => "io_size",
+        // fio's own aliases (options.c `.alias`), so each is judged as its option.
+        "timeout" => "runtime",
+        "nr_files" => "nrfiles",
+        "fileoffset" => "offset",
+        "ratemin" => "rate_min",
+        "ratecycle" => "rate_cycle",
+        "allrandrepeat" => "randrepeat",
+        "disable_bw" => "disable_bw_measurement",
         "rate_process" => "rate_process",
         k => k,
     }

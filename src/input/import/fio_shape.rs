@@ -48,9 +48,21 @@ pub(super) fn map(
                 "random" => ("uniform".to_string(), true),
                 "zipf" | "pareto" => (format!("{kind}:{arg}"), false),
                 // fio's zones run from the start of the space, as volbench's.
-                "zoned" => (format!("hot:{}", arg.replace(':', ",")), true),
+                "zoned" => match fio_zones(arg) {
+                    Ok(hot) => (hot, true),
+                    Err(why) => {
+                        notes.refuse(at, &text, why);
+                        return true;
+                    }
+                },
                 _ => {
-                    notes.unsupported(at, &text, "this distribution (normal, zoned_abs)");
+                    notes.unsupported(
+                        at,
+                        &text,
+                        &format!(
+                            "the '{kind}' distribution; volbench has random, zipf, pareto and zoned"
+                        ),
+                    );
                     return true;
                 }
             };
@@ -135,4 +147,35 @@ pub(super) fn map(
         _ => return false,
     }
     true
+}
+
+/// fio's `zoned:` list as volbench's `hot:` list. fio gives the zones with
+/// no size share what the others leave, split evenly in whole percents
+/// (`20/` last = the rest of the space), so the same is done here.
+fn fio_zones(arg: &str) -> std::result::Result<String, String> {
+    if arg.contains(',') {
+        return Err("not supported yet (different zones for reads and writes)".into());
+    }
+    let zones: Vec<(&str, &str)> = arg
+        .split(':')
+        .map(|z| z.split_once('/').unwrap_or((z, "")))
+        .collect();
+    let given = |s: &str| s.trim().parse::<u64>().ok().filter(|n| *n > 0);
+    let sized: u64 = zones.iter().filter_map(|(_, s)| given(s)).sum();
+    let missing = zones.iter().filter(|(_, s)| given(s).is_none()).count() as u64;
+    if missing > 0 && sized >= 100 {
+        return Err(format!(
+            "zones with no size share get what the others leave, and they leave {}%",
+            100u64.saturating_sub(sized)
+        ));
+    }
+    let rest = match missing {
+        0 => 0,
+        m => (100 - sized) / m,
+    };
+    let parts: Vec<String> = zones
+        .iter()
+        .map(|(a, s)| format!("{}/{}", a.trim(), given(s).unwrap_or(rest)))
+        .collect();
+    Ok(format!("hot:{}", parts.join(",")))
 }

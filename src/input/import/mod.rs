@@ -63,7 +63,11 @@ impl Notes {
     }
 
     pub fn refuse(&mut self, at: &str, option: &str, why: impl Into<String>) {
-        self.refused.push((at.into(), option.into(), why.into()));
+        let r = (at.into(), option.into(), why.into());
+        // A [global] option is judged once per job; the user needs it once.
+        if !self.refused.contains(&r) {
+            self.refused.push(r);
+        }
     }
 
     /// Refuses an option volbench has no way to express yet.

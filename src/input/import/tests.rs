@@ -571,6 +571,8 @@ mod fuzz {
 
 mod shape;
 
+mod corpus_fio;
+
 #[test]
 fn vdbench_skewed_hotband_workloads_run_as_one_with_hot_zones() {
     let read = files(BTreeMap::new());
