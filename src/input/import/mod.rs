@@ -21,6 +21,7 @@ pub mod vdbench;
 mod vdbench_defs;
 mod vdbench_fill;
 mod vdbench_flags;
+mod vdbench_keys;
 mod vdbench_map;
 mod vdbench_skew;
 

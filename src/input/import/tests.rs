@@ -573,6 +573,8 @@ mod shape;
 
 mod corpus_fio;
 
+mod corpus_vdbench;
+
 #[test]
 fn vdbench_skewed_hotband_workloads_run_as_one_with_hot_zones() {
     let read = files(BTreeMap::new());

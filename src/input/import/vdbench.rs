@@ -152,13 +152,31 @@ fn parse(
     notes: &mut Notes,
 ) -> Result<()> {
     seen.insert(path.to_path_buf());
+    // vdbench joins a line ending in ',' with the next one.
+    let mut joined = false;
     for (n, raw) in crate::input::file::strip_bom(text).lines().enumerate() {
         let at = format!("{origin} line {}", n + 1);
         let line = raw.trim();
-        if line.is_empty() || line.starts_with('*') || line.starts_with('/') {
+        // As vdbench: a line starting `eof` ends the file.
+        if line.starts_with("eof") {
+            break;
+        }
+        if line.is_empty() || line.starts_with(['*', '/', '#']) {
             continue;
         }
-        let continues = line.starts_with(',');
+        let line = first_word(line);
+        // vdbench reads parameters as one stream: after the first
+        // definition, a line that starts no new definition adds to the last.
+        let head_key = line
+            .split('=')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_ascii_lowercase();
+        let continues = joined
+            || line.starts_with(',')
+            || (!defs.is_empty() && !KINDS.contains(&head_key.as_str()) && head_key != "include");
+        joined = line.ends_with(',');
         let mut params = split_params(line).into_iter();
         if continues {
             let Some(last) = defs.last_mut() else {
@@ -167,7 +185,9 @@ fn parse(
                 )));
             };
             for p in params {
-                last.params.push(param(&p, &at)?);
+                let mut p = param(&p, &at)?;
+                p.key = super::vdbench_keys::full(&last.kind, &p.key);
+                last.params.push(p);
             }
             continue;
         }
@@ -236,11 +256,27 @@ fn parse(
             def.params.push(head);
         }
         for p in params {
-            def.params.push(param(&p, &at)?);
+            let mut p = param(&p, &at)?;
+            p.key = super::vdbench_keys::full(&def.kind, &p.key);
+            def.params.push(p);
         }
         defs.push(def);
     }
     Ok(())
+}
+
+/// The line up to its first blank outside quotes: vdbench reads no further,
+/// so what follows is a comment (`sd=sd1,lun=/dev/sdb  * the data disk`).
+fn first_word(line: &str) -> &str {
+    let mut quoted = false;
+    for (i, c) in line.char_indices() {
+        match c {
+            '"' => quoted = !quoted,
+            c if c.is_whitespace() && !quoted => return line.get(..i).unwrap_or(line),
+            _ => {}
+        }
+    }
+    line
 }
 
 fn param(text: &str, at: &str) -> Result<Param> {

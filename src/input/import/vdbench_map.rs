@@ -11,6 +11,9 @@ use super::{Draft, DraftHost, DraftRun, How, Mapping, Notes, PathMap, run_name};
 use crate::error::{Result, VbError};
 use crate::spec::{Arrivals, Pattern};
 
+/// vdbench's default threads= of an sd.
+const VDBENCH_SD_THREADS: u64 = 8;
+
 #[allow(clippy::too_many_lines)]
 pub(super) fn translate(
     origin: &str,
@@ -75,6 +78,13 @@ pub(super) fn translate(
                     Ok(v) if v <= 100 => {
                         rdpct = v;
                         exact(&mut m, p, "read_pct");
+                    }
+                    _ => notes.refuse(&p.at, &t, "must be 0..100"),
+                },
+                "wrpct" => match p.value.parse::<u64>() {
+                    Ok(v) if v <= 100 => {
+                        rdpct = 100 - v;
+                        exact(&mut m, p, "read_pct = 100 - this");
                     }
                     _ => notes.refuse(&p.at, &t, "must be 0..100"),
                 },
@@ -146,7 +156,7 @@ pub(super) fn translate(
             );
             continue;
         }
-        let mut threads = vec!["1".to_string()];
+        let mut threads: Option<Vec<String>> = None;
         let mut fx: Option<Vec<String>> = None;
         let mut fr: Option<Vec<String>> = None;
         let mut fs: Option<Vec<String>> = None;
@@ -164,7 +174,7 @@ pub(super) fn translate(
                 "wd" | "sd" => exact(&mut m, p, "the workload and its luns"),
                 "threads" | "forthreads" => match for_list(p) {
                     Ok(v) => {
-                        threads = v;
+                        threads = Some(v);
                         exact(&mut m, p, "threads per target (vdbench's threads per sd)");
                     }
                     Err(e) => notes.refuse(&p.at, &t, e),
@@ -273,6 +283,9 @@ pub(super) fn translate(
                     &mut openflag_direct,
                     &mut write_sync,
                 ),
+                "pause" if seconds(p).ok() == Some(0.0) => {
+                    exact(&mut m, p, "the next run starts at once, as in volbench")
+                }
                 "pause" | "maxdata" | "foriorate" | "forcompratio" | "forwss" | "forhitarea" => {
                     notes.unsupported(&p.at, &t, "this run parameter")
                 }
@@ -317,6 +330,19 @@ pub(super) fn translate(
             _ => {}
         }
         let sd_cap = chosen_sds.iter().filter_map(|s| s.threads).min();
+        let threads = threads.unwrap_or_else(|| {
+            // With no threads= in the rd, vdbench runs each sd with the
+            // sd's own threads=, 8 when that is not given either.
+            let th = sd_cap.unwrap_or(VDBENCH_SD_THREADS);
+            m.push(Mapping {
+                at: rd.at.clone(),
+                option: format!("{rd_opt} (no threads=)"),
+                how: How::Exact(format!(
+                    "threads = {th}: the sd's threads= ({VDBENCH_SD_THREADS} when not set), as vdbench"
+                )),
+            });
+            vec![th.to_string()]
+        });
         let total_sds = chosen_sds.len().max(1) as f64;
         let warmup_s = match warmup {
             Some(w) => w,
