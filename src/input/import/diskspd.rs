@@ -21,6 +21,22 @@ fn secs(v: &str) -> std::result::Result<f64, String> {
 
 /// diskspd sizes: a number with K, M, G, T (binary) or none for bytes.
 fn size(v: &str) -> std::result::Result<u64, String> {
+    sized(v, 0)
+}
+
+/// A size where diskspd also takes `B`, blocks of the `-b` size given so
+/// far (diskspd reads its switches in order; 64 KiB before any `-b`).
+fn sized(v: &str, bs: u64) -> std::result::Result<u64, String> {
+    if let Some(n) = v
+        .strip_suffix(['b', 'B'])
+        .filter(|n| !n.is_empty() && bs > 0)
+        && let Ok(n) = n.parse::<u64>()
+    {
+        return n
+            .checked_mul(bs)
+            .filter(|b| (1..=bounds::MAX_SIZE).contains(b))
+            .ok_or_else(|| format!("'{v}' ({n} blocks of {}) is outside 1..8p", format_size(bs)));
+    }
     parse_size(v).map_err(|e| e.message).and_then(|b| {
         if b == 0 || b > bounds::MAX_SIZE {
             Err(format!("'{v}' is outside 1..8p"))
@@ -54,6 +70,7 @@ pub fn import_args(args: &[String], map: &PathMap) -> Result<Imported> {
     let mut throttle: Option<(f64, bool, String, String)> = None;
     let mut interval = None;
     let mut seed = None;
+    let mut align: Option<(String, String, u64)> = None;
     let mut shape: Vec<(&'static str, String)> = Vec::new();
     let mut targets: Vec<(String, String)> = Vec::new();
     for (i, raw) in args.iter().enumerate() {
@@ -89,7 +106,7 @@ pub fn import_args(args: &[String], map: &PathMap) -> Result<Imported> {
                 Ok(_) => bad(&mut notes, "block size above 1g".into()),
                 Err(e) => bad(&mut notes, e),
             },
-            'c' => match size(v) {
+            'c' => match sized(v, bs) {
                 Ok(b) => {
                     create = Some(b);
                     push(&mut m, &at, a, How::Exact("size of each file".into()));
@@ -122,6 +139,21 @@ pub fn import_args(args: &[String], map: &PathMap) -> Result<Imported> {
                 }
                 Err(e) => bad(&mut notes, e),
             },
+            'r' if v.starts_with("dpct") => match hot_zones(v.get(4..).unwrap_or("")) {
+                Ok(dist) => {
+                    let how = format!(
+                        "distribution = {dist}: the same IO%/target% zones, the rest of the I/O to the rest of the target"
+                    );
+                    shape.push(("distribution", format!("\"{dist}\"")));
+                    push(&mut m, &at, a, How::Exact(how));
+                }
+                Err(e) => bad(&mut notes, e),
+            },
+            'r' if v.starts_with('d') => notes.unsupported(
+                &at,
+                a,
+                "zones of absolute sizes; -rdpct (zones as percentages of the target) maps",
+            ),
             'r' if v.starts_with('s') => {
                 match v.strip_prefix('s').unwrap_or_default().parse::<u64>() {
                     Ok(p) if p <= 100 => {
@@ -136,11 +168,14 @@ pub fn import_args(args: &[String], map: &PathMap) -> Result<Imported> {
                 }
             }
             'r' => {
-                if !v.is_empty() && size(v).ok() != Some(bs) {
-                    notes.unsupported(
-                        &at,
-                        a,
-                        "random offsets aligned other than to the block size",
+                if !v.is_empty() && size(v).is_ok() {
+                    // Checked against the final -b: `-r4k -b4k` is aligned too.
+                    random = true;
+                    align = Some((at.clone(), a.to_string(), size(v).unwrap_or(0)));
+                } else if !v.is_empty() {
+                    bad(
+                        &mut notes,
+                        "-r takes an alignment in bytes (K, M, G, T)".into(),
                     );
                 } else {
                     random = true;
@@ -355,6 +390,21 @@ pub fn import_args(args: &[String], map: &PathMap) -> Result<Imported> {
                 ),
             ),
             'i' | 'j' => notes.unsupported(&at, a, "bursts and think time"),
+            'f' => notes.unsupported(
+                &at,
+                a,
+                "a highest offset (-f<size>) or Windows file access hints (-f<rst>)",
+            ),
+            'p' => notes.unsupported(
+                &at,
+                a,
+                "threads issuing sequential I/O at one shared offset",
+            ),
+            'O' => notes.unsupported(
+                &at,
+                a,
+                "outstanding I/O per thread across its targets; -o (per target per thread) maps",
+            ),
             '-' => notes.refuse(
                 &at,
                 a,
@@ -365,6 +415,22 @@ pub fn import_args(args: &[String], map: &PathMap) -> Result<Imported> {
                 a,
                 "not supported yet (no volbench equivalent of this diskspd switch)",
             ),
+        }
+    }
+    if let Some((at, a, al)) = align {
+        if al == bs {
+            push(
+                &mut m,
+                &at,
+                &a,
+                How::Exact("random offsets, block aligned".into()),
+            );
+        } else {
+            notes.unsupported(
+                &at,
+                &a,
+                "random offsets aligned other than to the block size",
+            );
         }
     }
     if targets.is_empty() {
@@ -546,4 +612,14 @@ pub fn import_args(args: &[String], map: &PathMap) -> Result<Imported> {
         },
         notes,
     })
+}
+
+/// diskspd's `-rdpct` zones (`90/10:0/10:5/20`) as volbench's hot zones:
+/// the same IO%/space% pairs, and both leave the rest of the I/O to the rest
+/// of the target.
+fn hot_zones(arg: &str) -> std::result::Result<String, String> {
+    let dist = format!("hot:{}", arg.replace(':', ","));
+    crate::spec::shape::Distribution::parse(&dist)
+        .map(|_| dist)
+        .map_err(|e| e.message)
 }

@@ -541,6 +541,8 @@ fn args(line: &str) -> Vec<String> {
 mod diskspd_lines;
 mod lists;
 
+mod corpus_diskspd;
+
 mod fuzz {
     use super::*;
     use proptest::prelude::*;
