@@ -252,7 +252,7 @@ pub(super) fn job(
                         notes.unsupported(
                             at,
                             &text,
-                            "volbench has psync, io_uring and null; file create/stat/delete engines come with the metadata workloads",
+                            "volbench has psync, io_uring and null here; its metadata runs (create, stat, delete) are not produced by the fio import yet",
                         );
                         continue;
                     }
