@@ -162,6 +162,7 @@ fn run_suite_parsed(
     // otherwise; the suite's default size is for the file sets it creates.
     // With --hosts the targets are on the hosts: each agent does this.
     let multi_host = c.remote.is_multi_host() || listed.is_some();
+    let c = &targets::with_suite_threads_total(c, parsed.threads_total, multi_host)?;
     let mut args = c.clone();
     let paths = targets::local_targets(c, multi_host)?;
     if paths.len() > 1 {

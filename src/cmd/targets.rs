@@ -23,6 +23,27 @@ pub(crate) fn local_targets(c: &CommonArgs, multi_host: bool) -> Result<Vec<Path
     Ok(paths)
 }
 
+/// The flags with a suite's `threads_total = true` applied: over a local
+/// list its threads are the total, as with `--threads-total`; over one
+/// target total and per target are the same; with hosts it is refused, as
+/// the flag is.
+pub(crate) fn with_suite_threads_total(
+    c: &CommonArgs,
+    suite_says: bool,
+    multi_host: bool,
+) -> Result<CommonArgs> {
+    let mut c = c.clone();
+    if suite_says && !c.targets.threads_total {
+        if multi_host {
+            return Err(VbError::input(
+                "the suite's threads_total = true is for several targets on this host; with --hosts, threads are per target",
+            ));
+        }
+        c.targets.threads_total = expand_local(&c.target)?.len() > 1;
+    }
+    Ok(c)
+}
+
 /// `volbench run` over `paths` (two or more).
 pub(crate) fn cmd_run(
     a: &RunArgs,

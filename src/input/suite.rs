@@ -80,6 +80,12 @@ pub struct SuiteFile {
     /// Run a copy of the first run first and discard it (the papers' advice).
     #[serde(default = "yes")]
     pub warmup_run: bool,
+    /// The runs' threads are the total over a local target list, spread
+    /// over its targets (as `--threads-total`; an imported diskspd -F or a
+    /// fio job over `filename=a:b` says so here, so the file runs as
+    /// imported without the flag).
+    #[serde(default)]
+    pub threads_total: bool,
     #[serde(default)]
     pub defaults: Defaults,
     #[serde(rename = "run", default)]

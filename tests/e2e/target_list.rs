@@ -128,6 +128,48 @@ fn threads_total_spreads_the_threads_over_the_targets() {
 }
 
 #[test]
+fn a_suite_saying_threads_total_spreads_its_threads_without_the_flag() {
+    let dir = tempfile::tempdir().unwrap();
+    let suite = dir.path().join("total.toml");
+    std::fs::write(
+        &suite,
+        "name = \"total\"\ntable = \"patterns\"\nwarmup_run = false\nthreads_total = true\n\n\
+         [defaults]\nsize = \"4m\"\nduration = \"300ms\"\nwarmup = \"0s\"\ndirect = false\n\n\
+         [[run]]\nname = \"r\"\nrw = \"randread\"\nbs = \"4k\"\nthreads = 4\n",
+    )
+    .unwrap();
+    let suite = suite.display().to_string();
+    let template = format!("{}/{{a,b}}", dir.path().display());
+    let o = vb(["suite", "run", &suite, "--target", &template, "--json"]).expect(exit::OK);
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    let threads: Vec<u64> = doc["runs"][0]["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| n(&t["io_threads"]))
+        .collect();
+    assert_eq!(threads, [2, 2]);
+    // Over one target, total and per target are the same thing.
+    let one = dir.path().join("one").display().to_string();
+    let o = vb(["suite", "run", &suite, "--target", &one, "--json"]).expect(exit::OK);
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    assert_eq!(doc["runs"][0]["io_threads"], 4);
+    // With hosts the threads are per target: refused, not ignored.
+    let o = vb([
+        "suite",
+        "run",
+        &suite,
+        "--target",
+        &template,
+        "--hosts",
+        "h1,h2",
+        "--dry-run",
+    ])
+    .expect(exit::BAD_INPUT);
+    assert!(stderr(&o).contains("threads_total"), "{}", stderr(&o));
+}
+
+#[test]
 fn a_brace_list_over_the_bound_is_refused_before_any_io() {
     let dir = tempfile::tempdir().unwrap();
     let template = format!("{}/x{{0..999}}", dir.path().display());

@@ -57,15 +57,10 @@ pub fn command_line(d: &Draft, suite_path: &str, hosts_path: &str) -> String {
     } else {
         format!(" --hosts-file {hosts_path}")
     };
-    // A suite's threads are per target unless run with --threads-total, so
-    // an import whose threads are the total over its list says so here.
-    let total = if d.threads_total {
-        " --threads-total"
-    } else {
-        ""
-    };
+    // Threads that are the total over the list are the suite's
+    // `threads_total = true`, so the line needs no flag for it.
     format!(
-        "volbench suite run {suite_path}{hosts} --target '{}'{total}",
+        "volbench suite run {suite_path}{hosts} --target '{}'",
         d.target.replace('\'', "'\\''")
     )
 }
@@ -97,7 +92,11 @@ pub fn suite_toml(imp: &Imported, suite_path: &str, hosts_path: &str) -> String 
     let _ = writeln!(out, "source = {}", quote(&d.source));
     out.push_str("table = \"patterns\"\n");
     // The source tools run no discarded warm-up run of their own.
-    out.push_str("warmup_run = false\n\n[defaults]\n");
+    out.push_str("warmup_run = false\n");
+    if d.threads_total {
+        out.push_str("# The threads are the total over the target list, as --threads-total.\nthreads_total = true\n");
+    }
+    out.push_str("\n[defaults]\n");
     if let Some(s) = d.size {
         let _ = writeln!(out, "size = {}", quote(&size_text(s)));
     }

@@ -73,7 +73,9 @@ pub fn list_with(
     let threads = match how_threads {
         Threads::Each => format!("{threads} threads each"),
         Threads::Total => {
-            format!("{threads} threads in all, spread evenly over them (run with --threads-total)")
+            format!(
+                "{threads} threads in all, spread evenly over them (the suite's threads_total = true, as --threads-total)"
+            )
         }
     };
     let how = match create {
