@@ -13,7 +13,7 @@ use crate::error::{Result, VbError};
 use crate::io::target::{Prepared, Progress, TargetKind};
 use crate::plan::targets::at_target;
 use crate::plan::{Plan, PlannedRun};
-use crate::result::per_target::TargetRun;
+use crate::result::targets::TargetRun;
 use crate::result::{Interval, ResultDoc, RunResult, TargetInfo};
 use crate::spec::JobSpec;
 
@@ -110,9 +110,10 @@ pub fn execute_targets(
             };
             let kind = sets.first().map_or(plan.target.kind, |(_, s)| s.kind);
             rows.push(TargetRun::of(
-                &plan.job.target.path.display().to_string(),
-                kind,
                 &r,
+                t as u32,
+                &plan.job.target.path.display().to_string(),
+                Some(kind),
             ));
             if let Some(d) = done.get_mut(t) {
                 d.push(r.clone());

@@ -8,8 +8,17 @@ use crate::result::{Op, OpTotals, ResultDoc, RunResult};
 use crate::spec::TableKind;
 
 /// The tables a result is shown with: its suite's layout, or one row per
-/// run and operation for plain runs.
+/// run and operation for plain runs; then the per-target table.
 pub fn views(doc: &ResultDoc) -> Vec<Table> {
+    let mut out = run_views(doc);
+    let runs: Vec<&RunResult> = doc.runs.iter().filter(|r| !r.workload.discard).collect();
+    out.extend(crate::output::target_table::per_target(&runs));
+    out
+}
+
+/// [`views`] without the per-target table (the report gives it a section
+/// of its own, with its chart).
+pub fn run_views(doc: &ResultDoc) -> Vec<Table> {
     let runs: Vec<&RunResult> = doc.runs.iter().filter(|r| !r.workload.discard).collect();
     let mut out = match doc.spec.suite.as_ref().map(|s| s.table) {
         Some(TableKind::Patterns) => vec![patterns(&runs)],
@@ -24,7 +33,6 @@ pub fn views(doc: &ResultDoc) -> Vec<Table> {
             ]
         }
     };
-    out.extend(crate::output::target_table::per_target(&runs));
     let discarded: Vec<&str> = doc
         .runs
         .iter()

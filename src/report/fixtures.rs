@@ -452,7 +452,7 @@ pub fn transfer_sizes(iops: [f64; 4]) -> ResultDoc {
 
 /// A multi-host result of one run (8 KiB random reads) whose hosts
 /// (`client-1`...) each drove targets `/mnt/t0`, `/mnt/t1`... at the given
-/// IOPS, with each target's own figures kept (`target_runs`).
+/// IOPS, with each target's own figures kept (`runs[].targets[]`).
 pub fn multi_target(per_host: &[&[f64]]) -> ResultDoc {
     use crate::result::merge::merge_runs;
     use crate::result::targets::TargetRun;
@@ -463,8 +463,9 @@ pub fn multi_target(per_host: &[&[f64]]) -> ResultDoc {
         return d;
     };
     c.runs.retain(|r| r.name == name);
-    for (h, targets) in c.hosts.iter_mut().zip(per_host) {
-        let parts: Vec<RunResult> = targets
+    let mut targets = Vec::new();
+    for (h, mine) in c.hosts.iter_mut().zip(per_host) {
+        let parts: Vec<RunResult> = mine
             .iter()
             .map(|&v| {
                 RunFixture::new(name, Pattern::Randread, 100, 8 << 10)
@@ -480,16 +481,17 @@ pub fn multi_target(per_host: &[&[f64]]) -> ResultDoc {
                 Some(t)
             })
             .collect();
-        h.target_runs = parts
-            .iter()
-            .enumerate()
-            .map(|(i, r)| TargetRun::of(r, i as u32, &format!("/mnt/t{i}")))
-            .collect();
+        targets.extend(parts.iter().enumerate().map(|(i, r)| {
+            TargetRun::of(r, i as u32, &format!("/mnt/t{i}"), None).on_host(&h.name)
+        }));
         h.runs = merge_runs(&parts.iter().collect::<Vec<_>>())
             .into_iter()
             .collect();
     }
     let hosts: Vec<&RunResult> = c.hosts.iter().flat_map(|h| h.runs.iter()).collect();
     d.runs = merge_runs(&hosts).into_iter().collect();
+    for r in &mut d.runs {
+        r.targets = std::mem::take(&mut targets);
+    }
     d
 }

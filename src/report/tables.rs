@@ -162,7 +162,7 @@ pub fn every_run(sources: &[Source], items: &[Item]) -> Option<Table> {
 pub fn results(sources: &[Source]) -> Vec<Table> {
     let mut out = Vec::new();
     for s in sources {
-        for mut t in crate::output::tables::views(&s.doc) {
+        for mut t in crate::output::tables::run_views(&s.doc) {
             if sources.len() > 1 {
                 t.title = format!("{}: {}", s.label, t.title);
             }

@@ -6,7 +6,11 @@
 
 use serde_json::Value;
 
-use crate::result::{LatSummary, MAX_INTERVALS, OpTotals, PhaseName, ResultDoc, RunResult, SCHEMA};
+use crate::result::merge::Cluster;
+use crate::result::targets::TargetRun;
+use crate::result::{
+    LatSummary, MAX_INTERVALS, OpTotals, PhaseName, ResultDoc, RunResult, SCHEMA, Totals,
+};
 use crate::spec::RunSpec;
 use crate::stats::{BucketedHistogram, GROUPING_POWER, MAX_VALUE_POWER};
 
@@ -76,7 +80,8 @@ pub fn parse_result(bytes: &[u8]) -> Result<ResultDoc, String> {
         None => return Err("it has no schema field".into()),
     }
     clean_strings(&mut v, false);
-    let doc: ResultDoc = serde_json::from_value(v).map_err(|e| e.to_string())?;
+    let mut doc: ResultDoc = serde_json::from_value(v).map_err(|e| e.to_string())?;
+    super::targets::upgrade(&mut doc);
     check_doc(&doc)?;
     Ok(doc)
 }
@@ -95,6 +100,7 @@ pub fn check_doc(doc: &ResultDoc) -> Result<(), String> {
     };
     for r in &doc.runs {
         check_run(r, rates).map_err(|e| format!("run '{}': {e}", r.name))?;
+        check_targets(r, doc.cluster.as_ref()).map_err(|e| format!("run '{}': {e}", r.name))?;
     }
     if let Some(t) = &doc.target
         && t.files == 0
@@ -110,7 +116,6 @@ pub fn check_doc(doc: &ResultDoc) -> Result<(), String> {
                 check_run(r, Rates::Merged)
                     .map_err(|e| format!("host '{}', run '{}': {e}", h.name, r.name))?;
             }
-            super::targets::check_host(h).map_err(|e| format!("host '{}': {e}", h.name))?;
             for v in [h.clock_offset_ms, h.rtt_ms].into_iter().flatten() {
                 if !(v.is_finite() && v.abs() <= MAX_SECONDS * 1000.0) {
                     return Err(format!(
@@ -443,4 +448,112 @@ pub fn check_interval(iv: &crate::result::Interval, longest_s: f64) -> Result<()
         )?;
     }
     Ok(())
+}
+
+/// A run's per-target figures (`result::targets`): each well-formed, its
+/// rates agreeing with its own counts over its own window (one process
+/// measured it), no target twice, the host's targets adding up to that
+/// host's totals and all of them to the run's.
+fn check_targets(r: &RunResult, cluster: Option<&Cluster>) -> Result<(), String> {
+    if r.targets.is_empty() {
+        return Ok(());
+    }
+    if r.targets.len() > MAX_RUNS {
+        return Err(format!("{} targets, more than {MAX_RUNS}", r.targets.len()));
+    }
+    let sum = |ts: &[&TargetRun]| {
+        ts.iter().fold([0u64; 4], |mut s, t| {
+            for (i, v) in [t.read.ops, t.read.bytes, t.write.ops, t.write.bytes]
+                .into_iter()
+                .enumerate()
+            {
+                s[i] = s[i].saturating_add(v);
+            }
+            s
+        })
+    };
+    let counts = |t: &Totals| [t.read.ops, t.read.bytes, t.write.ops, t.write.bytes];
+    let mut seen = std::collections::BTreeSet::new();
+    for t in &r.targets {
+        let what = match &t.host {
+            Some(h) => format!("target {} on {h}", t.path),
+            None => format!("target {}", t.path),
+        };
+        if !seen.insert((t.host.as_deref(), t.path.as_str())) {
+            return Err(format!("{what}: given twice"));
+        }
+        bounded(&format!("{what}: duration_s"), t.duration_s, MAX_SECONDS)?;
+        for (op, o) in [("read", &t.read), ("write", &t.write)] {
+            let what = format!("{what}: {op}");
+            bounded(&format!("{what} IOPS"), o.iops, MAX_IOPS)?;
+            bounded(&format!("{what} MiB/s"), o.mib_s, MAX_MIB_S)?;
+            check_lat(&what, &o.lat_us, o.ops)?;
+            let exact = |claimed, count| agrees(claimed, count, t.duration_s, Rates::Exact);
+            if !exact(o.iops, o.ops as f64) {
+                return Err(format!(
+                    "{what} IOPS {} does not agree with {} operations in {} s",
+                    num(o.iops),
+                    o.ops,
+                    num(t.duration_s)
+                ));
+            }
+            if !exact(o.mib_s, o.bytes as f64 / MIB) {
+                return Err(format!(
+                    "{what} MiB/s {} does not agree with {} bytes in {} s",
+                    num(o.mib_s),
+                    o.bytes,
+                    num(t.duration_s)
+                ));
+            }
+        }
+        check_lat(&what, &t.lat_us, t.read.ops.saturating_add(t.write.ops))?;
+    }
+    let adds_up = |what: &str, s: [u64; 4], total: [u64; 4]| {
+        if s == total {
+            Ok(())
+        } else {
+            Err(format!(
+                "{what} add up to {}/{} reads/writes, the totals say {}/{}",
+                s[0], s[2], total[0], total[2]
+            ))
+        }
+    };
+    // Every host named before any sum: a target moved to a host that does
+    // not exist is that, not a sum that does not add up.
+    let mut groups = Vec::new();
+    for (host, ts) in super::targets::by_host(r) {
+        let Some(host) = host else { continue };
+        let Some(h) = cluster.and_then(|c| c.hosts.iter().find(|h| h.name == host)) else {
+            return Err(format!(
+                "targets of host '{host}', which the result does not have"
+            ));
+        };
+        groups.push((host, h, ts));
+    }
+    for (host, h, ts) in groups {
+        if ts
+            .iter()
+            .any(|t| t.target as usize >= h.targets.len().max(1))
+        {
+            return Err(format!(
+                "host '{host}': a target index beyond its {} targets",
+                h.targets.len()
+            ));
+        }
+        let s = sum(&ts);
+        // The host's own run of this name (a sweep may repeat a name).
+        let mut mine = h.runs.iter().filter(|hr| hr.name == r.name).peekable();
+        if mine.peek().is_none() {
+            return Err(format!(
+                "targets of host '{host}', which did not finish the run"
+            ));
+        }
+        if !mine.any(|hr| counts(&hr.totals) == s) {
+            let first = h.runs.iter().find(|hr| hr.name == r.name);
+            let total = first.map_or([0; 4], |hr| counts(&hr.totals));
+            adds_up(&format!("host '{host}': its targets"), s, total)?;
+        }
+    }
+    let all: Vec<&TargetRun> = r.targets.iter().collect();
+    adds_up("the targets", sum(&all), counts(&r.totals))
 }

@@ -51,8 +51,8 @@ pub struct HostResult {
     pub targets: Vec<TargetInfo>,
     /// This host's own results, merged over its targets, one per finished run.
     pub runs: Vec<RunResult>,
-    /// Each target's own totals per run (`result::targets`).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    /// Read from older results only: now in `runs[].targets[]`.
+    #[serde(default, skip_serializing)]
     pub target_runs: Vec<crate::result::targets::TargetRun>,
     /// For a host that failed during a run: that run's intervals received
     /// before it failed (its totals never arrived, so none are claimed).

@@ -11,7 +11,6 @@ pub mod merge;
 pub(crate) mod meta;
 pub(crate) mod mount;
 pub(crate) mod ops;
-pub(crate) mod per_target;
 pub(crate) mod targets;
 
 use serde::{Deserialize, Serialize};
@@ -171,10 +170,10 @@ pub struct RunResult {
     /// nothing was checked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data_errors: Option<u64>,
-    /// A run over several local targets: each one's own figures (the
-    /// totals above are their exact merge).
+    /// A run over several targets (a local list, or hosts' targets): each
+    /// one's own figures; the totals above are their exact merge.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub targets: Vec<per_target::TargetRun>,
+    pub targets: Vec<targets::TargetRun>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

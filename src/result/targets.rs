@@ -1,48 +1,63 @@
-//! Per-target figures of a multi-host run: each host's targets' own totals
-//! for each run (`cluster.hosts[].target_runs[]`), kept beside the host's
-//! merge so a slow volume among a host's targets can be named. A host's
-//! run is the exact merge of these, and a result read back must say so.
-
-use std::collections::BTreeMap;
+//! Each target's own figures in a run over several targets
+//! (`runs[].targets[]`), local target lists and multi-host runs alike (the
+//! latter name their host). The run's totals are the exact merge of these;
+//! they keep what each target did, so a slow volume among fast ones is seen
+//! rather than averaged away.
+//!
+//! Older results kept them in two other shapes, still read: local lists
+//! with a short latency summary per operation, and multi-host runs in
+//! `cluster.hosts[].target_runs[]` naming their run; [`upgrade`] moves both
+//! into this one.
 
 use serde::{Deserialize, Serialize};
 
-use super::check::{MAX_IOPS, MAX_MIB_S, MAX_SECONDS, bounded, check_lat, num};
-use super::merge::HostResult;
-use super::{LatSummary, OpTotals, PhaseName, RunResult};
+use super::{LatSummary, OpTotals, PhaseName, ResultDoc, RunResult};
+use crate::spec::TargetKind;
 
-const MIB: f64 = 1024.0 * 1024.0;
-
-/// One target's share of one run on one host.
+/// One target's share of one run (on one host, in a multi-host run).
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(from = "Wire")]
 pub struct TargetRun {
-    pub run: String,
-    /// Index into the host's `targets`.
+    /// The host that drove it; absent in a local run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
+    /// Index into the run's target list (local) or the host's `targets`.
     pub target: u32,
     pub path: String,
-    /// The target's own measured phase.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kind: Option<TargetKind>,
+    /// I/O threads this target ran (0 in results written before it was kept).
+    pub io_threads: u32,
+    /// The target's own measured phase: its rates are its counts over it.
     pub duration_s: f64,
     pub read: OpTotals,
     pub write: OpTotals,
     /// Reads and writes together, from the target's own histograms.
     pub lat_us: LatSummary,
+    /// Set only while reading an old multi-host result: the run it belongs to.
+    #[serde(skip)]
+    legacy_run: Option<String>,
 }
 
 impl TargetRun {
-    pub fn of(r: &RunResult, target: u32, path: &str) -> Self {
+    pub fn of(r: &RunResult, target: u32, path: &str, kind: Option<TargetKind>) -> Self {
         Self {
-            run: r.name.clone(),
+            host: None,
             target,
             path: path.to_string(),
-            duration_s: r
-                .phases
-                .iter()
-                .find(|p| p.name == PhaseName::Measure)
-                .map_or(0.0, |p| p.duration_s),
+            kind,
+            io_threads: r.io_threads,
+            duration_s: measured_s(r),
             read: r.totals.read.clone(),
             write: r.totals.write.clone(),
             lat_us: r.latency(),
+            legacy_run: None,
         }
+    }
+
+    pub fn on_host(mut self, host: &str) -> Self {
+        self.host = Some(host.to_string());
+        self
     }
 
     pub fn total_iops(&self) -> f64 {
@@ -54,84 +69,143 @@ impl TargetRun {
     }
 }
 
-/// Whether a rate read back agrees with its count over the target's own
-/// window (one process measured it, so exactly, up to JSON's last digit).
-fn agrees(claimed: f64, count: f64, seconds: f64) -> bool {
-    let expect = if seconds > 0.0 { count / seconds } else { 0.0 };
-    (claimed - expect).abs() <= 1e-9 * expect.abs().max(claimed.abs()) + 1e-9
+fn measured_s(r: &RunResult) -> f64 {
+    r.phases
+        .iter()
+        .find(|p| p.name == PhaseName::Measure)
+        .map_or(0.0, |p| p.duration_s)
 }
 
-fn check_op(what: &str, t: &OpTotals, seconds: f64) -> Result<(), String> {
-    bounded(&format!("{what} IOPS"), t.iops, MAX_IOPS)?;
-    bounded(&format!("{what} MiB/s"), t.mib_s, MAX_MIB_S)?;
-    check_lat(what, &t.lat_us, t.ops)?;
-    if !agrees(t.iops, t.ops as f64, seconds) {
-        return Err(format!(
-            "{what} IOPS {} does not agree with {} operations in {} s",
-            num(t.iops),
-            t.ops,
-            num(seconds)
-        ));
+/// A run's targets grouped by host, in order of first appearance (one
+/// group, host None, for a local run): siblings are the targets one client
+/// drove together.
+pub fn by_host(r: &RunResult) -> Vec<(Option<&str>, Vec<&TargetRun>)> {
+    let mut out: Vec<(Option<&str>, Vec<&TargetRun>)> = Vec::new();
+    for t in &r.targets {
+        let h = t.host.as_deref();
+        match out.iter_mut().find(|(k, _)| *k == h) {
+            Some((_, ts)) => ts.push(t),
+            None => out.push((h, vec![t])),
+        }
     }
-    if !agrees(t.mib_s, t.bytes as f64 / MIB, seconds) {
-        return Err(format!(
-            "{what} MiB/s {} does not agree with {} bytes in {} s",
-            num(t.mib_s),
-            t.bytes,
-            num(seconds)
-        ));
-    }
-    Ok(())
+    out
 }
 
-/// Checks a host's per-target figures: each well-formed and agreeing with
-/// its own operations and duration, no target twice in a run, and per run
-/// the targets' operations and bytes adding up to the host's totals.
-pub fn check_host(h: &HostResult) -> Result<(), String> {
-    let mut sums: BTreeMap<&str, [u64; 4]> = BTreeMap::new();
-    let mut seen: BTreeMap<(&str, u32), ()> = BTreeMap::new();
-    for t in &h.target_runs {
-        let what = format!("run '{}', target {}", t.run, t.path);
-        if t.target as usize >= h.targets.len().max(1) {
-            return Err(format!(
-                "{what}: target {} of {}",
-                t.target,
-                h.targets.len()
-            ));
-        }
-        if seen.insert((t.run.as_str(), t.target), ()).is_some() {
-            return Err(format!("{what}: given twice"));
-        }
-        bounded(&format!("{what}: duration_s"), t.duration_s, MAX_SECONDS)?;
-        check_op(&format!("{what}: read"), &t.read, t.duration_s)?;
-        check_op(&format!("{what}: write"), &t.write, t.duration_s)?;
-        check_lat(&what, &t.lat_us, t.read.ops.saturating_add(t.write.ops))?;
-        let s = sums.entry(t.run.as_str()).or_default();
-        for (i, v) in [t.read.ops, t.read.bytes, t.write.ops, t.write.bytes]
-            .into_iter()
-            .enumerate()
-        {
-            s[i] = s[i].saturating_add(v);
+/// Moves figures kept in older shapes into `runs[].targets[]`: an old
+/// multi-host result's `cluster.hosts[].target_runs[]` (each naming its
+/// run), and an old local list's targets, which lacked their own duration
+/// (the run's measured phase, which every target ran).
+pub fn upgrade(doc: &mut ResultDoc) {
+    if let Some(c) = doc.cluster.as_mut() {
+        for h in &mut c.hosts {
+            for mut t in std::mem::take(&mut h.target_runs) {
+                let Some(run) = t.legacy_run.take() else {
+                    continue;
+                };
+                if let Some(r) = doc.runs.iter_mut().find(|r| r.name == run) {
+                    t.host = Some(h.name.clone());
+                    r.targets.push(t);
+                }
+            }
         }
     }
-    for (run, s) in sums {
-        let Some(r) = h.runs.iter().find(|r| r.name == run) else {
-            return Err(format!(
-                "targets of run '{run}', which the host did not finish"
-            ));
-        };
-        let host = [
-            r.totals.read.ops,
-            r.totals.read.bytes,
-            r.totals.write.ops,
-            r.totals.write.bytes,
-        ];
-        if s != host {
-            return Err(format!(
-                "run '{run}': the targets add up to {}/{} reads/writes, the host claims {}/{}",
-                s[0], s[2], host[0], host[2]
-            ));
+    for r in &mut doc.runs {
+        let secs = measured_s(r);
+        for t in &mut r.targets {
+            if t.duration_s == 0.0 && t.host.is_none() {
+                t.duration_s = secs;
+            }
         }
     }
-    Ok(())
+}
+
+/// Any shape a target's figures were written in.
+#[derive(Deserialize)]
+struct Wire {
+    #[serde(default)]
+    host: Option<String>,
+    #[serde(default)]
+    run: Option<String>,
+    #[serde(default)]
+    target: u32,
+    path: String,
+    #[serde(default)]
+    kind: Option<TargetKind>,
+    #[serde(default)]
+    io_threads: u32,
+    #[serde(default)]
+    duration_s: f64,
+    read: WireOp,
+    write: WireOp,
+    #[serde(default)]
+    lat_us: Option<LatSummary>,
+}
+
+/// An operation's totals, or the short form old local lists wrote (mean
+/// and p99 only).
+#[derive(Deserialize)]
+struct WireOp {
+    ops: u64,
+    bytes: u64,
+    iops: f64,
+    mib_s: f64,
+    #[serde(default)]
+    lat_us: Option<LatSummary>,
+    #[serde(default)]
+    service_lat_us: Option<LatSummary>,
+    #[serde(default)]
+    lat_us_mean: f64,
+    #[serde(default)]
+    lat_us_p99: f64,
+}
+
+impl From<WireOp> for OpTotals {
+    fn from(w: WireOp) -> Self {
+        let lat_us = w.lat_us.unwrap_or(LatSummary {
+            mean: w.lat_us_mean,
+            p99: w.lat_us_p99,
+            ..LatSummary::default()
+        });
+        OpTotals {
+            ops: w.ops,
+            bytes: w.bytes,
+            iops: w.iops,
+            mib_s: w.mib_s,
+            lat_us,
+            service_lat_us: w.service_lat_us,
+        }
+    }
+}
+
+impl From<Wire> for TargetRun {
+    fn from(w: Wire) -> Self {
+        let (read, write): (OpTotals, OpTotals) = (w.read.into(), w.write.into());
+        // Old local lists kept no combined summary: the ops-weighted mean,
+        // and the larger p99 (a bound; the histograms were not kept).
+        let lat_us = w.lat_us.unwrap_or_else(|| {
+            let n = read.ops.saturating_add(write.ops) as f64;
+            let mean = if n > 0.0 {
+                (read.lat_us.mean * read.ops as f64 + write.lat_us.mean * write.ops as f64) / n
+            } else {
+                0.0
+            };
+            LatSummary {
+                mean,
+                p99: read.lat_us.p99.max(write.lat_us.p99),
+                ..LatSummary::default()
+            }
+        });
+        TargetRun {
+            host: w.host,
+            target: w.target,
+            path: w.path,
+            kind: w.kind,
+            io_threads: w.io_threads,
+            duration_s: w.duration_s,
+            read,
+            write,
+            lat_us,
+            legacy_run: w.run,
+        }
+    }
 }

@@ -37,4 +37,5 @@ mod shape_cli;
 mod small_files;
 mod target_list;
 mod targets;
+mod targets_hosts;
 mod throttled;

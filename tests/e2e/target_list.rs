@@ -274,7 +274,16 @@ fn a_throttled_device_beside_a_fast_one_shows_as_the_slow_target() {
     let total = n(&run["totals"]["read"]["ops"]);
     assert_eq!(total, n(&t[0]["read"]["ops"]) + n(&t[1]["read"]["ops"]));
     // The slow target's latency is its own, not the merge's.
-    assert!(f(&t[0]["read"]["lat_us_mean"]) > 3.0 * f(&t[1]["read"]["lat_us_mean"]));
+    assert!(f(&t[0]["read"]["lat_us"]["mean"]) > 3.0 * f(&t[1]["read"]["lat_us"]["mean"]));
+    // ...and the diagnosis names it by its path.
+    let slow_named = doc["diagnosis"].as_array().unwrap().iter().any(|d| {
+        d["kind"] == "slow_target"
+            && d["message"]
+                .as_str()
+                .unwrap_or_default()
+                .starts_with(&format!("slow target: {} did", slow.device_str()))
+    });
+    assert!(slow_named, "{}", doc["diagnosis"]);
 }
 
 #[test]

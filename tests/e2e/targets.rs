@@ -1,10 +1,14 @@
-//! Per-target breakdown of multi-host runs (issue 12): each host's targets'
-//! own figures kept in result.json, checked when read back, shown in the
-//! report and its exports, and a target well below its siblings named.
+//! Per-target breakdown (issue 12), one model for local target lists and
+//! multi-host runs: each target's own figures kept in result.json
+//! (`runs[].targets[]`), checked when read back, older shapes still read,
+//! shown in the report and its exports, and a target well below its
+//! siblings named.
 
 use std::path::Path;
 
+use serde_json::json;
 use volbench::report::fixtures;
+use volbench::result::ResultDoc;
 use volbench::result::check::{check_doc, parse_result};
 use volbench::result::diagnosis::{Confidence, Kind, diagnose};
 
@@ -47,7 +51,7 @@ fn siblings_within_the_usual_spread_name_no_target() {
 fn tampered(edit: impl FnOnce(&mut serde_json::Value)) -> Result<(), String> {
     let d = fixtures::multi_target(&[&[1000.0, 400.0], &[900.0, 1000.0]]);
     let mut v = serde_json::to_value(&d).unwrap();
-    edit(&mut v["cluster"]["hosts"][0]["target_runs"]);
+    edit(&mut v["runs"][0]["targets"]);
     parse_result(&serde_json::to_vec(&v).unwrap()).map(drop)
 }
 
@@ -71,18 +75,106 @@ fn tampered_per_target_figures_are_refused() {
     })
     .unwrap_err();
     assert!(e.contains("add up"), "{e}");
-    // The same target twice, and a target the host does not have.
-    let e = tampered(|t| t[1]["target"] = 0.into()).unwrap_err();
+    // The same target twice, a target the host does not have, a host the
+    // result does not have.
+    let e = tampered(|t| t[1]["path"] = t[0]["path"].clone()).unwrap_err();
     assert!(e.contains("twice"), "{e}");
     let e = tampered(|t| t[1]["target"] = 7.into()).unwrap_err();
-    assert!(e.contains("target 7 of 2"), "{e}");
+    assert!(e.contains("beyond its 2 targets"), "{e}");
+    let e = tampered(|t| t[1]["host"] = "nowhere".into()).unwrap_err();
+    assert!(e.contains("host 'nowhere'"), "{e}");
     // Results written before per-target figures were kept still load.
     let d = fixtures::multi_target(&[&[1000.0, 400.0], &[900.0, 1000.0]]);
     let mut v = serde_json::to_value(&d).unwrap();
-    for h in v["cluster"]["hosts"].as_array_mut().unwrap() {
-        h.as_object_mut().unwrap().remove("target_runs");
-    }
+    v["runs"][0].as_object_mut().unwrap().remove("targets");
     assert!(parse_result(&serde_json::to_vec(&v).unwrap()).is_ok());
+}
+
+/// Each target's (host, path, IOPS, MiB/s, mean, p99) as a result read
+/// back says.
+fn figures(d: &ResultDoc) -> Vec<(Option<String>, String, f64, f64, f64, f64)> {
+    d.runs[0]
+        .targets
+        .iter()
+        .map(|t| {
+            let (r, w) = (&t.read, &t.write);
+            (
+                t.host.clone(),
+                t.path.clone(),
+                r.iops + w.iops,
+                r.mib_s + w.mib_s,
+                t.lat_us.mean,
+                t.lat_us.p99,
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn results_in_the_older_per_target_shapes_load_with_the_same_figures() {
+    let d = fixtures::multi_target(&[&[1000.0, 400.0], &[900.0, 1000.0]]);
+    let now = parse_result(&serde_json::to_vec(&d).unwrap()).unwrap();
+    assert_eq!(figures(&now).len(), 4);
+    // Multi-host, schema v1 as first written: `cluster.hosts[].target_runs[]`
+    // naming their run, nothing under `runs[]`.
+    let mut v = serde_json::to_value(&d).unwrap();
+    let name = v["runs"][0]["name"].clone();
+    let ts = v["runs"][0]["targets"].as_array().unwrap().clone();
+    v["runs"][0].as_object_mut().unwrap().remove("targets");
+    for h in v["cluster"]["hosts"].as_array_mut().unwrap() {
+        let mine: Vec<serde_json::Value> = ts
+            .iter()
+            .filter(|t| t["host"] == h["name"])
+            .map(|t| {
+                json!({"run": name, "target": t["target"], "path": t["path"],
+                    "duration_s": t["duration_s"], "read": t["read"],
+                    "write": t["write"], "lat_us": t["lat_us"]})
+            })
+            .collect();
+        h["target_runs"] = mine.into();
+    }
+    let old = parse_result(&serde_json::to_vec(&v).unwrap()).unwrap();
+    assert_eq!(figures(&old), figures(&now));
+    let f = diagnose(&old);
+    assert!(
+        f.iter()
+            .any(|f| f.kind == Kind::SlowTarget && f.message.contains("/mnt/t1 on client-1")),
+        "{f:#?}"
+    );
+    // A local target list as first written: each operation's short summary
+    // (mean and p99), no duration of its own (the run's measured phase).
+    let local: Vec<serde_json::Value> = ts
+        .iter()
+        .filter(|t| t["host"] == "client-1")
+        .map(|t| {
+            let op = |o: &serde_json::Value| {
+                json!({"ops": o["ops"], "bytes": o["bytes"], "iops": o["iops"],
+                    "mib_s": o["mib_s"], "lat_us_mean": o["lat_us"]["mean"],
+                    "lat_us_p99": o["lat_us"]["p99"]})
+            };
+            json!({"path": t["path"], "kind": "file", "io_threads": 2,
+                "read": op(&t["read"]), "write": op(&t["write"])})
+        })
+        .collect();
+    // Its run is the merge of just those targets.
+    let one = fixtures::multi_target(&[&[1000.0, 400.0]]);
+    let mut w = serde_json::to_value(&one).unwrap();
+    w.as_object_mut().unwrap().remove("cluster");
+    w["runs"][0]["targets"] = local.into();
+    let old = parse_result(&serde_json::to_vec(&w).unwrap()).unwrap();
+    let mut want = figures(&now);
+    want.truncate(2);
+    for t in &mut want {
+        t.0 = None;
+    }
+    assert_eq!(figures(&old), want);
+    assert_eq!(old.runs[0].targets[1].io_threads, 2);
+    let f = diagnose(&old);
+    assert!(
+        f.iter().any(|f| f.kind == Kind::SlowTarget
+            && f.message.contains("slow target: /mnt/t1 did 400 IOPS")),
+        "{f:#?}"
+    );
 }
 
 #[test]

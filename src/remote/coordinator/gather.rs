@@ -14,6 +14,7 @@ impl Coordinator<'_> {
     /// then all hosts. Hosts without results keep their intervals aside.
     pub(super) fn gather(&mut self, spec: &RunSpec) -> (ClusterRun, Option<RunResult>) {
         let mut host_results: Vec<RunResult> = Vec::new();
+        let mut targets: Vec<TargetRun> = Vec::new();
         let mut starts: Vec<i128> = Vec::new();
         for h in &mut self.hosts {
             starts.extend(h.run.started.iter().flatten().copied());
@@ -39,8 +40,15 @@ impl Coordinator<'_> {
                     for t in h.run.done.iter().flat_map(|d| d.0.iter()) {
                         let path = h.a.targets.get(t.target as usize);
                         let path = path.map(|p| p.display().to_string()).unwrap_or_default();
-                        h.target_runs
-                            .push(TargetRun::of(&t.result, t.target, &path));
+                        let kind = h
+                            .setup
+                            .prepared
+                            .as_ref()
+                            .and_then(|p| p.get(t.target as usize));
+                        targets.push(
+                            TargetRun::of(&t.result, t.target, &path, kind.map(|k| k.kind))
+                                .on_host(&h.a.host.name),
+                        );
                     }
                     h.runs.push(r.clone());
                     host_results.push(r);
@@ -62,6 +70,7 @@ impl Coordinator<'_> {
                     // One host's CPU is not another's: counters stay with
                     // each host's own runs (`cluster.hosts[].runs[]`).
                     m.counters = None;
+                    m.targets = targets;
                     Some(m)
                 }
                 Err(e) => {
@@ -137,7 +146,7 @@ pub(super) fn host_result(h: Host) -> HostResult {
         rtt_ms: (h.clock.rtt_ns > 0).then(|| h.clock.rtt_ns as f64 / 1e6),
         targets: h.setup.prepared.unwrap_or_default(),
         runs: h.runs,
-        target_runs: h.target_runs,
+        target_runs: Vec::new(),
         unfinished: h.unfinished,
     }
 }

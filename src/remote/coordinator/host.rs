@@ -97,8 +97,6 @@ pub(super) struct Host {
     /// Gathered for the result: its own merged runs, and the intervals of
     /// a run it failed in.
     pub runs: Vec<RunResult>,
-    /// Each target's own totals per finished run.
-    pub target_runs: Vec<crate::result::targets::TargetRun>,
     pub unfinished: Option<Unfinished>,
 }
 
@@ -120,7 +118,6 @@ impl Host {
             setup: Setup::default(),
             run: RunState::default(),
             runs: Vec::new(),
-            target_runs: Vec::new(),
             unfinished: None,
         }
     }
