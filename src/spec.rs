@@ -5,6 +5,7 @@
 
 pub mod data;
 pub mod fill;
+pub mod layout;
 pub mod meta;
 pub mod reading;
 pub mod shape;
@@ -203,6 +204,10 @@ pub struct RunSpec {
     /// (suites comparing one file with many); each count gets its own set.
     #[serde(default)]
     pub files: Option<u32>,
+    /// The working set this run uses, when it differs from the target's
+    /// (`spec::layout`); each distinct size gets its own set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<u64>,
     /// Open-loop target rate, IOPS across all threads; None = as fast as it goes.
     #[serde(default)]
     pub rate_iops: Option<f64>,
@@ -279,6 +284,7 @@ impl Default for RunSpec {
             duration_s: defaults::DURATION_S,
             io_limit: None,
             files: None,
+            size: None,
             rate_iops: None,
             rate_pct: None,
             arrivals: defaults::ARRIVALS,

@@ -44,6 +44,7 @@ pub fn main(cli: Cli) -> Result<i32> {
             if published.published {
                 suite::parse(&origin, &text)?;
                 print!("{}", suite::published::section(&origin, &text)?);
+                print!("{}", suite::published::runs_summary(&origin, &text)?);
             } else {
                 print!("{text}");
             }

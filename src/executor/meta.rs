@@ -10,19 +10,41 @@ use crate::io::workload::Layout;
 use crate::plan::{Plan, PlannedRun};
 use crate::result::meta::MetaOpResult;
 use crate::result::{PhaseName, RunResult};
+use crate::spec::JobSpec;
+use crate::spec::layout::SetLayout;
 use crate::spec::meta::MetaOp;
 
-/// The key a tree is found under among the prepared sets: file sets are
-/// keyed by their file count, which is never 0.
-pub const TREE_KEY: u32 = 0;
+/// What a prepared set is found under: a file set by its layout, the
+/// metadata runs' tree by `TREE_KEY`.
+pub type SetKey = Option<SetLayout>;
+pub const TREE_KEY: SetKey = None;
 
-/// The set key a run uses: its file count, or the tree's key.
-pub fn set_key(run: &PlannedRun, default_files: u32) -> u32 {
+/// The set key a run uses: its file set's layout, or the tree's key.
+pub fn set_key(run: &PlannedRun, job: &JobSpec) -> SetKey {
     if run.spec.meta.is_some() {
         TREE_KEY
     } else {
-        run.spec.files.unwrap_or(default_files)
+        Some(job.layout_of(&run.spec))
     }
+}
+
+/// The prepared set `run` works on.
+pub fn find_set<'s>(
+    sets: &'s [(SetKey, Prepared)],
+    run: &PlannedRun,
+    job: &JobSpec,
+) -> Result<&'s Prepared> {
+    let key = set_key(run, job);
+    sets.iter()
+        .find(|(k, _)| *k == key)
+        .map(|(_, p)| p)
+        .ok_or_else(|| {
+            crate::error::VbError::run(format!(
+                "run '{}': no {} was prepared",
+                run.spec.name,
+                key.map_or("tree".to_string(), |l| format!("file set of {}", l.label()))
+            ))
+        })
 }
 
 /// Prepares the tree the plan's metadata runs work on, if it has any.

@@ -111,13 +111,12 @@ pub fn execute(plan: &Plan, obs: &dyn Observer, stop: &Arc<AtomicBool>) -> Resul
             }
         };
         let run = &run;
-        let files = meta::set_key(run, job.target.files);
-        let Some((_, prepared)) = sets.iter().find(|(f, _)| *f == files) else {
-            doc.error = Some(format!(
-                "run '{}': no file set of {files} files was prepared",
-                run.spec.name
-            ));
-            break;
+        let prepared = match meta::find_set(&sets, run, job) {
+            Ok(p) => p,
+            Err(e) => {
+                doc.error = Some(e.to_string());
+                break;
+            }
         };
         if let Err(e) = meta::before_run(plan, run) {
             doc.error = Some(e.to_string());

@@ -1,5 +1,6 @@
-//! Preparing the target before the runs: one file set per distinct file
-//! count, the direct-I/O alignment check, and enough file descriptors.
+//! Preparing the target before the runs: one file set per distinct layout
+//! (file count and working set), the direct-I/O alignment check, and
+//! enough file descriptors.
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -8,15 +9,18 @@ use super::Observer;
 use crate::error::{Result, VbError};
 use crate::io::target::{self, PrepareOptions, Prepared};
 use crate::plan::Plan;
+use crate::spec::layout::SetLayout;
+
+use super::meta::SetKey;
 
 /// Prepares the plan's target as `execute` does (one file set per distinct
-/// file count the runs use), checks alignment and passes the notes to the
+/// layout the runs use), checks alignment and passes the notes to the
 /// observer. A multi-host agent calls it once per target it was given.
 pub fn prepare(
     plan: &Plan,
     obs: &dyn Observer,
     stop: &Arc<AtomicBool>,
-) -> Result<Vec<(u32, Prepared)>> {
+) -> Result<Vec<(SetKey, Prepared)>> {
     raise_fd_limit();
     let job = &plan.job;
     let opts = PrepareOptions {
@@ -32,7 +36,7 @@ pub fn prepare(
     };
     let mut sets = prepare_sets(plan, &opts)?;
     for (key, p) in &mut sets {
-        if *key != super::meta::TREE_KEY {
+        if key.is_some() {
             super::data::attach(plan, p)?;
         }
     }
@@ -48,43 +52,54 @@ pub fn prepare(
     Ok(sets)
 }
 
-/// Prepares one file set per distinct file count the runs use: the target
-/// itself when all runs agree, else `files-N/` subdirectories of it.
-fn prepare_sets(plan: &Plan, opts: &PrepareOptions) -> Result<Vec<(u32, Prepared)>> {
+/// Prepares one file set per distinct layout the runs use: the target
+/// itself when all runs agree, else a subdirectory of it per layout
+/// (`JobSpec::subset_name`), after checking the file system has room for
+/// every set still to fill, so a shortage never shows after a long fill.
+fn prepare_sets(plan: &Plan, opts: &PrepareOptions) -> Result<Vec<(SetKey, Prepared)>> {
     let job = &plan.job;
     let tree = super::meta::prepare_tree(plan)?.map(|t| (super::meta::TREE_KEY, t));
-    let mut counts: Vec<u32> = Vec::new();
-    for r in plan.runs.iter().filter(|r| r.spec.meta.is_none()) {
-        let f = r.spec.files.unwrap_or(job.target.files);
-        if !counts.contains(&f) {
-            counts.push(f);
-        }
-    }
-    if counts.is_empty()
+    let layouts = job.layouts();
+    let with = |l: &SetLayout| PrepareOptions {
+        files: l.files,
+        size: l.size,
+        ..*opts
+    };
+    if layouts.is_empty()
         && let Some(t) = tree
     {
         return Ok(vec![t]);
     }
-    if counts.len() <= 1 {
-        let files = counts.first().copied().unwrap_or(job.target.files);
-        let p = target::prepare(&plan.target, &PrepareOptions { files, ..*opts })?;
-        return Ok(vec![(files, p)].into_iter().chain(tree).collect());
+    if layouts.len() <= 1 {
+        let l = layouts.first().copied().unwrap_or(SetLayout {
+            files: job.target.files,
+            size: job.target.size,
+        });
+        let p = target::prepare(&plan.target, &with(&l))?;
+        return Ok(vec![(Some(l), p)].into_iter().chain(tree).collect());
     }
     if plan.target.kind != target::TargetKind::Directory {
+        let shown: Vec<String> = layouts.iter().map(SetLayout::label).collect();
         return Err(VbError::input(format!(
-            "runs use different file counts ({counts:?}); that needs a directory target, and {} is not one",
+            "runs use different file sets ({}); that needs a directory target, and {} is not one",
+            shown.join(", "),
             job.target.path.display()
         )));
     }
+    let named: Vec<(String, SetLayout)> =
+        layouts.iter().map(|l| (job.subset_name(l), *l)).collect();
+    target::check_room_for_sets(
+        &job.target.path,
+        &named
+            .iter()
+            .map(|(n, l)| (n.as_str(), l.files, l.file_size()))
+            .collect::<Vec<_>>(),
+    )?;
     let mut sets = Vec::new();
-    for files in counts {
+    for (name, l) in named {
         // Reached without following links: a planted files-N link is refused.
-        let p = target::prepare_subset(
-            &job.target.path,
-            &format!("files-{files}"),
-            &PrepareOptions { files, ..*opts },
-        )?;
-        sets.push((files, p));
+        let p = target::prepare_subset(&job.target.path, &name, &with(&l))?;
+        sets.push((Some(l), p));
     }
     sets.extend(tree);
     Ok(sets)

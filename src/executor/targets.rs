@@ -17,7 +17,7 @@ use crate::result::targets::TargetRun;
 use crate::result::{Interval, ResultDoc, RunResult, TargetInfo};
 use crate::spec::JobSpec;
 
-type Sets = Vec<(u32, Prepared)>;
+type Sets = Vec<(super::meta::SetKey, Prepared)>;
 
 pub fn execute_targets(
     job: &JobSpec,
@@ -230,16 +230,7 @@ fn one_target(
         .ok_or_else(|| Box::new((VbError::run(format!("run {i} is not planned")), None)))?;
     // A rate given as a share of an earlier run: this target's own share.
     let run = resolve_rate(planned, done).map_err(|e| Box::new((e, None)))?;
-    let files = super::meta::set_key(&run, plan.job.target.files);
-    let Some((_, prep)) = sets.iter().find(|(f, _)| *f == files) else {
-        return Err(Box::new((
-            VbError::run(format!(
-                "run '{}': no file set of {files} files was prepared",
-                run.spec.name
-            )),
-            None,
-        )));
-    };
+    let prep = super::meta::find_set(sets, &run, &plan.job).map_err(|e| Box::new((e, None)))?;
     let obs = TargetObserver {
         merger,
         t,

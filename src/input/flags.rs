@@ -163,6 +163,7 @@ pub fn job_with_size(a: &RunArgs, default_size: Option<u64>) -> Result<JobSpec> 
         read_pct: many(read_pcts.len()).then_some(read_pcts),
         rate: rates.filter(|r| many(r.len())),
         files: many(files.len()).then(|| files.clone()),
+        size: None,
     };
     let user_name = a.name.clone();
     let mut runs = sweep::expand(&base, &axes, |r| match &user_name {

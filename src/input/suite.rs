@@ -128,6 +128,8 @@ pub struct RunEntry {
     threads: P,
     iodepth: P,
     files: P,
+    /// The run's own working set (`suite/size.rs`), a list to sweep it.
+    size: P,
     rate: P,
     duration: P,
     warmup: P,
@@ -286,6 +288,7 @@ pub fn list() -> Vec<(String, String, String)> {
 mod expand;
 pub mod published;
 mod shape;
+mod size;
 mod tree;
 
 pub use expand::to_job;

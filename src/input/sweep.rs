@@ -154,6 +154,8 @@ pub struct Axes {
     pub read_pct: Option<Vec<u64>>,
     pub rate: Option<Vec<f64>>,
     pub files: Option<Vec<u64>>,
+    /// A run's own working set (suite runs).
+    pub size: Option<Vec<u64>>,
 }
 
 impl Axes {
@@ -167,6 +169,7 @@ impl Axes {
             self.read_pct.as_ref().map(Vec::len),
             self.rate.as_ref().map(Vec::len),
             self.files.as_ref().map(Vec::len),
+            self.size.as_ref().map(Vec::len),
         ]
         .iter()
         .map(|n| n.unwrap_or(1))
@@ -175,7 +178,7 @@ impl Axes {
 }
 
 /// The cross product of the axes over `base`, in a stable order (threads
-/// outermost, then iodepth, block size, read percentage, rate, files).
+/// outermost, then iodepth, block size, read percentage, rate, files, size).
 /// Point names come from `name(run)`; a single point keeps the base name.
 /// More than `MAX_RUNS` points is refused before anything is built.
 pub fn expand(
@@ -224,6 +227,7 @@ pub fn expand(
     });
     runs = cross(runs, &axes.rate, |r, v| r.rate_iops = Some(*v));
     runs = cross(runs, &axes.files, |r, v| r.files = Some(*v as u32));
+    runs = cross(runs, &axes.size, |r, v| r.size = Some(*v));
     if runs.len() > 1 {
         for r in &mut runs {
             r.name = name(r);

@@ -3,6 +3,7 @@
 //! time. Planning touches nothing, so `--dry-run` shows it for free.
 
 pub(crate) mod meta;
+mod sets;
 pub(crate) mod targets;
 
 use std::fmt::Write as _;
@@ -65,8 +66,7 @@ pub fn plan(job: JobSpec) -> Result<Plan> {
         check_resources(&job, r, fd_limit, memory)?;
         // Sequential streams each get their own region of the working set;
         // each must hold at least one block.
-        let files = r.spec.files.unwrap_or(job.target.files) as u64;
-        let total = job.target.size / files / 4096 * 4096 * files;
+        let total = job.layout_of(&r.spec).fill_bytes();
         if !r.spec.rw.is_random()
             && total / r.io_threads as u64 / r.spec.min_bs() * r.spec.min_bs() < r.spec.max_bs()
         {
@@ -102,12 +102,18 @@ pub fn plan(job: JobSpec) -> Result<Plan> {
         && !meta_only
         && insp.kind != TargetKind::BlockDevice
         && let Some(mem) = host::memory_bytes()
-        && job.target.size < mem
+        && let smallest = job
+            .layouts()
+            .iter()
+            .map(|l| l.size)
+            .min()
+            .unwrap_or(job.target.size)
+        && smallest < mem
     {
         notes.push(format!(
             "--buffered with a working set ({}) smaller than this host's memory ({}): \
                      much of what is measured is the page cache, not the storage",
-            format_size(job.target.size),
+            format_size(smallest),
             format_size(mem)
         ));
     }
@@ -190,10 +196,12 @@ impl Plan {
         let mut out = String::new();
         let kind = match self.target.kind {
             TargetKind::Directory if let Some(tree) = meta::tree(&self.job) => tree,
+            TargetKind::Directory if self.job.layouts().len() > 1 => {
+                "directory; a file set per layout below (each created and filled if not already there)".into()
+            }
             TargetKind::Directory => format!(
-                "directory; file set of {} x {} (created and filled if not already there)",
-                t.files,
-                format_size(t.size / t.files as u64 / 4096 * 4096)
+                "directory; file set of {} (created and filled if not already there)",
+                sets::single(&self.job).label()
             ),
             TargetKind::File => "existing regular file, used as it is".into(),
             TargetKind::BlockDevice => "block device, used as it is".into(),
@@ -207,7 +215,7 @@ impl Plan {
         let _ = writeln!(
             out,
             "          working set {}, {} I/O{}",
-            format_size(t.size),
+            format_size(sets::single(&self.job).size),
             if t.direct { "direct" } else { "buffered" },
             match t.write_sync {
                 crate::spec::WriteSync::None => "",
@@ -215,6 +223,7 @@ impl Plan {
                 crate::spec::WriteSync::Sync => ", writes O_SYNC",
             }
         );
+        out.push_str(&sets::describe(&self.job, self.target.kind));
         let _ = writeln!(
             out,
             "seed:     {}   interval: {}s",
@@ -242,6 +251,7 @@ impl Plan {
                 when.push_str(&format!("  [rate {r} IOPS]"));
             }
             when.push_str(&s.shape.plan_label());
+            when.push_str(&sets::run_label(&self.job, s));
             if let Some(rule) = &s.stop_rule {
                 if let Some(g) = rule.gain_below_pct {
                     when.push_str(&format!("  [skipped once IOPS grow < {g}%]"));

@@ -77,6 +77,7 @@ impl RunFixture {
             duration_s: (self.intervals - self.warmup_intervals.min(self.intervals)) as f64,
             io_limit: None,
             files: None,
+            size: None,
             // A rate point reaches its target: achieved IOPS = target IOPS.
             rate_iops: self.rate_pct.map(|_| self.iops),
             rate_pct: self.rate_pct.map(|percent| crate::spec::RatePct {

@@ -37,9 +37,10 @@ impl JobSpec {
             .flat_map(|r| r.bs.iter().map(|b| b.bytes))
             .collect();
         self.target.data.validate(&sizes)?;
-        self.target
-            .data
-            .check_map_size(&sizes, self.target.size, self.target.files)?;
+        // Each set gets its own map: every layout the runs use is checked.
+        for l in self.layouts() {
+            self.target.data.check_map_size(&sizes, l.size, l.files)?;
+        }
         if self.target.path.as_os_str().is_empty() {
             return Err(VbError::input("--target is empty"));
         }
@@ -199,6 +200,9 @@ impl JobSpec {
         if let Some(f) = run.files {
             bounds::count("files", f.into(), 1, bounds::MAX_FILES).map_err(at)?;
         }
+        if let Some(size) = run.size {
+            bounds::size("size", size, 1, bounds::MAX_SIZE).map_err(at)?;
+        }
         if let Some(limit) = run.io_limit {
             bounds::size("--io-limit", limit, run.min_bs(), bounds::MAX_SIZE).map_err(|_| {
                 msg(format!(
@@ -218,15 +222,15 @@ impl JobSpec {
                 )));
             }
         }
-        let files = run.files.unwrap_or(self.target.files).max(1);
-        let file_size = self.target.size / u64::from(files);
+        let l = self.layout_of(run);
+        let file_size = l.size / u64::from(l.files.max(1));
         if run.max_bs() > file_size {
             return Err(msg(format!(
                 "--bs {} is larger than each file ({} = --size {} / --files {})",
                 format_size(run.max_bs()),
                 format_size(file_size),
-                format_size(self.target.size),
-                files
+                format_size(l.size),
+                l.files
             )));
         }
         Ok(())

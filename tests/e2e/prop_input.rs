@@ -179,7 +179,7 @@ proptest! {
 
     #[test]
     fn crossed_sweeps_never_exceed_the_run_bound(
-        lens in prop::collection::vec(prop_oneof![Just(0usize), 1usize..4, 1usize..200], 6)
+        lens in prop::collection::vec(prop_oneof![Just(0usize), 1usize..4, 1usize..200], 7)
     ) {
         let axis = |n: usize| (n > 0).then(|| (1..=n as u64).collect::<Vec<_>>());
         let axes = Axes {
@@ -193,6 +193,7 @@ proptest! {
             read_pct: axis(lens[3]),
             rate: (lens[4] > 0).then(|| (1..=lens[4]).map(|i| i as f64).collect()),
             files: axis(lens[5]),
+            size: axis(lens[6]).map(|v| v.iter().map(|x| x << 20).collect()),
         };
         match sweep::expand(&RunSpec::default(), &axes, |r| r.auto_name()) {
             Ok(runs) => prop_assert!(runs.len() <= MAX_RUNS && runs.len() == axes.points()),

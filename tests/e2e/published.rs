@@ -211,7 +211,33 @@ fn suite_show_published_prints_the_papers_table() {
     assert!(out.starts_with("[published]"), "{out}");
     assert!(out.contains("threads = [ 26, 32, 40 ]") && out.contains("duration = \"600s\""));
     let whole = stdout(&vb(["suite", "show", "six-patterns"]).expect(exit::OK));
-    assert!(whole.contains("threads = 4") && whole.ends_with(&out));
+    // The table as written, then the runs it expands into, as comments.
+    let (table, expanded) = out.split_once("\n# As published").unwrap();
+    assert!(whole.contains("threads = 4") && whole.ends_with(table));
+    assert!(
+        expanded.contains("#   8k-random-read: randread 8KiB, 25 threads x iodepth 1, 1 file x 693GiB (fill 693GiB)")
+            && expanded.contains("#   8k-random-write: randwrite 8KiB, 20 threads x iodepth 1, 1 file x 693GiB\n"),
+        "one fill, before the first run: {expanded}"
+    );
+}
+
+#[test]
+fn suite_show_published_files_threads_gives_the_single_file_its_128g() {
+    let o = vb(["suite", "show", "files-threads", "--published"]).expect(exit::OK);
+    let out = stdout(&o);
+    assert!(
+        out.contains(
+            "1-file: randwrite 4KiB, 8 threads x iodepth 8, 1 file x 128GiB (fill 128GiB)"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "10-files: randwrite 4KiB, 80 threads x iodepth 8, 10 files x 2GiB (fill 20GiB)"
+        ),
+        "{out}"
+    );
+    assert!(!out.contains("20 GiB here"), "{out}");
 }
 
 /// The sizes of the pwrite64 calls strace saw (`-ff`: one file per

@@ -115,6 +115,7 @@ pub fn to_job(origin: &str, text: &str, suite: &SuiteFile, o: &Overrides) -> Res
         )?
         .unwrap_or(vec![u64::from(defaults::IODEPTH)]);
         let run_files = counts("files", &e.files, &none, &None, 1, bounds::MAX_FILES)?;
+        let run_sizes = super::size::sizes(&cx, e)?;
         let read_pct = counts("read_pct", &e.read_pct, &none, &None, 0, 100)?.unwrap_or(vec![
             rw.fixed_read_pct().unwrap_or(defaults::MIXED_READ_PCT) as u64,
         ]);
@@ -199,6 +200,7 @@ pub fn to_job(origin: &str, text: &str, suite: &SuiteFile, o: &Overrides) -> Res
                 None => None,
             },
             files: run_files.as_deref().map(first),
+            size: run_sizes.as_ref().and_then(|s| s.first().copied()),
             rate_iops: rates.as_ref().and_then(|r| r.first().copied()),
             arrivals,
             steady,
@@ -221,6 +223,7 @@ pub fn to_job(origin: &str, text: &str, suite: &SuiteFile, o: &Overrides) -> Res
             read_pct: many(read_pct.len()).then(|| read_pct.clone()),
             rate: rates.clone().filter(|r| many(r.len())),
             files: run_files.clone().filter(|f| many(f.len())),
+            size: run_sizes.clone().filter(|s| many(s.len())),
         };
         let mut points =
             sweep::expand(&base, &axes, |r| point_name(&name, r, &axes)).map_err(|err| {
@@ -392,6 +395,9 @@ fn point_name(base: &str, r: &RunSpec, axes: &Axes) -> String {
     let mut name = base.to_string();
     if let Some(f) = r.files.filter(|_| axes.files.is_some()) {
         name.push_str(&format!("-{f}f"));
+    }
+    if let Some(s) = r.size.filter(|_| axes.size.is_some()) {
+        name.push_str(&format!("-{}", crate::units::format_size(s)));
     }
     if axes.threads.is_some() {
         name.push_str(&format!("-{}t", r.threads));

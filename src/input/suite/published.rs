@@ -63,6 +63,53 @@ pub fn section<'t>(origin: &str, text: &'t str) -> Result<&'t str> {
     )))
 }
 
+/// What `suite show --published` adds below the table, as TOML comments:
+/// each run as it expands, with the file set it works on and what its fill
+/// writes, so sizes a run sets itself read as the paper gives them.
+pub fn runs_summary(origin: &str, text: &str) -> Result<String> {
+    let (suite, _) = select(super::parse(origin, text)?, origin)?;
+    let o = super::Overrides {
+        args: crate::input::cli::CommonArgs {
+            // Expanding touches nothing: the path only has to be a path.
+            target: "TARGET".into(),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let job = super::to_job(origin, text, &suite, &o)?;
+    let mut out = String::from("\n# As published, each run and the file set it works on:\n");
+    let mut filled = Vec::new();
+    for r in &job.runs {
+        if r.meta.is_some() {
+            out.push_str(&format!(
+                "#   {}: {} threads, a metadata run\n",
+                r.name, r.threads
+            ));
+            continue;
+        }
+        let l = job.layout_of(r);
+        // A set is filled once, before the first run; later runs reuse it.
+        let fill = if filled.contains(&l) {
+            String::new()
+        } else {
+            filled.push(l);
+            format!(" (fill {})", crate::units::format_size(l.fill_bytes()))
+        };
+        out.push_str(&format!(
+            "#   {}: {} {}, {} threads x iodepth {}, {} file{} x {}{fill}\n",
+            r.name,
+            r.rw.name(),
+            r.bs_label(),
+            r.threads,
+            r.iodepth,
+            l.files,
+            if l.files == 1 { "" } else { "s" },
+            crate::units::format_size(l.file_size()),
+        ));
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 mod tests {
@@ -131,5 +178,35 @@ mod tests {
         let (origin, text) = load("six-patterns").unwrap();
         let plain = parse(&origin, &text).unwrap();
         assert_eq!(plain.runs.len(), 6);
+    }
+
+    #[test]
+    fn files_threads_as_published_is_ten_2g_files_then_one_128g_file() {
+        let j = published("files-threads").unwrap();
+        let sets: Vec<(String, u32, u64)> = j
+            .runs
+            .iter()
+            .map(|r| {
+                let l = j.layout_of(r);
+                (r.name.clone(), l.files, l.file_size())
+            })
+            .collect();
+        assert_eq!(
+            sets,
+            [
+                ("10-files".to_string(), 10, 2 << 30),
+                ("1-file".to_string(), 1, 128 << 30)
+            ]
+        );
+        assert_eq!(j.layouts().len(), 2);
+        let (origin, text) = load("files-threads").unwrap();
+        let shown = runs_summary(&origin, &text).unwrap();
+        assert!(
+            shown.contains(
+                "#   1-file: randwrite 4KiB, 8 threads x iodepth 8, 1 file x 128GiB (fill 128GiB)"
+            ),
+            "{shown}"
+        );
+        assert!(shown.contains("10 files x 2GiB (fill 20GiB)"), "{shown}");
     }
 }

@@ -225,3 +225,69 @@ fn direct_on_a_block_run_takes_true_or_false() {
     let e = parse_err(&format!("{base}direct = \"no\"\n"));
     assert!(e.contains("line 6") && e.contains("true or false"), "{e}");
 }
+
+fn text_job(text: &str) -> JobSpec {
+    let s = parse("my.toml", text).unwrap();
+    let o = Overrides {
+        args: CommonArgs {
+            target: "/tmp/x".into(),
+            ..CommonArgs::default()
+        },
+        no_warmup_run: true,
+    };
+    to_job("my.toml", text, &s, &o).unwrap()
+}
+
+#[test]
+fn a_run_sets_its_own_size_or_sweeps_it_each_a_set_of_its_own() {
+    let j = text_job(
+        "name = \"x\"\ntable = \"patterns\"\n[defaults]\nsize = \"8m\"\n\
+         [[run]]\nname = \"many\"\nfiles = 4\nsize = \"4m\"\n\
+         [[run]]\nname = \"one\"\nfiles = 1\nsize = [\"8m\", \"16m\"]\n\
+         [[run]]\nname = \"plain\"\n",
+    );
+    let got: Vec<(&str, u32, u64, String)> = j
+        .runs
+        .iter()
+        .map(|r| {
+            let l = j.layout_of(r);
+            (r.name.as_str(), l.files, l.file_size(), j.subset_name(&l))
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("many", 4, 1 << 20, "files-4-size-4MiB".to_string()),
+            ("one-8MiB", 1, 8 << 20, "files-1".to_string()),
+            ("one-16MiB", 1, 16 << 20, "files-1-size-16MiB".to_string()),
+            ("plain", 1, 8 << 20, "files-1".to_string()),
+        ]
+    );
+    // "plain" takes the suite's size, the same set as "one-8MiB".
+    assert_eq!(j.layouts().len(), 3);
+}
+
+#[test]
+fn a_runs_size_is_bounded_like_the_size_flag_and_named_with_its_line() {
+    let base = "name = \"x\"\ntable = \"patterns\"\n\n[[run]]\nname = \"a\"\n";
+    for (extra, says) in [
+        (
+            "size = \"9P\"\n",
+            "my.toml line 6: size 9PiB is outside 1B..8PiB",
+        ),
+        (
+            "size = \"0\"\n",
+            "my.toml line 6: size 0B is outside 1B..8PiB",
+        ),
+        ("size = \"1g:4g\"\n", "not given as a range"),
+        (
+            "size = \"4k\"\nbs = \"64k\"\n",
+            "--bs 64KiB is larger than each file (4KiB = --size 4KiB / --files 1)",
+        ),
+        ("ops = \"create\"\nsize = \"1g\"\n", "size is for block I/O"),
+    ] {
+        let e = parse_err(&format!("{base}{extra}"));
+        assert!(e.contains(says), "{extra}: {e}");
+        assert_eq!(e.lines().count(), 1, "{e}");
+    }
+}

@@ -29,6 +29,7 @@ pub(super) fn tree_entry(
         ("bs", &e.bs),
         ("iodepth", &e.iodepth),
         ("files", &e.files),
+        ("size", &e.size),
         ("io_limit", &e.io_limit),
         ("curve", &e.curve),
         ("until_gain_below", &e.until_gain_below),

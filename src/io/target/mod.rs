@@ -18,6 +18,7 @@ use crate::units::format_size;
 mod device;
 mod fileset;
 mod lock;
+mod room;
 
 pub use lock::{Lock, lock_tree};
 pub(crate) mod readset;
@@ -26,6 +27,7 @@ pub(crate) use setdir::read_up_to;
 
 pub use fileset::{FILE_PREFIX, MARKER_NAME, MAX_FILES, Progress};
 pub use lock::LOCK_NAME;
+pub use room::check_room_for_sets;
 
 pub use crate::spec::TargetKind;
 

@@ -62,7 +62,10 @@ pub(super) fn planned_target(p: &Plan) -> PlannedTarget {
 }
 
 /// The result file's line for a target: its first (usually only) file set.
-pub(super) fn target_info(plan: &Plan, sets: &[(u32, Prepared)]) -> crate::result::TargetInfo {
+pub(super) fn target_info(
+    plan: &Plan,
+    sets: &[(crate::executor::meta::SetKey, Prepared)],
+) -> crate::result::TargetInfo {
     let first = sets.first().map(|(_, p)| p);
     crate::result::TargetInfo {
         kind: first.map_or(plan.target.kind, |p| p.kind),
@@ -77,7 +80,7 @@ pub(super) fn target_info(plan: &Plan, sets: &[(u32, Prepared)]) -> crate::resul
     }
 }
 
-pub(super) type Sets = Vec<(u32, Prepared)>;
+pub(super) type Sets = Vec<(crate::executor::meta::SetKey, Prepared)>;
 
 /// Prepares every target at once (they are usually separate volumes).
 pub(super) fn prepare_all(plans: &[Plan], shared: &Shared, link: &Link) -> Result<Vec<Sets>> {

@@ -63,12 +63,9 @@ pub(super) fn run_targets(
                             Ok(r) => r,
                             Err(e) => return called_off(e),
                         };
-                        let files = executor::meta::set_key(&run, plan.job.target.files);
-                        let Some((_, prep)) = sets.iter().find(|(f, _)| *f == files) else {
-                            return called_off(VbError::run(format!(
-                                "run '{}': no file set of {files} files was prepared",
-                                run.spec.name
-                            )));
+                        let prep = match executor::meta::find_set(sets, &run, &plan.job) {
+                            Ok(p) => p,
+                            Err(e) => return called_off(e),
                         };
                         let obs = RunObserver {
                             link,
