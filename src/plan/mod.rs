@@ -197,7 +197,7 @@ impl Plan {
         let kind = match self.target.kind {
             TargetKind::Directory if let Some(tree) = meta::tree(&self.job) => tree,
             TargetKind::Directory if self.job.layouts().len() > 1 => {
-                "directory; a file set per layout below (each created and filled if not already there)".into()
+                "directory; one file set per layout, listed below, each created and filled if not already there".into()
             }
             TargetKind::Directory => format!(
                 "directory; file set of {} (created and filled if not already there)",
@@ -215,7 +215,7 @@ impl Plan {
         let _ = writeln!(
             out,
             "          working set {}, {} I/O{}",
-            format_size(sets::single(&self.job).size),
+            sets::working_set(&self.job),
             if t.direct { "direct" } else { "buffered" },
             match t.write_sync {
                 crate::spec::WriteSync::None => "",

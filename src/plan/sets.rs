@@ -21,6 +21,15 @@ pub fn single(job: &JobSpec) -> SetLayout {
     }
 }
 
+/// The working set as the target line gives it.
+pub fn working_set(job: &JobSpec) -> String {
+    if job.layouts().len() > 1 {
+        "per set (below)".into()
+    } else {
+        format_size(single(job).size)
+    }
+}
+
 /// The sets' lines, when there are several.
 pub fn describe(job: &JobSpec, kind: TargetKind) -> String {
     let layouts = job.layouts();

@@ -29,6 +29,7 @@ mod reading;
 mod report;
 mod ring;
 mod run_cli;
+mod run_sizes;
 mod safety_fileset;
 mod safety_input;
 mod safety_output;
