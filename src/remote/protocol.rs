@@ -159,6 +159,29 @@ pub struct PlannedRunInfo {
     pub engine: String,
     pub io_threads: u32,
     pub depth: u32,
+    /// The run's own working set, as the agent read it from the job: an
+    /// agent that predates per-run sizes sends none, and would quietly use
+    /// the job's size instead (`sizes_understood`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<u64>,
+}
+
+/// Whether an agent read every run's own size from the job it was sent;
+/// the message says which run it would get wrong. A job without per-run
+/// sizes passes with agents of any version (the protocol is unchanged).
+pub fn sizes_understood(job: &JobSpec, planned: &[PlannedTarget]) -> Result<(), String> {
+    for t in planned {
+        for (run, info) in job.runs.iter().zip(&t.runs) {
+            if run.size.is_some() && info.size != run.size {
+                return Err(format!(
+                    "its volbench does not know a run's own size (run '{}'); install this \
+                     version there, or pass --push-binary",
+                    run.name
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 pub fn encode<T: Serialize>(msg: &T) -> String {
@@ -292,5 +315,41 @@ mod tests {
     fn remote_text_is_defanged() {
         assert_eq!(sanitize("ok\x1b[2Jgone", 100), "ok?[2Jgone");
         assert_eq!(sanitize("abcdef", 3), "abc...");
+    }
+
+    #[test]
+    fn an_agent_that_drops_a_runs_own_size_is_caught() {
+        let mut job = crate::report::fixtures::doc("p", &[]).spec;
+        job.runs = vec![crate::spec::RunSpec {
+            name: "big".into(),
+            size: Some(128 << 30),
+            ..Default::default()
+        }];
+        let planned = |size: Option<u64>| {
+            vec![PlannedTarget {
+                path: "/d".into(),
+                runs: vec![PlannedRunInfo {
+                    engine: "psync".into(),
+                    io_threads: 1,
+                    depth: 1,
+                    size,
+                }],
+            }]
+        };
+        assert!(sizes_understood(&job, &planned(Some(128 << 30))).is_ok());
+        // An older agent: the field never comes back.
+        let old: Vec<PlannedTarget> = serde_json::from_str(
+            r#"[{"path":"/d","runs":[{"engine":"psync","io_threads":1,"depth":1}]}]"#,
+        )
+        .unwrap();
+        let e = sizes_understood(&job, &old).unwrap_err();
+        assert!(
+            e.contains("run 'big'") && e.contains("--push-binary"),
+            "{e}"
+        );
+        // Without per-run sizes nothing changes on the wire or in the check.
+        job.runs[0].size = None;
+        assert!(sizes_understood(&job, &old).is_ok());
+        assert!(!encode(&planned(None)[0]).contains("size"));
     }
 }

@@ -56,6 +56,7 @@ pub(super) fn planned_target(p: &Plan) -> PlannedTarget {
                 engine: r.engine.name().into(),
                 io_threads: r.io_threads,
                 depth: r.depth,
+                size: r.spec.size,
             })
             .collect(),
     }

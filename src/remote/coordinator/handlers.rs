@@ -65,6 +65,7 @@ impl Coordinator<'_> {
                 {
                     return Err("planned another job than it was sent".into());
                 }
+                super::super::protocol::sizes_understood(&h.job, &targets)?;
                 h.setup.planned = Some(targets);
                 let name = h.a.host.name.clone();
                 for n in notes {

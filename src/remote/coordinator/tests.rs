@@ -130,6 +130,7 @@ impl Agent {
                                     engine: "psync".into(),
                                     io_threads: r.threads,
                                     depth: 1,
+                                    size: r.size,
                                 })
                                 .collect(),
                         })
