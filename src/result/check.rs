@@ -102,6 +102,10 @@ pub fn check_doc(doc: &ResultDoc) -> Result<(), String> {
         check_run(r, rates).map_err(|e| format!("run '{}': {e}", r.name))?;
         check_targets(r, doc.cluster.as_ref()).map_err(|e| format!("run '{}': {e}", r.name))?;
     }
+    for (i, f) in doc.fill.iter().enumerate() {
+        f.check()
+            .map_err(|e| format!("fill {} ({}): {e}", i + 1, f.path))?;
+    }
     if let Some(t) = &doc.target
         && t.files == 0
     {
@@ -184,6 +188,14 @@ fn check_workload(w: &RunSpec) -> Result<(), String> {
     }
     if w.threads == 0 || w.iodepth == 0 {
         return Err("0 threads or iodepth 0".into());
+    }
+    if let Some(size) = w.size
+        && !(1..=crate::units::bounds::MAX_SIZE).contains(&size)
+    {
+        return Err(format!(
+            "size is {size}, outside 1..{}",
+            crate::units::bounds::MAX_SIZE
+        ));
     }
     bounded("duration_s", w.duration_s, MAX_SECONDS)?;
     bounded("warmup_s", w.warmup_s, MAX_SECONDS)?;

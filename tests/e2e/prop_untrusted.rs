@@ -60,6 +60,8 @@ fn base() -> &'static Base {
         thread.runs.truncate(3);
         let mut six = fixtures::six_patterns();
         six.runs.truncate(3);
+        // A filled set and a reused one, so mutations reach `fill[]` too.
+        six.fill = vec![filled(), reused()];
         let docs = [six, thread, fixtures::latency_curve()]
             .into_iter()
             .map(|d| {
@@ -250,6 +252,50 @@ fn fixtures_pass() {
     }
 }
 
+fn filled() -> volbench::result::fill::FillResult {
+    volbench::result::fill::FillResult {
+        host: String::new(),
+        path: "/t/files-4".into(),
+        files: 4,
+        bytes: 4 << 20,
+        bs: 1 << 20,
+        seconds: 0.25,
+        mib_s: 16.0,
+        skipped_reused: false,
+    }
+}
+
+fn reused() -> volbench::result::fill::FillResult {
+    volbench::result::fill::FillResult {
+        path: "/t/files-1".into(),
+        files: 1,
+        seconds: 0.0,
+        mib_s: 0.0,
+        skipped_reused: true,
+        ..filled()
+    }
+}
+
+#[test]
+fn a_tampered_fill_is_refused_naming_the_fill_and_field() {
+    let mut d = fixtures::six_patterns();
+    d.fill = vec![filled(), reused()];
+    parse_result(&json(&d)).expect("as volbench writes them");
+    d.fill[0].mib_s = 1600.0;
+    let e = parse_result(&json(&d)).expect_err("refused");
+    assert!(
+        e.starts_with(
+            "fill 1 (/t/files-4): mib_s is 1600, but 4194304 bytes in 0.25 s is 16 MiB/s"
+        ),
+        "{e}"
+    );
+    one_line(&e);
+    d.fill[0] = filled();
+    d.fill[1].seconds = 3.0;
+    let e = parse_result(&json(&d)).expect_err("refused");
+    assert!(e.starts_with("fill 2 (/t/files-1): seconds 3"), "{e}");
+}
+
 #[test]
 fn latency_min_above_max_is_refused() {
     let mut d = fixtures::six_patterns();
@@ -302,6 +348,10 @@ proptest! {
                 for r in &doc.runs {
                     let t = &r.totals.read;
                     prop_assert!(t.iops.is_finite() && t.lat_us.min <= t.lat_us.max || t.ops == 0);
+                }
+                for f in &doc.fill {
+                    prop_assert!(f.files >= 1 && f.bytes >= 1 && f.mib_s.is_finite() && f.seconds.is_finite());
+                    prop_assert!(f.skipped_reused || f.seconds > 0.0);
                 }
             }
         }

@@ -98,6 +98,9 @@ impl Coordinator<'_> {
                         })
                         .collect(),
                 );
+                for f in &fill {
+                    f.check().map_err(|e| format!("sent a fill with {e}"))?;
+                }
                 let name = h.a.host.name.clone();
                 h.setup.fills = fill
                     .into_iter()
