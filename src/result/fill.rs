@@ -163,7 +163,8 @@ mod tests {
 
     #[test]
     fn a_tampered_fill_is_refused_naming_the_field() {
-        let cases: [(fn(&mut FillResult), &str); 11] = [
+        type Tamper = fn(&mut FillResult);
+        let cases: [(Tamper, &str); 11] = [
             (|f| f.files = 0, "files is 0, outside 1..65536"),
             (|f| f.files = 70_000, "files is 70000"),
             (|f| f.bytes = 0, "bytes is 0, outside"),
