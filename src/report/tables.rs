@@ -6,7 +6,7 @@
 
 use super::detect::{Sweep, SweepKind};
 use super::{Item, Metric, Source, concurrency, run_label};
-use crate::output::fmt::{cpu, in_flight, mib_s, micros, number, size};
+use crate::output::fmt::{cpu, in_flight, mib_s, micros, size, thousands};
 use crate::output::table::Table;
 use crate::result::{Op, engine_names};
 
@@ -43,7 +43,7 @@ pub fn summary(sources: &[Source], items: &[Item]) -> Table {
                 run.workload.bs_label(),
                 run.workload.read_pct.to_string(),
                 concurrency(run),
-                number(o.iops),
+                thousands(o.iops),
                 mib_s(o.mib_s),
                 micros(o.lat_us.mean),
                 micros(o.lat_us.p50),
@@ -55,6 +55,16 @@ pub fn summary(sources: &[Source], items: &[Item]) -> Table {
         }
     }
     t
+}
+
+/// A mix cell as the terminal's mix table writes it: IOPS with thousands
+/// separators, MiB/s with one decimal, so one figure reads the same in the
+/// report, tables.md and the terminal.
+fn metric_cell(metric: Metric, op: &crate::result::OpTotals) -> String {
+    match metric {
+        Metric::Iops => thousands(op.iops),
+        Metric::MibS => mib_s(op.mib_s),
+    }
 }
 
 /// The papers' mix table: one row "Read MiB/s", one "Write MiB/s" (or
@@ -95,7 +105,7 @@ pub fn mix(sweep: &Sweep, items: &[Item], sources: &[Source]) -> Table {
                     .find(|r| r.workload.read_pct == *p)
                     .map(|r| {
                         if r.does(op) {
-                            number(metric.get(r.totals.op(op)))
+                            metric_cell(metric, r.totals.op(op))
                         } else {
                             "-".into()
                         }
@@ -133,7 +143,7 @@ pub fn curve(sweep: &Sweep, items: &[Item], sources: &[Source]) -> Table {
             t.rows.push(vec![
                 run_label(sources, it),
                 concurrency(run),
-                number(run.total_iops()),
+                thousands(run.total_iops()),
                 mib_s(run.total_mib_s()),
                 micros(l.mean),
                 micros(l.p99),
@@ -298,4 +308,63 @@ pub fn environment(src: &Source) -> Table {
         kv("note", n.clone());
     }
     t
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+mod tests {
+    use super::*;
+    use crate::report::detect::sweeps;
+    use crate::report::{fixtures, items, label_sources};
+
+    #[test]
+    fn the_report_writes_iops_and_mib_s_as_the_terminal_does() {
+        // The null engine on a fast host passes 10 million IOPS, where a
+        // short form ("12.5M") would read differently from the terminal.
+        let mut fast = fixtures::six_patterns();
+        fast.runs[0].totals.read.iops = 12_500_000.0;
+        for doc in [
+            fast,
+            fixtures::mix_sweep(),
+            fixtures::six_patterns(),
+            fixtures::latency_curve(),
+        ] {
+            // The terminal's per-operation table: run, op, IOPS, MiB/s...
+            let terminal = crate::output::tables::per_op(&doc.runs.iter().collect::<Vec<_>>());
+            let mut s = vec![Source {
+                label: String::new(),
+                path: "r".into(),
+                doc,
+            }];
+            label_sources(&mut s);
+            let its = items(&s);
+            let report = summary(&s, &its);
+            assert!(!report.rows.is_empty());
+            for row in &report.rows {
+                let same = terminal
+                    .rows
+                    .iter()
+                    .find(|r| r[0] == row[0] && r[1] == row[1])
+                    .unwrap();
+                assert_eq!((&row[6], &row[7]), (&same[2], &same[3]), "{row:?}");
+            }
+            for t in sweep_tables(&sweeps(&its), &its, &s) {
+                for (c, _) in t.head.iter().enumerate().filter(|(_, h)| *h == "IOPS") {
+                    for row in &t.rows {
+                        assert!(!row[c].ends_with('M'), "{}: {}", t.title, row[c]);
+                    }
+                }
+                // Mix rows: MiB/s with one decimal, IOPS with separators.
+                for row in &t.rows {
+                    for cell in row.iter().skip(1).filter(|c| *c != "-") {
+                        if row[0].ends_with(" MiB/s") {
+                            assert!(cell.contains('.') && !cell.contains(','), "{cell}");
+                        } else if row[0].ends_with(" IOPS") {
+                            assert!(!cell.contains('.') && !cell.ends_with('M'), "{cell}");
+                        }
+                    }
+                }
+            }
+        }
+    }
 }

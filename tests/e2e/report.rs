@@ -27,7 +27,7 @@ fn report_writes_html_next_to_the_result_and_exports_to_stdout() {
 
     let md = run(&["report", p(&dir), "--format", "md"]);
     assert!(md.status.success());
-    assert!(stdout(&md).contains("| Read MiB/s | 4,250 | 2,660 | 1,422 | 535 | - |"));
+    assert!(stdout(&md).contains("| Read MiB/s | 4250.0 | 2660.2 | 1421.9 | 535.2 | - |"));
 
     let csv = run(&["report", p(&dir), "--format", "csv"]);
     let text = stdout(&csv);
