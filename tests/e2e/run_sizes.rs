@@ -124,3 +124,61 @@ fn sets_that_cannot_all_fit_are_refused_before_the_first_fill() {
     );
     assert!(!t.join("files-2").exists(), "nothing filled");
 }
+
+#[test]
+fn every_host_prepares_each_runs_own_set() {
+    let d = tempfile::tempdir().unwrap();
+    let file = d.path().join("s.toml");
+    std::fs::write(&file, SUITE).unwrap();
+    let out = d.path().join("out");
+    // ssh to this machine: the agents run here, one target per host.
+    let o = vb([
+        "suite",
+        "run",
+        file.to_str().unwrap(),
+        "--hosts",
+        "a,b",
+        "--ssh-command",
+        r#"sh -c 'exec sh -c "$2"' fake"#,
+        "--remote-volbench",
+        env!("CARGO_BIN_EXE_volbench"),
+        "--target",
+        d.path().join("{host}").to_str().unwrap(),
+        "--buffered",
+        "--engine",
+        "null",
+        "--output",
+        out.to_str().unwrap(),
+    ])
+    .expect(exit::OK);
+    for h in ["a", "b"] {
+        let four = d.path().join(h).join("files-4-size-4MiB");
+        assert_eq!(len(&four.join("volbench.3.dat")), 1 << 20, "{}", stderr(&o));
+        assert_eq!(
+            len(&d.path().join(h).join("files-1").join("volbench.0.dat")),
+            8 << 20
+        );
+    }
+    let doc = read_json(&out.join("result.json"));
+    let mut fills: Vec<(String, u64)> = doc["fill"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["host"].as_str().unwrap().to_string(),
+                f["bytes"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    fills.sort();
+    assert_eq!(
+        fills,
+        [
+            ("a".to_string(), 4 << 20),
+            ("a".to_string(), 8 << 20),
+            ("b".to_string(), 4 << 20),
+            ("b".to_string(), 8 << 20)
+        ]
+    );
+}
