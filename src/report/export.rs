@@ -172,11 +172,11 @@ mod tests {
             "{md}"
         );
         assert!(
-            md.contains("| Read MiB/s | 4,250 | 2,660 | 1,422 | 535 | - |"),
+            md.contains("| Read MiB/s | 4250.0 | 2660.2 | 1421.9 | 535.2 | - |"),
             "{md}"
         );
         assert!(
-            md.contains("| Write MiB/s | - | 887 | 1,422 | 1,605 | 1,438 |"),
+            md.contains("| Write MiB/s | - | 886.7 | 1421.9 | 1605.5 | 1437.5 |"),
             "{md}"
         );
         assert!(md.contains("nconnect=16"));
