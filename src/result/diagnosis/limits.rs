@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{Confidence, Finding, Kind, bs_text, measured, num, shape_key};
+use super::{Confidence, Finding, Kind, bs_text, measured, num, paced, shape_key};
 use crate::result::{ResultDoc, RunResult};
 
 /// Within this fraction of a limit counts as "at" it (the throttles the
@@ -52,7 +52,7 @@ impl Dim {
 /// Open-loop runs are held below capacity on purpose; they say nothing
 /// about where the storage stops.
 fn closed_loop(doc: &ResultDoc) -> Vec<&RunResult> {
-    measured(doc).filter(|r| r.rate.is_none()).collect()
+    measured(doc).filter(|r| !paced(r)).collect()
 }
 
 /// The measured figures against the limits given with --expect.

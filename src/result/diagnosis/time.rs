@@ -1,7 +1,7 @@
 //! Where time goes besides the storage: Little's law on each run, and the
 //! first of identical runs against its repeat.
 
-use super::{Confidence, Finding, Kind, measured, num, shape_key, usable};
+use super::{Confidence, Finding, Kind, measured, num, paced, shape_key, usable};
 use crate::result::ResultDoc;
 
 /// IOPS x mean latency below this share of the I/Os kept in flight means
@@ -10,12 +10,19 @@ const GAP: f64 = 0.75;
 /// A first run this much slower than its repeat is a warm-up effect.
 const SLOWER: f64 = 0.80;
 
+/// A run that pauses between I/Os (--think-time) or stops them for syncs
+/// (--fsync-every) keeps fewer than its concurrency in flight because it
+/// was asked to: the gap Little's law shows is the workload, not the client.
+fn pauses(r: &crate::result::RunResult) -> bool {
+    r.workload.shape.think_time_s.is_some_and(|t| t > 0.0) || r.workload.shape.fsync_every.is_some()
+}
+
 /// Little's law: a closed-loop run keeping N I/Os in flight must show
 /// IOPS x latency = N. Less means time spent outside the I/O (the client's
 /// CPU, scheduling, the engine), which the measured latency does not show.
 pub(super) fn littles_law_gap(doc: &ResultDoc) -> Vec<Finding> {
     let gaps: Vec<(&crate::result::RunResult, f64)> = measured(doc)
-        .filter(|r| r.rate.is_none() && r.littles_law.concurrency > 0)
+        .filter(|r| !paced(r) && !pauses(r) && r.littles_law.concurrency > 0)
         .map(|r| {
             let ratio = r.littles_law.iops_x_latency / r.littles_law.concurrency as f64;
             (r, ratio)
@@ -57,11 +64,7 @@ pub(super) fn littles_law_gap(doc: &ResultDoc) -> Vec<Finding> {
 /// Two runs of the same workload where the first is clearly slower show
 /// why (caches, tiering, thin provisioning being allocated).
 pub(super) fn warm_up(doc: &ResultDoc) -> Vec<Finding> {
-    let runs: Vec<_> = doc
-        .runs
-        .iter()
-        .filter(|r| usable(r) && r.rate.is_none())
-        .collect();
+    let runs: Vec<_> = doc.runs.iter().filter(|r| usable(r) && !paced(r)).collect();
     let mut out = Vec::new();
     let mut seen = std::collections::BTreeSet::new();
     for (i, first) in runs.iter().enumerate() {
