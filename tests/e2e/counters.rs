@@ -25,7 +25,7 @@ fn kinds(doc: &ResultDoc) -> Vec<Kind> {
 }
 
 /// One random-read run, 4 threads x iodepth 4, at `iops`.
-fn one_run(iops: f64) -> ResultDoc {
+pub(crate) fn one_run(iops: f64) -> ResultDoc {
     let r = RunFixture::new("randread-4k", Pattern::Randread, 100, 4096)
         .conc(4, 4)
         .perf(iops, 16.0 * 1e6 / iops);
@@ -49,7 +49,11 @@ fn two_depths(iops_8: f64, iops_16: f64) -> ResultDoc {
 }
 
 /// Gives every run of `doc` counters whose measured summary is `summary`.
-fn with(mut doc: ResultDoc, summary: CounterInterval, speed_mbit: Option<f64>) -> ResultDoc {
+pub(crate) fn with(
+    mut doc: ResultDoc,
+    summary: CounterInterval,
+    speed_mbit: Option<f64>,
+) -> ResultDoc {
     for r in &mut doc.runs {
         r.counters = Some(RunCounters {
             host: "client-1".into(),
@@ -71,7 +75,7 @@ fn with(mut doc: ResultDoc, summary: CounterInterval, speed_mbit: Option<f64>) -
     doc
 }
 
-fn host_cpu(user: f64, system: f64) -> Option<HostCpu> {
+pub(crate) fn host_cpu(user: f64, system: f64) -> Option<HostCpu> {
     Some(HostCpu {
         user_pct: user,
         system_pct: system,
@@ -96,7 +100,7 @@ fn device(busy: f64, queue: f64, iops: f64) -> Vec<DeviceRates> {
 /// What a healthy run looks like from the client: CPUs mostly idle, the
 /// device busy part of the time, the link far from full, NFS execution
 /// about its round trip.
-fn healthy() -> CounterInterval {
+pub(crate) fn healthy() -> CounterInterval {
     CounterInterval {
         t_s: 3.0,
         duration_s: 2.0,

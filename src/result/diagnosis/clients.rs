@@ -153,7 +153,10 @@ pub(super) fn client_cpu(doc: &ResultDoc) -> Vec<Finding> {
         let (message, sure) = if stolen {
             (
                 format!(
-                    "{host} short of CPU: its {} CPUs were {busy:.0}% busy in {runs_said}, {:.0}%                      of it steal (the hypervisor running other work), user {:.0}%, system                      {:.0}%. The figures may be the VM's, not the storage's: a larger or                      dedicated VM, then measure again.",
+                    "{host} short of CPU: its {} CPUs were {busy:.0}% busy in {runs_said}, {:.0}% \
+                     of it steal (the hypervisor running other work), user {:.0}%, system \
+                     {:.0}%. The figures may be the VM's, not the storage's: a larger or \
+                     dedicated VM, then measure again.",
                     c.cpus, cpu.steal_pct, cpu.user_pct, cpu.system_pct,
                 ),
                 Confidence::Medium,
@@ -161,7 +164,9 @@ pub(super) fn client_cpu(doc: &ResultDoc) -> Vec<Finding> {
         } else if others {
             (
                 format!(
-                    "{host} busy with other work: its {} CPUs were {busy:.0}% busy in                      {runs_said} but volbench used {own_share:.0}% of the host. The figures may                      include waits for a CPU: measure again on a quiet client.",
+                    "{host} busy with other work: its {} CPUs were {busy:.0}% busy in \
+                     {runs_said} but volbench used {own_share:.0}% of the host. The figures may \
+                     include waits for a CPU: measure again on a quiet client.",
                     c.cpus,
                 ),
                 Confidence::Low,
@@ -169,7 +174,10 @@ pub(super) fn client_cpu(doc: &ResultDoc) -> Vec<Finding> {
         } else if host_wide {
             (
                 format!(
-                    "{host} CPU-bound: its {} CPUs were {busy:.0}% busy (user {:.0}%, system                      {:.0}%) in {runs_said}. The storage may do more than measured: add                      clients, or use fewer threads with more iodepth (io_uring), as the papers                      advise.",
+                    "{host} CPU-bound: its {} CPUs were {busy:.0}% busy (user {:.0}%, system \
+                     {:.0}%) in {runs_said}. The storage may do more than measured: add \
+                     clients, or use fewer threads with more iodepth (io_uring), as the papers \
+                     advise.",
                     c.cpus, cpu.user_pct, cpu.system_pct,
                 ),
                 sure_of(busy),
@@ -177,7 +185,9 @@ pub(super) fn client_cpu(doc: &ResultDoc) -> Vec<Finding> {
         } else {
             (
                 format!(
-                    "{host} core-bound: each of volbench's {} I/O threads used {busy:.0}% of a                      core in {runs_said} (the busiest CPU {:.0}% busy). More threads (or                      iodepth with io_uring) may give more.",
+                    "{host} core-bound: each of volbench's {} I/O threads used {busy:.0}% of a \
+                     core in {runs_said} (the busiest CPU {:.0}% busy). More threads (or \
+                     iodepth with io_uring) may give more.",
                     worst.io_threads, cpu.busiest_cpu_pct,
                 ),
                 sure_of(busy),

@@ -133,7 +133,11 @@ pub(super) fn warm_up(doc: &ResultDoc) -> Vec<Finding> {
 /// its first half faster than its second by more than SLOWING. A warm-up
 /// starts slow; a run that starts fast and falls met something else.
 fn slowing(r: &crate::result::RunResult) -> bool {
-    let iops: Vec<f64> = r.intervals.iter().map(|i| i.read.iops + i.write.iops).collect();
+    let iops: Vec<f64> = r
+        .intervals
+        .iter()
+        .map(|i| i.read.iops + i.write.iops)
+        .collect();
     if iops.len() < 2 {
         return false;
     }
