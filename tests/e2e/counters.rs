@@ -25,15 +25,35 @@ fn kinds(doc: &ResultDoc) -> Vec<Kind> {
 }
 
 /// One random-read run, 4 threads x iodepth 4, at `iops`.
-fn one_run(iops: f64) -> ResultDoc {
+pub(crate) fn one_run(iops: f64) -> ResultDoc {
     let r = RunFixture::new("randread-4k", Pattern::Randread, 100, 4096)
         .conc(4, 4)
         .perf(iops, 16.0 * 1e6 / iops);
     fixtures::doc("client-1", &[r])
 }
 
+/// The same random read at 2 x 4 and 4 x 4 in flight, at the given IOPS.
+fn two_depths(iops_8: f64, iops_16: f64) -> ResultDoc {
+    let r = |name: &str, threads: u32, iops: f64| {
+        RunFixture::new(name, Pattern::Randread, 100, 4096)
+            .conc(threads, 4)
+            .perf(iops, f64::from(threads * 4) * 1e6 / iops)
+    };
+    fixtures::doc(
+        "client-1",
+        &[
+            r("randread-4k-qd8", 2, iops_8),
+            r("randread-4k", 4, iops_16),
+        ],
+    )
+}
+
 /// Gives every run of `doc` counters whose measured summary is `summary`.
-fn with(mut doc: ResultDoc, summary: CounterInterval, speed_mbit: Option<f64>) -> ResultDoc {
+pub(crate) fn with(
+    mut doc: ResultDoc,
+    summary: CounterInterval,
+    speed_mbit: Option<f64>,
+) -> ResultDoc {
     for r in &mut doc.runs {
         r.counters = Some(RunCounters {
             host: "client-1".into(),
@@ -55,7 +75,7 @@ fn with(mut doc: ResultDoc, summary: CounterInterval, speed_mbit: Option<f64>) -
     doc
 }
 
-fn host_cpu(user: f64, system: f64) -> Option<HostCpu> {
+pub(crate) fn host_cpu(user: f64, system: f64) -> Option<HostCpu> {
     Some(HostCpu {
         user_pct: user,
         system_pct: system,
@@ -80,7 +100,7 @@ fn device(busy: f64, queue: f64, iops: f64) -> Vec<DeviceRates> {
 /// What a healthy run looks like from the client: CPUs mostly idle, the
 /// device busy part of the time, the link far from full, NFS execution
 /// about its round trip.
-fn healthy() -> CounterInterval {
+pub(crate) fn healthy() -> CounterInterval {
     CounterInterval {
         t_s: 3.0,
         duration_s: 2.0,
@@ -124,7 +144,10 @@ fn no_client_finding_on_healthy_counters() {
 fn saturated_client_cpu_is_named_with_its_figures() {
     let mut s = healthy();
     s.cpu = host_cpu(70.0, 28.0);
-    let doc = with(one_run(20_000.0), s, None);
+    let mut doc = with(one_run(20_000.0), s, None);
+    // volbench's own threads are the load: 3.8 of the 4 CPUs.
+    doc.runs[0].totals.cpu.user_pct = 270.0;
+    doc.runs[0].totals.cpu.sys_pct = 110.0;
     let f = diagnose(&doc);
     let cpu = f
         .iter()
@@ -152,6 +175,9 @@ fn one_io_thread_on_a_full_core_is_core_bound() {
     // host (16 CPUs, say) is far from busy.
     doc.runs[0].totals.cpu.user_pct = 300.0;
     doc.runs[0].totals.cpu.sys_pct = 80.0;
+    if let Some(c) = &mut doc.runs[0].counters {
+        c.cpus = 16;
+    }
     let f = diagnose(&doc);
     let cpu = f
         .iter()
@@ -163,9 +189,19 @@ fn one_io_thread_on_a_full_core_is_core_bound() {
 
 #[test]
 fn a_device_holding_the_ios_all_the_time_is_busy_and_a_half_idle_one_is_not() {
+    // Busy with the whole queue in it is any driven device, a healthy one
+    // serving requests in parallel too (a loop device read 97% busy with
+    // 13 of 16 in it at 59,000 IOPS): one run alone names nothing.
     let mut s = healthy();
     s.devices = device(99.5, 15.6, 500.0);
-    let doc = with(one_run(500.0), s, None);
+    let doc = with(one_run(500.0), s.clone(), None);
+    assert!(
+        !kinds(&doc).contains(&Kind::DeviceBusy),
+        "{:#?}",
+        diagnose(&doc)
+    );
+    // Twice the I/Os in flight gave 2% more: the device is at its limit.
+    let doc = with(two_depths(490.0, 500.0), s, None);
     let f = diagnose(&doc);
     let d = f
         .iter()
@@ -175,17 +211,32 @@ fn a_device_holding_the_ios_all_the_time_is_busy_and_a_half_idle_one_is_not() {
     assert_eq!(d.figures["busy_pct"], 99.5);
     assert_eq!(d.figures["concurrency"], 16.0);
     assert!(d.message.contains("sdb was 100% busy"), "{d:#?}");
+    assert!(
+        d.message
+            .contains("16 in flight gave +2% IOPS over 8 (run randread-4k-qd8, 490 IOPS)"),
+        "{d:#?}"
+    );
+    assert_eq!(d.runs, vec!["randread-4k".to_string()]);
+    // Twice the I/Os in flight gave 60% more: still climbing, not named.
+    let mut s = healthy();
+    s.devices = device(99.5, 15.6, 800.0);
+    let doc = with(two_depths(500.0, 800.0), s, None);
+    assert!(
+        !kinds(&doc).contains(&Kind::DeviceBusy),
+        "{:#?}",
+        diagnose(&doc)
+    );
     // Busy all the time but holding few of the I/Os in flight: the time
     // goes elsewhere (the client), so the device is not named.
     let mut s = healthy();
     s.devices = device(99.5, 4.0, 500.0);
-    assert!(!kinds(&with(one_run(500.0), s, None)).contains(&Kind::DeviceBusy));
+    assert!(!kinds(&with(two_depths(490.0, 500.0), s, None)).contains(&Kind::DeviceBusy));
     // A disk shared with other work (under a loop device, say) moving far
     // more than volbench asked for is busy with someone else's I/O.
     let mut s = healthy();
     s.devices = device(99.5, 15.6, 500.0);
     s.devices[0].read_mib_s = 800.0;
-    assert!(!kinds(&with(one_run(500.0), s, None)).contains(&Kind::DeviceBusy));
+    assert!(!kinds(&with(two_depths(490.0, 500.0), s, None)).contains(&Kind::DeviceBusy));
 }
 
 #[test]
@@ -372,9 +423,11 @@ fn a_device_held_at_its_cap_is_named_busy() {
     let o = vol
         .volbench()
         .args(["run", "--target", &nested.device, "--allow-overwrite"])
-        .args(["--rw", "randread", "--threads", "1", "--iodepth", "8"])
+        // Two depths: busy alone is any driven device; at the cap, twice
+        // the I/Os in flight give no more.
+        .args(["--rw", "randread", "--threads", "1", "--iodepth", "4,8"])
         .args(["--engine", "io_uring"])
-        .args(["--duration", "2s", "--warmup", "1s", "--json"])
+        .args(["--duration", "1500ms", "--warmup", "500ms", "--json"])
         .output()
         .unwrap();
     let doc = json_of(&o);
@@ -392,6 +445,13 @@ fn a_device_held_at_its_cap_is_named_busy() {
     assert!(busy["message"].as_str().unwrap().contains(name), "{busy:#}");
     assert!(f64_at(&busy["figures"]["busy_pct"]) >= 85.0, "{busy:#}");
     assert!(f64_at(&busy["figures"]["avg_queue"]) >= 6.0, "{busy:#}");
+    assert!(
+        busy["message"]
+            .as_str()
+            .unwrap()
+            .contains("8 in flight gave"),
+        "{busy:#}"
+    );
     let iops = f64_at(&busy["figures"]["device_iops"]);
     assert!((iops / 300.0 - 1.0).abs() <= 0.1, "{busy:#}");
     // The chain down from the nested device: its file is on the capped volume.

@@ -8,6 +8,7 @@ mod capped_methods;
 mod common;
 mod counters;
 mod data;
+mod diag_audit;
 mod diagnosis;
 mod hostile_flags;
 mod hostile_inputs;

@@ -5,11 +5,20 @@
 //! in a multi-host result) and stays quiet on a result without them.
 
 use super::limits::{FLAT, block_size_series};
-use super::{Confidence, Finding, Kind, measured, num, usable};
+use super::{Confidence, Finding, Kind, measured, measured_secs, num, saturation, usable};
 use crate::result::counters::{CounterInterval, RunCounters};
 use crate::result::{ResultDoc, RunResult};
 use crate::stats::mean_spread;
 
+/// Runs measured for less than this are not judged on CPU: the kernel
+/// counts CPU time in ticks (100 or 250 a second), so a metadata phase of
+/// 20 ms on 2 CPUs has 4 ticks to share out and reads 20% or 100% by luck
+/// (seen: a thread "at 101% of a core" on a host 20% busy).
+const CPU_MIN_SECS: f64 = 0.5;
+/// volbench's own CPU must be visible in the host's: the host's busy time
+/// (over all CPUs) at least this share of what volbench's threads say they
+/// used, or one of the two is miscounted and neither is trusted.
+const CPU_AGREE: f64 = 0.75;
 /// Host CPU busy (user + system + steal) at or above this, in percent of
 /// all CPUs, is saturated: what is left is too little to keep I/O going.
 const CPU_BUSY: f64 = 90.0;
@@ -95,11 +104,20 @@ pub(super) fn client_cpu(doc: &ResultDoc) -> Vec<Finding> {
     let mut hosts: Vec<(String, &RunCounters, Vec<Busy>)> = Vec::new();
     for Seen { host, run: r, c, s } in with_counters(doc) {
         let Some(cpu) = &s.cpu else { continue };
+        if measured_secs(r) < CPU_MIN_SECS {
+            continue;
+        }
         let own = r.totals.cpu.user_pct + r.totals.cpu.sys_pct;
         let per_thread = own / r.io_threads.max(1) as f64;
+        let host_saw = cpu.busy_pct() * c.cpus.max(1) as f64;
+        // A page-cache or metadata run is served by the kernel on the
+        // thread's own CPU: a thread on a full core is what such a run is,
+        // at the concurrency asked for, not a limit put on the storage's
+        // figures (a saturated host still is, above).
+        let storage_io = !r.workload.buffered && r.meta_ops.is_empty();
         let (busy, host_wide) = if cpu.busy_pct() >= CPU_BUSY {
             (cpu.busy_pct(), true)
-        } else if per_thread >= THREAD_BUSY {
+        } else if per_thread >= THREAD_BUSY && storage_io && host_saw >= CPU_AGREE * own {
             (per_thread, false)
         } else {
             continue;
@@ -126,51 +144,54 @@ pub(super) fn client_cpu(doc: &ResultDoc) -> Vec<Finding> {
         // volbench's own CPU in percent of the whole host, to tell its load
         // from someone else's.
         let own_share = own / c.cpus.max(1) as f64;
-        let who = if host_wide && own_share < busy / 2.0 {
-            format!(
-                " volbench itself used {:.0}% of the host: most of the load was other \
-                 processes, so these figures are not the storage's.",
-                own_share
+        // Whose load it was decides what to say: volbench's (the client is
+        // the limit), other processes' (the figures may carry waits for a
+        // CPU, nothing more is known), or the hypervisor's (steal).
+        let others = host_wide && own_share < busy / 2.0;
+        let stolen = host_wide && cpu.steal_pct >= cpu.user_pct + cpu.system_pct;
+        let runs_said = runs_text(worst, runs.len());
+        let (message, sure) = if stolen {
+            (
+                format!(
+                    "{host} short of CPU: its {} CPUs were {busy:.0}% busy in {runs_said}, {:.0}% \
+                     of it steal (the hypervisor running other work), user {:.0}%, system \
+                     {:.0}%. The figures may be the VM's, not the storage's: a larger or \
+                     dedicated VM, then measure again.",
+                    c.cpus, cpu.steal_pct, cpu.user_pct, cpu.system_pct,
+                ),
+                Confidence::Medium,
+            )
+        } else if others {
+            (
+                format!(
+                    "{host} busy with other work: its {} CPUs were {busy:.0}% busy in \
+                     {runs_said} but volbench used {own_share:.0}% of the host. The figures may \
+                     include waits for a CPU: measure again on a quiet client.",
+                    c.cpus,
+                ),
+                Confidence::Low,
+            )
+        } else if host_wide {
+            (
+                format!(
+                    "{host} CPU-bound: its {} CPUs were {busy:.0}% busy (user {:.0}%, system \
+                     {:.0}%) in {runs_said}. The storage may do more than measured: add \
+                     clients, or use fewer threads with more iodepth (io_uring), as the papers \
+                     advise.",
+                    c.cpus, cpu.user_pct, cpu.system_pct,
+                ),
+                sure_of(busy),
             )
         } else {
-            String::new()
-        };
-        let steal = if cpu.steal_pct >= 10.0 {
-            format!(
-                " The hypervisor took {:.0}% (steal): a larger or dedicated VM helps.",
-                cpu.steal_pct
+            (
+                format!(
+                    "{host} core-bound: each of volbench's {} I/O threads used {busy:.0}% of a \
+                     core in {runs_said} (the busiest CPU {:.0}% busy). More threads (or \
+                     iodepth with io_uring) may give more.",
+                    worst.io_threads, cpu.busiest_cpu_pct,
+                ),
+                sure_of(busy),
             )
-        } else {
-            String::new()
-        };
-        let message = if host_wide {
-            format!(
-                "{} CPU-bound: its {} CPUs were {:.0}% busy (user {:.0}%, system {:.0}%) in {}. \
-                 The storage may do more than measured: add clients, or use fewer threads \
-                 with more iodepth (io_uring), as the papers advise.{who}{steal}",
-                host,
-                c.cpus,
-                busy,
-                cpu.user_pct,
-                cpu.system_pct,
-                runs_text(worst, runs.len()),
-            )
-        } else {
-            format!(
-                "{} core-bound: each of volbench's {} I/O threads used {:.0}% of a core in {} \
-                 (the busiest CPU {:.0}% busy). More threads (or iodepth with io_uring) may \
-                 give more.",
-                host,
-                worst.io_threads,
-                busy,
-                runs_text(worst, runs.len()),
-                cpu.busiest_cpu_pct,
-            )
-        };
-        let sure = if busy >= 97.0 {
-            Confidence::High
-        } else {
-            Confidence::Medium
         };
         out.push(
             Finding::new(Kind::ClientCpu, sure, message)
@@ -185,6 +206,14 @@ pub(super) fn client_cpu(doc: &ResultDoc) -> Vec<Finding> {
         );
     }
     out
+}
+
+fn sure_of(busy: f64) -> Confidence {
+    if busy >= 97.0 {
+        Confidence::High
+    } else {
+        Confidence::Medium
+    }
 }
 
 /// The device under the target busy all the time with volbench's I/Os
@@ -204,11 +233,17 @@ pub(super) fn device_busy(doc: &ResultDoc) -> Vec<Finding> {
         else {
             continue;
         };
-        hits.push((r, c, d));
+        // Busy with the queue in it is every driven device; only a run at
+        // a ceiling says the device (or its cap) is the limit.
+        let Some(why) = saturation::ceiling(doc, r) else {
+            continue;
+        };
+        hits.push((r, c, d, why));
     }
-    let Some(&(r, c, d)) = hits
+    let Some((r, c, d, why)) = hits
         .iter()
         .max_by(|a, b| a.2.busy_pct.total_cmp(&b.2.busy_pct))
+        .cloned()
     else {
         return Vec::new();
     };
@@ -221,11 +256,10 @@ pub(super) fn device_busy(doc: &ResultDoc) -> Vec<Finding> {
         .map(|x| format!(" ({})", x.via))
         .unwrap_or_default();
     let message = format!(
-        "device busy: {}{below} was {:.0}% busy with {} requests in it on average, of the {} \
-         volbench kept in flight, in {}: the I/Os spent their time in the device, not on the \
-         client, so it (or what lies below it) sets these figures: {} transfers/s of {} KiB. \
-         A single disk or a capped volume will not do more; a device that serves requests \
-         in parallel (SSD, NVMe) may, with a deeper queue.",
+        "device at its limit: {}{below} was {:.0}% busy with {} requests in it on average, of \
+         the {} volbench kept in flight, in {}, and {why}: the I/Os waited in the device (or \
+         what lies below it, a cap), not on the client, at {} transfers/s of {} KiB. More \
+         threads will not raise it; a larger disk or tier, or more disks, will.",
         d.name,
         d.busy_pct,
         num(d.avg_queue),
@@ -247,7 +281,7 @@ pub(super) fn device_busy(doc: &ResultDoc) -> Vec<Finding> {
             .figure("device_iops", d.iops())
             .figure("device_mib_s", d.mib_s())
             .figure("avg_request_kib", d.avg_request_kib)
-            .runs(hits.iter().map(|(r, _, _)| *r)),
+            .runs(hits.iter().map(|h| h.0)),
     ]
 }
 

@@ -2,7 +2,7 @@
 //! papers' thread-count reasoning ("at 0.5 ms per I/O one thread does
 //! 2,000 IOPS; 20,000 IOPS need at least 10 in flight").
 
-use super::{Confidence, Finding, Kind, measured, num};
+use super::{Confidence, Finding, Kind, measured, num, paced};
 use crate::result::{ResultDoc, RunResult};
 
 const MIB: f64 = 1024.0 * 1024.0;
@@ -13,7 +13,7 @@ const BETTER: f64 = 1.5;
 
 /// The workload without its name and concurrency: runs with the same key
 /// differ only in threads and iodepth.
-fn shape_without_concurrency(r: &RunResult) -> String {
+pub(super) fn shape_without_concurrency(r: &RunResult) -> String {
     let mut w = r.workload.clone();
     w.name.clear();
     w.discard = false;
@@ -33,7 +33,7 @@ fn mean_bs(r: &RunResult) -> f64 {
 /// was given, else the best run of the same workload at any concurrency.
 pub(super) fn single_thread_concurrency(doc: &ResultDoc) -> Vec<Finding> {
     let runs: Vec<&RunResult> = measured(doc)
-        .filter(|r| r.rate.is_none() && r.meta_ops.is_empty())
+        .filter(|r| !paced(r) && r.meta_ops.is_empty())
         .collect();
     let mut out = Vec::new();
     let mut seen = std::collections::BTreeSet::new();

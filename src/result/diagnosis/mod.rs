@@ -13,6 +13,7 @@ mod clients;
 mod concurrency;
 pub(crate) mod hosts;
 mod limits;
+mod saturation;
 mod targets;
 mod time;
 
@@ -183,13 +184,28 @@ pub(crate) fn measured(doc: &ResultDoc) -> impl Iterator<Item = &RunResult> {
 }
 
 pub(crate) fn usable(r: &RunResult) -> bool {
-    let secs: f64 = r
-        .phases
+    !r.interrupted && measured_secs(r) > 0.0 && r.totals.read.ops + r.totals.write.ops > 0
+}
+
+/// Seconds the run was measured for (its warm-up left out).
+pub(crate) fn measured_secs(r: &RunResult) -> f64 {
+    r.phases
         .iter()
         .filter(|p| p.name == PhaseName::Measure)
         .map(|p| p.duration_s)
-        .sum();
-    !r.interrupted && secs > 0.0 && r.totals.read.ops + r.totals.write.ops > 0
+        .sum()
+}
+
+/// A run held to a rate (--rate in IOPS or in MiB/s, or a share of the
+/// maximum as latency-curve does) stays below capacity on purpose: its
+/// IOPS and MiB/s are the rate asked for, not where the storage stops, and
+/// its I/Os wait for their turn outside the storage. A bandwidth rate is
+/// recorded in the shape, not in `rate`, so each place is asked.
+pub(crate) fn paced(r: &RunResult) -> bool {
+    r.rate.is_some()
+        || r.workload.rate_iops.is_some()
+        || r.workload.rate_pct.is_some()
+        || r.workload.shape.rate_bytes.is_some()
 }
 
 /// The workload with the given parts blanked, as a comparable key: two runs

@@ -1,21 +1,38 @@
 //! Where time goes besides the storage: Little's law on each run, and the
 //! first of identical runs against its repeat.
 
-use super::{Confidence, Finding, Kind, measured, num, shape_key, usable};
+use super::{Confidence, Finding, Kind, measured, num, paced, shape_key, usable};
 use crate::result::ResultDoc;
 
 /// IOPS x mean latency below this share of the I/Os kept in flight means
 /// the I/Os were not in flight all the time.
 const GAP: f64 = 0.75;
+/// A metadata operation faster than this was served by the client's caches
+/// (a stat from the dentry cache takes about 1 µs): the walk between
+/// operations (choosing, naming, building the path) then takes as long as
+/// the operation itself, and Little's law on the operation's latency falls
+/// short by design (seen: 8 threads, 912,000 stats/s, IOPS x latency 1.4).
+const META_CACHED_US: f64 = 100.0;
+/// A first run getting slower by more than this over its time was not
+/// warming up: something else got in the way (another load on the client).
+const SLOWING: f64 = 1.10;
 /// A first run this much slower than its repeat is a warm-up effect.
 const SLOWER: f64 = 0.80;
+
+/// A run that pauses between I/Os (--think-time) or stops them for syncs
+/// (--fsync-every) keeps fewer than its concurrency in flight because it
+/// was asked to: the gap Little's law shows is the workload, not the client.
+fn pauses(r: &crate::result::RunResult) -> bool {
+    r.workload.shape.think_time_s.is_some_and(|t| t > 0.0) || r.workload.shape.fsync_every.is_some()
+}
 
 /// Little's law: a closed-loop run keeping N I/Os in flight must show
 /// IOPS x latency = N. Less means time spent outside the I/O (the client's
 /// CPU, scheduling, the engine), which the measured latency does not show.
 pub(super) fn littles_law_gap(doc: &ResultDoc) -> Vec<Finding> {
     let gaps: Vec<(&crate::result::RunResult, f64)> = measured(doc)
-        .filter(|r| r.rate.is_none() && r.littles_law.concurrency > 0)
+        .filter(|r| !paced(r) && !pauses(r) && r.littles_law.concurrency > 0)
+        .filter(|r| r.meta_ops.is_empty() || r.mean_latency_us() >= META_CACHED_US)
         .map(|r| {
             let ratio = r.littles_law.iops_x_latency / r.littles_law.concurrency as f64;
             (r, ratio)
@@ -57,11 +74,7 @@ pub(super) fn littles_law_gap(doc: &ResultDoc) -> Vec<Finding> {
 /// Two runs of the same workload where the first is clearly slower show
 /// why (caches, tiering, thin provisioning being allocated).
 pub(super) fn warm_up(doc: &ResultDoc) -> Vec<Finding> {
-    let runs: Vec<_> = doc
-        .runs
-        .iter()
-        .filter(|r| usable(r) && r.rate.is_none())
-        .collect();
+    let runs: Vec<_> = doc.runs.iter().filter(|r| usable(r) && !paced(r)).collect();
     let mut out = Vec::new();
     let mut seen = std::collections::BTreeSet::new();
     for (i, first) in runs.iter().enumerate() {
@@ -76,7 +89,17 @@ pub(super) fn warm_up(doc: &ResultDoc) -> Vec<Finding> {
         if b <= 0.0 || a >= SLOWER * b {
             continue;
         }
+        if slowing(first) {
+            continue;
+        }
         let slower = (1.0 - a / b) * 100.0;
+        let cache = if first.workload.buffered && first.workload.read_pct > 0 {
+            " The runs go through the page cache: the repeat read from memory what the first \
+             brought in, so it measures the client, not the storage; use direct I/O (the \
+             default) or a working set larger than the client's memory."
+        } else {
+            ""
+        };
         let handled = if first.workload.discard {
             " It was discarded, as the papers advise."
         } else {
@@ -84,7 +107,7 @@ pub(super) fn warm_up(doc: &ResultDoc) -> Vec<Finding> {
         };
         let message = format!(
             "warm-up effect: the first run ({}, {} IOPS) was {slower:.0}% slower than its repeat \
-             ({}, {} IOPS): caches, tiering or blocks allocated on first write.{handled}",
+             ({}, {} IOPS): caches, tiering or blocks allocated on first write.{handled}{cache}",
             first.name,
             num(a),
             repeat.name,
@@ -104,4 +127,21 @@ pub(super) fn warm_up(doc: &ResultDoc) -> Vec<Finding> {
         );
     }
     out
+}
+
+/// Whether a run's IOPS fell over its time (warm-up intervals included):
+/// its first half faster than its second by more than SLOWING. A warm-up
+/// starts slow; a run that starts fast and falls met something else.
+fn slowing(r: &crate::result::RunResult) -> bool {
+    let iops: Vec<f64> = r
+        .intervals
+        .iter()
+        .map(|i| i.read.iops + i.write.iops)
+        .collect();
+    if iops.len() < 2 {
+        return false;
+    }
+    let half = iops.len() / 2;
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    mean(&iops[..half]) > SLOWING * mean(&iops[iops.len() - half..])
 }
