@@ -90,6 +90,7 @@ impl RunFixture {
             meta: None,
             shape: Default::default(),
             buffered: false,
+            host_count: None,
         }
     }
 
