@@ -9,6 +9,7 @@ mod common;
 mod counters;
 mod data;
 mod diagnosis;
+mod host_scaling;
 mod hostile_flags;
 mod hostile_inputs;
 mod import_cli;

@@ -13,6 +13,7 @@ mod clients;
 mod concurrency;
 pub(crate) mod hosts;
 mod limits;
+pub mod scaling;
 mod targets;
 mod time;
 
@@ -56,6 +57,8 @@ pub enum Kind {
     SlowHost,
     /// One target well below the other targets of its host.
     SlowTarget,
+    /// The aggregate flat while the hosts at least doubled: a shared limit.
+    FlatWithHosts,
     #[serde(other)]
     Other,
 }
@@ -88,6 +91,7 @@ impl Kind {
             Kind::SingleThreadLatency => "concurrency needed",
             Kind::SlowHost => "slow host",
             Kind::SlowTarget => "slow target",
+            Kind::FlatWithHosts => "flat as hosts are added",
             Kind::Other => "other",
         }
     }
@@ -167,6 +171,7 @@ pub const FINDERS: &[Finder] = &[
     concurrency::single_thread_concurrency,
     hosts::slow_host,
     targets::slow_target,
+    scaling::flat_with_hosts,
 ];
 
 /// All findings about a result, surest first (stable within a confidence).
