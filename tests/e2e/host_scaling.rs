@@ -95,3 +95,100 @@ fn linear_noisy_growing_or_single_point_sweeps_are_not_flat() {
         assert!(flat(&doc).is_empty(), "{what}: {:?}", flat(&doc));
     }
 }
+
+/// Two hosts reading one cgroup-throttled volume (8 MiB/s of reads in
+/// all), each in its own directory on it: one host reaches the cap and two
+/// share it, so the sweep is flat and the finder names a limit the hosts
+/// share. The hosts are agents on this machine behind a stand-in ssh, not
+/// `common::hosts` namespaces: those agents start under sshd in `ip netns
+/// exec`'s own /sys, where the cgroup mount is absent, so they could not
+/// join the cap (they read 700+ MiB/s when tried). Healthy scaling is
+/// tested on the synthetic sweeps above only: two agents and the
+/// coordinator on this 2-core machine cannot show a clean doubling.
+#[test]
+fn two_hosts_on_one_throttled_volume_are_flat_and_name_a_shared_limit() {
+    const TEST: &str = "two_hosts_on_one_throttled_volume_are_flat";
+    const MIB: u64 = 1 << 20;
+    let _one = crate::common::heavy_io();
+    let spec = crate::common::volume::VolumeSpec::new(96 * MIB)
+        .read_bps(8 * MIB)
+        .ext4();
+    let Some(vol) = crate::common::volume::create_or_skip(TEST, spec) else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    // The hosts are reached through a stand-in for ssh that runs the agent
+    // here (as `multihost` does), started from inside the volume's cgroup:
+    // every agent inherits it, so both hosts' reads count against one cap.
+    let ssh = r#"sh -c 'exec sh -c "$2"' fake"#;
+    let mount = vol.mountpoint.clone().unwrap();
+    let out = tmp.path().join("out");
+    let o = vol
+        .volbench()
+        .args(["run", "--hosts", "h1,h2", "--ssh-command", ssh])
+        .arg("--remote-volbench")
+        .arg(env!("CARGO_BIN_EXE_volbench"))
+        .arg("--target")
+        .arg(mount.join("{host}"))
+        .arg("--output")
+        .arg(&out)
+        .args([
+            "--host-counts",
+            "1,2",
+            "--rw",
+            "read",
+            "--bs",
+            "64k",
+            "--iodepth",
+            "4",
+            "--size",
+            "16m",
+            "--warmup",
+            "500ms",
+            "--duration",
+            "1500ms",
+            "--interval",
+            "250ms",
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", crate::common::stderr(&o));
+    let doc = crate::common::read_json(&out.join("result.json"));
+    let runs = doc["runs"].as_array().unwrap();
+    let names: Vec<&str> = runs.iter().map(|r| r["name"].as_str().unwrap()).collect();
+    assert_eq!(names.len(), 2, "{names:?}");
+    assert!(
+        names[0].ends_with("-hosts1") && names[1].ends_with("-hosts2"),
+        "{names:?}"
+    );
+    assert_eq!(runs[0]["workload"]["host_count"], 1);
+    assert_eq!(runs[1]["workload"]["host_count"], 2);
+    // The one-host point ran on h1 alone; h2 was connected and idle.
+    let hosts = doc["cluster"]["hosts"].as_array().unwrap();
+    let per_host: Vec<usize> = hosts
+        .iter()
+        .map(|x| x["runs"].as_array().map_or(0, |r| r.len()))
+        .collect();
+    assert_eq!(per_host, [2, 1], "{hosts:#?}");
+    let mib_s = |r: &serde_json::Value| {
+        r["totals"]["read"]["mib_s"].as_f64().unwrap()
+            + r["totals"]["write"]["mib_s"].as_f64().unwrap()
+    };
+    let (one, two) = (mib_s(&runs[0]), mib_s(&runs[1]));
+    assert!(one < 8.0 * 1.25, "one host is held by the cap: {one} MiB/s");
+    assert!(
+        two < one * 1.15,
+        "one host {one} MiB/s, two hosts {two} MiB/s"
+    );
+    let f: Vec<&serde_json::Value> = doc["diagnosis"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["kind"] == "flat_with_hosts")
+        .collect();
+    assert_eq!(f.len(), 1, "{:#}", doc["diagnosis"]);
+    let m = f[0]["message"].as_str().unwrap();
+    assert!(m.contains("volume or service"), "{m}");
+    assert_eq!(f[0]["figures"]["hosts_to"], 2.0, "{:#}", f[0]);
+    eprintln!("{TEST}: {one:.2} -> {two:.2} MiB/s; {m}");
+}

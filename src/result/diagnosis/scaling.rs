@@ -204,7 +204,7 @@ pub fn judge(points: &[HostPoint]) -> Option<Finding> {
         (
             Confidence::Medium,
             format!(
-                "each host's interface ran at {:.0}% or more of its link speed: the clients' \
+                "Each host's interface ran at {:.0}% or more of its link speed: the clients' \
                  NICs are the limit, each host getting {} {unit}; faster NICs, or hosts \
                  on other links",
                 low_share * 100.0,
@@ -219,7 +219,7 @@ pub fn judge(points: &[HostPoint]) -> Option<Finding> {
                 Confidence::Medium
             },
             format!(
-                "the hosts' interfaces ran at most {:.0}% of their link speed ({} MiB/s), so \
+                "The hosts' interfaces ran at most {:.0}% of their link speed ({} MiB/s), so \
                  not their NICs: a limit they share sets it, the volume or service (its \
                  provisioned throughput or IOPS) or a shared network egress; more clients \
                  will not help",
@@ -234,7 +234,7 @@ pub fn judge(points: &[HostPoint]) -> Option<Finding> {
             } else {
                 Confidence::Low
             },
-            "a limit the hosts share sets it (the volume or service, or a shared network \
+            "A limit the hosts share sets it (the volume or service, or a shared network \
              egress); no interface counters were recorded to rule out the clients' NICs"
                 .to_string(),
         )
@@ -242,7 +242,7 @@ pub fn judge(points: &[HostPoint]) -> Option<Finding> {
         (
             Confidence::Medium,
             format!(
-                "a limit the hosts share is likely (the volume or service, or a shared \
+                "A limit the hosts share is likely (the volume or service, or a shared \
                  egress); the hosts' busiest interfaces moved up to {} MiB/s{}",
                 num(top_rate),
                 if shares.is_empty() {
