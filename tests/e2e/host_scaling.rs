@@ -192,3 +192,58 @@ fn two_hosts_on_one_throttled_volume_are_flat_and_name_a_shared_limit() {
     assert_eq!(f[0]["figures"]["hosts_to"], 2.0, "{:#}", f[0]);
     eprintln!("{TEST}: {one:.2} -> {two:.2} MiB/s; {m}");
 }
+
+/// The report of a sweep has the host-count table (Markdown) and chart
+/// (HTML); `compare` over results each on its own number of hosts pairs
+/// them by host count and runs the finder across them.
+#[test]
+fn report_and_compare_show_the_scaling_by_host_count() {
+    let h = HUNDRED_MIB_S;
+    let tmp = tempfile::tempdir().unwrap();
+    let sweep = crate::common::write_result(
+        &tmp.path().join("sweep"),
+        &fixtures::host_sweep(&[&[h], &[h / 2.0, h / 2.0]], None),
+    );
+    let run = |args: &[&std::ffi::OsStr]| crate::common::volbench().args(args).output().unwrap();
+    let o = run(&[
+        "report".as_ref(),
+        sweep.as_os_str(),
+        "--format".as_ref(),
+        "md".as_ref(),
+    ]);
+    assert!(o.status.success(), "{}", crate::common::stderr(&o));
+    let md = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(md.contains("Host counts"), "{md}");
+    assert!(md.contains("| seq-read-hosts2 | 2 |"), "{md}");
+    let page = tmp.path().join("page.html");
+    let o = run(&[
+        "report".as_ref(),
+        sweep.as_os_str(),
+        "-o".as_ref(),
+        page.as_os_str(),
+    ]);
+    assert!(o.status.success(), "{}", crate::common::stderr(&o));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("against host count"), "no host-count chart");
+    // Two results, one host and two hosts, one run each.
+    let one = crate::common::write_result(
+        &tmp.path().join("one"),
+        &fixtures::host_sweep(&[&[h]], None),
+    );
+    let two = crate::common::write_result(
+        &tmp.path().join("two"),
+        &fixtures::host_sweep(&[&[h / 2.0, h / 2.0]], None),
+    );
+    let cmp = tmp.path().join("cmp.html");
+    let o = run(&[
+        "compare".as_ref(),
+        one.as_os_str(),
+        two.as_os_str(),
+        "-o".as_ref(),
+        cmp.as_os_str(),
+    ]);
+    assert!(o.status.success(), "{}", crate::common::stderr(&o));
+    let html = std::fs::read_to_string(&cmp).unwrap();
+    assert!(html.contains("Host counts"), "no host-count section");
+    assert!(html.contains("flat as hosts are added"), "no finding");
+}
