@@ -247,3 +247,80 @@ fn report_and_compare_show_the_scaling_by_host_count() {
     assert!(html.contains("Host counts"), "no host-count section");
     assert!(html.contains("flat as hosts are added"), "no finding");
 }
+
+/// Every malformed host-count sweep is one line and exit 2 before any
+/// host is reached (the hosts here do not exist, so reaching one would
+/// fail differently).
+#[test]
+fn bad_host_counts_are_refused_before_any_host_is_reached() {
+    use volbench::error::exit;
+    let tmp = tempfile::tempdir().unwrap();
+    let target = tmp.path().join("{host}");
+    let t = target.to_str().unwrap();
+    for (hosts, counts, says) in [
+        (None, "1,2", "--host-counts sweeps over several hosts"),
+        (Some("a"), "1", "needs several hosts, and 1 is listed"),
+        (
+            Some("a,b"),
+            "1,3",
+            "3 hosts asked for, but only 2 are listed",
+        ),
+        (Some("a,b"), "0,2", "--host-counts 0 is outside 1..1024"),
+        (Some("a,b"), "2,2", "2 is given twice"),
+        (Some("a,b"), "1.5", "is not a whole number"),
+    ] {
+        let mut c = crate::common::volbench();
+        c.args([
+            "run",
+            "--target",
+            t,
+            "--host-counts",
+            counts,
+            "--duration",
+            "1s",
+        ]);
+        if let Some(h) = hosts {
+            c.args(["--hosts", h, "--ssh-command", "/nonexistent/ssh"]);
+        }
+        let o = c.output().unwrap();
+        let err = crate::common::stderr(&o);
+        assert_eq!(o.status.code(), Some(exit::BAD_INPUT), "{counts}: {err}");
+        assert!(err.contains(says), "{counts}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+    }
+    // The suite key, without hosts.
+    let suite = tmp.path().join("s.toml");
+    std::fs::write(
+        &suite,
+        "name = \"s\"\ntable = \"patterns\"\nhost_counts = [1, 2]\n[[run]]\nname = \"r\"\n",
+    )
+    .unwrap();
+    let o = crate::common::volbench()
+        .args(["suite", "run"])
+        .arg(&suite)
+        .args(["--target", t])
+        .output()
+        .unwrap();
+    let err = crate::common::stderr(&o);
+    assert_eq!(o.status.code(), Some(exit::BAD_INPUT), "{err}");
+    assert!(
+        err.contains("host_counts sweeps over several hosts"),
+        "{err}"
+    );
+    // A result read back whose run claims more hosts than it names.
+    let mut doc = fixtures::host_sweep(&[&[HUNDRED_MIB_S], &[800.0, 800.0]], None);
+    doc.runs[1].workload.host_count = Some(5);
+    let dir = crate::common::write_result(&tmp.path().join("bad"), &doc);
+    let o = crate::common::volbench()
+        .arg("report")
+        .arg(&dir)
+        .args(["--format", "md"])
+        .output()
+        .unwrap();
+    let err = crate::common::stderr(&o);
+    assert_ne!(o.status.code(), Some(exit::OK), "{err}");
+    assert!(
+        err.contains("host_count 5, but the result names 2 hosts"),
+        "{err}"
+    );
+}
