@@ -240,6 +240,10 @@ pub struct RunSpec {
     /// direct benchmark).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub buffered: bool,
+    /// A host-count sweep's point: the run goes to the first N hosts of the
+    /// host list, the others idle (`--host-counts`); None = every host.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_count: Option<u32>,
 }
 
 /// What every front end (the `run` flags, suite files) uses for a value the
@@ -294,6 +298,7 @@ impl Default for RunSpec {
             meta: None,
             shape: shape::Shape::default(),
             buffered: false,
+            host_count: None,
         }
     }
 }

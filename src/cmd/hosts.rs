@@ -31,6 +31,12 @@ pub fn cmd_run(a: &RunArgs, expect: Option<Expectation>) -> Result<i32> {
         json: c.out.json,
         dry_run: c.out.dry_run,
         expect,
+        host_counts: c
+            .remote
+            .counts
+            .host_counts
+            .clone()
+            .map(|t| ("--host-counts", t)),
     })
 }
 
@@ -47,10 +53,12 @@ pub struct JobRun<'a> {
     pub dry_run: bool,
     /// --expect, recorded in the merged result and read by the diagnosis.
     pub expect: Option<Expectation>,
+    /// A host-count sweep: the flag or suite key that asked, and its text.
+    pub host_counts: Option<(&'static str, String)>,
 }
 
 pub fn run_job(r: JobRun) -> Result<i32> {
-    let opts = options(r.job, r.size_given, r.hosts, r.listed)?;
+    let opts = options(r.job, r.size_given, r.hosts, r.listed, r.host_counts)?;
     if r.dry_run {
         print!("{}", describe(&opts));
         println!("resolved spec (per host, before each host checks its targets):");
@@ -90,6 +98,7 @@ pub fn options(
     size_given: bool,
     r: &HostArgs,
     listed: Option<Vec<hosts::HostSpec>>,
+    host_counts: Option<(&'static str, String)>,
 ) -> Result<coordinator::Options> {
     // The launcher first: a template naming no program is refused before
     // --hosts-from runs anything.
@@ -122,6 +131,10 @@ pub fn options(
         template.clone_from(t);
     }
     let assigned = hosts::assign(&hosts, &template, r.shared_target)?;
+    if let Some((flag, text)) = &host_counts {
+        let counts = crate::input::host_counts::parse(flag, text)?;
+        crate::input::host_counts::apply(&mut template_job, flag, &counts, assigned.len())?;
+    }
     let mut jobs = Vec::with_capacity(assigned.len());
     for (i, h) in assigned.iter().enumerate() {
         let mut job = template_job.clone();
@@ -202,6 +215,39 @@ fn describe(o: &coordinator::Options) -> String {
                 .collect::<Vec<_>>()
                 .join(" ")
         );
+    }
+    let mut counts: Vec<u32> = Vec::new();
+    for n in o.template.runs.iter().filter_map(|r| r.host_count) {
+        if !counts.contains(&n) {
+            counts.push(n);
+        }
+    }
+    if !counts.is_empty() {
+        let _ = writeln!(
+            out,
+            "host counts: each run once per count, on the first N hosts; the others stay connected and idle"
+        );
+        for n in counts {
+            let names: Vec<String> = o
+                .hosts
+                .iter()
+                .filter(|h| crate::input::host_counts::takes_part(Some(n), h.index))
+                .map(|h| one_line(&h.host.name))
+                .collect();
+            let runs: Vec<String> = o
+                .template
+                .runs
+                .iter()
+                .filter(|r| r.host_count == Some(n))
+                .map(|r| one_line(&r.name))
+                .collect();
+            let _ = writeln!(
+                out,
+                "  {n:>4} hosts: {}  runs: {}",
+                names.join(" "),
+                runs.join(" ")
+            );
+        }
     }
     let _ = writeln!(
         out,

@@ -91,6 +91,9 @@ fn cmd_run(a: &RunArgs) -> Result<i32> {
     if a.common.remote.is_multi_host() {
         return hosts::cmd_run(a, expect);
     }
+    if a.common.remote.counts.host_counts.is_some() {
+        return Err(crate::input::host_counts::refuse_local("--host-counts"));
+    }
     if paths.len() > 1 {
         return targets::cmd_run(a, paths, expect);
     }
@@ -164,6 +167,14 @@ fn run_suite_parsed(
     // With --hosts the targets are on the hosts: each agent does this.
     let multi_host = c.remote.is_multi_host() || listed.is_some();
     let c = &targets::with_suite_threads_total(c, parsed.threads_total, multi_host)?;
+    let host_counts = match (&c.remote.counts.host_counts, parsed.host_counts_text()) {
+        (Some(t), _) => Some(("--host-counts", t.clone())),
+        (None, Some(t)) => Some(("host_counts", t)),
+        (None, None) => None,
+    };
+    if !multi_host && let Some((flag, _)) = &host_counts {
+        return Err(crate::input::host_counts::refuse_local(flag));
+    }
     let mut args = c.clone();
     let paths = targets::local_targets(c, multi_host)?;
     if paths.len() > 1 {
@@ -198,6 +209,7 @@ fn run_suite_parsed(
             json: c.out.json,
             dry_run: c.out.dry_run,
             expect,
+            host_counts,
         };
         return hosts::run_job(run);
     }

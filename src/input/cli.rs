@@ -480,6 +480,9 @@ pub struct HostArgs {
     #[command(flatten)]
     pub launch: super::cli_launch::LaunchArgs,
 
+    #[command(flatten)]
+    pub counts: super::cli_host_counts::HostCountArgs,
+
     /// Copy this volbench binary to each host (into --push-dir, named by
     /// its content hash, reused when already there) and run that copy.
     #[arg(long)]

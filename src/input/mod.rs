@@ -3,6 +3,7 @@
 //! Nothing downstream knows which front end a job came from.
 
 pub mod cli;
+pub(crate) mod cli_host_counts;
 pub(crate) mod cli_launch;
 pub(crate) mod cli_shape;
 pub(crate) mod cli_suite;
@@ -11,6 +12,7 @@ pub mod data_args;
 pub(crate) mod file;
 pub(crate) mod fill_args;
 pub(crate) mod flags;
+pub(crate) mod host_counts;
 pub mod hostlist;
 pub mod hosts;
 pub(crate) mod hosts_from;

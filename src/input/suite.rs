@@ -93,6 +93,16 @@ pub struct SuiteFile {
     /// The paper's own values (`--published`).
     #[serde(default)]
     pub published: Option<published::Published>,
+    /// A host-count sweep (`--host-counts` overrides it): a list or a range.
+    #[serde(default)]
+    pub host_counts: P,
+}
+
+impl SuiteFile {
+    /// The suite's host-count sweep as `--host-counts` text.
+    pub fn host_counts_text(&self) -> Option<String> {
+        self.host_counts.as_ref().map(|p| p.get_ref().text())
+    }
 }
 
 fn yes() -> bool {

@@ -339,6 +339,7 @@ pub fn page(sources: &[Source]) -> Page {
     cmp.tables
         .extend(super::compare_meta::table(&c, sources, &all));
     sections.push(cmp);
+    sections.extend(super::host_scaling::compare_section(sources));
 
     let sweeps = detect::sweeps(&all);
     for kind in [SweepKind::Mix, SweepKind::Curve] {

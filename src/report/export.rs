@@ -32,6 +32,17 @@ pub fn markdown(sources: &[Source]) -> String {
         out.push('\n');
         out.push_str(&t.to_markdown());
     }
+    for s in sources
+        .iter()
+        .filter(|s| !crate::result::diagnosis::scaling::series(&s.doc).is_empty())
+    {
+        let mut t = super::host_scaling::table(&s.doc);
+        if sources.len() > 1 {
+            t.title = format!("Host counts: {}", s.label);
+        }
+        out.push('\n');
+        out.push_str(&t.to_markdown());
+    }
     for s in sources {
         out.push('\n');
         out.push_str(&tables::environment(s).to_markdown());

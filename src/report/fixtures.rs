@@ -91,6 +91,7 @@ impl RunFixture {
             meta: None,
             shape: Default::default(),
             buffered: false,
+            host_count: None,
         }
     }
 
@@ -494,5 +495,78 @@ pub fn multi_target(per_host: &[&[f64]]) -> ResultDoc {
     for r in &mut d.runs {
         r.targets = std::mem::take(&mut targets);
     }
+    d
+}
+
+/// A host-count sweep of 64 KiB sequential reads: `per_point[k]` holds each
+/// host's IOPS at point k (run `seq-read-hostsN` on the first N hosts),
+/// merged exactly; with `nic` = (MiB/s, link speed in Mbit/s) every host's
+/// own runs carry that interface's counters.
+pub fn host_sweep(per_point: &[&[f64]], nic: Option<(f64, Option<f64>)>) -> ResultDoc {
+    use crate::result::counters::{CounterInterval, InterfaceInfo, NetRates, RunCounters};
+    use crate::result::merge::{Cluster, ClusterRun, HostResult, merge_runs};
+    let n_hosts = per_point.iter().map(|p| p.len()).max().unwrap_or(0);
+    let mut hosts: Vec<HostResult> = (0..n_hosts)
+        .filter_map(|i| {
+            let mut h = multi_host(&[1.0]).cluster?.hosts.into_iter().next()?;
+            h.name = format!("client-{}", i + 1);
+            h.index = i as u32;
+            h.runs.clear();
+            Some(h)
+        })
+        .collect();
+    let mut merged = Vec::new();
+    let mut cluster_runs = Vec::new();
+    for point in per_point {
+        let n = point.len() as u32;
+        let name = format!("seq-read-hosts{n}");
+        let mut parts = Vec::new();
+        for (h, &v) in hosts.iter_mut().zip(point.iter()) {
+            let mut r = RunFixture::new(&name, Pattern::Read, 100, 64 << 10)
+                .conc(1, 16)
+                .perf(v, 16.0e6 / v)
+                .build();
+            r.workload.host_count = Some(n);
+            r.counters = nic.map(|(mib_s, mbit)| RunCounters {
+                host: h.name.clone(),
+                cpus: 32,
+                interfaces: vec![InterfaceInfo {
+                    name: "eth0".into(),
+                    speed_mbit: mbit,
+                }],
+                summary: Some(CounterInterval {
+                    duration_s: 4.0,
+                    phase: PhaseName::Measure,
+                    net: vec![NetRates {
+                        name: "eth0".into(),
+                        rx_mib_s: mib_s,
+                        ..Default::default()
+                    }],
+                    ..Default::default()
+                }),
+                ..Default::default()
+            });
+            h.runs.push(r.clone());
+            parts.push(r);
+        }
+        if let Ok(m) = merge_runs(&parts.iter().collect::<Vec<_>>()) {
+            merged.push(m);
+        }
+        cluster_runs.push(ClusterRun {
+            name,
+            hosts_merged: n,
+            hosts_total: n,
+            start_skew_ms: 0.5,
+        });
+    }
+    let mut d = doc("coordinator", &[]);
+    d.spec.runs = merged.iter().map(|r| r.workload.clone()).collect();
+    d.runs = merged;
+    d.cluster = Some(Cluster {
+        runs: cluster_runs,
+        hosts,
+        ssh_command: "ssh".into(),
+        coordinator: Default::default(),
+    });
     d
 }

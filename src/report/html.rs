@@ -186,6 +186,7 @@ pub fn report_page(sources: &[Source]) -> Page {
     sections.extend(super::diagnosis::section(sources));
     sections.push(results);
     sections.extend(super::hosts::section(sources));
+    sections.extend(super::host_scaling::section(sources));
     sections.extend(super::targets::section(sources));
     // Limits are drawn where one result is shown: two results' limits on
     // one chart would not say whose they are.

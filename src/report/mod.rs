@@ -12,6 +12,7 @@ pub(crate) mod detect;
 pub(crate) mod diagnosis;
 pub mod export;
 pub(crate) mod fio_json;
+pub(crate) mod host_scaling;
 pub(crate) mod hosts;
 pub mod html;
 pub(crate) mod interval_lat;

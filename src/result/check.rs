@@ -133,6 +133,18 @@ pub fn check_doc(doc: &ResultDoc) -> Result<(), String> {
         for r in &c.runs {
             bounded("start skew (ms)", r.start_skew_ms, MAX_SECONDS * 1000.0)?;
         }
+        // A host-count point runs on the first N hosts: there must be N.
+        for r in &doc.runs {
+            if let Some(n) = r.workload.host_count
+                && n as usize > c.hosts.len()
+            {
+                return Err(format!(
+                    "run '{}': host_count {n}, but the result names {} hosts",
+                    r.name,
+                    c.hosts.len()
+                ));
+            }
+        }
         let k = &c.coordinator;
         for v in [k.user_s, k.sys_s, k.wall_s, k.ssh_user_s, k.ssh_sys_s] {
             bounded("coordinator time", v, MAX_SECONDS)?;
@@ -204,6 +216,14 @@ fn check_workload(w: &RunSpec) -> Result<(), String> {
     }
     if let Some(p) = &w.rate_pct {
         bounded("rate percent", p.percent, 1e6)?;
+    }
+    if let Some(n) = w.host_count
+        && !(1..=crate::units::bounds::MAX_HOSTS as u32).contains(&n)
+    {
+        return Err(format!(
+            "host_count {n}, outside 1..{}",
+            crate::units::bounds::MAX_HOSTS
+        ));
     }
     if let Some(s) = &w.stop_rule {
         for v in [s.gain_below_pct, s.latency_above_us].into_iter().flatten() {

@@ -84,14 +84,14 @@ impl Coordinator<'_> {
         }
     }
 
-    /// Releases every live host at one absolute start time, far enough ahead
+    /// Releases every live host in the run at one absolute start time, far enough ahead
     /// to reach every host, sent in each host's own clock. Returns the margin.
     pub(super) fn release(&self, index: u32) -> Duration {
         let max_rtt = self.hosts.iter().map(|h| h.clock.rtt_ns).max().unwrap_or(0);
         let margin =
             Duration::from_nanos(max_rtt.saturating_mul(4)).max(Duration::from_millis(150));
         let at = now_ns() as i128 + margin.as_nanos() as i128;
-        for h in self.hosts.iter().filter(|h| h.live()) {
+        for h in self.hosts.iter().filter(|h| h.in_run()) {
             h.send(&ToAgent::Start {
                 index,
                 at_ns: (at + h.clock.offset_ns).max(0) as u64,

@@ -67,6 +67,8 @@ impl Coordinator<'_> {
             match merge::merge_runs(&refs) {
                 Ok(mut m) => {
                     m.interrupted |= self.hosts.iter().any(|h| !h.live());
+                    // What the run asked for, whatever the agents echo back.
+                    m.workload.host_count = spec.host_count;
                     // One host's CPU is not another's: counters stay with
                     // each host's own runs (`cluster.hosts[].runs[]`).
                     m.counters = None;
@@ -101,7 +103,7 @@ impl Coordinator<'_> {
             ClusterRun {
                 name: spec.name.clone(),
                 hosts_merged: host_results.len() as u32,
-                hosts_total: self.hosts.len() as u32,
+                hosts_total: self.hosts.iter().filter(|h| !h.run.idle).count() as u32,
                 start_skew_ms: skew_ms,
             },
             merged,

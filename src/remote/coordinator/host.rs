@@ -60,6 +60,9 @@ pub(super) struct Setup {
 /// The run in progress on this host.
 #[derive(Default)]
 pub(super) struct RunState {
+    /// Not in this run (a host-count sweep's point on fewer hosts): still
+    /// connected, sent nothing but heartbeats until the next run.
+    pub idle: bool,
     pub ready: bool,
     /// We told it to stop this run (so an error it reports is ours, not its).
     pub stopped: bool,
@@ -126,6 +129,11 @@ impl Host {
         self.failed.is_none()
     }
 
+    /// Live and taking part in the run in progress.
+    pub fn in_run(&self) -> bool {
+        self.live() && !self.run.idle
+    }
+
     pub fn status(&self) -> HostStatus {
         if self.live() {
             HostStatus::Ok
@@ -147,6 +155,11 @@ impl Host {
 
 pub(super) fn all_live(hosts: &[Host], f: impl Fn(&Host) -> bool) -> bool {
     hosts.iter().filter(|h| h.live()).all(f)
+}
+
+/// Every live host taking part in the run in progress.
+pub(super) fn all_in_run(hosts: &[Host], f: impl Fn(&Host) -> bool) -> bool {
+    hosts.iter().filter(|h| h.in_run()).all(f)
 }
 
 /// A host failed, or finished its run with an error.

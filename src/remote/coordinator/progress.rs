@@ -60,7 +60,7 @@ impl Coordinator<'_> {
         loop {
             let k = self.printed;
             let mut at: Vec<&Interval> = Vec::new();
-            for h in self.hosts.iter().filter(|h| h.live()) {
+            for h in self.hosts.iter().filter(|h| h.in_run()) {
                 for series in &h.run.intervals {
                     match series.get(k) {
                         Some(iv) => at.push(iv),

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use super::super::protocol::ToAgent;
 use super::events::Outcome;
-use super::host::{RunState, all_live, trouble};
+use super::host::{RunState, all_in_run, trouble};
 use super::{Coordinator, STOP_TIMEOUT};
 use crate::io::engine::EngineKind;
 use crate::plan::PlannedRun;
@@ -38,18 +38,19 @@ impl Coordinator<'_> {
         let spec = template.runs[index as usize].clone();
         for h in &mut self.hosts {
             h.run = RunState::new(h.a.targets.len());
+            h.run.idle = !crate::input::host_counts::takes_part(spec.host_count, h.a.index);
         }
         let planned = self.planned_run(index, spec.clone());
         self.obs.run_started(index as usize, count, &planned);
         self.run = Some((index, planned));
         self.printed = 0;
-        for h in self.hosts.iter().filter(|h| h.live()) {
+        for h in self.hosts.iter().filter(|h| h.in_run()) {
             h.send(&ToAgent::Run { index });
         }
         // The barrier: every host has its workers set up and waiting (or
         // one is in trouble, and nobody starts).
         let mut outcome = self.wait_until(None, |hs| {
-            all_live(hs, |h| h.run.ready || h.run.done.is_some()) || trouble(hs)
+            all_in_run(hs, |h| h.run.ready || h.run.done.is_some()) || trouble(hs)
         });
         if outcome == Outcome::Done && !trouble(&self.hosts) {
             let margin = self.release(index);
@@ -57,11 +58,11 @@ impl Coordinator<'_> {
                 Duration::from_secs_f64(spec.warmup_s + spec.duration_s) + margin + RUN_SLACK;
             // Until every host is done, or one is in trouble, or Ctrl-C.
             outcome = self.wait_until(Some(Instant::now() + budget), |hs| {
-                all_live(hs, |h| h.run.done.is_some()) || trouble(hs)
+                all_in_run(hs, |h| h.run.done.is_some()) || trouble(hs)
             });
             if outcome == Outcome::TimedOut {
                 for i in 0..self.hosts.len() {
-                    if self.hosts[i].live() && self.hosts[i].run.done.is_none() {
+                    if self.hosts[i].in_run() && self.hosts[i].run.done.is_none() {
                         self.fail(i, "did not finish the run in time".into());
                     }
                 }
@@ -113,19 +114,19 @@ impl Coordinator<'_> {
         for h in self
             .hosts
             .iter_mut()
-            .filter(|h| h.live() && h.run.done.is_none())
+            .filter(|h| h.in_run() && h.run.done.is_none())
         {
             h.run.stopped = true;
             h.send(&ToAgent::Stop);
         }
         let o = self.wait_inner(
             Some(Instant::now() + STOP_TIMEOUT),
-            |hs| all_live(hs, |h| h.run.done.is_some()),
+            |hs| all_in_run(hs, |h| h.run.done.is_some()),
             false,
         );
         if o == Outcome::TimedOut {
             for i in 0..self.hosts.len() {
-                if self.hosts[i].live() && self.hosts[i].run.done.is_none() {
+                if self.hosts[i].in_run() && self.hosts[i].run.done.is_none() {
                     self.fail(
                         i,
                         format!("did not stop within {}s", STOP_TIMEOUT.as_secs()),
@@ -141,7 +142,7 @@ impl Coordinator<'_> {
         let mut engine = EngineKind::Psync;
         let mut io_threads = 0u32;
         let mut depth = 1;
-        for (k, h) in self.hosts.iter().filter(|h| h.live()).enumerate() {
+        for (k, h) in self.hosts.iter().filter(|h| h.in_run()).enumerate() {
             for t in h.setup.planned.iter().flatten() {
                 if let Some(r) = t.runs.get(index as usize) {
                     io_threads = io_threads.saturating_add(r.io_threads);

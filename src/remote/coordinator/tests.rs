@@ -77,8 +77,10 @@ impl Agent {
         let _ = self.events.send((self.index, Event::Line(line)));
     }
 
-    fn result(&self) -> Vec<TargetResult> {
+    fn result(&self, name: &str) -> Vec<TargetResult> {
         let mut r = workload().build();
+        r.name = name.into();
+        r.workload.name = name.into();
         if self.fault == Fault::BadResult {
             r.totals.read.iops = -1.0;
         }
@@ -96,6 +98,9 @@ impl Agent {
         // The run asked for and not yet answered, and whether it started:
         // a stop ends it with what it measured (nothing, if not started).
         let mut pending: Option<(u32, bool)> = None;
+        // The job's run names: a result names the run it is for.
+        let mut names: Vec<String> = Vec::new();
+        let name = |names: &[String], i: u32| names.get(i as usize).cloned().unwrap_or_default();
         while let Ok(line) = rx.recv() {
             let Ok(msg) = serde_json::from_str::<ToAgent>(&line) else {
                 continue;
@@ -116,27 +121,30 @@ impl Agent {
                     sent_ns,
                     agent_ns: sent_ns.saturating_add_signed(self.offset_ns),
                 }),
-                ToAgent::Job(job) => self.say(FromAgent::Planned {
-                    targets: job
-                        .targets
-                        .iter()
-                        .map(|p| PlannedTarget {
-                            path: p.display().to_string(),
-                            runs: job
-                                .job
-                                .runs
-                                .iter()
-                                .map(|r| PlannedRunInfo {
-                                    engine: "psync".into(),
-                                    io_threads: r.threads,
-                                    depth: 1,
-                                    size: r.size,
-                                })
-                                .collect(),
-                        })
-                        .collect(),
-                    notes: vec!["direct I/O on".into()],
-                }),
+                ToAgent::Job(job) => {
+                    names = job.job.runs.iter().map(|r| r.name.clone()).collect();
+                    self.say(FromAgent::Planned {
+                        targets: job
+                            .targets
+                            .iter()
+                            .map(|p| PlannedTarget {
+                                path: p.display().to_string(),
+                                runs: job
+                                    .job
+                                    .runs
+                                    .iter()
+                                    .map(|r| PlannedRunInfo {
+                                        engine: "psync".into(),
+                                        io_threads: r.threads,
+                                        depth: 1,
+                                        size: r.size,
+                                    })
+                                    .collect(),
+                            })
+                            .collect(),
+                        notes: vec!["direct I/O on".into()],
+                    })
+                }
                 ToAgent::Prepare => {
                     if let Fault::PrepareError(code) = self.fault {
                         self.say(FromAgent::Error {
@@ -236,7 +244,7 @@ impl Agent {
                     pending = None;
                     self.say(FromAgent::RunDone {
                         index,
-                        results: self.result(),
+                        results: self.result(&name(&names, index)),
                         error: (self.fault == Fault::RunError)
                             .then(|| "write error on /data/0: Input/output error".into()),
                     });
@@ -245,7 +253,11 @@ impl Agent {
                     if let Some((index, started)) = pending.take() {
                         self.say(FromAgent::RunDone {
                             index,
-                            results: if started { self.result() } else { Vec::new() },
+                            results: if started {
+                                self.result(&name(&names, index))
+                            } else {
+                                Vec::new()
+                            },
                             error: None,
                         });
                     }
@@ -298,9 +310,9 @@ struct Cluster(
     Vec<JoinHandle<()>>,
 );
 
-/// Hosts that misbehave as `faults` says, each with two targets; host 1's
-/// clock runs 5 s ahead.
-fn cluster(faults: &[Fault]) -> Cluster {
+/// Hosts that misbehave as `faults` says, each with two targets, all given
+/// `job`; host 1's clock runs 5 s ahead.
+fn cluster_of(faults: &[Fault], job: JobSpec) -> Cluster {
     let (ev_tx, ev_rx) = mpsc::channel();
     let stop = Arc::new(AtomicBool::new(false));
     let mut hosts = Vec::new();
@@ -316,7 +328,7 @@ fn cluster(faults: &[Fault]) -> Cluster {
             index: i as u32,
             targets: vec![PathBuf::from("/data/0"), PathBuf::from("/data/1")],
         };
-        let mut h = Host::new(a, job());
+        let mut h = Host::new(a, job.clone());
         let (tx, rx) = mpsc::channel();
         h.link.tx = Some(tx);
         h.send(&ToAgent::Hello {
@@ -343,8 +355,12 @@ fn cluster(faults: &[Fault]) -> Cluster {
 
 /// Runs the whole invocation against fake agents.
 fn drive(faults: &[Fault]) -> (Result<Gathered, VbError>, Seen) {
+    drive_job(faults, job())
+}
+
+fn drive_job(faults: &[Fault], job: JobSpec) -> (Result<Gathered, VbError>, Seen) {
     let seen = Seen::default();
-    let Cluster(hosts, events, stop, agents) = cluster(faults);
+    let Cluster(hosts, events, stop, agents) = cluster_of(faults, job.clone());
     let c = Coordinator::new(
         hosts,
         events,
@@ -353,7 +369,7 @@ fn drive(faults: &[Fault]) -> (Result<Gathered, VbError>, Seen) {
         Duration::from_millis(50),
         Duration::from_millis(400),
     );
-    let out = c.drive(&job(), false, false, "2026-01-01T00:00:00.000Z".into());
+    let out = c.drive(&job, false, false, "2026-01-01T00:00:00.000Z".into());
     for a in agents {
         a.join().unwrap();
     }
@@ -574,4 +590,42 @@ fn another_protocol_version_is_refused_before_any_io() {
         e.message
     );
     assert!(e.message.contains("h0: it runs volbench") && e.message.contains("--push-binary"));
+}
+
+#[test]
+fn a_host_count_point_runs_on_the_first_hosts_and_the_others_idle() {
+    let mut j = job();
+    let base = j.runs[0].clone();
+    j.runs = [1u32, 3]
+        .iter()
+        .map(|&n| crate::spec::RunSpec {
+            name: crate::input::host_counts::point_name(&base.name, n),
+            host_count: Some(n),
+            ..base.clone()
+        })
+        .collect();
+    let (out, seen) = drive_job(&[Fault::None; 3], j);
+    let g = out.unwrap();
+    let one = workload().build();
+    assert_eq!(g.doc.error, None);
+    assert_eq!(statuses(&g), [HostStatus::Ok; 3]);
+    assert_eq!(g.doc.runs.len(), 2);
+    // One host x two targets, then three hosts x two targets.
+    assert_eq!(g.doc.runs[0].totals.read.ops, 2 * one.totals.read.ops);
+    assert_eq!(g.doc.runs[1].totals.read.ops, 6 * one.totals.read.ops);
+    assert_eq!(g.doc.runs[0].workload.host_count, Some(1));
+    assert_eq!(g.doc.runs[1].workload.host_count, Some(3));
+    let taking_part: Vec<(u32, u32)> = g
+        .runs
+        .iter()
+        .map(|r| (r.hosts_merged, r.hosts_total))
+        .collect();
+    assert_eq!(taking_part, [(1, 1), (3, 3)]);
+    let per_host: Vec<usize> = g.hosts.iter().map(|h| h.runs.len()).collect();
+    assert_eq!(per_host, [2, 1, 1]);
+    // The idle hosts' silence did not hold up the terminal's intervals.
+    assert_eq!(
+        seen.intervals.lock().unwrap().len(),
+        2 * one.intervals.len()
+    );
 }

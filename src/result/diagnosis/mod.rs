@@ -14,6 +14,7 @@ mod concurrency;
 pub(crate) mod hosts;
 mod limits;
 mod saturation;
+pub mod scaling;
 mod targets;
 mod time;
 
@@ -57,6 +58,8 @@ pub enum Kind {
     SlowHost,
     /// One target well below the other targets of its host.
     SlowTarget,
+    /// The aggregate flat while the hosts at least doubled: a shared limit.
+    FlatWithHosts,
     #[serde(other)]
     Other,
 }
@@ -89,6 +92,7 @@ impl Kind {
             Kind::SingleThreadLatency => "concurrency needed",
             Kind::SlowHost => "slow host",
             Kind::SlowTarget => "slow target",
+            Kind::FlatWithHosts => "flat as hosts are added",
             Kind::Other => "other",
         }
     }
@@ -168,6 +172,7 @@ pub const FINDERS: &[Finder] = &[
     concurrency::single_thread_concurrency,
     hosts::slow_host,
     targets::slow_target,
+    scaling::flat_with_hosts,
 ];
 
 /// All findings about a result, surest first (stable within a confidence).
