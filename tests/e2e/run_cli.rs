@@ -672,8 +672,11 @@ fn a_short_io_limit_run_is_timed_to_its_last_io() {
     let t = &doc["runs"][0]["totals"]["read"];
     assert_eq!(t["ops"], 1024);
     let in_flight = t["iops"].as_f64().unwrap() * t["lat_us"]["mean"].as_f64().unwrap() / 1e6;
+    // Time between one I/O's end and the next one's start only lowers it
+    // (7.5% seen on a loaded 2-core VM); a phase timed to the collector's
+    // next poll would put it near 0.1.
     assert!(
-        (in_flight - 1.0).abs() < 0.05,
+        in_flight > 0.85 && in_flight < 1.05,
         "IOPS x latency = {in_flight}"
     );
 }

@@ -67,7 +67,7 @@ impl Dim {
 /// about where the storage stops.
 fn closed_loop(doc: &ResultDoc) -> Vec<&RunResult> {
     measured(doc)
-        .filter(|r| !paced(r) && !from_memory(r))
+        .filter(|r| !paced(r) && !from_memory(doc, r))
         .collect()
 }
 
@@ -75,13 +75,15 @@ fn closed_loop(doc: &ResultDoc) -> Vec<&RunResult> {
 /// has no device below it: tmpfs) was served by the page cache: its level
 /// is the client's memory and CPU, not a cap of the storage (seen: page
 /// cache on tmpfs beside a compiler, 1,661 / 1,554 / 1,622 MiB/s at 4, 8 and
-/// 64 KiB). Without counters nothing is known and the run is kept.
-fn from_memory(r: &RunResult) -> bool {
+/// 64 KiB). Without counters nothing is known and the run is kept. A run is
+/// buffered by its own `direct = false` or by the whole job's (`--buffered`:
+/// the target's `direct`), which the run's workload does not repeat.
+fn from_memory(doc: &ResultDoc, r: &RunResult) -> bool {
     let Some(s) = r.counters.as_ref().and_then(|c| c.summary.as_ref()) else {
         return false;
     };
     let device = s.devices.iter().map(|d| d.mib_s()).fold(0.0, f64::max);
-    r.workload.buffered && device < 0.5 * r.total_mib_s()
+    (r.workload.buffered || !doc.spec.target.direct) && device < 0.5 * r.total_mib_s()
 }
 
 /// The measured figures against the limits given with --expect.
