@@ -305,13 +305,6 @@ pub(super) fn translate(origin: &str, jobs: Vec<MetaJob>, notes: &mut Notes) -> 
                 _ => file_size = Some(first.file_size),
             }
         }
-        if threads > files {
-            notes.refuse(
-                &first.at,
-                &format!("[{}] numjobs", first.name),
-                format!("{threads} jobs over {files} files: volbench gives each thread at least one file"),
-            );
-        }
         let name = run_name(&first.name);
         match (first.op, exist) {
             ("create", true) => notes.refuse(

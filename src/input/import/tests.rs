@@ -575,6 +575,8 @@ mod shape;
 
 mod corpus_fio;
 
+mod fio_meta;
+
 mod corpus_vdbench;
 
 #[test]
