@@ -64,3 +64,31 @@ fn a_fio_filecreate_then_filestat_and_filedelete_job_runs_its_file_count() {
         .collect();
     assert!(left.is_empty(), "{left:?}");
 }
+
+#[test]
+fn a_vdbench_fsd_fwd_file_formats_the_tree_then_runs_its_mix() {
+    let tmp = tempfile::tempdir().unwrap();
+    let anchor = tmp.path().join("fs");
+    std::fs::create_dir(&anchor).unwrap();
+    let parm = tmp.path().join("fs.parm");
+    std::fs::write(
+        &parm,
+        format!(
+            "fsd=f1,anchor={},depth=1,width=4,files=15,size=4k\n\
+             fwd=st,fsd=f1,operation=getattr,threads=2,skew=50\n\
+             fwd=rd,fsd=f1,operation=read,threads=2\n\
+             rd=mix,fwd=(st,rd),fwdrate=max,format=yes,elapsed=1,interval=1,warmup=0\n",
+            anchor.display()
+        ),
+    )
+    .unwrap();
+    let out = tmp.path().join("out");
+    let o = run(&["vdbench", "-f", p(&parm), "--output", p(&out)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let got = ops(&out);
+    // format=yes: every file of the 4 x 15 tree made first.
+    assert_eq!(got[0], ("mix-format-create".into(), "create".into(), 60));
+    let kinds: Vec<&str> = got[1..].iter().map(|(_, op, _)| op.as_str()).collect();
+    assert_eq!(kinds, vec!["stat", "read"]);
+    assert!(got[1..].iter().all(|(_, _, n)| *n > 0), "{got:?}");
+}

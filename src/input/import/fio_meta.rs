@@ -317,6 +317,7 @@ pub(super) fn translate(origin: &str, jobs: Vec<MetaJob>, notes: &mut Notes) -> 
                 ops: "create".into(),
                 threads,
                 duration_s: None,
+                warmup_s: None,
                 notes: vec![Mapping {
                     at: first.at.clone(),
                     option: format!("ioengine={}", fio_engine(first.op)),
@@ -333,6 +334,7 @@ pub(super) fn translate(origin: &str, jobs: Vec<MetaJob>, notes: &mut Notes) -> 
             ops: first.op.into(),
             threads,
             duration_s: first.runtime,
+            warmup_s: None,
             notes: super::dedup(run_notes),
         });
     }

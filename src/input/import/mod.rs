@@ -23,6 +23,7 @@ pub mod vdbench;
 mod vdbench_defs;
 mod vdbench_fill;
 mod vdbench_flags;
+mod vdbench_fs;
 mod vdbench_keys;
 mod vdbench_map;
 mod vdbench_skew;
@@ -185,6 +186,8 @@ pub struct DraftTreeRun {
     pub threads: u64,
     /// A cap on the phase (fio's runtime without time_based).
     pub duration_s: Option<f64>,
+    /// A timed mix's warm-up (vdbench's warmup=).
+    pub warmup_s: Option<f64>,
     pub notes: Vec<Mapping>,
 }
 

@@ -91,7 +91,7 @@ pub fn suite_toml(imp: &Imported, suite_path: &str, hosts_path: &str) -> String 
     let _ = writeln!(out, "name = {}", quote(&d.name));
     let _ = writeln!(out, "source = {}", quote(&d.source));
     if let Some(t) = &d.tree {
-        super::render_tree::tree(&mut out, t);
+        super::render_tree::tree(&mut out, d, t);
         return out;
     }
     out.push_str("table = \"patterns\"\n");

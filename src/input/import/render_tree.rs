@@ -5,12 +5,15 @@
 use std::fmt::Write;
 
 use super::render::{comment, quote};
-use super::{DraftTree, secs_text};
+use super::{Draft, DraftTree, secs_text};
 
-pub(super) fn tree(out: &mut String, t: &DraftTree) {
+pub(super) fn tree(out: &mut String, d: &Draft, t: &DraftTree) {
     out.push_str("table = \"ops\"\n");
     // A discarded copy of a phase would leave the tree changed for the real one.
     out.push_str("warmup_run = false\n");
+    if let Some(i) = d.interval_s {
+        let _ = writeln!(out, "\n[defaults]\ninterval = {}", quote(&secs_text(i)));
+    }
     for r in &t.runs {
         out.push('\n');
         for m in &r.notes {
@@ -29,6 +32,9 @@ pub(super) fn tree(out: &mut String, t: &DraftTree) {
         let _ = writeln!(out, "threads = {}", r.threads);
         if let Some(d) = r.duration_s {
             let _ = writeln!(out, "duration = {}", quote(&secs_text(d)));
+        }
+        if let Some(w) = r.warmup_s {
+            let _ = writeln!(out, "warmup = {}", quote(&secs_text(w)));
         }
     }
 }

@@ -577,6 +577,8 @@ mod corpus_fio;
 
 mod fio_meta;
 
+mod vdbench_fs;
+
 mod corpus_vdbench;
 
 #[test]
