@@ -15,6 +15,7 @@ mod hostile_flags;
 mod hostile_inputs;
 mod import_cli;
 mod import_lists;
+mod import_meta;
 mod launchers;
 mod meta;
 mod meta_compare;

@@ -609,6 +609,7 @@ pub fn import_args(args: &[String], map: &PathMap) -> Result<Imported> {
             hosts: Vec::new(),
             global: Vec::new(),
             runs: vec![run],
+            tree: None,
         },
         notes,
     })

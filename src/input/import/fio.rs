@@ -250,6 +250,7 @@ fn translate(
 ) -> Result<Draft> {
     let mut global: Vec<Opt> = Vec::new();
     let mut jobs: Vec<Job> = Vec::new();
+    let mut meta_jobs = Vec::new();
     for s in sections {
         if s.name.eq_ignore_ascii_case("global") {
             global.extend(s.opts.iter().cloned());
@@ -263,9 +264,27 @@ fn translate(
             let key = super::fio_job::alias(&o.key).to_string();
             last.insert(key, o);
         }
+        if super::fio_meta::engine_op(&last).is_some() {
+            if let Some(j) = super::fio_meta::job(s, &last, map, src, notes) {
+                meta_jobs.push(j);
+            }
+            continue;
+        }
         if let Some(j) = super::fio_job::job(s, &last, map, src, notes) {
             jobs.push(j);
         }
+    }
+    if !meta_jobs.is_empty() && notes.refused.is_empty() {
+        if let Some(j) = jobs.first() {
+            notes.refuse(
+                &j.at,
+                &format!("[{}]", j.name),
+                "block I/O in a file whose other jobs use fio's file engines; volbench's suite is \
+                 one or the other: import them apart",
+            );
+            return Ok(Draft::default());
+        }
+        return super::fio_meta::translate(origin, meta_jobs, notes);
     }
     if notes.refused.is_empty() && jobs.is_empty() {
         return Err(VbError::input(format!("{origin}: no job sections")));
@@ -433,5 +452,6 @@ fn translate(
         hosts: Vec::new(),
         global: Vec::new(),
         runs: runs.into_iter().map(|(r, _)| r).collect(),
+        tree: None,
     })
 }

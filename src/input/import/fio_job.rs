@@ -252,7 +252,7 @@ pub(super) fn job(
                         notes.unsupported(
                             at,
                             &text,
-                            "volbench has psync, io_uring and null here; its metadata runs (create, stat, delete) are not produced by the fio import yet",
+                            "volbench has psync, io_uring and null, and filecreate, filestat and filedelete as metadata runs; not fio's directory engines",
                         );
                         continue;
                     }

@@ -13,14 +13,17 @@ pub mod diskspd;
 pub mod fio;
 mod fio_files;
 mod fio_job;
+mod fio_meta;
 mod fio_noted;
 mod fio_shape;
 pub mod render;
+mod render_tree;
 mod target_list;
 pub mod vdbench;
 mod vdbench_defs;
 mod vdbench_fill;
 mod vdbench_flags;
+mod vdbench_fs;
 mod vdbench_keys;
 mod vdbench_map;
 mod vdbench_skew;
@@ -158,6 +161,34 @@ pub struct Draft {
     /// Mappings of options that apply to the whole suite.
     pub global: Vec<Mapping>,
     pub runs: Vec<DraftRun>,
+    /// A tree of small files and its operations (fio's file engines):
+    /// when set, the suite's runs are these and `runs` is empty.
+    pub tree: Option<DraftTree>,
+}
+
+/// volbench's metadata tree (`ops` runs) as an import describes it.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct DraftTree {
+    pub depth: u64,
+    pub width: u64,
+    pub files_per_dir: u64,
+    /// As the suite key takes it: "0", "4k".
+    pub file_size: String,
+    pub shared_dirs: bool,
+    pub runs: Vec<DraftTreeRun>,
+}
+
+/// One run over the tree: phases in order (`create`, `stat`...).
+#[derive(Debug, Clone, PartialEq)]
+pub struct DraftTreeRun {
+    pub name: String,
+    pub ops: String,
+    pub threads: u64,
+    /// A cap on the phase (fio's runtime without time_based).
+    pub duration_s: Option<f64>,
+    /// A timed mix's warm-up (vdbench's warmup=).
+    pub warmup_s: Option<f64>,
+    pub notes: Vec<Mapping>,
 }
 
 /// An import: the suite and what was said about each option.
@@ -187,8 +218,14 @@ impl Imported {
             refused: Vec::new(),
         };
         all.mapped.extend(self.notes.mapped.iter().cloned());
-        for r in &self.draft.runs {
-            for m in &r.notes {
+        let tree_notes = self
+            .draft
+            .tree
+            .iter()
+            .flat_map(|t| &t.runs)
+            .map(|r| &r.notes);
+        for notes in self.draft.runs.iter().map(|r| &r.notes).chain(tree_notes) {
+            for m in notes {
                 if !all.mapped.contains(m) {
                     all.mapped.push(m.clone());
                 }

@@ -7,11 +7,11 @@ use std::fmt::Write;
 use super::{Draft, How, Imported, Mapping, secs_text, size_text};
 use crate::units::bounds;
 
-fn quote(s: &str) -> String {
+pub(super) fn quote(s: &str) -> String {
     toml::Value::String(s.to_string()).to_string()
 }
 
-fn comment(out: &mut String, m: &Mapping) {
+pub(super) fn comment(out: &mut String, m: &Mapping) {
     let how = match &m.how {
         How::Exact(h) => h.clone(),
         How::Note(h) => format!("NOTE: {h}"),
@@ -23,7 +23,7 @@ fn comment(out: &mut String, m: &Mapping) {
     );
 }
 
-fn num(v: f64) -> String {
+pub(super) fn num(v: f64) -> String {
     if v.fract() == 0.0 && v.abs() < 1e15 {
         format!("{}", v as i64)
     } else {
@@ -90,6 +90,10 @@ pub fn suite_toml(imp: &Imported, suite_path: &str, hosts_path: &str) -> String 
     }
     let _ = writeln!(out, "name = {}", quote(&d.name));
     let _ = writeln!(out, "source = {}", quote(&d.source));
+    if let Some(t) = &d.tree {
+        super::render_tree::tree(&mut out, d, t);
+        return out;
+    }
     out.push_str("table = \"patterns\"\n");
     // The source tools run no discarded warm-up run of their own.
     out.push_str("warmup_run = false\n");

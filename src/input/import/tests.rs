@@ -575,6 +575,10 @@ mod shape;
 
 mod corpus_fio;
 
+mod fio_meta;
+
+mod vdbench_fs;
+
 mod corpus_vdbench;
 
 #[test]

@@ -95,6 +95,10 @@ pub fn import_text(origin: &str, text: &str, map: &PathMap, src: &Sources) -> Re
 
 fn finish(origin: &str, defs: &[Def], map: &PathMap, mut notes: Notes) -> Result<Imported> {
     notes.check()?;
+    if super::vdbench_fs::is_fs(defs) {
+        let draft = super::vdbench_fs::translate(origin, defs, map, &mut notes)?;
+        return Ok(Imported { draft, notes });
+    }
     let draft = super::vdbench_map::translate(origin, defs, map, &mut notes)?;
     notes.check()?;
     Ok(Imported { draft, notes })

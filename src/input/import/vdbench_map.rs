@@ -622,5 +622,6 @@ pub(super) fn translate(
         hosts: draft_hosts,
         global: super::dedup(global),
         runs,
+        tree: None,
     })
 }
