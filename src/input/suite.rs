@@ -126,6 +126,11 @@ pub struct Defaults {
     arrivals: P,
     /// The fill's transfer size (`--fill-bs`).
     fill_bs: P,
+    /// The data flags (`suite/data.rs`).
+    compress: P,
+    dedup: P,
+    dedup_unit: P,
+    verify: P,
 }
 
 #[derive(Debug, Deserialize)]
@@ -295,6 +300,7 @@ pub fn list() -> Vec<(String, String, String)> {
         .collect()
 }
 
+mod data;
 mod expand;
 pub mod published;
 mod shape;

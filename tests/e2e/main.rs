@@ -14,6 +14,7 @@ mod host_scaling;
 mod hostile_flags;
 mod hostile_inputs;
 mod import_cli;
+mod import_data;
 mod import_lists;
 mod import_meta;
 mod launchers;

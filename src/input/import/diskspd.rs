@@ -602,6 +602,7 @@ pub fn import_args(args: &[String], map: &PathMap) -> Result<Imported> {
             threads_total,
             direct,
             write_sync,
+            data: Vec::new(),
             // diskspd issues overlapped (asynchronous) I/O.
             engine: Some("io_uring"),
             interval_s: interval,

@@ -237,6 +237,8 @@ pub(crate) struct Job {
     pub(crate) seed: Option<u64>,
     /// fio sync=: "sync" or "dsync" (O_SYNC / O_DSYNC writes).
     pub(crate) write_sync: Option<&'static str>,
+    /// Suite [defaults] data keys (compress, dedup, verify).
+    pub(crate) data: Vec<(&'static str, String)>,
     /// `threads` is the total over a list of targets (filename=a:b).
     pub(crate) threads_total: bool,
 }
@@ -425,6 +427,11 @@ fn translate(
             differs("randseed", notes);
         } else if j.write_sync != head.write_sync {
             differs("sync setting", notes);
+        } else if j.data != head.data {
+            differs(
+                "data (verify, buffer_compress_percentage, dedupe_percentage)",
+                notes,
+            );
         }
         let _ = r;
     }
@@ -446,6 +453,7 @@ fn translate(
         threads_total: head.threads_total,
         direct: head.direct,
         write_sync: head.write_sync,
+        data: head.data.clone(),
         engine: Some(head.engine),
         interval_s: None,
         seed: head.seed,

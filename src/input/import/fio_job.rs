@@ -157,7 +157,9 @@ pub(super) fn job(
     let mut wait_for = None;
     let mut extra = super::fio_shape::Extra::default();
     for (key, opt) in o {
-        if super::fio_shape::map(key, opt, &mut extra, &mut mapped, notes) {
+        if super::fio_shape::map(key, opt, &mut extra, &mut mapped, notes)
+            || super::fio_data::map(key, opt, &mut extra, &mut mapped, notes)
+        {
             continue;
         }
         let v = opt.val();
@@ -660,6 +662,7 @@ pub(super) fn job(
         engine,
         seed,
         write_sync: extra.write_sync,
+        data: extra.data,
         threads_total: list.is_some_and(|l| l.threads_total),
     })
 }

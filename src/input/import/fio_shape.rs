@@ -13,6 +13,8 @@ use crate::units::parse_duration;
 pub(super) struct Extra {
     pub(super) shape: Vec<(&'static str, String)>,
     pub(super) write_sync: Option<&'static str>,
+    /// Suite [defaults] data keys (`fio_data.rs`).
+    pub(super) data: Vec<(&'static str, String)>,
 }
 
 fn quoted(s: &str) -> String {

@@ -11,6 +11,7 @@ use crate::units::bounds;
 
 pub mod diskspd;
 pub mod fio;
+mod fio_data;
 mod fio_files;
 mod fio_job;
 mod fio_meta;
@@ -154,6 +155,8 @@ pub struct Draft {
     pub direct: bool,
     /// `write_sync` of the suite ("dsync", "sync"), when writes must be durable.
     pub write_sync: Option<&'static str>,
+    /// Suite [defaults] data keys with their TOML values.
+    pub data: Vec<(&'static str, String)>,
     pub engine: Option<&'static str>,
     pub interval_s: Option<f64>,
     pub seed: Option<u64>,

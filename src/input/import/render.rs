@@ -114,6 +114,9 @@ pub fn suite_toml(imp: &Imported, suite_path: &str, hosts_path: &str) -> String 
     if let Some(w) = d.write_sync {
         let _ = writeln!(out, "write_sync = {}", quote(w));
     }
+    for (k, v) in &d.data {
+        let _ = writeln!(out, "{k} = {v}");
+    }
     if let Some(e) = d.engine {
         let _ = writeln!(out, "engine = {}", quote(e));
     }

@@ -250,7 +250,7 @@ fn fio_unsupported_options_are_refused_by_name_file_and_line() {
         ("fsync_on_close=1", "fsync on close"),
         ("sync=maybe", "must be"),
         ("startdelay=5", "delay"),
-        ("verify=md5", "not supported yet"),
+        ("verify=pattern", "not supported yet"),
         ("bsrange=4k-64k", "range"),
         ("frobnicate=1", "not supported yet"),
     ] {
@@ -572,6 +572,8 @@ mod fuzz {
 }
 
 mod shape;
+
+mod data;
 
 mod corpus_fio;
 

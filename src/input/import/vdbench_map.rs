@@ -616,6 +616,7 @@ pub(super) fn translate(
         threads_total: false,
         direct: direct.unwrap_or(false),
         write_sync,
+        data: Vec::new(),
         engine: Some("psync"),
         interval_s: interval,
         seed: None,

@@ -348,7 +348,16 @@ pub fn to_job(origin: &str, text: &str, suite: &SuiteFile, o: &Overrides) -> Res
             direct,
             allow_overwrite: o.args.allow_overwrite,
             write_sync,
-            data: crate::input::data_args::data_spec(&o.args.data)?,
+            data: super::data::spec(
+                &cx,
+                &o.args.data,
+                &super::data::Keys {
+                    compress: &d.compress,
+                    dedup: &d.dedup,
+                    dedup_unit: &d.dedup_unit,
+                    verify: &d.verify,
+                },
+            )?,
             fill: match cx.pick(&None, &o.args.fill.fill_bs, &d.fill_bs) {
                 Some((t, at)) => cx.with(
                     "fill_bs",
