@@ -291,3 +291,30 @@ fn a_runs_size_is_bounded_like_the_size_flag_and_named_with_its_line() {
         assert_eq!(e.lines().count(), 1, "{e}");
     }
 }
+
+#[test]
+fn a_tree_runs_rate_is_kept_and_is_one_number_of_operations_per_second() {
+    let j = text_job(
+        "name = \"x\"\ntable = \"ops\"\n\n[[run]]\nname = \"m\"\nops = \"stat:50,create:50\"\n\
+         threads = 2\nrate = 500\n",
+    );
+    assert!(!j.runs.is_empty());
+    assert!(
+        j.runs.iter().all(|r| r.rate_iops == Some(500.0)),
+        "{:?}",
+        j.runs
+    );
+    let base = "name = \"x\"\ntable = \"ops\"\n\n[[run]]\nname = \"m\"\nops = \"create\"\n";
+    for (extra, says) in [
+        (
+            "rate = \"100,200\"\n",
+            "my.toml line 7: rate: a run with ops takes one rate",
+        ),
+        ("rate = \"20MiB/s\"\n", "my.toml line 7"),
+        ("rate = 0\n", "my.toml line 7"),
+    ] {
+        let e = parse_err(&format!("{base}{extra}"));
+        assert!(e.contains(says), "{extra}: {e}");
+        assert_eq!(e.lines().count(), 1, "{e}");
+    }
+}

@@ -75,8 +75,35 @@ pub(super) fn tree_entry(
             VbError::input("a run with ops takes one thread count"),
         ));
     };
+    // A tree's rate is operations per second, one number (as --rate with
+    // --ops); it was once dropped here without a word.
+    let rate_iops = match &e.rate {
+        None => None,
+        Some(v) => {
+            let rs = cx.with(
+                "rate",
+                Some(v),
+                crate::input::sweep::parse_numbers("rate", &v.get_ref().text()),
+            )?;
+            match rs.as_slice() {
+                [one] => Some(cx.with(
+                    "rate",
+                    Some(v),
+                    bounds::number("rate", *one, bounds::MIN_RATE, bounds::MAX_RATE),
+                )?),
+                _ => {
+                    return Err(cx.err(
+                        v,
+                        "rate",
+                        VbError::input("a run with ops takes one rate, in operations per second"),
+                    ));
+                }
+            }
+        }
+    };
     let base = RunSpec {
         threads: u32::try_from(*threads).unwrap_or(1),
+        rate_iops,
         arrivals,
         ..RunSpec::default()
     };
