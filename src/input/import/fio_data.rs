@@ -9,7 +9,8 @@
 
 use super::fio::Opt;
 use super::fio_shape::Extra;
-use super::{How, Mapping, Notes};
+use super::fio_shape::mapping;
+use super::{Mapping, Notes};
 use crate::units::bounds;
 
 /// Set a data key once per job; the suite holds one value for all jobs.
@@ -44,17 +45,7 @@ pub(super) fn map(
 ) -> bool {
     let v = opt.val().trim();
     let (at, text) = (opt.at.as_str(), opt.text());
-    let mut say = |how: String, exact: bool| {
-        mapped.push(Mapping {
-            at: opt.at.clone(),
-            option: opt.text(),
-            how: if exact {
-                How::Exact(how)
-            } else {
-                How::Note(how)
-            },
-        })
-    };
+    let mut say = |how: String, exact: bool| mapped.push(mapping(opt, how, exact));
     match key {
         "verify" => match v {
             "0" | "none" => say("no verification".into(), true),

@@ -21,6 +21,19 @@ fn quoted(s: &str) -> String {
     toml::Value::String(s.to_string()).to_string()
 }
 
+/// How one fio option was mapped: exactly, or with a note printed.
+pub(super) fn mapping(opt: &Opt, how: String, exact: bool) -> Mapping {
+    Mapping {
+        at: opt.at.clone(),
+        option: opt.text(),
+        how: if exact {
+            How::Exact(how)
+        } else {
+            How::Note(how)
+        },
+    }
+}
+
 /// True when `key` is one of these options (mapped, noted or refused here).
 pub(super) fn map(
     key: &str,
@@ -31,17 +44,7 @@ pub(super) fn map(
 ) -> bool {
     let v = opt.val().trim();
     let (at, text) = (opt.at.as_str(), opt.text());
-    let mut say = |how: String, exact: bool| {
-        mapped.push(Mapping {
-            at: opt.at.clone(),
-            option: opt.text(),
-            how: if exact {
-                How::Exact(how)
-            } else {
-                How::Note(how)
-            },
-        })
-    };
+    let mut say = |how: String, exact: bool| mapped.push(mapping(opt, how, exact));
     let count = |v: &str| v.parse::<u64>().ok().filter(|n| *n <= u32::MAX as u64);
     match key {
         "random_distribution" => {
