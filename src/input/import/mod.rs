@@ -21,6 +21,7 @@ pub mod render;
 mod render_tree;
 mod target_list;
 pub mod vdbench;
+mod vdbench_data;
 mod vdbench_defs;
 mod vdbench_fill;
 mod vdbench_flags;

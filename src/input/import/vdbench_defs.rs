@@ -42,6 +42,7 @@ pub(super) fn hosts_and_sds(
     notes: &mut Notes,
     global: &mut Vec<Mapping>,
     write_sync: &mut Option<&'static str>,
+    data: &mut Vec<(&'static str, String)>,
 ) -> (Vec<(String, String)>, Vec<Sd>) {
     let mut hosts: Vec<(String, String)> = Vec::new();
     let mut sds: Vec<Sd> = Vec::new();
@@ -50,6 +51,9 @@ pub(super) fn hosts_and_sds(
         match d.kind.as_str() {
             "general" => {
                 for p in &d.params {
+                    if super::vdbench_data::map(p, global, data, notes) {
+                        continue;
+                    }
                     match p.key.as_str() {
                         "messagescan" | "histogram" | "report" | "data_errors" | "debug"
                         | "create_anchors" | "monitor" => noted(
@@ -57,9 +61,6 @@ pub(super) fn hosts_and_sds(
                             p,
                             "reporting detail of vdbench's own; volbench keeps its time series and histograms",
                         ),
-                        "compratio" | "dedupratio" | "dedupunit" | "validate" | "journal" => {
-                            notes.unsupported(&p.at, &p.text(), "data patterns and validation")
-                        }
                         _ => notes.refuse(
                             &p.at,
                             &p.text(),

@@ -23,7 +23,8 @@ pub(super) fn translate(
 ) -> Result<Draft> {
     let mut global: Vec<Mapping> = Vec::new();
     let mut write_sync: Option<&'static str> = None;
-    let (hosts, sds) = hosts_and_sds(defs, map, notes, &mut global, &mut write_sync);
+    let mut data: Vec<(&'static str, String)> = Vec::new();
+    let (hosts, sds) = hosts_and_sds(defs, map, notes, &mut global, &mut write_sync, &mut data);
     notes.check()?;
     // No hosts anywhere: every sd is on this machine, a list of local targets
     // whose rate is the run's total, as vdbench's iorate is.
@@ -616,7 +617,7 @@ pub(super) fn translate(
         threads_total: false,
         direct: direct.unwrap_or(false),
         write_sync,
-        data: Vec::new(),
+        data,
         engine: Some("psync"),
         interval_s: interval,
         seed: None,

@@ -74,3 +74,45 @@ fn suite_data_keys_are_bounded_like_the_flags_and_named_by_line() {
         .to_string();
     assert!(e.contains("s.toml line 4") && e.contains("16"), "{e}");
 }
+
+fn vdbench_data(general: &str) -> Result<Imported> {
+    let read = files(BTreeMap::new());
+    vdbench::import_text(
+        "p.vdb",
+        &format!(
+            "{general}\nsd=s1,lun=/dev/sdq,openflags=o_direct\nwd=w1,sd=s1,xfersize=4k,rdpct=70,seekpct=100\n\
+             rd=r1,wd=w1,iorate=max,elapsed=10,interval=1,threads=4\n"
+        ),
+        &PathMap::default(),
+        &vdbench::Sources { read: &read },
+    )
+}
+
+#[test]
+fn vdbench_data_parameters_become_the_suites_data() {
+    let j = job_of(&vdbench_data("compratio=2,dedupratio=3,dedupunit=2k").unwrap());
+    assert_eq!(j.target.data.compress, 2.0);
+    assert_eq!(j.target.data.dedup, 3);
+    assert_eq!(j.target.data.dedup_unit, 2048);
+    let j = job_of(&vdbench_data("validate=yes").unwrap());
+    assert!(j.target.data.verify);
+    let j = job_of(&vdbench_data("validate=no").unwrap());
+    assert!(!j.target.data.verify);
+}
+
+#[test]
+fn vdbench_data_parameters_volbench_cannot_write_are_refused_by_line() {
+    for (general, why) in [
+        ("compratio=25", "ratio from 1 to 16"),
+        ("dedupratio=0.5", "ratio from 1 to"),
+        ("dedupunit=3k", "power of two"),
+        ("validate=time", "only validate=yes or no"),
+        ("journal=yes", "--verify --journal FILE"),
+    ] {
+        let e = vdbench_data(general).err().unwrap().to_string();
+        assert!(
+            e.contains("p.vdb line 1") && e.contains(why),
+            "{general}: {e}"
+        );
+    }
+}
