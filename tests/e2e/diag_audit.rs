@@ -183,6 +183,16 @@ fn the_page_cache_level_on_a_busy_client_is_no_cap() {
     job_buffered.spec.target.direct = false;
     let f = diagnose(&job_buffered);
     assert!(!kinds(&f).contains(&Kind::InferredBandwidthCap), "{f:#?}");
+    // Buffered over a network file system (sshfs, NFS: no block device
+    // below), the data came over the wire: a level there is the storage's
+    // or the link's, not memory's.
+    let mut s = healthy();
+    s.devices[0].read_mib_s = 0.0;
+    s.net[0].rx_mib_s = 1_600.0;
+    let mut wire = with(level(), s, None);
+    wire.spec.target.direct = false;
+    let f = diagnose(&wire);
+    assert!(kinds(&f).contains(&Kind::InferredBandwidthCap), "{f:#?}");
     // ...or by the run's own `direct = false`.
     for r in &mut doc.runs {
         r.workload.buffered = true;

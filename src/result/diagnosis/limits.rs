@@ -71,8 +71,9 @@ fn closed_loop(doc: &ResultDoc) -> Vec<&RunResult> {
         .collect()
 }
 
-/// A buffered run whose devices moved less than half its MiB/s (or that
-/// has no device below it: tmpfs) was served by the page cache: its level
+/// A buffered run whose devices and network interfaces moved less than
+/// half its MiB/s (or that has neither below it: tmpfs) was served by the
+/// page cache: its level
 /// is the client's memory and CPU, not a cap of the storage (seen: page
 /// cache on tmpfs beside a compiler, 1,661 / 1,554 / 1,622 MiB/s at 4, 8 and
 /// 64 KiB). Without counters nothing is known and the run is kept. A run is
@@ -82,8 +83,15 @@ fn from_memory(doc: &ResultDoc, r: &RunResult) -> bool {
     let Some(s) = r.counters.as_ref().and_then(|c| c.summary.as_ref()) else {
         return false;
     };
+    // What crossed a network interface came from beyond the client too
+    // (sshfs, NFS, SMB: no block device, the data on the wire).
     let device = s.devices.iter().map(|d| d.mib_s()).fold(0.0, f64::max);
-    (r.workload.buffered || !doc.spec.target.direct) && device < 0.5 * r.total_mib_s()
+    let wire = s
+        .net
+        .iter()
+        .map(|n| n.rx_mib_s + n.tx_mib_s)
+        .fold(0.0, f64::max);
+    (r.workload.buffered || !doc.spec.target.direct) && device.max(wire) < 0.5 * r.total_mib_s()
 }
 
 /// The measured figures against the limits given with --expect.
