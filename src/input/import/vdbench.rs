@@ -295,6 +295,25 @@ fn param(text: &str, at: &str) -> Result<Param> {
 }
 
 /// vdbench's wildcards: `*` matches any run of characters.
+/// The definitions a parameter names (`wd=(a,b)`, `fwd=fwd*`), or None
+/// with its refusal when it names none defined before.
+pub(crate) fn named<'a>(
+    defs: &'a [Def],
+    p: &Param,
+    kind: &str,
+    notes: &mut Notes,
+) -> Option<Vec<&'a Def>> {
+    let chosen: Vec<&Def> = defs
+        .iter()
+        .filter(|d| items(&p.value).iter().any(|x| wildcard(x, &d.name)))
+        .collect();
+    if chosen.is_empty() {
+        notes.refuse(&p.at, &p.text(), format!("names no {kind} defined before"));
+        return None;
+    }
+    Some(chosen)
+}
+
 pub(crate) fn wildcard(pattern: &str, name: &str) -> bool {
     let parts: Vec<&str> = pattern.split('*').collect();
     if parts.len() == 1 {

@@ -4,7 +4,7 @@
 //! fwds' operations.
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
-use super::vdbench::{Def, Param, items, seconds, wildcard, with_defaults};
+use super::vdbench::{Def, Param, seconds, with_defaults};
 use super::{Draft, DraftTree, DraftTreeRun, How, Mapping, Notes, PathMap, run_name, size_text};
 use crate::error::{Result, VbError};
 use crate::units::parse_size;
@@ -156,14 +156,9 @@ pub(super) fn translate(
             notes.unsupported(&rd.at, &format!("rd={}", rd.name), "an rd without fwd=");
             continue;
         };
-        let chosen: Vec<&Def> = fwds
-            .iter()
-            .filter(|w| items(&fp.value).iter().any(|x| wildcard(x, &w.name)))
-            .collect();
-        if chosen.is_empty() {
-            notes.refuse(&fp.at, &fp.text(), "names no fwd defined before");
+        let Some(chosen) = super::vdbench::named(&fwds, fp, "fwd", notes) else {
             continue;
-        }
+        };
         let mut m = Vec::new();
         let mut mix: Vec<(&'static str, u64)> = Vec::new();
         let mut threads = 0u64;

@@ -50,14 +50,9 @@ pub(super) fn translate(
             notes.unsupported(&rd.at, &rd_opt, "a run without wd=");
             continue;
         };
-        let chosen: Vec<&Def> = wds
-            .iter()
-            .filter(|w| items(&wdp.value).iter().any(|p| wildcard(p, &w.name)))
-            .collect();
-        if chosen.is_empty() {
-            notes.refuse(&wdp.at, &wdp.text(), "names no wd defined before");
+        let Some(chosen) = super::vdbench::named(&wds, wdp, "wd", notes) else {
             continue;
-        }
+        };
         // Several wds at once (skew=) and hotbands: one workload.
         let Some(wd) = super::vdbench_skew::combine(&chosen, notes, &wdp.at, &wdp.text()) else {
             continue;
