@@ -2,7 +2,7 @@
 //! may use only the modules below it in `LAYERS`, so the flow stays one
 //! direction and no import cycle can come back.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -473,4 +473,373 @@ fn every_source_file_stays_small_enough_to_do_one_job() {
         "files over {MAX_LINES} lines (split them by job):\n{}",
         long.join("\n")
     );
+}
+
+/// A module's path from the crate root (`src/io/engine/uring.rs` ->
+/// io::engine::uring; a `mod.rs` is its folder; `src/spec.rs` and
+/// `src/spec/mod.rs` are both `spec`).
+fn module_path(file: &Path) -> Vec<String> {
+    let Ok(rel) = file.strip_prefix(src()) else {
+        return Vec::new();
+    };
+    let mut parts: Vec<String> = rel
+        .components()
+        .map(|c| {
+            c.as_os_str()
+                .to_string_lossy()
+                .trim_end_matches(".rs")
+                .to_string()
+        })
+        .collect();
+    if parts.last().is_some_and(|p| p == "mod") {
+        parts.pop();
+    }
+    parts
+}
+
+/// Every path a use tree names, in full (`a::{b::{c, d}, e}` -> a::b::c,
+/// a::b::d, a::e); a `self` item names the path it stands in, an alias
+/// (`x as y`) names `x`. `rest` starts after the path's first `::`.
+fn use_paths(rest: &str, prefix: &[String], out: &mut Vec<Vec<String>>) {
+    let mut path = prefix.to_vec();
+    let mut rest = rest.trim_start();
+    loop {
+        if let Some(group) = rest.strip_prefix('{') {
+            let (mut depth, mut start) = (0usize, 0);
+            for (i, c) in group.char_indices() {
+                match c {
+                    '{' => depth += 1,
+                    '}' if depth > 0 => depth -= 1,
+                    ',' | '}' if depth == 0 => {
+                        let item = group[start..i].trim();
+                        if item == "self" {
+                            out.push(path.clone());
+                        } else if !item.is_empty() {
+                            use_paths(item, &path, out);
+                        }
+                        start = i + 1;
+                        if c == '}' {
+                            return;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            return;
+        }
+        let name = ident(rest);
+        if name.is_empty() || name == "self" {
+            out.push(path);
+            return;
+        }
+        path.push(name.clone());
+        rest = rest.trim_start()[name.len()..].trim_start();
+        match rest.strip_prefix("::") {
+            Some(r) => rest = r.trim_start(),
+            None => {
+                out.push(path);
+                return;
+            }
+        }
+    }
+}
+
+/// The child modules of module `m`: the files and folders in its folder
+/// (`src/io/` for io, `src/spec/` for `src/spec.rs`), unit tests aside.
+fn children(m: &[String]) -> BTreeSet<String> {
+    let dir = m.iter().fold(src(), |d, p| d.join(p));
+    let mut out = BTreeSet::new();
+    for e in fs::read_dir(dir).into_iter().flatten().flatten() {
+        let name = e.file_name().to_string_lossy().to_string();
+        let stem = if e.path().is_dir() {
+            Some(name.as_str())
+        } else {
+            name.strip_suffix(".rs")
+        };
+        if let Some(stem) = stem.filter(|s| *s != "mod" && *s != "tests") {
+            out.insert(stem.to_string());
+        }
+    }
+    out
+}
+
+/// Every path a file's code names inside the crate, resolved from the
+/// crate root: `crate::a::b`, `super::x` (in an inline `mod` block the
+/// first `super` only leaves the block), `self::x`, and a bare `child::x`
+/// for a child module of the file's own module.
+fn resolved_paths(text: &str, me: &[String]) -> Vec<Vec<String>> {
+    let code = code_only(text);
+    let inline = inline_mod_depths(&code);
+    let kids = children(me);
+    let mut out = Vec::new();
+    let word_start = |i: usize| {
+        code[..i]
+            .chars()
+            .next_back()
+            .is_none_or(|c| !(c.is_alphanumeric() || c == '_' || c == '$'))
+    };
+    let mut i = 0;
+    while i < code.len() {
+        let rest = &code[i..];
+        let name: String = rest
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        if name.is_empty() {
+            i += rest.chars().next().map_or(1, char::len_utf8);
+            continue;
+        }
+        let after = rest[name.len()..].trim_start();
+        let tail = after.strip_prefix("::");
+        let (Some(tail), true) = (tail, word_start(i) && !code[..i].trim_end().ends_with("::"))
+        else {
+            i += name.len();
+            continue;
+        };
+        match name.as_str() {
+            "crate" => use_paths(tail, &[], &mut out),
+            "self" => use_paths(tail, me, &mut out),
+            "super" => {
+                let (mut up, mut t) = (1, tail.trim_start());
+                while let Some(r) = t.strip_prefix("super") {
+                    let Some(r) = r.trim_start().strip_prefix("::") else {
+                        break;
+                    };
+                    up += 1;
+                    t = r.trim_start();
+                }
+                let up = up - inline.get(i).copied().unwrap_or(0).min(up);
+                if up > 0 && up <= me.len() {
+                    use_paths(t, &me[..me.len() - up], &mut out);
+                }
+                i += rest.len() - t.len();
+                continue;
+            }
+            n if kids.contains(n) => {
+                let mut p = me.to_vec();
+                p.push(n.to_string());
+                use_paths(tail, &p, &mut out);
+            }
+            _ => {}
+        }
+        i += name.len();
+    }
+    out
+}
+
+/// The names a module file re-exports from its children (`pub use
+/// child::Thing;`, `pub(crate) use self::child::{A, B}`): (name, child).
+fn reexports(text: &str, me: &[String]) -> Vec<(String, String)> {
+    let code = code_only(text);
+    let kids = children(me);
+    let mut out = Vec::new();
+    for (i, _) in code.match_indices("use ") {
+        let head = code[..i].trim_end();
+        if !(head.ends_with("pub") || head.ends_with(')')) {
+            continue;
+        }
+        let stmt = &code[i + 4..];
+        let stmt = stmt[..stmt.find(';').unwrap_or(stmt.len())].trim_start();
+        let mut paths = Vec::new();
+        use_paths(stmt.strip_prefix("self::").unwrap_or(stmt), &[], &mut paths);
+        for p in paths {
+            if let (Some(first), Some(last), true) = (p.first(), p.last(), p.len() > 1)
+                && kids.contains(first)
+            {
+                out.push((last.clone(), first.clone()));
+            }
+        }
+    }
+    out
+}
+
+/// The arrows between the children of every module, at every depth:
+/// folder -> (from child, to child) -> the first file that draws it.
+type Arrows = BTreeMap<Vec<String>, BTreeMap<(String, String), String>>;
+
+fn folder_arrows() -> Arrows {
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    let mut reexported: BTreeMap<Vec<String>, Vec<(String, String)>> = BTreeMap::new();
+    let mut texts = Vec::new();
+    for f in &files {
+        let me = module_path(f);
+        if me.is_empty() || me == ["lib"] || me == ["main"] {
+            continue;
+        }
+        let text = fs::read_to_string(f).unwrap_or_default();
+        reexported
+            .entry(me.clone())
+            .or_default()
+            .extend(reexports(&text, &me));
+        texts.push((f, me, text));
+    }
+    let mut arrows = Arrows::new();
+    for (f, me, text) in &texts {
+        // A unit-test file is its parent's code.
+        let from_path: Vec<String> = me.iter().filter(|p| *p != "tests").cloned().collect();
+        for to in resolved_paths(text, me) {
+            let common = from_path
+                .iter()
+                .zip(&to)
+                .take_while(|(a, b)| a == b)
+                .count();
+            // Into the file's own children, or to an enclosing module itself.
+            if common >= from_path.len() || common >= to.len() {
+                continue;
+            }
+            let folder = from_path[..common].to_vec();
+            let from = from_path[common].clone();
+            let mut to_child = to[common].clone();
+            if !children(&folder).contains(&to_child) {
+                // An item of the folder's own module file (its face), or a
+                // name it re-exports from a child: then that child.
+                match reexported
+                    .get(&folder)
+                    .and_then(|r| r.iter().find(|(n, _)| *n == to_child))
+                {
+                    Some((_, child)) => to_child = child.clone(),
+                    None => continue,
+                }
+            }
+            if to_child != from {
+                let file = f.strip_prefix(src()).unwrap_or(f).display().to_string();
+                arrows
+                    .entry(folder)
+                    .or_default()
+                    .entry((from, to_child))
+                    .or_insert(file);
+            }
+        }
+    }
+    arrows
+}
+
+/// The circles (sets of two or more that all reach each other) of one
+/// folder's arrows.
+fn circles(arrows: &BTreeMap<(String, String), String>) -> Vec<Vec<String>> {
+    let nodes: BTreeSet<&String> = arrows.keys().flat_map(|(a, b)| [a, b]).collect();
+    let reach = |start: &String| {
+        let mut seen = BTreeSet::from([start.clone()]);
+        let mut todo = vec![start.clone()];
+        while let Some(n) = todo.pop() {
+            for (a, b) in arrows.keys() {
+                if *a == n && seen.insert(b.clone()) {
+                    todo.push(b.clone());
+                }
+            }
+        }
+        seen
+    };
+    let reach: BTreeMap<&String, BTreeSet<String>> = nodes.iter().map(|n| (*n, reach(n))).collect();
+    let mut out: Vec<Vec<String>> = Vec::new();
+    for n in &nodes {
+        let ring: Vec<String> = nodes
+            .iter()
+            .filter(|m| reach[*n].contains(**m) && reach[**m].contains(*n))
+            .map(|m| m.to_string())
+            .collect();
+        if ring.len() > 1 && !out.contains(&ring) {
+            out.push(ring);
+        }
+    }
+    out
+}
+
+/// No import circle among the files and subfolders of any folder, at any
+/// depth (the layer test above holds the top level to one order; this holds
+/// every folder below it to some order). An arrow is a child naming a
+/// sibling by any path (`super::x`, `crate::a::x`, a bare `x::` from the
+/// module file); an arrow from deeper down counts for the child it comes
+/// from (`input/import/fio/job.rs` naming `input::flags` is import -> flags
+/// in `input/`), so an arrow back up into an ancestor's sibling that uses
+/// the folder closes a circle there. A folder's module file (`mod.rs`) is
+/// its face, not a sibling: it declares the children and may use them, and
+/// children may use what it defines (a trait, like `io::engine::Engine`);
+/// a name it re-exports from a child counts as that child. What a family
+/// shares goes in a leaf file, never back into its face. Unit-test files
+/// count as their parent.
+#[test]
+fn no_folder_has_an_import_circle_among_its_files() {
+    let mut wrong = Vec::new();
+    for (folder, arrows) in folder_arrows() {
+        for ring in circles(&arrows) {
+            let drawn: Vec<String> = arrows
+                .iter()
+                .filter(|((a, b), _)| ring.contains(a) && ring.contains(b))
+                .map(|((a, b), file)| format!("{a} -> {b} (src/{file})"))
+                .collect();
+            let place = format!("src/{}/", folder.join("/")).replace("//", "/");
+            if !CIRCLES_LEFT.contains(&(place.as_str(), ring.join(" ").as_str())) {
+                wrong.push(format!(
+                    "{place}: {{{}}} use each other: {}",
+                    ring.join(", "),
+                    drawn.join("; ")
+                ));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "import circles inside a folder (move what they share to a leaf file both use):\n{}",
+        wrong.join("\n")
+    );
+}
+
+/// The circles found when this check came; each goes as its shared types
+/// move to a leaf file.
+const CIRCLES_LEFT: &[(&str, &str)] = &[
+    (
+        "src/input/import/",
+        "fio fio_data fio_files fio_job fio_meta fio_noted fio_shape",
+    ),
+    ("src/input/import/", "render render_tree"),
+    (
+        "src/input/import/",
+        "vdbench vdbench_data vdbench_defs vdbench_fill vdbench_fs vdbench_map vdbench_skew",
+    ),
+    ("src/io/", "meta worker"),
+    ("src/io/", "target verify"),
+    ("src/remote/", "launcher ssh"),
+    ("src/report/", "compare compare_meta"),
+    ("src/report/", "diagnosis host_scaling hosts html targets"),
+    ("src/result/", "check merge"),
+];
+
+#[test]
+fn the_folder_scanner_resolves_every_path_to_its_module() {
+    let me: Vec<String> = ["input", "import", "fio_job"].map(String::from).to_vec();
+    let text = "use super::{fio::{Job, Opt}, Notes};\nuse crate::units::{bounds, parse_size};\n\
+                fn f() { super::super::flags::x(); crate :: spec::Pattern::Read; }\n\
+                mod tests { use super::*; use super::super::render::quote; }\n\
+                // super::vdbench::x\nlet s = \"crate::cmd\";";
+    let got: BTreeSet<String> = resolved_paths(text, &me)
+        .into_iter()
+        .map(|p| p.join("::"))
+        .collect();
+    let want = [
+        "input::import::fio::Job",
+        "input::import::fio::Opt",
+        "input::import::Notes",
+        "units::bounds",
+        "units::parse_size",
+        "input::flags::x",
+        "spec::Pattern::Read",
+        "input::import::render::quote",
+    ];
+    assert_eq!(got, set(&want));
+    // A circle of three and a pair, apart from a one-way arrow.
+    let arrows: BTreeMap<(String, String), String> = [
+        ("a", "b"),
+        ("b", "c"),
+        ("c", "a"),
+        ("c", "d"),
+        ("e", "f"),
+        ("f", "e"),
+    ]
+    .iter()
+    .map(|(a, b)| ((a.to_string(), b.to_string()), String::new()))
+    .collect();
+    let found: Vec<String> = circles(&arrows).iter().map(|r| r.join(" ")).collect();
+    assert_eq!(found, ["a b c", "e f"]);
 }
