@@ -80,7 +80,7 @@ pub fn run_one(
             )
             .map_err(|e| (e, None))?
         };
-        setups.push(WorkerSetup {
+        let setup = WorkerSetup {
             index: w,
             engine: run.engine,
             depth: run.depth,
@@ -112,10 +112,11 @@ pub fn run_one(
             }),
             control: control.clone(),
             counters: counters[w as usize].clone(),
-            meta: super::meta::worker(plan, run, w, n),
             data: prepared.data.clone(),
             shaper: crate::io::shaping::Shaper::new(&spec.shape),
-        });
+        };
+        // A metadata run's workers each take a share of the tree instead.
+        setups.push((setup, super::meta::worker(plan, run, w, n)));
     }
 
     // Workers report ready once set up, then wait to be released together;
@@ -136,7 +137,7 @@ pub fn run_one(
     std::thread::scope(|s| {
         let mut handles = Vec::with_capacity(setups.len());
         let mut spawn_error = None;
-        for setup in setups {
+        for (setup, meta) in setups {
             let gate = start_gate.clone();
             let spawned = std::thread::Builder::new()
                 .name(format!("vb-io-{}", setup.index))
@@ -156,12 +157,16 @@ pub fn run_one(
                     if let Err(e) = worker::own_fd_table(&mut setup.files, reopen) {
                         return worker::not_started(&setup.control, e, || gate.arrive());
                     }
-                    worker::run(setup, || {
+                    let ready = || {
                         gate.arrive();
                         // Called off: the phase is already STOP, so the
                         // worker ends without issuing any I/O.
                         gate.wait_start();
-                    })
+                    };
+                    match meta {
+                        Some(m) => crate::io::meta::worker::run(m, setup, ready),
+                        None => worker::run(setup, ready),
+                    }
                 });
             match spawned {
                 Ok(h) => handles.push(h),

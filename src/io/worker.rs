@@ -3,142 +3,25 @@
 //! increment and a few plain stores, with no locks, allocation or logging.
 
 use std::os::fd::OwnedFd;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use crate::io::data::{AlignedBuf, fill_random};
 use crate::io::engine::{self, Completion, Engine, EngineKind};
 use crate::io::ring::WriteSource;
-use crate::io::workload::{IoGen, IoOp};
+use crate::io::workload::IoOp;
 use crate::stats::{LiveCounters, OpStats};
 
-pub const PHASE_WARMUP: u8 = 0;
-pub const PHASE_MEASURE: u8 = 1;
-/// After measuring, I/O goes on but counts nowhere (--cooldown).
-pub const PHASE_COOLDOWN: u8 = 2;
-pub const PHASE_STOP: u8 = 3;
-
-/// Shared by the collector (writer) and the workers (readers).
-#[derive(Default)]
-pub struct Control {
-    pub phase: AtomicU8,
-    /// Set by a worker that hit an error, so the collector ends the run.
-    pub failed: AtomicBool,
-    /// Workers that have finished on their own (their --io-limit share done).
-    pub finished: AtomicU32,
-    /// When the last of them finished: the end of an --io-limit run is that
-    /// moment, not the collector's next poll (which would add up to a poll
-    /// interval to the measured time and understate IOPS on short runs).
-    pub finished_at: std::sync::Mutex<Option<std::time::Instant>>,
-}
-
-impl Control {
-    pub(crate) fn mark_finished(&self) {
-        let now = std::time::Instant::now();
-        if let Ok(mut at) = self.finished_at.lock() {
-            *at = Some(at.map_or(now, |t| t.max(now)));
-        }
-        self.finished.fetch_add(1, Ordering::Relaxed);
-    }
-
-    /// The moment every one of `workers` finished its share, if they all have.
-    pub fn all_finished_at(&self, workers: usize) -> Option<std::time::Instant> {
-        if (self.finished.load(Ordering::Relaxed) as usize) < workers {
-            return None;
-        }
-        self.finished_at.lock().ok().and_then(|t| *t)
-    }
-}
-
-/// Latency (from the intended start) per op type, and, for rate-limited
-/// runs, service time (from the actual submission) beside it.
-#[derive(Clone, Default)]
-pub struct PhaseStats {
-    pub read: OpStats,
-    pub write: OpStats,
-    pub read_service: OpStats,
-    pub write_service: OpStats,
-}
-
-impl PhaseStats {
-    pub fn merge(&mut self, other: &PhaseStats) {
-        self.read.merge(&other.read);
-        self.write.merge(&other.write);
-        self.read_service.merge(&other.read_service);
-        self.write_service.merge(&other.write_service);
-    }
-}
-
-/// When a rate-limited worker's I/Os are due. Intended start times follow
-/// the schedule whatever the device does, so a stall shows up as latency of
-/// every I/O that should have started during it (no coordinated omission).
-pub struct Schedule {
-    /// Mean gap between this worker's I/Os.
-    pub gap: Duration,
-    pub poisson: bool,
-    /// Offset of this worker's first I/O, so workers do not fire in lockstep.
-    pub offset: Duration,
-    /// A bandwidth cap (--rate 100MiB/s): each I/O's gap is its length
-    /// times this, so a block-size mix keeps the byte rate; 0 = IOPS.
-    pub ns_per_byte: f64,
-}
-
-impl Schedule {
-    #[inline]
-    pub(crate) fn next_gap(&self, rng: &mut fastrand::Rng) -> Duration {
-        if self.poisson {
-            // Exponential gaps: -ln(U) x mean, with U in (0, 1].
-            let u = 1.0 - rng.f64();
-            self.gap.mul_f64(-u.ln())
-        } else {
-            self.gap
-        }
-    }
-}
-
-pub struct WorkerResult {
-    pub warmup: PhaseStats,
-    pub measure: PhaseStats,
-    pub error: Option<String>,
-    /// Per-operation statistics of a metadata run (empty otherwise).
-    pub meta: Vec<crate::io::meta::MetaOpStats>,
-    /// Reads that returned what was not written (--verify).
-    pub data: crate::io::verify::DataReport,
-}
-
-pub struct WorkerSetup {
-    pub index: u32,
-    pub engine: EngineKind,
-    pub depth: u32,
-    pub files: Vec<OwnedFd>,
-    pub io_gen: IoGen,
-    pub max_bs: usize,
-    pub buf_align: usize,
-    /// Bytes of the ring writes are issued from (`io::ring`); 0: they copy.
-    pub ring: usize,
-    pub seed: u64,
-    /// Bytes this worker may issue over the whole run (--io-limit), if capped.
-    pub budget: Option<u64>,
-    /// Open-loop schedule for this worker, if the run is rate-limited.
-    pub rate: Option<Schedule>,
-    pub control: Arc<Control>,
-    pub counters: Arc<LiveCounters>,
-    /// A metadata run: work on this share of a tree instead of the files.
-    pub meta: Option<crate::io::meta::MetaWorker>,
-    /// The data to write and the checks of reads, unless the default.
-    pub data: Option<Arc<crate::io::verify::DataPlan>>,
-    /// Syncs and think time between I/Os, when the run asks for them.
-    pub shaper: Option<crate::io::shaping::Shaper>,
-}
+pub use crate::io::phase::{
+    Control, PHASE_COOLDOWN, PHASE_MEASURE, PHASE_STOP, PHASE_WARMUP, PhaseStats, Schedule,
+    WorkerResult, WorkerSetup,
+};
+pub(crate) use crate::io::phase::{SPIN, now_ns, wait_until};
 
 /// Runs until the control says stop (or an I/O fails). `ready` is called
 /// once the engine is set up, so the collector can start every worker's
 /// clock together.
-pub fn run(mut setup: WorkerSetup, ready: impl FnOnce()) -> WorkerResult {
-    if let Some(m) = setup.meta.take() {
-        return crate::io::meta::worker::run(m, setup, ready);
-    }
+pub fn run(setup: WorkerSetup, ready: impl FnOnce()) -> WorkerResult {
     // Copies of the loop: with RATED false the compiler drops every
     // rate-control branch, store and stat (about 75 instructions per I/O),
     // so runs without --rate pay nothing for it.
@@ -165,7 +48,6 @@ fn run_loop<const RATED: bool, const VERIFY: bool, const SHAPED: bool>(
     let WorkerSetup {
         index,
         engine: kind,
-        meta: _,
         depth,
         files,
         mut io_gen,
@@ -494,30 +376,6 @@ fn run_loop<const RATED: bool, const VERIFY: bool, const SHAPED: bool>(
     }
 }
 
-/// Sleeping wakes up tens of microseconds late on a busy or virtual machine,
-/// which would count as latency of every rate-limited I/O: sleep to this
-/// much before the due time and spin the rest.
-const SPIN: Duration = Duration::from_micros(60);
-/// Longest single sleep, so a stop request is seen promptly.
-const MAX_SLEEP: Duration = Duration::from_millis(20);
-
-pub(crate) fn wait_until(due: u64) {
-    loop {
-        let left = Duration::from_nanos(due.saturating_sub(now_ns()));
-        if left.is_zero() {
-            return;
-        }
-        if left > SPIN {
-            std::thread::sleep((left - SPIN).min(MAX_SLEEP));
-            if left - SPIN > MAX_SLEEP {
-                return;
-            }
-        } else {
-            std::thread::yield_now();
-        }
-    }
-}
-
 /// Moves the calling I/O thread onto a file-descriptor table of its own and
 /// opens its files there with `open`, after closing the copies in `files`.
 ///
@@ -565,24 +423,6 @@ pub fn not_started(control: &Control, error: String, ready: impl FnOnce()) -> Wo
         meta: Vec::new(),
         data: Default::default(),
     }
-}
-
-/// Monotonic time in nanoseconds, from glibc's clock_gettime (the vDSO).
-/// The loop reads the clock twice per batch; `Instant` would add checked
-/// timespec subtraction and u128 `as_nanos` conversions to every latency
-/// (about 60 of volbench's ~500 instructions per page-cache read, by
-/// callgrind). rustix's clock_gettime would parse the vDSO itself, which
-/// crashes under valgrind; glibc's does not. u64 ns since boot last 584 years.
-#[inline(always)]
-pub(crate) fn now_ns() -> u64 {
-    let mut t = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `t` is a valid timespec to fill; CLOCK_MONOTONIC always
-    // exists on Linux, so the call cannot fail.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut t) };
-    t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
 }
 
 /// Single-writer publish of running totals, cumulative over both phases so

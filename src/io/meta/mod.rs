@@ -22,7 +22,8 @@ use crate::error::{Result, VbError};
 use crate::spec::meta::MetaSpec;
 use tree::{Name, Tree};
 
-pub use worker::{MetaOpStats, MetaWorker};
+pub use crate::io::phase::MetaOpStats;
+pub use worker::MetaWorker;
 
 pub const TREE_MARKER: &str = ".volbench-tree.json";
 const TREE_MARKER_C: &CStr = c".volbench-tree.json";

@@ -14,17 +14,11 @@ use crate::io::data::{AlignedBuf, fill_random};
 use crate::io::meta::ops::{self, Io};
 use crate::io::meta::tree::{Name, Share, Tree};
 use crate::io::meta::{open_below, open_root};
-use crate::io::worker::{PHASE_STOP, PhaseStats, WorkerResult, WorkerSetup, now_ns, wait_until};
+use crate::io::phase::{
+    MetaOpStats, PHASE_STOP, PhaseStats, WorkerResult, WorkerSetup, now_ns, wait_until,
+};
 use crate::spec::meta::{ALL_OPS, MetaOp, MetaSpec};
 use crate::stats::{LiveCounters, OpStats};
-
-/// One operation's statistics from one worker, warm-up and measured apart.
-#[derive(Clone, Debug)]
-pub struct MetaOpStats {
-    pub op: MetaOp,
-    pub warmup: OpStats,
-    pub measure: OpStats,
-}
 
 /// What a worker needs to work on a tree.
 #[derive(Clone)]
