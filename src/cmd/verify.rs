@@ -11,7 +11,7 @@ const SHOWN: u64 = 1000;
 pub fn cmd_verify(a: &VerifyArgs) -> Result<i32> {
     let stop = super::stop_flag()?;
     let mut shown = 0u64;
-    let r = crate::io::verify::scan::scan(&a.target, a.journal.as_deref(), &stop, &mut |line| {
+    let r = crate::io::scan::scan(&a.target, a.journal.as_deref(), &stop, &mut |line| {
         shown += 1;
         if shown <= SHOWN {
             eprintln!("data error: {line}");

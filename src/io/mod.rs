@@ -11,6 +11,7 @@ pub(crate) mod meta;
 pub(crate) mod mounts;
 pub(crate) mod phase;
 pub(crate) mod ring;
+pub(crate) mod scan;
 pub(crate) mod shaping;
 pub(crate) mod skew;
 pub mod target;

@@ -5,7 +5,6 @@
 
 pub mod journal;
 pub mod map;
-pub mod scan;
 pub mod sectors;
 
 use std::sync::Arc;

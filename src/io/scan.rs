@@ -12,10 +12,10 @@
 
 use std::path::Path;
 
-use super::journal::Journal;
-use super::map::{FORMED, UNKNOWN, block_unit};
-use super::sectors::{Found, Pool, SECTOR, check_sector};
-use super::{describe, judge, mismatch};
+use super::verify::journal::Journal;
+use super::verify::map::{FORMED, UNKNOWN, block_unit};
+use super::verify::sectors::{Found, Pool, SECTOR, check_sector};
+use super::verify::{describe, judge, mismatch};
 use crate::error::{Result, VbError};
 use crate::io::data::AlignedBuf;
 use crate::io::target::readset;
