@@ -15,7 +15,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use super::ssh::quote;
+use super::quote::quote;
 use crate::error::{Result, VbError};
 use crate::input::words::split_words;
 use crate::units::bounds::MAX_LAUNCHER_BYTES as MAX_TEMPLATE_BYTES;

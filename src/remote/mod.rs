@@ -10,6 +10,7 @@ pub mod binary;
 pub(crate) mod coordinator;
 pub(crate) mod launcher;
 pub mod protocol;
+pub(crate) mod quote;
 pub(crate) mod ssh;
 
 /// Blocks SIGPIPE in the calling thread only. A thread writing to a host's

@@ -1,33 +1,12 @@
-//! Shell words for remote command lines (splitting a launcher, quoting
-//! for the remote shell) and `--push-binary` through any launcher (the
-//! binary streams over the launcher's stdin: no scp needed).
+//! `--push-binary` through any launcher (the binary streams over the
+//! launcher's stdin: no scp needed).
 
 use std::path::Path;
 use std::time::Duration;
 
 use super::launcher::{Launcher, RemoteCmd};
+use super::quote::quote_remote_path;
 use crate::error::{Result, VbError};
-
-/// Quotes one word for a POSIX shell: `it's` -> `'it'\''s'`.
-pub fn quote(word: &str) -> String {
-    if !word.is_empty()
-        && word
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "/._-+=:,@%".contains(c))
-    {
-        return word.to_string();
-    }
-    format!("'{}'", word.replace('\'', r"'\''"))
-}
-
-/// Quotes a remote path, letting a leading `~/` mean the remote home.
-pub fn quote_remote_path(path: &str) -> String {
-    match path.strip_prefix("~/") {
-        Some(rest) => format!("\"$HOME\"/{}", quote(rest)),
-        None if path == "~" => "\"$HOME\"".to_string(),
-        None => quote(path),
-    }
-}
 
 /// A content hash naming a pushed binary: 128-bit FNV-1a, hex. Not a
 /// security boundary (the launcher already authenticates the copy); it only tells
@@ -113,20 +92,6 @@ fn local_uname_s() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn quoting_survives_a_shell() {
-        for w in ["plain", "with space", "it's", "$HOME", "a;rm -rf /", ""] {
-            let q = quote(w);
-            let out = std::process::Command::new("sh")
-                .arg("-c")
-                .arg(format!("printf %s {q}"))
-                .output()
-                .unwrap();
-            assert_eq!(String::from_utf8_lossy(&out.stdout), w, "{q}");
-        }
-        assert_eq!(quote_remote_path("~/.cache/v b"), "\"$HOME\"/'.cache/v b'");
-    }
 
     #[test]
     fn content_hash_tells_contents_apart() {

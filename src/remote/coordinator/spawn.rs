@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use super::super::launcher::{Launcher, RemoteCmd};
 use super::super::protocol::{PROTOCOL, ToAgent, read_line, sanitize};
-use super::super::ssh;
+use super::super::{quote, ssh};
 use super::host::{Event, Host};
 use super::{Coordinator, Options, Remote, STOP_TIMEOUT};
 use crate::error::{Result, VbError};
@@ -67,7 +67,7 @@ fn agent_command(binary: &RemoteBinary, session: &str) -> RemoteCmd {
         ]),
         RemoteBinary::Shell(word) => RemoteCmd::Script(format!(
             "exec {word} agent --session {}",
-            ssh::quote(session)
+            quote::quote(session)
         )),
     }
 }
@@ -86,7 +86,7 @@ fn remote_binaries(opts: &Options) -> Result<Vec<RemoteBinary>> {
         Remote::Installed(path) => Ok((0..opts.hosts.len())
             .map(|_| {
                 if path.starts_with('~') {
-                    RemoteBinary::Shell(ssh::quote_remote_path(path))
+                    RemoteBinary::Shell(quote::quote_remote_path(path))
                 } else {
                     RemoteBinary::Plain(path.clone())
                 }
