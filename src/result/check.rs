@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 
-use crate::result::merge::Cluster;
+use crate::result::cluster::Cluster;
 use crate::result::targets::TargetRun;
 use crate::result::{
     LatSummary, MAX_INTERVALS, OpTotals, PhaseName, ResultDoc, RunResult, SCHEMA, Totals,

@@ -3,91 +3,16 @@
 //! whose counts do not add up, a rate that is not a finite number or a
 //! result for another workload is refused, never averaged in.
 
-use serde::{Deserialize, Serialize};
-
 use crate::result::check;
+pub use crate::result::cluster::{
+    Cluster, ClusterRun, CoordinatorCost, HostResult, HostStatus, Unfinished,
+};
 use crate::result::{
-    Cpu, Histograms, HostInfo, Interval, IntervalOp, LatSummary, LittlesLaw, OpPair, OpTotals,
-    Phase, PhaseName, RateResult, RunResult, SteadyResult, TargetInfo, Totals,
+    Cpu, Histograms, Interval, IntervalOp, LatSummary, LittlesLaw, OpPair, OpTotals, Phase,
+    PhaseName, RateResult, RunResult, SteadyResult, Totals,
 };
 use crate::spec::RunSpec;
 use crate::stats::{BucketedHistogram, percentile_ns};
-
-/// The multi-host part of a result file.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Cluster {
-    /// One entry per host, in the order given, whether it finished or not.
-    pub hosts: Vec<HostResult>,
-    /// Per run: how many hosts are in the merge and how close their starts were.
-    pub runs: Vec<ClusterRun>,
-    /// The ssh command used to reach the hosts.
-    pub ssh_command: String,
-    /// What coordinating cost on this machine.
-    pub coordinator: CoordinatorCost,
-}
-
-/// How a host came through the invocation; "ok" or "failed" in JSON.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum HostStatus {
-    Ok,
-    Failed,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct HostResult {
-    pub name: String,
-    pub index: u32,
-    /// `failed` comes with `error`: its figures after the failure are missing.
-    pub status: HostStatus,
-    pub error: Option<String>,
-    /// volbench version the agent runs.
-    pub version: Option<String>,
-    pub host: Option<HostInfo>,
-    /// Agent clock minus coordinator clock, estimated from the lowest-latency
-    /// of several pings; uncertain by about half of `rtt_ms`.
-    pub clock_offset_ms: Option<f64>,
-    pub rtt_ms: Option<f64>,
-    pub targets: Vec<TargetInfo>,
-    /// This host's own results, merged over its targets, one per finished run.
-    pub runs: Vec<RunResult>,
-    /// Read from older results only: now in `runs[].targets[]`.
-    #[serde(default, skip_serializing)]
-    pub target_runs: Vec<crate::result::targets::TargetRun>,
-    /// For a host that failed during a run: that run's intervals received
-    /// before it failed (its totals never arrived, so none are claimed).
-    pub unfinished: Option<Unfinished>,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Unfinished {
-    pub run: String,
-    pub intervals: Vec<Interval>,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct ClusterRun {
-    pub name: String,
-    /// Hosts whose results are merged into this run's totals.
-    pub hosts_merged: u32,
-    pub hosts_total: u32,
-    /// Spread of the measured start times over every host and target,
-    /// corrected by the clock offsets.
-    pub start_skew_ms: f64,
-}
-
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct CoordinatorCost {
-    /// CPU seconds of the coordinating volbench process itself.
-    pub user_s: f64,
-    pub sys_s: f64,
-    pub wall_s: f64,
-    /// (user + sys) / wall, in percent of one core.
-    pub cpu_pct: f64,
-    /// CPU seconds of the ssh client processes it ran.
-    pub ssh_user_s: f64,
-    pub ssh_sys_s: f64,
-}
 
 /// Merges results of the same run from several hosts or targets: ops and
 /// bytes add, rates add (each part over its own measured window), latency
