@@ -11,24 +11,9 @@ use crate::units::bounds;
 
 pub mod diskspd;
 pub mod fio;
-mod fio_data;
-mod fio_files;
-mod fio_job;
-mod fio_meta;
-mod fio_noted;
-mod fio_shape;
 pub mod render;
-mod render_tree;
 mod target_list;
 pub mod vdbench;
-mod vdbench_data;
-mod vdbench_defs;
-mod vdbench_fill;
-mod vdbench_flags;
-mod vdbench_fs;
-mod vdbench_keys;
-mod vdbench_map;
-mod vdbench_skew;
 
 #[cfg(test)]
 mod tests;

@@ -2,8 +2,8 @@
 //! the luns are and how hosts are reached, before any run is read.
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
-use super::vdbench::{Def, Param, items, with_defaults};
-use super::{How, Mapping, Notes, PathMap};
+use super::super::{How, Mapping, Notes, PathMap};
+use super::{Def, Param, items, with_defaults};
 use crate::units::{bounds, parse_size};
 
 /// A storage definition: one lun, where it is and how it is opened.
@@ -51,7 +51,7 @@ pub(super) fn hosts_and_sds(
         match d.kind.as_str() {
             "general" => {
                 for p in &d.params {
-                    if super::vdbench_data::map(p, global, data, notes) {
+                    if super::data::map(p, global, data, notes) {
                         continue;
                     }
                     match p.key.as_str() {
@@ -145,7 +145,7 @@ pub(super) fn hosts_and_sds(
                             _ => notes.refuse(&p.at, &p.text(), "not a size within 1..8p"),
                         },
                         "host" | "hd" => sd.host = Some(p.value.clone()),
-                        "openflags" => super::vdbench_flags::openflags(
+                        "openflags" => super::flags::openflags(
                             notes,
                             &p.at,
                             &p.text(),

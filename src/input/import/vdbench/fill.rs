@@ -6,8 +6,8 @@
 //! run and time; the fill before it then writes the luns once more.
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
-use super::vdbench::Def;
-use super::{DraftRun, How, Mapping, Notes};
+use super::super::{DraftRun, How, Mapping, Notes};
+use super::Def;
 use crate::units::format_size;
 
 #[derive(Default)]

@@ -2,6 +2,8 @@
 //! file), with a comment per source option saying how it was mapped.
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
+mod tree;
+
 use std::fmt::Write;
 
 use super::{Draft, How, Imported, Mapping, secs_text, size_text};
@@ -91,7 +93,7 @@ pub fn suite_toml(imp: &Imported, suite_path: &str, hosts_path: &str) -> String 
     let _ = writeln!(out, "name = {}", quote(&d.name));
     let _ = writeln!(out, "source = {}", quote(&d.source));
     if let Some(t) = &d.tree {
-        super::render_tree::tree(&mut out, d, t);
+        tree::tree(&mut out, d, t);
         return out;
     }
     out.push_str("table = \"patterns\"\n");

@@ -6,9 +6,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::fio::Opt;
-use super::target_list::{Threads, list_with};
-use super::{How, Mapping, Notes, parent_dir};
+use super::super::target_list::{Threads, list_with};
+use super::super::{How, Mapping, Notes, parent_dir};
+use super::Opt;
 
 /// Where one job with several files goes.
 #[derive(Debug, Clone, PartialEq)]

@@ -3,9 +3,9 @@
 
 use std::collections::BTreeMap;
 
-use super::fio::{Job, Opt, Section, Sources};
-use super::fio_noted::Known;
-use super::{DraftRun, Mapping, Notes, PathMap, parent_dir, run_name};
+use super::super::{DraftRun, Mapping, Notes, PathMap, parent_dir, run_name};
+use super::noted::Known;
+use super::{Job, Opt, Section, Sources};
 use crate::spec::{Arrivals, Pattern};
 use crate::units::{bounds, parse_duration, parse_size};
 
@@ -123,9 +123,9 @@ pub(super) fn job(
             at: o.at.clone(),
             option: o.text(),
             how: if exact {
-                super::How::Exact(how)
+                super::super::How::Exact(how)
             } else {
-                super::How::Note(how)
+                super::super::How::Note(how)
             },
         })
     };
@@ -155,10 +155,10 @@ pub(super) fn job(
     let mut seed = None;
     let mut stonewall = false;
     let mut wait_for = None;
-    let mut extra = super::fio_shape::Extra::default();
+    let mut extra = super::shape::Extra::default();
     for (key, opt) in o {
-        if super::fio_shape::map(key, opt, &mut extra, &mut mapped, notes)
-            || super::fio_data::map(key, opt, &mut extra, &mut mapped, notes)
+        if super::shape::map(key, opt, &mut extra, &mut mapped, notes)
+            || super::data::map(key, opt, &mut extra, &mut mapped, notes)
         {
             continue;
         }
@@ -385,7 +385,7 @@ pub(super) fn job(
                     true,
                 );
             }
-            _ => match super::fio_noted::known(key, v, opt) {
+            _ => match super::noted::known(key, v, opt) {
                 Some(Known::Note(how, exact)) => note(&mut mapped, opt, how.into(), exact),
                 Some(Known::Unsupported(why)) => notes.unsupported(at, &text, why),
                 None => notes.refuse(
@@ -429,7 +429,7 @@ pub(super) fn job(
         None => None,
     };
     let list = match &filename {
-        Some(f) => super::fio_files::list(
+        Some(f) => super::files::list(
             f,
             o,
             dir.as_deref(),
@@ -487,7 +487,7 @@ pub(super) fn job(
                 mapped.push(Mapping {
                     at: s.at.clone(),
                     option: format!("[{}] (no filename or directory)", s.name),
-                    how: super::How::Note(format!(
+                    how: super::super::How::Note(format!(
                         "fio works in its current directory: volbench's file set in {cwd}"
                     )),
                 });
@@ -527,7 +527,9 @@ pub(super) fn job(
         mapped.push(Mapping {
             at: s.at.clone(),
             option: format!("nrfiles={nrfiles}"),
-            how: super::How::Note("files of equal size, the working set split evenly".into()),
+            how: super::super::How::Note(
+                "files of equal size, the working set split evenly".into(),
+            ),
         });
     }
     if engine == "psync" && iodepth > 1 {
@@ -609,7 +611,7 @@ pub(super) fn job(
             mapped.push(Mapping {
                 at: s.at.clone(),
                 option: format!("[{}] (not time_based)", s.name),
-                how: super::How::Note(format!(
+                how: super::super::How::Note(format!(
                     "stops after {} of I/O across its threads (fio counts per job){}",
                     crate::units::format_size(limit),
                     if r.is_some() {

@@ -7,8 +7,10 @@
 
 use std::collections::BTreeMap;
 
-use super::fio::{Opt, Section, Sources};
-use super::{Draft, DraftTree, DraftTreeRun, How, Mapping, Notes, PathMap, run_name, size_text};
+use super::super::{
+    Draft, DraftTree, DraftTreeRun, How, Mapping, Notes, PathMap, run_name, size_text,
+};
+use super::{Opt, Section, Sources};
 use crate::error::{Result, VbError};
 use crate::units::{bounds, parse_duration, parse_size};
 
@@ -156,7 +158,7 @@ pub(super) fn job(
                 }
                 Err(e) => bad(notes, &e.message),
             },
-            "time_based" if super::fio_job::bool_opt(opt) == Some(false) => {
+            "time_based" if super::job::bool_opt(opt) == Some(false) => {
                 m.push(mapping(opt, "each phase covers the files once", true));
             }
             "time_based" => bad(
@@ -175,8 +177,8 @@ pub(super) fn job(
                 true,
             )),
             "name" | "description" => m.push(mapping(opt, "the run's name", true)),
-            _ => match super::fio_noted::known(key, v, opt) {
-                Some(super::fio_noted::Known::Note(how, exact)) => {
+            _ => match super::noted::known(key, v, opt) {
+                Some(super::noted::Known::Note(how, exact)) => {
                     m.push(mapping(opt, how, exact));
                 }
                 _ => notes.unsupported(at, &text, &format!("with ioengine={}", fio_engine(op))),
@@ -335,7 +337,7 @@ pub(super) fn translate(origin: &str, jobs: Vec<MetaJob>, notes: &mut Notes) -> 
             threads,
             duration_s: first.runtime,
             warmup_s: None,
-            notes: super::dedup(run_notes),
+            notes: super::super::dedup(run_notes),
         });
     }
     notes.check()?;

@@ -3,8 +3,8 @@
 //! `fio_job.rs`. Each option is mapped, noted or refused by name.
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
-use super::fio::Opt;
-use super::{How, Mapping, Notes};
+use super::super::{How, Mapping, Notes};
+use super::Opt;
 use crate::spec::shape::Distribution;
 use crate::units::parse_duration;
 

@@ -4,6 +4,13 @@
 //! therefore do the same thing.
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
+mod data;
+mod files;
+mod job;
+mod meta;
+mod noted;
+mod shape;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -263,16 +270,16 @@ fn translate(
         // A later value replaces an earlier one, as in fio.
         let mut last: BTreeMap<String, Opt> = BTreeMap::new();
         for o in opts {
-            let key = super::fio_job::alias(&o.key).to_string();
+            let key = job::alias(&o.key).to_string();
             last.insert(key, o);
         }
-        if super::fio_meta::engine_op(&last).is_some() {
-            if let Some(j) = super::fio_meta::job(s, &last, map, src, notes) {
+        if meta::engine_op(&last).is_some() {
+            if let Some(j) = meta::job(s, &last, map, src, notes) {
                 meta_jobs.push(j);
             }
             continue;
         }
-        if let Some(j) = super::fio_job::job(s, &last, map, src, notes) {
+        if let Some(j) = job::job(s, &last, map, src, notes) {
             jobs.push(j);
         }
     }
@@ -286,7 +293,7 @@ fn translate(
             );
             return Ok(Draft::default());
         }
-        return super::fio_meta::translate(origin, meta_jobs, notes);
+        return meta::translate(origin, meta_jobs, notes);
     }
     if notes.refused.is_empty() && jobs.is_empty() {
         return Err(VbError::input(format!("{origin}: no job sections")));

@@ -4,8 +4,10 @@
 //! fwds' operations.
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
-use super::vdbench::{Def, Param, seconds, with_defaults};
-use super::{Draft, DraftTree, DraftTreeRun, How, Mapping, Notes, PathMap, run_name, size_text};
+use super::super::{
+    Draft, DraftTree, DraftTreeRun, How, Mapping, Notes, PathMap, run_name, size_text,
+};
+use super::{Def, Param, seconds, with_defaults};
 use crate::error::{Result, VbError};
 use crate::units::parse_size;
 
@@ -156,7 +158,7 @@ pub(super) fn translate(
             notes.unsupported(&rd.at, &format!("rd={}", rd.name), "an rd without fwd=");
             continue;
         };
-        let Some(chosen) = super::vdbench::named(&fwds, fp, "fwd", notes) else {
+        let Some(chosen) = super::named(&fwds, fp, "fwd", notes) else {
             continue;
         };
         let mut m = Vec::new();
@@ -289,7 +291,7 @@ pub(super) fn translate(
             threads,
             duration_s: Some(elapsed),
             warmup_s: Some(warmup),
-            notes: super::dedup(m),
+            notes: super::super::dedup(m),
         });
     }
     notes.check()?;

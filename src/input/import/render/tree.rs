@@ -4,8 +4,8 @@
 
 use std::fmt::Write;
 
-use super::render::{comment, quote};
-use super::{Draft, DraftTree, secs_text};
+use super::super::{Draft, DraftTree, secs_text};
+use super::{comment, quote};
 
 pub(super) fn tree(out: &mut String, d: &Draft, t: &DraftTree) {
     out.push_str("table = \"ops\"\n");

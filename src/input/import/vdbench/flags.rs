@@ -1,7 +1,7 @@
 //! vdbench's openflags= (on sd, wd or rd): o_direct, and o_sync / o_dsync
 //! onto volbench's write_sync, which holds for the whole suite.
 
-use super::Notes;
+use super::super::Notes;
 
 /// Applies one openflags= value; the sync mode must agree wherever it is given.
 pub(super) fn openflags(

@@ -9,8 +9,8 @@
 //! vdbench gives it. Anything else is refused by name.
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
-use super::Notes;
-use super::vdbench::{Def, Param, items};
+use super::super::Notes;
+use super::{Def, Param, items};
 
 /// The key the merged workload carries its zones under (not a vdbench key).
 pub(super) const ZONES_KEY: &str = "_volbench_zones";

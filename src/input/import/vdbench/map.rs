@@ -5,9 +5,9 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use super::vdbench::{Def, Param, for_list, items, seconds, wildcard, with_defaults, xfersize};
-use super::vdbench_defs::{Sd, exact, hosts_and_sds, noted};
-use super::{Draft, DraftHost, DraftRun, How, Mapping, Notes, PathMap, run_name};
+use super::super::{Draft, DraftHost, DraftRun, How, Mapping, Notes, PathMap, run_name};
+use super::defs::{Sd, exact, hosts_and_sds, noted};
+use super::{Def, Param, for_list, items, seconds, wildcard, with_defaults, xfersize};
 use crate::error::{Result, VbError};
 use crate::spec::{Arrivals, Pattern};
 
@@ -36,7 +36,7 @@ pub(super) fn translate(
         .map(|(i, _)| with_defaults(defs, i))
         .collect();
     let mut runs = Vec::new();
-    let mut fill = super::vdbench_fill::Fill::default();
+    let mut fill = super::fill::Fill::default();
     let mut used: Option<(Vec<String>, String)> = None;
     let mut direct = None;
     let mut interval = None;
@@ -50,11 +50,11 @@ pub(super) fn translate(
             notes.unsupported(&rd.at, &rd_opt, "a run without wd=");
             continue;
         };
-        let Some(chosen) = super::vdbench::named(&wds, wdp, "wd", notes) else {
+        let Some(chosen) = super::named(&wds, wdp, "wd", notes) else {
             continue;
         };
         // Several wds at once (skew=) and hotbands: one workload.
-        let Some(wd) = super::vdbench_skew::combine(&chosen, notes, &wdp.at, &wdp.text()) else {
+        let Some(wd) = super::skew::combine(&chosen, notes, &wdp.at, &wdp.text()) else {
             continue;
         };
         let wd = &wd;
@@ -105,7 +105,7 @@ pub(super) fn translate(
                     Err(e) => notes.refuse(&p.at, &t, e),
                 },
                 "iorate" => wd_rate = Some(p),
-                "openflags" => super::vdbench_flags::openflags(
+                "openflags" => super::flags::openflags(
                     notes,
                     &p.at,
                     &t,
@@ -114,7 +114,7 @@ pub(super) fn translate(
                     &mut write_sync,
                 ),
                 "host" | "hd" => noted(&mut m, p, "every host of the sd runs it"),
-                k if k == super::vdbench_skew::ZONES_KEY => {
+                k if k == super::skew::ZONES_KEY => {
                     m.push(Mapping {
                         at: p.at.clone(),
                         option: format!("skew=/hotband= of wd={}", wd.name),
@@ -271,7 +271,7 @@ pub(super) fn translate(
                     }
                     _ => notes.unsupported(&p.at, &t, "this format= value"),
                 },
-                "openflags" => super::vdbench_flags::openflags(
+                "openflags" => super::flags::openflags(
                     notes,
                     &p.at,
                     &t,
@@ -531,7 +531,7 @@ pub(super) fn translate(
                 let create = size.filter(|_| luns.iter().any(|l| !l.starts_with("/dev/")));
                 let threads = runs.first().map_or(1, |r| r.threads);
                 let mut m = Vec::new();
-                target = super::target_list::list(&luns, create, threads, &mut m, notes)?.0;
+                target = super::super::target_list::list(&luns, create, threads, &mut m, notes)?.0;
                 // vdbench's threads= is per sd (forthreads=32: 32 threads for
                 // each SD), which is what a list's threads are per target.
                 global.extend(m.into_iter().map(|x| Mapping {
@@ -617,7 +617,7 @@ pub(super) fn translate(
         interval_s: interval,
         seed: None,
         hosts: draft_hosts,
-        global: super::dedup(global),
+        global: super::super::dedup(global),
         runs,
         tree: None,
     })

@@ -7,10 +7,10 @@
 //! verify_backlog says sooner).
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
-use super::fio::Opt;
-use super::fio_shape::Extra;
-use super::fio_shape::mapping;
-use super::{Mapping, Notes};
+use super::super::{Mapping, Notes};
+use super::Opt;
+use super::shape::Extra;
+use super::shape::mapping;
 use crate::units::bounds;
 
 /// Set a data key once per job; the suite holds one value for all jobs.

@@ -4,6 +4,15 @@
 //! for-loops; the luns become each host's targets.
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
+mod data;
+mod defs;
+mod fill;
+mod flags;
+mod fs;
+mod keys;
+mod map;
+mod skew;
+
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -95,11 +104,11 @@ pub fn import_text(origin: &str, text: &str, map: &PathMap, src: &Sources) -> Re
 
 fn finish(origin: &str, defs: &[Def], map: &PathMap, mut notes: Notes) -> Result<Imported> {
     notes.check()?;
-    if super::vdbench_fs::is_fs(defs) {
-        let draft = super::vdbench_fs::translate(origin, defs, map, &mut notes)?;
+    if fs::is_fs(defs) {
+        let draft = fs::translate(origin, defs, map, &mut notes)?;
         return Ok(Imported { draft, notes });
     }
-    let draft = super::vdbench_map::translate(origin, defs, map, &mut notes)?;
+    let draft = map::translate(origin, defs, map, &mut notes)?;
     notes.check()?;
     Ok(Imported { draft, notes })
 }
@@ -190,7 +199,7 @@ fn parse(
             };
             for p in params {
                 let mut p = param(&p, &at)?;
-                p.key = super::vdbench_keys::full(&last.kind, &p.key);
+                p.key = keys::full(&last.kind, &p.key);
                 last.params.push(p);
             }
             continue;
@@ -261,7 +270,7 @@ fn parse(
         }
         for p in params {
             let mut p = param(&p, &at)?;
-            p.key = super::vdbench_keys::full(&def.kind, &p.key);
+            p.key = keys::full(&def.kind, &p.key);
             def.params.push(p);
         }
         defs.push(def);

@@ -6,9 +6,9 @@
 //! was written.
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
-use super::vdbench::Param;
-use super::vdbench_defs::{exact, noted};
-use super::{Mapping, Notes};
+use super::super::{Mapping, Notes};
+use super::Param;
+use super::defs::{exact, noted};
 use crate::units::{bounds, parse_size};
 
 /// True when `p` is one of these parameters (mapped or refused here);
