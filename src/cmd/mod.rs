@@ -422,9 +422,9 @@ fn cmd_compare(a: &CompareArgs) -> Result<i32> {
     let all = report::items(&sources);
     let c = report::compare::match_runs(&sources, &all);
     let table = report::compare::table(&c, &sources, &all);
-    let conditions = report::conditions::differing(&sources);
+    let conditions = report::sections::conditions::differing(&sources);
     // Metadata runs: each operation's figures and their change, after the classes.
-    let per_op = report::compare_meta::table(&c, &sources, &all);
+    let per_op = report::compare::meta::table(&c, &sources, &all);
     if a.markdown {
         if let Some(t) = &conditions {
             println!("{}", t.to_markdown());
@@ -443,7 +443,7 @@ fn cmd_compare(a: &CompareArgs) -> Result<i32> {
         }
         if let Some(t) = &per_op {
             println!("\n{}", t.to_terminal());
-            for line in report::compare_meta::headlines(&c, &all) {
+            for line in report::compare::meta::headlines(&c, &all) {
                 println!("{line}");
             }
         }

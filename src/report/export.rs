@@ -23,9 +23,9 @@ pub fn markdown(sources: &[Source]) -> String {
     }
     for s in sources
         .iter()
-        .filter(|s| super::targets::has_targets(&s.doc))
+        .filter(|s| super::sections::targets::has_targets(&s.doc))
     {
-        let mut t = super::targets::table(&s.doc);
+        let mut t = super::sections::targets::table(&s.doc);
         if sources.len() > 1 {
             t.title = format!("Per target: {}", s.label);
         }
@@ -36,7 +36,7 @@ pub fn markdown(sources: &[Source]) -> String {
         .iter()
         .filter(|s| !crate::result::diagnosis::scaling::series(&s.doc).is_empty())
     {
-        let mut t = super::host_scaling::table(&s.doc);
+        let mut t = super::sections::host_scaling::table(&s.doc);
         if sources.len() > 1 {
             t.title = format!("Host counts: {}", s.label);
         }
@@ -58,7 +58,7 @@ pub fn csv(sources: &[Source]) -> Result<String> {
     let targets: Vec<(String, crate::result::ResultDoc)> = sources
         .iter()
         .flat_map(|s| {
-            super::targets::csv_docs(&s.doc)
+            super::sections::targets::csv_docs(&s.doc)
                 .into_iter()
                 .map(move |(t, d)| (format!("{} {t}", s.label), d))
         })

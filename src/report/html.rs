@@ -5,11 +5,11 @@
 use minijinja::Environment;
 use serde::Serialize;
 
+use super::charts::limit_lines::{self, Dim};
+use super::charts::transfer;
 use super::charts::{self, Figure};
 use super::detect::{self, SweepKind};
-use super::limit_lines::{self, Dim};
 use super::tables;
-use super::transfer;
 use super::{Item, Source, items, run_label};
 use crate::error::{Result, VbError};
 use crate::output::table::Table;
@@ -183,11 +183,11 @@ pub fn report_page(sources: &[Source]) -> Page {
         },
     );
     results.tables = tables::results(sources);
-    sections.extend(super::diagnosis::section(sources));
+    sections.extend(super::sections::diagnosis::section(sources));
     sections.push(results);
-    sections.extend(super::hosts::section(sources));
-    sections.extend(super::host_scaling::section(sources));
-    sections.extend(super::targets::section(sources));
+    sections.extend(super::sections::hosts::section(sources));
+    sections.extend(super::sections::host_scaling::section(sources));
+    sections.extend(super::sections::targets::section(sources));
     // Limits are drawn where one result is shown: two results' limits on
     // one chart would not say whose they are.
     let (lim_iops, lim_mib) = match sources {
@@ -291,8 +291,8 @@ pub fn report_page(sources: &[Source]) -> Page {
             small: true,
             figures: {
                 let mut f = charts::timeseries(it, label, [&lim_iops, &lim_mib]);
-                f.extend(super::interval_lat::figure(it));
-                f.extend(super::meta_charts::ops_per_interval(it));
+                f.extend(super::charts::interval_lat::figure(it));
+                f.extend(super::charts::meta::ops_per_interval(it));
                 f
             },
         });

@@ -6,24 +6,15 @@
 
 pub(crate) mod charts;
 pub mod compare;
-pub(crate) mod compare_meta;
-pub(crate) mod conditions;
 pub(crate) mod detect;
-pub(crate) mod diagnosis;
 pub mod export;
 pub(crate) mod fio_json;
-pub(crate) mod host_scaling;
-pub(crate) mod hosts;
 pub mod html;
-pub(crate) mod interval_lat;
-pub(crate) mod limit_lines;
-pub(crate) mod meta_charts;
+pub(crate) mod sections;
 #[cfg(test)]
 mod snapshot;
 pub(crate) mod svg;
 pub(crate) mod tables;
-pub(crate) mod targets;
-pub(crate) mod transfer;
 
 use std::path::{Path, PathBuf};
 

@@ -2,9 +2,9 @@
 //! interval, a line each, so a mix shows how its stat, open, create...
 //! rates move over time and not only the look/change classes.
 
-use super::Item;
-use super::charts::Figure;
-use super::svg::{self, Axis, Fmt, Series, line_chart};
+use super::super::Item;
+use super::super::svg::{self, Axis, Fmt, Series, line_chart};
+use super::Figure;
 use crate::output::fmt::{number, trim};
 use crate::spec::meta::ALL_OPS;
 
@@ -47,7 +47,7 @@ pub fn ops_per_interval(item: &Item) -> Option<Figure> {
         }
         series.push(s);
     }
-    let shades = super::charts::warmup_shade(run);
+    let shades = super::warmup_shade(run);
     let x = Axis::linear("time since start, s", Fmt::Seconds);
     let y = Axis::linear("ops/s", Fmt::Number);
     let title = "ops/s per interval, per operation".to_string();

@@ -1,8 +1,8 @@
 //! The diagnosis at the top of the report: what the figures say, before
 //! the figures (stored findings; results without them show none).
 
-use super::Source;
-use super::html::Section;
+use super::super::Source;
+use super::super::html::Section;
 
 pub fn section(sources: &[Source]) -> Option<Section> {
     let mut tables = Vec::new();

@@ -2,6 +2,11 @@
 //! against latency, time series, latency percentiles, bars per pattern and
 //! comparison bars. Every function returns finished SVG in a `Figure`.
 
+pub(crate) mod interval_lat;
+pub(crate) mod limit_lines;
+pub(crate) mod meta;
+pub(crate) mod transfer;
+
 use serde::Serialize;
 
 use super::detect::{Sweep, SweepKind};

@@ -2,7 +2,7 @@
 //! --expect, and caps the diagnosis inferred (IOPS or MiB/s flat across
 //! block sizes). Both are totals over reads and writes.
 
-use super::svg::RefLine;
+use super::super::svg::RefLine;
 use crate::output::fmt::number;
 use crate::result::ResultDoc;
 use crate::result::diagnosis::Kind;

@@ -3,10 +3,10 @@
 //! table and a bar chart per run, so one slow volume among its siblings
 //! stands out (its bar carries its share of their median).
 
-use super::charts::Figure;
-use super::html::Section;
-use super::svg::{self, Axis, Bar, Category, Fmt, bar_chart};
-use super::{Metric, Source};
+use super::super::charts::Figure;
+use super::super::html::Section;
+use super::super::svg::{self, Axis, Bar, Category, Fmt, bar_chart};
+use super::super::{Metric, Source};
 use crate::output::fmt::{micros, number};
 use crate::output::table::Table;
 use crate::output::target_table::{self, TITLE};

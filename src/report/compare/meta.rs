@@ -4,8 +4,8 @@
 //! with/without layout of the Azure Files metadata-caching study ("-30%
 //! latency, +60% IOPS"). Block-I/O matches are left to `compare`.
 
-use super::compare::{Comparison, ratio};
-use super::{Item, Source};
+use super::super::{Item, Source};
+use super::{Comparison, ratio};
 use crate::output::fmt::{micros, number, trim};
 use crate::output::table::Table;
 use crate::result::meta::MetaOpResult;

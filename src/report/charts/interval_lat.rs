@@ -2,9 +2,9 @@
 //! latency histogram (`stats::live_hist`): what the mean-latency panel
 //! hides, a tail that comes and goes while the mean holds still.
 
-use super::Item;
-use super::charts::Figure;
-use super::svg::{self, Axis, Fmt, READ, Series, WRITE, line_chart};
+use super::super::Item;
+use super::super::svg::{self, Axis, Fmt, READ, Series, WRITE, line_chart};
+use super::Figure;
 use crate::output::fmt::micros;
 use crate::output::fmt::trim;
 use crate::result::Op;
@@ -47,7 +47,7 @@ pub fn figure(item: &Item) -> Option<Figure> {
     if series.is_empty() {
         return None;
     }
-    let shades = super::charts::warmup_shade(run);
+    let shades = super::warmup_shade(run);
     let x = Axis::linear("time since start, s", Fmt::Seconds);
     let y = Axis::auto(
         "latency",

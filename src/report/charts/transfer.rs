@@ -5,10 +5,10 @@
 
 use std::collections::BTreeMap;
 
-use super::charts::Figure;
+use super::super::svg::{self, Axis, Fmt, Series, line_chart_with_refs};
+use super::super::{Item, Source, concurrency};
+use super::Figure;
 use super::limit_lines::{Dim, limits};
-use super::svg::{self, Axis, Fmt, Series, line_chart_with_refs};
-use super::{Item, Source, concurrency};
 use crate::output::fmt::{micros, number};
 
 /// Fewer sizes than this draw no line worth reading.

@@ -3,10 +3,10 @@
 //! its own number of hosts in `compare`): a table and a chart with the
 //! per-host share and the line perfect scaling would have drawn.
 
-use super::charts::Figure;
-use super::html::Section;
-use super::svg::{self, Axis, Fmt, Series, line_chart};
-use super::{Metric, Source};
+use super::super::charts::Figure;
+use super::super::html::Section;
+use super::super::svg::{self, Axis, Fmt, Series, line_chart};
+use super::super::{Metric, Source};
 use crate::output::fmt::{mib_s, number};
 use crate::output::table::Table;
 use crate::result::ResultDoc;

@@ -3,6 +3,8 @@
 //! result, warns where the matched specs differ, and builds the comparison
 //! page with the charts overlaid.
 
+pub(crate) mod meta;
+
 use serde_json::Value;
 
 use super::charts::{self, CompareRow};
@@ -320,7 +322,7 @@ pub fn page(sources: &[Source]) -> Page {
     let all = items(sources);
     let c = match_runs(sources, &all);
     let mut sections = Vec::new();
-    if let Some(t) = super::conditions::differing(sources) {
+    if let Some(t) = super::sections::conditions::differing(sources) {
         let mut sec = Section::new(
             "conditions",
             "Conditions differ",
@@ -336,10 +338,9 @@ pub fn page(sources: &[Source]) -> Page {
     );
     cmp = cmp.figures(charts::comparison_bars(&headline_rows(&c, &all), sources));
     cmp.tables.push(table(&c, sources, &all));
-    cmp.tables
-        .extend(super::compare_meta::table(&c, sources, &all));
+    cmp.tables.extend(meta::table(&c, sources, &all));
     sections.push(cmp);
-    sections.extend(super::host_scaling::compare_section(sources));
+    sections.extend(super::sections::host_scaling::compare_section(sources));
 
     let sweeps = detect::sweeps(&all);
     for kind in [SweepKind::Mix, SweepKind::Curve] {

@@ -2,10 +2,10 @@
 //! for each run, a table and bar charts, so one slow client stands out
 //! (its bars are labelled with their share of the other hosts' median).
 
-use super::charts::Figure;
-use super::html::{Group, Section};
-use super::svg::{self, Axis, Bar, Category, Fmt, bar_chart};
-use super::{Metric, Source};
+use super::super::charts::Figure;
+use super::super::html::{Group, Section};
+use super::super::svg::{self, Axis, Bar, Category, Fmt, bar_chart};
+use super::super::{Metric, Source};
 use crate::output::fmt::{mib_s, micros, number};
 use crate::output::table::Table;
 use crate::result::ResultDoc;

@@ -3,7 +3,7 @@
 //! little when one ran nconnect=8 on a newer kernel with buffered I/O; the
 //! papers name such changes, so the comparison lists them first.
 
-use super::Source;
+use super::super::Source;
 use crate::output::table::Table;
 use crate::result::{ResultDoc, engine_names};
 
