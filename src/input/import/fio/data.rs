@@ -8,7 +8,7 @@
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 use super::super::{Mapping, Notes};
-use super::Opt;
+use super::parse::Opt;
 use super::shape::Extra;
 use super::shape::mapping;
 use crate::units::bounds;

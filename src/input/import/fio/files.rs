@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::super::target_list::{Threads, list_with};
 use super::super::{How, Mapping, Notes, parent_dir};
-use super::Opt;
+use super::parse::Opt;
 
 /// Where one job with several files goes.
 #[derive(Debug, Clone, PartialEq)]

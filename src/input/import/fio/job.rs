@@ -5,37 +5,9 @@ use std::collections::BTreeMap;
 
 use super::super::{DraftRun, Mapping, Notes, PathMap, parent_dir, run_name};
 use super::noted::Known;
-use super::{Job, Opt, Section, Sources};
+use super::parse::{Job, Opt, Section, Sources, bool_opt};
 use crate::spec::{Arrivals, Pattern};
 use crate::units::{bounds, parse_duration, parse_size};
-
-pub(super) fn alias(key: &str) -> &str {
-    match key {
-        "readwrite" => "rw",
-        "blocksize" => "bs",
-        "bsrange" => "blocksize_range",
-        "ioengine" => "ioengine",
-        "io_limit" => "io_size",
-        // fio's own aliases (options.c `.alias`), so each is judged as its option.
-        "timeout" => "runtime",
-        "nr_files" => "nrfiles",
-        "fileoffset" => "offset",
-        "ratemin" => "rate_min",
-        "ratecycle" => "rate_cycle",
-        "allrandrepeat" => "randrepeat",
-        "disable_bw" => "disable_bw_measurement",
-        "rate_process" => "rate_process",
-        k => k,
-    }
-}
-
-pub(super) fn bool_opt(o: &Opt) -> Option<bool> {
-    match o.value.as_deref().map(str::trim) {
-        None | Some("1") | Some("true") | Some("yes") => Some(true),
-        Some("0") | Some("false") | Some("no") => Some(false),
-        _ => None,
-    }
-}
 
 fn fio_seconds(v: &str) -> std::result::Result<f64, String> {
     // fio's plain numbers are seconds; its suffixes are those volbench reads.

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use super::super::{
     Draft, DraftTree, DraftTreeRun, How, Mapping, Notes, PathMap, run_name, size_text,
 };
-use super::{Opt, Section, Sources};
+use super::parse::{Opt, Section, Sources, bool_opt};
 use crate::error::{Result, VbError};
 use crate::units::{bounds, parse_duration, parse_size};
 
@@ -158,7 +158,7 @@ pub(super) fn job(
                 }
                 Err(e) => bad(notes, &e.message),
             },
-            "time_based" if super::job::bool_opt(opt) == Some(false) => {
+            "time_based" if bool_opt(opt) == Some(false) => {
                 m.push(mapping(opt, "each phase covers the files once", true));
             }
             "time_based" => bad(

@@ -2,8 +2,8 @@
 //! (fio's reporting, tuning and file handling, which volbench does its own
 //! way) or refused as unsupported by name.
 
-use super::Opt;
-use super::job::bool_opt;
+use super::parse::Opt;
+use super::parse::bool_opt;
 use crate::units::parse_size;
 
 /// What one such option becomes.

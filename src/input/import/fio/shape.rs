@@ -4,7 +4,7 @@
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 use super::super::{How, Mapping, Notes};
-use super::Opt;
+use super::parse::Opt;
 use crate::spec::shape::Distribution;
 use crate::units::parse_duration;
 

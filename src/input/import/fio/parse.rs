@@ -1,0 +1,240 @@
+//! fio job files read into sections of options: `[global]` and job
+//! sections, `include`, `${VAR}`, and the vocabulary every part of the fio
+//! importer shares (an option, a section, a job). A leaf: it uses none of
+//! its siblings.
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+
+use std::path::{Path, PathBuf};
+
+use super::super::{DraftRun, Notes};
+use crate::error::{Result, VbError};
+
+/// Include files nest at most this deep (a file including itself stops here).
+pub const MAX_INCLUDE_DEPTH: usize = 8;
+/// Include files read in one import, all told: depth alone does not bound
+/// a file that includes another many times, each including many more.
+pub const MAX_INCLUDES: usize = 256;
+/// A line after `${VAR}` expansion: a short line naming a long variable
+/// many times would otherwise expand to gigabytes.
+pub const MAX_EXPANDED_LINE: usize = 1 << 20;
+/// Job sections in one file, numjobs included.
+pub const MAX_JOBS: u64 = 4096;
+
+#[derive(Debug, Clone)]
+pub(crate) struct Opt {
+    pub(crate) key: String,
+    pub(crate) value: Option<String>,
+    pub(crate) at: String,
+}
+
+impl Opt {
+    pub(crate) fn text(&self) -> String {
+        match &self.value {
+            Some(v) => format!("{}={v}", self.key),
+            None => self.key.clone(),
+        }
+    }
+    pub(crate) fn val(&self) -> &str {
+        self.value.as_deref().unwrap_or("")
+    }
+}
+
+#[derive(Debug)]
+pub(crate) struct Section {
+    pub(crate) name: String,
+    pub(crate) at: String,
+    pub(crate) opts: Vec<Opt>,
+}
+
+/// Where include files and `${VAR}` come from.
+pub struct Sources<'a> {
+    pub env: &'a dyn Fn(&str) -> Option<String>,
+    pub read: &'a dyn Fn(&Path) -> Result<String>,
+    /// fio's current directory, for jobs that name no directory or filename.
+    pub cwd: PathBuf,
+}
+
+/// How deep the include being read is, and how many were read so far.
+#[derive(Default)]
+pub(super) struct Nest {
+    depth: usize,
+    files: usize,
+}
+
+pub(super) fn parse(
+    origin: &str,
+    text: &str,
+    path: &Path,
+    src: &Sources,
+    nest: &mut Nest,
+    out: &mut Vec<Section>,
+    notes: &mut Notes,
+) -> Result<()> {
+    for (n, raw) in crate::input::file::strip_bom(text).lines().enumerate() {
+        let at = format!("{origin} line {}", n + 1);
+        // fio ends every line at its first ';' or '#', after a value too
+        // (`runtime=60 # one minute`), so the same text is a comment here.
+        let line = raw
+            .find([';', '#'])
+            .map_or(raw, |i| raw.get(..i).unwrap_or(raw))
+            .trim();
+        if line.is_empty() {
+            continue;
+        }
+        if let Some(rest) = line.strip_prefix("include ") {
+            if nest.depth >= MAX_INCLUDE_DEPTH {
+                return Err(VbError::input(format!(
+                    "{at}: include nests deeper than {MAX_INCLUDE_DEPTH} files"
+                )));
+            }
+            nest.files += 1;
+            if nest.files > MAX_INCLUDES {
+                return Err(VbError::input(format!(
+                    "{at}: more than {MAX_INCLUDES} include files read in all"
+                )));
+            }
+            let name = rest.trim();
+            let inc = if Path::new(name).is_absolute() {
+                PathBuf::from(name)
+            } else {
+                path.parent().unwrap_or(Path::new(".")).join(name)
+            };
+            let text = (src.read)(&inc).map_err(|e| VbError::input(format!("{at}: {e}")))?;
+            notes.exact(&at, line, "its options read in place");
+            nest.depth += 1;
+            parse(
+                &inc.display().to_string(),
+                &text,
+                &inc,
+                src,
+                nest,
+                out,
+                notes,
+            )?;
+            nest.depth -= 1;
+            continue;
+        }
+        if let Some(name) = line.strip_prefix('[') {
+            let Some(name) = name.strip_suffix(']') else {
+                return Err(VbError::input(format!(
+                    "{at}: '{line}' opens a section without closing ']'"
+                )));
+            };
+            if out.len() as u64 >= MAX_JOBS {
+                return Err(VbError::input(format!(
+                    "{at}: more than {MAX_JOBS} sections"
+                )));
+            }
+            out.push(Section {
+                name: name.trim().to_string(),
+                at,
+                opts: Vec::new(),
+            });
+            continue;
+        }
+        let Some(section) = out.last_mut() else {
+            return Err(VbError::input(format!(
+                "{at}: '{line}' comes before any [section]"
+            )));
+        };
+        let expanded = expand_vars(line, src).map_err(|e| VbError::input(format!("{at}: {e}")))?;
+        let (key, value) = match expanded.split_once('=') {
+            Some((k, v)) => (k.trim(), Some(v.trim().to_string())),
+            None => (expanded.as_str(), None),
+        };
+        section.opts.push(Opt {
+            key: key.to_ascii_lowercase(),
+            value,
+            at,
+        });
+    }
+    Ok(())
+}
+
+/// `${VAR}` from the environment, as fio does; fio's own `$ncpus` style
+/// expressions are refused rather than guessed.
+fn expand_vars(line: &str, src: &Sources) -> std::result::Result<String, String> {
+    let mut out = String::new();
+    let mut rest = line;
+    while let Some(i) = rest.find('$') {
+        out.push_str(rest.get(..i).unwrap_or(""));
+        let after = rest.get(i + 1..).unwrap_or("");
+        if let Some(body) = after.strip_prefix('{') {
+            let Some(end) = body.find('}') else {
+                return Err(format!("'{line}': '${{' without its '}}'"));
+            };
+            let name = body.get(..end).unwrap_or("");
+            match (src.env)(name) {
+                Some(v) if out.len() + v.len() > MAX_EXPANDED_LINE => {
+                    return Err(format!(
+                        "${{{name}}} expands the line past {MAX_EXPANDED_LINE} bytes"
+                    ));
+                }
+                Some(v) => out.push_str(&v),
+                None => return Err(format!("${{{name}}} is not set in the environment")),
+            }
+            rest = body.get(end + 1..).unwrap_or("");
+        } else {
+            return Err(format!(
+                "'{line}': fio's '$' expressions ($ncpus, $mb_memory, math) are not supported yet"
+            ));
+        }
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+/// One job section after its `[global]` options, as volbench sees it.
+#[derive(Debug, Clone)]
+pub(crate) struct Job {
+    pub(crate) name: String,
+    pub(crate) at: String,
+    pub(crate) stonewall: bool,
+    pub(crate) wait_for: Option<String>,
+    pub(crate) numjobs: u64,
+    pub(crate) run: DraftRun,
+    /// Target directory, device or file path.
+    pub(crate) target: String,
+    /// A file every clone shares (filename=) rather than one each.
+    pub(crate) shared_file: bool,
+    /// Bytes per job (over its files) and files per job; None = whole device.
+    pub(crate) size: Option<u64>,
+    pub(crate) files: u64,
+    pub(crate) direct: bool,
+    pub(crate) engine: &'static str,
+    pub(crate) seed: Option<u64>,
+    /// fio sync=: "sync" or "dsync" (O_SYNC / O_DSYNC writes).
+    pub(crate) write_sync: Option<&'static str>,
+    /// Suite [defaults] data keys (compress, dedup, verify).
+    pub(crate) data: Vec<(&'static str, String)>,
+    /// `threads` is the total over a list of targets (filename=a:b).
+    pub(crate) threads_total: bool,
+}
+
+pub(super) fn alias(key: &str) -> &str {
+    match key {
+        "readwrite" => "rw",
+        "blocksize" => "bs",
+        "bsrange" => "blocksize_range",
+        "ioengine" => "ioengine",
+        "io_limit" => "io_size",
+        // fio's own aliases (options.c `.alias`), so each is judged as its option.
+        "timeout" => "runtime",
+        "nr_files" => "nrfiles",
+        "fileoffset" => "offset",
+        "ratemin" => "rate_min",
+        "ratecycle" => "rate_cycle",
+        "allrandrepeat" => "randrepeat",
+        "disable_bw" => "disable_bw_measurement",
+        "rate_process" => "rate_process",
+        k => k,
+    }
+}
+
+pub(super) fn bool_opt(o: &Opt) -> Option<bool> {
+    match o.value.as_deref().map(str::trim) {
+        None | Some("1") | Some("true") | Some("yes") => Some(true),
+        Some("0") | Some("false") | Some("no") => Some(false),
+        _ => None,
+    }
+}
