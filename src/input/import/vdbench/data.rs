@@ -7,8 +7,7 @@
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 use super::super::{Mapping, Notes};
-use super::Param;
-use super::defs::{exact, noted};
+use super::parse::{Param, exact, noted};
 use crate::units::{bounds, parse_size};
 
 /// True when `p` is one of these parameters (mapped or refused here);

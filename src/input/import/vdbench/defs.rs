@@ -2,8 +2,8 @@
 //! the luns are and how hosts are reached, before any run is read.
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
-use super::super::{How, Mapping, Notes, PathMap};
-use super::{Def, Param, items, with_defaults};
+use super::super::{Mapping, Notes, PathMap};
+use super::parse::{Def, exact, items, noted, with_defaults};
 use crate::units::{bounds, parse_size};
 
 /// A storage definition: one lun, where it is and how it is opened.
@@ -14,24 +14,6 @@ pub(super) struct Sd {
     pub(super) host: Option<String>,
     pub(super) direct: bool,
     pub(super) threads: Option<u64>,
-}
-
-/// A parameter mapped exactly.
-pub(super) fn exact(g: &mut Vec<Mapping>, p: &Param, how: &str) {
-    g.push(Mapping {
-        at: p.at.clone(),
-        option: p.text(),
-        how: How::Exact(how.into()),
-    })
-}
-
-/// A parameter mapped with a printed note.
-pub(super) fn noted(g: &mut Vec<Mapping>, p: &Param, how: &str) {
-    g.push(Mapping {
-        at: p.at.clone(),
-        option: p.text(),
-        how: How::Note(how.into()),
-    })
 }
 
 /// The hosts (`hd`, name and ssh destination) and luns (`sd`) the runs

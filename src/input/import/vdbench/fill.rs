@@ -7,7 +7,7 @@
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 use super::super::{DraftRun, How, Mapping, Notes};
-use super::Def;
+use super::parse::Def;
 use crate::units::format_size;
 
 #[derive(Default)]

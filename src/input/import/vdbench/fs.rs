@@ -7,7 +7,7 @@
 use super::super::{
     Draft, DraftTree, DraftTreeRun, How, Mapping, Notes, PathMap, run_name, size_text,
 };
-use super::{Def, Param, seconds, with_defaults};
+use super::parse::{Def, Param, seconds, with_defaults};
 use crate::error::{Result, VbError};
 use crate::units::parse_size;
 
@@ -158,7 +158,7 @@ pub(super) fn translate(
             notes.unsupported(&rd.at, &format!("rd={}", rd.name), "an rd without fwd=");
             continue;
         };
-        let Some(chosen) = super::named(&fwds, fp, "fwd", notes) else {
+        let Some(chosen) = super::parse::named(&fwds, fp, "fwd", notes) else {
             continue;
         };
         let mut m = Vec::new();

@@ -6,8 +6,10 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use super::super::{Draft, DraftHost, DraftRun, How, Mapping, Notes, PathMap, run_name};
-use super::defs::{Sd, exact, hosts_and_sds, noted};
-use super::{Def, Param, for_list, items, seconds, wildcard, with_defaults, xfersize};
+use super::defs::{Sd, hosts_and_sds};
+use super::parse::{
+    Def, Param, exact, for_list, items, noted, seconds, wildcard, with_defaults, xfersize,
+};
 use crate::error::{Result, VbError};
 use crate::spec::{Arrivals, Pattern};
 
@@ -50,7 +52,7 @@ pub(super) fn translate(
             notes.unsupported(&rd.at, &rd_opt, "a run without wd=");
             continue;
         };
-        let Some(chosen) = super::named(&wds, wdp, "wd", notes) else {
+        let Some(chosen) = super::parse::named(&wds, wdp, "wd", notes) else {
             continue;
         };
         // Several wds at once (skew=) and hotbands: one workload.

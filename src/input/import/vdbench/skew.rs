@@ -10,7 +10,7 @@
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 use super::super::Notes;
-use super::{Def, Param, items};
+use super::parse::{Def, Param, items};
 
 /// The key the merged workload carries its zones under (not a vdbench key).
 pub(super) const ZONES_KEY: &str = "_volbench_zones";
