@@ -2,36 +2,14 @@
 //! file), with a comment per source option saying how it was mapped.
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
+mod toml;
 mod tree;
 
 use std::fmt::Write;
 
-use super::{Draft, How, Imported, Mapping, secs_text, size_text};
+use self::toml::{comment, num, quote};
+use super::{Draft, Imported, secs_text, size_text};
 use crate::units::bounds;
-
-pub(super) fn quote(s: &str) -> String {
-    toml::Value::String(s.to_string()).to_string()
-}
-
-pub(super) fn comment(out: &mut String, m: &Mapping) {
-    let how = match &m.how {
-        How::Exact(h) => h.clone(),
-        How::Note(h) => format!("NOTE: {h}"),
-    };
-    let _ = writeln!(
-        out,
-        "# {}",
-        bounds::one_line(&format!("{}: {} -> {how}", m.at, m.option))
-    );
-}
-
-pub(super) fn num(v: f64) -> String {
-    if v.fract() == 0.0 && v.abs() < 1e15 {
-        format!("{}", v as i64)
-    } else {
-        format!("{v}")
-    }
-}
 
 /// The hosts file: one host a line with its own targets.
 pub fn hosts_file(d: &Draft) -> Option<String> {

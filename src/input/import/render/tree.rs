@@ -5,7 +5,7 @@
 use std::fmt::Write;
 
 use super::super::{Draft, DraftTree, secs_text};
-use super::{comment, quote};
+use super::toml::{comment, quote};
 
 pub(super) fn tree(out: &mut String, d: &Draft, t: &DraftTree) {
     out.push_str("table = \"ops\"\n");
