@@ -5,7 +5,7 @@
 //! latency, +60% IOPS"). Block-I/O matches are left to `compare`.
 
 use super::super::{Item, Source};
-use super::{Comparison, ratio};
+use super::model::{Comparison, ratio};
 use crate::output::fmt::{micros, number, trim};
 use crate::output::table::Table;
 use crate::result::meta::MetaOpResult;

@@ -4,6 +4,7 @@
 //! page with the charts overlaid.
 
 pub(crate) mod meta;
+mod model;
 
 use serde_json::Value;
 
@@ -12,23 +13,10 @@ use super::detect::{self, SweepKind};
 use super::html::{self, Page, Section};
 use super::tables;
 use super::{Item, Metric, Source, items};
-use crate::output::fmt::{micros, number, size as format_size};
+use crate::output::fmt::{number, size as format_size};
 use crate::output::table::Table;
-use crate::result::{Op, RunResult, engine_names};
-
-/// One run of the first result and its counterpart in each result
-/// (indices into `items(sources)`; `None` where missing).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Match {
-    pub name: String,
-    pub items: Vec<Option<usize>>,
-}
-
-#[derive(Debug, Clone, Default)]
-pub struct Comparison {
-    pub matches: Vec<Match>,
-    pub warnings: Vec<String>,
-}
+use crate::result::{Op, engine_names};
+pub use model::{Compared, Comparison, Match, ratio};
 
 fn workload_value(item: &Item) -> serde_json::Map<String, Value> {
     let mut m = match serde_json::to_value(&item.run.workload) {
@@ -171,73 +159,11 @@ pub fn match_runs(sources: &[Source], all: &[Item]) -> Comparison {
     c
 }
 
-/// A figure compared for each run and operation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Compared {
-    Iops,
-    MibS,
-    MeanLatency,
-    P99Latency,
-}
-
-impl Compared {
-    pub const ALL: [Compared; 4] = [
-        Compared::Iops,
-        Compared::MibS,
-        Compared::MeanLatency,
-        Compared::P99Latency,
-    ];
-
-    pub fn label(self) -> &'static str {
-        match self {
-            Compared::Iops => "IOPS",
-            Compared::MibS => "MiB/s",
-            Compared::MeanLatency => "mean latency",
-            Compared::P99Latency => "p99 latency",
-        }
-    }
-
-    /// The headline figure the papers quote for a workload.
-    fn headline(m: Metric) -> Self {
-        match m {
-            Metric::Iops => Compared::Iops,
-            Metric::MibS => Compared::MibS,
-        }
-    }
-
-    /// The figure of one operation type of a run; None when the run does
-    /// not do that operation.
-    pub fn of(self, run: &RunResult, op: Op) -> Option<f64> {
-        let t = run.does(op).then(|| run.totals.op(op))?;
-        Some(match self {
-            Compared::Iops => t.iops,
-            Compared::MibS => t.mib_s,
-            Compared::MeanLatency => t.lat_us.mean,
-            Compared::P99Latency => t.lat_us.p99,
-        })
-    }
-
-    fn show(self, v: f64) -> String {
-        match self {
-            Compared::Iops | Compared::MibS => number(v),
-            Compared::MeanLatency | Compared::P99Latency => micros(v),
-        }
-    }
-}
-
 fn ops_of_match(m: &Match, all: &[Item]) -> Vec<Op> {
     Op::ALL
         .into_iter()
         .filter(|&op| m.items.iter().flatten().any(|&i| all[i].run.does(op)))
         .collect()
-}
-
-/// "2.30x", or "-" without a base to divide by.
-pub fn ratio(v: Option<f64>, base: Option<f64>) -> String {
-    match (v, base) {
-        (Some(v), Some(b)) if b > 0.0 => format!("{:.2}x", v / b),
-        _ => "-".into(),
-    }
 }
 
 /// Run | op | metric | first | second | second/first | ...
