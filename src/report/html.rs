@@ -3,77 +3,17 @@
 //! inserts; the SVG it is handed is escaped as it is drawn (`svg::esc`).
 
 use minijinja::Environment;
-use serde::Serialize;
 
+use super::charts;
 use super::charts::limit_lines::{self, Dim};
 use super::charts::transfer;
-use super::charts::{self, Figure};
 use super::detect::{self, SweepKind};
+pub use super::page::{Env, Group, Page, Section};
 use super::tables;
 use super::{Item, Source, items, run_label};
 use crate::error::{Result, VbError};
-use crate::output::table::Table;
 
 const TEMPLATE: &str = include_str!("report.html");
-
-#[derive(Debug, Clone, Serialize)]
-pub struct Group {
-    pub heading: String,
-    /// Small multiples, laid out three a row.
-    pub small: bool,
-    pub figures: Vec<Figure>,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct Section {
-    pub id: String,
-    pub heading: String,
-    pub intro: String,
-    pub tables_before: Vec<Table>,
-    pub groups: Vec<Group>,
-    pub tables: Vec<Table>,
-}
-
-impl Section {
-    pub fn new(id: &str, heading: &str, intro: &str) -> Self {
-        Self {
-            id: id.into(),
-            heading: heading.into(),
-            intro: intro.into(),
-            tables_before: Vec::new(),
-            groups: Vec::new(),
-            tables: Vec::new(),
-        }
-    }
-
-    pub fn figures(mut self, figs: Vec<Figure>) -> Self {
-        if !figs.is_empty() {
-            self.groups.push(Group {
-                heading: String::new(),
-                small: false,
-                figures: figs,
-            });
-        }
-        self
-    }
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct Env {
-    pub label: String,
-    pub table: Table,
-    pub spec: String,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct Page {
-    pub title: String,
-    pub subtitle: Vec<String>,
-    pub version: String,
-    pub warnings: Vec<String>,
-    pub sections: Vec<Section>,
-    pub envs: Vec<Env>,
-}
 
 pub fn render(page: &Page) -> Result<String> {
     let mut env = Environment::new();

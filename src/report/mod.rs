@@ -10,6 +10,7 @@ pub(crate) mod detect;
 pub mod export;
 pub(crate) mod fio_json;
 pub mod html;
+pub(crate) mod page;
 pub(crate) mod sections;
 #[cfg(test)]
 mod snapshot;

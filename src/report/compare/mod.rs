@@ -10,7 +10,8 @@ use serde_json::Value;
 
 use super::charts::{self, CompareRow};
 use super::detect::{self, SweepKind};
-use super::html::{self, Page, Section};
+use super::html;
+use super::page::{Page, Section};
 use super::tables;
 use super::{Item, Metric, Source, items};
 use crate::output::fmt::{number, size as format_size};

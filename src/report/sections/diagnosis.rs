@@ -2,7 +2,7 @@
 //! the figures (stored findings; results without them show none).
 
 use super::super::Source;
-use super::super::html::Section;
+use super::super::page::Section;
 
 pub fn section(sources: &[Source]) -> Option<Section> {
     let mut tables = Vec::new();

@@ -4,7 +4,7 @@
 //! per-host share and the line perfect scaling would have drawn.
 
 use super::super::charts::Figure;
-use super::super::html::Section;
+use super::super::page::Section;
 use super::super::svg::{self, Axis, Fmt, Series, line_chart};
 use super::super::{Metric, Source};
 use crate::output::fmt::{mib_s, number};

@@ -3,7 +3,7 @@
 //! (its bars are labelled with their share of the other hosts' median).
 
 use super::super::charts::Figure;
-use super::super::html::{Group, Section};
+use super::super::page::{Group, Section};
 use super::super::svg::{self, Axis, Bar, Category, Fmt, bar_chart};
 use super::super::{Metric, Source};
 use crate::output::fmt::{mib_s, micros, number};

@@ -4,7 +4,7 @@
 //! stands out (its bar carries its share of their median).
 
 use super::super::charts::Figure;
-use super::super::html::Section;
+use super::super::page::Section;
 use super::super::svg::{self, Axis, Bar, Category, Fmt, bar_chart};
 use super::super::{Metric, Source};
 use crate::output::fmt::{micros, number};
