@@ -8,7 +8,7 @@ fn main() {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
-    let cli = match volbench::input::cli::Cli::try_parse() {
+    let cli = match volbench::input::args::Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => bad_arguments(e),
     };

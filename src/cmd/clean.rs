@@ -2,7 +2,7 @@
 //! (after Ctrl-C, say), and nothing that is not volbench's.
 
 use crate::error::{Result, exit};
-use crate::input::cli::CleanArgs;
+use crate::input::args::CleanArgs;
 
 pub fn cmd_clean(a: &CleanArgs) -> Result<i32> {
     // A tree many hosts shared: its parts (hostN), each a tree of its own.

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use crate::error::{Result, VbError, exit};
 use crate::executor::Observer;
-use crate::input::cli::{HostArgs, RunArgs};
+use crate::input::args::{HostArgs, RunArgs};
 use crate::input::flags;
 use crate::input::hosts;
 use crate::remote::{coordinator, launcher};
@@ -113,33 +113,33 @@ pub fn options(
         (Some(list), _, _) => hosts::parse_list(list)?,
         (None, Some(file), _) => hosts::read_file(file)?,
         (None, None, _) if let Some(cmd) = &r.launch.hosts_from => {
-            crate::input::hosts_from::read(cmd)?
+            crate::input::hosts::from_command::read(cmd)?
         }
         (None, None, Some(l)) => l,
         (None, None, None) => return Err(VbError::input("no hosts given")),
     };
     let mut template = template_job.target.path.to_string_lossy().into_owned();
     // A tree: each host in its own part of it unless the target names the host.
-    let parts = crate::input::meta_hosts::tree_targets(
+    let parts = crate::input::hosts::trees::tree_targets(
         &template_job,
         &mut hosts,
         &template,
         r.shared_target,
     )?;
     if let Some((t, _)) = &parts {
-        crate::input::meta_hosts::mark_part(&mut template_job, t != &template);
+        crate::input::hosts::trees::mark_part(&mut template_job, t != &template);
         template.clone_from(t);
     }
     let assigned = hosts::assign(&hosts, &template, r.shared_target)?;
     if let Some((flag, text)) = &host_counts {
-        let counts = crate::input::host_counts::parse(flag, text)?;
-        crate::input::host_counts::apply(&mut template_job, flag, &counts, assigned.len())?;
+        let counts = crate::input::hosts::counts::parse(flag, text)?;
+        crate::input::hosts::counts::apply(&mut template_job, flag, &counts, assigned.len())?;
     }
     let mut jobs = Vec::with_capacity(assigned.len());
     for (i, h) in assigned.iter().enumerate() {
         let mut job = template_job.clone();
         if let Some((_, p)) = &parts {
-            crate::input::meta_hosts::mark_part(&mut job, p.get(i).copied().unwrap_or(false));
+            crate::input::hosts::trees::mark_part(&mut job, p.get(i).copied().unwrap_or(false));
         }
         if let Some(v) = &h.host.vm_size {
             job.reading.vm_size = Some(v.clone());
@@ -231,7 +231,7 @@ fn describe(o: &coordinator::Options) -> String {
             let names: Vec<String> = o
                 .hosts
                 .iter()
-                .filter(|h| crate::input::host_counts::takes_part(Some(n), h.index))
+                .filter(|h| crate::input::hosts::counts::takes_part(Some(n), h.index))
                 .map(|h| one_line(&h.host.name))
                 .collect();
             let runs: Vec<String> = o

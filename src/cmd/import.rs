@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Result, VbError, exit};
-use crate::input::cli::{
+use crate::input::args::{
     CommonArgs, DiskspdRunArgs, FioRunArgs, ImportCommand, ImportRunArgs, ImportTo, VdbenchRunArgs,
 };
 use crate::input::hosts::HostSpec;
@@ -168,7 +168,7 @@ fn run(imp: Imported, a: &ImportRunArgs) -> Result<i32> {
         target,
         // The import's threads are the total over its list (diskspd -F, fio's
         // jobs over filename=a:b), over a --target list given instead too.
-        targets: crate::input::cli_targets::TargetListArgs { threads_total },
+        targets: crate::input::args::targets::TargetListArgs { threads_total },
         allow_overwrite: a.allow_overwrite,
         out: a.out.clone(),
         remote: a.remote.clone(),

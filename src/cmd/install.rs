@@ -4,8 +4,8 @@
 use clap::CommandFactory;
 
 use crate::error::{Result, VbError, exit};
-use crate::input::cli::Cli;
-use crate::input::cli_launch::CompletionShell;
+use crate::input::args::Cli;
+use crate::input::args::launch::CompletionShell;
 
 pub fn cmd_completions(shell: CompletionShell) -> Result<i32> {
     let shell = match shell {

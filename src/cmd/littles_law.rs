@@ -4,7 +4,7 @@
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 use crate::error::{Result, VbError};
-use crate::input::cli::PlanArgs;
+use crate::input::args::PlanArgs;
 use crate::output::fmt::{in_flight, micros, thousands};
 use crate::units::bounds;
 use crate::units::{parse_count_in, parse_duration_in};

@@ -7,7 +7,7 @@ use std::sync::atomic::AtomicBool;
 
 use crate::error::{Result, VbError, exit};
 use crate::executor;
-use crate::input::cli::{
+use crate::input::args::{
     Cli, Command, CommonArgs, CompareArgs, QuickArgs, ReportArgs, ReportFormat, RunArgs,
     SuiteCommand, SuiteRunArgs,
 };
@@ -92,7 +92,7 @@ fn cmd_run(a: &RunArgs) -> Result<i32> {
         return hosts::cmd_run(a, expect);
     }
     if a.common.remote.counts.host_counts.is_some() {
-        return Err(crate::input::host_counts::refuse_local("--host-counts"));
+        return Err(crate::input::hosts::counts::refuse_local("--host-counts"));
     }
     if paths.len() > 1 {
         return targets::cmd_run(a, paths, expect);
@@ -173,7 +173,7 @@ fn run_suite_parsed(
         (None, None) => None,
     };
     if !multi_host && let Some((flag, _)) = &host_counts {
-        return Err(crate::input::host_counts::refuse_local(flag));
+        return Err(crate::input::hosts::counts::refuse_local(flag));
     }
     let mut args = c.clone();
     let paths = targets::local_targets(c, multi_host)?;

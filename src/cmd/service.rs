@@ -2,14 +2,14 @@
 //! diagnosis that follows every run.
 
 use crate::error::{Result, VbError, exit};
-use crate::input::cli::{CommonArgs, ServiceCommand, SizeArgs};
-use crate::input::service::{self, size};
+use crate::input::args::{CommonArgs, ServiceCommand, SizeArgs};
+use crate::input::catalogue::{self, size};
 use crate::result::ResultDoc;
 use crate::result::diagnosis;
 use crate::result::expect::Expectation;
 
 pub fn cmd_size(a: &SizeArgs) -> Result<i32> {
-    let all = service::load(a.catalogue.catalogue.as_deref())?;
+    let all = catalogue::load(a.catalogue.catalogue.as_deref())?;
     let text = match (&a.quota, &a.need) {
         (_, Some(n)) => size::quota_for(&all, &a.service, size::parse_need(n)?)?,
         (Some(q), None) => size::capacity(&all, &a.service, Some(size::parse_quota(q)?))?,
@@ -22,7 +22,7 @@ pub fn cmd_size(a: &SizeArgs) -> Result<i32> {
 pub fn cmd_service(c: &ServiceCommand) -> Result<i32> {
     match c {
         ServiceCommand::List(cat) => {
-            let all = service::load(cat.catalogue.as_deref())?;
+            let all = catalogue::load(cat.catalogue.as_deref())?;
             let mut origin = "";
             for s in &all {
                 if s.origin != origin {
@@ -37,8 +37,8 @@ pub fn cmd_service(c: &ServiceCommand) -> Result<i32> {
             );
         }
         ServiceCommand::Show { name, catalogue } => {
-            let all = service::load(catalogue.catalogue.as_deref())?;
-            println!("{}", size::show(service::find(&all, name)?));
+            let all = catalogue::load(catalogue.catalogue.as_deref())?;
+            println!("{}", size::show(catalogue::find(&all, name)?));
         }
     }
     Ok(exit::OK)
@@ -54,7 +54,7 @@ pub fn expectation(c: &CommonArgs) -> Result<Option<Expectation>> {
         }
         return Ok(None);
     };
-    let all = service::load(c.catalogue.catalogue.as_deref())?;
+    let all = catalogue::load(c.catalogue.catalogue.as_deref())?;
     size::expectation(&all, text).map(Some)
 }
 

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use crate::error::{Result, VbError, exit};
-use crate::input::cli::{CommonArgs, RunArgs};
+use crate::input::args::{CommonArgs, RunArgs};
 use crate::input::targets::{attach, check_threads_total, expand_local};
 use crate::output::file::OutputDir;
 use crate::output::ui::TerminalObserver;

@@ -2,7 +2,7 @@
 //! print each mismatch (file, offset, expected, found) and exit 1 if any.
 
 use crate::error::{Result, exit};
-use crate::input::data_args::VerifyArgs;
+use crate::input::args::data::VerifyArgs;
 use crate::units::format_size;
 
 /// Mismatches printed in full; the rest are counted.

@@ -3,7 +3,7 @@
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 use crate::error::{Result, VbError};
-use crate::input::cli::RunArgs;
+use crate::input::args::RunArgs;
 use crate::input::sweep::{self, Axes, parse_bs_points, parse_counts, parse_numbers};
 use crate::io::target::{self, TargetKind};
 use crate::spec::{
@@ -186,8 +186,8 @@ pub fn job_with_size(a: &RunArgs, default_size: Option<u64>) -> Result<JobSpec> 
                 Some(t) => WriteSync::parse(t)?,
                 None => WriteSync::None,
             },
-            data: crate::input::data_args::data_spec(&c.data)?,
-            fill: crate::input::fill_args::fill_spec("--fill-bs", c.fill.fill_bs.as_deref())?,
+            data: crate::input::args::data::data_spec(&c.data)?,
+            fill: crate::input::args::fill::fill_spec("--fill-bs", c.fill.fill_bs.as_deref())?,
         },
         engine: match &c.engine {
             Some(t) => EngineChoice::parse(t)?,

@@ -4,7 +4,7 @@
 //! silently meaningless here are refused by name.
 
 use crate::error::{Result, VbError};
-use crate::input::cli::RunArgs;
+use crate::input::args::RunArgs;
 use crate::input::sweep::parse_numbers;
 use crate::spec::meta::{
     ALL_OPS, MAX_DEPTH, MAX_FILE_SIZE, MAX_FILES, MAX_WIDTH, MetaOp, MetaOpWeight, MetaSpec,

@@ -3,7 +3,7 @@
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 use crate::error::{Result, VbError};
-use crate::input::cli_shape::ShapeArgs;
+use crate::input::args::shape::ShapeArgs;
 use crate::spec::shape::{Distribution, Shape, SyncCall};
 use crate::units::bounds;
 use crate::units::{parse_count_in, parse_duration_in};

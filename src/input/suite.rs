@@ -10,7 +10,7 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::error::{Result, VbError};
-use crate::input::cli::CommonArgs;
+use crate::input::args::CommonArgs;
 use crate::spec::TableKind;
 use crate::units::bounds;
 use crate::units::parse_duration_in;

@@ -784,7 +784,6 @@ fn no_folder_has_an_import_circle_among_its_files() {
     );
 }
 
-
 #[test]
 fn the_folder_scanner_resolves_every_path_to_its_module() {
     let me: Vec<String> = ["input", "import", "fio_job"].map(String::from).to_vec();

@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use clap::CommandFactory;
-use volbench::input::cli::Cli;
+use volbench::input::args::Cli;
 
 use crate::common::*;
 

@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 
 use proptest::prelude::*;
 use volbench::error::VbError;
-use volbench::input::data_args::{DataArgs, data_spec};
-use volbench::input::hostlist;
+use volbench::input::args::data::{DataArgs, data_spec};
+use volbench::input::hosts::slurm;
 use volbench::input::import::{PathMap, diskspd, fio, render, vdbench};
 use volbench::input::suite;
 use volbench::spec::shape::Distribution;
@@ -70,7 +70,7 @@ proptest! {
 
     #[test]
     fn host_lists_expand_within_bounds_or_say_why(text in hostlist_text()) {
-        match hostlist::expand(&text) {
+        match slurm::expand(&text) {
             Ok(names) => prop_assert!(names.len() <= MAX_HOSTS, "{} hosts from {text:?}", names.len()),
             Err(e) => one_line(&e),
         }

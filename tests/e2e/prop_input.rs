@@ -7,7 +7,7 @@
 use std::time::Duration;
 
 use proptest::prelude::*;
-use volbench::input::cli::PlanArgs;
+use volbench::input::args::PlanArgs;
 use volbench::input::hosts;
 use volbench::input::suite;
 use volbench::input::sweep::{self, Axes};
@@ -348,7 +348,7 @@ proptest! {
             }
         }
         let o = suite::Overrides {
-            args: volbench::input::cli::CommonArgs { target: "/tmp/x".into(), ..Default::default() },
+            args: volbench::input::args::CommonArgs { target: "/tmp/x".into(), ..Default::default() },
             ..suite::Overrides::default()
         };
         match suite::parse("s.toml", &text).and_then(|s| suite::to_job("s.toml", &text, &s, &o)) {
@@ -366,7 +366,7 @@ proptest! {
     #[test]
     fn suite_text_of_any_shape(text in ".{0,200}") {
         let o = suite::Overrides {
-            args: volbench::input::cli::CommonArgs { target: "/tmp/x".into(), ..Default::default() },
+            args: volbench::input::args::CommonArgs { target: "/tmp/x".into(), ..Default::default() },
             ..suite::Overrides::default()
         };
         if let Err(e) = suite::parse("s.toml", &text).and_then(|s| suite::to_job("s.toml", &text, &s, &o)) {

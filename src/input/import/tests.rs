@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::*;
-use crate::input::cli::CommonArgs;
+use crate::input::args::CommonArgs;
 use crate::input::suite;
 use crate::spec::JobSpec;
 

@@ -4,7 +4,7 @@
 
 use super::{Ctx, P, Param};
 use crate::error::{Result, VbError};
-use crate::input::data_args::{DataArgs, data_spec};
+use crate::input::args::data::{DataArgs, data_spec};
 use crate::spec::data::DataSpec;
 
 /// The suite's data defaults, as written in its [defaults].

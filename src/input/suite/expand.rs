@@ -362,7 +362,7 @@ pub fn to_job(origin: &str, text: &str, suite: &SuiteFile, o: &Overrides) -> Res
                 Some((t, at)) => cx.with(
                     "fill_bs",
                     at,
-                    crate::input::fill_args::fill_spec("fill_bs", Some(&t)),
+                    crate::input::args::fill::fill_spec("fill_bs", Some(&t)),
                 )?,
                 None => Default::default(),
             },

@@ -69,7 +69,7 @@ pub fn section<'t>(origin: &str, text: &'t str) -> Result<&'t str> {
 pub fn runs_summary(origin: &str, text: &str) -> Result<String> {
     let (suite, _) = select(super::parse(origin, text)?, origin)?;
     let o = super::Overrides {
-        args: crate::input::cli::CommonArgs {
+        args: crate::input::args::CommonArgs {
             // Expanding touches nothing: the path only has to be a path.
             target: "TARGET".into(),
             ..Default::default()
@@ -115,7 +115,7 @@ pub fn runs_summary(origin: &str, text: &str) -> Result<String> {
 mod tests {
     use super::super::{BUILTIN, Overrides, load, parse, to_job};
     use super::*;
-    use crate::input::cli::CommonArgs;
+    use crate::input::args::CommonArgs;
     use crate::spec::JobSpec;
 
     fn published(name: &str) -> Result<JobSpec> {

@@ -13,7 +13,7 @@ use rustix::io::Errno;
 use super::{Cleaned, errno_text, open_root, read_marker, scan_dir, tree::Name};
 use crate::error::{Result, VbError};
 
-/// Matches `input::meta_hosts::PART_PREFIX` (io sits below input).
+/// Matches `input::hosts::trees::PART_PREFIX` (io sits below input).
 const PART_PREFIX: &[u8] = b"host";
 
 /// `hostN`, N a plain decimal index.

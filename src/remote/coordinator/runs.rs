@@ -38,7 +38,7 @@ impl Coordinator<'_> {
         let spec = template.runs[index as usize].clone();
         for h in &mut self.hosts {
             h.run = RunState::new(h.a.targets.len());
-            h.run.idle = !crate::input::host_counts::takes_part(spec.host_count, h.a.index);
+            h.run.idle = !crate::input::hosts::counts::takes_part(spec.host_count, h.a.index);
         }
         let planned = self.planned_run(index, spec.clone());
         self.obs.run_started(index as usize, count, &planned);

@@ -599,7 +599,7 @@ fn a_host_count_point_runs_on_the_first_hosts_and_the_others_idle() {
     j.runs = [1u32, 3]
         .iter()
         .map(|&n| crate::spec::RunSpec {
-            name: crate::input::host_counts::point_name(&base.name, n),
+            name: crate::input::hosts::counts::point_name(&base.name, n),
             host_count: Some(n),
             ..base.clone()
         })

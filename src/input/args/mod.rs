@@ -2,6 +2,15 @@
 //! parsed by the spec layer, so every front end shares one set of rules and
 //! error messages.
 
+pub mod data;
+pub(crate) mod fill;
+pub(crate) mod host_counts;
+pub(crate) mod launch;
+pub(crate) mod reading;
+pub(crate) mod shape;
+pub(crate) mod suite_variant;
+pub(crate) mod targets;
+
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
@@ -75,7 +84,7 @@ pub enum Command {
     /// Read a file set back and check every sector: its checksum, offset
     /// and, with --journal, that it holds the last acknowledged write.
     /// Exit 1 with each mismatch's file, offset, expected and found.
-    Verify(crate::input::data_args::VerifyArgs),
+    Verify(crate::input::args::data::VerifyArgs),
     /// Turn a fio job file, vdbench parameter file or diskspd command line
     /// into an editable suite file, each option mapped, noted or refused.
     #[command(subcommand)]
@@ -91,7 +100,7 @@ pub enum Command {
     #[command(hide = true)]
     Agent(AgentArgs),
     /// Print a shell completion script (bash, zsh, fish); README: Installing.
-    Completions(super::cli_launch::CompletionsArgs),
+    Completions(launch::CompletionsArgs),
     /// Print the man page (roff), to install as volbench.1; README: Installing.
     Man,
 }
@@ -106,7 +115,7 @@ pub enum SuiteCommand {
         #[arg(value_name = "NAME|FILE")]
         suite: String,
         #[command(flatten)]
-        published: crate::input::cli_suite::PublishedArg,
+        published: crate::input::args::suite_variant::PublishedArg,
     },
     /// Run a built-in suite or a suite file.
     Run(SuiteRunArgs),
@@ -165,7 +174,7 @@ pub struct SuiteRunArgs {
     pub no_warmup_run: bool,
 
     #[command(flatten)]
-    pub published: crate::input::cli_suite::PublishedArg,
+    pub published: crate::input::args::suite_variant::PublishedArg,
 
     /// A value given here replaces the suite's own for every run; runs that
     /// set threads or iodepth themselves keep theirs.
@@ -258,19 +267,19 @@ pub struct CommonArgs {
     pub expect: Option<String>,
 
     #[command(flatten)]
-    pub shape: crate::input::cli_shape::ShapeArgs,
+    pub shape: crate::input::args::shape::ShapeArgs,
 
     #[command(flatten)]
-    pub targets: crate::input::cli_targets::TargetListArgs,
+    pub targets: crate::input::args::targets::TargetListArgs,
 
     #[command(flatten)]
     pub catalogue: CatalogueArg,
 
     #[command(flatten)]
-    pub data: crate::input::data_args::DataArgs,
+    pub data: crate::input::args::data::DataArgs,
 
     #[command(flatten)]
-    pub fill: crate::input::fill_args::FillArgs,
+    pub fill: crate::input::args::fill::FillArgs,
 
     #[command(flatten)]
     pub out: OutputArgs,
@@ -279,7 +288,7 @@ pub struct CommonArgs {
     pub remote: HostArgs,
 
     #[command(flatten)]
-    pub reading: crate::input::reading_args::ReadingArgs,
+    pub reading: crate::input::args::reading::ReadingArgs,
 }
 
 /// Where results go, for every command that runs a job.
@@ -478,10 +487,10 @@ pub struct HostArgs {
     pub ssh_command: Option<String>,
 
     #[command(flatten)]
-    pub launch: super::cli_launch::LaunchArgs,
+    pub launch: launch::LaunchArgs,
 
     #[command(flatten)]
-    pub counts: super::cli_host_counts::HostCountArgs,
+    pub counts: host_counts::HostCountArgs,
 
     /// Copy this volbench binary to each host (into --push-dir, named by
     /// its content hash, reused when already there) and run that copy.

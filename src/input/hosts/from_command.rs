@@ -5,7 +5,7 @@
 
 use std::process::{Command, Stdio};
 
-use super::hosts::{HostSpec, check_host_name};
+use super::{HostSpec, check_host_name};
 use crate::error::{Result, VbError};
 use crate::units::bounds::HOSTS_FROM_TIMEOUT as TIMEOUT;
 use crate::units::bounds::{MAX_HOSTS, MAX_INPUT_FILE};
@@ -13,7 +13,7 @@ use crate::units::bounds::{MAX_HOSTS, MAX_INPUT_FILE};
 /// Runs `command` and takes each non-empty line of its output as a host.
 pub fn read(command: &str) -> Result<Vec<HostSpec>> {
     let bad = |msg: String| VbError::input(format!("--hosts-from '{command}': {msg}"));
-    let words = super::words::split_words(command).map_err(&bad)?;
+    let words = super::super::words::split_words(command).map_err(&bad)?;
     let Some((program, args)) = words.split_first() else {
         return Err(VbError::input("--hosts-from is empty"));
     };
@@ -60,7 +60,7 @@ pub fn parse(text: &str) -> Result<Vec<HostSpec>> {
             .strip_prefix("pod/")
             .or_else(|| line.strip_prefix("pods/"))
             .unwrap_or(line);
-        let names = super::hostlist::expand(line).map_err(VbError::input)?;
+        let names = super::slurm::expand(line).map_err(VbError::input)?;
         for name in names {
             check_host_name(&name)?;
             if hosts.len() == MAX_HOSTS {

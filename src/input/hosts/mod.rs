@@ -3,6 +3,11 @@
 //! (`{host}`, `{index}`, `{1..6}`, `{a,b}`).
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
+pub(crate) mod counts;
+pub(crate) mod from_command;
+pub mod slurm;
+pub(crate) mod trees;
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -74,8 +79,8 @@ const SHELL_SPECIAL: &str = "'`\"$\\;&<>|(){}*?!~#^";
 pub fn parse_list(text: &str) -> Result<Vec<HostSpec>> {
     let mut hosts = Vec::new();
     // Slurm's node[01-24] expands (bounded by MAX_HOSTS) before the check.
-    let names =
-        crate::input::hostlist::expand(text).map_err(|e| VbError::input(format!("--hosts {e}")))?;
+    let names = crate::input::hosts::slurm::expand(text)
+        .map_err(|e| VbError::input(format!("--hosts {e}")))?;
     for name in &names {
         check_host_name(name)?;
         hosts.push(HostSpec {
@@ -142,7 +147,7 @@ pub fn parse_file(text: &str, origin: &str) -> Result<Vec<HostSpec>> {
                     host.threads = u32::try_from(t).ok();
                 }
                 "vm_size" => {
-                    let n = crate::input::reading_args::vm_size(v)
+                    let n = crate::input::args::reading::vm_size(v)
                         .map_err(|e| at(format!("vm_size: {e}")))?;
                     host.vm_size = Some(n);
                 }
