@@ -19,26 +19,26 @@ use crate::units::parse_duration_in;
 pub const BUILTIN: [(&str, &str); 10] = [
     (
         "six-patterns",
-        include_str!("../../suites/six-patterns.toml"),
+        include_str!("../../../suites/six-patterns.toml"),
     ),
-    ("mix-sweep", include_str!("../../suites/mix-sweep.toml")),
-    ("mix-table", include_str!("../../suites/mix-table.toml")),
+    ("mix-sweep", include_str!("../../../suites/mix-sweep.toml")),
+    ("mix-table", include_str!("../../../suites/mix-table.toml")),
     (
         "files-threads",
-        include_str!("../../suites/files-threads.toml"),
+        include_str!("../../../suites/files-threads.toml"),
     ),
-    ("disk-check", include_str!("../../suites/disk-check.toml")),
+    ("disk-check", include_str!("../../../suites/disk-check.toml")),
     (
         "latency-curve",
-        include_str!("../../suites/latency-curve.toml"),
+        include_str!("../../../suites/latency-curve.toml"),
     ),
     (
         "thread-sweep",
-        include_str!("../../suites/thread-sweep.toml"),
+        include_str!("../../../suites/thread-sweep.toml"),
     ),
-    ("metadata", include_str!("../../suites/metadata.toml")),
-    ("eda-mix", include_str!("../../suites/eda-mix.toml")),
-    ("small-files", include_str!("../../suites/small-files.toml")),
+    ("metadata", include_str!("../../../suites/metadata.toml")),
+    ("eda-mix", include_str!("../../../suites/eda-mix.toml")),
+    ("small-files", include_str!("../../../suites/small-files.toml")),
 ];
 
 /// A value that may be one item or a sweep: `4`, `"4k"`, `[1, 2]`, `"1:64:*2"`.
