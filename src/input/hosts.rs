@@ -40,6 +40,14 @@ pub fn check_host_name(name: &str) -> Result<()> {
     if name.is_empty() {
         return Err(VbError::input("an empty host name"));
     }
+    // A target template puts the name in a path (`/mnt/vol/{host}`): a
+    // `/` or a name of dots would take the host's files out of its folder.
+    if name.contains('/') || name.chars().all(|c| c == '.') {
+        return Err(VbError::input(format!(
+            "host name '{name}' is not a host name: no '/', and not '.' or '..' \
+             ({{host}} in a target path would leave its directory)"
+        )));
+    }
     if name.starts_with('-') {
         return Err(VbError::input(format!(
             "host name '{name}' starts with '-', which ssh would read as an option"
@@ -61,7 +69,7 @@ pub fn check_host_name(name: &str) -> Result<()> {
     if let Some(c) = name.chars().find(|c| SHELL_SPECIAL.contains(*c)) {
         return Err(VbError::input(format!(
             "host name '{name}' contains {c:?}, which a shell would interpret; a host name \
-             is letters, digits and . - _ : @ % + , = / [ ]"
+             is letters, digits and . - _ : @ % + , = [ ]"
         )));
     }
     Ok(())
@@ -77,7 +85,7 @@ pub fn parse_list(text: &str) -> Result<Vec<HostSpec>> {
     let names =
         crate::input::hostlist::expand(text).map_err(|e| VbError::input(format!("--hosts {e}")))?;
     for name in &names {
-        check_host_name(name)?;
+        check_host_name(name).map_err(|e| VbError::input(format!("--hosts: {}", e.message)))?;
         hosts.push(HostSpec {
             name: name.to_string(),
             target: None,
@@ -394,6 +402,18 @@ mod tests {
         assert!(parse_file("vm1\n-F/etc/x\n", "f").is_err());
         assert!(parse_list("a b").is_err());
         assert_eq!(parse_list(" vm1, root@vm2 ,").unwrap().len(), 2);
+    }
+
+    #[test]
+    fn names_that_would_leave_a_target_directory_are_refused() {
+        for bad in ["..", ".", "a/../../etc", "vm1/x", "..."] {
+            let e = parse_list(&format!("vm1,{bad}")).unwrap_err().to_string();
+            assert!(e.starts_with("--hosts: host name"), "{bad}: {e}");
+            assert!(e.contains(bad), "{e}");
+            assert!(parse_file(&format!("{bad}\n"), "hosts.txt").is_err());
+        }
+        // Dots inside a name are a DNS name's.
+        assert_eq!(parse_list("vm1.lab,10.0.0.1,..x").unwrap().len(), 3);
     }
 
     #[test]
