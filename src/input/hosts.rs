@@ -40,14 +40,6 @@ pub fn check_host_name(name: &str) -> Result<()> {
     if name.is_empty() {
         return Err(VbError::input("an empty host name"));
     }
-    // A target template puts the name in a path (`/mnt/vol/{host}`): a
-    // `/` or a name of dots would take the host's files out of its folder.
-    if name.contains('/') || name.chars().all(|c| c == '.') {
-        return Err(VbError::input(format!(
-            "host name '{name}' is not a host name: no '/', and not '.' or '..' \
-             ({{host}} in a target path would leave its directory)"
-        )));
-    }
     if name.starts_with('-') {
         return Err(VbError::input(format!(
             "host name '{name}' starts with '-', which ssh would read as an option"
@@ -70,6 +62,14 @@ pub fn check_host_name(name: &str) -> Result<()> {
         return Err(VbError::input(format!(
             "host name '{name}' contains {c:?}, which a shell would interpret; a host name \
              is letters, digits and . - _ : @ % + , = [ ]"
+        )));
+    }
+    // A target template puts the name in a path (`/mnt/vol/{host}`): a
+    // `/` or a name of dots would take the host's files out of its folder.
+    if name.contains('/') || name.chars().all(|c| c == '.') {
+        return Err(VbError::input(format!(
+            "host name '{name}' is not a host name: no '/', and not '.' or '..' \
+             ({{host}} in a target path would leave its directory)"
         )));
     }
     Ok(())
