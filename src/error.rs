@@ -19,6 +19,19 @@ pub mod exit {
     pub const INTERRUPTED: i32 = 130;
 }
 
+/// The exit code of a run that failed after it started: the target's
+/// when the file system refused a write (read-only, permission denied),
+/// as the README's table says, else `RUN_FAILED`. An I/O thread's error
+/// reaches the command as text carrying the OS error number as std prints it.
+pub fn failed_run_code(message: &str) -> i32 {
+    const TARGET_ERRNOS: [&str; 2] = ["(os error 30)", "(os error 13)"];
+    if TARGET_ERRNOS.iter().any(|e| message.contains(e)) {
+        exit::TARGET
+    } else {
+        exit::RUN_FAILED
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
     Input,

@@ -294,7 +294,7 @@ pub(crate) fn finish(doc: &ResultDoc, out_dir: Option<&OutputDir>, json: bool) -
     }
     if let Some(e) = &doc.error {
         eprintln!("volbench: error: {e}");
-        return Ok(exit::RUN_FAILED);
+        return Ok(crate::error::failed_run_code(e));
     }
     if let Some(code) = write_error {
         return Ok(code);

@@ -55,6 +55,8 @@ pub fn prepare_tree(plan: &Plan) -> Result<Option<Prepared>> {
     // A tree whose leaves a phase creates with mkdir starts without them.
     let first_op = first.ops.first().map(|o| o.op);
     let make_leaves = !(first.whole_tree && first_op == Some(MetaOp::Mkdir));
+    // Checked when planning; the file system may have changed since.
+    crate::io::target::refuse_kernel_fs(&plan.job.target.path)?;
     let ready = meta::prepare(&plan.job.target.path, first, make_leaves)?;
     Ok(Some(Prepared::tree(
         Layout {

@@ -48,6 +48,12 @@ pub trait Observer: Progress {
 }
 
 /// This machine as a result records it, with the VM size the user named.
+/// The result's `memory` for a prepared target: the host's memory it is,
+/// if it is (`io::mounts::memory_of`).
+pub fn memory_of(kind: target::TargetKind, path: &std::path::Path) -> Option<String> {
+    crate::io::mounts::memory_of(path, kind == target::TargetKind::BlockDevice).map(str::to_string)
+}
+
 fn this_host(job: &crate::spec::JobSpec) -> crate::result::HostInfo {
     crate::result::HostInfo {
         vm_size: job.reading.vm_size.clone(),
@@ -85,6 +91,7 @@ pub fn execute(plan: &Plan, obs: &dyn Observer, stop: &Arc<AtomicBool>) -> Resul
             target::TargetKind::BlockDevice => None,
             _ => crate::io::mounts::for_path(&job.target.path),
         },
+        memory: memory_of(prepared.kind, &job.target.path),
     });
     sets.insert(0, (key, prepared));
     for (i, run) in plan.runs.iter().enumerate() {

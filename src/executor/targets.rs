@@ -68,6 +68,7 @@ pub fn execute_targets(
                 Some(TargetKind::BlockDevice) | None => None,
                 _ => crate::io::mounts::for_path(&p.job.target.path),
             },
+            memory: super::memory_of(first.map_or(p.target.kind, |s| s.kind), &p.job.target.path),
         }
     });
     let mut done: Vec<Vec<RunResult>> = vec![Vec::new(); plans.len()];

@@ -90,6 +90,97 @@ pub fn for_path(path: &Path) -> Option<MountInfo> {
     find(&parse_mountinfo(&text), &canon)
 }
 
+/// What backs a path, as far as honest figures need to know: storage, the
+/// host's memory (figures of RAM, named as such), or a kernel interface
+/// where no file set belongs (`/dev`, `/proc`, `/sys`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backing {
+    Storage,
+    /// tmpfs, ramfs, a zram or brd block device, or a file system on one.
+    Memory(&'static str),
+    /// devtmpfs, proc, sysfs and the other kernel file systems.
+    Pseudo(&'static str),
+}
+
+/// statfs(2) magics (linux/magic.h). devtmpfs shares tmpfs's, so mountinfo
+/// tells the two apart.
+const TMPFS_MAGIC: u64 = 0x0102_1994;
+const RAMFS_MAGIC: u64 = 0x8584_58f6;
+const PSEUDO_MAGICS: [(u64, &str); 10] = [
+    (0x9fa0, "proc"),
+    (0x6265_6572, "sysfs"),
+    (0x1cd1, "devpts"),
+    (0x0027_e0eb, "cgroup"),
+    (0x6367_7270, "cgroup2"),
+    (0x6462_6720, "debugfs"),
+    (0x7472_6163, "tracefs"),
+    (0x7363_6673, "securityfs"),
+    (0x6265_6570, "configfs"),
+    (0xcafe_4a11, "bpf"),
+];
+
+/// The backing of a file system from its statfs magic and, for what the
+/// magic cannot tell, its mount (fs type and source).
+pub fn classify(magic: u64, mount: Option<&MountInfo>) -> Backing {
+    if let Some((_, name)) = PSEUDO_MAGICS.iter().find(|(m, _)| *m == magic) {
+        return Backing::Pseudo(name);
+    }
+    match (magic, mount) {
+        (TMPFS_MAGIC, Some(m)) if m.fs_type == "devtmpfs" => Backing::Pseudo("devtmpfs"),
+        (TMPFS_MAGIC, _) => Backing::Memory("tmpfs"),
+        (RAMFS_MAGIC, _) => Backing::Memory("ramfs"),
+        _ => mount
+            .and_then(|m| memory_device(&m.source))
+            .map_or(Backing::Storage, Backing::Memory),
+    }
+}
+
+/// `zram` or `brd` for a block device path whose name says it is memory
+/// (`/dev/zram0`, `/dev/ram0`).
+pub fn memory_device(path: &str) -> Option<&'static str> {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let numbered = |p: &str| {
+        name.strip_prefix(p)
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    };
+    if numbered("zram") {
+        Some("zram")
+    } else if numbered("ram") {
+        Some("brd")
+    } else {
+        None
+    }
+}
+
+/// What backs the file system of `path`, or of its nearest existing
+/// parent when it does not exist yet; None when statfs cannot tell.
+pub fn backing(path: &Path) -> Option<Backing> {
+    let mut p = path.to_path_buf();
+    let st = loop {
+        match rustix::fs::statfs(&p) {
+            Ok(st) => break st,
+            Err(_) if p.pop() && !p.as_os_str().is_empty() => {}
+            Err(_) => break rustix::fs::statfs(".").ok()?,
+        }
+    };
+    // f_type is signed on some architectures; the magics are 32-bit.
+    let magic = (st.f_type as u64) & 0xffff_ffff;
+    Some(classify(magic, for_path(path).as_ref()))
+}
+
+/// What a target's figures come from when that is the host's memory:
+/// `tmpfs`, `ramfs`, `zram` or `brd`; None for storage.
+pub fn memory_of(path: &Path, block_device: bool) -> Option<&'static str> {
+    if block_device {
+        let real = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+        return memory_device(&real.to_string_lossy());
+    }
+    match backing(path)? {
+        Backing::Memory(m) => Some(m),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -130,6 +221,49 @@ mod tests {
         );
         // A sibling whose name merely starts with the mount point is not under it.
         assert_eq!(find(&m, Path::new("/mnt/anfx")).unwrap().fs_type, "ext4");
+    }
+
+    #[test]
+    fn memory_and_kernel_file_systems_are_told_apart() {
+        let mount = |fs: &str, source: &str| MountInfo {
+            fs_type: fs.into(),
+            source: source.into(),
+            ..MountInfo::default()
+        };
+        let dev = mount("devtmpfs", "devtmpfs");
+        assert_eq!(
+            classify(TMPFS_MAGIC, Some(&dev)),
+            Backing::Pseudo("devtmpfs")
+        );
+        let shm = mount("tmpfs", "tmpfs");
+        assert_eq!(classify(TMPFS_MAGIC, Some(&shm)), Backing::Memory("tmpfs"));
+        assert_eq!(classify(RAMFS_MAGIC, None), Backing::Memory("ramfs"));
+        assert_eq!(classify(0x9fa0, None), Backing::Pseudo("proc"));
+        assert_eq!(classify(0x6265_6572, None), Backing::Pseudo("sysfs"));
+        let zram = mount("ext4", "/dev/zram0");
+        assert_eq!(classify(0xef53, Some(&zram)), Backing::Memory("zram"));
+        let disk = mount("ext4", "/dev/nvme0n1p1");
+        assert_eq!(classify(0xef53, Some(&disk)), Backing::Storage);
+        assert_eq!(memory_device("/dev/ram0"), Some("brd"));
+        assert_eq!(memory_device("/dev/zramfoo"), None);
+        assert_eq!(memory_device("/dev/ramdisk"), None);
+    }
+
+    #[test]
+    fn this_hosts_kernel_file_systems_are_found() {
+        assert_eq!(
+            backing(Path::new("/proc/self")),
+            Some(Backing::Pseudo("proc"))
+        );
+        assert_eq!(
+            backing(Path::new("/sys/kernel")),
+            Some(Backing::Pseudo("sysfs"))
+        );
+        // A path that does not exist is judged by its nearest parent.
+        assert_eq!(
+            backing(Path::new("/proc/no/such/dir")),
+            Some(Backing::Pseudo("proc"))
+        );
     }
 
     #[test]

@@ -133,6 +133,18 @@ pub fn summary(doc: &ResultDoc) -> String {
         let lines: Vec<String> = doc.fill.iter().map(|f| f.line()).collect();
         parts.insert(0, lines.join("\n"));
     }
+    // Said before the figures it qualifies.
+    if let Some(t) = &doc.target
+        && let Some(m) = &t.memory
+    {
+        parts.insert(
+            0,
+            format!(
+                "memory: {} is this host's memory ({m}), not storage",
+                crate::units::bounds::one_line(&t.path)
+            ),
+        );
+    }
     let findings = diagnosis::lines(doc);
     if !findings.is_empty() {
         parts.push(findings);

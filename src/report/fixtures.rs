@@ -251,6 +251,7 @@ pub fn doc(host: &str, runs: &[RunFixture]) -> ResultDoc {
                 options: "rw,relatime,vers=3,rsize=65536,wsize=65536,hard,nconnect=16,proto=tcp"
                     .into(),
             }),
+            memory: None,
         }),
         runs: built,
         interrupted: false,

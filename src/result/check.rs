@@ -111,6 +111,15 @@ pub fn check_doc(doc: &ResultDoc) -> Result<(), String> {
     {
         return Err("a target of 0 files".into());
     }
+    if let Some(m) = doc.target.as_ref().and_then(|t| t.memory.as_deref())
+        && !super::MEMORY_KINDS.contains(&m)
+    {
+        return Err(format!(
+            "target memory '{}': not one of {}",
+            crate::units::bounds::one_line(m),
+            super::MEMORY_KINDS.join(", ")
+        ));
+    }
     if let Some(c) = &doc.cluster {
         if c.hosts.len() > MAX_RUNS || c.runs.len() > MAX_RUNS {
             return Err("a cluster section out of bounds".into());

@@ -120,6 +120,9 @@ pub struct HostInfo {
     pub vm_size: Option<String>,
 }
 
+/// What a target that is the host's memory can be (`TargetInfo::memory`).
+pub const MEMORY_KINDS: [&str; 4] = ["tmpfs", "ramfs", "zram", "brd"];
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TargetInfo {
     pub kind: TargetKind,
@@ -132,6 +135,10 @@ pub struct TargetInfo {
     /// for block devices, and in results written before it was recorded).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mount: Option<mount::MountInfo>,
+    /// The host's memory the target is (`tmpfs`, `ramfs`, `zram`, `brd`):
+    /// its figures are RAM's, not storage's. Absent for storage.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

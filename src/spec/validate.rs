@@ -68,10 +68,12 @@ impl JobSpec {
         }
         let mut names = std::collections::HashSet::new();
         for run in &self.runs {
+            // The run's own error first: `--rw randread --read-pct 100,50`
+            // is a percentage that cannot apply, not a clash of names.
+            self.validate_run(run)?;
             if !names.insert(run.name.as_str()) {
                 return Err(VbError::input(format!("two runs are named '{}'", run.name)));
             }
-            self.validate_run(run)?;
         }
         Ok(())
     }

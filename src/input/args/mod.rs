@@ -189,7 +189,9 @@ pub struct CommonArgs {
     /// A directory (volbench creates and fills its own file set there), an
     /// existing regular file, or a block device. No symbolic link below it
     /// is followed; only regular files volbench created are written; one run
-    /// per target at a time (a lock says who holds it).
+    /// per target at a time (a lock says who holds it). Under /dev, /proc
+    /// and /sys only an existing block device; tmpfs, ramfs and zram are
+    /// run but named as memory.
     #[arg(long, value_name = "PATH")]
     pub target: PathBuf,
 

@@ -62,7 +62,8 @@ pub fn parse(text: &str) -> Result<Vec<HostSpec>> {
             .unwrap_or(line);
         let names = super::slurm::expand(line).map_err(VbError::input)?;
         for name in names {
-            check_host_name(&name)?;
+            check_host_name(&name)
+                .map_err(|e| VbError::input(format!("--hosts-from: {}", e.message)))?;
             if hosts.len() == MAX_HOSTS {
                 return Err(VbError::input(format!("more than {MAX_HOSTS} hosts")));
             }

@@ -66,7 +66,15 @@ pub fn check_host_name(name: &str) -> Result<()> {
     if let Some(c) = name.chars().find(|c| SHELL_SPECIAL.contains(*c)) {
         return Err(VbError::input(format!(
             "host name '{name}' contains {c:?}, which a shell would interpret; a host name \
-             is letters, digits and . - _ : @ % + , = / [ ]"
+             is letters, digits and . - _ : @ % + , = [ ]"
+        )));
+    }
+    // A target template puts the name in a path (`/mnt/vol/{host}`): a
+    // `/` or a name of dots would take the host's files out of its folder.
+    if name.contains('/') || name.chars().all(|c| c == '.') {
+        return Err(VbError::input(format!(
+            "host name '{name}' is not a host name: no '/', and not '.' or '..' \
+             ({{host}} in a target path would leave its directory)"
         )));
     }
     Ok(())
@@ -82,7 +90,7 @@ pub fn parse_list(text: &str) -> Result<Vec<HostSpec>> {
     let names = crate::input::hosts::slurm::expand(text)
         .map_err(|e| VbError::input(format!("--hosts {e}")))?;
     for name in &names {
-        check_host_name(name)?;
+        check_host_name(name).map_err(|e| VbError::input(format!("--hosts: {}", e.message)))?;
         hosts.push(HostSpec {
             name: name.to_string(),
             target: None,
@@ -399,6 +407,18 @@ mod tests {
         assert!(parse_file("vm1\n-F/etc/x\n", "f").is_err());
         assert!(parse_list("a b").is_err());
         assert_eq!(parse_list(" vm1, root@vm2 ,").unwrap().len(), 2);
+    }
+
+    #[test]
+    fn names_that_would_leave_a_target_directory_are_refused() {
+        for bad in ["..", ".", "a/../../etc", "vm1/x", "..."] {
+            let e = parse_list(&format!("vm1,{bad}")).unwrap_err().to_string();
+            assert!(e.starts_with("--hosts: host name"), "{bad}: {e}");
+            assert!(e.contains(bad), "{e}");
+            assert!(parse_file(&format!("{bad}\n"), "hosts.txt").is_err());
+        }
+        // Dots inside a name are a DNS name's.
+        assert_eq!(parse_list("vm1.lab,10.0.0.1,..x").unwrap().len(), 3);
     }
 
     #[test]

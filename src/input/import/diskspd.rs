@@ -58,6 +58,8 @@ pub fn import_args(args: &[String], map: &PathMap) -> Result<Imported> {
     };
     let mut bs = 64 * 1024u64;
     let mut create: Option<u64> = None;
+    // Where -c was given: a file set refused for its directory names it.
+    let mut create_at = (String::new(), String::new());
     let mut duration = 10.0;
     let mut warmup = 5.0;
     let mut random = false;
@@ -109,6 +111,7 @@ pub fn import_args(args: &[String], map: &PathMap) -> Result<Imported> {
             'c' => match sized(v, bs) {
                 Ok(b) => {
                     create = Some(b);
+                    create_at = (at.clone(), a.to_string());
                     push(&mut m, &at, a, How::Exact("size of each file".into()));
                 }
                 Err(e) => bad(&mut notes, e),
@@ -470,6 +473,12 @@ pub fn import_args(args: &[String], map: &PathMap) -> Result<Imported> {
     }
     let mut threads_total = false;
     let (target, size, files) = if listed {
+        if create.is_some()
+            && let Some(why) = paths.iter().find_map(|p| super::kernel_set_dir(p))
+        {
+            notes.refuse(&create_at.0, &create_at.1, why);
+            notes.check()?;
+        }
         super::target_list::list(&paths, create, threads, &mut m, &mut notes)?
     } else {
         match create {
@@ -485,6 +494,10 @@ pub fn import_args(args: &[String], map: &PathMap) -> Result<Imported> {
                     notes.check()?;
                 }
                 let dir = dirs.into_iter().next().unwrap_or_default();
+                if let Some(why) = super::kernel_set_dir(&dir) {
+                    notes.refuse(&create_at.0, &create_at.1, why);
+                    notes.check()?;
+                }
                 push(
                     &mut m,
                     "targets",

@@ -280,7 +280,19 @@ impl PathMap {
                 } else {
                     format!("{to}/{rest}")
                 };
-                return Ok((joined.replace("//", "/"), true));
+                let joined = joined.replace("//", "/");
+                // `x:\..\..\etc\x.dat` must not land in /etc: after
+                // `..` the path stays under the root it was mapped to.
+                let root = crate::io::target::normalise(std::path::Path::new(to));
+                let lands = crate::io::target::normalise(std::path::Path::new(&joined));
+                if !lands.starts_with(&root) {
+                    return Err(format!(
+                        "'{raw}' maps to {}, outside the mapped root {to} ('..' leaves it); \
+                         name the path inside the root, or map its own prefix",
+                        lands.display()
+                    ));
+                }
+                return Ok((joined, true));
             }
         }
         if raw.starts_with('#') {
@@ -306,6 +318,16 @@ impl PathMap {
         }
         Ok((raw.to_string(), false))
     }
+}
+
+/// Why volbench's own file set cannot go in `dir`: under `/dev`, `/proc` or
+/// `/sys` it would sit among the kernel's files (and /dev is memory).
+pub fn kernel_set_dir(dir: &str) -> Option<String> {
+    let root = crate::io::target::kernel_root(std::path::Path::new(dir))?;
+    Some(format!(
+        "volbench's own file set would go in {dir}, among the kernel's files ({root}), not \
+         on storage; name a directory on the storage (or the device itself, without a size)"
+    ))
 }
 
 /// The parent directory of a file path (where volbench's own file set goes).
@@ -348,4 +370,24 @@ pub fn run_name(raw: &str) -> String {
     } else {
         clean
     }
+}
+
+/// Why a file or device path cannot be volbench's target: a path in `/dev`
+/// that is there and is not a block device (`/dev/null`), or one in
+/// `/proc` or `/sys`, where volbench would make its own file set. A device
+/// not on this machine is left to the run, which checks it where it runs.
+pub fn kernel_target(full: &str) -> Option<String> {
+    use std::os::unix::fs::FileTypeExt;
+    let root = crate::io::target::kernel_root(std::path::Path::new(full))?;
+    if root == "/dev" {
+        match std::fs::metadata(full) {
+            Ok(md) if !md.file_type().is_block_device() => {}
+            _ => return None,
+        }
+        return Some(format!(
+            "{full} is not a block device here, and volbench makes no file set in /dev (the \
+             kernel's device nodes, in memory); name a block device, or a file on the storage"
+        ));
+    }
+    kernel_set_dir(&parent_dir(full))
 }

@@ -137,7 +137,38 @@ enum Slot {
 /// Prepares the file set in the directory the user named (created if missing).
 pub fn prepare(dir: &Path, opts: &PrepareOptions) -> Result<Prepared> {
     let file_size = check_shape(opts)?;
-    prepare_in(SetDir::open_or_create(dir)?, file_size, opts)
+    // Made here rather than by open_or_create, so this run knows it made it.
+    let made = rustix::fs::mkdir(dir, rustix::fs::Mode::from_raw_mode(0o755)).is_ok();
+    let set = SetDir::open_or_create(dir)?;
+    let ino = rustix::fs::fstat(set.fd()).map(|st| st.st_ino).ok();
+    prepare_in(set, file_size, opts).inspect_err(|_| {
+        if made && let Some(ino) = ino {
+            remove_made_dir(dir, ino);
+        }
+    })
+}
+
+/// Removes the directory a refused prepare made, if it is still the one
+/// made (same inode, not a link) and holds nothing but the lock file: a
+/// refused fill leaves the target as it found it.
+fn remove_made_dir(dir: &Path, ino: u64) {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(md) = std::fs::symlink_metadata(dir) else {
+        return;
+    };
+    if !md.is_dir() || md.ino() != ino {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let names: Vec<std::ffi::OsString> = entries.flatten().map(|e| e.file_name()).collect();
+    if names.iter().any(|n| n != super::LOCK_NAME) {
+        return;
+    }
+    // unlink never follows a link; rmdir fails if anything came in meanwhile.
+    let _ = std::fs::remove_file(dir.join(super::LOCK_NAME));
+    let _ = std::fs::remove_dir(dir);
 }
 
 /// Prepares the file set in subdirectory `name` of `parent`, reached

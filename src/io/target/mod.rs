@@ -18,6 +18,7 @@ use crate::units::format_size;
 mod device;
 mod fileset;
 mod lock;
+mod place;
 mod room;
 
 pub use lock::{Lock, lock_tree};
@@ -27,6 +28,7 @@ pub(crate) use setdir::read_up_to;
 
 pub use fileset::{FILE_PREFIX, MARKER_NAME, MAX_FILES, Progress};
 pub use lock::LOCK_NAME;
+pub use place::{kernel_root, normalise, refuse_kernel_fs};
 pub use room::check_room_for_sets;
 
 pub use crate::spec::TargetKind;
@@ -41,6 +43,18 @@ pub struct Inspection {
 }
 
 pub fn inspect(path: &Path) -> Result<Inspection> {
+    let insp = inspect_type(path);
+    let block = matches!(&insp, Ok(i) if i.kind == TargetKind::BlockDevice);
+    // First: a mistyped device name is "no such device", not a missing parent.
+    place::check_target_path(path, block)?;
+    let insp = insp?;
+    if !block {
+        place::refuse_kernel_fs(path)?;
+    }
+    Ok(insp)
+}
+
+fn inspect_type(path: &Path) -> Result<Inspection> {
     match fs::metadata(path) {
         Ok(meta) => {
             let ft = meta.file_type();
@@ -50,6 +64,13 @@ pub fn inspect(path: &Path) -> Result<Inspection> {
                     path: path.into(),
                     existing_size: None,
                 })
+            } else if ft.is_file() && meta.len() == 0 {
+                Err(VbError::target(format!(
+                    "target {} is an empty file: there is nothing in it to read or write in \
+                     place; name a directory (volbench makes and fills its own file set there), \
+                     or write the file to the size you want first",
+                    crate::units::bounds::one_line(&path.display().to_string())
+                )))
             } else if ft.is_file() {
                 Ok(Inspection {
                     kind: TargetKind::File,
@@ -225,7 +246,11 @@ pub struct PrepareOptions<'a> {
 /// against other volbench runs while the returned `Prepared` lives.
 pub fn prepare(insp: &Inspection, opts: &PrepareOptions) -> Result<Prepared> {
     match insp.kind {
-        TargetKind::Directory => fileset::prepare(&insp.path, opts),
+        TargetKind::Directory => {
+            // Checked when planning; the file system may have changed since.
+            place::refuse_kernel_fs(&insp.path)?;
+            fileset::prepare(&insp.path, opts)
+        }
         TargetKind::File => prepare_existing(insp, opts, false),
         TargetKind::BlockDevice => prepare_existing(insp, opts, true),
     }
@@ -234,6 +259,7 @@ pub fn prepare(insp: &Inspection, opts: &PrepareOptions) -> Result<Prepared> {
 /// Prepares a file set in subdirectory `name` of the directory target
 /// `parent` (one set per file count), never following a link at `name`.
 pub fn prepare_subset(parent: &Path, name: &str, opts: &PrepareOptions) -> Result<Prepared> {
+    place::refuse_kernel_fs(parent)?;
     fileset::prepare_sub(parent, name, opts)
 }
 

@@ -128,6 +128,8 @@ impl Coordinator<'_> {
             file_size: first.file_size,
             align: all.iter().map(|t| t.align).max().unwrap_or(1),
             mount: first.mount.clone(),
+            // Memory on any host makes the merged figures partly RAM's.
+            memory: all.iter().find_map(|t| t.memory.clone()),
         })
     }
 }

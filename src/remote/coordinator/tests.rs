@@ -170,6 +170,7 @@ impl Agent {
                                 file_size: 1 << 20,
                                 align: 4096,
                                 mount: None,
+                                memory: None,
                             })
                             .collect(),
                         notes: Vec::new(),

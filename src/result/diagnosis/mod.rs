@@ -13,6 +13,7 @@ mod clients;
 mod concurrency;
 pub(crate) mod hosts;
 mod limits;
+mod memory;
 mod saturation;
 pub mod scaling;
 mod targets;
@@ -60,6 +61,8 @@ pub enum Kind {
     SlowTarget,
     /// The aggregate flat while the hosts at least doubled: a shared limit.
     FlatWithHosts,
+    /// The target is the host's memory (tmpfs, ramfs, zram), not storage.
+    MemoryTarget,
     #[serde(other)]
     Other,
 }
@@ -93,6 +96,7 @@ impl Kind {
             Kind::SlowHost => "slow host",
             Kind::SlowTarget => "slow target",
             Kind::FlatWithHosts => "flat as hosts are added",
+            Kind::MemoryTarget => "memory, not storage",
             Kind::Other => "other",
         }
     }
@@ -160,6 +164,7 @@ pub type Finder = fn(&ResultDoc) -> Vec<Finding>;
 
 /// Every finder, in the order their findings are shown.
 pub const FINDERS: &[Finder] = &[
+    memory::memory_target,
     limits::expected,
     limits::inferred_iops_cap,
     limits::inferred_bandwidth_cap,

@@ -400,6 +400,12 @@ pub(super) fn job(
         Some(d) => Some(resolved(&from_cwd(d), notes)?),
         None => None,
     };
+    if let (Some(d), Some(opt)) = (&dir, o.get("directory"))
+        && let Some(why) = super::kernel_set_dir(d)
+    {
+        notes.refuse(&opt.at, &opt.text(), why);
+        return None;
+    }
     let list = match &filename {
         Some(f) => super::files::list(
             f,
@@ -422,6 +428,10 @@ pub(super) fn job(
             };
             let full = resolved(&full, notes)?;
             let opt = o.get("filename")?;
+            if let Some(why) = super::kernel_target(&full) {
+                notes.refuse(&opt.at, &opt.text(), why);
+                return None;
+            }
             if full.starts_with("/dev/") {
                 note(
                     &mut mapped,

@@ -111,3 +111,38 @@ fn diskspd_smb_line_imports_whole() {
     );
     assert_eq!(imp.draft.runs[0].threads, 4);
 }
+
+#[test]
+fn a_mapped_path_that_climbs_out_of_its_root_is_refused() {
+    let map = PathMap::parse(&["x:\\=/mnt/share/".into()]).unwrap();
+    let e = map.resolve("x:\\..\\..\\etc\\x.dat").unwrap_err();
+    assert!(
+        e.contains("/etc/x.dat") && e.contains("outside the mapped root"),
+        "{e}"
+    );
+    // `..` that stays inside the root is the user's business.
+    assert!(map.resolve("x:\\a\\..\\b.dat").is_ok());
+    let e = diskspd::import_args(&args("-c1G -d5 x:\\..\\x.dat"), &map)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("x:\\..\\x.dat"), "{e}");
+}
+
+#[test]
+fn a_file_set_among_the_kernels_files_is_refused_naming_the_option() {
+    for line in [
+        "-c100M -d5 /dev/null",
+        "-c100M -d5 /dev/sdq /dev/sdr",
+        "-c1G /proc/x.dat",
+    ] {
+        let e = diskspd::import_args(&args(line), &PathMap::default())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("-c") && e.contains("kernel's files"),
+            "{line}: {e}"
+        );
+    }
+    // A device without -c is the device itself, used whole.
+    assert!(diskspd::import_args(&args("-d5 /dev/sdq"), &PathMap::default()).is_ok());
+}

@@ -214,3 +214,27 @@ fn fio_a_list_not_time_based_stops_after_size_per_job_and_names_are_run_once() {
     let e = fio_err("[d]\nfilename=/dev/sdb:/dev/sdb\nnumjobs=2\ntime_based\nruntime=5\n");
     assert!(e.contains("named twice"), "{e}");
 }
+
+#[test]
+fn fio_file_sets_among_the_kernels_files_are_refused_by_option() {
+    // /dev/null is here and is no block device: never a file set in /dev.
+    let e = fio_err("[j]\nfilename=/dev/null\nsize=1g\nrw=randwrite\n");
+    assert!(
+        e.contains("filename=/dev/null") && e.contains("not a block device"),
+        "{e}"
+    );
+    let e = fio_err("[j]\nfilename=/proc/x.dat\nsize=1g\nrw=randread\n");
+    assert!(
+        e.contains("filename=/proc/x.dat") && e.contains("kernel's files"),
+        "{e}"
+    );
+    let e = fio_err("[j]\ndirectory=/sys/x\nsize=1g\nrw=randread\n");
+    assert!(e.contains("directory=/sys/x"), "{e}");
+    // A device that is not on this machine is left to the run, where it runs.
+    assert_eq!(
+        fio_ok("[j]\nfilename=/dev/sdq\nsize=1g\nrw=randread\n")
+            .draft
+            .target,
+        "/dev/sdq"
+    );
+}

@@ -68,3 +68,21 @@ fn vdbench_fs_refuses_what_a_tree_cannot_do_by_name_and_line() {
         .to_string();
     assert!(e.contains("line 3: fwdrate=100: not supported yet"), "{e}");
 }
+
+#[test]
+fn vdbench_trees_and_luns_among_the_kernels_files_are_refused_by_name() {
+    let e = vdb("fsd=f,anchor=/dev/vb,depth=1,width=2,files=3,size=4k\nfwd=w,fsd=f,operation=read\nrd=r,fwd=w\n")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("line 1: anchor=/dev/vb") && e.contains("kernel's files"),
+        "{e}"
+    );
+    let e = vdb("sd=s,lun=/dev/null\nwd=w,sd=s\nrd=r,wd=w\n")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("lun=/dev/null") && e.contains("not a block device"),
+        "{e}"
+    );
+}

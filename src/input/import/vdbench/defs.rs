@@ -119,6 +119,9 @@ pub(super) fn hosts_and_sds(
                 for p in &d.params {
                     match p.key.as_str() {
                         "lun" => match map.resolve(&p.value) {
+                            Ok((l, _)) if let Some(why) = super::kernel_target(&l) => {
+                                notes.refuse(&p.at, &p.text(), why)
+                            }
                             Ok((l, _)) => sd.lun = l,
                             Err(e) => notes.refuse(&p.at, &p.text(), e),
                         },

@@ -97,6 +97,9 @@ pub(super) fn translate(
     for p in &fsd.params {
         match p.key.as_str() {
             "anchor" => match map.resolve(p.value.trim()) {
+                Ok((t, _)) if let Some(why) = super::kernel_set_dir(&t) => {
+                    notes.refuse(&p.at, &p.text(), why)
+                }
                 Ok((t, _)) => {
                     target = t;
                     exact(
