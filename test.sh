@@ -46,6 +46,15 @@ if ((!quick)); then
   fi
 fi
 
+if ((!quick)); then
+  # fio's ecosystem reads volbench's fio JSON in the tests: the real
+  # fio-plot, pinned (fio's own fio_jsonplus_clat2csv comes with fio).
+  if ! python3 -c 'import fio_plot' 2>/dev/null; then
+    python3 -m pip install -q fio-plot==1.1.21 >/dev/null ||
+      echo "test.sh: cannot install fio-plot; the test that draws with it will skip" >&2
+  fi
+fi
+
 # Guardrails: formatting and lints fail the run like a failing test. The
 # layering (no import cycle) and file-size rules are tests/architecture.rs.
 rustup component list --installed 2>/dev/null | grep -q '^rustfmt' || rustup component add rustfmt clippy >/dev/null 2>&1 || true

@@ -384,6 +384,20 @@ fn emit(path: Option<&Path>, text: &str) -> Result<()> {
 }
 
 fn cmd_report(a: &ReportArgs) -> Result<i32> {
+    // fio-plot reads a directory of one-run files (bench-fio's layout): a
+    // directory given to -o gets one file per run.
+    if let (ReportFormat::FioJson, Some(o)) = (a.format, &a.output)
+        && std::fs::symlink_metadata(o).is_ok_and(|m| m.is_dir())
+    {
+        let dir = OutputDir::open(o)?;
+        let sources = report::load(&a.dirs)?;
+        let files = report::fio_json::fio_json_per_run(&sources)?;
+        for (name, text) in &files {
+            dir.write(name, text)?;
+        }
+        eprintln!("report: {} fio JSON files in {}", files.len(), o.display());
+        return Ok(exit::OK);
+    }
     if let Some(o) = &a.output {
         crate::output::file::check_file(o)?;
     }

@@ -346,7 +346,7 @@ pub struct ReportArgs {
 
     /// Where to write. Default for html: DIR/report.html with one DIR (a
     /// required option with several); stdout for the other formats. `-`
-    /// means stdout.
+    /// means stdout. fio-json into an existing directory: a file per run.
     #[arg(short = 'o', long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 
