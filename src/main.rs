@@ -46,8 +46,37 @@ fn bad_arguments(e: clap::Error) -> ! {
             let message = message.join(" ");
             let message = message.strip_prefix("error: ").unwrap_or(&message);
             let line = volbench::units::bounds::one_line(message);
-            eprintln!("volbench: error: {line} (see --help)");
+            let hint = volbench::units::bounds::one_line(&hints(&e));
+            eprintln!("volbench: error: {line}{hint} (see --help)");
             std::process::exit(volbench::error::exit::BAD_INPUT);
         }
     }
+}
+
+/// What follows the message: clap's own "did you mean" (cut with the rest
+/// of its page above), and, for a name fio, vdbench or diskspd use, what
+/// volbench calls it.
+fn hints(e: &clap::Error) -> String {
+    use clap::error::{ContextKind, ContextValue};
+    let text = |kind| match e.get(kind) {
+        Some(ContextValue::String(s)) => vec![s.clone()],
+        Some(ContextValue::Strings(v)) => v.clone(),
+        _ => Vec::new(),
+    };
+    let mut out = String::new();
+    let suggested: Vec<String> = [ContextKind::SuggestedArg, ContextKind::SuggestedSubcommand]
+        .into_iter()
+        .flat_map(text)
+        .collect();
+    let value = text(ContextKind::InvalidValue).into_iter().next();
+    // Another tool's name wins over clap's guess by spelling (--rwmixread
+    // is fio's --read-pct, not a misspelt --rw).
+    if let Some(arg) = text(ContextKind::InvalidArg).first()
+        && let Some(h) = volbench::input::foreign_flags::hint(arg, value.as_deref())
+    {
+        out.push_str(&format!("; {h}"));
+    } else if !suggested.is_empty() {
+        out.push_str(&format!("; did you mean {}?", suggested.join(" or ")));
+    }
+    out
 }

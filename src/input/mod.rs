@@ -12,6 +12,7 @@ pub mod data_args;
 pub(crate) mod file;
 pub(crate) mod fill_args;
 pub(crate) mod flags;
+pub mod foreign_flags;
 pub(crate) mod host_counts;
 pub mod hostlist;
 pub mod hosts;
