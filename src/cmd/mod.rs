@@ -64,7 +64,7 @@ pub fn main(cli: Cli) -> Result<i32> {
         Command::Vdbench(a) => import::cmd_vdbench(&a),
         Command::Diskspd(a) => import::cmd_diskspd(&a),
         Command::Completions(a) => install::cmd_completions(a.shell),
-        Command::Man => install::cmd_man(),
+        Command::Man(a) => install::cmd_man(&a),
     }
 }
 

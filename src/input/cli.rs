@@ -92,8 +92,8 @@ pub enum Command {
     Agent(AgentArgs),
     /// Print a shell completion script (bash, zsh, fish); README: Installing.
     Completions(super::cli_launch::CompletionsArgs),
-    /// Print the man page (roff), to install as volbench.1; README: Installing.
-    Man,
+    /// Print a man page (roff), or write all of them with --dir; README: Installing.
+    Man(super::cli_launch::ManArgs),
 }
 
 #[allow(clippy::large_enum_variant)]
