@@ -120,9 +120,19 @@ fn cmd_suite_list() -> Result<i32> {
         if !source.is_empty() {
             println!("{:<14} from: {source}", "");
         }
+        let (origin, text) = suite::load(&name)?;
+        let (scaled, published) = suite::published::variants(&origin, &text)?;
+        match published {
+            Some(p) => {
+                println!("{:<14} default:     {scaled} (scaled down)", "");
+                println!("{:<14} --published: {p} (as the paper ran it)", "");
+            }
+            None => println!("{:<14} runs:        {scaled}", ""),
+        }
     }
     println!(
-        "\n`volbench suite show NAME` prints a suite to copy and edit; `volbench suite run NAME|FILE --target PATH` runs it."
+        "\n`volbench suite show NAME` prints a suite to copy and edit; `volbench suite run NAME|FILE --target PATH` runs it; \
+         --published (run and show) takes the paper's threads, sizes and durations instead of the scaled-down defaults."
     );
     Ok(exit::OK)
 }
@@ -136,6 +146,15 @@ fn cmd_suite_run(a: &SuiteRunArgs) -> Result<i32> {
             eprintln!("{l}");
         }
         parsed = p;
+    } else if parsed.published.is_some() {
+        // First, so no one reads a scaled-down run's figures as the paper's;
+        // a note, so a refusal that follows is still the one error line.
+        let (scaled, published) = suite::published::variants(&origin, &text)?;
+        eprintln!(
+            "volbench: note: {} runs its scaled-down defaults ({scaled}); --published runs the paper's ({})",
+            parsed.name,
+            published.unwrap_or_default()
+        );
     }
     run_suite_parsed(&origin, &text, parsed, &a.common, a.no_warmup_run, None)
 }
