@@ -15,11 +15,25 @@ fn main() {
     let code = match volbench::cmd::main(cli) {
         Ok(code) => code,
         Err(e) => {
-            // One line whatever the message echoes back (a value with a
-            // newline or an escape sequence in it): scripts read the last
-            // line of stderr, and a terminal must not interpret it.
-            let line = volbench::units::bounds::one_line(&e.to_string());
-            eprintln!("volbench: error: {line}");
+            // Each line of the message made safe (a value with an escape
+            // sequence in it must not reach the terminal); a message of
+            // several lines (one per cause on many hosts) keeps them.
+            let text = e.to_string();
+            // Only indented detail lines (a cause and its hosts) stand on
+            // their own; any other newline is the input's and is escaped.
+            let detail = text.lines().skip(1).all(|l| l.starts_with("  "));
+            let lines: Vec<String> = if detail {
+                text.lines()
+                    .map(volbench::units::bounds::one_line)
+                    .collect()
+            } else {
+                vec![volbench::units::bounds::one_line(&text)]
+            };
+            let mut lines = lines.into_iter();
+            eprintln!("volbench: error: {}", lines.next().unwrap_or_default());
+            for line in lines {
+                eprintln!("{line}");
+            }
             e.exit_code()
         }
     };
