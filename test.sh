@@ -34,6 +34,8 @@ if ((!quick)); then
   command -v gzip >/dev/null || need+=(gzip)
   # The fill-size test watches the fill's writes.
   command -v strace >/dev/null || need+=(strace)
+  # The man pages are read back with man -l.
+  command -v man >/dev/null || need+=(man-db)
   if ((${#need[@]})); then
     if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
       echo "test.sh: installing ${need[*]}" >&2
