@@ -34,6 +34,9 @@ if ((!quick)); then
   command -v gzip >/dev/null || need+=(gzip)
   # The fill-size test watches the fill's writes.
   command -v strace >/dev/null || need+=(strace)
+  # fio's fio_jsonplus_clat2csv (Debian's python3) imports six, which fio
+  # does not depend on.
+  /usr/bin/python3 -c 'import six' 2>/dev/null || need+=(python3-six)
   # The man pages are read back with man -l.
   command -v man >/dev/null || need+=(man-db)
   if ((${#need[@]})); then
