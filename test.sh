@@ -34,6 +34,11 @@ if ((!quick)); then
   command -v gzip >/dev/null || need+=(gzip)
   # The fill-size test watches the fill's writes.
   command -v strace >/dev/null || need+=(strace)
+  # fio's fio_jsonplus_clat2csv (Debian's python3) imports six, which fio
+  # does not depend on.
+  /usr/bin/python3 -c 'import six' 2>/dev/null || need+=(python3-six)
+  # The man pages are read back with man -l.
+  command -v man >/dev/null || need+=(man-db)
   if ((${#need[@]})); then
     if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
       echo "test.sh: installing ${need[*]}" >&2
@@ -43,6 +48,15 @@ if ((!quick)); then
     else
       echo "test.sh: missing ${need[*]}; the tests that need them will skip" >&2
     fi
+  fi
+fi
+
+if ((!quick)); then
+  # fio's ecosystem reads volbench's fio JSON in the tests: the real
+  # fio-plot, pinned (fio's own fio_jsonplus_clat2csv comes with fio).
+  if ! python3 -c 'import fio_plot' 2>/dev/null; then
+    python3 -m pip install -q fio-plot==1.1.21 >/dev/null ||
+      echo "test.sh: cannot install fio-plot; the test that draws with it will skip" >&2
   fi
 fi
 

@@ -15,11 +15,25 @@ fn main() {
     let code = match volbench::cmd::main(cli) {
         Ok(code) => code,
         Err(e) => {
-            // One line whatever the message echoes back (a value with a
-            // newline or an escape sequence in it): scripts read the last
-            // line of stderr, and a terminal must not interpret it.
-            let line = volbench::units::bounds::one_line(&e.to_string());
-            eprintln!("volbench: error: {line}");
+            // Each line of the message made safe (a value with an escape
+            // sequence in it must not reach the terminal); a message of
+            // several lines (one per cause on many hosts) keeps them.
+            let text = e.to_string();
+            // Only indented detail lines (a cause and its hosts) stand on
+            // their own; any other newline is the input's and is escaped.
+            let detail = text.lines().skip(1).all(|l| l.starts_with("  "));
+            let lines: Vec<String> = if detail {
+                text.lines()
+                    .map(volbench::units::bounds::one_line)
+                    .collect()
+            } else {
+                vec![volbench::units::bounds::one_line(&text)]
+            };
+            let mut lines = lines.into_iter();
+            eprintln!("volbench: error: {}", lines.next().unwrap_or_default());
+            for line in lines {
+                eprintln!("{line}");
+            }
             e.exit_code()
         }
     };
@@ -46,8 +60,37 @@ fn bad_arguments(e: clap::Error) -> ! {
             let message = message.join(" ");
             let message = message.strip_prefix("error: ").unwrap_or(&message);
             let line = volbench::units::bounds::one_line(message);
-            eprintln!("volbench: error: {line} (see --help)");
+            let hint = volbench::units::bounds::one_line(&hints(&e));
+            eprintln!("volbench: error: {line}{hint} (see --help)");
             std::process::exit(volbench::error::exit::BAD_INPUT);
         }
     }
+}
+
+/// What follows the message: clap's own "did you mean" (cut with the rest
+/// of its page above), and, for a name fio, vdbench or diskspd use, what
+/// volbench calls it.
+fn hints(e: &clap::Error) -> String {
+    use clap::error::{ContextKind, ContextValue};
+    let text = |kind| match e.get(kind) {
+        Some(ContextValue::String(s)) => vec![s.clone()],
+        Some(ContextValue::Strings(v)) => v.clone(),
+        _ => Vec::new(),
+    };
+    let mut out = String::new();
+    let suggested: Vec<String> = [ContextKind::SuggestedArg, ContextKind::SuggestedSubcommand]
+        .into_iter()
+        .flat_map(text)
+        .collect();
+    let value = text(ContextKind::InvalidValue).into_iter().next();
+    // Another tool's name wins over clap's guess by spelling (--rwmixread
+    // is fio's --read-pct, not a misspelt --rw).
+    if let Some(arg) = text(ContextKind::InvalidArg).first()
+        && let Some(h) = volbench::input::foreign_flags::hint(arg, value.as_deref())
+    {
+        out.push_str(&format!("; {h}"));
+    } else if !suggested.is_empty() {
+        out.push_str(&format!("; did you mean {}?", suggested.join(" or ")));
+    }
+    out
 }

@@ -67,12 +67,22 @@ pub fn answer(a: &PlanArgs) -> Result<String> {
             )
         })
         .transpose()?;
+    // A host runs whole threads: a share like 0.17 cannot be set, so each
+    // host's share is rounded up and the total that gives is said.
     let per_host = |n: f64| {
-        if hosts > 1.0 {
-            format!(", {} per host over {} hosts", in_flight(n / hosts), hosts)
+        if hosts <= 1.0 {
+            return String::new();
+        }
+        let each = (n / hosts).ceil().max(1.0);
+        let more = if each * hosts > n.ceil() {
+            format!(
+                ", {} in all: each host's share rounded up to whole I/Os",
+                each * hosts
+            )
         } else {
             String::new()
-        }
+        };
+        format!(", {each} per host over {hosts} hosts{more}")
     };
     Ok(match (lat, iops_v, conc) {
         (Some(l), Some(i), None) => {
@@ -152,7 +162,26 @@ mod tests {
     fn spreads_over_hosts() {
         let mut a = args(Some("1ms"), Some("24000"), None);
         a.hosts = "6".into();
-        assert!(answer(&a).unwrap().contains("4.00 per host over 6 hosts"));
+        assert!(answer(&a).unwrap().contains(", 4 per host over 6 hosts)"));
+    }
+
+    #[test]
+    fn a_host_never_gets_a_fraction_of_a_thread() {
+        let mut a = args(Some("1ms"), Some("1000"), None);
+        a.hosts = "6".into();
+        let text = answer(&a).unwrap();
+        assert!(
+            text.contains("1 per host over 6 hosts, 6 in all: each host's share rounded up"),
+            "{text}"
+        );
+        assert!(!text.contains("0.17"), "{text}");
+        let mut a = args(Some("1ms"), None, Some("8"));
+        a.hosts = "6".into();
+        let text = answer(&a).unwrap();
+        assert!(
+            text.contains("2 per host over 6 hosts, 12 in all"),
+            "{text}"
+        );
     }
 
     #[test]

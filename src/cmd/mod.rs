@@ -64,7 +64,7 @@ pub fn main(cli: Cli) -> Result<i32> {
         Command::Vdbench(a) => import::cmd_vdbench(&a),
         Command::Diskspd(a) => import::cmd_diskspd(&a),
         Command::Completions(a) => install::cmd_completions(a.shell),
-        Command::Man => install::cmd_man(),
+        Command::Man(a) => install::cmd_man(&a),
     }
 }
 
@@ -120,9 +120,19 @@ fn cmd_suite_list() -> Result<i32> {
         if !source.is_empty() {
             println!("{:<14} from: {source}", "");
         }
+        let (origin, text) = suite::load(&name)?;
+        let (scaled, published) = suite::published::variants(&origin, &text)?;
+        match published {
+            Some(p) => {
+                println!("{:<14} default:     {scaled} (scaled down)", "");
+                println!("{:<14} --published: {p} (as the paper ran it)", "");
+            }
+            None => println!("{:<14} runs:        {scaled}", ""),
+        }
     }
     println!(
-        "\n`volbench suite show NAME` prints a suite to copy and edit; `volbench suite run NAME|FILE --target PATH` runs it."
+        "\n`volbench suite show NAME` prints a suite to copy and edit; `volbench suite run NAME|FILE --target PATH` runs it; \
+         --published (run and show) takes the paper's threads, sizes and durations instead of the scaled-down defaults."
     );
     Ok(exit::OK)
 }
@@ -136,6 +146,15 @@ fn cmd_suite_run(a: &SuiteRunArgs) -> Result<i32> {
             eprintln!("{l}");
         }
         parsed = p;
+    } else if parsed.published.is_some() {
+        // First, so no one reads a scaled-down run's figures as the paper's;
+        // a note, so a refusal that follows is still the one error line.
+        let (scaled, published) = suite::published::variants(&origin, &text)?;
+        eprintln!(
+            "volbench: note: {} runs its scaled-down defaults ({scaled}); --published runs the paper's ({})",
+            parsed.name,
+            published.unwrap_or_default()
+        );
     }
     run_suite_parsed(&origin, &text, parsed, &a.common, a.no_warmup_run, None)
 }
@@ -384,6 +403,20 @@ fn emit(path: Option<&Path>, text: &str) -> Result<()> {
 }
 
 fn cmd_report(a: &ReportArgs) -> Result<i32> {
+    // fio-plot reads a directory of one-run files (bench-fio's layout): a
+    // directory given to -o gets one file per run.
+    if let (ReportFormat::FioJson, Some(o)) = (a.format, &a.output)
+        && std::fs::symlink_metadata(o).is_ok_and(|m| m.is_dir())
+    {
+        let dir = OutputDir::open(o)?;
+        let sources = report::load(&a.dirs)?;
+        let files = report::fio_json::fio_json_per_run(&sources)?;
+        for (name, text) in &files {
+            dir.write(name, text)?;
+        }
+        eprintln!("report: {} fio JSON files in {}", files.len(), o.display());
+        return Ok(exit::OK);
+    }
     if let Some(o) = &a.output {
         crate::output::file::check_file(o)?;
     }

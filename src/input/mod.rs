@@ -6,6 +6,7 @@ pub mod args;
 pub(crate) mod catalogue;
 pub(crate) mod file;
 pub(crate) mod flags;
+pub mod foreign_flags;
 pub mod hosts;
 pub mod import;
 pub(crate) mod meta;

@@ -5,11 +5,13 @@
 mod architecture;
 mod capped_diagnosis;
 mod capped_methods;
+mod cli_help;
 mod common;
 mod counters;
 mod data;
 mod diag_audit;
 mod diagnosis;
+mod fio_tools;
 mod honest_targets;
 mod host_scaling;
 mod hostile_flags;

@@ -38,3 +38,16 @@ pub enum CompletionShell {
     Zsh,
     Fish,
 }
+
+/// `volbench man`: one page printed, or every page written to a directory.
+#[derive(Args, Debug, Clone)]
+pub struct ManArgs {
+    /// The command whose page to print (`run`, `suite run`); none: volbench(1).
+    #[arg(value_name = "COMMAND")]
+    pub command: Vec<String>,
+
+    /// Write every page (volbench.1, volbench-run.1, volbench-suite-run.1...)
+    /// into this directory instead, e.g. /usr/local/share/man/man1.
+    #[arg(long, value_name = "DIR", conflicts_with = "command")]
+    pub dir: Option<std::path::PathBuf>,
+}

@@ -101,8 +101,8 @@ pub enum Command {
     Agent(AgentArgs),
     /// Print a shell completion script (bash, zsh, fish); README: Installing.
     Completions(launch::CompletionsArgs),
-    /// Print the man page (roff), to install as volbench.1; README: Installing.
-    Man,
+    /// Print a man page (roff), or write all of them with --dir; README: Installing.
+    Man(launch::ManArgs),
 }
 
 #[allow(clippy::large_enum_variant)]
@@ -357,7 +357,7 @@ pub struct ReportArgs {
 
     /// Where to write. Default for html: DIR/report.html with one DIR (a
     /// required option with several); stdout for the other formats. `-`
-    /// means stdout.
+    /// means stdout. fio-json into an existing directory: a file per run.
     #[arg(short = 'o', long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 

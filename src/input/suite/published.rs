@@ -110,6 +110,87 @@ pub fn runs_summary(origin: &str, text: &str) -> Result<String> {
     Ok(out)
 }
 
+/// What a suite's two variants run, one line each, for `suite list` and
+/// the first line of a scaled-down run: the defaults are scaled to one
+/// small machine, so a user must see that before taking its figures for
+/// the paper's. The second line is None for a suite without a paper's
+/// values.
+pub fn variants(origin: &str, text: &str) -> Result<(String, Option<String>)> {
+    let parsed = super::parse(origin, text)?;
+    let has_published = parsed.published.is_some();
+    let scaled = footprint(&expand(origin, text, parsed)?);
+    let published = if has_published {
+        let (p, _) = select(super::parse(origin, text)?, origin)?;
+        Some(footprint(&expand(origin, text, p)?))
+    } else {
+        None
+    };
+    Ok((scaled, published))
+}
+
+fn expand(origin: &str, text: &str, suite: SuiteFile) -> Result<crate::spec::JobSpec> {
+    let o = super::Overrides {
+        args: crate::input::args::CommonArgs {
+            // Expanding touches nothing: the path only has to be a path.
+            target: "TARGET".into(),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    super::to_job(origin, text, &suite, &o)
+}
+
+/// Runs, threads x iodepth (a range when runs differ), the data its file
+/// sets hold, and the time its runs take (warm-ups included, fills not).
+fn footprint(job: &crate::spec::JobSpec) -> String {
+    let range = |v: Vec<u32>| {
+        let lo = v.iter().min().copied().unwrap_or(0);
+        let hi = v.iter().max().copied().unwrap_or(0);
+        if lo == hi {
+            lo.to_string()
+        } else {
+            format!("{lo}..{hi}")
+        }
+    };
+    let runs: Vec<_> = job.runs.iter().filter(|r| !r.discard).collect();
+    let threads = range(runs.iter().map(|r| r.threads).collect());
+    let depth = range(
+        runs.iter()
+            .filter(|r| r.meta.is_none())
+            .map(|r| r.iodepth)
+            .collect(),
+    );
+    let bytes: u64 = job.layouts().iter().map(|l| l.fill_bytes()).sum();
+    // A metadata phase or a run with an I/O limit ends when its work is
+    // done; its duration is only a cap, so it is counted, not timed.
+    let (open, timed): (Vec<_>, Vec<_>) = job
+        .runs
+        .iter()
+        .partition(|r| r.meta.is_some() || r.io_limit.is_some());
+    let seconds: f64 = timed.iter().map(|r| r.warmup_s + r.duration_s).sum();
+    let mut time =
+        crate::units::format_duration(std::time::Duration::from_secs(seconds.ceil() as u64))
+            + " of timed runs";
+    if !open.is_empty() {
+        time.push_str(&format!(" + {} run to completion", open.len()));
+    }
+    let shape = if depth == "0" {
+        format!("{threads} threads")
+    } else {
+        format!("{threads} threads x iodepth {depth}")
+    };
+    let data = if bytes > 0 {
+        format!(", {} of data", crate::units::format_size(bytes))
+    } else {
+        String::new()
+    };
+    format!(
+        "{} run{}, {shape}{data}, {time}",
+        runs.len(),
+        if runs.len() == 1 { "" } else { "s" }
+    )
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 mod tests {
@@ -160,6 +241,23 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn disk_check_variants_say_threads_size_and_time() {
+        let (origin, text) = load("disk-check").unwrap();
+        let (scaled, published) = variants(&origin, &text).unwrap();
+        // 3 runs of 10 s warm-up + 60 s, and the warm-up run's copy.
+        assert!(
+            scaled == "3 runs, 4 threads x iodepth 4, 4GiB of data, 4m40s of timed runs",
+            "{scaled}"
+        );
+        assert_eq!(
+            published.as_deref(),
+            Some("3 runs, 16 threads x iodepth 4, 50GiB of data, 15m15s of timed runs")
+        );
+        let (origin, text) = load("latency-curve").unwrap();
+        assert_eq!(variants(&origin, &text).unwrap().1, None);
     }
 
     #[test]

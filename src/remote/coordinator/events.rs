@@ -203,10 +203,11 @@ impl Coordinator<'_> {
             .iter()
             .find_map(|h| h.error_kind)
             .unwrap_or(Kind::Target);
-        let lines: Vec<String> = failed
+        let causes: Vec<(&str, &str)> = failed
             .iter()
-            .map(|h| format!("  {}: {}", h.name(), h.failed.as_deref().unwrap_or("")))
+            .map(|h| (h.name(), h.failed.as_deref().unwrap_or("")))
             .collect();
+        let lines = group_causes(&causes);
         Some(VbError {
             kind,
             message: format!(
@@ -216,5 +217,99 @@ impl Coordinator<'_> {
                 lines.join("\n")
             ),
         })
+    }
+}
+
+/// One line per distinct cause with the hosts it hit: a start failing on
+/// 200 hosts for one reason (a missing binary, a refused key) reads as one
+/// line, not 200. A host's own name in its cause counts as `{host}`, so
+/// "ssh: connect to host b ..." groups with the same failure on host c.
+pub(super) fn group_causes(failed: &[(&str, &str)]) -> Vec<String> {
+    const SHOWN: usize = 8;
+    let mut groups: Vec<(String, Vec<&str>)> = Vec::new();
+    for (host, cause) in failed {
+        // A cause is an agent's or ssh's text: kept to its line.
+        let cause = crate::units::bounds::one_line(cause);
+        let key = replace_word(&cause, host, "{host}");
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, hosts)) => hosts.push(host),
+            None => groups.push((key, vec![host])),
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(cause, hosts)| {
+            let mut names = hosts
+                .iter()
+                .take(SHOWN)
+                .copied()
+                .collect::<Vec<_>>()
+                .join(", ");
+            if hosts.len() > SHOWN {
+                names.push_str(&format!(" and {} more", hosts.len() - SHOWN));
+            }
+            let cause = match hosts.as_slice() {
+                [one] => cause.replace("{host}", one),
+                _ => cause,
+            };
+            format!("  {names}: {cause}")
+        })
+        .collect()
+}
+
+/// `text` with each whole-word `word` (not inside a longer name: host
+/// "a" is not the a of "agent") replaced.
+fn replace_word(text: &str, word: &str, with: &str) -> String {
+    if word.is_empty() {
+        return text.to_string();
+    }
+    let part = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || "-_.".contains(c));
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(i) = rest.find(word) {
+        let (before, after) = (
+            rest.get(..i).unwrap_or(""),
+            rest.get(i + word.len()..).unwrap_or(""),
+        );
+        let whole = !part(before.chars().next_back()) && !part(after.chars().next());
+        out.push_str(before);
+        out.push_str(if whole { with } else { word });
+        rest = after;
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod group_tests {
+    use super::group_causes;
+
+    #[test]
+    fn one_line_per_cause_with_its_hosts() {
+        let lines = group_causes(&[
+            ("a", "volbench not found on PATH"),
+            ("b", "ssh: connect to host b port 22: Connection refused"),
+            ("c", "volbench not found on PATH"),
+            ("d", "ssh: connect to host d port 22: Connection refused"),
+            ("e", "agent is version 0.0.9"),
+            ("g", "agent is version 0.0.9"),
+        ]);
+        assert_eq!(
+            lines,
+            [
+                "  a, c: volbench not found on PATH",
+                "  b, d: ssh: connect to host {host} port 22: Connection refused",
+                "  e, g: agent is version 0.0.9",
+            ]
+        );
+    }
+
+    #[test]
+    fn many_hosts_are_counted_not_all_listed() {
+        let names: Vec<String> = (0..20).map(|i| format!("n{i:02}")).collect();
+        let failed: Vec<(&str, &str)> = names.iter().map(|n| (n.as_str(), "refused")).collect();
+        let lines = group_causes(&failed);
+        assert_eq!(lines.len(), 1);
+        assert!(lines[0].ends_with("n07 and 12 more: refused"), "{lines:?}");
     }
 }

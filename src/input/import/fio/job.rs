@@ -401,7 +401,7 @@ pub(super) fn job(
         None => None,
     };
     if let (Some(d), Some(opt)) = (&dir, o.get("directory"))
-        && let Some(why) = super::kernel_set_dir(d)
+        && let Some(why) = super::super::kernel_set_dir(d)
     {
         notes.refuse(&opt.at, &opt.text(), why);
         return None;
@@ -428,7 +428,7 @@ pub(super) fn job(
             };
             let full = resolved(&full, notes)?;
             let opt = o.get("filename")?;
-            if let Some(why) = super::kernel_target(&full) {
+            if let Some(why) = super::super::kernel_target(&full) {
                 notes.refuse(&opt.at, &opt.text(), why);
                 return None;
             }

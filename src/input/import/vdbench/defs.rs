@@ -119,7 +119,7 @@ pub(super) fn hosts_and_sds(
                 for p in &d.params {
                     match p.key.as_str() {
                         "lun" => match map.resolve(&p.value) {
-                            Ok((l, _)) if let Some(why) = super::kernel_target(&l) => {
+                            Ok((l, _)) if let Some(why) = super::super::kernel_target(&l) => {
                                 notes.refuse(&p.at, &p.text(), why)
                             }
                             Ok((l, _)) => sd.lun = l,

@@ -97,7 +97,7 @@ pub(super) fn translate(
     for p in &fsd.params {
         match p.key.as_str() {
             "anchor" => match map.resolve(p.value.trim()) {
-                Ok((t, _)) if let Some(why) = super::kernel_set_dir(&t) => {
+                Ok((t, _)) if let Some(why) = super::super::kernel_set_dir(&t) => {
                     notes.refuse(&p.at, &p.text(), why)
                 }
                 Ok((t, _)) => {
