@@ -19,6 +19,7 @@ use rustix::io::Errno;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Result, VbError};
+use crate::io::gate;
 use crate::spec::meta::MetaSpec;
 use tree::{Name, Tree};
 
@@ -149,13 +150,7 @@ fn read_marker(root: &OwnedFd, path: &Path) -> Result<Option<Marker>> {
 
 fn write_marker(root: &OwnedFd, path: &Path, m: &Marker) -> Result<()> {
     let text = serde_json::to_string_pretty(m).map_err(|e| VbError::run(e.to_string()))?;
-    let fd = rustix::fs::openat(
-        root,
-        TREE_MARKER_C,
-        OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-        Mode::from_raw_mode(0o644),
-    )
-    .map_err(|e| {
+    let fd = gate::create_new_at(root, TREE_MARKER_C, OFlags::WRONLY, 0o644).map_err(|e| {
         VbError::target(format!(
             "cannot write {} in {}: {}",
             TREE_MARKER,
@@ -195,8 +190,13 @@ pub fn prepare(path: &Path, m: &MetaSpec, make_leaves: bool) -> Result<TreeReady
     }
     match std::fs::symlink_metadata(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            std::fs::create_dir(path)
-                .map_err(|e| VbError::target(format!("cannot create {}: {e}", path.display())))?;
+            gate::mkdir(path, 0o755).map_err(|e| {
+                VbError::target(format!(
+                    "cannot create {}: {}",
+                    path.display(),
+                    errno_text(e)
+                ))
+            })?;
         }
         Err(e) => {
             return Err(VbError::target(format!(
@@ -303,7 +303,7 @@ fn check_and_build(root: &OwnedFd, path: &Path, tree: &Tree, make_leaves: bool) 
                         .map_err(|e| refuse_or_target(path, parent, e))?;
                     let mut l = Name::default();
                     l.push(leaf.as_bytes());
-                    match rustix::fs::mkdirat(&pfd, l.as_cstr(), Mode::from_raw_mode(0o755)) {
+                    match gate::mkdir_at(&pfd, l.as_cstr(), 0o755) {
                         Ok(()) | Err(Errno::EXIST) => {}
                         Err(e) => {
                             return Err(VbError::target(format!(
@@ -382,7 +382,7 @@ pub fn drop_caches(path: &Path) -> Result<()> {
     let root = open_root(path)?;
     rustix::fs::syncfs(&root)
         .map_err(|e| VbError::run(format!("syncfs {}: {}", path.display(), errno_text(e))))?;
-    std::fs::write("/proc/sys/vm/drop_caches", b"3").map_err(|e| {
+    gate::write_knob(Path::new("/proc/sys/vm/drop_caches"), b"3").map_err(|e| {
         VbError::run(format!(
             "cannot drop caches (writing /proc/sys/vm/drop_caches needs root): {e}"
         ))
@@ -472,7 +472,7 @@ pub fn clean(path: &Path) -> Result<Cleaned> {
                 Ok(st) if FileType::from_raw_mode(st.st_mode) == FileType::RegularFile => {}
                 _ => continue,
             }
-            match rustix::fs::unlinkat(&dir, name.as_cstr(), AtFlags::empty()) {
+            match gate::unlink_at(&dir, name.as_cstr()) {
                 Ok(()) => out.files += 1,
                 Err(Errno::NOENT) => {}
                 Err(e) => {
@@ -505,7 +505,7 @@ pub fn clean(path: &Path) -> Result<Cleaned> {
             };
             let mut l = Name::default();
             l.push(last.as_bytes());
-            match rustix::fs::unlinkat(&pfd, l.as_cstr(), AtFlags::REMOVEDIR) {
+            match gate::rmdir_at(&pfd, l.as_cstr()) {
                 Ok(()) => out.dirs += 1,
                 Err(Errno::NOENT) => {}
                 Err(Errno::NOTEMPTY) if level == tree.depth => {}
@@ -523,7 +523,7 @@ pub fn clean(path: &Path) -> Result<Cleaned> {
         }
     }
     if out.left.is_empty() {
-        let _ = rustix::fs::unlinkat(&root, TREE_MARKER_C, AtFlags::empty());
+        let _ = gate::unlink_at(&root, TREE_MARKER_C);
     }
     Ok(out)
 }

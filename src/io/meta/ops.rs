@@ -8,6 +8,7 @@ use std::os::fd::OwnedFd;
 use rustix::fs::{AtFlags, Mode, OFlags, ResolveFlags, Timespec, Timestamps, UTIME_NOW};
 use rustix::io::Errno;
 
+use crate::io::gate;
 use crate::spec::meta::MetaOp;
 
 const FILE_MODE: u32 = 0o644;
@@ -63,14 +64,10 @@ pub fn run(op: MetaOp, dir: &OwnedFd, name: &CStr, alt: &CStr, io: &mut Io) -> R
         OFlags::empty()
     };
     match op {
-        MetaOp::Mkdir => rustix::fs::mkdirat(dir, name, Mode::from_raw_mode(DIR_MODE)).map(|_| 0),
-        MetaOp::Rmdir => rustix::fs::unlinkat(dir, name, AtFlags::REMOVEDIR).map(|_| 0),
+        MetaOp::Mkdir => gate::mkdir_at(dir, name, DIR_MODE).map(|_| 0),
+        MetaOp::Rmdir => gate::rmdir_at(dir, name).map(|_| 0),
         MetaOp::Create => {
-            let fd = open(
-                dir,
-                name,
-                OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | data_flag,
-            )?;
+            let fd = gate::create_new_at(dir, name, OFlags::WRONLY | data_flag, FILE_MODE)?;
             write_all(&fd, &io.buf[..io.size], None)
         }
         MetaOp::Open => open(dir, name, OFlags::RDONLY).map(|_| 0),
@@ -108,8 +105,8 @@ pub fn run(op: MetaOp, dir: &OwnedFd, name: &CStr, alt: &CStr, io: &mut Io) -> R
         }
         MetaOp::Rename => {
             // Away and back, counted as one operation: the tree keeps its names.
-            rustix::fs::renameat(dir, name, dir, alt)?;
-            rustix::fs::renameat(dir, alt, dir, name).map(|_| 0)
+            gate::rename_noreplace_at(dir, name, alt)?;
+            gate::rename_noreplace_at(dir, alt, name).map(|_| 0)
         }
         MetaOp::Readdir => {
             let fd = rustix::fs::openat2(
@@ -137,7 +134,7 @@ pub fn run(op: MetaOp, dir: &OwnedFd, name: &CStr, alt: &CStr, io: &mut Io) -> R
             }
             Ok(0)
         }
-        MetaOp::Delete => rustix::fs::unlinkat(dir, name, AtFlags::empty()).map(|_| 0),
+        MetaOp::Delete => gate::unlink_at(dir, name).map(|_| 0),
     }
 }
 

@@ -11,10 +11,10 @@ use rustix::fs::{OFlags, Stat};
 use serde::{Deserialize, Serialize};
 
 use super::lock;
-use super::setdir::{Entry, SetDir, not_regular};
 use super::{FileRef, PrepareOptions, Prepared, TargetKind, probe_align_fd};
 use crate::error::{Result, VbError};
 use crate::io::data::AlignedBuf;
+use crate::io::gate::setdir::{Entry, SetDir, not_regular};
 use crate::io::workload::Layout;
 use crate::units::format_size;
 
@@ -332,7 +332,7 @@ fn refill(
                             dir.path_of(name).display()
                         )));
                     }
-                    rustix::fs::ftruncate(&fd, 0).map_err(|e| {
+                    crate::io::gate::truncate(&fd, 0).map_err(|e| {
                         VbError::target(format!(
                             "cannot truncate {}: {}",
                             dir.path_of(name).display(),
