@@ -7,6 +7,7 @@
 //! temporary file over a name it checked; what may be unlinked or
 //! overwritten inside a file set or tree is decided by `owner`.
 
+pub(crate) mod owner;
 pub mod setdir;
 
 use std::os::fd::{AsFd, OwnedFd};

@@ -182,7 +182,7 @@ fn prepare_in(dir: SetDir, file_size: u64, opts: &PrepareOptions) -> Result<Prep
             Entry::Regular(st) => {
                 let listed = old.as_ref().and_then(|m| m.inodes.get(i)) == Some(&st.st_ino);
                 // A second link would let a refill reach a file elsewhere.
-                if listed && st.st_dev == dir.dev && st.st_nlink == 1 {
+                if listed && crate::io::gate::owner::plausibly_ours(&st, dir.dev) {
                     Slot::Ours(st)
                 } else {
                     Slot::Foreign(st)
