@@ -402,6 +402,11 @@ fn tree_flags_are_checked_before_any_io() {
         (vec!["--ops", "create,chmod"], "'chmod' is not one of"),
         (vec!["--ops", "stat:50,mkdir:50"], "only as a phase"),
         (vec!["--ops", "create", "--depth", "17"], "outside 0..16"),
+        // Too many files for any --size: the tree's flags are named, not --size.
+        (
+            vec!["--ops", "create", "--depth", "16", "--width", "100000"],
+            "--width 100000 ^ --depth 16",
+        ),
         (
             vec!["--ops", "create", "--file-size", "2g"],
             "outside 0B..1GiB",

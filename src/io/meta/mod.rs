@@ -430,6 +430,67 @@ pub(crate) fn ours(name: &[u8], files_per_dir: u64) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    const GOOD: &str = r#"{"created_by":"volbench","depth":2,"width":3,"files_per_dir":4,
+        "identity":{"dev":1,"ino":2,"uid":0,"born_s":5,"born_ns":6}}"#;
+
+    /// A real marker with bytes changed, cut or inserted: near misses reach
+    /// deeper into the parser than random bytes.
+    fn mutated() -> impl Strategy<Value = Vec<u8>> {
+        (
+            proptest::collection::vec((any::<usize>(), any::<u8>(), 0u8..3), 0..8),
+            any::<usize>(),
+        )
+            .prop_map(|(edits, cut)| {
+                let mut b = GOOD.as_bytes().to_vec();
+                for (at, byte, how) in edits {
+                    let at = at % (b.len() + 1);
+                    match how {
+                        0 if at < b.len() => b[at] = byte,
+                        1 => b.insert(at, byte),
+                        _ if at < b.len() => {
+                            b.remove(at);
+                        }
+                        _ => {}
+                    }
+                }
+                b.truncate(cut % (b.len() + 2));
+                b
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 2000, failure_persistence: None, ..ProptestConfig::default() })]
+
+        #[test]
+        fn any_bytes_give_a_marker_or_a_one_line_refusal(
+            bytes in prop_oneof![proptest::collection::vec(any::<u8>(), 0..300), mutated()]
+        ) {
+            match parse_marker(&bytes) {
+                Ok(m) => {
+                    prop_assert!(m.depth <= crate::spec::meta::MAX_DEPTH);
+                    prop_assert!(m.width >= 1 && m.width <= crate::spec::meta::MAX_WIDTH);
+                    prop_assert!(m.files_per_dir >= 1);
+                }
+                Err(why) => prop_assert!(!why.is_empty() && !why.contains('\n')),
+            }
+        }
+
+        #[test]
+        fn a_marker_claiming_a_huge_tree_is_refused(depth in 17u32.., width in 100_001u32..) {
+            let text = GOOD.replace(r#""depth":2"#, &format!(r#""depth":{depth}"#))
+                .replace(r#""width":3"#, &format!(r#""width":{width}"#));
+            prop_assert!(parse_marker(text.as_bytes()).is_err());
+        }
+    }
+
+    #[test]
+    fn a_marker_of_an_older_volbench_is_refused() {
+        assert!(parse_marker(GOOD.as_bytes()).is_ok());
+        let old = r#"{"created_by":"volbench","depth":1,"width":2,"files_per_dir":4}"#;
+        assert!(parse_marker(old.as_bytes()).is_err());
+    }
 
     #[test]
     fn only_the_trees_own_names_are_ours() {
