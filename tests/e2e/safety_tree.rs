@@ -30,7 +30,15 @@ fn s(p: &Path) -> &str {
 const SHAPE: [&str; 6] = ["--depth", "1", "--width", "2", "--files-per-dir", "3"];
 
 fn ops(target: &Path, out: &Path, op: &str) -> Output {
-    let mut args = vec!["run", "--target", s(target), "--output", s(out), "--ops", op];
+    let mut args = vec![
+        "run",
+        "--target",
+        s(target),
+        "--output",
+        s(out),
+        "--ops",
+        op,
+    ];
     args.extend_from_slice(&SHAPE);
     run(&args)
 }
@@ -106,7 +114,11 @@ fn a_planted_marker_over_user_files_deletes_nothing() {
         theirs(&marker, &text);
         let o = run(&["clean", "--target", s(&share)]);
         assert_eq!(o.status.code(), Some(exit::REFUSED), "{}", stderr(&o));
-        assert!(stderr(&o).contains("not one volbench wrote"), "{}", stderr(&o));
+        assert!(
+            stderr(&o).contains("not one volbench wrote"),
+            "{}",
+            stderr(&o)
+        );
         let o = ops(&share, &d.path().join("o"), "delete");
         assert_eq!(o.status.code(), Some(exit::REFUSED), "{}", stderr(&o));
         intact(&files, "user data");
@@ -171,7 +183,11 @@ fn another_users_files_renamed_into_a_live_tree_are_left_and_listed() {
             "{op}: {}",
             stderr(&o)
         );
-        assert!(stderr(&o).contains("another user owns it"), "{}", stderr(&o));
+        assert!(
+            stderr(&o).contains("another user owns it"),
+            "{}",
+            stderr(&o)
+        );
         if op != "delete" {
             intact(&moved, "user data");
         }
@@ -184,7 +200,10 @@ fn another_users_files_renamed_into_a_live_tree_are_left_and_listed() {
     assert!(stderr(&o).contains("d1/"), "{}", stderr(&o));
     assert!(stderr(&o).contains("d0/f2"), "{}", stderr(&o));
     intact(&moved, "user data");
-    assert!(tree.join(".volbench-tree.json").exists(), "kept while foreign files remain");
+    assert!(
+        tree.join(".volbench-tree.json").exists(),
+        "kept while foreign files remain"
+    );
 }
 
 #[test]
@@ -204,10 +223,17 @@ fn a_hard_link_to_a_file_outside_the_tree_gets_no_data() {
     for op in ["write", "append", "delete"] {
         let o = ops(&tree, &d.path().join(format!("o-{op}")), op);
         assert_eq!(o.status.code(), Some(exit::OK), "{op}: {}", stderr(&o));
-        assert!(stderr(&o).contains("other hard links"), "{op}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("other hard links"),
+            "{op}: {}",
+            stderr(&o)
+        );
         assert_eq!(std::fs::read_to_string(&outside).unwrap(), "precious");
     }
-    assert!(tree.join("d0").join("f1").exists(), "the link was not unlinked");
+    assert!(
+        tree.join("d0").join("f1").exists(),
+        "the link was not unlinked"
+    );
 }
 
 #[test]

@@ -93,11 +93,7 @@ pub fn identity_of_new(dir: impl AsFd, marker: impl AsFd) -> Result<Identity, Er
 }
 
 /// Why a marker is not trusted for this directory, or Ok.
-pub fn check_marker(
-    dir: impl AsFd,
-    marker: impl AsFd,
-    id: &Identity,
-) -> Result<(), &'static str> {
+pub fn check_marker(dir: impl AsFd, marker: impl AsFd, id: &Identity) -> Result<(), &'static str> {
     let d = statx_fd(dir).map_err(|_| "the directory cannot be inspected")?;
     let m = statx_fd(marker).map_err(|_| "the marker cannot be inspected")?;
     if FileType::from_raw_mode(m.stx_mode as u32) != FileType::RegularFile || m.stx_nlink != 1 {
@@ -177,8 +173,8 @@ mod tests {
         let t = tempfile::tempdir().unwrap();
         let old = t.path().join("old");
         std::fs::write(&old, "x").unwrap();
-        let dir = rustix::fs::open(t.path(), OFlags::RDONLY | OFlags::DIRECTORY, Mode::empty())
-            .unwrap();
+        let dir =
+            rustix::fs::open(t.path(), OFlags::RDONLY | OFlags::DIRECTORY, Mode::empty()).unwrap();
         let m = super::super::create_new_at(&dir, c"m", OFlags::WRONLY, 0o600).unwrap();
         let mut id = identity_of_new(&dir, &m).unwrap();
         assert_eq!(check_marker(&dir, &m, &id), Ok(()));

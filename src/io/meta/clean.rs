@@ -113,9 +113,12 @@ impl Walk<'_> {
                     Err(e) => return Err(refuse_or_target(self.path, &here, e)),
                 };
                 // A directory of someone else's, renamed in, is not walked.
-                let st = rustix::fs::fstat(&sub).map_err(|e| refuse_or_target(self.path, &here, e))?;
+                let st =
+                    rustix::fs::fstat(&sub).map_err(|e| refuse_or_target(self.path, &here, e))?;
                 if st.st_uid != self.id.uid || st.st_dev != self.id.dev {
-                    out.left.push(format!("{here}/ (not volbench's: another owner or file system)"));
+                    out.left.push(format!(
+                        "{here}/ (not volbench's: another owner or file system)"
+                    ));
                     continue;
                 }
                 self.dir(&sub, &here, level + 1, out)?;

@@ -21,8 +21,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Result, VbError};
 use crate::io::gate;
-use crate::spec::meta::MetaSpec;
 use crate::io::gate::owner::{self, Identity};
+use crate::spec::meta::MetaSpec;
 use tree::{Name, Tree};
 
 pub use worker::{MetaOpStats, MetaWorker};
@@ -144,7 +144,12 @@ pub(crate) fn read_marker(root: &OwnedFd, path: &Path) -> Result<Option<Marker>>
     ) {
         Ok(fd) => fd,
         Err(Errno::NOENT) => return Ok(None),
-        Err(e) => return Err(refuse(&format!("it cannot be read as a regular file: {}", errno_text(e)))),
+        Err(e) => {
+            return Err(refuse(&format!(
+                "it cannot be read as a regular file: {}",
+                errno_text(e)
+            )));
+        }
     };
     let st = rustix::fs::fstat(&fd).map_err(|e| VbError::target(errno_text(e)))?;
     if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile

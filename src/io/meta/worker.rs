@@ -225,7 +225,11 @@ pub fn run(m: MetaWorker, setup: WorkerSetup, ready: impl FnOnce()) -> WorkerRes
         Ok(Some(marker)) => marker.identity,
         Ok(None) => {
             ready();
-            return fail(format!("{} has no {}", m.root.display(), super::TREE_MARKER));
+            return fail(format!(
+                "{} has no {}",
+                m.root.display(),
+                super::TREE_MARKER
+            ));
         }
         Err(e) => {
             ready();
@@ -504,9 +508,7 @@ pub fn run(m: MetaWorker, setup: WorkerSetup, ready: impl FnOnce()) -> WorkerRes
     skipped.report();
     // A create phase that failed (the file system full, say) leaves no
     // partial tree filling the disk: each worker removes what it made.
-    if spec.whole_tree
-        && spec.ops[0].op == MetaOp::Create
-        && control.failed.load(Ordering::Relaxed)
+    if spec.whole_tree && spec.ops[0].op == MetaOp::Create && control.failed.load(Ordering::Relaxed)
     {
         for k in 0..next {
             let (leaf, n) = tree.split(file_share.nth(k));
