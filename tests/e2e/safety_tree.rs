@@ -278,3 +278,63 @@ fn an_interrupted_create_is_redone_without_clean() {
     assert_eq!(o.status.code(), Some(exit::OK), "{}", stderr(&o));
     assert!(tree.join("d1").join("f2").exists());
 }
+
+/// A tmpfs of a few inodes, unmounted when dropped.
+struct SmallFs(PathBuf);
+
+impl Drop for SmallFs {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount").arg(&self.0).status();
+    }
+}
+
+#[test]
+fn a_create_that_fills_the_file_system_removes_what_it_made() {
+    let test = "a_create_that_fills_the_file_system_removes_what_it_made";
+    if !root_or_skip(test) {
+        return;
+    }
+    let d = tempfile::tempdir().unwrap();
+    let mnt = d.path().join("small");
+    std::fs::create_dir(&mnt).unwrap();
+    let mounted = std::process::Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=4m,nr_inodes=40", "tmpfs"])
+        .arg(&mnt)
+        .output();
+    if !mounted.is_ok_and(|o| o.status.success()) {
+        skip(test, "cannot mount a small tmpfs here");
+        return;
+    }
+    let _fs = SmallFs(mnt.clone());
+    let tree = mnt.join("tree");
+    let out = d.path().join("out");
+    let o = run(&[
+        "run",
+        "--target",
+        s(&tree),
+        "--output",
+        s(&out),
+        "--ops",
+        "create",
+        "--depth",
+        "1",
+        "--width",
+        "2",
+        "--files-per-dir",
+        "50",
+    ]);
+    assert_ne!(o.status.code(), Some(exit::OK), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("the file system is full"),
+        "{}",
+        stderr(&o)
+    );
+    let left: Vec<_> = ["d0", "d1"]
+        .iter()
+        .flat_map(|d| std::fs::read_dir(tree.join(d)).unwrap())
+        .collect();
+    assert!(
+        left.is_empty(),
+        "the partial tree's files were removed: {left:?}"
+    );
+}
