@@ -331,7 +331,7 @@ struct TempDir(PathBuf, bool);
 impl Drop for TempDir {
     fn drop(&mut self) {
         if !self.1 {
-            let _ = std::fs::remove_dir_all(&self.0);
+            let _ = crate::io::gate::remove_own_dir_all(&self.0);
         }
     }
 }
@@ -374,7 +374,7 @@ fn cmd_quick(a: &QuickArgs) -> Result<i32> {
         suite::to_job(&origin, &text, &parsed, &overrides)
     };
     let mut job = make(true)?;
-    std::fs::create_dir_all(&dir)
+    crate::io::gate::create_dir_all(&dir)
         .map_err(|e| VbError::target(format!("cannot create {}: {e}", dir.display())))?;
     let mut notes = Vec::new();
     if crate::io::target::probe_dir_direct(&dir).is_err() {

@@ -311,6 +311,13 @@ pub fn job(a: &RunArgs) -> Result<Option<JobSpec>> {
             steady: c.steady,
         },
     )?;
+    // The tree's shape first: a tree too large for any --size is the flags'
+    // fault (--width, --depth), and is named as such.
+    for r in &runs {
+        if let Some(m) = &r.meta {
+            m.validate(r.threads).map_err(VbError::input)?;
+        }
+    }
     let total_bytes = runs
         .first()
         .and_then(|r| r.meta.as_ref())

@@ -6,6 +6,7 @@ pub(crate) mod child;
 pub(crate) mod counters;
 pub(crate) mod data;
 pub mod engine;
+pub(crate) mod gate;
 pub(crate) mod host;
 pub(crate) mod meta;
 pub(crate) mod mounts;

@@ -19,6 +19,7 @@ use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 use rustix::io::Errno;
 
 use crate::error::{Result, VbError};
+use crate::io::gate;
 
 /// What sits at a name in a directory, without following a symlink there.
 fn kind_at(dir: BorrowedFd, name: &OsStr) -> std::result::Result<Option<FileType>, Errno> {
@@ -86,13 +87,7 @@ fn write_at(dir: BorrowedFd, name: &OsStr, shown: &Path, bytes: &[u8]) -> Result
     let fail = |e: &dyn std::fmt::Display| {
         VbError::target(format!("cannot write {}: {e}", shown.display()))
     };
-    let fd = rustix::fs::openat(
-        dir,
-        &tmp,
-        OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-        Mode::from_raw_mode(0o644),
-    )
-    .map_err(|e| fail(&e))?;
+    let fd = gate::create_new_at(dir, &tmp, OFlags::WRONLY, 0o644).map_err(|e| fail(&e))?;
     let mut file = std::fs::File::from(fd);
     let written = file
         .write_all(bytes)
@@ -101,9 +96,9 @@ fn write_at(dir: BorrowedFd, name: &OsStr, shown: &Path, bytes: &[u8]) -> Result
         // Checked again just before the rename: the window for something
         // else to appear at the path is as small as it can be made.
         .and_then(|_| check_writable_name(dir, name, shown))
-        .and_then(|_| rustix::fs::renameat(dir, &tmp, dir, name).map_err(|e| fail(&e)));
+        .and_then(|_| gate::replace_own_temp_at(dir, &tmp, name).map_err(|e| fail(&e)));
     if written.is_err() {
-        let _ = rustix::fs::unlinkat(dir, &tmp, AtFlags::empty());
+        let _ = gate::unlink_at(dir, &tmp);
     }
     written
 }
@@ -196,7 +191,7 @@ impl OutputDir {
             }
             Ok(_) => {}
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                std::fs::create_dir_all(path).map_err(|e| {
+                gate::create_dir_all(path).map_err(|e| {
                     VbError::target(format!(
                         "cannot create output directory {}: {e}",
                         path.display()
@@ -231,20 +226,15 @@ impl OutputDir {
     /// passes permission checks, a read-only mount or a full disk does not).
     fn probe(&self) -> Result<()> {
         let tmp = temp_name(OsStr::new("probe"));
-        let fd = rustix::fs::openat(
-            self.fd.as_fd(),
-            &tmp,
-            OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-            Mode::from_raw_mode(0o600),
-        )
-        .map_err(|e| {
-            VbError::target(format!(
-                "cannot write into output directory {}: {e}",
-                self.path.display()
-            ))
-        })?;
+        let fd =
+            gate::create_new_at(self.fd.as_fd(), &tmp, OFlags::WRONLY, 0o600).map_err(|e| {
+                VbError::target(format!(
+                    "cannot write into output directory {}: {e}",
+                    self.path.display()
+                ))
+            })?;
         drop(fd);
-        let _ = rustix::fs::unlinkat(self.fd.as_fd(), &tmp, AtFlags::empty());
+        let _ = gate::unlink_at(self.fd.as_fd(), &tmp);
         Ok(())
     }
 
@@ -274,7 +264,7 @@ impl OutputDir {
                 "volbench-results-{}-{stamp}-{attempt}",
                 std::process::id()
             ));
-            match rustix::fs::mkdir(&path, Mode::from_raw_mode(0o700)) {
+            match gate::mkdir(&path, 0o700) {
                 Ok(()) => {
                     let fd = open_dir(&path, true).map_err(|e| {
                         VbError::target(format!("cannot open {}: {e}", path.display()))

@@ -781,6 +781,165 @@ fn no_folder_has_an_import_circle_among_its_files() {
         wrong.is_empty(),
         "import circles inside a folder (move what they share to a leaf file both use):\n{}",
         wrong.join("\n")
+
+/// The calls that create, truncate, rename or remove anything on disk.
+/// Outside `src/io/gate/` none may appear (test code aside): every such
+/// change goes through the gate, where the rules against following links
+/// and touching what volbench did not make live.
+const GATED: &[&str] = &[
+    "unlinkat",
+    "unlink",
+    "renameat",
+    "renameat_with",
+    "mkdirat",
+    "mkdir",
+    "rmdir",
+    "linkat",
+    "hard_link",
+    "symlinkat",
+    "ftruncate",
+    "fallocate",
+    "set_len",
+    "OpenOptions",
+    "remove_file",
+    "remove_dir",
+    "remove_dir_all",
+    "create_dir",
+    "create_dir_all",
+    "O_CREAT",
+    "O_TRUNC",
+    "REMOVEDIR",
+];
+
+/// Gated calls spelled as a path (`OFlags::CREATE`, `File::create`, `fs::write`).
+const GATED_PATHS: &[&str] = &[
+    "OFlags::CREATE",
+    "OFlags::TRUNC",
+    "OFlags::TMPFILE",
+    "File::create",
+    "File::create_new",
+    "fs::write",
+    "fs::rename",
+    "fs::copy",
+];
+
+/// The code with every `#[cfg(test)]` item blanked (a `mod tests { }`, a
+/// test-only function or `use`), and the names of test-only module files
+/// it declares (`#[cfg(test)] mod snapshot;`).
+fn without_test_items(code: &str) -> (String, Vec<String>) {
+    let mut out = code.to_string();
+    let mut test_mods = Vec::new();
+    let mut from = 0;
+    while let Some(at) = out[from..].find("#[cfg(test)]").map(|p| p + from) {
+        let b = out.as_bytes();
+        let mut i = at + "#[cfg(test)]".len();
+        let mut depth = 0usize;
+        let mut end = b.len();
+        while i < b.len() {
+            match b[i] {
+                b'{' => depth += 1,
+                b'}' => {
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        end = i + 1;
+                        break;
+                    }
+                }
+                b';' if depth == 0 => {
+                    let item = out[at + "#[cfg(test)]".len()..i].trim();
+                    if let Some(name) = item
+                        .strip_prefix("pub(crate) ")
+                        .unwrap_or(item)
+                        .strip_prefix("mod ")
+                    {
+                        test_mods.push(ident(name));
+                    }
+                    end = i + 1;
+                    break;
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        let blank: String = out[at..end]
+            .chars()
+            .map(|c| if c == '\n' { '\n' } else { ' ' })
+            .collect();
+        out.replace_range(at..end, &blank);
+        from = end;
+    }
+    (out, test_mods)
+}
+
+fn gated_calls(code: &str) -> Vec<String> {
+    let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    let mut found = Vec::new();
+    for (n, line) in code.lines().enumerate() {
+        for g in GATED.iter().chain(GATED_PATHS) {
+            for (i, _) in line.match_indices(g) {
+                let before = line[..i].chars().next_back();
+                let after = line[i + g.len()..].chars().next();
+                // A name must stand alone (`xfs::write`, `rename_all` are
+                // others); the gate's own functions are the way to do it.
+                let through_gate = line[..i].ends_with("gate::");
+                if !word(after) && !word(before) && !through_gate {
+                    found.push(format!("line {}: {g}", n + 1));
+                }
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn only_the_gate_changes_the_file_system() {
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    let gate = src().join("io/gate");
+    let mut test_files = BTreeSet::new();
+    let mut found = Vec::new();
+    let mut scanned = Vec::new();
+    for f in &files {
+        let code = code_only(&fs::read_to_string(f).unwrap_or_default());
+        let (code, test_mods) = without_test_items(&code);
+        let dir = if f
+            .file_name()
+            .is_some_and(|n| n == "mod.rs" || n == "lib.rs")
+        {
+            f.parent().map(Path::to_path_buf)
+        } else {
+            f.parent()
+                .map(|p| p.join(f.file_stem().unwrap_or_default()))
+        };
+        if let Some(dir) = dir {
+            for m in test_mods {
+                test_files.insert(dir.join(format!("{m}.rs")));
+                test_files.insert(dir.join(&m).join("mod.rs"));
+            }
+        }
+        scanned.push((f.clone(), code));
+    }
+    for (f, code) in scanned {
+        let rel = f
+            .strip_prefix(src())
+            .unwrap_or(&f)
+            .to_string_lossy()
+            .replace('\\', "/");
+        if f.starts_with(&gate)
+            || test_files.contains(&f)
+            || rel.ends_with("tests.rs")
+            || rel.contains("tests/")
+        {
+            continue;
+        }
+        for hit in gated_calls(&code) {
+            found.push(format!("src/{rel} {hit}"));
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "these change the file system outside src/io/gate/ (call the gate instead):\n{}",
+        found.join("\n")
     );
 }
 
@@ -820,4 +979,22 @@ fn the_folder_scanner_resolves_every_path_to_its_module() {
     .collect();
     let found: Vec<String> = circles(&arrows).iter().map(|r| r.join(" ")).collect();
     assert_eq!(found, ["a b c", "e f"]);
+
+fn the_gate_check_sees_calls_and_spares_tests() {
+    let code = code_only(
+        "fn f() { rustix::fs::unlinkat(d, n, AtFlags::empty()); let o = OFlags::CREATE; }\n\
+         fn g() { gate::unlink_at(d, n); let s = \"unlinkat\"; } // fs::write\n\
+         #[cfg(test)]\nmod tests { fn t() { std::fs::write(p, b).unwrap(); } }\n\
+         #[cfg(test)]\nmod snapshot;\nfn h() { std::fs::remove_dir_all(p); }",
+    );
+    let (code, mods) = without_test_items(&code);
+    assert_eq!(mods, vec!["snapshot".to_string()]);
+    assert_eq!(
+        gated_calls(&code),
+        vec![
+            "line 1: unlinkat".to_string(),
+            "line 1: OFlags::CREATE".to_string(),
+            "line 7: remove_dir_all".to_string()
+        ]
+    );
 }

@@ -40,6 +40,7 @@ mod run_sizes;
 mod safety_fileset;
 mod safety_input;
 mod safety_output;
+mod safety_tree;
 mod service_cli;
 mod shape_cli;
 mod small_files;

@@ -4,6 +4,7 @@
 //! a directory descriptor without following a symbolic link, and only
 //! names the tree's arithmetic produces are ever created or removed.
 
+mod clean;
 pub mod ops;
 pub mod shared;
 pub mod tree;
@@ -19,6 +20,8 @@ use rustix::io::Errno;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Result, VbError};
+use crate::io::gate;
+use crate::io::gate::owner::{self, Identity};
 use crate::spec::meta::MetaSpec;
 use tree::{Name, Tree};
 
@@ -31,23 +34,42 @@ const TREE_MARKER_C: &CStr = c".volbench-tree.json";
 const MARKER_CAP: usize = 4096;
 
 /// What the marker at a tree's root records: that volbench made the tree,
-/// and its shape (names depend on it, so another shape is another tree).
+/// its shape (names depend on it, so another shape is another tree), and
+/// for which directory, by whom and when (`gate::owner`): the proof every
+/// unlink and overwrite in the tree is checked against.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-struct Marker {
+#[serde(deny_unknown_fields)]
+pub(crate) struct Marker {
     created_by: String,
     depth: u32,
     width: u32,
     files_per_dir: u32,
+    pub(crate) identity: Identity,
+}
+
+/// A marker's claims, parsed and bounded before anything is trusted: any
+/// bytes give a marker or a refusal (the reason), never a panic.
+pub(crate) fn parse_marker(bytes: &[u8]) -> std::result::Result<Marker, String> {
+    let m: Marker = serde_json::from_slice(bytes)
+        .map_err(|_| "it is not a marker this volbench writes".to_string())?;
+    if m.created_by != "volbench" {
+        return Err("it was not written by volbench".into());
+    }
+    use crate::spec::meta::{MAX_DEPTH, MAX_FILES, MAX_WIDTH};
+    if m.depth > MAX_DEPTH
+        || m.width == 0
+        || m.width > MAX_WIDTH
+        || m.files_per_dir == 0
+        || m.files_per_dir as u64 > MAX_FILES
+    {
+        return Err(format!("it claims a shape out of bounds ({})", m.shape()));
+    }
+    Ok(m)
 }
 
 impl Marker {
-    fn of(m: &MetaSpec) -> Self {
-        Self {
-            created_by: "volbench".into(),
-            depth: m.depth,
-            width: m.width,
-            files_per_dir: m.files_per_dir,
-        }
+    fn same_shape(&self, m: &MetaSpec) -> bool {
+        (self.depth, self.width, self.files_per_dir) == (m.depth, m.width, m.files_per_dir)
     }
 
     fn shape(&self) -> String {
@@ -58,7 +80,7 @@ impl Marker {
     }
 }
 
-fn errno_text(e: Errno) -> String {
+pub(crate) fn errno_text(e: Errno) -> String {
     std::io::Error::from(e).to_string()
 }
 
@@ -105,7 +127,16 @@ pub fn open_below(root: &OwnedFd, rel: &CStr) -> std::result::Result<OwnedFd, Er
     Ok(dir)
 }
 
-fn read_marker(root: &OwnedFd, path: &Path) -> Result<Option<Marker>> {
+/// The tree's marker, if any, proven written by this user for this
+/// directory (`owner::check_marker`); anything else is refused.
+pub(crate) fn read_marker(root: &OwnedFd, path: &Path) -> Result<Option<Marker>> {
+    let refuse = |why: &str| {
+        VbError::refused(format!(
+            "refusing {}: its {TREE_MARKER} is not one volbench wrote for this directory ({why}); \
+             volbench touches nothing under it",
+            path.display()
+        ))
+    };
     let fd = match rustix::fs::openat(
         root,
         TREE_MARKER_C,
@@ -115,9 +146,8 @@ fn read_marker(root: &OwnedFd, path: &Path) -> Result<Option<Marker>> {
         Ok(fd) => fd,
         Err(Errno::NOENT) => return Ok(None),
         Err(e) => {
-            return Err(VbError::refused(format!(
-                "refusing {}: its {TREE_MARKER} cannot be read as a regular file ({})",
-                path.display(),
+            return Err(refuse(&format!(
+                "it cannot be read as a regular file: {}",
                 errno_text(e)
             )));
         }
@@ -126,47 +156,35 @@ fn read_marker(root: &OwnedFd, path: &Path) -> Result<Option<Marker>> {
     if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile
         || st.st_size as usize > MARKER_CAP
     {
-        return Err(VbError::refused(format!(
-            "refusing {}: its {TREE_MARKER} is not a small regular file, so not volbench's",
-            path.display()
-        )));
+        return Err(refuse("it is not a small regular file"));
     }
     let buf = crate::io::target::read_up_to(&fd, MARKER_CAP)
         .map_err(|e| VbError::target(errno_text(e)))?;
-    let m: Marker = serde_json::from_slice(&buf).map_err(|_| {
-        VbError::refused(format!(
-            "refusing {}: its {TREE_MARKER} is not volbench's",
-            path.display()
-        ))
-    })?;
-    if m.created_by != "volbench" {
-        return Err(VbError::refused(format!(
-            "refusing {}: its {TREE_MARKER} is not volbench's",
-            path.display()
-        )));
-    }
+    let m = parse_marker(&buf).map_err(|why| refuse(&why))?;
+    owner::check_marker(root, &fd, &m.identity).map_err(refuse)?;
     Ok(Some(m))
 }
 
-fn write_marker(root: &OwnedFd, path: &Path, m: &Marker) -> Result<()> {
-    let text = serde_json::to_string_pretty(m).map_err(|e| VbError::run(e.to_string()))?;
-    let fd = rustix::fs::openat(
-        root,
-        TREE_MARKER_C,
-        OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-        Mode::from_raw_mode(0o644),
-    )
-    .map_err(|e| {
+fn write_marker(root: &OwnedFd, path: &Path, m: &MetaSpec) -> Result<()> {
+    let fail = |e: Errno| {
         VbError::target(format!(
             "cannot write {} in {}: {}",
             TREE_MARKER,
             path.display(),
             errno_text(e)
         ))
-    })?;
-    rustix::io::write(&fd, text.as_bytes())
-        .map(|_| ())
-        .map_err(|e| VbError::target(errno_text(e)))
+    };
+    // Readable by its owner only: no one else learns or copies its identity.
+    let fd = gate::create_new_at(root, TREE_MARKER_C, OFlags::WRONLY, 0o600).map_err(fail)?;
+    let marker = Marker {
+        created_by: "volbench".into(),
+        depth: m.depth,
+        width: m.width,
+        files_per_dir: m.files_per_dir,
+        identity: owner::identity_of_new(root, &fd).map_err(fail)?,
+    };
+    let text = serde_json::to_string_pretty(&marker).map_err(|e| VbError::run(e.to_string()))?;
+    crate::io::gate::setdir::write_all(&fd, text.as_bytes()).map_err(fail)
 }
 
 /// Names a fresh target may already hold: a volbench file set beside the tree.
@@ -196,8 +214,13 @@ pub fn prepare(path: &Path, m: &MetaSpec, make_leaves: bool) -> Result<TreeReady
     }
     match std::fs::symlink_metadata(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            std::fs::create_dir(path)
-                .map_err(|e| VbError::target(format!("cannot create {}: {e}", path.display())))?;
+            gate::mkdir(path, 0o755).map_err(|e| {
+                VbError::target(format!(
+                    "cannot create {}: {}",
+                    path.display(),
+                    errno_text(e)
+                ))
+            })?;
         }
         Err(e) => {
             return Err(VbError::target(format!(
@@ -212,7 +235,7 @@ pub fn prepare(path: &Path, m: &MetaSpec, make_leaves: bool) -> Result<TreeReady
     // must not create or delete under the first.
     let lock = crate::io::target::lock_tree(&root, path)?;
     match read_marker(&root, path)? {
-        Some(have) if have == Marker::of(m) => {
+        Some(have) if have.same_shape(m) => {
             notes.push(format!("reusing the volbench tree in {}", path.display()));
         }
         Some(have) => {
@@ -241,7 +264,7 @@ pub fn prepare(path: &Path, m: &MetaSpec, make_leaves: bool) -> Result<TreeReady
                     path.display()
                 )));
             }
-            write_marker(&root, path, &Marker::of(m))?;
+            write_marker(&root, path, m)?;
         }
     }
     let tree = Tree::new(m, 0);
@@ -250,7 +273,7 @@ pub fn prepare(path: &Path, m: &MetaSpec, make_leaves: bool) -> Result<TreeReady
 }
 
 /// Reads every entry of a directory with a buffer on the stack.
-fn scan_dir(
+pub(crate) fn scan_dir(
     dir: &OwnedFd,
     mut each: impl FnMut(&[u8], FileType),
 ) -> std::result::Result<(), Errno> {
@@ -304,7 +327,7 @@ fn check_and_build(root: &OwnedFd, path: &Path, tree: &Tree, make_leaves: bool) 
                         .map_err(|e| refuse_or_target(path, parent, e))?;
                     let mut l = Name::default();
                     l.push(leaf.as_bytes());
-                    match rustix::fs::mkdirat(&pfd, l.as_cstr(), Mode::from_raw_mode(0o755)) {
+                    match gate::mkdir_at(&pfd, l.as_cstr(), 0o755) {
                         Ok(()) | Err(Errno::EXIST) => {}
                         Err(e) => {
                             return Err(VbError::target(format!(
@@ -383,154 +406,17 @@ pub fn drop_caches(path: &Path) -> Result<()> {
     let root = open_root(path)?;
     rustix::fs::syncfs(&root)
         .map_err(|e| VbError::run(format!("syncfs {}: {}", path.display(), errno_text(e))))?;
-    std::fs::write("/proc/sys/vm/drop_caches", b"3").map_err(|e| {
+    gate::write_knob(Path::new("/proc/sys/vm/drop_caches"), b"3").map_err(|e| {
         VbError::run(format!(
             "cannot drop caches (writing /proc/sys/vm/drop_caches needs root): {e}"
         ))
     })
 }
 
-/// What `clean` removed and what it left.
-#[derive(Debug, Default)]
-pub struct Cleaned {
-    pub files: u64,
-    pub dirs: u64,
-    /// Entries that are not volbench's, left in place.
-    pub left: Vec<String>,
-}
-
-/// Removes a volbench tree: only names its marker's shape produces, only
-/// regular files and directories, no link followed; then the marker. The
-/// root directory itself stays. Anything else is left and reported.
-pub fn clean(path: &Path) -> Result<Cleaned> {
-    let root = open_root(path)?;
-    let _lock = crate::io::target::lock_tree(&root, path)?;
-    let Some(marker) = read_marker(&root, path)? else {
-        return Err(VbError::refused(format!(
-            "refusing to clean {}: it has no {TREE_MARKER}, so it is not a volbench tree",
-            path.display()
-        )));
-    };
-    let spec = MetaSpec {
-        depth: marker.depth,
-        width: marker.width,
-        files_per_dir: marker.files_per_dir,
-        file_size: vec![crate::spec::BlockSize {
-            bytes: 0,
-            weight: 1,
-        }],
-        ops: vec![crate::spec::meta::MetaOpWeight {
-            op: crate::spec::meta::MetaOp::Delete,
-            weight: 1,
-        }],
-        whole_tree: true,
-        shared_dirs: true,
-        drop_caches: false,
-        direct: false,
-        host_part: false,
-    };
-    spec.validate(1).map_err(|e| {
-        VbError::refused(format!(
-            "refusing to clean {}: its {TREE_MARKER} describes no valid tree ({e})",
-            path.display()
-        ))
-    })?;
-    let tree = Tree::new(&spec, 0);
-    let mut out = Cleaned::default();
-    let mut n = Name::default();
-    let mut victims: Vec<Vec<u8>> = Vec::new();
-    for leaf in 0..tree.leaves {
-        tree.leaf_path(leaf, &mut n);
-        let dir = match open_below(&root, n.as_cstr()) {
-            Ok(d) => d,
-            Err(Errno::NOENT) => continue,
-            Err(e) => return Err(refuse_or_target(path, n.as_str(), e)),
-        };
-        victims.clear();
-        scan_dir(&dir, |name, ft| {
-            if name == b"." || name == b".." {
-                return;
-            }
-            let ours = ours(name, tree.files_per_dir)
-                && matches!(ft, FileType::RegularFile | FileType::Unknown);
-            if ours {
-                victims.push(name.to_vec());
-            } else {
-                let rel = String::from_utf8_lossy(name);
-                out.left.push(if n.as_str().is_empty() {
-                    rel.into_owned()
-                } else {
-                    format!("{}/{rel}", n.as_str())
-                });
-            }
-        })
-        .map_err(|e| refuse_or_target(path, n.as_str(), e))?;
-        for v in &victims {
-            let mut name = Name::default();
-            name.push(v);
-            // Unknown types were not checked by the scan: look without following.
-            match rustix::fs::statat(&dir, name.as_cstr(), AtFlags::SYMLINK_NOFOLLOW) {
-                Ok(st) if FileType::from_raw_mode(st.st_mode) == FileType::RegularFile => {}
-                _ => continue,
-            }
-            match rustix::fs::unlinkat(&dir, name.as_cstr(), AtFlags::empty()) {
-                Ok(()) => out.files += 1,
-                Err(Errno::NOENT) => {}
-                Err(e) => {
-                    return Err(VbError::run(format!(
-                        "cannot delete {}/{}/{}: {}",
-                        path.display(),
-                        n.as_str(),
-                        name.as_str(),
-                        errno_text(e)
-                    )));
-                }
-            }
-        }
-    }
-    // Directories, deepest level first.
-    let mut counts: Vec<u64> = (0..=tree.depth).map(|l| tree.width.pow(l)).collect();
-    counts.remove(0);
-    for level in (1..=tree.depth).rev() {
-        let count = counts[level as usize - 1];
-        let stride = tree.leaves / count;
-        for j in 0..count {
-            tree.dir_path(j * stride, level, &mut n);
-            let (parent, last) = split_last(n.as_str());
-            let mut p = Name::default();
-            p.push(parent.as_bytes());
-            let pfd = match open_below(&root, p.as_cstr()) {
-                Ok(d) => d,
-                Err(Errno::NOENT) => continue,
-                Err(e) => return Err(refuse_or_target(path, parent, e)),
-            };
-            let mut l = Name::default();
-            l.push(last.as_bytes());
-            match rustix::fs::unlinkat(&pfd, l.as_cstr(), AtFlags::REMOVEDIR) {
-                Ok(()) => out.dirs += 1,
-                Err(Errno::NOENT) => {}
-                Err(Errno::NOTEMPTY) if level == tree.depth => {}
-                Err(Errno::NOTEMPTY) => out.left.push(format!("{}/", n.as_str())),
-                Err(Errno::NOTDIR) => out.left.push(n.as_str().to_string()),
-                Err(e) => {
-                    return Err(VbError::run(format!(
-                        "cannot remove {}/{}: {}",
-                        path.display(),
-                        n.as_str(),
-                        errno_text(e)
-                    )));
-                }
-            }
-        }
-    }
-    if out.left.is_empty() {
-        let _ = rustix::fs::unlinkat(&root, TREE_MARKER_C, AtFlags::empty());
-    }
-    Ok(out)
-}
+pub use clean::{Cleaned, clean};
 
 /// `fN` or `fN.r` with N below the files per directory.
-fn ours(name: &[u8], files_per_dir: u64) -> bool {
+pub(crate) fn ours(name: &[u8], files_per_dir: u64) -> bool {
     let Some(rest) = name.strip_prefix(b"f") else {
         return false;
     };
@@ -550,6 +436,67 @@ fn ours(name: &[u8], files_per_dir: u64) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    const GOOD: &str = r#"{"created_by":"volbench","depth":2,"width":3,"files_per_dir":4,
+        "identity":{"dev":1,"ino":2,"uid":0,"born_s":5,"born_ns":6}}"#;
+
+    /// A real marker with bytes changed, cut or inserted: near misses reach
+    /// deeper into the parser than random bytes.
+    fn mutated() -> impl Strategy<Value = Vec<u8>> {
+        (
+            proptest::collection::vec((any::<usize>(), any::<u8>(), 0u8..3), 0..8),
+            any::<usize>(),
+        )
+            .prop_map(|(edits, cut)| {
+                let mut b = GOOD.as_bytes().to_vec();
+                for (at, byte, how) in edits {
+                    let at = at % (b.len() + 1);
+                    match how {
+                        0 if at < b.len() => b[at] = byte,
+                        1 => b.insert(at, byte),
+                        _ if at < b.len() => {
+                            b.remove(at);
+                        }
+                        _ => {}
+                    }
+                }
+                b.truncate(cut % (b.len() + 2));
+                b
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 2000, failure_persistence: None, ..ProptestConfig::default() })]
+
+        #[test]
+        fn any_bytes_give_a_marker_or_a_one_line_refusal(
+            bytes in prop_oneof![proptest::collection::vec(any::<u8>(), 0..300), mutated()]
+        ) {
+            match parse_marker(&bytes) {
+                Ok(m) => {
+                    prop_assert!(m.depth <= crate::spec::meta::MAX_DEPTH);
+                    prop_assert!(m.width >= 1 && m.width <= crate::spec::meta::MAX_WIDTH);
+                    prop_assert!(m.files_per_dir >= 1);
+                }
+                Err(why) => prop_assert!(!why.is_empty() && !why.contains('\n')),
+            }
+        }
+
+        #[test]
+        fn a_marker_claiming_a_huge_tree_is_refused(depth in 17u32.., width in 100_001u32..) {
+            let text = GOOD.replace(r#""depth":2"#, &format!(r#""depth":{depth}"#))
+                .replace(r#""width":3"#, &format!(r#""width":{width}"#));
+            prop_assert!(parse_marker(text.as_bytes()).is_err());
+        }
+    }
+
+    #[test]
+    fn a_marker_of_an_older_volbench_is_refused() {
+        assert!(parse_marker(GOOD.as_bytes()).is_ok());
+        let old = r#"{"created_by":"volbench","depth":1,"width":2,"files_per_dir":4}"#;
+        assert!(parse_marker(old.as_bytes()).is_err());
+    }
 
     #[test]
     fn only_the_trees_own_names_are_ours() {

@@ -8,6 +8,7 @@ use std::os::fd::OwnedFd;
 use rustix::fs::{AtFlags, Mode, OFlags, ResolveFlags, Timespec, Timestamps, UTIME_NOW};
 use rustix::io::Errno;
 
+use crate::io::gate::{self, owner, owner::Identity};
 use crate::spec::meta::MetaOp;
 
 const FILE_MODE: u32 = 0o644;
@@ -23,6 +24,39 @@ pub struct Io<'a> {
     pub direct: bool,
     /// Scratch for getdents.
     pub dents: &'a mut [MaybeUninit<u8>],
+    /// The tree's proven identity: what each file is checked against
+    /// before it is overwritten, renamed, re-timed or unlinked.
+    pub owner: &'a Identity,
+}
+
+/// Why an operation did not happen.
+#[derive(Debug)]
+pub enum Fail {
+    Sys(Errno),
+    /// The file at the name is not volbench's (`owner`): left untouched.
+    NotOurs(&'static str),
+}
+
+impl From<Errno> for Fail {
+    fn from(e: Errno) -> Self {
+        Fail::Sys(e)
+    }
+}
+
+/// The name must pass the ownership check before it is changed.
+fn ours_at(dir: &OwnedFd, name: &CStr, id: &Identity) -> Result<(), Fail> {
+    owner::check_at(dir, name, id).map_err(|why| match why {
+        Some(why) => Fail::NotOurs(why),
+        None => Fail::Sys(Errno::NOENT),
+    })
+}
+
+/// Opens an existing file for writing and proves it volbench's by handle.
+fn open_ours(dir: &OwnedFd, name: &CStr, flags: OFlags, id: &Identity) -> Result<OwnedFd, Fail> {
+    // O_NONBLOCK: a FIFO planted under the name cannot hang the open.
+    let fd = open(dir, name, flags | OFlags::NONBLOCK)?;
+    owner::check_fd(&fd, id).map_err(Fail::NotOurs)?;
+    Ok(fd)
 }
 
 fn open(dir: &OwnedFd, name: &CStr, flags: OFlags) -> Result<OwnedFd, Errno> {
@@ -56,26 +90,23 @@ fn write_all(fd: &OwnedFd, mut data: &[u8], at: Option<u64>) -> Result<u64, Errn
 
 /// `dir` holds `name` (`alt` is its rename partner); for mkdir, readdir
 /// and rmdir, `dir` is the parent and `name` the leaf directory.
-pub fn run(op: MetaOp, dir: &OwnedFd, name: &CStr, alt: &CStr, io: &mut Io) -> Result<u64, Errno> {
+pub fn run(op: MetaOp, dir: &OwnedFd, name: &CStr, alt: &CStr, io: &mut Io) -> Result<u64, Fail> {
     let data_flag = if io.direct {
         OFlags::DIRECT
     } else {
         OFlags::empty()
     };
     match op {
-        MetaOp::Mkdir => rustix::fs::mkdirat(dir, name, Mode::from_raw_mode(DIR_MODE)).map(|_| 0),
-        MetaOp::Rmdir => rustix::fs::unlinkat(dir, name, AtFlags::REMOVEDIR).map(|_| 0),
+        MetaOp::Mkdir => Ok(gate::mkdir_at(dir, name, DIR_MODE).map(|_| 0)?),
+        MetaOp::Rmdir => Ok(gate::rmdir_at(dir, name).map(|_| 0)?),
         MetaOp::Create => {
-            let fd = open(
-                dir,
-                name,
-                OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | data_flag,
-            )?;
-            write_all(&fd, &io.buf[..io.size], None)
+            let fd = gate::create_new_at(dir, name, OFlags::WRONLY | data_flag, FILE_MODE)?;
+            Ok(write_all(&fd, &io.buf[..io.size], None)?)
         }
-        MetaOp::Open => open(dir, name, OFlags::RDONLY).map(|_| 0),
-        MetaOp::Stat => rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW).map(|_| 0),
+        MetaOp::Open => Ok(open(dir, name, OFlags::RDONLY | OFlags::NONBLOCK).map(|_| 0)?),
+        MetaOp::Stat => Ok(rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW).map(|_| 0)?),
         MetaOp::Setattr => {
+            ours_at(dir, name, io.owner)?;
             let now = Timespec {
                 tv_sec: 0,
                 tv_nsec: UTIME_NOW,
@@ -84,32 +115,39 @@ pub fn run(op: MetaOp, dir: &OwnedFd, name: &CStr, alt: &CStr, io: &mut Io) -> R
                 last_access: now,
                 last_modification: now,
             };
-            rustix::fs::utimensat(dir, name, &times, AtFlags::SYMLINK_NOFOLLOW).map(|_| 0)
+            Ok(rustix::fs::utimensat(dir, name, &times, AtFlags::SYMLINK_NOFOLLOW).map(|_| 0)?)
         }
         MetaOp::Read => {
-            let fd = open(dir, name, OFlags::RDONLY | data_flag)?;
+            let fd = open(dir, name, OFlags::RDONLY | OFlags::NONBLOCK | data_flag)?;
             let mut total = 0u64;
             loop {
                 match rustix::io::read(&fd, &mut *io.buf) {
                     Ok(0) => return Ok(total),
                     Ok(n) => total += n as u64,
                     Err(Errno::INTR) => {}
-                    Err(e) => return Err(e),
+                    Err(e) => return Err(e.into()),
                 }
             }
         }
         MetaOp::Write => {
-            let fd = open(dir, name, OFlags::WRONLY | data_flag)?;
-            write_all(&fd, &io.buf[..io.size], Some(0))
+            let fd = open_ours(dir, name, OFlags::WRONLY | data_flag, io.owner)?;
+            Ok(write_all(&fd, &io.buf[..io.size], Some(0))?)
         }
         MetaOp::Append => {
-            let fd = open(dir, name, OFlags::WRONLY | OFlags::APPEND)?;
-            write_all(&fd, &io.buf[..io.size], None)
+            let fd = open_ours(dir, name, OFlags::WRONLY | OFlags::APPEND, io.owner)?;
+            Ok(write_all(&fd, &io.buf[..io.size], None)?)
         }
         MetaOp::Rename => {
-            // Away and back, counted as one operation: the tree keeps its names.
-            rustix::fs::renameat(dir, name, dir, alt)?;
-            rustix::fs::renameat(dir, alt, dir, name).map(|_| 0)
+            // Away and back, counted as one operation: the tree keeps its
+            // names. Neither step replaces anything at the other name.
+            ours_at(dir, name, io.owner)?;
+            match gate::rename_noreplace_at(dir, name, alt) {
+                Err(Errno::EXIST) => {
+                    return Err(Fail::NotOurs("its rename partner .r exists, not replaced"));
+                }
+                other => other?,
+            }
+            Ok(gate::rename_noreplace_at(dir, alt, name).map(|_| 0)?)
         }
         MetaOp::Readdir => {
             let fd = rustix::fs::openat2(
@@ -137,7 +175,10 @@ pub fn run(op: MetaOp, dir: &OwnedFd, name: &CStr, alt: &CStr, io: &mut Io) -> R
             }
             Ok(0)
         }
-        MetaOp::Delete => rustix::fs::unlinkat(dir, name, AtFlags::empty()).map(|_| 0),
+        MetaOp::Delete => {
+            ours_at(dir, name, io.owner)?;
+            Ok(gate::unlink_at(dir, name).map(|_| 0)?)
+        }
     }
 }
 
@@ -148,6 +189,9 @@ pub fn describe(op: MetaOp, path: &str, e: Errno) -> String {
             ": the tree already has it (run a delete phase, or `volbench clean --target` the tree, first)"
         }
         (_, Errno::NOENT) => ": the tree has no such entry (run a create phase first)",
+        (MetaOp::Create | MetaOp::Mkdir, Errno::NOSPC | Errno::DQUOT) => {
+            ": the file system is full (no space, inodes or quota left); the files this run made are removed"
+        }
         (_, Errno::LOOP) => {
             ": it is a symbolic link, refused (volbench follows no link in its tree)"
         }

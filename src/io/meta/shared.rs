@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use rustix::fs::{AtFlags, FileType};
+use rustix::fs::FileType;
 use rustix::io::Errno;
 
 use super::{Cleaned, errno_text, open_root, read_marker, scan_dir, tree::Name};
@@ -36,13 +36,13 @@ pub fn prepare_root(part: &Path) -> Result<()> {
             part.display()
         )));
     };
-    match std::fs::create_dir(root) {
-        Ok(()) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+    match crate::io::gate::mkdir(root, 0o755) {
+        Ok(()) | Err(Errno::EXIST) => {}
         Err(e) => {
             return Err(VbError::target(format!(
-                "cannot create {}: {e}",
-                root.display()
+                "cannot create {}: {}",
+                root.display(),
+                errno_text(e)
             )));
         }
     }
@@ -102,7 +102,7 @@ pub fn clean_parts(path: &Path) -> Result<Option<Cleaned>> {
         if emptied {
             let mut n = Name::default();
             n.push(p);
-            match rustix::fs::unlinkat(&fd, n.as_cstr(), AtFlags::REMOVEDIR) {
+            match crate::io::gate::rmdir_at(&fd, n.as_cstr()) {
                 Ok(()) => out.dirs += 1,
                 // Something of someone else's in it: it stays, and is reported.
                 Err(Errno::NOTEMPTY) => out.left.push(format!("{name}/")),

@@ -11,7 +11,8 @@ use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 
 use crate::io::data::{AlignedBuf, fill_random};
-use crate::io::meta::ops::{self, Io};
+use crate::io::gate::owner;
+use crate::io::meta::ops::{self, Fail, Io};
 use crate::io::meta::tree::{Name, Share, Tree};
 use crate::io::meta::{open_below, open_root};
 use crate::io::phase::{
@@ -131,6 +132,39 @@ impl Present {
     }
 }
 
+/// Files left alone because they are not the tree's own: counted, and the
+/// first few named, so the user learns what sits in the tree.
+#[derive(Default)]
+struct Skipped {
+    count: u64,
+    first: Vec<String>,
+}
+
+impl Skipped {
+    fn add(&mut self, root: &std::path::Path, dir: &str, name: &str, why: &str) {
+        self.count += 1;
+        if self.first.len() < 5 {
+            let at = if dir.is_empty() {
+                format!("{}/{name}", root.display())
+            } else {
+                format!("{}/{dir}/{name}", root.display())
+            };
+            self.first.push(format!("{at} ({why})"));
+        }
+    }
+
+    fn report(&self) {
+        if self.count > 0 {
+            eprintln!(
+                "volbench: note: left {} files in the tree untouched, not volbench's: {}{}",
+                self.count,
+                self.first.join(", "),
+                if self.count > 5 { ", ..." } else { "" }
+            );
+        }
+    }
+}
+
 /// Running totals for the interval collector, cumulative over both phases.
 #[derive(Default)]
 struct Live {
@@ -180,6 +214,23 @@ pub fn run(m: MetaWorker, setup: WorkerSetup, ready: impl FnOnce()) -> WorkerRes
             return fail(e.to_string());
         }
     };
+    // Every change to a file is checked against the tree's proven identity.
+    let id = match super::read_marker(&root, &m.root) {
+        Ok(Some(marker)) => marker.identity,
+        Ok(None) => {
+            ready();
+            return fail(format!(
+                "{} has no {}",
+                m.root.display(),
+                super::TREE_MARKER
+            ));
+        }
+        Err(e) => {
+            ready();
+            return fail(e.to_string());
+        }
+    };
+    let mut skipped = Skipped::default();
     let tree = Tree::new(&m.spec, m.seed);
     let spec = &m.spec;
     let dir_ops = spec.ops.iter().all(|o| o.op.on_dirs());
@@ -372,13 +423,33 @@ pub fn run(m: MetaWorker, setup: WorkerSetup, ready: impl FnOnce()) -> WorkerRes
             size,
             direct: m.spec.direct && size > 0 && size % 4096 == 0,
             dents: &mut dents,
+            owner: &id,
         };
-        let t0 = now_ns();
-        let res = ops::run(op, dir, name.as_cstr(), alt.as_cstr(), &mut io);
+        let mut t0 = now_ns();
+        let mut res = ops::run(op, dir, name.as_cstr(), alt.as_cstr(), &mut io);
+        if op == MetaOp::Create && matches!(res, Err(Fail::Sys(rustix::io::Errno::EXIST))) {
+            // Left by an interrupted create: redone if it is the tree's own.
+            res = match owner::check_at(dir, name.as_cstr(), &id) {
+                Ok(()) => {
+                    let _ = crate::io::gate::unlink_at(dir, name.as_cstr());
+                    t0 = now_ns();
+                    ops::run(op, dir, name.as_cstr(), alt.as_cstr(), &mut io)
+                }
+                Err(Some(why)) => Err(Fail::NotOurs(why)),
+                Err(None) => res,
+            };
+        }
         let t1 = now_ns();
         let bytes = match res {
             Ok(b) => b,
-            Err(e) => {
+            Err(Fail::NotOurs(why)) => {
+                skipped.add(&m.root, path.as_str(), name.as_str(), why);
+                if !spec.whole_tree && op != MetaOp::Create {
+                    present.set(k, false);
+                }
+                continue;
+            }
+            Err(Fail::Sys(e)) => {
                 let at = if path.as_str().is_empty() || op == MetaOp::Readdir {
                     format!("{}/{}", m.root.display(), name.as_str())
                 } else {
@@ -427,6 +498,22 @@ pub fn run(m: MetaWorker, setup: WorkerSetup, ready: impl FnOnce()) -> WorkerRes
         control.failed.store(true, Ordering::Relaxed);
     } else {
         control.mark_finished();
+    }
+    skipped.report();
+    // A create phase that failed (the file system full, say) leaves no
+    // partial tree filling the disk: each worker removes what it made.
+    if spec.whole_tree && spec.ops[0].op == MetaOp::Create && control.failed.load(Ordering::Relaxed)
+    {
+        for k in 0..next {
+            let (leaf, n) = tree.split(file_share.nth(k));
+            tree.leaf_path(leaf, &mut path);
+            tree.file_name(n, false, &mut name);
+            if let Ok(dir) = cache.get(leaf, &root, &mut path)
+                && owner::check_at(dir, name.as_cstr(), &id).is_ok()
+            {
+                let _ = crate::io::gate::unlink_at(dir, name.as_cstr());
+            }
+        }
     }
     // Class totals (reads = looking, writes = changing) by exact merge.
     let [warm_ops, meas_ops] = stats;

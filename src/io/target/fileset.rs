@@ -11,10 +11,10 @@ use rustix::fs::{OFlags, Stat};
 use serde::{Deserialize, Serialize};
 
 use super::lock;
-use super::setdir::{Entry, SetDir, not_regular};
 use super::{FileRef, PrepareOptions, Prepared, TargetKind, probe_align_fd};
 use crate::error::{Result, VbError};
 use crate::io::data::AlignedBuf;
+use crate::io::gate::setdir::{Entry, SetDir, not_regular};
 use crate::io::workload::Layout;
 use crate::units::format_size;
 
@@ -213,7 +213,7 @@ fn prepare_in(dir: SetDir, file_size: u64, opts: &PrepareOptions) -> Result<Prep
             Entry::Regular(st) => {
                 let listed = old.as_ref().and_then(|m| m.inodes.get(i)) == Some(&st.st_ino);
                 // A second link would let a refill reach a file elsewhere.
-                if listed && st.st_dev == dir.dev && st.st_nlink == 1 {
+                if listed && crate::io::gate::owner::plausibly_ours(&st, dir.dev) {
                     Slot::Ours(st)
                 } else {
                     Slot::Foreign(st)
@@ -363,7 +363,7 @@ fn refill(
                             dir.path_of(name).display()
                         )));
                     }
-                    rustix::fs::ftruncate(&fd, 0).map_err(|e| {
+                    crate::io::gate::truncate(&fd, 0).map_err(|e| {
                         VbError::target(format!(
                             "cannot truncate {}: {}",
                             dir.path_of(name).display(),

@@ -9,8 +9,8 @@ use std::path::Path;
 use rustix::fs::{FlockOperation, OFlags};
 use rustix::io::Errno;
 
-use super::setdir::{Entry, SetDir, not_regular, write_all};
 use crate::error::{Result, VbError};
+use crate::io::gate::setdir::{Entry, SetDir, not_regular, write_all};
 
 pub const LOCK_NAME: &str = ".volbench-lock";
 /// The holder line is a few dozen bytes; anything longer is not ours.
@@ -77,7 +77,7 @@ pub fn lock_set(dir: &SetDir) -> Result<Lock> {
             crate::result::now_rfc3339()
         );
         // The holder line is a courtesy to the next run; the lock is what counts.
-        let _ = rustix::fs::ftruncate(&fd, 0).and_then(|()| write_all(&fd, info.as_bytes()));
+        let _ = crate::io::gate::truncate(&fd, 0).and_then(|()| write_all(&fd, info.as_bytes()));
     }
     Ok(Lock { _fd: fd })
 }

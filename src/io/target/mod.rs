@@ -23,8 +23,8 @@ mod room;
 
 pub use lock::{Lock, lock_tree};
 pub(crate) mod readset;
-mod setdir;
-pub(crate) use setdir::read_up_to;
+
+pub(crate) use crate::io::gate::setdir::{self, read_up_to};
 
 pub use fileset::{FILE_PREFIX, MARKER_NAME, MAX_FILES, Progress};
 pub use lock::LOCK_NAME;

@@ -9,8 +9,8 @@ use rustix::fs::OFlags;
 
 use super::fileset::{FILE_PREFIX, MARKER_NAME, existing_set};
 use super::lock;
-use super::setdir::SetDir;
 use crate::error::{Result, VbError};
+use crate::io::gate::setdir::SetDir;
 use crate::io::workload::Layout;
 
 pub struct ReadSet {

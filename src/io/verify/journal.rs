@@ -233,22 +233,14 @@ impl Journal {
                 )
             }
             None => {
-                let fd = rustix::fs::open(
-                    path,
-                    OFlags::RDWR
-                        | OFlags::CREATE
-                        | OFlags::EXCL
-                        | OFlags::NOFOLLOW
-                        | OFlags::CLOEXEC,
-                    Mode::from_raw_mode(0o644),
-                )
-                .map_err(|e| io_err(path, "create", e))?;
+                let fd = crate::io::gate::create_new(path, OFlags::RDWR, 0o644)
+                    .map_err(|e| io_err(path, "create", e))?;
                 (fd, Opened::Created)
             }
         };
         let len = file_len(blocks).unwrap_or(0) as usize;
         if opened == Opened::Created {
-            rustix::fs::ftruncate(&fd, len as u64).map_err(|e| io_err(path, "size", e))?;
+            crate::io::gate::truncate(&fd, len as u64).map_err(|e| io_err(path, "size", e))?;
         }
         let j = Self::map(fd, path, wanted, len)?;
         if opened == Opened::Created {

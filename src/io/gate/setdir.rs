@@ -190,7 +190,7 @@ impl SetDir {
             // O_NONBLOCK write-open of a FIFO without a reader.
             Errno::NXIO => not_regular(&path, "a FIFO"),
             Errno::ISDIR => not_regular(&path, "a directory"),
-            e => super::open_error(&path, e, flags.contains(OFlags::DIRECT)),
+            e => crate::io::target::open_error(&path, e, flags.contains(OFlags::DIRECT)),
         })?;
         let st = rustix::fs::fstat(&fd).map_err(|e| io_error("inspect", &path, e))?;
         let ft = FileType::from_raw_mode(st.st_mode);

@@ -1,0 +1,124 @@
+//! The one gate: every create, open-for-write-by-creation, truncate, rename,
+//! unlink, mkdir and rmdir volbench makes is one of the functions here, so
+//! the rules live in one place and `tests/e2e/architecture.rs` can refuse
+//! those system calls anywhere else. Relative names never follow a link
+//! (O_NOFOLLOW, *at calls on a directory descriptor the caller verified);
+//! a rename never replaces a name unless the caller says it replaces its own
+//! temporary file over a name it checked; what may be unlinked or
+//! overwritten inside a file set or tree is decided by `owner`.
+
+pub(crate) mod owner;
+pub mod setdir;
+
+use std::os::fd::{AsFd, OwnedFd};
+use std::path::Path;
+
+use rustix::fs::{AtFlags, Mode, OFlags, RenameFlags};
+use rustix::io::Errno;
+use rustix::path::Arg;
+
+/// Creates `name` in `dir` as a new regular file: an existing name (a file,
+/// a link, anything) fails with EEXIST, and no link is followed.
+pub(crate) fn create_new_at<P: Arg>(
+    dir: impl AsFd,
+    name: P,
+    flags: OFlags,
+    mode: u32,
+) -> Result<OwnedFd, Errno> {
+    rustix::fs::openat(
+        dir,
+        name,
+        flags | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::from_raw_mode(mode),
+    )
+}
+
+/// `create_new_at` for a path the user named (a journal, an imported suite):
+/// the last component must not exist and is never a followed link.
+pub(crate) fn create_new(path: &Path, flags: OFlags, mode: u32) -> Result<OwnedFd, Errno> {
+    rustix::fs::open(
+        path,
+        flags | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::from_raw_mode(mode),
+    )
+}
+
+/// Sets the length of a file the caller opened and checked as its own.
+pub(crate) fn truncate(fd: impl AsFd, len: u64) -> Result<(), Errno> {
+    rustix::fs::ftruncate(fd, len)
+}
+
+pub(crate) fn mkdir_at<P: Arg>(dir: impl AsFd, name: P, mode: u32) -> Result<(), Errno> {
+    rustix::fs::mkdirat(dir, name, Mode::from_raw_mode(mode))
+}
+
+/// Makes one directory level at a path (the target or output directory the
+/// user named; its parents must exist).
+pub(crate) fn mkdir(path: &Path, mode: u32) -> Result<(), Errno> {
+    rustix::fs::mkdir(path, Mode::from_raw_mode(mode))
+}
+
+/// Makes a directory the user named and its missing parents.
+pub(crate) fn create_dir_all(path: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(path)
+}
+
+/// Removes an empty directory; a non-empty one stays (ENOTEMPTY).
+pub(crate) fn rmdir_at<P: Arg>(dir: impl AsFd, name: P) -> Result<(), Errno> {
+    rustix::fs::unlinkat(dir, name, AtFlags::REMOVEDIR)
+}
+
+/// Unlinks a name the caller has just proven its own (`owner::check_at`,
+/// or a temporary file it created itself).
+pub(crate) fn unlink_at<P: Arg>(dir: impl AsFd, name: P) -> Result<(), Errno> {
+    rustix::fs::unlinkat(dir, name, AtFlags::empty())
+}
+
+/// Renames within one directory without ever replacing what sits at `to`:
+/// renameat2(RENAME_NOREPLACE), or where the file system lacks it (EINVAL)
+/// a hard link to the new name (which fails on an existing name) and an
+/// unlink of the old.
+pub(crate) fn rename_noreplace_at<P: Arg + Copy, Q: Arg + Copy>(
+    dir: impl AsFd,
+    from: P,
+    to: Q,
+) -> Result<(), Errno> {
+    let dir = dir.as_fd();
+    match rustix::fs::renameat_with(dir, from, dir, to, RenameFlags::NOREPLACE) {
+        Err(Errno::INVAL | Errno::NOSYS) => {
+            rustix::fs::linkat(dir, from, dir, to, AtFlags::empty())?;
+            rustix::fs::unlinkat(dir, from, AtFlags::empty())
+        }
+        other => other,
+    }
+}
+
+/// Puts a temporary file the caller created over `name`, which the caller
+/// checked is missing or a regular file: how an output file is replaced
+/// whole, so a reader never sees half of it.
+pub(crate) fn replace_own_temp_at<P: Arg, Q: Arg>(
+    dir: impl AsFd,
+    tmp: P,
+    name: Q,
+) -> Result<(), Errno> {
+    let dir = dir.as_fd();
+    rustix::fs::renameat(dir, tmp, dir, name)
+}
+
+/// Writes to an existing kernel knob (`/proc/sys/vm/drop_caches`): opened
+/// for writing only, never created or truncated.
+pub(crate) fn write_knob(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let fd = rustix::fs::open(
+        path,
+        OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::empty(),
+    )?;
+    std::fs::File::from(fd).write_all(bytes)
+}
+
+/// Removes a directory volbench made for itself (the quick run's scratch
+/// directory) and everything in it; links in it are removed, not followed.
+pub(crate) fn remove_own_dir_all(path: &Path) -> std::io::Result<()> {
+    std::fs::remove_dir_all(path)
+}
