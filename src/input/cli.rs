@@ -13,7 +13,8 @@ use clap::{Args, Parser, Subcommand};
     about = "Storage benchmark for volumes, file shares and disks: the vendors' methods in one binary",
     long_about = None,
     after_help = "Exit codes: 0 done; 1 the run failed (I/O error); 2 bad input; \
-                  3 refused for safety; 4 target unusable; 130 interrupted (results so far written). \
+                  3 refused for safety; 4 target unusable; 5 data cannot be checked (written \
+                  without --verify); 130 interrupted (results so far written). \
                   Every number has a stated bound, checked before any I/O (README: Bounds)."
 )]
 pub struct Cli {

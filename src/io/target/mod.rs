@@ -18,6 +18,7 @@ use crate::units::format_size;
 mod device;
 mod fileset;
 mod lock;
+mod marker;
 mod room;
 
 pub use lock::{Lock, lock_tree};
@@ -25,7 +26,9 @@ pub(crate) mod readset;
 mod setdir;
 pub(crate) use setdir::read_up_to;
 
-pub use fileset::{FILE_PREFIX, MARKER_NAME, MAX_FILES, Progress};
+pub use fileset::Progress;
+pub use marker::{FILE_PREFIX, MARKER_NAME, MAX_FILES, SetIdentity, set_identity};
+pub(crate) use marker::unchecked;
 pub use lock::LOCK_NAME;
 pub use room::check_room_for_sets;
 
@@ -118,6 +121,11 @@ pub struct Prepared {
     pub data: Option<Arc<crate::io::verify::DataPlan>>,
     /// The fill of a file set: what it wrote, or that it was reused.
     pub fill: Option<crate::result::fill::FillResult>,
+    /// Which set (or file, or device) this is: what a journal must name.
+    pub identity: Option<SetIdentity>,
+    /// A file set's identity before this prepare refilled it: a journal of
+    /// it may start over with the new fill; one of any other set may not.
+    pub identity_before: Option<SetIdentity>,
 }
 
 impl Prepared {
@@ -138,6 +146,8 @@ impl Prepared {
             filled_now: false,
             data: None,
             fill: None,
+            identity: None,
+            identity_before: None,
         }
     }
 }
@@ -320,7 +330,15 @@ fn prepare_existing(insp: &Inspection, opts: &PrepareOptions, device: bool) -> R
         filled_now: false,
         data: None,
         fill: None,
+        identity: Some(SetIdentity::named(device, meta.dev(), named_ino(&meta, device))),
+        identity_before: None,
     })
+}
+
+/// What names a file or device target for a journal: a file's inode, a
+/// device's number (its node's inode in /dev may change at every boot).
+fn named_ino(meta: &fs::Metadata, device: bool) -> u64 {
+    if device { meta.rdev() } else { meta.ino() }
 }
 
 /// The offset and length alignment O_DIRECT needs, probed from the kernel
