@@ -85,8 +85,7 @@ pub fn watch_journal(
     let j = p.data.as_ref()?.journal()?;
     let c = control.clone();
     j.on_failure(Some(Box::new(move || {
-        c.failed
-            .store(true, std::sync::atomic::Ordering::Relaxed)
+        c.failed.store(true, std::sync::atomic::Ordering::Relaxed)
     })));
     Some(j)
 }

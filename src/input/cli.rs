@@ -75,7 +75,8 @@ pub enum Command {
     Clean(CleanArgs),
     /// Read a file set back and check every sector: its checksum, offset
     /// and, with --journal, that it holds the last acknowledged write.
-    /// Exit 1 with each mismatch's file, offset, expected and found.
+    /// Exit 1 with each mismatch's file, offset, expected and found; exit 5
+    /// (not corruption) for a set written without --verify since its fill.
     Verify(crate::input::data_args::VerifyArgs),
     /// Turn a fio job file, vdbench parameter file or diskspd command line
     /// into an editable suite file, each option mapped, noted or refused.

@@ -11,8 +11,8 @@ use rustix::fs::{OFlags, Stat};
 
 use super::lock;
 use super::marker::{
-    FILE_PREFIX, MARKER_NAME, MAX_FILES, Marker, SetIdentity, identity_of, new_set_id,
-    read_marker, unchecked, unstamped_note, write_marker,
+    FILE_PREFIX, MARKER_NAME, MAX_FILES, Marker, SetIdentity, identity_of, new_set_id, read_marker,
+    unchecked, unstamped_note, write_marker,
 };
 use super::setdir::{Entry, SetDir, not_regular};
 use super::{FileRef, PrepareOptions, Prepared, TargetKind, probe_align_fd};
@@ -550,7 +550,9 @@ mod tests {
         let remade = prepare(t.path(), &opts(&stop, true)).unwrap();
         assert!(filled(&remade), "refilled, not reused: {:?}", remade.fill);
         drop(remade);
-        let m = super::super::marker::parse_marker(&std::fs::read(t.path().join(MARKER_NAME)).unwrap()).unwrap();
+        let m =
+            super::super::marker::parse_marker(&std::fs::read(t.path().join(MARKER_NAME)).unwrap())
+                .unwrap();
         assert!(m.filled && m.files == 2);
     }
 
@@ -566,5 +568,48 @@ mod tests {
         let e = prepare(&t.path().join("set"), &o).unwrap_err();
         assert!(e.message.contains("65536"), "{e}");
         assert!(!t.path().join("set").exists());
+    }
+
+    #[test]
+    fn a_fill_draws_an_id_and_a_write_without_stamps_is_recorded() {
+        let t = tempfile::tempdir().unwrap();
+        let stop = AtomicBool::new(false);
+        let first = prepare(t.path(), &opts(&stop, false)).unwrap();
+        let id = first.identity.clone().unwrap();
+        assert_eq!(id.id.len(), 32);
+        assert!(first.identity_before.is_none());
+        drop(first);
+        // Reused by a writing run without --verify: same set, now unstamped.
+        let writes = PrepareOptions {
+            needs_write: true,
+            ..opts(&stop, false)
+        };
+        let again = prepare(t.path(), &writes).unwrap();
+        assert_eq!(again.identity.as_ref(), Some(&id));
+        drop(again);
+        let m = read_marker(&SetDir::open_existing(t.path()).unwrap(), false)
+            .unwrap()
+            .unwrap();
+        assert!(m.unstamped.is_some_and(|n| n.contains("without --verify")));
+        // A --verify run on it is refused before any I/O, with its own kind.
+        let verify = crate::spec::data::DataSpec {
+            verify: true,
+            ..DEFAULT_DATA.clone()
+        };
+        let checked = PrepareOptions {
+            data: &verify,
+            ..opts(&stop, false)
+        };
+        let e = prepare(t.path(), &checked).unwrap_err();
+        assert_eq!(e.kind, crate::error::Kind::Unchecked, "{e}");
+        assert!(e.message.contains("cannot be checked"), "{e}");
+        // A refill draws a new id and remembers the old one.
+        let refill = PrepareOptions {
+            size: 128 << 10,
+            ..opts(&stop, false)
+        };
+        let new = prepare(t.path(), &refill).unwrap();
+        assert_ne!(new.identity.as_ref().map(|i| &i.id), Some(&id.id));
+        assert_eq!(new.identity_before.as_ref(), Some(&id));
     }
 }

@@ -138,14 +138,16 @@ pub(super) fn parse_marker(bytes: &[u8]) -> std::result::Result<Marker, String> 
         ));
     }
     let texts = [&m.data, &m.set_id, &m.unstamped];
-    if texts.iter().any(|t| t.as_ref().is_some_and(|t| t.len() > MAX_TEXT)) {
+    if texts
+        .iter()
+        .any(|t| t.as_ref().is_some_and(|t| t.len() > MAX_TEXT))
+    {
         return Err(format!(
             "its data, set_id or unstamped entry is longer than the {MAX_TEXT} bytes volbench \
              writes"
         ));
     }
-    if m
-        .set_id
+    if m.set_id
         .as_ref()
         .is_some_and(|id| id.is_empty() || !id.bytes().all(|b| b.is_ascii_hexdigit()))
     {

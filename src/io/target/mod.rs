@@ -27,9 +27,9 @@ mod setdir;
 pub(crate) use setdir::read_up_to;
 
 pub use fileset::Progress;
-pub use marker::{FILE_PREFIX, MARKER_NAME, MAX_FILES, SetIdentity, set_identity};
-pub(crate) use marker::unchecked;
 pub use lock::LOCK_NAME;
+pub(crate) use marker::unchecked;
+pub use marker::{FILE_PREFIX, MARKER_NAME, MAX_FILES, SetIdentity, set_identity};
 pub use room::check_room_for_sets;
 
 pub use crate::spec::TargetKind;
@@ -330,7 +330,11 @@ fn prepare_existing(insp: &Inspection, opts: &PrepareOptions, device: bool) -> R
         filled_now: false,
         data: None,
         fill: None,
-        identity: Some(SetIdentity::named(device, meta.dev(), named_ino(&meta, device))),
+        identity: Some(SetIdentity::named(
+            device,
+            meta.dev(),
+            named_ino(&meta, device),
+        )),
         identity_before: None,
     })
 }

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 
 use rustix::fs::OFlags;
 
-use super::marker::{FILE_PREFIX, MARKER_NAME, SetIdentity, existing_set};
 use super::lock;
+use super::marker::{FILE_PREFIX, MARKER_NAME, SetIdentity, existing_set};
 use super::setdir::SetDir;
 use crate::error::{Result, VbError};
 use crate::io::workload::Layout;

@@ -24,11 +24,11 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Mutex, OnceLock, mpsc};
 use std::time::Duration;
 
-pub use super::journal_file::{Header, read_header};
 use super::journal_file::{
     HEADER_BYTES, MAGIC, allocate, create_new, creation_error, file_len, io_err, load_tables,
     pwrite_all, refuse, sum_hex,
 };
+pub use super::journal_file::{Header, read_header};
 use super::map::FORMED;
 use crate::error::{Result, VbError};
 use crate::io::target::SetIdentity;
@@ -372,14 +372,17 @@ impl Journal {
             self.check_file()?;
             let chunks: Vec<usize> = (0..self.dirty.len())
                 .filter(|&i| {
-                    self.dirty[i].load(Ordering::Relaxed) && self.dirty[i].swap(false, Ordering::SeqCst)
+                    self.dirty[i].load(Ordering::Relaxed)
+                        && self.dirty[i].swap(false, Ordering::SeqCst)
                 })
                 .collect();
             // Runs of consecutive chunks, at most RUN long: (first, end) blocks.
             let mut runs: Vec<(usize, usize)> = Vec::new();
             for &c in &chunks {
                 match runs.last_mut() {
-                    Some((first, end)) if *end == c * CHUNK && (c * CHUNK - *first) < RUN * CHUNK => {
+                    Some((first, end))
+                        if *end == c * CHUNK && (c * CHUNK - *first) < RUN * CHUNK =>
+                    {
                         *end = ((c + 1) * CHUNK).min(self.blocks)
                     }
                     _ => runs.push((c * CHUNK, ((c + 1) * CHUNK).min(self.blocks))),
@@ -413,7 +416,8 @@ impl Journal {
                     .and_then(|()| rustix::fs::fdatasync(&self.fd))
                     .map_err(|e| self.io_text("write", e))?;
             }
-            let table = |t: usize, first: usize| (HEADER_BYTES + 4 * (t * self.blocks + first)) as u64;
+            let table =
+                |t: usize, first: usize| (HEADER_BYTES + 4 * (t * self.blocks + first)) as u64;
             for (first, a, i) in &bufs {
                 pwrite_all(&self.fd, a, table(0, *first))
                     .and_then(|()| pwrite_all(&self.fd, i, table(1, *first)))
@@ -506,5 +510,4 @@ pub fn another_set(path: &Path, journal: &SetIdentity, set: &SetIdentity) -> VbE
 }
 
 #[cfg(test)]
-#[path = "journal_tests.rs"]
 mod tests;

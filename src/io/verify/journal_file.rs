@@ -86,9 +86,11 @@ pub fn parse_header(bytes: &[u8], len: u64) -> std::result::Result<Header, Strin
     let header: Header = match serde_json::from_str::<Header>(text) {
         Ok(h) if h.journal == MAGIC => h,
         _ if text.contains(OLD_MAGIC) => {
-            return Err("it was written by an older volbench (journal/v1 names no file set, \
+            return Err(
+                "it was written by an older volbench (journal/v1 names no file set, \
                         so it cannot be told from another set's)"
-                .into());
+                    .into(),
+            );
         }
         _ => return Err("it is not a volbench journal".into()),
     };
@@ -396,13 +398,21 @@ mod tests {
         let e = parse_header(&header(4, u32::MAX, false).bytes().unwrap(), len).unwrap_err();
         assert!(e.contains("no write makes"), "{e}");
         let old = br#"{"journal":"volbench-journal/v1","files":1}"#;
-        assert!(parse_header(old, len).unwrap_err().contains("older volbench"));
+        assert!(
+            parse_header(old, len)
+                .unwrap_err()
+                .contains("older volbench")
+        );
         assert!(parse_header(b"", 0).unwrap_err().contains("not a volbench"));
     }
 
     #[test]
     fn entries_no_write_makes_are_named() {
-        assert!(check_entry(0xFFFF_FFFF, 10).unwrap().contains("no write makes"));
+        assert!(
+            check_entry(0xFFFF_FFFF, 10)
+                .unwrap()
+                .contains("no write makes")
+        );
         assert!(check_entry(11, 10).unwrap().contains("beyond the 10"));
         assert_eq!(check_entry(10, 10), None);
         assert_eq!(check_entry(FORMED, 0), None);

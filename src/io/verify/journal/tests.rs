@@ -77,7 +77,10 @@ fn a_journal_round_trips_and_refuses_other_sets() {
         refilled: true,
     };
     let (j, how) = Journal::open(&p, L, 4096, "s1", 0, refill_a).unwrap();
-    assert_eq!((how, j.ack(3), j.header().set.id.as_str()), (Opened::Created, 0, "bb"));
+    assert_eq!(
+        (how, j.ack(3), j.header().set.id.as_str()),
+        (Opened::Created, 0, "bb")
+    );
     j.close(true).unwrap();
 }
 
@@ -197,8 +200,8 @@ fn a_new_journal_is_allocated_in_full() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("j");
     let a = set("aa");
-    let (j, _) = Journal::open(&p, L, 4096, "s1", crate::io::verify::map::FORMED, owner(&a))
-        .unwrap();
+    let (j, _) =
+        Journal::open(&p, L, 4096, "s1", crate::io::verify::map::FORMED, owner(&a)).unwrap();
     j.close(true).unwrap();
     let st = rustix::fs::stat(&p).unwrap();
     assert_eq!(st.st_size as u64, file_len(8).unwrap());
