@@ -141,8 +141,12 @@ fn prepare_in(dir: SetDir, file_size: u64, opts: &PrepareOptions) -> Result<Prep
     // executor and kept in result.json), not a note.
     let (inodes, set_id) = if let Some(m) = old.as_ref().filter(|_| reusable) {
         let mut now = m.clone();
-        // A set made before ids were recorded gets one now.
-        now.set_id.get_or_insert_with(new_set_id);
+        // A set made before ids were recorded gets one when next written (a
+        // read run may be on a read-only file system); until then its id is
+        // blank, which only a journal made for it alongside matches.
+        if opts.needs_write {
+            now.set_id.get_or_insert_with(new_set_id);
+        }
         if now.unstamped.is_none() {
             now.unstamped = unstamped;
         }
