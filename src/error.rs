@@ -15,6 +15,10 @@ pub mod exit {
     pub const REFUSED: i32 = 3;
     /// The target cannot be used as asked: missing, unwritable, no direct I/O, too small.
     pub const TARGET: i32 = 4;
+    /// The data cannot be checked, which is not corruption: the file set was
+    /// written without --verify since its fill (`volbench verify`, a
+    /// --verify run on it).
+    pub const UNCHECKABLE: i32 = 5;
     /// Stopped by Ctrl-C or SIGTERM; the results gathered so far were written.
     pub const INTERRUPTED: i32 = 130;
 }
@@ -37,6 +41,7 @@ pub enum Kind {
     Input,
     Refused,
     Target,
+    Unchecked,
     Run,
 }
 
@@ -67,6 +72,12 @@ impl VbError {
             message: message.into(),
         }
     }
+    pub fn unchecked(message: impl Into<String>) -> Self {
+        Self {
+            kind: Kind::Unchecked,
+            message: message.into(),
+        }
+    }
     pub fn run(message: impl Into<String>) -> Self {
         Self {
             kind: Kind::Run,
@@ -79,6 +90,7 @@ impl VbError {
             Kind::Input => exit::BAD_INPUT,
             Kind::Refused => exit::REFUSED,
             Kind::Target => exit::TARGET,
+            Kind::Unchecked => exit::UNCHECKABLE,
             Kind::Run => exit::RUN_FAILED,
         }
     }

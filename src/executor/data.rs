@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use crate::error::Result;
-use crate::io::target::{Prepared, TargetKind};
+use crate::io::target::{Prepared, SetIdentity, TargetKind};
 use crate::io::verify::{self, DataPlan, DataReport, map};
 use crate::plan::Plan;
 
@@ -24,12 +24,23 @@ pub fn attach(plan: &Plan, p: &mut Prepared) -> Result<()> {
             map::UNKNOWN
         };
         let mut notes = Vec::new();
+        // Every prepared target has one; a blank one matches no journal.
+        let now = p.identity.clone().unwrap_or(SetIdentity {
+            id: String::new(),
+            ino: 0,
+            dev: 0,
+        });
+        let owner = verify::journal::Owner {
+            now: &now,
+            before: p.identity_before.as_ref(),
+            refilled: p.filled_now,
+        };
         let m = verify::open_map(
             spec,
             p.layout,
             block_unit(plan),
             init,
-            p.filled_now,
+            owner,
             p.paths.clone(),
             &mut notes,
         )?;
@@ -63,4 +74,26 @@ pub fn failure(report: &DataReport, max: u64) -> Option<String> {
         report.errors,
         report.samples.join("\n  ")
     ))
+}
+
+/// Has a failing journal (truncated, deleted, an I/O error on its file)
+/// end the run at once, as a failing worker does: `control.failed`.
+pub fn watch_journal(
+    p: &Prepared,
+    control: &Arc<crate::io::worker::Control>,
+) -> Option<Arc<verify::journal::Journal>> {
+    let j = p.data.as_ref()?.journal()?;
+    let c = control.clone();
+    j.on_failure(Some(Box::new(move || {
+        c.failed.store(true, std::sync::atomic::Ordering::Relaxed)
+    })));
+    Some(j)
+}
+
+/// After a run's workers stopped: its journal synced, or why it cannot be
+/// (then the run fails, its results kept).
+pub fn journal_after_run(j: Option<Arc<verify::journal::Journal>>) -> Option<String> {
+    let j = j?;
+    j.on_failure(None);
+    j.flush().err().map(|e| e.message)
 }

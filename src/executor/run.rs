@@ -231,6 +231,7 @@ pub fn run_one(
         // machine this thread may be scheduled well after they start, and
         // their first operations must not fall outside the measured time.
         let t0 = Instant::now();
+        let journal = super::data::watch_journal(prepared, &control);
         start_gate.release(true);
         obs.io_started(run, SystemTime::now());
         let timeline = collect(
@@ -274,6 +275,12 @@ pub fn run_one(
         if let Some(why) = super::data::failure(&data, max) {
             // A mismatch outranks the "stopped at" note that ended the run.
             error = Some(why);
+        }
+        if let Some(why) = super::data::journal_after_run(journal) {
+            error = Some(match error {
+                Some(e) if !e.contains(&why) => format!("{why}; {e}"),
+                _ => why,
+            });
         }
         match error {
             Some(e) => Err((

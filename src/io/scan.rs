@@ -53,10 +53,16 @@ pub fn scan(
             }
         )));
     }
+    if let Some(note) = &set.unstamped {
+        return Err(crate::io::target::unchecked(dir, note));
+    }
     let journal = journal.map(Journal::open_existing).transpose()?;
     let unit = match &journal {
         Some(j) => {
             let h = j.header();
+            if !h.set.same_set(&set.identity) {
+                return Err(super::journal::another_set(j.path(), &h.set, &set.identity));
+            }
             if h.layout() != set.layout || Some(h.format.as_str()) != set.format.as_deref() {
                 return Err(VbError::refused(format!(
                     "journal {} belongs to another file set ({} files of {} bytes, data {}; \

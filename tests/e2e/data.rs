@@ -230,7 +230,7 @@ fn hostile_journals_and_bad_data_flags_are_refused_cleanly() {
     let o = vb(["verify", "--target", s(&dir), "--journal", s(&j)]).expect(exit::REFUSED);
     assert!(stderr(&o).contains("truncated"), "{}", stderr(&o));
     // A header claiming a huge set.
-    let mut h = br#"{"journal":"volbench-journal/v1","files":1,"file_size":1125899906842624,"unit":512,"blocks":2199023255552,"format":"s1","clean":true}"#.to_vec();
+    let mut h = br#"{"journal":"volbench-journal/v2","files":1,"file_size":1125899906842624,"unit":512,"blocks":2199023255552,"format":"s1","set":{"id":"ab","ino":1,"dev":1},"high":0,"clean":true}"#.to_vec();
     h.resize(4096, b' ');
     std::fs::write(&j, &h).expect("write");
     let o = vb(["verify", "--target", s(&dir), "--journal", s(&j)]).expect(exit::REFUSED);

@@ -48,3 +48,4 @@ mod target_list;
 mod targets;
 mod targets_hosts;
 mod throttled;
+mod verify_safety;

@@ -41,8 +41,9 @@ pub struct DataArgs {
 
     /// With --verify: keep the write counters in this file across runs,
     /// crashes and reboots, for a later run or `volbench verify` to check
-    /// against (created if missing; an existing one must be volbench's
-    /// journal of the same file set).
+    /// against (created if missing, allocated in full: no room is exit 4;
+    /// an existing one must be volbench's journal of the same file set and
+    /// fill; truncated mid-run, the run fails with exit 1).
     #[arg(long, value_name = "FILE")]
     pub journal: Option<PathBuf>,
 }

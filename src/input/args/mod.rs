@@ -22,7 +22,8 @@ use clap::{Args, Parser, Subcommand};
     about = "Storage benchmark for volumes, file shares and disks: the vendors' methods in one binary",
     long_about = None,
     after_help = "Exit codes: 0 done; 1 the run failed (I/O error); 2 bad input; \
-                  3 refused for safety; 4 target unusable; 130 interrupted (results so far written). \
+                  3 refused for safety; 4 target unusable; 5 data cannot be checked (written \
+                  without --verify); 130 interrupted (results so far written). \
                   Every number has a stated bound, checked before any I/O (README: Bounds)."
 )]
 pub struct Cli {
@@ -83,7 +84,8 @@ pub enum Command {
     Clean(CleanArgs),
     /// Read a file set back and check every sector: its checksum, offset
     /// and, with --journal, that it holds the last acknowledged write.
-    /// Exit 1 with each mismatch's file, offset, expected and found.
+    /// Exit 1 with each mismatch's file, offset, expected and found; exit 5
+    /// (not corruption) for a set written without --verify since its fill.
     Verify(crate::input::args::data::VerifyArgs),
     /// Turn a fio job file, vdbench parameter file or diskspd command line
     /// into an editable suite file, each option mapped, noted or refused.

@@ -8,24 +8,18 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use rustix::fs::{OFlags, Stat};
-use serde::{Deserialize, Serialize};
 
 use super::lock;
+use super::marker::{
+    FILE_PREFIX, MARKER_NAME, MAX_FILES, Marker, SetIdentity, identity_of, new_set_id, read_marker,
+    unchecked, unstamped_note, write_marker,
+};
 use super::{FileRef, PrepareOptions, Prepared, TargetKind, probe_align_fd};
 use crate::error::{Result, VbError};
 use crate::io::data::AlignedBuf;
 use crate::io::gate::setdir::{Entry, SetDir, not_regular};
 use crate::io::workload::Layout;
 use crate::units::format_size;
-
-pub const MARKER_NAME: &str = ".volbench-fileset.json";
-pub const FILE_PREFIX: &str = "volbench.";
-/// Most files one set may have (the --files bound): also what a marker may claim.
-pub const MAX_FILES: u32 = crate::units::bounds::MAX_FILES as u32;
-/// A marker lists one inode per file; a real one stays far below this.
-const MARKER_CAP: usize = 4 << 20;
-/// Largest set a marker may describe (1 EiB): beyond any real volume.
-const MAX_SET_BYTES: u64 = 1 << 60;
 
 /// Receives fill progress; the terminal shows a bar, tests and pipes nothing.
 pub trait Progress: Sync {
@@ -34,95 +28,8 @@ pub trait Progress: Sync {
     fn finish(&self);
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-struct Marker {
-    created_by: String,
-    files: u32,
-    file_size: u64,
-    filled: bool,
-    /// The inode of each file, in order: what makes a file volbench's own.
-    /// A marker copied or forged into another directory lists inodes that
-    /// are not the files found there.
-    #[serde(default)]
-    inodes: Vec<u64>,
-    /// The data format it was filled with (`DataSpec::fill_tag`); absent
-    /// in sets made before formats were recorded.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    data: Option<String>,
-}
-
 fn file_name(i: u32) -> String {
     format!("{FILE_PREFIX}{i}.dat")
-}
-
-/// Checks a marker's claims against the bounds any marker volbench writes
-/// keeps, so a damaged or forged one cannot drive the prepare.
-fn parse_marker(bytes: &[u8]) -> std::result::Result<Marker, String> {
-    let m: Marker = serde_json::from_slice(bytes).map_err(|e| format!("it is not valid: {e}"))?;
-    if m.files == 0 || m.files > MAX_FILES {
-        return Err(format!(
-            "it claims {} files, outside 1..={MAX_FILES}",
-            m.files
-        ));
-    }
-    if m.file_size == 0 || !m.file_size.is_multiple_of(4096) {
-        return Err(format!(
-            "it claims files of {} bytes, not a positive multiple of 4096",
-            m.file_size
-        ));
-    }
-    if (m.files as u64)
-        .checked_mul(m.file_size)
-        .is_none_or(|t| t > MAX_SET_BYTES)
-    {
-        return Err(format!(
-            "it claims {} files of {} bytes, more than the {} bound",
-            m.files,
-            m.file_size,
-            format_size(MAX_SET_BYTES)
-        ));
-    }
-    if m.inodes.len() != m.files as usize {
-        return Err(format!(
-            "it records {} file identities for {} files (an older volbench wrote it?)",
-            m.inodes.len(),
-            m.files
-        ));
-    }
-    Ok(m)
-}
-
-/// The set's marker, if there is a valid one. An invalid one is refused,
-/// unless --allow-overwrite lets volbench make a new set over whatever is
-/// there (every file then counts as not volbench's).
-fn read_marker(dir: &SetDir, allow_overwrite: bool) -> Result<Option<Marker>> {
-    let Some(bytes) = dir.read_capped(MARKER_NAME, MARKER_CAP)? else {
-        return Ok(None);
-    };
-    match parse_marker(&bytes) {
-        Ok(m) => Ok(Some(m)),
-        Err(_) if allow_overwrite => Ok(None),
-        Err(why) => Err(VbError::refused(format!(
-            "refusing to trust {}: {why}; remove it (and the {FILE_PREFIX}N.dat files beside \
-             it if they are volbench's), or pass --allow-overwrite to make a new set over them",
-            dir.path_of(MARKER_NAME).display()
-        ))),
-    }
-}
-
-/// What an existing set's marker records, for reading the set back
-/// (`volbench verify`): file count, file size, inodes, data format.
-pub(super) type SetShape = (u32, u64, Vec<u64>, Option<String>);
-
-pub(super) fn existing_set(dir: &SetDir) -> Result<Option<SetShape>> {
-    Ok(read_marker(dir, false)?
-        .filter(|m| m.filled)
-        .map(|m| (m.files, m.file_size, m.inodes, m.data)))
-}
-
-fn write_marker(dir: &SetDir, m: &Marker) -> Result<u64> {
-    let text = serde_json::to_string_pretty(m).map_err(|e| VbError::run(e.to_string()))?;
-    dir.replace(MARKER_NAME, text.as_bytes())
 }
 
 /// What is at one of the set's names before anything is written.
@@ -230,6 +137,26 @@ fn prepare_in(dir: SetDir, file_size: u64, opts: &PrepareOptions) -> Result<Prep
                 .iter()
                 .all(|s| matches!(s, Slot::Ours(st) if st.st_size as u64 == file_size))
     });
+    let dir_st = rustix::fs::fstat(dir.fd()).map_err(|e| {
+        VbError::target(format!(
+            "cannot inspect {}: {}",
+            dir.path().display(),
+            std::io::Error::from(e)
+        ))
+    })?;
+    // A check of blocks written with a light stamp would report every one
+    // of them as corrupt: refused before any I/O, with its own exit.
+    if reusable
+        && opts.data.verify
+        && let Some(note) = old.as_ref().and_then(|m| m.unstamped.as_deref())
+    {
+        return Err(unchecked(dir.path(), note));
+    }
+    let identity_before = old
+        .as_ref()
+        .map(|m| identity_of(m, dir_st.st_dev, dir_st.st_ino));
+    // Recorded before the first write, so a crash mid-run leaves it said.
+    let unstamped = (opts.needs_write && !opts.data.verify).then(unstamped_note);
     let total = file_size.saturating_mul(u64::from(opts.files));
     let mut fill = crate::result::fill::FillResult {
         host: String::new(),
@@ -243,23 +170,42 @@ fn prepare_in(dir: SetDir, file_size: u64, opts: &PrepareOptions) -> Result<Prep
     };
     // What the fill did is the set's `fill` (said on the terminal by the
     // executor and kept in result.json), not a note.
-    let inodes: Vec<u64> = if reusable {
-        slots
+    let (inodes, set_id) = if let Some(m) = old.as_ref().filter(|_| reusable) {
+        let mut now = m.clone();
+        // A set made before ids were recorded gets one when next written (a
+        // read run may be on a read-only file system); until then its id is
+        // blank, which only a journal made for it alongside matches.
+        if opts.needs_write {
+            now.set_id.get_or_insert_with(new_set_id);
+        }
+        if now.unstamped.is_none() {
+            now.unstamped = unstamped;
+        }
+        if now != *m {
+            write_marker(&dir, &now)?;
+        }
+        let inodes = slots
             .iter()
             .map(|s| match s {
                 Slot::Ours(st) | Slot::Foreign(st) => st.st_ino,
                 Slot::Missing => 0,
             })
-            .collect()
+            .collect();
+        (inodes, now.set_id.unwrap_or_default())
     } else {
         // The fill is a phase of its own: its time and rate are reported
         // (terminal, result.json `fill`), never mixed into a run's.
         let t0 = std::time::Instant::now();
-        let inodes = refill(&dir, old.as_ref(), &names, &slots, file_size, opts)?;
+        let set_id = new_set_id();
+        let fresh = Fresh {
+            set_id: &set_id,
+            unstamped,
+        };
+        let inodes = refill(&dir, old.as_ref(), &names, &slots, file_size, opts, fresh)?;
         let secs = t0.elapsed().as_secs_f64().max(1e-6);
         fill.seconds = secs;
         fill.mib_s = total as f64 / 1048576.0 / secs;
-        inodes
+        (inodes, set_id)
     };
     let dir = Arc::new(dir);
     let files: Vec<FileRef> = names
@@ -290,7 +236,19 @@ fn prepare_in(dir: SetDir, file_size: u64, opts: &PrepareOptions) -> Result<Prep
         filled_now: !reusable,
         data: None,
         fill: Some(fill),
+        identity: Some(SetIdentity {
+            id: set_id,
+            ino: dir_st.st_ino,
+            dev: dir_st.st_dev,
+        }),
+        identity_before,
     })
+}
+
+/// What a new fill records in the marker beside the files.
+struct Fresh<'a> {
+    set_id: &'a str,
+    unstamped: Option<String>,
 }
 
 /// Creates (or truncates, when they are volbench's or the user allowed it)
@@ -302,6 +260,7 @@ fn refill(
     slots: &[Slot],
     file_size: u64,
     opts: &PrepareOptions,
+    fresh: Fresh,
 ) -> Result<Vec<u64>> {
     // Files volbench did not create are never overwritten unasked.
     if !opts.allow_overwrite
@@ -420,6 +379,8 @@ fn refill(
         filled: false,
         inodes: inodes.clone(),
         data: Some(opts.data.fill_tag()),
+        set_id: Some(fresh.set_id.to_string()),
+        unstamped: fresh.unstamped,
     };
     let marker_ino = write_marker(dir, &marker).inspect_err(|_| undo(&inodes, None))?;
     let paths: Vec<PathBuf> = names.iter().map(|n| dir.path_of(n)).collect();
@@ -560,13 +521,6 @@ fn fill_error(path: &Path, e: rustix::io::Errno, done: u64, file_size: u64) -> V
 mod tests {
     use super::*;
 
-    fn marker(files: u64, file_size: u64, inodes: usize) -> String {
-        format!(
-            r#"{{"created_by":"volbench","files":{files},"file_size":{file_size},"filled":true,"inodes":{:?}}}"#,
-            vec![7u64; inodes]
-        )
-    }
-
     struct Quiet;
     impl Progress for Quiet {
         fn start(&self, _: u64, _: &str) {}
@@ -620,14 +574,20 @@ mod tests {
                 .contains("reusing the filled file set")
         );
         drop(again);
-        std::fs::write(t.path().join(MARKER_NAME), marker(1, 4096, 0)).unwrap();
+        std::fs::write(
+            t.path().join(MARKER_NAME),
+            r#"{"created_by":"volbench","files":1,"file_size":4096,"filled":true,"inodes":[]}"#,
+        )
+        .unwrap();
         let e = prepare(t.path(), &opts(&stop, false)).unwrap_err();
         assert_eq!(e.kind, crate::error::Kind::Refused);
         assert!(e.message.contains("--allow-overwrite"), "{e}");
         let remade = prepare(t.path(), &opts(&stop, true)).unwrap();
         assert!(filled(&remade), "refilled, not reused: {:?}", remade.fill);
         drop(remade);
-        let m = parse_marker(&std::fs::read(t.path().join(MARKER_NAME)).unwrap()).unwrap();
+        let m =
+            super::super::marker::parse_marker(&std::fs::read(t.path().join(MARKER_NAME)).unwrap())
+                .unwrap();
         assert!(m.filled && m.files == 2);
     }
 
@@ -646,32 +606,45 @@ mod tests {
     }
 
     #[test]
-    fn a_marker_written_by_volbench_parses() {
-        let m = parse_marker(marker(2, 8192, 2).as_bytes()).unwrap();
-        assert_eq!((m.files, m.file_size, m.inodes.len()), (2, 8192, 2));
-    }
-
-    #[test]
-    fn markers_outside_the_bounds_are_rejected_with_the_bound() {
-        for (text, says) in [
-            (marker(4294967295, 4096, 0), "outside 1..=65536"),
-            (marker(0, 4096, 0), "outside 1..=65536"),
-            (marker(1, 0, 1), "multiple of 4096"),
-            (marker(1, 4097, 1), "multiple of 4096"),
-            (marker(65536, 1 << 50, 0), "bound"),
-            (marker(2, 4096, 1), "identities"),
-            (
-                r#"{"created_by":"volbench","files":1,"file_size":4096,"filled":true}"#.into(),
-                "older volbench",
-            ),
-            ("{".into(), "not valid"),
-            (
-                r#"{"files":-1,"file_size":4096,"filled":true,"created_by":""}"#.into(),
-                "not valid",
-            ),
-        ] {
-            let e = parse_marker(text.as_bytes()).unwrap_err();
-            assert!(e.contains(says), "{text}: {e}");
-        }
+    fn a_fill_draws_an_id_and_a_write_without_stamps_is_recorded() {
+        let t = tempfile::tempdir().unwrap();
+        let stop = AtomicBool::new(false);
+        let first = prepare(t.path(), &opts(&stop, false)).unwrap();
+        let id = first.identity.clone().unwrap();
+        assert_eq!(id.id.len(), 32);
+        assert!(first.identity_before.is_none());
+        drop(first);
+        // Reused by a writing run without --verify: same set, now unstamped.
+        let writes = PrepareOptions {
+            needs_write: true,
+            ..opts(&stop, false)
+        };
+        let again = prepare(t.path(), &writes).unwrap();
+        assert_eq!(again.identity.as_ref(), Some(&id));
+        drop(again);
+        let m = read_marker(&SetDir::open_existing(t.path()).unwrap(), false)
+            .unwrap()
+            .unwrap();
+        assert!(m.unstamped.is_some_and(|n| n.contains("without --verify")));
+        // A --verify run on it is refused before any I/O, with its own kind.
+        let verify = crate::spec::data::DataSpec {
+            verify: true,
+            ..DEFAULT_DATA.clone()
+        };
+        let checked = PrepareOptions {
+            data: &verify,
+            ..opts(&stop, false)
+        };
+        let e = prepare(t.path(), &checked).unwrap_err();
+        assert_eq!(e.kind, crate::error::Kind::Unchecked, "{e}");
+        assert!(e.message.contains("cannot be checked"), "{e}");
+        // A refill draws a new id and remembers the old one.
+        let refill = PrepareOptions {
+            size: 128 << 10,
+            ..opts(&stop, false)
+        };
+        let new = prepare(t.path(), &refill).unwrap();
+        assert_ne!(new.identity.as_ref().map(|i| &i.id), Some(&id.id));
+        assert_eq!(new.identity_before.as_ref(), Some(&id));
     }
 }

@@ -19,6 +19,7 @@ mod device;
 mod fileset;
 mod lock;
 mod place;
+mod marker;
 mod room;
 
 pub use lock::{Lock, lock_tree};
@@ -26,9 +27,11 @@ pub(crate) mod readset;
 
 pub(crate) use crate::io::gate::setdir::{self, read_up_to};
 
-pub use fileset::{FILE_PREFIX, MARKER_NAME, MAX_FILES, Progress};
+pub use fileset::Progress;
 pub use lock::LOCK_NAME;
 pub use place::{kernel_root, normalise, refuse_kernel_fs};
+pub(crate) use marker::unchecked;
+pub use marker::{FILE_PREFIX, MARKER_NAME, MAX_FILES, SetIdentity, set_identity};
 pub use room::check_room_for_sets;
 
 pub use crate::spec::TargetKind;
@@ -139,6 +142,11 @@ pub struct Prepared {
     pub data: Option<Arc<crate::io::verify::DataPlan>>,
     /// The fill of a file set: what it wrote, or that it was reused.
     pub fill: Option<crate::result::fill::FillResult>,
+    /// Which set (or file, or device) this is: what a journal must name.
+    pub identity: Option<SetIdentity>,
+    /// A file set's identity before this prepare refilled it: a journal of
+    /// it may start over with the new fill; one of any other set may not.
+    pub identity_before: Option<SetIdentity>,
 }
 
 impl Prepared {
@@ -159,6 +167,8 @@ impl Prepared {
             filled_now: false,
             data: None,
             fill: None,
+            identity: None,
+            identity_before: None,
         }
     }
 }
@@ -346,7 +356,19 @@ fn prepare_existing(insp: &Inspection, opts: &PrepareOptions, device: bool) -> R
         filled_now: false,
         data: None,
         fill: None,
+        identity: Some(SetIdentity::named(
+            device,
+            meta.dev(),
+            named_ino(&meta, device),
+        )),
+        identity_before: None,
     })
+}
+
+/// What names a file or device target for a journal: a file's inode, a
+/// device's number (its node's inode in /dev may change at every boot).
+fn named_ino(meta: &fs::Metadata, device: bool) -> u64 {
+    if device { meta.rdev() } else { meta.ino() }
 }
 
 /// The offset and length alignment O_DIRECT needs, probed from the kernel

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 
 use rustix::fs::OFlags;
 
-use super::fileset::{FILE_PREFIX, MARKER_NAME, existing_set};
 use super::lock;
+use super::marker::{FILE_PREFIX, MARKER_NAME, SetIdentity, existing_set};
 use crate::error::{Result, VbError};
 use crate::io::gate::setdir::SetDir;
 use crate::io::workload::Layout;
@@ -21,22 +21,27 @@ pub struct ReadSet {
     pub files: Vec<OwnedFd>,
     /// Whether the files were opened with O_DIRECT (else the page cache).
     pub direct: bool,
+    /// The set's identity, which a journal of it names.
+    pub identity: SetIdentity,
+    /// A write without --verify's stamps since the fill, said as when.
+    pub unstamped: Option<String>,
     _lock: lock::Lock,
 }
 
 pub fn open(dir: &Path) -> Result<ReadSet> {
     let set = SetDir::open_existing(dir)?;
     let lock = lock::lock_set(&set)?;
-    let Some((nfiles, file_size, inodes, format)) = existing_set(&set)? else {
+    let Some(shape) = existing_set(&set)? else {
         return Err(VbError::target(format!(
             "{} holds no filled volbench file set ({MARKER_NAME} is missing or unfinished)",
             dir.display()
         )));
     };
+    let (nfiles, file_size) = (shape.files, shape.file_size);
     let mut files = Vec::with_capacity(nfiles as usize);
     let mut paths = Vec::with_capacity(nfiles as usize);
     let mut direct = true;
-    for (i, ino) in inodes.iter().enumerate() {
+    for (i, ino) in shape.inodes.iter().enumerate() {
         let name = format!("{FILE_PREFIX}{i}.dat");
         let path = set.path_of(&name);
         let opened = set
@@ -64,7 +69,9 @@ pub fn open(dir: &Path) -> Result<ReadSet> {
     }
     Ok(ReadSet {
         layout: Layout { nfiles, file_size },
-        format,
+        format: shape.format,
+        identity: shape.identity,
+        unstamped: shape.unstamped,
         paths,
         files,
         direct,

@@ -6,7 +6,7 @@
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
-use super::fileset::FILE_PREFIX;
+use super::marker::FILE_PREFIX;
 use crate::error::{Result, VbError};
 use crate::units::format_size;
 

@@ -1,55 +1,44 @@
 //! --journal: the per-block write counters kept in a file, so a later run or
 //! `volbench verify` can tell lost, torn and stale data after a crash.
 //!
-//! Layout: a 4 KiB header (one line of JSON, space-padded: the set's layout,
-//! its data format, and whether the journal was closed cleanly), then one
-//! u32 per block, the counter of its last *acknowledged* write (stored
-//! after the write completed), then one u32 per block, the counter of its
-//! last *issued* write (stored before the write is issued). The entries are
-//! a shared memory mapping of the file: updating them costs a store, not a
-//! system call, and the kernel writes them back. A thread syncs them to
-//! stable storage every second (msync); closing syncs them and marks the
-//! header clean. So after a crash, every write acknowledged more than about
-//! a second before is in the journal; a newer one may be missing from it.
+//! The file's layout and checks are `journal_file`'s. The counters live in
+//! memory (one atomic store per write, and a per-chunk dirty flag checked
+//! after it), and a thread writes the changed chunks to the file with
+//! pwrite every second, then fdatasync; closing writes what is left and
+//! marks the header clean with a checksum of both tables. So after a crash
+//! every write acknowledged more than about a second before is in the
+//! journal; a newer one may be missing from it.
+//!
+//! Why not a shared mapping of the file (which volbench used before): a
+//! store to a mapping whose file was truncated, or whose page the file
+//! system cannot allocate (a full disk, a copy-on-write file system), is a
+//! SIGBUS that kills the run with nothing written. With pwrite the same
+//! events are errors: the run stops, says why and keeps its results. The
+//! file is allocated in full when created (fallocate, or zeros written) so
+//! a full file system shows then, not mid-run, and its size is checked at
+//! every sync, so a truncation or deletion is reported within a second.
 
-use std::os::fd::{AsFd, OwnedFd};
+use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
-use std::sync::mpsc;
+use std::sync::{Mutex, OnceLock, mpsc};
 use std::time::Duration;
 
-use rustix::fs::{Mode, OFlags};
-use serde::{Deserialize, Serialize};
-
+use super::journal_file::{
+    HEADER_BYTES, MAGIC, allocate, create_new, creation_error, file_len, io_err, load_tables,
+    pwrite_all, refuse, sum_hex,
+};
+pub use super::journal_file::{Header, read_header};
+use super::map::FORMED;
 use crate::error::{Result, VbError};
+use crate::io::target::SetIdentity;
 use crate::io::workload::Layout;
-use crate::units::bounds;
 
-const HEADER_BYTES: usize = 4096;
-const MAGIC: &str = "volbench-journal/v1";
 const SYNC_EVERY: Duration = Duration::from_secs(1);
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Header {
-    pub journal: String,
-    pub files: u32,
-    pub file_size: u64,
-    pub unit: u64,
-    pub blocks: u64,
-    /// The set's data format (`DataSpec::fill_tag`).
-    pub format: String,
-    /// Closed after every write it records had completed and been synced.
-    pub clean: bool,
-}
-
-impl Header {
-    pub fn layout(&self) -> Layout {
-        Layout {
-            nfiles: self.files,
-            file_size: self.file_size,
-        }
-    }
-}
+/// Blocks per dirty flag: 4 KiB of each table, a page of the file.
+const CHUNK: usize = 1024;
+/// Chunks written per pwrite, so a sync's buffer stays at 1 MiB.
+const RUN: usize = 256;
 
 /// How an open journal relates to the data.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,129 +49,57 @@ pub enum Opened {
     Continued,
 }
 
+/// The set a run's journal is for: what it is now and, when this job
+/// refilled it, what it was before (a journal of that fill starts over).
+pub struct Owner<'a> {
+    pub now: &'a SetIdentity,
+    pub before: Option<&'a SetIdentity>,
+    pub refilled: bool,
+}
+
+type Alarm = Box<dyn Fn() + Send + Sync>;
+
 pub struct Journal {
     fd: OwnedFd,
     path: PathBuf,
-    ptr: *mut u8,
-    len: usize,
+    len: u64,
     blocks: usize,
-    header: Header,
-    /// A worker gave up on I/Os still in flight: never mark the journal clean.
-    dirty: AtomicBool,
-    sync: std::sync::Mutex<Option<(mpsc::Sender<()>, std::thread::JoinHandle<()>)>>,
+    header: Mutex<Header>,
+    ack: Box<[AtomicU32]>,
+    issued: Box<[AtomicU32]>,
+    dirty: Box<[AtomicBool]>,
+    /// A worker gave up on I/Os still in flight, or the file failed: never
+    /// mark the journal clean.
+    unclean: AtomicBool,
+    /// Why the journal stopped recording (truncated, deleted, an I/O error).
+    failure: OnceLock<String>,
+    /// Told at once when it fails: ends the run in progress.
+    alarm: Mutex<Option<Alarm>>,
+    /// One writer of the file at a time (the sync thread, `close`).
+    io: Mutex<()>,
+    sync: Mutex<Option<(mpsc::Sender<()>, std::thread::JoinHandle<()>)>>,
 }
 
-// SAFETY: the mapping is only accessed through atomic u32 loads and stores
-// (entries) or while no other thread uses it (header rewrites in `close`).
-unsafe impl Send for Journal {}
-unsafe impl Sync for Journal {}
-
-fn io_err(path: &Path, what: &str, e: impl Into<std::io::Error>) -> VbError {
-    VbError::target(format!(
-        "cannot {what} journal {}: {}",
-        path.display(),
-        e.into()
-    ))
-}
-
-/// The file size a journal of `blocks` blocks has.
-fn file_len(blocks: u64) -> Option<u64> {
-    blocks.checked_mul(8)?.checked_add(HEADER_BYTES as u64)
-}
-
-/// Opens an existing journal file as a regular file reached without
-/// following a symbolic link, and reads and checks its header.
-pub fn read_header(path: &Path, write: bool) -> Result<Option<(OwnedFd, Header)>> {
-    let access = if write { OFlags::RDWR } else { OFlags::RDONLY };
-    let fd = match rustix::fs::open(
-        path,
-        access | OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::NONBLOCK,
-        Mode::empty(),
-    ) {
-        Ok(fd) => fd,
-        Err(rustix::io::Errno::NOENT) => return Ok(None),
-        Err(rustix::io::Errno::ISDIR) => {
-            return Err(VbError::refused(format!(
-                "refusing journal {}: not a regular file",
-                path.display()
-            )));
-        }
-        Err(rustix::io::Errno::LOOP) => {
-            return Err(VbError::refused(format!(
-                "refusing journal {}: it is a symbolic link",
-                path.display()
-            )));
-        }
-        Err(e) => return Err(io_err(path, "open", e)),
-    };
-    let st = rustix::fs::fstat(&fd).map_err(|e| io_err(path, "inspect", e))?;
-    if rustix::fs::FileType::from_raw_mode(st.st_mode) != rustix::fs::FileType::RegularFile {
-        return Err(VbError::refused(format!(
-            "refusing journal {}: not a regular file",
-            path.display()
-        )));
-    }
-    let refuse = |why: String| {
-        VbError::refused(format!(
-            "refusing journal {}: {why}; it is left as it is (give another --journal path)",
-            path.display()
-        ))
-    };
-    let mut buf = vec![0u8; HEADER_BYTES];
-    let n = rustix::io::pread(&fd, &mut buf, 0).map_err(|e| io_err(path, "read", e))?;
-    let text = std::str::from_utf8(&buf[..n])
-        .ok()
-        .map(|t| t.trim_end_matches([' ', '\n', '\0']))
-        .unwrap_or("");
-    let header: Header = serde_json::from_str(text)
-        .ok()
-        .filter(|h: &Header| h.journal == MAGIC)
-        .ok_or_else(|| refuse("it is not a volbench journal".into()))?;
-    let expect_blocks = header
-        .file_size
-        .checked_div(header.unit)
-        .map(|_| header.file_size.div_ceil(header.unit))
-        .and_then(|b| b.checked_mul(header.files as u64));
-    if header.unit < 512
-        || header.files == 0
-        || expect_blocks != Some(header.blocks)
-        || header.blocks.saturating_mul(4) > bounds::MAX_VERIFY_MAP_BYTES
-    {
-        return Err(refuse(format!(
-            "its header claims {} blocks of {} bytes over {} files of {} bytes, which do not \
-             add up or pass the {} block bound",
-            header.blocks,
-            header.unit,
-            header.files,
-            header.file_size,
-            bounds::MAX_VERIFY_MAP_BYTES / 4
-        )));
-    }
-    if file_len(header.blocks) != Some(st.st_size as u64) {
-        return Err(refuse(format!(
-            "it is {} bytes long, and its header needs {} (truncated or damaged)",
-            st.st_size,
-            file_len(header.blocks).unwrap_or(0)
-        )));
-    }
-    Ok(Some((fd, header)))
+fn atomics(v: impl IntoIterator<Item = u32>) -> Box<[AtomicU32]> {
+    v.into_iter().map(AtomicU32::new).collect()
 }
 
 impl Journal {
     /// Opens the journal at `path` for a set of `layout` in `unit`-byte
     /// blocks holding data of `format`, or creates it with every block at
     /// `init`. An existing journal of another set or format, or one not
-    /// closed cleanly, is refused and left untouched. `reset`: the set was
-    /// just refilled, so an existing journal of it starts over at `init`.
+    /// closed cleanly, is refused and left untouched; one of the fill this
+    /// job just replaced starts over at `init`.
     pub fn open(
         path: &Path,
         layout: Layout,
         unit: u64,
         format: &str,
         init: u32,
-        reset: bool,
+        owner: Owner,
     ) -> Result<(Self, Opened)> {
         let blocks = layout.file_size.div_ceil(unit) * layout.nfiles as u64;
+        let len = file_len(blocks).unwrap_or(0);
         let wanted = Header {
             journal: MAGIC.into(),
             files: layout.nfiles,
@@ -190,14 +107,16 @@ impl Journal {
             unit,
             blocks,
             format: format.into(),
+            set: owner.now.clone(),
+            high: 0,
             clean: false,
+            sum: None,
         };
-        let (fd, opened) = match read_header(path, true)? {
+        let fresh = || (atomics(vec![init; blocks as usize]), 0);
+        let (j, opened) = match read_header(path, true)? {
             Some((fd, h)) => {
-                if (Header {
-                    clean: false,
-                    ..h.clone()
-                }) != wanted
+                if (h.files, h.file_size, h.unit, &h.format)
+                    != (wanted.files, wanted.file_size, unit, &wanted.format)
                 {
                     return Err(VbError::refused(format!(
                         "refusing journal {}: it belongs to another file set ({} files of {} \
@@ -214,7 +133,15 @@ impl Journal {
                         format
                     )));
                 }
-                if !h.clean && !reset {
+                let of_before = owner.before.is_some_and(|b| h.set.same_set(b));
+                let opened = if owner.refilled && of_before {
+                    Opened::Created
+                } else if h.set.same_set(owner.now) && !owner.refilled {
+                    Opened::Continued
+                } else {
+                    return Err(another_set(path, &h.set, owner.now));
+                };
+                if opened == Opened::Continued && !h.clean {
                     return Err(VbError::refused(format!(
                         "journal {} was not closed cleanly (a crash?): check the data against \
                          it first with `volbench verify --target DIR --journal {}`, which \
@@ -223,76 +150,102 @@ impl Journal {
                         path.display()
                     )));
                 }
-                (
-                    fd,
-                    if reset {
-                        Opened::Created
-                    } else {
-                        Opened::Continued
-                    },
-                )
+                let ((ack, issued), high) = if opened == Opened::Continued {
+                    let (a, i) = load_tables(&fd, path, &h)?;
+                    ((atomics(a), atomics(i)), h.high)
+                } else {
+                    let (t, high) = fresh();
+                    ((t, atomics(vec![init; blocks as usize])), high)
+                };
+                // An existing file may have holes (copied sparse): none may
+                // be left for a write to find the disk full.
+                allocate(&fd, len).map_err(|e| creation_error(path, len, e))?;
+                let header = Header { high, ..wanted };
+                (Self::new(fd, path, header, len, ack, issued), opened)
             }
             None => {
-                let fd = crate::io::gate::create_new(path, OFlags::RDWR, 0o644)
-                    .map_err(|e| io_err(path, "create", e))?;
-                (fd, Opened::Created)
+                let (fd, made) = create_new(path)?;
+                if let Err(e) = allocate(&fd, len) {
+                    made.remove();
+                    return Err(creation_error(path, len, e));
+                }
+                let (ack, _) = fresh();
+                let (issued, _) = fresh();
+                let j = Self::new(fd, path, wanted, len, ack, issued);
+                if let Err(e) = j.start(true) {
+                    made.remove();
+                    return Err(e);
+                }
+                return Ok((j, Opened::Created));
             }
         };
-        let len = file_len(blocks).unwrap_or(0) as usize;
-        if opened == Opened::Created {
-            crate::io::gate::truncate(&fd, len as u64).map_err(|e| io_err(path, "size", e))?;
-        }
-        let j = Self::map(fd, path, wanted, len)?;
-        if opened == Opened::Created {
-            for i in 0..j.blocks {
-                j.acknowledge(i, init);
-                j.issue(i, init);
-            }
-        }
-        // Unclean from here until `close`: a crash leaves it so.
-        j.write_header(false)?;
-        j.flush()?;
+        j.start(opened == Opened::Created)?;
         Ok((j, opened))
     }
 
-    /// Opens an existing journal to check data against (`volbench verify`).
+    /// Opens an existing journal to check data against (`volbench verify`):
+    /// its header and every entry checked, loaded into memory.
     pub fn open_existing(path: &Path) -> Result<Self> {
         let (fd, h) = read_header(path, true)?
             .ok_or_else(|| VbError::input(format!("--journal {}: no such file", path.display())))?;
-        let len = file_len(h.blocks).unwrap_or(0) as usize;
-        Self::map(fd, path, h, len)
+        let (ack, issued) = load_tables(&fd, path, &h)?;
+        let len = file_len(h.blocks).unwrap_or(0);
+        Ok(Self::new(fd, path, h, len, atomics(ack), atomics(issued)))
     }
 
-    fn map(fd: OwnedFd, path: &Path, header: Header, len: usize) -> Result<Self> {
-        // SAFETY: a fresh shared mapping of `len` bytes of a regular file
-        // just checked (or made) to be that long; nothing else is mapped
-        // there. Another process truncating the file would make accesses
-        // fault: the journal is volbench's own file.
-        let ptr = unsafe {
-            rustix::mm::mmap(
-                std::ptr::null_mut(),
-                len,
-                rustix::mm::ProtFlags::READ | rustix::mm::ProtFlags::WRITE,
-                rustix::mm::MapFlags::SHARED,
-                fd.as_fd(),
-                0,
-            )
-        }
-        .map_err(|e| io_err(path, "map", e))?;
-        Ok(Self {
+    fn new(
+        fd: OwnedFd,
+        path: &Path,
+        header: Header,
+        len: u64,
+        ack: Box<[AtomicU32]>,
+        issued: Box<[AtomicU32]>,
+    ) -> Self {
+        let blocks = header.blocks as usize;
+        Self {
             fd,
             path: path.to_path_buf(),
-            ptr: ptr.cast(),
             len,
-            blocks: header.blocks as usize,
-            header,
-            dirty: AtomicBool::new(false),
-            sync: std::sync::Mutex::new(None),
-        })
+            blocks,
+            header: Mutex::new(header),
+            ack,
+            issued,
+            dirty: (0..blocks.div_ceil(CHUNK))
+                .map(|_| AtomicBool::new(false))
+                .collect(),
+            unclean: AtomicBool::new(false),
+            failure: OnceLock::new(),
+            alarm: Mutex::new(None),
+            io: Mutex::new(()),
+            sync: Mutex::new(None),
+        }
     }
 
-    pub fn header(&self) -> &Header {
-        &self.header
+    /// Writes the header (unclean from here until `close`: a crash leaves it
+    /// so) and, for a journal starting over, every entry; then syncs.
+    fn start(&self, all: bool) -> Result<()> {
+        if all {
+            for d in self.dirty.iter() {
+                d.store(true, Ordering::Relaxed);
+            }
+        }
+        let h = self.header_now();
+        self.guarded(|| {
+            pwrite_all(&self.fd, &h.bytes().map_err(|e| e.message)?, 0)
+                .map_err(|e| self.io_text("write", e))
+        })?;
+        self.flush()
+    }
+
+    pub fn header(&self) -> Header {
+        self.header_now()
+    }
+
+    fn header_now(&self) -> Header {
+        match self.header.lock() {
+            Ok(h) => h.clone(),
+            Err(p) => p.into_inner().clone(),
+        }
     }
 
     pub fn path(&self) -> &Path {
@@ -303,69 +256,178 @@ impl Journal {
         self.blocks
     }
 
-    #[inline]
-    fn entry(&self, table: usize, block: usize) -> Option<&AtomicU32> {
-        if block >= self.blocks {
-            return None;
-        }
-        let at = HEADER_BYTES + 4 * (table * self.blocks + block);
-        // SAFETY: `at + 4 <= len` (block < blocks), 4-aligned (the mapping
-        // is page-aligned and HEADER_BYTES a multiple of 4), and the
-        // mapping lives as long as `self`.
-        Some(unsafe { &*(self.ptr.add(at) as *const AtomicU32) })
-    }
-
     /// The counter of the last acknowledged write of `block`.
     pub fn ack(&self, block: usize) -> u32 {
-        self.entry(0, block)
-            .map_or(0, |e| e.load(Ordering::Relaxed))
+        self.ack.get(block).map_or(0, |e| e.load(Ordering::Relaxed))
     }
 
     /// The counter of the last write issued to `block`.
     pub fn issued(&self, block: usize) -> u32 {
-        self.entry(1, block)
+        self.issued
+            .get(block)
             .map_or(0, |e| e.load(Ordering::Relaxed))
     }
 
     #[inline]
     pub fn issue(&self, block: usize, counter: u32) {
-        if let Some(e) = self.entry(1, block) {
-            e.store(counter, Ordering::Relaxed);
+        if let Some(e) = self.issued.get(block) {
+            e.store(counter, Ordering::SeqCst);
+            self.touch(block);
         }
     }
 
     #[inline]
     pub fn acknowledge(&self, block: usize, counter: u32) {
-        if let Some(e) = self.entry(0, block) {
-            e.store(counter, Ordering::Relaxed);
+        if let Some(e) = self.ack.get(block) {
+            e.store(counter, Ordering::SeqCst);
+            self.touch(block);
+        }
+    }
+
+    /// Marks `block`'s chunk for the next sync. The entry's store and this
+    /// load, and the sync's clearing swap and its loads, are all SeqCst:
+    /// either this load sees the flag cleared (and sets it again) or the
+    /// sync's load sees the new entry, so no store is left unwritten. The
+    /// flag is only written when clear: one store per chunk per second.
+    #[inline]
+    fn touch(&self, block: usize) {
+        if let Some(d) = self.dirty.get(block / CHUNK)
+            && !d.load(Ordering::SeqCst)
+        {
+            d.store(true, Ordering::SeqCst);
         }
     }
 
     /// Some I/O never completed: the journal must not claim it is clean.
     pub fn mark_dirty(&self) {
-        self.dirty.store(true, Ordering::Relaxed);
+        self.unclean.store(true, Ordering::Relaxed);
     }
 
-    fn write_header(&self, clean: bool) -> Result<()> {
-        let h = Header {
-            clean,
-            ..self.header.clone()
-        };
-        let mut text = serde_json::to_string(&h).map_err(|e| VbError::run(e.to_string()))?;
-        text.push('\n');
-        let mut buf = vec![b' '; HEADER_BYTES];
-        buf[..text.len().min(HEADER_BYTES)]
-            .copy_from_slice(&text.as_bytes()[..text.len().min(HEADER_BYTES)]);
-        rustix::io::pwrite(&self.fd, &buf, 0).map_err(|e| io_err(&self.path, "write", e))?;
+    /// Why the journal stopped recording, if it did.
+    pub fn failure(&self) -> Option<String> {
+        self.failure.get().cloned()
+    }
+
+    /// Calls `alarm` (and drops the previous one) when the journal fails
+    /// from now on; at once if it already has.
+    pub fn on_failure(&self, alarm: Option<Alarm>) {
+        if let Ok(mut slot) = self.alarm.lock() {
+            *slot = alarm;
+            if self.failure.get().is_some()
+                && let Some(a) = slot.as_ref()
+            {
+                a();
+            }
+        }
+    }
+
+    fn io_text(&self, what: &str, e: rustix::io::Errno) -> String {
+        io_err(&self.path, what, e).message
+    }
+
+    /// Runs one write of the file; its failure is the journal's, for good.
+    fn guarded(&self, f: impl FnOnce() -> std::result::Result<(), String>) -> Result<()> {
+        if let Some(why) = self.failure.get() {
+            return Err(VbError::run(why.clone()));
+        }
+        f().map_err(|why| {
+            let _ = self.failure.set(why.clone());
+            self.unclean.store(true, Ordering::Relaxed);
+            if let Ok(slot) = self.alarm.lock()
+                && let Some(a) = slot.as_ref()
+            {
+                a();
+            }
+            VbError::run(why)
+        })
+    }
+
+    /// The file must still be the journal: its full length, still linked.
+    fn check_file(&self) -> std::result::Result<(), String> {
+        let st = rustix::fs::fstat(&self.fd).map_err(|e| self.io_text("inspect", e))?;
+        if st.st_nlink == 0 {
+            return Err(format!(
+                "journal {} was deleted while in use: it no longer records the writes",
+                self.path.display()
+            ));
+        }
+        if st.st_size as u64 != self.len {
+            return Err(format!(
+                "journal {} was truncated or resized while in use ({} bytes, it must be {}): \
+                 it no longer records the writes",
+                self.path.display(),
+                st.st_size,
+                self.len
+            ));
+        }
         Ok(())
     }
 
-    /// Puts the entries and the header on stable storage.
+    /// Writes the chunks changed since the last sync and puts them on stable
+    /// storage; a header whose highest counter must rise is written (and
+    /// synced) first, so the file never holds an entry above it.
     pub fn flush(&self) -> Result<()> {
-        // SAFETY: the range is exactly this journal's live mapping.
-        unsafe { rustix::mm::msync(self.ptr.cast(), self.len, rustix::mm::MsyncFlags::SYNC) }
-            .map_err(|e| io_err(&self.path, "sync", e))?;
-        rustix::fs::fdatasync(&self.fd).map_err(|e| io_err(&self.path, "sync", e))
+        let _one = self.io.lock().unwrap_or_else(|p| p.into_inner());
+        self.guarded(|| {
+            self.check_file()?;
+            let chunks: Vec<usize> = (0..self.dirty.len())
+                .filter(|&i| {
+                    self.dirty[i].load(Ordering::Relaxed)
+                        && self.dirty[i].swap(false, Ordering::SeqCst)
+                })
+                .collect();
+            // Runs of consecutive chunks, at most RUN long: (first, end) blocks.
+            let mut runs: Vec<(usize, usize)> = Vec::new();
+            for &c in &chunks {
+                match runs.last_mut() {
+                    Some((first, end))
+                        if *end == c * CHUNK && (c * CHUNK - *first) < RUN * CHUNK =>
+                    {
+                        *end = ((c + 1) * CHUNK).min(self.blocks)
+                    }
+                    _ => runs.push((c * CHUNK, ((c + 1) * CHUNK).min(self.blocks))),
+                }
+            }
+            let mut high = self.header_now().high;
+            let mut bufs = Vec::with_capacity(runs.len());
+            for &(first, end) in &runs {
+                let snap = |t: &[AtomicU32]| -> Vec<u8> {
+                    t[first..end]
+                        .iter()
+                        .flat_map(|e| e.load(Ordering::SeqCst).to_le_bytes())
+                        .collect()
+                };
+                let (a, i) = (snap(&self.ack), snap(&self.issued));
+                for c in a.chunks_exact(4).chain(i.chunks_exact(4)) {
+                    let v = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+                    if v < FORMED {
+                        high = high.max(v);
+                    }
+                }
+                bufs.push((first, a, i));
+            }
+            if high > self.header_now().high {
+                let h = {
+                    let mut g = self.header.lock().unwrap_or_else(|p| p.into_inner());
+                    g.high = high;
+                    g.clone()
+                };
+                pwrite_all(&self.fd, &h.bytes().map_err(|e| e.message)?, 0)
+                    .and_then(|()| rustix::fs::fdatasync(&self.fd))
+                    .map_err(|e| self.io_text("write", e))?;
+            }
+            let table =
+                |t: usize, first: usize| (HEADER_BYTES + 4 * (t * self.blocks + first)) as u64;
+            for (first, a, i) in &bufs {
+                pwrite_all(&self.fd, a, table(0, *first))
+                    .and_then(|()| pwrite_all(&self.fd, i, table(1, *first)))
+                    .map_err(|e| self.io_text("write", e))?;
+            }
+            rustix::fs::fdatasync(&self.fd).map_err(|e| self.io_text("sync", e))?;
+            // A truncation during the writes above re-extended the file with
+            // a hole: caught here, not at the next sync.
+            self.check_file()
+        })
     }
 
     /// Syncs the journal every second from a thread of its own until
@@ -384,10 +446,9 @@ impl Journal {
             .spawn(move || {
                 while let Err(mpsc::RecvTimeoutError::Timeout) = rx.recv_timeout(SYNC_EVERY) {
                     match me.upgrade() {
-                        Some(j) => {
-                            let _ = j.flush();
-                        }
-                        None => return,
+                        // A failure is recorded and raised by `flush` itself.
+                        Some(j) if j.flush().is_ok() => {}
+                        _ => return,
                     }
                 }
             });
@@ -396,8 +457,9 @@ impl Journal {
         }
     }
 
-    /// Stops the sync thread, syncs, and marks the journal clean if every
-    /// write it recorded completed (`all_done`).
+    /// Stops the sync thread, syncs, and marks the journal clean (with the
+    /// checksum of its tables) if every write it recorded completed
+    /// (`all_done`) and nothing failed.
     pub fn close(&self, all_done: bool) -> Result<()> {
         if let Ok(mut slot) = self.sync.lock()
             && let Some((tx, h)) = slot.take()
@@ -406,98 +468,46 @@ impl Journal {
             let _ = h.join();
         }
         self.flush()?;
-        if all_done && !self.dirty.load(Ordering::Relaxed) {
-            self.write_header(true)?;
-            rustix::fs::fdatasync(&self.fd).map_err(|e| io_err(&self.path, "sync", e))?;
+        if !all_done || self.unclean.load(Ordering::Relaxed) {
+            return Ok(());
         }
-        Ok(())
+        let mut hash = xxhash_rust::xxh3::Xxh3::new();
+        for t in [&self.ack, &self.issued] {
+            for part in t.chunks(RUN * CHUNK) {
+                let bytes: Vec<u8> = part
+                    .iter()
+                    .flat_map(|e| e.load(Ordering::SeqCst).to_le_bytes())
+                    .collect();
+                hash.update(&bytes);
+            }
+        }
+        let h = {
+            let mut g = self.header.lock().unwrap_or_else(|p| p.into_inner());
+            g.clean = true;
+            g.sum = Some(sum_hex(hash.digest()));
+            g.clone()
+        };
+        let _one = self.io.lock().unwrap_or_else(|p| p.into_inner());
+        self.guarded(|| {
+            self.check_file()?;
+            pwrite_all(&self.fd, &h.bytes().map_err(|e| e.message)?, 0)
+                .and_then(|()| rustix::fs::fdatasync(&self.fd))
+                .map_err(|e| self.io_text("write", e))
+        })
     }
 }
 
-impl Drop for Journal {
-    fn drop(&mut self) {
-        // SAFETY: unmapping this journal's own mapping, which no reference
-        // outlives (entries borrow `self`).
-        let _ = unsafe { rustix::mm::munmap(self.ptr.cast(), self.len) };
-    }
+/// The refusal of a journal that records another set (or another fill of
+/// this one): its counters say nothing about this data.
+pub fn another_set(path: &Path, journal: &SetIdentity, set: &SetIdentity) -> VbError {
+    refuse(
+        path,
+        &format!(
+            "the journal belongs to another file set (it records {journal}; this is {set}, \
+             filled since or elsewhere)"
+        ),
+    )
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    const L: Layout = Layout {
-        nfiles: 2,
-        file_size: 16384,
-    };
-
-    #[test]
-    fn a_journal_round_trips_and_refuses_other_sets() {
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("j");
-        let (j, how) = Journal::open(&p, L, 4096, "s1", 0, false).unwrap();
-        assert_eq!(how, Opened::Created);
-        j.issue(3, 7);
-        j.acknowledge(3, 7);
-        // Not closed: a crash. Reopening for a run is refused.
-        drop(j);
-        let e = Journal::open(&p, L, 4096, "s1", 0, false).err().unwrap();
-        assert!(e.message.contains("not closed cleanly"), "{}", e.message);
-        let j = Journal::open_existing(&p).unwrap();
-        assert_eq!((j.ack(3), j.issued(3), j.header().clean), (7, 7, false));
-        j.close(true).unwrap();
-        drop(j);
-        let (j, how) = Journal::open(&p, L, 4096, "s1", 0, false).unwrap();
-        assert_eq!((how, j.ack(3)), (Opened::Continued, 7));
-        j.close(true).unwrap();
-        drop(j);
-        let other = Layout {
-            nfiles: 1,
-            file_size: 16384,
-        };
-        let e = Journal::open(&p, other, 4096, "s1", 0, false)
-            .err()
-            .unwrap();
-        assert!(e.message.contains("another file set"), "{}", e.message);
-        let e = Journal::open(&p, L, 4096, "s1c2", 0, false).err().unwrap();
-        assert!(e.message.contains("another file set"), "{}", e.message);
-    }
-
-    #[test]
-    fn hostile_journals_are_refused_untouched() {
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("j");
-        std::fs::write(&p, b"precious data").unwrap();
-        let e = Journal::open(&p, L, 4096, "s1", 0, false).err().unwrap();
-        assert!(
-            e.message.contains("not a volbench journal"),
-            "{}",
-            e.message
-        );
-        assert_eq!(std::fs::read(&p).unwrap(), b"precious data");
-        // A header claiming a huge count.
-        let mut h = format!(
-            r#"{{"journal":"{MAGIC}","files":1,"file_size":{},"unit":512,"blocks":{},"format":"s1","clean":true}}"#,
-            1u64 << 50,
-            1u64 << 41
-        )
-        .into_bytes();
-        h.resize(HEADER_BYTES, b' ');
-        std::fs::write(&p, &h).unwrap();
-        let e = Journal::open_existing(&p).err().unwrap();
-        assert!(e.message.contains("block bound"), "{}", e.message);
-        // A truncated one.
-        let (j, _) = Journal::open(&dir.path().join("k"), L, 4096, "s1", 0, false).unwrap();
-        j.close(true).unwrap();
-        drop(j);
-        let k = dir.path().join("k");
-        let f = std::fs::OpenOptions::new().write(true).open(&k).unwrap();
-        f.set_len(4096 + 10).unwrap();
-        let e = Journal::open_existing(&k).err().unwrap();
-        assert!(e.message.contains("truncated"), "{}", e.message);
-        // A symbolic link.
-        std::os::unix::fs::symlink(&k, dir.path().join("l")).unwrap();
-        let e = Journal::open_existing(&dir.path().join("l")).err().unwrap();
-        assert!(e.message.contains("symbolic link"), "{}", e.message);
-    }
-}
+mod tests;

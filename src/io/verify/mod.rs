@@ -4,6 +4,7 @@
 //! the read-everything-back check of `volbench verify`.
 
 pub mod journal;
+pub mod journal_file;
 pub mod map;
 pub mod sectors;
 
@@ -169,6 +170,11 @@ impl DataPlan {
         self.map.as_ref().map_or(0, |m| m.max_errors)
     }
 
+    /// The journal the block map keeps, if any.
+    pub fn journal(&self) -> Option<Arc<journal::Journal>> {
+        self.map.as_ref().and_then(|m| m.journal.clone())
+    }
+
     /// A worker gave up on I/Os still in flight.
     pub fn abandoned(&self) {
         if let Some(j) = self.map.as_ref().and_then(|m| m.journal.as_ref()) {
@@ -232,19 +238,19 @@ pub(crate) fn describe(counter: u32) -> String {
 /// The block map of a set for `spec` (--verify), with its journal open
 /// and loaded when one was asked for. `init` is what the blocks hold before
 /// this job writes: 0 just filled, FORMED filled earlier, UNKNOWN foreign.
+/// `owner`: the set the journal must belong to.
 pub fn open_map(
     spec: &DataSpec,
     layout: Layout,
     unit: u64,
     init: u32,
-    filled_now: bool,
+    owner: journal::Owner,
     paths: Vec<std::path::PathBuf>,
     notes: &mut Vec<String>,
 ) -> Result<BlockMap> {
     let mut map = BlockMap::new(layout, unit, init, paths, spec.max_data_errors)?;
     if let Some(path) = &spec.journal {
-        let (j, how) =
-            journal::Journal::open(path, layout, unit, &spec.fill_tag(), init, filled_now)?;
+        let (j, how) = journal::Journal::open(path, layout, unit, &spec.fill_tag(), init, owner)?;
         if how == journal::Opened::Continued {
             for b in 0..map.blocks() {
                 map.set(b, j.ack(b));
@@ -302,6 +308,24 @@ pub fn plan_check(job: &crate::spec::JobSpec, dir: bool) -> Result<Vec<String>> 
                 spec.fill_tag()
             )));
         }
+        // The set there now, if any, must be the one the journal records
+        // (a refill of it starts the journal over): checked before the fill.
+        if job.layouts().len() <= 1 {
+            match crate::io::target::set_identity(&job.target.path) {
+                Some(set) if set.same_set(&h.set) => {}
+                Some(set) => return Err(journal::another_set(path, &h.set, &set)),
+                None => {
+                    return Err(journal_file::refuse(
+                        path,
+                        &format!(
+                            "the journal belongs to another file set ({}, which {} does not hold)",
+                            h.set,
+                            job.target.path.display()
+                        ),
+                    ));
+                }
+            }
+        }
     }
     let unit = job_block_unit(job);
     let bytes = map::map_bytes(job.target.size, job.target.files, unit);
@@ -309,7 +333,7 @@ pub fn plan_check(job: &crate::spec::JobSpec, dir: bool) -> Result<Vec<String>> 
         "--verify keeps 4 bytes per {unit}-byte block: {} of memory for this data set{}",
         crate::units::format_size(bytes),
         if spec.journal.is_some() {
-            " and a journal file of twice that"
+            " and a journal of twice that, in memory and in its file"
         } else {
             ""
         }

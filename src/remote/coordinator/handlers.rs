@@ -186,6 +186,7 @@ impl Coordinator<'_> {
                     2 => Kind::Input,
                     3 => Kind::Refused,
                     4 => Kind::Target,
+                    5 => Kind::Unchecked,
                     _ => Kind::Run,
                 });
                 return Err(sanitize(&message, 2000));
