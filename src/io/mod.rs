@@ -9,6 +9,7 @@ pub mod engine;
 pub(crate) mod host;
 pub(crate) mod meta;
 pub(crate) mod mounts;
+pub(crate) mod platform;
 pub(crate) mod ring;
 pub(crate) mod shaping;
 pub(crate) mod skew;

@@ -78,6 +78,10 @@ pub(super) fn target_info(
             Some(crate::io::target::TargetKind::BlockDevice) | None => None,
             _ => crate::io::mounts::for_path(&plan.job.target.path),
         },
+        blocks: crate::io::mounts::block_sizes(
+            &plan.job.target.path,
+            first.map_or(plan.target.kind, |p| p.kind),
+        ),
     }
 }
 

@@ -128,6 +128,7 @@ impl Coordinator<'_> {
             file_size: first.file_size,
             align: all.iter().map(|t| t.align).max().unwrap_or(1),
             mount: first.mount.clone(),
+            blocks: first.blocks.clone(),
         })
     }
 }
@@ -140,8 +141,11 @@ pub(super) fn host_result(h: Host) -> HostResult {
         status: h.status(),
         error: h.failed,
         version: h.version,
+        // The size the user named for this host wins over its platform's.
         host: h.info.map(|mut i| {
-            i.vm_size = h.job.reading.vm_size.clone();
+            if let Some(v) = &h.job.reading.vm_size {
+                i.vm_size = Some(v.clone());
+            }
             i
         }),
         clock_offset_ms: (h.clock.rtt_ns > 0).then(|| h.clock.offset_ns as f64 / 1e6),

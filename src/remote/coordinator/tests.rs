@@ -170,6 +170,7 @@ impl Agent {
                                 file_size: 1 << 20,
                                 align: 4096,
                                 mount: None,
+                                blocks: Default::default(),
                             })
                             .collect(),
                         notes: Vec::new(),
