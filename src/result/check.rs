@@ -183,32 +183,30 @@ fn check_environment(doc: &ResultDoc) -> Result<(), String> {
 /// One host's sysctls and platform names; also what an agent's hello must
 /// pass, so no host can make the merged result unreadable.
 pub fn check_host_environment(h: &crate::result::HostInfo) -> Result<(), String> {
-    {
-        let n = &h.net;
-        let sysctls = [n.rmem_max, n.wmem_max].into_iter().flatten();
-        let triples = [n.tcp_rmem, n.tcp_wmem].into_iter().flatten().flatten();
-        if let Some(v) = sysctls.chain(triples).find(|v| *v > MAX_SOCKET_BUFFER) {
+    let n = &h.net;
+    let sysctls = [n.rmem_max, n.wmem_max].into_iter().flatten();
+    let triples = [n.tcp_rmem, n.tcp_wmem].into_iter().flatten().flatten();
+    if let Some(v) = sysctls.chain(triples).find(|v| *v > MAX_SOCKET_BUFFER) {
+        return Err(format!(
+            "host '{}': a socket buffer of {v} bytes, more than a kernel holds ({MAX_SOCKET_BUFFER})",
+            h.hostname
+        ));
+    }
+    let p = &h.platform;
+    for (what, v) in [
+        ("VM size", &h.vm_size),
+        ("platform VM size", &p.vm_size),
+        ("cloud", &p.cloud),
+        ("region", &p.region),
+        ("platform source", &p.source),
+    ] {
+        let Some(v) = v else { continue };
+        let max = crate::units::bounds::MAX_VM_SIZE_LEN;
+        if v.is_empty() || v.chars().count() > max || v.chars().any(|c| c.is_control()) {
             return Err(format!(
-                "host '{}': a socket buffer of {v} bytes, more than a kernel holds ({MAX_SOCKET_BUFFER})",
+                "host '{}': a {what} that is empty or longer than {max} characters",
                 h.hostname
             ));
-        }
-        let p = &h.platform;
-        for (what, v) in [
-            ("VM size", &h.vm_size),
-            ("platform VM size", &p.vm_size),
-            ("cloud", &p.cloud),
-            ("region", &p.region),
-            ("platform source", &p.source),
-        ] {
-            let Some(v) = v else { continue };
-            let max = crate::units::bounds::MAX_VM_SIZE_LEN;
-            if v.is_empty() || v.chars().count() > max || v.chars().any(|c| c.is_control()) {
-                return Err(format!(
-                    "host '{}': a {what} that is empty or longer than {max} characters",
-                    h.hostname
-                ));
-            }
         }
     }
     Ok(())
@@ -217,23 +215,21 @@ pub fn check_host_environment(h: &crate::result::HostInfo) -> Result<(), String>
 /// A target's block and sector sizes; also what an agent's prepared
 /// targets must pass.
 pub fn check_blocks(t: &crate::result::TargetInfo) -> Result<(), String> {
-    {
-        let b = &t.blocks;
-        let fs_ok = [b.fs_block, b.fs_fragment]
-            .into_iter()
-            .flatten()
-            .all(|v| (1..=MAX_FS_BLOCK).contains(&v));
-        let sectors_ok = [b.logical_sector, b.physical_sector]
-            .into_iter()
-            .flatten()
-            .all(|v| (1..=MAX_SECTOR).contains(&v));
-        if !(fs_ok && sectors_ok) {
-            return Err(format!(
-                "target {}: a block size of 0 or over {MAX_FS_BLOCK} bytes, or a sector size \
-                 of 0 or over {MAX_SECTOR}",
-                t.path
-            ));
-        }
+    let b = &t.blocks;
+    let fs_ok = [b.fs_block, b.fs_fragment]
+        .into_iter()
+        .flatten()
+        .all(|v| (1..=MAX_FS_BLOCK).contains(&v));
+    let sectors_ok = [b.logical_sector, b.physical_sector]
+        .into_iter()
+        .flatten()
+        .all(|v| (1..=MAX_SECTOR).contains(&v));
+    if !(fs_ok && sectors_ok) {
+        return Err(format!(
+            "target {}: a block size of 0 or over {MAX_FS_BLOCK} bytes, or a sector size \
+             of 0 or over {MAX_SECTOR}",
+            t.path
+        ));
     }
     Ok(())
 }
