@@ -39,6 +39,8 @@ if ((!quick)); then
   /usr/bin/python3 -c 'import six' 2>/dev/null || need+=(python3-six)
   # The man pages are read back with man -l.
   command -v man >/dev/null || need+=(man-db)
+  # The release artifact's check below asks `file` whether it is static.
+  command -v file >/dev/null || need+=(file)
   if ((${#need[@]})); then
     if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
       echo "test.sh: installing ${need[*]}" >&2
@@ -76,5 +78,22 @@ cargo build --quiet --all-targets
 if [[ $(uname -m) == x86_64 ]]; then
   RUSTFLAGS='-C target-feature=+crt-static' cargo build --quiet --target x86_64-unknown-linux-gnu
   export VOLBENCH_STATIC_BIN=$PWD/target/x86_64-unknown-linux-gnu/debug/volbench
+  # The release artifact's layout (`cargo xtask dist`), packed from that
+  # same static build (--debug: no release build of minutes): a static
+  # binary, a man page per subcommand, completions for bash, zsh and fish.
+  cargo xtask dist --debug >/dev/null
+  dist=target/dist/debug
+  (cd "$dist" && sha256sum --quiet -c SHA256SUMS)
+  tarball=$(ls "$dist"/volbench-*-x86_64-linux.tar.gz)
+  top=$(basename "$tarball" .tar.gz)
+  listing=$(tar -tzf "$tarball")
+  fail() { echo "test.sh: cargo xtask dist: $*" >&2; exit 1; }
+  file -b "$dist/$top/volbench" | grep -q 'static.*linked' || fail "$(file -b "$dist/$top/volbench")"
+  for sub in $("$dist/$top/volbench" --help | awk '/^Commands:/{f=1;next} f&&/^$/{exit} f&&/^  [a-z]/{print $1}'); do
+    [[ $sub == help ]] || grep -qx "$top/man/man1/volbench-$sub.1" <<<"$listing" || fail "no man page for $sub"
+  done
+  for f in man/man1/volbench.1 completions/volbench.bash completions/_volbench completions/volbench.fish; do
+    grep -qx "$top/$f" <<<"$listing" || fail "no $f"
+  done
 fi
 cargo test --quiet -- --test-threads="${VOLBENCH_TEST_THREADS:-2}"

@@ -47,17 +47,19 @@ pub trait Observer: Progress {
     fn run_finished(&self, run: &RunResult);
 }
 
-/// This machine as a result records it, with the VM size the user named.
 /// The result's `memory` for a prepared target: the host's memory it is,
 /// if it is (`io::mounts::memory_of`).
 pub fn memory_of(kind: target::TargetKind, path: &std::path::Path) -> Option<String> {
     crate::io::mounts::memory_of(path, kind == target::TargetKind::BlockDevice).map(str::to_string)
 }
 
+/// This machine as a result records it, with the VM size the user named
+/// (else the one its platform names).
 fn this_host(job: &crate::spec::JobSpec) -> crate::result::HostInfo {
+    let h = host::this_host();
     crate::result::HostInfo {
-        vm_size: job.reading.vm_size.clone(),
-        ..host::this_host()
+        vm_size: job.reading.vm_size.clone().or(h.vm_size.clone()),
+        ..h
     }
 }
 
@@ -92,6 +94,7 @@ pub fn execute(plan: &Plan, obs: &dyn Observer, stop: &Arc<AtomicBool>) -> Resul
             _ => crate::io::mounts::for_path(&job.target.path),
         },
         memory: memory_of(prepared.kind, &job.target.path),
+        blocks: crate::io::mounts::block_sizes(&job.target.path, prepared.kind),
     });
     sets.insert(0, (key, prepared));
     for (i, run) in plan.runs.iter().enumerate() {

@@ -69,6 +69,10 @@ pub fn execute_targets(
                 _ => crate::io::mounts::for_path(&p.job.target.path),
             },
             memory: super::memory_of(first.map_or(p.target.kind, |s| s.kind), &p.job.target.path),
+            blocks: crate::io::mounts::block_sizes(
+                &p.job.target.path,
+                first.map_or(p.target.kind, |s| s.kind),
+            ),
         }
     });
     let mut done: Vec<Vec<RunResult>> = vec![Vec::new(); plans.len()];

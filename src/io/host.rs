@@ -4,6 +4,7 @@ use crate::result::HostInfo;
 
 pub fn this_host() -> HostInfo {
     let uname = rustix::system::uname();
+    let platform = super::platform::platform();
     HostInfo {
         hostname: uname.nodename().to_string_lossy().into_owned(),
         kernel: uname.release().to_string_lossy().into_owned(),
@@ -13,7 +14,10 @@ pub fn this_host() -> HostInfo {
         memory_bytes: memory_bytes().unwrap_or(0),
         cpu_model: cpu_model().unwrap_or_default(),
         machine: machine().unwrap_or_default(),
-        vm_size: None,
+        // The platform's word until the user names one (`--vm-size` wins).
+        vm_size: platform.vm_size.clone(),
+        net: super::platform::net_buffers(),
+        platform,
     }
 }
 

@@ -11,6 +11,7 @@ pub(crate) mod host;
 pub(crate) mod meta;
 pub(crate) mod mounts;
 pub(crate) mod phase;
+pub(crate) mod platform;
 pub(crate) mod ring;
 pub(crate) mod scan;
 pub(crate) mod shaping;

@@ -4,6 +4,7 @@
 
 use std::path::Path;
 
+pub use crate::result::environment::BlockSizes;
 pub use crate::result::mount::MountInfo;
 
 /// Undoes mountinfo's octal escapes (`\040` for a space).
@@ -178,6 +179,28 @@ pub fn memory_of(path: &Path, block_device: bool) -> Option<&'static str> {
     match backing(path)? {
         Backing::Memory(m) => Some(m),
         _ => None,
+/// The allocation units under a target: statvfs's block and fragment size
+/// for a file system, the sector sizes for a block device (opened read-only
+/// to ask, as every check of it is). Empty when they cannot be read.
+pub fn block_sizes(path: &Path, kind: crate::spec::TargetKind) -> BlockSizes {
+    use rustix::fs::{Mode, OFlags};
+    if kind == crate::spec::TargetKind::BlockDevice {
+        let Ok(fd) = rustix::fs::open(path, OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty()) else {
+            return BlockSizes::default();
+        };
+        return BlockSizes {
+            logical_sector: rustix::fs::ioctl_blksszget(&fd).ok(),
+            physical_sector: rustix::fs::ioctl_blkpbszget(&fd).ok(),
+            ..BlockSizes::default()
+        };
+    }
+    match rustix::fs::statvfs(path) {
+        Ok(s) => BlockSizes {
+            fs_block: (s.f_bsize > 0).then_some(s.f_bsize),
+            fs_fragment: (s.f_frsize > 0).then_some(s.f_frsize),
+            ..BlockSizes::default()
+        },
+        Err(_) => BlockSizes::default(),
     }
 }
 

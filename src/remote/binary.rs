@@ -2,7 +2,8 @@
 //! linked (it then starts on any x86_64 Linux, whatever its C library),
 //! else a static build of this very version next to it when there is one
 //! (`cargo build --release --target x86_64-unknown-linux-gnu` with
-//! `+crt-static` puts it there), else this one.
+//! `+crt-static` puts it there, `cargo xtask dist` too and unpacked in
+//! `target/dist/`), else this one.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -59,13 +60,15 @@ pub fn needs_loader(bytes: &[u8]) -> Option<bool> {
     Some(false)
 }
 
-/// Where a static build of this checkout would be, beside `target/PROFILE/volbench`.
+/// Where a static build of this checkout would be, beside `target/PROFILE/volbench`:
+/// the static release builds, then the release artifact `cargo xtask dist`
+/// unpacks (`target/dist/volbench-VERSION-ARCH-linux/volbench`).
 fn static_siblings(exe: &Path) -> Vec<PathBuf> {
     let Some(target) = exe.parent().and_then(Path::parent) else {
         return Vec::new();
     };
     let arch = std::env::consts::ARCH;
-    ["gnu", "musl"]
+    let mut v: Vec<PathBuf> = ["gnu", "musl"]
         .iter()
         .map(|libc| {
             target
@@ -73,7 +76,17 @@ fn static_siblings(exe: &Path) -> Vec<PathBuf> {
                 .join("release")
                 .join("volbench")
         })
-        .collect()
+        .collect();
+    v.push(
+        target
+            .join("dist")
+            .join(format!(
+                "volbench-{}-{arch}-linux",
+                env!("CARGO_PKG_VERSION")
+            ))
+            .join("volbench"),
+    );
+    v
 }
 
 /// A candidate is used only when it says it is this very build (same
@@ -114,6 +127,11 @@ mod tests {
         let arch = std::env::consts::ARCH;
         assert!(s.contains(&PathBuf::from(format!(
             "/src/vb/target/{arch}-unknown-linux-gnu/release/volbench"
+        ))));
+        // The artifact `cargo xtask dist` unpacks.
+        assert!(s.contains(&PathBuf::from(format!(
+            "/src/vb/target/dist/volbench-{}-{arch}-linux/volbench",
+            env!("CARGO_PKG_VERSION")
         ))));
         assert!(static_siblings(Path::new("volbench")).is_empty());
     }

@@ -217,6 +217,13 @@ pub fn doc(host: &str, runs: &[RunFixture]) -> ResultDoc {
             cpu_model: "Test CPU 3000".into(),
             machine: String::new(),
             vm_size: None,
+            net: crate::result::environment::NetBuffers {
+                rmem_max: Some(212_992),
+                wmem_max: Some(212_992),
+                tcp_rmem: Some([4096, 131_072, 6_291_456]),
+                tcp_wmem: Some([4096, 16_384, 4_194_304]),
+            },
+            platform: Default::default(),
         },
         started: "2026-01-02T03:04:05.000Z".into(),
         spec: JobSpec {
@@ -252,6 +259,11 @@ pub fn doc(host: &str, runs: &[RunFixture]) -> ResultDoc {
                     .into(),
             }),
             memory: None,
+            blocks: crate::result::environment::BlockSizes {
+                fs_block: Some(65_536),
+                fs_fragment: Some(65_536),
+                ..Default::default()
+            },
         }),
         runs: built,
         interrupted: false,

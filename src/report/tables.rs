@@ -241,6 +241,20 @@ pub fn environment(src: &Source) -> Table {
     if let Some(v) = &d.host.vm_size {
         kv("VM size", v.clone());
     }
+    let p = &d.host.platform;
+    let said: Vec<String> = [
+        p.cloud.clone(),
+        p.region.as_ref().map(|r| format!("region {r}")),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    if !said.is_empty() {
+        kv("platform", said.join(", "));
+    }
+    for (k, v) in d.host.net.rows() {
+        kv(k, v);
+    }
     kv("memory", size(d.host.memory_bytes));
     match &d.target {
         Some(tg) => {
@@ -266,6 +280,9 @@ pub fn environment(src: &Source) -> Table {
                 kv("mount options", m.options.clone());
             } else {
                 kv("file system", "not recorded".into());
+            }
+            if let Some(b) = tg.blocks.describe() {
+                kv("block sizes", b);
             }
         }
         None => kv("target", d.spec.target.path.display().to_string()),

@@ -6,6 +6,7 @@ pub mod check;
 pub mod cluster;
 pub mod counters;
 pub mod diagnosis;
+pub mod environment;
 pub mod expect;
 pub mod fill;
 pub mod merge;
@@ -115,9 +116,17 @@ pub struct HostInfo {
     /// AWS Nitro the instance type), empty when unknown.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub machine: String,
-    /// The size the user named (`--vm-size`, a hosts file's `vm_size=`).
+    /// The size the user named (`--vm-size`, a hosts file's `vm_size=`),
+    /// else the one the platform names (`platform.vm_size`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vm_size: Option<String>,
+    /// Socket buffer sysctls (empty in results written before they were
+    /// recorded).
+    #[serde(default, skip_serializing_if = "environment::NetBuffers::is_empty")]
+    pub net: environment::NetBuffers,
+    /// The cloud, VM size and region as the machine's platform says them.
+    #[serde(default, skip_serializing_if = "environment::Platform::is_empty")]
+    pub platform: environment::Platform,
 }
 
 /// What a target that is the host's memory can be (`TargetInfo::memory`).
@@ -139,6 +148,10 @@ pub struct TargetInfo {
     /// its figures are RAM's, not storage's. Absent for storage.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory: Option<String>,
+    /// Block and sector sizes under the target (empty when unknown, and in
+    /// results written before they were recorded).
+    #[serde(default, skip_serializing_if = "environment::BlockSizes::is_empty")]
+    pub blocks: environment::BlockSizes,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -130,6 +130,7 @@ impl Coordinator<'_> {
             mount: first.mount.clone(),
             // Memory on any host makes the merged figures partly RAM's.
             memory: all.iter().find_map(|t| t.memory.clone()),
+            blocks: first.blocks.clone(),
         })
     }
 }
@@ -142,8 +143,11 @@ pub(super) fn host_result(h: Host) -> HostResult {
         status: h.status(),
         error: h.failed,
         version: h.version,
+        // The size the user named for this host wins over its platform's.
         host: h.info.map(|mut i| {
-            i.vm_size = h.job.reading.vm_size.clone();
+            if let Some(v) = &h.job.reading.vm_size {
+                i.vm_size = Some(v.clone());
+            }
             i
         }),
         clock_offset_ms: (h.clock.rtt_ns > 0).then(|| h.clock.offset_ns as f64 / 1e6),

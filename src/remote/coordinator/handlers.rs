@@ -52,6 +52,9 @@ impl Coordinator<'_> {
                     info.kernel = sanitize(&info.kernel, 100);
                     info
                 });
+                if let Some(info) = &h.info {
+                    crate::result::check::check_host_environment(info)?;
+                }
                 first_ping(h);
             }
             FromAgent::Pong {
@@ -98,6 +101,9 @@ impl Coordinator<'_> {
                         })
                         .collect(),
                 );
+                for t in h.setup.prepared.iter().flatten() {
+                    crate::result::check::check_blocks(t)?;
+                }
                 for f in &fill {
                     f.check().map_err(|e| format!("sent a fill with {e}"))?;
                 }

@@ -171,6 +171,7 @@ impl Agent {
                                 align: 4096,
                                 mount: None,
                                 memory: None,
+                                blocks: Default::default(),
                             })
                             .collect(),
                         notes: Vec::new(),

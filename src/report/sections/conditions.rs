@@ -49,6 +49,20 @@ fn mounts(d: &ResultDoc) -> Vec<&crate::result::mount::MountInfo> {
     d.target.iter().filter_map(|t| t.mount.as_ref()).collect()
 }
 
+/// The block and sector sizes under the targets, every host's.
+fn blocks(d: &ResultDoc) -> Vec<String> {
+    let cluster = d
+        .cluster
+        .iter()
+        .flat_map(|c| c.hosts.iter().flat_map(|h| h.targets.iter()));
+    let local = d.target.iter();
+    let b: Vec<String> = cluster.filter_map(|t| t.blocks.describe()).collect();
+    if !b.is_empty() {
+        return b;
+    }
+    local.filter_map(|t| t.blocks.describe()).collect()
+}
+
 fn option(m: &crate::result::mount::MountInfo, key: &str) -> Option<String> {
     m.options.split(',').find_map(|o| {
         let (k, v) = o.split_once('=')?;
@@ -75,6 +89,10 @@ fn conditions(d: &ResultDoc) -> Vec<(String, String)> {
         (
             "VM size".into(),
             joined(hs.iter().filter_map(|h| h.vm_size.clone())),
+        ),
+        (
+            "region".into(),
+            joined(hs.iter().filter_map(|h| h.platform.region.clone())),
         ),
         (
             "machine".into(),
@@ -106,6 +124,23 @@ fn conditions(d: &ResultDoc) -> Vec<(String, String)> {
             joined(ms.iter().map(|m| m.fs_type.clone())),
         ),
     ];
+    v.push(("block sizes".into(), joined(blocks(d).into_iter())));
+    // The socket buffers the ANF paper tells you to raise.
+    for key in [
+        "net.core.rmem_max",
+        "net.core.wmem_max",
+        "net.ipv4.tcp_rmem",
+        "net.ipv4.tcp_wmem",
+    ] {
+        let of = |h: &&crate::result::HostInfo| {
+            h.net
+                .rows()
+                .into_iter()
+                .find(|(k, _)| *k == key)
+                .map(|(_, v)| v)
+        };
+        v.push((key.to_string(), joined(hs.iter().filter_map(of))));
+    }
     for key in MOUNT_KEYS {
         v.push((
             format!("mount {key}"),
@@ -224,5 +259,38 @@ mod tests {
         let t = differing(&two(a, b)).unwrap();
         let fs = t.rows.iter().find(|x| x[0] == "file system").unwrap();
         assert_eq!(fs[1..], ["nfs", "-"]);
+    }
+
+    #[test]
+    fn socket_buffers_block_sizes_and_region_that_differ_are_named() {
+        let a = fixtures::six_patterns();
+        let mut b = fixtures::six_patterns();
+        b.host.net.rmem_max = Some(16 << 20);
+        b.host.net.tcp_rmem = Some([4096, 87_380, 16 << 20]);
+        b.host.platform.region = Some("westeurope".into());
+        if let Some(t) = b.target.as_mut() {
+            t.blocks.fs_block = Some(1 << 20);
+            t.blocks.fs_fragment = Some(1 << 20);
+        }
+        let t = differing(&two(a, b)).unwrap();
+        let row = |name: &str| {
+            t.rows
+                .iter()
+                .find(|x| x[0] == name)
+                .unwrap_or_else(|| panic!("no row {name}: {:?}", t.rows))
+                .clone()
+        };
+        assert_eq!(row("net.core.rmem_max")[1..], ["212992", "16777216"]);
+        assert_eq!(
+            row("net.ipv4.tcp_rmem")[1..],
+            ["4096 131072 6291456", "4096 87380 16777216"]
+        );
+        assert_eq!(row("region")[1..], ["-", "westeurope"]);
+        assert_eq!(
+            row("block sizes")[1..],
+            ["block 65536 bytes", "block 1048576 bytes"]
+        );
+        // Alike on both sides: not listed.
+        assert!(t.rows.iter().all(|x| x[0] != "net.core.wmem_max"));
     }
 }

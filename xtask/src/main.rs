@@ -1,0 +1,146 @@
+//! `cargo xtask dist`: what users download, made in `target/dist/`.
+//!
+//! A static Linux binary (`+crt-static` with an explicit `--target`, so the
+//! build scripts and derive macros stay dynamic), its man pages and shell
+//! completions, in `volbench-VERSION-ARCH-linux.tar.gz`, with `SHA256SUMS`.
+//! `--debug` makes the same layout from the dev profile in
+//! `target/dist/debug/` (CI checks the layout with the static debug build
+//! test.sh already made, instead of minutes of release build).
+//!
+//! std only, so it builds in seconds and on the oldest supported toolchain.
+
+mod pack;
+mod sha256;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+/// What is built for release: (target triple, the name's architecture).
+///
+/// aarch64 is not here: its standard library is not installed on the build
+/// machine and no toolchain can be fetched there. With it installed (and a
+/// cross linker), it is one more entry, packed with the x86_64 binary's
+/// pages and completions since an arm binary cannot answer here.
+///
+/// Hook for Windows (P3): `volbench.exe` from `x86_64-pc-windows-msvc`,
+/// packed as a .zip (no man pages there), gets its own entry and a packer
+/// beside `pack::assemble`; `SHA256SUMS` lists it like the tarballs.
+const TARGETS: [(&str, &str); 1] = [("x86_64-unknown-linux-gnu", "x86_64")];
+
+const USAGE: &str = "usage: cargo xtask dist [--debug]
+
+  dist      build the static binary and pack it with its man pages and
+            completions in target/dist/volbench-VERSION-ARCH-linux.tar.gz,
+            with target/dist/SHA256SUMS
+  --debug   from the dev profile, into target/dist/debug/ (a quick check of
+            the layout; not for release)";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let debug = match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+        ["dist"] => false,
+        ["dist", "--debug"] | ["--debug", "dist"] => true,
+        ["-h"] | ["--help"] | ["help"] => {
+            println!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
+        _ => {
+            eprintln!("{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    match dist(debug) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("xtask: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn root() -> PathBuf {
+    // xtask/ sits at the top of the workspace.
+    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+    here.parent().unwrap_or(here).to_path_buf()
+}
+
+fn dist(debug: bool) -> Result<(), String> {
+    let root = root();
+    let target_dir = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target"));
+    let dist = if debug {
+        target_dir.join("dist/debug")
+    } else {
+        target_dir.join("dist")
+    };
+    let epoch = source_date_epoch(&root);
+    let mut made = Vec::new();
+    for (triple, arch) in TARGETS {
+        build(&root, triple, debug)?;
+        let profile = if debug { "debug" } else { "release" };
+        let bin = target_dir.join(triple).join(profile).join("volbench");
+        let a = pack::assemble(&bin, &root.join("README.md"), &dist, arch, epoch)?;
+        println!(
+            "{}  ({} man pages, completions for bash, zsh, fish; unpacked in {})",
+            a.tarball.display(),
+            a.man_pages.len(),
+            a.dir.display()
+        );
+        made.push(a);
+    }
+    let sums = pack::write_sums(&dist, &made.iter().collect::<Vec<_>>())?;
+    println!("{}", sums.display());
+    Ok(())
+}
+
+/// `cargo build` of the static binary for one target.
+fn build(root: &Path, triple: &str, debug: bool) -> Result<(), String> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut flags = std::env::var("RUSTFLAGS").unwrap_or_default();
+    if !flags.contains("crt-static") {
+        flags = format!("{flags} -C target-feature=+crt-static")
+            .trim()
+            .to_string();
+    }
+    let mut cmd = Command::new(cargo);
+    cmd.current_dir(root)
+        .args([
+            "build",
+            "--package",
+            "volbench",
+            "--bin",
+            "volbench",
+            "--target",
+            triple,
+        ])
+        .env("RUSTFLAGS", &flags)
+        // Cargo's own encoding would override RUSTFLAGS if it leaked in.
+        .env_remove("CARGO_ENCODED_RUSTFLAGS");
+    if !debug {
+        cmd.arg("--release");
+    }
+    let status = cmd.status().map_err(|e| format!("cannot run cargo: {e}"))?;
+    if !status.success() {
+        return Err(format!("cargo build --target {triple} failed ({status})"));
+    }
+    Ok(())
+}
+
+/// The tarball's file times: `SOURCE_DATE_EPOCH` when set, else the
+/// commit's time, so a rebuild of one commit gives the same bytes.
+fn source_date_epoch(root: &Path) -> u64 {
+    if let Some(v) = std::env::var("SOURCE_DATE_EPOCH")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        return v;
+    }
+    Command::new("git")
+        .current_dir(root)
+        .args(["log", "-1", "--format=%ct"])
+        .output()
+        .ok()
+        .and_then(|o| String::from_utf8_lossy(&o.stdout).trim().parse().ok())
+        .unwrap_or(0)
+}
