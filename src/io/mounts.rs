@@ -179,6 +179,9 @@ pub fn memory_of(path: &Path, block_device: bool) -> Option<&'static str> {
     match backing(path)? {
         Backing::Memory(m) => Some(m),
         _ => None,
+    }
+}
+
 /// The allocation units under a target: statvfs's block and fragment size
 /// for a file system, the sector sizes for a block device (opened read-only
 /// to ask, as every check of it is). Empty when they cannot be read.

@@ -61,7 +61,11 @@ pub fn scan(
         Some(j) => {
             let h = j.header();
             if !h.set.same_set(&set.identity) {
-                return Err(super::journal::another_set(j.path(), &h.set, &set.identity));
+                return Err(crate::io::verify::journal::another_set(
+                    j.path(),
+                    &h.set,
+                    &set.identity,
+                ));
             }
             if h.layout() != set.layout || Some(h.format.as_str()) != set.format.as_deref() {
                 return Err(VbError::refused(format!(

@@ -781,6 +781,46 @@ fn no_folder_has_an_import_circle_among_its_files() {
         wrong.is_empty(),
         "import circles inside a folder (move what they share to a leaf file both use):\n{}",
         wrong.join("\n")
+    );
+}
+
+#[test]
+fn the_folder_scanner_resolves_every_path_to_its_module() {
+    let me: Vec<String> = ["input", "import", "fio_job"].map(String::from).to_vec();
+    let text = "use super::{fio::{Job, Opt}, Notes};\nuse crate::units::{bounds, parse_size};\n\
+                fn f() { super::super::flags::x(); crate :: spec::Pattern::Read; }\n\
+                mod tests { use super::*; use super::super::render::quote; }\n\
+                // super::vdbench::x\nlet s = \"crate::cmd\";";
+    let got: BTreeSet<String> = resolved_paths(text, &me)
+        .into_iter()
+        .map(|p| p.join("::"))
+        .collect();
+    let want = [
+        "input::import::fio::Job",
+        "input::import::fio::Opt",
+        "input::import::Notes",
+        "units::bounds",
+        "units::parse_size",
+        "input::flags::x",
+        "spec::Pattern::Read",
+        "input::import::render::quote",
+    ];
+    assert_eq!(got, set(&want));
+    // A circle of three and a pair, apart from a one-way arrow.
+    let arrows: BTreeMap<(String, String), String> = [
+        ("a", "b"),
+        ("b", "c"),
+        ("c", "a"),
+        ("c", "d"),
+        ("e", "f"),
+        ("f", "e"),
+    ]
+    .iter()
+    .map(|(a, b)| ((a.to_string(), b.to_string()), String::new()))
+    .collect();
+    let found: Vec<String> = circles(&arrows).iter().map(|r| r.join(" ")).collect();
+    assert_eq!(found, ["a b c", "e f"]);
+}
 
 /// The calls that create, truncate, rename or remove anything on disk.
 /// Outside `src/io/gate/` none may appear (test code aside): every such
@@ -944,42 +984,6 @@ fn only_the_gate_changes_the_file_system() {
 }
 
 #[test]
-fn the_folder_scanner_resolves_every_path_to_its_module() {
-    let me: Vec<String> = ["input", "import", "fio_job"].map(String::from).to_vec();
-    let text = "use super::{fio::{Job, Opt}, Notes};\nuse crate::units::{bounds, parse_size};\n\
-                fn f() { super::super::flags::x(); crate :: spec::Pattern::Read; }\n\
-                mod tests { use super::*; use super::super::render::quote; }\n\
-                // super::vdbench::x\nlet s = \"crate::cmd\";";
-    let got: BTreeSet<String> = resolved_paths(text, &me)
-        .into_iter()
-        .map(|p| p.join("::"))
-        .collect();
-    let want = [
-        "input::import::fio::Job",
-        "input::import::fio::Opt",
-        "input::import::Notes",
-        "units::bounds",
-        "units::parse_size",
-        "input::flags::x",
-        "spec::Pattern::Read",
-        "input::import::render::quote",
-    ];
-    assert_eq!(got, set(&want));
-    // A circle of three and a pair, apart from a one-way arrow.
-    let arrows: BTreeMap<(String, String), String> = [
-        ("a", "b"),
-        ("b", "c"),
-        ("c", "a"),
-        ("c", "d"),
-        ("e", "f"),
-        ("f", "e"),
-    ]
-    .iter()
-    .map(|(a, b)| ((a.to_string(), b.to_string()), String::new()))
-    .collect();
-    let found: Vec<String> = circles(&arrows).iter().map(|r| r.join(" ")).collect();
-    assert_eq!(found, ["a b c", "e f"]);
-
 fn the_gate_check_sees_calls_and_spares_tests() {
     let code = code_only(
         "fn f() { rustix::fs::unlinkat(d, n, AtFlags::empty()); let o = OFlags::CREATE; }\n\

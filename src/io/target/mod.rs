@@ -18,8 +18,8 @@ use crate::units::format_size;
 mod device;
 mod fileset;
 mod lock;
-mod place;
 mod marker;
+mod place;
 mod room;
 
 pub use lock::{Lock, lock_tree};
@@ -29,9 +29,9 @@ pub(crate) use crate::io::gate::setdir::{self, read_up_to};
 
 pub use fileset::Progress;
 pub use lock::LOCK_NAME;
-pub use place::{kernel_root, normalise, refuse_kernel_fs};
 pub(crate) use marker::unchecked;
 pub use marker::{FILE_PREFIX, MARKER_NAME, MAX_FILES, SetIdentity, set_identity};
+pub use place::{kernel_root, normalise, refuse_kernel_fs};
 pub use room::check_room_for_sets;
 
 pub use crate::spec::TargetKind;

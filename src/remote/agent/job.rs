@@ -81,6 +81,7 @@ pub(super) fn target_info(
         memory: executor::memory_of(
             first.map_or(plan.target.kind, |p| p.kind),
             &plan.job.target.path,
+        ),
         blocks: crate::io::mounts::block_sizes(
             &plan.job.target.path,
             first.map_or(plan.target.kind, |p| p.kind),
