@@ -23,6 +23,7 @@ const POLL: Duration = Duration::from_millis(50);
 
 /// What the collector saw: intervals, phase boundaries, CPU and whether it
 /// was cut short.
+#[derive(Clone)]
 pub(super) struct Timeline {
     pub intervals: Vec<Interval>,
     pub warmup: Option<(SystemTime, f64)>,
@@ -173,6 +174,7 @@ pub(super) fn collect(
             // Start measuring: the workers count completions from here on
             // into their measured statistics.
             control.phase.store(PHASE_MEASURE, Ordering::Relaxed);
+            super::rescue::doing(format!("running '{}'", run.spec.name));
             warmup_done = Some((wall0, (now - t0).as_secs_f64()));
             phase = PHASE_MEASURE;
             phase_start = now;
