@@ -25,7 +25,7 @@ pub(crate) mod readset;
 mod setdir;
 pub(crate) use setdir::read_up_to;
 
-pub use fileset::{FILE_PREFIX, MARKER_NAME, MAX_FILES, Progress};
+pub use fileset::{FILE_PREFIX, MARKER_NAME, MAX_FILES, Progress, remove_set_dir};
 pub use lock::LOCK_NAME;
 pub use room::check_room_for_sets;
 
