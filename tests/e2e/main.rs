@@ -40,6 +40,7 @@ mod safety_output;
 mod service_cli;
 mod shape_cli;
 mod small_files;
+mod stops;
 mod target_list;
 mod targets;
 mod targets_hosts;
