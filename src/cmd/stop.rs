@@ -126,7 +126,9 @@ impl Job {
     }
 
     fn write(&self, doc: ResultDoc) -> Result<i32> {
-        if doc.interrupted {
+        // A host lost mid-run marks the result interrupted too; the line is
+        // for a stop the user asked for.
+        if doc.interrupted && STOP.get().is_some_and(|s| s.load(Ordering::Relaxed)) {
             eprintln!("{}", stopped_line(&doc));
         }
         let doc = super::service::annotate(doc, self.expect.clone());
