@@ -85,6 +85,7 @@ pub(super) fn build_result(
         counters: t.counters,
         data_errors: None,
         targets: Vec::new(),
+        stalls: t.stalls.clone(),
     }
 }
 

@@ -65,6 +65,20 @@ impl Watched {
         panic!("no line with '{mark}'; stderr:\n{}", self.stderr());
     }
 
+    /// Whether a stderr line containing `mark` comes within `limit`.
+    fn saw(&self, mark: &str, limit: Duration) -> bool {
+        let deadline = Instant::now() + limit;
+        while let Ok(line) = self
+            .lines
+            .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+        {
+            if line.contains(mark) {
+                return true;
+            }
+        }
+        false
+    }
+
     fn signal(&self, sig: Signal) {
         kill_process(Pid::from_child(&self.child), sig).unwrap();
     }
@@ -328,4 +342,55 @@ fn an_agent_sending_an_oversized_line_is_named_for_it() {
     assert_ne!(status.code(), Some(exit::OK), "{err}");
     assert!(err.contains("sent a line over"), "{err}");
     assert!(!err.contains("no word from it"), "{err}");
+}
+
+/// A process stopped for 3 s (SIGSTOP) would show as a 3 s I/O latency
+/// with no word: the result and the terminal say the process stood still.
+#[test]
+fn a_stopped_process_is_noted_not_passed_off_as_io_latency() {
+    let d = tempfile::tempdir().unwrap();
+    let mut w = Watched::spawn(&mut a_run(
+        d.path(),
+        &["--warmup", "0", "--duration", "60s"],
+    ));
+    w.wait_for("[1/1]");
+    // The I/O threads exist once the run is under way (its clock starts
+    // as they are released): a stall before that is no I/O's latency.
+    let pid = w.child.id();
+    let io_thread = || {
+        std::fs::read_dir(format!("/proc/{pid}/task"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|t| {
+                std::fs::read_to_string(t.path().join("comm"))
+                    .is_ok_and(|c| c.starts_with("vb-io-"))
+            })
+    };
+    assert!(crate::common::hosts::wait_until(
+        Duration::from_secs(30),
+        io_thread
+    ));
+    // A stop that lands before the run's clock starts (the threads are
+    // still being set up) is rightly not noted: then it is tried again.
+    let mut noted = false;
+    for _ in 0..3 {
+        w.signal(Signal::STOP);
+        // The stall itself is what is measured here, not a synchronisation.
+        std::thread::sleep(Duration::from_secs(3));
+        w.signal(Signal::CONT);
+        if w.saw("stood still", Duration::from_secs(5)) {
+            noted = true;
+            break;
+        }
+    }
+    assert!(noted, "no stall noted: {}", w.stderr());
+    w.signal(Signal::INT);
+    let doc = assert_stopped_with_result(&mut w, &d.path().join("out"));
+    let stalls = doc["runs"][0]["stalls"]
+        .as_array()
+        .expect("stalls recorded");
+    assert!(!stalls.is_empty(), "{stalls:?}");
+    let secs = stalls[stalls.len() - 1]["secs"].as_f64().unwrap();
+    assert!((2.5..10.0).contains(&secs), "{secs}");
 }
