@@ -244,23 +244,56 @@ fn a_stop_on_storage_that_barely_answers_writes_the_result_within_the_grace() {
     let out = d.path().join("out");
     let mut c = vol.volbench();
     c.args(["run", "--target", vol.device_str(), "--rw", "randread"])
-        .args(["--threads", "1", "--iodepth", "128"])
+        .args(["--threads", "1", "--iodepth", "128", "--engine", "psync"])
         .args(["--warmup", "0", "--duration", "60s", "--interval", "500ms"])
         .args(["--output", p(&out)]);
     let mut w = Watched::spawn(&mut c);
-    // Its I/O starts as the line is printed: 128 reads queue behind the cap.
     w.wait_for("[1/1]");
+    // The reads are queued behind the cap once an I/O thread sleeps in
+    // the kernel uninterruptibly (state D).
+    let pid = w.child.id();
+    let blocked = || {
+        std::fs::read_dir(format!("/proc/{pid}/task"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|t| {
+                let comm = std::fs::read_to_string(t.path().join("comm")).unwrap_or_default();
+                let stat = std::fs::read_to_string(t.path().join("stat")).unwrap_or_default();
+                comm.starts_with("vb-io-")
+                    && stat
+                        .rsplit(')')
+                        .next()
+                        .is_some_and(|r| r.trim_start().starts_with('D'))
+            })
+    };
+    assert!(
+        crate::common::hosts::wait_until(Duration::from_secs(30), blocked),
+        "no I/O thread blocked in I/O: {}",
+        w.stderr()
+    );
     let t = Instant::now();
     w.signal(Signal::TERM);
-    let status = w.end(Duration::from_secs(30));
+    // The result is on disk within the grace; the process itself can end
+    // only once the kernel lets its blocked threads go (about 13 s here).
+    let written = crate::common::hosts::wait_until(Duration::from_secs(30), || {
+        out.join("result.json").exists()
+    });
     let took = t.elapsed();
+    let status = w.end(Duration::from_secs(60));
     let err = w.stderr();
+    assert!(written, "no result.json: {err}");
     assert_eq!(status.code(), Some(exit::INTERRUPTED), "{err}");
     assert!(
         took < Duration::from_secs(6),
-        "the stop took {took:?}, well past the 3 s grace: {err}"
+        "result.json came {took:?} after the stop, well past the 3 s grace: {err}"
     );
     let doc = read_json(&out.join("result.json"));
+    let notes = doc["notes"].to_string();
+    assert!(
+        notes.contains("interval record"),
+        "written from the collector's record: {notes}"
+    );
     assert_eq!(doc["interrupted"], true);
 }
 
