@@ -73,7 +73,7 @@ pub fn run_job(r: JobRun) -> Result<i32> {
         .output
         .map(crate::output::file::OutputDir::open)
         .transpose()?;
-    let stop = super::stop_flag()?;
+    let (stop, finisher) = super::stop::arm(out, r.json, r.expect)?;
     let obs = crate::output::ui::TerminalObserver::new(true);
     obs.note(&format!(
         "{} hosts, {} targets",
@@ -85,11 +85,7 @@ pub fn run_job(r: JobRun) -> Result<i32> {
     crate::remote::set_sigpipe(libc::SIG_IGN);
     let doc = coordinator::run(opts, &obs, &stop);
     crate::remote::set_sigpipe(libc::SIG_DFL);
-    super::finish(
-        &super::service::annotate(doc?, r.expect),
-        out.as_ref(),
-        r.json,
-    )
+    finisher.finish(doc?)
 }
 
 /// Everything the coordinator needs.

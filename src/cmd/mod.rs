@@ -2,8 +2,6 @@
 //! writes the outputs, returning the process exit code.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
 
 use crate::error::{Result, VbError, exit};
 use crate::executor;
@@ -28,10 +26,25 @@ pub(crate) mod import;
 pub(crate) mod install;
 pub mod littles_law;
 pub(crate) mod service;
+pub(crate) mod stop;
 pub(crate) mod targets;
 pub(crate) mod verify;
 
 pub fn main(cli: Cli) -> Result<i32> {
+    // The commands that run I/O catch their stop signals from the start:
+    // one arriving while the job is still being read or planned must not
+    // end the process silently, with an output directory left empty.
+    if matches!(
+        cli.command,
+        Command::Run(_)
+            | Command::Quick(_)
+            | Command::Suite(SuiteCommand::Run(_))
+            | Command::Fio(_)
+            | Command::Vdbench(_)
+            | Command::Diskspd(_)
+    ) {
+        stop_flag()?;
+    }
     match cli.command {
         Command::Run(a) => cmd_run(&a),
         Command::Quick(a) => cmd_quick(&a),
@@ -68,22 +81,7 @@ pub fn main(cli: Cli) -> Result<i32> {
     }
 }
 
-/// Ctrl-C, SIGTERM and SIGHUP (a closed terminal or ssh session) set the
-/// flag; the run stops at its next poll and the results so far are
-/// written. A second signal ends the process at once.
-pub(crate) fn stop_flag() -> Result<Arc<AtomicBool>> {
-    let stop = Arc::new(AtomicBool::new(false));
-    for sig in [
-        signal_hook::consts::SIGINT,
-        signal_hook::consts::SIGTERM,
-        signal_hook::consts::SIGHUP,
-    ] {
-        signal_hook::flag::register_conditional_shutdown(sig, exit::INTERRUPTED, stop.clone())
-            .and_then(|_| signal_hook::flag::register(sig, stop.clone()))
-            .map_err(|e| VbError::run(format!("cannot install the signal handler: {e}")))?;
-    }
-    Ok(stop)
-}
+pub(crate) use stop::stop_flag;
 
 fn cmd_run(a: &RunArgs) -> Result<i32> {
     let expect = service::expectation(&a.common)?;
@@ -260,13 +258,13 @@ fn execute_and_report(
     // The output directory is proven usable before the benchmark, not
     // found unusable after it.
     let out = out_dir.map(OutputDir::open).transpose()?;
-    let stop = stop_flag()?;
+    let (stop, job) = stop::arm(out, json, expect)?;
     let obs = TerminalObserver::new(true);
     for n in &plan.notes {
         crate::executor::Observer::note(&obs, n);
     }
     let doc = executor::execute(plan, &obs, &stop)?;
-    finish(&service::annotate(doc, expect), out.as_ref(), json)
+    job.finish(doc)
 }
 
 /// Writes and prints a result, and picks the exit code from how it ended.
@@ -325,14 +323,14 @@ pub(crate) fn finish(doc: &ResultDoc, out_dir: Option<&OutputDir>, json: bool) -
     })
 }
 
-/// Removes the quick run's temporary directory however the run ends.
-struct TempDir(PathBuf, bool);
+/// Removes quick's scratch directory when the command returns, however it
+/// returns; a stop that ends the process runs the same removal
+/// (`stop::on_exit`).
+struct Scratch;
 
-impl Drop for TempDir {
+impl Drop for Scratch {
     fn drop(&mut self) {
-        if !self.1 {
-            let _ = crate::io::gate::remove_own_dir_all(&self.0);
-        }
+        stop::cleanup();
     }
 }
 
@@ -352,7 +350,20 @@ fn cmd_quick(a: &QuickArgs) -> Result<i32> {
         )));
     }
     let dir = a.dir.join(format!("volbench-quick-{}", std::process::id()));
-    let _cleanup = TempDir(dir.clone(), a.keep);
+    let _scratch = Scratch;
+    if !a.keep {
+        let at = dir.clone();
+        stop::on_exit(Box::new(move || {
+            // Through the file set's own removal: only the files its
+            // marker lists, the marker and the lock, then the empty
+            // directory; nothing else is deleted.
+            if at.exists()
+                && let Err(e) = crate::io::target::remove_set_dir(&at)
+            {
+                eprintln!("volbench: the scratch directory was left: {e}");
+            }
+        }));
+    }
     let make = |direct: bool| -> Result<JobSpec> {
         let (origin, text) = suite::load("six-patterns")?;
         let parsed = suite::parse(&origin, &text)?;

@@ -76,13 +76,9 @@ pub(crate) fn run_job(job: &JobSpec, c: &CommonArgs, expect: Option<Expectation>
         return Ok(exit::OK);
     }
     let out = c.out.output.as_deref().map(OutputDir::open).transpose()?;
-    let stop = super::stop_flag()?;
+    let (stop, finisher) = super::stop::arm(out, c.out.json, expect)?;
     let obs = TerminalObserver::new(true);
     eprint!("{}", crate::plan::targets::describe(&plans, list));
     let doc = crate::executor::execute_targets(job, &plans, &obs, &stop)?;
-    super::finish(
-        &super::service::annotate(doc, expect),
-        out.as_ref(),
-        c.out.json,
-    )
+    finisher.finish(doc)
 }

@@ -14,15 +14,19 @@ use crate::io::host::cpu_seconds;
 use crate::io::worker::{Control, PHASE_COOLDOWN, PHASE_MEASURE, PHASE_STOP, PHASE_WARMUP};
 use crate::plan::PlannedRun;
 use crate::result::counters::RunCounters;
-use crate::result::{Cpu, Interval, IntervalOp, PhaseName, SteadyResult};
+use crate::result::{Cpu, Interval, IntervalOp, PhaseName, Stall, SteadyResult};
 use crate::stats::live_hist::{BUCKETS, sparse_delta};
 use crate::stats::{CounterSnapshot, LiveCounters};
 
 /// Longest time the collector sleeps before looking at Ctrl-C and failures.
 const POLL: Duration = Duration::from_millis(50);
+/// A gap between two of the collector's wake-ups this much longer than its
+/// poll: the whole process stood still (SIGSTOP, a paused VM), not the I/O.
+const STALL: Duration = Duration::from_secs(1);
 
 /// What the collector saw: intervals, phase boundaries, CPU and whether it
 /// was cut short.
+#[derive(Clone)]
 pub(super) struct Timeline {
     pub intervals: Vec<Interval>,
     pub warmup: Option<(SystemTime, f64)>,
@@ -31,6 +35,7 @@ pub(super) struct Timeline {
     pub steady: Option<SteadyResult>,
     pub interrupted: bool,
     pub counters: Option<RunCounters>,
+    pub stalls: Vec<Stall>,
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -76,11 +81,22 @@ pub(super) fn collect(
     let rated = run.spec.rate_iops.is_some() || run.spec.shape.rate_bytes.is_some();
     let mut warm_iops: Vec<f64> = Vec::new();
     let mut steady: Option<SteadyResult> = None;
+    let mut stalls: Vec<Stall> = Vec::new();
+    let mut woke = t0;
     loop {
         let tick = (phase_start + interval * k).min(phase_end);
         // Sleep in short steps so Ctrl-C and failures are seen quickly.
         loop {
             let now = Instant::now();
+            if now.duration_since(woke) > STALL + POLL {
+                let s = Stall {
+                    at_s: woke.saturating_duration_since(t0).as_secs_f64(),
+                    secs: now.duration_since(woke).as_secs_f64(),
+                };
+                obs.note(&s.line(&run.spec.name));
+                stalls.push(s);
+            }
+            woke = now;
             if now >= tick || stop.load(Ordering::Relaxed) || ended(control, counters.len()) {
                 break;
             }
@@ -173,6 +189,7 @@ pub(super) fn collect(
             // Start measuring: the workers count completions from here on
             // into their measured statistics.
             control.phase.store(PHASE_MEASURE, Ordering::Relaxed);
+            super::rescue::doing(format!("running '{}'", run.spec.name));
             warmup_done = Some((wall0, (now - t0).as_secs_f64()));
             phase = PHASE_MEASURE;
             phase_start = now;
@@ -253,6 +270,7 @@ pub(super) fn collect(
         cpu,
         interrupted,
         counters,
+        stalls,
     }
 }
 

@@ -14,6 +14,7 @@ mod intervals;
 pub(crate) mod meta;
 mod prepare;
 mod record;
+pub mod rescue;
 mod run;
 mod shaped;
 pub(crate) mod startgate;
@@ -70,14 +71,19 @@ pub fn execute(plan: &Plan, obs: &dyn Observer, stop: &Arc<AtomicBool>) -> Resul
         notes: plan.notes.clone(),
         ..ResultDoc::begin(this_host(job), started, job.clone())
     };
+    rescue::keep(&doc, false);
+    rescue::doing("preparing the target");
     let mut sets = match prepare(plan, obs, stop) {
         Ok(p) => p,
         Err(_) if stop.load(Ordering::Relaxed) => {
             doc.interrupted = true;
+            doc.notes
+                .push("stopped while preparing the target: nothing was measured".into());
             return Ok(doc);
         }
         Err(e) => return Err(e),
     };
+    rescue::keep(&doc, false);
     for (_, p) in &sets {
         doc.notes.extend(p.notes.iter().cloned());
         doc.fill.extend(p.fill.clone());
@@ -134,10 +140,21 @@ pub fn execute(plan: &Plan, obs: &dyn Observer, stop: &Arc<AtomicBool>) -> Resul
         }
         obs.run_started(i, plan.runs.len(), run);
         match run_one(plan, run, prepared, obs, stop, &|| Some(Instant::now())) {
+            Ok(result) if result.interrupted && !measured(&result) => {
+                // Stopped in its warm-up: nothing of it counts, and a row
+                // of zeros would read as a measurement.
+                doc.notes.push(format!(
+                    "stopped during the warm-up of run '{}': it was not measured",
+                    result.name
+                ));
+                doc.interrupted = true;
+                break;
+            }
             Ok(result) => {
                 obs.run_finished(&result);
                 let interrupted = result.interrupted;
                 doc.runs.push(result);
+                rescue::keep(&doc, false);
                 if interrupted {
                     doc.interrupted = true;
                     break;
@@ -145,6 +162,10 @@ pub fn execute(plan: &Plan, obs: &dyn Observer, stop: &Arc<AtomicBool>) -> Resul
             }
             Err((_, None)) if stop.load(Ordering::Relaxed) => {
                 // Stopped while the run was starting: nothing was measured.
+                doc.notes.push(format!(
+                    "stopped while run '{}' was starting: it was not measured",
+                    run.spec.name
+                ));
                 doc.interrupted = true;
                 break;
             }
@@ -158,6 +179,13 @@ pub fn execute(plan: &Plan, obs: &dyn Observer, stop: &Arc<AtomicBool>) -> Resul
         }
     }
     Ok(doc)
+}
+
+/// Whether a run has a measured phase (a run stopped in its warm-up has not).
+fn measured(r: &RunResult) -> bool {
+    r.phases
+        .iter()
+        .any(|p| p.name == crate::result::PhaseName::Measure && p.duration_s > 0.0)
 }
 
 /// Why a run with this stop rule should be skipped, judging the runs of its

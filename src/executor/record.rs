@@ -85,7 +85,61 @@ pub(super) fn build_result(
         counters: t.counters,
         data_errors: None,
         targets: Vec::new(),
+        stalls: t.stalls.clone(),
     }
+}
+
+/// A stopped run whose I/O threads are still blocked in I/O: its figures
+/// from what the collector recorded, interval by interval (operations and
+/// bytes exactly, the mean latency weighted by operations, percentiles
+/// from the per-interval histograms; no min, max or spread), since the
+/// threads' own statistics come only when they return.
+pub(super) fn from_intervals(run: &PlannedRun, t: &Timeline) -> RunResult {
+    let none = PhaseStats::default();
+    let mut r = build_result(run, t.clone(), &none, &none);
+    let measured = t.measure.1;
+    let ivs = || t.intervals.iter().filter(|i| i.phase == PhaseName::Measure);
+    let total = |pick: fn(&crate::result::Interval) -> &crate::result::IntervalOp| {
+        let (mut ops, mut bytes, mut lat, mut hist) = (0.0, 0.0, 0.0, Vec::new());
+        for iv in ivs() {
+            let op = pick(iv);
+            let n = op.iops * iv.duration_s;
+            ops += n;
+            bytes += op.mib_s * 1048576.0 * iv.duration_s;
+            lat += op.lat_us_mean * n;
+            hist = crate::stats::live_hist::sparse_add(&hist, &op.lat_hist);
+        }
+        let pct =
+            |p: f64| crate::stats::live_hist::sparse_percentile(&hist, p).unwrap_or(0.0) / 1000.0;
+        let secs = if measured > 0.0 {
+            measured
+        } else {
+            f64::INFINITY
+        };
+        OpTotals {
+            ops: ops.round() as u64,
+            bytes: bytes.round() as u64,
+            iops: ops.round() / secs,
+            mib_s: bytes / 1048576.0 / secs,
+            lat_us: LatSummary {
+                mean: if ops > 0.0 { lat / ops } else { 0.0 },
+                p50: pct(50.0),
+                p90: pct(90.0),
+                p99: pct(99.0),
+                p99_9: pct(99.9),
+                p99_99: pct(99.99),
+                ..LatSummary::default()
+            },
+            service_lat_us: None,
+        }
+    };
+    r.totals.read = total(|i| &i.read);
+    r.totals.write = total(|i| &i.write);
+    r.littles_law.iops_x_latency = (r.totals.read.iops * r.totals.read.lat_us.mean
+        + r.totals.write.iops * r.totals.write.lat_us.mean)
+        / 1e6;
+    r.interrupted = true;
+    r
 }
 
 /// Whether a rate-limited run kept up with its target. Evenly spaced I/Os

@@ -232,6 +232,11 @@ pub fn run_one(
         // their first operations must not fall outside the measured time.
         let t0 = Instant::now();
         let journal = super::data::watch_journal(prepared, &control);
+        super::rescue::doing(if warmup.is_zero() {
+            format!("running '{}'", spec.name)
+        } else {
+            format!("warming up run '{}'", spec.name)
+        });
         start_gate.release(true);
         obs.io_started(run, SystemTime::now());
         let timeline = collect(
@@ -247,6 +252,12 @@ pub fn run_one(
             sampler.as_ref(),
         );
         control.phase.store(PHASE_STOP, Ordering::Relaxed);
+        // Kept before the threads are joined: on slow or frozen storage
+        // they may not return for a long time, and a stop must still be
+        // able to write what was measured.
+        if timeline.interrupted && timeline.measure.1 > 0.0 {
+            super::rescue::keep_run(super::record::from_intervals(run, &timeline));
+        }
         let mut warm = PhaseStats::default();
         let mut meas = PhaseStats::default();
         let mut error = None;

@@ -40,6 +40,8 @@ pub fn execute_targets(
     // One target after another: the terminal shows one fill bar at a time,
     // and a refused target stops the job before any other is filled.
     let mut prepared: Vec<Sets> = Vec::with_capacity(plans.len());
+    super::rescue::keep(&doc, true);
+    super::rescue::doing("preparing the targets");
     for p in plans {
         match super::prepare(p, obs, stop) {
             Ok(sets) => {
@@ -92,6 +94,7 @@ pub fn execute_targets(
             continue;
         }
         let whole = whole_run(plans, i, spec);
+        super::rescue::doing(format!("running '{}'", spec.name));
         obs.run_started(i, job.runs.len(), &whole);
         let outcomes = run_all(plans, &prepared, &done, i, obs, stop);
         let mut parts = Vec::new();
@@ -140,6 +143,7 @@ pub fn execute_targets(
         obs.run_finished(&merged);
         let interrupted = merged.interrupted;
         doc.runs.push(merged);
+        super::rescue::keep(&doc, true);
         if doc.error.is_some() || interrupted || stop.load(Ordering::Relaxed) {
             doc.interrupted |= interrupted || stop.load(Ordering::Relaxed);
             break;

@@ -119,6 +119,9 @@ fn table(
 /// What a reader should know about one run: Little's law, rate, steady state.
 fn run_notes(run: &RunResult) -> Vec<String> {
     let mut notes = Vec::new();
+    for s in &run.stalls {
+        notes.push(s.line(&run.name));
+    }
     let l = &run.littles_law;
     if l.iops_x_latency > 0.0 && run.rate.is_none() {
         notes.push(format!(

@@ -66,8 +66,12 @@ impl TerminalObserver {
         }
         let mut printed = false;
         self.with_bar(|b| {
-            b.println(line);
-            printed = true;
+            // A hidden bar (stderr not a terminal) prints nothing: a note
+            // in the middle of a run would be lost.
+            if self.live {
+                b.println(line);
+                printed = true;
+            }
         });
         if !printed {
             eprintln!("{line}");

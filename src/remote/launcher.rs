@@ -62,8 +62,10 @@ pub enum RemoteCmd {
 enum Form {
     /// `CMD HOST 'LINE'`; `is_ssh` adds ssh's batch options.
     Ssh { is_ssh: bool },
-    /// `{host}` substituted, the remote argv appended.
-    Exec,
+    /// `{host}` substituted, the remote argv appended; `remote_shell`: the
+    /// program is ssh, which joins its arguments into one line for the
+    /// far side's shell, so that line is quoted for it.
+    Exec { remote_shell: bool },
 }
 
 #[derive(Debug, Clone)]
@@ -116,12 +118,13 @@ impl Launcher {
         if has_host && program.contains("{host}") {
             return Err(bad("the program itself cannot be {host}".into()));
         }
+        let is_ssh = Path::new(program).file_name().is_some_and(|n| n == "ssh");
         let form = if has_host {
-            Form::Exec
-        } else {
-            Form::Ssh {
-                is_ssh: Path::new(program).file_name().is_some_and(|n| n == "ssh"),
+            Form::Exec {
+                remote_shell: is_ssh,
             }
+        } else {
+            Form::Ssh { is_ssh }
         };
         Ok(Self {
             words,
@@ -178,13 +181,22 @@ impl Launcher {
                 });
                 v
             }
-            Form::Exec => {
+            Form::Exec { remote_shell } => {
                 let mut v: Vec<String> = self
                     .words
                     .iter()
                     .map(|w| w.replace("{host}", host))
                     .collect();
                 match remote {
+                    // `ssh -F cfg {host}`: one line, quoted for the remote
+                    // shell, or it re-splits the script and runs `sh -c umask`.
+                    RemoteCmd::Script(s) if remote_shell => v.push(format!("sh -c {}", quote(s))),
+                    RemoteCmd::Argv(a) if remote_shell => v.push(
+                        std::iter::once("exec".to_string())
+                            .chain(a.iter().map(|w| quote(w)))
+                            .collect::<Vec<_>>()
+                            .join(" "),
+                    ),
                     RemoteCmd::Script(s) => {
                         v.extend(["sh".to_string(), "-c".to_string(), s.clone()]);
                     }
@@ -267,6 +279,38 @@ mod tests {
             .chain(c.get_args())
             .map(|a| a.to_string_lossy().into_owned())
             .collect()
+    }
+
+    /// What ssh does with the words after the host: joins them with
+    /// spaces and hands the line to the remote shell.
+    fn as_ssh_runs_it(l: &Launcher, remote: &RemoteCmd) -> String {
+        let a = args(l, "h", remote);
+        let at = a.iter().position(|w| w == "h").unwrap();
+        let line = a[at + 1..].join(" ");
+        let out = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(line)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    #[test]
+    fn an_ssh_template_with_its_own_options_quotes_for_the_remote_shell() {
+        // `--launcher 'ssh -F cfg {host}'` with --push-binary: the push
+        // script and the agent's argv must reach the far side whole.
+        let l = Launcher::new(Some("ssh -F cfg {host}"), None).unwrap();
+        assert_eq!(
+            args(&l, "h", &RemoteCmd::Argv(vec![]))[..4],
+            ["ssh", "-F", "cfg", "h"]
+        );
+        let script = r#"umask 077 && t='a b'; printf '%s|' "$t" x"#;
+        assert_eq!(
+            as_ssh_runs_it(&l, &RemoteCmd::Script(script.into())),
+            "a b|x|"
+        );
+        let argv = RemoteCmd::Argv(vec!["printf".into(), "%s|".into(), "it's a $x".into()]);
+        assert_eq!(as_ssh_runs_it(&l, &argv), "it's a $x|");
     }
 
     #[test]

@@ -190,6 +190,7 @@ impl RunFixture {
             counters: None,
             data_errors: None,
             targets: Vec::new(),
+            stalls: Vec::new(),
             rate: self.rate_pct.map(|_| crate::result::RateResult {
                 target_iops: self.iops,
                 achieved_iops: self.iops,

@@ -82,6 +82,10 @@ pub fn merge_runs(parts: &[&RunResult]) -> Result<RunResult, String> {
             .reduce(|a, b| a + b),
         // Per-target figures belong to the caller that knows the targets.
         targets: Vec::new(),
+        stalls: parts
+            .iter()
+            .flat_map(|p| p.stalls.iter().copied())
+            .collect(),
         // Every part carries its share of the rate: targets and results add.
         rate: first.rate.as_ref().map(|r0| {
             let rates: Vec<&RateResult> = parts.iter().filter_map(|p| p.rate.as_ref()).collect();
@@ -465,6 +469,7 @@ mod tests {
             counters: None,
             data_errors: None,
             targets: Vec::new(),
+            stalls: Vec::new(),
             rate: None,
             steady: None,
         };

@@ -195,6 +195,31 @@ pub struct RunResult {
     /// one's own figures; the totals above are their exact merge.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub targets: Vec<targets::TargetRun>,
+    /// Times volbench itself stood still during the run (the process
+    /// stopped, the machine paused): I/Os in flight then count the stall
+    /// in their latency, so the result says when and how long.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stalls: Vec<Stall>,
+}
+
+/// One stall of the whole process, seen by the collector as a wall-clock
+/// gap far beyond its poll.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Stall {
+    /// When it began, seconds since the run started.
+    pub at_s: f64,
+    pub secs: f64,
+}
+
+impl Stall {
+    /// The one line the terminal and the tables show for it.
+    pub fn line(&self, run: &str) -> String {
+        format!(
+            "{run}: volbench itself stood still for {:.1} s at {:.1} s (the process was \
+             stopped, or the machine paused); I/Os in flight then count it in their latency",
+            self.secs, self.at_s
+        )
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -45,6 +45,7 @@ mod safety_tree;
 mod service_cli;
 mod shape_cli;
 mod small_files;
+mod stops;
 mod target_list;
 mod targets;
 mod targets_hosts;

@@ -515,8 +515,9 @@ pub struct HostArgs {
     #[arg(long)]
     pub shared_target: bool,
 
-    /// Give up on a host silent this long (1s..1h; no heartbeat, no data); an
-    /// agent that hears nothing from here as long stops its I/O and exits.
+    /// Give up on a host silent this long (1s..1h; no heartbeat, no data, or
+    /// no hello from its agent at the start); an agent that hears nothing
+    /// from here as long stops its I/O and exits.
     #[arg(
         long,
         value_name = "D",

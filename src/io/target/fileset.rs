@@ -41,6 +41,27 @@ enum Slot {
     Foreign(Stat),
 }
 
+/// Removes a directory volbench created for a set of its own (quick's
+/// scratch directory): the files its marker lists, the marker and the lock
+/// file, then the directory itself, which must be empty by then; anything
+/// else found there is left, and so is the directory.
+pub fn remove_set_dir(path: &Path) -> Result<()> {
+    let dir = SetDir::open_existing(path)?;
+    if let Some(m) = read_marker(&dir, false)? {
+        for (i, &ino) in m.inodes.iter().enumerate() {
+            dir.remove_if_ours(&file_name(i as u32), ino);
+        }
+    }
+    for name in [MARKER_NAME, lock::LOCK_NAME] {
+        if let Ok(Entry::Regular(st)) = dir.entry(name) {
+            dir.remove_if_ours(name, st.st_ino);
+        }
+    }
+    drop(dir);
+    std::fs::remove_dir(path)
+        .map_err(|e| VbError::target(format!("cannot remove {}: {e}", path.display())))
+}
+
 /// Prepares the file set in the directory the user named (created if missing).
 pub fn prepare(dir: &Path, opts: &PrepareOptions) -> Result<Prepared> {
     let file_size = check_shape(opts)?;

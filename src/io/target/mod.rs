@@ -27,7 +27,7 @@ pub(crate) mod readset;
 
 pub(crate) use crate::io::gate::setdir::{self, read_up_to};
 
-pub use fileset::Progress;
+pub use fileset::{Progress, remove_set_dir};
 pub use lock::LOCK_NAME;
 pub(crate) use marker::unchecked;
 pub use marker::{FILE_PREFIX, MARKER_NAME, MAX_FILES, SetIdentity, set_identity};

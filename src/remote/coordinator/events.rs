@@ -83,8 +83,8 @@ impl Coordinator<'_> {
         for i in 0..self.hosts.len() {
             let h = &self.hosts[i];
             let silent = now.duration_since(h.link.last_heard);
-            // Before its hello a host is still connecting: CONNECT_TIMEOUT
-            // governs that, not the heartbeat silence.
+            // Before its hello a host is still connecting: the connect
+            // deadline governs that, not the heartbeat silence.
             if h.live() && h.version.is_some() && silent > self.timeout {
                 let secs = silent.as_secs_f64();
                 self.fail(
@@ -182,7 +182,15 @@ impl Coordinator<'_> {
                     h.setup.planned.is_some()
                 };
                 if h.live() && !done {
-                    self.fail(i, format!("no answer in time while trying to {what}"));
+                    let why = if what.starts_with("start") {
+                        format!(
+                            "no hello from the agent within {}s (--host-timeout)",
+                            self.timeout.as_secs_f64()
+                        )
+                    } else {
+                        format!("no answer in time while trying to {what}")
+                    };
+                    self.fail(i, why);
                 }
             }
         }

@@ -116,12 +116,10 @@ impl Coordinator<'_> {
                         f
                     })
                     .collect();
-                let lines: Vec<String> = h.setup.fills.iter().map(|f| f.line()).collect();
+                // The fills are shown once, above the result's tables, as on
+                // one host; printed here too they appeared twice.
                 for n in notes {
                     self.note(&name, &n);
-                }
-                for l in lines {
-                    self.obs.note(&l);
                 }
                 self.show_fill();
             }

@@ -42,8 +42,6 @@ use runs::RunEnd;
 
 /// Pings per host to estimate its clock offset (the fastest one is used).
 const PINGS: u32 = 5;
-/// How long connecting, the version check and the clock pings may take.
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(40);
 /// How long the hosts may take to check their targets and plan.
 const PLAN_TIMEOUT: Duration = Duration::from_secs(60);
 /// After a stop, how long the others have to report what they measured.
@@ -177,9 +175,16 @@ impl<'a> Coordinator<'a> {
 
         // Versions and clocks, then every host checks its targets and plans:
         // any trouble up to here is an error before any I/O.
-        let outcome = self.wait_for(Some(Instant::now() + CONNECT_TIMEOUT), |h| {
+        crate::executor::rescue::keep(&doc, true);
+        crate::executor::rescue::doing("starting the agents");
+        // A program that never says hello is given up after --host-timeout,
+        // like a host that falls silent later.
+        let outcome = self.wait_for(Some(Instant::now() + self.timeout), |h| {
             h.version.is_some() && h.clock.pings.len() as u32 >= PINGS
         });
+        if outcome == Outcome::Stopped {
+            return Ok(self.stopped_before_io(doc, "starting the agents"));
+        }
         self.before_io("start the agent", outcome)?;
         for h in &self.hosts {
             h.send(&ToAgent::Job(Box::new(AgentJob {
@@ -193,7 +198,11 @@ impl<'a> Coordinator<'a> {
         let outcome = self.wait_for(Some(Instant::now() + PLAN_TIMEOUT), |h| {
             h.setup.planned.is_some()
         });
+        if outcome == Outcome::Stopped {
+            return Ok(self.stopped_before_io(doc, "the hosts planned the job"));
+        }
         self.before_io("plan the job", outcome)?;
+        crate::executor::rescue::doing("preparing the hosts' targets");
         self.clock_notes();
 
         if self.prepare(shared_target, &mut doc)? {
@@ -210,10 +219,12 @@ impl<'a> Coordinator<'a> {
                     doc.notes.push(note);
                     continue;
                 }
+                crate::executor::rescue::doing(format!("running '{}'", spec.name));
                 let (cr, ended) = self.one_run(index, n_runs, template);
                 if let Some(cr) = cr {
                     if let Some(merged) = cr.1 {
                         doc.runs.push(merged);
+                        crate::executor::rescue::keep(&doc, true);
                     }
                     cluster_runs.push(cr.0);
                 }
@@ -247,6 +258,20 @@ impl<'a> Coordinator<'a> {
             hosts: self.hosts.into_iter().map(gather::host_result).collect(),
             runs: cluster_runs,
         })
+    }
+
+    /// A stop before any I/O: the agents are told goodbye and the result
+    /// says that nothing was measured (exit 130, like any stop).
+    fn stopped_before_io(mut self, mut doc: ResultDoc, what: &str) -> Gathered {
+        self.shutdown();
+        doc.interrupted = true;
+        doc.notes
+            .push(format!("stopped while {what}: nothing was measured"));
+        Gathered {
+            doc,
+            hosts: self.hosts.into_iter().map(gather::host_result).collect(),
+            runs: Vec::new(),
+        }
     }
 
     /// Prepare: every host at once, except that a host whose target path an

@@ -10,7 +10,7 @@ use std::sync::mpsc::{self, Sender};
 use std::time::{Duration, Instant};
 
 use super::super::launcher::{Launcher, RemoteCmd};
-use super::super::protocol::{PROTOCOL, ToAgent, read_line, sanitize};
+use super::super::protocol::{MAX_LINE, PROTOCOL, ToAgent, read_line, sanitize};
 use super::super::{quote, ssh};
 use super::host::{Event, Host};
 use super::{Coordinator, Options, Remote, STOP_TIMEOUT};
@@ -223,6 +223,9 @@ fn spawn_agent(
                         }
                     }
                     Ok(None) => break "the connection closed".to_string(),
+                    Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
+                        break format!("sent a line over {MAX_LINE} bytes");
+                    }
                     Err(e) => break format!("unreadable output ({e})"),
                 }
             };

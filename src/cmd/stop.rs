@@ -1,0 +1,204 @@
+//! Stops that always leave results. SIGINT, SIGTERM, SIGHUP (a closed
+//! terminal or ssh session) and SIGQUIT set the stop flag the job polls;
+//! the job then winds down and writes what it measured. If it has not
+//! within `GRACE` (I/O threads blocked on slow or frozen storage, a fill
+//! stuck in a write), the result kept in `executor::rescue` is written
+//! instead and the process ends with exit 130. A second signal does that
+//! at once, but never before the result is on disk: a write under way is
+//! finished first.
+
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::time::Duration;
+
+use crate::error::{Result, VbError, exit};
+use crate::executor::rescue;
+use crate::output::file::OutputDir;
+use crate::result::ResultDoc;
+use crate::result::expect::Expectation;
+
+/// How long a stopped job has to write its own result before the result
+/// kept so far is written for it (README: "within 3 seconds", the write
+/// included).
+pub(crate) const GRACE: Duration = Duration::from_secs(2);
+
+const SIGNALS: [i32; 4] = [
+    signal_hook::consts::SIGINT,
+    signal_hook::consts::SIGTERM,
+    signal_hook::consts::SIGHUP,
+    signal_hook::consts::SIGQUIT,
+];
+
+/// Where and how the job's result is written, for whichever of the job and
+/// the stop gets there first.
+#[derive(Clone)]
+pub(crate) struct Job {
+    out: Option<Arc<OutputDir>>,
+    json: bool,
+    expect: Option<Expectation>,
+}
+
+static JOB: Mutex<Option<Job>> = Mutex::new(None);
+/// Held while a result is written; true once one was.
+static WRITTEN: Mutex<bool> = Mutex::new(false);
+/// What to undo on the way out (quick's scratch directory), once.
+static CLEANUP: Mutex<Option<Box<dyn FnOnce() + Send>>> = Mutex::new(None);
+static STOP: OnceLock<Arc<AtomicBool>> = OnceLock::new();
+
+fn lock<T>(m: &'static Mutex<T>) -> MutexGuard<'static, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The stop flag, its signal thread started on first use. Called as soon as
+/// a command that runs I/O starts, so no signal finds the default
+/// disposition (a silent death) on the way to the I/O.
+pub(crate) fn stop_flag() -> Result<Arc<AtomicBool>> {
+    if let Some(s) = STOP.get() {
+        return Ok(s.clone());
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    let mut signals = signal_hook::iterator::Signals::new(SIGNALS)
+        .map_err(|e| VbError::run(format!("cannot install the signal handler: {e}")))?;
+    let flag = stop.clone();
+    std::thread::Builder::new()
+        .name("vb-signals".into())
+        .spawn(move || {
+            for sig in signals.forever() {
+                if flag.swap(true, Ordering::SeqCst) {
+                    rescue_and_exit();
+                }
+                eprintln!(
+                    "volbench: {}: stopping; the results so far are written within {}s \
+                     (a second signal ends it sooner, once they are written)",
+                    name(sig),
+                    GRACE.as_secs() + 1
+                );
+                let _ = std::thread::Builder::new()
+                    .name("vb-grace".into())
+                    .spawn(|| {
+                        std::thread::sleep(GRACE);
+                        rescue_and_exit();
+                    });
+            }
+        })
+        .map_err(|e| VbError::run(format!("cannot start the signal thread: {e}")))?;
+    Ok(STOP.get_or_init(|| stop).clone())
+}
+
+fn name(sig: i32) -> &'static str {
+    match sig {
+        signal_hook::consts::SIGINT => "interrupted (SIGINT)",
+        signal_hook::consts::SIGTERM => "SIGTERM",
+        signal_hook::consts::SIGHUP => "SIGHUP",
+        signal_hook::consts::SIGQUIT => "SIGQUIT",
+        _ => "signal",
+    }
+}
+
+/// Names where the job's result goes, so a stop can write it too; returns
+/// the stop flag.
+pub(crate) fn arm(
+    out: Option<OutputDir>,
+    json: bool,
+    expect: Option<Expectation>,
+) -> Result<(Arc<AtomicBool>, Job)> {
+    let stop = stop_flag()?;
+    let job = Job {
+        out: out.map(Arc::new),
+        json,
+        expect,
+    };
+    *lock(&JOB) = Some(job.clone());
+    Ok((stop, job))
+}
+
+impl Job {
+    /// Writes the job's result, unless a stop already wrote one.
+    pub(crate) fn finish(&self, doc: ResultDoc) -> Result<i32> {
+        let mut written = lock(&WRITTEN);
+        if *written {
+            return Ok(exit::INTERRUPTED);
+        }
+        let code = self.write(doc);
+        *written = true;
+        code
+    }
+
+    fn write(&self, doc: ResultDoc) -> Result<i32> {
+        // A host lost mid-run marks the result interrupted too; the line is
+        // for a stop the user asked for.
+        if doc.interrupted && STOP.get().is_some_and(|s| s.load(Ordering::Relaxed)) {
+            eprintln!("{}", stopped_line(&doc));
+        }
+        let doc = super::service::annotate(doc, self.expect.clone());
+        super::finish(&doc, self.out.as_deref(), self.json)
+    }
+}
+
+/// The one line that says where a stop left the job.
+fn stopped_line(doc: &ResultDoc) -> String {
+    let doing = rescue::what_it_was_doing();
+    let doing = if doing.is_empty() {
+        String::new()
+    } else {
+        format!(" while {doing}")
+    };
+    match doc.runs.len() {
+        0 => format!("volbench: stopped{doing}: no run was measured; the result records the stop"),
+        n => format!(
+            "volbench: stopped{doing}: the result keeps {n} measured run{}",
+            if n == 1 { "" } else { "s" }
+        ),
+    }
+}
+
+/// Registers what to undo however the process ends (quick's scratch
+/// directory); `cleanup` runs it, once.
+pub(crate) fn on_exit(f: Box<dyn FnOnce() + Send>) {
+    *lock(&CLEANUP) = Some(f);
+}
+
+/// Runs what `on_exit` registered, if it has not run yet, for at most
+/// `GRACE`: on a file system that no longer answers it is left behind.
+pub(crate) fn cleanup() {
+    let Some(f) = lock(&CLEANUP).take() else {
+        return;
+    };
+    let (tx, rx) = std::sync::mpsc::channel();
+    let spawned = std::thread::Builder::new()
+        .name("vb-cleanup".into())
+        .spawn(move || {
+            f();
+            let _ = tx.send(());
+        });
+    if spawned.is_ok() && rx.recv_timeout(GRACE).is_err() {
+        eprintln!(
+            "volbench: the scratch files could not be removed in time (the file system does not answer)"
+        );
+    }
+}
+
+/// The end of a stop: the result kept so far is written (or the one being
+/// written finished), the scratch files removed, and the process exits 130.
+fn rescue_and_exit() -> ! {
+    {
+        let mut written = lock(&WRITTEN);
+        if !*written {
+            let job = lock(&JOB).clone();
+            match (job, rescue::take()) {
+                (Some(job), Some(doc)) => {
+                    if let Err(e) = job.write(doc) {
+                        eprintln!("volbench: error: {e}");
+                    }
+                }
+                _ => eprintln!("volbench: stopped before the run began: nothing was measured"),
+            }
+            *written = true;
+        }
+        cleanup();
+        let _ = std::io::stdout().flush();
+        let _ = std::io::stderr().flush();
+        std::process::exit(exit::INTERRUPTED);
+    }
+}
