@@ -120,6 +120,7 @@ pub fn plan(job: JobSpec) -> Result<Plan> {
     notes.extend(crate::io::verify::plan_check(
         &job,
         insp.kind == TargetKind::Directory,
+        crate::io::target::set_identity,
     )?);
     Ok(Plan {
         job,

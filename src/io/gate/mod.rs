@@ -117,8 +117,20 @@ pub(crate) fn write_knob(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     std::fs::File::from(fd).write_all(bytes)
 }
 
-/// Removes a directory volbench made for itself (the quick run's scratch
-/// directory) and everything in it; links in it are removed, not followed.
-pub(crate) fn remove_own_dir_all(path: &Path) -> std::io::Result<()> {
-    std::fs::remove_dir_all(path)
+/// Removes a directory volbench made for itself once the caller emptied it
+/// of what it proved its own; anything left in it keeps it (ENOTEMPTY).
+pub(crate) fn remove_empty_dir(path: &Path) -> std::io::Result<()> {
+    std::fs::remove_dir(path)
+}
+
+/// Unlinks a path's last component (never following a link there): the
+/// lock file of a directory a refused prepare made and checked as its own.
+pub(crate) fn unlink(path: &Path) -> Result<(), Errno> {
+    rustix::fs::unlink(path)
+}
+
+/// Allocates `len` bytes of a file the caller created (a journal), so no
+/// later write to it can find the disk full.
+pub(crate) fn allocate(fd: impl AsFd, len: u64) -> Result<(), Errno> {
+    rustix::fs::fallocate(fd, rustix::fs::FallocateFlags::empty(), 0, len)
 }

@@ -163,6 +163,42 @@ pub fn plausibly_ours(st: &rustix::fs::Stat, dev: u64) -> bool {
         && st.st_dev == dev
 }
 
+/// Which set a journal belongs to. `id` decides (with `ino`): the device
+/// number is recorded for the messages only, since it may change across a
+/// reboot or a failover (an NFS remount), exactly when a journal is read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SetIdentity {
+    /// The set's fill id; "file" or "device" for a target volbench did not make.
+    pub id: String,
+    /// The set directory's inode (a file's inode, a device's number).
+    pub ino: u64,
+    pub dev: u64,
+}
+
+impl SetIdentity {
+    pub fn same_set(&self, other: &SetIdentity) -> bool {
+        self.id == other.id && self.ino == other.ino
+    }
+
+    /// The identity of a file or device target (no marker, no fill id).
+    pub fn named(device: bool, dev: u64, ino: u64) -> Self {
+        Self {
+            id: if device { "device" } else { "file" }.into(),
+            ino,
+            dev,
+        }
+    }
+}
+
+impl std::fmt::Display for SetIdentity {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.id.as_str() {
+            "file" | "device" => write!(f, "{} {}:{}", self.id, self.dev, self.ino),
+            id => write!(f, "set {id} in directory inode {}", self.ino),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

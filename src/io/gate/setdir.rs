@@ -190,7 +190,7 @@ impl SetDir {
             // O_NONBLOCK write-open of a FIFO without a reader.
             Errno::NXIO => not_regular(&path, "a FIFO"),
             Errno::ISDIR => not_regular(&path, "a directory"),
-            e => crate::io::target::open_error(&path, e, flags.contains(OFlags::DIRECT)),
+            e => open_error(&path, e, flags.contains(OFlags::DIRECT)),
         })?;
         let st = rustix::fs::fstat(&fd).map_err(|e| io_error("inspect", &path, e))?;
         let ft = FileType::from_raw_mode(st.st_mode);
@@ -318,6 +318,23 @@ pub(crate) fn read_up_to(fd: &OwnedFd, limit: usize) -> std::result::Result<Vec<
     }
     buf.truncate(len);
     Ok(buf)
+}
+
+/// Why a file could not be opened; EINVAL with O_DIRECT means the file
+/// system does not do direct I/O, which the user can work around.
+pub(crate) fn open_error(path: &Path, e: rustix::io::Errno, direct: bool) -> VbError {
+    if direct && e == rustix::io::Errno::INVAL {
+        VbError::target(format!(
+            "the file system at {} does not support direct I/O (O_DIRECT); use --buffered",
+            path.display()
+        ))
+    } else {
+        VbError::target(format!(
+            "cannot open {}: {}",
+            path.display(),
+            std::io::Error::from(e)
+        ))
+    }
 }
 
 #[cfg(test)]

@@ -58,7 +58,7 @@ pub fn remove_set_dir(path: &Path) -> Result<()> {
         }
     }
     drop(dir);
-    std::fs::remove_dir(path)
+    crate::io::gate::remove_empty_dir(path)
         .map_err(|e| VbError::target(format!("cannot remove {}: {e}", path.display())))
 }
 
@@ -66,7 +66,7 @@ pub fn remove_set_dir(path: &Path) -> Result<()> {
 pub fn prepare(dir: &Path, opts: &PrepareOptions) -> Result<Prepared> {
     let file_size = check_shape(opts)?;
     // Made here rather than by open_or_create, so this run knows it made it.
-    let made = rustix::fs::mkdir(dir, rustix::fs::Mode::from_raw_mode(0o755)).is_ok();
+    let made = crate::io::gate::mkdir(dir, 0o755).is_ok();
     let set = SetDir::open_or_create(dir)?;
     let ino = rustix::fs::fstat(set.fd()).map(|st| st.st_ino).ok();
     prepare_in(set, file_size, opts).inspect_err(|_| {
@@ -95,8 +95,8 @@ fn remove_made_dir(dir: &Path, ino: u64) {
         return;
     }
     // unlink never follows a link; rmdir fails if anything came in meanwhile.
-    let _ = std::fs::remove_file(dir.join(super::LOCK_NAME));
-    let _ = std::fs::remove_dir(dir);
+    let _ = crate::io::gate::unlink(&dir.join(super::LOCK_NAME));
+    let _ = crate::io::gate::remove_empty_dir(dir);
 }
 
 /// Prepares the file set in subdirectory `name` of `parent`, reached

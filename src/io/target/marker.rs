@@ -48,41 +48,7 @@ pub(super) struct Marker {
     pub unstamped: Option<String>,
 }
 
-/// Which set a journal belongs to. `id` decides (with `ino`): the device
-/// number is recorded for the messages only, since it may change across a
-/// reboot or a failover (an NFS remount), exactly when a journal is read.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SetIdentity {
-    /// The set's fill id; "file" or "device" for a target volbench did not make.
-    pub id: String,
-    /// The set directory's inode (a file's inode, a device's number).
-    pub ino: u64,
-    pub dev: u64,
-}
-
-impl SetIdentity {
-    pub fn same_set(&self, other: &SetIdentity) -> bool {
-        self.id == other.id && self.ino == other.ino
-    }
-
-    /// The identity of a file or device target (no marker, no fill id).
-    pub fn named(device: bool, dev: u64, ino: u64) -> Self {
-        Self {
-            id: if device { "device" } else { "file" }.into(),
-            ino,
-            dev,
-        }
-    }
-}
-
-impl std::fmt::Display for SetIdentity {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.id.as_str() {
-            "file" | "device" => write!(f, "{} {}:{}", self.id, self.dev, self.ino),
-            id => write!(f, "set {id} in directory inode {}", self.ino),
-        }
-    }
-}
+pub use crate::io::gate::owner::SetIdentity;
 
 /// A fresh set id: 128 random bits as hex (fastrand seeds itself per
 /// process from the clock and the thread; the pid and time make two

@@ -394,22 +394,7 @@ fn probe_align_fd(fd: &impl AsFd, device: bool) -> u64 {
     }
 }
 
-/// Why a file could not be opened; EINVAL with O_DIRECT means the file
-/// system does not do direct I/O, which the user can work around.
-pub(crate) fn open_error(path: &Path, e: rustix::io::Errno, direct: bool) -> VbError {
-    if direct && e == rustix::io::Errno::INVAL {
-        VbError::target(format!(
-            "the file system at {} does not support direct I/O (O_DIRECT); use --buffered",
-            path.display()
-        ))
-    } else {
-        VbError::target(format!(
-            "cannot open {}: {}",
-            path.display(),
-            std::io::Error::from(e)
-        ))
-    }
-}
+pub(crate) use crate::io::gate::setdir::open_error;
 
 /// Opens the target's files for one worker, read-only unless the workload
 /// writes. Each worker opens its own descriptors so threads never share a

@@ -24,14 +24,14 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Mutex, OnceLock, mpsc};
 use std::time::Duration;
 
+use super::journal_file::FORMED;
 use super::journal_file::{
     HEADER_BYTES, MAGIC, allocate, create_new, creation_error, file_len, io_err, load_tables,
     pwrite_all, refuse, sum_hex,
 };
 pub use super::journal_file::{Header, read_header};
-use super::map::FORMED;
 use crate::error::{Result, VbError};
-use crate::io::target::SetIdentity;
+use crate::io::gate::owner::SetIdentity;
 use crate::io::workload::Layout;
 
 const SYNC_EVERY: Duration = Duration::from_secs(1);

@@ -14,9 +14,16 @@ use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 use rustix::io::Errno;
 use serde::{Deserialize, Serialize};
 
-use super::map::{FORMED, UNKNOWN};
+/// Counters with the top bit set are never written: it marks the special values.
+pub(crate) const BUSY: u32 = 1 << 31;
+/// A block whose content volbench does not know (a device, a foreign file):
+/// not checked until written.
+pub const UNKNOWN: u32 = BUSY - 1;
+/// A block of volbench's sectors written by an earlier run whose counter is
+/// not known: its sectors must be well formed and in place, any counter.
+pub const FORMED: u32 = BUSY - 2;
 use crate::error::{Result, VbError};
-use crate::io::target::SetIdentity;
+use crate::io::gate::owner::SetIdentity;
 use crate::io::workload::Layout;
 use crate::units::bounds;
 
@@ -296,16 +303,11 @@ pub fn create_new(path: &Path) -> Result<(OwnedFd, NewFile)> {
         Mode::empty(),
     )
     .map_err(|e| io_err(path, "open the directory of", e))?;
-    let fd = rustix::fs::openat(
-        &dir,
-        name,
-        OFlags::RDWR | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-        Mode::from_raw_mode(0o644),
-    )
-    .map_err(|e| match e {
-        Errno::EXIST => refuse(path, "it appeared while volbench was creating it"),
-        e => io_err(path, "create", e),
-    })?;
+    let fd =
+        crate::io::gate::create_new_at(&dir, name, OFlags::RDWR, 0o644).map_err(|e| match e {
+            Errno::EXIST => refuse(path, "it appeared while volbench was creating it"),
+            e => io_err(path, "create", e),
+        })?;
     let st = rustix::fs::fstat(&fd).map_err(|e| io_err(path, "inspect", e))?;
     Ok((
         fd,
@@ -325,7 +327,7 @@ impl NewFile {
             && FileType::from_raw_mode(st.st_mode) == FileType::RegularFile
             && (st.st_ino, st.st_dev) == (self.ino, self.dev)
         {
-            let _ = rustix::fs::unlinkat(&self.dir, &self.name, AtFlags::empty());
+            let _ = crate::io::gate::unlink_at(&self.dir, &self.name);
         }
     }
 }
@@ -334,7 +336,7 @@ impl NewFile {
 /// to it can fail for want of room: fallocate, or where the file system
 /// has none (NFS before 4.2, some FUSE), zeros written out in full.
 pub fn allocate(fd: &OwnedFd, len: u64) -> rustix::io::Result<()> {
-    match rustix::fs::fallocate(fd, rustix::fs::FallocateFlags::empty(), 0, len) {
+    match crate::io::gate::allocate(fd, len) {
         Ok(()) => return Ok(()),
         Err(Errno::OPNOTSUPP | Errno::NOSYS) => {}
         Err(e) => return Err(e),

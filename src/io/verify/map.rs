@@ -16,13 +16,8 @@ use crate::error::{Result, VbError};
 use crate::io::workload::{IoOp, Layout};
 use crate::units::{bounds, format_size};
 
-const BUSY: u32 = 1 << 31;
-/// A block whose content volbench does not know (a device, a foreign file):
-/// not checked until written.
-pub const UNKNOWN: u32 = BUSY - 1;
-/// A block of volbench's sectors written by an earlier run whose counter is
-/// not known: its sectors must be well formed and in place, any counter.
-pub const FORMED: u32 = BUSY - 2;
+use super::journal_file::BUSY;
+pub use super::journal_file::{FORMED, UNKNOWN};
 
 /// The next counter after `c`: 1.. and never FORMED, UNKNOWN or the fill's 0.
 #[inline]

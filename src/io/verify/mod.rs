@@ -281,7 +281,13 @@ pub fn job_block_unit(job: &crate::spec::JobSpec) -> u64 {
 /// or of another set is refused untouched; `dir`: the target is a directory
 /// whose set's shape is known now), and says what the plan (and --dry-run)
 /// should about --verify: its memory, and what a buffered read proves.
-pub fn plan_check(job: &crate::spec::JobSpec, dir: bool) -> Result<Vec<String>> {
+/// `set_there`: the identity of the file set at the target now, if any
+/// (the caller reads it: io::target sits beside verify, not below it).
+pub fn plan_check(
+    job: &crate::spec::JobSpec,
+    dir: bool,
+    set_there: impl FnOnce(&std::path::Path) -> Option<crate::io::gate::owner::SetIdentity>,
+) -> Result<Vec<String>> {
     let spec = &job.target.data;
     if !spec.verify {
         return Ok(Vec::new());
@@ -311,7 +317,7 @@ pub fn plan_check(job: &crate::spec::JobSpec, dir: bool) -> Result<Vec<String>> 
         // The set there now, if any, must be the one the journal records
         // (a refill of it starts the journal over): checked before the fill.
         if job.layouts().len() <= 1 {
-            match crate::io::target::set_identity(&job.target.path) {
+            match set_there(&job.target.path) {
                 Some(set) if set.same_set(&h.set) => {}
                 Some(set) => return Err(journal::another_set(path, &h.set, &set)),
                 None => {

@@ -200,12 +200,19 @@ fn a_new_journal_is_allocated_in_full() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("j");
     let a = set("aa");
-    let (j, _) =
-        Journal::open(&p, L, 4096, "s1", crate::io::verify::map::FORMED, owner(&a)).unwrap();
+    let (j, _) = Journal::open(
+        &p,
+        L,
+        4096,
+        "s1",
+        crate::io::verify::journal_file::FORMED,
+        owner(&a),
+    )
+    .unwrap();
     j.close(true).unwrap();
     let st = rustix::fs::stat(&p).unwrap();
     assert_eq!(st.st_size as u64, file_len(8).unwrap());
     assert!(st.st_blocks as u64 * 512 >= st.st_size as u64, "no holes");
     let j = Journal::open_existing(&p).unwrap();
-    assert_eq!(j.ack(7), crate::io::verify::map::FORMED);
+    assert_eq!(j.ack(7), crate::io::verify::journal_file::FORMED);
 }

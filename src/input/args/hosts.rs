@@ -1,0 +1,77 @@
+//! The flags of a run on many hosts (`--hosts`, `--hosts-file`, launchers,
+//! host counts, pushing the binary), shared by `run` and `suite run`.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::{host_counts, launch};
+
+/// Running one job on many client hosts at once, over ssh.
+#[derive(Args, Debug, Clone, Default)]
+#[command(next_help_heading = "Many hosts")]
+pub struct HostArgs {
+    /// Run on these hosts at once (comma list; anything ssh accepts: names,
+    /// addresses, user@host, ~/.ssh/config aliases). --target becomes a
+    /// template: {host}, {index} (position from 0), {1..6}, {a,b}.
+    #[arg(long, value_name = "HOST,...", conflicts_with = "hosts_file")]
+    pub hosts: Option<String>,
+
+    /// Like --hosts, one host a line; '#' comments; per-host overrides after
+    /// the name: target=TEMPLATE threads=N.
+    #[arg(long, value_name = "FILE")]
+    pub hosts_file: Option<PathBuf>,
+
+    /// The command that reaches a host, run as CMD HOST REMOTE-COMMAND
+    /// [default: ssh, or $VOLBENCH_SSH_COMMAND]. When the program is ssh,
+    /// -T -o BatchMode=yes -o ServerAliveInterval=5 -o ServerAliveCountMax=3
+    /// -o ConnectTimeout=10 are added after your words.
+    #[arg(long, value_name = "CMD")]
+    pub ssh_command: Option<String>,
+
+    #[command(flatten)]
+    pub launch: launch::LaunchArgs,
+
+    #[command(flatten)]
+    pub counts: host_counts::HostCountArgs,
+
+    /// Copy this volbench binary to each host (into --push-dir, named by
+    /// its content hash, reused when already there) and run that copy.
+    #[arg(long)]
+    pub push_binary: bool,
+
+    /// Cache directory on the hosts for --push-binary.
+    #[arg(long, value_name = "DIR", default_value = "~/.cache/volbench")]
+    pub push_dir: String,
+
+    /// volbench on the hosts, when not pushed: a command on their PATH or a path.
+    #[arg(long, value_name = "PATH", default_value = "volbench")]
+    pub remote_volbench: String,
+
+    /// Let several hosts use the same target path (each host's own disk
+    /// under one name, or deliberately shared files). Hosts sharing a path
+    /// prepare it one after the other.
+    #[arg(long)]
+    pub shared_target: bool,
+
+    /// Give up on a host silent this long (1s..1h; no heartbeat, no data, or
+    /// no hello from its agent at the start); an agent that hears nothing
+    /// from here as long stops its I/O and exits.
+    #[arg(
+        long,
+        value_name = "D",
+        default_value = "5s",
+        allow_negative_numbers = true
+    )]
+    pub host_timeout: String,
+
+    /// Name shown on the agents' command lines (to find them with ps).
+    #[arg(long, value_name = "NAME", hide = true)]
+    pub session: Option<String>,
+}
+
+impl HostArgs {
+    pub fn is_multi_host(&self) -> bool {
+        self.hosts.is_some() || self.hosts_file.is_some() || self.launch.hosts_from.is_some()
+    }
+}
