@@ -20,7 +20,7 @@ pub mod import;
 pub(crate) mod meta;
 pub(crate) mod meta_hosts;
 pub(crate) mod reading_args;
-pub(crate) mod service;
+pub mod service;
 pub(crate) mod shape;
 pub mod suite;
 pub mod sweep;
