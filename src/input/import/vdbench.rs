@@ -284,9 +284,13 @@ fn first_word(line: &str) -> &str {
 }
 
 fn param(text: &str, at: &str) -> Result<Param> {
-    let (k, v) = text
-        .split_once('=')
-        .ok_or_else(|| VbError::input(format!("{at}: '{text}' is not keyword=value")))?;
+    let (k, v) = text.split_once('=').ok_or_else(|| {
+        // Not echoed: the line may come from a file that is not a
+        // parameter file at all (`include=/etc/shadow`).
+        VbError::input(format!(
+            "{at}: not keyword=value (its text is not shown: is this a vdbench parameter file?)"
+        ))
+    })?;
     Ok(Param {
         key: k.trim().to_ascii_lowercase(),
         value: v.trim().to_string(),
@@ -379,7 +383,14 @@ pub(crate) fn for_list(p: &Param) -> std::result::Result<Vec<String>, String> {
         };
         let mut out = Vec::new();
         let mut v = a;
-        while v <= b && out.len() < bounds::MAX_SWEEP_POINTS {
+        while v <= b {
+            // Cut short silently, (1-100000,1) was still a 10,000-run suite.
+            if out.len() == bounds::MAX_SWEEP_POINTS {
+                return Err(format!(
+                    "'{range}' expands to more than {} values, the most a sweep takes",
+                    bounds::MAX_SWEEP_POINTS
+                ));
+            }
             out.push(v.to_string());
             v = if step == "d" {
                 v.saturating_mul(2)
