@@ -69,7 +69,9 @@ pub fn cmd_import(c: &ImportCommand) -> Result<i32> {
         ),
     };
     print_notes(&imp);
-    match &to.output {
+    // `-o -` and `-o /dev/stdout` print, as no -o does.
+    let to_file = (to.output.as_deref()).filter(|p| !crate::output::file::is_stdout(p));
+    match to_file {
         None => {
             print!("{}", render::suite_toml(&imp, "SUITE.toml", "HOSTS.txt"));
         }

@@ -56,10 +56,11 @@ pub fn main(cli: Cli) -> Result<i32> {
             let (origin, text) = suite::load(&suite)?;
             if published.published {
                 suite::parse(&origin, &text)?;
-                print!("{}", suite::published::section(&origin, &text)?);
-                print!("{}", suite::published::runs_summary(&origin, &text)?);
+                let section = suite::published::section(&origin, &text)?;
+                let runs = suite::published::runs_summary(&origin, &text)?;
+                print!("{}", output::fmt::terminal(&format!("{section}{runs}")));
             } else {
-                print!("{text}");
+                print!("{}", output::fmt::terminal(&text));
             }
             Ok(exit::OK)
         }
@@ -454,7 +455,7 @@ fn cmd_report(a: &ReportArgs) -> Result<i32> {
         (None, _, _) => None,
     };
     emit(out.as_deref(), &text)?;
-    if let Some(p) = out.filter(|p| p.as_os_str() != "-") {
+    if let Some(p) = out.filter(|p| !crate::output::file::is_stdout(p)) {
         eprintln!("report: {}", p.display());
     }
     Ok(exit::OK)

@@ -4,6 +4,7 @@
 use crate::error::{Result, VbError, exit};
 use crate::input::args::{CommonArgs, ServiceCommand, SizeArgs};
 use crate::input::catalogue::{self, size};
+use crate::output::fmt::terminal;
 use crate::result::ResultDoc;
 use crate::result::diagnosis;
 use crate::result::expect::Expectation;
@@ -15,7 +16,7 @@ pub fn cmd_size(a: &SizeArgs) -> Result<i32> {
         (Some(q), None) => size::capacity(&all, &a.service, Some(size::parse_quota(q)?))?,
         (None, None) => size::capacity(&all, &a.service, None)?,
     };
-    println!("{text}");
+    println!("{}", terminal(&text));
     Ok(exit::OK)
 }
 
@@ -27,9 +28,9 @@ pub fn cmd_service(c: &ServiceCommand) -> Result<i32> {
             for s in &all {
                 if s.origin != origin {
                     origin = &s.origin;
-                    println!("# {origin}");
+                    println!("# {}", terminal(origin));
                 }
-                println!("{}", size::brief(s));
+                println!("{}", terminal(&size::brief(s)));
             }
             println!(
                 "\n`volbench service show NAME` prints an entry with its source; \
@@ -38,7 +39,7 @@ pub fn cmd_service(c: &ServiceCommand) -> Result<i32> {
         }
         ServiceCommand::Show { name, catalogue } => {
             let all = catalogue::load(catalogue.catalogue.as_deref())?;
-            println!("{}", size::show(catalogue::find(&all, name)?));
+            println!("{}", terminal(&size::show(catalogue::find(&all, name)?)));
         }
     }
     Ok(exit::OK)

@@ -3,7 +3,7 @@
 //! Nothing downstream knows which front end a job came from.
 
 pub mod args;
-pub(crate) mod catalogue;
+pub mod catalogue;
 pub(crate) mod file;
 pub(crate) mod flags;
 pub mod foreign_flags;

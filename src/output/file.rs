@@ -103,11 +103,17 @@ fn write_at(dir: BorrowedFd, name: &OsStr, shown: &Path, bytes: &[u8]) -> Result
     written
 }
 
+/// Whether an output path means stdout: `-`, or `/dev/stdout` as scripts
+/// write it (a character device otherwise refused as an output file).
+pub fn is_stdout(path: &Path) -> bool {
+    path.as_os_str() == "-" || path == Path::new("/dev/stdout")
+}
+
 /// Checks, before any work is done, that `path` can be written as an
 /// output file: its directory exists and nothing but a regular file is at
-/// the path. `-` (stdout) always can.
+/// the path. stdout (`is_stdout`) always can.
 pub fn check_file(path: &Path) -> Result<()> {
-    if path.as_os_str() == "-" {
+    if is_stdout(path) {
         return Ok(());
     }
     let (dir, name) = split(path)?;
@@ -123,7 +129,7 @@ pub fn check_file(path: &Path) -> Result<()> {
 
 /// Writes one output file (see the module comment); `-` is stdout.
 pub fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
-    if path.as_os_str() == "-" {
+    if is_stdout(path) {
         let mut out = std::io::stdout().lock();
         return out
             .write_all(bytes)

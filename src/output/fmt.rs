@@ -60,9 +60,41 @@ pub fn cpu(c: &Cpu) -> String {
     format!("{:.0}%/{:.0}%", c.user_pct, c.sys_pct)
 }
 
+/// Text from a file or another host (a catalogue's titles and notes, a
+/// suite, a host's messages) as it may reach a terminal: every control
+/// character but newline and tab written as its escape (`\u{1b}`), so an
+/// ESC or OSC sequence in it cannot move the cursor, retitle the window or
+/// hide what came before. The one helper every terminal printer of such
+/// text goes through.
+pub fn terminal(text: &str) -> std::borrow::Cow<'_, str> {
+    let bad = |c: char| c.is_control() && c != '\n' && c != '\t';
+    if !text.chars().any(bad) {
+        return text.into();
+    }
+    text.chars()
+        .map(|c| {
+            if bad(c) {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect::<String>()
+        .into()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn terminal_text_carries_no_escape_sequence() {
+        assert_eq!(
+            terminal("title\u{1b}]0;owned\u{7}\u{1b}[2J\r\u{9b}31m"),
+            "title\\u{1b}]0;owned\\u{7}\\u{1b}[2J\\r\\u{9b}31m"
+        );
+        assert_eq!(terminal("two\nlines\tand a tab"), "two\nlines\tand a tab");
+    }
 
     #[test]
     fn thousands_separators() {

@@ -74,7 +74,7 @@ pub fn summary_csv(doc: &ResultDoc) -> Result<String> {
         };
         for (name, op) in run.op_rows() {
             let l = &op.lat_us;
-            w.write_record([
+            let record = [
                 run.name.clone(),
                 name.into(),
                 rw.clone(),
@@ -107,8 +107,9 @@ pub fn summary_csv(doc: &ResultDoc) -> Result<String> {
                 f(all.p99_9),
                 // A suite's warm-up run: recorded, left out of the tables.
                 run.workload.discard.to_string(),
-            ])
-            .map_err(err)?;
+            ];
+            w.write_record(record.iter().map(|c| table::csv_cell(c).into_owned()))
+                .map_err(err)?;
         }
     }
     let bytes = w
@@ -149,7 +150,8 @@ pub fn summary(doc: &ResultDoc) -> String {
     if !findings.is_empty() {
         parts.push(findings);
     }
-    parts.join("\n\n")
+    // Run names, paths and the expectation's basis come from users.
+    fmt::terminal(&parts.join("\n\n")).into_owned()
 }
 
 /// Writes result.json, summary.csv, the tables and `extra` (report.html)

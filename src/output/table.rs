@@ -101,9 +101,9 @@ impl Table {
     /// The header and rows as CSV (title and notes left out).
     pub fn to_csv(&self) -> Result<String, String> {
         let mut w = csv::Writer::from_writer(Vec::new());
-        w.write_record(&self.head).map_err(|e| e.to_string())?;
-        for r in &self.rows {
-            w.write_record(r).map_err(|e| e.to_string())?;
+        for r in std::iter::once(&self.head).chain(&self.rows) {
+            w.write_record(r.iter().map(|c| csv_cell(c).into_owned()))
+                .map_err(|e| e.to_string())?;
         }
         let bytes = w.into_inner().map_err(|e| e.to_string())?;
         String::from_utf8(bytes).map_err(|e| e.to_string())
@@ -111,14 +111,38 @@ impl Table {
 }
 
 /// The one Markdown escaper. Pipes would split cells, angle brackets become
-/// HTML where Markdown is rendered, and a newline ends the row; run names
-/// and paths come from users, so all are escaped.
+/// HTML where Markdown is rendered, a newline ends the row, brackets make
+/// a link (`[x](javascript:...)`) and backquotes, stars, underscores and
+/// tildes change what the text looks like; run names and paths come from
+/// users, so all are escaped.
 pub fn md_cell(s: &str) -> String {
-    s.replace('\\', "\\\\")
-        .replace('|', "\\|")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace(['\n', '\r'], " ")
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\\' | '|' | '[' | ']' | '`' | '*' | '_' | '~' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '\n' | '\r' => out.push(' '),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// The one CSV cell guard: a spreadsheet runs a cell that starts with `=`,
+/// `+`, `-` or `@` (or a tab or carriage return before one) as a formula,
+/// so text from users (run names, paths, hosts) gets OWASP's leading `'`.
+/// Figures are left alone: a negative number is not a formula.
+pub fn csv_cell(s: &str) -> std::borrow::Cow<'_, str> {
+    let risky = s.starts_with(['=', '+', '-', '@', '\t', '\r']);
+    if risky && s != "-" && s.parse::<f64>().is_err() {
+        format!("'{s}").into()
+    } else {
+        s.into()
+    }
 }
 
 /// A file-name-safe form of a table title.
@@ -166,6 +190,32 @@ mod tests {
         assert_eq!(lines[0], "results");
         assert_eq!(lines.last(), Some(&"knee: <here>"));
         assert!(text.contains("1,000"));
+    }
+
+    #[test]
+    fn markdown_cells_cannot_make_links_or_formatting() {
+        assert_eq!(
+            md_cell("[x](javascript:alert(1)) *b* `c` a_b ~d~ <i>|"),
+            "\\[x\\](javascript:alert(1)) \\*b\\* \\`c\\` a\\_b \\~d\\~ &lt;i&gt;\\|"
+        );
+    }
+
+    #[test]
+    fn csv_cells_that_a_spreadsheet_would_run_get_a_quote() {
+        for (cell, want) in [
+            ("=HYPERLINK(\"http://x\")", "'=HYPERLINK(\"http://x\")"),
+            ("+1+2", "'+1+2"),
+            ("-cmd|' /C calc'!A0", "'-cmd|' /C calc'!A0"),
+            ("@SUM(A1)", "'@SUM(A1)"),
+            ("\t=1", "'\t=1"),
+            ("\r=1", "'\r=1"),
+            ("randread-4k", "randread-4k"),
+            ("-1.5", "-1.5"),
+            ("-", "-"),
+            ("1,000", "1,000"),
+        ] {
+            assert_eq!(csv_cell(cell), want, "{cell:?}");
+        }
     }
 
     #[test]

@@ -64,6 +64,8 @@ impl TerminalObserver {
         if !self.chatty {
             return;
         }
+        // Notes carry hosts' messages and names from files.
+        let line = &*super::fmt::terminal(line);
         let mut printed = false;
         self.with_bar(|b| {
             // A hidden bar (stderr not a terminal) prints nothing: a note

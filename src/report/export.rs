@@ -87,6 +87,7 @@ pub fn csv(sources: &[Source]) -> Result<String> {
 }
 
 fn csv_field(s: &str) -> String {
+    let s = &*output::table::csv_cell(s);
     if s.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {

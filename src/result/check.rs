@@ -67,9 +67,21 @@ pub fn clean_strings(v: &mut Value, newlines: bool) {
 }
 
 /// Parses and checks a result.json. Errors say what is wrong, in one line.
+/// The text goes straight into the typed structure (strings cleaned in the
+/// text first), never through a `serde_json::Value`, whose overhead a
+/// hostile file could multiply many times over; the counts that typed
+/// parsing could still multiply are bounded by the file's size
+/// (`check_sizes`).
 pub fn parse_result(bytes: &[u8]) -> Result<ResultDoc, String> {
-    let mut v: Value = serde_json::from_slice(bytes).map_err(|e| e.to_string())?;
-    match v.get("schema").and_then(Value::as_str) {
+    #[derive(serde::Deserialize)]
+    struct Head {
+        schema: Option<Value>,
+    }
+    let head: Head = serde_json::from_slice(bytes).map_err(|e| match e.classify() {
+        serde_json::error::Category::Data => "it is not an object with a schema field".into(),
+        _ => e.to_string(),
+    })?;
+    match head.schema.as_ref().and_then(Value::as_str) {
         Some(SCHEMA) => {}
         Some(other) => {
             return Err(format!(
@@ -79,8 +91,8 @@ pub fn parse_result(bytes: &[u8]) -> Result<ResultDoc, String> {
         }
         None => return Err("it has no schema field".into()),
     }
-    clean_strings(&mut v, false);
-    let mut doc: ResultDoc = serde_json::from_value(v).map_err(|e| e.to_string())?;
+    let text = super::clean_json::clean_json_strings(bytes, MAX_STRING);
+    let mut doc: ResultDoc = serde_json::from_slice(&text).map_err(|e| e.to_string())?;
     super::targets::upgrade(&mut doc);
     check_doc(&doc)?;
     Ok(doc)
@@ -91,6 +103,7 @@ pub fn check_doc(doc: &ResultDoc) -> Result<(), String> {
     if doc.runs.len() > MAX_RUNS {
         return Err(format!("{} runs, more than {MAX_RUNS}", doc.runs.len()));
     }
+    check_counts(doc)?;
     // A multi-host merge adds rates measured over each part's own window,
     // so only one-man results must match their ops and duration exactly.
     let rates = if doc.cluster.is_some() {
@@ -216,6 +229,60 @@ pub fn check_host_environment(h: &crate::result::HostInfo) -> Result<(), String>
                 "host '{}': a {what} that is empty or longer than {max} characters",
                 h.hostname
             ));
+        }
+    }
+    Ok(())
+}
+
+/// The lists that cost the views far more than their text: a note of two
+/// bytes (`""`) becomes a table row and an HTML paragraph, a long run name
+/// is repeated in every table and chart. volbench writes a few notes per
+/// run and per file set, a handful of findings per run and target, a few
+/// lines of basis and names of at most `MAX_NAME_CHARS`; a file with more
+/// is not one it wrote, and is refused before any view is built, so the
+/// memory a report takes stays a small multiple of the file's size.
+fn check_counts(doc: &ResultDoc) -> Result<(), String> {
+    use crate::units::bounds::MAX_NAME_CHARS;
+    let many = |what: &str, n: usize, max: usize| {
+        if n > max {
+            Err(format!("{n} {what}, more than {max}"))
+        } else {
+            Ok(())
+        }
+    };
+    many("runs in its spec", doc.spec.runs.len(), MAX_RUNS)?;
+    let sets = doc.runs.len() + doc.spec.runs.len() + doc.fill.len();
+    many("notes", doc.notes.len(), 16 + 4 * sets)?;
+    let targets: usize = doc.runs.iter().map(|r| r.targets.len()).sum();
+    let hosts = doc.cluster.as_ref().map_or(0, |c| c.hosts.len());
+    many(
+        "findings",
+        doc.diagnosis.len(),
+        16 * (1 + doc.runs.len() + targets + hosts),
+    )?;
+    for f in &doc.diagnosis {
+        many("runs named by one finding", f.runs.len(), doc.runs.len())?;
+        if f.figures.len() > 64 {
+            return Err(format!("a finding with {} figures", f.figures.len()));
+        }
+    }
+    if let Some(e) = &doc.expect {
+        many("lines of the expectation's basis", e.basis.len(), 16)?;
+    }
+    let all_runs = doc.runs.iter().chain(
+        doc.cluster
+            .iter()
+            .flat_map(|c| c.hosts.iter().flat_map(|h| &h.runs)),
+    );
+    for r in all_runs {
+        let n = r.name.chars().count();
+        if n > MAX_NAME_CHARS {
+            return Err(format!(
+                "a run name of {n} characters; volbench names runs in at most {MAX_NAME_CHARS}"
+            ));
+        }
+        if let Some(c) = &r.counters {
+            many("counter intervals", c.intervals.len(), MAX_INTERVALS + 2)?;
         }
     }
     Ok(())

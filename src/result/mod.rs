@@ -3,6 +3,7 @@
 //! it carries the merged histograms so it can be re-read and merged again.
 
 pub mod check;
+pub(crate) mod clean_json;
 pub mod cluster;
 pub mod counters;
 pub mod diagnosis;

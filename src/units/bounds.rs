@@ -109,6 +109,13 @@ pub const MAX_COOLDOWN: Duration = Duration::from_secs(DAY);
 /// --rate as a bandwidth, bytes/s across all threads (1 KiB/s..1 PiB/s).
 pub const MIN_RATE_BYTES: f64 = 1024.0;
 pub const MAX_RATE_BYTES: f64 = (1u64 << 50) as f64;
+/// --expect iops= and mib_s= (and what a catalogue entry works out to):
+/// below these, a measured figure over the limit (up to 10^10 IOPS) as a
+/// percentage would overflow to infinity, which result.json cannot hold.
+pub const MIN_EXPECT_IOPS: f64 = 0.01;
+pub const MAX_EXPECT_IOPS: f64 = 1e9;
+pub const MIN_EXPECT_MIB_S: f64 = 0.001;
+pub const MAX_EXPECT_MIB_S: f64 = 1e9;
 /// --fill-bs: one sector up to 64 MiB (each of up to 4 fill threads holds
 /// one buffer of it).
 pub const MIN_FILL_BS: u64 = 512;

@@ -204,3 +204,144 @@ fn import_output_never_replaces_or_follows_what_is_at_the_path() {
     );
     assert_eq!(std::fs::read_to_string(&existing).unwrap(), "mine");
 }
+
+#[test]
+fn expected_figures_are_bounded_given_once_and_read_back() {
+    // --expect iops=1e-300 wrote a finding's percentage as null, and
+    // `report` could not read the result back.
+    let d = tempfile::tempdir().unwrap();
+    let t = d.path().join("t");
+    std::fs::create_dir(&t).unwrap();
+    let run = |expect: &str, out: &str| {
+        vb([
+            "run",
+            "--engine",
+            "null",
+            "--duration",
+            "300ms",
+            "--warmup",
+            "0",
+        ])
+        .args(["--size", "1m", "--expect", expect, "--output"])
+        .arg(d.path().join(out))
+        .arg("--target")
+        .arg(&t)
+    };
+    let o = run("iops=1e-300", "tiny").output();
+    refused_with(&o, "iops 1e-300 is outside 0.01..1000000000");
+    assert!(!d.path().join("tiny").exists(), "refused before any output");
+    refused_with(&run("iops=5,iops=6", "twice").output(), "gives iops twice");
+    refused_with(
+        &run("mib_s=5,mibs=6", "twice").output(),
+        "gives mib_s twice",
+    );
+    run("iops=0.01,mib_s=0.001", "least").expect(exit::OK);
+    let doc = read_json(&d.path().join("least/result.json"));
+    for f in doc["diagnosis"].as_array().unwrap() {
+        for (k, v) in f["figures"].as_object().unwrap() {
+            assert!(v.is_number(), "{k} is {v} in {f}");
+        }
+    }
+    vb(["report"])
+        .arg(d.path().join("least"))
+        .arg("-o")
+        .arg(d.path().join("rep"))
+        .expect(exit::OK);
+}
+
+#[test]
+fn a_result_with_notes_by_the_million_is_refused_in_one_line() {
+    // Each two-byte note became a table row and an HTML paragraph: 6 MB of
+    // them took 690 MB to report before the bound.
+    let d = tempfile::tempdir().unwrap();
+    let mut doc = volbench::report::fixtures::six_patterns();
+    doc.notes = vec![String::new(); 200_000];
+    let path = write_result(d.path(), &doc);
+    let o = vb(["report"])
+        .arg(&path)
+        .arg("-o")
+        .arg(d.path().join("rep"))
+        .output();
+    refused_with(&o, "200000 notes, more than");
+    assert!(!d.path().join("rep").exists());
+}
+
+#[test]
+fn an_included_file_that_is_no_job_file_is_not_echoed() {
+    // `include /etc/shadow` printed the file's first line (a password
+    // hash) in the error; now only where, and what was wrong.
+    let d = tempfile::tempdir().unwrap();
+    let secret = d.path().join("shadow");
+    std::fs::write(&secret, "root:$6$salt$SECRETHASH:19000:0:99999:7:::\n").unwrap();
+    let fio = d.path().join("a.fio");
+    std::fs::write(
+        &fio,
+        format!("[j]\nrw=read\ninclude {}\n", secret.display()),
+    )
+    .unwrap();
+    let o = vb(["import", "fio"]).arg(&fio).output();
+    refused_with(&o, "line 1: this line: ");
+    let vdb = d.path().join("a.vdb");
+    std::fs::write(&vdb, format!("include={}\n", secret.display())).unwrap();
+    let o2 = vb(["import", "vdbench"]).arg(&vdb).output();
+    refused_with(&o2, "line 1: not keyword=value");
+    for o in [o, o2] {
+        assert!(!stderr(&o).contains("SECRETHASH"), "{}", stderr(&o));
+    }
+}
+
+#[test]
+fn a_hosts_file_setting_given_twice_is_refused_naming_it() {
+    // Last-wins ran vm1 with 4 threads where the file also said 2.
+    let d = tempfile::tempdir().unwrap();
+    let hosts = d.path().join("hosts");
+    std::fs::write(&hosts, "vm0\nvm1 threads=2 threads=4\n").unwrap();
+    let o = vb(["run", "--dry-run", "--target", "/nonexistent/{host}"])
+        .arg("--hosts-file")
+        .arg(&hosts)
+        .output();
+    refused_with(&o, "line 2: 'threads' is given twice");
+}
+
+#[test]
+fn importers_bound_every_number_and_the_runs_they_make() {
+    let d = tempfile::tempdir().unwrap();
+    let parm = |rd: &str| {
+        let f = d.path().join("parm");
+        std::fs::write(
+            &f,
+            format!(
+                "sd=sd1,lun=/tmp/vb-never/f,size=1g\nwd=w,sd=sd1,rdpct=100,xfersize=4k\n\
+                 rd=r,wd=w,elapsed=10,iorate=max,{rd}\n"
+            ),
+        )
+        .unwrap();
+        f
+    };
+    // Cut silently at 10,000 points before: still a 10,000-run suite.
+    let o = vb(["import", "vdbench"])
+        .arg(parm("forthreads=(1-100000,1)"))
+        .output();
+    refused_with(&o, "'1-100000' expands to more than 10000 values");
+    assert!(stderr(&o).contains("parm line 3"), "{}", stderr(&o));
+    let o = vb(["import", "vdbench"])
+        .arg(parm("forthreads=(5000-5001,1)"))
+        .output();
+    refused_with(&o, "threads '5000' is not a whole number in 1..4096");
+    let o = vb(["import", "vdbench"])
+        .arg(parm("forthreads=(1-200,1),forrdpct=(1-100,1)"))
+        .output();
+    refused_with(&o, "its lists make 20000 runs, more than 10000 in one job");
+    // -g1e308i wrote a 309-digit rate into the suite.
+    let o = vb([
+        "import",
+        "diskspd",
+        "--",
+        "-b4k",
+        "-d5",
+        "-g1e308i",
+        "/tmp/vb-never/x.dat",
+    ])
+    .output();
+    refused_with(&o, "-g1e308i: the rate 1e308 is outside 0.01..1000000000");
+}

@@ -440,3 +440,105 @@ proptest! {
         }
     }
 }
+
+/// One catalogue key with a value as a careless or hostile file writes it.
+fn catalogue_line() -> impl Strategy<Value = String> {
+    let key = prop::sample::select(vec![
+        "name",
+        "title",
+        "kind",
+        "family",
+        "source",
+        "url",
+        "note",
+        "formula",
+        "size",
+        "quota_min",
+        "quota_max",
+        "quota_step",
+        "iops",
+        "iops_base",
+        "iops_per_gib",
+        "iops_min",
+        "iops_max",
+        "iops_provisioned_max",
+        "iops_per_gib_max",
+        "mib_s",
+        "mbit_s",
+        "mib_s_base",
+        "mib_s_per_gib",
+        "mib_s_per_tib",
+        "mib_s_min",
+        "mib_s_max",
+        "mib_s_provisioned_max",
+        "mib_s_per_iops_max",
+        "round_up",
+        "speed",
+    ]);
+    let value = prop_oneof![
+        number_text(),
+        Just("1e308".to_string()),
+        Just("1e-300".to_string()),
+        Just("nan".to_string()),
+        Just("-inf".to_string()),
+        Just("true".to_string()),
+        Just("\"4TiB\"".to_string()),
+        Just("\"1e30P\"".to_string()),
+        Just("\"\\u001b]0;owned\\u0007\\u001b[2J\"".to_string()),
+        Just("[1, 2]".to_string()),
+        "[ -~]{0,12}".prop_map(|s| format!("\"{}\"", s.replace(['"', '\\'], ""))),
+    ];
+    (key, value).prop_map(|(k, v)| format!("{k} = {v}"))
+}
+
+/// A catalogue file: entries of plausible lines, sometimes raw junk.
+fn catalogue_text() -> impl Strategy<Value = String> {
+    let entry = proptest::collection::vec(catalogue_line(), 0..12).prop_map(|lines| {
+        let base = "name = \"x\"\ntitle = \"t\"\nkind = \"volume\"\nsource = \"s\"\nurl = \"u\"\n";
+        format!("[[service]]\n{base}{}\n", lines.join("\n"))
+    });
+    prop_oneof![
+        4 => proptest::collection::vec(entry, 0..4).prop_map(|e| e.concat()),
+        1 => any::<String>(),
+        1 => "[\\[\\]=\"a-z0-9 .\n\u{1b}]{0,80}",
+    ]
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// The catalogue parser (`--catalogue FILE`, ~/.config/volbench/services.toml):
+    /// any text is entries or one clear line, never a panic; what it
+    /// accepts works out to finite limits, and what `service show` prints
+    /// of it reaches the terminal without an escape sequence.
+    #[test]
+    fn any_catalogue_text_is_entries_or_one_line(text in catalogue_text()) {
+        use volbench::input::catalogue::{self as service, size};
+        match service::parse("mine.toml", &text) {
+            Err(e) => {
+                let m = e.to_string();
+                prop_assert!(!e.message.trim().is_empty());
+                prop_assert!(!m.chars().any(char::is_control), "{:?}", m);
+            }
+            Ok(all) => {
+                for s in &all {
+                    let shown = format!("{}\n{}", size::brief(s), size::show(s));
+                    let shown = volbench::output::fmt::terminal(&shown);
+                    prop_assert!(!shown.chars().any(|c| c.is_control() && c != '\n' && c != '\t'));
+                    for gib in [0.0, 1.0, 1024.0, 1e6] {
+                        for v in [s.iops.at(gib), s.mib_s.at(gib)].into_iter().flatten() {
+                            prop_assert!(v.is_finite() && v >= 0.0, "{} at {} GiB: {}", s.name, gib, v);
+                        }
+                    }
+                    for q in [None, Some(1u64 << 40)] {
+                        if let Ok(e) = size::expectation(&all, &format!("{}{}", s.name, q.map_or(String::new(), |q| format!(":{q}")))) {
+                            for v in [e.iops, e.mib_s].into_iter().flatten() {
+                                prop_assert!(v.is_finite() && v > 0.0);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

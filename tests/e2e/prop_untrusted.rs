@@ -442,3 +442,142 @@ proptest! {
         }
     }
 }
+
+// ---- memory: what a result.json costs to read is bounded by its size ----
+
+/// Counts the bytes the current thread holds, and the most it held, so a
+/// test can bound what one call allocates (other tests' threads are not
+/// counted; a per-thread figure needs no lock in the allocator).
+struct Counting;
+
+thread_local! {
+    static LIVE: std::cell::Cell<isize> = const { std::cell::Cell::new(0) };
+    static PEAK: std::cell::Cell<isize> = const { std::cell::Cell::new(0) };
+}
+
+fn count(delta: isize) {
+    let _ = LIVE.try_with(|l| {
+        l.set(l.get() + delta);
+        let _ = PEAK.try_with(|p| p.set(p.get().max(l.get())));
+    });
+}
+
+// SAFETY: every call is passed on to the system allocator unchanged.
+unsafe impl std::alloc::GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: std::alloc::Layout) -> *mut u8 {
+        count(l.size() as isize);
+        unsafe { std::alloc::System.alloc(l) }
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: std::alloc::Layout) {
+        count(-(l.size() as isize));
+        unsafe { std::alloc::System.dealloc(p, l) }
+    }
+    unsafe fn realloc(&self, p: *mut u8, l: std::alloc::Layout, new: usize) -> *mut u8 {
+        count(new as isize - l.size() as isize);
+        unsafe { std::alloc::System.realloc(p, l, new) }
+    }
+}
+
+#[global_allocator]
+static ALLOC: Counting = Counting;
+
+/// The most this thread held above what it held before, while `f` ran.
+fn peak_of<T>(f: impl FnOnce() -> T) -> (T, usize) {
+    let base = LIVE.with(|l| l.get());
+    PEAK.with(|p| p.set(base));
+    let out = f();
+    (out, (PEAK.with(|p| p.get()) - base).max(0) as usize)
+}
+
+/// A sound result with `extra` spliced in as its first top-level members.
+fn padded(extra: &str) -> Vec<u8> {
+    let mut d = fixtures::six_patterns();
+    d.runs.truncate(1);
+    let text = String::from_utf8(json(&d)).expect("utf-8");
+    format!("{{{extra},{}", &text[1..]).into_bytes()
+}
+
+/// What a hostile file may put in many times over, each element costing
+/// the typed parse or the views far more than its few bytes of text.
+fn hostile_list() -> impl Strategy<Value = (String, &'static str)> {
+    let item = prop_oneof![
+        Just(("\"x\"", "{\"a\":0}")),
+        Just(("\"x\"", "[0]")),
+        Just(("\"notes\"", "\"\"")),
+        Just((
+            "\"diagnosis\"",
+            "{\"kind\":\"littles_law_gap\",\"message\":\"\",\"confidence\":\"low\"}"
+        )),
+        Just(("\"expect\"", "")),
+    ];
+    (item, 1usize..40_000).prop_map(|((key, one), n)| {
+        if key == "\"expect\"" {
+            let basis = vec!["\"\""; n].join(",");
+            (
+                format!("{key}:{{\"given\":\"x\",\"iops\":1,\"basis\":[{basis}]}}"),
+                "basis",
+            )
+        } else {
+            (format!("{key}:[{}]", vec![one; n].join(",")), "list")
+        }
+    })
+}
+
+#[test]
+fn a_result_with_one_key_objects_by_the_million_reads_in_a_few_times_its_size() {
+    // 80 bytes of memory per 8 bytes of text through a serde_json::Value:
+    // 16 MB of such a file took 1.4 GB before the fix.
+    let bytes = padded(&format!(
+        "\"x\":[{}]",
+        vec!["{\"a\":0}"; 1_000_000].join(",")
+    ));
+    let (doc, peak) = peak_of(|| parse_result(&bytes));
+    doc.expect("unknown members are ignored");
+    assert!(
+        peak < 4 * bytes.len(),
+        "{peak} bytes held reading {} bytes",
+        bytes.len()
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Whatever a hostile file repeats, reading it holds at most a few
+    /// times its size, and what is accepted renders in a bounded multiple.
+    #[test]
+    fn hostile_lists_cost_a_small_multiple_of_their_text((extra, _) in hostile_list()) {
+        let bytes = padded(&extra);
+        let (doc, peak) = peak_of(|| parse_result(&bytes));
+        prop_assert!(peak < 16 * bytes.len(), "{} bytes held reading {}", peak, bytes.len());
+        match doc {
+            Err(e) => one_line(&e),
+            Ok(doc) => {
+                prop_assert!(doc.notes.len() <= 16 + 4 * (doc.runs.len() + doc.spec.runs.len()));
+                prop_assert!(doc.expect.as_ref().is_none_or(|e| e.basis.len() <= 16));
+                let ((), held) = peak_of(|| render_all(doc));
+                prop_assert!(held < 64 * bytes.len(), "{} bytes held rendering {}", held, bytes.len());
+            }
+        }
+    }
+
+    /// Cleaning the strings in the text (so no `Value` is built) is the
+    /// same as cleaning each parsed string: control characters become '?'
+    /// and a long string is cut, keys included.
+    #[test]
+    fn strings_are_cleaned_as_they_read(
+        text in proptest::collection::vec(
+            prop_oneof![any::<char>(), Just('\u{1b}'), Just('\n'), Just('\u{85}'), Just('\u{7f}'), Just('"'), Just('\\')],
+            0..40,
+        ).prop_map(|c| c.into_iter().collect::<String>()),
+        long in 0usize..3,
+    ) {
+        let text = text.repeat(1 + long * 150);
+        let mut d = fixtures::six_patterns();
+        d.runs.truncate(1);
+        d.notes.push(text.clone());
+        let back = parse_result(&json(&d)).expect("a note is any text");
+        let want = volbench::result::check::clean(&text, volbench::result::check::MAX_STRING);
+        prop_assert_eq!(back.notes.last(), Some(&want));
+    }
+}

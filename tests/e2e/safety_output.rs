@@ -10,7 +10,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 use volbench::error::exit;
 
-use crate::common::{is_root, read_json, run, skip, stderr, stdout, volbench, write_result};
+use crate::common::{is_root, read_json, run, skip, stderr, stdout, vb, volbench, write_result};
 use volbench::report::fixtures;
 
 const BIN: &str = env!("CARGO_BIN_EXE_volbench");
@@ -484,4 +484,131 @@ fn a_tampered_rate_from_a_host_is_refused_not_merged() {
         let iops = run["totals"]["read"]["iops"].as_f64().unwrap();
         assert!(iops < 1e12, "merged {iops}");
     }
+}
+
+#[test]
+fn csv_cells_cannot_be_formulas_nor_markdown_cells_links() {
+    // A run named `=HYPERLINK(...)` was a live formula in summary.csv and
+    // `report --format csv`; `[x](javascript:...)` a link in tables.md.
+    let d = tempfile::tempdir().unwrap();
+    let t = d.path().join("t");
+    std::fs::create_dir(&t).unwrap();
+    let out = d.path().join("out");
+    let name = "=HYPERLINK(\"http://x\",\"[x](javascript:alert(1))\")";
+    vb([
+        "run",
+        "--engine",
+        "null",
+        "--duration",
+        "300ms",
+        "--warmup",
+        "0",
+    ])
+    .args(["--size", "1m", "--name", name, "--output"])
+    .arg(&out)
+    .arg("--target")
+    .arg(&t)
+    .expect(exit::OK);
+    let formula = |text: &str, what: &str| {
+        for line in text.lines() {
+            for cell in line.split(',') {
+                let c = cell.trim_start_matches('"');
+                assert!(!c.starts_with(['=', '+', '@']), "{what}: {line}");
+            }
+        }
+    };
+    let csvs: Vec<PathBuf> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "csv"))
+        .collect();
+    assert!(csvs.len() >= 2, "summary.csv and a table: {csvs:?}");
+    for f in &csvs {
+        let text = std::fs::read_to_string(f).unwrap();
+        formula(&text, &f.display().to_string());
+    }
+    let summary = std::fs::read_to_string(out.join("summary.csv")).unwrap();
+    assert!(summary.contains("\"'=HYPERLINK("), "{summary}");
+    let o = vb(["report"])
+        .arg(&out)
+        .args(["--format", "csv"])
+        .expect(exit::OK);
+    formula(&stdout(&o), "report --format csv");
+    let md = std::fs::read_to_string(out.join("tables.md")).unwrap();
+    let o = vb(["report"])
+        .arg(&out)
+        .args(["--format", "md"])
+        .expect(exit::OK);
+    for text in [md, stdout(&o)] {
+        assert!(!text.contains("[x](javascript"), "{text}");
+        assert!(text.contains("\\[x\\](javascript"), "{text}");
+    }
+    // The HTML report escapes it as text.
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(html.contains("=HYPERLINK(&quot;http:") || html.contains("=HYPERLINK(&#34;http:"));
+}
+
+#[test]
+fn catalogue_text_reaches_the_terminal_without_escape_sequences() {
+    let d = tempfile::tempdir().unwrap();
+    let cat = d.path().join("mine.toml");
+    std::fs::write(
+        &cat,
+        "[[service]]\nname = \"evil\"\ntitle = \"t\\u001b]0;owned\\u0007\\u001b[2J\"\n\
+         kind = \"vol\\u001b[5m\"\nsource = \"s\\u009b31m\"\nurl = \"u\"\nnote = \"n\\u001b[8m\"\niops = 500\n",
+    )
+    .unwrap();
+    for args in [
+        vec!["service", "show", "evil", "--catalogue"],
+        vec!["service", "list", "--catalogue"],
+    ] {
+        let o = vb(args.clone()).arg(&cat).expect(exit::OK);
+        let out = stdout(&o);
+        assert!(out.contains("vol\\u{1b}[5m"), "{args:?}: {out}");
+        assert!(
+            !out.chars()
+                .any(|c| c.is_control() && c != '\n' && c != '\t'),
+            "{args:?}: {out:?}"
+        );
+    }
+}
+
+#[test]
+fn dev_stdout_is_stdout_for_the_single_file_outputs() {
+    // `-o /dev/stdout` was refused as a character device.
+    let d = tempfile::tempdir().unwrap();
+    let dir = write_result(&d.path().join("r"), &fixtures::six_patterns());
+    let o = vb(["report"])
+        .arg(&dir)
+        .args(["--format", "csv", "-o", "/dev/stdout"])
+        .expect(exit::OK);
+    assert!(stdout(&o).starts_with("run,"), "{}", stdout(&o));
+    for to in ["-", "/dev/stdout"] {
+        let o = vb([
+            "import",
+            "diskspd",
+            "-o",
+            to,
+            "--",
+            "-b4k",
+            "-d5",
+            "/tmp/vb-never/x.dat",
+        ])
+        .expect(exit::OK);
+        assert!(stdout(&o).contains("[[run]]"), "{}", stdout(&o));
+    }
+    // Any other device stays refused, and a regular file is still not replaced.
+    let o = vb(["report"])
+        .arg(&dir)
+        .args(["--format", "csv", "-o", "/dev/null"])
+        .output();
+    assert_eq!(o.status.code(), Some(exit::REFUSED), "{}", stderr(&o));
+    let kept = d.path().join("kept.toml");
+    std::fs::write(&kept, "mine").unwrap();
+    let o = vb(["import", "diskspd", "-o"])
+        .arg(&kept)
+        .args(["--", "-b4k", "-d5", "/tmp/vb-never/x.dat"])
+        .output();
+    assert_ne!(o.status.code(), Some(exit::OK));
+    assert_eq!(std::fs::read_to_string(&kept).unwrap(), "mine");
 }

@@ -362,7 +362,7 @@ pub struct ReportArgs {
 
     /// Where to write. Default for html: DIR/report.html with one DIR (a
     /// required option with several); stdout for the other formats. `-`
-    /// means stdout. fio-json into an existing directory: a file per run.
+    /// or /dev/stdout means stdout. fio-json into an existing directory: a file per run.
     #[arg(short = 'o', long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 
@@ -564,8 +564,8 @@ pub enum ImportCommand {
 #[derive(Args, Debug, Clone, Default)]
 pub struct ImportTo {
     /// Write the suite here (and, for many hosts, its hosts file beside it
-    /// as FILE.hosts) instead of printing it; an existing file is never
-    /// replaced.
+    /// as FILE.hosts) instead of printing it (`-` or /dev/stdout prints
+    /// it); an existing file is never replaced.
     #[arg(short = 'o', long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 

@@ -14,6 +14,8 @@ pub const MAX_MIB_S: f64 = 1e9;
 /// A size with binary units and decimals allowed: 4TiB, 70.31TiB, 500GiB, 1.5T.
 pub fn parse_quota(text: &str) -> Result<u64> {
     let t = text.trim();
+    // Catalogue files and flags alike: the text goes back in one line.
+    let text = &crate::units::bounds::one_line(text);
     let split = t
         .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '_'))
         .unwrap_or(t.len());
@@ -27,7 +29,7 @@ pub fn parse_quota(text: &str) -> Result<u64> {
     let Some(shift) = crate::units::unit_shift(unit) else {
         return Err(VbError::input(format!(
             "size '{text}' has an unknown unit '{}' (use GiB, TiB...: binary, 1 TiB = 1024 GiB)",
-            unit.trim()
+            crate::units::bounds::one_line(unit.trim())
         )));
     };
     let bytes = (v * (1u64 << shift) as f64).round();
@@ -388,19 +390,20 @@ pub fn expectation(all: &[Service], text: &str) -> Result<Expectation> {
                 .trim()
                 .parse()
                 .map_err(|_| bad(format!("'{v}' is not a number")))?;
-            let (slot, max) = match k.trim().to_ascii_lowercase().as_str() {
-                "iops" => (&mut explicit.0, MAX_IOPS),
-                "mib_s" | "mibs" | "mib/s" => (&mut explicit.1, MAX_MIB_S),
+            let (slot, key) = match k.trim().to_ascii_lowercase().as_str() {
+                "iops" => (&mut explicit.0, "iops"),
+                "mib_s" | "mibs" | "mib/s" => (&mut explicit.1, "mib_s"),
                 other => {
                     return Err(bad(format!(
                         "unknown key '{other}' (use iops=N, mib_s=N or SERVICE[:QUOTA])"
                     )));
                 }
             };
-            if !(x > 0.0 && x <= max) {
-                return Err(bad(format!("{k}={v} is outside 0..1e9")));
+            // Last-wins would silently drop one of the two figures.
+            if slot.is_some() {
+                return Err(bad(format!("gives {key} twice")));
             }
-            *slot = Some(x);
+            *slot = Some(expect_bound(key, x).map_err(|x| bad(x.to_string()))?);
             continue;
         }
         if e.service.is_some() {
@@ -440,12 +443,30 @@ pub fn expectation(all: &[Service], text: &str) -> Result<Expectation> {
         e.mib_s = Some(m);
         e.basis.push(format!("mib_s={} as given", num(m)));
     }
+    // A catalogue entry at a tiny quota may work out below the bound too.
+    for (key, v) in [("iops", e.iops), ("mib_s", e.mib_s)] {
+        if let Some(v) = v {
+            expect_bound(key, v).map_err(|x| bad(x.to_string()))?;
+        }
+    }
     if e.iops.is_none() && e.mib_s.is_none() {
         return Err(bad(
             "gives no IOPS or MiB/s limit to compare with (try iops=N,mib_s=N)".into(),
         ));
     }
     Ok(e)
+}
+
+/// An expected figure within its bounds (`units::bounds`), so every ratio
+/// the diagnosis takes to it stays finite.
+fn expect_bound(key: &str, v: f64) -> Result<f64> {
+    use crate::units::bounds::{
+        MAX_EXPECT_IOPS, MAX_EXPECT_MIB_S, MIN_EXPECT_IOPS, MIN_EXPECT_MIB_S, number,
+    };
+    match key {
+        "iops" => number(key, v, MIN_EXPECT_IOPS, MAX_EXPECT_IOPS),
+        _ => number(key, v, MIN_EXPECT_MIB_S, MAX_EXPECT_MIB_S),
+    }
 }
 
 /// One limit's rule in a few words: "64 MiB/s per TiB (max 4,500)".

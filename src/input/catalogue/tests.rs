@@ -198,9 +198,31 @@ fn expectations_come_from_a_service_or_figures() {
         "speed=5",
         "azure-p30,azure-p40",
         "aws-io2:100GiB",
+        "iops=1e-300",
+        "mib_s=1e-300",
+        "iops=1e10",
     ] {
         assert!(size::expectation(&all, bad).is_err(), "{bad}");
     }
+}
+
+#[test]
+fn expect_figures_are_bounded_and_given_once() {
+    let all = builtin();
+    let e = size::expectation(&all, "iops=1e-300")
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        e,
+        "--expect 'iops=1e-300': iops 1e-300 is outside 0.01..1000000000"
+    );
+    // Last-wins dropped the first figure without a word.
+    for twice in ["iops=5,iops=6", "mib_s=1,mibs=2", "azure-p30,iops=1,IOPS=2"] {
+        let e = size::expectation(&all, twice).unwrap_err().to_string();
+        assert!(e.ends_with("twice"), "{twice}: {e}");
+    }
+    let e = size::expectation(&all, "iops=0.01,mib_s=0.001").unwrap();
+    assert_eq!((e.iops, e.mib_s), (Some(0.01), Some(0.001)));
 }
 
 #[test]

@@ -143,10 +143,18 @@ pub fn parse_file(text: &str, origin: &str) -> Result<Vec<HostSpec>> {
             threads: None,
             vm_size: None,
         };
+        let mut seen: Vec<&str> = Vec::new();
         for w in words {
-            let (k, v) = w
-                .split_once('=')
-                .ok_or_else(|| at(format!("'{w}' is not key=value (target=..., threads=N)")))?;
+            // The word is not shown: a file that is no hosts file at all
+            // must not have its content printed.
+            let (k, v) = w.split_once('=').ok_or_else(|| {
+                at("a word after the host name is not key=value (target=..., threads=N)".into())
+            })?;
+            // Last-wins would drop the first value without a word.
+            if seen.contains(&k) {
+                return Err(at(format!("'{k}' is given twice")));
+            }
+            seen.push(k);
             match k {
                 "target" if !v.is_empty() => host.target = Some(v.to_string()),
                 "threads" => {

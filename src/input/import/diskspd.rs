@@ -553,16 +553,31 @@ pub fn import_args(args: &[String], map: &PathMap) -> Result<Imported> {
     let rate = match throttle {
         Some((g, iops, at, a)) => {
             let per_thread = if iops { g } else { g * 1000.0 / bs as f64 };
-            push(
-                &mut m,
-                &at,
-                &a,
-                How::Exact(format!(
-                    "rate = {} IOPS ({per_thread} per thread x {all_threads} threads)",
-                    per_thread * all_threads as f64
-                )),
-            );
-            Some(per_thread * all_threads as f64)
+            let total = per_thread * all_threads as f64;
+            // Bounded like --rate, so the suite written is one a run takes
+            // (-g1e308i wrote a 309-digit rate).
+            match bounds::number("the rate", total, bounds::MIN_RATE, bounds::MAX_RATE) {
+                Ok(rate) => {
+                    push(
+                        &mut m,
+                        &at,
+                        &a,
+                        How::Exact(format!(
+                            "rate = {} IOPS ({} per thread x {all_threads} threads)",
+                            bounds::short(rate),
+                            bounds::short(per_thread)
+                        )),
+                    );
+                    Some(rate)
+                }
+                // The refusals were already checked: this one is returned.
+                Err(e) => {
+                    return Err(VbError::input(bounds::one_line(&format!(
+                        "{at}: {a}: {}",
+                        e.message
+                    ))));
+                }
+            }
         }
         None => None,
     };

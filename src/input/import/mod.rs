@@ -44,6 +44,16 @@ pub struct Notes {
     pub refused: Vec<(String, String, String)>,
 }
 
+/// Whether `key` could be an option name (`rw`, `iodepth_batch`): only
+/// such a name of an unknown option is shown in an error, so a line of a
+/// file that is no job file at all never reaches the terminal.
+pub(crate) fn option_like(key: &str) -> bool {
+    (1..=40).contains(&key.len())
+        && key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
 impl Notes {
     pub fn exact(&mut self, at: &str, option: &str, how: impl Into<String>) {
         self.mapped.push(Mapping {

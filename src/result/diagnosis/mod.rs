@@ -146,9 +146,13 @@ impl Finding {
     }
 
     pub(crate) fn figure(mut self, name: &str, v: f64) -> Self {
+        // Past 1.8e305 the rounding itself overflows to infinity, which JSON
+        // writes as null and no reader takes back; such a figure has no
+        // thousandths to round anyway.
+        let rounded = (v * 1000.0).round() / 1000.0;
         if v.is_finite() {
-            self.figures
-                .insert(name.into(), (v * 1000.0).round() / 1000.0);
+            let kept = if rounded.is_finite() { rounded } else { v };
+            self.figures.insert(name.into(), kept);
         }
         self
     }
@@ -241,4 +245,24 @@ pub(crate) fn num(v: f64) -> String {
 /// 4096 -> "4 KiB".
 pub(crate) fn bs_text(bytes: u64) -> String {
     crate::units::format_size(bytes)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+mod figure_tests {
+    use super::*;
+
+    #[test]
+    fn every_figure_kept_is_finite_so_result_json_reads_back() {
+        let f = Finding::new(Kind::LittlesLawGap, Confidence::Low, String::new())
+            .figure("huge", 1.36e305)
+            .figure("inf", f64::INFINITY)
+            .figure("nan", f64::NAN)
+            .figure("plain", 1.23456);
+        assert_eq!(f.figures["huge"], 1.36e305);
+        assert_eq!(f.figures["plain"], 1.235);
+        assert!(!f.figures.contains_key("inf") && !f.figures.contains_key("nan"));
+        let back: Finding = serde_json::from_str(&serde_json::to_string(&f).unwrap()).unwrap();
+        assert_eq!(back, f);
+    }
 }

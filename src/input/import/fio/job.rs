@@ -360,6 +360,14 @@ pub(super) fn job(
             _ => match super::noted::known(key, v, opt) {
                 Some(Known::Note(how, exact)) => note(&mut mapped, opt, how.into(), exact),
                 Some(Known::Unsupported(why)) => notes.unsupported(at, &text, why),
+                // A line of a file that is not a job file at all (`include
+                // /etc/shadow`) is not echoed: only a line whose name is one
+                // an option could have.
+                None if !super::super::option_like(key) => notes.refuse(
+                    at,
+                    "this line",
+                    "not a fio option (its text is not shown: is this a fio job file?)",
+                ),
                 None => notes.refuse(
                     at,
                     &text,

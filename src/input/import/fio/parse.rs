@@ -175,8 +175,16 @@ fn expand_vars(line: &str, src: &Sources) -> std::result::Result<String, String>
             }
             rest = body.get(end + 1..).unwrap_or("");
         } else {
+            // The option's name only: a line of a file that is no job file
+            // (`include /etc/shadow`, its hashes full of '$') is not echoed.
+            let key = line.split('=').next().unwrap_or_default().trim();
+            let shown = if crate::input::import::option_like(key) {
+                format!("'{key}=...'")
+            } else {
+                "this line".to_string()
+            };
             return Err(format!(
-                "'{line}': fio's '$' expressions ($ncpus, $mb_memory, math) are not supported yet"
+                "{shown}: fio's '$' expressions ($ncpus, $mb_memory, math) are not supported yet"
             ));
         }
     }

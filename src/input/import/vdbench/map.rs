@@ -378,15 +378,33 @@ pub(super) fn translate(
             Some(v) => v.iter().cloned().map(Some).collect(),
             None => vec![None],
         };
+        // Each point is a run: refused here, by name, rather than written
+        // as a suite no run takes (bounds::MAX_RUNS, as for the flags).
+        let points = [threads.len(), sizes.len(), pcts.len(), seeks.len()]
+            .into_iter()
+            .fold(1usize, usize::saturating_mul);
+        if points > crate::units::bounds::MAX_RUNS {
+            notes.refuse(
+                &rd.at,
+                &rd_opt,
+                format!(
+                    "its lists make {points} runs, more than {} in one job",
+                    crate::units::bounds::MAX_RUNS
+                ),
+            );
+            continue;
+        }
         for t in &threads {
             for x in &sizes {
                 for pc in &pcts {
                     for sk in &seeks {
-                        let Ok(mut th) = t.parse::<u64>() else {
+                        let max = crate::units::bounds::MAX_THREADS;
+                        let Some(mut th) = t.parse::<u64>().ok().filter(|t| (1..=max).contains(t))
+                        else {
                             notes.refuse(
                                 &rd.at,
                                 &rd_opt,
-                                format!("threads '{t}' is not a whole number"),
+                                format!("threads '{t}' is not a whole number in 1..{max}"),
                             );
                             continue;
                         };

@@ -254,9 +254,13 @@ fn first_word(line: &str) -> &str {
 }
 
 fn param(text: &str, at: &str) -> Result<Param> {
-    let (k, v) = text
-        .split_once('=')
-        .ok_or_else(|| VbError::input(format!("{at}: '{text}' is not keyword=value")))?;
+    let (k, v) = text.split_once('=').ok_or_else(|| {
+        // Not echoed: the line may come from a file that is not a
+        // parameter file at all (`include=/etc/shadow`).
+        VbError::input(format!(
+            "{at}: not keyword=value (its text is not shown: is this a vdbench parameter file?)"
+        ))
+    })?;
     Ok(Param {
         key: k.trim().to_ascii_lowercase(),
         value: v.trim().to_string(),

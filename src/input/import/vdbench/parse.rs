@@ -150,7 +150,14 @@ pub(crate) fn for_list(p: &Param) -> std::result::Result<Vec<String>, String> {
         };
         let mut out = Vec::new();
         let mut v = a;
-        while v <= b && out.len() < bounds::MAX_SWEEP_POINTS {
+        while v <= b {
+            // Cut short silently, (1-100000,1) was still a 10,000-run suite.
+            if out.len() == bounds::MAX_SWEEP_POINTS {
+                return Err(format!(
+                    "'{range}' expands to more than {} values, the most a sweep takes",
+                    bounds::MAX_SWEEP_POINTS
+                ));
+            }
             out.push(v.to_string());
             v = if step == "d" {
                 v.saturating_mul(2)
