@@ -13,7 +13,12 @@ use crate::input::args::launch::{CompletionShell, ManArgs};
 /// change the completion scripts and nothing a command accepts. The unit
 /// test below parses each word with the spec's parser, so a list cannot
 /// offer what `run` refuses.
-const ENGINES: [&str; 4] = ["auto", "psync", "io_uring", "null"];
+/// `--engine`'s words: auto, then every row of the engine table.
+fn engines() -> Vec<&'static str> {
+    std::iter::once("auto")
+        .chain(crate::spec::ENGINES.iter().map(|r| r.name))
+        .collect()
+}
 const PATTERNS: [&str; 6] = ["read", "write", "randread", "randwrite", "rw", "randrw"];
 const WRITE_SYNC: [&str; 3] = ["none", "dsync", "sync"];
 const ARRIVALS: [&str; 2] = ["uniform", "poisson"];
@@ -22,7 +27,7 @@ const ARRIVALS: [&str; 2] = ["uniform", "poisson"];
 fn hint(id: &str) -> Option<Hint> {
     let words = |w: &[&'static str]| Some(Hint::Words(w.to_vec()));
     match id {
-        "engine" => words(&ENGINES),
+        "engine" => Some(Hint::Words(engines())),
         "rw" => words(&PATTERNS),
         "write_sync" => words(&WRITE_SYNC),
         "arrivals" => words(&ARRIVALS),
@@ -156,7 +161,7 @@ mod tests {
 
     #[test]
     fn every_completion_word_is_accepted_by_the_spec() {
-        ENGINES
+        engines()
             .iter()
             .for_each(|w| assert!(EngineChoice::parse(w).is_ok(), "{w}"));
         PATTERNS

@@ -70,7 +70,7 @@ pub fn run_one(
                 None,
             ));
         }
-        let files = if run.engine == crate::io::engine::EngineKind::Null || spec.meta.is_some() {
+        let files = if run.engine.caps().diskless || spec.meta.is_some() {
             Vec::new()
         } else {
             target::open_files(

@@ -335,7 +335,7 @@ pub fn job(a: &RunArgs) -> Result<Option<JobSpec>> {
             direct: a.direct,
             allow_overwrite: false,
         },
-        engine: EngineChoice::Psync,
+        engine: EngineChoice::Only(crate::spec::EngineKind::for_metadata()),
         interval_s: match &c.interval {
             Some(t) => {
                 parse_duration_in("--interval", t, bounds::MIN_INTERVAL, bounds::MAX_INTERVAL)?

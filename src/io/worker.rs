@@ -7,7 +7,7 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use crate::io::data::{AlignedBuf, fill_random};
-use crate::io::engine::{self, Completion, Engine, EngineKind};
+use crate::io::engine::{self, Completion, Engine};
 use crate::io::ring::WriteSource;
 use crate::io::workload::IoOp;
 use crate::stats::{LiveCounters, OpStats};
@@ -89,7 +89,7 @@ fn run_loop<const RATED: bool, const VERIFY: bool, const SHAPED: bool>(
     ];
     // Sequential I/O on io_uring is submitted as it is queued (see
     // UringEngine::new), so its issue time is read per I/O, before the submit.
-    let eager = kind == EngineKind::IoUring && io_gen.is_sequential();
+    let eager = kind.caps().kernel_async && io_gen.is_sequential();
     let mut engine = match engine::build(kind, files, depth, &ptrs, eager) {
         Ok(e) => e,
         Err(e) => {

@@ -7,6 +7,8 @@
 use serde_json::Value;
 
 use crate::result::cluster::Cluster;
+use crate::result::environment::check_environment;
+pub use crate::result::environment::{check_blocks, check_host_environment};
 use crate::result::targets::TargetRun;
 use crate::result::{
     LatSummary, MAX_INTERVALS, OpTotals, PhaseName, ResultDoc, RunResult, SCHEMA, Totals,
@@ -177,63 +179,6 @@ pub fn check_doc(doc: &ResultDoc) -> Result<(), String> {
     Ok(())
 }
 
-/// The kernel keeps socket buffer sysctls in an int.
-const MAX_SOCKET_BUFFER: u64 = i32::MAX as u64;
-/// No file system allocates in units above 1 GiB, no disk in sectors above 1 MiB.
-const MAX_FS_BLOCK: u64 = 1 << 30;
-const MAX_SECTOR: u32 = 1 << 20;
-
-/// The environment each host and target recorded (`result::environment`):
-/// sysctls within what the kernel can hold, names as `--vm-size` takes
-/// them, block and sector sizes within what storage uses.
-fn check_environment(doc: &ResultDoc) -> Result<(), String> {
-    let cluster = doc.cluster.iter().flat_map(|c| c.hosts.iter());
-    let hosts = std::iter::once(&doc.host).chain(cluster.clone().filter_map(|h| h.host.as_ref()));
-    for h in hosts {
-        check_host_environment(h)?;
-    }
-    let targets = doc
-        .target
-        .iter()
-        .chain(cluster.flat_map(|h| h.targets.iter()));
-    for t in targets {
-        check_blocks(t)?;
-    }
-    Ok(())
-}
-
-/// One host's sysctls and platform names; also what an agent's hello must
-/// pass, so no host can make the merged result unreadable.
-pub fn check_host_environment(h: &crate::result::HostInfo) -> Result<(), String> {
-    let n = &h.net;
-    let sysctls = [n.rmem_max, n.wmem_max].into_iter().flatten();
-    let triples = [n.tcp_rmem, n.tcp_wmem].into_iter().flatten().flatten();
-    if let Some(v) = sysctls.chain(triples).find(|v| *v > MAX_SOCKET_BUFFER) {
-        return Err(format!(
-            "host '{}': a socket buffer of {v} bytes, more than a kernel holds ({MAX_SOCKET_BUFFER})",
-            h.hostname
-        ));
-    }
-    let p = &h.platform;
-    for (what, v) in [
-        ("VM size", &h.vm_size),
-        ("platform VM size", &p.vm_size),
-        ("cloud", &p.cloud),
-        ("region", &p.region),
-        ("platform source", &p.source),
-    ] {
-        let Some(v) = v else { continue };
-        let max = crate::units::bounds::MAX_VM_SIZE_LEN;
-        if v.is_empty() || v.chars().count() > max || v.chars().any(|c| c.is_control()) {
-            return Err(format!(
-                "host '{}': a {what} that is empty or longer than {max} characters",
-                h.hostname
-            ));
-        }
-    }
-    Ok(())
-}
-
 /// The lists that cost the views far more than their text: a note of two
 /// bytes (`""`) becomes a table row and an HTML paragraph, a long run name
 /// is repeated in every table and chart. volbench writes a few notes per
@@ -284,28 +229,6 @@ fn check_counts(doc: &ResultDoc) -> Result<(), String> {
         if let Some(c) = &r.counters {
             many("counter intervals", c.intervals.len(), MAX_INTERVALS + 2)?;
         }
-    }
-    Ok(())
-}
-
-/// A target's block and sector sizes; also what an agent's prepared
-/// targets must pass.
-pub fn check_blocks(t: &crate::result::TargetInfo) -> Result<(), String> {
-    let b = &t.blocks;
-    let fs_ok = [b.fs_block, b.fs_fragment]
-        .into_iter()
-        .flatten()
-        .all(|v| (1..=MAX_FS_BLOCK).contains(&v));
-    let sectors_ok = [b.logical_sector, b.physical_sector]
-        .into_iter()
-        .flatten()
-        .all(|v| (1..=MAX_SECTOR).contains(&v));
-    if !(fs_ok && sectors_ok) {
-        return Err(format!(
-            "target {}: a block size of 0 or over {MAX_FS_BLOCK} bytes, or a sector size \
-             of 0 or over {MAX_SECTOR}",
-            t.path
-        ));
     }
     Ok(())
 }

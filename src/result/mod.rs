@@ -478,12 +478,7 @@ mod engine_list {
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<EngineKind>, D::Error> {
         let text = String::deserialize(d)?;
         text.split('+')
-            .map(|name| {
-                [EngineKind::Psync, EngineKind::IoUring, EngineKind::Null]
-                    .into_iter()
-                    .find(|e| e.name() == name)
-                    .ok_or_else(|| D::Error::custom(format!("unknown engine '{name}'")))
-            })
+            .map(|name| EngineKind::from_name(name).map_err(D::Error::custom))
             .collect()
     }
 }

@@ -4,6 +4,7 @@
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 pub mod data;
+pub mod engine;
 pub mod fill;
 pub mod layout;
 pub mod meta;
@@ -11,6 +12,8 @@ pub mod reading;
 pub mod shape;
 pub mod targets;
 mod validate;
+
+pub use engine::{ENGINES, EngineChoice, EngineKind};
 
 use std::path::PathBuf;
 
@@ -73,43 +76,6 @@ impl Pattern {
             Self::Randwrite => "randwrite",
             Self::Rw => "rw",
             Self::Randrw => "randrw",
-        }
-    }
-}
-
-/// Which I/O engine to use; `Auto` is resolved before anything runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum EngineChoice {
-    Auto,
-    Psync,
-    IoUring,
-    Null,
-}
-
-impl EngineChoice {
-    pub fn parse(text: &str) -> Result<Self> {
-        Ok(
-            match text.trim().to_ascii_lowercase().replace('-', "_").as_str() {
-                "auto" => Self::Auto,
-                "psync" | "sync" => Self::Psync,
-                "io_uring" | "uring" => Self::IoUring,
-                "null" => Self::Null,
-                _ => {
-                    return Err(VbError::input(format!(
-                        "--engine '{text}' is not one of auto, psync, io_uring, null"
-                    )));
-                }
-            },
-        )
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Auto => "auto",
-            Self::Psync => "psync",
-            Self::IoUring => "io_uring",
-            Self::Null => "null",
         }
     }
 }
@@ -303,32 +269,6 @@ impl Default for RunSpec {
     }
 }
 
-/// The engine a run actually uses, after `auto` and fallbacks.
-/// In results as "psync", "io_uring" or "null".
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum EngineKind {
-    Psync,
-    IoUring,
-    Null,
-}
-
-impl EngineKind {
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Psync => "psync",
-            Self::IoUring => "io_uring",
-            Self::Null => "null",
-        }
-    }
-
-    /// Synchronous engines have one I/O in flight per OS thread (null
-    /// completes a whole queue at once, so it honours iodepth itself).
-    pub fn is_sync(self) -> bool {
-        matches!(self, Self::Psync)
-    }
-}
-
 /// What a target is; in results as "directory", "file" or "block_device".
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -338,12 +278,6 @@ pub enum TargetKind {
     /// An existing regular file volbench did not create.
     File,
     BlockDevice,
-}
-
-impl std::fmt::Display for EngineKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
 }
 
 impl TargetKind {

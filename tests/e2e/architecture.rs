@@ -47,12 +47,24 @@ fn owner(file: &Path) -> Option<String> {
 /// (newlines kept), so a path in a doc comment or a message is not read as
 /// a use, and a `"` in a char literal does not start a string.
 fn code_only(text: &str) -> String {
+    blank_out(text, true)
+}
+
+/// As `code_only`, but string literals are kept when `strings` is false.
+fn blank_out(text: &str, strings: bool) -> String {
     let b = text.as_bytes();
     let mut out = String::with_capacity(text.len());
     let mut i = 0;
     let blank = |out: &mut String, s: &[u8]| {
         for &c in s {
             out.push(if c == b'\n' { '\n' } else { ' ' });
+        }
+    };
+    let literal = |out: &mut String, s: &[u8]| {
+        if strings {
+            blank(out, s);
+        } else {
+            out.push_str(&String::from_utf8_lossy(s));
         }
     };
     while i < b.len() {
@@ -95,7 +107,7 @@ fn code_only(text: &str) -> String {
                 .windows(close.len())
                 .position(|w| w == close.as_slice())
                 .map_or(rest.len(), |p| body + p + close.len());
-            blank(&mut out, &rest[..end]);
+            literal(&mut out, &rest[..end]);
             i += end;
         } else if rest[0] == b'"' {
             let mut j = 1;
@@ -103,7 +115,7 @@ fn code_only(text: &str) -> String {
                 j += if rest[j] == b'\\' { 2 } else { 1 };
             }
             let end = (j + 1).min(rest.len());
-            blank(&mut out, &rest[..end]);
+            literal(&mut out, &rest[..end]);
             i += end;
         } else if rest[0] == b'\'' {
             // 'x' or '\n' is a char literal; 'a (no closing quote) a lifetime.
@@ -1001,4 +1013,109 @@ fn the_gate_check_sees_calls_and_spares_tests() {
             "line 7: remove_dir_all".to_string()
         ]
     );
+}
+
+/// Files whose engine names are another tool's vocabulary, not volbench's
+/// engines: fio's `ioengine=` values happen to share the spelling.
+const FOREIGN_ENGINE_NAMES: &[&str] = &["input/import/fio/job.rs"];
+
+/// The code with every `#[cfg(test)]` module blanked out: tests may name
+/// engines as a user types them.
+fn without_test_modules(code: &str) -> String {
+    let mut out = code.to_string();
+    let mut from = 0;
+    while let Some(at) = out[from..].find("#[cfg(test)]").map(|p| p + from) {
+        let Some(open) = out[at..].find('{').map(|p| p + at) else {
+            break;
+        };
+        let header = &out[at..open];
+        // `#[cfg(test)] mod tests;` is a file of its own, skipped by name.
+        if !header.contains("mod ") || header.contains(';') {
+            from = open;
+            continue;
+        }
+        let mut depth = 0usize;
+        let mut end = out.len();
+        for (i, c) in out[open..].char_indices() {
+            match c {
+                '{' => depth += 1,
+                '}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = open + i + 1;
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        // Byte for byte, so the offsets after it stay where they were.
+        let blank: String = out[at..end]
+            .chars()
+            .flat_map(|c| {
+                let fill = if c == '\n' { '\n' } else { ' ' };
+                std::iter::repeat_n(fill, c.len_utf8())
+            })
+            .collect();
+        out.replace_range(at..end, &blank);
+        from = end;
+    }
+    out
+}
+
+/// Every engine is named in its row of `spec::ENGINES` alone: the rest of
+/// the program asks the table, so a new engine is its file plus a row, and
+/// no name can silently fall through to another engine.
+#[test]
+fn no_engine_is_named_outside_the_engine_table() {
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    let mut found = Vec::new();
+    for f in &files {
+        let rel = f
+            .strip_prefix(src())
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        let test_file = rel.ends_with("/tests.rs") || rel.contains("/tests/");
+        if rel == "spec/engine.rs" || test_file || FOREIGN_ENGINE_NAMES.contains(&rel.as_str()) {
+            continue;
+        }
+        let text = fs::read_to_string(f).unwrap();
+        // Comments and test modules blanked, string literals kept.
+        let code = without_test_modules(&blank_out(&text, false));
+        for row in volbench::spec::ENGINES {
+            let quoted = format!("\"{}\"", row.name);
+            for (at, _) in code.match_indices(&quoted) {
+                let line = code[..at].matches('\n').count() + 1;
+                found.push(format!("src/{rel}:{line}: {quoted}"));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "engine names outside spec/engine.rs (ask the table: EngineKind::name, caps):\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_engine_name_scanner_sees_literals_not_comments_or_tests() {
+    let text = r##"
+// "psync" in a comment
+/// "io_uring" in a doc
+let a = "null";
+let b = r#"psync"#;
+#[cfg(test)]
+mod tests {
+    fn f() { let c = "psync"; let é = 'é'; }
+}
+let d = "psync";
+"##;
+    let code = without_test_modules(&blank_out(text, false));
+    let hits: Vec<usize> = ["\"null\"", "\"psync\"", "\"io_uring\""]
+        .iter()
+        .map(|q| code.matches(q).count())
+        .collect();
+    assert_eq!(hits, [1, 2, 0], "{code}");
 }

@@ -632,7 +632,7 @@ pub fn import_args(args: &[String], map: &PathMap) -> Result<Imported> {
             write_sync,
             data: Vec::new(),
             // diskspd issues overlapped (asynchronous) I/O.
-            engine: Some("io_uring"),
+            engine: Some(crate::spec::EngineKind::IoUring.name()),
             interval_s: interval,
             seed,
             hosts: Vec::new(),

@@ -70,29 +70,22 @@ pub fn resolve(
     iodepth: u32,
     uring: &Result<(), String>,
 ) -> (EngineKind, Option<String>) {
-    match choice {
-        EngineChoice::Null => (EngineKind::Null, None),
-        EngineChoice::Psync => (EngineKind::Psync, None),
-        EngineChoice::IoUring => match uring {
-            Ok(()) => (EngineKind::IoUring, None),
-            Err(why) => (
-                EngineKind::Psync,
-                Some(format!("io_uring is not available ({why}); using psync")),
-            ),
-        },
-        EngineChoice::Auto => {
-            if iodepth <= 1 {
-                (EngineKind::Psync, None)
-            } else {
-                match uring {
-                    Ok(()) => (EngineKind::IoUring, None),
-                    Err(why) => (
-                        EngineKind::Psync,
-                        Some(format!("io_uring is not available ({why}); using psync")),
-                    ),
-                }
-            }
-        }
+    let async_or_psync = || match uring {
+        Ok(()) => (EngineKind::IoUring, None),
+        Err(why) => (
+            EngineKind::Psync,
+            Some(format!(
+                "{} is not available ({why}); using {}",
+                EngineKind::IoUring,
+                EngineKind::Psync
+            )),
+        ),
+    };
+    match choice.kind() {
+        Some(EngineKind::IoUring) => async_or_psync(),
+        Some(kind) => (kind, None),
+        None if iodepth <= 1 => (EngineKind::Psync, None),
+        None => async_or_psync(),
     }
 }
 
@@ -177,7 +170,7 @@ mod tests {
     #[test]
     fn missing_io_uring_falls_back_and_says_why() {
         let no = Err("disabled by kernel.io_uring_disabled".to_string());
-        let (k, why) = resolve(EngineChoice::IoUring, 8, &no);
+        let (k, why) = resolve(EngineChoice::Only(EngineKind::IoUring), 8, &no);
         assert_eq!(k, EngineKind::Psync);
         assert!(why.unwrap().contains("io_uring_disabled"));
     }

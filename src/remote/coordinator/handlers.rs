@@ -7,6 +7,7 @@ use super::Coordinator;
 use super::clock::{first_ping, on_pong};
 use crate::error::Kind;
 use crate::result::merge;
+use crate::spec::EngineKind;
 
 impl Coordinator<'_> {
     /// Takes in one message; an `Err` is a protocol violation that fails the host.
@@ -69,6 +70,11 @@ impl Coordinator<'_> {
                     return Err("planned another job than it was sent".into());
                 }
                 super::super::protocol::sizes_understood(&h.job, &targets)?;
+                // An engine this volbench does not know would be shown and
+                // recorded as some other engine: refuse the host instead.
+                for r in targets.iter().flat_map(|t| &t.runs) {
+                    EngineKind::from_name(&r.engine).map_err(|e| format!("planned an {e}"))?;
+                }
                 h.setup.planned = Some(targets);
                 let name = h.a.host.name.clone();
                 for n in notes {

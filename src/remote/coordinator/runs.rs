@@ -148,11 +148,11 @@ impl Coordinator<'_> {
                     io_threads = io_threads.saturating_add(r.io_threads);
                     if k == 0 {
                         depth = r.depth;
-                        engine = match r.engine.as_str() {
-                            "io_uring" => EngineKind::IoUring,
-                            "null" => EngineKind::Null,
-                            _ => EngineKind::Psync,
-                        };
+                        // `on_planned` refused a host naming an engine
+                        // outside the table, so this always finds it.
+                        if let Ok(e) = EngineKind::from_name(&r.engine) {
+                            engine = e;
+                        }
                     }
                 }
             }

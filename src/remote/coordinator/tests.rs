@@ -45,6 +45,8 @@ enum Fault {
     RunError,
     /// At the start it "presses Ctrl-C", then answers the stop.
     CtrlC,
+    /// It plans its runs on an engine this volbench does not know.
+    UnknownEngine,
 }
 
 /// What the fake agents run: one mixed workload with known numbers.
@@ -134,7 +136,11 @@ impl Agent {
                                     .runs
                                     .iter()
                                     .map(|r| PlannedRunInfo {
-                                        engine: "psync".into(),
+                                        engine: if self.fault == Fault::UnknownEngine {
+                                            "nfs".into()
+                                        } else {
+                                            crate::spec::EngineKind::Psync.name().into()
+                                        },
                                         io_threads: r.threads,
                                         depth: 1,
                                         size: r.size,
@@ -630,4 +636,19 @@ fn a_host_count_point_runs_on_the_first_hosts_and_the_others_idle() {
         seen.intervals.lock().unwrap().len(),
         2 * one.intervals.len()
     );
+}
+
+#[test]
+fn a_host_planning_an_unknown_engine_is_refused_not_shown_as_another() {
+    let (out, seen) = drive(&[Fault::None, Fault::UnknownEngine]);
+    let e = out.err().expect("h1 named an engine outside the table");
+    assert!(
+        e.message.contains("h1") && e.message.contains("unknown engine 'nfs'"),
+        "{}",
+        e.message
+    );
+    for row in crate::spec::ENGINES {
+        assert!(e.message.contains(row.name), "{}", e.message);
+    }
+    assert!(seen.intervals.lock().unwrap().is_empty(), "nothing ran");
 }

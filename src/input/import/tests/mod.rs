@@ -89,7 +89,10 @@ fn fio_sequential_read_maps_every_value() {
     assert_eq!((r.threads, r.iodepth), (1, 16));
     assert_eq!((r.duration_s, r.warmup_s), (30.0, 5.0));
     assert!(j.target.direct);
-    assert_eq!(j.engine, crate::spec::EngineChoice::IoUring);
+    assert_eq!(
+        j.engine,
+        crate::spec::EngineChoice::Only(crate::spec::EngineKind::IoUring)
+    );
     assert_eq!(j.target.size, 1 << 30);
     assert_eq!(j.target.path, PathBuf::from("/mnt/t"));
     // libaio is close, not the same: the user is told.

@@ -633,7 +633,7 @@ pub(super) fn translate(
         direct: direct.unwrap_or(false),
         write_sync,
         data,
-        engine: Some("psync"),
+        engine: Some(crate::spec::EngineKind::Psync.name()),
         interval_s: interval,
         seed: None,
         hosts: draft_hosts,

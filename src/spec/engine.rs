@@ -1,0 +1,343 @@
+//! The engine table: every I/O engine's name, aliases and capabilities in one row, read by everything that needs to know an engine, so no other place names one
+//!
+//! The rest of the program asks a row's capabilities (does it keep I/Os in
+//! flight, does it touch the disk...) instead of matching on names, as
+//! fio's core reads its ioengines' flags. A new engine is its file in
+//! `io/engine/` plus one row here.
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer, de::Error as _};
+
+use crate::error::{Result, VbError};
+
+/// The engine a run actually uses, after `auto` and fallbacks; in results,
+/// specs and the agents' protocol by its row's `name`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EngineKind {
+    Psync,
+    IoUring,
+    Null,
+}
+
+/// Where an engine can run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Platform {
+    Linux,
+}
+
+/// What an engine can do: the rest of the program asks these, never the name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Caps {
+    /// Honours O_DIRECT on the files it is handed.
+    pub direct: bool,
+    /// Keeps up to `--iodepth` I/Os in flight from one thread; without it a
+    /// thread has one I/O in flight and depth becomes threads.
+    pub queue_depth: bool,
+    /// I/Os are in flight in the kernel between submit and reap, so
+    /// sequential I/O is submitted as it is queued (the next offset must not
+    /// wait for a batch) and its issue time is read per I/O.
+    pub kernel_async: bool,
+    /// Buffers are registered with the kernel once, up front.
+    pub registered_buffers: bool,
+    /// Touches no file: no files are opened for it.
+    pub diskless: bool,
+    /// Metadata runs (`--ops`) are recorded under it (they make their own
+    /// system calls and use no engine for block I/O).
+    pub metadata: bool,
+    pub platform: Platform,
+}
+
+/// One engine.
+#[derive(Debug, Clone, Copy)]
+pub struct EngineRow {
+    pub kind: EngineKind,
+    /// Its name in `--engine`, suites, results and the agents' protocol.
+    pub name: &'static str,
+    /// Other spellings `--engine` and suites accept.
+    pub aliases: &'static [&'static str],
+    pub caps: Caps,
+    /// One line for `--help` and error messages.
+    pub about: &'static str,
+}
+
+const NONE: Caps = Caps {
+    direct: false,
+    queue_depth: false,
+    kernel_async: false,
+    registered_buffers: false,
+    diskless: false,
+    metadata: false,
+    platform: Platform::Linux,
+};
+
+/// Every engine volbench has.
+pub const ENGINES: &[EngineRow] = &[PSYNC, IO_URING, NULL];
+
+const PSYNC: EngineRow = EngineRow {
+    kind: EngineKind::Psync,
+    name: "psync",
+    aliases: &["sync"],
+    caps: Caps {
+        direct: true,
+        metadata: true,
+        ..NONE
+    },
+    about: "pread/pwrite, one I/O in flight per thread",
+};
+
+const IO_URING: EngineRow = EngineRow {
+    kind: EngineKind::IoUring,
+    name: "io_uring",
+    aliases: &["uring"],
+    caps: Caps {
+        direct: true,
+        queue_depth: true,
+        kernel_async: true,
+        registered_buffers: true,
+        ..NONE
+    },
+    about: "io_uring, --iodepth I/Os in flight per thread",
+};
+
+const NULL: EngineRow = EngineRow {
+    kind: EngineKind::Null,
+    name: "null",
+    aliases: &[],
+    caps: Caps {
+        // It completes a whole queue at once, so it honours iodepth itself.
+        queue_depth: true,
+        diskless: true,
+        ..NONE
+    },
+    about: "no I/O at all: volbench's own overhead",
+};
+
+/// The names `--engine` accepts, for messages: "auto, psync, io_uring, null".
+pub fn choice_names() -> String {
+    let mut names = vec!["auto"];
+    names.extend(ENGINES.iter().map(|r| r.name));
+    names.join(", ")
+}
+
+/// The engines' names, for messages: "psync, io_uring, null".
+pub fn engine_names() -> String {
+    let names: Vec<&str> = ENGINES.iter().map(|r| r.name).collect();
+    names.join(", ")
+}
+
+fn row_named(text: &str) -> Option<&'static EngineRow> {
+    let t = text.trim().to_ascii_lowercase().replace('-', "_");
+    ENGINES
+        .iter()
+        .find(|r| r.name == t || r.aliases.contains(&t.as_str()))
+}
+
+impl EngineKind {
+    pub fn row(self) -> &'static EngineRow {
+        // Every kind has its row (`every_kind_has_one_row`); the fallback
+        // only keeps this total.
+        ENGINES.iter().find(|r| r.kind == self).unwrap_or(&PSYNC)
+    }
+
+    pub fn name(self) -> &'static str {
+        self.row().name
+    }
+
+    pub fn caps(self) -> Caps {
+        self.row().caps
+    }
+
+    /// Synchronous engines have one I/O in flight per OS thread.
+    pub fn is_sync(self) -> bool {
+        !self.caps().queue_depth
+    }
+
+    /// The engine recorded for metadata runs.
+    pub fn for_metadata() -> Self {
+        ENGINES
+            .iter()
+            .find(|r| r.caps.metadata)
+            .map_or(PSYNC.kind, |r| r.kind)
+    }
+
+    /// An engine by its exact name, as results and agents spell it: an
+    /// unknown name is an error naming the known ones, never a default.
+    pub fn from_name(name: &str) -> std::result::Result<Self, String> {
+        ENGINES
+            .iter()
+            .find(|r| r.name == name)
+            .map(|r| r.kind)
+            .ok_or_else(|| {
+                format!(
+                    "unknown engine '{name}' (this volbench knows {})",
+                    engine_names()
+                )
+            })
+    }
+}
+
+impl std::fmt::Display for EngineKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl Serialize for EngineKind {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for EngineKind {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let name = String::deserialize(d)?;
+        Self::from_name(&name).map_err(D::Error::custom)
+    }
+}
+
+/// Which I/O engine to use; `Auto` is resolved before anything runs. In
+/// specs as "auto" or the engine's name, as before the table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EngineChoice {
+    Auto,
+    Only(EngineKind),
+}
+
+impl Serialize for EngineChoice {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for EngineChoice {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let name = String::deserialize(d)?;
+        if name == "auto" {
+            return Ok(Self::Auto);
+        }
+        EngineKind::from_name(&name)
+            .map(Self::Only)
+            .map_err(D::Error::custom)
+    }
+}
+
+impl EngineChoice {
+    pub fn parse(text: &str) -> Result<Self> {
+        if text.trim().eq_ignore_ascii_case("auto") {
+            return Ok(Self::Auto);
+        }
+        match row_named(text) {
+            Some(r) => Ok(Self::Only(r.kind)),
+            None => Err(VbError::input(format!(
+                "--engine '{text}' is not one of {}",
+                choice_names()
+            ))),
+        }
+    }
+
+    /// The one engine asked for, or `None` for `auto`.
+    pub fn kind(self) -> Option<EngineKind> {
+        match self {
+            Self::Auto => None,
+            Self::Only(k) => Some(k),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        self.kind().map_or("auto", EngineKind::name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn every_kind_has_one_row() {
+        for row in ENGINES {
+            let same = ENGINES.iter().filter(|r| r.kind == row.kind).count();
+            assert_eq!(same, 1, "{} has {same} rows", row.name);
+            assert_eq!(row.kind.row().name, row.name);
+        }
+    }
+
+    #[test]
+    fn every_engine_name_and_alias_parses_to_its_row() {
+        for row in ENGINES {
+            for text in std::iter::once(&row.name).chain(row.aliases) {
+                assert_eq!(
+                    EngineChoice::parse(text).ok(),
+                    Some(EngineChoice::Only(row.kind))
+                );
+                let loud = text.to_ascii_uppercase().replace('_', "-");
+                assert_eq!(
+                    EngineChoice::parse(&loud).ok(),
+                    Some(EngineChoice::Only(row.kind))
+                );
+            }
+            assert_eq!(EngineKind::from_name(row.name), Ok(row.kind));
+        }
+        assert_eq!(EngineChoice::parse(" Auto ").ok(), Some(EngineChoice::Auto));
+    }
+
+    #[test]
+    fn an_unknown_engine_is_an_error_naming_the_known_ones() {
+        let e = EngineChoice::parse("libaio").err().map(|e| e.message);
+        let e = e.unwrap_or_default();
+        assert!(e.contains("'libaio'"), "{e}");
+        for row in ENGINES {
+            assert!(e.contains(row.name), "{e}");
+        }
+        assert!(e.contains("auto"), "{e}");
+        let e = EngineKind::from_name("nfs").unwrap_err();
+        assert!(
+            e.contains("'nfs'") && ENGINES.iter().all(|r| e.contains(r.name)),
+            "{e}"
+        );
+        // Results and agents spell names exactly: an alias is not a name there.
+        assert!(EngineKind::from_name("uring").is_err());
+    }
+
+    #[test]
+    fn names_in_json_are_the_table_names_both_ways() {
+        for row in ENGINES {
+            let json = format!("\"{}\"", row.name);
+            assert_eq!(serde_json::to_string(&row.kind).ok(), Some(json.clone()));
+            assert_eq!(
+                serde_json::to_string(&EngineChoice::Only(row.kind)).ok(),
+                Some(json.clone())
+            );
+            assert_eq!(
+                serde_json::from_str::<EngineKind>(&json).ok(),
+                Some(row.kind)
+            );
+            assert_eq!(
+                serde_json::from_str::<EngineChoice>(&json).ok(),
+                Some(EngineChoice::Only(row.kind))
+            );
+        }
+        assert_eq!(
+            serde_json::to_string(&EngineChoice::Auto).ok().as_deref(),
+            Some("\"auto\"")
+        );
+        let e = serde_json::from_str::<EngineKind>("\"nfs\"")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("unknown engine 'nfs'"), "{e}");
+        assert!(serde_json::from_str::<EngineChoice>("\"nfs\"").is_err());
+    }
+
+    #[test]
+    fn capabilities_decide_what_the_names_used_to() {
+        // Depth becomes threads exactly for engines without a queue.
+        assert!(EngineKind::Psync.is_sync());
+        assert!(!EngineKind::IoUring.is_sync() && !EngineKind::Null.is_sync());
+        assert!(
+            ENGINES
+                .iter()
+                .filter(|r| r.caps.diskless)
+                .all(|r| !r.caps.direct)
+        );
+        assert!(EngineKind::for_metadata().caps().metadata);
+    }
+}
