@@ -55,8 +55,8 @@ pub fn run_one(
         // fio's invalidate=1: each run starts from the storage, not from the
         // pages the fill or the run before left cached. Advice only, so a
         // file system that ignores it costs a warmer run, never a failure.
-        for fd in target::open_files(prepared, false, job.target.write_sync)
-            .map_err(|e| (e, None))?
+        for fd in
+            target::open_files(prepared, false, job.target.write_sync).map_err(|e| (e, None))?
         {
             let _ = rustix::fs::fadvise(&fd, 0, None, rustix::fs::Advice::DontNeed);
         }

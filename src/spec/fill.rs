@@ -77,13 +77,51 @@ mod tests {
 
     #[test]
     fn the_fill_size_is_bounded_and_sector_aligned_for_direct_io() {
-        assert!(FillSpec { bs: 64 << 10, ..FillSpec::default() }.validate(true).is_ok());
-        assert!(FillSpec { bs: 1536, ..FillSpec::default() }.validate(false).is_ok());
-        let e = FillSpec { bs: 1000, ..FillSpec::default() }.validate(true).unwrap_err();
+        assert!(
+            FillSpec {
+                bs: 64 << 10,
+                ..FillSpec::default()
+            }
+            .validate(true)
+            .is_ok()
+        );
+        assert!(
+            FillSpec {
+                bs: 1536,
+                ..FillSpec::default()
+            }
+            .validate(false)
+            .is_ok()
+        );
+        let e = FillSpec {
+            bs: 1000,
+            ..FillSpec::default()
+        }
+        .validate(true)
+        .unwrap_err();
         assert!(e.message.contains("multiple of 512"), "{e}");
-        assert!(FillSpec { bs: 1000, ..FillSpec::default() }.validate(false).is_err());
-        let e = FillSpec { bs: 128 << 20, ..FillSpec::default() }.validate(false).unwrap_err();
+        assert!(
+            FillSpec {
+                bs: 1000,
+                ..FillSpec::default()
+            }
+            .validate(false)
+            .is_err()
+        );
+        let e = FillSpec {
+            bs: 128 << 20,
+            ..FillSpec::default()
+        }
+        .validate(false)
+        .unwrap_err();
         assert!(e.message.contains("64MiB"), "{e}");
-        assert!(FillSpec { bs: 256, ..FillSpec::default() }.validate(false).is_err());
+        assert!(
+            FillSpec {
+                bs: 256,
+                ..FillSpec::default()
+            }
+            .validate(false)
+            .is_err()
+        );
     }
 }

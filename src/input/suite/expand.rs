@@ -50,7 +50,10 @@ pub fn to_job(origin: &str, text: &str, suite: &SuiteFile, o: &Overrides) -> Res
         None => defaults::DIRECT,
     } && !o.args.buffered;
     // The flags win over the suite's key; fio's default (on) otherwise.
-    let invalidate = match (crate::input::args::fill::invalidate_flag(&o.args.fill), &d.invalidate) {
+    let invalidate = match (
+        crate::input::args::fill::invalidate_flag(&o.args.fill),
+        &d.invalidate,
+    ) {
         (Some(b), _) => b,
         (None, Some(v)) => match v.get_ref() {
             Param::Bool(b) => *b,

@@ -27,7 +27,10 @@ pub const BUILTIN: [(&str, &str); 10] = [
         "files-threads",
         include_str!("../../../suites/files-threads.toml"),
     ),
-    ("disk-check", include_str!("../../../suites/disk-check.toml")),
+    (
+        "disk-check",
+        include_str!("../../../suites/disk-check.toml"),
+    ),
     (
         "latency-curve",
         include_str!("../../../suites/latency-curve.toml"),
@@ -38,7 +41,10 @@ pub const BUILTIN: [(&str, &str); 10] = [
     ),
     ("metadata", include_str!("../../../suites/metadata.toml")),
     ("eda-mix", include_str!("../../../suites/eda-mix.toml")),
-    ("small-files", include_str!("../../../suites/small-files.toml")),
+    (
+        "small-files",
+        include_str!("../../../suites/small-files.toml"),
+    ),
 ];
 
 /// A value that may be one item or a sweep: `4`, `"4k"`, `[1, 2]`, `"1:64:*2"`.

@@ -50,10 +50,16 @@ pub(super) fn map(
         // fio drops the files' cached pages at job start unless told not to;
         // volbench does the same before each buffered run by default.
         "invalidate" => match v {
-            "1" | "" => say("volbench's default: cached pages dropped before each run".into(), true),
+            "1" | "" => say(
+                "volbench's default: cached pages dropped before each run".into(),
+                true,
+            ),
             "0" => {
                 set(extra, "invalidate", "false".into());
-                say("invalidate = false: cached pages kept between runs".into(), true);
+                say(
+                    "invalidate = false: cached pages kept between runs".into(),
+                    true,
+                );
             }
             _ => notes.refuse(at, &text, "must be 0 or 1"),
         },

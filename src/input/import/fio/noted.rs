@@ -68,8 +68,8 @@ pub(super) fn known(key: &str, v: &str, opt: &Opt) -> Option<Known> {
         "exitall" | "exitall_on_error" => {
             Note("a run's threads start and stop together in volbench", false)
         }
-        "fallocate" | "overwrite" | "create_on_open" | "allow_file_create"
-        | "unlink" | "pre_read" | "file_service_type" | "create_serialize" => Note(
+        "fallocate" | "overwrite" | "create_on_open" | "allow_file_create" | "unlink"
+        | "pre_read" | "file_service_type" | "create_serialize" => Note(
             "volbench creates, fills and keeps its own file set before measuring",
             false,
         ),

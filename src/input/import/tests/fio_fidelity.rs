@@ -32,16 +32,25 @@ fn fio_invalidate_is_on_by_default_and_invalidate_0_keeps_the_cache() {
     let on = job_of(&buffered("direct=0\ninvalidate=1").unwrap());
     assert!(on.target.fill.invalidate);
     let off = job_of(&buffered("direct=0\ninvalidate=0").unwrap());
-    assert!(!off.target.fill.invalidate, "invalidate=0 keeps cached pages");
+    assert!(
+        !off.target.fill.invalidate,
+        "invalidate=0 keeps cached pages"
+    );
     let e = buffered("invalidate=maybe").unwrap_err().to_string();
-    assert!(e.contains("invalidate=maybe") && e.contains("0 or 1"), "{e}");
+    assert!(
+        e.contains("invalidate=maybe") && e.contains("0 or 1"),
+        "{e}"
+    );
 }
 
 #[test]
 fn fio_buffered_libaio_runs_one_request_in_flight_per_job() {
     let imp = buffered("ioengine=libaio\niodepth=16\nnumjobs=2").unwrap();
     let j = job_of(&imp);
-    assert_eq!(j.runs[0].iodepth, 1, "buffered libaio completes in io_submit");
+    assert_eq!(
+        j.runs[0].iodepth, 1,
+        "buffered libaio completes in io_submit"
+    );
     assert_eq!(j.runs[0].threads, 2);
     assert!(
         said(&imp)
@@ -61,8 +70,14 @@ fn fio_options_that_keep_the_workload_are_accepted_with_a_note() {
     let j = job_of(&imp);
     assert_eq!(j.runs[0].rate_iops, Some(500.0), "the rate still applies");
     let notes = said(&imp);
-    assert!(notes.iter().any(|n| n.contains("io_submit_mode=offload")), "{notes:?}");
-    assert!(notes.iter().any(|n| n.contains("fadvise_hint=random")), "{notes:?}");
+    assert!(
+        notes.iter().any(|n| n.contains("io_submit_mode=offload")),
+        "{notes:?}"
+    );
+    assert!(
+        notes.iter().any(|n| n.contains("fadvise_hint=random")),
+        "{notes:?}"
+    );
 }
 
 #[test]
@@ -78,6 +93,9 @@ fn fio_options_volbench_cannot_keep_are_refused_with_the_reason() {
         ("rw=read:-8k", "skips"),
     ] {
         let e = buffered(opt).unwrap_err().to_string();
-        assert!(e.contains(opt.split('=').next().unwrap()) && e.contains(why), "{opt}: {e}");
+        assert!(
+            e.contains(opt.split('=').next().unwrap()) && e.contains(why),
+            "{opt}: {e}"
+        );
     }
 }
