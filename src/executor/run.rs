@@ -95,6 +95,19 @@ pub fn run_one(
             )
             .map_err(|e| (e, None))?
         };
+        if buffered {
+            // fio's fadvise_hint=1 (its default): the kernel's read-ahead
+            // would otherwise turn each random 4k miss into a 128k read and
+            // cache the set within seconds, measuring memory, not storage.
+            let advice = if spec.rw.is_random() {
+                rustix::fs::Advice::Random
+            } else {
+                rustix::fs::Advice::Sequential
+            };
+            for fd in &files {
+                let _ = rustix::fs::fadvise(fd, 0, None, advice);
+            }
+        }
         let setup = WorkerSetup {
             index: w,
             engine: run.engine,

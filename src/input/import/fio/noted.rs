@@ -26,9 +26,13 @@ pub(super) fn known(key: &str, v: &str, opt: &Opt) -> Option<Known> {
             "volbench submits inline, from each I/O thread; a rate still applies",
             false,
         ),
+        "fadvise_hint" if matches!(v.trim(), "1" | "") => Note(
+            "volbench's buffered runs advise random or sequential by the pattern",
+            true,
+        ),
         "fadvise_hint" => Note(
-            "no access-pattern hint: volbench's buffered runs start with the cache dropped \
-             (invalidate) and leave read-ahead to the kernel's default",
+            "volbench's buffered runs always advise random or sequential by the pattern, \
+             as fio's default fadvise_hint=1",
             false,
         ),
         "number_ios" => Unsupported("a count of I/Os per job (use size= or io_size= for bytes)"),
