@@ -46,7 +46,7 @@ pub fn run_one(
     let control = Arc::new(Control::default());
     let counters: Vec<Arc<LiveCounters>> =
         (0..n).map(|_| Arc::new(LiveCounters::default())).collect();
-    let buffered = !(job.target.direct && !spec.buffered);
+    let buffered = !job.target.direct || spec.buffered;
     if buffered
         && job.target.fill.invalidate
         && run.engine != crate::io::engine::EngineKind::Null
