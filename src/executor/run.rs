@@ -46,6 +46,21 @@ pub fn run_one(
     let control = Arc::new(Control::default());
     let counters: Vec<Arc<LiveCounters>> =
         (0..n).map(|_| Arc::new(LiveCounters::default())).collect();
+    let buffered = !job.target.direct || spec.buffered;
+    if buffered
+        && job.target.fill.invalidate
+        && run.engine != crate::io::engine::EngineKind::Null
+        && spec.meta.is_none()
+    {
+        // fio's invalidate=1: each run starts from the storage, not from the
+        // pages the fill or the run before left cached. Advice only, so a
+        // file system that ignores it costs a warmer run, never a failure.
+        for fd in
+            target::open_files(prepared, false, job.target.write_sync).map_err(|e| (e, None))?
+        {
+            let _ = rustix::fs::fadvise(&fd, 0, None, rustix::fs::Advice::DontNeed);
+        }
+    }
     let mut setups = Vec::with_capacity(n as usize);
     for w in 0..n {
         let io_gen = IoGen::new(
@@ -80,6 +95,19 @@ pub fn run_one(
             )
             .map_err(|e| (e, None))?
         };
+        if buffered {
+            // fio's fadvise_hint=1 (its default): the kernel's read-ahead
+            // would otherwise turn each random 4k miss into a 128k read and
+            // cache the set within seconds, measuring memory, not storage.
+            let advice = if spec.rw.is_random() {
+                rustix::fs::Advice::Random
+            } else {
+                rustix::fs::Advice::Sequential
+            };
+            for fd in &files {
+                let _ = rustix::fs::fadvise(fd, 0, None, advice);
+            }
+        }
         let setup = WorkerSetup {
             index: w,
             engine: run.engine,

@@ -187,7 +187,11 @@ pub fn job_with_size(a: &RunArgs, default_size: Option<u64>) -> Result<JobSpec> 
                 None => WriteSync::None,
             },
             data: crate::input::args::data::data_spec(&c.data)?,
-            fill: crate::input::args::fill::fill_spec("--fill-bs", c.fill.fill_bs.as_deref())?,
+            fill: crate::input::args::fill::fill_spec(
+                "--fill-bs",
+                c.fill.fill_bs.as_deref(),
+                crate::input::args::fill::invalidate_flag(&c.fill).unwrap_or(true),
+            )?,
         },
         engine: match &c.engine {
             Some(t) => EngineChoice::parse(t)?,

@@ -18,11 +18,23 @@ pub const DEFAULT_BS: u64 = 1 << 20;
 pub struct FillSpec {
     /// Bytes per fill write (the last write of a file may be shorter).
     pub bs: u64,
+    /// Drop the target's cached pages before each buffered run, as fio's
+    /// `invalidate=1` (its default): each run then starts from the device,
+    /// not from what the fill or the run before left in memory.
+    #[serde(default = "yes")]
+    pub invalidate: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 impl Default for FillSpec {
     fn default() -> Self {
-        Self { bs: DEFAULT_BS }
+        Self {
+            bs: DEFAULT_BS,
+            invalidate: true,
+        }
     }
 }
 
@@ -65,13 +77,51 @@ mod tests {
 
     #[test]
     fn the_fill_size_is_bounded_and_sector_aligned_for_direct_io() {
-        assert!(FillSpec { bs: 64 << 10 }.validate(true).is_ok());
-        assert!(FillSpec { bs: 1536 }.validate(false).is_ok());
-        let e = FillSpec { bs: 1000 }.validate(true).unwrap_err();
+        assert!(
+            FillSpec {
+                bs: 64 << 10,
+                ..FillSpec::default()
+            }
+            .validate(true)
+            .is_ok()
+        );
+        assert!(
+            FillSpec {
+                bs: 1536,
+                ..FillSpec::default()
+            }
+            .validate(false)
+            .is_ok()
+        );
+        let e = FillSpec {
+            bs: 1000,
+            ..FillSpec::default()
+        }
+        .validate(true)
+        .unwrap_err();
         assert!(e.message.contains("multiple of 512"), "{e}");
-        assert!(FillSpec { bs: 1000 }.validate(false).is_err());
-        let e = FillSpec { bs: 128 << 20 }.validate(false).unwrap_err();
+        assert!(
+            FillSpec {
+                bs: 1000,
+                ..FillSpec::default()
+            }
+            .validate(false)
+            .is_err()
+        );
+        let e = FillSpec {
+            bs: 128 << 20,
+            ..FillSpec::default()
+        }
+        .validate(false)
+        .unwrap_err();
         assert!(e.message.contains("64MiB"), "{e}");
-        assert!(FillSpec { bs: 256 }.validate(false).is_err());
+        assert!(
+            FillSpec {
+                bs: 256,
+                ..FillSpec::default()
+            }
+            .validate(false)
+            .is_err()
+        );
     }
 }

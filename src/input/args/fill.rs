@@ -15,14 +15,36 @@ pub struct FillArgs {
     /// direct I/O a multiple of the target's alignment.
     #[arg(long, value_name = "SIZE", allow_negative_numbers = true)]
     pub fill_bs: Option<String>,
+
+    /// Keep the target's cached pages between runs; by default volbench
+    /// drops them (posix_fadvise DONTNEED on each file) before every
+    /// buffered run, as fio's invalidate=1, so a run measures the storage,
+    /// not what the fill or the run before left in memory.
+    #[arg(long, conflicts_with = "invalidate")]
+    pub no_invalidate: bool,
+
+    /// Drop the target's cached pages before each buffered run (the
+    /// default; overrides a suite's `invalidate = false`).
+    #[arg(long)]
+    pub invalidate: bool,
+}
+
+/// The flags' word on invalidation, if they say one.
+pub fn invalidate_flag(a: &FillArgs) -> Option<bool> {
+    if a.no_invalidate {
+        Some(false)
+    } else if a.invalidate {
+        Some(true)
+    } else {
+        None
+    }
 }
 
 /// `key` names the value in errors (`--fill-bs` or the suite's `fill_bs`).
-pub fn fill_spec(key: &str, text: Option<&str>) -> Result<FillSpec> {
-    match text {
-        None => Ok(FillSpec::default()),
-        Some(t) => Ok(FillSpec {
-            bs: parse_size_in(key, t, bounds::MIN_FILL_BS, bounds::MAX_FILL_BS)?,
-        }),
-    }
+pub fn fill_spec(key: &str, text: Option<&str>, invalidate: bool) -> Result<FillSpec> {
+    let bs = match text {
+        None => crate::spec::fill::DEFAULT_BS,
+        Some(t) => parse_size_in(key, t, bounds::MIN_FILL_BS, bounds::MAX_FILL_BS)?,
+    };
+    Ok(FillSpec { bs, invalidate })
 }

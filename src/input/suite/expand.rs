@@ -49,6 +49,18 @@ pub fn to_job(origin: &str, text: &str, suite: &SuiteFile, o: &Overrides) -> Res
         },
         None => defaults::DIRECT,
     } && !o.args.buffered;
+    // The flags win over the suite's key; fio's default (on) otherwise.
+    let invalidate = match (
+        crate::input::args::fill::invalidate_flag(&o.args.fill),
+        &d.invalidate,
+    ) {
+        (Some(b), _) => b,
+        (None, Some(v)) => match v.get_ref() {
+            Param::Bool(b) => *b,
+            _ => return Err(cx.err(v, "invalidate", VbError::input("must be true or false"))),
+        },
+        (None, None) => true,
+    };
     let write_sync = match cx.pick(&None, &o.args.write_sync, &d.write_sync) {
         Some((t, at)) => cx.with("write_sync", at, crate::spec::WriteSync::parse(&t))?,
         None => crate::spec::WriteSync::None,
@@ -362,9 +374,9 @@ pub fn to_job(origin: &str, text: &str, suite: &SuiteFile, o: &Overrides) -> Res
                 Some((t, at)) => cx.with(
                     "fill_bs",
                     at,
-                    crate::input::args::fill::fill_spec("fill_bs", Some(&t)),
+                    crate::input::args::fill::fill_spec("fill_bs", Some(&t), invalidate),
                 )?,
-                None => Default::default(),
+                None => crate::input::args::fill::fill_spec("fill_bs", None, invalidate)?,
             },
         },
         engine,

@@ -132,6 +132,8 @@ pub struct Defaults {
     arrivals: P,
     /// The fill's transfer size (`--fill-bs`).
     fill_bs: P,
+    /// Drop cached pages before each buffered run (`--no-invalidate`).
+    invalidate: P,
     /// The data flags (`suite/data.rs`).
     compress: P,
     dedup: P,

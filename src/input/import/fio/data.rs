@@ -47,6 +47,22 @@ pub(super) fn map(
     let (at, text) = (opt.at.as_str(), opt.text());
     let mut say = |how: String, exact: bool| mapped.push(mapping(opt, how, exact));
     match key {
+        // fio drops the files' cached pages at job start unless told not to;
+        // volbench does the same before each buffered run by default.
+        "invalidate" => match v {
+            "1" | "" => say(
+                "volbench's default: cached pages dropped before each run".into(),
+                true,
+            ),
+            "0" => {
+                set(extra, "invalidate", "false".into());
+                say(
+                    "invalidate = false: cached pages kept between runs".into(),
+                    true,
+                );
+            }
+            _ => notes.refuse(at, &text, "must be 0 or 1"),
+        },
         "verify" => match v {
             "0" | "none" => say("no verification".into(), true),
             "md5" | "crc64" | "crc32c" | "crc32c-intel" | "crc32" | "crc16" | "crc7" | "xxhash"

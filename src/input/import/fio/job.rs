@@ -111,6 +111,7 @@ pub(super) fn job(
     let mut iodepth = 1u64;
     let mut numjobs = 1u64;
     let mut engine = "psync";
+    let mut aio = false;
     let mut direct = false;
     let mut time_based = false;
     let mut runtime: Option<f64> = None;
@@ -218,7 +219,7 @@ pub(super) fn job(
                     "io_uring" => ("io_uring", "io_uring", true),
                     "libaio" | "posixaio" => (
                         "io_uring",
-                        "io_uring: volbench's asynchronous engine, at the same queue depth",
+                        "io_uring: volbench's asynchronous engine (with direct I/O at the same queue depth)",
                         false,
                     ),
                     "null" => ("null", "null", true),
@@ -232,6 +233,7 @@ pub(super) fn job(
                     }
                 };
                 engine = e;
+                aio = matches!(v.trim(), "libaio" | "posixaio");
                 note(&mut mapped, opt, format!("engine = \"{how}\""), exact);
             }
             "direct" | "buffered" => match bool_opt(opt) {
@@ -530,6 +532,16 @@ pub(super) fn job(
                 "fio's synchronous engines keep one I/O in flight per job: iodepth = 1".into(),
                 false,
             );
+        }
+        iodepth = 1;
+    }
+    if aio && !direct && iodepth > 1 {
+        // Linux's AIO runs a buffered request to its end inside io_submit, so
+        // fio's libaio keeps one in flight; io_uring would really keep them all.
+        if let Some(opt) = o.get("iodepth") {
+            let how = "buffered (direct=0) libaio completes one request at a time in the kernel, \
+                       so fio measures one in flight per job: iodepth = 1";
+            note(&mut mapped, opt, how.into(), false);
         }
         iodepth = 1;
     }

@@ -20,7 +20,36 @@ pub(super) fn known(key: &str, v: &str, opt: &Opt) -> Option<Known> {
     Some(match key {
         "group_reporting" => Note("volbench always reports a run's threads together", true),
         "new_group" => Note("each run is reported apart", true),
-        "thread" => Note("volbench uses threads", true),
+        "thread" => Note("volbench always runs its I/O in threads", true),
+        "io_submit_mode" if v.trim() == "inline" => Note("volbench submits inline", true),
+        "io_submit_mode" => Note(
+            "volbench submits inline, from each I/O thread; a rate still applies",
+            false,
+        ),
+        "fadvise_hint" if matches!(v.trim(), "1" | "") => Note(
+            "volbench's buffered runs advise random or sequential by the pattern",
+            true,
+        ),
+        "fadvise_hint" => Note(
+            "volbench's buffered runs always advise random or sequential by the pattern, \
+             as fio's default fadvise_hint=1",
+            false,
+        ),
+        "number_ios" => Unsupported("a count of I/Os per job (use size= or io_size= for bytes)"),
+        "blockalign" | "ba" => Unsupported(
+            "offsets aligned to other than the block size (volbench aligns to the block size)",
+        ),
+        "exit_what" => Unsupported("which jobs stop when one finishes"),
+        "fill_device" | "fill_fs" => Unsupported(
+            "writing until the device is full: volbench writes only files of a stated size",
+        ),
+        "filename_format" => Unsupported("fio's own file names: volbench names its files itself"),
+        "latency_target" | "latency_window" | "latency_percentile" | "latency_run" => {
+            Unsupported("a search for the depth that meets a latency target")
+        }
+        "ss" | "steadystate" | "ss_dur" | "ss_ramp" => {
+            Unsupported("fio's steady-state stop (volbench has its own: --steady)")
+        }
         "randrepeat" => Note(
             "volbench's offsets repeat for the same seed",
             bool_opt(opt) != Some(false),
@@ -43,8 +72,8 @@ pub(super) fn known(key: &str, v: &str, opt: &Opt) -> Option<Known> {
         "exitall" | "exitall_on_error" => {
             Note("a run's threads start and stop together in volbench", false)
         }
-        "invalidate" | "fallocate" | "overwrite" | "create_on_open" | "allow_file_create"
-        | "unlink" | "pre_read" | "file_service_type" | "create_serialize" => Note(
+        "fallocate" | "overwrite" | "create_on_open" | "allow_file_create" | "unlink"
+        | "pre_read" | "file_service_type" | "create_serialize" => Note(
             "volbench creates, fills and keeps its own file set before measuring",
             false,
         ),

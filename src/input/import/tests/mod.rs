@@ -582,6 +582,8 @@ mod corpus_fio;
 
 mod fio_meta;
 
+mod fio_fidelity;
+
 mod vdbench_fs;
 
 mod corpus_vdbench;
