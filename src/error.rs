@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-/// Exit codes; the README's table is generated from the same meanings.
+/// Exit codes; `docs/reference/exit-codes.md`'s table is generated from the same meanings.
 pub mod exit {
     /// The run completed.
     pub const OK: i32 = 0;

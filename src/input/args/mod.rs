@@ -23,7 +23,7 @@ use clap::{Args, Parser, Subcommand};
     long_about = None,
     after_help = "Exit codes: 0 done; 1 the run failed (I/O error); 2 bad input; \
                   3 refused for safety; 4 target unusable; 130 interrupted (results so far written). \
-                  Every number has a stated bound, checked before any I/O (README: Bounds)."
+                  Every number has a stated bound, checked before any I/O (docs/reference/bounds.md)."
 )]
 pub struct Cli {
     #[command(subcommand)]
