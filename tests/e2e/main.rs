@@ -10,6 +10,7 @@ mod counters;
 mod data;
 mod diag_audit;
 mod diagnosis;
+mod docs;
 mod host_scaling;
 mod hostile_flags;
 mod hostile_inputs;
