@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-/// Exit codes; the README's table is generated from the same meanings.
+/// Exit codes; `docs/reference/exit-codes.md`'s table is generated from the same meanings.
 pub mod exit {
     /// The run completed.
     pub const OK: i32 = 0;
@@ -25,7 +25,7 @@ pub mod exit {
 
 /// The exit code of a run that failed after it started: the target's
 /// when the file system refused a write (read-only, permission denied),
-/// as the README's table says, else `RUN_FAILED`. An I/O thread's error
+/// as docs/reference/exit-codes.md says, else `RUN_FAILED`. An I/O thread's error
 /// reaches the command as text carrying the OS error number as std prints it.
 pub fn failed_run_code(message: &str) -> i32 {
     const TARGET_ERRNOS: [&str; 2] = ["(os error 30)", "(os error 13)"];

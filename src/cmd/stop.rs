@@ -19,7 +19,7 @@ use crate::result::ResultDoc;
 use crate::result::expect::Expectation;
 
 /// How long a stopped job has to write its own result before the result
-/// kept so far is written for it (README: "within 3 seconds", the write
+/// kept so far is written for it (docs/reference/targets-and-safety.md: "within 3 seconds", the write
 /// included).
 pub(crate) const GRACE: Duration = Duration::from_secs(2);
 

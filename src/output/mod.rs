@@ -52,7 +52,7 @@ const CSV_HEADER: [&str; 31] = [
 ];
 
 /// summary.csv: one row per run and operation type, stable column names
-/// (documented in README.md, "Reports and comparison"). New columns are only
+/// (documented in `docs/reference/summary-csv.md`). New columns are only
 /// ever added at the end.
 pub fn summary_csv(doc: &ResultDoc) -> Result<String> {
     let mut w = csv::Writer::from_writer(Vec::new());

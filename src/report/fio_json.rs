@@ -7,7 +7,7 @@
 //! `latency_ns|us|ms` maps and json+'s `bins` from the merged histogram.
 //! What volbench does not measure (`slat_ns`, `ctx`, `iodepth_level`...)
 //! is left out rather than written as a made-up zero, except `slat_ns`,
-//! which is zero by definition here (see the README).
+//! which is zero by definition here (docs/guide/import.md, fio's JSON).
 
 use serde_json::{Map, Value, json};
 

@@ -213,7 +213,7 @@ pub struct RunSpec {
 }
 
 /// What every front end (the `run` flags, suite files) uses for a value the
-/// user left out, defined once; `--help` and the README quote these.
+/// user left out, defined once; `--help` and docs/ quote these.
 pub mod defaults {
     use super::{Arrivals, EngineChoice, Pattern};
 

@@ -1,7 +1,7 @@
 //! The stated limits of every number and text a user can give. A value
 //! outside them is refused before any I/O, with the limit in the message,
 //! so no later arithmetic, allocation or `Duration` conversion can overflow
-//! or panic. The README's "Bounds" table lists the same numbers.
+//! or panic. `docs/reference/bounds.md` lists the same numbers.
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 use std::time::Duration;

@@ -11,6 +11,7 @@ mod counters;
 mod data;
 mod diag_audit;
 mod diagnosis;
+mod docs;
 mod environment;
 mod fio_tools;
 mod honest_targets;

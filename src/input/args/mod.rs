@@ -27,7 +27,7 @@ pub use hosts::HostArgs;
     after_help = "Exit codes: 0 done; 1 the run failed (I/O error); 2 bad input; \
                   3 refused for safety; 4 target unusable; 5 data cannot be checked (written \
                   without --verify); 130 interrupted (results so far written). \
-                  Every number has a stated bound, checked before any I/O (README: Bounds)."
+                  Every number has a stated bound, checked before any I/O (docs/reference/bounds.md)."
 )]
 pub struct Cli {
     #[command(subcommand)]

@@ -1,5 +1,5 @@
 //! An imported tree of small files written out as `ops` runs (the suite
-//! keys of README "Files and metadata").
+//! keys of `docs/guide/files-and-metadata.md`).
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 use std::fmt::Write;
