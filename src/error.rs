@@ -7,7 +7,7 @@ use std::fmt;
 pub mod exit {
     /// The run completed.
     pub const OK: i32 = 0;
-    /// The run started but failed: an I/O error, a lost host, a full disk mid-run.
+    /// The run started but failed: an I/O error, a lost host, data that came back wrong.
     pub const RUN_FAILED: i32 = 1;
     /// The request itself is wrong: an unknown flag, a bad value, an invalid spec.
     pub const BAD_INPUT: i32 = 2;
@@ -24,11 +24,18 @@ pub mod exit {
 }
 
 /// The exit code of a run that failed after it started: the target's
-/// when the file system refused a write (read-only, permission denied),
+/// when the file system refused a write (read-only, permission denied) or
+/// had no room left for it (no space, inodes or quota, mid-run too),
 /// as docs/reference/exit-codes.md says, else `RUN_FAILED`. An I/O thread's error
 /// reaches the command as text carrying the OS error number as std prints it.
 pub fn failed_run_code(message: &str) -> i32 {
-    const TARGET_ERRNOS: [&str; 2] = ["(os error 30)", "(os error 13)"];
+    // EROFS, EACCES, ENOSPC (also inodes), EDQUOT.
+    const TARGET_ERRNOS: [&str; 4] = [
+        "(os error 30)",
+        "(os error 13)",
+        "(os error 28)",
+        "(os error 122)",
+    ];
     if TARGET_ERRNOS.iter().any(|e| message.contains(e)) {
         exit::TARGET
     } else {

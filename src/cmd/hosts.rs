@@ -73,7 +73,9 @@ pub fn run_job(r: JobRun) -> Result<i32> {
         .output
         .map(crate::output::file::OutputDir::open)
         .transpose()?;
-    let (stop, finisher) = super::stop::arm(out, r.json, r.expect)?;
+    // The hosts get STOP_TIMEOUT to report after a stop, and the merge a moment.
+    let grace = crate::remote::coordinator::STOP_TIMEOUT + super::stop::GRACE;
+    let (stop, finisher) = super::stop::arm_with_grace(out, r.json, r.expect, grace)?;
     let obs = crate::output::ui::TerminalObserver::new(true);
     obs.note(&format!(
         "{} hosts, {} targets",

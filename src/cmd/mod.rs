@@ -139,6 +139,7 @@ fn cmd_suite_list() -> Result<i32> {
 fn cmd_suite_run(a: &SuiteRunArgs) -> Result<i32> {
     let (origin, text) = suite::load(&a.suite)?;
     let mut parsed = suite::parse(&origin, &text)?;
+    let mut first = None;
     if a.published.published {
         let (p, lines) = suite::published::select(parsed, &origin)?;
         for l in lines {
@@ -146,16 +147,23 @@ fn cmd_suite_run(a: &SuiteRunArgs) -> Result<i32> {
         }
         parsed = p;
     } else if parsed.published.is_some() {
-        // First, so no one reads a scaled-down run's figures as the paper's;
-        // a note, so a refusal that follows is still the one error line.
+        // First once the job is valid, so no one reads a scaled-down run's
+        // figures as the paper's, and bad input is still one error line.
         let (scaled, published) = suite::published::variants(&origin, &text)?;
-        eprintln!(
+        first = Some(format!(
             "volbench: note: {} runs its scaled-down defaults ({scaled}); --published runs the paper's ({})",
             parsed.name,
             published.unwrap_or_default()
-        );
+        ));
     }
-    run_suite_parsed(&origin, &text, parsed, &a.common, a.no_warmup_run, None)
+    let run = SuiteRun {
+        origin: &origin,
+        text: &text,
+        no_warmup_run: a.no_warmup_run,
+        listed: None,
+        first,
+    };
+    run_suite_parsed(run, parsed, &a.common)
 }
 
 /// `suite run` on a suite's text; `listed` hosts (an import's) replace the
@@ -168,17 +176,37 @@ pub(crate) fn run_suite_text(
     listed: Option<Vec<crate::input::hosts::HostSpec>>,
 ) -> Result<i32> {
     let parsed = suite::parse(origin, text)?;
-    run_suite_parsed(origin, text, parsed, c, no_warmup_run, listed)
+    let run = SuiteRun {
+        origin,
+        text,
+        no_warmup_run,
+        listed,
+        first: None,
+    };
+    run_suite_parsed(run, parsed, c)
 }
 
-fn run_suite_parsed(
-    origin: &str,
-    text: &str,
-    parsed: suite::SuiteFile,
-    c: &CommonArgs,
+/// A suite about to run: its text, and a line to print once its job is
+/// valid (before any I/O).
+struct SuiteRun<'a> {
+    origin: &'a str,
+    text: &'a str,
     no_warmup_run: bool,
     listed: Option<Vec<crate::input::hosts::HostSpec>>,
-) -> Result<i32> {
+    first: Option<String>,
+}
+
+impl SuiteRun<'_> {
+    fn say_first(&self) {
+        if let Some(l) = &self.first {
+            eprintln!("{l}");
+        }
+    }
+}
+
+fn run_suite_parsed(r: SuiteRun<'_>, parsed: suite::SuiteFile, c: &CommonArgs) -> Result<i32> {
+    let (origin, text, no_warmup_run) = (r.origin, r.text, r.no_warmup_run);
+    let listed = r.listed.clone();
     let expect = service::expectation(c)?;
     // Like `run`: an existing file or device is used whole unless --size says
     // otherwise; the suite's default size is for the file sets it creates.
@@ -203,6 +231,7 @@ fn run_suite_parsed(
         };
         let mut job = suite::to_job(origin, text, &parsed, &overrides)?;
         crate::input::targets::attach(&mut job, paths, c.targets.threads_total)?;
+        r.say_first();
         return targets::run_job(&job, c, expect);
     }
     if !multi_host {
@@ -218,6 +247,7 @@ fn run_suite_parsed(
     };
     let job = suite::to_job(origin, text, &parsed, &overrides)?;
     if multi_host {
+        r.say_first();
         let run = hosts::JobRun {
             job,
             size_given: c.size.is_some(),
@@ -232,6 +262,7 @@ fn run_suite_parsed(
         return hosts::run_job(run);
     }
     let plan = plan::plan(job)?;
+    r.say_first();
     if c.out.dry_run {
         print_dry_run(&plan)?;
         return Ok(exit::OK);

@@ -45,6 +45,9 @@ static WRITTEN: Mutex<bool> = Mutex::new(false);
 /// What to undo on the way out (quick's scratch directory), once.
 static CLEANUP: Mutex<Option<Box<dyn FnOnce() + Send>>> = Mutex::new(None);
 static STOP: OnceLock<Arc<AtomicBool>> = OnceLock::new();
+/// The grace of the job armed now: `GRACE`, or longer for a coordinator,
+/// whose hosts have their own time to report what they measured.
+static JOB_GRACE: Mutex<Duration> = Mutex::new(GRACE);
 
 fn lock<T>(m: &'static Mutex<T>) -> MutexGuard<'static, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
@@ -68,16 +71,17 @@ pub(crate) fn stop_flag() -> Result<Arc<AtomicBool>> {
                 if flag.swap(true, Ordering::SeqCst) {
                     rescue_and_exit();
                 }
+                let grace = *lock(&JOB_GRACE);
                 eprintln!(
                     "volbench: {}: stopping; the results so far are written within {}s \
                      (a second signal ends it sooner, once they are written)",
                     name(sig),
-                    GRACE.as_secs() + 1
+                    grace.as_secs() + 1
                 );
                 let _ = std::thread::Builder::new()
                     .name("vb-grace".into())
-                    .spawn(|| {
-                        std::thread::sleep(GRACE);
+                    .spawn(move || {
+                        std::thread::sleep(grace);
                         rescue_and_exit();
                     });
             }
@@ -103,6 +107,19 @@ pub(crate) fn arm(
     json: bool,
     expect: Option<Expectation>,
 ) -> Result<(Arc<AtomicBool>, Job)> {
+    arm_with_grace(out, json, expect, GRACE)
+}
+
+/// `arm` for a job whose own wind-down may take longer than `GRACE`: the
+/// coordinator of many hosts, which gives them time to send what they
+/// measured (a stop's result then holds every host's runs so far).
+pub(crate) fn arm_with_grace(
+    out: Option<OutputDir>,
+    json: bool,
+    expect: Option<Expectation>,
+    grace: Duration,
+) -> Result<(Arc<AtomicBool>, Job)> {
+    *lock(&JOB_GRACE) = grace;
     let stop = stop_flag()?;
     let job = Job {
         out: out.map(Arc::new),

@@ -323,7 +323,7 @@ fn a_create_that_fills_the_file_system_removes_what_it_made() {
         "--files-per-dir",
         "50",
     ]);
-    assert_ne!(o.status.code(), Some(exit::OK), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(exit::TARGET), "{}", stderr(&o));
     assert!(
         stderr(&o).contains("the file system is full"),
         "{}",

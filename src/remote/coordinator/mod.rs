@@ -45,7 +45,7 @@ const PINGS: u32 = 5;
 /// How long the hosts may take to check their targets and plan.
 const PLAN_TIMEOUT: Duration = Duration::from_secs(60);
 /// After a stop, how long the others have to report what they measured.
-const STOP_TIMEOUT: Duration = Duration::from_secs(5);
+pub(crate) const STOP_TIMEOUT: Duration = Duration::from_secs(5);
 /// A start skew above this is worth a warning.
 const SKEW_WARN_MS: f64 = 50.0;
 /// The main loop's longest sleep: heartbeats, timeouts and Ctrl-C are
