@@ -549,7 +549,11 @@ proptest! {
     fn hostile_lists_cost_a_small_multiple_of_their_text((extra, _) in hostile_list()) {
         let bytes = padded(&extra);
         let (doc, peak) = peak_of(|| parse_result(&bytes));
-        prop_assert!(peak < 16 * bytes.len(), "{} bytes held reading {}", peak, bytes.len());
+        // The worst text is a list of empty strings: 3 bytes (`"",`) each
+        // become a 24-byte String, and the list's growth by doubling may
+        // hold twice that while it is read, 16x, plus the rest of the
+        // document: 24x bounds it (it was 80x, then an abort, before).
+        prop_assert!(peak < 24 * bytes.len(), "{} bytes held reading {}", peak, bytes.len());
         match doc {
             Err(e) => one_line(&e),
             Ok(doc) => {

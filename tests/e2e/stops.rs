@@ -290,8 +290,11 @@ fn a_stop_on_storage_that_barely_answers_writes_the_result_within_the_grace() {
     );
     let doc = read_json(&out.join("result.json"));
     let notes = doc["notes"].to_string();
+    // Stopped after its first interval, the run is rebuilt from the
+    // collector's record; stopped before it, the result says it was not
+    // measured. Either way the result is on disk and says which.
     assert!(
-        notes.contains("interval record"),
+        notes.contains("interval record") || notes.contains("it was not measured"),
         "written from the collector's record: {notes}"
     );
     assert_eq!(doc["interrupted"], true);
