@@ -47,10 +47,7 @@ pub fn run_one(
     let counters: Vec<Arc<LiveCounters>> =
         (0..n).map(|_| Arc::new(LiveCounters::default())).collect();
     let buffered = !job.target.direct || spec.buffered;
-    if buffered
-        && job.target.fill.invalidate
-        && run.engine != crate::io::engine::EngineKind::Null
-        && spec.meta.is_none()
+    if buffered && job.target.fill.invalidate && !run.engine.caps().diskless && spec.meta.is_none()
     {
         // fio's invalidate=1: each run starts from the storage, not from the
         // pages the fill or the run before left cached. Advice only, so a

@@ -73,16 +73,7 @@ impl SetDir {
             Ok(()) | Err(Errno::EXIST) => {}
             Err(e) => return Err(io_error("create target directory", path, e)),
         }
-        let fd = rustix::fs::open(
-            path,
-            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
-            Mode::empty(),
-        )
-        .map_err(|e| match e {
-            Errno::NOTDIR => VbError::target(format!("{} is not a directory", path.display())),
-            e => io_error("open directory", path, e),
-        })?;
-        Self::from_fd(fd, path.into())
+        Self::open_existing(path)
     }
 
     /// Opens the directory the user named, which must exist.
