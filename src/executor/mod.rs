@@ -138,6 +138,9 @@ pub fn execute(plan: &Plan, obs: &dyn Observer, stop: &Arc<AtomicBool>) -> Resul
             doc.error = Some(e.to_string());
             break;
         }
+        // Until its workers are released the run is starting, not yet in
+        // its warm-up: a stop in between must not read as one in the fill.
+        rescue::doing(format!("starting run '{}'", run.spec.name));
         obs.run_started(i, plan.runs.len(), run);
         match run_one(plan, run, prepared, obs, stop, &|| Some(Instant::now())) {
             Ok(result) if result.interrupted && !measured(&result) => {
