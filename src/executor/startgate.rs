@@ -166,4 +166,52 @@ mod tests {
         gate.release(true);
         assert!(t.join().expect("joined"));
     }
+
+    #[test]
+    fn a_decided_start_is_asked_once_and_every_waiter_gets_the_same_time() {
+        let gate = ThreadGate::new();
+        let stop = AtomicBool::new(false);
+        let asked = std::sync::atomic::AtomicU32::new(0);
+        let at = Instant::now() + Duration::from_millis(5);
+        let decide = || {
+            asked.fetch_add(1, Ordering::SeqCst);
+            Some(at)
+        };
+        let got: Vec<Option<Instant>> = std::thread::scope(|s| {
+            let waiters: Vec<_> = (0..3)
+                .map(|_| {
+                    s.spawn(|| {
+                        gate.arrive();
+                        gate.wait_start_at()
+                    })
+                })
+                .collect();
+            assert!(gate.wait_ready(3, &stop, || false));
+            gate.release_at(Start::Decided(&decide).decide());
+            waiters
+                .into_iter()
+                .map(|w| w.join().expect("joined"))
+                .collect()
+        });
+        assert_eq!(asked.load(Ordering::SeqCst), 1);
+        assert_eq!(got, vec![Some(at); 3]);
+    }
+
+    #[test]
+    fn a_run_called_off_before_everyone_is_ready_gives_no_start_time() {
+        let gate = ThreadGate::new();
+        let stop = AtomicBool::new(false);
+        let got = std::thread::scope(|s| {
+            let waiter = s.spawn(|| {
+                gate.arrive();
+                gate.wait_start_at()
+            });
+            // The second target failed before it was ready: the decision
+            // is never asked for, and the first is released without a time.
+            assert!(!gate.wait_ready(2, &stop, || true));
+            gate.release_at(None);
+            waiter.join().expect("joined")
+        });
+        assert_eq!(got, None);
+    }
 }
