@@ -175,5 +175,5 @@ fn run(imp: Imported, a: &ImportRunArgs) -> Result<i32> {
         remote: a.remote.clone(),
         ..CommonArgs::default()
     };
-    super::run_suite_text(&origin, &text, &common, true, listed)
+    super::run::run_suite_text(&origin, &text, &common, true, listed)
 }

@@ -1,13 +1,9 @@
-//! `volbench size`, `volbench service list|show`, and `--expect` with the
-//! diagnosis that follows every run.
+//! `volbench size` and `volbench service list|show`.
 
-use crate::error::{Result, VbError, exit};
-use crate::input::args::{CommonArgs, ServiceCommand, SizeArgs};
+use crate::error::{Result, exit};
+use crate::input::args::{ServiceCommand, SizeArgs};
 use crate::input::catalogue::{self, size};
 use crate::output::fmt::terminal;
-use crate::result::ResultDoc;
-use crate::result::diagnosis;
-use crate::result::expect::Expectation;
 
 pub fn cmd_size(a: &SizeArgs) -> Result<i32> {
     let all = catalogue::load(a.catalogue.catalogue.as_deref())?;
@@ -43,28 +39,4 @@ pub fn cmd_service(c: &ServiceCommand) -> Result<i32> {
         }
     }
     Ok(exit::OK)
-}
-
-/// `--expect` checked and worked out before any I/O.
-pub fn expectation(c: &CommonArgs) -> Result<Option<Expectation>> {
-    let Some(text) = &c.expect else {
-        if c.catalogue.catalogue.is_some() {
-            return Err(VbError::input(
-                "--catalogue is only read for --expect; give --expect SERVICE[:QUOTA]",
-            ));
-        }
-        return Ok(None);
-    };
-    let all = catalogue::load(c.catalogue.catalogue.as_deref())?;
-    size::expectation(&all, text).map(Some)
-}
-
-/// The expectation recorded and the diagnosis made, before the result is
-/// written and shown.
-pub fn annotate(mut doc: ResultDoc, expect: Option<Expectation>) -> ResultDoc {
-    if expect.is_some() {
-        doc.expect = expect;
-    }
-    doc.diagnosis = diagnosis::diagnose(&doc);
-    doc
 }

@@ -148,8 +148,8 @@ impl Job {
         if doc.interrupted && STOP.get().is_some_and(|s| s.load(Ordering::Relaxed)) {
             eprintln!("{}", stopped_line(&doc));
         }
-        let doc = super::service::annotate(doc, self.expect.clone());
-        super::finish(&doc, self.out.as_deref(), self.json)
+        let doc = super::finish::annotate(doc, self.expect.clone());
+        super::finish::finish(&doc, self.out.as_deref(), self.json)
     }
 }
 

@@ -53,14 +53,14 @@ pub(super) fn collect(
 ) -> Timeline {
     let wall0 = SystemTime::now();
     // Client counters: read here, between intervals, never by the workers.
-    let mut host: Option<(&Sampler, RunCounters, Sample)> =
+    let host: Option<(&Sampler, RunCounters, Sample)> =
         sampler.map(|s| (s, s.header(), s.sample()));
-    let mut host_at_measure: Option<Sample> = host
+    let host_at_measure: Option<Sample> = host
         .as_ref()
         .filter(|_| control.phase.load(Ordering::Relaxed) == PHASE_MEASURE)
         .map(|(_, _, first)| first.clone());
     let total_s = (warmup + duration).as_secs_f64();
-    let mut phase = control.phase.load(Ordering::Relaxed);
+    let phase = control.phase.load(Ordering::Relaxed);
     let mut phase_start = t0;
     let mut phase_end = if phase == PHASE_WARMUP {
         t0 + warmup
@@ -68,40 +68,169 @@ pub(super) fn collect(
         t0 + duration
     };
     let mut k = 1u32;
-    let mut prev = CounterSnapshot::default();
-    // Latency buckets summed over workers, now and at the last interval.
-    let mut hist_prev = [vec![0u64; BUCKETS], vec![0u64; BUCKETS]];
-    let mut prev_t = t0;
-    let mut log = IntervalLog::default();
-    let mut cpu0 = cpu_seconds();
-    let mut measure_wall = wall0;
-    let mut measure_start = t0;
-    let mut warmup_done: Option<(SystemTime, f64)> = None;
-    let mut interrupted = false;
-    let rated = run.spec.rate_iops.is_some() || run.spec.shape.rate_bytes.is_some();
+    let mut reader = Reader {
+        prev: CounterSnapshot::default(),
+        hist_prev: [vec![0u64; BUCKETS], vec![0u64; BUCKETS]],
+        prev_t: t0,
+        rated: run.spec.rate_iops.is_some() || run.spec.shape.rate_bytes.is_some(),
+    };
+    let mut st = Seen {
+        wall0,
+        t0,
+        phase,
+        interrupted: false,
+        measure_start: t0,
+        measure_wall: wall0,
+        cpu0: cpu_seconds(),
+        host,
+        host_at_measure,
+        warmup_done: None,
+        steady: None,
+        log: IntervalLog::default(),
+        stalls: Vec::new(),
+    };
     let mut warm_iops: Vec<f64> = Vec::new();
-    let mut steady: Option<SteadyResult> = None;
-    let mut stalls: Vec<Stall> = Vec::new();
     let mut woke = t0;
     loop {
         let tick = (phase_start + interval * k).min(phase_end);
-        // Sleep in short steps so Ctrl-C and failures are seen quickly.
-        loop {
-            let now = Instant::now();
-            if now.duration_since(woke) > STALL + POLL {
-                let s = Stall {
-                    at_s: woke.saturating_duration_since(t0).as_secs_f64(),
-                    secs: now.duration_since(woke).as_secs_f64(),
-                };
-                obs.note(&s.line(&run.spec.name));
-                stalls.push(s);
+        wait_for(
+            tick,
+            &mut woke,
+            &mut st,
+            run,
+            control,
+            counters.len(),
+            obs,
+            stop,
+        );
+        let (iv, now) = reader.next(run, control, counters, t0, st.phase);
+        // A full warm-up interval feeds the steady-state detector.
+        let steady_now = if st.phase == PHASE_WARMUP
+            && run.spec.steady
+            && iv.duration_s >= interval.as_secs_f64() * 0.99
+        {
+            warm_iops.push(iv.read.iops + iv.write.iops);
+            if warm_iops.len() > crate::executor::steady::WINDOW {
+                warm_iops.remove(0);
             }
-            woke = now;
-            if now >= tick || stop.load(Ordering::Relaxed) || ended(control, counters.len()) {
-                break;
+            crate::executor::steady::is_steady(&warm_iops)
+        } else {
+            false
+        };
+        if let Some((s, rc, last)) = st.host.as_mut() {
+            let now_s = s.sample();
+            if iv.duration_s > 0.0 {
+                rc.push_interval(counters::between(last, &now_s, iv.t_s, iv.phase));
             }
-            std::thread::sleep((tick - now).min(POLL));
+            *last = now_s;
         }
+        if iv.duration_s > 0.0 {
+            obs.interval(run, iv.t_s, total_s, &iv);
+            st.log.push(iv);
+        }
+        if stop.load(Ordering::Relaxed) || ended(control, counters.len()) {
+            st.interrupted = stop.load(Ordering::Relaxed);
+            break;
+        }
+        if now < phase_end && !steady_now {
+            k += 1;
+            continue;
+        }
+        if st.phase != PHASE_WARMUP {
+            break;
+        }
+        if run.spec.steady {
+            st.steady = Some(SteadyResult {
+                reached: steady_now,
+                after_s: (now - t0).as_secs_f64(),
+            });
+        }
+        // Start measuring: the workers count completions from here on
+        // into their measured statistics.
+        control.phase.store(PHASE_MEASURE, Ordering::Relaxed);
+        super::rescue::doing(format!("running '{}'", run.spec.name));
+        st.warmup_done = Some((wall0, (now - t0).as_secs_f64()));
+        st.phase = PHASE_MEASURE;
+        phase_start = now;
+        phase_end = now + duration;
+        st.measure_start = now;
+        st.measure_wall = SystemTime::now();
+        st.cpu0 = cpu_seconds();
+        st.host_at_measure = st.host.as_ref().map(|(_, _, last)| last.clone());
+        k = 1;
+    }
+    wind_down(st, run, control, counters.len(), stop)
+}
+
+/// What the collector has seen so far, and where the measured phase began.
+struct Seen<'a> {
+    wall0: SystemTime,
+    t0: Instant,
+    phase: u8,
+    interrupted: bool,
+    measure_start: Instant,
+    measure_wall: SystemTime,
+    cpu0: (f64, f64),
+    host: Option<(&'a Sampler, RunCounters, Sample)>,
+    host_at_measure: Option<Sample>,
+    warmup_done: Option<(SystemTime, f64)>,
+    steady: Option<SteadyResult>,
+    log: IntervalLog,
+    stalls: Vec<Stall>,
+}
+
+/// Sleeps until `tick` in short steps, so Ctrl-C and failures are seen
+/// quickly; a wake-up far later than asked is a stall of the whole process,
+/// noted.
+#[allow(clippy::too_many_arguments)]
+fn wait_for(
+    tick: Instant,
+    woke: &mut Instant,
+    st: &mut Seen<'_>,
+    run: &PlannedRun,
+    control: &Control,
+    workers: usize,
+    obs: &dyn Observer,
+    stop: &AtomicBool,
+) {
+    loop {
+        let now = Instant::now();
+        if now.duration_since(*woke) > STALL + POLL {
+            let s = Stall {
+                at_s: woke.saturating_duration_since(st.t0).as_secs_f64(),
+                secs: now.duration_since(*woke).as_secs_f64(),
+            };
+            obs.note(&s.line(&run.spec.name));
+            st.stalls.push(s);
+        }
+        *woke = now;
+        if now >= tick || stop.load(Ordering::Relaxed) || ended(control, workers) {
+            break;
+        }
+        std::thread::sleep((tick - now).min(POLL));
+    }
+}
+
+/// Reads the workers' counters into one interval: the deltas since the
+/// last reading, and the latency histograms' too.
+struct Reader {
+    prev: CounterSnapshot,
+    /// Latency buckets summed over workers at the last interval.
+    hist_prev: [Vec<u64>; 2],
+    prev_t: Instant,
+    rated: bool,
+}
+
+impl Reader {
+    /// The interval since the last reading, and when it ends.
+    fn next(
+        &mut self,
+        run: &PlannedRun,
+        control: &Control,
+        counters: &[Arc<LiveCounters>],
+        t0: Instant,
+        phase: u8,
+    ) -> (Interval, Instant) {
         // An --io-limit run ends when its last worker finished.
         let now = control
             .all_finished_at(counters.len())
@@ -110,14 +239,15 @@ pub(super) fn collect(
         for c in counters {
             snap.add(&c.snapshot());
         }
-        let d = snap.since(&prev);
-        let secs = (now - prev_t).as_secs_f64();
+        let d = snap.since(&self.prev);
+        let secs = (now - self.prev_t).as_secs_f64();
         let mut hist_now = [vec![0u64; BUCKETS], vec![0u64; BUCKETS]];
         for c in counters {
             c.read_hist.add_to(&mut hist_now[0]);
             c.write_hist.add_to(&mut hist_now[1]);
         }
-        let iv = Interval {
+        let rated = self.rated;
+        let mut iv = Interval {
             t_s: (now - t0).as_secs_f64(),
             duration_s: secs,
             phase: if phase == PHASE_WARMUP {
@@ -141,69 +271,42 @@ pub(super) fn collect(
             ),
             meta_ops: super::meta::interval_ops(run, &d, secs),
         };
-        let mut iv = iv;
         if secs > 0.0 {
-            iv.read.lat_hist = sparse_delta(&hist_now[0], &hist_prev[0]);
-            iv.write.lat_hist = sparse_delta(&hist_now[1], &hist_prev[1]);
+            iv.read.lat_hist = sparse_delta(&hist_now[0], &self.hist_prev[0]);
+            iv.write.lat_hist = sparse_delta(&hist_now[1], &self.hist_prev[1]);
         }
-        hist_prev = hist_now;
-        // A full warm-up interval feeds the steady-state detector.
-        let steady_now =
-            if phase == PHASE_WARMUP && run.spec.steady && secs >= interval.as_secs_f64() * 0.99 {
-                warm_iops.push(iv.read.iops + iv.write.iops);
-                if warm_iops.len() > crate::executor::steady::WINDOW {
-                    warm_iops.remove(0);
-                }
-                crate::executor::steady::is_steady(&warm_iops)
-            } else {
-                false
-            };
-        if let Some((s, rc, last)) = host.as_mut() {
-            let now_s = s.sample();
-            if secs > 0.0 {
-                rc.push_interval(counters::between(last, &now_s, iv.t_s, iv.phase));
-            }
-            *last = now_s;
-        }
-        if secs > 0.0 {
-            obs.interval(run, iv.t_s, total_s, &iv);
-            log.push(iv);
-        }
-        prev = snap;
-        prev_t = now;
-        if stop.load(Ordering::Relaxed) || ended(control, counters.len()) {
-            interrupted = stop.load(Ordering::Relaxed);
-            break;
-        }
-        if now < phase_end && !steady_now {
-            k += 1;
-            continue;
-        }
-        if phase == PHASE_WARMUP {
-            if run.spec.steady {
-                steady = Some(SteadyResult {
-                    reached: steady_now,
-                    after_s: (now - t0).as_secs_f64(),
-                });
-            }
-            // Start measuring: the workers count completions from here on
-            // into their measured statistics.
-            control.phase.store(PHASE_MEASURE, Ordering::Relaxed);
-            super::rescue::doing(format!("running '{}'", run.spec.name));
-            warmup_done = Some((wall0, (now - t0).as_secs_f64()));
-            phase = PHASE_MEASURE;
-            phase_start = now;
-            phase_end = now + duration;
-            measure_start = now;
-            measure_wall = SystemTime::now();
-            cpu0 = cpu_seconds();
-            host_at_measure = host.as_ref().map(|(_, _, last)| last.clone());
-            k = 1;
-        } else {
-            break;
-        }
+        self.hist_prev = hist_now;
+        self.prev = snap;
+        self.prev_t = now;
+        (iv, now)
     }
-    let cooldown = (phase == PHASE_MEASURE && !interrupted && !ended(control, counters.len()))
+}
+
+/// The end of the run as the collector sees it: the cool-down, if any, the
+/// measured phase's length and CPU, its client counters, and the timeline.
+fn wind_down(
+    st: Seen<'_>,
+    run: &PlannedRun,
+    control: &Control,
+    workers: usize,
+    stop: &AtomicBool,
+) -> Timeline {
+    let Seen {
+        wall0,
+        t0,
+        phase,
+        interrupted,
+        measure_start,
+        measure_wall,
+        cpu0,
+        host,
+        host_at_measure,
+        mut warmup_done,
+        mut steady,
+        log,
+        stalls,
+    } = st;
+    let cooldown = (phase == PHASE_MEASURE && !interrupted && !ended(control, workers))
         .then_some(run.spec.shape.cooldown_s)
         .flatten();
     let after = if cooldown.is_some() {
@@ -213,17 +316,14 @@ pub(super) fn collect(
     };
     control.phase.store(after, Ordering::Relaxed);
     let end = control
-        .all_finished_at(counters.len())
+        .all_finished_at(workers)
         .unwrap_or_else(Instant::now)
         .max(measure_start);
     let cpu1 = cpu_seconds();
     if let Some(c) = cooldown {
         // I/O goes on, counted nowhere, then stops (diskspd -C).
         let until = Instant::now() + Duration::from_secs_f64(c);
-        while Instant::now() < until
-            && !stop.load(Ordering::Relaxed)
-            && !ended(control, counters.len())
-        {
+        while Instant::now() < until && !stop.load(Ordering::Relaxed) && !ended(control, workers) {
             std::thread::sleep((until - Instant::now()).min(POLL));
         }
         control.phase.store(PHASE_STOP, Ordering::Relaxed);

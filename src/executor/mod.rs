@@ -19,22 +19,25 @@ mod run;
 mod shaped;
 pub(crate) mod startgate;
 pub(crate) mod steady;
-mod targets;
+pub(crate) mod targets;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Instant, SystemTime};
+use std::time::SystemTime;
 
 use crate::error::{Result, VbError};
 use crate::io::host;
 use crate::io::target::{self, Progress};
+use crate::plan::targets::at_target;
 use crate::plan::{Plan, PlannedRun};
+use crate::result::targets::TargetRun;
 use crate::result::{Interval, ResultDoc, RunResult, TargetInfo};
-use crate::spec::StopRule;
+use crate::spec::JobSpec;
 
 pub use prepare::prepare;
 pub use run::{RunError, run_one};
-pub use targets::execute_targets;
+pub use startgate::Start;
+pub use targets::Sets;
 
 /// What the executor tells whoever is watching (the terminal, or nothing).
 pub trait Observer: Progress {
@@ -64,124 +67,276 @@ fn this_host(job: &crate::spec::JobSpec) -> crate::result::HostInfo {
     }
 }
 
-pub fn execute(plan: &Plan, obs: &dyn Observer, stop: &Arc<AtomicBool>) -> Result<ResultDoc> {
-    let job = &plan.job;
-    let started = crate::result::now_rfc3339();
-    let mut doc = ResultDoc {
-        notes: plan.notes.clone(),
-        ..ResultDoc::begin(this_host(job), started, job.clone())
-    };
-    rescue::keep(&doc, false);
-    rescue::doing("preparing the target");
-    let mut sets = match prepare(plan, obs, stop) {
-        Ok(p) => p,
-        Err(_) if stop.load(Ordering::Relaxed) => {
-            doc.interrupted = true;
-            doc.notes
-                .push("stopped while preparing the target: nothing was measured".into());
-            return Ok(doc);
+/// Runs a job on this host over its 1..n targets (one plan each; `job` is
+/// the job as the user gave it, recorded in the result): every target
+/// prepared, one after another, then each run on all of them at once
+/// (`targets::run_together`). With several targets a run's figures are
+/// merged exactly from theirs (`result::merge`), each target's own kept in
+/// `runs[].targets`.
+pub fn execute(
+    job: &JobSpec,
+    plans: &[Plan],
+    obs: &dyn Observer,
+    stop: &Arc<AtomicBool>,
+) -> Result<ResultDoc> {
+    let many = plans.len() > 1;
+    let mut doc = ResultDoc::begin(this_host(job), crate::result::now_rfc3339(), job.clone());
+    for p in plans {
+        for n in &p.notes {
+            if !many || !doc.notes.contains(n) {
+                doc.notes.push(n.clone());
+            }
         }
-        Err(e) => return Err(e),
-    };
-    rescue::keep(&doc, false);
-    for (_, p) in &sets {
-        doc.notes.extend(p.notes.iter().cloned());
-        doc.fill.extend(p.fill.clone());
     }
-    let (key, prepared) = sets.remove(0);
-    doc.target = Some(TargetInfo {
-        kind: prepared.kind,
-        path: job.target.path.display().to_string(),
-        files: prepared.layout.nfiles,
-        file_size: prepared.layout.file_size,
-        align: prepared.align,
-        mount: match prepared.kind {
-            target::TargetKind::BlockDevice => None,
-            _ => crate::io::mounts::for_path(&job.target.path),
-        },
-        memory: memory_of(prepared.kind, &job.target.path),
-        blocks: crate::io::mounts::block_sizes(&job.target.path, prepared.kind),
-    });
-    sets.insert(0, (key, prepared));
-    for (i, run) in plan.runs.iter().enumerate() {
+    rescue::keep(&doc, many);
+    let Some(prepared) = prepare_all(plans, &mut doc, obs, stop)? else {
+        doc.interrupted = true;
+        doc.notes
+            .push("stopped while preparing the target: nothing was measured".into());
+        return Ok(doc);
+    };
+    rescue::keep(&doc, many);
+    doc.target = plans
+        .first()
+        .zip(prepared.first())
+        .map(|(p, sets)| target_info(p, sets));
+    let mut done: Vec<Vec<RunResult>> = vec![Vec::new(); plans.len()];
+    for (i, spec) in job.runs.iter().enumerate() {
         if stop.load(Ordering::Relaxed) {
             doc.interrupted = true;
             break;
         }
-        if let Some(why) = run
-            .spec
+        if let Some(why) = spec
             .stop_rule
             .as_ref()
-            .and_then(|rule| stop_reason(rule, &doc.runs))
+            .and_then(|rule| crate::plan::sequence::stop_reason(rule, &doc.runs))
         {
-            let note = format!("skipped {}: {why}", run.spec.name);
+            let note = format!("skipped {}: {why}", spec.name);
             obs.note(&note);
             doc.notes.push(note);
             continue;
         }
-        let run = match resolve_rate(run, &doc.runs) {
-            Ok(r) => r,
-            Err(e) => {
-                doc.error = Some(e.to_string());
-                break;
-            }
-        };
-        let run = &run;
-        let prepared = match meta::find_set(&sets, run, job) {
-            Ok(p) => p,
-            Err(e) => {
-                doc.error = Some(e.to_string());
-                break;
-            }
-        };
-        if let Err(e) = meta::before_run(plan, run) {
-            doc.error = Some(e.to_string());
+        if !run_on_all(plans, &prepared, &mut done, i, &mut doc, obs, stop) {
             break;
-        }
-        // Until its workers are released the run is starting, not yet in
-        // its warm-up: a stop in between must not read as one in the fill.
-        rescue::doing(format!("starting run '{}'", run.spec.name));
-        obs.run_started(i, plan.runs.len(), run);
-        match run_one(plan, run, prepared, obs, stop, &|| Some(Instant::now())) {
-            Ok(result) if result.interrupted && !measured(&result) => {
-                // Stopped in its warm-up: nothing of it counts, and a row
-                // of zeros would read as a measurement.
-                doc.notes.push(format!(
-                    "stopped during the warm-up of run '{}': it was not measured",
-                    result.name
-                ));
-                doc.interrupted = true;
-                break;
-            }
-            Ok(result) => {
-                obs.run_finished(&result);
-                let interrupted = result.interrupted;
-                doc.runs.push(result);
-                rescue::keep(&doc, false);
-                if interrupted {
-                    doc.interrupted = true;
-                    break;
-                }
-            }
-            Err((_, None)) if stop.load(Ordering::Relaxed) => {
-                // Stopped while the run was starting: nothing was measured.
-                doc.notes.push(format!(
-                    "stopped while run '{}' was starting: it was not measured",
-                    run.spec.name
-                ));
-                doc.interrupted = true;
-                break;
-            }
-            Err((e, partial)) => {
-                if let Some(r) = partial {
-                    doc.runs.push(*r);
-                }
-                doc.error = Some(e.to_string());
-                break;
-            }
         }
     }
     Ok(doc)
+}
+
+/// Prepares every target, one after another: the terminal shows one fill
+/// bar at a time, and a refused target stops the job before any other is
+/// filled. None when a stop came first.
+fn prepare_all(
+    plans: &[Plan],
+    doc: &mut ResultDoc,
+    obs: &dyn Observer,
+    stop: &Arc<AtomicBool>,
+) -> Result<Option<Vec<Sets>>> {
+    rescue::doing(if plans.len() > 1 {
+        "preparing the targets"
+    } else {
+        "preparing the target"
+    });
+    let mut prepared: Vec<Sets> = Vec::with_capacity(plans.len());
+    for p in plans {
+        match prepare(p, obs, stop) {
+            Ok(sets) => {
+                doc.notes
+                    .extend(sets.iter().flat_map(|(_, s)| s.notes.clone()));
+                doc.fill
+                    .extend(sets.iter().flat_map(|(_, s)| s.fill.clone()));
+                prepared.push(sets);
+            }
+            Err(_) if stop.load(Ordering::Relaxed) => return Ok(None),
+            Err(e) if plans.len() > 1 => return Err(at_target(&p.job.target.path, e)),
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(Some(prepared))
+}
+
+/// The result's line for the (first) target: its first file set.
+fn target_info(p: &Plan, sets: &Sets) -> TargetInfo {
+    let first = sets.first().map(|(_, s)| s);
+    let kind = first.map_or(p.target.kind, |s| s.kind);
+    let path = &p.job.target.path;
+    TargetInfo {
+        kind,
+        path: path.display().to_string(),
+        files: first.map_or(0, |s| s.layout.nfiles),
+        file_size: first.map_or(0, |s| s.layout.file_size),
+        align: first.map_or(1, |s| s.align),
+        mount: match kind {
+            target::TargetKind::BlockDevice => None,
+            _ => crate::io::mounts::for_path(path),
+        },
+        memory: memory_of(kind, path),
+        blocks: crate::io::mounts::block_sizes(path, kind),
+    }
+}
+
+/// Run `i` on every target, its result added to `doc`; false when the job
+/// ends here (a stop, an error).
+fn run_on_all(
+    plans: &[Plan],
+    prepared: &[Sets],
+    done: &mut [Vec<RunResult>],
+    i: usize,
+    doc: &mut ResultDoc,
+    obs: &dyn Observer,
+    stop: &Arc<AtomicBool>,
+) -> bool {
+    let Some(spec) = doc.spec.runs.get(i).cloned() else {
+        return false;
+    };
+    let runs = match targets::ready(plans, prepared, done, i) {
+        Ok(r) => r,
+        Err(e) => {
+            doc.error = Some(e.to_string());
+            return false;
+        }
+    };
+    // One target: its run as planned and resolved; several: the job's run
+    // with every target's threads.
+    let whole = match runs.as_slice() {
+        [(one, _)] => one.clone(),
+        _ => targets::whole_run(&spec, &runs),
+    };
+    // Until its workers are released the run is starting, not yet in its
+    // warm-up: a stop in between must not read as one in the fill.
+    rescue::doing(format!("starting run '{}'", spec.name));
+    obs.run_started(i, doc.spec.runs.len(), &whole);
+    let merger = targets::Merger::new(obs, plans.len());
+    let each: Vec<targets::TargetObserver<'_>> = plans
+        .iter()
+        .enumerate()
+        .map(|(t, p)| merger.target(t, &p.job.target.path))
+        .collect();
+    let observers: Vec<&dyn Observer> = if plans.len() > 1 {
+        each.iter().map(|o| o as &dyn Observer).collect()
+    } else {
+        vec![obs]
+    };
+    let outcomes = targets::run_together(plans, &runs, &observers, Start::Now, stop);
+    settle(plans, prepared, done, &spec, outcomes, doc, obs, stop)
+}
+
+/// The targets' outcomes of one run into the result: the run (merged over
+/// several targets), an error, or the stop that ended it; false when the
+/// job ends here.
+#[allow(clippy::too_many_arguments)]
+fn settle(
+    plans: &[Plan],
+    prepared: &[Sets],
+    done: &mut [Vec<RunResult>],
+    spec: &crate::spec::RunSpec,
+    outcomes: Vec<targets::Outcome>,
+    doc: &mut ResultDoc,
+    obs: &dyn Observer,
+    stop: &AtomicBool,
+) -> bool {
+    let many = plans.len() > 1;
+    let stopped = || stop.load(Ordering::Relaxed);
+    let mut parts = Vec::new();
+    let mut rows = Vec::new();
+    let mut failed = false;
+    for (t, o) in outcomes.into_iter().enumerate() {
+        let (Some(plan), Some(sets)) = (plans.get(t), prepared.get(t)) else {
+            continue;
+        };
+        let r = match o {
+            Ok(r) => r,
+            Err(f) => {
+                let (e, partial) = *f;
+                // Stopped while starting: not an error, nothing measured.
+                if !(partial.is_none() && stopped()) {
+                    failed = true;
+                    if doc.error.is_none() {
+                        let e = if many {
+                            at_target(&plan.job.target.path, e)
+                        } else {
+                            e
+                        };
+                        doc.error = Some(e.to_string());
+                    }
+                }
+                match partial {
+                    Some(r) => *r,
+                    None => continue,
+                }
+            }
+        };
+        let kind = sets.first().map_or(plan.target.kind, |(_, s)| s.kind);
+        rows.push(TargetRun::of(
+            &r,
+            t as u32,
+            &plan.job.target.path.display().to_string(),
+            Some(kind),
+        ));
+        if let Some(d) = done.get_mut(t) {
+            d.push(r.clone());
+        }
+        parts.push(r);
+    }
+    if parts.is_empty() {
+        if doc.error.is_none() && stopped() {
+            doc.notes.push(format!(
+                "stopped while run '{}' was starting: it was not measured",
+                spec.name
+            ));
+        }
+        doc.interrupted |= stopped();
+        return false;
+    }
+    let result = if many {
+        match merged(spec, &parts, rows) {
+            Ok(r) => r,
+            Err(e) => {
+                doc.error.get_or_insert(e.to_string());
+                return false;
+            }
+        }
+    } else {
+        parts.remove(0)
+    };
+    if !failed && result.interrupted && !measured(&result) {
+        // Stopped in its warm-up: nothing of it counts, and a row of zeros
+        // would read as a measurement.
+        doc.notes.push(format!(
+            "stopped during the warm-up of run '{}': it was not measured",
+            result.name
+        ));
+        doc.interrupted = true;
+        return false;
+    }
+    if !failed {
+        obs.run_finished(&result);
+    }
+    let interrupted = result.interrupted;
+    doc.runs.push(result);
+    rescue::keep(doc, many);
+    if failed || interrupted || stopped() {
+        doc.interrupted |= interrupted || (!failed && stopped());
+        return false;
+    }
+    true
+}
+
+/// One run's figures over several targets, merged exactly, each target's
+/// own kept beside them.
+fn merged(
+    spec: &crate::spec::RunSpec,
+    parts: &[RunResult],
+    rows: Vec<TargetRun>,
+) -> Result<RunResult> {
+    let refs: Vec<&RunResult> = parts.iter().collect();
+    let mut merged = crate::result::merge::merge_runs(&refs).map_err(VbError::run)?;
+    merged.workload = spec.clone();
+    if refs.iter().any(|r| r.workload.rate_iops.is_some()) {
+        merged.workload.rate_iops = Some(refs.iter().filter_map(|r| r.workload.rate_iops).sum());
+    }
+    merged.targets = rows;
+    Ok(merged)
 }
 
 /// Whether a run has a measured phase (a run stopped in its warm-up has not).
@@ -189,61 +344,4 @@ fn measured(r: &RunResult) -> bool {
     r.phases
         .iter()
         .any(|p| p.name == crate::result::PhaseName::Measure && p.duration_s > 0.0)
-}
-
-/// Why a run with this stop rule should be skipped, judging the runs of its
-/// group already done; None to go ahead.
-pub fn stop_reason(rule: &StopRule, done: &[RunResult]) -> Option<String> {
-    let group: Vec<&RunResult> = done
-        .iter()
-        .filter(|r| {
-            r.workload
-                .stop_rule
-                .as_ref()
-                .is_some_and(|s| s.group == rule.group)
-        })
-        .collect();
-    if let (Some(pct), [.., prev, last]) = (rule.gain_below_pct, group.as_slice()) {
-        let (a, b) = (prev.total_iops(), last.total_iops());
-        if b < a * (1.0 + pct / 100.0) {
-            return Some(format!(
-                "IOPS grew {:.1}% from {} to {} (less than {pct}%): the knee is passed",
-                (b / a - 1.0) * 100.0,
-                prev.name,
-                last.name
-            ));
-        }
-    }
-    if let (Some(limit), Some(last)) = (rule.latency_above_us, group.last()) {
-        let lat = last.mean_latency_us();
-        if lat > limit {
-            return Some(format!(
-                "{} reached a mean latency of {lat:.0}us, above the {limit:.0}us limit",
-                last.name
-            ));
-        }
-    }
-    None
-}
-
-/// Turns a rate given as a percentage of an earlier run into IOPS.
-pub fn resolve_rate(run: &PlannedRun, done: &[RunResult]) -> Result<PlannedRun> {
-    let mut run = run.clone();
-    if let Some(p) = &run.spec.rate_pct {
-        let base = done.iter().find(|r| r.name == p.of).ok_or_else(|| {
-            VbError::input(format!(
-                "run '{}' sets its rate as {}% of run '{}', which has not run",
-                run.spec.name, p.percent, p.of
-            ))
-        })?;
-        let iops = base.total_iops() * p.percent / 100.0;
-        if iops <= 0.0 {
-            return Err(VbError::run(format!(
-                "run '{}': run '{}' measured no IOPS to take {}% of",
-                run.spec.name, p.of, p.percent
-            )));
-        }
-        run.spec.rate_iops = Some(iops);
-    }
-    Ok(run)
 }

@@ -46,103 +46,7 @@ pub fn run_one(
     let control = Arc::new(Control::default());
     let counters: Vec<Arc<LiveCounters>> =
         (0..n).map(|_| Arc::new(LiveCounters::default())).collect();
-    let buffered = !job.target.direct || spec.buffered;
-    if buffered && job.target.fill.invalidate && !run.engine.caps().diskless && spec.meta.is_none()
-    {
-        // fio's invalidate=1: each run starts from the storage, not from the
-        // pages the fill or the run before left cached. Advice only, so a
-        // file system that ignores it costs a warmer run, never a failure.
-        for fd in
-            target::open_files(prepared, false, job.target.write_sync).map_err(|e| (e, None))?
-        {
-            let _ = rustix::fs::fadvise(&fd, 0, None, rustix::fs::Advice::DontNeed);
-        }
-    }
-    let mut setups = Vec::with_capacity(n as usize);
-    for w in 0..n {
-        let io_gen = IoGen::new(
-            spec.rw,
-            spec.read_pct,
-            &spec.bs,
-            prepared.layout,
-            job.seed,
-            w,
-            n,
-        )
-        .shaped(&spec.shape);
-        if !spec.rw.is_random() && io_gen.region_too_small() {
-            return Err((
-                VbError::input(format!(
-                    "run '{}': {} sequential streams over {} leave less than one block each; \
-                     use fewer threads or a larger --size",
-                    spec.name,
-                    n,
-                    crate::units::format_size(prepared.layout.total())
-                )),
-                None,
-            ));
-        }
-        let files = if run.engine.caps().diskless || spec.meta.is_some() {
-            Vec::new()
-        } else {
-            target::open_files(
-                prepared,
-                job.target.direct && !spec.buffered,
-                job.target.write_sync,
-            )
-            .map_err(|e| (e, None))?
-        };
-        if buffered {
-            // fio's fadvise_hint=1 (its default): the kernel's read-ahead
-            // would otherwise turn each random 4k miss into a 128k read and
-            // cache the set within seconds, measuring memory, not storage.
-            let advice = if spec.rw.is_random() {
-                rustix::fs::Advice::Random
-            } else {
-                rustix::fs::Advice::Sequential
-            };
-            for fd in &files {
-                let _ = rustix::fs::fadvise(fd, 0, None, advice);
-            }
-        }
-        let setup = WorkerSetup {
-            index: w,
-            engine: run.engine,
-            depth: run.depth,
-            files,
-            io_gen,
-            max_bs: spec.max_bs() as usize,
-            buf_align: 4096,
-            ring: if spec.has_writes() {
-                crate::io::ring::ring_bytes(n, run.depth, spec.max_bs() as usize, 4096)
-            } else {
-                0
-            },
-            seed: job.seed,
-            budget: spec
-                .io_limit
-                .map(|limit| io_share(limit, spec.min_bs(), w, n)),
-            rate: super::shaped::rate(spec, w, n).or_else(|| {
-                spec.rate_iops.map(|iops| {
-                    // Each worker carries an equal share of the rate, its first
-                    // I/O staggered so the workers interleave evenly.
-                    let gap = Duration::from_secs_f64(n as f64 / iops);
-                    worker::Schedule {
-                        gap,
-                        poisson: spec.arrivals == Arrivals::Poisson,
-                        offset: gap.mul_f64(w as f64 / n as f64),
-                        ns_per_byte: 0.0,
-                    }
-                })
-            }),
-            control: control.clone(),
-            counters: counters[w as usize].clone(),
-            data: prepared.data.clone(),
-            shaper: crate::io::shaping::Shaper::new(&spec.shape),
-        };
-        // A metadata run's workers each take a share of the tree instead.
-        setups.push((setup, super::meta::worker(plan, run, w, n)));
-    }
+    let setups = set_up(plan, run, prepared, &control, &counters)?;
 
     // Workers report ready once set up, then wait to be released together;
     // the gate can be called off, so a start-up failure never strands them.
@@ -283,49 +187,181 @@ pub fn run_one(
         if timeline.interrupted && timeline.measure.1 > 0.0 {
             super::rescue::keep_run(super::record::from_intervals(run, &timeline));
         }
-        let mut warm = PhaseStats::default();
-        let mut meas = PhaseStats::default();
-        let mut error = None;
-        let mut ops = Vec::new();
-        let mut data = crate::io::verify::DataReport::default();
-        for h in handles {
-            match h.join() {
-                Ok(r) => {
-                    warm.merge(&r.warmup);
-                    meas.merge(&r.measure);
-                    super::meta::merge(&mut ops, r.meta);
-                    data.merge(r.data);
-                    if error.is_none() {
-                        error = r.error;
-                    }
-                }
-                Err(_) => error = Some("an I/O thread panicked".to_string()),
+        gather(handles, run, timeline, prepared, journal)
+    })
+}
+
+/// Each worker's setup: its I/O decisions, its own descriptors of the
+/// target's files (with the kernel's read-ahead advice for buffered I/O),
+/// its share of the rate and the limit; a metadata run's workers each get
+/// their share of the tree beside it. A buffered run first drops the
+/// cached pages of the set (fio's invalidate).
+fn set_up(
+    plan: &Plan,
+    run: &PlannedRun,
+    prepared: &Prepared,
+    control: &Arc<Control>,
+    counters: &[Arc<LiveCounters>],
+) -> std::result::Result<Vec<Setup>, RunError> {
+    let job = &plan.job;
+    let spec = &run.spec;
+    let n = run.io_threads;
+    let buffered = !job.target.direct || spec.buffered;
+    if buffered && job.target.fill.invalidate && !run.engine.caps().diskless && spec.meta.is_none()
+    {
+        // fio's invalidate=1: each run starts from the storage, not from the
+        // pages the fill or the run before left cached. Advice only, so a
+        // file system that ignores it costs a warmer run, never a failure.
+        for fd in
+            target::open_files(prepared, false, job.target.write_sync).map_err(|e| (e, None))?
+        {
+            let _ = rustix::fs::fadvise(&fd, 0, None, rustix::fs::Advice::DontNeed);
+        }
+    }
+    let mut setups = Vec::with_capacity(n as usize);
+    for w in 0..n {
+        let io_gen = IoGen::new(
+            spec.rw,
+            spec.read_pct,
+            &spec.bs,
+            prepared.layout,
+            job.seed,
+            w,
+            n,
+        )
+        .shaped(&spec.shape);
+        if !spec.rw.is_random() && io_gen.region_too_small() {
+            return Err((
+                VbError::input(format!(
+                    "run '{}': {} sequential streams over {} leave less than one block each; \
+                     use fewer threads or a larger --size",
+                    spec.name,
+                    n,
+                    crate::units::format_size(prepared.layout.total())
+                )),
+                None,
+            ));
+        }
+        let files = if run.engine.caps().diskless || spec.meta.is_some() {
+            Vec::new()
+        } else {
+            target::open_files(
+                prepared,
+                job.target.direct && !spec.buffered,
+                job.target.write_sync,
+            )
+            .map_err(|e| (e, None))?
+        };
+        if buffered {
+            // fio's fadvise_hint=1 (its default): the kernel's read-ahead
+            // would otherwise turn each random 4k miss into a 128k read and
+            // cache the set within seconds, measuring memory, not storage.
+            let advice = if spec.rw.is_random() {
+                rustix::fs::Advice::Random
+            } else {
+                rustix::fs::Advice::Sequential
+            };
+            for fd in &files {
+                let _ = rustix::fs::fadvise(fd, 0, None, advice);
             }
         }
-        let mut result = build_result(run, timeline, &warm, &meas);
-        result.meta_ops = super::meta::results(ops, &result);
-        if prepared.data.as_ref().is_some_and(|d| d.max_errors() > 0) {
-            result.data_errors = Some(data.errors);
+        let setup = WorkerSetup {
+            index: w,
+            engine: run.engine,
+            depth: run.depth,
+            files,
+            io_gen,
+            max_bs: spec.max_bs() as usize,
+            buf_align: 4096,
+            ring: if spec.has_writes() {
+                crate::io::ring::ring_bytes(n, run.depth, spec.max_bs() as usize, 4096)
+            } else {
+                0
+            },
+            seed: job.seed,
+            budget: spec
+                .io_limit
+                .map(|limit| io_share(limit, spec.min_bs(), w, n)),
+            rate: super::shaped::rate(spec, w, n).or_else(|| {
+                spec.rate_iops.map(|iops| {
+                    // Each worker carries an equal share of the rate, its first
+                    // I/O staggered so the workers interleave evenly.
+                    let gap = Duration::from_secs_f64(n as f64 / iops);
+                    worker::Schedule {
+                        gap,
+                        poisson: spec.arrivals == Arrivals::Poisson,
+                        offset: gap.mul_f64(w as f64 / n as f64),
+                        ns_per_byte: 0.0,
+                    }
+                })
+            }),
+            control: control.clone(),
+            counters: counters[w as usize].clone(),
+            data: prepared.data.clone(),
+            shaper: crate::io::shaping::Shaper::new(&spec.shape),
+        };
+        // A metadata run's workers each take a share of the tree instead.
+        setups.push((setup, super::meta::worker(plan, run, w, n)));
+    }
+    Ok(setups)
+}
+
+/// A worker's setup, and its share of the tree on a metadata run.
+type Setup = (WorkerSetup, Option<crate::io::meta::worker::MetaWorker>);
+
+/// Joins the workers and builds the run's result from what they and the
+/// collector measured; a data mismatch or a journal that failed makes the
+/// run an error that keeps its result.
+fn gather(
+    handles: Vec<std::thread::ScopedJoinHandle<'_, worker::WorkerResult>>,
+    run: &PlannedRun,
+    timeline: super::collect::Timeline,
+    prepared: &Prepared,
+    journal: Option<Arc<crate::io::verify::journal::Journal>>,
+) -> std::result::Result<RunResult, RunError> {
+    let spec = &run.spec;
+    let mut warm = PhaseStats::default();
+    let mut meas = PhaseStats::default();
+    let mut error = None;
+    let mut ops = Vec::new();
+    let mut data = crate::io::verify::DataReport::default();
+    for h in handles {
+        match h.join() {
+            Ok(r) => {
+                warm.merge(&r.warmup);
+                meas.merge(&r.measure);
+                super::meta::merge(&mut ops, r.meta);
+                data.merge(r.data);
+                if error.is_none() {
+                    error = r.error;
+                }
+            }
+            Err(_) => error = Some("an I/O thread panicked".to_string()),
         }
-        let max = prepared.data.as_ref().map_or(0, |d| d.max_errors());
-        if let Some(why) = super::data::failure(&data, max) {
-            // A mismatch outranks the "stopped at" note that ended the run.
-            error = Some(why);
-        }
-        if let Some(why) = super::data::journal_after_run(journal) {
-            error = Some(match error {
-                Some(e) if !e.contains(&why) => format!("{why}; {e}"),
-                _ => why,
-            });
-        }
-        match error {
-            Some(e) => Err((
-                VbError::run(format!("run '{}': {e}", spec.name)),
-                Some(Box::new(result)),
-            )),
-            None => Ok(result),
-        }
-    })
+    }
+    let mut result = build_result(run, timeline, &warm, &meas);
+    result.meta_ops = super::meta::results(ops, &result);
+    if prepared.data.as_ref().is_some_and(|d| d.max_errors() > 0) {
+        result.data_errors = Some(data.errors);
+    }
+    let max = prepared.data.as_ref().map_or(0, |d| d.max_errors());
+    if let Some(why) = super::data::failure(&data, max) {
+        // A mismatch outranks the "stopped at" note that ended the run.
+        error = Some(why);
+    }
+    if let Some(why) = super::data::journal_after_run(journal) {
+        error = Some(match error {
+            Some(e) if !e.contains(&why) => format!("{why}; {e}"),
+            _ => why,
+        });
+    }
+    match error {
+        Some(e) => Err((
+            VbError::run(format!("run '{}': {e}", spec.name)),
+            Some(Box::new(result)),
+        )),
+        None => Ok(result),
+    }
 }
 
 /// Worker `w`'s share of an --io-limit of `limit` bytes over `n` workers, in

@@ -3,16 +3,41 @@
 //! a thread cannot be created, one fails to set up, or a signal arrives
 //! during start-up, the threads already waiting are released at once
 //! (told not to start) instead of waiting forever for the missing ones.
+//!
+//! The same line serves both levels of a run: the I/O threads of one
+//! target, and the targets of one run on this host, which a local job
+//! starts at once (`Start::Now`) and an agent at the time its coordinator
+//! decides for every host (`Start::Decided`).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+/// When a run's I/O starts once everything on this host is ready.
+#[derive(Clone, Copy)]
+pub enum Start<'a> {
+    /// At once: a job on this host alone.
+    Now,
+    /// At the time this asks for (an agent: the coordinator's common start
+    /// across hosts); None calls the run off.
+    Decided(&'a (dyn Fn() -> Option<Instant> + Sync)),
+}
+
+impl Start<'_> {
+    /// The start time, asked once everything is ready.
+    pub fn decide(&self) -> Option<Instant> {
+        match self {
+            Start::Now => Some(Instant::now()),
+            Start::Decided(f) => f(),
+        }
+    }
+}
 
 #[derive(Default)]
 struct State {
     ready: usize,
-    /// Some(true): go; Some(false): called off.
-    released: Option<bool>,
+    /// Some(Some(t)): go at t; Some(None): called off.
+    released: Option<Option<Instant>>,
 }
 
 #[derive(Default)]
@@ -44,10 +69,16 @@ impl ThreadGate {
 
     /// A worker waits for the start; true to go, false when called off.
     pub fn wait_start(&self) -> bool {
+        self.wait_start_at().is_some()
+    }
+
+    /// A worker waits for the start: the time to start at, None when
+    /// called off.
+    pub fn wait_start_at(&self) -> Option<Instant> {
         let mut s = self.lock();
         loop {
-            if let Some(go) = s.released {
-                return go;
+            if let Some(at) = s.released {
+                return at;
             }
             s = self.changed.wait(s).unwrap_or_else(|p| p.into_inner());
         }
@@ -74,9 +105,15 @@ impl ThreadGate {
 
     /// Releases every worker, now and later: `go` false calls the run off.
     pub fn release(&self, go: bool) {
+        self.release_at(go.then(Instant::now));
+    }
+
+    /// Releases every worker, now and later, to start at `at`; None calls
+    /// the run off.
+    pub fn release_at(&self, at: Option<Instant>) {
         let mut s = self.lock();
         if s.released.is_none() {
-            s.released = Some(go);
+            s.released = Some(at);
         }
         drop(s);
         self.changed.notify_all();
@@ -128,5 +165,53 @@ mod tests {
         assert!(gate.wait_ready(1, &stop, || false));
         gate.release(true);
         assert!(t.join().expect("joined"));
+    }
+
+    #[test]
+    fn a_decided_start_is_asked_once_and_every_waiter_gets_the_same_time() {
+        let gate = ThreadGate::new();
+        let stop = AtomicBool::new(false);
+        let asked = std::sync::atomic::AtomicU32::new(0);
+        let at = Instant::now() + Duration::from_millis(5);
+        let decide = || {
+            asked.fetch_add(1, Ordering::SeqCst);
+            Some(at)
+        };
+        let got: Vec<Option<Instant>> = std::thread::scope(|s| {
+            let waiters: Vec<_> = (0..3)
+                .map(|_| {
+                    s.spawn(|| {
+                        gate.arrive();
+                        gate.wait_start_at()
+                    })
+                })
+                .collect();
+            assert!(gate.wait_ready(3, &stop, || false));
+            gate.release_at(Start::Decided(&decide).decide());
+            waiters
+                .into_iter()
+                .map(|w| w.join().expect("joined"))
+                .collect()
+        });
+        assert_eq!(asked.load(Ordering::SeqCst), 1);
+        assert_eq!(got, vec![Some(at); 3]);
+    }
+
+    #[test]
+    fn a_run_called_off_before_everyone_is_ready_gives_no_start_time() {
+        let gate = ThreadGate::new();
+        let stop = AtomicBool::new(false);
+        let got = std::thread::scope(|s| {
+            let waiter = s.spawn(|| {
+                gate.arrive();
+                gate.wait_start_at()
+            });
+            // The second target failed before it was ready: the decision
+            // is never asked for, and the first is released without a time.
+            assert!(!gate.wait_ready(2, &stop, || true));
+            gate.release_at(None);
+            waiter.join().expect("joined")
+        });
+        assert_eq!(got, None);
     }
 }

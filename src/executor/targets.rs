@@ -1,216 +1,106 @@
-//! A job over several local targets (`plan::targets`): every target is
-//! prepared (its own file set and lock), then each run starts on all of
-//! them at once behind one start line and the results are merged exactly
-//! (`result::merge`), each target's own figures kept in `runs[].targets`.
+//! One run on every target of this host at once: each target's run made
+//! ready (its rate, its file set), then its workers set up, and all of them
+//! released together behind one start line (`startgate`), at once for a
+//! local job or at the coordinator's time for an agent. One target that
+//! fails before it is ready calls the run off for all: no target measures
+//! alone what was meant to be shared. The local job (`execute`) and the
+//! agent both run their runs through here.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Instant, SystemTime};
+use std::time::SystemTime;
 
-use super::startgate::ThreadGate;
-use super::{Observer, resolve_rate, run_one, stop_reason};
+use super::startgate::{Start, ThreadGate};
+use super::{Observer, RunError, run_one};
 use crate::error::{Result, VbError};
-use crate::io::target::{Prepared, Progress, TargetKind};
+use crate::io::target::{Prepared, Progress};
 use crate::plan::targets::at_target;
 use crate::plan::{Plan, PlannedRun};
-use crate::result::targets::TargetRun;
-use crate::result::{Interval, ResultDoc, RunResult, TargetInfo};
-use crate::spec::JobSpec;
+use crate::result::{Interval, RunResult};
 
-type Sets = Vec<(super::meta::SetKey, Prepared)>;
+/// One target's prepared file sets (one per file count its runs use).
+pub type Sets = Vec<(super::meta::SetKey, Prepared)>;
 
-pub fn execute_targets(
-    job: &JobSpec,
+/// What one target's run ended with; boxed, as a failed run carries a
+/// whole partial result.
+pub type Outcome = std::result::Result<RunResult, Box<RunError>>;
+
+/// Run `i` made ready on each target: the rate of a run given as a share
+/// of an earlier one resolved against that target's own runs, the file set
+/// of the run's file count found, a metadata run's caches dropped. An
+/// error names its target when there are several.
+pub fn ready<'p>(
     plans: &[Plan],
-    obs: &dyn Observer,
-    stop: &Arc<AtomicBool>,
-) -> Result<ResultDoc> {
-    let mut doc = ResultDoc::begin(
-        super::this_host(job),
-        crate::result::now_rfc3339(),
-        job.clone(),
-    );
-    for p in plans {
-        for n in &p.notes {
-            if !doc.notes.contains(n) {
-                doc.notes.push(n.clone());
-            }
-        }
-    }
-    // One target after another: the terminal shows one fill bar at a time,
-    // and a refused target stops the job before any other is filled.
-    let mut prepared: Vec<Sets> = Vec::with_capacity(plans.len());
-    super::rescue::keep(&doc, true);
-    super::rescue::doing("preparing the targets");
-    for p in plans {
-        match super::prepare(p, obs, stop) {
-            Ok(sets) => {
-                doc.notes
-                    .extend(sets.iter().flat_map(|(_, s)| s.notes.clone()));
-                doc.fill
-                    .extend(sets.iter().flat_map(|(_, s)| s.fill.clone()));
-                prepared.push(sets);
-            }
-            Err(_) if stop.load(Ordering::Relaxed) => {
-                doc.interrupted = true;
-                return Ok(doc);
-            }
-            Err(e) => return Err(at_target(&p.job.target.path, e)),
-        }
-    }
-    doc.target = plans.first().zip(prepared.first()).map(|(p, sets)| {
-        let first = sets.first().map(|(_, s)| s);
-        TargetInfo {
-            kind: first.map_or(p.target.kind, |s| s.kind),
-            path: p.job.target.path.display().to_string(),
-            files: first.map_or(0, |s| s.layout.nfiles),
-            file_size: first.map_or(0, |s| s.layout.file_size),
-            align: first.map_or(1, |s| s.align),
-            mount: match first.map(|s| s.kind) {
-                Some(TargetKind::BlockDevice) | None => None,
-                _ => crate::io::mounts::for_path(&p.job.target.path),
-            },
-            memory: super::memory_of(first.map_or(p.target.kind, |s| s.kind), &p.job.target.path),
-            blocks: crate::io::mounts::block_sizes(
-                &p.job.target.path,
-                first.map_or(p.target.kind, |s| s.kind),
-            ),
-        }
-    });
-    let mut done: Vec<Vec<RunResult>> = vec![Vec::new(); plans.len()];
-    for (i, spec) in job.runs.iter().enumerate() {
-        if stop.load(Ordering::Relaxed) {
-            doc.interrupted = true;
-            break;
-        }
-        if let Some(why) = spec
-            .stop_rule
-            .as_ref()
-            .and_then(|rule| stop_reason(rule, &doc.runs))
-        {
-            let note = format!("skipped {}: {why}", spec.name);
-            obs.note(&note);
-            doc.notes.push(note);
-            continue;
-        }
-        let whole = whole_run(plans, i, spec);
-        super::rescue::doing(format!("running '{}'", spec.name));
-        obs.run_started(i, job.runs.len(), &whole);
-        let outcomes = run_all(plans, &prepared, &done, i, obs, stop);
-        let mut parts = Vec::new();
-        let mut rows = Vec::new();
-        for (t, o) in outcomes.into_iter().enumerate() {
-            let (Some(plan), Some(sets)) = (plans.get(t), prepared.get(t)) else {
-                continue;
-            };
-            let r = match o {
-                Ok(r) => r,
-                Err(failed) => {
-                    let (e, partial) = *failed;
-                    if doc.error.is_none() && !(partial.is_none() && stop.load(Ordering::Relaxed)) {
-                        doc.error = Some(at_target(&plan.job.target.path, e).to_string());
-                    }
-                    match partial {
-                        Some(r) => *r,
-                        None => continue,
-                    }
-                }
-            };
-            let kind = sets.first().map_or(plan.target.kind, |(_, s)| s.kind);
-            rows.push(TargetRun::of(
-                &r,
-                t as u32,
-                &plan.job.target.path.display().to_string(),
-                Some(kind),
-            ));
-            if let Some(d) = done.get_mut(t) {
-                d.push(r.clone());
-            }
-            parts.push(r);
-        }
-        if parts.is_empty() {
-            doc.interrupted |= stop.load(Ordering::Relaxed);
-            break;
-        }
-        let refs: Vec<&RunResult> = parts.iter().collect();
-        let mut merged = crate::result::merge::merge_runs(&refs).map_err(VbError::run)?;
-        merged.workload = spec.clone();
-        if refs.iter().any(|r| r.workload.rate_iops.is_some()) {
-            merged.workload.rate_iops =
-                Some(refs.iter().filter_map(|r| r.workload.rate_iops).sum());
-        }
-        merged.targets = rows;
-        obs.run_finished(&merged);
-        let interrupted = merged.interrupted;
-        doc.runs.push(merged);
-        super::rescue::keep(&doc, true);
-        if doc.error.is_some() || interrupted || stop.load(Ordering::Relaxed) {
-            doc.interrupted |= interrupted || stop.load(Ordering::Relaxed);
-            break;
-        }
-    }
-    Ok(doc)
-}
-
-/// The run as the user asked for it, for the terminal's run line: the
-/// job's threads, and the I/O threads of every target together.
-fn whole_run(plans: &[Plan], i: usize, spec: &crate::spec::RunSpec) -> PlannedRun {
-    let mut runs = plans.iter().filter_map(|p| p.runs.get(i));
-    let first = runs.next();
-    let mut whole = PlannedRun {
-        spec: spec.clone(),
-        engine: first.map_or(crate::io::engine::EngineKind::Psync, |r| r.engine),
-        engine_note: first.and_then(|r| r.engine_note.clone()),
-        io_threads: first.map_or(0, |r| r.io_threads),
-        depth: first.map_or(1, |r| r.depth),
-    };
-    for r in runs {
-        whole.io_threads = whole.io_threads.saturating_add(r.io_threads);
-    }
-    whole
-}
-
-type Outcome = std::result::Result<RunResult, Box<super::RunError>>;
-
-/// Run `i` on every target at once: each target's workers get ready, and
-/// all are released together; one that fails before it is ready calls the
-/// run off for all (no target measures alone what was meant to be shared).
-fn run_all(
-    plans: &[Plan],
-    prepared: &[Sets],
+    prepared: &'p [Sets],
     done: &[Vec<RunResult>],
     i: usize,
-    obs: &dyn Observer,
+) -> Result<Vec<(PlannedRun, &'p Prepared)>> {
+    let name = |plan: &Plan, e: VbError| {
+        if plans.len() > 1 {
+            at_target(&plan.job.target.path, e)
+        } else {
+            e
+        }
+    };
+    let mut out = Vec::with_capacity(plans.len());
+    for (t, (plan, sets)) in plans.iter().zip(prepared).enumerate() {
+        let planned = plan
+            .runs
+            .get(i)
+            .ok_or_else(|| VbError::input(format!("run {i} is not planned")))?;
+        let mine = done.get(t).map_or(&[][..], Vec::as_slice);
+        let run = crate::plan::sequence::resolve_rate(planned, mine).map_err(|e| name(plan, e))?;
+        let prep = super::meta::find_set(sets, &run, &plan.job).map_err(|e| name(plan, e))?;
+        super::meta::before_run(plan, &run).map_err(|e| name(plan, e))?;
+        out.push((run, prep));
+    }
+    Ok(out)
+}
+
+/// Runs `runs` (one per target, from `ready`) together: each target's
+/// workers get ready on their own thread, and all are released at `start`'s
+/// time once every one is; `observers` has one observer per target.
+pub fn run_together(
+    plans: &[Plan],
+    runs: &[(PlannedRun, &Prepared)],
+    observers: &[&dyn Observer],
+    start: Start<'_>,
     stop: &Arc<AtomicBool>,
 ) -> Vec<Outcome> {
     let gate = ThreadGate::new();
     let failed = AtomicUsize::new(0);
-    let merger = Merger::new(obs, plans.len());
     std::thread::scope(|s| {
         let handles: Vec<_> = plans
             .iter()
-            .zip(prepared)
-            .zip(done)
-            .enumerate()
-            .map(|(t, ((plan, sets), done))| {
-                let (gate, failed, merger) = (&gate, &failed, &merger);
+            .zip(runs)
+            .zip(observers)
+            .map(|((plan, (run, prep)), obs)| {
+                let (gate, failed) = (&gate, &failed);
                 s.spawn(move || -> Outcome {
                     let arrived = AtomicBool::new(false);
-                    let outcome = one_target(plan, sets, done, i, t, merger, stop, &|| {
+                    let outcome = run_one(plan, run, prep, *obs, stop, &|| {
                         arrived.store(true, Ordering::SeqCst);
                         gate.arrive();
-                        gate.wait_start().then(Instant::now)
+                        gate.wait_start_at()
                     });
                     if !arrived.load(Ordering::SeqCst) {
+                        // Never reached the line: the run is off for all.
                         failed.fetch_add(1, Ordering::SeqCst);
                         gate.arrive();
                     }
-                    outcome
+                    outcome.map_err(Box::new)
                 })
             })
             .collect();
         let all_ready = gate.wait_ready(plans.len(), stop, || failed.load(Ordering::SeqCst) > 0);
-        gate.release(all_ready && failed.load(Ordering::SeqCst) == 0);
+        // Asked only when every target is ready: an agent tells its
+        // coordinator it is ready only then.
+        let at = if all_ready && failed.load(Ordering::SeqCst) == 0 {
+            start.decide()
+        } else {
+            None
+        };
+        gate.release_at(at);
         handles
             .into_iter()
             .map(|h| {
@@ -222,51 +112,57 @@ fn run_all(
     })
 }
 
-#[allow(clippy::too_many_arguments)]
-fn one_target(
-    plan: &Plan,
-    sets: &Sets,
-    done: &[RunResult],
-    i: usize,
-    t: usize,
-    merger: &Merger,
-    stop: &Arc<AtomicBool>,
-    start: &(dyn Fn() -> Option<Instant> + Sync),
-) -> Outcome {
-    let planned = plan
-        .runs
-        .get(i)
-        .ok_or_else(|| Box::new((VbError::run(format!("run {i} is not planned")), None)))?;
-    // A rate given as a share of an earlier run: this target's own share.
-    let run = resolve_rate(planned, done).map_err(|e| Box::new((e, None)))?;
-    let prep = super::meta::find_set(sets, &run, &plan.job).map_err(|e| Box::new((e, None)))?;
-    let obs = TargetObserver {
-        merger,
-        t,
-        path: plan.job.target.path.display().to_string(),
+/// The run as the user asked for it, for the terminal's run line: the
+/// job's run, and the I/O threads of every target together.
+pub fn whole_run(spec: &crate::spec::RunSpec, runs: &[(PlannedRun, &Prepared)]) -> PlannedRun {
+    let mut each = runs.iter().map(|(r, _)| r);
+    let Some(first) = each.next() else {
+        return PlannedRun {
+            spec: spec.clone(),
+            engine: crate::io::engine::EngineKind::Psync,
+            engine_note: None,
+            io_threads: 0,
+            depth: 1,
+        };
     };
-    run_one(plan, &run, prep, &obs, stop, start).map_err(Box::new)
+    let mut whole = PlannedRun {
+        spec: spec.clone(),
+        ..first.clone()
+    };
+    for r in each {
+        whole.io_threads = whole.io_threads.saturating_add(r.io_threads);
+    }
+    whole
 }
 
 /// Passes the terminal one interval per period, merged over the targets
 /// once every target has reported it (as the coordinator does for hosts).
-struct Merger<'a> {
+pub struct Merger<'a> {
     inner: &'a dyn Observer,
     state: Mutex<(Vec<Vec<Interval>>, usize)>,
     started: AtomicBool,
 }
 
 impl<'a> Merger<'a> {
-    fn new(inner: &'a dyn Observer, n: usize) -> Self {
+    pub fn new(inner: &'a dyn Observer, n: usize) -> Self {
         Self {
             inner,
             state: Mutex::new((vec![Vec::new(); n], 0)),
             started: AtomicBool::new(false),
         }
     }
+
+    /// Target `t`'s observer, at `path`.
+    pub fn target(&'a self, t: usize, path: &std::path::Path) -> TargetObserver<'a> {
+        TargetObserver {
+            merger: self,
+            t,
+            path: path.display().to_string(),
+        }
+    }
 }
 
-struct TargetObserver<'a> {
+pub struct TargetObserver<'a> {
     merger: &'a Merger<'a>,
     t: usize,
     path: String,

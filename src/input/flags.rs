@@ -5,21 +5,16 @@
 use crate::error::{Result, VbError};
 use crate::input::args::RunArgs;
 use crate::input::sweep::{self, Axes, parse_bs_points, parse_counts, parse_numbers};
-use crate::io::target::{self, TargetKind};
 use crate::spec::{
     Arrivals, EngineChoice, JobSpec, Pattern, RunSpec, TargetSpec, WriteSync, defaults,
 };
 use crate::units::bounds;
 use crate::units::{parse_count_in, parse_duration_in, parse_size_in};
 
+/// The job the flags describe. Without --size it carries the directory
+/// default; a file or device is used whole when its plan decides the size
+/// (`plan::size`), here or on each host.
 pub fn job_from_run_args(a: &RunArgs) -> Result<JobSpec> {
-    job_with_size(a, None)
-}
-
-/// Like `job_from_run_args`, with the working set to assume when --size is
-/// absent instead of inspecting the target here (a multi-host run: each
-/// agent inspects its own targets).
-pub fn job_with_size(a: &RunArgs, default_size: Option<u64>) -> Result<JobSpec> {
     let c = &a.common;
     // The path ends up in result.json as text; refuse it now rather than
     // after the benchmark.
@@ -85,16 +80,9 @@ pub fn job_with_size(a: &RunArgs, default_size: Option<u64>) -> Result<JobSpec> 
             Some(v)
         }
     };
-    let size = match (&c.size, default_size) {
-        (Some(s), _) => parse_size_in("--size", s, 1, bounds::MAX_SIZE)?,
-        (None, Some(n)) => n,
-        (None, None) => {
-            let insp = target::inspect(&c.target)?;
-            match (insp.kind, insp.existing_size) {
-                (TargetKind::Directory, _) | (_, None) => defaults::DIR_SIZE,
-                (_, Some(n)) => n,
-            }
-        }
+    let size = match &c.size {
+        Some(s) => parse_size_in("--size", s, 1, bounds::MAX_SIZE)?,
+        None => defaults::DIR_SIZE,
     };
     let seconds = |flag: &str, text: &Option<String>, default: f64, lo, hi| match text {
         Some(t) => parse_duration_in(flag, t, lo, hi).map(|d| d.as_secs_f64()),

@@ -2,8 +2,11 @@
 //! is, the engine each run uses and why, how many I/O threads, and the total
 //! time. Planning touches nothing, so `--dry-run` shows it for free.
 
+pub(crate) mod hosts;
 pub(crate) mod meta;
+pub(crate) mod sequence;
 mod sets;
+pub(crate) mod size;
 pub(crate) mod targets;
 
 use std::fmt::Write as _;
@@ -32,6 +35,12 @@ pub struct Plan {
     pub target: Inspection,
     pub runs: Vec<PlannedRun>,
     pub notes: Vec<String>,
+}
+
+/// A job on one target, sized (`size`) unless the user gave the size.
+pub fn plan_sized(mut job: JobSpec, size_given: bool) -> Result<Plan> {
+    size::decide(&mut job, size_given)?;
+    plan(job)
 }
 
 pub fn plan(job: JobSpec) -> Result<Plan> {

@@ -8,7 +8,6 @@ use std::fmt::Write as _;
 
 use super::{Plan, plan};
 use crate::error::{Result, VbError};
-use crate::io::target::TargetKind;
 use crate::spec::JobSpec;
 use crate::spec::targets::TargetList;
 use crate::units::bounds;
@@ -29,18 +28,8 @@ pub fn plan_targets(job: &JobSpec, size_given: bool) -> Result<Vec<Plan>> {
     let n = list.paths.len();
     let mut plans = Vec::with_capacity(n);
     for (i, path) in list.paths.iter().enumerate() {
-        let mut spec = job.clone();
+        let mut spec = for_target(job, path, i, n, size_given)?;
         spec.targets = None;
-        spec.target.path = path.clone();
-        crate::io::verify::journal_per_target(&mut spec.target.data, i, n);
-        if !size_given {
-            let insp = super::meta::inspect(&spec)?;
-            if let (TargetKind::File | TargetKind::BlockDevice, Some(size)) =
-                (insp.kind, insp.existing_size)
-            {
-                spec.target.size = size;
-            }
-        }
         for r in &mut spec.runs {
             share_run(list, r, i);
         }
@@ -49,6 +38,40 @@ pub fn plan_targets(job: &JobSpec, size_given: bool) -> Result<Vec<Plan>> {
     }
     check_host_totals(&plans)?;
     Ok(plans)
+}
+
+/// One plan per path for an agent's targets: each runs the whole job as
+/// sent (the coordinator already gave each host its threads).
+pub fn plan_each(
+    job: &JobSpec,
+    paths: &[std::path::PathBuf],
+    size_given: bool,
+) -> Result<Vec<Plan>> {
+    if paths.is_empty() {
+        return Err(VbError::input("no target"));
+    }
+    let mut plans = Vec::with_capacity(paths.len());
+    for (i, path) in paths.iter().enumerate() {
+        let spec = for_target(job, path, i, paths.len(), size_given)?;
+        plans.push(plan(spec).map_err(|e| at_target(path, e))?);
+    }
+    Ok(plans)
+}
+
+/// Target `i` of `n`: the job at its path, with its own journal file and
+/// its own size (`plan::size`).
+fn for_target(
+    job: &JobSpec,
+    path: &std::path::Path,
+    i: usize,
+    n: usize,
+    size_given: bool,
+) -> Result<JobSpec> {
+    let mut spec = job.clone();
+    spec.target.path = path.to_path_buf();
+    crate::io::verify::journal_per_target(&mut spec.target.data, i, n);
+    super::size::decide(&mut spec, size_given).map_err(|e| at_target(path, e))?;
+    Ok(spec)
 }
 
 /// The host-wide bounds hold for all targets together, not only for each:

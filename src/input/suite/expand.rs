@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use super::tree::tree_entry;
-use super::{Ctx, Overrides, P, Param, SuiteFile, line_of, shape};
+use super::{Ctx, Overrides, P, Param, RunEntry, SuiteFile, line_of, shape};
 use crate::error::{Result, VbError};
 use crate::input::sweep::{self, Axes};
 use crate::spec::defaults;
@@ -23,7 +23,6 @@ pub fn to_job(origin: &str, text: &str, suite: &SuiteFile, o: &Overrides) -> Res
     bounds::name("name", &suite.name)
         .map_err(|e| VbError::input(format!("{origin}: suite {}", e.message)))?;
     let d = &suite.defaults;
-    let none: Option<String> = None;
     let size = match cx.pick(&None, &o.args.size, &d.size) {
         Some((t, at)) => cx.with("size", at, parse_size_in("size", &t, 1, bounds::MAX_SIZE))?,
         None => defaults::DIR_SIZE,
@@ -81,256 +80,7 @@ pub fn to_job(origin: &str, text: &str, suite: &SuiteFile, o: &Overrides) -> Res
 
     let mut runs: Vec<RunSpec> = Vec::new();
     for entry in &suite.runs {
-        let e = entry.get_ref();
-        let name = e.name.get_ref().clone();
-        bounds::name("name", &name).map_err(|err| {
-            VbError::input(format!(
-                "{origin} line {}: {}",
-                line_of(text, e.name.span().start),
-                err.message
-            ))
-        })?;
-        let rw = match &e.rw {
-            Some(v) => cx.with("rw", Some(v), Pattern::parse(&v.get_ref().text()))?,
-            None => defaults::PATTERN,
-        };
-        let counts = |key: &str,
-                      own: &P,
-                      over: &Option<String>,
-                      def: &P,
-                      lo: u64,
-                      hi: u64|
-         -> Result<Option<Vec<u64>>> {
-            match cx.pick(own, over, def) {
-                Some((t, at)) => cx
-                    .with(key, at, sweep::parse_counts(key, &t, lo, hi))
-                    .map(Some),
-                None => Ok(None),
-            }
-        };
-        let threads = counts(
-            "threads",
-            &e.threads,
-            &o.args.threads,
-            &d.threads,
-            1,
-            bounds::MAX_THREADS,
-        )?
-        .unwrap_or(vec![u64::from(defaults::THREADS)]);
-        let iodepth = counts(
-            "iodepth",
-            &e.iodepth,
-            &o.args.iodepth,
-            &d.iodepth,
-            1,
-            bounds::MAX_IODEPTH,
-        )?
-        .unwrap_or(vec![u64::from(defaults::IODEPTH)]);
-        let run_files = counts("files", &e.files, &none, &None, 1, bounds::MAX_FILES)?;
-        let run_sizes = super::size::sizes(&cx, e)?;
-        let read_pct = counts("read_pct", &e.read_pct, &none, &None, 0, 100)?.unwrap_or(vec![
-            rw.fixed_read_pct().unwrap_or(defaults::MIXED_READ_PCT) as u64,
-        ]);
-        let bs = match &e.bs {
-            Some(v) => cx.with("bs", Some(v), sweep::parse_bs_points(&v.get_ref().text()))?,
-            None => vec![vec![crate::spec::BlockSize {
-                bytes: 4096,
-                weight: 1,
-            }]],
-        };
-        let rates = match &e.rate {
-            Some(v) if shape::is_bandwidth(v) => None,
-            Some(v) => Some(cx.with(
-                "rate",
-                Some(v),
-                sweep::parse_numbers("rate", &v.get_ref().text()).and_then(|rs| {
-                    for r in &rs {
-                        bounds::number("rate", *r, bounds::MIN_RATE, bounds::MAX_RATE)?;
-                    }
-                    Ok(rs)
-                }),
-            )?),
-            None => None,
-        };
-        let arrivals = match cx.pick(&e.arrivals, &o.args.arrivals, &d.arrivals) {
-            Some((t, at)) => cx.with("arrivals", at, Arrivals::parse(&t))?,
-            None => defaults::ARRIVALS,
-        };
-        let steady = match &e.steady {
-            Some(v) => match v.get_ref() {
-                Param::Bool(b) => *b,
-                _ => return Err(cx.err(v, "steady", VbError::input("must be true or false"))),
-            },
-            None => false,
-        } || o.args.steady;
-        if let Some(ops) = &e.ops {
-            runs.extend(tree_entry(&cx, e, ops, &name, &threads, arrivals, o)?);
-            continue;
-        }
-        // Every point was bounded by its parser, far inside u32.
-        let first = |v: &[u64]| -> u32 {
-            v.first()
-                .copied()
-                .and_then(|x| u32::try_from(x).ok())
-                .unwrap_or(1)
-        };
-        let base = RunSpec {
-            name: name.clone(),
-            rw,
-            read_pct: read_pct
-                .first()
-                .copied()
-                .unwrap_or(u64::from(defaults::MIXED_READ_PCT))
-                .min(100) as u8,
-            bs: bs.first().cloned().unwrap_or_default(),
-            threads: first(&threads),
-            iodepth: first(&iodepth),
-            warmup_s: cx.seconds(
-                "warmup",
-                &e.warmup,
-                &o.args.warmup,
-                &d.warmup,
-                defaults::WARMUP_S,
-                Duration::ZERO,
-                bounds::MAX_WARMUP,
-            )?,
-            duration_s: cx.seconds(
-                "duration",
-                &e.duration,
-                &o.args.duration,
-                &d.duration,
-                defaults::DURATION_S,
-                bounds::MIN_DURATION,
-                bounds::MAX_DURATION,
-            )?,
-            io_limit: match &e.io_limit {
-                Some(v) => Some(cx.with(
-                    "io_limit",
-                    Some(v),
-                    parse_size_in("io_limit", &v.get_ref().text(), 1, bounds::MAX_SIZE),
-                )?),
-                None => None,
-            },
-            files: run_files.as_deref().map(first),
-            size: run_sizes.as_ref().and_then(|s| s.first().copied()),
-            rate_iops: rates.as_ref().and_then(|r| r.first().copied()),
-            arrivals,
-            steady,
-            shape: shape::shape(&cx, e, o)?,
-            // `direct = false` on one run: that run through the page cache.
-            buffered: match e.direct.as_ref().map(|v| (v, v.get_ref())) {
-                None | Some((_, Param::Bool(true))) => false,
-                Some((_, Param::Bool(false))) => true,
-                Some((v, _)) => {
-                    return Err(cx.err(v, "direct", VbError::input("must be true or false")));
-                }
-            },
-            ..RunSpec::default()
-        };
-        let many = |n: usize| n > 1;
-        let axes = Axes {
-            threads: many(threads.len()).then(|| threads.clone()),
-            iodepth: many(iodepth.len()).then(|| iodepth.clone()),
-            bs: many(bs.len()).then(|| bs.clone()),
-            read_pct: many(read_pct.len()).then(|| read_pct.clone()),
-            rate: rates.clone().filter(|r| many(r.len())),
-            files: run_files.clone().filter(|f| many(f.len())),
-            size: run_sizes.clone().filter(|s| many(s.len())),
-        };
-        let mut points =
-            sweep::expand(&base, &axes, |r| point_name(&name, r, &axes)).map_err(|err| {
-                VbError::input(format!(
-                    "{origin} line {}: run '{name}': {}",
-                    line_of(text, e.name.span().start),
-                    err.message
-                ))
-            })?;
-        if let Some(g) = &e.until_gain_below {
-            let pct = cx.with(
-                "until_gain_below",
-                Some(g),
-                positive(&g.get_ref().text()).and_then(|p| {
-                    bounds::number(
-                        "until_gain_below",
-                        p,
-                        bounds::MIN_GAIN_PCT,
-                        bounds::MAX_GAIN_PCT,
-                    )
-                }),
-            )?;
-            for p in &mut points {
-                p.stop_rule = Some(StopRule {
-                    group: name.clone(),
-                    gain_below_pct: Some(pct),
-                    latency_above_us: None,
-                });
-            }
-        }
-        match &e.curve {
-            None => runs.extend(points),
-            Some(c) => {
-                if points.len() != 1 {
-                    return Err(cx.err(
-                        c,
-                        "curve",
-                        VbError::input("a curve run cannot also sweep other values"),
-                    ));
-                }
-                let pcts = cx.with(
-                    "curve",
-                    Some(c),
-                    sweep::parse_numbers("curve", &c.get_ref().text()).and_then(|ps| {
-                        for p in &ps {
-                            bounds::number(
-                                "curve",
-                                *p,
-                                bounds::MIN_RATE_PCT,
-                                bounds::MAX_RATE_PCT,
-                            )?;
-                        }
-                        Ok(ps)
-                    }),
-                )?;
-                let stop_us = match &e.curve_stop_latency {
-                    Some(v) => Some(
-                        cx.with(
-                            "curve_stop_latency",
-                            Some(v),
-                            parse_duration_in(
-                                "curve_stop_latency",
-                                &v.get_ref().text(),
-                                bounds::MIN_LATENCY,
-                                bounds::MAX_LATENCY,
-                            ),
-                        )?
-                        .as_secs_f64()
-                            * 1e6,
-                    ),
-                    None => None,
-                };
-                let Some(mut max) = points.pop() else {
-                    return Err(cx.err(c, "curve", VbError::input("the run has no point")));
-                };
-                let max_name = format!("{name}-max");
-                max.name = max_name.clone();
-                max.rate_iops = None;
-                runs.push(max.clone());
-                for pct in pcts {
-                    let mut p = max.clone();
-                    p.name = format!("{name}-{}pct", trim_num(pct));
-                    p.rate_pct = Some(RatePct {
-                        percent: pct,
-                        of: max_name.clone(),
-                    });
-                    p.stop_rule = stop_us.map(|us| StopRule {
-                        group: name.clone(),
-                        gain_below_pct: None,
-                        latency_above_us: Some(us),
-                    });
-                    runs.push(p);
-                }
-            }
-        }
+        runs.extend(entry_runs(&cx, suite, entry.get_ref(), o)?);
     }
     if runs.len() > bounds::MAX_RUNS {
         return Err(VbError::input(format!(
@@ -393,6 +143,284 @@ pub fn to_job(origin: &str, text: &str, suite: &SuiteFile, o: &Overrides) -> Res
     job.validate()
         .map_err(|e| VbError::input(format!("{origin}: {}", e.message)))?;
     Ok(job)
+}
+
+/// One run entry's runs: its keys over `[defaults]` and the flags, its
+/// sweeps expanded into points, a stop rule on a growth curve, or a latency
+/// curve (`curve_runs`); an `ops` entry is a metadata tree (`tree_entry`).
+fn entry_runs(
+    cx: &Ctx<'_>,
+    suite: &SuiteFile,
+    e: &RunEntry,
+    o: &Overrides,
+) -> Result<Vec<RunSpec>> {
+    let (origin, text, d) = (cx.origin, cx.text, &suite.defaults);
+    let none: Option<String> = None;
+    let name = e.name.get_ref().clone();
+    bounds::name("name", &name).map_err(|err| {
+        VbError::input(format!(
+            "{origin} line {}: {}",
+            line_of(text, e.name.span().start),
+            err.message
+        ))
+    })?;
+    let rw = match &e.rw {
+        Some(v) => cx.with("rw", Some(v), Pattern::parse(&v.get_ref().text()))?,
+        None => defaults::PATTERN,
+    };
+    let counts = |key: &str,
+                  own: &P,
+                  over: &Option<String>,
+                  def: &P,
+                  lo: u64,
+                  hi: u64|
+     -> Result<Option<Vec<u64>>> {
+        match cx.pick(own, over, def) {
+            Some((t, at)) => cx
+                .with(key, at, sweep::parse_counts(key, &t, lo, hi))
+                .map(Some),
+            None => Ok(None),
+        }
+    };
+    let threads = counts(
+        "threads",
+        &e.threads,
+        &o.args.threads,
+        &d.threads,
+        1,
+        bounds::MAX_THREADS,
+    )?
+    .unwrap_or(vec![u64::from(defaults::THREADS)]);
+    let iodepth = counts(
+        "iodepth",
+        &e.iodepth,
+        &o.args.iodepth,
+        &d.iodepth,
+        1,
+        bounds::MAX_IODEPTH,
+    )?
+    .unwrap_or(vec![u64::from(defaults::IODEPTH)]);
+    let run_files = counts("files", &e.files, &none, &None, 1, bounds::MAX_FILES)?;
+    let run_sizes = super::size::sizes(cx, e)?;
+    let read_pct = counts("read_pct", &e.read_pct, &none, &None, 0, 100)?.unwrap_or(vec![
+        rw.fixed_read_pct().unwrap_or(defaults::MIXED_READ_PCT) as u64,
+    ]);
+    let bs = match &e.bs {
+        Some(v) => cx.with("bs", Some(v), sweep::parse_bs_points(&v.get_ref().text()))?,
+        None => vec![vec![crate::spec::BlockSize {
+            bytes: 4096,
+            weight: 1,
+        }]],
+    };
+    let rates = match &e.rate {
+        Some(v) if shape::is_bandwidth(v) => None,
+        Some(v) => Some(cx.with(
+            "rate",
+            Some(v),
+            sweep::parse_numbers("rate", &v.get_ref().text()).and_then(|rs| {
+                for r in &rs {
+                    bounds::number("rate", *r, bounds::MIN_RATE, bounds::MAX_RATE)?;
+                }
+                Ok(rs)
+            }),
+        )?),
+        None => None,
+    };
+    let arrivals = match cx.pick(&e.arrivals, &o.args.arrivals, &d.arrivals) {
+        Some((t, at)) => cx.with("arrivals", at, Arrivals::parse(&t))?,
+        None => defaults::ARRIVALS,
+    };
+    let steady = match &e.steady {
+        Some(v) => match v.get_ref() {
+            Param::Bool(b) => *b,
+            _ => return Err(cx.err(v, "steady", VbError::input("must be true or false"))),
+        },
+        None => false,
+    } || o.args.steady;
+    if let Some(ops) = &e.ops {
+        return tree_entry(cx, e, ops, &name, &threads, arrivals, o);
+    }
+    // Every point was bounded by its parser, far inside u32.
+    let first = |v: &[u64]| -> u32 {
+        v.first()
+            .copied()
+            .and_then(|x| u32::try_from(x).ok())
+            .unwrap_or(1)
+    };
+    let base = RunSpec {
+        name: name.clone(),
+        rw,
+        read_pct: read_pct
+            .first()
+            .copied()
+            .unwrap_or(u64::from(defaults::MIXED_READ_PCT))
+            .min(100) as u8,
+        bs: bs.first().cloned().unwrap_or_default(),
+        threads: first(&threads),
+        iodepth: first(&iodepth),
+        warmup_s: cx.seconds(
+            "warmup",
+            &e.warmup,
+            &o.args.warmup,
+            &d.warmup,
+            defaults::WARMUP_S,
+            Duration::ZERO,
+            bounds::MAX_WARMUP,
+        )?,
+        duration_s: cx.seconds(
+            "duration",
+            &e.duration,
+            &o.args.duration,
+            &d.duration,
+            defaults::DURATION_S,
+            bounds::MIN_DURATION,
+            bounds::MAX_DURATION,
+        )?,
+        io_limit: match &e.io_limit {
+            Some(v) => Some(cx.with(
+                "io_limit",
+                Some(v),
+                parse_size_in("io_limit", &v.get_ref().text(), 1, bounds::MAX_SIZE),
+            )?),
+            None => None,
+        },
+        files: run_files.as_deref().map(first),
+        size: run_sizes.as_ref().and_then(|s| s.first().copied()),
+        rate_iops: rates.as_ref().and_then(|r| r.first().copied()),
+        arrivals,
+        steady,
+        shape: shape::shape(cx, e, o)?,
+        // `direct = false` on one run: that run through the page cache.
+        buffered: match e.direct.as_ref().map(|v| (v, v.get_ref())) {
+            None | Some((_, Param::Bool(true))) => false,
+            Some((_, Param::Bool(false))) => true,
+            Some((v, _)) => {
+                return Err(cx.err(v, "direct", VbError::input("must be true or false")));
+            }
+        },
+        ..RunSpec::default()
+    };
+    let many = |n: usize| n > 1;
+    let axes = Axes {
+        threads: many(threads.len()).then(|| threads.clone()),
+        iodepth: many(iodepth.len()).then(|| iodepth.clone()),
+        bs: many(bs.len()).then(|| bs.clone()),
+        read_pct: many(read_pct.len()).then(|| read_pct.clone()),
+        rate: rates.clone().filter(|r| many(r.len())),
+        files: run_files.clone().filter(|f| many(f.len())),
+        size: run_sizes.clone().filter(|s| many(s.len())),
+    };
+    let mut points =
+        sweep::expand(&base, &axes, |r| point_name(&name, r, &axes)).map_err(|err| {
+            VbError::input(format!(
+                "{origin} line {}: run '{name}': {}",
+                line_of(text, e.name.span().start),
+                err.message
+            ))
+        })?;
+    if let Some(rule) = gain_rule(cx, e, &name)? {
+        for p in &mut points {
+            p.stop_rule = Some(rule.clone());
+        }
+    }
+    match &e.curve {
+        None => Ok(points),
+        Some(c) => curve_runs(cx, e, c, points, &name),
+    }
+}
+
+/// A growth curve's stop rule (`until_gain_below`): the points after the
+/// knee, where a step gains less than this percentage, are skipped.
+fn gain_rule(cx: &Ctx<'_>, e: &RunEntry, name: &str) -> Result<Option<StopRule>> {
+    let Some(g) = &e.until_gain_below else {
+        return Ok(None);
+    };
+    let pct = cx.with(
+        "until_gain_below",
+        Some(g),
+        positive(&g.get_ref().text()).and_then(|p| {
+            bounds::number(
+                "until_gain_below",
+                p,
+                bounds::MIN_GAIN_PCT,
+                bounds::MAX_GAIN_PCT,
+            )
+        }),
+    )?;
+    Ok(Some(StopRule {
+        group: name.to_string(),
+        gain_below_pct: Some(pct),
+        latency_above_us: None,
+    }))
+}
+
+/// A latency curve: the run at its maximum rate, then at each percentage of
+/// what that measured, stopped once the latency passes its limit.
+fn curve_runs(
+    cx: &Ctx<'_>,
+    e: &RunEntry,
+    c: &toml::Spanned<Param>,
+    points: Vec<RunSpec>,
+    name: &str,
+) -> Result<Vec<RunSpec>> {
+    let mut runs = Vec::new();
+    if points.len() != 1 {
+        return Err(cx.err(
+            c,
+            "curve",
+            VbError::input("a curve run cannot also sweep other values"),
+        ));
+    }
+    let pcts = cx.with(
+        "curve",
+        Some(c),
+        sweep::parse_numbers("curve", &c.get_ref().text()).and_then(|ps| {
+            for p in &ps {
+                bounds::number("curve", *p, bounds::MIN_RATE_PCT, bounds::MAX_RATE_PCT)?;
+            }
+            Ok(ps)
+        }),
+    )?;
+    let stop_us = match &e.curve_stop_latency {
+        Some(v) => Some(
+            cx.with(
+                "curve_stop_latency",
+                Some(v),
+                parse_duration_in(
+                    "curve_stop_latency",
+                    &v.get_ref().text(),
+                    bounds::MIN_LATENCY,
+                    bounds::MAX_LATENCY,
+                ),
+            )?
+            .as_secs_f64()
+                * 1e6,
+        ),
+        None => None,
+    };
+    let mut points = points;
+    let Some(mut max) = points.pop() else {
+        return Err(cx.err(c, "curve", VbError::input("the run has no point")));
+    };
+    let max_name = format!("{name}-max");
+    max.name = max_name.clone();
+    max.rate_iops = None;
+    runs.push(max.clone());
+    for pct in pcts {
+        let mut p = max.clone();
+        p.name = format!("{name}-{}pct", trim_num(pct));
+        p.rate_pct = Some(RatePct {
+            percent: pct,
+            of: max_name.clone(),
+        });
+        p.stop_rule = stop_us.map(|us| StopRule {
+            group: name.to_string(),
+            gain_below_pct: None,
+            latency_above_us: Some(us),
+        });
+        runs.push(p);
+    }
+    Ok(runs)
 }
 
 fn positive(text: &str) -> Result<f64> {

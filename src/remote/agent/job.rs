@@ -1,49 +1,27 @@
-//! The job on this host: one plan per target, and every target prepared.
+//! The job on this host: one plan per target, every target prepared, and
+//! each run on all of them through the executor's runner, started at the
+//! time the coordinator decides.
 
-use super::{Link, Shared};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::mpsc::Receiver;
+use std::time::{Duration, Instant, SystemTime};
+
+use super::{Control, Link, Shared, unix_ns};
 use crate::error::{Result, VbError};
-use crate::executor::{self, Observer};
-use crate::io::target::{Prepared, Progress, TargetKind};
-use crate::plan::{self, Plan, PlannedRun};
-use crate::remote::protocol::{AgentJob, FromAgent, PlannedRunInfo, PlannedTarget};
+use crate::executor::{self, Observer, Sets, Start};
+use crate::io::target::{Prepared, Progress};
+use crate::plan::targets::at_target;
+use crate::plan::{Plan, PlannedRun};
+use crate::remote::protocol::{
+    AgentJob, FromAgent, PlannedRunInfo, PlannedTarget, TargetResult, ToAgent,
+};
 use crate::result::{Interval, RunResult};
-use std::sync::atomic::Ordering;
 
-/// One plan per target: the job with the target's path, and with the whole
-/// file or device when no --size was given (as a local run does).
+/// One plan per target: the job with the target's path, each target sized
+/// as a local one is (`plan::size`).
 pub(super) fn plan_job(j: &AgentJob) -> Result<Vec<Plan>> {
-    if j.targets.is_empty() {
-        return Err(VbError::input("no target"));
-    }
-    let mut plans = Vec::with_capacity(j.targets.len());
-    for (i, path) in j.targets.iter().enumerate() {
-        let mut spec = j.job.clone();
-        spec.target.path = path.clone();
-        crate::io::verify::journal_per_target(&mut spec.target.data, i, j.targets.len());
-        if !j.size_given {
-            let insp = crate::plan::meta::inspect(&spec)?;
-            if let (TargetKind::File | TargetKind::BlockDevice, Some(n)) =
-                (insp.kind, insp.existing_size)
-            {
-                spec.target.size = n;
-            }
-        }
-        let plan = plan::plan(spec).map_err(|e| at_target(path, e))?;
-        plans.push(plan);
-    }
-    Ok(plans)
-}
-
-pub(super) fn at_target(path: &std::path::Path, e: VbError) -> VbError {
-    let msg = if e.message.contains(&path.display().to_string()) {
-        e.message
-    } else {
-        format!("{}: {}", path.display(), e.message)
-    };
-    VbError {
-        kind: e.kind,
-        message: msg,
-    }
+    crate::plan::targets::plan_each(&j.job, &j.targets, j.size_given)
 }
 
 pub(super) fn planned_target(p: &Plan) -> PlannedTarget {
@@ -88,8 +66,6 @@ pub(super) fn target_info(
         ),
     }
 }
-
-pub(super) type Sets = Vec<(crate::executor::meta::SetKey, Prepared)>;
 
 /// Prepares every target at once (they are usually separate volumes).
 pub(super) fn prepare_all(plans: &[Plan], shared: &Shared, link: &Link) -> Result<Vec<Sets>> {
@@ -150,5 +126,138 @@ impl Observer for PrepareObserver<'_> {
     }
     fn run_started(&self, _: usize, _: usize, _: &PlannedRun) {}
     fn interval(&self, _: &PlannedRun, _: f64, _: f64, _: &Interval) {}
+    fn run_finished(&self, _: &RunResult) {}
+}
+
+/// Runs run `index` on every target at once, released at the time the
+/// coordinator sends once this host is ready.
+pub(super) fn run_targets(
+    plans: &[Plan],
+    prepared: &[Sets],
+    done_runs: &mut [Vec<RunResult>],
+    index: u32,
+    shared: &Shared,
+    link: &Link,
+    ctl: &Mutex<Receiver<Control>>,
+) -> FromAgent {
+    let runs = match executor::targets::ready(plans, prepared, done_runs, index as usize) {
+        Ok(r) => r,
+        // Never ready: the coordinator calls the run off for every host.
+        Err(e) => {
+            return FromAgent::RunDone {
+                index,
+                results: Vec::new(),
+                error: Some(e.to_string()),
+            };
+        }
+    };
+    let decide = || -> Option<Instant> {
+        link.send(&FromAgent::Ready { index });
+        let rx = ctl.lock().ok()?;
+        loop {
+            match rx.recv() {
+                Ok(Control::Msg(ToAgent::Start { index: i, at_ns })) if i == index => {
+                    return Some(instant_at(at_ns));
+                }
+                Ok(Control::Msg(ToAgent::Start { .. })) => continue,
+                _ => return None,
+            }
+        }
+    };
+    let each: Vec<RunObserver<'_>> = (0..plans.len())
+        .map(|t| RunObserver {
+            link,
+            index,
+            target: t as u32,
+            seq: AtomicU32::new(0),
+        })
+        .collect();
+    let observers: Vec<&dyn Observer> = each.iter().map(|o| o as &dyn Observer).collect();
+    let outcomes = executor::targets::run_together(
+        plans,
+        &runs,
+        &observers,
+        Start::Decided(&decide),
+        &shared.stop,
+    );
+    let mut results = Vec::new();
+    let mut error = None;
+    for (t, o) in outcomes.into_iter().enumerate() {
+        let r = match o {
+            Ok(r) => r,
+            Err(failed) => {
+                let (e, partial) = *failed;
+                if error.is_none() {
+                    let path = plans.get(t).map(|p| p.job.target.path.as_path());
+                    error = Some(match path {
+                        Some(p) => at_target(p, e).to_string(),
+                        None => e.to_string(),
+                    });
+                }
+                match partial {
+                    Some(r) => *r,
+                    None => continue,
+                }
+            }
+        };
+        if let Some(d) = done_runs.get_mut(t) {
+            d.push(r.clone());
+        }
+        results.push(TargetResult {
+            target: t as u32,
+            result: r,
+        });
+    }
+    FromAgent::RunDone {
+        index,
+        results,
+        error,
+    }
+}
+
+/// Converts a start time in this host's wall clock to a monotonic instant.
+fn instant_at(at_ns: u64) -> Instant {
+    let now_i = Instant::now();
+    let now_ns = unix_ns(SystemTime::now());
+    now_i + Duration::from_nanos(at_ns.saturating_sub(now_ns))
+}
+
+/// One target's run as protocol messages: when its I/O began, and its
+/// intervals, numbered.
+struct RunObserver<'a> {
+    link: &'a Link,
+    index: u32,
+    target: u32,
+    seq: AtomicU32,
+}
+
+impl Progress for RunObserver<'_> {
+    fn start(&self, _: u64, _: &str) {}
+    fn advance(&self, _: u64) {}
+    fn finish(&self) {}
+}
+
+impl Observer for RunObserver<'_> {
+    fn note(&self, message: &str) {
+        self.link.send(&FromAgent::Note {
+            message: message.into(),
+        });
+    }
+    fn run_started(&self, _: usize, _: usize, _: &PlannedRun) {}
+    fn io_started(&self, _: &PlannedRun, at: SystemTime) {
+        self.link.send(&FromAgent::Started {
+            index: self.index,
+            target: self.target,
+            at_ns: unix_ns(at),
+        });
+    }
+    fn interval(&self, _: &PlannedRun, _: f64, _: f64, iv: &Interval) {
+        self.link.send(&FromAgent::Interval {
+            index: self.index,
+            target: self.target,
+            seq: self.seq.fetch_add(1, Ordering::Relaxed),
+            interval: iv.clone(),
+        });
+    }
     fn run_finished(&self, _: &RunResult) {}
 }

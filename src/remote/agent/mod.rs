@@ -1,7 +1,7 @@
 //! `volbench agent`: the far end of a multi-host run. Started by the
 //! coordinator through ssh, it reads protocol messages on stdin and answers
 //! on stdout, running the same executor code as a local run (prepare, then
-//! `run_one` per target behind the coordinator's start barrier).
+//! each run through `executor::targets`, started at the coordinator's time).
 //!
 //! It never outlives its coordinator: when stdin closes, or nothing at all
 //! (not even a heartbeat) arrives for the agreed timeout, it stops its I/O
@@ -9,13 +9,10 @@
 //!
 //! One file per job: `link` (the threads that read stdin, write stdout and
 //! watch for a silent coordinator), `session` (the conversation), `job`
-//! (planning and preparing the targets), `run` (one run on every target),
-//! `gate` (the start barrier across a host's targets).
+//! (planning and preparing the targets, and one run on all of them).
 
-mod gate;
 mod job;
 mod link;
-mod run;
 mod session;
 
 use std::sync::Arc;

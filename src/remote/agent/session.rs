@@ -4,10 +4,10 @@ use std::sync::Mutex;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::Receiver;
 
-use super::job::{Sets, plan_job, planned_target, prepare_all, target_info};
-use super::run::run_targets;
+use super::job::{plan_job, planned_target, prepare_all, run_targets, target_info};
 use super::{Control, DEFAULT_TIMEOUT, EXIT_LOST, Link, Shared};
 use crate::error::VbError;
+use crate::executor::Sets;
 use crate::plan::Plan;
 use crate::remote::protocol::{AgentJob, FromAgent, PROTOCOL, ToAgent};
 use crate::result::RunResult;

@@ -212,7 +212,7 @@ impl<'a> Coordinator<'a> {
                 if let Some(why) = spec
                     .stop_rule
                     .as_ref()
-                    .and_then(|rule| crate::executor::stop_reason(rule, &doc.runs))
+                    .and_then(|rule| crate::plan::sequence::stop_reason(rule, &doc.runs))
                 {
                     let note = format!("skipped {}: {why}", spec.name);
                     self.obs.note(&note);

@@ -1,0 +1,96 @@
+//! `volbench quick DIR`: the six patterns on a scratch file set, removed
+//! afterwards however the command ends.
+
+use super::stop;
+use crate::error::{Result, VbError};
+use crate::input::args::{CommonArgs, QuickArgs};
+use crate::input::suite;
+use crate::plan;
+use crate::spec::JobSpec;
+use crate::units::{parse_duration_in, parse_size_in};
+
+/// Removes quick's scratch directory when the command returns, however it
+/// returns; a stop that ends the process runs the same removal
+/// (`stop::on_exit`).
+struct Scratch;
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        stop::cleanup();
+    }
+}
+
+pub(crate) fn cmd_quick(a: &QuickArgs) -> Result<i32> {
+    let duration = parse_duration_in(
+        "--duration",
+        &a.duration,
+        crate::units::bounds::MIN_DURATION,
+        crate::units::bounds::MAX_DURATION,
+    )?
+    .as_secs_f64();
+    let size = parse_size_in("--size", &a.size, 1, crate::units::bounds::MAX_SIZE)?;
+    if !a.dir.is_dir() {
+        return Err(VbError::target(format!(
+            "{} is not a directory",
+            a.dir.display()
+        )));
+    }
+    let dir = a.dir.join(format!("volbench-quick-{}", std::process::id()));
+    let _scratch = Scratch;
+    if !a.keep {
+        let at = dir.clone();
+        stop::on_exit(Box::new(move || {
+            // Through the file set's own removal: only the files its
+            // marker lists, the marker and the lock, then the empty
+            // directory; nothing else is deleted.
+            if at.exists()
+                && let Err(e) = crate::io::target::remove_set_dir(&at)
+            {
+                eprintln!("volbench: the scratch directory was left: {e}");
+            }
+        }));
+    }
+    let make = |direct: bool| -> Result<JobSpec> {
+        let (origin, text) = suite::load("six-patterns")?;
+        let parsed = suite::parse(&origin, &text)?;
+        let overrides = suite::Overrides {
+            args: CommonArgs {
+                target: dir.clone(),
+                size: Some(size.to_string()),
+                files: Some("1".into()),
+                threads: Some("4".into()),
+                iodepth: Some("8".into()),
+                duration: Some(duration.to_string()),
+                // Bare seconds: the unit parser takes any decimal that way.
+                warmup: Some((((duration * 0.4).min(2.0) * 10.0).round() / 10.0).to_string()),
+                buffered: !direct,
+                ..CommonArgs::default()
+            },
+            no_warmup_run: true,
+        };
+        suite::to_job(&origin, &text, &parsed, &overrides)
+    };
+    let mut job = make(true)?;
+    crate::io::gate::create_dir_all(&dir)
+        .map_err(|e| VbError::target(format!("cannot create {}: {e}", dir.display())))?;
+    let mut notes = Vec::new();
+    if crate::io::target::probe_dir_direct(&dir).is_err() {
+        notes.push(format!(
+            "{} does not support direct I/O; quick falls back to buffered I/O (page cache included)",
+            a.dir.display()
+        ));
+        job = make(false)?;
+    }
+    let mut plan = plan::plan(job)?;
+    plan.notes.splice(0..0, notes);
+    let shown = plan.describe();
+    let job = plan.job.clone();
+    super::run::run_here(
+        &job,
+        &[plan],
+        Some(&shown),
+        a.output.as_deref(),
+        false,
+        None,
+    )
+}

@@ -1,0 +1,67 @@
+//! `volbench report`: a report or an export from result files alone.
+
+use std::path::{Path, PathBuf};
+
+use crate::error::{Result, VbError, exit};
+use crate::input::args::{ReportArgs, ReportFormat};
+use crate::output::file::OutputDir;
+use crate::report;
+
+/// Writes `text` to `path` as a regular file (see `outfile`), or to stdout
+/// for `-` or no path.
+pub(crate) fn emit(path: Option<&Path>, text: &str) -> Result<()> {
+    match path {
+        None => {
+            print!("{text}");
+            Ok(())
+        }
+        Some(p) => crate::output::file::write_file(p, text.as_bytes()),
+    }
+}
+
+pub(crate) fn cmd_report(a: &ReportArgs) -> Result<i32> {
+    // fio-plot reads a directory of one-run files (bench-fio's layout): a
+    // directory given to -o gets one file per run.
+    if let (ReportFormat::FioJson, Some(o)) = (a.format, &a.output)
+        && std::fs::symlink_metadata(o).is_ok_and(|m| m.is_dir())
+    {
+        let dir = OutputDir::open(o)?;
+        let sources = report::load(&a.dirs)?;
+        let files = report::fio_json::fio_json_per_run(&sources)?;
+        for (name, text) in &files {
+            dir.write(name, text)?;
+        }
+        eprintln!("report: {} fio JSON files in {}", files.len(), o.display());
+        return Ok(exit::OK);
+    }
+    if let Some(o) = &a.output {
+        crate::output::file::check_file(o)?;
+    }
+    let sources = report::load(&a.dirs)?;
+    let text = match a.format {
+        ReportFormat::Html => report::html::report_html(&sources)?,
+        ReportFormat::Json => report::export::json(&sources)? + "\n",
+        ReportFormat::Csv => report::export::csv(&sources)?,
+        ReportFormat::Md => report::export::markdown(&sources),
+        ReportFormat::FioJson => report::fio_json::fio_json(&sources)? + "\n",
+    };
+    let out: Option<PathBuf> = match (&a.output, a.format, a.dirs.as_slice()) {
+        (Some(o), _, _) => Some(o.clone()),
+        (None, ReportFormat::Html, [one]) => Some(if one.is_dir() {
+            one.join("report.html")
+        } else {
+            one.with_file_name("report.html")
+        }),
+        (None, ReportFormat::Html, _) => {
+            return Err(VbError::input(
+                "several results make one report: say where with -o FILE (or -o - for stdout)",
+            ));
+        }
+        (None, _, _) => None,
+    };
+    emit(out.as_deref(), &text)?;
+    if let Some(p) = out.filter(|p| !crate::output::file::is_stdout(p)) {
+        eprintln!("report: {}", p.display());
+    }
+    Ok(exit::OK)
+}

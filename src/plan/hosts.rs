@@ -1,0 +1,164 @@
+//! The plan of a job on many hosts: which hosts (`--hosts`, a hosts file,
+//! `--hosts-from`, or an import's list), the target each one runs against,
+//! the parts of a shared tree, a host-count sweep, and each host's own copy
+//! of the job (its threads, its VM size). How the hosts are reached (the
+//! launcher, the binary) is the coordinator's, chosen by the command.
+
+use std::time::Duration;
+
+use crate::error::{Result, VbError};
+use crate::input::args::HostArgs;
+use crate::input::hosts::{self, Assignment, HostSpec};
+use crate::spec::JobSpec;
+use crate::units::bounds::one_line;
+use crate::units::parse_duration_in;
+
+/// Everything the coordinator runs, but how it reaches the hosts.
+pub struct HostsPlan {
+    pub hosts: Vec<Assignment>,
+    /// One job per host (per-host thread overrides applied), same order.
+    pub jobs: Vec<JobSpec>,
+    /// The job as given, its target the template; it heads the result.
+    pub template: JobSpec,
+    pub session: String,
+    pub heartbeat: Duration,
+    pub timeout: Duration,
+}
+
+/// The plan for `template_job` (its target path the template) on the hosts
+/// the flags name, else on `listed` (an import's hosts); `host_counts` is
+/// a host-count sweep: the flag or suite key that asked, and its text.
+pub fn plan(
+    template_job: JobSpec,
+    r: &HostArgs,
+    listed: Option<Vec<HostSpec>>,
+    host_counts: Option<(&'static str, String)>,
+) -> Result<HostsPlan> {
+    let mut template_job = template_job;
+    let mut hosts = match (&r.hosts, &r.hosts_file, &r.launch.hosts_from, listed) {
+        (Some(list), _, _, _) => hosts::parse_list(list)?,
+        (None, Some(file), _, _) => hosts::read_file(file)?,
+        (None, None, Some(cmd), _) => hosts::from_command::read(cmd)?,
+        (None, None, None, Some(l)) => l,
+        (None, None, None, None) => return Err(VbError::input("no hosts given")),
+    };
+    let mut template = template_job.target.path.to_string_lossy().into_owned();
+    // A tree: each host in its own part of it unless the target names the host.
+    let parts = hosts::trees::tree_targets(&template_job, &mut hosts, &template, r.shared_target)?;
+    if let Some((t, _)) = &parts {
+        hosts::trees::mark_part(&mut template_job, t != &template);
+        template.clone_from(t);
+    }
+    let assigned = hosts::assign(&hosts, &template, r.shared_target)?;
+    if let Some((flag, text)) = &host_counts {
+        let counts = hosts::counts::parse(flag, text)?;
+        hosts::counts::apply(&mut template_job, flag, &counts, assigned.len())?;
+    }
+    let mut jobs = Vec::with_capacity(assigned.len());
+    for (i, h) in assigned.iter().enumerate() {
+        let mut job = template_job.clone();
+        if let Some((_, p)) = &parts {
+            hosts::trees::mark_part(&mut job, p.get(i).copied().unwrap_or(false));
+        }
+        if let Some(v) = &h.host.vm_size {
+            job.reading.vm_size = Some(v.clone());
+        }
+        if let Some(t) = h.host.threads {
+            for run in &mut job.runs {
+                run.threads = t;
+            }
+            job.validate()
+                .map_err(|e| VbError::input(format!("host {}: {e}", h.host.name)))?;
+        }
+        jobs.push(job);
+    }
+    let timeout = parse_duration_in(
+        "--host-timeout",
+        &r.host_timeout,
+        crate::units::bounds::MIN_HOST_TIMEOUT,
+        crate::units::bounds::MAX_HOST_TIMEOUT,
+    )?;
+    if let Some(s) = &r.session {
+        crate::units::bounds::name("--session", s)?;
+    }
+    let session = r.session.clone().unwrap_or_else(|| {
+        format!(
+            "{}-{}",
+            crate::io::host::this_host().hostname,
+            std::process::id()
+        )
+    });
+    Ok(HostsPlan {
+        hosts: assigned,
+        jobs,
+        template: template_job,
+        session,
+        // Heartbeats well inside the timeout, never less than 4 a timeout.
+        heartbeat: (timeout / 5).clamp(Duration::from_millis(200), Duration::from_secs(1)),
+        timeout,
+    })
+}
+
+/// What `--dry-run` shows for many hosts: who runs what where, reached
+/// with `launcher`, running `remote`. Every name in it is the user's text,
+/// escaped so it cannot drive the terminal.
+pub fn describe(p: &HostsPlan, launcher: &str, remote: &str) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "hosts:    {} (reached with: {})",
+        p.hosts.len(),
+        one_line(launcher)
+    );
+    for (h, job) in p.hosts.iter().zip(&p.jobs) {
+        let threads: Vec<String> = job.runs.iter().map(|r| r.threads.to_string()).collect();
+        let _ = writeln!(
+            out,
+            "  [{}] {:<20} threads {}  targets: {}",
+            h.index,
+            one_line(&h.host.name),
+            threads.join(","),
+            h.targets
+                .iter()
+                .map(|p| one_line(&p.display().to_string()))
+                .collect::<Vec<_>>()
+                .join(" ")
+        );
+    }
+    let mut counts: Vec<u32> = Vec::new();
+    for n in p.template.runs.iter().filter_map(|r| r.host_count) {
+        if !counts.contains(&n) {
+            counts.push(n);
+        }
+    }
+    if !counts.is_empty() {
+        let _ = writeln!(
+            out,
+            "host counts: each run once per count, on the first N hosts; the others stay connected and idle"
+        );
+        for n in counts {
+            let names: Vec<String> = p
+                .hosts
+                .iter()
+                .filter(|h| hosts::counts::takes_part(Some(n), h.index))
+                .map(|h| one_line(&h.host.name))
+                .collect();
+            let runs: Vec<String> = p
+                .template
+                .runs
+                .iter()
+                .filter(|r| r.host_count == Some(n))
+                .map(|r| one_line(&r.name))
+                .collect();
+            let _ = writeln!(
+                out,
+                "  {n:>4} hosts: {}  runs: {}",
+                names.join(" "),
+                runs.join(" ")
+            );
+        }
+    }
+    let _ = writeln!(out, "remote:   {remote}");
+    out
+}
