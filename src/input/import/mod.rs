@@ -187,6 +187,8 @@ pub struct DraftTreeRun {
     pub duration_s: Option<f64>,
     /// A timed mix's warm-up (vdbench's warmup=).
     pub warmup_s: Option<f64>,
+    /// Operations per second over all threads (vdbench's fwdrate=).
+    pub rate: Option<f64>,
     pub notes: Vec<Mapping>,
 }
 

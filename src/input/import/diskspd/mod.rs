@@ -109,9 +109,13 @@ fn rate(s: &mut State, all_threads: u64) -> Result<Option<f64>> {
     let total = per_thread * all_threads as f64;
     // Bounded like --rate, so the suite written is one a run takes
     // (-g1e308i wrote a 309-digit rate).
-    let rate = bounds::number("the rate", total, bounds::MIN_RATE, bounds::MAX_RATE).map_err(
-        |e| VbError::input(bounds::one_line(&format!("{}: {}: {}", g.at, g.text, e.message))),
-    )?;
+    let rate =
+        bounds::number("the rate", total, bounds::MIN_RATE, bounds::MAX_RATE).map_err(|e| {
+            VbError::input(bounds::one_line(&format!(
+                "{}: {}: {}",
+                g.at, g.text, e.message
+            )))
+        })?;
     s.push(
         &g.at,
         &g.text,

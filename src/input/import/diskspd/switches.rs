@@ -85,9 +85,7 @@ pub(crate) const SWITCHES: &[Switch] = &[
     row(
         'p',
         "",
-        Rule::Refuse(
-            "not supported yet (threads issuing sequential I/O at one shared offset)",
-        ),
+        Rule::Refuse("not supported yet (threads issuing sequential I/O at one shared offset)"),
     ),
 ];
 
@@ -179,7 +177,9 @@ fn random(s: &mut State, a: &Arg) {
                 s.shape.push(("seek_pct", p.to_string()));
                 s.exact(
                     a,
-                    format!("seek_pct = {p}: {p}% random, the rest sequential on from the last I/O"),
+                    format!(
+                        "seek_pct = {p}: {p}% random, the rest sequential on from the last I/O"
+                    ),
                 );
             }
             _ => s.refuse(a, "a percentage of random I/O, 0..100"),

@@ -27,9 +27,8 @@ fn resolve(map: &PathMap, raw: &str) -> std::result::Result<(String, Option<Stri
         Ok((p, true)) => Ok((p.clone(), Some(format!("{p} (--map)")))),
         Ok((p, false)) => Ok((p, None)),
         Err(e) => {
-            let windows = raw.starts_with('#')
-                || raw.contains('\\')
-                || raw.as_bytes().get(1) == Some(&b':');
+            let windows =
+                raw.starts_with('#') || raw.contains('\\') || raw.as_bytes().get(1) == Some(&b':');
             if windows || raw.starts_with('/') || raw.is_empty() {
                 return Err(e);
             }
@@ -71,7 +70,9 @@ pub(crate) fn window(s: &mut State) {
     let Some(c) = s.create.clone() else {
         for (at, text) in [
             s.base.as_ref().map(|b| (b.at.clone(), b.text.clone())),
-            s.max_offset.as_ref().map(|f| (f.at.clone(), f.text.clone())),
+            s.max_offset
+                .as_ref()
+                .map(|f| (f.at.clone(), f.text.clone())),
         ]
         .into_iter()
         .flatten()
@@ -189,7 +190,9 @@ pub(crate) fn place(s: &mut State, paths: &[String], threads: u64) -> Result<Pla
         s.push(
             "targets",
             one,
-            How::Exact("the existing file or device, whole (writing needs --allow-overwrite)".into()),
+            How::Exact(
+                "the existing file or device, whole (writing needs --allow-overwrite)".into(),
+            ),
         );
         return Ok(Placed {
             target: one.clone(),
