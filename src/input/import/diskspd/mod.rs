@@ -156,6 +156,22 @@ pub fn import_args(args: &[String], map: &PathMap) -> Result<Imported> {
             bounds::MAX_THREADS
         )));
     }
+    let per_target_threads = if listed {
+        threads
+    } else {
+        threads.div_ceil(n.max(1))
+    };
+    if !s.random && !s.interlocked && per_target_threads > 1 {
+        s.push(
+            "threads",
+            &format!("{threads} threads, sequential"),
+            How::Note(
+                "diskspd's threads on one target each stream from its start (plus -T), over the \
+                 same blocks; volbench's threads each stream through their own part of it"
+                    .into(),
+            ),
+        );
+    }
     let depth = iodepth(&mut s, n)?;
     let placed = targets::place(&mut s, &paths, threads)?;
     let rate = rate(&mut s, all_threads)?;

@@ -44,6 +44,8 @@ pub(crate) struct State {
     pub(crate) duration: f64,
     pub(crate) warmup: f64,
     pub(crate) random: bool,
+    /// `-si`: the threads of a target share one sequential offset.
+    pub(crate) interlocked: bool,
     pub(crate) write_pct: u64,
     pub(crate) per_target: Option<u64>,
     pub(crate) total_threads: Option<u64>,
@@ -76,6 +78,7 @@ impl Default for State {
             duration: 10.0,
             warmup: 5.0,
             random: false,
+            interlocked: false,
             write_pct: 0,
             per_target: None,
             total_threads: None,

@@ -208,6 +208,7 @@ fn sequential(s: &mut State, a: &Arg) {
         s.unsupported(a, "a sequential stride other than the block size");
     } else if interlocked {
         s.random = false;
+        s.interlocked = true;
         s.note(
             a,
             "sequential; diskspd's threads share one offset, volbench's threads each stream through their own part",

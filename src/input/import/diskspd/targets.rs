@@ -32,6 +32,12 @@ fn resolve(map: &PathMap, raw: &str) -> std::result::Result<(String, Option<Stri
             if windows || raw.starts_with('/') || raw.is_empty() {
                 return Err(e);
             }
+            // `...` in a paper's line stands for targets left out.
+            if raw.chars().all(|c| c == '.') {
+                return Err(format!(
+                    "'{raw}' is no file name (a line's elision?); name every target"
+                ));
+            }
             let full = crate::io::target::normalise(std::path::Path::new(raw));
             let full = full.to_string_lossy().into_owned();
             let how = format!(

@@ -231,3 +231,35 @@ fn vdbench_fsd_size_distributions_mkdir_rmdir_and_fwdrate_map() {
         "{e}"
     );
 }
+
+#[test]
+fn the_disk_papers_lines_import_as_written_with_their_drive_placeholder_mapped() {
+    // As the Azure disk paper prints them, `[X]:` standing for the drive.
+    for (b, bs) in [("4k", 4096), ("8k", 8192), ("64k", 65536)] {
+        let line = format!("-c50G -d300 -F16 -w20 -r -b{b} -o4 [X]:\\DiskSpd.dat");
+        let e = ds(&line).unwrap_err().to_string();
+        assert!(e.contains("--map '[x]:\\=/mnt/share/'"), "{e}");
+        let map = PathMap::parse(&["[X]:\\=/mnt/disk/".into()]).unwrap();
+        let imp = diskspd::import_args(&args(&line), &map).unwrap();
+        let j = job_of(&imp);
+        let r = &j.runs[0];
+        assert_eq!(
+            (r.rw, r.read_pct, r.bs[0].bytes, r.threads, r.iodepth),
+            (crate::spec::Pattern::Randrw, 80, bs, 16, 4)
+        );
+        assert_eq!((r.duration_s, j.target.size), (300.0, 50 << 30));
+        assert_eq!(j.target.path, PathBuf::from("/mnt/disk"));
+    }
+    // The SMB paper's `z:\write0.dat ... z:\write9.dat` elides eight files.
+    let map = PathMap::parse(&["z:\\=/mnt/share/".into()]).unwrap();
+    let e = diskspd::import_args(
+        &args("-W300 -C5 -r -w100 -b4k -t8 -o8 -Sh -d60 -L -c2G -Z1G z:\\write0.dat ... z:\\write9.dat"),
+        &map,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("argument 14: ...") && e.contains("name every target"),
+        "{e}"
+    );
+}
