@@ -147,11 +147,13 @@ pub(crate) fn place(s: &mut State, paths: &[String], threads: u64) -> Result<Pla
     let listed = n > 1 && s.total_threads.is_none();
     let create = s.create.as_ref().map(|c| c.value);
     if listed {
-        if let Some(c) = &s.create {
-            if let Some(why) = paths.iter().find_map(|p| kernel_set_dir(p)) {
-                s.notes.refuse(&c.at, &c.text, why);
-                s.notes.check()?;
-            }
+        let kernel = s.create.as_ref().and_then(|c| {
+            let why = paths.iter().find_map(|p| kernel_set_dir(p))?;
+            Some((c.at.clone(), c.text.clone(), why))
+        });
+        if let Some((at, text, why)) = kernel {
+            s.notes.refuse(&at, &text, why);
+            s.notes.check()?;
         }
         let (target, size, files) =
             target_list::list(paths, create, threads, &mut s.m, &mut s.notes)?;

@@ -211,7 +211,7 @@ fn file_sizes(v: &str) -> std::result::Result<(String, bool), String> {
     if let [s] = it.as_slice() {
         return one(s).map(|b| (size_text(b), false));
     }
-    if it.is_empty() || it.len() % 2 != 0 || it.len() > 2 * bounds::MAX_BS_MIX {
+    if it.is_empty() || !it.len().is_multiple_of(2) || it.len() > 2 * bounds::MAX_BS_MIX {
         return Err(format!(
             "a size, or up to {} (size,percent) pairs",
             bounds::MAX_BS_MIX
@@ -448,15 +448,13 @@ fn one_rd(
         });
     }
     let shape_op = mix.iter().find(|(o, _)| on_shape(o)).map(|(o, _)| *o);
-    if let Some(o) = shape_op {
-        if mix.len() > 1 {
-            notes.unsupported(
-                &rd.at,
-                &format!("rd={}", rd.name),
-                &format!("{o} beside other operations (volbench runs {o} as a phase over the tree, on its own)"),
-            );
-            return;
-        }
+    if let Some(o) = shape_op.filter(|_| mix.len() > 1) {
+        notes.unsupported(
+            &rd.at,
+            &format!("rd={}", rd.name),
+            &format!("{o} beside other operations (volbench runs {o} as a phase over the tree, on its own)"),
+        );
+        return;
     }
     // vdbench leaves the first interval out of its totals.
     let warmup = warmup.or(rd_interval).unwrap_or(1.0);

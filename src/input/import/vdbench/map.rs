@@ -86,16 +86,13 @@ pub(super) fn translate(
     }
     let size = sizes.into_iter().next().flatten();
     let threads = su.runs.first().map_or(1, |r| r.threads);
-    let (target, draft_hosts) = super::place::place(
-        origin,
-        &hosts,
-        &chosen,
+    let luns = super::place::Luns {
+        chosen: &chosen,
         size,
         threads,
         local,
-        &mut su.global,
-        notes,
-    )?;
+    };
+    let (target, draft_hosts) = super::place::place(origin, &hosts, &luns, &mut su.global, notes)?;
     notes.check()?;
     Ok(Draft {
         name: run_name(

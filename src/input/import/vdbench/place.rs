@@ -7,17 +7,31 @@ use super::super::{DraftHost, How, Mapping, Notes};
 use super::defs::Sd;
 use crate::error::{Result, VbError};
 
-/// The suite's target and its hosts for the sds `chosen`.
+/// What the runs ask of their luns.
+pub(super) struct Luns<'a> {
+    pub(super) chosen: &'a [&'a Sd],
+    /// Each lun's size, when volbench makes its file set.
+    pub(super) size: Option<u64>,
+    /// The first run's threads, per lun.
+    pub(super) threads: u64,
+    /// No host anywhere: every sd is on this machine.
+    pub(super) local: bool,
+}
+
+/// The suite's target and its hosts for the sds the runs use.
 pub(super) fn place(
     origin: &str,
     hosts: &[(String, String)],
-    chosen: &[&Sd],
-    size: Option<u64>,
-    threads: u64,
-    local: bool,
+    luns: &Luns,
     global: &mut Vec<Mapping>,
     notes: &mut Notes,
 ) -> Result<(String, Vec<DraftHost>)> {
+    let Luns {
+        chosen,
+        size,
+        threads,
+        local,
+    } = *luns;
     if let Some(s) = chosen.iter().find(|s| !s.lun.starts_with("/dev/")) {
         global.push(Mapping {
             at: format!("sd={}", s.name),
@@ -70,10 +84,8 @@ fn on_hosts(
 ) -> Result<(String, Vec<DraftHost>)> {
     let mut names: Vec<String> = hosts.iter().map(|(n, _)| n.clone()).collect();
     for s in chosen {
-        if let Some(h) = &s.host {
-            if !names.contains(h) {
-                names.push(h.clone());
-            }
+        if let Some(h) = s.host.as_ref().filter(|h| !names.contains(h)) {
+            names.push(h.clone());
         }
     }
     let mut draft_hosts = Vec::new();
