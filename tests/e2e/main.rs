@@ -20,6 +20,7 @@ mod hostile_flags;
 mod hostile_inputs;
 mod import_cli;
 mod import_data;
+mod import_fidelity;
 mod import_lists;
 mod import_meta;
 mod launchers;

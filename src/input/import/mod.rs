@@ -187,6 +187,8 @@ pub struct DraftTreeRun {
     pub duration_s: Option<f64>,
     /// A timed mix's warm-up (vdbench's warmup=).
     pub warmup_s: Option<f64>,
+    /// Operations per second over all threads (vdbench's fwdrate=).
+    pub rate: Option<f64>,
     pub notes: Vec<Mapping>,
 }
 
@@ -311,9 +313,17 @@ impl PathMap {
             ));
         }
         let drive = raw.len() >= 2 && raw.as_bytes().get(1) == Some(&b':');
+        // A paper's placeholder for the drive (`[X]:\DiskSpd.dat`) is
+        // mapped by its own prefix, as a drive letter is.
+        let placeholder = raw
+            .find(":\\")
+            .and_then(|i| raw.get(..i + 2))
+            .filter(|h| !h.trim_end_matches('\\').contains('\\'));
         if drive || raw.contains('\\') {
             let head = if drive {
                 raw.get(..2).unwrap_or(raw).to_ascii_lowercase() + "\\"
+            } else if let Some(h) = placeholder {
+                h.to_ascii_lowercase()
             } else {
                 "\\\\server\\share\\".into()
             };

@@ -408,7 +408,12 @@ pub fn run(m: MetaWorker, setup: WorkerSetup, ready: impl FnOnce()) -> WorkerRes
             }
         };
         let intended = if let Some(r) = &rate {
-            wait_until(next_due);
+            // wait_until returns after at most 20 ms so a stop is seen:
+            // wait again until the operation is due, or a gap over 20 ms
+            // (a rate under 50 ops/s per thread) was cut short.
+            while now_ns() < next_due && control.phase.load(Ordering::Relaxed) < PHASE_STOP {
+                wait_until(next_due);
+            }
             let due = next_due;
             next_due += r.next_gap(&mut rng).as_nanos() as u64;
             if control.phase.load(Ordering::Relaxed) >= PHASE_STOP {

@@ -320,6 +320,7 @@ pub(super) fn translate(origin: &str, jobs: Vec<MetaJob>, notes: &mut Notes) -> 
                 threads,
                 duration_s: None,
                 warmup_s: None,
+                rate: None,
                 notes: vec![Mapping {
                     at: first.at.clone(),
                     option: format!("ioengine={}", fio_engine(first.op)),
@@ -337,6 +338,7 @@ pub(super) fn translate(origin: &str, jobs: Vec<MetaJob>, notes: &mut Notes) -> 
             threads,
             duration_s: first.runtime,
             warmup_s: None,
+            rate: None,
             notes: super::super::dedup(run_notes),
         });
     }

@@ -5,7 +5,7 @@
 use std::fmt::Write;
 
 use super::super::{Draft, DraftTree, secs_text};
-use super::toml::{comment, quote};
+use super::toml::{comment, num, quote};
 
 pub(super) fn tree(out: &mut String, d: &Draft, t: &DraftTree) {
     out.push_str("table = \"ops\"\n");
@@ -35,6 +35,9 @@ pub(super) fn tree(out: &mut String, d: &Draft, t: &DraftTree) {
         }
         if let Some(w) = r.warmup_s {
             let _ = writeln!(out, "warmup = {}", quote(&secs_text(w)));
+        }
+        if let Some(rate) = r.rate {
+            let _ = writeln!(out, "rate = {}", num(rate));
         }
     }
 }

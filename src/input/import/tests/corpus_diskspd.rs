@@ -65,9 +65,9 @@ fn diskspd_alignment_is_checked_against_the_final_block_size() {
 fn diskspd_switches_volbench_lacks_are_refused_for_what_they_do() {
     for (line, arg, why) in [
         (
-            "-b4K -d5 -f8g -c20G /mnt/v/f.dat",
+            "-b4K -d5 -f8g /mnt/v/f.dat",
             "argument 3: -f8g",
-            "highest offset",
+            "offset window on an existing file",
         ),
         (
             "-b4K -d5 -rdabs90/1G -c2G /mnt/v/f.dat",
@@ -80,9 +80,9 @@ fn diskspd_switches_volbench_lacks_are_refused_for_what_they_do() {
             "shared offset",
         ),
         (
-            "-b4K -d5 -F4 -O16 -c1G /mnt/v/f.dat",
-            "argument 4: -O16",
-            "per thread",
+            "-b4K -d5 -F4 -j10 -c1G /mnt/v/f.dat",
+            "argument 4: -j10",
+            "think time",
         ),
     ] {
         let e = ds(line).unwrap_err().to_string();

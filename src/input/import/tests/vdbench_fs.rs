@@ -47,10 +47,13 @@ fn vdbench_fsd_fwd_become_a_format_phase_and_a_weighted_mix() {
 
 #[test]
 fn vdbench_fs_refuses_what_a_tree_cannot_do_by_name_and_line() {
-    let e = vdb("fsd=f,anchor=/d,depth=1,width=2,files=3,size=(4k,50,64k,50)\nfwd=w,fsd=f,operation=read\nrd=r,fwd=w\n")
+    let e = vdb("fsd=f,anchor=/d,depth=1,width=2,files=3,size=(4k,50,64k,40)\nfwd=w,fsd=f,operation=read\nrd=r,fwd=w\n")
         .unwrap_err()
         .to_string();
-    assert!(e.contains("fs.parm line 1: size=(4k,50,64k,50)"), "{e}");
+    assert!(
+        e.contains("fs.parm line 1: size=(4k,50,64k,40)") && e.contains("add up to 90"),
+        "{e}"
+    );
     let e = vdb("fsd=f,anchor=/d\nfwd=w,fsd=f,operation=copy\nrd=r,fwd=w\n")
         .unwrap_err()
         .to_string();
@@ -63,10 +66,13 @@ fn vdbench_fs_refuses_what_a_tree_cannot_do_by_name_and_line() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("line 3: format=restart"), "{e}");
-    let e = vdb("fsd=f,anchor=/d\nfwd=w,fsd=f,operation=read\nrd=r,fwd=w,fwdrate=100\n")
+    let e = vdb("fsd=f,anchor=/d\nfwd=w,fsd=f,operation=read\nrd=r,fwd=w,fwdrate=curve\n")
         .unwrap_err()
         .to_string();
-    assert!(e.contains("line 3: fwdrate=100: not supported yet"), "{e}");
+    assert!(
+        e.contains("line 3: fwdrate=curve: not supported yet"),
+        "{e}"
+    );
 }
 
 #[test]

@@ -83,17 +83,7 @@ pub(super) fn hosts_and_sds(
                             &p.text(),
                             "volbench reaches hosts only with ssh",
                         ),
-                        "jvms" | "vdbench" => noted(
-                            global,
-                            p,
-                            "vdbench's own process layout; volbench runs one agent per host",
-                        ),
-                        "clients" => notes.unsupported(&p.at, &p.text(), "several clients per hd"),
-                        _ => notes.refuse(
-                            &p.at,
-                            &p.text(),
-                            "not supported yet (no volbench equivalent of this hd parameter)",
-                        ),
+                        _ => super::keys::judge("hd", p, global, notes),
                     }
                 }
                 let ssh = match user {
@@ -142,11 +132,7 @@ pub(super) fn hosts_and_sds(
                             Ok(t) if (1..=bounds::MAX_THREADS).contains(&t) => sd.threads = Some(t),
                             _ => notes.refuse(&p.at, &p.text(), "threads must be 1..4096"),
                         },
-                        _ => notes.refuse(
-                            &p.at,
-                            &p.text(),
-                            "not supported yet (no volbench equivalent of this sd parameter)",
-                        ),
+                        _ => super::keys::judge("sd", p, global, notes),
                     }
                 }
                 if sd.lun.is_empty() && !notes.refused.iter().any(|r| r.0 == d.at) {

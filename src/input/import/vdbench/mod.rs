@@ -9,9 +9,11 @@ mod defs;
 mod fill;
 mod flags;
 mod fs;
-mod keys;
+pub(crate) mod keys;
 mod map;
 mod parse;
+mod place;
+mod rd;
 mod skew;
 
 use std::collections::BTreeSet;
