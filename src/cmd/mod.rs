@@ -20,6 +20,7 @@ use crate::result::ResultDoc;
 use crate::spec::JobSpec;
 use crate::units::{parse_duration_in, parse_size_in};
 
+pub(crate) mod capture;
 pub(crate) mod clean;
 pub(crate) mod hosts;
 pub(crate) mod import;
@@ -47,6 +48,7 @@ pub fn main(cli: Cli) -> Result<i32> {
     }
     match cli.command {
         Command::Run(a) => cmd_run(&a),
+        Command::Capture(a) => capture::cmd_capture(&a),
         Command::Quick(a) => cmd_quick(&a),
         Command::Agent(_) => crate::remote::agent::main(),
         Command::Clean(a) => clean::cmd_clean(&a),
@@ -446,6 +448,11 @@ fn emit(path: Option<&Path>, text: &str) -> Result<()> {
 }
 
 fn cmd_report(a: &ReportArgs) -> Result<i32> {
+    if let [one] = a.dirs.as_slice() {
+        if let Some(p) = capture::load_profile(one)? {
+            return capture::report_profile(a, one, &p);
+        }
+    }
     // fio-plot reads a directory of one-run files (bench-fio's layout): a
     // directory given to -o gets one file per run.
     if let (ReportFormat::FioJson, Some(o)) = (a.format, &a.output)
