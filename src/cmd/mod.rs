@@ -87,6 +87,11 @@ pub fn main(cli: Cli) -> Result<i32> {
 pub(crate) use stop::stop_flag;
 
 fn cmd_run(a: &RunArgs) -> Result<i32> {
+    let (a, derived) = crate::input::like::resolve(a)?;
+    let a = &a;
+    for l in derived {
+        eprintln!("{l}");
+    }
     let expect = service::expectation(&a.common)?;
     let paths = targets::local_targets(&a.common, a.common.remote.is_multi_host())?;
     if a.common.remote.is_multi_host() {

@@ -1,7 +1,8 @@
 //! `volbench capture`: the profile of what other programs did to a device
 //! while volbench only watched. fio runs a known job on an emulated volume
-//! (`common::volume`) and the profile must read as fio's own figures; bad
-//! input is refused before watching; a stop still writes the profile.
+//! (`common::volume`) and the profile must read as fio's own figures, and
+//! `run --like` of it must do the same again; bad input is refused before
+//! watching; a stop still writes the profile.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -50,7 +51,12 @@ fn capture_reads_fio_s_job_as_fio_reports_it() {
     let _heavy = heavy_io();
     let vol = Volume::create(test, &VolumeSpec::new(256 << 20)).expect("emulated volume");
     let dev = vol.device_str().to_string();
-    let name = Path::new(&dev).file_name().unwrap().to_str().unwrap().to_string();
+    let name = Path::new(&dev)
+        .file_name()
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .to_string();
     let d = tempfile::tempdir().unwrap();
     let fio_out = d.path().join("fio.json");
     let before = completed(&name);
@@ -81,8 +87,18 @@ fn capture_reads_fio_s_job_as_fio_reports_it() {
     }
     let profile = d.path().join("profile.json");
     let p = profile.to_str().unwrap();
-    vb(["capture", "--device", &dev, "--duration", "8s", "--interval", "1s", "-o", p])
-        .expect(exit::OK);
+    vb([
+        "capture",
+        "--device",
+        &dev,
+        "--duration",
+        "8s",
+        "--interval",
+        "1s",
+        "-o",
+        p,
+    ])
+    .expect(exit::OK);
     assert!(fio.wait().unwrap().success(), "fio failed");
     let fio_doc = read_json(&fio_out);
     let job = &fio_doc["jobs"][0];
@@ -93,10 +109,38 @@ fn capture_reads_fio_s_job_as_fio_reports_it() {
     let s = &doc["summary"][0];
     assert_eq!(s["name"], name.as_str());
     within("IOPS", f(&s["iops"]["mean"]), r + w, 0.05);
-    within("reads %", f(&s["read_pct"]["mean"]), r / (r + w) * 100.0, 0.05);
+    within(
+        "reads %",
+        f(&s["read_pct"]["mean"]),
+        r / (r + w) * 100.0,
+        0.05,
+    );
     within("request KiB", f(&s["request_kib"]["mean"]), 8.0, 0.05);
     assert!(f(&s["await_ms"]["mean"]) > 0.0, "await measured: {s}");
     assert!(f(&s["iops"]["peak"]) >= f(&s["iops"]["p95"]));
+    // run --like reproduces the job on the device within 10%: the mix,
+    // the size and the rate, open loop.
+    let o = vb(["run", "--target", &dev, "--allow-overwrite", "--like", p])
+        .args(["--duration", "5s", "--warmup", "1s", "--json"])
+        .expect(exit::OK);
+    let e = stderr(&o);
+    assert!(e.contains("--bs 8k: mean request 8 KiB"), "{e}");
+    assert!(e.contains("--rw randrw"), "{e}");
+    let run: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let t = &run["runs"][0]["totals"];
+    let (lr, lw) = (f(&t["read"]["iops"]), f(&t["write"]["iops"]));
+    within("run --like IOPS", lr + lw, r + w, 0.10);
+    within(
+        "run --like reads %",
+        lr / (lr + lw) * 100.0,
+        r / (r + w) * 100.0,
+        0.10,
+    );
+    assert_eq!(
+        run["runs"][0]["spec"]["bs"][0]["bytes"], 8192,
+        "{}",
+        run["runs"][0]["spec"]
+    );
     // The same figures as a report reads them.
     let o = vb(["report", p, "--format", "md"]).expect(exit::OK);
     let md = stdout(&o);
@@ -114,12 +158,28 @@ fn capture_refuses_bad_input_before_watching() {
     let out = d.path().join("p.json");
     let o = out.to_str().unwrap();
     let cases: [(&[&str], i32, &str); 6] = [
-        (&["--device", "/dev/vb-no-such-disk"], exit::BAD_INPUT, "no such block device"),
-        (&["--device", "/dev/null"], exit::BAD_INPUT, "not a block device"),
+        (
+            &["--device", "/dev/vb-no-such-disk"],
+            exit::BAD_INPUT,
+            "no such block device",
+        ),
+        (
+            &["--device", "/dev/null"],
+            exit::BAD_INPUT,
+            "not a block device",
+        ),
         (&["--duration", "0.5s"], exit::BAD_INPUT, "--duration"),
         (&["--interval", "10ms"], exit::BAD_INPUT, "--interval"),
-        (&["--duration", "2s", "--interval", "5s"], exit::BAD_INPUT, "longer than --duration"),
-        (&["--duration", "30d", "--interval", "1s"], exit::BAD_INPUT, "at most 100000"),
+        (
+            &["--duration", "2s", "--interval", "5s"],
+            exit::BAD_INPUT,
+            "longer than --duration",
+        ),
+        (
+            &["--duration", "30d", "--interval", "1s"],
+            exit::BAD_INPUT,
+            "at most 100000",
+        ),
     ];
     for (args, code, says) in cases {
         let r = vb(["capture", "-o", o]).args(args).expect(code);

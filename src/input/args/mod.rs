@@ -8,6 +8,7 @@ pub(crate) mod fill;
 pub(crate) mod host_counts;
 pub(crate) mod hosts;
 pub(crate) mod launch;
+pub(crate) mod like;
 pub(crate) mod reading;
 pub(crate) mod shape;
 pub(crate) mod suite_variant;
@@ -449,6 +450,9 @@ pub struct RunArgs {
 
     #[command(flatten)]
     pub meta: MetaArgs,
+
+    #[command(flatten)]
+    pub like: like::LikeArgs,
 }
 
 #[derive(Args, Debug, Clone)]
