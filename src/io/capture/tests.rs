@@ -98,13 +98,15 @@ fn an_interval_of_a_device_and_an_nfs_mount() {
 #[test]
 fn all_means_whole_devices_that_did_io() {
     let root = std::env::temp_dir().join(format!("vb-capture-sys-{}", std::process::id()));
-    for d in ["block/nvme0n1", "block/loop7", "block/ram0"] {
+    for d in ["block/nvme0n1", "block/loop7", "block/loop8", "block/ram0"] {
         std::fs::create_dir_all(root.join(d)).unwrap();
     }
     let text = format!(
-        "{D0} 259       1 nvme0n1p1 500 0 4000 10 0 0 0 0 0 1 1\n   1 0 ram0 9 0 9 0 9 0 9 0 0 0 0\n"
+        "{D0} 259       1 nvme0n1p1 500 0 4000 10 0 0 0 0 0 1 1\n   1 0 ram0 9 0 9 0 9 0 9 0 0 0 0\n   7 8 loop8 0 0 0 0 0 0 0 0 0 0 0\n"
     );
-    assert_eq!(busy_devices(&text, &root), ["nvme0n1"]);
+    // A partition (its disk counts it), a RAM disk and an unused loop
+    // device are left out.
+    assert_eq!(busy_devices(&text, &root), ["nvme0n1", "loop7"]);
     let _ = std::fs::remove_dir_all(&root);
 }
 
