@@ -453,10 +453,12 @@ fn emit(path: Option<&Path>, text: &str) -> Result<()> {
 }
 
 fn cmd_report(a: &ReportArgs) -> Result<i32> {
-    if let [one] = a.dirs.as_slice() {
-        if let Some(p) = capture::load_profile(one)? {
-            return capture::report_profile(a, one, &p);
-        }
+    let profile = match a.dirs.as_slice() {
+        [one] => capture::load_profile(one)?.map(|p| (one, p)),
+        _ => None,
+    };
+    if let Some((one, p)) = profile {
+        return capture::report_profile(a, one, &p);
     }
     // fio-plot reads a directory of one-run files (bench-fio's layout): a
     // directory given to -o gets one file per run.

@@ -115,7 +115,7 @@ pub(crate) fn derive(a: &RunArgs, p: &Profile, shown: &str) -> Result<(RunArgs, 
         trim(d.write_kib, 1),
         trim(d.request_kib_spread * 100.0, 0)
     );
-    let bs = if bs % 1024 == 0 {
+    let bs = if bs & 1023 == 0 {
         format!("{}k", bs / 1024)
     } else {
         bs.to_string()
