@@ -5,6 +5,7 @@
 use crate::error::{Result, exit};
 use crate::input::args::{Cli, Command, SuiteCommand};
 
+pub(crate) mod capture;
 pub(crate) mod clean;
 pub(crate) mod compare;
 pub(crate) mod finish;
@@ -36,6 +37,7 @@ pub fn main(cli: Cli) -> Result<i32> {
     }
     match cli.command {
         Command::Run(a) => run::cmd_run(&a),
+        Command::Capture(a) => capture::cmd_capture(&a),
         Command::Quick(a) => quick::cmd_quick(&a),
         Command::Agent(_) => crate::remote::agent::main(),
         Command::Clean(a) => clean::cmd_clean(&a),

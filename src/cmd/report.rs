@@ -20,6 +20,13 @@ pub(crate) fn emit(path: Option<&Path>, text: &str) -> Result<()> {
 }
 
 pub(crate) fn cmd_report(a: &ReportArgs) -> Result<i32> {
+    let profile = match a.dirs.as_slice() {
+        [one] => super::capture::load_profile(one)?.map(|p| (one, p)),
+        _ => None,
+    };
+    if let Some((one, p)) = profile {
+        return super::capture::report_profile(a, one, &p);
+    }
     // fio-plot reads a directory of one-run files (bench-fio's layout): a
     // directory given to -o gets one file per run.
     if let (ReportFormat::FioJson, Some(o)) = (a.format, &a.output)

@@ -24,6 +24,13 @@ use crate::units::bounds::one_line;
 
 /// `volbench run`.
 pub(crate) fn cmd_run(a: &RunArgs) -> Result<i32> {
+    // --like PROFILE: the flags derived from a captured profile, each said
+    // with the figure it came from; flags the user gave win.
+    let (a, derived) = crate::input::like::resolve(a)?;
+    let a = &a;
+    for l in derived {
+        eprintln!("{l}");
+    }
     let c = &a.common;
     let expect = finish::expectation(c)?;
     let counts = c.remote.counts.host_counts.clone();

@@ -9,6 +9,7 @@ pub(crate) mod flags;
 pub mod foreign_flags;
 pub mod hosts;
 pub mod import;
+pub(crate) mod like;
 pub(crate) mod meta;
 pub(crate) mod shape;
 pub mod suite;

@@ -2,6 +2,7 @@
 //! file sets volbench owns, the worker loop with its per-I/O decisions and
 //! data, and the facts about the host a result records.
 
+pub(crate) mod capture;
 pub(crate) mod child;
 pub(crate) mod counters;
 pub(crate) mod data;

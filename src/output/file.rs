@@ -147,6 +147,72 @@ pub fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
     write_at(fd.as_fd(), &name, path, bytes)
 }
 
+/// Writes a new output file that replaces nothing: refused (exit 3) when
+/// anything, even a regular file, is at `path` (`capture -o`: a profile
+/// is a record of production that cannot be taken again). The data goes
+/// to a temporary file first and is renamed without replacing, so a file
+/// that appeared meanwhile is kept. `-` is stdout.
+pub fn write_new_file(path: &Path, bytes: &[u8]) -> Result<()> {
+    if is_stdout(path) {
+        return write_file(path, bytes);
+    }
+    check_new_file(path)?;
+    let (dir, name) = split(path)?;
+    let fail = |e: &dyn std::fmt::Display| {
+        VbError::target(format!("cannot write {}: {e}", path.display()))
+    };
+    let fd = open_dir(&dir, false).map_err(|e| fail(&e))?;
+    let tmp = temp_name(&name);
+    let file =
+        gate::create_new_at(fd.as_fd(), &tmp, OFlags::WRONLY, 0o644).map_err(|e| fail(&e))?;
+    let mut file = std::fs::File::from(file);
+    let written = file
+        .write_all(bytes)
+        .and_then(|_| file.sync_data())
+        .map_err(|e| fail(&e))
+        .and_then(|_| {
+            match gate::rename_noreplace_at(fd.as_fd(), tmp.as_path(), name.as_os_str()) {
+                Err(Errno::EXIST) => Err(exists(path)),
+                other => other.map_err(|e| fail(&e)),
+            }
+        });
+    if written.is_err() {
+        let _ = gate::unlink_at(fd.as_fd(), &tmp);
+    }
+    written
+}
+
+fn exists(path: &Path) -> VbError {
+    VbError::refused(format!(
+        "{} exists; volbench never replaces it (choose another -o, or remove it)",
+        path.display()
+    ))
+}
+
+/// Checks, before any work, that nothing at all is at `path` and its
+/// directory exists (`write_new_file`'s rule).
+pub fn check_new_file(path: &Path) -> Result<()> {
+    if is_stdout(path) {
+        return Ok(());
+    }
+    let (dir, name) = split(path)?;
+    let fd = open_dir(&dir, false).map_err(|e| {
+        VbError::target(format!(
+            "cannot write {}: its directory {}: {e}",
+            path.display(),
+            dir.display()
+        ))
+    })?;
+    match kind_at(fd.as_fd(), &name) {
+        Ok(None) => Ok(()),
+        Ok(Some(_)) => Err(exists(path)),
+        Err(e) => Err(VbError::target(format!(
+            "cannot check {}: {e}",
+            path.display()
+        ))),
+    }
+}
+
 fn split(path: &Path) -> Result<(PathBuf, std::ffi::OsString)> {
     let name = path
         .file_name()

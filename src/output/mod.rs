@@ -3,6 +3,7 @@
 pub(crate) mod diagnosis;
 pub mod file;
 pub mod fmt;
+pub(crate) mod profile;
 pub(crate) mod small_files;
 pub(crate) mod table;
 pub(crate) mod tables;

@@ -11,6 +11,7 @@ pub mod export;
 pub(crate) mod fio_json;
 pub mod html;
 pub(crate) mod page;
+pub(crate) mod profile;
 pub(crate) mod sections;
 #[cfg(test)]
 mod snapshot;

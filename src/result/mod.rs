@@ -14,6 +14,7 @@ pub mod merge;
 pub(crate) mod meta;
 pub(crate) mod mount;
 pub(crate) mod ops;
+pub mod profile;
 pub(crate) mod targets;
 
 use serde::{Deserialize, Serialize};

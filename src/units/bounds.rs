@@ -121,6 +121,16 @@ pub const MAX_EXPECT_MIB_S: f64 = 1e9;
 pub const MIN_FILL_BS: u64 = 512;
 pub const MAX_FILL_BS: u64 = 64 << 20;
 
+/// capture --duration and --interval, and the intervals one capture may
+/// hold (a day at 1 s fits): the profile stays a file a report can read.
+pub const MIN_CAPTURE_DURATION: Duration = Duration::from_secs(1);
+pub const MAX_CAPTURE_DURATION: Duration = Duration::from_secs(30 * DAY);
+pub const MIN_CAPTURE_INTERVAL: Duration = Duration::from_millis(100);
+pub const MAX_CAPTURE_INTERVALS: u64 = 100_000;
+/// A profile read back (report, run --like): 100,000 intervals of a few
+/// devices fit well inside it.
+pub const MAX_PROFILE_FILE: u64 = 512 << 20;
+
 /// `v` within `lo..=hi`, or an error naming the flag and the bounds.
 pub fn count(flag: &str, v: u64, lo: u64, hi: u64) -> Result<u64> {
     if (lo..=hi).contains(&v) {

@@ -5,6 +5,7 @@
 mod architecture;
 mod capped_diagnosis;
 mod capped_methods;
+mod capture;
 mod cli_help;
 mod common;
 mod counters;

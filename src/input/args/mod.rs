@@ -2,11 +2,13 @@
 //! parsed by the spec layer, so every front end shares one set of rules and
 //! error messages.
 
+pub(crate) mod capture;
 pub mod data;
 pub(crate) mod fill;
 pub(crate) mod host_counts;
 pub(crate) mod hosts;
 pub(crate) mod launch;
+pub(crate) mod like;
 pub(crate) mod reading;
 pub(crate) mod shape;
 pub(crate) mod suite_variant;
@@ -40,6 +42,18 @@ pub struct Cli {
 pub enum Command {
     /// Run one workload (or a sweep of them) against a target.
     Run(RunArgs),
+    /// Watch the host's block devices, NFS mounts, CPUs and interfaces
+    /// while production runs (no I/O of ours) and write their profile.
+    #[command(
+        long_about = "Watch the host's own counters while production runs, doing no I/O: \
+        /proc/diskstats for block devices, /proc/self/mountstats for NFS mounts (per operation: \
+        round trip, execution time, retransmissions), /proc/stat and /proc/net/dev. Per interval: \
+        IOPS and MiB/s by direction, the read/write mix, mean request size, requests in flight and \
+        await; then peak, p95 over intervals and mean. The profile (volbench.profile/v1, \
+        docs/reference/profile-format.md) is read by `volbench report PROFILE`. Ctrl-C ends the \
+        capture early and still writes what was seen."
+    )]
+    Capture(capture::CaptureArgs),
     /// A short pass of the six vendor patterns on a temporary directory here.
     Quick(QuickArgs),
     /// The vendors' methods as suites: list, show (to copy and edit), run.
@@ -436,6 +450,9 @@ pub struct RunArgs {
 
     #[command(flatten)]
     pub meta: MetaArgs,
+
+    #[command(flatten)]
+    pub like: like::LikeArgs,
 }
 
 #[derive(Args, Debug, Clone)]

@@ -29,6 +29,13 @@ pub(crate) struct DiskStat {
     pub io_ticks_ms: u64,
     /// Milliseconds of request time, summed over requests in flight.
     pub queue_ms: u64,
+    /// Milliseconds spent by completed reads and writes, from arrival to
+    /// completion (what iostat's r_await and w_await divide).
+    pub read_ms: u64,
+    pub write_ms: u64,
+    /// Completed discards (Linux 4.18 on) and flushes (5.5 on); 0 before.
+    pub discards: u64,
+    pub flushes: u64,
 }
 
 /// The lines of /proc/diskstats for `names`, in that order (a name not
@@ -51,6 +58,10 @@ pub(crate) fn parse(text: &str, names: &[String]) -> Vec<(String, DiskStat)> {
                 write_sectors: n(9),
                 io_ticks_ms: n(12),
                 queue_ms: n(13),
+                read_ms: n(6),
+                write_ms: n(10),
+                discards: if f.len() > 14 { n(14) } else { 0 },
+                flushes: if f.len() > 18 { n(18) } else { 0 },
             },
         ));
     }

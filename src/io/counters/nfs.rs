@@ -88,6 +88,21 @@ pub(crate) fn parse(text: &str, mount_point: &str) -> Option<NfsStat> {
     stat
 }
 
+/// Every NFS mount point in /proc/self/mountstats, in its order (what
+/// `volbench capture` watches when no --mount is given).
+pub(crate) fn mount_points(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|line| {
+            let (_, after) = line.strip_prefix("device ")?.split_once(" mounted on ")?;
+            let (point, fstype) = after.rsplit_once(" with fstype ")?;
+            let fstype = fstype.split_whitespace().next().unwrap_or("");
+            fstype
+                .starts_with("nfs")
+                .then(|| point.replace("\\040", " "))
+        })
+        .collect()
+}
+
 /// Rates between two samples; only operations that happened are listed,
 /// busiest first.
 pub(crate) fn rates(a: &NfsStat, b: &NfsStat, secs: f64) -> NfsRates {
@@ -178,6 +193,12 @@ device 10.0.0.5:/vol2 mounted on /mnt/b with fstype nfs4 statvers=1.1
         );
         assert_eq!(r.sends_s, 1000.0);
         assert_eq!(r.avg_backlog, 3.0);
+    }
+
+    #[test]
+    fn every_nfs_mount_point_and_nothing_else() {
+        let text = fixture(1, 1, 1, 1, 1);
+        assert_eq!(mount_points(&text), ["/mnt/anf vol", "/mnt/b"]);
     }
 
     #[test]

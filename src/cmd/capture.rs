@@ -1,0 +1,140 @@
+//! `volbench capture`: watch the host's counters while production runs and
+//! write the profile; and `report PROFILE`, the profile's tables.
+
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+
+use crate::error::{Result, VbError, exit};
+use crate::input::args::capture::CaptureArgs;
+use crate::input::args::{ReportArgs, ReportFormat};
+use crate::io::capture::{Capture, Watch};
+use crate::output::file::{check_new_file, write_new_file};
+use crate::output::profile;
+use crate::result::profile::Profile;
+use crate::units::bounds::{
+    MAX_CAPTURE_DURATION, MAX_CAPTURE_INTERVALS, MAX_INTERVAL, MAX_PROFILE_FILE,
+    MIN_CAPTURE_DURATION, MIN_CAPTURE_INTERVAL,
+};
+use crate::units::parse_duration_in;
+
+pub(crate) fn cmd_capture(a: &CaptureArgs) -> Result<i32> {
+    let duration = parse_duration_in(
+        "--duration",
+        &a.duration,
+        MIN_CAPTURE_DURATION,
+        MAX_CAPTURE_DURATION,
+    )?;
+    let interval = parse_duration_in(
+        "--interval",
+        &a.interval,
+        MIN_CAPTURE_INTERVAL,
+        MAX_INTERVAL,
+    )?;
+    if interval > duration {
+        return Err(VbError::input(format!(
+            "--interval {} is longer than --duration {}",
+            a.interval, a.duration
+        )));
+    }
+    let count = duration.as_secs_f64() / interval.as_secs_f64();
+    if count > MAX_CAPTURE_INTERVALS as f64 {
+        return Err(VbError::input(format!(
+            "--duration {} at --interval {} is {} intervals; at most {MAX_CAPTURE_INTERVALS} \
+             (a longer --interval)",
+            a.duration,
+            a.interval,
+            count.ceil()
+        )));
+    }
+    check_new_file(&a.output)?;
+    let watch = Watch::resolve(&a.devices, &a.mounts)?;
+    // Caught from here on: a stop ends the capture and still writes it.
+    let stop = super::stop_flag()?;
+    let mut what = watch.devices.clone();
+    what.extend(watch.mounts.iter().map(|m| format!("NFS {m}")));
+    eprintln!(
+        "capture: watching {} for {}, every {}; no I/O is done. Ctrl-C ends it early and keeps what was seen.",
+        what.join(", "),
+        a.duration,
+        a.interval
+    );
+    let total = duration.as_secs_f64();
+    let cap = Capture {
+        watch: &watch,
+        duration,
+        interval,
+        stop: &stop as &AtomicBool,
+    };
+    let prof = cap.run(&mut |iv| eprintln!("{}", profile::progress_line(iv, total)));
+    let json = serde_json::to_string_pretty(&prof)
+        .map_err(|e| VbError::run(format!("cannot encode the profile: {e}")))?;
+    write_new_file(&a.output, format!("{json}\n").as_bytes())?;
+    if !crate::output::file::is_stdout(&a.output) {
+        for t in profile::tables(&prof) {
+            println!("{}\n", t.to_terminal());
+        }
+        eprintln!("capture: profile written to {}", a.output.display());
+    }
+    Ok(if prof.stopped.is_some() {
+        exit::INTERRUPTED
+    } else {
+        exit::OK
+    })
+}
+
+/// The profile at `path`, if the file is one (its schema says so): read
+/// capped, refused by name when it is a newer profile.
+pub(crate) fn load_profile(path: &Path) -> Result<Option<Profile>> {
+    if !path.is_file() {
+        return Ok(None);
+    }
+    let text = crate::input::file::read_text(path, "profile", MAX_PROFILE_FILE)?;
+    let looks = text
+        .get(..text.len().min(4096))
+        .is_some_and(|head| head.contains("\"volbench.profile/"));
+    if !looks {
+        return Ok(None);
+    }
+    Profile::from_json(&text, &path.display().to_string())
+        .map(Some)
+        .map_err(VbError::input)
+}
+
+/// `report PROFILE`: the HTML page (beside the profile unless -o says
+/// where), or its tables as Markdown or the profile itself as JSON.
+pub(crate) fn report_profile(a: &ReportArgs, path: &Path, p: &Profile) -> Result<i32> {
+    let text = match a.format {
+        ReportFormat::Html => crate::report::profile::profile_html(p)?,
+        ReportFormat::Md => profile::tables(p)
+            .iter()
+            .map(|t| t.to_markdown())
+            .collect::<Vec<_>>()
+            .join("\n"),
+        ReportFormat::Json => {
+            serde_json::to_string_pretty(p)
+                .map_err(|e| VbError::run(format!("cannot encode the profile: {e}")))?
+                + "\n"
+        }
+        ReportFormat::Csv | ReportFormat::FioJson => {
+            return Err(VbError::input(format!(
+                "{} is a profile: it reports as html, md or json (csv and fio-json are views of results)",
+                path.display()
+            )));
+        }
+    };
+    let out = match (&a.output, a.format) {
+        (Some(o), _) => Some(o.clone()),
+        (None, ReportFormat::Html) => Some(path.with_extension("html")),
+        (None, _) => None,
+    };
+    match out {
+        Some(o) => {
+            crate::output::file::write_file(&o, text.as_bytes())?;
+            if !crate::output::file::is_stdout(&o) {
+                eprintln!("report: {}", o.display());
+            }
+        }
+        None => print!("{text}"),
+    }
+    Ok(exit::OK)
+}

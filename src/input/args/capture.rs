@@ -1,0 +1,34 @@
+//! The flags of `volbench capture`: what to watch, for how long, and where
+//! the profile goes.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+#[derive(Args, Debug, Clone)]
+pub struct CaptureArgs {
+    /// A block device to watch, by path (/dev/sdb, /dev/disk/by-id/...) or
+    /// kernel name (sdb); repeat for several. Without --device or --mount,
+    /// every whole device that has done I/O and every NFS mount is watched.
+    #[arg(long = "device", value_name = "DEV")]
+    pub devices: Vec<String>,
+
+    /// A mounted directory to watch: its NFS mount (per-operation RTT,
+    /// execution time, retransmissions) or the block devices under it.
+    #[arg(long = "mount", value_name = "DIR")]
+    pub mounts: Vec<PathBuf>,
+
+    /// How long to watch, 1s..30d.
+    #[arg(long, value_name = "TIME", default_value = "60s")]
+    pub duration: String,
+
+    /// One line of figures per interval, 100ms..1h; at most 1,000,000
+    /// intervals in one capture.
+    #[arg(long, value_name = "TIME", default_value = "1s")]
+    pub interval: String,
+
+    /// The profile to write (JSON, volbench.profile/v1). An existing file
+    /// is never replaced; `-` writes to stdout.
+    #[arg(short = 'o', long, value_name = "FILE")]
+    pub output: PathBuf,
+}

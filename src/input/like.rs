@@ -1,0 +1,256 @@
+//! `run --like PROFILE`: a production profile (`result::profile`) turned
+//! into `run` flags, each derived value written down beside the figure it
+//! came from. The flags a user gave win, so a profile can be bent ("the
+//! same, but 64k") without editing it.
+
+use crate::error::{Result, VbError};
+use crate::input::args::RunArgs;
+use crate::result::profile::Profile;
+use crate::units::bounds::{MAX_PROFILE_FILE, MAX_RATE, MAX_THREADS, MIN_RATE};
+use crate::units::trim;
+
+/// --scale's bounds: a thousandfold either way covers any growth plan.
+const MIN_SCALE: f64 = 0.01;
+const MAX_SCALE: f64 = 1000.0;
+
+fn scale(text: Option<&str>) -> Result<f64> {
+    let Some(t) = text else { return Ok(1.0) };
+    let n = t.trim().trim_end_matches(['x', 'X']);
+    match n.parse::<f64>() {
+        Ok(v) if (MIN_SCALE..=MAX_SCALE).contains(&v) => Ok(v),
+        _ => Err(VbError::input(format!(
+            "--scale {t}: a factor such as 2x or 1.5, {MIN_SCALE}..{MAX_SCALE}"
+        ))),
+    }
+}
+
+/// A request size as --bs takes it: the mean rounded to whole 512-byte
+/// sectors (diskstats counts sectors), at least one.
+fn block_size(kib: f64) -> u64 {
+    ((kib * 2.0).round().max(1.0) as u64) * 512
+}
+
+/// `a` with the flags `--like` derives filled in, and the lines that say
+/// how; `a` itself when there is no --like.
+pub(crate) fn resolve(a: &RunArgs) -> Result<(RunArgs, Vec<String>)> {
+    let Some(path) = &a.like.like else {
+        return Ok((a.clone(), Vec::new()));
+    };
+    let shown = path.display().to_string();
+    let text = crate::input::file::read_text(path, "profile", MAX_PROFILE_FILE)?;
+    let p = Profile::from_json(&text, &shown).map_err(VbError::input)?;
+    derive(a, &p, &shown)
+}
+
+/// The derivation itself, on a profile already read.
+pub(crate) fn derive(a: &RunArgs, p: &Profile, shown: &str) -> Result<(RunArgs, Vec<String>)> {
+    let concurrency = match a.like.like_mode.as_deref() {
+        None | Some("rate") => false,
+        Some("concurrency") => true,
+        Some(m) => {
+            return Err(VbError::input(format!(
+                "--like-mode {m}: rate or concurrency"
+            )));
+        }
+    };
+    let factor = scale(a.like.scale.as_deref())?;
+    let d = p.device(a.like.like_device.as_deref()).ok_or_else(|| {
+        VbError::input(match &a.like.like_device {
+            Some(n) => format!(
+                "--like-device {n}: not in {shown} (it has {})",
+                p.devices.join(", ")
+            ),
+            None => format!("{shown} holds no block device to take a workload from"),
+        })
+    })?;
+    if d.active_intervals == 0 || d.iops.mean <= 0.0 {
+        return Err(VbError::input(format!(
+            "{shown}: {} did no I/O during the capture: no workload to derive",
+            d.name
+        )));
+    }
+    let mut out = a.clone();
+    let mut lines = vec![format!(
+        "--like {shown}: device {} ({} s captured on {}, {} of {} intervals busy)",
+        d.name,
+        trim(p.duration_s, 1),
+        p.host,
+        d.active_intervals,
+        p.intervals.len()
+    )];
+    let mut note = |flag: &str, given: bool, derived: String, from: String| {
+        lines.push(if given {
+            format!("  {flag}: given, kept (the profile says {derived}: {from})")
+        } else {
+            format!("  {flag} {derived}: {from}")
+        });
+        (!given).then_some(derived)
+    };
+    let read_pct = d.read_pct.mean.round().clamp(0.0, 100.0) as u64;
+    let rw = match read_pct {
+        100 => "randread",
+        0 => "randwrite",
+        _ => "randrw",
+    };
+    let why = "block counters do not tell random from sequential: random assumed".to_string();
+    if let Some(v) = note("--rw", a.rw.is_some(), rw.into(), why) {
+        out.rw = Some(v);
+    }
+    if rw == "randrw" {
+        let from = format!("reads were {}% of requests", trim(d.read_pct.mean, 1));
+        if let Some(v) = note(
+            "--read-pct",
+            a.read_pct.is_some(),
+            read_pct.to_string(),
+            from,
+        ) {
+            out.read_pct = Some(v);
+        }
+    }
+    let bs = block_size(d.request_kib.mean);
+    let from = format!(
+        "mean request {} KiB (reads {} KiB, writes {} KiB; intervals within {}% of it)",
+        trim(d.request_kib.mean, 2),
+        trim(d.read_kib, 1),
+        trim(d.write_kib, 1),
+        trim(d.request_kib_spread * 100.0, 0)
+    );
+    let bs = if bs & 1023 == 0 {
+        format!("{}k", bs / 1024)
+    } else {
+        bs.to_string()
+    };
+    if let Some(v) = note("--bs", a.bs.is_some(), bs, from) {
+        out.bs = Some(v);
+    }
+    let scaled = if factor == 1.0 {
+        String::new()
+    } else {
+        format!(" x --scale {}", trim(factor, 2))
+    };
+    if concurrency {
+        let n = (d.in_flight.mean * factor)
+            .round()
+            .clamp(1.0, MAX_THREADS as f64) as u64;
+        let from = format!(
+            "{} requests in flight on average{scaled}, one per thread (closed loop)",
+            trim(d.in_flight.mean, 2)
+        );
+        if let Some(v) = note("--threads", a.common.threads.is_some(), n.to_string(), from) {
+            out.common.threads = Some(v);
+            out.common.iodepth = Some("1".into());
+        }
+    } else {
+        let rate = (d.iops.mean * factor).clamp(MIN_RATE, MAX_RATE);
+        let from = format!(
+            "mean {} IOPS over the capture{scaled} (p95 {}, peak {}), open loop",
+            trim(d.iops.mean, 0),
+            trim(d.iops.p95, 0),
+            trim(d.iops.peak, 0)
+        );
+        if let Some(v) = note("--rate", a.rate.is_some(), trim(rate, 2), from) {
+            out.rate = Some(v);
+        }
+    }
+    Ok((out, lines))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::args::{Cli, Command};
+    use crate::result::profile::{DeviceSummary, Figure};
+    use clap::Parser;
+
+    fn run_args(extra: &[&str]) -> RunArgs {
+        let mut argv = vec![
+            "volbench",
+            "run",
+            "--target",
+            "/dev/null",
+            "--like",
+            "p.json",
+        ];
+        argv.extend_from_slice(extra);
+        match Cli::parse_from(argv).command {
+            Command::Run(a) => a,
+            _ => unreachable!(),
+        }
+    }
+
+    fn fig(mean: f64) -> Figure {
+        Figure {
+            mean,
+            p95: mean * 1.1,
+            peak: mean * 1.3,
+        }
+    }
+
+    fn profile() -> Profile {
+        Profile {
+            devices: vec!["sdb".into(), "sdc".into()],
+            intervals: vec![Default::default(); 10],
+            summary: vec![
+                DeviceSummary {
+                    name: "sdb".into(),
+                    active_intervals: 10,
+                    iops: fig(2300.0),
+                    read_pct: fig(69.8),
+                    request_kib: fig(8.02),
+                    in_flight: fig(7.4),
+                    ..Default::default()
+                },
+                DeviceSummary {
+                    name: "sdc".into(),
+                    iops: fig(0.0),
+                    ..Default::default()
+                },
+            ],
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn mix_size_and_rate_from_the_busiest_device() {
+        let (a, lines) = derive(&run_args(&[]), &profile(), "p.json").unwrap();
+        assert_eq!(a.rw.as_deref(), Some("randrw"));
+        assert_eq!(a.read_pct.as_deref(), Some("70"));
+        assert_eq!(a.bs.as_deref(), Some("8k"));
+        assert_eq!(a.rate.as_deref(), Some("2300"));
+        assert!(lines[0].contains("device sdb"), "{lines:?}");
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.contains("--rate 2300: mean 2300 IOPS")),
+            "{lines:?}"
+        );
+    }
+
+    #[test]
+    fn scale_concurrency_and_given_flags() {
+        let a = run_args(&["--like-mode", "concurrency", "--scale", "2x", "--bs", "64k"]);
+        let (a, lines) = derive(&a, &profile(), "p.json").unwrap();
+        assert_eq!(a.common.threads.as_deref(), Some("15"), "7.4 x 2 in flight");
+        assert_eq!(a.rate, None, "closed loop");
+        assert_eq!(a.bs.as_deref(), Some("64k"), "the user's --bs wins");
+        assert!(
+            lines.iter().any(|l| l.contains("--bs: given, kept")),
+            "{lines:?}"
+        );
+    }
+
+    #[test]
+    fn what_cannot_be_derived_is_named() {
+        let p = profile();
+        for (extra, says) in [
+            (&["--like-device", "sdz"][..], "not in p.json"),
+            (&["--like-device", "sdc"][..], "did no I/O"),
+            (&["--scale", "0"][..], "--scale 0"),
+            (&["--scale", "lots"][..], "--scale lots"),
+            (&["--like-mode", "fast"][..], "rate or concurrency"),
+        ] {
+            let e = derive(&run_args(extra), &p, "p.json").unwrap_err();
+            assert!(e.message.contains(says), "{extra:?}: {}", e.message);
+        }
+    }
+}
