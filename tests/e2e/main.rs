@@ -7,6 +7,7 @@ mod capped_diagnosis;
 mod capped_methods;
 mod cli_help;
 mod common;
+mod compare_gate;
 mod counters;
 mod data;
 mod diag_audit;
