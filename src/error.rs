@@ -19,6 +19,9 @@ pub mod exit {
     /// written without --verify since its fill (`volbench verify`, a
     /// --verify run on it).
     pub const UNCHECKABLE: i32 = 5;
+    /// `compare --fail-below`: a matched figure is worse than the ratio
+    /// allows (a regression gate tripped, not an error).
+    pub const REGRESSION: i32 = 6;
     /// Stopped by Ctrl-C or SIGTERM; the results gathered so far were written.
     pub const INTERRUPTED: i32 = 130;
 }

@@ -115,9 +115,12 @@ pub(crate) fn report_profile(a: &ReportArgs, path: &Path, p: &Profile) -> Result
                 .map_err(|e| VbError::run(format!("cannot encode the profile: {e}")))?
                 + "\n"
         }
-        ReportFormat::Csv | ReportFormat::FioJson => {
+        ReportFormat::Csv
+        | ReportFormat::FioJson
+        | ReportFormat::IntervalsCsv
+        | ReportFormat::LatencyBuckets => {
             return Err(VbError::input(format!(
-                "{} is a profile: it reports as html, md or json (csv and fio-json are views of results)",
+                "{} is a profile: it reports as html, md or json (the other formats are views of results)",
                 path.display()
             )));
         }

@@ -51,6 +51,8 @@ pub(crate) fn cmd_report(a: &ReportArgs) -> Result<i32> {
         ReportFormat::Csv => report::export::csv(&sources)?,
         ReportFormat::Md => report::export::markdown(&sources),
         ReportFormat::FioJson => report::fio_json::fio_json(&sources)? + "\n",
+        ReportFormat::IntervalsCsv => report::intervals_csv::intervals_csv(&sources)?,
+        ReportFormat::LatencyBuckets => report::buckets_csv::buckets_csv(&sources)?,
     };
     let out: Option<PathBuf> = match (&a.output, a.format, a.dirs.as_slice()) {
         (Some(o), _, _) => Some(o.clone()),

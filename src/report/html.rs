@@ -90,7 +90,7 @@ fn subtitle(sources: &[Source]) -> Vec<String> {
                 } else {
                     String::new()
                 },
-                d.host.hostname,
+                super::where_run(d),
                 target,
                 d.started
             )
@@ -272,6 +272,31 @@ mod tests {
         }];
         label_sources(&mut s);
         report_html(&s).unwrap()
+    }
+
+    #[test]
+    fn a_multi_host_report_names_the_hosts_not_the_coordinator() {
+        let doc = fixtures::multi_host(&[100.0, 200.0, 300.0]);
+        let coordinator = doc.host.hostname.clone();
+        let html = page_of(doc, "/r/fleet");
+        assert!(
+            html.contains("3 hosts (client-1, client-2, client-3), coordinated from"),
+            "{}",
+            &html[..html.len().min(3000)]
+        );
+        assert!(html.contains(&format!("coordinated from {coordinator}")));
+    }
+
+    #[test]
+    fn a_finding_s_advice_wraps_instead_of_being_cut() {
+        // The multi-host fixture's slow host gives a finding with prose.
+        let mut doc = fixtures::multi_host(&[100.0, 1000.0, 1000.0]);
+        doc.diagnosis = crate::result::diagnosis::diagnose(&doc);
+        assert!(!doc.diagnosis.is_empty(), "the fixture gives no finding");
+        let html = page_of(doc, "/r/fleet");
+        let diag = &html[html.find("id=\"diagnosis\"").unwrap()..];
+        let diag = &diag[..diag.find("</section>").unwrap()];
+        assert!(diag.contains("<td class=\"text\">"), "{diag}");
     }
 
     #[test]

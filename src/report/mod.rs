@@ -4,12 +4,14 @@
 //! `html` assembles the self-contained page, `compare` matches runs across
 //! results, and `export` writes the Markdown, CSV and JSON views.
 
+pub(crate) mod buckets_csv;
 pub(crate) mod charts;
 pub mod compare;
 pub(crate) mod detect;
 pub mod export;
 pub(crate) mod fio_json;
 pub mod html;
+pub(crate) mod intervals_csv;
 pub(crate) mod page;
 pub(crate) mod profile;
 pub(crate) mod sections;
@@ -158,6 +160,27 @@ pub fn percentile_points(run: &RunResult, op: Op) -> Vec<(f64, f64)> {
             (p, v)
         })
         .collect()
+}
+
+/// Where a result ran, as a header names it: the host, or for a multi-host
+/// result the hosts that ran the I/O (the first few, then how many more),
+/// not the coordinator that only gathered them.
+pub fn where_run(d: &ResultDoc) -> String {
+    const SHOWN: usize = 6;
+    let Some(c) = d.cluster.as_ref().filter(|c| !c.hosts.is_empty()) else {
+        return d.host.hostname.clone();
+    };
+    let names: Vec<&str> = c.hosts.iter().map(|h| h.name.as_str()).collect();
+    let mut list = names[..names.len().min(SHOWN)].join(", ");
+    if names.len() > SHOWN {
+        list.push_str(&format!(" and {} more", names.len() - SHOWN));
+    }
+    format!(
+        "{} host{} ({list}), coordinated from {}",
+        names.len(),
+        if names.len() == 1 { "" } else { "s" },
+        d.host.hostname
+    )
 }
 
 /// "2 x qd 4" for a run's concurrency as asked.

@@ -232,7 +232,13 @@ pub fn environment(src: &Source) -> Table {
     kv("result", src.path.display().to_string());
     kv("started", d.started.clone());
     kv("tool", format!("{} {}", d.tool.name, d.tool.version));
-    kv("host", d.host.hostname.clone());
+    match &d.cluster {
+        Some(c) if !c.hosts.is_empty() => {
+            kv("hosts", super::where_run(d));
+            kv("coordinator", d.host.hostname.clone());
+        }
+        _ => kv("host", d.host.hostname.clone()),
+    }
     kv("kernel", d.host.kernel.clone());
     kv("CPUs", d.host.cpus.to_string());
     if !d.host.machine.is_empty() {

@@ -120,6 +120,10 @@ pub const MAX_EXPECT_MIB_S: f64 = 1e9;
 /// one buffer of it).
 pub const MIN_FILL_BS: u64 = 512;
 pub const MAX_FILL_BS: u64 = 64 << 20;
+/// compare --fail-below: above 0 (0 would pass anything), at most 10 (a
+/// gate that demands ten times the base is a typo more often than a plan).
+pub const MIN_FAIL_BELOW: f64 = 1e-6;
+pub const MAX_FAIL_BELOW: f64 = 10.0;
 
 /// capture --duration and --interval, and the intervals one capture may
 /// hold (a day at 1 s fits): the profile stays a file a report can read.

@@ -8,6 +8,7 @@ mod capped_methods;
 mod capture;
 mod cli_help;
 mod common;
+mod compare_gate;
 mod counters;
 mod data;
 mod diag_audit;

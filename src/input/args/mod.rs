@@ -366,6 +366,12 @@ pub enum ReportFormat {
     Md,
     /// fio's --output-format=json shape, for fio tooling (fio-plot...).
     FioJson,
+    /// Every interval of every run (and host) per op: IOPS, MiB/s, latency
+    /// mean/p50/p99/p99.9/max from the interval's own histogram.
+    IntervalsCsv,
+    /// I/Os per latency band (10us, 20us, 50us ... 10s) per run and op,
+    /// IOMeter-style, from the run's merged histogram.
+    LatencyBuckets,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -402,8 +408,24 @@ pub struct CompareArgs {
     pub output: PathBuf,
 
     /// Print the comparison table as Markdown instead of a terminal table.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "json")]
     pub markdown: bool,
+
+    /// Print the verdict as JSON (schema volbench.compare/v1: every matched
+    /// figure, its ratio, and whether it failed) instead of the tables.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Exit 6 when any matched figure of a later result is worse than RATIO
+    /// times the first's (0 < RATIO <= 10): IOPS and MiB/s below RATIO x the
+    /// base, latencies above base / RATIO. 0.9 fails a 10% drop.
+    #[arg(long, value_name = "RATIO")]
+    pub fail_below: Option<String>,
+
+    /// The figures --fail-below judges, comma-separated: iops, mib_s,
+    /// mean_lat, p99_lat [default: all four].
+    #[arg(long, value_name = "LIST", requires = "fail_below")]
+    pub fail_on: Option<String>,
 }
 
 #[derive(Args, Debug, Clone)]

@@ -94,6 +94,21 @@ pub fn mix(sweep: &Sweep, items: &[Item], sources: &[Source]) -> Figure {
 }
 
 /// Chart 2: IOPS against mean and p99 latency (the hockey stick).
+/// The few characters drawn beside a curve's point: its concurrency
+/// ("qd 8", "16 t", "4x8"), or on a rate curve the rate asked.
+fn point_label(run: &crate::result::RunResult, by_rate: bool) -> String {
+    if by_rate {
+        if let Some(r) = run.workload.rate_iops {
+            return crate::output::fmt::number(r);
+        }
+    }
+    match (run.workload.threads, run.workload.iodepth) {
+        (1, q) => format!("qd {q}"),
+        (t, 1) => format!("{t} t"),
+        (t, q) => format!("{t}x{q}"),
+    }
+}
+
 pub fn curve(sweep: &Sweep, items: &[Item], sources: &[Source]) -> Figure {
     let overlay = sweep.lines.len() > 1;
     let mut series = Vec::new();
@@ -140,6 +155,9 @@ pub fn curve(sweep: &Sweep, items: &[Item], sources: &[Source]) -> Figure {
                 continue;
             }
             mean.push(iops, m, format!("{at}, mean {}", fmt_micros(m)));
+            // Each point of the curve names the concurrency that made it,
+            // as the papers' curves are read ("the knee is at QD 16").
+            mean.labels.push(point_label(run, by_rate));
             p99.push(iops, p, format!("{at}, p99 {}", fmt_micros(p)));
             if let Some(sv) = run.service_mean_us() {
                 service.push(iops, sv, format!("{at}, mean service {}", fmt_micros(sv)));

@@ -195,7 +195,7 @@ mod tests {
             ["create", "ops/s", "1,000", "1,600", "1.60x", "+60%"]
         );
         let mean = row("mean latency");
-        assert_eq!(mean[4..], ["0.70x", "-30%"], "{mean:?}");
+        assert_eq!(mean[4..], ["0.700x", "-30%"], "{mean:?}");
         let lines = headlines(&c, &all);
         assert_eq!(lines.len(), 1);
         assert!(

@@ -3,6 +3,7 @@
 //! result, warns where the matched specs differ, and builds the comparison
 //! page with the charts overlaid.
 
+pub(crate) mod gate;
 pub(crate) mod meta;
 mod model;
 
@@ -17,7 +18,7 @@ use super::{Item, Metric, Source, items};
 use crate::output::fmt::{number, size as format_size};
 use crate::output::table::Table;
 use crate::result::{Op, engine_names};
-pub use model::{Compared, Comparison, Match, ratio};
+pub use model::{Compared, Comparison, Match, ratio, show_ratio};
 
 fn workload_value(item: &Item) -> serde_json::Map<String, Value> {
     let mut m = match serde_json::to_value(&item.run.workload) {
@@ -160,7 +161,7 @@ pub fn match_runs(sources: &[Source], all: &[Item]) -> Comparison {
     c
 }
 
-fn ops_of_match(m: &Match, all: &[Item]) -> Vec<Op> {
+pub(super) fn ops_of_match(m: &Match, all: &[Item]) -> Vec<Op> {
     Op::ALL
         .into_iter()
         .filter(|&op| m.items.iter().flatten().any(|&i| all[i].run.does(op)))
@@ -327,7 +328,7 @@ pub fn page(sources: &[Source]) -> Page {
                     "{}: {} run(s) on {}, started {}",
                     s.label,
                     s.doc.runs.len(),
-                    s.doc.host.hostname,
+                    super::where_run(&s.doc),
                     s.doc.started
                 )
             })

@@ -73,10 +73,49 @@ impl Compared {
     }
 }
 
-/// "2.30x", or "-" without a base to divide by.
+/// "2.30x", or "-" without a base to divide by. Never "0.00x" or "inf":
+/// three significant digits at any size, and a zero base said in words.
 pub fn ratio(v: Option<f64>, base: Option<f64>) -> String {
     match (v, base) {
-        (Some(v), Some(b)) if b > 0.0 => format!("{:.2}x", v / b),
+        (Some(v), Some(b)) if b > 0.0 && v.is_finite() => show_ratio(v / b),
+        (Some(_), Some(b)) if b == 0.0 => "n/a (base 0)".into(),
         _ => "-".into(),
+    }
+}
+
+/// A ratio with three significant digits: 2.30x, 0.430x, 0.00432x, 1,234x.
+pub fn show_ratio(r: f64) -> String {
+    if r == 0.0 {
+        return "0x".into();
+    }
+    if r >= 1000.0 {
+        return format!("{}x", number(r.round()));
+    }
+    if r >= 1.0 {
+        // 2.30x as before; 12.3x; 123x.
+        let decimals = 2usize.saturating_sub(r.log10().floor() as usize);
+        return format!("{r:.decimals$}x");
+    }
+    let digits = (-r.log10().floor()) as usize + 2;
+    format!("{r:.digits$}x")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ratios_keep_three_significant_digits_and_never_round_to_zero() {
+        assert_eq!(show_ratio(2.3), "2.30x");
+        assert_eq!(show_ratio(1.0), "1.00x");
+        assert_eq!(show_ratio(12.34), "12.3x");
+        assert_eq!(show_ratio(123.4), "123x");
+        assert_eq!(show_ratio(12_345.0), "12,345x");
+        assert_eq!(show_ratio(0.43), "0.430x");
+        assert_eq!(show_ratio(0.004321), "0.00432x");
+        assert_eq!(show_ratio(0.0), "0x");
+        assert_eq!(ratio(Some(5.0), Some(0.0)), "n/a (base 0)");
+        assert_eq!(ratio(Some(5.0), None), "-");
+        assert_eq!(ratio(None, Some(5.0)), "-");
     }
 }

@@ -6,7 +6,7 @@ use std::fmt::Write;
 use super::frame::*;
 use super::refs::RefLine;
 use super::scale::{Axis, Scale, ScaleKind};
-use super::{Size, colour, esc};
+use super::{Fmt, Size, colour, esc};
 
 /// One bar: its value, hover text and an optional label drawn above it
 /// (a ratio such as "2.30x").
@@ -55,6 +55,21 @@ pub fn bar_chart_with_refs(
         .flat_map(|c| c.bars.iter().flatten().map(|b| b.value))
         .chain(refs.iter().map(|r| r.value))
         .collect();
+    // Headroom above the tallest bar for its value and label, so neither
+    // runs into the title.
+    let labelled = cats
+        .iter()
+        .flat_map(|c| c.bars.iter().flatten())
+        .any(|b| b.label.is_some());
+    let peak = vals
+        .iter()
+        .copied()
+        .filter(|v| v.is_finite())
+        .fold(0.0, f64::max);
+    let mut vals = vals;
+    if y.kind == ScaleKind::Linear && y.range.is_none() && peak > 0.0 {
+        vals.push(peak * if labelled { 1.25 } else { 1.12 });
+    }
     let plot_bottom = TOP + plot_h;
     let ys = Scale::fit(y, &vals, plot_bottom, TOP);
     // Category labels may need two lines; room is kept for them.
@@ -98,12 +113,26 @@ pub fn bar_chart_with_refs(
                 colour(c),
                 esc(&bar.tip)
             );
+            // Each bar says its value where it fits (a reader should not
+            // need the hover or the table); a label such as a ratio sits
+            // above it.
+            let mut above = top.min(base) - 4.0;
+            if bw >= MIN_VALUE_WIDTH {
+                let _ = write!(
+                    out,
+                    "<text class=\"barvalue\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
+                    f1(bx + (bw - 2.0) / 2.0),
+                    f1(above),
+                    esc(&compact(bar.value, y.fmt))
+                );
+                above -= 12.0;
+            }
             if let Some(l) = &bar.label {
                 let _ = write!(
                     out,
                     "<text class=\"barlabel\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
                     f1(bx + (bw - 2.0) / 2.0),
-                    f1(top.min(base) - 4.0),
+                    f1(above),
                     esc(l)
                 );
             }
@@ -145,6 +174,21 @@ pub fn bar_chart_with_refs(
     legend(&mut out, &entries, w, plot_bottom + 52.0);
     out.push_str("</svg>");
     out
+}
+
+/// Bars narrower than this (px) leave their value to the hover text.
+const MIN_VALUE_WIDTH: f64 = 20.0;
+
+/// A bar's value in at most five characters: 126k, 1.5M, 250 µs.
+fn compact(v: f64, f: Fmt) -> String {
+    let a = v.abs();
+    match f {
+        Fmt::Number if a >= 9_999_500.0 => format!("{:.0}M", v / 1e6),
+        Fmt::Number if a >= 999_950.0 => format!("{:.1}M", v / 1e6),
+        Fmt::Number if a >= 9_999.5 => format!("{:.0}k", v / 1e3),
+        Fmt::Number if a >= 1_000.0 => format!("{:.1}k", v / 1e3),
+        _ => super::fmt_value(v, f),
+    }
 }
 
 pub(super) fn split_label(s: &str, max: usize) -> (String, String) {

@@ -22,6 +22,9 @@ pub struct Series {
     pub marks: bool,
     pub points: Vec<(f64, f64)>,
     pub tips: Vec<String>,
+    /// Short texts drawn beside the points (a curve's queue depth), by
+    /// point index; empty for none.
+    pub labels: Vec<String>,
 }
 
 impl Series {
@@ -35,6 +38,7 @@ impl Series {
             marks: true,
             points: Vec::new(),
             tips: Vec::new(),
+            labels: Vec::new(),
         }
     }
 
@@ -153,6 +157,15 @@ pub fn line_chart_with_refs(
                     f1(ys.px(py)),
                     esc(tip)
                 );
+                if let Some(l) = s.labels.get(i).filter(|l| !l.is_empty()) {
+                    let _ = write!(
+                        out,
+                        "<text class=\"ptlabel\" x=\"{}\" y=\"{}\">{}</text>",
+                        f1(xs.px(px) + 5.0),
+                        f1(ys.px(py) - 5.0),
+                        esc(l)
+                    );
+                }
             }
         }
         out.push_str("</g>");
