@@ -93,6 +93,9 @@ struct Coordinator<'a> {
     printed: usize,
     fill_shown: u64,
     fill_bar: bool,
+    launched: Option<Instant>,
+    /// CPU and wall seconds spent while the hosts' I/O ran, over all runs.
+    run_cost: (f64, f64),
 }
 
 /// What the hosts did, ready for the result document.
@@ -100,6 +103,10 @@ struct Gathered {
     doc: ResultDoc,
     hosts: Vec<HostResult>,
     runs: Vec<ClusterRun>,
+    /// When every agent had said hello and answered its pings.
+    launch: Option<Instant>,
+    /// CPU and wall seconds while the hosts' I/O ran.
+    run_cost: (f64, f64),
 }
 
 /// Runs the job on every host; returns the merged result document.
@@ -112,6 +119,8 @@ pub fn run(opts: Options, obs: &dyn Observer, stop: &AtomicBool) -> Result<Resul
         mut doc,
         hosts,
         runs,
+        launch,
+        run_cost,
     } = c.drive(&opts.template, opts.size_given, opts.shared_target, started)?;
     let cpu1 = crate::io::host::cpu_seconds();
     let ssh_cpu = spawn::children_cpu();
@@ -128,6 +137,8 @@ pub fn run(opts: Options, obs: &dyn Observer, stop: &AtomicBool) -> Result<Resul
             cpu_pct: if wall > 0.0 { busy / wall * 100.0 } else { 0.0 },
             ssh_user_s: ssh_cpu.0,
             ssh_sys_s: ssh_cpu.1,
+            launch_s: launch.map(|l| l.duration_since(t_start).as_secs_f64()),
+            run_cpu_pct: (run_cost.1 > 0.0).then(|| run_cost.0 / run_cost.1 * 100.0),
         },
     });
     Ok(doc)
@@ -155,6 +166,8 @@ impl<'a> Coordinator<'a> {
             printed: 0,
             fill_shown: 0,
             fill_bar: false,
+            launched: None,
+            run_cost: (0.0, 0.0),
         }
     }
 
@@ -186,6 +199,7 @@ impl<'a> Coordinator<'a> {
             return Ok(self.stopped_before_io(doc, "starting the agents"));
         }
         self.before_io("start the agent", outcome)?;
+        self.launched = Some(Instant::now());
         for h in &self.hosts {
             h.send(&ToAgent::Job(Box::new(AgentJob {
                 host: h.a.host.name.clone(),
@@ -255,6 +269,8 @@ impl<'a> Coordinator<'a> {
         doc.notes = notes;
         Ok(Gathered {
             doc,
+            launch: self.launched,
+            run_cost: self.run_cost,
             hosts: self.hosts.into_iter().map(gather::host_result).collect(),
             runs: cluster_runs,
         })
@@ -269,6 +285,8 @@ impl<'a> Coordinator<'a> {
             .push(format!("stopped while {what}: nothing was measured"));
         Gathered {
             doc,
+            launch: self.launched,
+            run_cost: self.run_cost,
             hosts: self.hosts.into_iter().map(gather::host_result).collect(),
             runs: Vec::new(),
         }

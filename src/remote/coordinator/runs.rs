@@ -56,10 +56,14 @@ impl Coordinator<'_> {
             let margin = self.release(index);
             let budget =
                 Duration::from_secs_f64(spec.warmup_s + spec.duration_s) + margin + RUN_SLACK;
+            let (cpu0, t0) = (crate::io::host::cpu_seconds(), Instant::now());
             // Until every host is done, or one is in trouble, or Ctrl-C.
             outcome = self.wait_until(Some(Instant::now() + budget), |hs| {
                 all_in_run(hs, |h| h.run.done.is_some()) || trouble(hs)
             });
+            let cpu1 = crate::io::host::cpu_seconds();
+            self.run_cost.0 += (cpu1.0 - cpu0.0) + (cpu1.1 - cpu0.1);
+            self.run_cost.1 += t0.elapsed().as_secs_f64();
             if outcome == Outcome::TimedOut {
                 for i in 0..self.hosts.len() {
                     if self.hosts[i].in_run() && self.hosts[i].run.done.is_none() {
