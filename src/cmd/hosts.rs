@@ -183,6 +183,7 @@ pub fn options(
         heartbeat: (timeout / 5).clamp(Duration::from_millis(200), Duration::from_secs(1)),
         timeout,
         shared_target: r.shared_target,
+        keep_going: r.on_host_loss == crate::input::args::hosts::HostLoss::Continue,
     })
 }
 

@@ -67,6 +67,10 @@ pub struct ClusterRun {
     /// Spread of the measured start times over every host and target,
     /// corrected by the clock offsets.
     pub start_skew_ms: f64,
+    /// Hosts were lost and the run went on without them
+    /// (`--on-host-loss continue`): the totals are the survivors' only.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub partial: bool,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]

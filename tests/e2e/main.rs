@@ -39,6 +39,7 @@ mod report;
 mod ring;
 mod run_cli;
 mod run_sizes;
+mod scale;
 mod safety_fileset;
 mod safety_input;
 mod safety_output;

@@ -67,6 +67,9 @@ pub struct Options {
     pub timeout: Duration,
     /// Hosts that share a target path prepare one after the other.
     pub shared_target: bool,
+    /// `--on-host-loss continue`: a lost host is dropped and the others go
+    /// on (the totals marked partial) instead of all being stopped.
+    pub keep_going: bool,
 }
 
 /// Which volbench the hosts run.
@@ -86,6 +89,7 @@ struct Coordinator<'a> {
     stop: &'a AtomicBool,
     heartbeat: Duration,
     timeout: Duration,
+    keep_going: bool,
     last_beat: Instant,
     notes: Vec<String>,
     /// The run in progress: its index, plan for the terminal, printed intervals.
@@ -152,6 +156,7 @@ impl<'a> Coordinator<'a> {
         stop: &'a AtomicBool,
         heartbeat: Duration,
         timeout: Duration,
+        keep_going: bool,
     ) -> Self {
         Coordinator {
             hosts,
@@ -160,6 +165,7 @@ impl<'a> Coordinator<'a> {
             stop,
             heartbeat,
             timeout,
+            keep_going,
             last_beat: Instant::now(),
             notes: Vec::new(),
             run: None,
@@ -302,14 +308,18 @@ impl<'a> Coordinator<'a> {
                 self.hosts[i].setup.prepare_sent = true;
                 self.hosts[i].send(&ToAgent::Prepare);
             }
+            let keep_going = self.keep_going;
             let outcome = self.wait_until(None, |hs| {
                 all_live(hs, |h| !h.setup.prepare_sent || h.setup.prepared.is_some())
-                    || hs.iter().any(|h| !h.live())
+                    || (!keep_going && hs.iter().any(|h| !h.live()))
             });
             self.end_fill_bar();
             if outcome == Outcome::Stopped {
                 doc.interrupted = true;
                 return Ok(false);
+            }
+            if self.drop_failed("prepare the target") {
+                continue;
             }
             if let Some(e) = self.failures("prepare the target") {
                 // Stop the others' fills; nothing was measured yet.
