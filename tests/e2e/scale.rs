@@ -21,7 +21,12 @@ fn many(tmp: &Path, session: &str, duration: &str, extra: &[&str]) -> Command {
     let hosts: Vec<String> = (1..=AGENTS).map(|i| format!("sim{i}")).collect();
     let mut c = volbench();
     c.args(["run", "--hosts", &hosts.join(",")])
-        .args(["--launcher", "env VB_SIM_HOST={host}", "--remote-volbench", BIN])
+        .args([
+            "--launcher",
+            "env VB_SIM_HOST={host}",
+            "--remote-volbench",
+            BIN,
+        ])
         .args(["--session", session, "--target"])
         .arg(tmp.join("{host}"))
         .arg("--output")
@@ -79,10 +84,12 @@ fn a_hundred_agents_merge_exactly_and_start_within_20_ms() {
 /// The agent of simulated host `name`, found by its environment.
 fn agent_of(session: &str, name: &str) -> Option<u32> {
     let want = format!("VB_SIM_HOST={name}\0");
-    processes_with(session, None).into_iter().find_map(|(pid, _)| {
-        let env = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
-        String::from_utf8_lossy(&env).contains(&want).then_some(pid)
-    })
+    processes_with(session, None)
+        .into_iter()
+        .find_map(|(pid, _)| {
+            let env = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
+            String::from_utf8_lossy(&env).contains(&want).then_some(pid)
+        })
 }
 
 /// Whether process `pid` has set up its I/O thread (it is in the run).
@@ -91,7 +98,9 @@ fn in_run(pid: u32) -> bool {
         .into_iter()
         .flatten()
         .flatten()
-        .any(|t| std::fs::read_to_string(t.path().join("comm")).is_ok_and(|c| c.trim() == "vb-io-0"))
+        .any(|t| {
+            std::fs::read_to_string(t.path().join("comm")).is_ok_and(|c| c.trim() == "vb-io-0")
+        })
 }
 
 #[test]
@@ -132,7 +141,10 @@ fn on_host_loss_continue_finishes_without_five_killed_agents() {
     }
     let notes = doc["notes"].as_array().unwrap();
     assert!(
-        notes.iter().any(|n| n.as_str().unwrap().contains("the totals are partial, 95 of 100")),
+        notes.iter().any(|n| n
+            .as_str()
+            .unwrap()
+            .contains("the totals are partial, 95 of 100")),
         "{notes:?}"
     );
     assert!(processes_with(&session, None).is_empty());

@@ -366,7 +366,11 @@ fn drive(faults: &[Fault]) -> (Result<Gathered, VbError>, Seen) {
     drive_job(faults, job(), false)
 }
 
-fn drive_job(faults: &[Fault], job: JobSpec, keep_going: bool) -> (Result<Gathered, VbError>, Seen) {
+fn drive_job(
+    faults: &[Fault],
+    job: JobSpec,
+    keep_going: bool,
+) -> (Result<Gathered, VbError>, Seen) {
     let seen = Seen::default();
     let Cluster(hosts, events, stop, agents) = cluster_of(faults, job.clone());
     let c = Coordinator::new(
@@ -509,7 +513,12 @@ fn a_host_lost_mid_run_fails_alone_and_keeps_its_intervals() {
 
 #[test]
 fn on_host_loss_continue_finishes_with_the_survivors_marked_partial() {
-    let faults = [Fault::None, Fault::LostInRun, Fault::None, Fault::SilentInRun];
+    let faults = [
+        Fault::None,
+        Fault::LostInRun,
+        Fault::None,
+        Fault::SilentInRun,
+    ];
     let (out, seen) = drive_job(&faults, job(), true);
     let g = out.unwrap();
     let lost = [HostStatus::Ok, HostStatus::Failed];
@@ -523,7 +532,10 @@ fn on_host_loss_continue_finishes_with_the_survivors_marked_partial() {
     assert_eq!((r.hosts_merged, r.hosts_total, r.partial), (2, 4, true));
     let notes = seen.notes.lock().unwrap();
     let note = notes.iter().find(|n| n.contains("totals are partial"));
-    assert!(note.is_some_and(|n| n.contains("h1") && n.contains("h3")), "{notes:?}");
+    assert!(
+        note.is_some_and(|n| n.contains("h1") && n.contains("h3")),
+        "{notes:?}"
+    );
 }
 
 #[test]
