@@ -40,15 +40,24 @@ mkdir -p "$work/data"
 hosts=$(seq -f 'sim%g' 1 "$n" | paste -sd,)
 
 # The agents' RSS, every 200 ms while the run goes on: the largest one
-# seen, and the largest sum over all of them at one moment.
+# seen, the largest sum over all of them at one moment, and the largest
+# private part (RssAnon: the binary's pages are shared by every agent, so
+# RSS alone counts them once per agent).
 (
-  max=0 sum_max=0 count_max=0
+  max=0 sum_max=0 count_max=0 anon_max=0
   while :; do
-    read -r one sum count < <(ps -eo rss=,args= | awk -v s="$session" \
-      '$0 ~ (" agent --session " s) { n++; t += $1; if ($1 > m) m = $1 } END { print m+0, t+0, n+0 }')
+    one=0 sum=0 count=0 anon=0
+    for pid in $(pgrep -f -- " agent --session $session"); do
+      read -r rss a < <(awk '/^VmRSS/ { r = $2 } /^RssAnon/ { a = $2 } END { print r+0, a+0 }' \
+        "/proc/$pid/status" 2>/dev/null) || continue
+      ((rss > one)) && one=$rss
+      ((a > anon)) && anon=$a
+      sum=$((sum + rss)) count=$((count + 1))
+    done
     ((one > max)) && max=$one
+    ((anon > anon_max)) && anon_max=$anon
     ((sum > sum_max)) && sum_max=$sum count_max=$count
-    echo "$max $sum_max $count_max" >"$work/rss"
+    echo "$max $sum_max $count_max $anon_max" >"$work/rss"
     sleep 0.2
   done
 ) &
@@ -69,7 +78,7 @@ python3 - "$out/result.json" "$n" "$rate" "$work/rss" "$t0" "$t1" <<'EOF'
 import json, sys
 d = json.load(open(sys.argv[1]))
 n, rate = int(sys.argv[2]), float(sys.argv[3])
-rss_max, rss_sum, rss_n = (int(x) for x in open(sys.argv[4]).read().split())
+rss_max, rss_sum, rss_n, anon_max = (int(x) for x in open(sys.argv[4]).read().split())
 c = d["cluster"]; k = c["coordinator"]; r = d["runs"][0]; cr = c["runs"][0]
 hosts = c["hosts"]
 ok = sum(h["status"] == "ok" for h in hosts)
@@ -85,7 +94,8 @@ print(f"start skew:           {cr['start_skew_ms']:.2f} ms")
 print(f"merged:               {r['totals']['read']['iops']:,.0f} IOPS of {n * rate:,.0f} asked; "
       f"{merged:,} ops = sum of hosts {per_host:,} = histogram {hist:,}: "
       f"{'exact' if exact else 'NOT EXACT'}")
-print(f"agent RSS:            largest {rss_max / 1024:.1f} MB; all {rss_n} together {rss_sum / 1024:.0f} MB")
+print(f"agent RSS:            largest {rss_max / 1024:.1f} MB, of it private {anon_max / 1024:.1f} MB; "
+      f"all {rss_n} together {rss_sum / 1024:.0f} MB")
 print(f"wall:                 {float(sys.argv[6]) - float(sys.argv[5]):.1f} s")
 sys.exit(0 if exact and ok == n else 1)
 EOF
