@@ -346,6 +346,7 @@ fn on_hosts(
         heartbeat: hp.heartbeat,
         timeout: hp.timeout,
         shared_target: r.shared_target,
+        keep_going: r.on_host_loss == crate::input::args::hosts::HostLoss::Continue,
     };
     let out = c.out.output.as_deref().map(OutputDir::open).transpose()?;
     // The hosts get STOP_TIMEOUT to report after a stop, and the merge a moment.

@@ -70,6 +70,18 @@ fn prepare_sets(plan: &Plan, opts: &PrepareOptions) -> Result<Vec<(SetKey, Prepa
     {
         return Ok(vec![t]);
     }
+    if !plan.needs_file_set() {
+        // A null run's offsets still span the working set, but no file
+        // holds it: nothing is created, filled or locked.
+        let sets = layouts.iter().map(|l| {
+            let layout = crate::io::workload::Layout {
+                nfiles: l.files,
+                file_size: l.file_size(),
+            };
+            (Some(*l), Prepared::diskless(layout))
+        });
+        return Ok(sets.chain(tree).collect());
+    }
     if layouts.len() <= 1 {
         let l = layouts.first().copied().unwrap_or(SetLayout {
             files: job.target.files,

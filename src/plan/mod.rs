@@ -200,12 +200,26 @@ impl Plan {
         self.runs.iter().any(|r| r.spec.has_writes())
     }
 
+    /// Whether a directory target gets a file set: not when every block
+    /// run's engine touches no file (the `diskless` capability), so a null
+    /// run creates and fills nothing.
+    pub fn needs_file_set(&self) -> bool {
+        self.target.kind != TargetKind::Directory
+            || self
+                .runs
+                .iter()
+                .any(|r| r.spec.meta.is_none() && !r.engine.caps().diskless)
+    }
+
     /// The human-readable plan `--dry-run` prints.
     pub fn describe(&self) -> String {
         let t = &self.job.target;
         let mut out = String::new();
         let kind = match self.target.kind {
             TargetKind::Directory if let Some(tree) = meta::tree(&self.job) => tree,
+            TargetKind::Directory if !self.needs_file_set() => {
+                "directory; no file set: the engine touches no file, nothing is created".into()
+            }
             TargetKind::Directory if self.job.layouts().len() > 1 => {
                 "directory; one file set per layout, listed below, each created and filled if not already there".into()
             }
@@ -233,7 +247,9 @@ impl Plan {
                 crate::spec::WriteSync::Sync => ", writes O_SYNC",
             }
         );
-        out.push_str(&sets::describe(&self.job, self.target.kind));
+        if self.needs_file_set() {
+            out.push_str(&sets::describe(&self.job, self.target.kind));
+        }
         let _ = writeln!(
             out,
             "seed:     {}   interval: {}s",
@@ -298,11 +314,16 @@ impl Plan {
         });
         let _ = writeln!(
             out,
-            "total:    {}{} of I/O (plus preparing the file set)",
+            "total:    {}{} of I/O{}",
             if conditional { "at most " } else { "" },
             format_duration(std::time::Duration::from_secs_f64(
                 self.total_seconds().round()
-            ))
+            )),
+            if self.needs_file_set() {
+                " (plus preparing the file set)"
+            } else {
+                ""
+            }
         );
         for n in &self.notes {
             let _ = writeln!(out, "note:     {n}");

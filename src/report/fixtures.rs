@@ -442,6 +442,7 @@ pub fn multi_host(iops: &[f64]) -> ResultDoc {
                 hosts_merged: iops.len() as u32,
                 hosts_total: iops.len() as u32,
                 start_skew_ms: 0.5,
+                partial: false,
             })
             .collect(),
         hosts,
@@ -571,6 +572,7 @@ pub fn host_sweep(per_point: &[&[f64]], nic: Option<(f64, Option<f64>)>) -> Resu
             hosts_merged: n,
             hosts_total: n,
             start_skew_ms: 0.5,
+            partial: false,
         });
     }
     let mut d = doc("coordinator", &[]);

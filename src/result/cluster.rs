@@ -67,6 +67,10 @@ pub struct ClusterRun {
     /// Spread of the measured start times over every host and target,
     /// corrected by the clock offsets.
     pub start_skew_ms: f64,
+    /// Hosts were lost and the run went on without them
+    /// (`--on-host-loss continue`): the totals are the survivors' only.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub partial: bool,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -80,4 +84,12 @@ pub struct CoordinatorCost {
     /// CPU seconds of the ssh client processes it ran.
     pub ssh_user_s: f64,
     pub ssh_sys_s: f64,
+    /// Seconds from the first launch until every agent had said hello and
+    /// answered its clock pings (absent in results made before it was kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub launch_s: Option<f64>,
+    /// Its CPU while the hosts' I/O ran (release to last result), in percent
+    /// of one core: the cost that grows with the hosts, without the start-up.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_cpu_pct: Option<f64>,
 }

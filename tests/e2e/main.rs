@@ -46,6 +46,7 @@ mod safety_fileset;
 mod safety_input;
 mod safety_output;
 mod safety_tree;
+mod scale;
 mod service_cli;
 mod shape_cli;
 mod small_files;

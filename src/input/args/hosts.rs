@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use clap::Args;
+use clap::{Args, ValueEnum};
 
 use super::{host_counts, launch};
 
@@ -65,6 +65,13 @@ pub struct HostArgs {
     )]
     pub host_timeout: String,
 
+    /// When a host is lost (it dies, falls silent past --host-timeout, or
+    /// never answers): fail stops the others and keeps what was measured,
+    /// naming the lost hosts; continue drops it and goes on with the rest,
+    /// the totals marked partial.
+    #[arg(long, value_enum, value_name = "WHAT", default_value = "fail")]
+    pub on_host_loss: HostLoss,
+
     /// Name shown on the agents' command lines (to find them with ps).
     #[arg(long, value_name = "NAME", hide = true)]
     pub session: Option<String>,
@@ -74,4 +81,12 @@ impl HostArgs {
     pub fn is_multi_host(&self) -> bool {
         self.hosts.is_some() || self.hosts_file.is_some() || self.launch.hosts_from.is_some()
     }
+}
+
+/// `--on-host-loss`.
+#[derive(ValueEnum, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum HostLoss {
+    #[default]
+    Fail,
+    Continue,
 }

@@ -171,6 +171,27 @@ impl Prepared {
             identity_before: None,
         }
     }
+
+    /// A directory target for an engine that touches no file (`diskless`):
+    /// nothing is created, filled or locked, so a run of a thousand null
+    /// agents costs no storage; `layout` is only the offsets' range.
+    pub fn diskless(layout: Layout) -> Self {
+        Self {
+            kind: TargetKind::Directory,
+            paths: Vec::new(),
+            layout,
+            align: 1,
+            writable: false,
+            notes: Vec::new(),
+            files: Vec::new(),
+            _lock: None,
+            filled_now: false,
+            data: None,
+            fill: None,
+            identity: None,
+            identity_before: None,
+        }
+    }
 }
 
 /// One file of a prepared target and the identity it must still have.

@@ -124,7 +124,10 @@ impl Coordinator<'_> {
                     .link
                     .child
                     .as_mut()
-                    .and_then(|c| wait_briefly(c, Duration::from_secs(1)));
+                    // Its reader waited for stderr's end, so the launcher has
+                    // usually exited; never block the loop long (at a
+                    // thousand hosts a second each starved the heartbeats).
+                    .and_then(|c| wait_briefly(c, Duration::from_millis(20)));
                 let mut msg = why;
                 if let Some(st) = status {
                     msg.push_str(&format!(" ({st})"));
@@ -194,6 +197,9 @@ impl Coordinator<'_> {
                 }
             }
         }
+        if self.drop_failed(what) {
+            return Ok(());
+        }
         if let Some(e) = self.failures(what) {
             self.shutdown();
             return Err(e);
@@ -201,9 +207,44 @@ impl Coordinator<'_> {
         Ok(())
     }
 
+    /// `--on-host-loss continue` before any I/O: hosts that failed (never
+    /// answered, refused) are left out with a note, as long as one is left.
+    /// False when there is nothing to drop or it is not ours to drop.
+    pub(super) fn drop_failed(&mut self, what: &str) -> bool {
+        let new: Vec<usize> = (0..self.hosts.len())
+            .filter(|&i| !self.hosts[i].live() && !self.hosts[i].dropped)
+            .collect();
+        if !self.keep_going || new.is_empty() || !self.hosts.iter().any(|h| h.live()) {
+            return false;
+        }
+        let causes: Vec<(&str, &str)> = new
+            .iter()
+            .map(|&i| {
+                let h = &self.hosts[i];
+                (h.name(), h.failed.as_deref().unwrap_or(""))
+            })
+            .collect();
+        let note = format!(
+            "{} of {} hosts left out, they could not {what} (--on-host-loss continue):\n{}",
+            new.len(),
+            self.hosts.len(),
+            group_causes(&causes).join("\n")
+        );
+        for &i in &new {
+            self.hosts[i].dropped = true;
+        }
+        self.obs.note(&note);
+        self.notes.push(note);
+        true
+    }
+
     /// One error naming every failed host, if any failed.
     pub(super) fn failures(&self, what: &str) -> Option<VbError> {
-        let failed: Vec<&Host> = self.hosts.iter().filter(|h| !h.live()).collect();
+        let failed: Vec<&Host> = self
+            .hosts
+            .iter()
+            .filter(|h| !h.live() && !h.dropped)
+            .collect();
         if failed.is_empty() {
             return None;
         }

@@ -66,7 +66,9 @@ impl Coordinator<'_> {
         } else {
             match merge::merge_runs(&refs) {
                 Ok(mut m) => {
-                    m.interrupted |= self.hosts.iter().any(|h| !h.live());
+                    // Hosts left out by --on-host-loss continue mark the
+                    // run partial (the cluster record), not interrupted.
+                    m.interrupted |= !self.keep_going && self.hosts.iter().any(|h| !h.live());
                     // What the run asked for, whatever the agents echo back.
                     m.workload.host_count = spec.host_count;
                     // One host's CPU is not another's: counters stay with
@@ -105,6 +107,7 @@ impl Coordinator<'_> {
                 hosts_merged: host_results.len() as u32,
                 hosts_total: self.hosts.iter().filter(|h| !h.run.idle).count() as u32,
                 start_skew_ms: skew_ms,
+                partial: false,
             },
             merged,
         )

@@ -89,6 +89,9 @@ pub(super) struct Host {
     pub link: Link,
     /// Why it failed; a failed host is out of the invocation.
     pub failed: Option<String>,
+    /// Failed before any I/O and left out by `--on-host-loss continue`:
+    /// already told, no longer an error of the phases after.
+    pub dropped: bool,
     /// Exit code kind an agent's own error asked for.
     pub error_kind: Option<Kind>,
     /// Its volbench version, once it said hello.
@@ -114,6 +117,7 @@ impl Host {
                 last_heard: Instant::now(),
             },
             failed: None,
+            dropped: false,
             error_kind: None,
             version: None,
             info: None,

@@ -67,6 +67,9 @@ pub struct Options {
     pub timeout: Duration,
     /// Hosts that share a target path prepare one after the other.
     pub shared_target: bool,
+    /// `--on-host-loss continue`: a lost host is dropped and the others go
+    /// on (the totals marked partial) instead of all being stopped.
+    pub keep_going: bool,
 }
 
 /// Which volbench the hosts run.
@@ -86,6 +89,7 @@ struct Coordinator<'a> {
     stop: &'a AtomicBool,
     heartbeat: Duration,
     timeout: Duration,
+    keep_going: bool,
     last_beat: Instant,
     notes: Vec<String>,
     /// The run in progress: its index, plan for the terminal, printed intervals.
@@ -93,6 +97,9 @@ struct Coordinator<'a> {
     printed: usize,
     fill_shown: u64,
     fill_bar: bool,
+    launched: Option<Instant>,
+    /// CPU and wall seconds spent while the hosts' I/O ran, over all runs.
+    run_cost: (f64, f64),
 }
 
 /// What the hosts did, ready for the result document.
@@ -100,6 +107,10 @@ struct Gathered {
     doc: ResultDoc,
     hosts: Vec<HostResult>,
     runs: Vec<ClusterRun>,
+    /// When every agent had said hello and answered its pings.
+    launch: Option<Instant>,
+    /// CPU and wall seconds while the hosts' I/O ran.
+    run_cost: (f64, f64),
 }
 
 /// Runs the job on every host; returns the merged result document.
@@ -112,6 +123,8 @@ pub fn run(opts: Options, obs: &dyn Observer, stop: &AtomicBool) -> Result<Resul
         mut doc,
         hosts,
         runs,
+        launch,
+        run_cost,
     } = c.drive(&opts.template, opts.size_given, opts.shared_target, started)?;
     let cpu1 = crate::io::host::cpu_seconds();
     let ssh_cpu = spawn::children_cpu();
@@ -128,6 +141,8 @@ pub fn run(opts: Options, obs: &dyn Observer, stop: &AtomicBool) -> Result<Resul
             cpu_pct: if wall > 0.0 { busy / wall * 100.0 } else { 0.0 },
             ssh_user_s: ssh_cpu.0,
             ssh_sys_s: ssh_cpu.1,
+            launch_s: launch.map(|l| l.duration_since(t_start).as_secs_f64()),
+            run_cpu_pct: (run_cost.1 > 0.0).then(|| run_cost.0 / run_cost.1 * 100.0),
         },
     });
     Ok(doc)
@@ -141,6 +156,7 @@ impl<'a> Coordinator<'a> {
         stop: &'a AtomicBool,
         heartbeat: Duration,
         timeout: Duration,
+        keep_going: bool,
     ) -> Self {
         Coordinator {
             hosts,
@@ -149,12 +165,15 @@ impl<'a> Coordinator<'a> {
             stop,
             heartbeat,
             timeout,
+            keep_going,
             last_beat: Instant::now(),
             notes: Vec::new(),
             run: None,
             printed: 0,
             fill_shown: 0,
             fill_bar: false,
+            launched: None,
+            run_cost: (0.0, 0.0),
         }
     }
 
@@ -186,6 +205,7 @@ impl<'a> Coordinator<'a> {
             return Ok(self.stopped_before_io(doc, "starting the agents"));
         }
         self.before_io("start the agent", outcome)?;
+        self.launched = Some(Instant::now());
         for h in &self.hosts {
             h.send(&ToAgent::Job(Box::new(AgentJob {
                 host: h.a.host.name.clone(),
@@ -255,6 +275,8 @@ impl<'a> Coordinator<'a> {
         doc.notes = notes;
         Ok(Gathered {
             doc,
+            launch: self.launched,
+            run_cost: self.run_cost,
             hosts: self.hosts.into_iter().map(gather::host_result).collect(),
             runs: cluster_runs,
         })
@@ -269,6 +291,8 @@ impl<'a> Coordinator<'a> {
             .push(format!("stopped while {what}: nothing was measured"));
         Gathered {
             doc,
+            launch: self.launched,
+            run_cost: self.run_cost,
             hosts: self.hosts.into_iter().map(gather::host_result).collect(),
             runs: Vec::new(),
         }
@@ -284,14 +308,18 @@ impl<'a> Coordinator<'a> {
                 self.hosts[i].setup.prepare_sent = true;
                 self.hosts[i].send(&ToAgent::Prepare);
             }
+            let keep_going = self.keep_going;
             let outcome = self.wait_until(None, |hs| {
                 all_live(hs, |h| !h.setup.prepare_sent || h.setup.prepared.is_some())
-                    || hs.iter().any(|h| !h.live())
+                    || (!keep_going && hs.iter().any(|h| !h.live()))
             });
             self.end_fill_bar();
             if outcome == Outcome::Stopped {
                 doc.interrupted = true;
                 return Ok(false);
+            }
+            if self.drop_failed("prepare the target") {
+                continue;
             }
             if let Some(e) = self.failures("prepare the target") {
                 // Stop the others' fills; nothing was measured yet.

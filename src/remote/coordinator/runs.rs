@@ -40,6 +40,7 @@ impl Coordinator<'_> {
             h.run = RunState::new(h.a.targets.len());
             h.run.idle = !crate::input::hosts::counts::takes_part(spec.host_count, h.a.index);
         }
+        let lost_before: Vec<bool> = self.hosts.iter().map(|h| !h.live()).collect();
         let planned = self.planned_run(index, spec.clone());
         self.obs.run_started(index as usize, count, &planned);
         self.run = Some((index, planned));
@@ -49,17 +50,24 @@ impl Coordinator<'_> {
         }
         // The barrier: every host has its workers set up and waiting (or
         // one is in trouble, and nobody starts).
+        // Going on without lost hosts, only a stop ends the run early.
+        let halt = |hs: &[super::host::Host], keep_going: bool| !keep_going && trouble(hs);
+        let keep_going = self.keep_going;
         let mut outcome = self.wait_until(None, |hs| {
-            all_in_run(hs, |h| h.run.ready || h.run.done.is_some()) || trouble(hs)
+            all_in_run(hs, |h| h.run.ready || h.run.done.is_some()) || halt(hs, keep_going)
         });
-        if outcome == Outcome::Done && !trouble(&self.hosts) {
+        if outcome == Outcome::Done && !halt(&self.hosts, keep_going) {
             let margin = self.release(index);
             let budget =
                 Duration::from_secs_f64(spec.warmup_s + spec.duration_s) + margin + RUN_SLACK;
+            let (cpu0, t0) = (crate::io::host::cpu_seconds(), Instant::now());
             // Until every host is done, or one is in trouble, or Ctrl-C.
             outcome = self.wait_until(Some(Instant::now() + budget), |hs| {
-                all_in_run(hs, |h| h.run.done.is_some()) || trouble(hs)
+                all_in_run(hs, |h| h.run.done.is_some()) || halt(hs, keep_going)
             });
+            let cpu1 = crate::io::host::cpu_seconds();
+            self.run_cost.0 += (cpu1.0 - cpu0.0) + (cpu1.1 - cpu0.1);
+            self.run_cost.1 += t0.elapsed().as_secs_f64();
             if outcome == Outcome::TimedOut {
                 for i in 0..self.hosts.len() {
                     if self.hosts[i].in_run() && self.hosts[i].run.done.is_none() {
@@ -69,7 +77,7 @@ impl Coordinator<'_> {
             }
         }
         let interrupted = outcome == Outcome::Stopped;
-        if interrupted || trouble(&self.hosts) {
+        if interrupted || halt(&self.hosts, keep_going) {
             self.stop_the_rest();
         }
         // Host errors reported with results (an I/O error there) fail the host too.
@@ -81,24 +89,54 @@ impl Coordinator<'_> {
                 self.fail(i, e);
             }
         }
-        let record = self.gather(&spec);
+        let mut record = self.gather(&spec);
         self.run = None;
-        let failed: Vec<String> = self
+        // Lost in this run, named with their causes (one line per cause).
+        let lost: Vec<(&str, &str)> = self
             .hosts
             .iter()
-            .filter(|h| !h.live())
-            .map(|h| {
-                format!(
-                    "host {} failed: {}",
-                    h.name(),
-                    h.failed.as_deref().unwrap_or("")
-                )
-            })
+            .zip(&lost_before)
+            .filter(|(h, before)| !h.live() && !**before)
+            .map(|(h, _)| (h.name(), h.failed.as_deref().unwrap_or("")))
             .collect();
-        let end = if !failed.is_empty() {
+        let lines = super::events::group_causes(&lost);
+        let n_lost = lost.len();
+        let any_left = self.hosts.iter().any(|h| h.in_run());
+        let end = if n_lost > 0 && self.keep_going && any_left {
+            record.0.partial = true;
+            let note = format!(
+                "run '{}': {n_lost} host(s) lost and left out (--on-host-loss continue); \
+                 the totals are partial, {} of {} hosts:\n{}",
+                spec.name,
+                record.0.hosts_merged,
+                record.0.hosts_total,
+                lines.join("\n")
+            );
+            self.obs.note(&note);
+            self.notes.push(note);
+            if interrupted {
+                RunEnd::Interrupted
+            } else {
+                RunEnd::Next
+            }
+        } else if n_lost > 0 {
+            // A few lost hosts each get their line; many are grouped by cause.
+            let named = if n_lost <= 8 {
+                let each: Vec<String> = lost
+                    .iter()
+                    .map(|(h, why)| format!("host {h} failed: {why}"))
+                    .collect();
+                each.join("; ")
+            } else {
+                format!(
+                    "{n_lost} of {} hosts lost in run '{}':\n{}\n",
+                    record.0.hosts_total,
+                    spec.name,
+                    lines.join("\n")
+                )
+            };
             RunEnd::Failed(format!(
-                "{}; the other hosts were stopped, and the results hold what was measured until then",
-                failed.join("; ")
+                "{named}; the other hosts were stopped, and the results hold what was measured until then"
             ))
         } else if interrupted {
             RunEnd::Interrupted

@@ -46,7 +46,15 @@ pub(super) fn connect<'a>(
         }
         hosts.push(host);
     }
-    let mut c = Coordinator::new(hosts, ev_rx, obs, stop, opts.heartbeat, opts.timeout);
+    let mut c = Coordinator::new(
+        hosts,
+        ev_rx,
+        obs,
+        stop,
+        opts.heartbeat,
+        opts.timeout,
+        opts.keep_going,
+    );
     if !errors.is_empty() {
         c.shutdown();
         return Err(VbError::target(errors.join("\n")));

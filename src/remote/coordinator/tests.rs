@@ -363,10 +363,14 @@ fn cluster_of(faults: &[Fault], job: JobSpec) -> Cluster {
 
 /// Runs the whole invocation against fake agents.
 fn drive(faults: &[Fault]) -> (Result<Gathered, VbError>, Seen) {
-    drive_job(faults, job())
+    drive_job(faults, job(), false)
 }
 
-fn drive_job(faults: &[Fault], job: JobSpec) -> (Result<Gathered, VbError>, Seen) {
+fn drive_job(
+    faults: &[Fault],
+    job: JobSpec,
+    keep_going: bool,
+) -> (Result<Gathered, VbError>, Seen) {
     let seen = Seen::default();
     let Cluster(hosts, events, stop, agents) = cluster_of(faults, job.clone());
     let c = Coordinator::new(
@@ -376,6 +380,7 @@ fn drive_job(faults: &[Fault], job: JobSpec) -> (Result<Gathered, VbError>, Seen
         &stop,
         Duration::from_millis(50),
         Duration::from_millis(400),
+        keep_going,
     );
     let out = c.drive(&job, false, false, "2026-01-01T00:00:00.000Z".into());
     for a in agents {
@@ -507,6 +512,33 @@ fn a_host_lost_mid_run_fails_alone_and_keeps_its_intervals() {
 }
 
 #[test]
+fn on_host_loss_continue_finishes_with_the_survivors_marked_partial() {
+    let faults = [
+        Fault::None,
+        Fault::LostInRun,
+        Fault::None,
+        Fault::SilentInRun,
+    ];
+    let (out, seen) = drive_job(&faults, job(), true);
+    let g = out.unwrap();
+    let lost = [HostStatus::Ok, HostStatus::Failed];
+    assert_eq!(statuses(&g), [lost, lost].concat());
+    // The run completes: no error, not interrupted, the survivors' whole run.
+    assert_eq!((g.doc.error.as_deref(), g.doc.interrupted), (None, false));
+    assert!(!g.doc.runs[0].interrupted);
+    let one = workload().build().totals.read.ops;
+    assert_eq!(g.doc.runs[0].totals.read.ops, 2 * 2 * one);
+    let r = &g.runs[0];
+    assert_eq!((r.hosts_merged, r.hosts_total, r.partial), (2, 4, true));
+    let notes = seen.notes.lock().unwrap();
+    let note = notes.iter().find(|n| n.contains("totals are partial"));
+    assert!(
+        note.is_some_and(|n| n.contains("h1") && n.contains("h3")),
+        "{notes:?}"
+    );
+}
+
+#[test]
 fn a_host_silent_past_the_timeout_fails() {
     let t0 = Instant::now();
     let (g, _) = ok(&[Fault::None, Fault::SilentInRun]);
@@ -612,7 +644,7 @@ fn a_host_count_point_runs_on_the_first_hosts_and_the_others_idle() {
             ..base.clone()
         })
         .collect();
-    let (out, seen) = drive_job(&[Fault::None; 3], j);
+    let (out, seen) = drive_job(&[Fault::None; 3], j, false);
     let g = out.unwrap();
     let one = workload().build();
     assert_eq!(g.doc.error, None);

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# scale: N simulated client hosts on this one machine. Each "host" is a
+# `volbench agent` started through the exec launcher
+# (`--launcher 'env VB_SIM_HOST={host}'`), running the null engine at
+# RATE IOPS, so what is measured is the coordination itself, not storage.
+# Prints: launch time, coordinator CPU (while the I/O ran, and over the
+# whole invocation), start skew, whether the merge is exact, and the
+# agents' RSS (sampled from /proc while they run).
+#
+#   bench/scale.sh 64          # or 256, 1000 (1,000 agents need ~8 GB)
+#
+# Settings (environment): DURATION=10s RATE=100 (IOPS per agent)
+# VOLBENCH=path/to/volbench (default: the release build, built if missing)
+# OUT=dir (default: a temporary one, removed) EXTRA='more run flags'.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+n=${1:?usage: bench/scale.sh N}
+duration=${DURATION:-10s} rate=${RATE:-100}
+work=$(mktemp -d /tmp/volbench-scale.XXXXXX)
+out=${OUT:-$work/out}
+session=vbscale-$$
+sampler=
+cleanup() {
+  [[ -z $sampler ]] || kill "$sampler" 2>/dev/null || true
+  [[ -n ${OUT:-} ]] || rm -rf "$work"
+}
+trap cleanup EXIT
+
+if [[ -n ${VOLBENCH:-} ]]; then
+  bin=$VOLBENCH
+else
+  bin=$PWD/target/release/volbench
+  [[ -x $bin ]] || cargo build --release --quiet
+fi
+
+# One agent per host: 3 pipes each on the coordinator, a few fds each agent.
+ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+mkdir -p "$work/data"
+hosts=$(seq -f 'sim%g' 1 "$n" | paste -sd,)
+
+# The agents' RSS, every 200 ms while the run goes on: the largest one
+# seen, the largest sum over all of them at one moment, and the largest
+# private part (RssAnon: the binary's pages are shared by every agent, so
+# RSS alone counts them once per agent).
+(
+  max=0 sum_max=0 count_max=0 anon_max=0
+  while :; do
+    one=0 sum=0 count=0 anon=0
+    for pid in $(pgrep -f -- " agent --session $session"); do
+      read -r rss a < <(awk '/^VmRSS/ { r = $2 } /^RssAnon/ { a = $2 } END { print r+0, a+0 }' \
+        "/proc/$pid/status" 2>/dev/null) || continue
+      ((rss > one)) && one=$rss
+      ((a > anon)) && anon=$a
+      sum=$((sum + rss)) count=$((count + 1))
+    done
+    ((one > max)) && max=$one
+    ((anon > anon_max)) && anon_max=$anon
+    ((sum > sum_max)) && sum_max=$sum count_max=$count
+    echo "$max $sum_max $count_max $anon_max" >"$work/rss"
+    sleep 0.2
+  done
+) &
+sampler=$!
+
+echo "scale: $n agents, null engine, $rate IOPS each, $duration" >&2
+t0=$(date +%s.%N)
+"$bin" run --hosts "$hosts" --launcher 'env VB_SIM_HOST={host}' --remote-volbench "$bin" \
+  --session "$session" --target "$work/data/{host}" --engine null --rw randread --bs 4k \
+  --rate "$rate" --duration "$duration" --warmup 1s --interval 1s ${EXTRA:-} \
+  --output "$out" >/dev/null
+t1=$(date +%s.%N)
+kill "$sampler" 2>/dev/null || true
+wait "$sampler" 2>/dev/null || true
+sampler=
+
+python3 - "$out/result.json" "$n" "$rate" "$work/rss" "$t0" "$t1" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+n, rate = int(sys.argv[2]), float(sys.argv[3])
+rss_max, rss_sum, rss_n, anon_max = (int(x) for x in open(sys.argv[4]).read().split())
+c = d["cluster"]; k = c["coordinator"]; r = d["runs"][0]; cr = c["runs"][0]
+hosts = c["hosts"]
+ok = sum(h["status"] == "ok" for h in hosts)
+per_host = sum(h["runs"][0]["totals"]["read"]["ops"] for h in hosts if h["runs"])
+merged = r["totals"]["read"]["ops"]
+hist = sum(b[2] for b in r["histograms"]["read"]["buckets"])
+exact = merged == per_host == hist
+print(f"hosts ok:             {ok}/{n}")
+print(f"launch:               {k.get('launch_s', float('nan')):.2f} s until every agent said hello")
+print(f"coordinator CPU:      {k.get('run_cpu_pct', float('nan')):.2f}% of one core while the I/O ran; "
+      f"{k['cpu_pct']:.2f}% over the whole {k['wall_s']:.1f} s")
+print(f"start skew:           {cr['start_skew_ms']:.2f} ms")
+print(f"merged:               {r['totals']['read']['iops']:,.0f} IOPS of {n * rate:,.0f} asked; "
+      f"{merged:,} ops = sum of hosts {per_host:,} = histogram {hist:,}: "
+      f"{'exact' if exact else 'NOT EXACT'}")
+print(f"agent RSS:            largest {rss_max / 1024:.1f} MB, of it private {anon_max / 1024:.1f} MB; "
+      f"all {rss_n} together {rss_sum / 1024:.0f} MB")
+print(f"wall:                 {float(sys.argv[6]) - float(sys.argv[5]):.1f} s")
+sys.exit(0 if exact and ok == n else 1)
+EOF

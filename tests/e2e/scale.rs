@@ -1,0 +1,154 @@
+//! Many hosts at once: a hundred agents on this machine through the exec
+//! launcher (`env VB_SIM_HOST={host}`, the null engine), as
+//! `bench/scale.sh` runs a thousand. The merge must be exact, the start
+//! together, and a few agents killed mid-run must not cost the others'
+//! results under `--on-host-loss continue`.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use crate::common::hosts::{processes_with, wait_until};
+use crate::common::{read_json, stderr, volbench, wait_for_stderr_line};
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_volbench");
+const AGENTS: usize = 100;
+
+/// `volbench run` on `AGENTS` simulated hosts, each a `volbench agent`
+/// started here, at 100 IOPS each.
+fn many(tmp: &Path, session: &str, duration: &str, extra: &[&str]) -> Command {
+    let hosts: Vec<String> = (1..=AGENTS).map(|i| format!("sim{i}")).collect();
+    let mut c = volbench();
+    c.args(["run", "--hosts", &hosts.join(",")])
+        .args([
+            "--launcher",
+            "env VB_SIM_HOST={host}",
+            "--remote-volbench",
+            BIN,
+        ])
+        .args(["--session", session, "--target"])
+        .arg(tmp.join("{host}"))
+        .arg("--output")
+        .arg(tmp.join("out"))
+        .args(["--engine", "null", "--rw", "randread", "--rate", "100"])
+        .args(["--duration", duration, "--warmup", "0", "--interval", "1s"])
+        .args(extra);
+    c
+}
+
+fn ops(run: &Value) -> u64 {
+    run["totals"]["read"]["ops"].as_u64().unwrap()
+}
+
+/// The merged run holds exactly the surviving hosts' operations, in its
+/// totals and its histogram alike.
+fn assert_exact(doc: &Value) -> usize {
+    let ok: Vec<&Value> = doc["cluster"]["hosts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|h| h["status"] == "ok")
+        .collect();
+    let sum: u64 = ok.iter().map(|h| ops(&h["runs"][0])).sum();
+    let run = &doc["runs"][0];
+    let counted: u64 = run["histograms"]["read"]["buckets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b[2].as_u64().unwrap())
+        .sum();
+    assert!(sum > 0);
+    assert_eq!((ops(run), counted), (sum, sum));
+    ok.len()
+}
+
+#[test]
+fn a_hundred_agents_merge_exactly_and_start_together() {
+    let tmp = tempfile::tempdir().unwrap();
+    let session = format!("vbscale-exact-{}", std::process::id());
+    let o = many(tmp.path(), &session, "2s", &[]).output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let doc = read_json(&tmp.path().join("out/result.json"));
+    assert_eq!(assert_exact(&doc), AGENTS);
+    let cr = &doc["cluster"]["runs"][0];
+    assert_eq!(cr["hosts_merged"], AGENTS);
+    // The aim is 20 ms; on this shared 2-core machine 100 agents
+    // waking at once measured 148 ms (docs/benchmarks.md), so the test holds
+    // the barrier to what one machine can keep: well under a second.
+    let skew = cr["start_skew_ms"].as_f64().unwrap();
+    assert!(skew < 1000.0, "start skew {skew} ms");
+    // The null engine touched no file: nothing was created for any host.
+    assert!(!tmp.path().join("sim1").exists());
+    assert!(doc["cluster"]["coordinator"]["launch_s"].as_f64().unwrap() > 0.0);
+    assert!(processes_with(&session, None).is_empty());
+}
+
+/// The agent of simulated host `name`, found by its environment.
+fn agent_of(session: &str, name: &str) -> Option<u32> {
+    let want = format!("VB_SIM_HOST={name}\0");
+    processes_with(session, None)
+        .into_iter()
+        .find_map(|(pid, _)| {
+            let env = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
+            String::from_utf8_lossy(&env).contains(&want).then_some(pid)
+        })
+}
+
+/// Whether process `pid` has set up its I/O thread (it is in the run).
+fn in_run(pid: u32) -> bool {
+    std::fs::read_dir(format!("/proc/{pid}/task"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .any(|t| {
+            std::fs::read_to_string(t.path().join("comm")).is_ok_and(|c| c.trim() == "vb-io-0")
+        })
+}
+
+#[test]
+fn on_host_loss_continue_finishes_without_five_killed_agents() {
+    let tmp = tempfile::tempdir().unwrap();
+    let session = format!("vbscale-loss-{}", std::process::id());
+    let mut child = many(tmp.path(), &session, "4s", &["--on-host-loss", "continue"])
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for_stderr_line(&mut child, "[1/1]");
+    let victims = ["sim3", "sim20", "sim41", "sim66", "sim99"];
+    for name in victims {
+        let mut pid = None;
+        assert!(
+            wait_until(Duration::from_secs(30), || {
+                pid = agent_of(&session, name).filter(|&p| in_run(p));
+                pid.is_some()
+            }),
+            "{name}'s agent never started its run"
+        );
+        let pid = pid.unwrap();
+        // SAFETY: a signal to a process this test started.
+        assert_eq!(unsafe { libc::kill(pid as i32, libc::SIGKILL) }, 0);
+    }
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(0));
+    let doc = read_json(&tmp.path().join("out/result.json"));
+    assert_eq!(assert_exact(&doc), AGENTS - victims.len());
+    let cr = &doc["cluster"]["runs"][0];
+    assert_eq!(cr["partial"], true);
+    assert_eq!(cr["hosts_merged"], AGENTS - victims.len());
+    assert_eq!(doc["runs"][0]["interrupted"], false);
+    for h in doc["cluster"]["hosts"].as_array().unwrap() {
+        let lost = victims.contains(&h["name"].as_str().unwrap());
+        assert_eq!(h["status"] == "failed", lost, "{}", h["name"]);
+    }
+    let notes = doc["notes"].as_array().unwrap();
+    assert!(
+        notes.iter().any(|n| n
+            .as_str()
+            .unwrap()
+            .contains("the totals are partial, 95 of 100")),
+        "{notes:?}"
+    );
+    assert!(processes_with(&session, None).is_empty());
+}
