@@ -340,23 +340,6 @@ pub fn io_share(limit: u64, unit: u64, w: u32, n: u32) -> u64 {
     (base + u64::from((w as u64) < extra)) * unit
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn io_limit_shares_add_up_to_the_limit() {
-        for (limit, unit, n) in [
-            (64 << 20, 4096, 3),
-            (4096 * 10, 4096, 4),
-            (1 << 20, 8192, 128),
-        ] {
-            let total: u64 = (0..n).map(|w| io_share(limit, unit, w, n)).sum();
-            assert_eq!(total, limit / unit * unit);
-        }
-    }
-}
-
 /// fio's fadvise_hint=1 (its default) on a buffered run's files: the
 /// kernel's read-ahead would otherwise turn each random 4k miss into a 128k
 /// read and cache the set within seconds, measuring memory, not storage.
@@ -392,4 +375,21 @@ fn readvise(
         setup.io_gen.drop_at_pass_end(fds);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn io_limit_shares_add_up_to_the_limit() {
+        for (limit, unit, n) in [
+            (64 << 20, 4096, 3),
+            (4096 * 10, 4096, 4),
+            (1 << 20, 8192, 128),
+        ] {
+            let total: u64 = (0..n).map(|w| io_share(limit, unit, w, n)).sum();
+            assert_eq!(total, limit / unit * unit);
+        }
+    }
 }
