@@ -5,9 +5,10 @@
 # ratio volbench / fio (the importer's target: within 3%).
 #
 #   bench/import-vs-fio.sh [--duration 5] [--repeat 3] [--size 256] [--cap 2000]
-#                          [--case capped|cached|both] [--job FILE]
+#                          [--case capped|cached|buffered|both] [--job FILE]
+#                          [--dir DIR]
 #
-# Two cases (both by default):
+# Two cases (both by default), and a third on request:
 # - capped (storage-bound, the 3% check): 4 KiB random reads, direct, psync,
 #   numjobs=4, on ext4 on a loop device whose reads the kernel caps at
 #   --cap IOPS (blkio throttling in a cgroup both tools run in, as the
@@ -17,16 +18,22 @@
 # - cached (CPU-bound): the same job buffered on a page-cached directory
 #   in /dev/shm with random_distribution=zoned:80/20:20/80. Every I/O is a
 #   memory copy, so this measures each tool's own cost per I/O (fio keeps
-#   more timestamps and statistics per I/O), not storage. With --job, the file must name
-# its own directory= (volbench writes its own file set there; fio its own
-# files); it runs as written, with --norandommap --randrepeat=0 added for fio
-# (volbench draws offsets with replacement, as fio then does).
+#   more timestamps and statistics per I/O), not storage. fio runs it with
+#   --norandommap (a skew is drawn with replacement by both tools).
+# - buffered (the page cache between the tools and storage): fio's own
+#   examples fio-rand-read, fio-rand-RW and fio-rand-write (buffered,
+#   libaio, iodepth 16), their size cut to --size and runtime to --duration,
+#   in --dir (default /var/tmp: a real disk, not tmpfs). fio keeps its random
+#   map (each block once per pass, cached pages dropped at each pass's end);
+#   the import maps it to random_map = true.
+# With --job, the file must name its own directory= (volbench writes its own
+# file set there; fio its own files); both run it as written.
 # Needs fio (apt-get install fio), cargo and python3.
 set -euo pipefail
 
 die() { echo "import-vs-fio: $*" >&2; exit 2; }
 
-duration=5 repeat=3 size_mib=256 job="" cap=2000 case=both
+duration=5 repeat=3 size_mib=256 job="" cap=2000 case=both dir=/var/tmp
 while (($#)); do
   case $1 in
     --duration) duration=${2:?}; shift 2 ;;
@@ -35,11 +42,12 @@ while (($#)); do
     --job) job=${2:?}; shift 2 ;;
     --cap) cap=${2:?}; shift 2 ;;
     --case) case=${2:?}; shift 2 ;;
-    -h | --help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --dir) dir=${2:?}; shift 2 ;;
+    -h | --help) sed -n '2,36p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown option '$1' (see --help)" ;;
   esac
 done
-[[ $case =~ ^(capped|cached|both)$ ]] || die "--case is capped, cached or both"
+[[ $case =~ ^(capped|cached|buffered|both)$ ]] || die "--case is capped, cached, buffered or both"
 [[ -z $job ]] || case=job
 for v in "$duration" "$repeat" "$size_mib" "$cap"; do
   [[ $v =~ ^[0-9]+$ ]] || die "numbers only (seconds, count, MiB): '$v'"
@@ -111,8 +119,10 @@ in_cap() {
 }
 
 # One case: the job run by both tools, alternating; prints the medians.
-compare() { # label job
+compare() { # label job [fio's extra arguments...]
   local label=$1 jobfile=$2 fio_iops=() vb_iops=()
+  shift 2
+  local fio_args=("$@")
   echo "import-vs-fio: $label: the import" >&2
   "$volbench" import fio "$jobfile" >&2 || die "volbench cannot import $jobfile"
   for ((i = 1; i <= repeat; i++)); do
@@ -121,7 +131,7 @@ compare() { # label job
     for tool in "${order[@]}"; do
       echo "import-vs-fio: $label: run $i/$repeat: $tool" >&2
       if [[ $tool == fio ]]; then
-        in_cap fio --output-format=json --norandommap --randrepeat=0 "$jobfile" >"$work/fio.json"
+        in_cap fio --output-format=json "${fio_args[@]}" "$jobfile" >"$work/fio.json"
         fio_iops+=("$(iops fio "$work/fio.json")")
       else
         in_cap "$volbench" fio "$jobfile" --json >"$work/vb.json" 2>"$work/vb.err" ||
@@ -160,12 +170,31 @@ fi
 if [[ $case == capped || $case == both ]]; then
   make_capped
   job_text "$mnt" 1 "numjobs=4" "group_reporting" >"$work/capped.fio"
-  compare "capped (storage-bound: reads capped at $cap IOPS, direct)" "$work/capped.fio"
+  compare "capped (storage-bound: reads capped at $cap IOPS, direct)" "$work/capped.fio" --randrepeat=0
   cleanup_cap() { umount "$mnt"; losetup -d "$dev"; rmdir "$cg"; rm -f "$img"; mnt="" dev="" cg="" img=""; }
   cleanup_cap
 fi
 if [[ $case == cached || $case == both ]]; then
   mkdir -p "$work/data"
   job_text "$work/data" 0 "random_distribution=zoned:80/20:20/80" >"$work/cached.fio"
-  compare "cached (CPU-bound: page cache, measures each tool's cost per I/O)" "$work/cached.fio"
+  compare "cached (CPU-bound: page cache, measures each tool's cost per I/O)" "$work/cached.fio" \
+    --norandommap --randrepeat=0
+fi
+if [[ $case == buffered ]]; then
+  [[ -d $dir ]] || die "no directory $dir"
+  bdir=$(mktemp -d "$dir/import-vs-fio.XXXXXX")
+  trap 'rm -rf "$bdir"; cleanup' EXIT
+  # fio's examples/fio-rand-*.fio as fio ships them, but for size and runtime.
+  for ex in "read randread" "RW randrw" "write randwrite"; do
+    set -- $ex
+    {
+      printf '[global]\nname=fio-rand-%s\ndirectory=%s\nfilename=fio-rand-%s\n' "$1" "$bdir" "$1"
+      printf 'rw=%s\n' "$2"
+      [[ $2 == randrw ]] && printf 'rwmixread=60\nrwmixwrite=40\n'
+      printf 'bs=4K\ndirect=0\nnumjobs=%s\ntime_based\nruntime=%s\n' \
+        "$([[ $2 == randread ]] && echo 1 || echo 4)" "$duration"
+      printf '[file1]\nsize=%sm\nioengine=libaio\niodepth=16\n' "$size_mib"
+    } >"$work/fio-rand-$1.fio"
+    compare "buffered fio-rand-$1 (fio's example, ${size_mib} MiB, ${duration}s)" "$work/fio-rand-$1.fio"
+  done
 fi

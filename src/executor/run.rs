@@ -47,6 +47,7 @@ pub fn run_one(
     let counters: Vec<Arc<LiveCounters>> =
         (0..n).map(|_| Arc::new(LiveCounters::default())).collect();
     let setups = set_up(plan, run, prepared, &control, &counters)?;
+    let buffered = !job.target.direct || spec.buffered;
 
     // Workers report ready once set up, then wait to be released together;
     // the gate can be called off, so a start-up failure never strands them.
@@ -63,6 +64,12 @@ pub fn run_one(
         Ordering::Relaxed,
     );
 
+    // fio drops the cached pages at each pass's end when it would drop them
+    // at the start (invalidate, buffered), so every pass reads the storage.
+    let drop_per_pass = spec.shape.random_map
+        && buffered
+        && job.target.fill.invalidate
+        && !run.engine.caps().diskless;
     std::thread::scope(|s| {
         let mut handles = Vec::with_capacity(setups.len());
         let mut spawn_error = None;
@@ -84,6 +91,9 @@ pub fn run_one(
                         .map_err(|e| e.to_string())
                     };
                     if let Err(e) = worker::own_fd_table(&mut setup.files, reopen) {
+                        return worker::not_started(&setup.control, e, || gate.arrive());
+                    }
+                    if let Err(e) = readvise(&mut setup, buffered, spec, drop_per_pass, prepared) {
                         return worker::not_started(&setup.control, e, || gate.arrive());
                     }
                     let ready = || {
@@ -230,6 +240,11 @@ fn set_up(
             n,
         )
         .shaped(&spec.shape);
+        let io_gen = if spec.shape.random_map {
+            io_gen.visit_once(job.seed, w)
+        } else {
+            io_gen
+        };
         if !spec.rw.is_random() && io_gen.region_too_small() {
             return Err((
                 VbError::input(format!(
@@ -253,17 +268,7 @@ fn set_up(
             .map_err(|e| (e, None))?
         };
         if buffered {
-            // fio's fadvise_hint=1 (its default): the kernel's read-ahead
-            // would otherwise turn each random 4k miss into a 128k read and
-            // cache the set within seconds, measuring memory, not storage.
-            let advice = if spec.rw.is_random() {
-                rustix::fs::Advice::Random
-            } else {
-                rustix::fs::Advice::Sequential
-            };
-            for fd in &files {
-                let _ = rustix::fs::fadvise(fd, 0, None, advice);
-            }
+            advise(&files, spec.rw.is_random());
         }
         let setup = WorkerSetup {
             index: w,
@@ -370,6 +375,43 @@ pub fn io_share(limit: u64, unit: u64, w: u32, n: u32) -> u64 {
     let units = limit / unit.max(1);
     let (base, extra) = (units / n as u64, units % n as u64);
     (base + u64::from((w as u64) < extra)) * unit
+}
+
+/// fio's fadvise_hint=1 (its default) on a buffered run's files: the
+/// kernel's read-ahead would otherwise turn each random 4k miss into a 128k
+/// read and cache the set within seconds, measuring memory, not storage.
+fn advise(files: &[std::os::fd::OwnedFd], random: bool) {
+    let advice = if random {
+        rustix::fs::Advice::Random
+    } else {
+        rustix::fs::Advice::Sequential
+    };
+    for fd in files {
+        let _ = rustix::fs::fadvise(fd, 0, None, advice);
+    }
+}
+
+/// After a worker reopened its files: the advice belongs to the open file,
+/// so the reopened ones need it again (without it read-ahead cached a
+/// random run's set within seconds), and the random map's files to drop at
+/// each pass's end are opened here, in the thread's own table, so they
+/// close with it.
+fn readvise(
+    setup: &mut WorkerSetup,
+    buffered: bool,
+    spec: &crate::spec::RunSpec,
+    drop_per_pass: bool,
+    prepared: &Prepared,
+) -> Result<(), String> {
+    if buffered {
+        advise(&setup.files, spec.rw.is_random());
+    }
+    if drop_per_pass && !setup.files.is_empty() {
+        let fds = target::open_files(prepared, false, crate::spec::WriteSync::default())
+            .map_err(|e| e.to_string())?;
+        setup.io_gen.drop_at_pass_end(fds);
+    }
+    Ok(())
 }
 
 #[cfg(test)]

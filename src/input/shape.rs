@@ -31,6 +31,7 @@ pub fn apply(shape: &mut Shape, key: &str, text: &str) -> Result<()> {
             }
         }
         "end_fsync" => shape.end_fsync = yes(text)?,
+        "random_map" => shape.random_map = yes(text)?,
         "think_time" => {
             let d = parse_duration_in(
                 &flag,
@@ -69,6 +70,9 @@ pub fn flag_texts(a: &ShapeArgs) -> Vec<(&'static str, String)> {
     }
     if a.end_fsync {
         v.push(("end_fsync", "true".into()));
+    }
+    if a.random_map {
+        v.push(("random_map", "true".into()));
     }
     v
 }

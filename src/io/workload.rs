@@ -47,6 +47,81 @@ pub struct IoGen {
     skew: Vec<(u64, u64)>,
     /// Aligned slots per file, for mapping a skewed slot to a file.
     slots_per_file: u64,
+    /// fio's random map: every slot once per pass (`--random-map`).
+    visit: Option<Box<Visit>>,
+}
+
+/// One pass over `slots` slots in a shuffled order: a counter through the
+/// next power of two, each value sent through a keyed bijection of that
+/// many bits, values past the last slot skipped (fewer than half). No
+/// memory per slot, unlike a bitmap, so a set of any size costs the same.
+pub struct Visit {
+    slots: u64,
+    mask: u64,
+    shift: u32,
+    key: u64,
+    counter: u64,
+    /// Files whose cached pages are dropped when a pass ends (buffered runs
+    /// with invalidate on, as fio's loop_cache_invalidate): empty otherwise.
+    drop: Vec<std::os::fd::OwnedFd>,
+    /// Passes finished, for the tests.
+    passes: u64,
+}
+
+impl Visit {
+    pub fn new(slots: u64, seed: u64) -> Self {
+        let bits = 64 - slots.max(2).saturating_sub(1).leading_zeros();
+        Self {
+            slots: slots.max(1),
+            mask: if bits >= 64 {
+                u64::MAX
+            } else {
+                (1u64 << bits) - 1
+            },
+            shift: (bits / 2).max(1),
+            key: seed,
+            counter: 0,
+            drop: Vec::new(),
+            passes: 0,
+        }
+    }
+
+    /// A bijection on `mask`'s bits: xor-shifts, odd multipliers and a key
+    /// added, each reversible modulo the power of two.
+    #[inline]
+    fn mix(&self, x: u64) -> u64 {
+        let m = self.mask;
+        let mut y = x.wrapping_add(self.key) & m;
+        y ^= y >> self.shift;
+        y = y.wrapping_mul(0x9E37_79B9_7F4A_7C15) & m;
+        y ^= y >> self.shift;
+        y = y.wrapping_mul(0xBF58_476D_1CE4_E5B9) & m;
+        y ^= y >> self.shift;
+        y.wrapping_add(self.key.rotate_left(17)) & m
+    }
+
+    /// The next slot of this pass; a pass's end starts the next with a new
+    /// order and drops the set's cached pages.
+    #[inline]
+    pub fn next_slot(&mut self) -> u64 {
+        loop {
+            if self.counter > self.mask {
+                self.counter = 0;
+                self.passes += 1;
+                self.key = crate::io::workload::worker_seed(self.key, self.passes as u32);
+                for fd in &self.drop {
+                    // Advice only: a file system that ignores it costs a
+                    // warmer pass, never a failure.
+                    let _ = rustix::fs::fadvise(fd, 0, None, rustix::fs::Advice::DontNeed);
+                }
+            }
+            let s = self.mix(self.counter);
+            self.counter += 1;
+            if s < self.slots {
+                return s;
+            }
+        }
+    }
 }
 
 /// Mixes the run seed with a worker index so workers draw independent streams.
@@ -106,7 +181,33 @@ impl IoGen {
             seek_pct: 100,
             skew: Vec::new(),
             slots_per_file: (layout.file_size / align).max(1),
+            visit: None,
         }
+    }
+
+    /// fio's random map (`--random-map`): every block once per pass. The spec allows it only
+    /// with uniform offsets, so the slots are the first size's positions.
+    pub fn visit_once(mut self, seed: u64, worker: u32) -> Self {
+        if self.random {
+            let per_file = self.positions.first().copied().unwrap_or(1);
+            let slots = per_file.saturating_mul(self.layout.nfiles as u64);
+            self.visit = Some(Box::new(Visit::new(slots, worker_seed(seed, worker))));
+        }
+        self
+    }
+
+    /// The files whose cached pages the random map drops at each pass's
+    /// end (opened by the worker thread, so they close with its table).
+    pub fn drop_at_pass_end(&mut self, files: Vec<std::os::fd::OwnedFd>) {
+        if let Some(v) = self.visit.as_mut() {
+            v.drop = files;
+        }
+    }
+
+    /// Passes finished by the random map (0 without one).
+    #[cfg(test)]
+    pub fn passes(&self) -> u64 {
+        self.visit.as_ref().map_or(0, |v| v.passes)
     }
 
     /// Applies a run's shape: skewed offsets and partial seeks (random
@@ -169,6 +270,13 @@ impl IoGen {
         if self.random && (self.seek_pct == 100 || self.rng.u32(0..100) < self.seek_pct) {
             let (file, offset) = if !self.skew.is_empty() {
                 self.skewed(size)
+            } else if let Some(v) = self.visit.as_mut() {
+                let slot = v.next_slot();
+                let per_file = self.positions[0];
+                (
+                    (slot / per_file) as u32,
+                    (slot % per_file).min(self.positions[size] - 1) * self.align,
+                )
             } else if self.layout.nfiles == 1 {
                 (0, self.rng.u64(0..self.positions[size]) * self.align)
             } else {
@@ -380,5 +488,55 @@ mod tests {
             assert!(op.write);
             assert!(op.offset + op.len as u64 <= layout.file_size, "{op:?}");
         }
+    }
+
+    #[test]
+    fn random_map_visits_every_block_once_per_pass_in_a_new_order() {
+        // 3 files of 25 blocks: 75 slots, not a power of two.
+        let layout = Layout {
+            nfiles: 3,
+            file_size: 25 * 4096,
+        };
+        let mut g =
+            IoGen::new(Pattern::Randread, 100, &bs(&[(4096, 1)]), layout, 7, 0, 1).visit_once(7, 0);
+        let pass = |g: &mut IoGen| {
+            let mut seen = Vec::new();
+            for _ in 0..75 {
+                let op = g.next_op();
+                assert!(op.offset + op.len as u64 <= layout.file_size, "{op:?}");
+                seen.push(op.file as u64 * 25 + op.offset / 4096);
+            }
+            seen
+        };
+        let first = pass(&mut g);
+        let mut sorted = first.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, (0..75).collect::<Vec<_>>(), "each slot once");
+        assert_eq!(g.passes(), 0, "the pass ends on the next draw");
+        let second = pass(&mut g);
+        assert_eq!(g.passes(), 1);
+        let mut s2 = second.clone();
+        s2.sort_unstable();
+        assert_eq!(s2, sorted, "the second pass covers every slot once too");
+        assert_ne!(first, second, "a new pass draws a new order");
+        // Not the identity: a shuffled order, not a sweep.
+        assert_ne!(first, sorted);
+    }
+
+    #[test]
+    fn random_map_is_refused_with_a_skew_or_seeks() {
+        use crate::spec::shape::Shape;
+        let skew = Shape {
+            random_map: true,
+            distribution: crate::spec::shape::Distribution::parse("zipf:1.2").unwrap(),
+            ..Shape::default()
+        };
+        assert!(skew.validate(true, false, false).is_err());
+        let seq = Shape {
+            random_map: true,
+            ..Shape::default()
+        };
+        assert!(seq.validate(false, false, false).is_err());
+        assert!(seq.validate(true, false, false).is_ok());
     }
 }

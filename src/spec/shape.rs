@@ -170,6 +170,12 @@ pub struct Shape {
     /// others continue sequentially from the last one (vdbench seekpct).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub seek_pct: Option<u8>,
+    /// Random patterns: each thread visits every block once per pass, in a
+    /// shuffled order, as fio's random map (its default); a buffered run
+    /// drops the set's cached pages when a pass ends, as fio does, so a
+    /// pass never re-reads what it cached. Off: independent offsets.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub random_map: bool,
     /// Each thread syncs the file after every N writes it completed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fsync_every: Option<u32>,
@@ -215,6 +221,16 @@ impl Shape {
                     "--seek-pct {p} mixes random seeks into a random pattern; use randread, randwrite or randrw \
                      (a sequential pattern is --seek-pct 0)"
                 )));
+            }
+        }
+        if self.random_map {
+            // The shuffled pass covers the blocks evenly; a skew or
+            // sequential stretches would each contradict "once per pass".
+            if !random || !self.distribution.is_uniform() || self.seek_pct.is_some() {
+                return Err(VbError::input(
+                    "--random-map visits every block once per pass in a random order; it needs a \
+                     random pattern with uniform offsets (no --distribution, no --seek-pct)",
+                ));
             }
         }
         if let Some(n) = self.fsync_every {
@@ -270,6 +286,9 @@ impl Shape {
         }
         if let Some(p) = self.seek_pct {
             s.push_str(&format!("  [seek {p}%, else sequential]"));
+        }
+        if self.random_map {
+            s.push_str("  [each block once per pass]");
         }
         if let Some(n) = self.fsync_every {
             let call = match self.sync_call {

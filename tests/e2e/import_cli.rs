@@ -190,3 +190,50 @@ fn vdbench_and_diskspd_dry_runs_show_the_translation() {
         "{out}"
     );
 }
+
+/// fio's examples/fio-rand-read.fio as fio ships it, but for its size,
+/// runtime and place: buffered libaio at iodepth 16.
+const FIO_RAND_READ: &str = "; fio-rand-read.job for fiotest
+
+[global]
+name=fio-rand-read
+filename=fio-rand-read
+rw=randread
+bs=4K
+direct=0
+numjobs=1
+time_based
+runtime=1
+
+[file1]
+size=4m
+ioengine=libaio
+iodepth=16
+";
+
+#[test]
+fn fios_buffered_random_read_example_keeps_fios_random_map_and_runs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let job = tmp.path().join("fio-rand-read.fio");
+    std::fs::write(
+        &job,
+        FIO_RAND_READ.replace(
+            "filename=",
+            &format!("directory={}\nfilename=", p(tmp.path())),
+        ),
+    )
+    .unwrap();
+    let o = run(&["import", "fio", p(&job)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    // Each block once per pass, as fio's default random map, and one
+    // request in flight, as buffered libaio.
+    assert!(text.contains("random_map = true"), "{text}");
+    assert!(text.contains("iodepth = 1"), "{text}");
+    let o = run(&["fio", p(&job), "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let r = &doc["runs"][0];
+    assert_eq!(r["workload"]["shape"]["random_map"], true, "{r}");
+    assert!(r["totals"]["read"]["ops"].as_u64().unwrap() > 0, "{r}");
+}

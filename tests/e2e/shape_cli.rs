@@ -53,6 +53,12 @@ fn bad_shape_values_exit_2_naming_the_bound() {
             vec!["--seek-pct", "101"],
             "--seek-pct 101 is outside 0..100",
         ),
+        (
+            vec!["--random-map", "--distribution", "zipf:1.2"],
+            "--random-map visits every block once per pass",
+        ),
+        (vec!["--random-map", "--seek-pct", "50"], "no --seek-pct"),
+        (vec!["--rw", "read", "--random-map"], "random pattern"),
         (vec!["--fsync-every", "4"], "needs writes"),
         (vec!["--rw", "randwrite", "--fdatasync"], "give one of them"),
         (vec!["--think-time", "2h"], "--think-time"),
@@ -105,6 +111,21 @@ fn dry_run_shows_the_shape() {
     ] {
         assert!(out.contains(want), "missing {want} in {out}");
     }
+    let o = vb([
+        "run",
+        "--target",
+        t.to_str().unwrap(),
+        "--rw",
+        "randread",
+        "--random-map",
+        "--dry-run",
+    ])
+    .expect(exit::OK);
+    assert!(
+        stdout(&o).contains("[each block once per pass]"),
+        "{}",
+        stdout(&o)
+    );
 }
 
 #[test]

@@ -35,6 +35,13 @@ pub struct ShapeArgs {
     #[arg(long)]
     pub end_fsync: bool,
 
+    /// Random patterns: each thread reads or writes every block once per
+    /// pass in a shuffled order, as fio's random map (its default; fio's
+    /// norandommap is volbench's default); buffered runs drop the set's
+    /// cached pages at each pass's end, as fio does.
+    #[arg(long)]
+    pub random_map: bool,
+
     /// Pause each thread this long after a completion before it issues
     /// again (0..1h; fio thinktime).
     #[arg(long, value_name = "D", allow_negative_numbers = true)]

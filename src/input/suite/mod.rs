@@ -177,6 +177,7 @@ pub struct RunEntry {
     /// How the I/O is shaped (`spec::shape`; parsed in `suite/shape.rs`).
     distribution: P,
     seek_pct: P,
+    random_map: P,
     fsync_every: P,
     fdatasync: P,
     end_fsync: P,

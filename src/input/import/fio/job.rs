@@ -1,388 +1,110 @@
-//! One fio job section's options, each mapped, noted or refused.
+//! One fio job section: its options read by the table's rows
+//! (`options.rs`), then what they mean together (where the I/O goes, the
+//! working set, the depth, the rate, the order of the offsets, when it
+//! stops), each a step of its own.
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 use std::collections::BTreeMap;
 
-use super::super::{DraftRun, Mapping, Notes, PathMap, parent_dir, run_name};
-use super::noted::Known;
-use super::parse::{Job, Opt, Section, Sources, bool_opt};
-use crate::spec::{Arrivals, Pattern};
-use crate::units::{bounds, parse_duration, parse_size};
+use super::super::{DraftRun, How, Mapping, Notes, PathMap, parent_dir, run_name};
+use super::files::FileList;
+use super::parse::{Job, Opt, Read, Section, Sources, mapping};
 
-fn fio_seconds(v: &str) -> std::result::Result<f64, String> {
-    // fio's plain numbers are seconds; its suffixes are those volbench reads.
-    parse_duration(v)
-        .map(|d| d.as_secs_f64())
-        .map_err(|e| e.message)
-}
+/// The job's options by their own names (a later line replaced an earlier).
+type Opts = BTreeMap<String, Opt>;
 
-/// fio's `bssplit`: `4k/10:64k/50:32k/40`; entries without a share split
-/// what is left equally.
-fn bssplit(v: &str) -> std::result::Result<Vec<(u64, u32)>, String> {
-    let mut given: Vec<(u64, Option<u64>)> = Vec::new();
-    for part in v.split(':').filter(|p| !p.trim().is_empty()) {
-        let (s, p) = match part.split_once('/') {
-            Some((s, p)) if !p.trim().is_empty() => (s, Some(p)),
-            Some((s, _)) => (s, None),
-            None => (part, None),
-        };
-        let bytes = parse_size(s).map_err(|e| e.message)?;
-        if bytes == 0 || bytes > bounds::MAX_BS {
-            return Err(format!("block size {s} is outside 1..1g"));
-        }
-        let pct = match p {
-            Some(p) => Some(
-                p.trim()
-                    .parse::<u64>()
-                    .ok()
-                    .filter(|p| *p <= 100)
-                    .ok_or_else(|| format!("'{p}' is not a percentage 0..100"))?,
-            ),
-            None => None,
-        };
-        if given.len() >= bounds::MAX_BS_MIX {
-            return Err(format!("more than {} entries", bounds::MAX_BS_MIX));
-        }
-        given.push((bytes, pct));
-    }
-    let stated: u64 = given.iter().filter_map(|(_, p)| *p).sum();
-    let open = given.iter().filter(|(_, p)| p.is_none()).count() as u64;
-    if stated > 100 || (open == 0 && stated != 100) {
-        return Err(format!("the shares add up to {stated}%, not 100%"));
-    }
-    // Weights in hundredths of a percent keep an equal split of the rest exact enough.
-    let rest = (100 - stated) * 100;
-    let out: Vec<(u64, u32)> = given
-        .into_iter()
-        .map(|(b, p)| {
-            let w = match p {
-                Some(p) => p * 100,
-                None => rest / open.max(1),
-            };
-            (b, w as u32)
-        })
-        .filter(|(_, w)| *w > 0)
-        .collect();
-    if out.is_empty() {
-        return Err("no block size has a share".into());
-    }
-    Ok(out)
-}
-
-/// One value for reads and writes alike: fio's `a,b` forms must agree.
-fn one_for_both(v: &str) -> Option<&str> {
-    let mut parts = v.split(',').map(str::trim).filter(|p| !p.is_empty());
-    let first = parts.next()?;
-    if v.split(',').map(str::trim).all(|p| p == first) {
-        Some(first)
-    } else {
-        None
-    }
-}
-
-#[allow(clippy::too_many_lines)]
 pub(super) fn job(
     s: &Section,
-    o: &BTreeMap<String, Opt>,
+    o: &Opts,
     map: &PathMap,
     src: &Sources,
     notes: &mut Notes,
 ) -> Option<Job> {
     let before = notes.refused.len();
-    let mut mapped: Vec<Mapping> = Vec::new();
-    let note = |m: &mut Vec<Mapping>, o: &Opt, how: String, exact: bool| {
-        m.push(Mapping {
-            at: o.at.clone(),
-            option: o.text(),
-            how: if exact {
-                super::super::How::Exact(how)
-            } else {
-                super::super::How::Note(how)
-            },
-        })
-    };
-    let name = o
-        .get("name")
-        .map(|n| n.val().to_string())
-        .unwrap_or_else(|| s.name.clone());
-    let mut rw = Pattern::Read;
-    let mut read_pct: Option<u8> = None;
-    let mut bs: Vec<(u64, u32)> = vec![(4096, 1)];
-    let mut iodepth = 1u64;
-    let mut numjobs = 1u64;
-    let mut engine = "psync";
-    let mut aio = false;
-    let mut direct = false;
-    let mut time_based = false;
-    let mut runtime: Option<f64> = None;
-    let mut warmup = 0.0;
-    let mut rate_iops: Option<f64> = None;
-    let mut rate_bw: Option<(u64, Opt)> = None;
-    let mut arrivals = None;
-    let mut filename: Option<String> = None;
-    let mut directory: Option<String> = None;
-    let mut nrfiles = 1u64;
-    let mut size: Option<u64> = None;
-    let mut filesize: Option<u64> = None;
-    let mut io_size: Option<u64> = None;
-    let mut seed = None;
-    let mut stonewall = false;
-    let mut wait_for = None;
-    let mut extra = super::shape::Extra::default();
-    for (key, opt) in o {
-        if super::shape::map(key, opt, &mut extra, &mut mapped, notes)
-            || super::data::map(key, opt, &mut extra, &mut mapped, notes)
-        {
-            continue;
-        }
-        let v = opt.val();
-        let at = opt.at.as_str();
-        let text = opt.text();
-        let bad = |notes: &mut Notes, why: &str| notes.refuse(at, &text, why.to_string());
-        match key.as_str() {
-            "name" => note(&mut mapped, opt, "the run's name".into(), true),
-            "description" => note(&mut mapped, opt, "kept here only".into(), true),
-            "rw" => {
-                let (p, suffix) = v.split_once(':').unwrap_or((v, ""));
-                if !suffix.is_empty() {
-                    notes.unsupported(at, &text, "rw=...:N skips between I/Os");
-                    continue;
-                }
-                match Pattern::parse(p) {
-                    Ok(p) => {
-                        rw = p;
-                        note(&mut mapped, opt, format!("rw = \"{}\"", p.name()), true);
-                    }
-                    Err(_) => bad(
-                        notes,
-                        "not supported yet (volbench does read, write, randread, randwrite, rw, randrw)",
-                    ),
-                }
-            }
-            "rwmixread" | "rwmixwrite" => match v.trim().parse::<u8>() {
-                Ok(p) if p <= 100 => {
-                    let r = if key == "rwmixread" { p } else { 100 - p };
-                    read_pct = Some(r);
-                    note(&mut mapped, opt, format!("read_pct = {r}"), true);
-                }
-                _ => bad(notes, "must be a percentage 0..100"),
-            },
-            "bs" => match one_for_both(v).map(parse_size) {
-                Some(Ok(b)) if b > 0 && b <= bounds::MAX_BS => {
-                    bs = vec![(b, 1)];
-                    note(&mut mapped, opt, "bs".into(), true);
-                }
-                Some(Ok(_)) => bad(notes, "block size outside 1..1g"),
-                Some(Err(e)) => bad(notes, &e.message),
-                None => notes.unsupported(at, &text, "different read and write block sizes"),
-            },
-            "bssplit" => match one_for_both(v).map(bssplit) {
-                Some(Ok(mix)) => {
-                    bs = mix;
-                    note(&mut mapped, opt, "a weighted block-size mix".into(), true);
-                }
-                Some(Err(e)) => bad(notes, &e),
-                None => notes.unsupported(at, &text, "different read and write block-size splits"),
-            },
-            "blocksize_range" => {
-                let r = one_for_both(v).and_then(|r| r.split_once('-'));
-                match r.map(|(a, b)| (parse_size(a), parse_size(b))) {
-                    Some((Ok(a), Ok(b))) if a == b && a > 0 && a <= bounds::MAX_BS => {
-                        bs = vec![(a, 1)];
-                        note(&mut mapped, opt, "one block size".into(), true);
-                    }
-                    _ => notes.unsupported(at, &text, "block sizes drawn from a range"),
-                }
-            }
-            "iodepth" => match v.trim().parse::<u64>() {
-                Ok(d) if (1..=bounds::MAX_IODEPTH).contains(&d) => {
-                    iodepth = d;
-                    note(&mut mapped, opt, "iodepth".into(), true);
-                }
-                _ => bad(notes, &format!("must be 1..{}", bounds::MAX_IODEPTH)),
-            },
-            "numjobs" => match v.trim().parse::<u64>() {
-                Ok(n) if (1..=bounds::MAX_THREADS).contains(&n) => {
-                    numjobs = n;
-                    note(&mut mapped, opt, "threads".into(), true);
-                }
-                _ => bad(notes, &format!("must be 1..{}", bounds::MAX_THREADS)),
-            },
-            "ioengine" => {
-                let (e, how, exact) = match v.trim() {
-                    "psync" => ("psync", "psync", true),
-                    "sync" | "pvsync" => (
-                        "psync",
-                        "psync (positioned reads and writes: the same I/O, one per thread)",
-                        true,
-                    ),
-                    "io_uring" => ("io_uring", "io_uring", true),
-                    "libaio" | "posixaio" => (
-                        "io_uring",
-                        "io_uring: volbench's asynchronous engine (with direct I/O at the same queue depth)",
-                        false,
-                    ),
-                    "null" => ("null", "null", true),
-                    _ => {
-                        notes.unsupported(
-                            at,
-                            &text,
-                            "volbench has psync, io_uring and null, and filecreate, filestat and filedelete as metadata runs; not fio's directory engines",
-                        );
-                        continue;
-                    }
-                };
-                engine = e;
-                aio = matches!(v.trim(), "libaio" | "posixaio");
-                note(&mut mapped, opt, format!("engine = \"{how}\""), exact);
-            }
-            "direct" | "buffered" => match bool_opt(opt) {
-                Some(b) => {
-                    direct = if key == "direct" { b } else { !b };
-                    note(&mut mapped, opt, format!("direct = {direct}"), true);
-                }
-                None => bad(notes, "must be 0 or 1"),
-            },
-            "time_based" => match bool_opt(opt) {
-                Some(b) => {
-                    time_based = b;
-                    note(&mut mapped, opt, "runs for its duration".into(), true);
-                }
-                None => bad(notes, "must be 0 or 1"),
-            },
-            "runtime" | "ramp_time" => match fio_seconds(v) {
-                Ok(sec) => {
-                    if key == "runtime" {
-                        runtime = Some(sec);
-                        note(&mut mapped, opt, "duration".into(), true);
-                    } else {
-                        warmup = sec;
-                        note(
-                            &mut mapped,
-                            opt,
-                            "warmup (measured apart, left out of the totals)".into(),
-                            true,
-                        );
-                    }
-                }
-                Err(e) => bad(notes, &e),
-            },
-            "startdelay" => match fio_seconds(v) {
-                Ok(0.0) => note(&mut mapped, opt, "no delay".into(), true),
-                _ => notes.unsupported(at, &text, "a delay before a job starts"),
-            },
-            "rate_iops" => match one_for_both(v).map(|x| x.parse::<f64>()) {
-                Some(Ok(r)) if r > 0.0 && r.is_finite() => {
-                    rate_iops = Some(r);
-                    note(&mut mapped, opt, "rate (IOPS, times numjobs)".into(), true);
-                }
-                Some(_) => bad(notes, "must be a positive number"),
-                None => notes.unsupported(at, &text, "separate read and write rates"),
-            },
-            "rate" => match one_for_both(v).map(parse_size) {
-                Some(Ok(b)) if b > 0 => rate_bw = Some((b, opt.clone())),
-                Some(Ok(_)) => bad(notes, "must be positive"),
-                Some(Err(e)) => bad(notes, &e.message),
-                None => notes.unsupported(at, &text, "separate read and write rates"),
-            },
-            "rate_process" => match v.trim() {
-                "linear" => {
-                    arrivals = Some(Arrivals::Uniform);
-                    note(&mut mapped, opt, "arrivals = \"uniform\"".into(), true);
-                }
-                "poisson" => {
-                    arrivals = Some(Arrivals::Poisson);
-                    note(&mut mapped, opt, "arrivals = \"poisson\"".into(), true);
-                }
-                _ => bad(notes, "must be linear or poisson"),
-            },
-            "filename" => filename = Some(v.to_string()),
-            "directory" => {
-                if v.contains(':') && !v.contains('\\') {
-                    notes.unsupported(at, &text, "several directories");
-                } else {
-                    directory = Some(v.to_string());
-                }
-            }
-            "nrfiles" => match v.trim().parse::<u64>() {
-                Ok(n) if (1..=bounds::MAX_FILES).contains(&n) => {
-                    nrfiles = n;
-                    note(&mut mapped, opt, "files".into(), true);
-                }
-                _ => bad(notes, &format!("must be 1..{}", bounds::MAX_FILES)),
-            },
-            "size" | "filesize" | "io_size" => {
-                if v.trim().ends_with('%') || v.contains('-') {
-                    notes.unsupported(at, &text, "sizes as a percentage or a range");
-                    continue;
-                }
-                match parse_size(v) {
-                    Ok(b) if b > 0 && b <= bounds::MAX_SIZE => {
-                        match key.as_str() {
-                            "size" => size = Some(b),
-                            "filesize" => filesize = Some(b),
-                            _ => io_size = Some(b),
-                        }
-                        let how = if key == "io_size" {
-                            "io_limit (times numjobs)"
-                        } else {
-                            "size (the working set)"
-                        };
-                        note(&mut mapped, opt, how.into(), true);
-                    }
-                    Ok(_) => bad(notes, "must be 1..8p"),
-                    Err(e) => bad(notes, &e.message),
-                }
-            }
-            "randseed" => match v.trim().parse::<u64>() {
-                Ok(n) => {
-                    seed = Some(n);
-                    note(&mut mapped, opt, "seed".into(), true);
-                }
-                Err(_) => bad(notes, "must be a whole number"),
-            },
-            "stonewall" | "wait_for_previous" => {
-                stonewall = bool_opt(opt).unwrap_or(true);
-                note(
-                    &mut mapped,
-                    opt,
-                    "a new run, after the runs before it".into(),
-                    true,
-                );
-            }
-            "wait_for" => {
-                wait_for = Some(v.to_string());
-                note(
-                    &mut mapped,
-                    opt,
-                    "a new run, after the runs before it".into(),
-                    true,
-                );
-            }
-            _ => match super::noted::known(key, v, opt) {
-                Some(Known::Note(how, exact)) => note(&mut mapped, opt, how.into(), exact),
-                Some(Known::Unsupported(why)) => notes.unsupported(at, &text, why),
-                // A line of a file that is not a job file at all (`include
-                // /etc/shadow`) is not echoed: only a line whose name is one
-                // an option could have.
-                None if !super::super::option_like(key) => notes.refuse(
-                    at,
-                    "this line",
-                    "not a fio option (its text is not shown: is this a fio job file?)",
-                ),
-                None => notes.refuse(
-                    at,
-                    &text,
-                    "not supported yet (volbench has no equivalent of this fio option)",
-                ),
-            },
-        }
+    let mut r = Read::default();
+    for opt in o.values() {
+        super::options::apply(opt, &mut r, notes);
     }
     if notes.refused.len() > before {
         return None;
     }
-    // Where the I/O goes. volbench writes only files it created, so a
-    // named file becomes volbench's own file in that directory.
+    let name = o
+        .get("name")
+        .map(|n| n.val().to_string())
+        .unwrap_or_else(|| s.name.clone());
+    let place = place(s, o, &mut r, map, src, notes)?;
+    let per_job = working_set(s, o, &mut r, &place, notes)?;
+    depth(o, &mut r);
+    rate(o, &mut r, notes)?;
+    order(s, &mut r, notes)?;
+    let (duration_s, io_limit) = limits(s, o, &mut r, per_job, &place, notes)?;
+    if notes.refused.len() > before {
+        return None;
+    }
+    let read_pct = match r.rw.fixed_read_pct() {
+        Some(p) => p,
+        None => r.read_pct.unwrap_or(50),
+    };
+    let files = match &place.list {
+        Some(l) => l.files,
+        None if place.shared_file => 1,
+        None => r.nrfiles,
+    };
+    Some(Job {
+        name: name.clone(),
+        at: s.at.clone(),
+        stonewall: r.stonewall,
+        wait_for: r.wait_for,
+        numjobs: r.numjobs,
+        run: DraftRun {
+            name: run_name(&name),
+            rw: r.rw,
+            read_pct,
+            bs: r.bs,
+            threads: r.numjobs,
+            iodepth: r.iodepth,
+            files: None,
+            rate: r.rate_iops.map(|x| x * r.numjobs as f64),
+            arrivals: r.arrivals,
+            duration_s,
+            warmup_s: r.warmup,
+            io_limit,
+            curve: None,
+            shape: r.shape,
+            notes: r.mapped,
+        },
+        target: place.target,
+        shared_file: place.shared_file,
+        size: per_job,
+        files,
+        direct: r.direct,
+        engine: r.engine,
+        seed: r.seed,
+        write_sync: r.write_sync,
+        data: r.data,
+        threads_total: place.list.is_some_and(|l| l.threads_total),
+    })
+}
+
+/// Where a job's I/O goes.
+struct Place {
+    target: String,
+    /// One file (or device) every clone shares, rather than one each.
+    shared_file: bool,
+    /// filename= naming several files.
+    list: Option<FileList>,
+}
+
+/// Where the I/O goes. volbench writes only files it created, so a named
+/// file becomes volbench's own file in that directory.
+fn place(
+    s: &Section,
+    o: &Opts,
+    r: &mut Read,
+    map: &PathMap,
+    src: &Sources,
+    notes: &mut Notes,
+) -> Option<Place> {
     let target_at = o.get("filename").or_else(|| o.get("directory"));
     let resolved = |raw: &str, notes: &mut Notes| -> Option<String> {
         match map.resolve(raw) {
@@ -406,7 +128,7 @@ pub(super) fn job(
             format!("{}/{p}", cwd.trim_end_matches('/'))
         }
     };
-    let dir = match &directory {
+    let dir = match &r.directory {
         Some(d) => Some(resolved(&from_cwd(d), notes)?),
         None => None,
     };
@@ -416,82 +138,95 @@ pub(super) fn job(
         notes.refuse(&opt.at, &opt.text(), why);
         return None;
     }
-    let list = match &filename {
-        Some(f) => super::files::list(
-            f,
-            o,
-            dir.as_deref(),
-            &from_cwd,
-            &resolved,
-            numjobs,
-            &mut mapped,
-            notes,
-        )?,
-        None => None,
-    };
-    let (target, shared_file) = match &filename {
-        _ if list.is_some() => (list.as_ref().map(|l| l.target.clone())?, true),
-        Some(f) => {
-            let full = match &dir {
-                Some(d) if !f.starts_with('/') => format!("{d}/{f}"),
-                _ => from_cwd(f),
-            };
-            let full = resolved(&full, notes)?;
-            let opt = o.get("filename")?;
-            if let Some(why) = super::super::kernel_target(&full) {
-                notes.refuse(&opt.at, &opt.text(), why);
-                return None;
-            }
-            if full.starts_with("/dev/") {
-                note(
-                    &mut mapped,
-                    opt,
-                    "the block device as the target (writing needs --allow-overwrite)".into(),
-                    true,
-                );
-                (full, true)
-            } else {
-                let parent = parent_dir(&full);
-                note(
-                    &mut mapped,
-                    opt,
-                    format!(
-                        "volbench writes only files it creates: its own file (volbench.0.dat) in {parent}, shared by the jobs"
-                    ),
-                    false,
-                );
-                (parent, true)
-            }
+    let Some(f) = r.filename.clone() else {
+        let (target, how) = match dir {
+            Some(d) => (
+                d,
+                "the target directory; volbench's own files (volbench.N.dat) instead of fio's \
+                 names, one per job and file"
+                    .to_string(),
+            ),
+            None => (
+                cwd.clone(),
+                format!("fio works in its current directory: volbench's file set in {cwd}"),
+            ),
+        };
+        match o.get("directory") {
+            Some(opt) if target_at.is_some() => r.say(opt, how, false),
+            _ => r.mapped.push(Mapping {
+                at: s.at.clone(),
+                option: format!("[{}] (no filename or directory)", s.name),
+                how: How::Note(how),
+            }),
         }
-        None => match dir {
-            Some(d) => {
-                if let Some(opt) = o.get("directory") {
-                    note(
-                        &mut mapped,
-                        opt,
-                        "the target directory; volbench's own files (volbench.N.dat) instead of fio's names, one per job and file".into(),
-                        false,
-                    );
-                }
-                (d, false)
-            }
-            None => {
-                mapped.push(Mapping {
-                    at: s.at.clone(),
-                    option: format!("[{}] (no filename or directory)", s.name),
-                    how: super::super::How::Note(format!(
-                        "fio works in its current directory: volbench's file set in {cwd}"
-                    )),
-                });
-                (cwd, false)
-            }
-        },
+        return Some(Place {
+            target,
+            shared_file: false,
+            list: None,
+        });
     };
-    // The working set of one job over its files.
-    let per_job = match (size, filesize) {
-        // Existing files or devices are used whole (fio_files notes a size).
-        _ if list.as_ref().is_some_and(|l| l.whole) => None,
-        (Some(s), Some(f)) if s != f.saturating_mul(nrfiles) => {
+    let numjobs = r.numjobs;
+    if let Some(list) = super::files::list(
+        &f,
+        o,
+        dir.as_deref(),
+        &from_cwd,
+        &resolved,
+        numjobs,
+        &mut r.mapped,
+        notes,
+    )? {
+        return Some(Place {
+            target: list.target.clone(),
+            shared_file: true,
+            list: Some(list),
+        });
+    }
+    let full = match &dir {
+        Some(d) if !f.starts_with('/') => format!("{d}/{f}"),
+        _ => from_cwd(&f),
+    };
+    let full = resolved(&full, notes)?;
+    let opt = o.get("filename")?;
+    if let Some(why) = super::super::kernel_target(&full) {
+        notes.refuse(&opt.at, &opt.text(), why);
+        return None;
+    }
+    let target = if full.starts_with("/dev/") {
+        let how = "the block device as the target (writing needs --allow-overwrite)";
+        r.say(opt, how, true);
+        full
+    } else {
+        let parent = parent_dir(&full);
+        r.say(
+            opt,
+            format!(
+                "volbench writes only files it creates: its own file (volbench.0.dat) in {parent}, shared by the jobs"
+            ),
+            false,
+        );
+        parent
+    };
+    Some(Place {
+        target,
+        shared_file: true,
+        list: None,
+    })
+}
+
+/// The working set of one job over its files; None inside Some for a
+/// whole device or existing files.
+fn working_set(
+    s: &Section,
+    o: &Opts,
+    r: &mut Read,
+    place: &Place,
+    notes: &mut Notes,
+) -> Option<Option<u64>> {
+    let per_job = match (r.size, r.filesize) {
+        // Existing files or devices are used whole (files.rs notes a size).
+        _ if place.list.as_ref().is_some_and(|l| l.whole) => None,
+        (Some(sz), Some(f)) if sz != f.saturating_mul(r.nrfiles) => {
             let opt = o.get("filesize")?;
             notes.unsupported(
                 &opt.at,
@@ -500,9 +235,11 @@ pub(super) fn job(
             );
             return None;
         }
-        (Some(s), _) => Some(s),
-        (None, Some(f)) => Some(f.saturating_mul(nrfiles)),
-        (None, None) if target.starts_with("/dev/") => None,
+        (Some(sz), _) => Some(sz),
+        (None, Some(f)) => Some(f.saturating_mul(r.nrfiles)),
+        (None, None) if place.target.starts_with("/dev/") => None,
+        // The null engine does no I/O: a size only counts its I/O.
+        (None, None) if r.engine == "null" => None,
         (None, None) => {
             notes.refuse(
                 &s.at,
@@ -513,63 +250,58 @@ pub(super) fn job(
         }
     };
     if let Some(p) = per_job
-        && nrfiles > 1
-        && p % nrfiles != 0
+        && r.nrfiles > 1
+        && p % r.nrfiles != 0
     {
-        mapped.push(Mapping {
+        r.mapped.push(Mapping {
             at: s.at.clone(),
-            option: format!("nrfiles={nrfiles}"),
-            how: super::super::How::Note(
-                "files of equal size, the working set split evenly".into(),
-            ),
+            option: format!("nrfiles={}", r.nrfiles),
+            how: How::Note("files of equal size, the working set split evenly".into()),
         });
     }
-    if engine == "psync" && iodepth > 1 {
-        if let Some(opt) = o.get("iodepth") {
-            note(
-                &mut mapped,
-                opt,
-                "fio's synchronous engines keep one I/O in flight per job: iodepth = 1".into(),
-                false,
-            );
-        }
-        iodepth = 1;
+    Some(per_job)
+}
+
+/// fio's synchronous engines, and buffered libaio, keep one I/O in flight.
+fn depth(o: &Opts, r: &mut Read) {
+    if r.iodepth <= 1 {
+        return;
     }
-    if aio && !direct && iodepth > 1 {
+    let how = if r.engine == "psync" {
+        "fio's synchronous engines keep one I/O in flight per job: iodepth = 1"
+    } else if r.aio && !r.direct {
         // Linux's AIO runs a buffered request to its end inside io_submit, so
         // fio's libaio keeps one in flight; io_uring would really keep them all.
-        if let Some(opt) = o.get("iodepth") {
-            let how = "buffered (direct=0) libaio completes one request at a time in the kernel, \
-                       so fio measures one in flight per job: iodepth = 1";
-            note(&mut mapped, opt, how.into(), false);
-        }
-        iodepth = 1;
-    }
-    let read_pct = match rw.fixed_read_pct() {
-        Some(p) => p,
-        None => read_pct.unwrap_or(50),
+        "buffered (direct=0) libaio completes one request at a time in the kernel, \
+         so fio measures one in flight per job: iodepth = 1"
+    } else {
+        return;
     };
-    if let Some((b, opt)) = &rate_bw {
-        match bs.as_slice() {
+    if let Some(opt) = o.get("iodepth") {
+        r.mapped.push(mapping(opt, how, false));
+    }
+    r.iodepth = 1;
+}
+
+/// fio's rate= in bytes: IOPS over one block size, or a bandwidth shape key.
+fn rate(o: &Opts, r: &mut Read, notes: &mut Notes) -> Option<()> {
+    if let Some((b, opt)) = r.rate_bw.clone() {
+        match r.bs.as_slice() {
             [(one, _)] => {
-                let r = *b as f64 / *one as f64;
-                rate_iops = Some(r);
-                note(
-                    &mut mapped,
-                    opt,
-                    format!("rate = {r} IOPS per job (bytes/s over one block size)"),
-                    true,
-                );
+                let per = b as f64 / *one as f64;
+                r.rate_iops = Some(per);
+                let how = format!("rate = {per} IOPS per job (bytes/s over one block size)");
+                r.say(&opt, how, true);
             }
             _ => {
-                let total = b.saturating_mul(numjobs);
-                extra.shape.push(("rate", format!("\"{total}/s\"")));
+                let total = b.saturating_mul(r.numjobs);
+                r.shape.push(("rate", format!("\"{total}/s\"")));
                 let how = format!("rate = {total} bytes/s across the job's threads");
-                note(&mut mapped, opt, how, true);
+                r.say(&opt, how, true);
             }
         }
     }
-    if (rate_iops.is_some() || rate_bw.is_some()) && rw.is_mixed() {
+    if (r.rate_iops.is_some() || r.rate_bw.is_some()) && r.rw.is_mixed() {
         let opt = o.get("rate_iops").or_else(|| o.get("rate"))?;
         notes.unsupported(
             &opt.at,
@@ -578,15 +310,91 @@ pub(super) fn job(
         );
         return None;
     }
-    let total_size = per_job.map(|p| {
-        if shared_file {
-            p
-        } else {
-            p.saturating_mul(numjobs)
+    Some(())
+}
+
+/// The order of random offsets: fio's random map (each block once per
+/// pass, its default), `rw=randread:N`, and `blockalign`.
+fn order(s: &Section, r: &mut Read, notes: &mut Notes) -> Option<()> {
+    let one_bs = match r.bs.as_slice() {
+        [(b, _)] => Some(*b),
+        _ => None,
+    };
+    if let Some((align, opt)) = r.blockalign.clone() {
+        if Some(align) != one_bs || !r.rw.is_random() {
+            notes.unsupported(
+                &opt.at,
+                &opt.text(),
+                "offsets aligned to other than the one block size (volbench aligns random \
+                 offsets to the block size)",
+            );
+            return None;
         }
+        // fio: an alignment turns its random map off.
+        r.norandommap = true;
+        r.say(&opt, "volbench aligns offsets to the block size", true);
+    }
+    if let Some(n) = r.rand_every.filter(|n| *n > 1) {
+        let pct = (100.0 / n as f64).round().max(1.0) as u8;
+        r.shape.push(("seek_pct", pct.to_string()));
+        r.mapped.push(Mapping {
+            at: s.at.clone(),
+            option: format!("rw=...:{n}"),
+            how: How::Note(format!(
+                "seek_pct = {pct}: one I/O in {n} seeks to a random offset, the rest follow on \
+                 sequentially (volbench draws each seek with that chance, fio seeks every {n}th)"
+            )),
+        });
+        return Some(());
+    }
+    if !r.rw.is_random() || r.norandommap || r.engine == "null" {
+        return Some(());
+    }
+    let skewed = r
+        .shape
+        .iter()
+        .any(|(k, v)| *k == "distribution" && v != "\"uniform\"");
+    let how = if one_bs.is_none() || skewed {
+        How::Note(
+            "volbench draws these offsets independently (its random map needs one block size \
+             and uniform offsets); fio's random map visits each block once per pass"
+                .into(),
+        )
+    } else {
+        r.shape.push(("random_map", "true".into()));
+        How::Exact(
+            "random_map = true: fio's random map (its default), each block once per pass in a \
+             random order, the cached pages of a buffered run dropped when a pass ends"
+                .into(),
+        )
+    };
+    r.mapped.push(Mapping {
+        at: s.at.clone(),
+        option: format!("[{}] (random map)", s.name),
+        how,
     });
-    let (duration_s, io_limit) = match (time_based, runtime) {
-        (true, Some(r)) => (r, None),
+    Some(())
+}
+
+/// How long the job runs, or how much I/O it does.
+fn limits(
+    s: &Section,
+    o: &Opts,
+    r: &mut Read,
+    per_job: Option<u64>,
+    place: &Place,
+    notes: &mut Notes,
+) -> Option<(f64, Option<u64>)> {
+    let whole = place.list.as_ref().is_some_and(|l| l.whole);
+    let count = number_ios(r, notes)?;
+    match (r.time_based, r.runtime) {
+        (true, Some(t)) => {
+            if let Some((_, opt)) = &r.number_ios {
+                let how = "fio runs a time_based job for its runtime whatever its count of I/Os";
+                r.mapped.push(mapping(opt, how, true));
+            }
+            Some((t, None))
+        }
         (true, None) => {
             let opt = o.get("time_based")?;
             notes.refuse(
@@ -594,15 +402,20 @@ pub(super) fn job(
                 &opt.text(),
                 "time_based without runtime runs until stopped; give runtime=",
             );
-            return None;
+            None
         }
-        (false, r) => {
+        (false, t) => {
             // Over whole files or devices, size= is still each job's I/O.
-            let per = io_size
+            let per = r
+                .io_size
                 .or(per_job)
-                .or(size.filter(|_| list.as_ref().is_some_and(|l| l.whole)));
-            let limit = per.map(|p| p.saturating_mul(numjobs));
-            let Some(limit) = limit else {
+                .or(r.size.filter(|_| whole))
+                .or(r.size.filter(|_| r.engine == "null"));
+            let per = match (per, count) {
+                (Some(p), Some(c)) => Some(p.min(c)),
+                (p, c) => p.or(c),
+            };
+            let Some(limit) = per.map(|p| p.saturating_mul(r.numjobs)) else {
                 notes.refuse(
                     &s.at,
                     &format!("[{}]", s.name),
@@ -610,63 +423,48 @@ pub(super) fn job(
                 );
                 return None;
             };
-            mapped.push(Mapping {
+            r.mapped.push(Mapping {
                 at: s.at.clone(),
                 option: format!("[{}] (not time_based)", s.name),
-                how: super::super::How::Note(format!(
+                how: How::Note(format!(
                     "stops after {} of I/O across its threads (fio counts per job){}",
                     crate::units::format_size(limit),
-                    if r.is_some() {
+                    if t.is_some() {
                         ", or at runtime"
                     } else {
                         "; duration capped at 30 days"
                     }
                 )),
             });
-            (r.unwrap_or(30.0 * 86400.0), Some(limit))
+            Some((t.unwrap_or(30.0 * 86400.0), Some(limit)))
         }
-    };
-    if notes.refused.len() > before {
-        return None;
     }
-    let files = match &list {
-        Some(l) => l.files,
-        None if shared_file => 1,
-        None => nrfiles,
+}
+
+/// `number_ios=N` as bytes per job: N I/Os of the one block size.
+fn number_ios(r: &mut Read, notes: &mut Notes) -> Option<Option<u64>> {
+    let Some((n, opt)) = r.number_ios.clone() else {
+        return Some(None);
     };
-    let _ = total_size;
-    Some(Job {
-        name: name.clone(),
-        at: s.at.clone(),
-        stonewall,
-        wait_for,
-        numjobs,
-        run: DraftRun {
-            name: run_name(&name),
-            rw,
-            read_pct,
-            bs,
-            threads: numjobs,
-            iodepth,
-            files: None,
-            rate: rate_iops.map(|r| r * numjobs as f64),
-            arrivals,
-            duration_s,
-            warmup_s: warmup,
-            io_limit,
-            curve: None,
-            shape: extra.shape,
-            notes: mapped,
-        },
-        target,
-        shared_file,
-        size: per_job,
-        files,
-        direct,
-        engine,
-        seed,
-        write_sync: extra.write_sync,
-        data: extra.data,
-        threads_total: list.is_some_and(|l| l.threads_total),
-    })
+    match r.bs.as_slice() {
+        [(b, _)] => {
+            let bytes = n.saturating_mul(*b);
+            if !r.time_based {
+                let how = format!(
+                    "io_limit: {n} I/Os of {} per job, whichever of that and the size comes first",
+                    crate::units::format_size(*b)
+                );
+                r.say(&opt, how, true);
+            }
+            Some(Some(bytes))
+        }
+        _ => {
+            notes.unsupported(
+                &opt.at,
+                &opt.text(),
+                "a count of I/Os over several block sizes (volbench stops after a number of bytes)",
+            );
+            None
+        }
+    }
 }

@@ -177,10 +177,8 @@ pub(super) fn job(
                 true,
             )),
             "name" | "description" => m.push(mapping(opt, "the run's name", true)),
-            _ => match super::noted::known(key, v, opt) {
-                Some(super::noted::Known::Note(how, exact)) => {
-                    m.push(mapping(opt, how, exact));
-                }
+            _ => match super::options::note_only(opt) {
+                Some((how, exact)) => m.push(mapping(opt, how, exact)),
                 _ => notes.unsupported(at, &text, &format!("with ioengine={}", fio_engine(op))),
             },
         }

@@ -8,9 +8,10 @@ mod data;
 mod files;
 mod job;
 mod meta;
-mod noted;
+pub(crate) mod options;
 mod parse;
 mod shape;
+mod workload;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -71,7 +72,7 @@ fn translate(
         // A later value replaces an earlier one, as in fio.
         let mut last: BTreeMap<String, Opt> = BTreeMap::new();
         for o in opts {
-            let key = parse::alias(&o.key).to_string();
+            let key = options::canonical(&o.key).to_string();
             last.insert(key, o);
         }
         if meta::engine_op(&last).is_some() {
@@ -102,8 +103,46 @@ fn translate(
     if !notes.refused.is_empty() {
         return Ok(Draft::default());
     }
-    // Groups: a job with stonewall (or waiting for the whole running group)
-    // starts after everything before it.
+    let groups = groups(jobs, notes);
+    let runs: Vec<(DraftRun, Job)> = groups.into_iter().filter_map(|g| merge(g, notes)).collect();
+    notes.check()?;
+    let Some((_, head)) = runs.first() else {
+        return Err(VbError::input(format!("{origin}: no job sections")));
+    };
+    let head = head.clone();
+    same_suite(&runs, &head, notes);
+    notes.check()?;
+    Ok(Draft {
+        name: run_name(
+            Path::new(origin)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "fio".into())
+                .as_str(),
+        ),
+        source: format!("fio job file {origin}"),
+        target: head.target.clone(),
+        size: head.size,
+        // The suite's file count is the first run's; each run states its own.
+        files: Some(head.files),
+        fill_bs: None,
+        threads_total: head.threads_total,
+        direct: head.direct,
+        write_sync: head.write_sync,
+        data: head.data.clone(),
+        engine: Some(head.engine),
+        interval_s: None,
+        seed: head.seed,
+        hosts: Vec::new(),
+        global: Vec::new(),
+        runs: runs.into_iter().map(|(r, _)| r).collect(),
+        tree: None,
+    })
+}
+
+/// Groups: a job with stonewall (or waiting for the whole running group)
+/// starts after everything before it; the others run with the group before.
+fn groups(jobs: Vec<Job>, notes: &mut Notes) -> Vec<Vec<Job>> {
     let mut groups: Vec<Vec<Job>> = Vec::new();
     for j in jobs {
         let new_group = match (&j.wait_for, groups.last()) {
@@ -128,90 +167,91 @@ fn translate(
             g.push(j);
         }
     }
-    let mut runs: Vec<(DraftRun, Job)> = Vec::new();
-    for g in groups {
-        let Some(first) = g.first().cloned() else {
+    groups
+}
+
+/// One group's jobs as one run: the same workload, their threads, files and
+/// sizes added (refused in `notes` when a job's workload differs).
+fn merge(g: Vec<Job>, notes: &mut Notes) -> Option<(DraftRun, Job)> {
+    let first = g.first()?.clone();
+    let mut run = first.run.clone();
+    let mut files = 0;
+    let mut size: Option<u64> = Some(0);
+    let mut threads = 0;
+    for j in &g {
+        let mut a = j.run.clone();
+        let mut b = first.run.clone();
+        for r in [&mut a, &mut b] {
+            r.name.clear();
+            r.notes.clear();
+            r.threads = 0;
+            r.rate = None;
+            r.io_limit = None;
+        }
+        let same = a == b
+            && j.target == first.target
+            && j.direct == first.direct
+            && j.engine == first.engine
+            && j.shared_file == first.shared_file
+            && (j.run.rate.is_some() == first.run.rate.is_some())
+            // A bandwidth cap is per job in fio; joined jobs would need theirs summed.
+            && (j.name == first.name
+                || (j.run.shape == first.run.shape && !j.run.shape.iter().any(|(k, _)| *k == "rate")));
+        if !same {
+            notes.refuse(
+                &j.at,
+                &format!("[{}]", j.name),
+                format!(
+                    "runs at the same time as [{}] ({}) with a different workload; volbench runs \
+                     one workload at a time: put stonewall in [{}] to run it after",
+                    first.name, first.at, j.name
+                ),
+            );
             continue;
-        };
-        let mut run = first.run.clone();
-        let mut files = 0;
-        let mut size: Option<u64> = Some(0);
-        let mut threads = 0;
-        for j in &g {
-            let mut a = j.run.clone();
-            let mut b = first.run.clone();
-            for r in [&mut a, &mut b] {
-                r.name.clear();
-                r.notes.clear();
-                r.threads = 0;
-                r.rate = None;
-                r.io_limit = None;
-            }
-            let same = a == b
-                && j.target == first.target
-                && j.direct == first.direct
-                && j.engine == first.engine
-                && j.shared_file == first.shared_file
-                && (j.run.rate.is_some() == first.run.rate.is_some())
-                // A bandwidth cap is per job in fio; joined jobs would need theirs summed.
-                && (j.name == first.name
-                    || (j.run.shape == first.run.shape && !j.run.shape.iter().any(|(k, _)| *k == "rate")));
-            if !same {
-                notes.refuse(
-                    &j.at,
-                    &format!("[{}]", j.name),
-                    format!(
-                        "runs at the same time as [{}] ({}) with a different workload; volbench runs \
-                         one workload at a time: put stonewall in [{}] to run it after",
-                        first.name, first.at, j.name
-                    ),
-                );
-                continue;
-            }
-            threads += j.run.threads;
-            if j.shared_file {
-                files = j.files;
-                size = j.size;
-            } else {
-                files += j.files * j.numjobs;
-                size = match (size, j.size) {
-                    (Some(t), Some(s)) => Some(t.saturating_add(s.saturating_mul(j.numjobs))),
-                    _ => None,
-                };
-            }
-            if j.name != first.name {
-                run.notes.extend(j.run.notes.iter().cloned());
-                run.notes.push(Mapping {
-                    at: j.at.clone(),
-                    option: format!("[{}]", j.name),
-                    how: super::How::Exact(format!(
-                        "runs with [{}] in one group: its threads join this run",
-                        first.name
-                    )),
-                });
-            }
-            run.rate = match (run.rate, j.run.rate) {
-                (Some(x), Some(y)) if j.name != first.name => Some(x + y),
-                (r, _) => r,
-            };
-            run.io_limit = match (run.io_limit, j.run.io_limit) {
-                (Some(x), Some(y)) if j.name != first.name => Some(x.saturating_add(y)),
-                (l, _) => l,
+        }
+        threads += j.run.threads;
+        if j.shared_file {
+            files = j.files;
+            size = j.size;
+        } else {
+            files += j.files * j.numjobs;
+            size = match (size, j.size) {
+                (Some(t), Some(s)) => Some(t.saturating_add(s.saturating_mul(j.numjobs))),
+                _ => None,
             };
         }
-        run.threads = threads;
-        run.files = Some(files.max(1));
-        let mut head = first.clone();
-        head.size = size;
-        head.files = files.max(1);
-        runs.push((run, head));
+        if j.name != first.name {
+            run.notes.extend(j.run.notes.iter().cloned());
+            run.notes.push(Mapping {
+                at: j.at.clone(),
+                option: format!("[{}]", j.name),
+                how: super::How::Exact(format!(
+                    "runs with [{}] in one group: its threads join this run",
+                    first.name
+                )),
+            });
+        }
+        run.rate = match (run.rate, j.run.rate) {
+            (Some(x), Some(y)) if j.name != first.name => Some(x + y),
+            (r, _) => r,
+        };
+        run.io_limit = match (run.io_limit, j.run.io_limit) {
+            (Some(x), Some(y)) if j.name != first.name => Some(x.saturating_add(y)),
+            (l, _) => l,
+        };
     }
-    notes.check()?;
-    let Some((_, head)) = runs.first() else {
-        return Err(VbError::input(format!("{origin}: no job sections")));
-    };
-    let head = head.clone();
-    for (r, j) in &runs {
+    run.threads = threads;
+    run.files = Some(files.max(1));
+    let mut head = first.clone();
+    head.size = size;
+    head.files = files.max(1);
+    Some((run, head))
+}
+
+/// The runs of one suite share its target, working set, engine, direct
+/// setting, seed, sync and data: a job that differs is refused.
+fn same_suite(runs: &[(DraftRun, Job)], head: &Job, notes: &mut Notes) {
+    for (_, j) in runs {
         let differs = |what: &str, notes: &mut Notes| {
             notes.refuse(
                 &j.at,
@@ -241,33 +281,5 @@ fn translate(
                 notes,
             );
         }
-        let _ = r;
     }
-    notes.check()?;
-    Ok(Draft {
-        name: run_name(
-            Path::new(origin)
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_else(|| "fio".into())
-                .as_str(),
-        ),
-        source: format!("fio job file {origin}"),
-        target: head.target.clone(),
-        size: head.size,
-        // The suite's file count is the first run's; each run states its own.
-        files: Some(head.files),
-        fill_bs: None,
-        threads_total: head.threads_total,
-        direct: head.direct,
-        write_sync: head.write_sync,
-        data: head.data.clone(),
-        engine: Some(head.engine),
-        interval_s: None,
-        seed: head.seed,
-        hosts: Vec::new(),
-        global: Vec::new(),
-        runs: runs.into_iter().map(|(r, _)| r).collect(),
-        tree: None,
-    })
 }

@@ -6,8 +6,9 @@
 
 use std::path::{Path, PathBuf};
 
-use super::super::{DraftRun, Notes};
+use super::super::{DraftRun, How, Mapping, Notes};
 use crate::error::{Result, VbError};
+use crate::spec::{Arrivals, Pattern};
 
 /// Include files nest at most this deep (a file including itself stops here).
 pub const MAX_INCLUDE_DEPTH: usize = 8;
@@ -174,6 +175,14 @@ fn expand_vars(line: &str, src: &Sources) -> std::result::Result<String, String>
                 None => return Err(format!("${{{name}}} is not set in the environment")),
             }
             rest = body.get(end + 1..).unwrap_or("");
+        } else if let Some(word) = ["jobname", "jobnum", "filenum", "clientuid"]
+            .into_iter()
+            .find(|w| after.starts_with(w))
+        {
+            // filename_format's own keywords, which fio fills in per file.
+            out.push('$');
+            out.push_str(word);
+            rest = after.get(word.len()..).unwrap_or("");
         } else {
             // The option's name only: a line of a file that is no job file
             // (`include /etc/shadow`, its hashes full of '$') is not echoed.
@@ -219,23 +228,109 @@ pub(crate) struct Job {
     pub(crate) threads_total: bool,
 }
 
-pub(super) fn alias(key: &str) -> &str {
-    match key {
-        "readwrite" => "rw",
-        "blocksize" => "bs",
-        "bsrange" => "blocksize_range",
-        "ioengine" => "ioengine",
-        "io_limit" => "io_size",
-        // fio's own aliases (options.c `.alias`), so each is judged as its option.
-        "timeout" => "runtime",
-        "nr_files" => "nrfiles",
-        "fileoffset" => "offset",
-        "ratemin" => "rate_min",
-        "ratecycle" => "rate_cycle",
-        "allrandrepeat" => "randrepeat",
-        "disable_bw" => "disable_bw_measurement",
-        "rate_process" => "rate_process",
-        k => k,
+/// One job's options as the table's rows read them (`options.rs`): what
+/// each sets, and how each was mapped. The driver (`job.rs`) turns it into
+/// a `Job` once every option is read.
+#[derive(Debug)]
+pub(crate) struct Read {
+    pub(crate) rw: Pattern,
+    /// rw=randread:N: a new random offset every N I/Os.
+    pub(crate) rand_every: Option<u64>,
+    pub(crate) read_pct: Option<u8>,
+    pub(crate) bs: Vec<(u64, u32)>,
+    pub(crate) iodepth: u64,
+    pub(crate) numjobs: u64,
+    pub(crate) engine: &'static str,
+    /// libaio or posixaio: buffered, they complete one request at a time.
+    pub(crate) aio: bool,
+    pub(crate) direct: bool,
+    pub(crate) time_based: bool,
+    pub(crate) runtime: Option<f64>,
+    pub(crate) warmup: f64,
+    pub(crate) rate_iops: Option<f64>,
+    pub(crate) rate_bw: Option<(u64, Opt)>,
+    pub(crate) arrivals: Option<Arrivals>,
+    pub(crate) filename: Option<String>,
+    pub(crate) directory: Option<String>,
+    pub(crate) nrfiles: u64,
+    pub(crate) size: Option<u64>,
+    pub(crate) filesize: Option<u64>,
+    pub(crate) io_size: Option<u64>,
+    /// number_ios: I/Os per job before it stops.
+    pub(crate) number_ios: Option<(u64, Opt)>,
+    /// blockalign: offsets aligned to this many bytes.
+    pub(crate) blockalign: Option<(u64, Opt)>,
+    /// fio's random map is on unless norandommap says otherwise.
+    pub(crate) norandommap: bool,
+    pub(crate) seed: Option<u64>,
+    pub(crate) stonewall: bool,
+    pub(crate) wait_for: Option<String>,
+    /// Shape keys with their TOML values.
+    pub(crate) shape: Vec<(&'static str, String)>,
+    pub(crate) write_sync: Option<&'static str>,
+    /// Suite [defaults] data keys (compress, dedup, verify, invalidate).
+    pub(crate) data: Vec<(&'static str, String)>,
+    /// How each option was mapped.
+    pub(crate) mapped: Vec<Mapping>,
+}
+
+impl Default for Read {
+    /// fio's own defaults.
+    fn default() -> Self {
+        Self {
+            rw: Pattern::Read,
+            rand_every: None,
+            read_pct: None,
+            bs: vec![(4096, 1)],
+            iodepth: 1,
+            numjobs: 1,
+            engine: "psync",
+            aio: false,
+            direct: false,
+            time_based: false,
+            runtime: None,
+            warmup: 0.0,
+            rate_iops: None,
+            rate_bw: None,
+            arrivals: None,
+            filename: None,
+            directory: None,
+            nrfiles: 1,
+            size: None,
+            filesize: None,
+            io_size: None,
+            number_ios: None,
+            blockalign: None,
+            norandommap: false,
+            seed: None,
+            stonewall: false,
+            wait_for: None,
+            shape: Vec::new(),
+            write_sync: None,
+            data: Vec::new(),
+            mapped: Vec::new(),
+        }
+    }
+}
+
+impl Read {
+    /// Records how `opt` was mapped: exactly, or with a note printed.
+    pub(crate) fn say(&mut self, opt: &Opt, how: impl Into<String>, exact: bool) {
+        self.mapped.push(mapping(opt, how, exact));
+    }
+}
+
+/// How one fio option was mapped: exactly, or with a note printed.
+pub(crate) fn mapping(opt: &Opt, how: impl Into<String>, exact: bool) -> Mapping {
+    let how = how.into();
+    Mapping {
+        at: opt.at.clone(),
+        option: opt.text(),
+        how: if exact {
+            How::Exact(how)
+        } else {
+            How::Note(how)
+        },
     }
 }
 

@@ -1,157 +1,153 @@
 //! fio's options for skew, syncs, think time and O_SYNC, onto volbench's
 //! run shape (`spec::shape`) and write_sync; the rest of a job is
-//! `fio_job.rs`. Each option is mapped, noted or refused by name.
+//! in `workload.rs`. Each function is one row's of `options.rs`.
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
-use super::super::{How, Mapping, Notes};
-use super::parse::Opt;
+use super::super::Notes;
+use super::parse::{Opt, Read};
 use crate::spec::shape::Distribution;
 use crate::units::parse_duration;
-
-/// What a job's options add to its run: suite keys with their TOML values.
-#[derive(Debug, Default)]
-pub(super) struct Extra {
-    pub(super) shape: Vec<(&'static str, String)>,
-    pub(super) write_sync: Option<&'static str>,
-    /// Suite [defaults] data keys (`fio_data.rs`).
-    pub(super) data: Vec<(&'static str, String)>,
-}
 
 fn quoted(s: &str) -> String {
     toml::Value::String(s.to_string()).to_string()
 }
 
-/// How one fio option was mapped: exactly, or with a note printed.
-pub(super) fn mapping(opt: &Opt, how: String, exact: bool) -> Mapping {
-    Mapping {
-        at: opt.at.clone(),
-        option: opt.text(),
-        how: if exact {
-            How::Exact(how)
-        } else {
-            How::Note(how)
+fn count(v: &str) -> Option<u64> {
+    v.parse::<u64>().ok().filter(|n| *n <= u32::MAX as u64)
+}
+
+/// `random_distribution=`: random, zipf, pareto or zoned offsets.
+pub(super) fn random_distribution(opt: &Opt, r: &mut Read, notes: &mut Notes) {
+    let v = opt.val().trim();
+    let (at, text) = (opt.at.as_str(), opt.text());
+    let (kind, arg) = v.split_once(':').unwrap_or((v, ""));
+    let (dist, exact) = match kind {
+        "random" => ("uniform".to_string(), true),
+        "zipf" | "pareto" => (format!("{kind}:{arg}"), false),
+        // fio's zones run from the start of the space, as volbench's.
+        "zoned" => match fio_zones(arg) {
+            Ok(hot) => (hot, true),
+            Err(why) => return notes.refuse(at, &text, why),
         },
+        _ => {
+            return notes.unsupported(
+                at,
+                &text,
+                &format!("the '{kind}' distribution; volbench has random, zipf, pareto and zoned"),
+            );
+        }
+    };
+    match Distribution::parse(&dist) {
+        Err(e) => notes.refuse(at, &text, e.message),
+        Ok(_) if exact => {
+            r.say(opt, format!("distribution = {dist}"), true);
+            r.shape.push(("distribution", quoted(&dist)));
+        }
+        Ok(_) => {
+            r.say(
+                opt,
+                format!(
+                    "distribution = {dist}, the same shares; volbench keeps the hottest blocks at the \
+                     start of the space where fio scatters them"
+                ),
+                false,
+            );
+            r.shape.push(("distribution", quoted(&dist)));
+        }
     }
 }
 
-/// True when `key` is one of these options (mapped, noted or refused here).
-pub(super) fn map(
-    key: &str,
-    opt: &Opt,
-    extra: &mut Extra,
-    mapped: &mut Vec<Mapping>,
-    notes: &mut Notes,
-) -> bool {
-    let v = opt.val().trim();
-    let (at, text) = (opt.at.as_str(), opt.text());
-    let mut say = |how: String, exact: bool| mapped.push(mapping(opt, how, exact));
-    let count = |v: &str| v.parse::<u64>().ok().filter(|n| *n <= u32::MAX as u64);
-    match key {
-        "random_distribution" => {
-            let (kind, arg) = v.split_once(':').unwrap_or((v, ""));
-            let (dist, exact) = match kind {
-                "random" => ("uniform".to_string(), true),
-                "zipf" | "pareto" => (format!("{kind}:{arg}"), false),
-                // fio's zones run from the start of the space, as volbench's.
-                "zoned" => match fio_zones(arg) {
-                    Ok(hot) => (hot, true),
-                    Err(why) => {
-                        notes.refuse(at, &text, why);
-                        return true;
-                    }
-                },
-                _ => {
-                    notes.unsupported(
-                        at,
-                        &text,
-                        &format!(
-                            "the '{kind}' distribution; volbench has random, zipf, pareto and zoned"
-                        ),
-                    );
-                    return true;
-                }
-            };
-            match Distribution::parse(&dist) {
-                Err(e) => notes.refuse(at, &text, e.message),
-                Ok(_) if exact => {
-                    say(format!("distribution = {dist}"), true);
-                    extra.shape.push(("distribution", quoted(&dist)));
-                }
-                Ok(_) => {
-                    say(
-                        format!(
-                            "distribution = {dist}, the same shares; volbench keeps the hottest blocks at the \
-                             start of the space where fio scatters them"
-                        ),
-                        false,
-                    );
-                    extra.shape.push(("distribution", quoted(&dist)));
-                }
+/// `fsync=N`: an fsync every N writes.
+pub(super) fn fsync(opt: &Opt, r: &mut Read, notes: &mut Notes) {
+    sync_every(opt, r, notes, false)
+}
+
+/// `fdatasync=N`: an fdatasync every N writes.
+pub(super) fn fdatasync(opt: &Opt, r: &mut Read, notes: &mut Notes) {
+    sync_every(opt, r, notes, true)
+}
+
+fn sync_every(opt: &Opt, r: &mut Read, notes: &mut Notes, data: bool) {
+    match count(opt.val().trim()) {
+        Some(0) => r.say(opt, "fio's default: none", true),
+        Some(n) => {
+            r.shape.push(("fsync_every", n.to_string()));
+            if data {
+                r.shape.push(("fdatasync", "true".into()));
             }
+            let call = if data { "fdatasync" } else { "fsync" };
+            r.say(
+                opt,
+                format!("{call} every {n} writes per thread (fsync_every)"),
+                true,
+            );
         }
-        "fsync" | "fdatasync" => match count(v) {
-            Some(0) => say("fio's default: none".into(), true),
-            Some(n) => {
-                extra.shape.push(("fsync_every", n.to_string()));
-                if key == "fdatasync" {
-                    extra.shape.push(("fdatasync", "true".into()));
-                }
-                say(
-                    format!("{key} every {n} writes per thread (fsync_every)"),
-                    true,
-                );
-            }
-            None => notes.refuse(at, &text, "must be a whole number of writes"),
-        },
-        "end_fsync" => match v {
-            "0" => say("fio's default: none".into(), true),
-            "" | "1" => {
-                extra.shape.push(("end_fsync", "true".into()));
-                say("end_fsync = true".into(), true);
-            }
-            _ => notes.refuse(at, &text, "must be 0 or 1"),
-        },
-        "thinktime" => {
-            // fio's plain numbers here are microseconds.
-            let d = match v.parse::<u64>() {
-                Ok(us) => Ok(std::time::Duration::from_micros(us)),
-                Err(_) => parse_duration(v),
-            };
-            match d {
-                Ok(d) if d.is_zero() => say("fio's default: none".into(), true),
-                Ok(d) => {
-                    let t = format!("{}us", d.as_micros());
-                    extra.shape.push(("think_time", quoted(&t)));
-                    say(format!("think_time = {t} after each completion"), true);
-                }
-                Err(e) => notes.refuse(at, &text, e.message),
-            }
-        }
-        "thinktime_blocks" if v == "1" => say("think after every I/O".into(), true),
-        "thinktime_blocks" | "thinktime_spin" | "thinktime_blocks_type" | "thinktime_iotime" => {
-            notes.unsupported(at, &text, "think time other than after every I/O")
-        }
-        "sync" => {
-            let mode = match v {
-                "0" | "none" => None,
-                "" | "1" | "sync" => Some("sync"),
-                "dsync" => Some("dsync"),
-                _ => {
-                    notes.refuse(at, &text, "must be 0, 1, none, sync or dsync");
-                    return true;
-                }
-            };
-            match mode {
-                None => say("no O_SYNC".into(), true),
-                Some(m) => {
-                    extra.write_sync = Some(m);
-                    say(format!("write_sync = {m} (O_{})", m.to_uppercase()), true);
-                }
-            }
-        }
-        _ => return false,
+        None => notes.refuse(&opt.at, &opt.text(), "must be a whole number of writes"),
     }
-    true
+}
+
+/// `end_fsync`: sync the files when the job ends.
+pub(super) fn end_fsync(opt: &Opt, r: &mut Read, notes: &mut Notes) {
+    match opt.val().trim() {
+        "0" => r.say(opt, "fio's default: none", true),
+        "" | "1" => {
+            r.shape.push(("end_fsync", "true".into()));
+            r.say(opt, "end_fsync = true", true);
+        }
+        _ => notes.refuse(&opt.at, &opt.text(), "must be 0 or 1"),
+    }
+}
+
+/// `thinktime`: a pause after each I/O (fio's plain numbers are microseconds).
+pub(super) fn thinktime(opt: &Opt, r: &mut Read, notes: &mut Notes) {
+    let v = opt.val().trim();
+    let d = match v.parse::<u64>() {
+        Ok(us) => Ok(std::time::Duration::from_micros(us)),
+        Err(_) => parse_duration(v),
+    };
+    match d {
+        Ok(d) if d.is_zero() => r.say(opt, "fio's default: none", true),
+        Ok(d) => {
+            let t = format!("{}us", d.as_micros());
+            r.shape.push(("think_time", quoted(&t)));
+            r.say(opt, format!("think_time = {t} after each completion"), true);
+        }
+        Err(e) => notes.refuse(&opt.at, &opt.text(), e.message),
+    }
+}
+
+/// `thinktime_blocks=1` is the only count volbench's think time has.
+pub(super) fn thinktime_blocks(opt: &Opt, r: &mut Read, notes: &mut Notes) {
+    if opt.val().trim() == "1" {
+        r.say(opt, "think after every I/O", true);
+    } else {
+        notes.unsupported(
+            &opt.at,
+            &opt.text(),
+            "think time other than after every I/O",
+        );
+    }
+}
+
+/// `sync=`: O_SYNC or O_DSYNC writes.
+pub(super) fn sync(opt: &Opt, r: &mut Read, notes: &mut Notes) {
+    let mode = match opt.val().trim() {
+        "0" | "none" => None,
+        "" | "1" | "sync" => Some("sync"),
+        "dsync" => Some("dsync"),
+        _ => return notes.refuse(&opt.at, &opt.text(), "must be 0, 1, none, sync or dsync"),
+    };
+    match mode {
+        None => r.say(opt, "no O_SYNC", true),
+        Some(m) => {
+            r.write_sync = Some(m);
+            r.say(
+                opt,
+                format!("write_sync = {m} (O_{})", m.to_uppercase()),
+                true,
+            );
+        }
+    }
 }
 
 /// fio's `zoned:` list as volbench's `hot:` list. fio gives the zones with

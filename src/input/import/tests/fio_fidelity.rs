@@ -83,19 +83,126 @@ fn fio_options_that_keep_the_workload_are_accepted_with_a_note() {
 #[test]
 fn fio_options_volbench_cannot_keep_are_refused_with_the_reason() {
     for (opt, why) in [
-        ("number_ios=1000", "count of I/Os"),
         ("blockalign=512", "aligned"),
         ("fill_device=1", "full"),
-        ("exit_what=all", "stop"),
-        ("filename_format=f.x", "names its files"),
+        ("fill_fs=1", "full"),
+        ("exit_what=all", "later group"),
+        ("filename_format=f.$filenum", "shared between jobs"),
         ("latency_target=10ms", "latency target"),
         ("ss=iops:0.2%", "steady-state"),
-        ("rw=read:-8k", "skips"),
+        ("rw=read:-8k", "backwards"),
+        ("rw=read:8k", "holes"),
+        ("rw=randread:0", "1..100"),
+        ("rw_sequencer=identical", "same offset"),
+        ("startdelay=1-5", "start delay per thread"),
+        ("verify_only", "volbench verify"),
+        ("verify_pattern=0xff", "fixed buffer pattern"),
     ] {
         let e = buffered(opt).unwrap_err().to_string();
         assert!(
             e.contains(opt.split('=').next().unwrap()) && e.contains(why),
             "{opt}: {e}"
         );
+    }
+}
+
+fn rendered(imp: &Imported) -> String {
+    render::suite_toml(imp, "s.toml", "h.txt")
+}
+
+#[test]
+fn fio_random_map_is_kept_as_volbench_random_map() {
+    // fio's default: every block once per pass (its random map).
+    let j = job_of(&buffered("").unwrap());
+    assert!(j.runs[0].shape.random_map, "fio's default random map");
+    // norandommap: independent offsets, as volbench's own default.
+    let j = job_of(&buffered("norandommap").unwrap());
+    assert!(!j.runs[0].shape.random_map);
+    // blockalign equal to the block size is exact and, as in fio, turns
+    // the random map off.
+    let j = job_of(&buffered("blockalign=4k").unwrap());
+    assert!(!j.runs[0].shape.random_map);
+    // A skew is drawn independently, with a note saying so.
+    let imp = buffered("random_distribution=zipf:1.2").unwrap();
+    assert!(!job_of(&imp).runs[0].shape.random_map);
+    assert!(
+        said(&imp).iter().any(|n| n.contains("random map")),
+        "{:?}",
+        said(&imp)
+    );
+    // Sequential jobs have no random map.
+    let imp = fio_ok("[j]\nrw=read\nsize=1g\ndirectory=/d\ntime_based\nruntime=5\n");
+    assert!(!job_of(&imp).runs[0].shape.random_map);
+}
+
+#[test]
+fn fio_rw_modifier_on_a_random_pattern_seeks_every_nth_io() {
+    let imp = buffered("rw=randread:8").unwrap();
+    let j = job_of(&imp);
+    assert_eq!(j.runs[0].shape.seek_pct, Some(13), "1 in 8, rounded");
+    assert!(
+        !j.runs[0].shape.random_map,
+        "seeks and a random map exclude each other"
+    );
+    // A modifier of 1 is every I/O: plain random.
+    let j = job_of(&buffered("rw=randread:1").unwrap());
+    assert_eq!(j.runs[0].shape.seek_pct, None);
+}
+
+#[test]
+fn fio_number_ios_stops_each_job_after_its_count() {
+    let imp =
+        fio_ok("[j]\nrw=randread\nbs=8k\nsize=1g\ndirectory=/d\nnumjobs=2\nnumber_ios=1000\n");
+    let j = job_of(&imp);
+    // 1000 I/Os of 8 KiB per job, two jobs: before the 1 GiB each.
+    assert_eq!(j.runs[0].io_limit, Some(2 * 1000 * 8192));
+    // The size still wins when it comes first.
+    let imp = fio_ok("[j]\nrw=randread\nbs=4k\nsize=40k\ndirectory=/d\nnumber_ios=1000\n");
+    assert_eq!(job_of(&imp).runs[0].io_limit, Some(40 * 1024));
+    // A count over several block sizes has no byte count.
+    let e = buffered("bssplit=4k/50:64k/50\nnumber_ios=10")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("number_ios=10") && e.contains("several block sizes"),
+        "{e}"
+    );
+}
+
+#[test]
+fn fio_start_delay_exit_what_and_filename_format_are_noted() {
+    let imp = buffered(
+        "startdelay=5\nexitall\nexit_what=stonewall\nfilename_format=$jobname.$jobnum.$filenum",
+    )
+    .unwrap();
+    let notes = said(&imp);
+    for opt in [
+        "startdelay=5",
+        "exit_what=stonewall",
+        "filename_format=$jobname.$jobnum.$filenum",
+    ] {
+        assert!(notes.iter().any(|n| n.starts_with(opt)), "{opt}: {notes:?}");
+    }
+    assert!(rendered(&imp).contains("random_map = true"));
+}
+
+#[test]
+fn every_fio_option_row_is_named_once_and_in_the_import_guide() {
+    use crate::input::import::fio::options::OPTIONS;
+    let guide = include_str!("../../../../docs/guide/import.md");
+    let fio = guide
+        .split("## fio")
+        .nth(1)
+        .and_then(|s| s.split("\n## ").next())
+        .unwrap();
+    let mut seen = std::collections::BTreeSet::new();
+    for row in OPTIONS {
+        for name in std::iter::once(&row.name).chain(row.aliases) {
+            assert!(seen.insert(*name), "{name} has two rows");
+            assert!(
+                fio.contains(&format!("`{name}")),
+                "docs/guide/import.md's fio table does not name `{name}`"
+            );
+        }
     }
 }

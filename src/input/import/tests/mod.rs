@@ -252,7 +252,7 @@ fn fio_unsupported_options_are_refused_by_name_file_and_line() {
         ("random_distribution=normal:5", "distribution"),
         ("fsync_on_close=1", "fsync on close"),
         ("sync=maybe", "must be"),
-        ("startdelay=5", "delay"),
+        ("startdelay=1-5", "delay"),
         ("verify=pattern", "not supported yet"),
         ("bsrange=4k-64k", "range"),
         ("frobnicate=1", "not supported yet"),
