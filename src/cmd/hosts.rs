@@ -58,6 +58,7 @@ pub struct JobRun<'a> {
 }
 
 pub fn run_job(r: JobRun) -> Result<i32> {
+    crate::input::rate::refuse_search(&r.job, "a search over --hosts")?;
     let opts = options(r.job, r.size_given, r.hosts, r.listed, r.host_counts)?;
     if r.dry_run {
         print!("{}", describe(&opts));

@@ -61,6 +61,7 @@ pub(crate) fn cmd_run(
 
 /// A job over several targets, `--dry-run` or run and reported.
 pub(crate) fn run_job(job: &JobSpec, c: &CommonArgs, expect: Option<Expectation>) -> Result<i32> {
+    crate::input::rate::refuse_search(job, "a search over several targets")?;
     let list = job
         .targets
         .as_ref()

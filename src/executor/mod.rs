@@ -16,6 +16,7 @@ mod prepare;
 mod record;
 pub mod rescue;
 mod run;
+mod search;
 mod shaped;
 pub(crate) mod startgate;
 pub(crate) mod steady;
@@ -119,6 +120,12 @@ pub fn execute(plan: &Plan, obs: &dyn Observer, stop: &Arc<AtomicBool>) -> Resul
             doc.notes.push(note);
             continue;
         }
+        if let Some(t) = &run.spec.latency_target {
+            if !search::run(plan, run, t, &sets, (i, obs), stop, &mut doc) {
+                break;
+            }
+            continue;
+        }
         let run = match resolve_rate(run, &doc.runs) {
             Ok(r) => r,
             Err(e) => {
@@ -126,62 +133,77 @@ pub fn execute(plan: &Plan, obs: &dyn Observer, stop: &Arc<AtomicBool>) -> Resul
                 break;
             }
         };
-        let run = &run;
-        let prepared = match meta::find_set(&sets, run, job) {
-            Ok(p) => p,
-            Err(e) => {
-                doc.error = Some(e.to_string());
-                break;
-            }
-        };
-        if let Err(e) = meta::before_run(plan, run) {
-            doc.error = Some(e.to_string());
+        if !one_run(plan, &run, &sets, (i, obs), stop, &mut doc) {
             break;
-        }
-        // Until its workers are released the run is starting, not yet in
-        // its warm-up: a stop in between must not read as one in the fill.
-        rescue::doing(format!("starting run '{}'", run.spec.name));
-        obs.run_started(i, plan.runs.len(), run);
-        match run_one(plan, run, prepared, obs, stop, &|| Some(Instant::now())) {
-            Ok(result) if result.interrupted && !measured(&result) => {
-                // Stopped in its warm-up: nothing of it counts, and a row
-                // of zeros would read as a measurement.
-                doc.notes.push(format!(
-                    "stopped during the warm-up of run '{}': it was not measured",
-                    result.name
-                ));
-                doc.interrupted = true;
-                break;
-            }
-            Ok(result) => {
-                obs.run_finished(&result);
-                let interrupted = result.interrupted;
-                doc.runs.push(result);
-                rescue::keep(&doc, false);
-                if interrupted {
-                    doc.interrupted = true;
-                    break;
-                }
-            }
-            Err((_, None)) if stop.load(Ordering::Relaxed) => {
-                // Stopped while the run was starting: nothing was measured.
-                doc.notes.push(format!(
-                    "stopped while run '{}' was starting: it was not measured",
-                    run.spec.name
-                ));
-                doc.interrupted = true;
-                break;
-            }
-            Err((e, partial)) => {
-                if let Some(r) = partial {
-                    doc.runs.push(*r);
-                }
-                doc.error = Some(e.to_string());
-                break;
-            }
         }
     }
     Ok(doc)
+}
+
+/// Runs one planned run on its prepared set and records it in `doc`; false
+/// when the job must end here (a stop, an error: `doc` says which).
+fn one_run(
+    plan: &Plan,
+    run: &PlannedRun,
+    sets: &[(meta::SetKey, target::Prepared)],
+    (i, obs): (usize, &dyn Observer),
+    stop: &Arc<AtomicBool>,
+    doc: &mut ResultDoc,
+) -> bool {
+    let job = &plan.job;
+    let prepared = match meta::find_set(sets, run, job) {
+        Ok(p) => p,
+        Err(e) => {
+            doc.error = Some(e.to_string());
+            return false;
+        }
+    };
+    if let Err(e) = meta::before_run(plan, run) {
+        doc.error = Some(e.to_string());
+        return false;
+    }
+    // Until its workers are released the run is starting, not yet in
+    // its warm-up: a stop in between must not read as one in the fill.
+    rescue::doing(format!("starting run '{}'", run.spec.name));
+    obs.run_started(i, plan.runs.len(), run);
+    match run_one(plan, run, prepared, obs, stop, &|| Some(Instant::now())) {
+        Ok(result) if result.interrupted && !measured(&result) => {
+            // Stopped in its warm-up: nothing of it counts, and a row
+            // of zeros would read as a measurement.
+            doc.notes.push(format!(
+                "stopped during the warm-up of run '{}': it was not measured",
+                result.name
+            ));
+            doc.interrupted = true;
+            false
+        }
+        Ok(result) => {
+            obs.run_finished(&result);
+            let interrupted = result.interrupted;
+            doc.runs.push(result);
+            rescue::keep(doc, false);
+            if interrupted {
+                doc.interrupted = true;
+            }
+            !interrupted
+        }
+        Err((_, None)) if stop.load(Ordering::Relaxed) => {
+            // Stopped while the run was starting: nothing was measured.
+            doc.notes.push(format!(
+                "stopped while run '{}' was starting: it was not measured",
+                run.spec.name
+            ));
+            doc.interrupted = true;
+            false
+        }
+        Err((e, partial)) => {
+            if let Some(r) = partial {
+                doc.runs.push(*r);
+            }
+            doc.error = Some(e.to_string());
+            false
+        }
+    }
 }
 
 /// Whether a run has a measured phase (a run stopped in its warm-up has not).
@@ -220,6 +242,18 @@ pub fn stop_reason(rule: &StopRule, done: &[RunResult]) -> Option<String> {
             return Some(format!(
                 "{} reached a mean latency of {lat:.0}us, above the {limit:.0}us limit",
                 last.name
+            ));
+        }
+    }
+    if let Some(last) = group.last() {
+        let broken = crate::result::search::check(last, &rule.percentile_above);
+        if let Some(b) = broken.iter().find(|c| !c.pass) {
+            return Some(format!(
+                "{} measured {} against {}",
+                last.name,
+                b.measured_us
+                    .map_or("no I/O".into(), |us| format!("{us:.0}us")),
+                b.limit.label()
             ));
         }
     }

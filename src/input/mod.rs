@@ -10,6 +10,7 @@ pub mod foreign_flags;
 pub mod hosts;
 pub mod import;
 pub(crate) mod meta;
+pub(crate) mod rate;
 pub(crate) mod shape;
 pub mod suite;
 pub mod sweep;

@@ -14,6 +14,7 @@ pub mod merge;
 pub(crate) mod meta;
 pub(crate) mod mount;
 pub(crate) mod ops;
+pub mod search;
 pub(crate) mod targets;
 
 use serde::{Deserialize, Serialize};
@@ -64,6 +65,10 @@ pub struct ResultDoc {
     /// written before it was recorded, and when no set was prepared).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub fill: Vec<fill::FillResult>,
+    /// Each `--latency-target` search: its steps (runs in `runs`) and the
+    /// rate found.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub latency_search: Vec<search::LatencySearchResult>,
 }
 
 impl ResultDoc {
@@ -84,6 +89,7 @@ impl ResultDoc {
             expect: None,
             diagnosis: Vec::new(),
             fill: Vec::new(),
+            latency_search: Vec::new(),
         }
     }
 }

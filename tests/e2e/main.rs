@@ -22,6 +22,7 @@ mod import_cli;
 mod import_data;
 mod import_lists;
 mod import_meta;
+mod latency_target;
 mod launchers;
 mod meta;
 mod meta_compare;
