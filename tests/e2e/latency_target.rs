@@ -66,6 +66,18 @@ fn search(vol: &Volume) -> serde_json::Value {
 fn check_steps(doc: &serde_json::Value) -> &serde_json::Value {
     let s = &doc["latency_search"][0];
     let steps = s["steps"].as_array().expect("steps");
+    // The figures of the search, for whoever reads the test's output.
+    for st in steps {
+        println!(
+            "step {} {} rate {} iops {:.0} p99 {}us {}",
+            st["step"],
+            st["kind"],
+            st["rate_iops"],
+            f(&st["iops"]),
+            st["measured"][0]["measured_us"],
+            st["pass"]
+        );
+    }
     let runs = doc["runs"].as_array().expect("runs");
     assert_eq!(steps.len(), runs.len(), "every step is a run of the result");
     assert!(steps.len() <= 10, "the default bound of 10 steps holds");

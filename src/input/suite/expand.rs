@@ -294,35 +294,7 @@ pub fn to_job(origin: &str, text: &str, suite: &SuiteFile, o: &Overrides) -> Res
                         Ok(ps)
                     }),
                 )?;
-                // "20ms" stops on the mean, "p99=20ms" on a percentile.
-                let (stop_us, stop_pcts) = match &e.curve_stop_latency {
-                    Some(v) if v.get_ref().text().contains('=') => (
-                        None,
-                        cx.with(
-                            "curve_stop_latency",
-                            Some(v),
-                            LatencyLimit::parse_list("curve_stop_latency", &v.get_ref().text()),
-                        )?,
-                    ),
-                    Some(v) => (
-                        Some(
-                            cx.with(
-                                "curve_stop_latency",
-                                Some(v),
-                                parse_duration_in(
-                                    "curve_stop_latency",
-                                    &v.get_ref().text(),
-                                    bounds::MIN_LATENCY,
-                                    bounds::MAX_LATENCY,
-                                ),
-                            )?
-                            .as_secs_f64()
-                                * 1e6,
-                        ),
-                        Vec::new(),
-                    ),
-                    None => (None, Vec::new()),
-                };
+                let (stop_us, stop_pcts) = curve_stop(&cx, e)?;
                 let Some(mut max) = points.pop() else {
                     return Err(cx.err(c, "curve", VbError::input("the run has no point")));
                 };
@@ -490,4 +462,25 @@ fn rates_of(cx: &Ctx, e: &super::RunEntry, mix_points: usize, base: &mut RunSpec
     }
     let mix_given = e.read_pct.is_some() || !base.rw.is_mixed();
     cx.with(key, at, crate::input::rate::apply(&args, mix_given, base))
+}
+
+/// A curve's `curve_stop_latency`: "20ms" stops on the mean (µs), and
+/// "p99=20ms" on a percentile (the `--latency-target` form).
+fn curve_stop(cx: &Ctx, e: &super::RunEntry) -> Result<(Option<f64>, Vec<LatencyLimit>)> {
+    let Some(v) = &e.curve_stop_latency else {
+        return Ok((None, Vec::new()));
+    };
+    let text = v.get_ref().text();
+    if text.contains('=') {
+        let limits = LatencyLimit::parse_list("curve_stop_latency", &text);
+        return Ok((None, cx.with("curve_stop_latency", Some(v), limits)?));
+    }
+    let d = parse_duration_in(
+        "curve_stop_latency",
+        &text,
+        bounds::MIN_LATENCY,
+        bounds::MAX_LATENCY,
+    );
+    let us = cx.with("curve_stop_latency", Some(v), d)?.as_secs_f64() * 1e6;
+    Ok((Some(us), Vec::new()))
 }
