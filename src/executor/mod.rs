@@ -16,6 +16,7 @@ mod prepare;
 mod record;
 pub mod rescue;
 mod run;
+mod search;
 mod shaped;
 pub(crate) mod startgate;
 pub(crate) mod steady;
@@ -116,7 +117,12 @@ pub fn execute(
             doc.notes.push(note);
             continue;
         }
-        if !run_on_all(plans, &prepared, &mut done, i, &mut doc, obs, stop) {
+        let all = (plans, prepared.as_slice());
+        let go_on = match &spec.latency_target {
+            Some(t) => search::run(all, &mut done, i, t, &mut doc, obs, stop),
+            None => run_on_all(all, &mut done, i, None, &mut doc, obs, stop),
+        };
+        if !go_on {
             break;
         }
     }
@@ -177,25 +183,35 @@ fn target_info(p: &Plan, sets: &Sets) -> TargetInfo {
 
 /// Run `i` on every target, its result added to `doc`; false when the job
 /// ends here (a stop, an error).
+/// `step` makes each target's run a step of a latency search (its rate
+/// and name) instead of the run as planned.
 fn run_on_all(
-    plans: &[Plan],
-    prepared: &[Sets],
+    (plans, prepared): (&[Plan], &[Sets]),
     done: &mut [Vec<RunResult>],
     i: usize,
+    step: Option<&dyn Fn(&PlannedRun) -> PlannedRun>,
     doc: &mut ResultDoc,
     obs: &dyn Observer,
     stop: &Arc<AtomicBool>,
 ) -> bool {
-    let Some(spec) = doc.spec.runs.get(i).cloned() else {
+    let Some(mut spec) = doc.spec.runs.get(i).cloned() else {
         return false;
     };
-    let runs = match targets::ready(plans, prepared, done, i) {
+    let mut runs = match targets::ready(plans, prepared, done, i) {
         Ok(r) => r,
         Err(e) => {
             doc.error = Some(e.to_string());
             return false;
         }
     };
+    if let Some(f) = step {
+        for (r, _) in runs.iter_mut() {
+            *r = f(r);
+        }
+        if let Some((r, _)) = runs.first() {
+            spec = r.spec.clone();
+        }
+    }
     // One target: its run as planned and resolved; several: the job's run
     // with every target's threads.
     let whole = match runs.as_slice() {

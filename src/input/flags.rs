@@ -121,7 +121,7 @@ pub fn job_from_run_args(a: &RunArgs) -> Result<JobSpec> {
             .and_then(|x| u32::try_from(x).ok())
             .unwrap_or(1)
     };
-    let base = RunSpec {
+    let mut base = RunSpec {
         name: a.name.clone().unwrap_or_default(),
         rw,
         read_pct: read_pcts.first().copied().unwrap_or(50).min(100) as u8,
@@ -143,6 +143,13 @@ pub fn job_from_run_args(a: &RunArgs) -> Result<JobSpec> {
         },
         ..RunSpec::default()
     };
+    if a.rates.rate_iops.is_some() && read_pcts.len() > 1 {
+        return Err(VbError::input(
+            "--rate-iops caps each direction of one mix; sweep --read-pct without it",
+        ));
+    }
+    let mix_given = a.read_pct.is_some() || !rw.is_mixed();
+    crate::input::rate::apply(&a.rates, mix_given, &mut base)?;
     let many = |n: usize| n > 1;
     let axes = Axes {
         threads: many(threads.len()).then_some(threads),

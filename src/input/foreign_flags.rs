@@ -55,7 +55,16 @@ const TABLE: &[Foreign] = &[
         value: Some("1"),
         volbench: "nothing: O_DIRECT is the default (--direct, no value)",
     },
-    f("fio", &["rate_iops"], "--rate (IOPS across all threads)"),
+    f(
+        "fio",
+        &["rate_iops"],
+        "--rate-iops R,W (reads, writes per second), or --rate N across both",
+    ),
+    f(
+        "fio",
+        &["latency_target", "latency_percentile"],
+        "--latency-target p99=2ms (the highest rate keeping it)",
+    ),
     f("fio", &["randseed", "randrepeat"], "--seed"),
     f(
         "fio",

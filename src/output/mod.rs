@@ -4,6 +4,7 @@ pub(crate) mod diagnosis;
 pub mod file;
 pub mod fmt;
 pub(crate) mod profile;
+pub(crate) mod search;
 pub(crate) mod small_files;
 pub(crate) mod table;
 pub(crate) mod tables;
@@ -147,6 +148,7 @@ pub fn summary(doc: &ResultDoc) -> String {
             ),
         );
     }
+    parts.extend(search::tables(doc).iter().map(table::Table::to_terminal));
     let findings = diagnosis::lines(doc);
     if !findings.is_empty() {
         parts.push(findings);
@@ -167,6 +169,7 @@ pub fn write_dir(doc: &ResultDoc, dir: &OutputDir, extra: &[(&str, String)]) -> 
     // The tables in the papers' layout, as Markdown and one CSV per table.
     let views = tables::views(doc);
     let mut md: Vec<String> = views.iter().map(table::Table::to_markdown).collect();
+    md.extend(search::tables(doc).iter().map(table::Table::to_markdown));
     md.extend(diagnosis::table(doc).map(|t| t.to_markdown()));
     write("tables.md", &md.join("\n"))?;
     for (i, v) in views.iter().enumerate() {

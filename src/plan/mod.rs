@@ -5,6 +5,7 @@
 pub(crate) mod hosts;
 pub(crate) mod meta;
 pub(crate) mod sequence;
+pub(crate) mod search;
 mod sets;
 pub(crate) mod size;
 pub(crate) mod targets;
@@ -192,7 +193,11 @@ impl Plan {
     pub fn total_seconds(&self) -> f64 {
         self.runs
             .iter()
-            .map(|r| r.spec.warmup_s + r.spec.duration_s)
+            .map(|r| {
+                // A latency search makes up to its bound of runs.
+                let n = r.spec.latency_target.as_ref().map_or(1, |t| t.max_steps);
+                (r.spec.warmup_s + r.spec.duration_s) * f64::from(n)
+            })
             .sum()
     }
 
@@ -285,6 +290,17 @@ impl Plan {
                 if let Some(us) = rule.latency_above_us {
                     when.push_str(&format!("  [skipped once latency > {us:.0}us]"));
                 }
+                for l in &rule.percentile_above {
+                    when.push_str(&format!("  [skipped once not {}]", l.label()));
+                }
+            }
+            if let Some(t) = &s.latency_target {
+                when.push_str(&format!(
+                    "  [searches the highest rate keeping {}: up to {} runs, to {}% of the maximum]",
+                    t.label(),
+                    t.max_steps,
+                    t.precision_pct
+                ));
             }
             let layout = if r.io_threads != s.threads || r.depth != s.iodepth {
                 format!(" = {} I/O threads x depth {}", r.io_threads, r.depth)
@@ -310,7 +326,9 @@ impl Plan {
         }
         // A phase ends when it has covered the tree; its duration is a cap.
         let conditional = self.runs.iter().any(|r| {
-            r.spec.stop_rule.is_some() || r.spec.meta.as_ref().is_some_and(|m| m.whole_tree)
+            r.spec.stop_rule.is_some()
+                || r.spec.latency_target.is_some()
+                || r.spec.meta.as_ref().is_some_and(|m| m.whole_tree)
         });
         let _ = writeln!(
             out,

@@ -40,6 +40,18 @@ pub fn stop_reason(rule: &StopRule, done: &[RunResult]) -> Option<String> {
             ));
         }
     }
+    if let Some(last) = group.last() {
+        let broken = crate::result::search::check(last, &rule.percentile_above);
+        if let Some(b) = broken.iter().find(|c| !c.pass) {
+            return Some(format!(
+                "{} measured {} against {}",
+                last.name,
+                b.measured_us
+                    .map_or("no I/O".into(), |us| format!("{us:.0}us")),
+                b.limit.label()
+            ));
+        }
+    }
     None
 }
 

@@ -88,6 +88,7 @@ impl RunFixture {
             steady: false,
             discard: false,
             stop_rule: None,
+            latency_target: None,
             meta: None,
             shape: Default::default(),
             buffered: false,
@@ -274,6 +275,7 @@ pub fn doc(host: &str, runs: &[RunFixture]) -> ResultDoc {
         expect: None,
         diagnosis: Vec::new(),
         fill: Vec::new(),
+        latency_search: Vec::new(),
     }
 }
 

@@ -124,6 +124,7 @@ pub fn report_page(sources: &[Source]) -> Page {
     );
     results.tables = tables::results(sources);
     sections.extend(super::sections::diagnosis::section(sources));
+    sections.extend(super::sections::search::section(sources));
     sections.push(results);
     sections.extend(super::sections::hosts::section(sources));
     sections.extend(super::sections::host_scaling::section(sources));

@@ -20,6 +20,17 @@ pub struct Expectation {
     /// Total (read + write) MiB/s the storage should cap at.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mib_s: Option<f64>,
+    /// Reads and writes capped apart (a service that states 500 read IOPS
+    /// and 500 write IOPS): each direction is held to its own limit, never
+    /// their sum to one of them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_iops: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_iops: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_mib_s: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_mib_s: Option<f64>,
     /// How each limit was arrived at ("64 MiB/s per TiB x 4 TiB = 256 MiB/s"),
     /// and the catalogue entry's source.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -35,6 +46,16 @@ impl Expectation {
         }
         if let Some(m) = self.mib_s {
             parts.push(format!("{} MiB/s", crate::units::trim(m, 2)));
+        }
+        for (v, what) in [
+            (self.read_iops, "read IOPS"),
+            (self.write_iops, "write IOPS"),
+            (self.read_mib_s, "read MiB/s"),
+            (self.write_mib_s, "write MiB/s"),
+        ] {
+            if let Some(v) = v {
+                parts.push(format!("{} {what}", crate::units::trim(v, 2)));
+            }
         }
         parts.join(", ")
     }

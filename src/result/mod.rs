@@ -15,6 +15,7 @@ pub(crate) mod meta;
 pub(crate) mod mount;
 pub(crate) mod ops;
 pub mod profile;
+pub mod search;
 pub(crate) mod targets;
 
 use serde::{Deserialize, Serialize};
@@ -65,6 +66,10 @@ pub struct ResultDoc {
     /// written before it was recorded, and when no set was prepared).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub fill: Vec<fill::FillResult>,
+    /// Each `--latency-target` search: its steps (runs in `runs`) and the
+    /// rate found.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub latency_search: Vec<search::LatencySearchResult>,
 }
 
 impl ResultDoc {
@@ -85,6 +90,7 @@ impl ResultDoc {
             expect: None,
             diagnosis: Vec::new(),
             fill: Vec::new(),
+            latency_search: Vec::new(),
         }
     }
 }

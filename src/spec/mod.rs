@@ -6,6 +6,7 @@
 pub mod data;
 pub mod engine;
 pub mod fill;
+pub mod latency;
 pub mod layout;
 pub mod meta;
 pub mod reading;
@@ -194,6 +195,10 @@ pub struct RunSpec {
     /// (a sweep that stops at the knee, a curve that stops at a latency limit).
     #[serde(default)]
     pub stop_rule: Option<StopRule>,
+    /// Search the highest open-loop rate that keeps these latency limits
+    /// (`--latency-target`): this run becomes the search's runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_target: Option<latency::LatencySearch>,
     /// A metadata / small-file run: a tree and operations on it instead of
     /// block I/O on a file set (`rw`, `bs` and `iodepth` then do not apply).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -261,6 +266,7 @@ impl Default for RunSpec {
             steady: false,
             discard: false,
             stop_rule: None,
+            latency_target: None,
             meta: None,
             shape: shape::Shape::default(),
             buffered: false,
@@ -336,6 +342,10 @@ pub struct StopRule {
     /// Skip once the last run's mean latency passed this (microseconds).
     #[serde(default)]
     pub latency_above_us: Option<f64>,
+    /// Skip once the last run broke any of these percentile limits
+    /// (`curve_stop_latency = "p99=2ms"`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub percentile_above: Vec<latency::LatencyLimit>,
 }
 
 impl RunSpec {

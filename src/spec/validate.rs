@@ -185,6 +185,36 @@ impl JobSpec {
                 )
                 .map_err(at)?;
             }
+            for l in &rule.percentile_above {
+                l.validate("curve_stop_latency").map_err(at)?;
+            }
+        }
+        if let Some(t) = &run.latency_target {
+            t.validate().map_err(at)?;
+            for l in &t.limits {
+                let (op, none) = match l.op {
+                    crate::spec::latency::LatencyOp::Read => ("reads", run.read_pct == 0),
+                    crate::spec::latency::LatencyOp::Write => ("writes", !run.has_writes()),
+                    crate::spec::latency::LatencyOp::All => ("", false),
+                };
+                if none {
+                    return Err(msg(format!(
+                        "--latency-target {} judges {op}, and --rw {} does no {op}",
+                        l.label(),
+                        run.rw.name()
+                    )));
+                }
+            }
+            if run.meta.is_some() {
+                return Err(msg(
+                    "--latency-target searches block I/O rates, not a metadata run (--ops)".into(),
+                ));
+            }
+            if run.rate_iops.is_some() || run.rate_pct.is_some() || run.shape.rate_bytes.is_some() {
+                return Err(msg(
+                    "--latency-target searches the rate itself; leave out --rate".into(),
+                ));
+            }
         }
         if let Some(m) = &run.meta {
             if !run.shape.is_plain() {

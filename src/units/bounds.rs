@@ -54,6 +54,19 @@ pub const MAX_RATE: f64 = 1e9;
 /// A curve's rate as a percentage of the measured maximum.
 pub const MIN_RATE_PCT: f64 = 0.1;
 pub const MAX_RATE_PCT: f64 = 1000.0;
+/// A latency percentile (`--latency-target p99.9=2ms`): above 0, at most
+/// 100 (the slowest I/O).
+pub const MAX_PERCENTILE: f64 = 100.0;
+/// Limits in one `--latency-target` (or a curve's stop), all of which hold.
+pub const MAX_LATENCY_LIMITS: usize = 16;
+/// --search-steps: runs one latency search may make (closed loop and
+/// confirmation included); 3 is the least that bisects at all.
+pub const MIN_SEARCH_STEPS: u64 = 3;
+pub const MAX_SEARCH_STEPS: u64 = 40;
+/// --search-precision: how close, in % of the closed-loop maximum, the
+/// passing and failing rates must come before the search confirms.
+pub const MIN_SEARCH_PRECISION_PCT: f64 = 0.1;
+pub const MAX_SEARCH_PRECISION_PCT: f64 = 50.0;
 /// A suite's until_gain_below, percent.
 pub const MIN_GAIN_PCT: f64 = 0.01;
 pub const MAX_GAIN_PCT: f64 = 1000.0;

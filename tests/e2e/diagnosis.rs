@@ -189,3 +189,36 @@ fn the_fields_are_optional_and_unknown_kinds_still_load() {
     assert_eq!(back.diagnosis[0].kind, Kind::Other);
     assert_eq!(back.expect.unwrap().iops, Some(500.0));
 }
+
+/// A service that caps reads and writes apart (500 each): a 70/30 mix at
+/// 500 reads and 214 writes is at the read limit, not "143% of a 500-IOPS
+/// limit", and the writes are held to their own cap.
+#[test]
+fn separate_read_and_write_caps_are_each_held_to_their_own() {
+    let runs = [RunFixture::new("70r-8k", Pattern::Randrw, 70, 8 << 10)
+        .conc(4, 4)
+        .perf(714.0, 16.0 * 1e6 / 714.0)];
+    let mut doc = fixtures::doc("client-1", &runs);
+    doc.expect = Some(Expectation {
+        given: "read_iops=500,write_iops=500".into(),
+        read_iops: Some(500.0),
+        write_iops: Some(500.0),
+        ..Expectation::default()
+    });
+    let f = diagnose(&doc);
+    assert_eq!(kinds(&f), vec![Kind::AtExpectedLimit], "{f:#?}");
+    assert_eq!(f[0].figures["limit_read_iops"], 500.0);
+    assert!(
+        (f[0].figures["percent"] - 714.0 * 0.7 / 5.0).abs() < 0.5,
+        "{f:#?}"
+    );
+    assert!(f[0].message.contains("read IOPS"), "{}", f[0].message);
+    assert!(
+        !f.iter().any(|x| x.kind == Kind::AboveExpectedLimit),
+        "{f:#?}"
+    );
+
+    // The same run against one 500-IOPS limit for both is above it.
+    doc.expect = expect(Some(500.0), None);
+    assert_eq!(kinds(&diagnose(&doc)), vec![Kind::AboveExpectedLimit]);
+}

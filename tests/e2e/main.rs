@@ -25,6 +25,7 @@ mod import_data;
 mod import_fidelity;
 mod import_lists;
 mod import_meta;
+mod latency_target;
 mod launchers;
 mod meta;
 mod meta_compare;

@@ -9,6 +9,7 @@ pub(crate) mod host_counts;
 pub(crate) mod hosts;
 pub(crate) mod launch;
 pub(crate) mod like;
+pub(crate) mod rate;
 pub(crate) mod reading;
 pub(crate) mod shape;
 pub(crate) mod suite_variant;
@@ -464,6 +465,9 @@ pub struct RunArgs {
     /// service time reported beside it.
     #[arg(long, value_name = "IOPS", allow_negative_numbers = true)]
     pub rate: Option<String>,
+
+    #[command(flatten)]
+    pub rates: rate::RateArgs,
 
     /// Name of the run in results (default: derived from the workload);
     /// printable, one line, at most 128 characters.

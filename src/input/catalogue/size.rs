@@ -370,8 +370,9 @@ pub fn quota_for(all: &[Service], name: &str, need: Need) -> Result<String> {
     Ok(out.join("\n"))
 }
 
-/// `--expect`: `NAME[:QUOTA]`, `iops=N`, `mib_s=N`, comma-separated; a
-/// figure given explicitly wins over the service's.
+/// `--expect`: `NAME[:QUOTA]`, `iops=N`, `mib_s=N`, and per direction
+/// `read_iops=N`, `write_iops=N`, `read_mib_s=N`, `write_mib_s=N`,
+/// comma-separated; a figure given explicitly wins over the service's.
 pub fn expectation(all: &[Service], text: &str) -> Result<Expectation> {
     let mut e = Expectation {
         given: text.trim().to_string(),
@@ -384,18 +385,25 @@ pub fn expectation(all: &[Service], text: &str) -> Result<Expectation> {
         ))
     };
     let mut explicit = (None, None);
+    let mut apart: [Option<f64>; 4] = [None; 4];
     for item in text.split(',').map(str::trim).filter(|i| !i.is_empty()) {
         if let Some((k, v)) = item.split_once('=') {
             let x: f64 = v
                 .trim()
                 .parse()
                 .map_err(|_| bad(format!("'{v}' is not a number")))?;
+            let [ri, wi, rm, wm] = &mut apart;
             let (slot, key) = match k.trim().to_ascii_lowercase().as_str() {
                 "iops" => (&mut explicit.0, "iops"),
                 "mib_s" | "mibs" | "mib/s" => (&mut explicit.1, "mib_s"),
+                "read_iops" => (ri, "read_iops"),
+                "write_iops" => (wi, "write_iops"),
+                "read_mib_s" => (rm, "read_mib_s"),
+                "write_mib_s" => (wm, "write_mib_s"),
                 other => {
                     return Err(bad(format!(
-                        "unknown key '{other}' (use iops=N, mib_s=N or SERVICE[:QUOTA])"
+                        "unknown key '{other}' (use iops=N, mib_s=N, read_iops=N, write_iops=N, \
+                         read_mib_s=N, write_mib_s=N or SERVICE[:QUOTA])"
                     )));
                 }
             };
@@ -443,13 +451,25 @@ pub fn expectation(all: &[Service], text: &str) -> Result<Expectation> {
         e.mib_s = Some(m);
         e.basis.push(format!("mib_s={} as given", num(m)));
     }
+    let [ri, wi, rm, wm] = apart;
+    for (v, slot, key) in [
+        (ri, &mut e.read_iops, "read_iops"),
+        (wi, &mut e.write_iops, "write_iops"),
+        (rm, &mut e.read_mib_s, "read_mib_s"),
+        (wm, &mut e.write_mib_s, "write_mib_s"),
+    ] {
+        if let Some(v) = v {
+            *slot = Some(v);
+            e.basis.push(format!("{key}={} as given", num(v)));
+        }
+    }
     // A catalogue entry at a tiny quota may work out below the bound too.
     for (key, v) in [("iops", e.iops), ("mib_s", e.mib_s)] {
         if let Some(v) = v {
             expect_bound(key, v).map_err(|x| bad(x.to_string()))?;
         }
     }
-    if e.iops.is_none() && e.mib_s.is_none() {
+    if e.iops.is_none() && e.mib_s.is_none() && apart.iter().all(Option::is_none) {
         return Err(bad(
             "gives no IOPS or MiB/s limit to compare with (try iops=N,mib_s=N)".into(),
         ));
@@ -464,7 +484,7 @@ fn expect_bound(key: &str, v: f64) -> Result<f64> {
         MAX_EXPECT_IOPS, MAX_EXPECT_MIB_S, MIN_EXPECT_IOPS, MIN_EXPECT_MIB_S, number,
     };
     match key {
-        "iops" => number(key, v, MIN_EXPECT_IOPS, MAX_EXPECT_IOPS),
+        "iops" | "read_iops" | "write_iops" => number(key, v, MIN_EXPECT_IOPS, MAX_EXPECT_IOPS),
         _ => number(key, v, MIN_EXPECT_MIB_S, MAX_EXPECT_MIB_S),
     }
 }

@@ -178,6 +178,7 @@ mod tests {
             group: "g".into(),
             gain_below_pct: Some(5.0),
             latency_above_us: None,
+            percentile_above: Vec::new(),
         });
         apply(&mut j, "--host-counts", &[1, 2], 3).expect("valid");
         let names: Vec<&str> = j.runs.iter().map(|r| r.name.as_str()).collect();

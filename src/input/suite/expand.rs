@@ -9,6 +9,7 @@ use super::{Ctx, Overrides, P, Param, RunEntry, SuiteFile, line_of, shape};
 use crate::error::{Result, VbError};
 use crate::input::sweep::{self, Axes};
 use crate::spec::defaults;
+use crate::spec::latency::LatencyLimit;
 use crate::spec::{
     Arrivals, EngineChoice, JobSpec, Pattern, RatePct, RunSpec, StopRule, SuiteMeta, TargetSpec,
 };
@@ -247,7 +248,7 @@ fn entry_runs(
             .and_then(|x| u32::try_from(x).ok())
             .unwrap_or(1)
     };
-    let base = RunSpec {
+    let mut base = RunSpec {
         name: name.clone(),
         rw,
         read_pct: read_pct
@@ -300,6 +301,7 @@ fn entry_runs(
         },
         ..RunSpec::default()
     };
+    rates_of(cx, e, read_pct.len(), &mut base)?;
     let many = |n: usize| n > 1;
     let axes = Axes {
         threads: many(threads.len()).then(|| threads.clone()),
@@ -351,6 +353,7 @@ fn gain_rule(cx: &Ctx<'_>, e: &RunEntry, name: &str) -> Result<Option<StopRule>>
         group: name.to_string(),
         gain_below_pct: Some(pct),
         latency_above_us: None,
+        percentile_above: Vec::new(),
     }))
 }
 
@@ -381,23 +384,7 @@ fn curve_runs(
             Ok(ps)
         }),
     )?;
-    let stop_us = match &e.curve_stop_latency {
-        Some(v) => Some(
-            cx.with(
-                "curve_stop_latency",
-                Some(v),
-                parse_duration_in(
-                    "curve_stop_latency",
-                    &v.get_ref().text(),
-                    bounds::MIN_LATENCY,
-                    bounds::MAX_LATENCY,
-                ),
-            )?
-            .as_secs_f64()
-                * 1e6,
-        ),
-        None => None,
-    };
+    let (stop_us, stop_pcts) = curve_stop(cx, e)?;
     let mut points = points;
     let Some(mut max) = points.pop() else {
         return Err(cx.err(c, "curve", VbError::input("the run has no point")));
@@ -413,10 +400,11 @@ fn curve_runs(
             percent: pct,
             of: max_name.clone(),
         });
-        p.stop_rule = stop_us.map(|us| StopRule {
+        p.stop_rule = (stop_us.is_some() || !stop_pcts.is_empty()).then(|| StopRule {
             group: name.to_string(),
             gain_below_pct: None,
-            latency_above_us: Some(us),
+            latency_above_us: stop_us,
+            percentile_above: stop_pcts.clone(),
         });
         runs.push(p);
     }
@@ -464,4 +452,63 @@ fn point_name(base: &str, r: &RunSpec, axes: &Axes) -> String {
         name.push_str(&format!("-{}iops", trim_num(rate)));
     }
     name
+}
+
+/// A run entry's `rate_iops` and `latency_target` (with `search_steps`,
+/// `search_precision`), through the flags' own parser so both read alike.
+fn rates_of(cx: &Ctx, e: &super::RunEntry, mix_points: usize, base: &mut RunSpec) -> Result<()> {
+    let text = |p: &P| p.as_ref().map(|v| v.get_ref().text());
+    let args = crate::input::args::rate::RateArgs {
+        rate_iops: text(&e.rate_iops),
+        latency_target: text(&e.latency_target),
+        search_steps: text(&e.search_steps),
+        search_precision: text(&e.search_precision),
+    };
+    let (key, at) = match (&e.rate_iops, &e.latency_target) {
+        (Some(v), _) => ("rate_iops", Some(v)),
+        (None, Some(v)) => ("latency_target", Some(v)),
+        (None, None) => match (&e.search_steps, &e.search_precision) {
+            (Some(v), _) => {
+                return Err(cx.err(v, "search_steps", VbError::input("needs latency_target")));
+            }
+            (None, Some(v)) => {
+                return Err(cx.err(
+                    v,
+                    "search_precision",
+                    VbError::input("needs latency_target"),
+                ));
+            }
+            (None, None) => return Ok(()),
+        },
+    };
+    if let (true, Some(v)) = (mix_points > 1, &e.rate_iops) {
+        return Err(cx.err(
+            v,
+            "rate_iops",
+            VbError::input("caps each direction of one mix; sweep read_pct without it"),
+        ));
+    }
+    let mix_given = e.read_pct.is_some() || !base.rw.is_mixed();
+    cx.with(key, at, crate::input::rate::apply(&args, mix_given, base))
+}
+
+/// A curve's `curve_stop_latency`: "20ms" stops on the mean (µs), and
+/// "p99=20ms" on a percentile (the `--latency-target` form).
+fn curve_stop(cx: &Ctx, e: &super::RunEntry) -> Result<(Option<f64>, Vec<LatencyLimit>)> {
+    let Some(v) = &e.curve_stop_latency else {
+        return Ok((None, Vec::new()));
+    };
+    let text = v.get_ref().text();
+    if text.contains('=') {
+        let limits = LatencyLimit::parse_list("curve_stop_latency", &text);
+        return Ok((None, cx.with("curve_stop_latency", Some(v), limits)?));
+    }
+    let d = parse_duration_in(
+        "curve_stop_latency",
+        &text,
+        bounds::MIN_LATENCY,
+        bounds::MAX_LATENCY,
+    );
+    let us = cx.with("curve_stop_latency", Some(v), d)?.as_secs_f64() * 1e6;
+    Ok((Some(us), Vec::new()))
 }

@@ -154,6 +154,13 @@ pub struct RunEntry {
     /// The run's own working set (`suite/size.rs`), a list to sweep it.
     size: P,
     rate: P,
+    /// Reads and writes per second apart (`--rate-iops R,W`).
+    rate_iops: P,
+    /// The latency search (`--latency-target`, `--search-steps`,
+    /// `--search-precision`), parsed by `input::rate`.
+    latency_target: P,
+    search_steps: P,
+    search_precision: P,
     duration: P,
     warmup: P,
     io_limit: P,

@@ -318,3 +318,44 @@ fn a_tree_runs_rate_is_kept_and_is_one_number_of_operations_per_second() {
         assert_eq!(e.lines().count(), 1, "{e}");
     }
 }
+
+#[test]
+fn a_curve_stops_on_a_percentile_and_a_run_searches_its_latency_target() {
+    let curve = "name = \"x\"\ntable = \"curve\"\n\n[[run]]\nname = \"c\"\ncurve = [50, 90]\n";
+    let j = text_job(&format!(
+        "{curve}curve_stop_latency = \"p99=20ms,read:p50=2ms\"\n"
+    ));
+    let rule = j.runs[1].stop_rule.as_ref().unwrap();
+    assert_eq!(rule.latency_above_us, None);
+    assert_eq!(rule.percentile_above.len(), 2);
+    assert_eq!(rule.percentile_above[0].limit_us, 20_000.0);
+    // The mean, as before.
+    let j = text_job(&format!("{curve}curve_stop_latency = \"20ms\"\n"));
+    let rule = j.runs[1].stop_rule.as_ref().unwrap();
+    assert_eq!(rule.latency_above_us, Some(20_000.0));
+    assert!(rule.percentile_above.is_empty());
+
+    let run = "name = \"x\"\ntable = \"curve\"\n\n[[run]]\nname = \"s\"\nrw = \"randrw\"\n";
+    let j = text_job(&format!(
+        "{run}latency_target = \"p99.9=5ms\"\nsearch_steps = 6\n"
+    ));
+    let s = j.runs[0].latency_target.as_ref().unwrap();
+    assert_eq!((s.limits[0].percentile, s.max_steps), (99.9, 6));
+    let j = text_job(&format!("{run}rate_iops = \"300,100\"\n"));
+    assert_eq!((j.runs[0].read_pct, j.runs[0].rate_iops), (75, Some(400.0)));
+    for (extra, says) in [
+        ("curve_stop_latency = \"p101=2ms\"\n", "my.toml line 7"),
+        ("latency_target = \"p0=1ms\"\n", "my.toml line 7"),
+        ("search_steps = 5\n", "needs latency_target"),
+        ("rate_iops = \"500\"\nread_pct = \"50,70\"\n", "rate_iops"),
+    ] {
+        let text = if extra.starts_with("curve") {
+            format!("{curve}{extra}")
+        } else {
+            format!("{run}{extra}")
+        };
+        let e = parse_err(&text);
+        assert!(e.contains(says), "{extra}: {e}");
+        assert_eq!(e.lines().count(), 1, "{e}");
+    }
+}

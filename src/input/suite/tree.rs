@@ -33,6 +33,10 @@ pub(super) fn tree_entry(
         ("io_limit", &e.io_limit),
         ("curve", &e.curve),
         ("until_gain_below", &e.until_gain_below),
+        ("rate_iops", &e.rate_iops),
+        ("latency_target", &e.latency_target),
+        ("search_steps", &e.search_steps),
+        ("search_precision", &e.search_precision),
     ];
     let shaped = shape::set_keys(e);
     if let Some((key, Some(v))) = block.iter().chain(&shaped).find(|(_, v)| v.is_some()) {

@@ -5,4 +5,5 @@ pub(crate) mod conditions;
 pub(crate) mod diagnosis;
 pub(crate) mod host_scaling;
 pub(crate) mod hosts;
+pub(crate) mod search;
 pub(crate) mod targets;

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use super::{Confidence, Finding, Kind, bs_text, measured, num, paced, shape_key};
-use crate::result::{ResultDoc, RunResult};
+use crate::result::{Op, ResultDoc, RunResult};
 
 /// Within this fraction of a limit counts as "at" it (the throttles the
 /// papers meet let a little through above and settle a little below).
@@ -40,6 +40,9 @@ const MIN_CAP_CONCURRENCY: u32 = 4;
 enum Dim {
     Iops,
     MibS,
+    /// One direction of a service that caps reads and writes apart.
+    OpIops(Op),
+    OpMibS(Op),
 }
 
 impl Dim {
@@ -47,18 +50,36 @@ impl Dim {
         match self {
             Dim::Iops => r.total_iops(),
             Dim::MibS => r.total_mib_s(),
+            Dim::OpIops(op) => r.totals.op(op).iops,
+            Dim::OpMibS(op) => r.totals.op(op).mib_s,
         }
     }
     fn unit(self) -> &'static str {
         match self {
             Dim::Iops => "IOPS",
             Dim::MibS => "MiB/s",
+            Dim::OpIops(Op::Read) => "read IOPS",
+            Dim::OpIops(Op::Write) => "write IOPS",
+            Dim::OpMibS(Op::Read) => "read MiB/s",
+            Dim::OpMibS(Op::Write) => "write MiB/s",
         }
     }
     fn key(self) -> &'static str {
         match self {
             Dim::Iops => "iops",
             Dim::MibS => "mib_s",
+            Dim::OpIops(Op::Read) => "read_iops",
+            Dim::OpIops(Op::Write) => "write_iops",
+            Dim::OpMibS(Op::Read) => "read_mib_s",
+            Dim::OpMibS(Op::Write) => "write_mib_s",
+        }
+    }
+    /// Whether a run says anything about this limit: a per-direction one
+    /// only from runs that do that operation.
+    fn applies(self, r: &RunResult) -> bool {
+        match self {
+            Dim::Iops | Dim::MibS => true,
+            Dim::OpIops(op) | Dim::OpMibS(op) => r.does(op),
         }
     }
 }
@@ -114,10 +135,19 @@ pub(super) fn expected(doc: &ResultDoc) -> Vec<Finding> {
         .unwrap_or_default();
     let mut out = Vec::new();
     let mut best_pct: Vec<f64> = Vec::new();
-    for (dim, limit) in [(Dim::Iops, e.iops), (Dim::MibS, e.mib_s)] {
+    let all = runs;
+    for (dim, limit) in [
+        (Dim::Iops, e.iops),
+        (Dim::MibS, e.mib_s),
+        (Dim::OpIops(Op::Read), e.read_iops),
+        (Dim::OpIops(Op::Write), e.write_iops),
+        (Dim::OpMibS(Op::Read), e.read_mib_s),
+        (Dim::OpMibS(Op::Write), e.write_mib_s),
+    ] {
         let Some(limit) = limit.filter(|l| *l > 0.0) else {
             continue;
         };
+        let runs: Vec<&RunResult> = all.iter().copied().filter(|r| dim.applies(r)).collect();
         let pct = |r: &RunResult| dim.of(r) / limit * 100.0;
         let Some(best) = runs
             .iter()
@@ -261,8 +291,8 @@ fn flat_stretch<'a>(g: &[&'a RunResult], dim: Dim) -> Option<(Vec<&'a RunResult>
     let n = g.len();
     let bs = |i: usize| g[i].workload.bs[0].bytes as f64;
     let windows: Vec<(usize, usize)> = match dim {
-        Dim::Iops => (1..n).rev().map(|j| (0, j)).collect(),
-        Dim::MibS => (0..n - 1).map(|i| (i, n - 1)).collect(),
+        Dim::Iops | Dim::OpIops(_) => (1..n).rev().map(|j| (0, j)).collect(),
+        Dim::MibS | Dim::OpMibS(_) => (0..n - 1).map(|i| (i, n - 1)).collect(),
     };
     windows.into_iter().find_map(|(i, j)| {
         // Within these sizes any device gives level figures of its own,
@@ -271,8 +301,8 @@ fn flat_stretch<'a>(g: &[&'a RunResult], dim: Dim) -> Option<(Vec<&'a RunResult>
         // 37,816 / 37,531 / 37,638), MiB/s from 256 KiB up (it streams at
         // its top speed: 1,048 / 1,023 / 1,078).
         let own_level = match dim {
-            Dim::Iops => bs(j) < MIN_IOPS_CAP_TOP as f64,
-            Dim::MibS => bs(i) > MAX_BW_CAP_BOTTOM as f64,
+            Dim::Iops | Dim::OpIops(_) => bs(j) < MIN_IOPS_CAP_TOP as f64,
+            Dim::MibS | Dim::OpMibS(_) => bs(i) > MAX_BW_CAP_BOTTOM as f64,
         };
         if own_level || bs(j) < MIN_BS_SPAN * bs(i) {
             return None;
@@ -302,12 +332,12 @@ fn flat(doc: &ResultDoc, dim: Dim, kind: Kind) -> Vec<Finding> {
         let sizes: Vec<String> = g.iter().map(|r| bs_text(r.workload.bs[0].bytes)).collect();
         let unit = dim.unit();
         let (cap, why) = match dim {
-            Dim::Iops => (
+            Dim::Iops | Dim::OpIops(_) => (
                 "an IOPS cap",
                 "larger transfers should give fewer IOPS; a provisioned IOPS limit (a disk \
                  tier, a storage account) holds them level",
             ),
-            Dim::MibS => (
+            Dim::MibS | Dim::OpMibS(_) => (
                 "a bandwidth cap",
                 "smaller transfers should move fewer MiB/s; a throughput limit (the volume's \
                  quota x service level, the VM's or the link's) holds them level",

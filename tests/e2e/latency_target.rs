@@ -1,0 +1,230 @@
+//! `--latency-target`: the highest open-loop rate that keeps a latency
+//! percentile, found on a volume whose answer is known (a kernel cap of 500
+//! IOPS) and on the same volume uncapped; per-direction rates
+//! (`--rate-iops R,W`); and the bad input that must stop before any I/O.
+//! Each search step is 1 s of warm-up and 2 s measured, at most 10 steps.
+
+use crate::common::volume::{self, Volume, VolumeSpec};
+use crate::common::*;
+use volbench::error::exit;
+
+const MIB: u64 = 1 << 20;
+
+fn volume(test: &str, spec: VolumeSpec) -> Option<Volume> {
+    if let Some(why) = volume::unavailable() {
+        skip(test, &why);
+        return None;
+    }
+    match Volume::create(test, &spec) {
+        Ok(v) => Some(v),
+        Err(e) => panic!("{test}: cannot create the emulated volume: {e}"),
+    }
+}
+
+fn f(v: &serde_json::Value) -> f64 {
+    v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
+}
+
+/// A search for p99 <= 20ms of 4 KiB random reads, 16 in flight, inside
+/// the volume's cap: the result document.
+fn search(vol: &Volume) -> serde_json::Value {
+    let o = vol
+        .volbench()
+        .args([
+            "run",
+            "--target",
+            vol.device_str(),
+            "--rw",
+            "randread",
+            "--bs",
+            "4k",
+        ])
+        .args([
+            "--threads",
+            "4",
+            "--iodepth",
+            "4",
+            "--latency-target",
+            "p99=20ms",
+        ])
+        .args(["--duration", "2s", "--warmup", "1s", "--json"])
+        .output()
+        .expect("the volbench binary runs");
+    assert_eq!(o.status.code(), Some(exit::OK), "{}", stderr(&o));
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {}", stderr(&o)));
+    assert!(
+        stderr(&o).contains("highest rate keeping p99 <= 20ms"),
+        "the terminal names the rate found: {}",
+        stderr(&o)
+    );
+    doc
+}
+
+/// The search's record agrees with the runs it made: one run per step, in
+/// order, closed loop first, each step's figures its run's.
+fn check_steps(doc: &serde_json::Value) -> &serde_json::Value {
+    let s = &doc["latency_search"][0];
+    let steps = s["steps"].as_array().expect("steps");
+    // The figures of the search, for whoever reads the test's output.
+    for st in steps {
+        println!(
+            "step {} {} rate {} iops {:.0} p99 {}us {}",
+            st["step"],
+            st["kind"],
+            st["rate_iops"],
+            f(&st["iops"]),
+            st["measured"][0]["measured_us"],
+            st["pass"]
+        );
+    }
+    let runs = doc["runs"].as_array().expect("runs");
+    assert_eq!(steps.len(), runs.len(), "every step is a run of the result");
+    assert!(steps.len() <= 10, "the default bound of 10 steps holds");
+    assert_eq!(steps[0]["kind"], "max");
+    assert!(
+        steps[0]["rate_iops"].is_null(),
+        "the first step is closed loop"
+    );
+    for (st, r) in steps.iter().zip(runs) {
+        assert_eq!(st["run"], r["name"]);
+        let iops = f(&r["totals"]["read"]["iops"]);
+        assert!((f(&st["iops"]) - iops).abs() < 1e-6);
+        if let Some(rate) = st["rate_iops"].as_f64() {
+            assert_eq!(
+                f(&r["workload"]["rate_iops"]),
+                rate,
+                "the step ran at its rate"
+            );
+        }
+        let m = &st["measured"][0];
+        assert_eq!(m["limit"]["percentile"], 99.0);
+        let pass = f(&m["measured_us"]) <= 20_000.0;
+        assert_eq!(m["pass"], pass, "{st}");
+    }
+    assert_eq!(s["confirmed"], true, "{s}");
+    let last = steps.last().expect("a step");
+    assert_eq!(last["kind"], "confirm");
+    assert_eq!(last["pass"], true);
+    assert_eq!(last["rate_iops"], s["found_iops"]);
+    s
+}
+
+#[test]
+fn latency_target_finds_the_500_iops_cap() {
+    let _one = crate::common::heavy_io();
+    let test = "latency_target_finds_the_500_iops_cap";
+    let Some(vol) = volume(test, VolumeSpec::new(256 * MIB).read_iops(500)) else {
+        return;
+    };
+    let doc = search(&vol);
+    let s = check_steps(&doc);
+    let found = f(&s["found_iops"]);
+    assert!(
+        (450.0..=550.0).contains(&found),
+        "found {found} IOPS on a volume capped at 500: {s}"
+    );
+    // Closed loop, 16 I/Os queue at the cap: Little's law puts the mean at
+    // 16 / 500 = 32 ms, so the ceiling itself misses the target and the
+    // answer had to come from the open-loop steps.
+    let max = &s["steps"][0];
+    assert!(f(&max["measured"][0]["measured_us"]) > 20_000.0, "{max}");
+    assert_eq!(max["pass"], false);
+}
+
+#[test]
+fn latency_target_finds_far_more_without_the_cap() {
+    let _one = crate::common::heavy_io();
+    let test = "latency_target_finds_far_more_without_the_cap";
+    let Some(vol) = volume(test, VolumeSpec::new(256 * MIB)) else {
+        return;
+    };
+    let doc = search(&vol);
+    let s = check_steps(&doc);
+    let found = f(&s["found_iops"]);
+    assert!(found > 2500.0, "found only {found} IOPS uncapped: {s}");
+}
+
+#[test]
+fn rate_iops_caps_each_direction() {
+    let _one = crate::common::heavy_io();
+    let test = "rate_iops_caps_each_direction";
+    let Some(vol) = volume(test, VolumeSpec::new(256 * MIB)) else {
+        return;
+    };
+    let o = vol
+        .volbench()
+        .args([
+            "run",
+            "--target",
+            vol.device_str(),
+            "--rw",
+            "randrw",
+            "--bs",
+            "4k",
+        ])
+        .args([
+            "--allow-overwrite",
+            "--iodepth",
+            "8",
+            "--rate-iops",
+            "300,100",
+        ])
+        .args(["--duration", "3s", "--warmup", "1s", "--json"])
+        .output()
+        .expect("the volbench binary runs");
+    assert_eq!(o.status.code(), Some(exit::OK), "{}", stderr(&o));
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    let run = &doc["runs"][0];
+    assert_eq!(run["workload"]["read_pct"], 75, "the mix follows the caps");
+    let (r, w) = (
+        f(&run["totals"]["read"]["iops"]),
+        f(&run["totals"]["write"]["iops"]),
+    );
+    // Each direction at its cap (the draw of each I/O's direction varies
+    // by a few percent over 1,200 I/Os), never well above it.
+    assert!((270.0..=315.0).contains(&r), "reads {r}/s for a cap of 300");
+    assert!((85.0..=115.0).contains(&w), "writes {w}/s for a cap of 100");
+}
+
+#[test]
+fn bad_latency_targets_and_rates_stop_before_any_io() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let target = dir.path().join("never-made");
+    let t = target.to_str().expect("utf-8");
+    for (args, says) in [
+        (vec!["--latency-target", "p101=2ms"], "outside (0, 100]"),
+        (vec!["--latency-target", "p0=2ms"], "outside (0, 100]"),
+        (vec!["--latency-target", "p99"], "--latency-target"),
+        (
+            vec!["--latency-target", "p99=2ms", "--rate", "100"],
+            "leave out --rate",
+        ),
+        (
+            vec!["--latency-target", "p99=2ms", "--search-steps", "2"],
+            "--search-steps",
+        ),
+        (
+            vec!["--latency-target", "p99=2ms", "--search-precision", "90"],
+            "--search-precision",
+        ),
+        (vec!["--latency-target", "write:p99=2ms"], "does no writes"),
+        (vec!["--rate-iops", "500"], "--rate-iops"),
+        (
+            vec!["--rate-iops", "500,200", "--rate", "100"],
+            "--rate-iops and --rate",
+        ),
+        (
+            vec!["--rw", "randrw", "--rate-iops", "1e12,5"],
+            "--rate-iops",
+        ),
+    ] {
+        let o = vb(["run", "--target", t, "--duration", "1s"])
+            .args(&args)
+            .expect(exit::BAD_INPUT);
+        let err = stderr(&o);
+        assert_eq!(err.trim().lines().count(), 1, "{args:?}: one line: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+        assert!(!target.exists(), "{args:?} touched the target");
+    }
+}
