@@ -8,8 +8,8 @@ use std::sync::atomic::AtomicBool;
 use super::{Observer, Sets, run_on_all};
 use crate::plan::search::{MIN_ACHIEVED, Next, found, next};
 use crate::plan::{Plan, PlannedRun};
-use crate::result::{ResultDoc, RunResult};
 use crate::result::search::{LatencySearchResult, SearchStep, StepKind, check};
+use crate::result::{ResultDoc, RunResult};
 use crate::spec::latency::LatencySearch;
 
 /// Runs the search for `run`, each step a run of its own in `doc.runs`;
@@ -154,8 +154,14 @@ mod tests {
         let p99 = crate::result::search::measured_us(&runs[0], &rule("p99=1h").percentile_above[0])
             .unwrap();
         assert!(p99 > 200.0, "a tail above the mean: {p99}");
-        assert_eq!(crate::plan::sequence::stop_reason(&rule("p99=1h"), &runs), None);
-        assert_eq!(crate::plan::sequence::stop_reason(&rule("p50=1h"), &runs), None);
+        assert_eq!(
+            crate::plan::sequence::stop_reason(&rule("p99=1h"), &runs),
+            None
+        );
+        assert_eq!(
+            crate::plan::sequence::stop_reason(&rule("p50=1h"), &runs),
+            None
+        );
         let why = crate::plan::sequence::stop_reason(&rule("p99=100us"), &runs).unwrap();
         assert!(
             why.contains("p99 <= 100µs") || why.contains("p99 <= 100us"),

@@ -4,8 +4,8 @@
 
 pub(crate) mod hosts;
 pub(crate) mod meta;
-pub(crate) mod sequence;
 pub(crate) mod search;
+pub(crate) mod sequence;
 mod sets;
 pub(crate) mod size;
 pub(crate) mod targets;

@@ -97,10 +97,8 @@ pub fn mix(sweep: &Sweep, items: &[Item], sources: &[Source]) -> Figure {
 /// The few characters drawn beside a curve's point: its concurrency
 /// ("qd 8", "16 t", "4x8"), or on a rate curve the rate asked.
 fn point_label(run: &crate::result::RunResult, by_rate: bool) -> String {
-    if by_rate {
-        if let Some(r) = run.workload.rate_iops {
-            return crate::output::fmt::number(r);
-        }
+    if let (true, Some(r)) = (by_rate, run.workload.rate_iops) {
+        return crate::output::fmt::number(r);
     }
     match (run.workload.threads, run.workload.iodepth) {
         (1, q) => format!("qd {q}"),

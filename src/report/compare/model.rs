@@ -78,7 +78,7 @@ impl Compared {
 pub fn ratio(v: Option<f64>, base: Option<f64>) -> String {
     match (v, base) {
         (Some(v), Some(b)) if b > 0.0 && v.is_finite() => show_ratio(v / b),
-        (Some(_), Some(b)) if b == 0.0 => "n/a (base 0)".into(),
+        (Some(_), Some(0.0)) => "n/a (base 0)".into(),
         _ => "-".into(),
     }
 }
