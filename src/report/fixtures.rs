@@ -588,3 +588,48 @@ pub fn host_sweep(per_point: &[&[f64]], nic: Option<(f64, Option<f64>)>) -> Resu
     });
     d
 }
+
+/// A curve's percentile stop rule judged on runs built here (the rule
+/// lives in plan/, below the fixtures, so its test lives above it).
+#[cfg(test)]
+mod stop_rule_tests {
+    use super::{self as fixtures, RunFixture};
+    use crate::spec::latency::LatencyLimit;
+    use crate::spec::{Pattern, StopRule};
+
+    /// A curve stops once a point breaks a percentile limit, judged on the
+    /// point's merged histograms, and goes on while it keeps it.
+    #[test]
+    fn a_curve_stops_on_a_percentile() {
+        let doc = fixtures::doc(
+            "h",
+            &[RunFixture::new("c-50pct", Pattern::Randread, 100, 4096).perf(1000.0, 200.0)],
+        );
+        let mut runs = doc.runs;
+        let rule = |limit: &str| StopRule {
+            group: "c".into(),
+            gain_below_pct: None,
+            latency_above_us: None,
+            percentile_above: LatencyLimit::parse_list("x", limit).unwrap(),
+        };
+        runs[0].workload.stop_rule = Some(rule("p99=1h"));
+        let p99 = crate::result::search::measured_us(&runs[0], &rule("p99=1h").percentile_above[0])
+            .unwrap();
+        assert!(p99 > 200.0, "a tail above the mean: {p99}");
+        assert_eq!(
+            crate::plan::sequence::stop_reason(&rule("p99=1h"), &runs),
+            None
+        );
+        assert_eq!(
+            crate::plan::sequence::stop_reason(&rule("p50=1h"), &runs),
+            None
+        );
+        let why = crate::plan::sequence::stop_reason(&rule("p99=100us"), &runs).unwrap();
+        assert!(
+            why.contains("p99 <= 100µs") || why.contains("p99 <= 100us"),
+            "{why}"
+        );
+        // A limit on writes of a run without writes is broken: nothing met it.
+        assert!(crate::plan::sequence::stop_reason(&rule("write:p99=1h"), &runs).is_some());
+    }
+}
