@@ -113,9 +113,8 @@ pub(crate) fn step_line(st: &SearchStep) -> String {
             format!(
                 "{} measured {}",
                 m.limit.label(),
-                m.measured_us.map_or("nothing".into(), |us| {
-                    crate::units::format_duration(std::time::Duration::from_secs_f64(us / 1e6))
-                })
+                m.measured_us
+                    .map_or("nothing".into(), crate::spec::latency::show_us)
             )
         })
         .collect();

@@ -118,8 +118,19 @@ impl LatencyLimit {
         format!(
             "{op}p{} <= {}",
             crate::units::trim(self.percentile, 4),
-            crate::units::format_duration(std::time::Duration::from_secs_f64(self.limit_us / 1e6))
+            crate::units::bounds::human(std::time::Duration::from_secs_f64(self.limit_us / 1e6))
         )
+    }
+}
+
+/// A measured latency as people read it: "158 µs", "2.31 ms", "1.20 s".
+pub fn show_us(us: f64) -> String {
+    if us < 1000.0 {
+        format!("{us:.0} µs")
+    } else if us < 1e6 {
+        format!("{:.2} ms", us / 1e3)
+    } else {
+        format!("{:.2} s", us / 1e6)
     }
 }
 

@@ -185,6 +185,15 @@ fn bases(t: &Path) -> Vec<Base> {
             ]),
         },
         Base {
+            // A device that does not exist: refused by name before any
+            // watching, whatever the other options hold.
+            path: &["capture"],
+            args: s(&["--device", "/dev/vb-no-such-disk", "--duration", "1s", "-o"])
+                .into_iter()
+                .chain([p("profile.json")])
+                .collect(),
+        },
+        Base {
             path: &["quick"],
             args: vec!["--dir".into(), missing.clone()],
         },

@@ -94,7 +94,7 @@ fn job(hosts: &str, launcher: &str, tmp: &Path) -> crate::common::Vb {
         .arg("--output")
         .arg(tmp.join("out"))
         .args(["--size", "4m", "--buffered", "--interval", "250ms"])
-        .args(["--engine", "null", "--rw", "randrw", "--duration", "1s"])
+        .args(["--engine", "psync", "--rw", "randrw", "--duration", "1s"])
 }
 
 #[test]
@@ -477,7 +477,7 @@ fn the_slurm_launcher_runs_two_hosts_in_an_allocation() {
         .arg("--output")
         .arg(tmp.path().join("out"))
         .args(["--size", "4m", "--buffered", "--interval", "250ms"])
-        .args(["--engine", "null", "--rw", "randrw", "--duration", "1s"])
+        .args(["--engine", "psync", "--rw", "randrw", "--duration", "1s"])
         .args(["--remote-volbench", BIN])
         .env("SLURM_CONF", slurm.conf())
         .output()

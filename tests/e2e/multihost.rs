@@ -101,6 +101,9 @@ fn hosts_over_a_local_ssh_merge_exactly_and_template_their_targets() {
             "1s",
             "--warmup",
             "250ms",
+            // A diskless engine makes no file set; this test checks the sets.
+            "--engine",
+            "psync",
         ],
     )
     .output()

@@ -146,7 +146,7 @@ fn every_host_prepares_each_runs_own_set() {
         d.path().join("{host}").to_str().unwrap(),
         "--buffered",
         "--engine",
-        "null",
+        "psync",
         "--output",
         out.to_str().unwrap(),
     ])
