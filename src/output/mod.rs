@@ -114,6 +114,11 @@ pub fn summary_csv(doc: &ResultDoc) -> Result<String> {
                 .map_err(err)?;
         }
     }
+    csv_text(w)
+}
+
+/// The text a CSV writer into memory holds, once flushed.
+pub fn csv_text(w: csv::Writer<Vec<u8>>) -> Result<String> {
     let bytes = w
         .into_inner()
         .map_err(|e| VbError::run(format!("cannot format CSV: {e}")))?;

@@ -43,10 +43,7 @@ pub fn intervals_csv(sources: &[Source]) -> Result<String> {
             }
         }
     }
-    let bytes = w
-        .into_inner()
-        .map_err(|e| VbError::run(format!("cannot format CSV: {e}")))?;
-    String::from_utf8(bytes).map_err(|e| VbError::run(format!("CSV is not UTF-8: {e}")))
+    crate::output::csv_text(w)
 }
 
 fn rows(

@@ -149,6 +149,20 @@ fn identical_results_pass_the_strictest_gate() {
     assert!(stderr(&o).contains("gate passed"), "{}", stderr(&o));
 }
 
+/// `report DIR --format FORMAT`'s CSV rows (the header checked by parsing).
+fn report_rows(out: &Path, format: &str) -> Vec<csv::StringRecord> {
+    let o = volbench()
+        .arg("report")
+        .arg(out)
+        .args(["--format", format])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = stdout(&o);
+    let mut r = csv::Reader::from_reader(text.as_bytes());
+    r.records().map(|x| x.unwrap()).collect()
+}
+
 #[test]
 fn interval_and_bucket_exports_agree_with_the_result() {
     let d = tempfile::tempdir().unwrap();
@@ -174,16 +188,7 @@ fn interval_and_bucket_exports_agree_with_the_result() {
     let doc = read_json(&out.join("result.json"));
     let run = &doc["runs"][0];
 
-    let o = volbench()
-        .arg("report")
-        .arg(&out)
-        .args(["--format", "intervals-csv"])
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let text = stdout(&o);
-    let mut r = csv::Reader::from_reader(text.as_bytes());
-    let rows: Vec<csv::StringRecord> = r.records().map(|x| x.unwrap()).collect();
+    let rows = report_rows(&out, "intervals-csv");
     assert_eq!(rows.len(), run["intervals"].as_array().unwrap().len());
     // The intervals' operations add up to the run's: what was counted
     // was exported.
@@ -195,16 +200,7 @@ fn interval_and_bucket_exports_agree_with_the_result() {
         "{counted} vs {ops}"
     );
 
-    let o = volbench()
-        .arg("report")
-        .arg(&out)
-        .args(["--format", "latency-buckets"])
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let text = stdout(&o);
-    let mut r = csv::Reader::from_reader(text.as_bytes());
-    let rows: Vec<csv::StringRecord> = r.records().map(|x| x.unwrap()).collect();
+    let rows = report_rows(&out, "latency-buckets");
     assert_eq!(rows.len(), 20, "20 bands for the one read op");
     let total: u64 = rows.iter().map(|x| x[5].parse::<u64>().unwrap()).sum();
     assert_eq!(total, ops, "every measured read is in a band");
