@@ -62,8 +62,11 @@ fn search(vol: &Volume) -> serde_json::Value {
 }
 
 /// The search's record agrees with the runs it made: one run per step, in
-/// order, closed loop first, each step's figures its run's.
-fn check_steps(doc: &serde_json::Value) -> &serde_json::Value {
+/// order, closed loop first, each step's figures its run's. A search that
+/// must confirm ends on a passing confirmation at the rate it reports; one
+/// that may not (an uncapped device whose p99 swings with the machine's
+/// load) must say honestly whether it did.
+fn check_steps(doc: &serde_json::Value, must_confirm: bool) -> &serde_json::Value {
     let s = &doc["latency_search"][0];
     let steps = s["steps"].as_array().expect("steps");
     // The figures of the search, for whoever reads the test's output.
@@ -102,11 +105,37 @@ fn check_steps(doc: &serde_json::Value) -> &serde_json::Value {
         let pass = f(&m["measured_us"]) <= 20_000.0;
         assert_eq!(m["pass"], pass, "{st}");
     }
-    assert_eq!(s["confirmed"], true, "{s}");
     let last = steps.last().expect("a step");
-    assert_eq!(last["kind"], "confirm");
-    assert_eq!(last["pass"], true);
-    assert_eq!(last["rate_iops"], s["found_iops"]);
+    let ended_confirmed = last["kind"] == "confirm" && last["pass"] == true;
+    assert_eq!(s["confirmed"], ended_confirmed, "{s}");
+    if must_confirm || ended_confirmed {
+        assert!(
+            ended_confirmed,
+            "the search ends on a passing confirmation: {s}"
+        );
+        assert_eq!(last["rate_iops"], s["found_iops"]);
+    } else {
+        // Out of steps before a confirmation held: the answer is the
+        // highest rate that passed below every rate that failed.
+        assert_eq!(
+            steps.len(),
+            10,
+            "only the step bound ends a search unconfirmed: {s}"
+        );
+        let found = f(&s["found_iops"]);
+        let lowest_fail = steps
+            .iter()
+            .filter(|st| st["pass"] == false && !st["rate_iops"].is_null())
+            .map(|st| f(&st["rate_iops"]))
+            .fold(f64::INFINITY, f64::min);
+        assert!(found < lowest_fail, "{found} below every failed rate: {s}");
+        assert!(
+            steps
+                .iter()
+                .any(|st| st["pass"] == true && st["rate_iops"].as_f64() == Some(found)),
+            "{found} is a rate that passed: {s}"
+        );
+    }
     s
 }
 
@@ -118,7 +147,7 @@ fn latency_target_finds_the_500_iops_cap() {
         return;
     };
     let doc = search(&vol);
-    let s = check_steps(&doc);
+    let s = check_steps(&doc, true);
     let found = f(&s["found_iops"]);
     assert!(
         (450.0..=550.0).contains(&found),
@@ -140,7 +169,7 @@ fn latency_target_finds_far_more_without_the_cap() {
         return;
     };
     let doc = search(&vol);
-    let s = check_steps(&doc);
+    let s = check_steps(&doc, false);
     let found = f(&s["found_iops"]);
     assert!(found > 2500.0, "found only {found} IOPS uncapped: {s}");
 }
