@@ -85,9 +85,10 @@ fn hints(e: &clap::Error) -> String {
     let value = text(ContextKind::InvalidValue).into_iter().next();
     // Another tool's name wins over clap's guess by spelling (--rwmixread
     // is fio's --read-pct, not a misspelt --rw).
-    if let Some(arg) = text(ContextKind::InvalidArg).first()
-        && let Some(h) = volbench::input::foreign_flags::hint(arg, value.as_deref())
-    {
+    let hint = text(ContextKind::InvalidArg)
+        .first()
+        .and_then(|arg| volbench::input::foreign_flags::hint(arg, value.as_deref()));
+    if let Some(h) = hint {
         out.push_str(&format!("; {h}"));
     } else if !suggested.is_empty() {
         out.push_str(&format!("; did you mean {}?", suggested.join(" or ")));

@@ -65,10 +65,10 @@ fn prepare_sets(plan: &Plan, opts: &PrepareOptions) -> Result<Vec<(SetKey, Prepa
         size: l.size,
         ..*opts
     };
-    if layouts.is_empty()
-        && let Some(t) = tree
-    {
-        return Ok(vec![t]);
+    if layouts.is_empty() {
+        if let Some(t) = tree {
+            return Ok(vec![t]);
+        }
     }
     if !plan.needs_file_set() {
         // A null run's offsets still span the working set, but no file

@@ -165,10 +165,10 @@ pub fn job_from_run_args(a: &RunArgs) -> Result<JobSpec> {
         Some(n) => format!("{n}-{}", r.auto_name()),
         None => r.auto_name(),
     })?;
-    if let [only] = runs.as_mut_slice()
-        && user_name.is_none()
-    {
-        only.name = only.auto_name();
+    if let [only] = runs.as_mut_slice() {
+        if user_name.is_none() {
+            only.name = only.auto_name();
+        }
     }
     let job = JobSpec {
         target: TargetSpec {

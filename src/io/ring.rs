@@ -161,7 +161,7 @@ impl Ring {
     ) -> Option<Self> {
         let data = data.filter(|d| d.ring_ok())?;
         let align = align.max(512);
-        if ring == 0 || !ring.is_power_of_two() || !ring.is_multiple_of(align) {
+        if ring == 0 || !ring.is_power_of_two() || ring % align != 0 {
             return None;
         }
         let mut buf = AlignedBuf::try_new(ring + tail(max_bs, align), align).ok()?;
@@ -291,10 +291,10 @@ impl WriteSource {
     ) -> *mut u8 {
         self.seq += 1;
         let (key, seq) = (self.key, self.seq);
-        if let (Some(r), Some(d)) = (self.ring.as_mut(), data)
-            && let Some(window) = r.write(d, slot, op, key, seq)
-        {
-            return window;
+        if let (Some(r), Some(d)) = (self.ring.as_mut(), data) {
+            if let Some(window) = r.write(d, slot, op, key, seq) {
+                return window;
+            }
         }
         // SAFETY: the caller's contract.
         let bytes = unsafe { std::slice::from_raw_parts_mut(slot_buf, op.len as usize) };

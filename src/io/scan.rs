@@ -118,7 +118,7 @@ pub fn scan(
             for (i, s) in buf.as_mut_slice()[..n].chunks_exact_mut(SECTOR).enumerate() {
                 let at = off + (i * SECTOR) as u64;
                 let block = f as u64 * per_file + at / unit;
-                if at.is_multiple_of(unit) {
+                if at % unit == 0 {
                     blocks += 1;
                 }
                 let (lo, hi) = match &journal {

@@ -151,17 +151,19 @@ fn run_loop<const RATED: bool, const VERIFY: bool, const SHAPED: bool>(
             }
             let Some(slot) = free.pop() else { break };
             let op = io_gen.next_op();
-            if VERIFY && let Some(d) = &data {
-                if !d.acquire(&op) {
-                    // Draw another; after a few, reap first (the owner may be ours).
-                    free.push(slot);
-                    blocked += 1;
-                    if blocked.is_multiple_of(16) {
-                        break;
+            if VERIFY {
+                if let Some(d) = &data {
+                    if !d.acquire(&op) {
+                        // Draw another; after a few, reap first (the owner may be ours).
+                        free.push(slot);
+                        blocked += 1;
+                        if blocked % 16 == 0 {
+                            break;
+                        }
+                        continue;
                     }
-                    continue;
+                    blocked = 0;
                 }
-                blocked = 0;
             }
             issued_bytes += op.len as u64;
             let mut buf = ptrs[slot as usize].0;
@@ -170,18 +172,20 @@ fn run_loop<const RATED: bool, const VERIFY: bool, const SHAPED: bool>(
                 buf = unsafe { writes.buf(data.as_deref(), slot, buf, &op, &mut rng) };
             }
             ops[slot as usize] = op;
-            if RATED && let Some(r) = &rate {
-                intended[slot as usize] = next_due;
-                next_due += if r.ns_per_byte > 0.0 {
-                    let spread = if r.poisson {
-                        -(1.0 - rng.f64()).ln()
+            if RATED {
+                if let Some(r) = &rate {
+                    intended[slot as usize] = next_due;
+                    next_due += if r.ns_per_byte > 0.0 {
+                        let spread = if r.poisson {
+                            -(1.0 - rng.f64()).ln()
+                        } else {
+                            1.0
+                        };
+                        (r.ns_per_byte * op.len as f64 * spread) as u64
                     } else {
-                        1.0
+                        r.next_gap(&mut rng).as_nanos() as u64
                     };
-                    (r.ns_per_byte * op.len as f64 * spread) as u64
-                } else {
-                    r.next_gap(&mut rng).as_nanos() as u64
-                };
+                }
             }
             if eager {
                 let t = now_ns();
@@ -270,25 +274,30 @@ fn run_loop<const RATED: bool, const VERIFY: bool, const SHAPED: bool>(
             in_flight -= 1;
             free.push(c.slot);
             writes.done(c.slot);
-            if VERIFY && let Some(d) = &data {
-                let ok = c.result == op.len as i64;
-                if ok && !op.write {
-                    // SAFETY: the read into this slot's buffer has completed
-                    // and the slot is not queued again before this returns.
-                    let bytes =
-                        unsafe { std::slice::from_raw_parts_mut(ptrs[slot].0, op.len as usize) };
-                    if let Some(what) = d.check(bytes, &op) {
-                        data_report.errors += 1;
-                        if data_report.samples.len() < 8 {
-                            data_report.samples.push(what);
-                        }
-                        if d.count_error() {
-                            error =
-                                Some(format!("stopped at --max-data-errors {}", d.max_errors()));
+            if VERIFY {
+                if let Some(d) = &data {
+                    let ok = c.result == op.len as i64;
+                    if ok && !op.write {
+                        // SAFETY: the read into this slot's buffer has completed
+                        // and the slot is not queued again before this returns.
+                        let bytes = unsafe {
+                            std::slice::from_raw_parts_mut(ptrs[slot].0, op.len as usize)
+                        };
+                        if let Some(what) = d.check(bytes, &op) {
+                            data_report.errors += 1;
+                            if data_report.samples.len() < 8 {
+                                data_report.samples.push(what);
+                            }
+                            if d.count_error() {
+                                error = Some(format!(
+                                    "stopped at --max-data-errors {}",
+                                    d.max_errors()
+                                ));
+                            }
                         }
                     }
+                    d.release(&op, ok);
                 }
-                d.release(&op, ok);
             }
             if c.result != op.len as i64 {
                 error = Some(describe_failure(&op, c.result));
@@ -337,28 +346,27 @@ fn run_loop<const RATED: bool, const VERIFY: bool, const SHAPED: bool>(
             break;
         }
         in_flight -= done.len() as u32;
-        if VERIFY && let Some(d) = &data {
-            for c in &done {
-                let op = ops[c.slot as usize];
-                d.release(&op, c.result == op.len as i64);
+        if VERIFY {
+            if let Some(d) = &data {
+                for c in &done {
+                    let op = ops[c.slot as usize];
+                    d.release(&op, c.result == op.len as i64);
+                }
             }
         }
         done.clear();
     }
-    if SHAPED
-        && error.is_none()
-        && in_flight == 0
-        && let Err(e) = shaper.finish()
-    {
-        error = Some(e);
-        control.failed.store(true, Ordering::Relaxed);
+    if SHAPED && error.is_none() && in_flight == 0 {
+        if let Err(e) = shaper.finish() {
+            error = Some(e);
+            control.failed.store(true, Ordering::Relaxed);
+        }
     }
     drop(engine);
-    if VERIFY
-        && in_flight > 0
-        && let Some(d) = &data
-    {
-        d.abandoned();
+    if VERIFY && in_flight > 0 {
+        if let Some(d) = &data {
+            d.abandoned();
+        }
     }
     if in_flight > 0 {
         // The kernel may still finish those I/Os into these buffers: leak

@@ -142,16 +142,16 @@ pub fn summary(doc: &ResultDoc) -> String {
         parts.insert(0, lines.join("\n"));
     }
     // Said before the figures it qualifies.
-    if let Some(t) = &doc.target
-        && let Some(m) = &t.memory
-    {
-        parts.insert(
-            0,
-            format!(
-                "memory: {} is this host's memory ({m}), not storage",
-                crate::units::bounds::one_line(&t.path)
-            ),
-        );
+    if let Some(t) = &doc.target {
+        if let Some(m) = &t.memory {
+            parts.insert(
+                0,
+                format!(
+                    "memory: {} is this host's memory ({m}), not storage",
+                    crate::units::bounds::one_line(&t.path)
+                ),
+            );
+        }
     }
     parts.extend(search::tables(doc).iter().map(table::Table::to_terminal));
     let findings = diagnosis::lines(doc);

@@ -34,7 +34,7 @@ impl Table {
     /// The title, then the table, then one line per note.
     pub fn to_terminal(&self) -> String {
         let mut t = Tty::new();
-        t.load_style(UTF8_FULL_CONDENSED);
+        t.load_preset(UTF8_FULL_CONDENSED);
         t.set_header(self.head.clone());
         for r in &self.rows {
             t.add_row(r.clone());

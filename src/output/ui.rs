@@ -31,10 +31,10 @@ impl TerminalObserver {
     }
 
     fn with_bar(&self, f: impl FnOnce(&ProgressBar)) {
-        if let Ok(guard) = self.bar.lock()
-            && let Some(bar) = guard.as_ref()
-        {
-            f(bar);
+        if let Ok(guard) = self.bar.lock() {
+            if let Some(bar) = guard.as_ref() {
+                f(bar);
+            }
         }
     }
 

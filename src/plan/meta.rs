@@ -77,22 +77,21 @@ pub fn inspect(job: &JobSpec) -> crate::error::Result<crate::io::target::Inspect
         .runs
         .iter()
         .any(|r| r.meta.as_ref().is_some_and(|m| m.host_part));
-    if part
-        && !path.exists()
-        && let Some(root) = path.parent().filter(|p| !p.as_os_str().is_empty())
-    {
-        let r = target::inspect(root)?;
-        if r.kind != TargetKind::Directory {
-            return Err(crate::error::VbError::refused(format!(
-                "refusing {}: a tree shared by many hosts needs a directory there",
-                root.display()
-            )));
+    if part && !path.exists() {
+        if let Some(root) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            let r = target::inspect(root)?;
+            if r.kind != TargetKind::Directory {
+                return Err(crate::error::VbError::refused(format!(
+                    "refusing {}: a tree shared by many hosts needs a directory there",
+                    root.display()
+                )));
+            }
+            return Ok(Inspection {
+                kind: TargetKind::Directory,
+                path: path.clone(),
+                existing_size: None,
+            });
         }
-        return Ok(Inspection {
-            kind: TargetKind::Directory,
-            path: path.clone(),
-            existing_size: None,
-        });
     }
     target::inspect(path)
 }

@@ -108,24 +108,23 @@ pub fn plan(job: JobSpec) -> Result<Plan> {
                 .into(),
         );
     }
-    if !job.target.direct
-        && !meta_only
-        && insp.kind != TargetKind::BlockDevice
-        && let Some(mem) = host::memory_bytes()
-        && let smallest = job
-            .layouts()
-            .iter()
-            .map(|l| l.size)
-            .min()
-            .unwrap_or(job.target.size)
-        && smallest < mem
-    {
-        notes.push(format!(
-            "--buffered with a working set ({}) smaller than this host's memory ({}): \
+    if !job.target.direct && !meta_only && insp.kind != TargetKind::BlockDevice {
+        if let Some(mem) = host::memory_bytes() {
+            let smallest = job
+                .layouts()
+                .iter()
+                .map(|l| l.size)
+                .min()
+                .unwrap_or(job.target.size);
+            if smallest < mem {
+                notes.push(format!(
+                    "--buffered with a working set ({}) smaller than this host's memory ({}): \
                      much of what is measured is the page cache, not the storage",
-            format_size(smallest),
-            format_size(mem)
-        ));
+                    format_size(smallest),
+                    format_size(mem)
+                ));
+            }
+        }
     }
     notes.extend(crate::io::verify::plan_check(
         &job,
@@ -165,26 +164,26 @@ fn check_resources(
     // Each I/O thread opens every file of the set.
     let files = u64::from(s.files.unwrap_or(job.target.files));
     let fds = io_threads.saturating_mul(files);
-    if let Some(limit) = fd_limit
-        && fds.saturating_add(64) > limit
-    {
-        return Err(err(format!(
-            "{io_threads} I/O threads x {files} files need {fds} open files; this host allows \
+    if let Some(limit) = fd_limit {
+        if fds.saturating_add(64) > limit {
+            return Err(err(format!(
+                "{io_threads} I/O threads x {files} files need {fds} open files; this host allows \
              {limit} (ulimit -Hn): use fewer threads or files"
-        )));
+            )));
+        }
     }
     let buffers = u64::from(r.io_threads)
         .saturating_mul(u64::from(r.depth))
         .saturating_mul(s.max_bs());
-    if let Some(mem) = memory
-        && buffers > mem / 2
-    {
-        return Err(err(format!(
-            "{} of I/O buffers (threads x iodepth x {}) is more than half this host's memory ({})",
-            format_size(buffers),
-            format_size(s.max_bs()),
-            format_size(mem)
-        )));
+    if let Some(mem) = memory {
+        if buffers > mem / 2 {
+            return Err(err(format!(
+                "{} of I/O buffers (threads x iodepth x {}) is more than half this host's memory ({})",
+                format_size(buffers),
+                format_size(s.max_bs()),
+                format_size(mem)
+            )));
+        }
     }
     Ok(())
 }

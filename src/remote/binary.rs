@@ -20,11 +20,10 @@ pub fn to_push() -> Result<(PathBuf, Vec<u8>)> {
         return Ok((exe, bytes));
     }
     for candidate in static_siblings(&exe) {
-        if let Ok(b) = std::fs::read(&candidate)
-            && needs_loader(&b) == Some(false)
-            && same_version(&candidate)
-        {
-            return Ok((candidate, b));
+        if let Ok(b) = std::fs::read(&candidate) {
+            if needs_loader(&b) == Some(false) && same_version(&candidate) {
+                return Ok((candidate, b));
+            }
         }
     }
     Ok((exe, bytes))

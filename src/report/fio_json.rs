@@ -223,10 +223,10 @@ pub fn fio_json(sources: &[Source]) -> Result<String> {
             "usr_cpu": run.totals.cpu.user_pct,
             "sys_cpu": run.totals.cpu.sys_pct,
         }));
-        if let Some(Value::Object(job)) = jobs.last_mut()
-            && let Value::Object(maps) = latency_maps(run)
-        {
-            job.extend(maps);
+        if let Some(Value::Object(job)) = jobs.last_mut() {
+            if let Value::Object(maps) = latency_maps(run) {
+                job.extend(maps);
+            }
         }
     }
     let started = sources

@@ -122,19 +122,19 @@ pub fn check_doc(doc: &ResultDoc) -> Result<(), String> {
             .map_err(|e| format!("fill {} ({}): {e}", i + 1, f.path))?;
     }
     check_environment(doc)?;
-    if let Some(t) = &doc.target
-        && t.files == 0
-    {
-        return Err("a target of 0 files".into());
+    if let Some(t) = &doc.target {
+        if t.files == 0 {
+            return Err("a target of 0 files".into());
+        }
     }
-    if let Some(m) = doc.target.as_ref().and_then(|t| t.memory.as_deref())
-        && !super::MEMORY_KINDS.contains(&m)
-    {
-        return Err(format!(
-            "target memory '{}': not one of {}",
-            crate::units::bounds::one_line(m),
-            super::MEMORY_KINDS.join(", ")
-        ));
+    if let Some(m) = doc.target.as_ref().and_then(|t| t.memory.as_deref()) {
+        if !super::MEMORY_KINDS.contains(&m) {
+            return Err(format!(
+                "target memory '{}': not one of {}",
+                crate::units::bounds::one_line(m),
+                super::MEMORY_KINDS.join(", ")
+            ));
+        }
     }
     if let Some(c) = &doc.cluster {
         if c.hosts.len() > MAX_RUNS || c.runs.len() > MAX_RUNS {
@@ -160,14 +160,14 @@ pub fn check_doc(doc: &ResultDoc) -> Result<(), String> {
         }
         // A host-count point runs on the first N hosts: there must be N.
         for r in &doc.runs {
-            if let Some(n) = r.workload.host_count
-                && n as usize > c.hosts.len()
-            {
-                return Err(format!(
-                    "run '{}': host_count {n}, but the result names {} hosts",
-                    r.name,
-                    c.hosts.len()
-                ));
+            if let Some(n) = r.workload.host_count {
+                if n as usize > c.hosts.len() {
+                    return Err(format!(
+                        "run '{}': host_count {n}, but the result names {} hosts",
+                        r.name,
+                        c.hosts.len()
+                    ));
+                }
             }
         }
         let k = &c.coordinator;
@@ -280,13 +280,13 @@ fn check_workload(w: &RunSpec) -> Result<(), String> {
     if w.threads == 0 || w.iodepth == 0 {
         return Err("0 threads or iodepth 0".into());
     }
-    if let Some(size) = w.size
-        && !(1..=crate::units::bounds::MAX_SIZE).contains(&size)
-    {
-        return Err(format!(
-            "size is {size}, outside 1..{}",
-            crate::units::bounds::MAX_SIZE
-        ));
+    if let Some(size) = w.size {
+        if !(1..=crate::units::bounds::MAX_SIZE).contains(&size) {
+            return Err(format!(
+                "size is {size}, outside 1..{}",
+                crate::units::bounds::MAX_SIZE
+            ));
+        }
     }
     bounded("duration_s", w.duration_s, MAX_SECONDS)?;
     bounded("warmup_s", w.warmup_s, MAX_SECONDS)?;
@@ -296,13 +296,13 @@ fn check_workload(w: &RunSpec) -> Result<(), String> {
     if let Some(p) = &w.rate_pct {
         bounded("rate percent", p.percent, 1e6)?;
     }
-    if let Some(n) = w.host_count
-        && !(1..=crate::units::bounds::MAX_HOSTS as u32).contains(&n)
-    {
-        return Err(format!(
-            "host_count {n}, outside 1..{}",
-            crate::units::bounds::MAX_HOSTS
-        ));
+    if let Some(n) = w.host_count {
+        if !(1..=crate::units::bounds::MAX_HOSTS as u32).contains(&n) {
+            return Err(format!(
+                "host_count {n}, outside 1..{}",
+                crate::units::bounds::MAX_HOSTS
+            ));
+        }
     }
     if let Some(s) = &w.stop_rule {
         for v in [s.gain_below_pct, s.latency_above_us].into_iter().flatten() {

@@ -74,7 +74,7 @@ impl FillResult {
                 bounds::MAX_SIZE
             ));
         }
-        if !self.bytes.is_multiple_of(u64::from(self.files)) {
+        if self.bytes % u64::from(self.files) != 0 {
             return Err(format!(
                 "bytes {} is not {} files of one size",
                 self.bytes, self.files

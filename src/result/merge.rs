@@ -361,14 +361,14 @@ pub fn check_run(r: &RunResult, spec: &RunSpec) -> Result<(), String> {
             r.littles_law.iops_x_latency
         ));
     }
-    if let Some(rate) = &r.rate
-        && !same(rate.achieved_iops, rd.iops + wr.iops)
-    {
-        return Err(format!(
-            "achieved rate {} IOPS does not agree with its totals ({} IOPS)",
-            rate.achieved_iops,
-            rd.iops + wr.iops
-        ));
+    if let Some(rate) = &r.rate {
+        if !same(rate.achieved_iops, rd.iops + wr.iops) {
+            return Err(format!(
+                "achieved rate {} IOPS does not agree with its totals ({} IOPS)",
+                rate.achieved_iops,
+                rd.iops + wr.iops
+            ));
+        }
     }
     // The intervals cover the warm-up and the measured phase: together they
     // cannot hold more operations than both phases did (one per interval

@@ -121,13 +121,13 @@ impl DataSpec {
         }
         let stamped = self.dedup > 1 || self.verify || self.compress != 1.0;
         for &b in block_sizes {
-            if stamped && !b.is_multiple_of(512) {
+            if stamped && b % 512 != 0 {
                 return Err(VbError::input(format!(
                     "--bs {b}: --compress, --dedup and --verify work in 512-byte sectors; \
                      use a multiple of 512"
                 )));
             }
-            if self.dedup > 1 && !b.is_multiple_of(self.dedup_unit) {
+            if self.dedup > 1 && b % self.dedup_unit != 0 {
                 return Err(VbError::input(format!(
                     "--bs {} is not a multiple of --dedup-unit {}: every write must cover \
                      whole dedup units",

@@ -54,7 +54,7 @@ impl FillSpec {
         )?;
         // Whole sectors even through the page cache: the data written
         // (and checked by --verify) is laid out in sectors.
-        if !self.bs.is_multiple_of(super::MIN_DIRECT_ALIGN) {
+        if self.bs % super::MIN_DIRECT_ALIGN != 0 {
             let why = if direct {
                 "which direct I/O needs (use a multiple of 4k)"
             } else {

@@ -40,7 +40,7 @@ pub fn exact_size_label(bytes: u64) -> String {
     const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
     let mut whole = bytes;
     let mut unit = 0;
-    while unit + 1 < UNITS.len() && whole >= 1024 && whole.is_multiple_of(1024) {
+    while unit + 1 < UNITS.len() && whole >= 1024 && whole % 1024 == 0 {
         whole /= 1024;
         unit += 1;
     }

@@ -184,10 +184,10 @@ impl MetaSpec {
     }
 
     pub fn ops_label(&self) -> String {
-        if self.whole_tree
-            && let [only] = self.ops.as_slice()
-        {
-            return only.op.name().into();
+        if self.whole_tree {
+            if let [only] = self.ops.as_slice() {
+                return only.op.name().into();
+            }
         }
         self.ops
             .iter()
@@ -231,16 +231,17 @@ impl MetaSpec {
         if self.ops.is_empty() {
             return Err("--ops names no operation".into());
         }
-        if self.depth == 0
-            && let Some(o) = self
+        if self.depth == 0 {
+            if let Some(o) = self
                 .ops
                 .iter()
                 .find(|o| matches!(o.op, MetaOp::Mkdir | MetaOp::Rmdir))
-        {
-            return Err(format!(
-                "--ops {} needs leaf directories below the root: --depth 1 or more",
-                o.op
-            ));
+            {
+                return Err(format!(
+                    "--ops {} needs leaf directories below the root: --depth 1 or more",
+                    o.op
+                ));
+            }
         }
         if self.whole_tree && self.ops.len() != 1 {
             return Err("a phase runs exactly one operation".into());

@@ -56,12 +56,12 @@ impl JobSpec {
             .iter()
             .filter_map(|r| r.meta.as_ref())
             .map(|m| (m.depth, m.width, m.files_per_dir));
-        if let Some(first) = shapes.next()
-            && let Some(other) = shapes.find(|s| *s != first)
-        {
-            return Err(VbError::input(format!(
-                "metadata runs of one job share one tree: depth/width/files-per-dir {first:?} and {other:?} differ"
-            )));
+        if let Some(first) = shapes.next() {
+            if let Some(other) = shapes.find(|s| *s != first) {
+                return Err(VbError::input(format!(
+                    "metadata runs of one job share one tree: depth/width/files-per-dir {first:?} and {other:?} differ"
+                )));
+            }
         }
         if let Some(list) = &self.targets {
             list.validate(self.runs.iter().map(|r| r.threads))?;
@@ -94,15 +94,15 @@ impl JobSpec {
                 run.read_pct
             )));
         }
-        if let Some(p) = run.rw.fixed_read_pct()
-            && p != run.read_pct
-        {
-            return Err(msg(format!(
-                "--read-pct {} conflicts with --rw {} (it is {} by definition; use rw or randrw for a mix)",
-                run.read_pct,
-                run.rw.name(),
-                p
-            )));
+        if let Some(p) = run.rw.fixed_read_pct() {
+            if p != run.read_pct {
+                return Err(msg(format!(
+                    "--read-pct {} conflicts with --rw {} (it is {} by definition; use rw or randrw for a mix)",
+                    run.read_pct,
+                    run.rw.name(),
+                    p
+                )));
+            }
         }
         bounds::count("--threads", run.threads.into(), 1, bounds::MAX_THREADS).map_err(at)?;
         bounds::count("--iodepth", run.iodepth.into(), 1, bounds::MAX_IODEPTH).map_err(at)?;

@@ -162,13 +162,13 @@ pub fn human(d: Duration) -> String {
     let s = d.as_secs();
     if d.is_zero() {
         "0s".into()
-    } else if d.subsec_nanos() == 0 && s.is_multiple_of(DAY) {
+    } else if d.subsec_nanos() == 0 && s % DAY == 0 {
         format!("{}d", s / DAY)
-    } else if d.subsec_nanos() == 0 && s.is_multiple_of(3600) {
+    } else if d.subsec_nanos() == 0 && s % 3600 == 0 {
         format!("{}h", s / 3600)
-    } else if d.subsec_nanos() == 0 && s.is_multiple_of(60) {
+    } else if d.subsec_nanos() == 0 && s % 60 == 0 {
         format!("{}m", s / 60)
-    } else if s == 0 && d.subsec_nanos().is_multiple_of(1_000_000) {
+    } else if s == 0 && d.subsec_nanos() % 1_000_000 == 0 {
         format!("{}ms", d.subsec_millis())
     } else {
         format_duration(d)

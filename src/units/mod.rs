@@ -24,7 +24,7 @@ pub fn thousands(v: f64) -> String {
     let digits = n.unsigned_abs().to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
             out.push(',');
         }
         out.push(c);
@@ -113,17 +113,15 @@ pub fn parse_duration(text: &str) -> Result<Duration> {
 pub fn parse_duration_in(flag: &str, text: &str, lo: Duration, hi: Duration) -> Result<Duration> {
     // A plain number beyond the bounds (1e30, 1e-300) gets the bounds in
     // its message rather than "too long for a Duration".
-    if let Ok(secs) = text.trim().parse::<f64>()
-        && secs.is_finite()
-        && secs >= 0.0
-        && (secs > hi.as_secs_f64() || secs < lo.as_secs_f64())
-    {
-        return Err(VbError::input(format!(
-            "{flag} {}s is outside {}..{}",
-            bounds::short(secs),
-            bounds::human(lo),
-            bounds::human(hi)
-        )));
+    if let Ok(secs) = text.trim().parse::<f64>() {
+        if secs.is_finite() && secs >= 0.0 && (secs > hi.as_secs_f64() || secs < lo.as_secs_f64()) {
+            return Err(VbError::input(format!(
+                "{flag} {}s is outside {}..{}",
+                bounds::short(secs),
+                bounds::human(lo),
+                bounds::human(hi)
+            )));
+        }
     }
     let d = parse_duration(text).map_err(|e| VbError::input(format!("{flag}: {}", e.message)))?;
     bounds::duration(flag, d, lo, hi)
@@ -147,7 +145,7 @@ pub fn format_size(bytes: u64) -> String {
     const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
     let mut unit = 0;
     let mut whole = bytes;
-    while unit + 1 < UNITS.len() && whole >= 1024 && whole.is_multiple_of(1024) {
+    while unit + 1 < UNITS.len() && whole >= 1024 && whole % 1024 == 0 {
         whole /= 1024;
         unit += 1;
     }
@@ -169,16 +167,16 @@ pub fn format_size(bytes: u64) -> String {
 pub fn format_duration(d: Duration) -> String {
     if d < Duration::from_millis(10) && !d.is_zero() {
         let ns = d.subsec_nanos();
-        return if ns.is_multiple_of(1_000_000) {
+        return if ns % 1_000_000 == 0 {
             format!("{}ms", ns / 1_000_000)
-        } else if ns.is_multiple_of(1_000) {
+        } else if ns % 1_000 == 0 {
             format!("{}us", ns / 1_000)
         } else {
             format!("{ns}ns")
         };
     }
     let ms = d.as_millis();
-    if !ms.is_multiple_of(1000) {
+    if ms % 1000 != 0 {
         return format!("{}s", trim(d.as_secs_f64(), 2));
     }
     let s = d.as_secs();

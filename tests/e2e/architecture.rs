@@ -456,10 +456,10 @@ fn every_source_folder_and_file_is_on_the_map() {
             missing.insert(want);
         }
         // A folder beside its module file (`spec.rs` and `spec/`) too.
-        if let Some((folder, _)) = rel.rsplit_once('/')
-            && !doc.contains(&format!("`{folder}/`"))
-        {
-            missing.insert(format!("{folder}/"));
+        if let Some((folder, _)) = rel.rsplit_once('/') {
+            if !doc.contains(&format!("`{folder}/`")) {
+                missing.insert(format!("{folder}/"));
+            }
         }
     }
     assert!(
@@ -655,10 +655,10 @@ fn reexports(text: &str, me: &[String]) -> Vec<(String, String)> {
         let mut paths = Vec::new();
         use_paths(stmt.strip_prefix("self::").unwrap_or(stmt), &[], &mut paths);
         for p in paths {
-            if let (Some(first), Some(last), true) = (p.first(), p.last(), p.len() > 1)
-                && kids.contains(first)
-            {
-                out.push((last.clone(), first.clone()));
+            if let (Some(first), Some(last), true) = (p.first(), p.last(), p.len() > 1) {
+                if kids.contains(first) {
+                    out.push((last.clone(), first.clone()));
+                }
             }
         }
     }

@@ -11,10 +11,10 @@ use volbench::error::exit;
 
 fn scratch() -> tempfile::TempDir {
     let shm = Path::new("/dev/shm");
-    if shm.is_dir()
-        && let Ok(d) = tempfile::tempdir_in(shm)
-    {
-        return d;
+    if shm.is_dir() {
+        if let Ok(d) = tempfile::tempdir_in(shm) {
+            return d;
+        }
     }
     tempfile::tempdir().expect("temp dir")
 }

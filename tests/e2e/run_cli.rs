@@ -694,11 +694,12 @@ fn open_flags_of(pid: u32, prefix: &str) -> Vec<u32> {
                     .is_some_and(|n| n.to_string_lossy().starts_with(prefix))
             });
             let info = task.path().join("fdinfo").join(fd.file_name());
-            if let (true, Ok(info)) = (ours, std::fs::read_to_string(info))
-                && let Some(flags) = info.lines().find_map(|l| l.strip_prefix("flags:"))
-                && let Ok(v) = u32::from_str_radix(flags.trim(), 8)
-            {
-                found.push(v);
+            if let (true, Ok(info)) = (ours, std::fs::read_to_string(info)) {
+                if let Some(flags) = info.lines().find_map(|l| l.strip_prefix("flags:")) {
+                    if let Ok(v) = u32::from_str_radix(flags.trim(), 8) {
+                        found.push(v);
+                    }
+                }
             }
         }
     }

@@ -15,10 +15,10 @@ const NOBODY: u32 = 65534;
 
 fn scratch() -> tempfile::TempDir {
     let shm = Path::new("/dev/shm");
-    if shm.is_dir()
-        && let Ok(d) = tempfile::tempdir_in(shm)
-    {
-        return d;
+    if shm.is_dir() {
+        if let Ok(d) = tempfile::tempdir_in(shm) {
+            return d;
+        }
     }
     tempfile::tempdir().expect("temp dir")
 }

@@ -89,12 +89,12 @@ pub fn data_spec(a: &DataArgs) -> Result<DataSpec> {
         None => defaults::MAX_DATA_ERRORS,
         Some(t) => parse_count_in("--max-data-errors", t, 1, bounds::MAX_DATA_ERRORS)?,
     };
-    if let Some(j) = &a.journal
-        && (j.as_os_str().is_empty() || j.to_str().is_none())
-    {
-        return Err(VbError::input(
-            "--journal: give a non-empty UTF-8 path (it is recorded in results)",
-        ));
+    if let Some(j) = &a.journal {
+        if j.as_os_str().is_empty() || j.to_str().is_none() {
+            return Err(VbError::input(
+                "--journal: give a non-empty UTF-8 path (it is recorded in results)",
+            ));
+        }
     }
     Ok(DataSpec {
         compress,

@@ -82,10 +82,10 @@ pub fn apply(job: &mut JobSpec, flag: &str, counts: &[u32], hosts: usize) -> Res
             let mut r = run.clone();
             r.name = point_name(&run.name, n);
             r.host_count = Some(n);
-            if let Some(p) = &mut r.rate_pct
-                && swept.contains(&p.of)
-            {
-                p.of = point_name(&p.of, n);
+            if let Some(p) = &mut r.rate_pct {
+                if swept.contains(&p.of) {
+                    p.of = point_name(&p.of, n);
+                }
             }
             if let Some(s) = &mut r.stop_rule {
                 s.group = point_name(&s.group, n);

@@ -298,20 +298,20 @@ pub fn assign(hosts: &[HostSpec], template: &str, shared: bool) -> Result<Vec<As
         let tpl = h.target.as_deref().unwrap_or(template);
         let paths = expand_target(tpl, &h.name, index)?;
         for p in &paths {
-            if let Some(other) = owner.insert(p.clone(), h.name.clone())
-                && !shared
-            {
-                let who = if other == h.name {
-                    format!("host '{}' twice", h.name)
-                } else {
-                    format!("hosts '{other}' and '{}'", h.name)
-                };
-                return Err(VbError::refused(format!(
-                    "--target gives {who} the same path {p}; on a shared file system they \
+            if let Some(other) = owner.insert(p.clone(), h.name.clone()) {
+                if !shared {
+                    let who = if other == h.name {
+                        format!("host '{}' twice", h.name)
+                    } else {
+                        format!("hosts '{other}' and '{}'", h.name)
+                    };
+                    return Err(VbError::refused(format!(
+                        "--target gives {who} the same path {p}; on a shared file system they \
                      would write the same files. Put {{host}} or {{index}} in the path \
                      (e.g. '{tpl}/{{host}}'), or pass --shared-target if the paths are each \
                      host's own disk or sharing is what you want"
-                )));
+                    )));
+                }
             }
         }
         out.push(Assignment {

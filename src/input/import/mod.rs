@@ -371,7 +371,7 @@ pub fn secs_text(s: f64) -> String {
 pub fn size_text(bytes: u64) -> String {
     for (shift, unit) in [(50, "p"), (40, "t"), (30, "g"), (20, "m"), (10, "k")] {
         let unit_bytes = 1u64 << shift;
-        if bytes >= unit_bytes && bytes.is_multiple_of(unit_bytes) {
+        if bytes >= unit_bytes && bytes % unit_bytes == 0 {
             return format!("{}{unit}", bytes / unit_bytes);
         }
     }

@@ -23,19 +23,19 @@ pub(super) fn spec(cx: &Ctx, flags: &DataArgs, k: &Keys) -> Result<DataSpec> {
         ("dedup", &mut a.dedup, k.dedup),
         ("dedup_unit", &mut a.dedup_unit, k.dedup_unit),
     ] {
-        if flag.is_none()
-            && let Some(v) = val
-        {
-            // Check it alone first so an error names the suite's line.
-            let mut one = DataArgs::default();
-            let t = v.get_ref().text();
-            match key {
-                "compress" => one.compress = Some(t.clone()),
-                "dedup" => one.dedup = Some(t.clone()),
-                _ => one.dedup_unit = Some(t.clone()),
+        if flag.is_none() {
+            if let Some(v) = val {
+                // Check it alone first so an error names the suite's line.
+                let mut one = DataArgs::default();
+                let t = v.get_ref().text();
+                match key {
+                    "compress" => one.compress = Some(t.clone()),
+                    "dedup" => one.dedup = Some(t.clone()),
+                    _ => one.dedup_unit = Some(t.clone()),
+                }
+                cx.with(key, Some(v), data_spec(&one))?;
+                *flag = Some(t);
             }
-            cx.with(key, Some(v), data_spec(&one))?;
-            *flag = Some(t);
         }
     }
     if let Some(v) = k.verify {

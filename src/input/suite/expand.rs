@@ -90,18 +90,18 @@ pub fn to_job(origin: &str, text: &str, suite: &SuiteFile, o: &Overrides) -> Res
             bounds::MAX_RUNS
         )));
     }
-    if suite.warmup_run
-        && !o.no_warmup_run
-        && let Some(first) = runs.first()
-        && first.meta.as_ref().is_none_or(|m| !m.whole_tree)
-    {
-        let mut warm = first.clone();
-        warm.name = "warmup-run".into();
-        warm.discard = true;
-        // A discarded run never feeds a stop rule or a curve.
-        warm.stop_rule = None;
-        warm.rate_pct = None;
-        runs.insert(0, warm);
+    if suite.warmup_run && !o.no_warmup_run {
+        if let Some(first) = runs.first() {
+            if first.meta.as_ref().is_none_or(|m| !m.whole_tree) {
+                let mut warm = first.clone();
+                warm.name = "warmup-run".into();
+                warm.discard = true;
+                // A discarded run never feeds a stop rule or a curve.
+                warm.stop_rule = None;
+                warm.rate_pct = None;
+                runs.insert(0, warm);
+            }
+        }
     }
     let job = JobSpec {
         target: TargetSpec {

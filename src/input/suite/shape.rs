@@ -48,14 +48,14 @@ pub(super) fn shape(cx: &Ctx, e: &RunEntry, o: &Overrides) -> Result<Shape> {
             cx.with(key, at, crate::input::shape::apply(&mut shape, key, &text))?;
         }
     }
-    if let Some(v) = &e.rate
-        && is_bandwidth(v)
-    {
-        shape.rate_bytes = cx.with(
-            "rate",
-            Some(v),
-            parse_bandwidth("rate", &v.get_ref().text()),
-        )?;
+    if let Some(v) = &e.rate {
+        if is_bandwidth(v) {
+            shape.rate_bytes = cx.with(
+                "rate",
+                Some(v),
+                parse_bandwidth("rate", &v.get_ref().text()),
+            )?;
+        }
     }
     Ok(shape)
 }

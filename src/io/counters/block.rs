@@ -176,17 +176,17 @@ fn walk(
     if let Ok(file) = std::fs::read_to_string(dir.join("loop/backing_file")) {
         let file = file.trim_end_matches('\n');
         // A loop device over a file: the file's own device does the work.
-        if let Ok(md) = std::fs::metadata(file)
-            && let Some(d) = dev_dir(md.dev(), sys)
-        {
-            walk(
-                &d,
-                DeviceRole::Below,
-                format!("{name}'s backing file {file} is on it"),
-                sys,
-                depth + 1,
-                out,
-            );
+        if let Ok(md) = std::fs::metadata(file) {
+            if let Some(d) = dev_dir(md.dev(), sys) {
+                walk(
+                    &d,
+                    DeviceRole::Below,
+                    format!("{name}'s backing file {file} is on it"),
+                    sys,
+                    depth + 1,
+                    out,
+                );
+            }
         }
     }
 }

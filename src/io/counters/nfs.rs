@@ -66,22 +66,24 @@ pub(crate) fn parse(text: &str, mount_point: &str) -> Option<NfsStat> {
             s.backlog_sum += backlog;
         } else if t == "per-op statistics" {
             in_ops = true;
-        } else if in_ops && let Some((op, rest)) = t.split_once(':') {
-            let v: Vec<u64> = rest
-                .split_whitespace()
-                .map(|x| x.parse().unwrap_or(0))
-                .collect();
-            // ops trans timeouts bytes_sent bytes_recv queue rtt execute [errors]
-            if v.len() >= 8 {
-                s.ops.insert(
-                    op.to_string(),
-                    OpStat {
-                        ops: v[0],
-                        trans: v[1],
-                        rtt_ms: v[6],
-                        exe_ms: v[7],
-                    },
-                );
+        } else if in_ops {
+            if let Some((op, rest)) = t.split_once(':') {
+                let v: Vec<u64> = rest
+                    .split_whitespace()
+                    .map(|x| x.parse().unwrap_or(0))
+                    .collect();
+                // ops trans timeouts bytes_sent bytes_recv queue rtt execute [errors]
+                if v.len() >= 8 {
+                    s.ops.insert(
+                        op.to_string(),
+                        OpStat {
+                            ops: v[0],
+                            trans: v[1],
+                            rtt_ms: v[6],
+                            exe_ms: v[7],
+                        },
+                    );
+                }
             }
         }
     }

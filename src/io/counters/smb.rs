@@ -16,15 +16,13 @@ pub(crate) fn parse(text: &str) -> Vec<(String, ShareStat)> {
     let mut out: Vec<(String, ShareStat)> = Vec::new();
     for line in text.lines() {
         let t = line.trim();
-        if let Some((n, share)) = t.split_once(") ")
-            && n.chars().all(|c| c.is_ascii_digit())
-            && !n.is_empty()
-            && share.starts_with("\\\\")
-        {
-            // Newer kernels add the share's state after the name.
-            let name = share.split_whitespace().next().unwrap_or(share);
-            out.push((name.to_string(), ShareStat::default()));
-            continue;
+        if let Some((n, share)) = t.split_once(") ") {
+            if n.chars().all(|c| c.is_ascii_digit()) && !n.is_empty() && share.starts_with("\\\\") {
+                // Newer kernels add the share's state after the name.
+                let name = share.split_whitespace().next().unwrap_or(share);
+                out.push((name.to_string(), ShareStat::default()));
+                continue;
+            }
         }
         let Some((_, s)) = out.last_mut() else {
             continue;

@@ -27,10 +27,10 @@ pub struct UringEngine {
 
 /// Checks that this kernel and process may use io_uring at all.
 pub fn probe_io_uring() -> Result<(), String> {
-    if let Ok(v) = std::fs::read_to_string("/proc/sys/kernel/io_uring_disabled")
-        && v.trim() == "2"
-    {
-        return Err("disabled by sysctl kernel.io_uring_disabled=2".into());
+    if let Ok(v) = std::fs::read_to_string("/proc/sys/kernel/io_uring_disabled") {
+        if v.trim() == "2" {
+            return Err("disabled by sysctl kernel.io_uring_disabled=2".into());
+        }
     }
     match IoUring::new(2) {
         Ok(_) => Ok(()),

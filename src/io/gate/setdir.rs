@@ -198,11 +198,10 @@ impl SetDir {
     /// Deletes `name` only if it is still the regular file with inode `ino`
     /// (a file volbench made); anything else there is left alone.
     pub fn remove_if_ours(&self, name: &str, ino: u64) {
-        if let Ok(Entry::Regular(st)) = self.entry(name)
-            && st.st_ino == ino
-            && st.st_dev == self.dev
-        {
-            let _ = rustix::fs::unlinkat(&self.fd, name, AtFlags::empty());
+        if let Ok(Entry::Regular(st)) = self.entry(name) {
+            if st.st_ino == ino && st.st_dev == self.dev {
+                let _ = rustix::fs::unlinkat(&self.fd, name, AtFlags::empty());
+            }
         }
     }
 

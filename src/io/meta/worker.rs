@@ -513,10 +513,10 @@ pub fn run(m: MetaWorker, setup: WorkerSetup, ready: impl FnOnce()) -> WorkerRes
             let (leaf, n) = tree.split(file_share.nth(k));
             tree.leaf_path(leaf, &mut path);
             tree.file_name(n, false, &mut name);
-            if let Ok(dir) = cache.get(leaf, &root, &mut path)
-                && owner::check_at(dir, name.as_cstr(), &id).is_ok()
-            {
-                let _ = crate::io::gate::unlink_at(dir, name.as_cstr());
+            if let Ok(dir) = cache.get(leaf, &root, &mut path) {
+                if owner::check_at(dir, name.as_cstr(), &id).is_ok() {
+                    let _ = crate::io::gate::unlink_at(dir, name.as_cstr());
+                }
             }
         }
     }

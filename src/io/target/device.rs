@@ -84,17 +84,17 @@ pub fn refuse_if_backing_in_use(path: &Path, dev: u64, ino: u64) -> Result<()> {
             continue;
         }
         let loop_dev = Path::new("/dev").join(&name);
-        if let Err(e) = refuse_if_in_use(&loop_dev)
-            && e.kind == crate::error::Kind::Refused
-        {
-            return Err(VbError::refused(format!(
-                "refusing to write to {}: it is the backing file of {}, and {}",
-                path.display(),
-                loop_dev.display(),
-                e.message
-                    .split_once(": ")
-                    .map_or(e.message.as_str(), |(_, why)| why)
-            )));
+        if let Err(e) = refuse_if_in_use(&loop_dev) {
+            if e.kind == crate::error::Kind::Refused {
+                return Err(VbError::refused(format!(
+                    "refusing to write to {}: it is the backing file of {}, and {}",
+                    path.display(),
+                    loop_dev.display(),
+                    e.message
+                        .split_once(": ")
+                        .map_or(e.message.as_str(), |(_, why)| why)
+                )));
+            }
         }
     }
     Ok(())
@@ -108,15 +108,15 @@ fn mounted_at(major: u32, minor: u32) -> Option<String> {
         .ok()
         .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()));
     let mut ids = vec![whole];
-    if let Some(name) = sysfs_name
-        && let Ok(entries) = std::fs::read_dir(format!("/sys/class/block/{name}"))
-    {
-        for entry in entries.flatten() {
-            let fname = entry.file_name().to_string_lossy().into_owned();
-            if fname.starts_with(&name)
-                && let Ok(dev) = std::fs::read_to_string(entry.path().join("dev"))
-            {
-                ids.push(dev.trim().to_string());
+    if let Some(name) = sysfs_name {
+        if let Ok(entries) = std::fs::read_dir(format!("/sys/class/block/{name}")) {
+            for entry in entries.flatten() {
+                let fname = entry.file_name().to_string_lossy().into_owned();
+                if fname.starts_with(&name) {
+                    if let Ok(dev) = std::fs::read_to_string(entry.path().join("dev")) {
+                        ids.push(dev.trim().to_string());
+                    }
+                }
             }
         }
     }

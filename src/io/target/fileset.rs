@@ -70,8 +70,10 @@ pub fn prepare(dir: &Path, opts: &PrepareOptions) -> Result<Prepared> {
     let set = SetDir::open_or_create(dir)?;
     let ino = rustix::fs::fstat(set.fd()).map(|st| st.st_ino).ok();
     prepare_in(set, file_size, opts).inspect_err(|_| {
-        if made && let Some(ino) = ino {
-            remove_made_dir(dir, ino);
+        if made {
+            if let Some(ino) = ino {
+                remove_made_dir(dir, ino);
+            }
         }
     })
 }
@@ -167,11 +169,10 @@ fn prepare_in(dir: SetDir, file_size: u64, opts: &PrepareOptions) -> Result<Prep
     })?;
     // A check of blocks written with a light stamp would report every one
     // of them as corrupt: refused before any I/O, with its own exit.
-    if reusable
-        && opts.data.verify
-        && let Some(note) = old.as_ref().and_then(|m| m.unstamped.as_deref())
-    {
-        return Err(unchecked(dir.path(), note));
+    if reusable && opts.data.verify {
+        if let Some(note) = old.as_ref().and_then(|m| m.unstamped.as_deref()) {
+            return Err(unchecked(dir.path(), note));
+        }
     }
     let identity_before = old
         .as_ref()
@@ -284,15 +285,15 @@ fn refill(
     fresh: Fresh,
 ) -> Result<Vec<u64>> {
     // Files volbench did not create are never overwritten unasked.
-    if !opts.allow_overwrite
-        && let Some(i) = slots.iter().position(|s| matches!(s, Slot::Foreign(_)))
-    {
-        return Err(VbError::refused(format!(
-            "refusing to overwrite {}: volbench did not create it (it is not the file \
+    if !opts.allow_overwrite {
+        if let Some(i) = slots.iter().position(|s| matches!(s, Slot::Foreign(_))) {
+            return Err(VbError::refused(format!(
+                "refusing to overwrite {}: volbench did not create it (it is not the file \
              {MARKER_NAME} lists, or it has other hard links); move it away or pass \
              --allow-overwrite",
-            dir.path_of(&names[i]).display()
-        )));
+                dir.path_of(&names[i]).display()
+            )));
+        }
     }
     let total = file_size.saturating_mul(names.len() as u64);
     let reclaimed: u64 = slots
@@ -303,16 +304,16 @@ fn refill(
         })
         .sum();
     let need = total.saturating_sub(reclaimed);
-    if let Some(free) = dir.free_bytes()
-        && need > free
-    {
-        return Err(VbError::target(format!(
-            "the file set needs {} more on the file system of {}, and only {} is free; \
+    if let Some(free) = dir.free_bytes() {
+        if need > free {
+            return Err(VbError::target(format!(
+                "the file set needs {} more on the file system of {}, and only {} is free; \
              use a smaller --size",
-            format_size(need),
-            dir.path().display(),
-            format_size(free)
-        )));
+                format_size(need),
+                dir.path().display(),
+                format_size(free)
+            )));
+        }
     }
     if let Some(m) = old {
         // A set of another shape is ours: drop the files beyond the new count.
@@ -367,30 +368,32 @@ fn refill(
         // O_DIRECT is set once the file is recorded: an open that creates
         // the file and then fails on O_DIRECT (tmpfs) would leave behind a
         // file no marker lists.
-        if opts.direct
-            && let Some(fd) = fds.last()
-            && let Err(e) = rustix::fs::fcntl_getfl(fd)
-                .and_then(|fl| rustix::fs::fcntl_setfl(fd, fl | OFlags::DIRECT))
-        {
-            undo(&inodes, None);
-            return Err(super::open_error(&dir.path_of(name), e, true));
+        if opts.direct {
+            if let Some(fd) = fds.last() {
+                if let Err(e) = rustix::fs::fcntl_getfl(fd)
+                    .and_then(|fl| rustix::fs::fcntl_setfl(fd, fl | OFlags::DIRECT))
+                {
+                    undo(&inodes, None);
+                    return Err(super::open_error(&dir.path_of(name), e, true));
+                }
+            }
         }
     }
     // A fill size the device cannot take is refused before a byte is
     // written, like --bs (whose check against the probed alignment comes
     // only after the fill).
-    if opts.direct
-        && let Some(fd) = fds.first()
-    {
-        let align = probe_align_fd(fd, false);
-        if !opts.fill_bs.is_multiple_of(align) {
-            undo(&inodes, None);
-            return Err(VbError::input(format!(
-                "--fill-bs {} is not a multiple of {align} bytes, the direct-I/O alignment of {}; \
+    if opts.direct {
+        if let Some(fd) = fds.first() {
+            let align = probe_align_fd(fd, false);
+            if opts.fill_bs % align != 0 {
+                undo(&inodes, None);
+                return Err(VbError::input(format!(
+                    "--fill-bs {} is not a multiple of {align} bytes, the direct-I/O alignment of {}; \
                  use a multiple of it, or --buffered",
-                opts.fill_bs,
-                dir.path().display()
-            )));
+                    opts.fill_bs,
+                    dir.path().display()
+                )));
+            }
         }
     }
     let mut marker = Marker {

@@ -79,7 +79,7 @@ pub(super) fn parse_marker(bytes: &[u8]) -> std::result::Result<Marker, String> 
             m.files
         ));
     }
-    if m.file_size == 0 || !m.file_size.is_multiple_of(4096) {
+    if m.file_size == 0 || m.file_size % 4096 != 0 {
         return Err(format!(
             "it claims files of {} bytes, not a positive multiple of 4096",
             m.file_size
@@ -290,7 +290,7 @@ mod tests {
             );
             match parse_marker(text.as_bytes()) {
                 Ok(m) => {
-                    prop_assert!(m.file_size.is_multiple_of(4096) && m.file_size > 0);
+                    prop_assert!(m.file_size % 4096 == 0 && m.file_size > 0);
                     prop_assert!((m.files as u64).saturating_mul(m.file_size) <= MAX_SET_BYTES);
                     prop_assert!(m.set_id.is_some_and(|i| i.bytes().all(|b| b.is_ascii_hexdigit())));
                 }

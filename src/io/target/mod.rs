@@ -313,11 +313,10 @@ fn prepare_existing(insp: &Inspection, opts: &PrepareOptions, device: bool) -> R
     if device && opts.needs_write {
         device::refuse_if_in_use(path)?;
     }
-    if !device
-        && opts.needs_write
-        && let Ok(meta) = fs::metadata(path)
-    {
-        device::refuse_if_backing_in_use(path, meta.dev(), meta.ino())?;
+    if !device && opts.needs_write {
+        if let Ok(meta) = fs::metadata(path) {
+            device::refuse_if_backing_in_use(path, meta.dev(), meta.ino())?;
+        }
     }
     if opts.files != 1 {
         return Err(VbError::input(format!(

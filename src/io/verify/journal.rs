@@ -291,10 +291,10 @@ impl Journal {
     /// flag is only written when clear: one store per chunk per second.
     #[inline]
     fn touch(&self, block: usize) {
-        if let Some(d) = self.dirty.get(block / CHUNK)
-            && !d.load(Ordering::SeqCst)
-        {
-            d.store(true, Ordering::SeqCst);
+        if let Some(d) = self.dirty.get(block / CHUNK) {
+            if !d.load(Ordering::SeqCst) {
+                d.store(true, Ordering::SeqCst);
+            }
         }
     }
 
@@ -313,10 +313,10 @@ impl Journal {
     pub fn on_failure(&self, alarm: Option<Alarm>) {
         if let Ok(mut slot) = self.alarm.lock() {
             *slot = alarm;
-            if self.failure.get().is_some()
-                && let Some(a) = slot.as_ref()
-            {
-                a();
+            if self.failure.get().is_some() {
+                if let Some(a) = slot.as_ref() {
+                    a();
+                }
             }
         }
     }
@@ -333,10 +333,10 @@ impl Journal {
         f().map_err(|why| {
             let _ = self.failure.set(why.clone());
             self.unclean.store(true, Ordering::Relaxed);
-            if let Ok(slot) = self.alarm.lock()
-                && let Some(a) = slot.as_ref()
-            {
-                a();
+            if let Ok(slot) = self.alarm.lock() {
+                if let Some(a) = slot.as_ref() {
+                    a();
+                }
             }
             VbError::run(why)
         })
@@ -461,11 +461,11 @@ impl Journal {
     /// checksum of its tables) if every write it recorded completed
     /// (`all_done`) and nothing failed.
     pub fn close(&self, all_done: bool) -> Result<()> {
-        if let Ok(mut slot) = self.sync.lock()
-            && let Some((tx, h)) = slot.take()
-        {
-            drop(tx);
-            let _ = h.join();
+        if let Ok(mut slot) = self.sync.lock() {
+            if let Some((tx, h)) = slot.take() {
+                drop(tx);
+                let _ = h.join();
+            }
         }
         self.flush()?;
         if !all_done || self.unclean.load(Ordering::Relaxed) {

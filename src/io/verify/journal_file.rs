@@ -323,11 +323,12 @@ pub fn create_new(path: &Path) -> Result<(OwnedFd, NewFile)> {
 impl NewFile {
     /// Removes the file, only if its name still holds the file created.
     pub fn remove(&self) {
-        if let Ok(st) = rustix::fs::statat(&self.dir, &self.name, AtFlags::SYMLINK_NOFOLLOW)
-            && FileType::from_raw_mode(st.st_mode) == FileType::RegularFile
-            && (st.st_ino, st.st_dev) == (self.ino, self.dev)
-        {
-            let _ = crate::io::gate::unlink_at(&self.dir, &self.name);
+        if let Ok(st) = rustix::fs::statat(&self.dir, &self.name, AtFlags::SYMLINK_NOFOLLOW) {
+            if FileType::from_raw_mode(st.st_mode) == FileType::RegularFile
+                && (st.st_ino, st.st_dev) == (self.ino, self.dev)
+            {
+                let _ = crate::io::gate::unlink_at(&self.dir, &self.name);
+            }
         }
     }
 }

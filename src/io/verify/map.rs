@@ -162,11 +162,10 @@ impl BlockMap {
             let c = &self.cells[i];
             let v = c.load(Ordering::Relaxed) & !BUSY;
             let v = if op.write && !ok { UNKNOWN } else { v };
-            if op.write
-                && ok
-                && let Some(j) = &self.journal
-            {
-                j.acknowledge(i, v);
+            if op.write && ok {
+                if let Some(j) = &self.journal {
+                    j.acknowledge(i, v);
+                }
             }
             c.store(v, Ordering::Release);
         }

@@ -211,15 +211,15 @@ pub(crate) fn mismatch(
     expected: &str,
     what: &str,
 ) -> String {
-    if let Found::Damaged(_) = found
-        && let Some((i, want, got)) = sectors::locate(s, pool, file, off, counter)
-    {
-        return format!(
-            "{path} offset {}: expected byte {want:#04x} of {expected}, found {got:#04x} \
+    if let Found::Damaged(_) = found {
+        if let Some((i, want, got)) = sectors::locate(s, pool, file, off, counter) {
+            return format!(
+                "{path} offset {}: expected byte {want:#04x} of {expected}, found {got:#04x} \
              ({what} in the sector at {off}, first bytes {})",
-            off + i as u64,
-            first_bytes(s)
-        );
+                off + i as u64,
+                first_bytes(s)
+            );
+        }
     }
     format!(
         "{path} offset {off}: expected {expected}, found {what} (first bytes {})",
@@ -292,43 +292,44 @@ pub fn plan_check(
     if !spec.verify {
         return Ok(Vec::new());
     }
-    if let Some(path) = &spec.journal
-        && let Some((_, h)) = journal::read_header(path, false)?
-        && dir
-    {
-        let files = job.target.files.max(1);
-        let file_size = job.target.size / files as u64 / 4096 * 4096;
-        let unit = job_block_unit(job);
-        if (h.files, h.file_size, h.unit, h.format.as_str())
-            != (files, file_size, unit, spec.fill_tag().as_str())
-        {
-            return Err(crate::error::VbError::refused(format!(
-                "refusing journal {}: it belongs to another file set ({} files of {} bytes, \
+    if let Some(path) = &spec.journal {
+        if let Some((_, h)) = journal::read_header(path, false)? {
+            if dir {
+                let files = job.target.files.max(1);
+                let file_size = job.target.size / files as u64 / 4096 * 4096;
+                let unit = job_block_unit(job);
+                if (h.files, h.file_size, h.unit, h.format.as_str())
+                    != (files, file_size, unit, spec.fill_tag().as_str())
+                {
+                    return Err(crate::error::VbError::refused(format!(
+                        "refusing journal {}: it belongs to another file set ({} files of {} bytes, \
                  {}-byte blocks, data {}; this run: {files} files of {file_size} bytes, \
                  {unit}-byte blocks, data {})",
-                path.display(),
-                h.files,
-                h.file_size,
-                h.unit,
-                h.format,
-                spec.fill_tag()
-            )));
-        }
-        // The set there now, if any, must be the one the journal records
-        // (a refill of it starts the journal over): checked before the fill.
-        if job.layouts().len() <= 1 {
-            match set_there(&job.target.path) {
-                Some(set) if set.same_set(&h.set) => {}
-                Some(set) => return Err(journal::another_set(path, &h.set, &set)),
-                None => {
-                    return Err(journal_file::refuse(
-                        path,
-                        &format!(
-                            "the journal belongs to another file set ({}, which {} does not hold)",
-                            h.set,
-                            job.target.path.display()
-                        ),
-                    ));
+                        path.display(),
+                        h.files,
+                        h.file_size,
+                        h.unit,
+                        h.format,
+                        spec.fill_tag()
+                    )));
+                }
+                // The set there now, if any, must be the one the journal records
+                // (a refill of it starts the journal over): checked before the fill.
+                if job.layouts().len() <= 1 {
+                    match set_there(&job.target.path) {
+                        Some(set) if set.same_set(&h.set) => {}
+                        Some(set) => return Err(journal::another_set(path, &h.set, &set)),
+                        None => {
+                            return Err(journal_file::refuse(
+                                path,
+                                &format!(
+                                    "the journal belongs to another file set ({}, which {} does not hold)",
+                                    h.set,
+                                    job.target.path.display()
+                                ),
+                            ));
+                        }
+                    }
                 }
             }
         }
@@ -356,9 +357,9 @@ pub fn plan_check(
 /// A host with several targets keeps one journal per target: target `i`'s
 /// is FILE.i (each journal belongs to one file set).
 pub fn journal_per_target(spec: &mut DataSpec, i: usize, targets: usize) {
-    if targets > 1
-        && let Some(path) = &mut spec.journal
-    {
-        path.as_mut_os_string().push(format!(".{i}"));
+    if targets > 1 {
+        if let Some(path) = &mut spec.journal {
+            path.as_mut_os_string().push(format!(".{i}"));
+        }
     }
 }

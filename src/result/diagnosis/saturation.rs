@@ -58,14 +58,14 @@ pub(super) fn ceiling(doc: &ResultDoc, r: &RunResult) -> Option<String> {
         (e.iops, r.total_iops(), "IOPS"),
         (e.mib_s, r.total_mib_s(), "MiB/s"),
     ] {
-        if let Some(l) = limit.filter(|l| *l > 0.0)
-            && (NEAR.0..=NEAR.1).contains(&(v / l))
-        {
-            return Some(format!(
-                "at {:.0}% of the expected {} {unit}",
-                v / l * 100.0,
-                num(l)
-            ));
+        if let Some(l) = limit.filter(|l| *l > 0.0) {
+            if (NEAR.0..=NEAR.1).contains(&(v / l)) {
+                return Some(format!(
+                    "at {:.0}% of the expected {} {unit}",
+                    v / l * 100.0,
+                    num(l)
+                ));
+            }
         }
     }
     None

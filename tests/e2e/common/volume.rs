@@ -81,10 +81,10 @@ fn find_throttle() -> Result<Throttle, String> {
         let root = Path::new(root);
         // On a hybrid layout the io controller may be bound to v1 and then
         // absent from the v2 root's list: that root cannot throttle.
-        if let Ok(list) = std::fs::read_to_string(root.join("cgroup.controllers"))
-            && list.split_whitespace().any(|c| c == "io")
-        {
-            return Ok(Throttle::V2(root.into()));
+        if let Ok(list) = std::fs::read_to_string(root.join("cgroup.controllers")) {
+            if list.split_whitespace().any(|c| c == "io") {
+                return Ok(Throttle::V2(root.into()));
+            }
         }
     }
     Err(
@@ -342,10 +342,10 @@ impl Drop for Volume {
         }
         // On a device still open, -d sets autoclear: the kernel detaches it
         // when the last user closes it.
-        if self.attached
-            && let Err(e) = run_tool(Command::new("losetup").arg("-d").arg(&self.device))
-        {
-            eprintln!("volume {}: {e}", self.name);
+        if self.attached {
+            if let Err(e) = run_tool(Command::new("losetup").arg("-d").arg(&self.device)) {
+                eprintln!("volume {}: {e}", self.name);
+            }
         }
         if self.cgroup_made {
             let rmdir = || {

@@ -136,15 +136,15 @@ pub(super) fn list(
     }
     let opt = o.get("filename")?;
     let n = names.len() as u64;
-    if let Some(nr) = o.get("nrfiles")
-        && nr.val().trim().parse::<u64>().ok() != Some(n)
-    {
-        notes.refuse(
-            &nr.at,
-            &nr.text(),
-            format!("filename= names {n} files; fio takes the files from it"),
-        );
-        return None;
+    if let Some(nr) = o.get("nrfiles") {
+        if nr.val().trim().parse::<u64>().ok() != Some(n) {
+            notes.refuse(
+                &nr.at,
+                &nr.text(),
+                format!("filename= names {n} files; fio takes the files from it"),
+            );
+            return None;
+        }
     }
     let mut paths = Vec::new();
     let mut kinds = Vec::new();

@@ -141,34 +141,34 @@ pub(crate) fn seconds(p: &Param) -> std::result::Result<f64, String> {
 /// forthreads style lists: `(1,2,4)`, `(1-8,1)` steps, `(1-64,d)` doubling.
 pub(crate) fn for_list(p: &Param) -> std::result::Result<Vec<String>, String> {
     let it = items(&p.value);
-    if let [range, step] = it.as_slice()
-        && let Some((a, b)) = range.split_once('-')
-    {
-        let (a, b) = match (a.trim().parse::<u64>(), b.trim().parse::<u64>()) {
-            (Ok(a), Ok(b)) if a >= 1 && a <= b => (a, b),
-            _ => return Err(format!("'{range}' is not a range of whole numbers")),
-        };
-        let mut out = Vec::new();
-        let mut v = a;
-        while v <= b {
-            // Cut short silently, (1-100000,1) was still a 10,000-run suite.
-            if out.len() == bounds::MAX_SWEEP_POINTS {
-                return Err(format!(
-                    "'{range}' expands to more than {} values, the most a sweep takes",
-                    bounds::MAX_SWEEP_POINTS
-                ));
-            }
-            out.push(v.to_string());
-            v = if step == "d" {
-                v.saturating_mul(2)
-            } else {
-                match step.parse::<u64>() {
-                    Ok(s) if s >= 1 => v.saturating_add(s),
-                    _ => return Err(format!("'{step}' is not a step (a number or d)")),
-                }
+    if let [range, step] = it.as_slice() {
+        if let Some((a, b)) = range.split_once('-') {
+            let (a, b) = match (a.trim().parse::<u64>(), b.trim().parse::<u64>()) {
+                (Ok(a), Ok(b)) if a >= 1 && a <= b => (a, b),
+                _ => return Err(format!("'{range}' is not a range of whole numbers")),
             };
+            let mut out = Vec::new();
+            let mut v = a;
+            while v <= b {
+                // Cut short silently, (1-100000,1) was still a 10,000-run suite.
+                if out.len() == bounds::MAX_SWEEP_POINTS {
+                    return Err(format!(
+                        "'{range}' expands to more than {} values, the most a sweep takes",
+                        bounds::MAX_SWEEP_POINTS
+                    ));
+                }
+                out.push(v.to_string());
+                v = if step == "d" {
+                    v.saturating_mul(2)
+                } else {
+                    match step.parse::<u64>() {
+                        Ok(s) if s >= 1 => v.saturating_add(s),
+                        _ => return Err(format!("'{step}' is not a step (a number or d)")),
+                    }
+                };
+            }
+            return Ok(out);
         }
-        return Ok(out);
     }
     if it.is_empty() || it.len() > bounds::MAX_SWEEP_POINTS {
         return Err(format!("1..{} values", bounds::MAX_SWEEP_POINTS));
