@@ -46,6 +46,7 @@ pub fn plan_sized(mut job: JobSpec, size_given: bool) -> Result<Plan> {
 
 pub fn plan(job: JobSpec) -> Result<Plan> {
     job.validate()?;
+    job.engine.check_platform()?;
     let insp = meta::inspect(&job)?;
     let uring = engine::probe_io_uring();
     let mut notes = Vec::new();

@@ -16,12 +16,37 @@ pub enum EngineKind {
     Psync,
     IoUring,
     Null,
+    Overlapped,
 }
 
 /// Where an engine can run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Platform {
     Linux,
+    Windows,
+    /// Makes no system call of its own (the null engine).
+    Any,
+}
+
+impl Platform {
+    /// The operating system this binary was built for.
+    pub const HERE: Self = if cfg!(windows) {
+        Self::Windows
+    } else {
+        Self::Linux
+    };
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Linux => "Linux",
+            Self::Windows => "Windows",
+            Self::Any => "any system",
+        }
+    }
+
+    pub fn runs_here(self) -> bool {
+        self == Self::Any || self == Self::HERE
+    }
 }
 
 /// What an engine can do: the rest of the program asks these, never the name.
@@ -70,7 +95,7 @@ const NONE: Caps = Caps {
 };
 
 /// Every engine volbench has.
-pub const ENGINES: &[EngineRow] = &[PSYNC, IO_URING, NULL];
+pub const ENGINES: &[EngineRow] = &[PSYNC, IO_URING, NULL, OVERLAPPED];
 
 const PSYNC: EngineRow = EngineRow {
     kind: EngineKind::Psync,
@@ -106,9 +131,24 @@ const NULL: EngineRow = EngineRow {
         // It completes a whole queue at once, so it honours iodepth itself.
         queue_depth: true,
         diskless: true,
+        platform: Platform::Any,
         ..NONE
     },
     about: "no I/O at all: volbench's own overhead",
+};
+
+const OVERLAPPED: EngineRow = EngineRow {
+    kind: EngineKind::Overlapped,
+    name: "overlapped",
+    aliases: &["iocp", "windowsaio"],
+    caps: Caps {
+        direct: true,
+        queue_depth: true,
+        kernel_async: true,
+        platform: Platform::Windows,
+        ..NONE
+    },
+    about: "Windows overlapped I/O on a completion port, --iodepth I/Os in flight per thread",
 };
 
 /// The names `--engine` accepts, for messages: "auto, psync, io_uring, null".
@@ -234,6 +274,28 @@ impl EngineChoice {
         }
     }
 
+    /// Refuses, before anything is opened, an engine this system cannot
+    /// run (`--engine io_uring` on Windows, `--engine overlapped` on Linux):
+    /// its name is still known, so results and agents' messages that carry
+    /// it are read everywhere.
+    pub fn check_platform(self) -> Result<()> {
+        match self.kind() {
+            Some(k) if !k.caps().platform.runs_here() => Err(VbError::input(format!(
+                "--engine {} runs on {} only; this volbench runs on {} (its engines here: {})",
+                k.name(),
+                k.caps().platform.name(),
+                Platform::HERE.name(),
+                ENGINES
+                    .iter()
+                    .filter(|r| r.caps.platform.runs_here())
+                    .map(|r| r.name)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))),
+            _ => Ok(()),
+        }
+    }
+
     /// The one engine asked for, or `None` for `auto`.
     pub fn kind(self) -> Option<EngineKind> {
         match self {
@@ -339,5 +401,31 @@ mod tests {
                 .all(|r| !r.caps.direct)
         );
         assert!(EngineKind::for_metadata().caps().metadata);
+    }
+
+    #[test]
+    fn an_engine_of_another_system_is_refused_by_name_and_lists_what_runs_here() {
+        for row in ENGINES {
+            let choice = EngineChoice::Only(row.kind);
+            if row.caps.platform.runs_here() {
+                assert!(choice.check_platform().is_ok(), "{}", row.name);
+                continue;
+            }
+            let e = choice.check_platform().unwrap_err();
+            assert_eq!(e.kind, crate::error::Kind::Input);
+            assert!(
+                e.message.contains(&format!("--engine {}", row.name)),
+                "{e:?}"
+            );
+            assert!(e.message.contains(row.caps.platform.name()), "{e:?}");
+            assert!(e.message.contains("null"), "{e:?}");
+        }
+        let foreign = if cfg!(windows) {
+            "io_uring"
+        } else {
+            "overlapped"
+        };
+        assert!(EngineChoice::parse(foreign).is_ok_and(|c| c.check_platform().is_err()));
+        assert!(EngineChoice::Auto.check_platform().is_ok());
     }
 }

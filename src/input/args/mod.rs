@@ -245,8 +245,9 @@ pub struct CommonArgs {
     #[arg(long, value_name = "D", allow_negative_numbers = true)]
     pub warmup: Option<String>,
 
-    /// I/O engine: auto, psync, io_uring, null [default: auto]. auto uses
-    /// io_uring when iodepth > 1 and psync otherwise.
+    /// I/O engine: auto, psync, io_uring, null, overlapped [default: auto].
+    /// auto uses io_uring when iodepth > 1 and psync otherwise on Linux;
+    /// overlapped (I/O completion ports) is the Windows build's engine.
     #[arg(long, value_name = "ENGINE")]
     pub engine: Option<String>,
 

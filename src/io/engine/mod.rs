@@ -9,6 +9,8 @@ use crate::io::workload::IoOp;
 use crate::spec::EngineChoice;
 
 mod null;
+#[cfg(windows)]
+mod overlapped;
 mod psync;
 mod uring;
 
@@ -81,6 +83,11 @@ pub fn resolve(
             )),
         ),
     };
+    if cfg!(windows) && choice.kind().is_none() {
+        // Overlapped I/O is Windows' one engine with a queue; at depth 1 it
+        // has one I/O in flight like a synchronous one.
+        return (EngineKind::Overlapped, None);
+    }
     match choice.kind() {
         Some(EngineKind::IoUring) => async_or_psync(),
         Some(kind) => (kind, None),
@@ -152,6 +159,13 @@ pub fn build(
         EngineKind::Psync => AnyEngine::Psync(PsyncEngine::new(files, depth)),
         EngineKind::IoUring => {
             AnyEngine::IoUring(UringEngine::new(files, depth, buffers, submit_each)?)
+        }
+        // Refused when planning (`EngineChoice::check_platform`); never built here.
+        EngineKind::Overlapped => {
+            return Err(io::Error::new(
+                io::ErrorKind::Unsupported,
+                "the overlapped engine runs on Windows only",
+            ));
         }
     })
 }
