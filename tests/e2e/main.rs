@@ -57,3 +57,4 @@ mod targets;
 mod targets_hosts;
 mod throttled;
 mod verify_safety;
+mod windows;
