@@ -36,10 +36,10 @@ file=$dir/bench.dat
 winpath="Z:${file//\//\\}"
 export WINEPREFIX=${WINEPREFIX:-$HOME/.volbench-wine} WINEDEBUG=-all
 # One wineserver for every run, so its CPU can be read before and after each.
-wineserver -p 600
+wineserver -p 600 </dev/null >/dev/null 2>&1 || true  # already running: that one
 "$root/scripts/windows-build" run "$out/bare.exe" "$winpath" 0 8 >/dev/null 2>&1 || true
 ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
-server=$(pgrep -n -x wineserver) || die "no wineserver"
+server=$(pgrep -n wineserver) || die "no wineserver"
 hz=$(getconf CLK_TCK)
 one() { # prints "iops_per_cpu_s iops"
   local exe=$1 s0 s1 t
