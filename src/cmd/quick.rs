@@ -43,10 +43,10 @@ pub(crate) fn cmd_quick(a: &QuickArgs) -> Result<i32> {
             // Through the file set's own removal: only the files its
             // marker lists, the marker and the lock, then the empty
             // directory; nothing else is deleted.
-            if at.exists()
-                && let Err(e) = crate::io::target::remove_set_dir(&at)
-            {
-                eprintln!("volbench: the scratch directory was left: {e}");
+            if at.exists() {
+                if let Err(e) = crate::io::target::remove_set_dir(&at) {
+                    eprintln!("volbench: the scratch directory was left: {e}");
+                }
             }
         }));
     }

@@ -29,9 +29,15 @@ pub(crate) fn cmd_report(a: &ReportArgs) -> Result<i32> {
     }
     // fio-plot reads a directory of one-run files (bench-fio's layout): a
     // directory given to -o gets one file per run.
-    if let (ReportFormat::FioJson, Some(o)) = (a.format, &a.output)
-        && std::fs::symlink_metadata(o).is_ok_and(|m| m.is_dir())
-    {
+    let fio_dir = match (a.format, &a.output) {
+        (ReportFormat::FioJson, Some(o))
+            if std::fs::symlink_metadata(o).is_ok_and(|m| m.is_dir()) =>
+        {
+            Some(o)
+        }
+        _ => None,
+    };
+    if let Some(o) = fio_dir {
         let dir = OutputDir::open(o)?;
         let sources = report::load(&a.dirs)?;
         let files = report::fio_json::fio_json_per_run(&sources)?;

@@ -13,6 +13,22 @@ use crate::spec::layout::SetLayout;
 
 use super::meta::SetKey;
 
+/// An observer seen as the fill's progress: by hand, since trait upcasting
+/// (`&dyn Observer` as `&dyn Progress`) needs Rust 1.86, past rust-version.
+struct Upcast<'a>(&'a dyn Observer);
+
+impl target::Progress for Upcast<'_> {
+    fn start(&self, total_bytes: u64, what: &str) {
+        self.0.start(total_bytes, what);
+    }
+    fn advance(&self, bytes: u64) {
+        self.0.advance(bytes);
+    }
+    fn finish(&self) {
+        self.0.finish();
+    }
+}
+
 /// Prepares the plan's target as `execute` does (one file set per distinct
 /// layout the runs use), checks alignment and passes the notes to the
 /// observer. A multi-host agent calls it once per target it was given.
@@ -29,7 +45,7 @@ pub fn prepare(
         direct: job.target.direct,
         allow_overwrite: job.target.allow_overwrite,
         needs_write: plan.needs_write(),
-        progress: obs,
+        progress: &Upcast(obs),
         stop,
         data: &job.target.data,
         fill_bs: job.target.fill.bs,

@@ -220,20 +220,25 @@ impl Plan {
     pub fn describe(&self) -> String {
         let t = &self.job.target;
         let mut out = String::new();
-        let kind = match self.target.kind {
-            TargetKind::Directory if let Some(tree) = meta::tree(&self.job) => tree,
-            TargetKind::Directory if !self.needs_file_set() => {
+        // A metadata tree's own line first (no if-let guard: rust-version 1.85).
+        let tree = match self.target.kind {
+            TargetKind::Directory => meta::tree(&self.job),
+            _ => None,
+        };
+        let kind = match (self.target.kind, tree) {
+            (_, Some(tree)) => tree,
+            (TargetKind::Directory, _) if !self.needs_file_set() => {
                 "directory; no file set: the engine touches no file, nothing is created".into()
             }
-            TargetKind::Directory if self.job.layouts().len() > 1 => {
+            (TargetKind::Directory, _) if self.job.layouts().len() > 1 => {
                 "directory; one file set per layout, listed below, each created and filled if not already there".into()
             }
-            TargetKind::Directory => format!(
+            (TargetKind::Directory, _) => format!(
                 "directory; file set of {} (created and filled if not already there)",
                 sets::single(&self.job).label()
             ),
-            TargetKind::File => "existing regular file, used as it is".into(),
-            TargetKind::BlockDevice => "block device, used as it is".into(),
+            (TargetKind::File, _) => "existing regular file, used as it is".into(),
+            (TargetKind::BlockDevice, _) => "block device, used as it is".into(),
         };
         // The path is the user's text: escaped, so it cannot drive the terminal.
         let _ = writeln!(

@@ -593,7 +593,7 @@ pub fn host_sweep(per_point: &[&[f64]], nic: Option<(f64, Option<f64>)>) -> Resu
 /// lives in plan/, below the fixtures, so its test lives above it).
 #[cfg(test)]
 mod stop_rule_tests {
-    use super::{self as fixtures, RunFixture};
+    use crate::report::fixtures::{self, RunFixture};
     use crate::spec::latency::LatencyLimit;
     use crate::spec::{Pattern, StopRule};
 

@@ -132,11 +132,11 @@ fn place(
         Some(d) => Some(resolved(&from_cwd(d), notes)?),
         None => None,
     };
-    if let (Some(d), Some(opt)) = (&dir, o.get("directory"))
-        && let Some(why) = super::super::kernel_set_dir(d)
-    {
-        notes.refuse(&opt.at, &opt.text(), why);
-        return None;
+    if let (Some(d), Some(opt)) = (&dir, o.get("directory")) {
+        if let Some(why) = super::super::kernel_set_dir(d) {
+            notes.refuse(&opt.at, &opt.text(), why);
+            return None;
+        }
     }
     let Some(f) = r.filename.clone() else {
         let (target, how) = match dir {
@@ -249,15 +249,14 @@ fn working_set(
             return None;
         }
     };
-    if let Some(p) = per_job
-        && r.nrfiles > 1
-        && p % r.nrfiles != 0
-    {
-        r.mapped.push(Mapping {
-            at: s.at.clone(),
-            option: format!("nrfiles={}", r.nrfiles),
-            how: How::Note("files of equal size, the working set split evenly".into()),
-        });
+    if let Some(p) = per_job {
+        if r.nrfiles > 1 && p % r.nrfiles != 0 {
+            r.mapped.push(Mapping {
+                at: s.at.clone(),
+                option: format!("nrfiles={}", r.nrfiles),
+                how: How::Note("files of equal size, the working set split evenly".into()),
+            });
+        }
     }
     Some(per_job)
 }

@@ -109,10 +109,10 @@ pub(super) fn hosts_and_sds(
                 for p in &d.params {
                     match p.key.as_str() {
                         "lun" => match map.resolve(&p.value) {
-                            Ok((l, _)) if let Some(why) = super::super::kernel_target(&l) => {
-                                notes.refuse(&p.at, &p.text(), why)
-                            }
-                            Ok((l, _)) => sd.lun = l,
+                            Ok((l, _)) => match super::super::kernel_target(&l) {
+                                Some(why) => notes.refuse(&p.at, &p.text(), why),
+                                None => sd.lun = l,
+                            },
                             Err(e) => notes.refuse(&p.at, &p.text(), e),
                         },
                         "size" => match parse_size(&p.value) {

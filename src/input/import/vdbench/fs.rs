@@ -211,7 +211,7 @@ fn file_sizes(v: &str) -> std::result::Result<(String, bool), String> {
     if let [s] = it.as_slice() {
         return one(s).map(|b| (size_text(b), false));
     }
-    if it.is_empty() || !it.len().is_multiple_of(2) || it.len() > 2 * bounds::MAX_BS_MIX {
+    if it.is_empty() || it.len() % 2 != 0 || it.len() > 2 * bounds::MAX_BS_MIX {
         return Err(format!(
             "a size, or up to {} (size,percent) pairs",
             bounds::MAX_BS_MIX
