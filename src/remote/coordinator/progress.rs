@@ -1,5 +1,6 @@
 //! What the terminal shows while the hosts work: one fill bar over all
-//! hosts' preparation, and each interval once every host has reported it.
+//! hosts' preparation, and each interval once every host has reported it
+//! (each host's own is passed on as it arrives, `handlers.rs`).
 
 use super::Coordinator;
 use super::host::{Fill, Host};
@@ -73,7 +74,13 @@ impl Coordinator<'_> {
             }
             let iv = merge::merge_intervals(&at);
             let total_s = run.spec.warmup_s + run.spec.duration_s;
-            self.obs.interval(run, iv.t_s, total_s, &iv);
+            self.obs.interval(&crate::events::IntervalEvent {
+                run,
+                elapsed_s: iv.t_s,
+                total_s,
+                iv: &iv,
+                scope: crate::events::Scope::Total,
+            });
             self.printed += 1;
         }
     }
