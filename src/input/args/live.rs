@@ -26,7 +26,7 @@ pub struct LiveArgs {
 
     /// Seconds between plain progress lines on stderr when it is not a
     /// terminal (a CI log); 0 for none. Default 10.
-    #[arg(long, value_name = "SECONDS")]
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
     pub progress_interval: Option<String>,
 
     /// Print no progress, notes or per-run lines; the result still is.

@@ -336,7 +336,12 @@ fn serve(conn: TcpStream, reg: &Registry) -> std::io::Result<()> {
     // At most one request line of 8 KiB; the headers are not needed.
     (&mut reader).take(8192).read_line(&mut line)?;
     let mut header = String::new();
+    let mut openmetrics = false;
     while (&mut reader).take(8192).read_line(&mut header)? > 2 {
+        let h = header.to_ascii_lowercase();
+        if h.starts_with("accept:") && h.contains("application/openmetrics-text") {
+            openmetrics = true;
+        }
         header.clear();
     }
     let mut conn = conn;
@@ -353,12 +358,56 @@ fn serve(conn: TcpStream, reg: &Registry) -> std::io::Result<()> {
     if prometheus_client::encoding::text::encode(&mut body, reg).is_err() {
         body = "# EOF\n".into();
     }
+    let kind = if openmetrics {
+        "application/openmetrics-text; version=1.0.0"
+    } else {
+        body = prometheus_text(&body);
+        "text/plain; version=0.0.4"
+    };
     write!(
         conn,
-        "HTTP/1.1 200 OK\r\nContent-Type: application/openmetrics-text; version=1.0.0; charset=utf-8\r\n\
+        "HTTP/1.1 200 OK\r\nContent-Type: {kind}; charset=utf-8\r\n\
          Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     )
+}
+
+/// OpenMetrics text as Prometheus' older text format, for scrapers that do
+/// not ask for OpenMetrics (curl, promtool): a counter's family takes its
+/// samples' `_total` name, and there is no `# EOF`. The rest is the same.
+pub fn prometheus_text(om: &str) -> String {
+    let mut out = String::with_capacity(om.len());
+    let mut help: Option<&str> = None;
+    for line in om.lines() {
+        if line == "# EOF" {
+            continue;
+        }
+        if line.starts_with("# HELP ") {
+            help = Some(line);
+            continue;
+        }
+        if let Some(rest) = line.strip_prefix("# TYPE ") {
+            let counter = rest.ends_with(" counter");
+            let name = rest.split(' ').next().unwrap_or("");
+            let fix = |l: &str| {
+                if counter {
+                    l.replacen(&format!(" {name} "), &format!(" {name}_total "), 1)
+                } else {
+                    l.to_string()
+                }
+            };
+            if let Some(h) = help.take() {
+                out.push_str(&fix(h));
+                out.push('\n');
+            }
+            out.push_str(&fix(line));
+            out.push('\n');
+            continue;
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
 }
 
 impl Progress for Exporter {
