@@ -317,11 +317,10 @@ impl Exporter {
     }
 
     fn phase(&self, p: &str) {
-        if let Ok(mut w) = self.what.lock() {
-            if *w != p {
-                self.m.set_phase(p);
-                *w = p.to_string();
-            }
+        let Ok(mut w) = self.what.lock() else { return };
+        if *w != p {
+            self.m.set_phase(p);
+            *w = p.to_string();
         }
     }
 }
@@ -422,10 +421,13 @@ impl Observer for Exporter {
     fn note(&self, _: &str) {}
     fn run_started(&self, _: usize, _: usize, run: &PlannedRun) {
         let name = run.spec.name.clone();
-        if let Ok(mut cur) = self.run.lock() {
-            if let Some(old) = cur.replace(name.clone()) {
-                self.m.run.get_or_create(&RunLabels { run: old }).set(0);
-            }
+        let old = self
+            .run
+            .lock()
+            .ok()
+            .and_then(|mut cur| cur.replace(name.clone()));
+        if let Some(old) = old {
+            self.m.run.get_or_create(&RunLabels { run: old }).set(0);
         }
         self.m.run.get_or_create(&RunLabels { run: name }).set(1);
         self.phase(if run.spec.warmup_s > 0.0 {

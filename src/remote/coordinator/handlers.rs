@@ -164,19 +164,7 @@ impl Coordinator<'_> {
                 if h.run.intervals[t].len() > crate::result::MAX_INTERVALS * 4 {
                     return Err("too many intervals".into());
                 }
-                // Passed through labelled, before the merge: a live
-                // exporter sees every host's own figures.
-                let target = h.a.targets.get(t).map(|p| p.display().to_string());
-                self.obs.interval(&crate::events::IntervalEvent {
-                    run,
-                    elapsed_s: interval.t_s,
-                    total_s: run.spec.warmup_s + run.spec.duration_s,
-                    iv: &interval,
-                    scope: crate::events::Scope::Part {
-                        host: &h.a.host.name,
-                        target: target.as_deref().unwrap_or_default(),
-                    },
-                });
+                super::progress::pass_through(self.obs, run, h, t, &interval);
                 h.run.intervals[t].push(interval);
                 self.print_intervals();
             }

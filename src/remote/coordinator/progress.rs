@@ -85,3 +85,25 @@ impl Coordinator<'_> {
         }
     }
 }
+
+/// One host's interval of target `t`, passed on labelled before the merge:
+/// a live exporter sees every host's own figures.
+pub(super) fn pass_through(
+    obs: &dyn crate::events::Observer,
+    run: &crate::plan::PlannedRun,
+    h: &Host,
+    t: usize,
+    iv: &Interval,
+) {
+    let target = h.a.targets.get(t).map(|p| p.display().to_string());
+    obs.interval(&crate::events::IntervalEvent {
+        run,
+        elapsed_s: iv.t_s,
+        total_s: run.spec.warmup_s + run.spec.duration_s,
+        iv,
+        scope: crate::events::Scope::Part {
+            host: h.name(),
+            target: target.as_deref().unwrap_or_default(),
+        },
+    });
+}
