@@ -105,7 +105,16 @@ impl Lines {
     }
 
     fn csv(l: &Line<'_>) -> String {
-        let cell = |s: &str| crate::output::table::csv_cell(s).into_owned();
+        // Names come from users: cleaned as every CSV cell is, then quoted
+        // when they hold a separator, a quote or a line break.
+        let cell = |s: &str| {
+            let c = crate::output::table::csv_cell(s).into_owned();
+            if c.contains([',', '"', '\n', '\r']) {
+                format!("\"{}\"", c.replace('"', "\"\""))
+            } else {
+                c
+            }
+        };
         let mut cells = vec![
             l.schema.to_string(),
             l.time.clone(),
