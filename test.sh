@@ -37,6 +37,10 @@ if ((!quick)); then
   # fio's fio_jsonplus_clat2csv (Debian's python3) imports six, which fio
   # does not depend on.
   /usr/bin/python3 -c 'import six' 2>/dev/null || need+=(python3-six)
+  # The live tests start a real Prometheus scraping --metrics-listen and
+  # check the exposition with promtool; they query it with curl.
+  command -v prometheus >/dev/null || need+=(prometheus)
+  command -v curl >/dev/null || need+=(curl)
   # The man pages are read back with man -l.
   command -v man >/dev/null || need+=(man-db)
   # The release artifact's check below asks `file` whether it is static.

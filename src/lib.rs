@@ -4,18 +4,19 @@
 //! 1. `input`: flags, suite files, sweeps, host lists -> one `spec::JobSpec`
 //! 2. `plan`: the job resolved against this machine (engine, threads, time)
 //! 3. `executor`: prepares the target and runs the plan, using `io`
-//!    (engines, targets, workers)
+//!    (engines, targets, workers), telling `events`' observers as it goes
 //! 4. `result`: the one versioned results structure, merged exactly
 //! 5. `output` and `report`: every view of a result
 //! 6. `remote`: the same executor on many hosts, merged into one result
 //! 7. `cmd`: the commands on top
 //!
 //! A module may use the ones below it in this list of layers, never above:
-//! cmd > remote > report > output > executor > plan > input > io > result >
+//! cmd > remote > report > output > executor > events > plan > input > io > result >
 //! spec > units, stats, error.
 
 pub mod cmd;
 pub mod error;
+pub mod events;
 pub(crate) mod executor;
 pub mod input;
 pub mod io;

@@ -50,10 +50,9 @@ pub(crate) fn finish(doc: &ResultDoc, out_dir: Option<&OutputDir>, json: bool) -
     }
     let mut write_error = None;
     if let Some(dir) = out_dir {
-        let write = |dir: &OutputDir| -> Result<()> {
-            let html = report::html::report_html(&report::own_source(doc, dir.path()))?;
-            output::write_dir(doc, dir, &[("report.html", html)])
-        };
+        let exporters = report::export::exporters(None);
+        let write =
+            |dir: &OutputDir| exporters.write_dir(&report::own_source(doc, dir.path()), dir);
         let saved_in = match write(dir) {
             Ok(()) => Some(dir.path().to_path_buf()),
             Err(e) => {

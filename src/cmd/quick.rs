@@ -89,8 +89,10 @@ pub(crate) fn cmd_quick(a: &QuickArgs) -> Result<i32> {
         &job,
         &[plan],
         Some(&shown),
-        a.output.as_deref(),
-        false,
+        &crate::input::args::OutputArgs {
+            output: a.output.clone(),
+            ..Default::default()
+        },
         None,
     )
 }

@@ -51,15 +51,11 @@ pub(crate) fn cmd_report(a: &ReportArgs) -> Result<i32> {
         crate::output::file::check_file(o)?;
     }
     let sources = report::load(&a.dirs)?;
-    let text = match a.format {
-        ReportFormat::Html => report::html::report_html(&sources)?,
-        ReportFormat::Json => report::export::json(&sources)? + "\n",
-        ReportFormat::Csv => report::export::csv(&sources)?,
-        ReportFormat::Md => report::export::markdown(&sources),
-        ReportFormat::FioJson => report::fio_json::fio_json(&sources)? + "\n",
-        ReportFormat::IntervalsCsv => report::intervals_csv::intervals_csv(&sources)?,
-        ReportFormat::LatencyBuckets => report::buckets_csv::buckets_csv(&sources)?,
-    };
+    let text: String = report::export::exporters(Some(a.format))
+        .render(&sources)?
+        .into_iter()
+        .map(|(_, text)| text)
+        .collect();
     let out: Option<PathBuf> = match (&a.output, a.format, a.dirs.as_slice()) {
         (Some(o), _, _) => Some(o.clone()),
         (None, ReportFormat::Html, [one]) => Some(if one.is_dir() {

@@ -5,17 +5,16 @@
 //! The front ends differ only in how they make the job; where it runs is
 //! decided once, in `Where::of`.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use super::{finish, stop};
 use crate::error::{Result, VbError, exit};
 use crate::executor::{self, Observer as _};
-use crate::input::args::{CommonArgs, HostArgs, RunArgs, SuiteRunArgs};
+use crate::input::args::{CommonArgs, HostArgs, OutputArgs, RunArgs, SuiteRunArgs};
 use crate::input::hosts::HostSpec;
 use crate::input::targets::{attach, check_threads_total, expand_local};
 use crate::input::{flags, suite};
 use crate::output::file::OutputDir;
-use crate::output::ui::TerminalObserver;
 use crate::plan::{self, Plan};
 use crate::remote::{coordinator, launcher};
 use crate::result::expect::Expectation;
@@ -267,8 +266,7 @@ fn here(road: Road<'_>, paths: Vec<PathBuf>) -> Result<i32> {
         return Ok(exit::OK);
     }
     let shown = (road.show_plan || plans.len() > 1).then_some(shown);
-    let out = c.out.output.as_deref();
-    run_here(&job, &plans, shown.as_deref(), out, c.out.json, road.expect)
+    run_here(&job, &plans, shown.as_deref(), &c.out, road.expect)
 }
 
 /// The runner on this host, then the finish. The output directory is
@@ -278,13 +276,14 @@ pub(crate) fn run_here(
     job: &JobSpec,
     plans: &[Plan],
     shown: Option<&str>,
-    out_dir: Option<&Path>,
-    json: bool,
+    o: &OutputArgs,
     expect: Option<Expectation>,
 ) -> Result<i32> {
-    let out = out_dir.map(OutputDir::open).transpose()?;
-    let (stop, finisher) = stop::arm(out, json, expect)?;
-    let obs = TerminalObserver::new(true);
+    let out = o.output.as_deref().map(OutputDir::open).transpose()?;
+    // The terminal and the live outputs the flags ask for, each file
+    // created and port bound before any I/O.
+    let obs = crate::output::live::observers(&o.live)?;
+    let (stop, finisher) = stop::arm(out, o.json, expect)?;
     if let Some(s) = shown {
         eprint!("{s}");
     }
@@ -353,8 +352,8 @@ fn on_hosts(
     let out = c.out.output.as_deref().map(OutputDir::open).transpose()?;
     // The hosts get STOP_TIMEOUT to report after a stop, and the merge a moment.
     let grace = coordinator::STOP_TIMEOUT + stop::GRACE;
+    let obs = crate::output::live::observers(&c.out.live)?;
     let (stop, finisher) = stop::arm_with_grace(out, c.out.json, road.expect, grace)?;
-    let obs = TerminalObserver::new(true);
     obs.note(&format!(
         "{} hosts, {} targets",
         opts.hosts.len(),

@@ -47,7 +47,8 @@ pub(super) fn collect(
     warmup: Duration,
     duration: Duration,
     interval: Duration,
-    obs: &dyn Observer,
+    // Whoever watches, and the target its interval events are labelled with.
+    (obs, target): (&dyn Observer, &str),
     stop: &AtomicBool,
     sampler: Option<&Sampler>,
 ) -> Timeline {
@@ -125,7 +126,16 @@ pub(super) fn collect(
             *last = now_s;
         }
         if iv.duration_s > 0.0 {
-            obs.interval(run, iv.t_s, total_s, &iv);
+            obs.interval(&crate::events::IntervalEvent {
+                run,
+                elapsed_s: iv.t_s,
+                total_s,
+                iv: &iv,
+                scope: crate::events::Scope::Part {
+                    host: crate::events::this_host(),
+                    target,
+                },
+            });
             st.log.push(iv);
         }
         if stop.load(Ordering::Relaxed) || ended(control, counters.len()) {

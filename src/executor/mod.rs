@@ -24,33 +24,21 @@ pub(crate) mod targets;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::SystemTime;
 
 use crate::error::{Result, VbError};
+pub use crate::events::Observer;
 use crate::io::host;
-use crate::io::target::{self, Progress};
+use crate::io::target;
 use crate::plan::targets::at_target;
 use crate::plan::{Plan, PlannedRun};
 use crate::result::targets::TargetRun;
-use crate::result::{Interval, ResultDoc, RunResult, TargetInfo};
+use crate::result::{ResultDoc, RunResult, TargetInfo};
 use crate::spec::JobSpec;
 
 pub use prepare::prepare;
 pub use run::{RunError, run_one};
 pub use startgate::Start;
 pub use targets::Sets;
-
-/// What the executor tells whoever is watching (the terminal, or nothing).
-pub trait Observer: Progress {
-    fn note(&self, message: &str);
-    fn run_started(&self, index: usize, count: usize, run: &PlannedRun);
-    /// The workers were released at `at` (wall clock): the run's I/O begins.
-    /// A multi-host agent reports it so the coordinator can measure start skew.
-    fn io_started(&self, _run: &PlannedRun, _at: SystemTime) {}
-    /// Called once per interval with the time so far and the run's total.
-    fn interval(&self, run: &PlannedRun, elapsed_s: f64, total_s: f64, iv: &Interval);
-    fn run_finished(&self, run: &RunResult);
-}
 
 /// The result's `memory` for a prepared target: the host's memory it is,
 /// if it is (`io::mounts::memory_of`).
@@ -222,17 +210,19 @@ fn run_on_all(
     // warm-up: a stop in between must not read as one in the fill.
     rescue::doing(format!("starting run '{}'", spec.name));
     obs.run_started(i, doc.spec.runs.len(), &whole);
-    let merger = targets::Merger::new(obs, plans.len());
-    let each: Vec<targets::TargetObserver<'_>> = plans
+    // Each target's intervals pass through labelled, then each period's
+    // total once every target has reported it (one target: its own).
+    let totals = crate::events::Totals::new(obs, plans.len());
+    let each: Vec<crate::events::PartObserver<'_>> = plans
         .iter()
         .enumerate()
-        .map(|(t, p)| merger.target(t, &p.job.target.path))
+        .map(|(t, p)| crate::events::PartObserver {
+            totals: &totals,
+            part: t,
+            prefix: (plans.len() > 1).then(|| p.job.target.path.display().to_string()),
+        })
         .collect();
-    let observers: Vec<&dyn Observer> = if plans.len() > 1 {
-        each.iter().map(|o| o as &dyn Observer).collect()
-    } else {
-        vec![obs]
-    };
+    let observers: Vec<&dyn Observer> = each.iter().map(|o| o as &dyn Observer).collect();
     let outcomes = targets::run_together(plans, &runs, &observers, Start::Now, stop);
     settle(plans, prepared, done, &spec, outcomes, doc, obs, stop)
 }

@@ -186,7 +186,7 @@ pub fn run_one(
             warmup,
             duration,
             interval,
-            obs,
+            (obs, &plan.job.target.path.display().to_string()),
             stop,
             sampler.as_ref(),
         );

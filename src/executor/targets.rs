@@ -7,16 +7,15 @@
 //! agent both run their runs through here.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::SystemTime;
+use std::sync::Arc;
 
 use super::startgate::{Start, ThreadGate};
 use super::{Observer, RunError, run_one};
 use crate::error::{Result, VbError};
-use crate::io::target::{Prepared, Progress};
+use crate::io::target::Prepared;
 use crate::plan::targets::at_target;
 use crate::plan::{Plan, PlannedRun};
-use crate::result::{Interval, RunResult};
+use crate::result::RunResult;
 
 /// One target's prepared file sets (one per file count its runs use).
 pub type Sets = Vec<(super::meta::SetKey, Prepared)>;
@@ -133,78 +132,4 @@ pub fn whole_run(spec: &crate::spec::RunSpec, runs: &[(PlannedRun, &Prepared)]) 
         whole.io_threads = whole.io_threads.saturating_add(r.io_threads);
     }
     whole
-}
-
-/// Passes the terminal one interval per period, merged over the targets
-/// once every target has reported it (as the coordinator does for hosts).
-pub struct Merger<'a> {
-    inner: &'a dyn Observer,
-    state: Mutex<(Vec<Vec<Interval>>, usize)>,
-    started: AtomicBool,
-}
-
-impl<'a> Merger<'a> {
-    pub fn new(inner: &'a dyn Observer, n: usize) -> Self {
-        Self {
-            inner,
-            state: Mutex::new((vec![Vec::new(); n], 0)),
-            started: AtomicBool::new(false),
-        }
-    }
-
-    /// Target `t`'s observer, at `path`.
-    pub fn target(&'a self, t: usize, path: &std::path::Path) -> TargetObserver<'a> {
-        TargetObserver {
-            merger: self,
-            t,
-            path: path.display().to_string(),
-        }
-    }
-}
-
-pub struct TargetObserver<'a> {
-    merger: &'a Merger<'a>,
-    t: usize,
-    path: String,
-}
-
-impl Progress for TargetObserver<'_> {
-    fn start(&self, total: u64, what: &str) {
-        self.merger.inner.start(total, what);
-    }
-    fn advance(&self, bytes: u64) {
-        self.merger.inner.advance(bytes);
-    }
-    fn finish(&self) {
-        self.merger.inner.finish();
-    }
-}
-
-impl Observer for TargetObserver<'_> {
-    fn note(&self, message: &str) {
-        self.merger.inner.note(&format!("{}: {message}", self.path));
-    }
-    fn run_started(&self, _: usize, _: usize, _: &PlannedRun) {}
-    fn io_started(&self, run: &PlannedRun, at: SystemTime) {
-        if !self.merger.started.swap(true, Ordering::SeqCst) {
-            self.merger.inner.io_started(run, at);
-        }
-    }
-    fn interval(&self, run: &PlannedRun, elapsed_s: f64, total_s: f64, iv: &Interval) {
-        let Ok(mut st) = self.merger.state.lock() else {
-            return;
-        };
-        let (series, sent) = &mut *st;
-        if let Some(s) = series.get_mut(self.t) {
-            s.push(iv.clone());
-        }
-        let ready = series.iter().map(Vec::len).min().unwrap_or(0);
-        while *sent < ready {
-            let at: Vec<&Interval> = series.iter().filter_map(|s| s.get(*sent)).collect();
-            let merged = crate::result::merge::merge_intervals(&at);
-            self.merger.inner.interval(run, elapsed_s, total_s, &merged);
-            *sent += 1;
-        }
-    }
-    fn run_finished(&self, _: &RunResult) {}
 }

@@ -359,6 +359,36 @@ impl OutputDir {
     }
 }
 
+/// A file written while the run goes (`--live`, `--live-csv`): created new
+/// through the gate (O_EXCL, no link followed), so an existing path of any
+/// kind is refused before any I/O, as `--output` refuses what is not ours;
+/// `-` is stdout.
+pub fn create_stream(path: &Path, flag: &str) -> Result<Box<dyn Write + Send>> {
+    if is_stdout(path) {
+        return Ok(Box::new(std::io::stdout()));
+    }
+    let (dir, name) = split(path)?;
+    let fd = open_dir(&dir, false).map_err(|e| {
+        VbError::target(format!(
+            "{flag} {}: its directory {}: {e}",
+            path.display(),
+            dir.display()
+        ))
+    })?;
+    match gate::create_new_at(fd.as_fd(), name.as_os_str(), OFlags::WRONLY, 0o644) {
+        Ok(f) => Ok(Box::new(std::fs::File::from(f))),
+        Err(Errno::EXIST) => Err(VbError::refused(format!(
+            "{flag} {}: something is already there; volbench never replaces what is at an output path \
+             (choose a new name, or - for stdout)",
+            path.display()
+        ))),
+        Err(e) => Err(VbError::target(format!(
+            "{flag} {}: cannot create it: {e}",
+            path.display()
+        ))),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,21 +1,22 @@
-//! Views of a result: the terminal summary, summary.csv, result.json.
+//! Views of a result: the terminal summary, summary.csv, result.json;
+//! `export/` writes every post-run view, `live/` the ones made while a run goes.
 
 pub(crate) mod diagnosis;
+pub mod export;
 pub mod file;
 pub mod fmt;
+pub mod live;
 pub(crate) mod profile;
 pub(crate) mod search;
 pub(crate) mod small_files;
+pub mod source;
 pub(crate) mod table;
 pub(crate) mod tables;
 pub(crate) mod target_table;
-pub(crate) mod ui;
-
-use std::path::Path;
 
 use crate::error::{Result, VbError};
 use crate::result::{PhaseName, ResultDoc, engine_names};
-use file::OutputDir;
+pub use source::{MAX_RESULT_BYTES, read_result};
 
 const CSV_HEADER: [&str; 31] = [
     "run",
@@ -160,55 +161,4 @@ pub fn summary(doc: &ResultDoc) -> String {
     }
     // Run names, paths and the expectation's basis come from users.
     fmt::terminal(&parts.join("\n\n")).into_owned()
-}
-
-/// Writes result.json, summary.csv, the tables and `extra` (report.html)
-/// into `dir` (checked and opened before the run: see `file::OutputDir`).
-/// Each file is written to a temporary name and renamed, so a reader never
-/// sees half a file; result.json goes first, so whatever fails later it is
-/// there.
-pub fn write_dir(doc: &ResultDoc, dir: &OutputDir, extra: &[(&str, String)]) -> Result<()> {
-    let write = |name: &str, text: &str| dir.write(name, text);
-    write("result.json", &to_json(doc)?)?;
-    write("summary.csv", &summary_csv(doc)?)?;
-    // The tables in the papers' layout, as Markdown and one CSV per table.
-    let views = tables::views(doc);
-    let mut md: Vec<String> = views.iter().map(table::Table::to_markdown).collect();
-    md.extend(search::tables(doc).iter().map(table::Table::to_markdown));
-    md.extend(diagnosis::table(doc).map(|t| t.to_markdown()));
-    write("tables.md", &md.join("\n"))?;
-    for (i, v) in views.iter().enumerate() {
-        let csv = v
-            .to_csv()
-            .map_err(|e| VbError::run(format!("cannot format CSV: {e}")))?;
-        write(
-            &format!("table-{}-{}.csv", i + 1, table::slug(&v.title)),
-            &csv,
-        )?;
-    }
-    // Views built above this layer (the HTML report) come in ready-made.
-    for (name, text) in extra {
-        write(name, text)?;
-    }
-    Ok(())
-}
-
-/// Largest result file read: a long run with full histograms and the
-/// bounded interval series is a few MiB; this leaves room for big sweeps.
-pub const MAX_RESULT_BYTES: u64 = 256 << 20;
-
-/// Reads a result.json (or a directory holding one) for `report` and
-/// `compare`: an untrusted file, so it is read with a size cap (a device
-/// such as /dev/zero is refused, not read forever) and checked whole
-/// (`result::check`) before any view of it is made; every string in it is
-/// cleaned of control characters.
-pub fn read_result(path: &Path) -> Result<ResultDoc> {
-    let file = if path.is_dir() {
-        path.join("result.json")
-    } else {
-        path.to_path_buf()
-    };
-    let text = crate::input::file::read_text(&file, "result file", MAX_RESULT_BYTES)?;
-    crate::result::check::parse_result(text.as_bytes())
-        .map_err(|e| VbError::input(format!("{} is not a volbench result: {e}", file.display())))
 }

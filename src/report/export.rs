@@ -1,12 +1,60 @@
 //! The report's other views, for `volbench report --format`: Markdown
-//! tables, CSV rows (summary.csv's columns plus the source) and JSON.
+//! tables, CSV rows (summary.csv's columns plus the source) and JSON; and
+//! `exporters`, the list of `output::export::Export` views a command writes
+//! (this layer adds the HTML report and these to the output layer's own).
 
 use serde::Serialize;
 
 use super::detect::{self, SweepKind};
 use super::{Source, items, tables};
 use crate::error::{Result, VbError};
+use crate::input::args::ReportFormat;
 use crate::output;
+use crate::output::export::{Export, Exporters};
+
+/// The views a command writes: `None` for `run --output DIR` (result.json,
+/// summary.csv, the tables, then report.html), `Some(format)` for the one
+/// `report --format` asks for.
+pub fn exporters(format: Option<ReportFormat>) -> Exporters {
+    let Some(format) = format else {
+        let mut all = Exporters::output_dir();
+        all.push(Box::new(Report(ReportFormat::Html)));
+        return all;
+    };
+    let mut one = Exporters::default();
+    one.push(Box::new(Report(format)));
+    one
+}
+
+/// One of `report --format`'s views, as one file.
+pub struct Report(pub ReportFormat);
+
+impl Export for Report {
+    fn name(&self) -> &'static str {
+        match self.0 {
+            ReportFormat::Html => "report.html",
+            ReportFormat::Json => "report.json",
+            ReportFormat::Csv => "report.csv",
+            ReportFormat::Md => "report.md",
+            ReportFormat::FioJson => "fio.json",
+            ReportFormat::IntervalsCsv => "intervals.csv",
+            ReportFormat::LatencyBuckets => "latency-buckets.csv",
+        }
+    }
+
+    fn render(&self, sources: &[Source]) -> Result<Vec<(String, String)>> {
+        let text = match self.0 {
+            ReportFormat::Html => super::html::report_html(sources)?,
+            ReportFormat::Json => json(sources)? + "\n",
+            ReportFormat::Csv => csv(sources)?,
+            ReportFormat::Md => markdown(sources),
+            ReportFormat::FioJson => super::fio_json::fio_json(sources)? + "\n",
+            ReportFormat::IntervalsCsv => super::intervals_csv::intervals_csv(sources)?,
+            ReportFormat::LatencyBuckets => super::buckets_csv::buckets_csv(sources)?,
+        };
+        Ok(vec![(self.name().to_string(), text)])
+    }
+}
 
 /// The tables of the report in Markdown, then each source's environment.
 pub fn markdown(sources: &[Source]) -> String {

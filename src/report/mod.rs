@@ -20,20 +20,9 @@ mod snapshot;
 pub(crate) mod svg;
 pub(crate) mod tables;
 
-use std::path::{Path, PathBuf};
-
-use crate::error::Result;
-use crate::output::read_result;
+pub use crate::output::source::{Source, label_sources, load, own_source};
 use crate::result::{Op, OpTotals, ResultDoc, RunResult};
 use crate::stats::percentile_ns;
-
-/// One loaded result and the short label that names it in tables and legends.
-#[derive(Debug, Clone)]
-pub struct Source {
-    pub label: String,
-    pub path: PathBuf,
-    pub doc: ResultDoc,
-}
 
 /// One run of one source: what every chart and table is made of.
 #[derive(Debug, Clone, Copy)]
@@ -56,45 +45,6 @@ pub fn items(sources: &[Source]) -> Vec<Item<'_>> {
                 .map(move |run| Item { source: s, run })
         })
         .collect()
-}
-
-/// Loads each path (a result directory or a result.json) and labels it by
-/// its directory name, falling back to the whole path where names repeat.
-pub fn load(paths: &[PathBuf]) -> Result<Vec<Source>> {
-    let mut out = Vec::new();
-    for p in paths {
-        let doc = read_result(p)?;
-        out.push(Source {
-            label: String::new(),
-            path: p.clone(),
-            doc,
-        });
-    }
-    label_sources(&mut out);
-    Ok(out)
-}
-
-fn short_name(p: &Path) -> String {
-    let dir = if p.file_name().is_some_and(|n| n == "result.json") {
-        p.parent().unwrap_or(p)
-    } else {
-        p
-    };
-    dir.file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| dir.display().to_string())
-}
-
-pub fn label_sources(sources: &mut [Source]) {
-    let names: Vec<String> = sources.iter().map(|s| short_name(&s.path)).collect();
-    for (i, s) in sources.iter_mut().enumerate() {
-        let dup = names.iter().filter(|n| **n == names[i]).count() > 1;
-        s.label = if dup || names[i].is_empty() {
-            s.path.display().to_string()
-        } else {
-            names[i].clone()
-        };
-    }
 }
 
 /// Which figure the papers quote for a workload: MiB/s for large transfers
@@ -200,16 +150,5 @@ pub fn run_label(sources: &[Source], item: &Item) -> String {
 /// Synthetic results with known numbers; public so the end-to-end tests can
 /// write them as result files.
 #[doc(hidden)]
-/// The one source of a report written beside its own result (`--output`).
-pub fn own_source(doc: &ResultDoc, dir: &Path) -> [Source; 1] {
-    let mut sources = [Source {
-        label: String::new(),
-        path: dir.to_path_buf(),
-        doc: doc.clone(),
-    }];
-    label_sources(&mut sources);
-    sources
-}
-
 #[cfg(any(test, feature = "test-fixtures"))]
 pub mod fixtures;

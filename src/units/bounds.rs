@@ -20,6 +20,12 @@ pub const MAX_WARMUP: Duration = Duration::from_secs(30 * DAY);
 /// --interval: the collector's tick; below 50ms it measures itself.
 pub const MIN_INTERVAL: Duration = Duration::from_millis(50);
 pub const MAX_INTERVAL: Duration = Duration::from_secs(3600);
+/// --progress-interval (0 = no plain progress lines): a day between lines
+/// is as good as none.
+pub const MAX_PROGRESS_INTERVAL: Duration = Duration::from_secs(86_400);
+/// --metrics-listen's port: the unprivileged ones. A benchmark run as root
+/// must not take a system service's port without being noticed.
+pub const MIN_METRICS_PORT: u16 = 1024;
 /// --host-timeout.
 pub const MIN_HOST_TIMEOUT: Duration = Duration::from_secs(1);
 pub const MAX_HOST_TIMEOUT: Duration = Duration::from_secs(3600);

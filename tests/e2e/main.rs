@@ -27,6 +27,7 @@ mod import_lists;
 mod import_meta;
 mod latency_target;
 mod launchers;
+mod live;
 mod meta;
 mod meta_compare;
 mod meta_hosts;

@@ -494,7 +494,9 @@ fn a_mixed_runs_p99_is_the_merged_histograms_in_every_view() {
 
         let dir = tmp.path().join(name);
         let out = volbench::output::file::OutputDir::open(&dir).unwrap();
-        volbench::output::write_dir(&doc, &out, &[]).unwrap();
+        volbench::output::export::Exporters::output_dir()
+            .write_dir(&volbench::output::source::own_source(&doc, &dir), &out)
+            .unwrap();
         let md = std::fs::read_to_string(dir.join("tables.md")).unwrap();
         assert_eq!(column(&grid(&md, '|', '|'), "p99"), shown, "{md}");
 
@@ -536,7 +538,12 @@ fn tables_md_escapes_run_names() {
     let mut doc = fixtures::six_patterns();
     doc.runs[0].name = "a|b<img src=x>".into();
     let out = volbench::output::file::OutputDir::open(tmp.path()).unwrap();
-    volbench::output::write_dir(&doc, &out, &[]).unwrap();
+    volbench::output::export::Exporters::output_dir()
+        .write_dir(
+            &volbench::output::source::own_source(&doc, tmp.path()),
+            &out,
+        )
+        .unwrap();
     let md = std::fs::read_to_string(tmp.path().join("tables.md")).unwrap();
     assert!(md.contains("| a\\|b&lt;img src=x&gt; |"), "{md}");
     assert!(!md.contains('<'), "{md}");

@@ -9,6 +9,7 @@ pub(crate) mod host_counts;
 pub(crate) mod hosts;
 pub(crate) mod launch;
 pub(crate) mod like;
+pub mod live;
 pub(crate) mod rate;
 pub(crate) mod reading;
 pub(crate) mod shape;
@@ -330,6 +331,9 @@ pub struct OutputArgs {
     /// Print the resolved spec and plan, do no I/O.
     #[arg(long)]
     pub dry_run: bool,
+
+    #[command(flatten)]
+    pub live: live::LiveArgs,
 }
 
 #[derive(Args, Debug, Clone)]

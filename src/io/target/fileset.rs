@@ -18,15 +18,9 @@ use super::{FileRef, PrepareOptions, Prepared, TargetKind, probe_align_fd};
 use crate::error::{Result, VbError};
 use crate::io::data::AlignedBuf;
 use crate::io::gate::setdir::{Entry, SetDir, not_regular};
+pub use crate::io::progress::Progress;
 use crate::io::workload::Layout;
 use crate::units::format_size;
-
-/// Receives fill progress; the terminal shows a bar, tests and pipes nothing.
-pub trait Progress: Sync {
-    fn start(&self, total_bytes: u64, what: &str);
-    fn advance(&self, bytes: u64);
-    fn finish(&self);
-}
 
 fn file_name(i: u32) -> String {
     format!("{FILE_PREFIX}{i}.dat")

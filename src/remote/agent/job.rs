@@ -16,7 +16,7 @@ use crate::plan::{Plan, PlannedRun};
 use crate::remote::protocol::{
     AgentJob, FromAgent, PlannedRunInfo, PlannedTarget, TargetResult, ToAgent,
 };
-use crate::result::{Interval, RunResult};
+use crate::result::RunResult;
 
 /// One plan per target: the job with the target's path, each target sized
 /// as a local one is (`plan::size`).
@@ -125,7 +125,7 @@ impl Observer for PrepareObserver<'_> {
         });
     }
     fn run_started(&self, _: usize, _: usize, _: &PlannedRun) {}
-    fn interval(&self, _: &PlannedRun, _: f64, _: f64, _: &Interval) {}
+    fn interval(&self, _: &crate::events::IntervalEvent<'_>) {}
     fn run_finished(&self, _: &RunResult) {}
 }
 
@@ -251,7 +251,9 @@ impl Observer for RunObserver<'_> {
             at_ns: unix_ns(at),
         });
     }
-    fn interval(&self, _: &PlannedRun, _: f64, _: f64, iv: &Interval) {
+    fn interval(&self, ev: &crate::events::IntervalEvent<'_>) {
+        // The coordinator labels it with the host and target it knows.
+        let iv = ev.iv;
         self.link.send(&FromAgent::Interval {
             index: self.index,
             target: self.target,

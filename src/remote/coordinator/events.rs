@@ -108,6 +108,7 @@ impl Coordinator<'_> {
             let _ = child.kill();
         }
         let name = h.a.host.name.clone();
+        self.obs.host_state(&name, "failed");
         if self.run.is_some() || self.fill_bar {
             self.end_fill_bar();
             self.obs.note(&format!("host {name} failed: {why}"));

@@ -164,6 +164,7 @@ impl Coordinator<'_> {
                 if h.run.intervals[t].len() > crate::result::MAX_INTERVALS * 4 {
                     return Err("too many intervals".into());
                 }
+                super::progress::pass_through(self.obs, run, h, t, &interval);
                 h.run.intervals[t].push(interval);
                 self.print_intervals();
             }

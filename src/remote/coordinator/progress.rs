@@ -1,5 +1,6 @@
 //! What the terminal shows while the hosts work: one fill bar over all
-//! hosts' preparation, and each interval once every host has reported it.
+//! hosts' preparation, and each interval once every host has reported it
+//! (each host's own is passed on as it arrives, `handlers.rs`).
 
 use super::Coordinator;
 use super::host::{Fill, Host};
@@ -73,8 +74,36 @@ impl Coordinator<'_> {
             }
             let iv = merge::merge_intervals(&at);
             let total_s = run.spec.warmup_s + run.spec.duration_s;
-            self.obs.interval(run, iv.t_s, total_s, &iv);
+            self.obs.interval(&crate::events::IntervalEvent {
+                run,
+                elapsed_s: iv.t_s,
+                total_s,
+                iv: &iv,
+                scope: crate::events::Scope::Total,
+            });
             self.printed += 1;
         }
     }
+}
+
+/// One host's interval of target `t`, passed on labelled before the merge:
+/// a live exporter sees every host's own figures.
+pub(super) fn pass_through(
+    obs: &dyn crate::events::Observer,
+    run: &crate::plan::PlannedRun,
+    h: &Host,
+    t: usize,
+    iv: &Interval,
+) {
+    let target = h.a.targets.get(t).map(|p| p.display().to_string());
+    obs.interval(&crate::events::IntervalEvent {
+        run,
+        elapsed_s: iv.t_s,
+        total_s: run.spec.warmup_s + run.spec.duration_s,
+        iv,
+        scope: crate::events::Scope::Part {
+            host: h.name(),
+            target: target.as_deref().unwrap_or_default(),
+        },
+    });
 }

@@ -45,6 +45,10 @@ impl Coordinator<'_> {
         self.obs.run_started(index as usize, count, &planned);
         self.run = Some((index, planned));
         self.printed = 0;
+        for h in self.hosts.iter().filter(|h| h.live()) {
+            let state = if h.in_run() { "running" } else { "idle" };
+            self.obs.host_state(h.name(), state);
+        }
         for h in self.hosts.iter().filter(|h| h.in_run()) {
             h.send(&ToAgent::Run { index });
         }

@@ -282,6 +282,8 @@ impl Agent {
 struct Seen {
     notes: Mutex<Vec<String>>,
     intervals: Mutex<Vec<Interval>>,
+    /// Each host's and target's own intervals, passed through before the total.
+    parts: Mutex<Vec<(String, String, f64)>>,
     finished: Mutex<Vec<RunResult>>,
     filled: Mutex<(u64, u64)>,
 }
@@ -301,8 +303,16 @@ impl Observer for Seen {
         self.notes.lock().unwrap().push(message.into());
     }
     fn run_started(&self, _index: usize, _count: usize, _run: &PlannedRun) {}
-    fn interval(&self, _run: &PlannedRun, _elapsed_s: f64, _total_s: f64, iv: &Interval) {
-        self.intervals.lock().unwrap().push(iv.clone());
+    fn interval(&self, ev: &crate::events::IntervalEvent<'_>) {
+        match ev.scope {
+            crate::events::Scope::Total => self.intervals.lock().unwrap().push(ev.iv.clone()),
+            crate::events::Scope::Part { host, target } => {
+                self.parts
+                    .lock()
+                    .unwrap()
+                    .push((host.into(), target.into(), ev.iv.read.iops))
+            }
+        }
     }
     fn run_finished(&self, run: &RunResult) {
         self.finished.lock().unwrap().push(run.clone());
@@ -445,6 +455,14 @@ fn every_hosts_results_are_merged_exactly() {
     assert_eq!(printed.len(), one.intervals.len());
     let iops = one.intervals[0].read.iops;
     assert!((printed[0].read.iops - 4.0 * iops).abs() < 1e-6 * iops.max(1.0));
+    // Every host's every target was passed through on its own, labelled,
+    // so a live exporter sees per-host figures.
+    let parts = seen.parts.lock().unwrap();
+    assert_eq!(parts.len(), 4 * one.intervals.len(), "{parts:?}");
+    let hosts: std::collections::BTreeSet<&str> = parts.iter().map(|p| p.0.as_str()).collect();
+    let targets: std::collections::BTreeSet<&str> = parts.iter().map(|p| p.1.as_str()).collect();
+    assert_eq!((hosts.len(), targets.len()), (2, 2), "{parts:?}");
+    assert!((parts[0].2 - iops).abs() < 1e-6 * iops.max(1.0));
     assert_eq!(*seen.filled.lock().unwrap(), (2 << 20, 2 << 20));
     assert_eq!(seen.finished.lock().unwrap().len(), 1);
     // A note every host sends is shown once.

@@ -1,32 +1,74 @@
 //! What a person sees while a run goes: a fill bar and one live status line
-//! on a terminal, nothing at all when stderr is not a terminal.
+//! on a terminal; when stderr is not a terminal (a CI log), one plain line
+//! every `--progress-interval`; every interval with `--verbose`, nothing
+//! but the result with `--quiet`. No colour is ever written, so NO_COLOR
+//! holds.
 
 use std::io::IsTerminal;
 use std::sync::Mutex;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::executor::Observer;
-use crate::io::target::Progress;
+use crate::events::{IntervalEvent, Observer, Progress, Scope};
 use crate::output::fmt;
 use crate::plan::PlannedRun;
-use crate::result::{Interval, RunResult};
+use crate::result::RunResult;
 use crate::units::format_duration;
 
 pub struct TerminalObserver {
     bar: Mutex<Option<ProgressBar>>,
     live: bool,
-    /// Print notes and per-run lines (off for --json runs piped to tools).
+    /// Print notes and per-run lines (off with --quiet).
     chatty: bool,
+    /// Every interval as a line (--verbose).
+    verbose: bool,
+    /// Off a terminal: a plain line this often, and when the last was.
+    plain: Option<(Duration, Mutex<Option<Instant>>)>,
 }
 
 impl TerminalObserver {
     pub fn new(chatty: bool) -> Self {
+        Self::with(chatty, false, Some(Duration::from_secs(10)))
+    }
+
+    /// `chatty` false: no bar, notes or lines at all; `plain_every` None:
+    /// no plain lines off a terminal.
+    pub fn with(chatty: bool, verbose: bool, plain_every: Option<Duration>) -> Self {
         Self {
             bar: Mutex::new(None),
-            live: std::io::stderr().is_terminal(),
+            live: chatty && std::io::stderr().is_terminal(),
             chatty,
+            verbose: chatty && verbose,
+            plain: plain_every
+                .filter(|d| chatty && !d.is_zero())
+                .map(|d| (d, Mutex::new(None))),
+        }
+    }
+
+    /// Whether a plain progress line is due: off a terminal, once per
+    /// period (the first interval starts the clock).
+    fn plain_due(&self) -> bool {
+        if self.live || self.verbose {
+            return false;
+        }
+        let Some((every, last)) = &self.plain else {
+            return false;
+        };
+        let Ok(mut last) = last.lock() else {
+            return false;
+        };
+        let now = Instant::now();
+        match *last {
+            Some(t) if now.duration_since(t) < *every => false,
+            Some(_) => {
+                *last = Some(now);
+                true
+            }
+            None => {
+                *last = Some(now);
+                false
+            }
         }
     }
 
@@ -65,7 +107,7 @@ impl TerminalObserver {
             return;
         }
         // Notes carry hosts' messages and names from files.
-        let line = &*super::fmt::terminal(line);
+        let line = &*crate::output::fmt::terminal(line);
         let mut printed = false;
         self.with_bar(|b| {
             // A hidden bar (stderr not a terminal) prints nothing: a note
@@ -148,7 +190,26 @@ impl Observer for TerminalObserver {
         self.set_bar(Some(bar));
     }
 
-    fn interval(&self, run: &PlannedRun, elapsed_s: f64, total_s: f64, iv: &Interval) {
+    fn interval(&self, ev: &IntervalEvent<'_>) {
+        // The terminal shows the run as a whole; the parts are for the
+        // live exporters, and for --verbose.
+        if let Scope::Part { host, target } = ev.scope {
+            if self.verbose {
+                self.print(&format!("  {host} {target}{}", rates(ev.iv)));
+            }
+            return;
+        }
+        let (run, elapsed_s, total_s, iv) = (ev.run, ev.elapsed_s, ev.total_s, ev.iv);
+        if self.verbose || self.plain_due() {
+            self.print(&format!(
+                "{} {} {:.0}/{:.0}s{}",
+                run.spec.name,
+                iv.phase,
+                elapsed_s,
+                total_s,
+                rates(iv)
+            ));
+        }
         if run.spec.meta.as_ref().is_some_and(|m| m.whole_tree) {
             let msg = format!(
                 "  {:<7} {:>5.0}s | {} ops/s |",
@@ -181,4 +242,21 @@ impl Observer for TerminalObserver {
     fn run_finished(&self, _run: &RunResult) {
         self.set_bar(None);
     }
+}
+
+/// " | read 1,234 IOPS 4.8 MiB/s 210 µs | write ..." for the ops that ran.
+fn rates(iv: &crate::result::Interval) -> String {
+    let mut msg = String::new();
+    for name in crate::result::Op::ALL {
+        let op = iv.op(name);
+        if op.iops > 0.0 {
+            msg.push_str(&format!(
+                " | {name} {} IOPS {} MiB/s {}",
+                fmt::thousands(op.iops),
+                fmt::mib_s(op.mib_s),
+                fmt::micros(op.lat_us_mean)
+            ));
+        }
+    }
+    msg
 }

@@ -1,0 +1,323 @@
+//! What a running job tells whoever watches it: the `Observer` trait, the
+//! interval events with their `{host, target}` labels, `Tee` (several
+//! observers as one) and `Totals` (per-part intervals summed into one total
+//! per period). The executor and the coordinator raise the events; the
+//! terminal, `--live` and `--metrics-listen` (`output::live`) receive them.
+
+use std::sync::Mutex;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::SystemTime;
+
+pub use crate::io::progress::Progress;
+use crate::plan::PlannedRun;
+use crate::result::{Interval, RunResult};
+
+/// Which figures an interval event holds: one target on one host, or the
+/// sum over every target and host of the run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope<'a> {
+    Part { host: &'a str, target: &'a str },
+    Total,
+}
+
+/// One interval of a run, as measured (a part) or summed (the total).
+/// Every part of a period comes before the period's total.
+pub struct IntervalEvent<'a> {
+    pub run: &'a PlannedRun,
+    /// Seconds of the run so far, and the run's planned length.
+    pub elapsed_s: f64,
+    pub total_s: f64,
+    pub iv: &'a Interval,
+    pub scope: Scope<'a>,
+}
+
+/// What the executor and the coordinator tell whoever is watching.
+pub trait Observer: Progress {
+    fn note(&self, message: &str);
+    fn run_started(&self, index: usize, count: usize, run: &PlannedRun);
+    /// The workers were released at `at` (wall clock): the run's I/O begins.
+    /// A multi-host agent reports it so the coordinator can measure start skew.
+    fn io_started(&self, _run: &PlannedRun, _at: SystemTime) {}
+    /// Called once per interval per part, then once with the period's total.
+    fn interval(&self, ev: &IntervalEvent<'_>);
+    fn run_finished(&self, run: &RunResult);
+    /// A host of a multi-host run changed state ("running", "failed: why",
+    /// "done"); a local run has one host and never calls it.
+    fn host_state(&self, _host: &str, _state: &str) {}
+}
+
+/// This machine's name, the `host` label of a local part.
+pub fn this_host() -> &'static str {
+    static NAME: OnceLock<String> = OnceLock::new();
+    NAME.get_or_init(|| {
+        rustix::system::uname()
+            .nodename()
+            .to_string_lossy()
+            .into_owned()
+    })
+}
+
+/// Several observers as one: each event goes to each, in order.
+#[derive(Default)]
+pub struct Tee {
+    observers: Vec<Box<dyn Observer>>,
+}
+
+impl Tee {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn push(&mut self, obs: Box<dyn Observer>) {
+        self.observers.push(obs);
+    }
+}
+
+impl Progress for Tee {
+    fn start(&self, total_bytes: u64, what: &str) {
+        self.observers
+            .iter()
+            .for_each(|o| o.start(total_bytes, what));
+    }
+    fn advance(&self, bytes: u64) {
+        self.observers.iter().for_each(|o| o.advance(bytes));
+    }
+    fn finish(&self) {
+        self.observers.iter().for_each(|o| o.finish());
+    }
+}
+
+impl Observer for Tee {
+    fn note(&self, message: &str) {
+        self.observers.iter().for_each(|o| o.note(message));
+    }
+    fn run_started(&self, index: usize, count: usize, run: &PlannedRun) {
+        self.observers
+            .iter()
+            .for_each(|o| o.run_started(index, count, run));
+    }
+    fn io_started(&self, run: &PlannedRun, at: SystemTime) {
+        self.observers.iter().for_each(|o| o.io_started(run, at));
+    }
+    fn interval(&self, ev: &IntervalEvent<'_>) {
+        self.observers.iter().for_each(|o| o.interval(ev));
+    }
+    fn run_finished(&self, run: &RunResult) {
+        self.observers.iter().for_each(|o| o.run_finished(run));
+    }
+    fn host_state(&self, host: &str, state: &str) {
+        self.observers
+            .iter()
+            .for_each(|o| o.host_state(host, state));
+    }
+}
+
+/// Passes each part's interval through at once and, once every one of the
+/// `n` parts has reported a period, that period's total (merged exactly,
+/// `result::merge`). One per run; shared by the parts' threads.
+pub struct Totals<'a> {
+    inner: &'a dyn Observer,
+    state: Mutex<(Vec<Vec<Interval>>, usize)>,
+    started: AtomicBool,
+}
+
+impl<'a> Totals<'a> {
+    pub fn new(inner: &'a dyn Observer, n: usize) -> Self {
+        Self {
+            inner,
+            state: Mutex::new((vec![Vec::new(); n], 0)),
+            started: AtomicBool::new(false),
+        }
+    }
+
+    pub fn inner(&self) -> &'a dyn Observer {
+        self.inner
+    }
+
+    /// The first part's start is the run's start.
+    pub fn io_started(&self, run: &PlannedRun, at: SystemTime) {
+        if !self.started.swap(true, Ordering::SeqCst) {
+            self.inner.io_started(run, at);
+        }
+    }
+
+    /// Part `part`'s event: passed on, then any period now complete as a total.
+    pub fn part(&self, part: usize, ev: &IntervalEvent<'_>) {
+        self.inner.interval(ev);
+        let Ok(mut st) = self.state.lock() else {
+            return;
+        };
+        let (series, sent) = &mut *st;
+        if let Some(s) = series.get_mut(part) {
+            s.push(ev.iv.clone());
+        }
+        let ready = series.iter().map(Vec::len).min().unwrap_or(0);
+        while *sent < ready {
+            let at: Vec<&Interval> = series.iter().filter_map(|s| s.get(*sent)).collect();
+            let merged = crate::result::merge::merge_intervals(&at);
+            self.inner.interval(&IntervalEvent {
+                run: ev.run,
+                elapsed_s: merged.t_s,
+                total_s: ev.total_s,
+                iv: &merged,
+                scope: Scope::Total,
+            });
+            *sent += 1;
+        }
+    }
+}
+
+/// An observer that passes everything to `inner` but makes each interval
+/// a part of `totals` (one target of a run on this host).
+pub struct PartObserver<'a> {
+    pub totals: &'a Totals<'a>,
+    pub part: usize,
+    /// Notes are prefixed with the target when there are several.
+    pub prefix: Option<String>,
+}
+
+impl Progress for PartObserver<'_> {
+    fn start(&self, total: u64, what: &str) {
+        self.totals.inner.start(total, what);
+    }
+    fn advance(&self, bytes: u64) {
+        self.totals.inner.advance(bytes);
+    }
+    fn finish(&self) {
+        self.totals.inner.finish();
+    }
+}
+
+impl Observer for PartObserver<'_> {
+    fn note(&self, message: &str) {
+        match &self.prefix {
+            Some(p) => self.totals.inner.note(&format!("{p}: {message}")),
+            None => self.totals.inner.note(message),
+        }
+    }
+    fn run_started(&self, _: usize, _: usize, _: &PlannedRun) {}
+    fn io_started(&self, run: &PlannedRun, at: SystemTime) {
+        self.totals.io_started(run, at);
+    }
+    fn interval(&self, ev: &IntervalEvent<'_>) {
+        self.totals.part(self.part, ev);
+    }
+    fn run_finished(&self, _: &RunResult) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::result::IntervalOp;
+
+    /// Records the scopes and read IOPS it is shown.
+    #[derive(Default)]
+    struct Seen(Mutex<Vec<(String, f64)>>);
+    impl Progress for Seen {
+        fn start(&self, _: u64, _: &str) {}
+        fn advance(&self, _: u64) {}
+        fn finish(&self) {}
+    }
+    impl Observer for Seen {
+        fn note(&self, _: &str) {}
+        fn run_started(&self, _: usize, _: usize, _: &PlannedRun) {}
+        fn interval(&self, ev: &IntervalEvent<'_>) {
+            let who = match ev.scope {
+                Scope::Part { target, .. } => target.to_string(),
+                Scope::Total => "total".into(),
+            };
+            self.0.lock().unwrap().push((who, ev.iv.read.iops));
+        }
+        fn run_finished(&self, _: &RunResult) {}
+    }
+
+    fn planned() -> PlannedRun {
+        PlannedRun {
+            spec: crate::spec::RunSpec::default(),
+            engine: crate::spec::EngineKind::Psync,
+            engine_note: None,
+            io_threads: 1,
+            depth: 1,
+        }
+    }
+
+    fn iv(iops: f64) -> Interval {
+        Interval {
+            t_s: 1.0,
+            duration_s: 1.0,
+            phase: crate::result::PhaseName::Measure,
+            read: IntervalOp {
+                iops,
+                ..IntervalOp::default()
+            },
+            write: IntervalOp::default(),
+            meta_ops: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn parts_pass_through_and_the_total_comes_once_all_parts_reported() {
+        let seen = Seen::default();
+        let totals = Totals::new(&seen, 2);
+        let run = planned();
+        let ev = |i: &'static Interval, t: &'static str| IntervalEvent {
+            run: &run,
+            elapsed_s: 1.0,
+            total_s: 2.0,
+            iv: i,
+            scope: Scope::Part {
+                host: "h",
+                target: t,
+            },
+        };
+        let (a, b) = (
+            Box::leak(Box::new(iv(100.0))),
+            Box::leak(Box::new(iv(50.0))),
+        );
+        totals.part(0, &ev(a, "a"));
+        assert_eq!(seen.0.lock().unwrap().len(), 1, "no total before b reports");
+        totals.part(1, &ev(b, "b"));
+        let got = seen.0.lock().unwrap().clone();
+        assert_eq!(
+            got,
+            vec![
+                ("a".into(), 100.0),
+                ("b".into(), 50.0),
+                ("total".into(), 150.0)
+            ]
+        );
+    }
+
+    #[test]
+    fn a_tee_gives_every_observer_every_event() {
+        let mut tee = Tee::new();
+        let one = std::sync::Arc::new(Seen::default());
+        struct Shared(std::sync::Arc<Seen>);
+        impl Progress for Shared {
+            fn start(&self, _: u64, _: &str) {}
+            fn advance(&self, _: u64) {}
+            fn finish(&self) {}
+        }
+        impl Observer for Shared {
+            fn note(&self, _: &str) {}
+            fn run_started(&self, _: usize, _: usize, _: &PlannedRun) {}
+            fn interval(&self, ev: &IntervalEvent<'_>) {
+                self.0.interval(ev);
+            }
+            fn run_finished(&self, _: &RunResult) {}
+        }
+        tee.push(Box::new(Shared(one.clone())));
+        tee.push(Box::new(Shared(one.clone())));
+        let run = planned();
+        let i = iv(7.0);
+        tee.interval(&IntervalEvent {
+            run: &run,
+            elapsed_s: 1.0,
+            total_s: 1.0,
+            iv: &i,
+            scope: Scope::Total,
+        });
+        assert_eq!(one.0.lock().unwrap().len(), 2);
+    }
+}

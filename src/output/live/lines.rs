@@ -1,0 +1,310 @@
+//! `--live FILE` and `--live-csv FILE`: a line per interval per host per
+//! target, then the interval's total, written as the run goes. Each line is
+//! one write(2) of a whole line on an unbuffered file (stdout is flushed
+//! after it), so a run killed with SIGKILL leaves only whole lines.
+//! The schema is `volbench.live/v1` (docs/reference/live.md): fields are
+//! only ever added, and a change of meaning gets a new version.
+
+use std::io::Write;
+use std::sync::Mutex;
+
+use serde::Serialize;
+
+use crate::events::{IntervalEvent, Observer, Progress, Scope};
+use crate::plan::PlannedRun;
+use crate::result::{IntervalOp, RunResult};
+use crate::stats::live_hist::sparse_percentile;
+
+pub const SCHEMA: &str = "volbench.live/v1";
+
+/// JSON Lines or CSV.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Json,
+    Csv,
+}
+
+/// Latency of one interval in µs, from that interval's own histogram
+/// (the mean from its exact sums); null without operations.
+#[derive(Serialize)]
+struct Lat {
+    mean: f64,
+    p50: f64,
+    p99: f64,
+    p99_9: f64,
+    max: f64,
+}
+
+#[derive(Serialize)]
+struct Op {
+    iops: f64,
+    mib_s: f64,
+    lat_us: Option<Lat>,
+}
+
+#[derive(Serialize)]
+struct Line<'a> {
+    schema: &'static str,
+    time: String,
+    run: &'a str,
+    phase: String,
+    /// End of the interval, seconds since the run started, and its length.
+    t_s: f64,
+    interval_s: f64,
+    /// "part" (one target on one host) or "total" (the sum of the parts).
+    scope: &'static str,
+    host: Option<&'a str>,
+    target: Option<&'a str>,
+    read: Op,
+    write: Op,
+}
+
+const CSV_HEADER: &str = "schema,time,run,phase,t_s,interval_s,scope,host,target,\
+read_iops,read_mib_s,read_lat_us_mean,read_lat_us_p50,read_lat_us_p99,read_lat_us_p99_9,read_lat_us_max,\
+write_iops,write_mib_s,write_lat_us_mean,write_lat_us_p50,write_lat_us_p99,write_lat_us_p99_9,write_lat_us_max\n";
+
+fn op(o: &IntervalOp) -> Op {
+    let p = |q: f64| sparse_percentile(&o.lat_hist, q).map(|ns| ns / 1000.0);
+    let lat = match (p(50.0), p(99.0), p(99.9), p(100.0)) {
+        (Some(p50), Some(p99), Some(p99_9), Some(max)) => Some(Lat {
+            mean: o.lat_us_mean,
+            p50,
+            p99,
+            p99_9,
+            max,
+        }),
+        _ => None,
+    };
+    Op {
+        iops: o.iops,
+        mib_s: o.mib_s,
+        lat_us: lat,
+    }
+}
+
+pub struct Lines {
+    out: Mutex<Option<Box<dyn Write + Send>>>,
+    format: Format,
+    flag: &'static str,
+}
+
+impl Lines {
+    /// Writes the CSV header at once, so a reader sees the columns before
+    /// the first interval.
+    pub fn new(mut out: Box<dyn Write + Send>, format: Format, flag: &'static str) -> Self {
+        let ok = format == Format::Json
+            || out
+                .write_all(CSV_HEADER.as_bytes())
+                .and_then(|_| out.flush())
+                .is_ok();
+        Lines {
+            out: Mutex::new(ok.then_some(out)),
+            format,
+            flag,
+        }
+    }
+
+    fn csv(l: &Line<'_>) -> String {
+        // Names come from users: cleaned as every CSV cell is, then quoted
+        // when they hold a separator, a quote or a line break.
+        let cell = |s: &str| {
+            let c = crate::output::table::csv_cell(s).into_owned();
+            if c.contains([',', '"', '\n', '\r']) {
+                format!("\"{}\"", c.replace('"', "\"\""))
+            } else {
+                c
+            }
+        };
+        let mut cells = vec![
+            l.schema.to_string(),
+            l.time.clone(),
+            cell(l.run),
+            l.phase.clone(),
+            format!("{:.3}", l.t_s),
+            format!("{:.3}", l.interval_s),
+            l.scope.to_string(),
+            cell(l.host.unwrap_or("")),
+            cell(l.target.unwrap_or("")),
+        ];
+        for o in [&l.read, &l.write] {
+            cells.push(format!("{:.3}", o.iops));
+            cells.push(format!("{:.3}", o.mib_s));
+            match &o.lat_us {
+                Some(x) => {
+                    for v in [x.mean, x.p50, x.p99, x.p99_9, x.max] {
+                        cells.push(format!("{v:.3}"));
+                    }
+                }
+                None => cells.extend(std::iter::repeat_n(String::new(), 5)),
+            }
+        }
+        cells.join(",") + "\n"
+    }
+
+    fn write(&self, text: &str) {
+        let Ok(mut guard) = self.out.lock() else {
+            return;
+        };
+        let Some(out) = guard.as_mut() else { return };
+        if let Err(e) = out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+            // The run goes on; the live file stops where it could.
+            eprintln!(
+                "volbench: {}: cannot write ({e}); no more live lines",
+                self.flag
+            );
+            *guard = None;
+        }
+    }
+}
+
+impl Progress for Lines {
+    fn start(&self, _: u64, _: &str) {}
+    fn advance(&self, _: u64) {}
+    fn finish(&self) {}
+}
+
+impl Observer for Lines {
+    fn note(&self, _: &str) {}
+    fn run_started(&self, _: usize, _: usize, _: &PlannedRun) {}
+    fn interval(&self, ev: &IntervalEvent<'_>) {
+        let (scope, host, target) = match ev.scope {
+            Scope::Part { host, target } => ("part", Some(host), Some(target)),
+            Scope::Total => ("total", None, None),
+        };
+        let line = Line {
+            schema: SCHEMA,
+            time: crate::result::now_rfc3339(),
+            run: &ev.run.spec.name,
+            phase: ev.iv.phase.to_string(),
+            t_s: ev.iv.t_s,
+            interval_s: ev.iv.duration_s,
+            scope,
+            host,
+            target,
+            read: op(&ev.iv.read),
+            write: op(&ev.iv.write),
+        };
+        let text = match self.format {
+            Format::Json => match serde_json::to_string(&line) {
+                Ok(s) => s + "\n",
+                Err(_) => return,
+            },
+            Format::Csv => Self::csv(&line),
+        };
+        self.write(&text);
+    }
+    fn run_finished(&self, _: &RunResult) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::result::{Interval, PhaseName};
+    use std::sync::Arc;
+
+    /// A writer the test can read back.
+    #[derive(Clone, Default)]
+    struct Buf(Arc<Mutex<Vec<u8>>>);
+    impl Write for Buf {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    fn event_lines(format: Format) -> String {
+        let buf = Buf::default();
+        let lines = Lines::new(Box::new(buf.clone()), format, "--live");
+        let run = PlannedRun {
+            spec: crate::spec::RunSpec {
+                name: "r,1".into(),
+                ..crate::spec::RunSpec::default()
+            },
+            engine: crate::spec::EngineKind::Psync,
+            engine_note: None,
+            io_threads: 1,
+            depth: 1,
+        };
+        // 1000 reads of 100 µs and 10 of 10 ms.
+        let lo = |ns: u64| crate::stats::live_hist::bounds(crate::stats::live_hist::index(ns)).0;
+        let iv = Interval {
+            t_s: 2.0,
+            duration_s: 1.0,
+            phase: PhaseName::Measure,
+            read: IntervalOp {
+                iops: 1010.0,
+                mib_s: 3.9,
+                lat_us_mean: 198.0,
+                service_us_mean: None,
+                lat_hist: vec![[lo(100_000), 1000], [lo(10_000_000), 10]],
+            },
+            write: IntervalOp::default(),
+            meta_ops: Vec::new(),
+        };
+        for scope in [
+            Scope::Part {
+                host: "h1",
+                target: "/mnt/a",
+            },
+            Scope::Total,
+        ] {
+            lines.interval(&IntervalEvent {
+                run: &run,
+                elapsed_s: 2.0,
+                total_s: 10.0,
+                iv: &iv,
+                scope,
+            });
+        }
+        String::from_utf8(buf.0.lock().unwrap().clone()).unwrap()
+    }
+
+    #[test]
+    fn a_json_line_holds_the_interval_s_rates_and_its_own_percentiles() {
+        let text = event_lines(Format::Json);
+        let lines: Vec<serde_json::Value> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(lines.len(), 2);
+        let (part, total) = (&lines[0], &lines[1]);
+        assert_eq!(part["schema"], SCHEMA);
+        assert_eq!(
+            (part["scope"].as_str(), part["host"].as_str()),
+            (Some("part"), Some("h1"))
+        );
+        assert_eq!(total["scope"], "total");
+        assert!(total["host"].is_null());
+        let lat = &part["read"]["lat_us"];
+        // p50 in the 100 µs bucket, p99.9 and max in the 10 ms one (buckets
+        // are a few percent wide).
+        assert!((lat["p50"].as_f64().unwrap() - 100.0).abs() < 5.0, "{lat}");
+        assert!(
+            (lat["p99_9"].as_f64().unwrap() - 10_000.0).abs() < 500.0,
+            "{lat}"
+        );
+        assert!(
+            (lat["max"].as_f64().unwrap() - 10_000.0).abs() < 500.0,
+            "{lat}"
+        );
+        assert_eq!(part["read"]["iops"], 1010.0);
+        assert!(part["write"]["lat_us"].is_null(), "no writes, no latency");
+    }
+
+    #[test]
+    fn the_csv_twin_has_a_header_and_one_row_per_line_quoting_names() {
+        let text = event_lines(Format::Csv);
+        let rows: Vec<&str> = text.lines().collect();
+        assert_eq!(rows.len(), 3);
+        let cols = rows[0].split(',').count();
+        assert!(rows[1].contains("\"r,1\""), "{}", rows[1]);
+        assert!(rows[2].contains(",total,,,"), "{}", rows[2]);
+        let mut r = csv::Reader::from_reader(text.as_bytes());
+        for rec in r.records() {
+            assert_eq!(rec.unwrap().len(), cols);
+        }
+    }
+}

@@ -1,0 +1,74 @@
+//! Views made while a run goes, each an `events::Observer`: the terminal
+//! (`terminal.rs`), `--live`/`--live-csv` (`lines.rs`) and
+//! `--metrics-listen` (`metrics.rs`). `observers` builds the `Tee` a
+//! command hands the runner, checking every flag and opening every file
+//! and port before any I/O.
+
+pub mod lines;
+pub mod metrics;
+pub mod terminal;
+
+use std::time::Duration;
+
+use crate::error::Result;
+use crate::events::Tee;
+use crate::input::args::live::LiveArgs;
+use crate::units::bounds::MAX_PROGRESS_INTERVAL;
+
+/// The observers the flags ask for, the terminal first.
+pub fn observers(a: &LiveArgs) -> Result<Tee> {
+    let every = match &a.progress_interval {
+        None => Duration::from_secs(10),
+        Some(t) => crate::units::parse_duration_in(
+            "--progress-interval",
+            t,
+            Duration::ZERO,
+            MAX_PROGRESS_INTERVAL,
+        )?,
+    };
+    let mut tee = Tee::new();
+    let mut said = Vec::new();
+    let mut rest: Vec<Box<dyn crate::events::Observer>> = Vec::new();
+    if let Some(text) = &a.metrics_listen {
+        let (exp, addr) = metrics::Exporter::listen(text)?;
+        said.push(format!(
+            "metrics: http://{addr}/metrics{}",
+            if addr.ip().is_loopback() {
+                " (this host only: --metrics-listen 0.0.0.0:PORT serves the network)"
+            } else {
+                ""
+            }
+        ));
+        rest.push(Box::new(exp));
+    }
+    if let Some(p) = &a.live {
+        let out = crate::output::file::create_stream(p, "--live")?;
+        rest.push(Box::new(lines::Lines::new(
+            out,
+            lines::Format::Json,
+            "--live",
+        )));
+    }
+    if let Some(p) = &a.live_csv {
+        let out = crate::output::file::create_stream(p, "--live-csv")?;
+        rest.push(Box::new(lines::Lines::new(
+            out,
+            lines::Format::Csv,
+            "--live-csv",
+        )));
+    }
+    tee.push(Box::new(terminal::TerminalObserver::with(
+        !a.quiet,
+        a.verbose,
+        Some(every),
+    )));
+    for o in rest {
+        tee.push(o);
+    }
+    if !a.quiet {
+        for l in said {
+            eprintln!("{l}");
+        }
+    }
+    Ok(tee)
+}

@@ -1,0 +1,351 @@
+//! Outputs made while a run goes: `--live` and `--live-csv` lines that a
+//! kill cannot tear, per-host lines in a multi-host run while it runs, and
+//! `--metrics-listen` scraped by a real Prometheus.
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use volbench::error::exit;
+
+use crate::common::{read_json, skip, stderr, vb, volbench};
+
+const BIN: &str = env!("CARGO_BIN_EXE_volbench");
+
+/// The lines of a live file, each parsed; panics on a torn or bad line.
+fn live_lines(path: &Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    assert!(text.is_empty() || text.ends_with('\n'), "a torn last line");
+    text.lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect()
+}
+
+/// Polls `path` until `done` holds for its lines, while `child` still
+/// runs; false if the child ended first or 60 s passed.
+fn wait_for_lines(child: &mut Child, path: &Path, done: impl Fn(&[Value]) -> bool) -> bool {
+    let until = Instant::now() + Duration::from_secs(60);
+    while Instant::now() < until {
+        if done(&live_lines(path)) {
+            return child.try_wait().unwrap().is_none();
+        }
+        if child.try_wait().unwrap().is_some() {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    false
+}
+
+#[test]
+fn a_sigkill_mid_run_leaves_a_live_file_whose_lines_all_parse() {
+    let tmp = tempfile::tempdir().unwrap();
+    let live = tmp.path().join("live.jsonl");
+    let mut child = volbench()
+        .args(["run", "--size", "4m", "--buffered", "--engine", "null"])
+        .args(["--duration", "60s", "--warmup", "0", "--interval", "50ms"])
+        .arg("--target")
+        .arg(tmp.path().join("t"))
+        .arg("--live")
+        .arg(&live)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    assert!(
+        wait_for_lines(&mut child, &live, |l| l.len() >= 20),
+        "the run wrote live lines while it ran"
+    );
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let lines = live_lines(&live);
+    assert!(lines.len() >= 20);
+    for l in &lines {
+        assert_eq!(l["schema"], "volbench.live/v1");
+        assert!(l["read"]["iops"].as_f64().is_some(), "{l}");
+    }
+}
+
+#[test]
+fn per_host_lines_appear_mid_run_and_each_total_is_the_sum_of_the_hosts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let live = tmp.path().join("live.jsonl");
+    let hosts = ["h1", "h2", "h3", "h4"];
+    // Four simulated hosts: the exec launcher starts each agent here.
+    let mut child = volbench()
+        .args([
+            "run",
+            "--hosts",
+            &hosts.join(","),
+            "--launcher",
+            "env VB_HOST={host}",
+        ])
+        .args(["--remote-volbench", BIN])
+        .arg("--target")
+        .arg(tmp.path().join("{host}"))
+        .args([
+            "--size",
+            "4m",
+            "--buffered",
+            "--engine",
+            "null",
+            "--rw",
+            "randrw",
+        ])
+        .args(["--duration", "3s", "--warmup", "0", "--interval", "250ms"])
+        .arg("--live")
+        .arg(&live)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let every_host = |l: &[Value]| {
+        hosts
+            .iter()
+            .all(|h| l.iter().any(|x| x["scope"] == "part" && x["host"] == *h))
+    };
+    assert!(
+        wait_for_lines(&mut child, &live, every_host),
+        "each host's lines were in the file while the run went on"
+    );
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert!(child.wait().unwrap().success(), "{err}");
+    let lines = live_lines(&live);
+    // The k-th total is the sum of every host's k-th interval.
+    let totals: Vec<&Value> = lines.iter().filter(|l| l["scope"] == "total").collect();
+    assert!(totals.len() >= 8, "{}", totals.len());
+    for (k, t) in totals.iter().enumerate() {
+        for op in ["read", "write"] {
+            let parts: Vec<f64> = hosts
+                .iter()
+                .map(|h| {
+                    let mine: Vec<&Value> = lines
+                        .iter()
+                        .filter(|l| l["scope"] == "part" && l["host"] == *h)
+                        .collect();
+                    mine[k][op]["iops"].as_f64().unwrap()
+                })
+                .collect();
+            let sum: f64 = parts.iter().sum();
+            let total = t[op]["iops"].as_f64().unwrap();
+            assert!(
+                (total - sum).abs() <= 1e-6 * sum.max(1.0),
+                "interval {k} {op}: total {total} != sum of hosts {sum} ({parts:?})"
+            );
+        }
+    }
+}
+
+#[test]
+fn live_and_metrics_flags_are_refused_before_any_io() {
+    let tmp = tempfile::tempdir().unwrap();
+    let target = tmp.path().join("t");
+    std::fs::create_dir(&target).unwrap();
+    let taken = tmp.path().join("taken.jsonl");
+    std::fs::write(&taken, "someone's\n").unwrap();
+    let busy = TcpListener::bind("127.0.0.1:0").unwrap();
+    let busy_port = busy.local_addr().unwrap().port().to_string();
+    let in_use = format!("127.0.0.1:{busy_port}");
+    let cases: Vec<(Vec<&str>, i32, &str)> = vec![
+        (
+            vec!["--live", taken.to_str().unwrap()],
+            exit::REFUSED,
+            "already there",
+        ),
+        (
+            vec!["--live-csv", taken.to_str().unwrap()],
+            exit::REFUSED,
+            "already there",
+        ),
+        (
+            vec!["--metrics-listen", &in_use],
+            exit::BAD_INPUT,
+            "port is in use",
+        ),
+        (
+            vec!["--metrics-listen", "80"],
+            exit::BAD_INPUT,
+            "below 1024",
+        ),
+        (
+            vec!["--metrics-listen", "192.0.2.1:19999"],
+            exit::BAD_INPUT,
+            "not an address of this machine",
+        ),
+        (
+            vec!["--metrics-listen", "example.com:9100"],
+            exit::BAD_INPUT,
+            "IP address",
+        ),
+        (
+            vec!["--progress-interval", "-1"],
+            exit::BAD_INPUT,
+            "--progress-interval",
+        ),
+    ];
+    for (args, code, want) in cases {
+        let o = vb(["run", "--size", "4m", "--duration", "1s", "--target"])
+            .arg(&target)
+            .args(&args)
+            .expect(code);
+        let err = stderr(&o);
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{args:?}: one line: {err}");
+    }
+    assert_eq!(std::fs::read_to_string(&taken).unwrap(), "someone's\n");
+    assert_eq!(
+        std::fs::read_dir(&target).unwrap().count(),
+        0,
+        "nothing was written to the target"
+    );
+}
+
+/// GET /metrics from the run, as text.
+fn scrape(port: u16) -> Option<String> {
+    let mut c = TcpStream::connect(("127.0.0.1", port)).ok()?;
+    c.write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+        .ok()?;
+    let mut text = String::new();
+    c.read_to_string(&mut text).ok()?;
+    let (head, body) = text.split_once("\r\n\r\n")?;
+    head.starts_with("HTTP/1.1 200").then(|| body.to_string())
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// A Prometheus server on loopback, killed on drop.
+struct Prometheus(Child);
+
+impl Drop for Prometheus {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Prometheus's instant query answer as one number.
+fn query(port: u16, q: &str) -> Option<f64> {
+    let out = Command::new("curl")
+        .args(["-sf", "--get", "--data-urlencode"])
+        .arg(format!("query={q}"))
+        .arg(format!("http://127.0.0.1:{port}/api/v1/query"))
+        .output()
+        .ok()?;
+    let v: Value = serde_json::from_slice(&out.stdout).ok()?;
+    v["data"]["result"][0]["value"][1].as_str()?.parse().ok()
+}
+
+#[test]
+fn a_real_prometheus_scrapes_the_run_and_agrees_with_its_result() {
+    let test = "a_real_prometheus_scrapes_the_run";
+    for tool in ["prometheus", "promtool", "curl"] {
+        if Command::new(tool).arg("--version").output().is_err() {
+            skip(
+                test,
+                &format!("{tool} is missing (apt-get install prometheus curl)"),
+            );
+            return;
+        }
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let (mport, pport) = (free_port(), free_port());
+    let conf = tmp.path().join("prometheus.yml");
+    std::fs::write(
+        &conf,
+        format!(
+            "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\nscrape_configs:\n  - job_name: volbench\n    static_configs:\n      - targets: ['127.0.0.1:{mport}']\n"
+        ),
+    )
+    .unwrap();
+    let _prom = Prometheus(
+        Command::new("prometheus")
+            .arg(format!("--config.file={}", conf.display()))
+            .arg(format!(
+                "--storage.tsdb.path={}",
+                tmp.path().join("tsdb").display()
+            ))
+            .arg(format!("--web.listen-address=127.0.0.1:{pport}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    // A fixed rate: the figure Prometheus saw so far and the run's own
+    // agree whatever the machine's load.
+    let mut run = volbench()
+        .args([
+            "run",
+            "--size",
+            "8m",
+            "--buffered",
+            "--rw",
+            "randread",
+            "--rate",
+            "2000",
+        ])
+        .args(["--warmup", "2s", "--duration", "12s"])
+        .arg("--target")
+        .arg(tmp.path().join("t"))
+        .arg("--output")
+        .arg(tmp.path().join("out"))
+        .arg("--metrics-listen")
+        .arg(format!("127.0.0.1:{mport}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // promtool checks the exposition once the measured phase is on.
+    let until = Instant::now() + Duration::from_secs(60);
+    let text = loop {
+        match scrape(mport) {
+            Some(t) if t.contains("phase=\"measure\"} 1") => break t,
+            _ if Instant::now() > until => panic!("no measure phase scraped"),
+            _ => std::thread::sleep(Duration::from_millis(100)),
+        }
+    };
+    let mut check = Command::new("promtool")
+        .args(["check", "metrics"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    check
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    let o = check.wait_with_output().unwrap();
+    assert!(
+        o.status.success(),
+        "promtool: {}{}\n{text}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(run.wait().unwrap().success());
+    let doc = read_json(&tmp.path().join("out/result.json"));
+    let want = doc["runs"][0]["totals"]["read"]["iops"].as_f64().unwrap();
+    let q = "sum(last_over_time(volbench_ops_total{op=\"read\",phase=\"measure\"}[5m])) / \
+             sum(last_over_time(volbench_interval_seconds_total{op=\"read\",phase=\"measure\"}[5m]))";
+    let got = query(pport, q).expect("Prometheus answered the query");
+    assert!(
+        (got - want).abs() <= 0.05 * want,
+        "Prometheus saw {got} read IOPS, the result says {want}"
+    );
+}
