@@ -6,8 +6,8 @@
 //! alone what was meant to be shared. The local job (`execute`) and the
 //! agent both run their runs through here.
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use super::startgate::{Start, ThreadGate};
 use super::{Observer, RunError, run_one};

@@ -74,6 +74,7 @@ fn per_host_lines_appear_mid_run_and_each_total_is_the_sum_of_the_hosts() {
     let tmp = tempfile::tempdir().unwrap();
     let live = tmp.path().join("live.jsonl");
     let hosts = ["h1", "h2", "h3", "h4"];
+    let port = free_port();
     // Four simulated hosts: the exec launcher starts each agent here.
     let mut child = volbench()
         .args([
@@ -98,6 +99,8 @@ fn per_host_lines_appear_mid_run_and_each_total_is_the_sum_of_the_hosts() {
         .args(["--duration", "3s", "--warmup", "0", "--interval", "250ms"])
         .arg("--live")
         .arg(&live)
+        .arg("--metrics-listen")
+        .arg(format!("127.0.0.1:{port}"))
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -111,6 +114,18 @@ fn per_host_lines_appear_mid_run_and_each_total_is_the_sum_of_the_hosts() {
         wait_for_lines(&mut child, &live, every_host),
         "each host's lines were in the file while the run went on"
     );
+    // The coordinator serves every host's own series, labelled with it,
+    // while the run goes on.
+    let body = scrape(port).expect("/metrics answers while the run goes on");
+    for h in hosts {
+        let label = format!("host=\"{h}\"");
+        let has = |name: &str| {
+            body.lines()
+                .any(|l| l.starts_with(name) && l.contains(&label))
+        };
+        assert!(has("volbench_ops_total{"), "no ops of {h}:\n{body}");
+        assert!(has("volbench_host_state{"), "no state of {h}:\n{body}");
+    }
     let mut err = String::new();
     child
         .stderr

@@ -4,6 +4,7 @@
 //! command hands the runner, checking every flag and opening every file
 //! and port before any I/O.
 
+mod hosts;
 pub mod lines;
 pub mod metrics;
 pub mod terminal;

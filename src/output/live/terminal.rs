@@ -2,7 +2,8 @@
 //! on a terminal; when stderr is not a terminal (a CI log), one plain line
 //! every `--progress-interval`; every interval with `--verbose`, nothing
 //! but the result with `--quiet`. No colour is ever written, so NO_COLOR
-//! holds.
+//! holds. A run on many hosts adds a row per host under the status line
+//! (`hosts.rs`).
 
 use std::io::IsTerminal;
 use std::sync::Mutex;
@@ -25,6 +26,8 @@ pub struct TerminalObserver {
     verbose: bool,
     /// Off a terminal: a plain line this often, and when the last was.
     plain: Option<(Duration, Mutex<Option<Instant>>)>,
+    /// Each host's own figures, in a run on many hosts.
+    board: Mutex<super::hosts::Board>,
 }
 
 impl TerminalObserver {
@@ -43,6 +46,7 @@ impl TerminalObserver {
             plain: plain_every
                 .filter(|d| chatty && !d.is_zero())
                 .map(|d| (d, Mutex::new(None))),
+            board: Mutex::new(super::hosts::Board::default()),
         }
     }
 
@@ -102,6 +106,21 @@ impl TerminalObserver {
         bar
     }
 
+    /// The status line `msg` (its first line), then the hosts' frame when
+    /// the run has several hosts.
+    fn with_board(&self, msg: &str) -> String {
+        let status = msg.lines().next().unwrap_or_default();
+        let Ok(board) = self.board.lock() else {
+            return status.to_string();
+        };
+        if !board.many() {
+            return status.to_string();
+        }
+        // Host names come from the user's files.
+        let frame = crate::output::fmt::terminal(&board.frame().join("\n")).into_owned();
+        format!("{status}\n{frame}")
+    }
+
     fn print(&self, line: &str) {
         if !self.chatty {
             return;
@@ -153,6 +172,9 @@ impl Observer for TerminalObserver {
     }
 
     fn run_started(&self, index: usize, count: usize, run: &PlannedRun) {
+        if let Ok(mut board) = self.board.lock() {
+            board.new_run();
+        }
         let s = &run.spec;
         if let Some(m) = s.meta.as_ref().filter(|m| m.whole_tree) {
             // A phase ends when it has covered the tree; its time is a cap.
@@ -197,6 +219,14 @@ impl Observer for TerminalObserver {
             if self.verbose {
                 self.print(&format!("  {host} {target}{}", rates(ev.iv)));
             }
+            // On a terminal, each host's row changes as its figures come:
+            // a host that falls behind shows before any total would.
+            if self.live {
+                if let Ok(mut board) = self.board.lock() {
+                    board.part(host, target, ev.iv);
+                }
+                self.with_bar(|b| b.set_message(self.with_board(&b.message())));
+            }
             return;
         }
         let (run, elapsed_s, total_s, iv) = (ev.run, ev.elapsed_s, ev.total_s, ev.iv);
@@ -235,8 +265,14 @@ impl Observer for TerminalObserver {
         }
         self.with_bar(|b| {
             b.set_position((elapsed_s * 1000.0) as u64);
-            b.set_message(msg.clone());
+            b.set_message(self.with_board(&msg));
         });
+    }
+
+    fn host_state(&self, host: &str, state: &str) {
+        if let Ok(mut board) = self.board.lock() {
+            board.state(host, state);
+        }
     }
 
     fn run_finished(&self, _run: &RunResult) {
