@@ -290,6 +290,9 @@ struct Names {
     name: Name,
     /// The rename partner.
     alt: Name,
+    /// The leaf whose path `path` holds, so a walk through one directory
+    /// builds it once, not per file.
+    leaf: Option<u64>,
 }
 
 /// Which files of the share exist at the start of a mixed run.
@@ -310,6 +313,7 @@ fn scan_present(
         return Ok(present);
     }
     let tree = &plan.tree;
+    names.leaf = None;
     for k in 0..share.len() {
         let (leaf, n) = tree.split(share.nth(k));
         tree.leaf_path(leaf, &mut names.path);
@@ -348,6 +352,7 @@ fn resolve<'c>(
         return (Ok(root), 0);
     }
     if op.on_dirs() {
+        names.leaf = None;
         tree.leaf_path(unit, &mut names.path);
         let s = names.path.as_str();
         let (parent_len, last_start) = match s.rfind('/') {
@@ -362,9 +367,14 @@ fn resolve<'c>(
         return (cache.get(parent | 1 << 63, root, &mut p), 0);
     }
     let (leaf, n) = tree.split(unit);
-    tree.leaf_path(leaf, &mut names.path);
+    if names.leaf != Some(leaf) {
+        tree.leaf_path(leaf, &mut names.path);
+        names.leaf = Some(leaf);
+    }
     tree.file_name(n, false, &mut names.name);
-    tree.file_name(n, true, &mut names.alt);
+    if op == MetaOp::Rename {
+        tree.file_name(n, true, &mut names.alt);
+    }
     (
         cache.get(leaf, root, &mut names.path),
         tree.size_of(unit) as usize,
@@ -430,14 +440,17 @@ fn remove_made(
     names: &mut Names,
 ) {
     let tree = &plan.tree;
+    names.leaf = None;
     for k in 0..made {
         let (leaf, n) = tree.split(plan.file_share.nth(k));
         tree.leaf_path(leaf, &mut names.path);
         tree.file_name(n, false, &mut names.name);
-        if let Ok(dir) = cache.get(leaf, root, &mut names.path) {
-            if owner::check_at(dir, names.name.as_cstr(), id).is_ok() {
-                let _ = crate::io::gate::unlink_at(dir, names.name.as_cstr());
-            }
+        // A directory that cannot be opened holds nothing of ours to remove.
+        let Ok(dir) = cache.get(leaf, root, &mut names.path) else {
+            continue;
+        };
+        if owner::check_at(dir, names.name.as_cstr(), id).is_ok() {
+            let _ = crate::io::gate::unlink_at(dir, names.name.as_cstr());
         }
     }
 }
