@@ -487,6 +487,117 @@ fn every_source_file_stays_small_enough_to_do_one_job() {
     );
 }
 
+/// Functions longer than this are split by what each part owns; the one
+/// exception is the measured hot path, io/worker.rs's run_loop, where a call
+/// per I/O would show in the figures.
+const MAX_FN_LINES: usize = 200;
+
+/// (name, first line, lines) of every `fn` with a body in `code` (comments
+/// and strings already blanked), nested ones included.
+fn function_spans(code: &str) -> Vec<(String, usize, usize)> {
+    let b = code.as_bytes();
+    let mut line_at = Vec::with_capacity(b.len() + 1);
+    let mut line = 1;
+    for &c in b {
+        line_at.push(line);
+        if c == b'\n' {
+            line += 1;
+        }
+    }
+    line_at.push(line);
+    let is_ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let mut out = Vec::new();
+    let mut i = 0;
+    while let Some(off) = code[i..].find("fn") {
+        let at = i + off;
+        i = at + 2;
+        if at > 0 && is_ident(b[at - 1]) {
+            continue;
+        }
+        let rest = &code[at + 2..];
+        let trimmed = rest.trim_start();
+        let name: String = trimmed
+            .bytes()
+            .take_while(|&c| is_ident(c))
+            .map(char::from)
+            .collect();
+        if trimmed.len() == rest.len() || name.is_empty() {
+            continue;
+        }
+        // The body opens at the first `{` outside brackets; a `;` first
+        // (a trait's declaration, an extern) means there is none.
+        let (mut j, mut nest, mut open) = (at + 2, 0i32, None);
+        while j < b.len() {
+            match b[j] {
+                b'(' | b'[' => nest += 1,
+                b')' | b']' => nest -= 1,
+                b';' if nest == 0 => break,
+                b'{' if nest == 0 => {
+                    open = Some(j);
+                    break;
+                }
+                _ => {}
+            }
+            j += 1;
+        }
+        let Some(open) = open else { continue };
+        let (mut k, mut depth) = (open, 0i32);
+        while k < b.len() {
+            match b[k] {
+                b'{' => depth += 1,
+                b'}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                _ => {}
+            }
+            k += 1;
+        }
+        let end = line_at[k.min(b.len())];
+        out.push((name, line_at[at], end - line_at[at] + 1));
+    }
+    out
+}
+
+#[test]
+fn no_function_in_src_runs_over_200_lines_but_the_hot_path() {
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    let mut long = Vec::new();
+    for f in &files {
+        let text = fs::read_to_string(f).expect("a source file reads");
+        let rel = f.strip_prefix(src()).unwrap_or(f);
+        let rel = rel.to_string_lossy().replace('\\', "/");
+        for (name, line, n) in function_spans(&code_only(&text)) {
+            let exempt = rel == "io/worker.rs" && name == "run_loop";
+            if n > MAX_FN_LINES && !exempt {
+                long.push(format!("src/{rel}:{line}: fn {name}: {n} lines"));
+            }
+        }
+    }
+    assert!(
+        long.is_empty(),
+        "functions over {MAX_FN_LINES} lines (split them by what each part owns):\n{}",
+        long.join("\n")
+    );
+}
+
+#[test]
+fn the_function_scanner_measures_bodies_not_braces_in_text() {
+    let code = code_only(
+        "trait T {\n    fn decl(&self) -> [u8; 2];\n}\nfn short() {}\n\
+         pub(crate) fn body<F: Fn(u8)>(f: F) -> u8 {\n    let s = \"}\"; // }\n    \
+         if true { 1 } else { 2 }\n}\n",
+    );
+    let spans = function_spans(&code);
+    assert_eq!(
+        spans,
+        vec![("short".to_string(), 4, 1), ("body".to_string(), 5, 4)]
+    );
+}
+
 /// A module's path from the crate root (`src/io/engine/uring.rs` ->
 /// io::engine::uring; a `mod.rs` is its folder; `src/spec.rs` and
 /// `src/spec/mod.rs` are both `spec`).

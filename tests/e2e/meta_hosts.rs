@@ -181,3 +181,76 @@ fn a_target_naming_the_host_gives_each_host_its_own_tree() {
     assert_eq!(op_counts(&doc["runs"][0], "create"), (14, 14));
     assert!(doc["spec"]["runs"][0]["meta"].get("host_part").is_none());
 }
+
+/// Eight simulated clients (the exec launcher, `VB_SIM_HOST`) on one tree:
+/// each works in its own subtree, and every merged figure of every phase is
+/// the sum of the hosts' (operations, histogram counts and rates).
+#[test]
+fn eight_simulated_clients_each_get_a_subtree_and_rates_add_up() {
+    let tmp = tempfile::tempdir().unwrap();
+    let tree = tmp.path().join("tree");
+    let hosts: Vec<String> = (1..=8).map(|i| format!("sim{i}")).collect();
+    let phases = |ops: &str, out: &Path| {
+        let o = volbench()
+            .args(["run", "--hosts", &hosts.join(",")])
+            .args(["--launcher", "env VB_SIM_HOST={host}"])
+            .args(["--remote-volbench", BIN, "--target"])
+            .arg(&tree)
+            .arg("--output")
+            .arg(out)
+            .args(["--ops", ops, "--depth", "1", "--width", "4"])
+            .args([
+                "--files-per-dir",
+                "25",
+                "--file-size",
+                "0",
+                "--threads",
+                "1",
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(exit::OK), "{ops}: {}", stderr(&o));
+        let doc = read_json(&out.join("result.json"));
+        for (i, op) in ops.split(',').enumerate() {
+            assert_rates_add_up(&doc["runs"][i], &doc, i, op);
+        }
+    };
+    phases("create", &tmp.path().join("create"));
+    let mut parts: Vec<String> = std::fs::read_dir(&tree)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    parts.sort();
+    let want: Vec<String> = (0..8).map(|i| format!("host{i}")).collect();
+    assert_eq!(parts, want, "one subtree per client");
+    for part in &want {
+        assert_eq!(files_below(&tree.join(part)).len(), 100, "{part}");
+    }
+    phases("stat,delete", &tmp.path().join("delete"));
+    assert!(files_below(&tree).is_empty(), "delete leaves no file");
+}
+
+/// Run `i` (operation `op`) of `doc`: 8 clients x 100 files, each host's
+/// count 100, and the merged rate the sum of the hosts' rates.
+fn assert_rates_add_up(run: &Value, doc: &Value, i: usize, op: &str) {
+    assert_eq!(
+        op_counts(run, op),
+        (800, 800),
+        "{op}: 8 clients x 100 files"
+    );
+    let iops = |r: &Value| {
+        let o = r["ops"].as_array().unwrap().iter().find(|o| o["op"] == op);
+        o.unwrap()["totals"]["iops"].as_f64().unwrap()
+    };
+    let mut sum = 0.0;
+    for h in doc["cluster"]["hosts"].as_array().unwrap() {
+        assert_eq!(h["status"], "ok", "{h}");
+        assert_eq!(op_counts(&h["runs"][i], op).0, 100, "{op} on {}", h["name"]);
+        sum += iops(&h["runs"][i]);
+    }
+    let merged = iops(run);
+    assert!(
+        sum > 0.0 && (merged - sum).abs() <= sum * 1e-9,
+        "{op}: {merged} merged, {sum} summed"
+    );
+}

@@ -7,6 +7,7 @@
 mod clean;
 pub mod ops;
 pub mod shared;
+mod tally;
 pub mod tree;
 pub mod worker;
 

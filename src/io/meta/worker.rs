@@ -11,15 +11,15 @@ use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 
 use crate::io::data::{AlignedBuf, fill_random};
-use crate::io::gate::owner;
+use crate::io::gate::owner::{self, Identity};
 use crate::io::meta::ops::{self, Fail, Io};
+use crate::io::meta::tally::Tally;
 use crate::io::meta::tree::{Name, Share, Tree};
 use crate::io::meta::{open_below, open_root};
 use crate::io::phase::{
-    MetaOpStats, PHASE_STOP, PhaseStats, WorkerResult, WorkerSetup, now_ns, wait_until,
+    Control, PHASE_STOP, PhaseStats, Schedule, WorkerResult, WorkerSetup, now_ns, wait_until,
 };
-use crate::spec::meta::{ALL_OPS, MetaOp, MetaSpec};
-use crate::stats::{LiveCounters, OpStats};
+use crate::spec::meta::{MetaOp, MetaSpec};
 
 /// What a worker needs to work on a tree.
 #[derive(Clone)]
@@ -165,28 +165,293 @@ impl Skipped {
     }
 }
 
-/// Running totals for the interval collector, cumulative over both phases.
-#[derive(Default)]
-struct Live {
-    ops: [u64; 2],
-    bytes: [u64; 2],
-    lat: [u64; 2],
-    svc: [u64; 2],
-    op_ops: [u64; ALL_OPS.len()],
-    op_lat: [u64; ALL_OPS.len()],
+/// The tree's root, opened without following links, and its proven identity:
+/// every change to a file is checked against it.
+fn open_tree(m: &MetaWorker) -> Result<(OwnedFd, Identity), String> {
+    let root = open_root(&m.root).map_err(|e| e.to_string())?;
+    match super::read_marker(&root, &m.root) {
+        Ok(Some(marker)) => Ok((root, marker.identity)),
+        Ok(None) => Err(format!(
+            "{} has no {}",
+            m.root.display(),
+            super::TREE_MARKER
+        )),
+        Err(e) => Err(e.to_string()),
+    }
 }
 
-impl Live {
-    fn publish(&self, c: &LiveCounters) {
-        let r = Ordering::Relaxed;
-        c.read_ops.store(self.ops[0], r);
-        c.read_bytes.store(self.bytes[0], r);
-        c.read_lat_ns.store(self.lat[0], r);
-        c.write_ops.store(self.ops[1], r);
-        c.write_bytes.store(self.bytes[1], r);
-        c.write_lat_ns.store(self.lat[1], r);
-        c.read_svc_ns.store(self.svc[0], r);
-        c.write_svc_ns.store(self.svc[1], r);
+/// What this worker works on, fixed for the run: its shares of the tree's
+/// files and leaf directories, and the weighted mix of operations.
+struct Plan {
+    tree: Tree,
+    file_share: Share,
+    leaf_share: Share,
+    /// Every operation works on directories (mkdir, readdir, rmdir).
+    dir_ops: bool,
+    /// Units a whole-tree phase walks: leaf directories or files.
+    units: u64,
+    cumulative: [u32; 12],
+    weights_total: u32,
+}
+
+impl Plan {
+    fn new(m: &MetaWorker) -> Self {
+        let spec = &m.spec;
+        let tree = Tree::new(spec, m.seed);
+        let dir_ops = spec.ops.iter().all(|o| o.op.on_dirs());
+        let file_share = Share::of(
+            tree.files(),
+            tree.files_per_dir,
+            tree.leaves,
+            m.index,
+            m.workers,
+            spec.shared_dirs,
+        );
+        let leaf_share = Share::of(
+            tree.leaves,
+            1,
+            tree.leaves,
+            m.index,
+            m.workers,
+            spec.shared_dirs,
+        );
+        let mut cumulative = [0u32; 12];
+        let mut acc = 0u32;
+        for (i, o) in spec.ops.iter().enumerate() {
+            acc = acc.saturating_add(o.weight);
+            cumulative[i] = acc;
+        }
+        let units = if dir_ops {
+            leaf_share.len()
+        } else {
+            file_share.len()
+        };
+        Self {
+            tree,
+            file_share,
+            leaf_share,
+            dir_ops,
+            units,
+            cumulative,
+            weights_total: acc.max(1),
+        }
+    }
+
+    /// The next operation, the unit it works on and the unit's index in the
+    /// share; None when the share is done (whole tree) or nothing is left.
+    fn pick(
+        &self,
+        spec: &MetaSpec,
+        rng: &mut fastrand::Rng,
+        present: &Present,
+        next: &mut u64,
+    ) -> Option<(MetaOp, u64, u64)> {
+        if spec.whole_tree {
+            if *next >= self.units {
+                return None;
+            }
+            let k = *next;
+            *next += 1;
+            let unit = if self.dir_ops {
+                self.leaf_share.nth(k)
+            } else {
+                self.file_share.nth(k)
+            };
+            return Some((spec.ops[0].op, unit, k));
+        }
+        let pick = rng.u32(0..self.weights_total);
+        let i = self.cumulative[..spec.ops.len()].partition_point(|&c| c <= pick);
+        let mut op = spec.ops[i.min(spec.ops.len() - 1)].op;
+        if op.on_dirs() {
+            let k = rng.u64(0..self.leaf_share.len().max(1));
+            return Some((op, self.leaf_share.nth(k), k));
+        }
+        let want = op != MetaOp::Create;
+        let k0 = rng.u64(0..self.file_share.len().max(1));
+        let k = match present.find(k0, want) {
+            Some(k) => k,
+            // None in the state this operation needs: the tree is full (a
+            // create becomes a delete) or empty (anything else becomes a
+            // create), recorded under what was done.
+            None => {
+                op = if want { MetaOp::Create } else { MetaOp::Delete };
+                present.find(k0, !want)?
+            }
+        };
+        Some((op, self.file_share.nth(k), k))
+    }
+}
+
+/// The names an operation works on, built in place.
+#[derive(Default)]
+struct Names {
+    /// The directory holding the name, relative to the root.
+    path: Name,
+    name: Name,
+    /// The rename partner.
+    alt: Name,
+    /// The leaf whose path `path` holds, so a walk through one directory
+    /// builds it once, not per file.
+    leaf: Option<u64>,
+}
+
+/// Which files of the share exist at the start of a mixed run.
+fn scan_present(
+    m: &MetaWorker,
+    plan: &Plan,
+    root: &OwnedFd,
+    cache: &mut DirCache,
+    names: &mut Names,
+) -> Result<Present, String> {
+    let share = plan.file_share;
+    let mut present = Present {
+        bits: vec![0; share.len().div_ceil(64).max(1) as usize],
+        count: 0,
+        len: share.len(),
+    };
+    if m.spec.whole_tree {
+        return Ok(present);
+    }
+    let tree = &plan.tree;
+    names.leaf = None;
+    for k in 0..share.len() {
+        let (leaf, n) = tree.split(share.nth(k));
+        tree.leaf_path(leaf, &mut names.path);
+        let dir = match cache.get(leaf, root, &mut names.path) {
+            Ok(d) => d,
+            Err(rustix::io::Errno::NOENT) => continue,
+            Err(e) => {
+                let at = format!("{}/{}", m.root.display(), names.path.as_str());
+                return Err(ops::describe(MetaOp::Open, &at, e));
+            }
+        };
+        tree.file_name(n, false, &mut names.name);
+        let flags = rustix::fs::AtFlags::SYMLINK_NOFOLLOW;
+        if rustix::fs::statat(dir, names.name.as_cstr(), flags).is_ok() {
+            present.set(k, true);
+        }
+    }
+    Ok(present)
+}
+
+/// Resolves the directory an operation works in and the names in it
+/// (before the clock starts), and the file's size.
+fn resolve<'c>(
+    tree: &Tree,
+    cache: &'c mut DirCache,
+    root: &'c OwnedFd,
+    names: &mut Names,
+    op: MetaOp,
+    unit: u64,
+) -> (Result<&'c OwnedFd, rustix::io::Errno>, usize) {
+    if op == MetaOp::Readdir {
+        tree.leaf_path(unit, &mut names.name);
+        if names.name.as_str().is_empty() {
+            names.name.push(b".");
+        }
+        return (Ok(root), 0);
+    }
+    if op.on_dirs() {
+        names.leaf = None;
+        tree.leaf_path(unit, &mut names.path);
+        let s = names.path.as_str();
+        let (parent_len, last_start) = match s.rfind('/') {
+            Some(i) => (i, i + 1),
+            None => (0, 0),
+        };
+        names.name.clear();
+        names.name.push(&s.as_bytes()[last_start..]);
+        let parent = unit / tree.width;
+        let mut p = Name::default();
+        p.push(&names.path.as_str().as_bytes()[..parent_len]);
+        return (cache.get(parent | 1 << 63, root, &mut p), 0);
+    }
+    let (leaf, n) = tree.split(unit);
+    if names.leaf != Some(leaf) {
+        tree.leaf_path(leaf, &mut names.path);
+        names.leaf = Some(leaf);
+    }
+    tree.file_name(n, false, &mut names.name);
+    if op == MetaOp::Rename {
+        tree.file_name(n, true, &mut names.alt);
+    }
+    (
+        cache.get(leaf, root, &mut names.path),
+        tree.size_of(unit) as usize,
+    )
+}
+
+/// Waits until a rated run's next operation is due and returns when it was
+/// due (0 when unrated); None when a stop came first.
+fn pace(
+    rate: Option<&Schedule>,
+    next_due: &mut u64,
+    rng: &mut fastrand::Rng,
+    control: &Control,
+) -> Option<u64> {
+    let Some(r) = rate else { return Some(0) };
+    // wait_until returns after at most 20 ms so a stop is seen: wait again
+    // until the operation is due, or a gap over 20 ms (a rate under 50
+    // ops/s per thread) was cut short.
+    while now_ns() < *next_due && control.phase.load(Ordering::Relaxed) < PHASE_STOP {
+        wait_until(*next_due);
+    }
+    let due = *next_due;
+    *next_due += r.next_gap(rng).as_nanos() as u64;
+    if control.phase.load(Ordering::Relaxed) >= PHASE_STOP {
+        return None;
+    }
+    Some(due)
+}
+
+/// Runs one operation between two clock reads: (result, start, end).
+fn timed(
+    op: MetaOp,
+    dir: &OwnedFd,
+    names: &mut Names,
+    io: &mut Io,
+) -> (Result<u64, Fail>, u64, u64) {
+    let mut t0 = now_ns();
+    let mut res = ops::run(op, dir, names.name.as_cstr(), names.alt.as_cstr(), io);
+    if op == MetaOp::Create && matches!(res, Err(Fail::Sys(rustix::io::Errno::EXIST))) {
+        // Left by an interrupted create: redone if it is the tree's own.
+        res = match owner::check_at(dir, names.name.as_cstr(), io.owner) {
+            Ok(()) => {
+                let _ = crate::io::gate::unlink_at(dir, names.name.as_cstr());
+                t0 = now_ns();
+                ops::run(op, dir, names.name.as_cstr(), names.alt.as_cstr(), io)
+            }
+            Err(Some(why)) => Err(Fail::NotOurs(why)),
+            Err(None) => res,
+        };
+    }
+    (res, t0, now_ns())
+}
+
+/// A create phase that failed (the file system full, say) leaves no
+/// partial tree filling the disk: each worker removes the first `made`
+/// files of its share, those it made, if they are the tree's own.
+fn remove_made(
+    plan: &Plan,
+    made: u64,
+    root: &OwnedFd,
+    id: &Identity,
+    cache: &mut DirCache,
+    names: &mut Names,
+) {
+    let tree = &plan.tree;
+    names.leaf = None;
+    for k in 0..made {
+        let (leaf, n) = tree.split(plan.file_share.nth(k));
+        tree.leaf_path(leaf, &mut names.path);
+        tree.file_name(n, false, &mut names.name);
+        // A directory that cannot be opened holds nothing of ours to remove.
+        let Ok(dir) = cache.get(leaf, root, &mut names.path) else {
+            continue;
+        };
+        if owner::check_at(dir, names.name.as_cstr(), id).is_ok() {
+            let _ = crate::io::gate::unlink_at(dir, names.name.as_cstr());
+        }
     }
 }
 
@@ -207,49 +472,15 @@ pub fn run(m: MetaWorker, setup: WorkerSetup, ready: impl FnOnce()) -> WorkerRes
             data: Default::default(),
         }
     };
-    let root = match open_root(&m.root) {
-        Ok(fd) => fd,
+    let (root, id) = match open_tree(&m) {
+        Ok(t) => t,
         Err(e) => {
             ready();
-            return fail(e.to_string());
+            return fail(e);
         }
     };
-    // Every change to a file is checked against the tree's proven identity.
-    let id = match super::read_marker(&root, &m.root) {
-        Ok(Some(marker)) => marker.identity,
-        Ok(None) => {
-            ready();
-            return fail(format!(
-                "{} has no {}",
-                m.root.display(),
-                super::TREE_MARKER
-            ));
-        }
-        Err(e) => {
-            ready();
-            return fail(e.to_string());
-        }
-    };
-    let mut skipped = Skipped::default();
-    let tree = Tree::new(&m.spec, m.seed);
     let spec = &m.spec;
-    let dir_ops = spec.ops.iter().all(|o| o.op.on_dirs());
-    let file_share = Share::of(
-        tree.files(),
-        tree.files_per_dir,
-        tree.leaves,
-        m.index,
-        m.workers,
-        spec.shared_dirs,
-    );
-    let leaf_share = Share::of(
-        tree.leaves,
-        1,
-        tree.leaves,
-        m.index,
-        m.workers,
-        spec.shared_dirs,
-    );
+    let plan = Plan::new(&m);
     let cap = spec.max_file_size().max(1).div_ceil(4096) * 4096;
     let mut buf = AlignedBuf::new(cap as usize, 4096);
     let mut rng =
@@ -259,60 +490,18 @@ pub fn run(m: MetaWorker, setup: WorkerSetup, ready: impl FnOnce()) -> WorkerRes
     let mut cache = DirCache {
         slots: (0..m.dir_cache).map(|_| None).collect(),
     };
-    let mut path = Name::default();
-    let mut name = Name::default();
-    let mut alt = Name::default();
-
+    let mut names = Names::default();
     // Which files exist, for a mixed run's creates and deletes.
-    let mut present = Present {
-        bits: vec![0; file_share.len().div_ceil(64).max(1) as usize],
-        count: 0,
-        len: file_share.len(),
-    };
-    if !spec.whole_tree {
-        for k in 0..file_share.len() {
-            let (leaf, n) = tree.split(file_share.nth(k));
-            tree.leaf_path(leaf, &mut path);
-            let dir = match cache.get(leaf, &root, &mut path) {
-                Ok(d) => d,
-                Err(rustix::io::Errno::NOENT) => continue,
-                Err(e) => {
-                    let msg = ops::describe(
-                        MetaOp::Open,
-                        &format!("{}/{}", m.root.display(), path.as_str()),
-                        e,
-                    );
-                    ready();
-                    return fail(msg);
-                }
-            };
-            tree.file_name(n, false, &mut name);
-            if rustix::fs::statat(dir, name.as_cstr(), rustix::fs::AtFlags::SYMLINK_NOFOLLOW)
-                .is_ok()
-            {
-                present.set(k, true);
-            }
+    let mut present = match scan_present(&m, &plan, &root, &mut cache, &mut names) {
+        Ok(p) => p,
+        Err(e) => {
+            ready();
+            return fail(e);
         }
-    }
-    let mut cumulative = [0u32; 12];
-    let mut acc = 0u32;
-    for (i, o) in spec.ops.iter().enumerate() {
-        acc = acc.saturating_add(o.weight);
-        cumulative[i] = acc;
-    }
-    let weights_total = acc.max(1);
-    let mut stats: [Vec<Option<Box<OpStats>>>; 2] = [
-        (0..ALL_OPS.len()).map(|_| None).collect(),
-        (0..ALL_OPS.len()).map(|_| None).collect(),
-    ];
-    let mut service = [PhaseStats::default(), PhaseStats::default()];
-    let mut live = Live::default();
-    let mut error = None;
-    let units = if dir_ops {
-        leaf_share.len()
-    } else {
-        file_share.len()
     };
+    let mut skipped = Skipped::default();
+    let mut tally = Tally::new();
+    let mut error = None;
     let mut next = 0u64;
     let rated = rate.is_some();
     let start = now_ns();
@@ -324,141 +513,44 @@ pub fn run(m: MetaWorker, setup: WorkerSetup, ready: impl FnOnce()) -> WorkerRes
         if phase >= PHASE_STOP {
             break;
         }
-        // Pick the operation and what it works on.
-        let (op, unit, k) = if spec.whole_tree {
-            if next >= units {
-                break;
-            }
-            let k = next;
-            next += 1;
-            let unit = if dir_ops {
-                leaf_share.nth(k)
-            } else {
-                file_share.nth(k)
-            };
-            (spec.ops[0].op, unit, k)
-        } else {
-            let pick = rng.u32(0..weights_total);
-            let i = cumulative[..spec.ops.len()].partition_point(|&c| c <= pick);
-            let mut op = spec.ops[i.min(spec.ops.len() - 1)].op;
-            if op.on_dirs() {
-                let k = rng.u64(0..leaf_share.len().max(1));
-                (op, leaf_share.nth(k), k)
-            } else {
-                let want = op != MetaOp::Create;
-                let k0 = rng.u64(0..file_share.len().max(1));
-                let k = match present.find(k0, want) {
-                    Some(k) => k,
-                    // None in the state this operation needs: the tree is
-                    // full (a create becomes a delete) or empty (anything
-                    // else becomes a create), recorded under what was done.
-                    None => {
-                        op = if want { MetaOp::Create } else { MetaOp::Delete };
-                        match present.find(k0, !want) {
-                            Some(k) => k,
-                            None => break,
-                        }
-                    }
-                };
-                (op, file_share.nth(k), k)
-            }
+        let Some((op, unit, k)) = plan.pick(spec, &mut rng, &present, &mut next) else {
+            break;
         };
-        // Resolve the directory and names before the clock starts.
-        let (dir, size) = if op.on_dirs() {
-            if op == MetaOp::Readdir {
-                tree.leaf_path(unit, &mut name);
-                if name.as_str().is_empty() {
-                    name.push(b".");
-                }
-                (Ok(&root), 0)
-            } else {
-                tree.leaf_path(unit, &mut path);
-                let s = path.as_str();
-                let cut = s.rfind('/');
-                let (parent_len, last_start) = match cut {
-                    Some(i) => (i, i + 1),
-                    None => (0, 0),
-                };
-                name.clear();
-                name.push(&s.as_bytes()[last_start..]);
-                let parent = unit / tree.width;
-                let mut p = Name::default();
-                p.push(&path.as_str().as_bytes()[..parent_len]);
-                (cache.get(parent | 1 << 63, &root, &mut p), 0)
-            }
-        } else {
-            let (leaf, n) = tree.split(unit);
-            tree.leaf_path(leaf, &mut path);
-            tree.file_name(n, false, &mut name);
-            tree.file_name(n, true, &mut alt);
-            (
-                cache.get(leaf, &root, &mut path),
-                tree.size_of(unit) as usize,
-            )
-        };
+        let (dir, size) = resolve(&plan.tree, &mut cache, &root, &mut names, op, unit);
         let dir = match dir {
             Ok(d) => d,
             Err(e) => {
-                error = Some(ops::describe(
-                    op,
-                    &format!("{}/{}", m.root.display(), path.as_str()),
-                    e,
-                ));
+                let at = format!("{}/{}", m.root.display(), names.path.as_str());
+                error = Some(ops::describe(op, &at, e));
                 break;
             }
         };
-        let intended = if let Some(r) = &rate {
-            // wait_until returns after at most 20 ms so a stop is seen:
-            // wait again until the operation is due, or a gap over 20 ms
-            // (a rate under 50 ops/s per thread) was cut short.
-            while now_ns() < next_due && control.phase.load(Ordering::Relaxed) < PHASE_STOP {
-                wait_until(next_due);
-            }
-            let due = next_due;
-            next_due += r.next_gap(&mut rng).as_nanos() as u64;
-            if control.phase.load(Ordering::Relaxed) >= PHASE_STOP {
-                break;
-            }
-            due
-        } else {
-            0
+        let Some(intended) = pace(rate.as_ref(), &mut next_due, &mut rng, &control) else {
+            break;
         };
         let mut io = Io {
             buf: buf.as_mut_slice(),
             size,
-            direct: m.spec.direct && size > 0 && size % 4096 == 0,
+            direct: spec.direct && size > 0 && size % 4096 == 0,
             dents: &mut dents,
             owner: &id,
         };
-        let mut t0 = now_ns();
-        let mut res = ops::run(op, dir, name.as_cstr(), alt.as_cstr(), &mut io);
-        if op == MetaOp::Create && matches!(res, Err(Fail::Sys(rustix::io::Errno::EXIST))) {
-            // Left by an interrupted create: redone if it is the tree's own.
-            res = match owner::check_at(dir, name.as_cstr(), &id) {
-                Ok(()) => {
-                    let _ = crate::io::gate::unlink_at(dir, name.as_cstr());
-                    t0 = now_ns();
-                    ops::run(op, dir, name.as_cstr(), alt.as_cstr(), &mut io)
-                }
-                Err(Some(why)) => Err(Fail::NotOurs(why)),
-                Err(None) => res,
-            };
-        }
-        let t1 = now_ns();
+        let (res, t0, t1) = timed(op, dir, &mut names, &mut io);
         let bytes = match res {
             Ok(b) => b,
             Err(Fail::NotOurs(why)) => {
-                skipped.add(&m.root, path.as_str(), name.as_str(), why);
+                skipped.add(&m.root, names.path.as_str(), names.name.as_str(), why);
                 if !spec.whole_tree && op != MetaOp::Create {
                     present.set(k, false);
                 }
                 continue;
             }
             Err(Fail::Sys(e)) => {
-                let at = if path.as_str().is_empty() || op == MetaOp::Readdir {
-                    format!("{}/{}", m.root.display(), name.as_str())
+                let (path, name) = (names.path.as_str(), names.name.as_str());
+                let at = if path.is_empty() || op == MetaOp::Readdir {
+                    format!("{}/{name}", m.root.display())
                 } else {
-                    format!("{}/{}/{}", m.root.display(), path.as_str(), name.as_str())
+                    format!("{}/{path}/{name}", m.root.display())
                 };
                 error = Some(ops::describe(op, &at, e));
                 break;
@@ -472,85 +564,21 @@ pub fn run(m: MetaWorker, setup: WorkerSetup, ready: impl FnOnce()) -> WorkerRes
             }
         }
         let lat = t1 - if rated { intended.min(t0) } else { t0 };
-        let p = phase as usize;
-        stats[p][op.index()]
-            .get_or_insert_with(|| Box::new(OpStats::new()))
-            .record(lat, bytes);
-        // This operation's own running totals, for per-operation intervals.
-        let (i, r) = (op.index(), Ordering::Relaxed);
-        live.op_ops[i] += 1;
-        live.op_lat[i] += lat;
-        counters.meta_ops[i].store(live.op_ops[i], r);
-        counters.meta_lat_ns[i].store(live.op_lat[i], r);
-        let class = usize::from(op.mutates());
-        live.ops[class] += 1;
-        live.bytes[class] += bytes;
-        live.lat[class] += lat;
-        if rated {
-            let svc = t1 - t0;
-            live.svc[class] += svc;
-            let s = &mut service[p];
-            if class == 0 {
-                s.read_service.record(svc, bytes);
-            } else {
-                s.write_service.record(svc, bytes);
-            }
-        }
-        live.publish(&counters);
+        let svc = if rated { Some(t1 - t0) } else { None };
+        tally.record(phase as usize, op, lat, svc, bytes, &counters);
     }
-    live.publish(&counters);
+    tally.live.publish(&counters);
     if error.is_some() {
         control.failed.store(true, Ordering::Relaxed);
     } else {
         control.mark_finished();
     }
     skipped.report();
-    // A create phase that failed (the file system full, say) leaves no
-    // partial tree filling the disk: each worker removes what it made.
     if spec.whole_tree && spec.ops[0].op == MetaOp::Create && control.failed.load(Ordering::Relaxed)
     {
-        for k in 0..next {
-            let (leaf, n) = tree.split(file_share.nth(k));
-            tree.leaf_path(leaf, &mut path);
-            tree.file_name(n, false, &mut name);
-            if let Ok(dir) = cache.get(leaf, &root, &mut path) {
-                if owner::check_at(dir, name.as_cstr(), &id).is_ok() {
-                    let _ = crate::io::gate::unlink_at(dir, name.as_cstr());
-                }
-            }
-        }
+        remove_made(&plan, next, &root, &id, &mut cache, &mut names);
     }
-    // Class totals (reads = looking, writes = changing) by exact merge.
-    let [warm_ops, meas_ops] = stats;
-    let [mut warmup, mut measure] = service;
-    let mut meta = Vec::new();
-    for op in ALL_OPS {
-        let (w, s) = (&warm_ops[op.index()], &meas_ops[op.index()]);
-        if w.is_none() && s.is_none() {
-            continue;
-        }
-        let w = w.as_deref().cloned().unwrap_or_default();
-        let s = s.as_deref().cloned().unwrap_or_default();
-        let (wc, mc) = if op.mutates() {
-            (&mut warmup.write, &mut measure.write)
-        } else {
-            (&mut warmup.read, &mut measure.read)
-        };
-        wc.merge(&w);
-        mc.merge(&s);
-        meta.push(MetaOpStats {
-            op,
-            warmup: w,
-            measure: s,
-        });
-    }
-    WorkerResult {
-        warmup,
-        measure,
-        error,
-        meta,
-        data: Default::default(),
-    }
+    tally.into_result(error)
 }
 
 #[cfg(test)]

@@ -193,7 +193,7 @@ impl Observer for TerminalObserver {
                     ""
                 }
             ));
-            self.set_bar(Some(self.new_bar(1, "{msg}")));
+            self.set_bar(Some(self.new_bar(u64::MAX, "{msg}")));
             return;
         }
         self.print(&format!(
@@ -241,13 +241,20 @@ impl Observer for TerminalObserver {
             ));
         }
         if run.spec.meta.as_ref().is_some_and(|m| m.whole_tree) {
-            let msg = format!(
-                "  {:<7} {:>5.0}s | {} ops/s |",
-                iv.phase,
-                elapsed_s,
-                crate::output::fmt::thousands(iv.read.iops + iv.write.iops)
-            );
-            self.with_bar(|b| b.set_message(msg.clone()));
+            // The bar's position counts the operations done so far, so a
+            // tree of millions of files shows how far it has come.
+            let iops = iv.read.iops + iv.write.iops;
+            let done_now = (iops * iv.duration_s).round().max(0.0) as u64;
+            self.with_bar(|b| {
+                b.inc(done_now);
+                b.set_message(format!(
+                    "  {:<7} {:>5.0}s | {} ops/s | {} done |",
+                    iv.phase,
+                    elapsed_s,
+                    crate::output::fmt::thousands(iops),
+                    crate::output::fmt::thousands(b.position() as f64)
+                ));
+            });
             return;
         }
         let left = (total_s - elapsed_s).max(0.0);
