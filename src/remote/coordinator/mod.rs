@@ -103,6 +103,8 @@ struct Coordinator<'a> {
     /// The run in progress's common start, in our clock (ns since the
     /// epoch): a host that began well after it got the start late.
     released_at: Option<i128>,
+    /// The launcher as the user gave it, for errors about what it started.
+    launcher: String,
 }
 
 /// What the hosts did, ready for the result document.
@@ -178,6 +180,7 @@ impl<'a> Coordinator<'a> {
             launched: None,
             run_cost: (0.0, 0.0),
             released_at: None,
+            launcher: String::new(),
         }
     }
 
