@@ -5,10 +5,10 @@
 
 use crate::output::fmt::{mib_s, micros, number};
 use crate::output::table::Table;
-use crate::result::merge::HostStatus;
-use crate::result::{ResultDoc, RunResult};
 use crate::result::diagnosis::hosts::others_median;
+use crate::result::merge::HostStatus;
 use crate::result::targets::by_host;
+use crate::result::{ResultDoc, RunResult};
 
 pub const TITLE: &str = "Per target";
 
@@ -219,7 +219,10 @@ pub fn per_host(doc: &ResultDoc) -> Option<Table> {
     if many && failed.len() > SLOWEST {
         let n = failed.len();
         t.notes.extend(failed.into_iter().take(SLOWEST));
-        t.notes.push(format!("and {} more failed hosts (result.json)", n - SLOWEST));
+        t.notes.push(format!(
+            "and {} more failed hosts (result.json)",
+            n - SLOWEST
+        ));
     } else {
         t.notes.extend(failed);
     }

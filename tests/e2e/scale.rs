@@ -229,7 +229,8 @@ fn a_coordinator_killed_mid_run_leaves_no_agent_running() {
     // Each agent sees its input close and stops: well before the run's
     // 60 s, and before its own silence timeout would have fired.
     assert!(
-        wait_until(Duration::from_secs(10), || processes_with(&session, None).is_empty()),
+        wait_until(Duration::from_secs(10), || processes_with(&session, None)
+            .is_empty()),
         "agents left running: {:?}",
         processes_with(&session, None)
     );

@@ -163,7 +163,15 @@ impl DataPlan {
                 let known = (expected != FORMED).then_some(expected);
                 let exp = describe(expected);
                 return Some(mismatch(
-                    self.pool(), s, &path, op.file, off, found, known, &exp, &what,
+                    self.pool(),
+                    s,
+                    &path,
+                    op.file,
+                    off,
+                    found,
+                    known,
+                    &exp,
+                    &what,
                 ));
             }
         }

@@ -319,7 +319,11 @@ mod tests {
         assert_eq!(rr[6][1], "slow: client-7");
         assert_eq!(rr[7][1], "slow: client-1");
         assert_eq!(rr[5][6], "38%");
-        assert!(t.notes.iter().any(|n| n.contains("1000 hosts") && n.contains("result.json")));
+        assert!(
+            t.notes
+                .iter()
+                .any(|n| n.contains("1000 hosts") && n.contains("result.json"))
+        );
         // The terminal gets the same table, not a thousand lines.
         assert!(crate::output::summary(&d).lines().count() < 100);
         // Charts: five spread bars per run, not a thousand.
