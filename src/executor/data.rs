@@ -49,7 +49,12 @@ pub fn attach(plan: &Plan, p: &mut Prepared) -> Result<()> {
     } else {
         None
     };
-    p.data = Some(Arc::new(DataPlan::new(spec, p.layout, map)));
+    p.data = Some(Arc::new(DataPlan::sized(
+        spec,
+        p.layout,
+        map,
+        plan.needs_write(),
+    )));
     Ok(())
 }
 

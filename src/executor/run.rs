@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 
 use super::Observer;
 use super::collect::collect;
@@ -162,14 +162,10 @@ pub fn run_one(
                 None,
             ));
         };
-        let wait = start.saturating_duration_since(Instant::now());
-        if !wait.is_zero() {
-            std::thread::sleep(wait);
-        }
         // The run's clock starts before the workers are released: on a busy
         // machine this thread may be scheduled well after they start, and
         // their first operations must not fall outside the measured time.
-        let t0 = Instant::now();
+        let (t0, started_at) = super::startgate::sleep_until(start);
         let journal = super::data::watch_journal(prepared, &control);
         super::rescue::doing(if warmup.is_zero() {
             format!("running '{}'", spec.name)
@@ -177,7 +173,7 @@ pub fn run_one(
             format!("warming up run '{}'", spec.name)
         });
         start_gate.release(true);
-        obs.io_started(run, SystemTime::now());
+        obs.io_started(run, started_at);
         let timeline = collect(
             run,
             t0,

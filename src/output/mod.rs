@@ -154,6 +154,8 @@ pub fn summary(doc: &ResultDoc) -> String {
             );
         }
     }
+    // The report's per-host table (a spread past a few dozen hosts).
+    parts.extend(target_table::per_host(doc).map(|t| t.to_terminal()));
     parts.extend(search::tables(doc).iter().map(table::Table::to_terminal));
     let findings = diagnosis::lines(doc);
     if !findings.is_empty() {

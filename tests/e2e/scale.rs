@@ -6,7 +6,7 @@
 
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::common::hosts::{processes_with, wait_until};
 use crate::common::{read_json, stderr, volbench, wait_for_stderr_line};
@@ -18,7 +18,12 @@ const AGENTS: usize = 100;
 /// `volbench run` on `AGENTS` simulated hosts, each a `volbench agent`
 /// started here, at 100 IOPS each.
 fn many(tmp: &Path, session: &str, duration: &str, extra: &[&str]) -> Command {
-    let hosts: Vec<String> = (1..=AGENTS).map(|i| format!("sim{i}")).collect();
+    agents(AGENTS, tmp, session, duration, extra)
+}
+
+/// Like `many`, with `n` agents.
+fn agents(n: usize, tmp: &Path, session: &str, duration: &str, extra: &[&str]) -> Command {
+    let hosts: Vec<String> = (1..=n).map(|i| format!("sim{i}")).collect();
     let mut c = volbench();
     c.args(["run", "--hosts", &hosts.join(",")])
         .args([
@@ -73,11 +78,11 @@ fn a_hundred_agents_merge_exactly_and_start_together() {
     assert_eq!(assert_exact(&doc), AGENTS);
     let cr = &doc["cluster"]["runs"][0];
     assert_eq!(cr["hosts_merged"], AGENTS);
-    // The aim is 20 ms; on this shared 2-core machine 100 agents
-    // waking at once measured 148 ms (docs/benchmarks.md), so the test holds
-    // the barrier to what one machine can keep: well under a second.
+    // A hundred agents on one loaded 2-core machine all wake for one
+    // instant: each wakes at a real-time priority, so they begin within
+    // the 20 ms (measured 0.2 ms; 15.6 ms before, 148 ms in debug).
     let skew = cr["start_skew_ms"].as_f64().unwrap();
-    assert!(skew < 1000.0, "start skew {skew} ms");
+    assert!(skew < 20.0, "start skew {skew} ms");
     // The null engine touched no file: nothing was created for any host.
     assert!(!tmp.path().join("sim1").exists());
     assert!(doc["cluster"]["coordinator"]["launch_s"].as_f64().unwrap() > 0.0);
@@ -151,4 +156,82 @@ fn on_host_loss_continue_finishes_without_five_killed_agents() {
         "{notes:?}"
     );
     assert!(processes_with(&session, None).is_empty());
+}
+
+#[test]
+fn a_launcher_that_starts_no_agent_is_named_at_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let t0 = Instant::now();
+    let o = volbench()
+        .args(["run", "--hosts", "a,b", "--launcher", "true {host}"])
+        .args(["--remote-volbench", BIN, "--host-timeout", "5s", "--target"])
+        .arg(tmp.path().join("{host}"))
+        .args(["--engine", "null", "--rw", "randread", "--duration", "1s"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("a, b: cannot start the agent")
+            && err.contains("the launcher 'true {host}' ended without starting an agent"),
+        "{err}"
+    );
+    // It ended when the launcher did, not at the host timeout.
+    assert!(t0.elapsed() < Duration::from_secs(5), "{:?}", t0.elapsed());
+}
+
+#[test]
+fn a_host_that_never_answers_is_given_up_after_host_timeout() {
+    let tmp = tempfile::tempdir().unwrap();
+    let t0 = Instant::now();
+    // The launcher runs but never starts the agent, nor ends.
+    let o = volbench()
+        .args(["run", "--hosts", "quiet", "--launcher"])
+        .arg("sh -c 'exec sleep 1000' {host}")
+        .args(["--remote-volbench", BIN, "--host-timeout", "2s", "--target"])
+        .arg(tmp.path().join("{host}"))
+        .args(["--engine", "null", "--rw", "randread", "--duration", "1s"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("quiet: no hello from the agent within 2s (--host-timeout)"),
+        "{err}"
+    );
+    let took = t0.elapsed();
+    assert!(
+        took >= Duration::from_secs(2) && took < Duration::from_secs(6),
+        "{took:?}"
+    );
+}
+
+#[test]
+fn a_coordinator_killed_mid_run_leaves_no_agent_running() {
+    let tmp = tempfile::tempdir().unwrap();
+    let session = format!("vbscale-orphan-{}", std::process::id());
+    let n = 10;
+    let mut child = agents(n, tmp.path(), &session, "60s", &[])
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for_stderr_line(&mut child, "[1/1]");
+    assert!(
+        wait_until(Duration::from_secs(30), || {
+            let running = processes_with(&session, Some(child.id()));
+            running.len() == n && running.iter().all(|(pid, _)| in_run(*pid))
+        }),
+        "the agents never all started their run"
+    );
+    child.kill().unwrap();
+    child.wait().unwrap();
+    // Each agent sees its input close and stops: well before the run's
+    // 60 s, and before its own silence timeout would have fired.
+    assert!(
+        wait_until(Duration::from_secs(10), || processes_with(&session, None)
+            .is_empty()),
+        "agents left running: {:?}",
+        processes_with(&session, None)
+    );
 }

@@ -19,7 +19,11 @@ use sectors::{Dedup, Found, Pool, SECTOR, check_sector, first_bytes, stamp_heade
 /// How a run's writes (and the fill) make their data, and the checks of its
 /// reads. Shared by the workers of every run on one file set.
 pub struct DataPlan {
-    pool: Pool,
+    /// Made at once for a plan that writes or checks; a read-only run never
+    /// needs its 8 MiB (a thousand null-engine agents carried 8 GB of it),
+    /// so there it is made only if something asks after all.
+    pool: std::sync::OnceLock<Pool>,
+    compress: f64,
     dedup: Option<Dedup>,
     /// Unique data without checkable headers: --compress alone.
     light: bool,
@@ -60,8 +64,19 @@ impl DataReport {
 impl DataPlan {
     /// The plan for `spec` over a set of `layout`; `map` when --verify.
     pub fn new(spec: &DataSpec, layout: Layout, map: Option<BlockMap>) -> Self {
+        Self::sized(spec, layout, map, true)
+    }
+
+    /// Like `new`; `writes` false (no write, no check in any run) leaves the
+    /// pool unmade until first asked for.
+    pub fn sized(spec: &DataSpec, layout: Layout, map: Option<BlockMap>, writes: bool) -> Self {
+        let pool = std::sync::OnceLock::new();
+        if writes || map.is_some() {
+            let _ = pool.set(Pool::new(spec.compress));
+        }
         Self {
-            pool: Pool::new(spec.compress),
+            pool,
+            compress: spec.compress,
             dedup: (spec.dedup > 1)
                 .then(|| Dedup::new(spec.dedup, spec.dedup_unit, layout.nfiles, layout.file_size)),
             light: !spec.verify,
@@ -69,16 +84,20 @@ impl DataPlan {
         }
     }
 
+    fn pool(&self) -> &Pool {
+        self.pool.get_or_init(|| Pool::new(self.compress))
+    }
+
     /// Fills `buf`, to be written at `offset` of file `file` by the fill:
     /// the same data the runs write, with counter 0 in checkable sectors.
     pub fn fill_chunk(&self, buf: &mut [u8], file: u32, offset: u64, pos: u64) {
         if let Some(d) = &self.dedup {
-            d.write(&self.pool, buf, file, offset);
+            d.write(self.pool(), buf, file, offset);
             return;
         }
-        let pos = pos % self.pool.sectors();
-        self.pool.copy_into(buf, pos);
-        stamp_headers(buf, &self.pool, file, offset, pos, |_| 0);
+        let pos = pos % self.pool().sectors();
+        self.pool().copy_into(buf, pos);
+        stamp_headers(buf, self.pool(), file, offset, pos, |_| 0);
     }
 
     /// Takes the blocks of `op` (with --verify); false if another I/O owns one.
@@ -91,11 +110,11 @@ impl DataPlan {
     #[inline]
     pub fn write(&self, buf: &mut [u8], op: &IoOp, key: u64, seq: u64, rng: &mut fastrand::Rng) {
         if let Some(d) = &self.dedup {
-            d.write(&self.pool, buf, op.file, op.offset);
+            d.write(self.pool(), buf, op.file, op.offset);
             return;
         }
-        let pos = rng.u64(..self.pool.sectors());
-        self.pool.copy_into(buf, pos);
+        let pos = rng.u64(..self.pool().sectors());
+        self.pool().copy_into(buf, pos);
         self.stamp_window(buf, op, key, seq, pos);
     }
 
@@ -107,7 +126,7 @@ impl DataPlan {
 
     /// Fills a worker's ring with the pool, repeated to its length.
     pub fn fill_ring(&self, ring: &mut [u8]) {
-        self.pool.copy_into(ring, 0);
+        self.pool().copy_into(ring, 0);
     }
 
     /// Stamps write `op`'s sector headers into `buf`, which holds pool
@@ -116,7 +135,7 @@ impl DataPlan {
     pub fn stamp_window(&self, buf: &mut [u8], op: &IoOp, key: u64, seq: u64, pos: u64) {
         debug_assert!(self.light || self.map.is_some());
         match &self.map {
-            Some(m) => stamp_headers(buf, &self.pool, op.file, op.offset, pos, |i| {
+            Some(m) => stamp_headers(buf, self.pool(), op.file, op.offset, pos, |i| {
                 m.counter_at(op, (i * SECTOR) as u64)
             }),
             None => crate::io::data::stamp(buf, key, op.offset, seq),
@@ -144,7 +163,15 @@ impl DataPlan {
                 let known = (expected != FORMED).then_some(expected);
                 let exp = describe(expected);
                 return Some(mismatch(
-                    &self.pool, s, &path, op.file, off, found, known, &exp, &what,
+                    self.pool(),
+                    s,
+                    &path,
+                    op.file,
+                    off,
+                    found,
+                    known,
+                    &exp,
+                    &what,
                 ));
             }
         }

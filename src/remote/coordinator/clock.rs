@@ -8,6 +8,11 @@ use super::super::protocol::ToAgent;
 use super::host::Host;
 use super::{Coordinator, PINGS, SKEW_WARN_MS};
 
+/// The least time between deciding the common start and the start itself.
+const START_MARGIN: Duration = Duration::from_millis(150);
+/// Added per host in the run, for the start lines to reach them all.
+const PER_HOST_MARGIN: Duration = Duration::from_micros(250);
+
 /// A pong older than this answers no ping of ours.
 const PONG_MAX_AGE_NS: u64 = 60_000_000_000;
 
@@ -86,11 +91,17 @@ impl Coordinator<'_> {
 
     /// Releases every live host in the run at one absolute start time, far enough ahead
     /// to reach every host, sent in each host's own clock. Returns the margin.
-    pub(super) fn release(&self, index: u32) -> Duration {
+    pub(super) fn release(&mut self, index: u32) -> Duration {
         let max_rtt = self.hosts.iter().map(|h| h.clock.rtt_ns).max().unwrap_or(0);
-        let margin =
-            Duration::from_nanos(max_rtt.saturating_mul(4)).max(Duration::from_millis(150));
+        // The start must reach every host before its time, or that host
+        // starts late: each start line goes out through its own writer
+        // thread and is read by its own agent, so the time to reach them all
+        // grows with their number (a thousand on one loaded machine).
+        let n = self.hosts.iter().filter(|h| h.in_run()).count() as u64;
+        let floor = START_MARGIN + PER_HOST_MARGIN * n as u32;
+        let margin = Duration::from_nanos(max_rtt.saturating_mul(4)).max(floor);
         let at = now_ns() as i128 + margin.as_nanos() as i128;
+        self.released_at = Some(at);
         for h in self.hosts.iter().filter(|h| h.in_run()) {
             h.send(&ToAgent::Start {
                 index,

@@ -143,6 +143,15 @@ impl Coordinator<'_> {
                              (or --remote-volbench PATH names it)",
                         );
                     }
+                    // A launcher that exits cleanly before any hello ran
+                    // something other than the agent appended to it.
+                    if status.and_then(|s| s.code()) == Some(0) {
+                        msg.push_str(&format!(
+                            "; the launcher '{}' ended without starting an agent \
+                             (it must run the command appended after its words)",
+                            self.launcher
+                        ));
+                    }
                     msg = format!("cannot start the agent: {msg}");
                 }
                 self.fail(i, msg);

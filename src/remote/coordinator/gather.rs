@@ -91,8 +91,17 @@ impl Coordinator<'_> {
             _ => 0.0,
         };
         if skew_ms > SKEW_WARN_MS {
+            // How late the last one was says whether the start reached it
+            // late (a slow link, a margin too short) or it woke late.
+            let late = match (self.released_at, starts.iter().max()) {
+                (Some(at), Some(last)) => format!(
+                    "; the last began {:.1} ms after the common start",
+                    (last - at) as f64 / 1e6
+                ),
+                _ => String::new(),
+            };
             let n = format!(
-                "run '{}': the hosts started {skew_ms:.1} ms apart (more than {SKEW_WARN_MS} ms)",
+                "run '{}': the hosts started {skew_ms:.1} ms apart (more than {SKEW_WARN_MS} ms){late}",
                 spec.name
             );
             self.obs.note(&n);

@@ -100,6 +100,11 @@ struct Coordinator<'a> {
     launched: Option<Instant>,
     /// CPU and wall seconds spent while the hosts' I/O ran, over all runs.
     run_cost: (f64, f64),
+    /// The run in progress's common start, in our clock (ns since the
+    /// epoch): a host that began well after it got the start late.
+    released_at: Option<i128>,
+    /// The launcher as the user gave it, for errors about what it started.
+    launcher: String,
 }
 
 /// What the hosts did, ready for the result document.
@@ -174,6 +179,8 @@ impl<'a> Coordinator<'a> {
             fill_bar: false,
             launched: None,
             run_cost: (0.0, 0.0),
+            released_at: None,
+            launcher: String::new(),
         }
     }
 

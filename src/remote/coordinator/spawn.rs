@@ -55,6 +55,7 @@ pub(super) fn connect<'a>(
         opts.timeout,
         opts.keep_going,
     );
+    c.launcher = opts.launcher.describe();
     if !errors.is_empty() {
         c.shutdown();
         return Err(VbError::target(errors.join("\n")));

@@ -6,36 +6,16 @@ use super::super::charts::Figure;
 use super::super::page::{Group, Section};
 use super::super::svg::{self, Axis, Bar, Category, Fmt, bar_chart};
 use super::super::{Metric, Source};
-use crate::output::fmt::{mib_s, micros, number};
+use crate::output::fmt::{micros, number};
 use crate::output::table::Table;
+use crate::output::target_table::{self, MANY_HOSTS, SPREAD};
 use crate::result::ResultDoc;
 use crate::result::diagnosis::hosts::{SLOW, others_median};
-use crate::result::merge::HostStatus;
 
 /// One run as each host did it: (host name, its result), hosts that did
 /// not finish the run left out.
 fn per_run(doc: &ResultDoc) -> Vec<(&str, Vec<(&str, &crate::result::RunResult)>)> {
-    let Some(c) = &doc.cluster else {
-        return Vec::new();
-    };
-    doc.runs
-        .iter()
-        .filter(|r| !r.workload.discard)
-        .map(|run| {
-            let hosts = c
-                .hosts
-                .iter()
-                .filter(|h| h.status == HostStatus::Ok)
-                .filter_map(|h| {
-                    h.runs
-                        .iter()
-                        .find(|r| r.name == run.name)
-                        .map(|r| (h.name.as_str(), r))
-                })
-                .collect();
-            (run.name.as_str(), hosts)
-        })
-        .collect()
+    target_table::host_runs(doc)
 }
 
 fn host_names(doc: &ResultDoc) -> Vec<&str> {
@@ -46,52 +26,101 @@ fn host_names(doc: &ResultDoc) -> Vec<&str> {
 }
 
 /// Each host's IOPS, MiB/s, mean and p99 per run, with its share of the
-/// other hosts' median IOPS.
+/// other hosts' median IOPS (the terminal's table: past a few dozen hosts,
+/// their spread and the slowest named).
 pub fn table(doc: &ResultDoc) -> Table {
-    let mut t = Table::new(
-        "Per host",
-        &["run", "host", "IOPS", "MiB/s", "mean", "p99", "% of others"],
-        2,
-    );
-    for (run, hosts) in per_run(doc) {
-        let iops: Vec<f64> = hosts.iter().map(|(_, r)| r.total_iops()).collect();
-        for (i, (host, r)) in hosts.iter().enumerate() {
-            let l = r.latency();
-            let med = others_median(&iops, i);
-            let share = if hosts.len() >= 2 && med > 0.0 {
-                format!("{:.0}%", iops[i] / med * 100.0)
-            } else {
-                "-".into()
-            };
-            t.rows.push(vec![
-                run.to_string(),
-                host.to_string(),
-                number(r.total_iops()),
-                mib_s(r.total_mib_s()),
-                micros(l.mean),
-                micros(l.p99),
-                share,
-            ]);
+    target_table::per_host(doc).unwrap_or_else(|| {
+        Table::new(
+            "Per host",
+            &["run", "host", "IOPS", "MiB/s", "mean", "p99", "% of others"],
+            2,
+        )
+    })
+}
+
+/// Past `MANY_HOSTS`, a bar per host is a comb no one can read: per run,
+/// five bars for the hosts' spread (min, p5, median, p95, max) of the
+/// headline figure and of p99; the table names the slowest.
+fn spread_figures(doc: &ResultDoc) -> Vec<Figure> {
+    let runs = per_run(doc);
+    let series: Vec<(String, usize)> = SPREAD
+        .iter()
+        .enumerate()
+        .map(|(i, (n, _))| (n.to_string(), i))
+        .collect();
+    let spread = |run: &str, vals: &[f64], show: &dyn Fn(f64) -> String| Category {
+        name: run.to_string(),
+        bars: SPREAD
+            .iter()
+            .map(|(label, q)| {
+                let v = target_table::quantile(vals, *q);
+                Some(Bar {
+                    value: v,
+                    tip: format!("{run}: {label} of {} hosts {}", vals.len(), show(v)),
+                    label: None,
+                })
+            })
+            .collect(),
+    };
+    let mut out = Vec::new();
+    for metric in [Metric::Iops, Metric::MibS] {
+        let cats: Vec<Category> = runs
+            .iter()
+            .filter(|(_, hosts)| hosts.first().is_some_and(|(_, r)| Metric::of(r) == metric))
+            .map(|(run, hosts)| {
+                let vals: Vec<f64> = hosts
+                    .iter()
+                    .map(|(_, r)| match metric {
+                        Metric::Iops => r.total_iops(),
+                        Metric::MibS => r.total_mib_s(),
+                    })
+                    .collect();
+                spread(run, &vals, &|v| format!("{} {}", number(v), metric.unit()))
+            })
+            .collect();
+        if cats.is_empty() {
+            continue;
         }
+        let title = format!("{} per host: the spread", metric.unit());
+        let y = Axis::linear(metric.unit(), Fmt::Number);
+        out.push(Figure {
+            kind: "hosts",
+            svg: bar_chart("hosts", &title, &y, &series, &cats, svg::FULL),
+            caption: "Per run, the hosts' minimum, 5th percentile, median, 95th percentile and                       maximum; the table below names the slowest hosts."
+                .into(),
+            title,
+        });
     }
-    if let Some(c) = &doc.cluster {
-        for h in c.hosts.iter().filter(|h| h.status == HostStatus::Failed) {
-            t.notes.push(format!(
-                "{} failed: {}",
-                h.name,
-                h.error.as_deref().unwrap_or("no reason given")
-            ));
-        }
+    let cats: Vec<Category> = runs
+        .iter()
+        .map(|(run, hosts)| {
+            let vals: Vec<f64> = hosts.iter().map(|(_, r)| r.latency().p99).collect();
+            spread(run, &vals, &|v| format!("p99 {}", micros(v)))
+        })
+        .collect();
+    if !cats.is_empty() {
+        let title = "p99 latency per host: the spread".to_string();
+        let y = Axis::linear("p99 latency", Fmt::Micros);
+        out.push(Figure {
+            kind: "hosts-latency",
+            svg: bar_chart("hosts-latency", &title, &y, &series, &cats, svg::FULL),
+            caption: "Per run, the spread of the hosts' own p99s, from their merged histograms."
+                .into(),
+            title,
+        });
     }
-    t
+    out
 }
 
 /// Bar charts: per run, one bar per host, of the run's headline figure
 /// (IOPS or MiB/s), then of p99 latency. Hosts below the slow-host share
 /// of the others' median carry that share as a label.
 pub fn figures(doc: &ResultDoc) -> Vec<Figure> {
-    let runs = per_run(doc);
     let names = host_names(doc);
+    if names.len() > MANY_HOSTS {
+        return spread_figures(doc);
+    }
+    let runs = per_run(doc);
     let series: Vec<(String, usize)> = names
         .iter()
         .enumerate()
@@ -267,6 +296,41 @@ mod tests {
         snapshot("hosts.svg", &figs[0].svg);
         let healthy = figures(&fixtures::multi_host(&[10_000.0, 10_400.0, 9_000.0]));
         assert!(!healthy[0].svg.contains("barlabel"));
+    }
+
+    #[test]
+    fn a_thousand_hosts_show_their_spread_and_the_slowest_not_a_thousand_rows() {
+        // Hosts at 10,000 IOPS and up, client-1000 at 4,000, client-7 at 6,000.
+        let mut iops: Vec<f64> = (0..1000).map(|i| 10_000.0 + i as f64).collect();
+        iops[999] = 4_000.0;
+        iops[6] = 6_000.0;
+        let d = fixtures::multi_host(&iops);
+        let t = table(&d);
+        let per_run = SPREAD.len() + target_table::SLOWEST;
+        assert_eq!(t.rows.len(), 2 * per_run, "two runs: spread + slowest");
+        let rr: Vec<&Vec<String>> = t.rows.iter().filter(|r| r[0] == "8k-random-read").collect();
+        assert_eq!(rr[0][1], "min of 1000");
+        assert_eq!(rr[0][2], "4,000");
+        assert_eq!(rr[2][1], "median of 1000");
+        assert_eq!(rr[4][1], "max of 1000");
+        assert_eq!(rr[4][2], "10,998");
+        // The slowest first, by name, with its share of the others' median.
+        assert_eq!(rr[5][1], "slow: client-1000");
+        assert_eq!(rr[6][1], "slow: client-7");
+        assert_eq!(rr[7][1], "slow: client-1");
+        assert_eq!(rr[5][6], "38%");
+        assert!(
+            t.notes
+                .iter()
+                .any(|n| n.contains("1000 hosts") && n.contains("result.json"))
+        );
+        // The terminal gets the same table, not a thousand lines.
+        assert!(crate::output::summary(&d).lines().count() < 100);
+        // Charts: five spread bars per run, not a thousand.
+        let figs = figures(&d);
+        assert_eq!(figs.len(), 3);
+        assert_eq!(figs[0].svg.matches("class=\"bar\"").count(), 5);
+        assert_eq!(figs[2].svg.matches("class=\"bar\"").count(), 10);
     }
 
     #[test]
