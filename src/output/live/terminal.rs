@@ -77,10 +77,9 @@ impl TerminalObserver {
     }
 
     fn with_bar(&self, f: impl FnOnce(&ProgressBar)) {
-        if let Ok(guard) = self.bar.lock() {
-            if let Some(bar) = guard.as_ref() {
-                f(bar);
-            }
+        let guard = self.bar.lock();
+        if let Some(bar) = guard.as_ref().ok().and_then(|g| g.as_ref()) {
+            f(bar);
         }
     }
 
