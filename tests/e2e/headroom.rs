@@ -151,10 +151,7 @@ fn a_newer_profile_or_a_result_that_is_not_one_is_refused() {
     let d = tempfile::tempdir().unwrap();
     let r = write_result(
         &d.path().join("r"),
-        &doc(
-            "vol",
-            &[RunFixture::new("oltp", Pattern::Randrw, 70, 8192)],
-        ),
+        &doc("vol", &[RunFixture::new("oltp", Pattern::Randrw, 70, 8192)]),
     );
     let newer = write_json(
         &d.path().join("newer.json"),
@@ -169,7 +166,11 @@ fn a_newer_profile_or_a_result_that_is_not_one_is_refused() {
     );
     let junk = write_json(&d.path().join("junk.json"), r#"{"hello": 1}"#);
     let o = vb(["compare"]).arg(&p).arg(&junk).expect(exit::BAD_INPUT);
-    assert!(stderr(&o).contains("not a volbench result"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("not a volbench result"),
+        "{}",
+        stderr(&o)
+    );
     // Two profiles: nothing measured to compare with.
     let o = vb(["compare"]).arg(&p).arg(&p).expect(exit::BAD_INPUT);
     assert!(stderr(&o).contains("is a profile too"), "{}", stderr(&o));

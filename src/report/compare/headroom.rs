@@ -180,11 +180,7 @@ fn limit(what: String, value: f64, production: f64) -> Option<Limit> {
 /// Production's peak against the run's figures and the result's limits.
 fn limits(p: &Production, run: &RunResult, doc: &ResultDoc) -> Vec<Limit> {
     let mut v: Vec<Limit> = Vec::new();
-    v.extend(limit(
-        "measured IOPS".into(),
-        run.total_iops(),
-        p.peak_iops,
-    ));
+    v.extend(limit("measured IOPS".into(), run.total_iops(), p.peak_iops));
     v.extend(limit(
         "measured MiB/s".into(),
         run.total_mib_s(),
