@@ -92,13 +92,15 @@ pub(super) fn resolve(r: &mut Read, notes: &mut Notes) -> Option<()> {
         let bs = *bs as f64;
         r.rate_dirs = Some((a.map(|x| x as f64 / bs), b.map(|x| x as f64 / bs), opt));
     }
-    if r.rw.is_mixed() && r.rate_dirs.is_none() {
-        if let (Some(x), Some(opt)) = (r.rate_iops, r.rate_opt.clone()) {
-            r.rate_iops = None;
-            // Said again below as what it becomes.
-            r.mapped.retain(|m| m.at != opt.at);
-            r.rate_dirs = Some((Some(x), Some(x), opt));
-        }
+    let single = match (r.rw.is_mixed() && r.rate_dirs.is_none(), r.rate_iops) {
+        (true, Some(x)) => r.rate_opt.clone().map(|opt| (x, opt)),
+        _ => None,
+    };
+    if let Some((x, opt)) = single {
+        r.rate_iops = None;
+        // Said again below as what it becomes.
+        r.mapped.retain(|m| m.at != opt.at);
+        r.rate_dirs = Some((Some(x), Some(x), opt));
     }
     let Some((a, b, opt)) = r.rate_dirs.take() else {
         return Some(());
