@@ -3,11 +3,14 @@
 //! regression gate whose verdict is the exit code.
 
 use super::report::emit;
-use crate::error::Result;
+use crate::error::{Result, VbError};
 use crate::input::args::CompareArgs;
 use crate::report;
 
 pub(crate) fn cmd_compare(a: &CompareArgs) -> Result<i32> {
+    if let Some(profile) = super::capture::load_profile(&a.dirs[0])? {
+        return compare_profile(a, &profile);
+    }
     let gate = report::compare::gate::Gate::parse(a.fail_below.as_deref(), a.fail_on.as_deref())?;
     crate::output::file::check_file(&a.output)?;
     let sources = report::load(&a.dirs)?;
@@ -63,4 +66,51 @@ fn print_comparison(
             }
         }
     }
+}
+
+/// `compare PROFILE RESULT`: the headroom statement (no HTML page: the
+/// statement is the whole answer).
+fn compare_profile(a: &CompareArgs, profile: &crate::result::profile::Profile) -> Result<i32> {
+    let [p, r] = a.dirs.as_slice() else {
+        return Err(VbError::input(format!(
+            "compare {} takes one result after the profile, got {}",
+            a.dirs[0].display(),
+            a.dirs.len() - 1
+        )));
+    };
+    if a.fail_on.is_some() || a.markdown || a.output.as_os_str() != "volbench-compare.html" {
+        return Err(VbError::input(
+            "compare PROFILE RESULT states the headroom: --fail-on, --markdown and -o apply to \
+             comparing results only (use --json and --fail-below)",
+        ));
+    }
+    if super::capture::load_profile(r)?.is_some() {
+        return Err(VbError::input(format!(
+            "{} is a profile too: compare a profile with a result (volbench run writes one)",
+            r.display()
+        )));
+    }
+    let gate = report::compare::gate::Gate::parse(a.fail_below.as_deref(), None)?;
+    let doc = crate::output::read_result(r)?;
+    let h = report::compare::headroom::headroom(
+        profile,
+        &doc,
+        &r.display().to_string(),
+        gate.fail_below,
+    )
+    .map_err(|e| VbError::input(format!("compare {} {}: {e}", p.display(), r.display())))?;
+    if a.json {
+        let text = serde_json::to_string_pretty(&h)
+            .map_err(|e| VbError::run(format!("writing the verdict as JSON: {e}")))?;
+        println!("{text}");
+    } else {
+        for line in h.lines() {
+            println!("{line}");
+        }
+    }
+    Ok(if h.passed {
+        crate::error::exit::OK
+    } else {
+        crate::error::exit::REGRESSION
+    })
 }

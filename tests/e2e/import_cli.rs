@@ -237,3 +237,28 @@ fn fios_buffered_random_read_example_keeps_fios_random_map_and_runs() {
     assert_eq!(r["workload"]["shape"]["random_map"], true, "{r}");
     assert!(r["totals"]["read"]["ops"].as_u64().unwrap() > 0, "{r}");
 }
+
+#[test]
+fn fio_latency_target_and_per_direction_rates_reach_the_plan() {
+    let tmp = tempfile::tempdir().unwrap();
+    let job = tmp.path().join("job.fio");
+    let dir = tmp.path().join("d");
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::write(
+        &job,
+        format!(
+            "[global]\nsize=64m\ndirectory={}\ntime_based\nruntime=5\nbs=8k\n\
+             [lat]\nrw=randread\nlatency_target=2ms\nlatency_percentile=99\n\
+             [caps]\nstonewall\nrw=randrw\nrwmixread=70\nrate_iops=700,100\n",
+            dir.display()
+        ),
+    )
+    .unwrap();
+    let o = run(&["fio", p(&job), "--dry-run"]);
+    assert_eq!(o.status.code(), Some(exit::OK), "{}", stderr(&o));
+    let all = format!("{}{}", stdout(&o), stderr(&o));
+    assert!(all.contains("latency_target = \"p99=2000us\""), "{all}");
+    assert!(all.contains("rate_iops = \"700,100\""), "{all}");
+    // Nothing ran: a dry run makes no file.
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+}

@@ -16,6 +16,7 @@ mod diagnosis;
 mod docs;
 mod environment;
 mod fio_tools;
+mod headroom;
 mod honest_targets;
 mod host_scaling;
 mod hostile_flags;

@@ -95,7 +95,11 @@ pub enum Command {
         identical workload; the table shows IOPS, MiB/s, mean and p99 latency per run and operation \
         with the ratio to the first result (e.g. \"read MiB/s 1,520 → 3,500, 2.30x\"). Differences \
         in the matched specs (block size, threads, working set, direct I/O...) are warned about. \
-        An HTML comparison report with the charts overlaid is written too."
+        An HTML comparison report with the charts overlaid is written too. Given a profile \
+        (volbench capture) and one result, it states the headroom instead: production's peak \
+        against what the volume gave and the limits the result states, the nearest limit first; \
+        --json prints it as volbench.headroom/v1 and --fail-below RATIO exits 6 below RATIO x \
+        headroom."
     )]
     Compare(CompareArgs),
     /// Remove a tree of files a metadata run (`run --ops`) made: only
@@ -400,7 +404,8 @@ pub struct ReportArgs {
 #[derive(Args, Debug, Clone)]
 pub struct CompareArgs {
     /// Result directories (or result.json files); the first is the base the
-    /// ratios are taken against.
+    /// ratios are taken against. Or a profile (volbench capture) and one
+    /// result: the headroom of that volume over production.
     #[arg(value_name = "DIR", num_args = 2.., required = true)]
     pub dirs: Vec<PathBuf>,
 

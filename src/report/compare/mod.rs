@@ -4,6 +4,7 @@
 //! page with the charts overlaid.
 
 pub(crate) mod gate;
+pub(crate) mod headroom;
 pub(crate) mod meta;
 mod model;
 

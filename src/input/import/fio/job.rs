@@ -35,7 +35,7 @@ pub(super) fn job(
     let place = place(s, o, &mut r, map, src, notes)?;
     let per_job = working_set(s, o, &mut r, &place, notes)?;
     depth(o, &mut r);
-    rate(o, &mut r, notes)?;
+    rate(&mut r, notes)?;
     order(s, &mut r, notes)?;
     let (duration_s, io_limit) = limits(s, o, &mut r, per_job, &place, notes)?;
     if notes.refused.len() > before {
@@ -282,15 +282,26 @@ fn depth(o: &Opts, r: &mut Read) {
     r.iodepth = 1;
 }
 
-/// fio's rate= in bytes: IOPS over one block size, or a bandwidth shape key.
-fn rate(o: &Opts, r: &mut Read, notes: &mut Notes) -> Option<()> {
+/// fio's rate= in bytes: IOPS over one block size, or a bandwidth shape key;
+/// then the per-direction rates and the latency target (`rate.rs`).
+fn rate(r: &mut Read, notes: &mut Notes) -> Option<()> {
     if let Some((b, opt)) = r.rate_bw.clone() {
         match r.bs.as_slice() {
             [(one, _)] => {
                 let per = b as f64 / *one as f64;
                 r.rate_iops = Some(per);
+                r.rate_opt = Some(opt.clone());
                 let how = format!("rate = {per} IOPS per job (bytes/s over one block size)");
                 r.say(&opt, how, true);
+            }
+            _ if r.rw.is_mixed() => {
+                notes.unsupported(
+                    &opt.at,
+                    &opt.text(),
+                    "fio limits reads and writes each; a mixed job's bandwidth per direction \
+                     with several block sizes",
+                );
+                return None;
             }
             _ => {
                 let total = b.saturating_mul(r.numjobs);
@@ -300,15 +311,8 @@ fn rate(o: &Opts, r: &mut Read, notes: &mut Notes) -> Option<()> {
             }
         }
     }
-    if (r.rate_iops.is_some() || r.rate_bw.is_some()) && r.rw.is_mixed() {
-        let opt = o.get("rate_iops").or_else(|| o.get("rate"))?;
-        notes.unsupported(
-            &opt.at,
-            &opt.text(),
-            "fio limits reads and writes each; a mixed job's rate per direction",
-        );
-        return None;
-    }
+    super::rate::resolve(r, notes)?;
+    super::rate::latency(r);
     Some(())
 }
 

@@ -10,6 +10,7 @@ mod job;
 mod meta;
 pub(crate) mod options;
 mod parse;
+mod rate;
 mod shape;
 mod workload;
 

@@ -7,7 +7,7 @@
 
 use super::super::Notes;
 use super::parse::{Opt, Read, bool_opt};
-use super::{data, shape, workload as w};
+use super::{data, rate, shape, workload as w};
 use crate::units::parse_size;
 
 /// What a row does with its option.
@@ -52,8 +52,9 @@ const VERIFYING: &str = "volbench checks every read against the last write as it
                          sector, and stops at the first mismatch (--max-data-errors raises that)";
 const PATTERN: &str = "a fixed buffer pattern (volbench writes its own stamped data; --compress R \
                        makes it compressible)";
-const LATENCY: &str = "a search for the depth that meets a latency target";
-const STEADY: &str = "fio's steady-state stop (volbench has its own: --steady)";
+const LATENCY_WINDOW: &str = "each step of volbench's latency search is a whole run of the job's \
+                              runtime, judged on its merged histogram, not a window";
+const STEADY: &str = "volbench's steady rule looks at its last 5 intervals (steady = true)";
 const MIN_RATE: &str = "a minimum rate";
 const THINK: &str = "think time other than after every I/O";
 const FILL: &str = "writing until the device or file system is full: volbench writes only files \
@@ -81,8 +82,8 @@ pub(crate) const OPTIONS: &[Row] = &[
     row("runtime", &["timeout"], Map(w::runtime)),
     row("ramp_time", &[], Map(w::ramp_time)),
     row("startdelay", &[], Map(w::startdelay)),
-    row("rate_iops", &[], Map(w::rate_iops)),
-    row("rate", &[], Map(w::rate)),
+    row("rate_iops", &[], Map(rate::rate_iops)),
+    row("rate", &[], Map(rate::rate)),
     row("rate_process", &[], Map(w::rate_process)),
     row("filename", &[], Map(w::filename)),
     row("directory", &[], Map(w::directory)),
@@ -215,13 +216,13 @@ pub(crate) const OPTIONS: &[Row] = &[
     row("rate_iops_min", &[], Refused(MIN_RATE)),
     row("rate_cycle", &["ratecycle"], Refused(MIN_RATE)),
     row("rate_ignore_thinktime", &[], Refused(MIN_RATE)),
-    row("latency_target", &[], Refused(LATENCY)),
-    row("latency_window", &[], Refused(LATENCY)),
-    row("latency_percentile", &[], Refused(LATENCY)),
-    row("latency_run", &[], Refused(LATENCY)),
-    row("ss", &["steadystate"], Refused(STEADY)),
-    row("ss_dur", &[], Refused(STEADY)),
-    row("ss_ramp", &[], Refused(STEADY)),
+    row("latency_target", &[], Map(rate::latency_target)),
+    row("latency_window", &[], Noted(LATENCY_WINDOW, false)),
+    row("latency_percentile", &[], Map(rate::latency_percentile)),
+    row("latency_run", &[], Map(rate::latency_run)),
+    row("ss", &["steadystate"], Map(rate::steady)),
+    row("ss_dur", &[], Noted(STEADY, false)),
+    row("ss_ramp", &[], Noted(STEADY, false)),
 ];
 
 const SECTORS: &str = "volbench lays out compressible data itself, per 512-byte sector";

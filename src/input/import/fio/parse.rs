@@ -249,6 +249,15 @@ pub(crate) struct Read {
     pub(crate) warmup: f64,
     pub(crate) rate_iops: Option<f64>,
     pub(crate) rate_bw: Option<(u64, Opt)>,
+    /// The option that set `rate_iops` (rate_iops= or rate= over one block size).
+    pub(crate) rate_opt: Option<Opt>,
+    /// Reads and writes capped apart (IOPS, and bytes/s), None: uncapped.
+    pub(crate) rate_dirs: Option<(Option<f64>, Option<f64>, Opt)>,
+    pub(crate) rate_bw_dirs: Option<(Option<u64>, Option<u64>, Opt)>,
+    /// latency_target (µs) and latency_percentile.
+    pub(crate) latency_us: Option<(f64, Opt)>,
+    pub(crate) latency_pct: Option<(f64, Opt)>,
+    pub(crate) steady: Option<Opt>,
     pub(crate) arrivals: Option<Arrivals>,
     pub(crate) filename: Option<String>,
     pub(crate) directory: Option<String>,
@@ -292,6 +301,12 @@ impl Default for Read {
             warmup: 0.0,
             rate_iops: None,
             rate_bw: None,
+            rate_opt: None,
+            rate_dirs: None,
+            rate_bw_dirs: None,
+            latency_us: None,
+            latency_pct: None,
+            steady: None,
             arrivals: None,
             filename: None,
             directory: None,

@@ -322,26 +322,6 @@ pub(super) fn startdelay(opt: &Opt, r: &mut Read, notes: &mut Notes) {
     }
 }
 
-pub(super) fn rate_iops(opt: &Opt, r: &mut Read, notes: &mut Notes) {
-    match one_for_both(opt.val()).map(|x| x.trim().parse::<f64>()) {
-        Some(Ok(x)) if x > 0.0 && x.is_finite() => {
-            r.rate_iops = Some(x);
-            r.say(opt, "rate (IOPS, times numjobs)", true);
-        }
-        Some(_) => bad(opt, notes, "must be a positive number"),
-        None => notes.unsupported(&opt.at, &opt.text(), "separate read and write rates"),
-    }
-}
-
-pub(super) fn rate(opt: &Opt, r: &mut Read, notes: &mut Notes) {
-    match one_for_both(opt.val()).map(parse_size) {
-        Some(Ok(b)) if b > 0 => r.rate_bw = Some((b, opt.clone())),
-        Some(Ok(_)) => bad(opt, notes, "must be positive"),
-        Some(Err(e)) => bad(opt, notes, e.message),
-        None => notes.unsupported(&opt.at, &opt.text(), "separate read and write rates"),
-    }
-}
-
 pub(super) fn rate_process(opt: &Opt, r: &mut Read, notes: &mut Notes) {
     let (a, name) = match opt.val().trim() {
         "linear" => (Arrivals::Uniform, "uniform"),

@@ -210,12 +210,12 @@ fn fio_rates_are_iops_across_all_jobs() {
     let bw =
         fio_ok("[j]\nrw=read\nbs=64k\nrate=10m\nsize=1g\ndirectory=/d\ntime_based\nruntime=5\n");
     assert_eq!(job_of(&bw).runs[0].rate_iops, Some(160.0));
-    let e =
-        fio_err("[j]\nrw=randrw\nrate_iops=100\nsize=1g\ndirectory=/d\ntime_based\nruntime=5\n");
-    assert!(
-        e.contains("line 3: rate_iops=100") && e.contains("not supported yet"),
-        "{e}"
-    );
+    // fio holds each direction of a mixed job to the rate: 100 reads and
+    // 100 writes a second, 200 in all at 50/50.
+    let mixed =
+        fio_ok("[j]\nrw=randrw\nrate_iops=100\nsize=1g\ndirectory=/d\ntime_based\nruntime=5\n");
+    let r = &job_of(&mixed).runs[0];
+    assert_eq!((r.read_pct, r.rate_iops), (50, Some(200.0)));
 }
 
 #[test]
@@ -584,6 +584,8 @@ mod corpus_fio;
 mod fio_meta;
 
 mod fio_fidelity;
+
+mod fio_rates;
 
 mod vdbench_fs;
 
