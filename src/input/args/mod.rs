@@ -11,6 +11,7 @@ pub(crate) mod launch;
 pub(crate) mod like;
 pub(crate) mod rate;
 pub(crate) mod reading;
+pub(crate) mod replay;
 pub(crate) mod shape;
 pub(crate) mod suite_variant;
 pub(crate) mod targets;
@@ -479,6 +480,9 @@ pub struct RunArgs {
 
     #[command(flatten)]
     pub like: like::LikeArgs,
+
+    #[command(flatten)]
+    pub replay: replay::ReplayArgs,
 }
 
 #[derive(Args, Debug, Clone)]
