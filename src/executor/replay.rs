@@ -72,6 +72,24 @@ pub(super) fn finish(result: &mut RunResult, run: &PlannedRun, report: &Mutex<Re
         result.totals.discard = Some(totals(&r.discard));
     }
     let trace_s = s.last_ns as f64 / 1e9;
+    // The one line that says how closely the replay kept the trace's times.
+    let pace = match spec.speed {
+        Some(v) => format!("scheduled {:.3} s at {v}x", trace_s / v),
+        None => "as fast as the depth allowed".to_string(),
+    };
+    eprintln!(
+        "replay: {} of {} requests in {secs:.3} s ({pace}); {} late (every slot busy), \
+         latest {:.3} ms behind{}",
+        r.issued,
+        s.requests,
+        r.late,
+        r.behind_max_ns as f64 / 1e6,
+        if r.wrapped > 0 {
+            format!("; {} wrapped around the target", r.wrapped)
+        } else {
+            String::new()
+        }
+    );
     result.replay = Some(ReplayResult {
         trace: spec.path.display().to_string(),
         format: spec.format,
