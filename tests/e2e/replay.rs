@@ -19,7 +19,8 @@ const HEAD: &str = "# volbench.trace/v1 device=vdb sector=512\nissue_ns,complete
 /// the page cache: the temporary directory may be tmpfs) and returns the
 /// run of result.json.
 fn replay(d: &Path, trace: &Path, extra: &[&str]) -> serde_json::Value {
-    let out = d.join(format!("out{}", extra.join("").replace(['-', '.'], "")));
+    let name = trace.file_name().unwrap().to_string_lossy().replace('.', "_");
+    let out = d.join(format!("out-{name}{}", extra.join("").replace(['-', '.'], "")));
     vb([
         "run",
         "--target",
@@ -115,7 +116,7 @@ fn a_full_depth_makes_requests_late_and_says_how_late() {
     }
     let trace = d.path().join("burst.csv");
     std::fs::write(&trace, t).unwrap();
-    let run = replay(d.path(), &trace, &["--engine", "io_uring", "--iodepth", "1"]);
+    let run = replay(d.path(), &trace, &["--iodepth", "1"]);
     let r = &run["replay"];
     assert!(r["late"].as_u64().unwrap() >= 150, "{r}");
     assert!(r["late_mean_us"].as_f64().unwrap() > 0.0, "{r}");
