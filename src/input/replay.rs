@@ -98,11 +98,10 @@ pub fn apply(a: &RunArgs, job: &mut JobSpec) -> Result<()> {
     // Writes and discards change the target: the run counts as writing, so
     // a device needs --allow-overwrite and a file set is checked as ours.
     let changes = summary.writes + summary.discards > 0;
-    let read_pct = if rw_ops == 0 {
-        if changes { 0 } else { 100 }
-    } else {
-        let p = (summary.reads * 100 / rw_ops) as u8;
-        if changes { p.min(99) } else { 100 }
+    let read_pct = match (summary.reads * 100).checked_div(rw_ops) {
+        None if changes => 0,
+        Some(p) if changes => (p as u8).min(99),
+        _ => 100,
     };
     run.rw = if read_pct == 100 {
         Pattern::Randread
@@ -134,6 +133,17 @@ pub fn apply(a: &RunArgs, job: &mut JobSpec) -> Result<()> {
             .filter(|c| !c.is_control())
             .take(bounds::MAX_NAME_CHARS)
             .collect();
+    }
+    if a.common.size.is_some() && summary.span_bytes > job.target.size && !a.replay.replay_wrap {
+        // Known here for --size; a file or device's own size is held
+        // against the trace when the run is set up, still before any I/O.
+        return Err(VbError::input(format!(
+            "--replay {}: the trace reaches {} but --size is {}; --replay-wrap wraps offsets \
+             around it, or give a larger target",
+            path.display(),
+            crate::units::format_size(summary.span_bytes),
+            crate::units::format_size(job.target.size)
+        )));
     }
     if a.common.size.is_none() {
         // A directory gets a set just large enough for the trace (a file

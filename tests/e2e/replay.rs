@@ -13,14 +13,22 @@ use volbench::error::exit;
 use crate::cli_help::p;
 use crate::common::*;
 
-const HEAD: &str = "# volbench.trace/v1 device=vdb sector=512\nissue_ns,complete_ns,op,offset,bytes\n";
+const HEAD: &str =
+    "# volbench.trace/v1 device=vdb sector=512\nissue_ns,complete_ns,op,offset,bytes\n";
 
 /// Replays `trace` onto a directory (a file set sized to the trace, through
 /// the page cache: the temporary directory may be tmpfs) and returns the
 /// run of result.json.
 fn replay(d: &Path, trace: &Path, extra: &[&str]) -> serde_json::Value {
-    let name = trace.file_name().unwrap().to_string_lossy().replace('.', "_");
-    let out = d.join(format!("out-{name}{}", extra.join("").replace(['-', '.'], "")));
+    let name = trace
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .replace('.', "_");
+    let out = d.join(format!(
+        "out-{name}{}",
+        extra.join("").replace(['-', '.'], "")
+    ));
     vb([
         "run",
         "--target",
@@ -56,7 +64,11 @@ fn a_volbench_trace_replays_exactly_by_op() {
         let at = i * 1_000_000;
         let op = ["R", "W", "R", "F", "D"][(i % 5) as usize];
         let bytes = if op == "F" { 0 } else { 4096 * (1 + i % 3) };
-        t.push_str(&format!("{at},{},{op},{},{bytes}\n", at + 500, (i * 7 % 64) * 4096));
+        t.push_str(&format!(
+            "{at},{},{op},{},{bytes}\n",
+            at + 500,
+            (i * 7 % 64) * 4096
+        ));
     }
     let trace = d.path().join("trace.csv");
     std::fs::write(&trace, &t).unwrap();
@@ -66,7 +78,9 @@ fn a_volbench_trace_replays_exactly_by_op() {
             .skip(2)
             .map(|l| l.split(',').collect::<Vec<_>>())
             .filter(|c| c[2] == op)
-            .fold((0, 0), |(n, b), c| (n + 1, b + c[4].parse::<u64>().unwrap()))
+            .fold((0, 0), |(n, b), c| {
+                (n + 1, b + c[4].parse::<u64>().unwrap())
+            })
     };
     assert_eq!(ops(&run, "read"), want("R"));
     assert_eq!(ops(&run, "write"), want("W"));
@@ -82,7 +96,11 @@ fn a_volbench_trace_replays_exactly_by_op() {
 fn paced(d: &Path, secs: u64) -> std::path::PathBuf {
     let mut t = HEAD.to_string();
     for i in 0..=secs * 100 {
-        t.push_str(&format!("{},,R,{},4096\n", i * 10_000_000, (i % 256) * 4096));
+        t.push_str(&format!(
+            "{},,R,{},4096\n",
+            i * 10_000_000,
+            (i % 256) * 4096
+        ));
     }
     let path = d.join(format!("paced{secs}.csv"));
     std::fs::write(&path, t).unwrap();
@@ -99,7 +117,11 @@ fn timing_is_kept_scaled_or_dropped() {
     assert!((ran(&kept) - 3.0).abs() <= 0.15, "1x ran {} s", ran(&kept));
     assert_eq!(ops(&kept, "read").0, 301);
     let twice = replay(d.path(), &trace, &["--replay-speed", "2"]);
-    assert!((ran(&twice) - 1.5).abs() <= 0.075, "2x ran {} s", ran(&twice));
+    assert!(
+        (ran(&twice) - 1.5).abs() <= 0.075,
+        "2x ran {} s",
+        ran(&twice)
+    );
     assert_eq!(twice["replay"]["scheduled_s"], 1.5);
     let max = replay(d.path(), &trace, &["--replay-speed", "max"]);
     assert!(ran(&max) < 1.0, "max ran {} s", ran(&max));
@@ -187,7 +209,11 @@ fn a_blktrace_binary_replays_the_same_requests_as_its_text_twin() {
     let mut bin = Vec::new();
     let mut text = HEAD.to_string();
     for i in 0..30u64 {
-        let (action, op) = if i % 3 == 0 { (q_write, "W") } else { (q_read, "R") };
+        let (action, op) = if i % 3 == 0 {
+            (q_write, "W")
+        } else {
+            (q_read, "R")
+        };
         let at = 5_000_000_000 + i * 1_000_000;
         bin.extend(blk_event(at, i * 16, 8192, action));
         bin.extend(blk_event(at + 50_000, i * 16, 8192, complete));
@@ -211,9 +237,15 @@ fn offsets_past_the_target_are_refused_unless_wrapped() {
     let trace = d.path().join("far.csv");
     std::fs::write(&trace, format!("{HEAD}0,,R,0,4096\n1,,R,4194304,4096\n")).unwrap();
     let base = |extra: &[&str]| {
-        vb(["run", "--target", p(&d.path().join("t")), "--replay", p(&trace)])
-            .args(["--buffered", "--size", "1m", "--engine", "psync"])
-            .args(extra)
+        vb([
+            "run",
+            "--target",
+            p(&d.path().join("t")),
+            "--replay",
+            p(&trace),
+        ])
+        .args(["--buffered", "--size", "1m", "--engine", "psync"])
+        .args(extra)
     };
     let o = base(&[]).expect(exit::BAD_INPUT);
     assert!(stderr(&o).contains("--replay-wrap"), "{}", stderr(&o));
@@ -229,16 +261,56 @@ fn bad_traces_and_flags_are_one_line_and_exit_2_before_any_io() {
     let d = tempfile::tempdir().unwrap();
     let target = d.path().join("t");
     let cases: Vec<(&str, String, &[&str], &str)> = vec![
-        ("truncated", format!("{HEAD}0,,R,0,4096\n1,,R,0,40"), &[], "truncated"),
+        (
+            "truncated",
+            format!("{HEAD}0,,R,0,4096\n1,,R,0,40"),
+            &[],
+            "truncated",
+        ),
         ("unknown op", format!("{HEAD}0,,Z,0,4096\n"), &[], "op 'Z'"),
-        ("decreasing", format!("{HEAD}9,,R,0,4096\n3,,R,0,4096\n"), &[], "issue order"),
-        ("huge offset", format!("{HEAD}0,,R,18446744073709547520,4096\n"), &[], "beyond any volume"),
-        ("claim", "# volbench.trace/v1 requests=1000000000000\n".into(), &[], "claims more than"),
-        ("long line", format!("{HEAD}{}\n", "1".repeat(1 << 20)), &[], "longer than"),
+        (
+            "decreasing",
+            format!("{HEAD}9,,R,0,4096\n3,,R,0,4096\n"),
+            &[],
+            "issue order",
+        ),
+        (
+            "huge offset",
+            format!("{HEAD}0,,R,18446744073709547520,4096\n"),
+            &[],
+            "beyond any volume",
+        ),
+        (
+            "claim",
+            "# volbench.trace/v1 requests=1000000000000\n".into(),
+            &[],
+            "claims more than",
+        ),
+        (
+            "long line",
+            format!("{HEAD}{}\n", "1".repeat(1 << 20)),
+            &[],
+            "longer than",
+        ),
         ("not a trace", "hello\n".into(), &[], "not a trace"),
-        ("speed", format!("{HEAD}0,,R,0,4096\n"), &["--replay-speed", "0"], "--replay-speed"),
-        ("with --rw", format!("{HEAD}0,,R,0,4096\n"), &["--rw", "read"], "--rw does not go with --replay"),
-        ("unaligned direct", format!("{HEAD}0,,R,100,4096\n"), &["--direct"], "--buffered"),
+        (
+            "speed",
+            format!("{HEAD}0,,R,0,4096\n"),
+            &["--replay-speed", "0"],
+            "--replay-speed",
+        ),
+        (
+            "with --rw",
+            format!("{HEAD}0,,R,0,4096\n"),
+            &["--rw", "read"],
+            "--rw does not go with --replay",
+        ),
+        (
+            "unaligned direct",
+            format!("{HEAD}0,,R,100,4096\n"),
+            &["--direct"],
+            "--buffered",
+        ),
     ];
     for (what, text, extra, want) in cases {
         let trace = d.path().join("bad.csv");

@@ -20,7 +20,12 @@ pub struct ReplayArgs {
 
     /// Replay N times as fast as recorded (0.5 = half speed), 0.001..1000,
     /// or `max`: as fast as the depth allows [default: 1].
-    #[arg(long, value_name = "N", requires = "replay", allow_negative_numbers = true)]
+    #[arg(
+        long,
+        value_name = "N",
+        requires = "replay",
+        allow_negative_numbers = true
+    )]
     pub replay_speed: Option<String>,
 
     /// Wrap offsets beyond the target around it (modulo its size) instead

@@ -124,7 +124,9 @@ impl<R: Read> BlkReader<R> {
         if magic & !0xff != MAGIC {
             return Err(bad(
                 &self.path,
-                format!("event {n}: no blktrace magic (0x{magic:08x}): not a blktrace file past here"),
+                format!(
+                    "event {n}: no blktrace magic (0x{magic:08x}): not a blktrace file past here"
+                ),
             ));
         }
         if magic & 0xff != VERSION {
@@ -217,7 +219,10 @@ impl<R: Read> BlkReader<R> {
             let Some(offset) = e.sector.checked_mul(512) else {
                 return Err(bad(
                     &self.path,
-                    format!("event {}: sector {} is beyond any volume", self.events, e.sector),
+                    format!(
+                        "event {}: sector {} is beyond any volume",
+                        self.events, e.sector
+                    ),
                 ));
             };
             return Ok(Some(Request {

@@ -1,3 +1,5 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+
 use super::blktrace::{Order, encode};
 use super::*;
 
@@ -40,7 +42,15 @@ fn a_volbench_trace_reads_every_op() {
     assert_eq!(s.max_bytes, 8192);
     assert_eq!(s.align, 4096);
     let v = all(t.as_bytes()).expect("read");
-    assert_eq!(v[1], Request { at_ns: 10, op: ReqOp::Write, offset: 0, len: 8192 });
+    assert_eq!(
+        v[1],
+        Request {
+            at_ns: 10,
+            op: ReqOp::Write,
+            offset: 0,
+            len: 8192
+        }
+    );
 }
 
 #[test]
@@ -48,7 +58,15 @@ fn fio_iologs_v2_and_v3_read_as_fio_writes_them() {
     let v3 = "fio version 3 iolog\n22 /f add\n128 /f open\n132 /f read 61440 4096\n6637 /f sync 368640 0\n9000 /f write 0 512\n9100 /f trim 0 4096\n9200 /f close\n";
     let v = all(v3.as_bytes()).expect("v3");
     assert_eq!(v.len(), 4);
-    assert_eq!(v[0], Request { at_ns: 132_000, op: ReqOp::Read, offset: 61440, len: 4096 });
+    assert_eq!(
+        v[0],
+        Request {
+            at_ns: 132_000,
+            op: ReqOp::Read,
+            offset: 61440,
+            len: 4096
+        }
+    );
     assert_eq!(v[1].op, ReqOp::Flush);
     assert_eq!(v[2].at_ns, 9_000_000);
     assert_eq!(v[3].op, ReqOp::Discard);
@@ -78,10 +96,30 @@ fn blktrace_events_in_either_byte_order_become_requests() {
         assert_eq!(
             v,
             vec![
-                Request { at_ns: 0, op: ReqOp::Read, offset: 4096, len: 4096 },
-                Request { at_ns: 2_000, op: ReqOp::Write, offset: 8192, len: 8192 },
-                Request { at_ns: 3_000, op: ReqOp::Flush, offset: 0, len: 0 },
-                Request { at_ns: 4_000, op: ReqOp::Discard, offset: 32768, len: 1 << 20 },
+                Request {
+                    at_ns: 0,
+                    op: ReqOp::Read,
+                    offset: 4096,
+                    len: 4096
+                },
+                Request {
+                    at_ns: 2_000,
+                    op: ReqOp::Write,
+                    offset: 8192,
+                    len: 8192
+                },
+                Request {
+                    at_ns: 3_000,
+                    op: ReqOp::Flush,
+                    offset: 0,
+                    len: 0
+                },
+                Request {
+                    at_ns: 4_000,
+                    op: ReqOp::Discard,
+                    offset: 32768,
+                    len: 1 << 20
+                },
             ],
             "{order:?}"
         );
@@ -98,21 +136,42 @@ fn hostile_traces_are_one_line_each() {
     let cases: Vec<(String, &str)> = vec![
         (format!("{HEAD}0,,R,0,4096"), "truncated"),
         (format!("{HEAD}0,,X,0,4096\n"), "op 'X'"),
-        (format!("{HEAD}10,,R,0,4096\n5,,R,0,4096\n"), "before the one before"),
+        (
+            format!("{HEAD}10,,R,0,4096\n5,,R,0,4096\n"),
+            "before the one before",
+        ),
         (format!("{HEAD}-1,,R,0,4096\n"), "not a whole number"),
-        (format!("{HEAD}0,,R,9223372036854775807,4096\n"), "beyond any volume"),
+        (
+            format!("{HEAD}0,,R,9223372036854775807,4096\n"),
+            "beyond any volume",
+        ),
         (format!("{HEAD}0,,R,0,0\n"), "0 bytes"),
         (format!("{HEAD}0,,R,0,1073741824\n"), "a request is 1 byte"),
         (format!("{HEAD}0,,R,0,4096,9\n"), "6 columns"),
-        (format!("{}\n", "# volbench.trace/v1 requests=1000000000000"), "claims more than"),
-        (format!("{}0,,R,0,4096\n", HEAD.replace("sector=512", "requests=5")), "claims 5 requests"),
+        (
+            format!("{}\n", "# volbench.trace/v1 requests=1000000000000"),
+            "claims more than",
+        ),
+        (
+            format!("{}0,,R,0,4096\n", HEAD.replace("sector=512", "requests=5")),
+            "claims 5 requests",
+        ),
         (format!("{HEAD}{}\n", "9".repeat(5000)), "longer than 4096"),
         (HEAD.to_string(), "no requests"),
-        ("fio version 3 iolog\n1 /f read 0 4096\n2 /g read 0 4096\n".into(), "a second file"),
-        ("fio version 3 iolog\n1 /f frobnicate 0 4096\n".into(), "action 'frobnicate'"),
+        (
+            "fio version 3 iolog\n1 /f read 0 4096\n2 /g read 0 4096\n".into(),
+            "a second file",
+        ),
+        (
+            "fio version 3 iolog\n1 /f frobnicate 0 4096\n".into(),
+            "action 'frobnicate'",
+        ),
         ("fio version 2 iolog\n/f read 0\n".into(), "needs an offset"),
         ("hello\n".into(), "not a trace"),
-        (format!("{HEAD}{}0,,R,0,4096\n", "0,,R,0,4096\n".repeat(2)).replace("issue_ns", "when"), "is not the header"),
+        (
+            format!("{HEAD}{}0,,R,0,4096\n", "0,,R,0,4096\n".repeat(2)).replace("issue_ns", "when"),
+            "is not the header",
+        ),
     ];
     for (text, want) in cases {
         let e = err(text.as_bytes());

@@ -99,7 +99,8 @@ impl<R: BufRead> TextReader<R> {
                     ),
                 ));
             }
-            self.line.extend_from_slice(buf.get(..take).unwrap_or_default());
+            self.line
+                .extend_from_slice(buf.get(..take).unwrap_or_default());
             self.reader.consume(if done { take + 1 } else { take });
             if done {
                 break;
@@ -122,13 +123,14 @@ impl<R: BufRead> TextReader<R> {
         }
         loop {
             let Some(line) = self.next_line()? else {
-                if let Some(c) = self.claimed {
-                    if c != self.seen {
-                        return Err(bad(
-                            &self.path,
-                            format!("the header claims {c} requests, the trace holds {}", self.seen),
-                        ));
-                    }
+                if let Some(c) = self.claimed.filter(|&c| c != self.seen) {
+                    return Err(bad(
+                        &self.path,
+                        format!(
+                            "the header claims {c} requests, the trace holds {}",
+                            self.seen
+                        ),
+                    ));
                 }
                 return Ok(None);
             };
@@ -211,7 +213,10 @@ impl<R: BufRead> TextReader<R> {
     fn number(&self, what: &str, text: &str) -> Result<u64> {
         text.trim().parse::<u64>().map_err(|_| {
             let t = text.chars().take(40).collect::<String>();
-            self.err(format!("{what} '{t}' is not a whole number of 0..{}", u64::MAX))
+            self.err(format!(
+                "{what} '{t}' is not a whole number of 0..{}",
+                u64::MAX
+            ))
         })
     }
 
@@ -256,7 +261,9 @@ impl<R: BufRead> TextReader<R> {
                 return Ok(None);
             };
             let us = self.number("timestamp", t)?;
-            self.clock_ns = us.checked_mul(1000).ok_or_else(|| self.err("timestamp too large"))?;
+            self.clock_ns = us
+                .checked_mul(1000)
+                .ok_or_else(|| self.err("timestamp too large"))?;
             words.remove(0);
         }
         let (file, action, rest) = match words.as_slice() {
@@ -264,11 +271,9 @@ impl<R: BufRead> TextReader<R> {
             _ => return Err(self.err("not 'file action [offset length]'")),
         };
         match action {
-            "add" | "open" | "close" => {
-                if rest.is_empty() {
-                    self.one_file(file)?;
-                    return Ok(None);
-                }
+            "add" | "open" | "close" if rest.is_empty() => {
+                self.one_file(file)?;
+                return Ok(None);
             }
             "wait" => {
                 // fio v2's think time: the offset column is the delay in µs.

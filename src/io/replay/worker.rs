@@ -9,6 +9,8 @@
 //! It is a loop of its own beside `io::worker`, so the random and
 //! sequential paths pay nothing for it.
 #![deny(clippy::unwrap_used, clippy::expect_used)]
+// Slots index vectors of `depth` entries, and a slot is always < depth.
+#![allow(clippy::indexing_slicing)]
 
 use std::os::fd::{AsFd, OwnedFd};
 use std::sync::atomic::Ordering;
@@ -86,6 +88,18 @@ struct Sync {
 }
 
 impl Sync {
+    /// A copy of the target's descriptor (the engine takes the worker's).
+    fn of(files: &[OwnedFd]) -> Sync {
+        let first = files.first();
+        let device = first
+            .and_then(|f| rustix::fs::fstat(f).ok())
+            .is_some_and(|st| rustix::fs::FileType::from_raw_mode(st.st_mode).is_block_device());
+        Sync {
+            fd: first.and_then(|f| f.try_clone().ok()),
+            device,
+        }
+    }
+
     fn flush(&self) -> Result<(), String> {
         match &self.fd {
             Some(fd) => rustix::fs::fdatasync(fd).map_err(|e| format!("flush failed: {e}")),
@@ -107,20 +121,20 @@ impl Sync {
 }
 
 /// BLKDISCARD (_IO(0x12, 119)) on a block device: the range is a pair of u64.
-fn discard_device(fd: std::os::fd::BorrowedFd<'_>, offset: u64, len: u64) -> rustix::io::Result<()> {
+fn discard_device(
+    fd: std::os::fd::BorrowedFd<'_>,
+    offset: u64,
+    len: u64,
+) -> rustix::io::Result<()> {
     let range = [offset, len];
     // SAFETY: BLKDISCARD reads two u64 from the pointer, which points at
     // `range`, alive for the call; the descriptor is a block device's.
-    let r = unsafe {
-        libc::ioctl(
-            std::os::fd::AsRawFd::as_raw_fd(&fd),
-            0x1277,
-            range.as_ptr(),
-        )
-    };
+    let r = unsafe { libc::ioctl(std::os::fd::AsRawFd::as_raw_fd(&fd), 0x1277, range.as_ptr()) };
     if r < 0 {
-        Err(rustix::io::Errno::from_io_error(&std::io::Error::last_os_error())
-            .unwrap_or(rustix::io::Errno::IO))
+        Err(
+            rustix::io::Errno::from_io_error(&std::io::Error::last_os_error())
+                .unwrap_or(rustix::io::Errno::IO),
+        )
     } else {
         Ok(())
     }
@@ -141,6 +155,50 @@ fn next_mine(t: &mut Trace, index: &mut u64, w: u32, n: u32) -> Result<Option<Re
     }
 }
 
+/// A flush or a discard, run on its own once this worker has nothing in
+/// flight, timed from its due time like every request.
+fn barrier(
+    req: &Request,
+    due: u64,
+    now: u64,
+    rw: &ReplayWorker,
+    sync: &Sync,
+    report: &mut ReplayReport,
+) -> Result<(), String> {
+    let spec = &rw.spec;
+    if spec.speed.is_some() {
+        report.behind_max_ns = report.behind_max_ns.max(now - due);
+    }
+    if req.op == ReqOp::Flush {
+        sync.flush()?;
+    } else {
+        let placed = place(
+            req.offset,
+            req.len,
+            rw.target_bytes,
+            spec.wrap,
+            spec.summary.align,
+        );
+        let Some((o, wrapped)) = placed else {
+            return Err(format!(
+                "discard at offset {} is beyond the target",
+                req.offset
+            ));
+        };
+        report.wrapped += wrapped as u64;
+        sync.discard(o, req.len.min(rw.target_bytes - o))?;
+    }
+    let t = now_ns();
+    let (st, bytes) = if req.op == ReqOp::Flush {
+        (&mut report.flush, 0)
+    } else {
+        (&mut report.discard, req.len)
+    };
+    st.record(t.saturating_sub(due), bytes);
+    report.issued += 1;
+    Ok(())
+}
+
 fn failed(setup: &WorkerSetup, error: String, ready: impl FnOnce()) -> WorkerResult {
     crate::io::worker::not_started(&setup.control, error, ready)
 }
@@ -152,14 +210,7 @@ pub fn run(rw: ReplayWorker, setup: WorkerSetup, ready: impl FnOnce()) -> Worker
         Ok(t) => t,
         Err(e) => return failed(&setup, e.to_string(), ready),
     };
-    let first = setup.files.first();
-    let device = first
-        .and_then(|f| rustix::fs::fstat(f).ok())
-        .is_some_and(|st| rustix::fs::FileType::from_raw_mode(st.st_mode).is_block_device());
-    let sync = Sync {
-        fd: first.and_then(|f| f.try_clone().ok()),
-        device,
-    };
+    let sync = Sync::of(&setup.files);
     let WorkerSetup {
         index: w,
         engine: kind,
@@ -183,15 +234,8 @@ pub fn run(rw: ReplayWorker, setup: WorkerSetup, ready: impl FnOnce()) -> Worker
     let mut engine = match engine::build(kind, files, depth, &ptrs, true) {
         Ok(e) => e,
         Err(e) => {
-            control.failed.store(true, Ordering::Relaxed);
-            ready();
-            return WorkerResult {
-                warmup: PhaseStats::default(),
-                measure: PhaseStats::default(),
-                error: Some(format!("cannot set up the {} engine: {e}", kind.name())),
-                meta: Vec::new(),
-                data: Default::default(),
-            };
+            let why = format!("cannot set up the {} engine: {e}", kind.name());
+            return crate::io::worker::not_started(&control, why, ready);
         }
     };
     ready();
@@ -218,14 +262,10 @@ pub fn run(rw: ReplayWorker, setup: WorkerSetup, ready: impl FnOnce()) -> Worker
     let mut done: Vec<Completion> = Vec::with_capacity(depth as usize);
     let mut in_flight = 0u32;
     let mut index = 0u64;
-    let mut error = None;
     // The next request of this worker, and whether it found every slot busy.
-    let mut pending = match next_mine(&mut trace, &mut index, w, rw.workers) {
-        Ok(r) => r.map(|r| (r, false)),
-        Err(e) => {
-            error = Some(e);
-            None
-        }
+    let (mut pending, mut error) = match next_mine(&mut trace, &mut index, w, rw.workers) {
+        Ok(r) => (r.map(|r| (r, false)), None),
+        Err(e) => (None, Some(e)),
     };
     'run: while error.is_none() {
         let phase = control.phase.load(Ordering::Relaxed);
@@ -244,35 +284,10 @@ pub fn run(rw: ReplayWorker, setup: WorkerSetup, ready: impl FnOnce()) -> Worker
                 if in_flight > 0 {
                     break;
                 }
-                if spec.speed.is_some() {
-                    report.behind_max_ns = report.behind_max_ns.max(now - due);
-                }
-                let r = if req.op == ReqOp::Flush {
-                    sync.flush()
-                } else {
-                    match place(req.offset, req.len, rw.target_bytes, spec.wrap, align) {
-                        Some((o, wrapped)) => {
-                            report.wrapped += wrapped as u64;
-                            sync.discard(o, req.len.min(rw.target_bytes - o))
-                        }
-                        None => Err(format!(
-                            "discard at offset {} is beyond the target",
-                            req.offset
-                        )),
-                    }
-                };
-                if let Err(e) = r {
+                if let Err(e) = barrier(&req, due, now, &rw, &sync, &mut report) {
                     error = Some(e);
                     break 'run;
                 }
-                let t = now_ns();
-                let st = if req.op == ReqOp::Flush {
-                    &mut report.flush
-                } else {
-                    &mut report.discard
-                };
-                st.record(t.saturating_sub(due), if req.op == ReqOp::Flush { 0 } else { req.len });
-                report.issued += 1;
             } else {
                 let Some(slot) = free.pop() else {
                     pending = Some((req, true));
@@ -361,9 +376,17 @@ pub fn run(rw: ReplayWorker, setup: WorkerSetup, ready: impl FnOnce()) -> Worker
             let lat = t_done.saturating_sub(intended[s]);
             let svc = t_done.saturating_sub(issued[s]);
             let (main, service, live) = if op.write {
-                (&mut current.write, &mut current.write_service, &counters.write_hist)
+                (
+                    &mut current.write,
+                    &mut current.write_service,
+                    &counters.write_hist,
+                )
             } else {
-                (&mut current.read, &mut current.read_service, &counters.read_hist)
+                (
+                    &mut current.read,
+                    &mut current.read_service,
+                    &counters.read_hist,
+                )
             };
             main.record(lat, op.len as u64);
             service.record(svc, op.len as u64);
@@ -376,9 +399,26 @@ pub fn run(rw: ReplayWorker, setup: WorkerSetup, ready: impl FnOnce()) -> Worker
     } else {
         control.mark_finished();
     }
-    // Buffers must outlive every I/O the kernel still holds.
+    finish(engine, in_flight, bufs, &rw, &report, stats, error)
+}
+
+/// Waits for what is still in flight (the buffers must outlive it), adds
+/// this worker's replay figures to the run's, and hands its statistics back.
+fn finish(
+    mut engine: engine::AnyEngine,
+    mut in_flight: u32,
+    bufs: Vec<AlignedBuf>,
+    rw: &ReplayWorker,
+    report: &ReplayReport,
+    stats: [PhaseStats; 3],
+    error: Option<String>,
+) -> WorkerResult {
+    let mut done = Vec::with_capacity(in_flight as usize);
     while in_flight > 0 {
-        if engine.submit_and_wait(in_flight as usize, &mut done).is_err() {
+        if engine
+            .submit_and_wait(in_flight as usize, &mut done)
+            .is_err()
+        {
             break;
         }
         in_flight -= done.len() as u32;
@@ -386,10 +426,11 @@ pub fn run(rw: ReplayWorker, setup: WorkerSetup, ready: impl FnOnce()) -> Worker
     }
     drop(engine);
     if in_flight > 0 {
+        // The kernel may still finish those I/Os into these buffers.
         std::mem::forget(bufs);
     }
     if let Ok(mut r) = rw.report.lock() {
-        r.merge(&report);
+        r.merge(report);
     }
     let [warmup, measure, _] = stats;
     WorkerResult {
@@ -409,9 +450,15 @@ mod tests {
     fn offsets_past_the_target_are_refused_or_wrapped_as_stated() {
         assert_eq!(place(4096, 4096, 8192, false, 4096), Some((4096, false)));
         assert_eq!(place(8192, 4096, 8192, false, 4096), None);
-        assert_eq!(place(8192 + 4096, 4096, 8192, true, 4096), Some((4096, true)));
+        assert_eq!(
+            place(8192 + 4096, 4096, 8192, true, 4096),
+            Some((4096, true))
+        );
         // Wrapped into the last partial block: moved back to fit, aligned.
-        assert_eq!(place(8192 + 6144, 4096, 8192, true, 512), Some((4096, true)));
+        assert_eq!(
+            place(8192 + 6144, 4096, 8192, true, 512),
+            Some((4096, true))
+        );
         assert_eq!(place(0, 16384, 8192, true, 4096), None);
         assert_eq!(place(u64::MAX, 1, 8192, true, 1), None);
     }
