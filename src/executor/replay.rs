@@ -5,7 +5,6 @@
 
 use std::sync::{Arc, Mutex};
 
-use super::run::RunError;
 use crate::error::VbError;
 use crate::io::replay::worker::{ReplayReport, ReplayWorker};
 use crate::io::target::Prepared;
@@ -20,7 +19,7 @@ pub(super) fn worker(
     prepared: &Prepared,
     n: u32,
     report: &Arc<Mutex<ReplayReport>>,
-) -> Result<Option<ReplayWorker>, RunError> {
+) -> Result<Option<ReplayWorker>, (VbError, Option<Box<RunResult>>)> {
     let Some(spec) = &run.spec.replay else {
         return Ok(None);
     };
