@@ -12,6 +12,10 @@ use crate::plan::PlannedRun;
 use crate::result::replay::ReplayResult;
 use crate::result::{LatSummary, OpTotals, RunResult};
 
+/// A run refused before any I/O (the executor's run error, named here so
+/// this file does not reach back into `run.rs`).
+type Refused = (VbError, Option<Box<RunResult>>);
+
 /// A worker's replay (one of `n`), or None for a run that replays nothing;
 /// refuses a trace that reaches past the target (unless it wraps).
 pub(super) fn worker(
@@ -19,7 +23,7 @@ pub(super) fn worker(
     prepared: &Prepared,
     n: u32,
     report: &Arc<Mutex<ReplayReport>>,
-) -> Result<Option<ReplayWorker>, (VbError, Option<Box<RunResult>>)> {
+) -> Result<Option<ReplayWorker>, Refused> {
     let Some(spec) = &run.spec.replay else {
         return Ok(None);
     };
