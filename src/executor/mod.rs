@@ -14,6 +14,7 @@ mod intervals;
 pub(crate) mod meta;
 mod prepare;
 mod record;
+mod replay;
 pub mod rescue;
 mod run;
 mod search;

@@ -67,6 +67,8 @@ pub(super) fn build_result(
             read,
             write,
             cpu: t.cpu,
+            flush: None,
+            discard: None,
         },
         warmup,
         intervals: t.intervals,
@@ -86,6 +88,7 @@ pub(super) fn build_result(
         data_errors: None,
         targets: Vec::new(),
         stalls: t.stalls.clone(),
+        replay: None,
     }
 }
 

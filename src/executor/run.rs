@@ -46,7 +46,8 @@ pub fn run_one(
     let control = Arc::new(Control::default());
     let counters: Vec<Arc<LiveCounters>> =
         (0..n).map(|_| Arc::new(LiveCounters::default())).collect();
-    let setups = set_up(plan, run, prepared, &control, &counters)?;
+    let report = Arc::new(std::sync::Mutex::new(Default::default()));
+    let setups = set_up(plan, run, prepared, &control, &counters, &report)?;
     let buffered = !job.target.direct || spec.buffered;
 
     // Workers report ready once set up, then wait to be released together;
@@ -73,7 +74,7 @@ pub fn run_one(
     std::thread::scope(|s| {
         let mut handles = Vec::with_capacity(setups.len());
         let mut spawn_error = None;
-        for (setup, meta) in setups {
+        for (setup, meta, replay) in setups {
             let gate = start_gate.clone();
             let spawned = std::thread::Builder::new()
                 .name(format!("vb-io-{}", setup.index))
@@ -102,9 +103,10 @@ pub fn run_one(
                         // worker ends without issuing any I/O.
                         gate.wait_start();
                     };
-                    match meta {
-                        Some(m) => crate::io::meta::worker::run(m, setup, ready),
-                        None => worker::run(setup, ready),
+                    match (meta, replay) {
+                        (Some(m), _) => crate::io::meta::worker::run(m, setup, ready),
+                        (None, Some(r)) => crate::io::replay::worker::run(r, setup, ready),
+                        (None, None) => worker::run(setup, ready),
                     }
                 });
             match spawned {
@@ -193,7 +195,13 @@ pub fn run_one(
         if timeline.interrupted && timeline.measure.1 > 0.0 {
             super::rescue::keep_run(super::record::from_intervals(run, &timeline));
         }
-        gather(handles, run, timeline, prepared, journal)
+        let mut result = gather(handles, run, timeline, prepared, journal);
+        match &mut result {
+            Ok(r) => super::replay::finish(r, run, &report),
+            Err((_, Some(r))) => super::replay::finish(r, run, &report),
+            Err(_) => {}
+        }
+        result
     })
 }
 
@@ -208,6 +216,7 @@ fn set_up(
     prepared: &Prepared,
     control: &Arc<Control>,
     counters: &[Arc<LiveCounters>],
+    report: &Arc<std::sync::Mutex<crate::io::replay::worker::ReplayReport>>,
 ) -> std::result::Result<Vec<Setup>, RunError> {
     let job = &plan.job;
     let spec = &run.spec;
@@ -274,7 +283,7 @@ fn set_up(
             io_gen,
             max_bs: spec.max_bs() as usize,
             buf_align: 4096,
-            ring: if spec.has_writes() {
+            ring: if spec.has_writes() && spec.replay.is_none() {
                 crate::io::ring::ring_bytes(n, run.depth, spec.max_bs() as usize, 4096)
             } else {
                 0
@@ -302,13 +311,19 @@ fn set_up(
             shaper: crate::io::shaping::Shaper::new(&spec.shape),
         };
         // A metadata run's workers each take a share of the tree instead.
-        setups.push((setup, super::meta::worker(plan, run, w, n)));
+        let replay = super::replay::worker(run, prepared, n, report)?;
+        setups.push((setup, super::meta::worker(plan, run, w, n), replay));
     }
     Ok(setups)
 }
 
-/// A worker's setup, and its share of the tree on a metadata run.
-type Setup = (WorkerSetup, Option<crate::io::meta::worker::MetaWorker>);
+/// A worker's setup, and its share of the tree on a metadata run or of
+/// the trace on a replay.
+type Setup = (
+    WorkerSetup,
+    Option<crate::io::meta::worker::MetaWorker>,
+    Option<crate::io::replay::worker::ReplayWorker>,
+);
 
 /// Joins the workers and builds the run's result from what they and the
 /// collector measured; a data mismatch or a journal that failed makes the

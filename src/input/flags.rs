@@ -19,6 +19,7 @@ pub fn job_from_run_args(a: &RunArgs) -> Result<JobSpec> {
     // The path ends up in result.json as text; refuse it now rather than
     // after the benchmark.
     check_target_path(&c.target)?;
+    crate::input::replay::check_flags(a)?;
     if let Some(job) = crate::input::meta::job(a)? {
         if let Some((k, _)) = crate::input::shape::flag_texts(&c.shape).first() {
             return Err(VbError::input(format!(
@@ -170,7 +171,7 @@ pub fn job_from_run_args(a: &RunArgs) -> Result<JobSpec> {
             only.name = only.auto_name();
         }
     }
-    let job = JobSpec {
+    let mut job = JobSpec {
         target: TargetSpec {
             path: c.target.clone(),
             size,
@@ -202,6 +203,7 @@ pub fn job_from_run_args(a: &RunArgs) -> Result<JobSpec> {
         targets: None,
         reading: c.reading.spec()?,
     };
+    crate::input::replay::apply(a, &mut job)?;
     job.validate()?;
     Ok(job)
 }

@@ -12,6 +12,7 @@ pub mod import;
 pub(crate) mod like;
 pub(crate) mod meta;
 pub(crate) mod rate;
+pub(crate) mod replay;
 pub(crate) mod shape;
 pub mod suite;
 pub mod sweep;

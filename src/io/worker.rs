@@ -436,7 +436,7 @@ pub fn not_started(control: &Control, error: String, ready: impl FnOnce()) -> Wo
 /// Single-writer publish of running totals, cumulative over both phases so
 /// the collector's deltas never go back: plain stores, no read-modify-write.
 #[inline]
-fn publish<const RATED: bool>(counters: &LiveCounters, stats: &[PhaseStats; 3]) {
+pub(crate) fn publish<const RATED: bool>(counters: &LiveCounters, stats: &[PhaseStats; 3]) {
     let (a, b) = (&stats[0], &stats[1]);
     let r = Ordering::Relaxed;
     counters.read_ops.store(a.read.ops + b.read.ops, r);
@@ -461,7 +461,7 @@ fn publish<const RATED: bool>(counters: &LiveCounters, stats: &[PhaseStats; 3]) 
         .store(svc(&a.write_service, &b.write_service), r);
 }
 
-fn describe_failure(op: &IoOp, result: i64) -> String {
+pub(crate) fn describe_failure(op: &IoOp, result: i64) -> String {
     let what = if op.write { "write" } else { "read" };
     if result < 0 {
         let err = std::io::Error::from_raw_os_error((-result) as i32);

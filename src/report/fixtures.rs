@@ -93,6 +93,7 @@ impl RunFixture {
             shape: Default::default(),
             buffered: false,
             host_count: None,
+            replay: None,
         }
     }
 
@@ -175,6 +176,8 @@ impl RunFixture {
                     user_pct: 5.0,
                     sys_pct: 20.0,
                 },
+                flush: None,
+                discard: None,
             },
             warmup: None,
             intervals,
@@ -192,6 +195,7 @@ impl RunFixture {
             data_errors: None,
             targets: Vec::new(),
             stalls: Vec::new(),
+            replay: None,
             rate: self.rate_pct.map(|_| crate::result::RateResult {
                 target_iops: self.iops,
                 achieved_iops: self.iops,

@@ -62,6 +62,9 @@ pub fn merge_runs(parts: &[&RunResult]) -> Result<RunResult, String> {
                     .map(|p| p.totals.cpu.sys_pct)
                     .fold(0.0, f64::max),
             },
+            // A replay runs on one target of one host (a part of its own).
+            flush: one(parts, |p| p.totals.flush.clone()),
+            discard: one(parts, |p| p.totals.discard.clone()),
         },
         warmup,
         intervals: merge_series(parts.iter().map(|p| p.intervals.as_slice())),
@@ -86,6 +89,7 @@ pub fn merge_runs(parts: &[&RunResult]) -> Result<RunResult, String> {
             .iter()
             .flat_map(|p| p.stalls.iter().copied())
             .collect(),
+        replay: one(parts, |p| p.replay.clone()),
         // Every part carries its share of the rate: targets and results add.
         rate: first.rate.as_ref().map(|r0| {
             let rates: Vec<&RateResult> = parts.iter().filter_map(|p| p.rate.as_ref()).collect();
@@ -108,6 +112,15 @@ pub fn merge_runs(parts: &[&RunResult]) -> Result<RunResult, String> {
 }
 
 /// Phases by name: the earliest start and the longest duration.
+/// What only a single part carries (a replay's figures): kept from a merge
+/// of one, absent from a merge of many.
+fn one<T>(parts: &[&RunResult], pick: impl Fn(&RunResult) -> Option<T>) -> Option<T> {
+    match parts {
+        [only] => pick(only),
+        _ => None,
+    }
+}
+
 fn merge_phases(parts: &[&RunResult]) -> Vec<Phase> {
     let mut out: Vec<Phase> = Vec::new();
     for p in parts {
@@ -453,6 +466,8 @@ mod tests {
                 read: OpTotals::from_stats(&r, secs),
                 write: OpTotals::from_stats(&w, secs),
                 cpu: Cpu::default(),
+                flush: None,
+                discard: None,
             },
             warmup: None,
             intervals: vec![iv],
@@ -472,6 +487,7 @@ mod tests {
             stalls: Vec::new(),
             rate: None,
             steady: None,
+            replay: None,
         };
         let mut res = res;
         let (rt, wt) = (&res.totals.read, &res.totals.write);

@@ -15,6 +15,7 @@ pub(crate) mod meta;
 pub(crate) mod mount;
 pub(crate) mod ops;
 pub mod profile;
+pub mod replay;
 pub mod search;
 pub(crate) mod targets;
 
@@ -208,6 +209,9 @@ pub struct RunResult {
     /// in their latency, so the result says when and how long.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub stalls: Vec<Stall>,
+    /// A replayed trace (`--replay`): the trace, its pace, and how late it ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replay: Option<replay::ReplayResult>,
 }
 
 /// One stall of the whole process, seen by the collector as a wall-clock
@@ -283,6 +287,12 @@ pub struct Totals {
     pub read: OpTotals,
     pub write: OpTotals,
     pub cpu: Cpu,
+    /// Flushes and discards a replayed trace issued (absent otherwise):
+    /// counted and timed apart, not in the read and write figures.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flush: Option<OpTotals>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub discard: Option<OpTotals>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -10,6 +10,7 @@ pub mod latency;
 pub mod layout;
 pub mod meta;
 pub mod reading;
+pub mod replay;
 pub mod shape;
 pub mod targets;
 mod validate;
@@ -215,6 +216,9 @@ pub struct RunSpec {
     /// host list, the others idle (`--host-counts`); None = every host.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host_count: Option<u32>,
+    /// A replayed trace (`--replay`): its requests instead of `rw` and `bs`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replay: Option<replay::ReplaySpec>,
 }
 
 /// What every front end (the `run` flags, suite files) uses for a value the
@@ -271,6 +275,7 @@ impl Default for RunSpec {
             shape: shape::Shape::default(),
             buffered: false,
             host_count: None,
+            replay: None,
         }
     }
 }

@@ -139,6 +139,18 @@ pub const MAX_EXPECT_MIB_S: f64 = 1e9;
 /// one buffer of it).
 pub const MIN_FILL_BS: u64 = 512;
 pub const MAX_FILL_BS: u64 = 64 << 20;
+/// --replay: the trace file is streamed (read twice, never held), so
+/// memory stays flat; these cap what one replay may ask for. A trace of
+/// more requests or bytes than this is refused before any I/O.
+pub const MAX_TRACE_BYTES: u64 = 256 << 30;
+pub const MAX_TRACE_REQUESTS: u64 = 1_000_000_000;
+/// One line of a text trace: a longer one is refused, never buffered.
+pub const MAX_TRACE_LINE: usize = 4096;
+/// One request of a trace: each in-flight request owns a buffer this large.
+pub const MAX_TRACE_REQUEST_BYTES: u64 = 64 << 20;
+/// --replay-speed: 1000 times slower to 1000 times faster than recorded.
+pub const MIN_REPLAY_SPEED: f64 = 0.001;
+pub const MAX_REPLAY_SPEED: f64 = 1000.0;
 /// compare --fail-below: above 0 (0 would pass anything), at most 10 (a
 /// gate that demands ten times the base is a typo more often than a plan).
 pub const MIN_FAIL_BELOW: f64 = 1e-6;

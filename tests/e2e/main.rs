@@ -41,6 +41,7 @@ mod prop_untrusted;
 mod published;
 mod quick;
 mod reading;
+mod replay;
 mod report;
 mod ring;
 mod run_cli;

@@ -12,6 +12,7 @@ pub(crate) mod like;
 pub mod live;
 pub(crate) mod rate;
 pub(crate) mod reading;
+pub(crate) mod replay;
 pub(crate) mod shape;
 pub(crate) mod suite_variant;
 pub(crate) mod targets;
@@ -489,6 +490,9 @@ pub struct RunArgs {
 
     #[command(flatten)]
     pub like: like::LikeArgs,
+
+    #[command(flatten)]
+    pub replay: replay::ReplayArgs,
 }
 
 #[derive(Args, Debug, Clone)]

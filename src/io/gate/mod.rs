@@ -134,3 +134,15 @@ pub(crate) fn unlink(path: &Path) -> Result<(), Errno> {
 pub(crate) fn allocate(fd: impl AsFd, len: u64) -> Result<(), Errno> {
     rustix::fs::fallocate(fd, rustix::fs::FallocateFlags::empty(), 0, len)
 }
+
+/// Deallocates `len` bytes at `offset` of a file volbench made, keeping its
+/// size: a replayed trace's discard (a block device's is BLKDISCARD, no
+/// change to any name or size).
+pub(crate) fn punch_hole(fd: impl AsFd, offset: u64, len: u64) -> Result<(), Errno> {
+    rustix::fs::fallocate(
+        fd,
+        rustix::fs::FallocateFlags::PUNCH_HOLE | rustix::fs::FallocateFlags::KEEP_SIZE,
+        offset,
+        len,
+    )
+}

@@ -223,7 +223,22 @@ pub(crate) const OPTIONS: &[Row] = &[
     row("ss", &["steadystate"], Map(rate::steady)),
     row("ss_dur", &[], Noted(STEADY, false)),
     row("ss_ramp", &[], Noted(STEADY, false)),
+    // A replayed log is a run of its own: `volbench run --replay LOG`.
+    row("read_iolog", &[], Refused(REPLAY)),
+    row("replay_no_stall", &[], Refused(REPLAY)),
+    row("replay_time_scale", &[], Refused(REPLAY)),
+    row("replay_redirect", &[], Refused(REPLAY)),
+    row("replay_align", &[], Refused(REPLAY)),
+    row("replay_scale", &[], Refused(REPLAY)),
+    row("read_iolog_chunked", &[], Refused(REPLAY)),
+    row("merge_blktrace_file", &[], Refused(REPLAY)),
+    row("merge_blktrace_scalars", &[], Refused(REPLAY)),
+    row("merge_blktrace_iters", &[], Refused(REPLAY)),
 ];
+
+const REPLAY: &str = "a replayed iolog or blktrace is not a suite run: replay it with \
+     `volbench run --replay LOG --target T` (--replay-speed for replay_time_scale, max for \
+     replay_no_stall; the target is replay_redirect)";
 
 const SECTORS: &str = "volbench lays out compressible data itself, per 512-byte sector";
 const TOGETHER: &str = "a run's threads start and stop together in volbench";

@@ -1,0 +1,35 @@
+//! The flags of `run --replay FILE`: a recorded trace issued onto the
+//! target at its times, scaled, or as fast as the depth allows.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+#[derive(Args, Debug, Clone, Default)]
+#[command(next_help_heading = "Replay")]
+pub struct ReplayArgs {
+    /// Replay a trace: volbench.trace/v1 (`capture --trace`), fio's iolog
+    /// v2/v3 (write_iolog) or a blktrace binary (blkparse -d), told apart by
+    /// its first bytes. Each request is issued at its recorded time with up
+    /// to --iodepth in flight (a request that finds the depth full is
+    /// counted late); offsets land on --target as recorded (a directory
+    /// gets a file set the size of the trace's span). Flushes and
+    /// discards are replayed and counted. See docs/reference/replay.md.
+    #[arg(long, value_name = "FILE")]
+    pub replay: Option<PathBuf>,
+
+    /// Replay N times as fast as recorded (0.5 = half speed), 0.001..1000,
+    /// or `max`: as fast as the depth allows [default: 1].
+    #[arg(
+        long,
+        value_name = "N",
+        requires = "replay",
+        allow_negative_numbers = true
+    )]
+    pub replay_speed: Option<String>,
+
+    /// Wrap offsets beyond the target around it (modulo its size) instead
+    /// of refusing the trace.
+    #[arg(long, requires = "replay")]
+    pub replay_wrap: bool,
+}

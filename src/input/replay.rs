@@ -1,0 +1,182 @@
+//! `run --replay FILE`: the trace scanned whole (every request checked and
+//! counted, streamed, before any I/O) and the run made from it: its one
+//! run replays the trace, sized to the trace's span on a directory; flags
+//! that would describe another workload are refused by name.
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+
+use crate::error::{Result, VbError};
+use crate::input::args::RunArgs;
+use crate::spec::replay::ReplaySpec;
+use crate::spec::{BlockSize, JobSpec, Pattern};
+use crate::units::bounds;
+
+/// Refuses, by name, the flags a replay would otherwise leave unused.
+pub fn check_flags(a: &RunArgs) -> Result<()> {
+    if a.replay.replay.is_none() {
+        return Ok(());
+    }
+    let c = &a.common;
+    let given: [(&str, bool); 17] = [
+        ("--rw", a.rw.is_some()),
+        ("--read-pct", a.read_pct.is_some()),
+        ("--bs", a.bs.is_some()),
+        ("--io-limit", a.io_limit.is_some()),
+        ("--rate", a.rate.is_some()),
+        ("--rate-iops", a.rates.rate_iops.is_some()),
+        ("--latency-target", a.rates.latency_target.is_some()),
+        ("--ops", a.meta.ops.is_some()),
+        ("--like", a.like.like.is_some()),
+        ("--threads", c.threads.is_some()),
+        ("--files", c.files.is_some()),
+        ("--warmup", c.warmup.is_some()),
+        ("--steady", c.steady),
+        ("--arrivals", c.arrivals.is_some()),
+        ("--hosts", c.remote.is_multi_host()),
+        (
+            "a data flag (--verify, --compress, --dedup, --journal)",
+            !crate::input::args::data::data_spec(&c.data)?.is_default(),
+        ),
+        (
+            "a shape flag",
+            !crate::input::shape::flag_texts(&c.shape).is_empty(),
+        ),
+    ];
+    for (flag, on) in given {
+        if on {
+            return Err(VbError::input(format!(
+                "{flag} does not go with --replay: the trace says what to issue, when and where \
+                 (--iodepth sets the requests in flight, --replay-speed the pace)"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// `--replay-speed`: a factor, or `max`.
+pub fn parse_speed(text: Option<&str>) -> Result<Option<f64>> {
+    let Some(t) = text else {
+        return Ok(Some(1.0));
+    };
+    let t = t.trim();
+    if t.eq_ignore_ascii_case("max") {
+        return Ok(None);
+    }
+    let v = t.trim_end_matches('x').parse::<f64>().map_err(|_| {
+        VbError::input(format!(
+            "--replay-speed '{t}' is not a number or 'max' ({}..{})",
+            bounds::MIN_REPLAY_SPEED,
+            bounds::MAX_REPLAY_SPEED
+        ))
+    })?;
+    bounds::number(
+        "--replay-speed",
+        v,
+        bounds::MIN_REPLAY_SPEED,
+        bounds::MAX_REPLAY_SPEED,
+    )
+    .map(Some)
+}
+
+/// Makes `job`'s one run the replay of `--replay FILE`.
+pub fn apply(a: &RunArgs, job: &mut JobSpec) -> Result<()> {
+    let Some(path) = &a.replay.replay else {
+        return Ok(());
+    };
+    let speed = parse_speed(a.replay.replay_speed.as_deref())?;
+    let (format, summary) = crate::io::replay::scan(path)?;
+    if job.target.direct && summary.align < 512 {
+        return Err(VbError::input(format!(
+            "--replay {}: requests not on 512-byte boundaries cannot be issued with direct I/O; \
+             add --buffered to replay them through the page cache",
+            path.display()
+        )));
+    }
+    let [run] = job.runs.as_mut_slice() else {
+        return Err(VbError::input("--replay makes one run: give no lists"));
+    };
+    let rw_ops = summary.reads + summary.writes;
+    // Writes and discards change the target: the run counts as writing, so
+    // a device needs --allow-overwrite and a file set is checked as ours.
+    let changes = summary.writes + summary.discards > 0;
+    let read_pct = match (summary.reads * 100).checked_div(rw_ops) {
+        None if changes => 0,
+        Some(p) if changes => (p as u8).min(99),
+        _ => 100,
+    };
+    run.rw = if read_pct == 100 {
+        Pattern::Randread
+    } else {
+        Pattern::Randrw
+    };
+    run.read_pct = read_pct;
+    // Each in-flight request owns a buffer of the largest one.
+    run.bs = vec![BlockSize {
+        bytes: summary.max_bytes.max(4096).div_ceil(4096) * 4096,
+        weight: 1,
+    }];
+    run.threads = 1;
+    run.warmup_s = 0.0;
+    if a.common.duration.is_none() {
+        // The replay ends with its last request; this is only the cap.
+        run.duration_s = bounds::MAX_DURATION.as_secs_f64();
+    }
+    if a.name.is_none() {
+        run.name = format!(
+            "replay-{}",
+            path.file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        );
+        run.name = run
+            .name
+            .chars()
+            .filter(|c| !c.is_control())
+            .take(bounds::MAX_NAME_CHARS)
+            .collect();
+    }
+    if a.common.size.is_some() && summary.span_bytes > job.target.size && !a.replay.replay_wrap {
+        // Known here for --size; a file or device's own size is held
+        // against the trace when the run is set up, still before any I/O.
+        return Err(VbError::input(format!(
+            "--replay {}: the trace reaches {} but --size is {}; --replay-wrap wraps offsets \
+             around it, or give a larger target",
+            path.display(),
+            crate::units::format_size(summary.span_bytes),
+            crate::units::format_size(job.target.size)
+        )));
+    }
+    if a.common.size.is_none() {
+        // A directory gets a set just large enough for the trace (a file
+        // or device is used whole, decided by the plan).
+        job.target.size = summary.span_bytes.max(4096).div_ceil(4096) * 4096;
+    }
+    job.target.files = 1;
+    run.replay = Some(ReplaySpec {
+        path: path.clone(),
+        format,
+        speed,
+        wrap: a.replay.replay_wrap,
+        summary,
+    });
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_speed;
+
+    #[test]
+    fn replay_speed_is_a_bounded_factor_or_max() {
+        assert_eq!(parse_speed(None).ok(), Some(Some(1.0)));
+        assert_eq!(parse_speed(Some("2")).ok(), Some(Some(2.0)));
+        assert_eq!(parse_speed(Some("0.5x")).ok(), Some(Some(0.5)));
+        assert_eq!(parse_speed(Some("max")).ok(), Some(None));
+        for bad in ["0", "-1", "1001", "nan", "inf", "fast"] {
+            let e = parse_speed(Some(bad)).err().map(|e| e.to_string());
+            assert!(
+                e.as_deref().is_some_and(|e| e.contains("--replay-speed")),
+                "{bad}: {e:?}"
+            );
+        }
+    }
+}

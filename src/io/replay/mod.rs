@@ -1,0 +1,243 @@
+//! Traces replayed onto a target (`run --replay FILE`): the formats read as
+//! streams of requests (`text.rs`: volbench's trace and fio's iolog;
+//! `blktrace.rs`: blktrace's binary events), the scan that checks and
+//! counts a whole trace before any I/O, and the worker that issues the
+//! requests at their times (`worker.rs`). Nothing here holds more than one
+//! line or event of a trace, so a trace of any size costs the same memory.
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+
+pub mod blktrace;
+pub mod text;
+pub mod worker;
+
+use std::io::{BufReader, Read};
+use std::path::Path;
+
+use crate::error::{Result, VbError};
+use crate::spec::replay::{TraceFormat, TraceSummary};
+use crate::units::bounds;
+
+/// What a request does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReqOp {
+    Read,
+    Write,
+    Flush,
+    Discard,
+}
+
+/// One request of a trace, as recorded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Request {
+    /// Issue time, ns from the trace's start.
+    pub at_ns: u64,
+    pub op: ReqOp,
+    pub offset: u64,
+    pub len: u64,
+}
+
+/// A trace read one request at a time.
+pub struct Trace {
+    inner: Inner,
+    pub format: TraceFormat,
+    last_ns: u64,
+    count: u64,
+}
+
+enum Inner {
+    Text(text::TextReader<BufReader<std::fs::File>>),
+    Blk(blktrace::BlkReader<BufReader<std::fs::File>>),
+}
+
+/// The one-line error of a bad trace, naming the file.
+pub(crate) fn bad(path: &Path, what: impl std::fmt::Display) -> VbError {
+    VbError::input(format!("--replay {}: {what}", path.display()))
+}
+
+impl Trace {
+    /// Opens `path` (a regular file: it is read twice, and a pipe or a
+    /// device could not be) and tells its format from its first bytes.
+    /// `blk_event` is the blktrace event that marks an issue, once a scan
+    /// has chosen it.
+    pub fn open(path: &Path, blk_event: Option<char>) -> Result<Trace> {
+        let file = std::fs::File::open(path).map_err(|e| bad(path, e))?;
+        let meta = file.metadata().map_err(|e| bad(path, e))?;
+        if !meta.is_file() {
+            return Err(bad(path, "not a regular file (a trace is read twice)"));
+        }
+        if meta.len() > bounds::MAX_TRACE_BYTES {
+            return Err(bad(
+                path,
+                format!(
+                    "{} is larger than the {} a replay reads",
+                    crate::units::format_size(meta.len()),
+                    crate::units::format_size(bounds::MAX_TRACE_BYTES)
+                ),
+            ));
+        }
+        let mut head = [0u8; 32];
+        let mut got = 0;
+        {
+            let mut f = &file;
+            while got < head.len() {
+                match f.read(head.get_mut(got..).unwrap_or_default()) {
+                    Ok(0) => break,
+                    Ok(n) => got += n,
+                    Err(e) => return Err(bad(path, e)),
+                }
+            }
+        }
+        let head = head.get(..got).unwrap_or_default();
+        let mut file = file;
+        std::io::Seek::rewind(&mut file).map_err(|e| bad(path, e))?;
+        let reader = BufReader::with_capacity(64 << 10, file);
+        let (inner, format) = if let Some(order) = blktrace::detect(head) {
+            (
+                Inner::Blk(blktrace::BlkReader::new(
+                    reader,
+                    path,
+                    order,
+                    blk_event.unwrap_or('Q'),
+                )),
+                TraceFormat::Blktrace,
+            )
+        } else if let Some(format) = text::detect(head) {
+            (
+                Inner::Text(text::TextReader::new(reader, path, format)),
+                format,
+            )
+        } else {
+            return Err(bad(
+                path,
+                "not a trace volbench reads (its first bytes are none of '# volbench.trace/v1', \
+                 'fio version 2 iolog', 'fio version 3 iolog' or blktrace's magic)",
+            ));
+        };
+        Ok(Trace {
+            inner,
+            format,
+            last_ns: 0,
+            count: 0,
+        })
+    }
+
+    /// The next request, checked against the bounds every format shares.
+    pub fn next_request(&mut self) -> Result<Option<Request>> {
+        let (r, path) = match &mut self.inner {
+            Inner::Text(t) => (t.next_request()?, t.path()),
+            Inner::Blk(b) => (b.next_request()?, b.path()),
+        };
+        let Some(r) = r else {
+            return Ok(None);
+        };
+        self.count += 1;
+        let n = self.count;
+        if n > bounds::MAX_TRACE_REQUESTS {
+            return Err(bad(
+                path,
+                format!(
+                    "more than {} requests, the most a replay takes",
+                    crate::units::thousands(bounds::MAX_TRACE_REQUESTS as f64)
+                ),
+            ));
+        }
+        if r.at_ns < self.last_ns {
+            return Err(bad(
+                path,
+                format!(
+                    "request {n}: its time ({} ns) is before the one before it ({} ns); \
+                     requests must be in issue order",
+                    r.at_ns, self.last_ns
+                ),
+            ));
+        }
+        if r.at_ns > bounds::MAX_DURATION.as_nanos() as u64 {
+            return Err(bad(
+                path,
+                format!("request {n}: its time is past the 30 days a replay may last"),
+            ));
+        }
+        self.last_ns = r.at_ns;
+        let max_len = match r.op {
+            ReqOp::Read | ReqOp::Write => bounds::MAX_TRACE_REQUEST_BYTES,
+            ReqOp::Discard => bounds::MAX_SIZE,
+            ReqOp::Flush => u64::MAX,
+        };
+        if r.op != ReqOp::Flush && (r.len == 0 || r.len > max_len) {
+            return Err(bad(
+                path,
+                format!(
+                    "request {n}: {} bytes; a request is 1 byte..{}",
+                    r.len,
+                    crate::units::format_size(max_len)
+                ),
+            ));
+        }
+        if r.op != ReqOp::Flush && r.offset.saturating_add(r.len) > bounds::MAX_SIZE {
+            return Err(bad(
+                path,
+                format!(
+                    "request {n}: offset {} + {} bytes is past {}, beyond any volume",
+                    r.offset,
+                    r.len,
+                    crate::units::format_size(bounds::MAX_SIZE)
+                ),
+            ));
+        }
+        Ok(Some(r))
+    }
+}
+
+/// Reads the whole trace once, checking every request, and counts it: the
+/// run is sized and refused from this before any I/O.
+pub fn scan(path: &Path) -> Result<(TraceFormat, TraceSummary)> {
+    let mut t = Trace::open(path, None)?;
+    let format = t.format;
+    let blk_event = match &mut t.inner {
+        Inner::Blk(b) => Some(b.choose_event()?),
+        Inner::Text(_) => None,
+    };
+    if blk_event.is_some() {
+        t = Trace::open(path, blk_event)?;
+    }
+    let mut s = TraceSummary {
+        align: 4096,
+        blk_event,
+        ..TraceSummary::default()
+    };
+    while let Some(r) = t.next_request()? {
+        s.requests += 1;
+        s.last_ns = r.at_ns;
+        match r.op {
+            ReqOp::Read => {
+                s.reads += 1;
+                s.read_bytes += r.len;
+            }
+            ReqOp::Write => {
+                s.writes += 1;
+                s.write_bytes += r.len;
+            }
+            ReqOp::Flush => s.flushes += 1,
+            ReqOp::Discard => {
+                s.discards += 1;
+                s.discard_bytes = s.discard_bytes.saturating_add(r.len);
+            }
+        }
+        if r.op != ReqOp::Flush {
+            s.span_bytes = s.span_bytes.max(r.offset + r.len);
+        }
+        if matches!(r.op, ReqOp::Read | ReqOp::Write) {
+            s.max_bytes = s.max_bytes.max(r.len);
+            while s.align > 1 && (r.offset % s.align != 0 || r.len % s.align != 0) {
+                s.align /= 2;
+            }
+        }
+    }
+    if s.requests == 0 {
+        return Err(bad(path, "the trace holds no requests"));
+    }
+    Ok((format, s))
+}
+
+#[cfg(test)]
+mod tests;

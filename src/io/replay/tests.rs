@@ -1,0 +1,182 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+
+use super::blktrace::{Order, encode};
+use super::*;
+
+fn file(bytes: &[u8]) -> tempfile::NamedTempFile {
+    let mut f = tempfile::NamedTempFile::new().expect("temp file");
+    std::io::Write::write_all(&mut f, bytes).expect("write");
+    f
+}
+
+fn all(bytes: &[u8]) -> Result<Vec<Request>> {
+    let f = file(bytes);
+    let (_, s) = scan(f.path())?;
+    let mut t = Trace::open(f.path(), s.blk_event)?;
+    let mut v = Vec::new();
+    while let Some(r) = t.next_request()? {
+        v.push(r);
+    }
+    Ok(v)
+}
+
+fn err(bytes: &[u8]) -> String {
+    let f = file(bytes);
+    match scan(f.path()) {
+        Ok(s) => panic!("accepted: {s:?}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+const HEAD: &str = "# volbench.trace/v1 device=sda sector=512 start_unix_ns=1\nissue_ns,complete_ns,op,offset,bytes\n";
+
+#[test]
+fn a_volbench_trace_reads_every_op() {
+    let t = format!("{HEAD}0,100,R,4096,4096\n10,,W,0,8192\n20,30,F,0,0\n30,40,D,8192,65536\n");
+    let f = file(t.as_bytes());
+    let (format, s) = scan(f.path()).expect("scan");
+    assert_eq!(format, TraceFormat::Volbench);
+    assert_eq!((s.reads, s.writes, s.flushes, s.discards), (1, 1, 1, 1));
+    assert_eq!((s.read_bytes, s.write_bytes), (4096, 8192));
+    assert_eq!(s.span_bytes, 8192 + 65536);
+    assert_eq!(s.max_bytes, 8192);
+    assert_eq!(s.align, 4096);
+    let v = all(t.as_bytes()).expect("read");
+    assert_eq!(
+        v[1],
+        Request {
+            at_ns: 10,
+            op: ReqOp::Write,
+            offset: 0,
+            len: 8192
+        }
+    );
+}
+
+#[test]
+fn fio_iologs_v2_and_v3_read_as_fio_writes_them() {
+    let v3 = "fio version 3 iolog\n22 /f add\n128 /f open\n132 /f read 61440 4096\n6637 /f sync 368640 0\n9000 /f write 0 512\n9100 /f trim 0 4096\n9200 /f close\n";
+    let v = all(v3.as_bytes()).expect("v3");
+    assert_eq!(v.len(), 4);
+    assert_eq!(
+        v[0],
+        Request {
+            at_ns: 132_000,
+            op: ReqOp::Read,
+            offset: 61440,
+            len: 4096
+        }
+    );
+    assert_eq!(v[1].op, ReqOp::Flush);
+    assert_eq!(v[2].at_ns, 9_000_000);
+    assert_eq!(v[3].op, ReqOp::Discard);
+    let v2 = "fio version 2 iolog\n/f add\n/f open\n/f read 0 4096\n/f wait 1500 0\n/f write 4096 4096\n/f close\n";
+    let v = all(v2.as_bytes()).expect("v2");
+    assert_eq!(v.len(), 2);
+    assert_eq!((v[0].at_ns, v[1].at_ns), (0, 1_500_000));
+}
+
+#[test]
+fn blktrace_events_in_either_byte_order_become_requests() {
+    // Category bits << 16 | action code: Q = 1, C = 8; write = 1 << 1,
+    // flush = 1 << 2, queue = 1 << 4, discard = 1 << 13.
+    let q_read = (1 << 4 | 1) << 16 | 1;
+    let q_write = ((1 << 4) | (1 << 1)) << 16 | 1;
+    let q_flush = ((1 << 4) | (1 << 2)) << 16 | 1;
+    let q_discard = ((1 << 4) | (1 << 13)) << 16 | 1;
+    let complete = (1 << 7) << 16 | 8;
+    for order in [Order::Little, Order::Big] {
+        let mut b = Vec::new();
+        b.extend(encode(order, 1_000, 8, 4096, q_read));
+        b.extend(encode(order, 2_000, 8, 4096, complete));
+        b.extend(encode(order, 3_000, 16, 8192, q_write));
+        b.extend(encode(order, 4_000, 0, 0, q_flush));
+        b.extend(encode(order, 5_000, 64, 1 << 20, q_discard));
+        let v = all(&b).expect("blktrace");
+        assert_eq!(
+            v,
+            vec![
+                Request {
+                    at_ns: 0,
+                    op: ReqOp::Read,
+                    offset: 4096,
+                    len: 4096
+                },
+                Request {
+                    at_ns: 2_000,
+                    op: ReqOp::Write,
+                    offset: 8192,
+                    len: 8192
+                },
+                Request {
+                    at_ns: 3_000,
+                    op: ReqOp::Flush,
+                    offset: 0,
+                    len: 0
+                },
+                Request {
+                    at_ns: 4_000,
+                    op: ReqOp::Discard,
+                    offset: 32768,
+                    len: 1 << 20
+                },
+            ],
+            "{order:?}"
+        );
+    }
+    let mut cut = encode(Order::Little, 1, 0, 4096, q_read);
+    cut.truncate(30);
+    let f = file(&cut);
+    assert!(Trace::open(f.path(), None).is_ok());
+    assert!(err(&cut).contains("truncated"), "{}", err(&cut));
+}
+
+#[test]
+fn hostile_traces_are_one_line_each() {
+    let cases: Vec<(String, &str)> = vec![
+        (format!("{HEAD}0,,R,0,4096"), "truncated"),
+        (format!("{HEAD}0,,X,0,4096\n"), "op 'X'"),
+        (
+            format!("{HEAD}10,,R,0,4096\n5,,R,0,4096\n"),
+            "before the one before",
+        ),
+        (format!("{HEAD}-1,,R,0,4096\n"), "not a whole number"),
+        (
+            format!("{HEAD}0,,R,9223372036854775807,4096\n"),
+            "beyond any volume",
+        ),
+        (format!("{HEAD}0,,R,0,0\n"), "0 bytes"),
+        (format!("{HEAD}0,,R,0,1073741824\n"), "a request is 1 byte"),
+        (format!("{HEAD}0,,R,0,4096,9\n"), "6 columns"),
+        (
+            format!("{}\n", "# volbench.trace/v1 requests=1000000000000"),
+            "claims more than",
+        ),
+        (
+            format!("{}0,,R,0,4096\n", HEAD.replace("sector=512", "requests=5")),
+            "claims 5 requests",
+        ),
+        (format!("{HEAD}{}\n", "9".repeat(5000)), "longer than 4096"),
+        (HEAD.to_string(), "no requests"),
+        (
+            "fio version 3 iolog\n1 /f read 0 4096\n2 /g read 0 4096\n".into(),
+            "a second file",
+        ),
+        (
+            "fio version 3 iolog\n1 /f frobnicate 0 4096\n".into(),
+            "action 'frobnicate'",
+        ),
+        ("fio version 2 iolog\n/f read 0\n".into(), "needs an offset"),
+        ("hello\n".into(), "not a trace"),
+        (
+            format!("{HEAD}{}0,,R,0,4096\n", "0,,R,0,4096\n".repeat(2)).replace("issue_ns", "when"),
+            "is not the header",
+        ),
+    ];
+    for (text, want) in cases {
+        let e = err(text.as_bytes());
+        assert!(e.contains(want), "{want:?} not in {e:?}");
+        assert!(!e.contains('\n'), "{e:?}");
+        assert!(e.starts_with("--replay "), "{e}");
+    }
+}
