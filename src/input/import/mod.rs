@@ -151,7 +151,7 @@ pub struct Draft {
     pub direct: bool,
     /// `write_sync` of the suite ("dsync", "sync"), when writes must be durable.
     pub write_sync: Option<&'static str>,
-    /// Suite [defaults] data keys with their TOML values.
+    /// Suite `[defaults]` data keys with their TOML values.
     pub data: Vec<(&'static str, String)>,
     pub engine: Option<&'static str>,
     pub interval_s: Option<f64>,

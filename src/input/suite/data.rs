@@ -1,4 +1,4 @@
-//! A suite's data keys ([defaults] compress, dedup, dedup_unit, verify):
+//! A suite's data keys (`[defaults]` compress, dedup, dedup_unit, verify):
 //! each fills in the flag the command line left out, then goes through the
 //! flags' own parser (`data_args::data_spec`), so the bounds are the same.
 
@@ -7,7 +7,7 @@ use crate::error::{Result, VbError};
 use crate::input::args::data::{DataArgs, data_spec};
 use crate::spec::data::DataSpec;
 
-/// The suite's data defaults, as written in its [defaults].
+/// The suite's data defaults, as written in its `[defaults]`.
 pub(super) struct Keys<'a> {
     pub compress: &'a P,
     pub dedup: &'a P,

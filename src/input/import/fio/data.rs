@@ -1,8 +1,8 @@
 //! fio's buffer-content and verification options onto volbench's data keys
-//! (suite [defaults] compress, dedup, verify). fio's semantics, from its
+//! (suite `[defaults]` compress, dedup, verify). fio's semantics, from its
 //! HOWTO: buffer_compress_percentage=P makes each block compress to about
 //! P% smaller (random data plus a zeroed share), dedupe_percentage=P makes
-//! P% of written blocks identical, verify=<kind> writes a checksum into
+//! P% of written blocks identical, verify=`<kind>` writes a checksum into
 //! each block and checks it on reads (after the writes unless
 //! verify_backlog says sooner).
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]

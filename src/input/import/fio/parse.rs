@@ -222,7 +222,7 @@ pub(crate) struct Job {
     pub(crate) seed: Option<u64>,
     /// fio sync=: "sync" or "dsync" (O_SYNC / O_DSYNC writes).
     pub(crate) write_sync: Option<&'static str>,
-    /// Suite [defaults] data keys (compress, dedup, verify).
+    /// Suite `[defaults]` data keys (compress, dedup, verify).
     pub(crate) data: Vec<(&'static str, String)>,
     /// `threads` is the total over a list of targets (filename=a:b).
     pub(crate) threads_total: bool,
@@ -277,7 +277,7 @@ pub(crate) struct Read {
     /// Shape keys with their TOML values.
     pub(crate) shape: Vec<(&'static str, String)>,
     pub(crate) write_sync: Option<&'static str>,
-    /// Suite [defaults] data keys (compress, dedup, verify, invalidate).
+    /// Suite `[defaults]` data keys (compress, dedup, verify, invalidate).
     pub(crate) data: Vec<(&'static str, String)>,
     /// How each option was mapped.
     pub(crate) mapped: Vec<Mapping>,
