@@ -9,21 +9,21 @@ use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::SystemTime;
 
-pub use crate::io::progress::Progress;
+pub(crate) use crate::io::progress::Progress;
 use crate::plan::PlannedRun;
 use crate::result::{Interval, RunResult};
 
 /// Which figures an interval event holds: one target on one host, or the
 /// sum over every target and host of the run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Scope<'a> {
+pub(crate) enum Scope<'a> {
     Part { host: &'a str, target: &'a str },
     Total,
 }
 
 /// One interval of a run, as measured (a part) or summed (the total).
 /// Every part of a period comes before the period's total.
-pub struct IntervalEvent<'a> {
+pub(crate) struct IntervalEvent<'a> {
     pub run: &'a PlannedRun,
     /// Seconds of the run so far, and the run's planned length.
     pub elapsed_s: f64,
@@ -33,7 +33,7 @@ pub struct IntervalEvent<'a> {
 }
 
 /// What the executor and the coordinator tell whoever is watching.
-pub trait Observer: Progress {
+pub(crate) trait Observer: Progress {
     fn note(&self, message: &str);
     fn run_started(&self, index: usize, count: usize, run: &PlannedRun);
     /// The workers were released at `at` (wall clock): the run's I/O begins.
@@ -48,7 +48,7 @@ pub trait Observer: Progress {
 }
 
 /// This machine's name, the `host` label of a local part.
-pub fn this_host() -> &'static str {
+pub(crate) fn this_host() -> &'static str {
     static NAME: OnceLock<String> = OnceLock::new();
     NAME.get_or_init(|| {
         rustix::system::uname()
@@ -60,16 +60,16 @@ pub fn this_host() -> &'static str {
 
 /// Several observers as one: each event goes to each, in order.
 #[derive(Default)]
-pub struct Tee {
+pub(crate) struct Tee {
     observers: Vec<Box<dyn Observer>>,
 }
 
 impl Tee {
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self::default()
     }
 
-    pub fn push(&mut self, obs: Box<dyn Observer>) {
+    pub(crate) fn push(&mut self, obs: Box<dyn Observer>) {
         self.observers.push(obs);
     }
 }
@@ -116,14 +116,14 @@ impl Observer for Tee {
 /// Passes each part's interval through at once and, once every one of the
 /// `n` parts has reported a period, that period's total (merged exactly,
 /// `result::merge`). One per run; shared by the parts' threads.
-pub struct Totals<'a> {
+pub(crate) struct Totals<'a> {
     inner: &'a dyn Observer,
     state: Mutex<(Vec<Vec<Interval>>, usize)>,
     started: AtomicBool,
 }
 
 impl<'a> Totals<'a> {
-    pub fn new(inner: &'a dyn Observer, n: usize) -> Self {
+    pub(crate) fn new(inner: &'a dyn Observer, n: usize) -> Self {
         Self {
             inner,
             state: Mutex::new((vec![Vec::new(); n], 0)),
@@ -131,19 +131,15 @@ impl<'a> Totals<'a> {
         }
     }
 
-    pub fn inner(&self) -> &'a dyn Observer {
-        self.inner
-    }
-
     /// The first part's start is the run's start.
-    pub fn io_started(&self, run: &PlannedRun, at: SystemTime) {
+    pub(crate) fn io_started(&self, run: &PlannedRun, at: SystemTime) {
         if !self.started.swap(true, Ordering::SeqCst) {
             self.inner.io_started(run, at);
         }
     }
 
     /// Part `part`'s event: passed on, then any period now complete as a total.
-    pub fn part(&self, part: usize, ev: &IntervalEvent<'_>) {
+    pub(crate) fn part(&self, part: usize, ev: &IntervalEvent<'_>) {
         self.inner.interval(ev);
         let Ok(mut st) = self.state.lock() else {
             return;
@@ -170,7 +166,7 @@ impl<'a> Totals<'a> {
 
 /// An observer that passes everything to `inner` but makes each interval
 /// a part of `totals` (one target of a run on this host).
-pub struct PartObserver<'a> {
+pub(crate) struct PartObserver<'a> {
     pub totals: &'a Totals<'a>,
     pub part: usize,
     /// Notes are prefixed with the target when there are several.

@@ -14,9 +14,11 @@
 //! cmd > remote > report > output > executor > events > plan > input > io > result >
 //! spec > units, stats, error.
 
+#![deny(unreachable_pub)]
+
 pub mod cmd;
 pub mod error;
-pub mod events;
+pub(crate) mod events;
 pub(crate) mod executor;
 pub mod input;
 pub mod io;

@@ -4,7 +4,7 @@
 use crate::error::{Result, exit};
 use crate::input::args::CleanArgs;
 
-pub fn cmd_clean(a: &CleanArgs) -> Result<i32> {
+pub(crate) fn cmd_clean(a: &CleanArgs) -> Result<i32> {
     // A tree many hosts shared: its parts (hostN), each a tree of its own.
     let done = match crate::io::meta::shared::clean_parts(&a.target)? {
         Some(done) => done,

@@ -57,7 +57,7 @@ fn write_new(path: &Path, text: &str) -> Result<()> {
         .map_err(|e| VbError::target(format!("cannot write {}: {e}", path.display())))
 }
 
-pub fn cmd_import(c: &ImportCommand) -> Result<i32> {
+pub(crate) fn cmd_import(c: &ImportCommand) -> Result<i32> {
     let (imp, to): (Imported, &ImportTo) = match c {
         ImportCommand::Fio { file, to } => (fio(file, &PathMap::parse(&to.map.map)?)?, to),
         ImportCommand::Vdbench { files, to } => {
@@ -101,17 +101,17 @@ pub fn cmd_import(c: &ImportCommand) -> Result<i32> {
     Ok(exit::OK)
 }
 
-pub fn cmd_fio(a: &FioRunArgs) -> Result<i32> {
+pub(crate) fn cmd_fio(a: &FioRunArgs) -> Result<i32> {
     let imp = fio(&a.file, &PathMap::parse(&a.run.map.map)?)?;
     run(imp, &a.run)
 }
 
-pub fn cmd_vdbench(a: &VdbenchRunArgs) -> Result<i32> {
+pub(crate) fn cmd_vdbench(a: &VdbenchRunArgs) -> Result<i32> {
     let imp = vdbench(&a.files, &PathMap::parse(&a.run.map.map)?)?;
     run(imp, &a.run)
 }
 
-pub fn cmd_diskspd(a: &DiskspdRunArgs) -> Result<i32> {
+pub(crate) fn cmd_diskspd(a: &DiskspdRunArgs) -> Result<i32> {
     let args: Vec<String> = a
         .args
         .iter()

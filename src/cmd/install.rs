@@ -74,7 +74,7 @@ fn with_hints(mut cmd: Command) -> Command {
     cmd
 }
 
-pub fn cmd_completions(shell: CompletionShell) -> Result<i32> {
+pub(crate) fn cmd_completions(shell: CompletionShell) -> Result<i32> {
     let shell = match shell {
         CompletionShell::Bash => clap_complete::Shell::Bash,
         CompletionShell::Zsh => clap_complete::Shell::Zsh,
@@ -120,7 +120,7 @@ fn pages() -> Result<Vec<(String, Vec<u8>)>> {
     Ok(out)
 }
 
-pub fn cmd_man(a: &ManArgs) -> Result<i32> {
+pub(crate) fn cmd_man(a: &ManArgs) -> Result<i32> {
     let pages = pages()?;
     if let Some(dir) = &a.dir {
         let out = crate::output::file::OutputDir::open(dir)?;

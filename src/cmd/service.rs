@@ -5,7 +5,7 @@ use crate::input::args::{ServiceCommand, SizeArgs};
 use crate::input::catalogue::{self, size};
 use crate::output::fmt::terminal;
 
-pub fn cmd_size(a: &SizeArgs) -> Result<i32> {
+pub(crate) fn cmd_size(a: &SizeArgs) -> Result<i32> {
     let all = catalogue::load(a.catalogue.catalogue.as_deref())?;
     let text = match (&a.quota, &a.need) {
         (_, Some(n)) => size::quota_for(&all, &a.service, size::parse_need(n)?)?,
@@ -16,7 +16,7 @@ pub fn cmd_size(a: &SizeArgs) -> Result<i32> {
     Ok(exit::OK)
 }
 
-pub fn cmd_service(c: &ServiceCommand) -> Result<i32> {
+pub(crate) fn cmd_service(c: &ServiceCommand) -> Result<i32> {
     match c {
         ServiceCommand::List(cat) => {
             let all = catalogue::load(cat.catalogue.as_deref())?;

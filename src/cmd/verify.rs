@@ -8,7 +8,7 @@ use crate::units::format_size;
 /// Mismatches printed in full; the rest are counted.
 const SHOWN: u64 = 1000;
 
-pub fn cmd_verify(a: &VerifyArgs) -> Result<i32> {
+pub(crate) fn cmd_verify(a: &VerifyArgs) -> Result<i32> {
     let stop = super::stop_flag()?;
     let mut shown = 0u64;
     let r = crate::io::scan::scan(&a.target, a.journal.as_deref(), &stop, &mut |line| {

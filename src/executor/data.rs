@@ -13,7 +13,7 @@ use crate::plan::Plan;
 /// plan's pool at a position of its own, so even default data does not
 /// repeat from block to block (a reused buffer would: 4 KiB writes from one
 /// buffer compress 2:1 in 64 KiB chunks).
-pub fn attach(plan: &Plan, p: &mut Prepared) -> Result<()> {
+pub(super) fn attach(plan: &Plan, p: &mut Prepared) -> Result<()> {
     let spec = &plan.job.target.data;
     let map = if spec.verify {
         let init = if p.filled_now {
@@ -59,13 +59,13 @@ pub fn attach(plan: &Plan, p: &mut Prepared) -> Result<()> {
 }
 
 /// The map's block: what divides every block size of every run.
-pub fn block_unit(plan: &Plan) -> u64 {
+pub(super) fn block_unit(plan: &Plan) -> u64 {
     verify::job_block_unit(&plan.job)
 }
 
 /// The run's error when its reads found wrong data: the count and the
 /// first mismatches, one a line.
-pub fn failure(report: &DataReport, max: u64) -> Option<String> {
+pub(super) fn failure(report: &DataReport, max: u64) -> Option<String> {
     if report.errors == 0 {
         return None;
     }
@@ -83,7 +83,7 @@ pub fn failure(report: &DataReport, max: u64) -> Option<String> {
 
 /// Has a failing journal (truncated, deleted, an I/O error on its file)
 /// end the run at once, as a failing worker does: `control.failed`.
-pub fn watch_journal(
+pub(super) fn watch_journal(
     p: &Prepared,
     control: &Arc<crate::io::worker::Control>,
 ) -> Option<Arc<verify::journal::Journal>> {
@@ -97,7 +97,7 @@ pub fn watch_journal(
 
 /// After a run's workers stopped: its journal synced, or why it cannot be
 /// (then the run fails, its results kept).
-pub fn journal_after_run(j: Option<Arc<verify::journal::Journal>>) -> Option<String> {
+pub(super) fn journal_after_run(j: Option<Arc<verify::journal::Journal>>) -> Option<String> {
     let j = j?;
     j.on_failure(None);
     j.flush().err().map(|e| e.message)

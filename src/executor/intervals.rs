@@ -7,7 +7,7 @@ use crate::stats::live_hist::sparse_add;
 /// Interval records with a bounded length: past `MAX_INTERVALS`, adjacent
 /// pairs in the same phase are merged (time-weighted), halving the count.
 #[derive(Default)]
-pub struct IntervalLog {
+pub(super) struct IntervalLog {
     items: Vec<Interval>,
     /// Latency buckets held over all intervals (bounded by MAX_INTERVAL_BUCKETS).
     buckets: usize,
@@ -18,7 +18,7 @@ fn buckets(iv: &Interval) -> usize {
 }
 
 impl IntervalLog {
-    pub fn push(&mut self, iv: Interval) {
+    pub(super) fn push(&mut self, iv: Interval) {
         self.buckets += buckets(&iv);
         self.items.push(iv);
         if self.items.len() >= MAX_INTERVALS {
@@ -50,7 +50,7 @@ impl IntervalLog {
         self.buckets = self.items.iter().map(buckets).sum();
     }
 
-    pub fn into_vec(self) -> Vec<Interval> {
+    pub(super) fn into_vec(self) -> Vec<Interval> {
         self.items
     }
 }

@@ -16,11 +16,11 @@ use crate::spec::meta::MetaOp;
 
 /// What a prepared set is found under: a file set by its layout, the
 /// metadata runs' tree by `TREE_KEY`.
-pub type SetKey = Option<SetLayout>;
-pub const TREE_KEY: SetKey = None;
+pub(crate) type SetKey = Option<SetLayout>;
+pub(crate) const TREE_KEY: SetKey = None;
 
 /// The set key a run uses: its file set's layout, or the tree's key.
-pub fn set_key(run: &PlannedRun, job: &JobSpec) -> SetKey {
+pub(crate) fn set_key(run: &PlannedRun, job: &JobSpec) -> SetKey {
     if run.spec.meta.is_some() {
         TREE_KEY
     } else {
@@ -29,7 +29,7 @@ pub fn set_key(run: &PlannedRun, job: &JobSpec) -> SetKey {
 }
 
 /// The prepared set `run` works on.
-pub fn find_set<'s>(
+pub(crate) fn find_set<'s>(
     sets: &'s [(SetKey, Prepared)],
     run: &PlannedRun,
     job: &JobSpec,
@@ -48,7 +48,7 @@ pub fn find_set<'s>(
 }
 
 /// Prepares the tree the plan's metadata runs work on, if it has any.
-pub fn prepare_tree(plan: &Plan) -> Result<Option<Prepared>> {
+pub(crate) fn prepare_tree(plan: &Plan) -> Result<Option<Prepared>> {
     let Some(first) = plan.runs.iter().find_map(|r| r.spec.meta.as_ref()) else {
         return Ok(None);
     };
@@ -69,7 +69,7 @@ pub fn prepare_tree(plan: &Plan) -> Result<Option<Prepared>> {
 }
 
 /// Before a metadata run: drop the client's caches if it asks.
-pub fn before_run(plan: &Plan, run: &PlannedRun) -> Result<()> {
+pub(crate) fn before_run(plan: &Plan, run: &PlannedRun) -> Result<()> {
     match &run.spec.meta {
         Some(m) if m.drop_caches => meta::drop_caches(&plan.job.target.path),
         _ => Ok(()),
@@ -77,7 +77,7 @@ pub fn before_run(plan: &Plan, run: &PlannedRun) -> Result<()> {
 }
 
 /// The worker for `w` of `n` on a metadata run, or None for block I/O.
-pub fn worker(plan: &Plan, run: &PlannedRun, w: u32, n: u32) -> Option<meta::MetaWorker> {
+pub(crate) fn worker(plan: &Plan, run: &PlannedRun, w: u32, n: u32) -> Option<meta::MetaWorker> {
     run.spec
         .meta
         .as_ref()
@@ -85,7 +85,7 @@ pub fn worker(plan: &Plan, run: &PlannedRun, w: u32, n: u32) -> Option<meta::Met
 }
 
 /// Adds one worker's per-operation statistics to the run's.
-pub fn merge(acc: &mut Vec<MetaOpStats>, more: Vec<MetaOpStats>) {
+pub(crate) fn merge(acc: &mut Vec<MetaOpStats>, more: Vec<MetaOpStats>) {
     for s in more {
         match acc.iter_mut().find(|a| a.op == s.op) {
             Some(a) => {
@@ -98,7 +98,7 @@ pub fn merge(acc: &mut Vec<MetaOpStats>, more: Vec<MetaOpStats>) {
 }
 
 /// The run's per-operation results, over the same phase times as its totals.
-pub fn results(mut acc: Vec<MetaOpStats>, run: &RunResult) -> Vec<MetaOpResult> {
+pub(crate) fn results(mut acc: Vec<MetaOpStats>, run: &RunResult) -> Vec<MetaOpResult> {
     let secs = |name: PhaseName| {
         run.phases
             .iter()
@@ -115,7 +115,7 @@ pub fn results(mut acc: Vec<MetaOpStats>, run: &RunResult) -> Vec<MetaOpResult> 
 
 /// A metadata run's per-operation figures for one interval's deltas; none
 /// for block I/O.
-pub fn interval_ops(
+pub(crate) fn interval_ops(
     run: &PlannedRun,
     d: &crate::stats::CounterSnapshot,
     secs: f64,

@@ -15,7 +15,7 @@ pub(crate) mod meta;
 mod prepare;
 mod record;
 mod replay;
-pub mod rescue;
+pub(crate) mod rescue;
 mod run;
 mod search;
 mod shaped;
@@ -27,7 +27,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::error::{Result, VbError};
-pub use crate::events::Observer;
+pub(crate) use crate::events::Observer;
 use crate::io::host;
 use crate::io::target;
 use crate::plan::targets::at_target;
@@ -36,14 +36,14 @@ use crate::result::targets::TargetRun;
 use crate::result::{ResultDoc, RunResult, TargetInfo};
 use crate::spec::JobSpec;
 
-pub use prepare::prepare;
-pub use run::{RunError, run_one};
-pub use startgate::Start;
-pub use targets::Sets;
+pub(crate) use prepare::prepare;
+pub(crate) use run::{RunError, run_one};
+pub(crate) use startgate::Start;
+pub(crate) use targets::Sets;
 
 /// The result's `memory` for a prepared target: the host's memory it is,
 /// if it is (`io::mounts::memory_of`).
-pub fn memory_of(kind: target::TargetKind, path: &std::path::Path) -> Option<String> {
+pub(crate) fn memory_of(kind: target::TargetKind, path: &std::path::Path) -> Option<String> {
     crate::io::mounts::memory_of(path, kind == target::TargetKind::BlockDevice).map(str::to_string)
 }
 
@@ -63,7 +63,7 @@ fn this_host(job: &crate::spec::JobSpec) -> crate::result::HostInfo {
 /// (`targets::run_together`). With several targets a run's figures are
 /// merged exactly from theirs (`result::merge`), each target's own kept in
 /// `runs[].targets`.
-pub fn execute(
+pub(crate) fn execute(
     job: &JobSpec,
     plans: &[Plan],
     obs: &dyn Observer,

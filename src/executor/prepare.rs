@@ -32,7 +32,7 @@ impl target::Progress for Upcast<'_> {
 /// Prepares the plan's target as `execute` does (one file set per distinct
 /// layout the runs use), checks alignment and passes the notes to the
 /// observer. A multi-host agent calls it once per target it was given.
-pub fn prepare(
+pub(crate) fn prepare(
     plan: &Plan,
     obs: &dyn Observer,
     stop: &Arc<AtomicBool>,

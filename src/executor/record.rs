@@ -150,7 +150,7 @@ pub(super) fn from_intervals(run: &PlannedRun, t: &Timeline) -> RunResult {
 /// arrivals give a count that varies by itself (standard deviation
 /// sqrt(expected)), so only a shortfall beyond three of those says so;
 /// anything less is sampling noise, not saturation.
-pub fn rate_reached(target: f64, achieved: f64, seconds: f64, arrivals: Arrivals) -> bool {
+pub(super) fn rate_reached(target: f64, achieved: f64, seconds: f64, arrivals: Arrivals) -> bool {
     let expected = target * seconds;
     let got = achieved * seconds;
     let slack = match arrivals {

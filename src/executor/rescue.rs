@@ -37,7 +37,7 @@ fn slot() -> MutexGuard<'static, Slot> {
 
 /// Keeps `doc` (its finished runs) as the result so far; the run in
 /// progress starts afresh.
-pub fn keep(doc: &ResultDoc, whole_runs_only: bool) {
+pub(crate) fn keep(doc: &ResultDoc, whole_runs_only: bool) {
     let mut s = slot();
     s.doc = Some(doc.clone());
     s.current = None;
@@ -45,7 +45,7 @@ pub fn keep(doc: &ResultDoc, whole_runs_only: bool) {
 }
 
 /// Keeps the run in progress as far as its collector saw it.
-pub fn keep_run(run: RunResult) {
+pub(crate) fn keep_run(run: RunResult) {
     let mut s = slot();
     if !s.whole_runs_only {
         s.current = Some(run);
@@ -54,19 +54,19 @@ pub fn keep_run(run: RunResult) {
 
 /// Says what the job is doing now ("filling the file set", "warming up
 /// run 'x'"), for the line printed when a stop keeps the result.
-pub fn doing(what: impl Into<String>) {
+pub(crate) fn doing(what: impl Into<String>) {
     slot().doing = what.into();
 }
 
 /// What the job was doing when last told, if anything.
-pub fn what_it_was_doing() -> String {
+pub(crate) fn what_it_was_doing() -> String {
     slot().doing.clone()
 }
 
 /// The result so far, marked interrupted, with the run in progress (if its
 /// collector saw it stop) and a note saying where the job stood. None
 /// before the job began.
-pub fn take() -> Option<ResultDoc> {
+pub(crate) fn take() -> Option<ResultDoc> {
     let mut s = slot();
     let mut doc = s.doc.take()?;
     if let Some(run) = s.current.take() {

@@ -22,17 +22,17 @@ use crate::spec::Arrivals;
 use crate::stats::LiveCounters;
 
 /// A failed run: why, and what it measured before failing.
-pub type RunError = (VbError, Option<Box<RunResult>>);
+pub(crate) type RunError = (VbError, Option<Box<RunResult>>);
 
 /// Decides when a run's I/O starts, once every worker is set up: `Some(now)`
 /// on a single host; on a multi-host agent, after the coordinator's barrier,
 /// the common absolute start time. `None` abandons the run before any I/O.
-pub type StartGate<'a> = &'a (dyn Fn() -> Option<Instant> + Sync);
+pub(super) type StartGate<'a> = &'a (dyn Fn() -> Option<Instant> + Sync);
 
 /// Runs one planned run on a prepared target: sets the workers up, waits for
 /// `gate`'s start time, collects intervals (reported to `obs`) and merges the
 /// workers' statistics.
-pub fn run_one(
+pub(crate) fn run_one(
     plan: &Plan,
     run: &PlannedRun,
     prepared: &Prepared,
@@ -382,7 +382,7 @@ fn gather(
 
 /// Worker `w`'s share of an --io-limit of `limit` bytes over `n` workers, in
 /// whole units of the smallest block size so a fixed block size splits exactly.
-pub fn io_share(limit: u64, unit: u64, w: u32, n: u32) -> u64 {
+pub(super) fn io_share(limit: u64, unit: u64, w: u32, n: u32) -> u64 {
     let units = limit / unit.max(1);
     let (base, extra) = (units / n as u64, units % n as u64);
     (base + u64::from((w as u64) < extra)) * unit

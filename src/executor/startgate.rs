@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 /// When a run's I/O starts once everything on this host is ready.
 #[derive(Clone, Copy)]
-pub enum Start<'a> {
+pub(crate) enum Start<'a> {
     /// At once: a job on this host alone.
     Now,
     /// At the time this asks for (an agent: the coordinator's common start
@@ -25,7 +25,7 @@ pub enum Start<'a> {
 
 impl Start<'_> {
     /// The start time, asked once everything is ready.
-    pub fn decide(&self) -> Option<Instant> {
+    pub(crate) fn decide(&self) -> Option<Instant> {
         match self {
             Start::Now => Some(Instant::now()),
             Start::Decided(f) => f(),
@@ -46,7 +46,7 @@ impl Start<'_> {
 /// it is), so it runs as soon as its timer fires, and drops back to its
 /// own policy before any I/O is issued. A thread already under another
 /// policy (a user's `chrt`) is left alone.
-pub fn sleep_until(at: Instant) -> (Instant, std::time::SystemTime) {
+pub(crate) fn sleep_until(at: Instant) -> (Instant, std::time::SystemTime) {
     let wait = at.saturating_duration_since(Instant::now());
     if wait.is_zero() {
         return (Instant::now(), std::time::SystemTime::now());
@@ -92,7 +92,7 @@ struct State {
 }
 
 #[derive(Default)]
-pub struct ThreadGate {
+pub(crate) struct ThreadGate {
     state: Mutex<State>,
     changed: Condvar,
 }
@@ -102,7 +102,7 @@ pub struct ThreadGate {
 const POLL: Duration = Duration::from_millis(50);
 
 impl ThreadGate {
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self::default()
     }
 
@@ -113,19 +113,19 @@ impl ThreadGate {
     }
 
     /// A worker is set up (or has failed and will not start).
-    pub fn arrive(&self) {
+    pub(crate) fn arrive(&self) {
         self.lock().ready += 1;
         self.changed.notify_all();
     }
 
     /// A worker waits for the start; true to go, false when called off.
-    pub fn wait_start(&self) -> bool {
+    pub(crate) fn wait_start(&self) -> bool {
         self.wait_start_at().is_some()
     }
 
     /// A worker waits for the start: the time to start at, None when
     /// called off.
-    pub fn wait_start_at(&self) -> Option<Instant> {
+    pub(crate) fn wait_start_at(&self) -> Option<Instant> {
         let mut s = self.lock();
         loop {
             if let Some(at) = s.released {
@@ -137,7 +137,12 @@ impl ThreadGate {
 
     /// Waits until `n` workers have arrived, or `stop` is set, or
     /// `failed()` says a worker gave up: true only in the first case.
-    pub fn wait_ready(&self, n: usize, stop: &AtomicBool, failed: impl Fn() -> bool) -> bool {
+    pub(crate) fn wait_ready(
+        &self,
+        n: usize,
+        stop: &AtomicBool,
+        failed: impl Fn() -> bool,
+    ) -> bool {
         let mut s = self.lock();
         loop {
             if s.ready >= n {
@@ -155,13 +160,13 @@ impl ThreadGate {
     }
 
     /// Releases every worker, now and later: `go` false calls the run off.
-    pub fn release(&self, go: bool) {
+    pub(crate) fn release(&self, go: bool) {
         self.release_at(go.then(Instant::now));
     }
 
     /// Releases every worker, now and later, to start at `at`; None calls
     /// the run off.
-    pub fn release_at(&self, at: Option<Instant>) {
+    pub(crate) fn release_at(&self, at: Option<Instant>) {
         let mut s = self.lock();
         if s.released.is_none() {
             s.released = Some(at);

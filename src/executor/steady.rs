@@ -3,14 +3,14 @@
 //! the window's mean and the best-fit line drifts little across the window.
 
 /// Intervals in a steady-state window.
-pub const WINDOW: usize = 5;
+pub(crate) const WINDOW: usize = 5;
 /// Allowed excursion of each value from the window mean (fraction of the mean).
-pub const BAND: f64 = 0.10;
+pub(crate) const BAND: f64 = 0.10;
 /// Allowed drift of the least-squares line across the window (fraction of the mean).
-pub const SLOPE: f64 = 0.10;
+pub(crate) const SLOPE: f64 = 0.10;
 
 /// True when the last `WINDOW` values are steady.
-pub fn is_steady(values: &[f64]) -> bool {
+pub(crate) fn is_steady(values: &[f64]) -> bool {
     if values.len() < WINDOW {
         return false;
     }

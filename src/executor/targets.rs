@@ -18,17 +18,17 @@ use crate::plan::{Plan, PlannedRun};
 use crate::result::RunResult;
 
 /// One target's prepared file sets (one per file count its runs use).
-pub type Sets = Vec<(super::meta::SetKey, Prepared)>;
+pub(crate) type Sets = Vec<(super::meta::SetKey, Prepared)>;
 
 /// What one target's run ended with; boxed, as a failed run carries a
 /// whole partial result.
-pub type Outcome = std::result::Result<RunResult, Box<RunError>>;
+pub(crate) type Outcome = std::result::Result<RunResult, Box<RunError>>;
 
 /// Run `i` made ready on each target: the rate of a run given as a share
 /// of an earlier one resolved against that target's own runs, the file set
 /// of the run's file count found, a metadata run's caches dropped. An
 /// error names its target when there are several.
-pub fn ready<'p>(
+pub(crate) fn ready<'p>(
     plans: &[Plan],
     prepared: &'p [Sets],
     done: &[Vec<RunResult>],
@@ -59,7 +59,7 @@ pub fn ready<'p>(
 /// Runs `runs` (one per target, from `ready`) together: each target's
 /// workers get ready on their own thread, and all are released at `start`'s
 /// time once every one is; `observers` has one observer per target.
-pub fn run_together(
+pub(crate) fn run_together(
     plans: &[Plan],
     runs: &[(PlannedRun, &Prepared)],
     observers: &[&dyn Observer],
@@ -113,7 +113,10 @@ pub fn run_together(
 
 /// The run as the user asked for it, for the terminal's run line: the
 /// job's run, and the I/O threads of every target together.
-pub fn whole_run(spec: &crate::spec::RunSpec, runs: &[(PlannedRun, &Prepared)]) -> PlannedRun {
+pub(crate) fn whole_run(
+    spec: &crate::spec::RunSpec,
+    runs: &[(PlannedRun, &Prepared)],
+) -> PlannedRun {
     let mut each = runs.iter().map(|(r, _)| r);
     let Some(first) = each.next() else {
         return PlannedRun {

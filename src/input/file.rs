@@ -14,7 +14,7 @@ use crate::error::{Result, VbError};
 use crate::units::format_size;
 
 /// Reads `path` as text for `what` (e.g. "suite file"), at most `cap` bytes.
-pub fn read_text(path: &Path, what: &str, cap: u64) -> Result<String> {
+pub(crate) fn read_text(path: &Path, what: &str, cap: u64) -> Result<String> {
     let shown = path.display();
     let fail = |e: String| VbError::input(format!("cannot read {what} {shown}: {e}"));
     // O_NONBLOCK: opening a FIFO without a writer must not wait forever; it
@@ -72,7 +72,7 @@ pub fn read_text(path: &Path, what: &str, cap: u64) -> Result<String> {
 
 /// Editors on some systems start UTF-8 files with a byte-order mark; it is
 /// not part of the first name or key.
-pub fn strip_bom(text: &str) -> &str {
+pub(crate) fn strip_bom(text: &str) -> &str {
     text.strip_prefix('\u{feff}').unwrap_or(text)
 }
 

@@ -14,7 +14,7 @@ use crate::units::{parse_count_in, parse_duration_in, parse_size_in};
 /// The job the flags describe. Without --size it carries the directory
 /// default; a file or device is used whole when its plan decides the size
 /// (`plan::size`), here or on each host.
-pub fn job_from_run_args(a: &RunArgs) -> Result<JobSpec> {
+pub(crate) fn job_from_run_args(a: &RunArgs) -> Result<JobSpec> {
     let c = &a.common;
     // The path ends up in result.json as text; refuse it now rather than
     // after the benchmark.
@@ -210,7 +210,7 @@ pub fn job_from_run_args(a: &RunArgs) -> Result<JobSpec> {
 
 /// A target path must be text (it is recorded, templated and sent to
 /// hosts as such) and not empty.
-pub fn check_target_path(path: &std::path::Path) -> Result<()> {
+pub(crate) fn check_target_path(path: &std::path::Path) -> Result<()> {
     if path.as_os_str().is_empty() {
         return Err(VbError::input("--target is empty"));
     }

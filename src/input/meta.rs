@@ -16,9 +16,9 @@ use crate::units::bounds;
 use crate::units::{parse_count_in, parse_duration_in, parse_size_in};
 
 /// A phase runs until it has covered the tree; this is only its cap.
-pub const PHASE_CAP_S: f64 = 7.0 * 86400.0;
+pub(crate) const PHASE_CAP_S: f64 = 7.0 * 86400.0;
 /// Largest weight of a mix entry.
-pub const MAX_WEIGHT: u64 = 1_000_000;
+pub(crate) const MAX_WEIGHT: u64 = 1_000_000;
 
 fn op_names() -> String {
     ALL_OPS.map(|o| o.name()).join(", ")
@@ -26,7 +26,7 @@ fn op_names() -> String {
 
 /// `create,stat` (phases) or `stat:40,create:10` (one mix): the entries and
 /// whether they were weighted.
-pub fn parse_ops(text: &str) -> Result<(Vec<MetaOpWeight>, bool)> {
+pub(crate) fn parse_ops(text: &str) -> Result<(Vec<MetaOpWeight>, bool)> {
     let mut out = Vec::new();
     let mut weighted = None;
     for item in text.split(',').map(str::trim) {
@@ -63,7 +63,7 @@ pub fn parse_ops(text: &str) -> Result<(Vec<MetaOpWeight>, bool)> {
 }
 
 /// `4k`, `0`, or `3k:50,64k:40,1m:10`.
-pub fn parse_file_size(text: &str) -> Result<Vec<BlockSize>> {
+pub(crate) fn parse_file_size(text: &str) -> Result<Vec<BlockSize>> {
     let mut out = Vec::new();
     let mut weighted = None;
     for item in text.split(',').map(str::trim) {
@@ -99,7 +99,7 @@ fn shape(flag: &str, text: Option<&str>, default: u32, lo: u64, hi: u64) -> Resu
 }
 
 /// A tree and its operations as text, from flags or suite keys.
-pub struct TreeText<'a> {
+pub(crate) struct TreeText<'a> {
     pub ops: &'a str,
     pub depth: Option<&'a str>,
     pub width: Option<&'a str>,
@@ -111,7 +111,7 @@ pub struct TreeText<'a> {
 }
 
 /// Warm-up, duration and steady as given (None: not given).
-pub struct Timing {
+pub(crate) struct Timing {
     pub warmup_s: Option<f64>,
     pub duration_s: Option<f64>,
     pub steady: bool,
@@ -120,7 +120,7 @@ pub struct Timing {
 /// The runs of a tree: one phase per operation of a plain list (named
 /// `NAME-op`, or `op`), or one timed mix. `base` carries threads, rate and
 /// arrivals.
-pub fn tree_runs(
+pub(crate) fn tree_runs(
     name: Option<&str>,
     base: &RunSpec,
     t: &TreeText,
@@ -203,7 +203,7 @@ pub fn tree_runs(
 }
 
 /// The job for `--ops` runs, None when no `--ops` was given.
-pub fn job(a: &RunArgs) -> Result<Option<JobSpec>> {
+pub(crate) fn job(a: &RunArgs) -> Result<Option<JobSpec>> {
     let m = &a.meta;
     let c = &a.common;
     let Some(ops_text) = &m.ops else {

@@ -11,7 +11,7 @@ use crate::spec::{BlockSize, JobSpec, Pattern};
 use crate::units::bounds;
 
 /// Refuses, by name, the flags a replay would otherwise leave unused.
-pub fn check_flags(a: &RunArgs) -> Result<()> {
+pub(crate) fn check_flags(a: &RunArgs) -> Result<()> {
     if a.replay.replay.is_none() {
         return Ok(());
     }
@@ -53,7 +53,7 @@ pub fn check_flags(a: &RunArgs) -> Result<()> {
 }
 
 /// `--replay-speed`: a factor, or `max`.
-pub fn parse_speed(text: Option<&str>) -> Result<Option<f64>> {
+pub(crate) fn parse_speed(text: Option<&str>) -> Result<Option<f64>> {
     let Some(t) = text else {
         return Ok(Some(1.0));
     };
@@ -78,7 +78,7 @@ pub fn parse_speed(text: Option<&str>) -> Result<Option<f64>> {
 }
 
 /// Makes `job`'s one run the replay of `--replay FILE`.
-pub fn apply(a: &RunArgs, job: &mut JobSpec) -> Result<()> {
+pub(crate) fn apply(a: &RunArgs, job: &mut JobSpec) -> Result<()> {
     let Some(path) = &a.replay.replay else {
         return Ok(());
     };

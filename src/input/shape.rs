@@ -9,7 +9,7 @@ use crate::units::bounds;
 use crate::units::{parse_count_in, parse_duration_in};
 
 /// Sets one key (a suite key name, or a flag's without dashes) from its text.
-pub fn apply(shape: &mut Shape, key: &str, text: &str) -> Result<()> {
+pub(crate) fn apply(shape: &mut Shape, key: &str, text: &str) -> Result<()> {
     let flag = format!("--{}", key.replace('_', "-"));
     let yes = |t: &str| match t.trim() {
         "true" => Ok(true),
@@ -53,7 +53,7 @@ pub fn apply(shape: &mut Shape, key: &str, text: &str) -> Result<()> {
 
 /// The flags' values as (key, text), for `apply` (flags) or as overrides
 /// of a suite's keys.
-pub fn flag_texts(a: &ShapeArgs) -> Vec<(&'static str, String)> {
+pub(crate) fn flag_texts(a: &ShapeArgs) -> Vec<(&'static str, String)> {
     let mut v = Vec::new();
     let mut text = |k: &'static str, t: &Option<String>| {
         if let Some(t) = t {
@@ -78,7 +78,7 @@ pub fn flag_texts(a: &ShapeArgs) -> Vec<(&'static str, String)> {
 }
 
 /// The shape the flags ask for.
-pub fn from_flags(a: &ShapeArgs) -> Result<Shape> {
+pub(crate) fn from_flags(a: &ShapeArgs) -> Result<Shape> {
     let mut shape = Shape::default();
     for (k, t) in flag_texts(a) {
         apply(&mut shape, k, &t)?;

@@ -12,7 +12,7 @@ use crate::spec::targets::TargetList;
 
 /// The targets `--target` names here: one path for a plain path (taken as
 /// written), every expansion of a template.
-pub fn expand_local(target: &Path) -> Result<Vec<PathBuf>> {
+pub(crate) fn expand_local(target: &Path) -> Result<Vec<PathBuf>> {
     let Some(text) = target.to_str() else {
         return Ok(vec![target.to_path_buf()]);
     };
@@ -25,7 +25,7 @@ pub fn expand_local(target: &Path) -> Result<Vec<PathBuf>> {
 }
 
 /// Makes `job` (built for the first target) a job over all of `paths`.
-pub fn attach(job: &mut JobSpec, paths: Vec<PathBuf>, threads_total: bool) -> Result<()> {
+pub(crate) fn attach(job: &mut JobSpec, paths: Vec<PathBuf>, threads_total: bool) -> Result<()> {
     if paths.len() < 2 {
         return Err(VbError::input("a list of targets needs at least two"));
     }
@@ -37,7 +37,11 @@ pub fn attach(job: &mut JobSpec, paths: Vec<PathBuf>, threads_total: bool) -> Re
 }
 
 /// `--threads-total` means something only over several local targets.
-pub fn check_threads_total(threads_total: bool, targets: usize, multi_host: bool) -> Result<()> {
+pub(crate) fn check_threads_total(
+    threads_total: bool,
+    targets: usize,
+    multi_host: bool,
+) -> Result<()> {
     if !threads_total {
         return Ok(());
     }

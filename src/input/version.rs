@@ -11,7 +11,7 @@ pub const LONG: &str = concat!(
     ", static)"
 );
 #[cfg(not(target_feature = "crt-static"))]
-pub const LONG: &str = concat!(
+pub(crate) const LONG: &str = concat!(
     env!("CARGO_PKG_VERSION"),
     " (",
     env!("VOLBENCH_COMMIT"),

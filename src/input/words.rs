@@ -4,7 +4,7 @@
 
 /// Splits a command line into words like a POSIX shell does (quotes and
 /// backslashes), without expanding anything.
-pub fn split_words(text: &str) -> std::result::Result<Vec<String>, String> {
+pub(crate) fn split_words(text: &str) -> std::result::Result<Vec<String>, String> {
     let mut words = Vec::new();
     let mut cur = String::new();
     let mut in_word = false;

@@ -5,7 +5,7 @@
 use std::alloc::{Layout, alloc_zeroed, dealloc};
 
 /// A heap buffer aligned for direct I/O.
-pub struct AlignedBuf {
+pub(crate) struct AlignedBuf {
     ptr: *mut u8,
     layout: Layout,
 }
@@ -15,7 +15,7 @@ unsafe impl Send for AlignedBuf {}
 
 impl AlignedBuf {
     /// Allocates `len` zeroed bytes aligned to `align` (a power of two).
-    pub fn new(len: usize, align: usize) -> Self {
+    pub(crate) fn new(len: usize, align: usize) -> Self {
         let layout = Layout::from_size_align(len.max(1), align.max(8))
             .expect("buffer alignment is a power of two and the size fits");
         // SAFETY: the layout has a non-zero size.
@@ -28,7 +28,7 @@ impl AlignedBuf {
 
     /// Like `new`, but a size or alignment that cannot be laid out, or
     /// memory the system will not give, is an error instead of an abort.
-    pub fn try_new(len: usize, align: usize) -> crate::error::Result<Self> {
+    pub(crate) fn try_new(len: usize, align: usize) -> crate::error::Result<Self> {
         let layout = Layout::from_size_align(len.max(1), align.max(8)).map_err(|_| {
             crate::error::VbError::input(format!(
                 "cannot lay out a {len}-byte buffer aligned to {align} bytes"
@@ -44,20 +44,20 @@ impl AlignedBuf {
         Ok(Self { ptr, layout })
     }
 
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.layout.size()
     }
 
-    pub fn as_mut_ptr(&mut self) -> *mut u8 {
+    pub(crate) fn as_mut_ptr(&mut self) -> *mut u8 {
         self.ptr
     }
 
-    pub fn as_slice(&self) -> &[u8] {
+    pub(crate) fn as_slice(&self) -> &[u8] {
         // SAFETY: ptr is valid for layout.size() bytes for the buffer's life.
         unsafe { std::slice::from_raw_parts(self.ptr, self.layout.size()) }
     }
 
-    pub fn as_mut_slice(&mut self) -> &mut [u8] {
+    pub(crate) fn as_mut_slice(&mut self) -> &mut [u8] {
         // SAFETY: as above, and &mut self guarantees exclusivity.
         unsafe { std::slice::from_raw_parts_mut(self.ptr, self.layout.size()) }
     }
@@ -71,7 +71,7 @@ impl Drop for AlignedBuf {
 }
 
 /// Fills a buffer with pseudo-random bytes (incompressible).
-pub fn fill_random(buf: &mut [u8], rng: &mut fastrand::Rng) {
+pub(crate) fn fill_random(buf: &mut [u8], rng: &mut fastrand::Rng) {
     let mut chunks = buf.chunks_exact_mut(8);
     for c in &mut chunks {
         c.copy_from_slice(&rng.u64(..).to_le_bytes());
@@ -85,7 +85,7 @@ pub fn fill_random(buf: &mut [u8], rng: &mut fastrand::Rng) {
 /// from --seed: with keys from the seed alone, every run of a job (a sweep's
 /// points, a warm-up run) and every job with the same seed stamped the same
 /// bytes at the same offsets, which deduplicating storage recognizes.
-pub fn fresh_key() -> u64 {
+pub(crate) fn fresh_key() -> u64 {
     fastrand::u64(..)
 }
 
@@ -94,7 +94,7 @@ pub fn fresh_key() -> u64 {
 /// offset and a write counter. Costs a few stores per sector instead of
 /// regenerating the buffer, and defeats block-level deduplication.
 #[inline]
-pub fn stamp(buf: &mut [u8], key: u64, offset: u64, seq: u64) {
+pub(crate) fn stamp(buf: &mut [u8], key: u64, offset: u64, seq: u64) {
     for (sector, chunk) in buf.chunks_mut(512).enumerate() {
         let sector = sector as u64;
         if chunk.len() < 16 {

@@ -2,7 +2,7 @@
 
 use crate::result::HostInfo;
 
-pub fn this_host() -> HostInfo {
+pub(crate) fn this_host() -> HostInfo {
     let uname = rustix::system::uname();
     let platform = super::platform::platform();
     HostInfo {
@@ -25,7 +25,7 @@ pub fn this_host() -> HostInfo {
 /// DMI vendor and product name, which is all a closed network leaves to
 /// tell machines apart (no metadata service is asked). Printable ASCII
 /// only and capped, as it ends up in tables.
-pub fn machine() -> Option<String> {
+pub(crate) fn machine() -> Option<String> {
     let read = |f: &str| {
         std::fs::read_to_string(format!("/sys/class/dmi/id/{f}"))
             .ok()
@@ -47,7 +47,7 @@ pub fn machine() -> Option<String> {
 
 /// The processor's name, for `compare` to say when two results ran on
 /// different hardware. The first "model name" line: hosts have one model.
-pub fn cpu_model() -> Option<String> {
+pub(crate) fn cpu_model() -> Option<String> {
     let text = std::fs::read_to_string("/proc/cpuinfo").ok()?;
     let line = text.lines().find(|l| l.starts_with("model name"))?;
     let name = line
@@ -59,7 +59,7 @@ pub fn cpu_model() -> Option<String> {
 }
 
 /// Physical memory, from /proc/meminfo.
-pub fn memory_bytes() -> Option<u64> {
+pub(crate) fn memory_bytes() -> Option<u64> {
     let text = std::fs::read_to_string("/proc/meminfo").ok()?;
     let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
@@ -67,7 +67,7 @@ pub fn memory_bytes() -> Option<u64> {
 }
 
 /// User and system CPU seconds this process has used so far.
-pub fn cpu_seconds() -> (f64, f64) {
+pub(crate) fn cpu_seconds() -> (f64, f64) {
     // SAFETY: getrusage fills the zeroed struct we pass and reads nothing else.
     let usage = unsafe {
         let mut u: libc::rusage = std::mem::zeroed();

@@ -13,7 +13,7 @@ pub(crate) mod meta;
 pub(crate) mod mounts;
 pub(crate) mod phase;
 pub(crate) mod platform;
-pub mod progress;
+pub(crate) mod progress;
 pub(crate) mod replay;
 pub(crate) mod ring;
 pub(crate) mod scan;

@@ -4,8 +4,8 @@
 
 use std::path::Path;
 
-pub use crate::result::environment::BlockSizes;
-pub use crate::result::mount::MountInfo;
+pub(crate) use crate::result::environment::BlockSizes;
+pub(crate) use crate::result::mount::MountInfo;
 
 /// Undoes mountinfo's octal escapes (`\040` for a space).
 fn unescape(s: &str) -> String {
@@ -33,7 +33,7 @@ fn unescape(s: &str) -> String {
 }
 
 /// Parses mountinfo text into entries, in file order.
-pub fn parse_mountinfo(text: &str) -> Vec<MountInfo> {
+pub(crate) fn parse_mountinfo(text: &str) -> Vec<MountInfo> {
     let mut v = Vec::new();
     for line in text.lines() {
         // Fields: id parent major:minor root mount-point options [optional...] - fstype source super-options
@@ -63,7 +63,7 @@ pub fn parse_mountinfo(text: &str) -> Vec<MountInfo> {
 
 /// The mount holding `path`: the longest mount point that is a prefix of
 /// its canonical form; the last such entry wins, as the kernel stacks them.
-pub fn find(mounts: &[MountInfo], path: &Path) -> Option<MountInfo> {
+pub(crate) fn find(mounts: &[MountInfo], path: &Path) -> Option<MountInfo> {
     let mut best: Option<&MountInfo> = None;
     for m in mounts {
         if path.starts_with(&m.mount_point)
@@ -77,7 +77,7 @@ pub fn find(mounts: &[MountInfo], path: &Path) -> Option<MountInfo> {
 
 /// The mount of a target path on this host; None when it cannot be told.
 /// A path that does not exist yet is looked up through its nearest parent.
-pub fn for_path(path: &Path) -> Option<MountInfo> {
+pub(crate) fn for_path(path: &Path) -> Option<MountInfo> {
     let text = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
     let mut p = path.to_path_buf();
     let canon = loop {
@@ -95,7 +95,7 @@ pub fn for_path(path: &Path) -> Option<MountInfo> {
 /// host's memory (figures of RAM, named as such), or a kernel interface
 /// where no file set belongs (`/dev`, `/proc`, `/sys`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Backing {
+pub(crate) enum Backing {
     Storage,
     /// tmpfs, ramfs, a zram or brd block device, or a file system on one.
     Memory(&'static str),
@@ -122,7 +122,7 @@ const PSEUDO_MAGICS: [(u64, &str); 10] = [
 
 /// The backing of a file system from its statfs magic and, for what the
 /// magic cannot tell, its mount (fs type and source).
-pub fn classify(magic: u64, mount: Option<&MountInfo>) -> Backing {
+pub(crate) fn classify(magic: u64, mount: Option<&MountInfo>) -> Backing {
     if let Some((_, name)) = PSEUDO_MAGICS.iter().find(|(m, _)| *m == magic) {
         return Backing::Pseudo(name);
     }
@@ -138,7 +138,7 @@ pub fn classify(magic: u64, mount: Option<&MountInfo>) -> Backing {
 
 /// `zram` or `brd` for a block device path whose name says it is memory
 /// (`/dev/zram0`, `/dev/ram0`).
-pub fn memory_device(path: &str) -> Option<&'static str> {
+pub(crate) fn memory_device(path: &str) -> Option<&'static str> {
     let name = path.rsplit('/').next().unwrap_or(path);
     let numbered = |p: &str| {
         name.strip_prefix(p)
@@ -155,7 +155,7 @@ pub fn memory_device(path: &str) -> Option<&'static str> {
 
 /// What backs the file system of `path`, or of its nearest existing
 /// parent when it does not exist yet; None when statfs cannot tell.
-pub fn backing(path: &Path) -> Option<Backing> {
+pub(crate) fn backing(path: &Path) -> Option<Backing> {
     let mut p = path.to_path_buf();
     let st = loop {
         match rustix::fs::statfs(&p) {
@@ -171,7 +171,7 @@ pub fn backing(path: &Path) -> Option<Backing> {
 
 /// What a target's figures come from when that is the host's memory:
 /// `tmpfs`, `ramfs`, `zram` or `brd`; None for storage.
-pub fn memory_of(path: &Path, block_device: bool) -> Option<&'static str> {
+pub(crate) fn memory_of(path: &Path, block_device: bool) -> Option<&'static str> {
     if block_device {
         let real = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
         return memory_device(&real.to_string_lossy());
@@ -185,7 +185,7 @@ pub fn memory_of(path: &Path, block_device: bool) -> Option<&'static str> {
 /// The allocation units under a target: statvfs's block and fragment size
 /// for a file system, the sector sizes for a block device (opened read-only
 /// to ask, as every check of it is). Empty when they cannot be read.
-pub fn block_sizes(path: &Path, kind: crate::spec::TargetKind) -> BlockSizes {
+pub(crate) fn block_sizes(path: &Path, kind: crate::spec::TargetKind) -> BlockSizes {
     use rustix::fs::{Mode, OFlags};
     if kind == crate::spec::TargetKind::BlockDevice {
         let Ok(fd) = rustix::fs::open(path, OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty()) else {

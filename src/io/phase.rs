@@ -13,15 +13,15 @@ use crate::io::workload::IoGen;
 use crate::spec::meta::MetaOp;
 use crate::stats::{LiveCounters, OpStats};
 
-pub const PHASE_WARMUP: u8 = 0;
-pub const PHASE_MEASURE: u8 = 1;
+pub(crate) const PHASE_WARMUP: u8 = 0;
+pub(crate) const PHASE_MEASURE: u8 = 1;
 /// After measuring, I/O goes on but counts nowhere (--cooldown).
-pub const PHASE_COOLDOWN: u8 = 2;
-pub const PHASE_STOP: u8 = 3;
+pub(crate) const PHASE_COOLDOWN: u8 = 2;
+pub(crate) const PHASE_STOP: u8 = 3;
 
 /// Shared by the collector (writer) and the workers (readers).
 #[derive(Default)]
-pub struct Control {
+pub(crate) struct Control {
     pub phase: AtomicU8,
     /// Set by a worker that hit an error, so the collector ends the run.
     pub failed: AtomicBool,
@@ -43,7 +43,7 @@ impl Control {
     }
 
     /// The moment every one of `workers` finished its share, if they all have.
-    pub fn all_finished_at(&self, workers: usize) -> Option<std::time::Instant> {
+    pub(crate) fn all_finished_at(&self, workers: usize) -> Option<std::time::Instant> {
         if (self.finished.load(Ordering::Relaxed) as usize) < workers {
             return None;
         }
@@ -54,7 +54,7 @@ impl Control {
 /// Latency (from the intended start) per op type, and, for rate-limited
 /// runs, service time (from the actual submission) beside it.
 #[derive(Clone, Default)]
-pub struct PhaseStats {
+pub(crate) struct PhaseStats {
     pub read: OpStats,
     pub write: OpStats,
     pub read_service: OpStats,
@@ -62,7 +62,7 @@ pub struct PhaseStats {
 }
 
 impl PhaseStats {
-    pub fn merge(&mut self, other: &PhaseStats) {
+    pub(crate) fn merge(&mut self, other: &PhaseStats) {
         self.read.merge(&other.read);
         self.write.merge(&other.write);
         self.read_service.merge(&other.read_service);
@@ -73,7 +73,7 @@ impl PhaseStats {
 /// When a rate-limited worker's I/Os are due. Intended start times follow
 /// the schedule whatever the device does, so a stall shows up as latency of
 /// every I/O that should have started during it (no coordinated omission).
-pub struct Schedule {
+pub(crate) struct Schedule {
     /// Mean gap between this worker's I/Os.
     pub gap: Duration,
     pub poisson: bool,
@@ -97,7 +97,7 @@ impl Schedule {
     }
 }
 
-pub struct WorkerResult {
+pub(crate) struct WorkerResult {
     pub warmup: PhaseStats,
     pub measure: PhaseStats,
     pub error: Option<String>,
@@ -107,7 +107,7 @@ pub struct WorkerResult {
     pub data: crate::io::verify::DataReport,
 }
 
-pub struct WorkerSetup {
+pub(crate) struct WorkerSetup {
     pub index: u32,
     pub engine: EngineKind,
     pub depth: u32,
@@ -132,7 +132,7 @@ pub struct WorkerSetup {
 
 /// One operation's statistics from one worker, warm-up and measured apart.
 #[derive(Clone, Debug)]
-pub struct MetaOpStats {
+pub(crate) struct MetaOpStats {
     pub op: MetaOp,
     pub warmup: OpStats,
     pub measure: OpStats,

@@ -16,7 +16,7 @@ const INSTANCE_DATA: &str = "/run/cloud-init/instance-data.json";
 const MAX_INSTANCE_DATA: u64 = 4 << 20;
 
 /// The socket buffer limits, from /proc/sys.
-pub fn net_buffers() -> NetBuffers {
+pub(crate) fn net_buffers() -> NetBuffers {
     let read =
         |name: &str| std::fs::read_to_string(format!("/proc/sys/{}", name.replace('.', "/"))).ok();
     NetBuffers {
@@ -28,12 +28,12 @@ pub fn net_buffers() -> NetBuffers {
 }
 
 /// "212992\n" -> 212992.
-pub fn sysctl_number(text: &str) -> Option<u64> {
+pub(crate) fn sysctl_number(text: &str) -> Option<u64> {
     text.trim().parse().ok()
 }
 
 /// "4096\t131072\t6291456\n" -> [4096, 131072, 6291456]: min, default, max.
-pub fn sysctl_triple(text: &str) -> Option<[u64; 3]> {
+pub(crate) fn sysctl_triple(text: &str) -> Option<[u64; 3]> {
     let v: Vec<u64> = text
         .split_whitespace()
         .map(|w| w.parse().ok())
@@ -43,7 +43,7 @@ pub fn sysctl_triple(text: &str) -> Option<[u64; 3]> {
 
 /// The DMI fields the platform is told apart by.
 #[derive(Debug, Default)]
-pub struct Dmi {
+pub(crate) struct Dmi {
     pub sys_vendor: String,
     pub product_name: String,
     pub chassis_asset_tag: String,
@@ -51,7 +51,7 @@ pub struct Dmi {
 
 /// This machine's platform: cloud-init's instance data where it says, DMI
 /// for what it leaves out.
-pub fn platform() -> Platform {
+pub(crate) fn platform() -> Platform {
     let dmi_field = |f: &str| {
         std::fs::read_to_string(format!("/sys/class/dmi/id/{f}"))
             .map(|s| s.trim().to_string())
@@ -77,7 +77,7 @@ fn read_instance_data() -> Option<String> {
 }
 
 /// The first source's values, the second's where the first has none.
-pub fn merge(first: Platform, second: Platform) -> Platform {
+pub(crate) fn merge(first: Platform, second: Platform) -> Platform {
     let source = match (&first.source, &second.source) {
         (Some(a), Some(b)) if first.vm_size.is_none() && second.vm_size.is_some() => {
             Some(format!("{a}, {b}"))
@@ -102,7 +102,7 @@ fn name(s: &str) -> Option<String> {
 
 /// Azure by its asset tag, AWS by its vendor (Nitro puts the instance type
 /// in product_name), Google by its product name. Azure's DMI names no size.
-pub fn from_dmi(d: &Dmi) -> Platform {
+pub(crate) fn from_dmi(d: &Dmi) -> Platform {
     let (cloud, vm_size) = if d.chassis_asset_tag == AZURE_ASSET_TAG {
         ("azure", None)
     } else if d.sys_vendor == "Amazon EC2" {
@@ -126,7 +126,7 @@ pub fn from_dmi(d: &Dmi) -> Platform {
 /// `region`, `instance_type` where a datasource fills it), else the
 /// datasource's own (`ds.meta_data`: AWS's `instance-type`, Azure's
 /// `imds.compute.vmSize` and `location`).
-pub fn from_instance_data(text: &str) -> Platform {
+pub(crate) fn from_instance_data(text: &str) -> Platform {
     let Ok(v) = serde_json::from_str::<serde_json::Value>(text) else {
         return Platform::default();
     };

@@ -34,12 +34,12 @@ use crate::io::workload::IoOp;
 
 /// Below this a ring would repeat within what a compressor sees at once;
 /// the data plan's pool is this large, so a ring holds it exactly once.
-pub const MIN_RING: usize = crate::io::verify::sectors::POOL_BYTES;
+pub(crate) const MIN_RING: usize = crate::io::verify::sectors::POOL_BYTES;
 /// One worker's ring at most: a deeper queue of larger blocks copies instead.
-pub const MAX_RING: usize = 64 << 20;
+pub(crate) const MAX_RING: usize = 64 << 20;
 /// Rings of all the workers of a run at most (each worker also keeps its
 /// slot buffers, bounded by `MAX_BUFFER_BYTES`); past it, writes copy.
-pub const RING_BUDGET: u64 = 1 << 30;
+pub(crate) const RING_BUDGET: u64 = 1 << 30;
 
 const IDLE: u64 = u64::MAX;
 
@@ -47,7 +47,7 @@ const IDLE: u64 = u64::MAX;
 /// Positions are virtual (they only grow); a window's place in memory is
 /// its position modulo the ring.
 #[derive(Debug)]
-pub struct Windows {
+pub(crate) struct Windows {
     ring: u64,
     align: u64,
     cursor: u64,
@@ -60,7 +60,7 @@ pub struct Windows {
 impl Windows {
     /// `ring`: a power of two, a multiple of `align` (itself a power of
     /// two); the first window starts at `first` rounded down to `align`.
-    pub fn new(ring: u64, align: u64, slots: u32, first: u64) -> Self {
+    pub(crate) fn new(ring: u64, align: u64, slots: u32, first: u64) -> Self {
         debug_assert!(ring.is_power_of_two() && align.is_power_of_two() && ring >= align);
         let first = first % ring / align * align;
         Self {
@@ -75,7 +75,7 @@ impl Windows {
     /// How far the cursor moves past a window of `len` bytes: an odd
     /// number of alignment units, at least one more than the window needs.
     #[inline]
-    pub fn stride(&self, len: u64) -> u64 {
+    pub(crate) fn stride(&self, len: u64) -> u64 {
         stride(len, self.align)
     }
 
@@ -83,7 +83,7 @@ impl Windows {
     /// (which has nothing in flight), or None while it would overlap an
     /// in-flight window. The window is `slot`'s until `done(slot)`.
     #[inline]
-    pub fn take(&mut self, slot: u32, len: u64) -> Option<u64> {
+    pub(crate) fn take(&mut self, slot: u32, len: u64) -> Option<u64> {
         let c = self.cursor;
         if c + len > self.floor + self.ring {
             self.floor = self.oldest();
@@ -100,7 +100,7 @@ impl Windows {
 
     /// `slot`'s I/O has completed: its window may be stamped again.
     #[inline]
-    pub fn done(&mut self, slot: u32) {
+    pub(crate) fn done(&mut self, slot: u32) {
         if let Some(s) = self.starts.get_mut(slot as usize) {
             *s = IDLE;
         }
@@ -108,7 +108,7 @@ impl Windows {
 
     /// Where the next window will start, if nothing holds it back.
     #[inline]
-    pub fn next(&self) -> u64 {
+    pub(crate) fn next(&self) -> u64 {
         self.cursor & (self.ring - 1)
     }
 
@@ -120,7 +120,7 @@ impl Windows {
 /// Ring bytes for each of `workers` workers with `depth` I/Os in flight of
 /// at most `max_bs` bytes aligned to `align`, or 0 when writes should copy
 /// (the ring would exceed `MAX_RING` or the run's `RING_BUDGET`).
-pub fn ring_bytes(workers: u32, depth: u32, max_bs: usize, align: usize) -> usize {
+pub(crate) fn ring_bytes(workers: u32, depth: u32, max_bs: usize, align: usize) -> usize {
     let align = align.max(512) as u64;
     // Room for every slot's window twice over: in-order completions never
     // make `take` refuse, and out-of-order ones rarely do.
@@ -143,7 +143,7 @@ fn tail(max_bs: usize, align: usize) -> usize {
 }
 
 /// One worker's ring: the pool's bytes, then a tail repeating its start.
-pub struct Ring {
+pub(crate) struct Ring {
     buf: AlignedBuf,
     windows: Windows,
 }
@@ -152,7 +152,7 @@ impl Ring {
     /// A ring of `ring` bytes (from `ring_bytes`; 0: none) for writes of at
     /// most `max_bs`, or None when writes copy (no plan, --dedup, no ring,
     /// no memory).
-    pub fn new(
+    pub(crate) fn new(
         data: Option<&DataPlan>,
         ring: usize,
         max_bs: usize,
@@ -176,7 +176,7 @@ impl Ring {
     }
 
     /// The whole ring, to register with the engine.
-    pub fn region(&mut self) -> (*mut u8, usize) {
+    pub(crate) fn region(&mut self) -> (*mut u8, usize) {
         (self.buf.as_mut_ptr(), self.buf.len())
     }
 
@@ -184,7 +184,7 @@ impl Ring {
     /// in place, and returns where it starts; None when no window is free
     /// (the caller copies instead).
     #[inline]
-    pub fn write(
+    pub(crate) fn write(
         &mut self,
         data: &DataPlan,
         slot: u32,
@@ -238,13 +238,13 @@ impl Ring {
 
     /// `slot`'s I/O has completed.
     #[inline]
-    pub fn done(&mut self, slot: u32) {
+    pub(crate) fn done(&mut self, slot: u32) {
         self.windows.done(slot);
     }
 }
 
 /// Where a worker's writes go from, and their stamps' key and counter.
-pub struct WriteSource {
+pub(crate) struct WriteSource {
     ring: Option<Ring>,
     key: u64,
     seq: u64,
@@ -252,7 +252,7 @@ pub struct WriteSource {
 
 impl WriteSource {
     /// With a ring when `Ring::new` makes one (see there), else copies.
-    pub fn new(
+    pub(crate) fn new(
         data: Option<&DataPlan>,
         ring: usize,
         max_bs: usize,
@@ -267,7 +267,7 @@ impl WriteSource {
     }
 
     /// The ring, to register with the engine after the slots' buffers.
-    pub fn region(&mut self) -> Option<(*mut u8, usize)> {
+    pub(crate) fn region(&mut self) -> Option<(*mut u8, usize)> {
         self.ring.as_mut().map(|r| r.region())
     }
 
@@ -281,7 +281,7 @@ impl WriteSource {
     /// `slot` has nothing in flight, and `slot_buf` is its buffer, at least
     /// `op.len` bytes long, used by no one else until the slot's completion.
     #[inline]
-    pub unsafe fn buf(
+    pub(crate) unsafe fn buf(
         &mut self,
         data: Option<&DataPlan>,
         slot: u32,
@@ -307,7 +307,7 @@ impl WriteSource {
 
     /// `slot`'s I/O (a read or a write) has completed.
     #[inline]
-    pub fn done(&mut self, slot: u32) {
+    pub(crate) fn done(&mut self, slot: u32) {
         if let Some(r) = &mut self.ring {
             r.done(slot);
         }

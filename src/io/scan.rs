@@ -22,7 +22,7 @@ use crate::io::target::readset;
 
 const CHUNK: usize = 1 << 20;
 
-pub struct ScanResult {
+pub(crate) struct ScanResult {
     pub files: u32,
     pub bytes: u64,
     pub blocks: u64,
@@ -34,7 +34,7 @@ pub struct ScanResult {
 
 /// Reads every file of the set in `dir` and checks it; each mismatch is
 /// passed to `report` as one line (file, offset, expected, found).
-pub fn scan(
+pub(crate) fn scan(
     dir: &Path,
     journal: Option<&Path>,
     stop: &std::sync::atomic::AtomicBool,

@@ -8,7 +8,7 @@ use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 
 use crate::spec::shape::{Shape, SyncCall};
 
-pub struct Shaper {
+pub(crate) struct Shaper {
     every: u32,
     /// Writes completed since the last sync.
     since: u32,
@@ -26,7 +26,7 @@ pub struct Shaper {
 
 impl Shaper {
     /// None when the run's shape asks for nothing a worker does.
-    pub fn new(shape: &Shape) -> Option<Self> {
+    pub(crate) fn new(shape: &Shape) -> Option<Self> {
         let think_ns = shape.think_time_s.map_or(0, |s| (s * 1e9) as u64);
         if shape.fsync_every.is_none() && !shape.end_fsync && think_ns == 0 {
             return None;
@@ -46,7 +46,7 @@ impl Shaper {
     }
 
     /// Nothing to do: what an unshaped loop holds in its place.
-    pub fn none() -> Self {
+    pub(crate) fn none() -> Self {
         Self {
             every: 0,
             since: 0,
@@ -63,13 +63,13 @@ impl Shaper {
 
     /// The worker's files, as the engine will use them (the descriptors
     /// stay open as long as the engine that owns them).
-    pub fn attach(&mut self, files: &[OwnedFd]) {
+    pub(crate) fn attach(&mut self, files: &[OwnedFd]) {
         self.fds = files.iter().map(|f| f.as_raw_fd()).collect();
         self.dirty = vec![false; files.len()];
     }
 
     #[inline]
-    pub fn write_done(&mut self, file: u32) {
+    pub(crate) fn write_done(&mut self, file: u32) {
         if let Some(d) = self.dirty.get_mut(file as usize) {
             *d = true;
         }
@@ -83,7 +83,7 @@ impl Shaper {
 
     /// Syncs every file written since the last sync; the caller has drained
     /// its I/O, so the sync covers every write it counted.
-    pub fn sync(&mut self) -> Result<(), String> {
+    pub(crate) fn sync(&mut self) -> Result<(), String> {
         self.sync_due = false;
         self.since = 0;
         for (fd, dirty) in self.fds.iter().zip(self.dirty.iter_mut()) {
@@ -113,7 +113,7 @@ impl Shaper {
     }
 
     /// At the end of the run, once every I/O completed (fio end_fsync).
-    pub fn finish(&mut self) -> Result<(), String> {
+    pub(crate) fn finish(&mut self) -> Result<(), String> {
         if self.end_fsync { self.sync() } else { Ok(()) }
     }
 }

@@ -10,11 +10,11 @@
 use crate::spec::shape::Distribution;
 
 /// Power of two, so a bucket is a mask of one random word.
-pub const BUCKETS: usize = 4096;
+pub(crate) const BUCKETS: usize = 4096;
 
 /// Slot ranges `(first, count)`: slot k covers bytes k*align..(k+1)*align of
 /// the set seen as one space (file after file); the hottest slots first.
-pub fn table(dist: &Distribution, slots: u64) -> Vec<(u64, u64)> {
+pub(crate) fn table(dist: &Distribution, slots: u64) -> Vec<(u64, u64)> {
     let slots = slots.max(1);
     let q: Box<dyn Fn(f64) -> f64> = match dist {
         Distribution::Uniform => Box::new(move |u| u * slots as f64),

@@ -12,7 +12,7 @@ use crate::io::ring::WriteSource;
 use crate::io::workload::IoOp;
 use crate::stats::{LiveCounters, OpStats};
 
-pub use crate::io::phase::{
+pub(crate) use crate::io::phase::{
     Control, PHASE_COOLDOWN, PHASE_MEASURE, PHASE_STOP, PHASE_WARMUP, PhaseStats, Schedule,
     WorkerResult, WorkerSetup,
 };
@@ -21,7 +21,7 @@ pub(crate) use crate::io::phase::{SPIN, now_ns, wait_until};
 /// Runs until the control says stop (or an I/O fails). `ready` is called
 /// once the engine is set up, so the collector can start every worker's
 /// clock together.
-pub fn run(setup: WorkerSetup, ready: impl FnOnce()) -> WorkerResult {
+pub(crate) fn run(setup: WorkerSetup, ready: impl FnOnce()) -> WorkerResult {
     // Copies of the loop: with RATED false the compiler drops every
     // rate-control branch, store and stat (about 75 instructions per I/O),
     // so runs without --rate pay nothing for it.
@@ -399,7 +399,7 @@ fn run_loop<const RATED: bool, const VERIFY: bool, const SHAPED: bool>(
 /// longer reach them, and they would stay open until the process exits. If
 /// the kernel refuses to unshare (seccomp, say), the thread keeps sharing:
 /// slower, still correct.
-pub fn own_fd_table(
+pub(crate) fn own_fd_table(
     files: &mut Vec<OwnedFd>,
     open: impl FnOnce() -> Result<Vec<OwnedFd>, String>,
 ) -> Result<(), String> {
@@ -420,7 +420,7 @@ pub fn own_fd_table(
 
 /// The result of a worker that could not start: it still releases the
 /// start barrier (`ready`) so the others are not left waiting.
-pub fn not_started(control: &Control, error: String, ready: impl FnOnce()) -> WorkerResult {
+pub(crate) fn not_started(control: &Control, error: String, ready: impl FnOnce()) -> WorkerResult {
     // Failed first: whoever counts the ready workers sees why one is missing.
     control.failed.store(true, Ordering::Relaxed);
     ready();

@@ -25,7 +25,7 @@ pub struct IoOp {
     pub len: u32,
 }
 
-pub struct IoGen {
+pub(crate) struct IoGen {
     rng: fastrand::Rng,
     random: bool,
     read_pct: u32,
@@ -55,7 +55,7 @@ pub struct IoGen {
 /// next power of two, each value sent through a keyed bijection of that
 /// many bits, values past the last slot skipped (fewer than half). No
 /// memory per slot, unlike a bitmap, so a set of any size costs the same.
-pub struct Visit {
+pub(crate) struct Visit {
     slots: u64,
     mask: u64,
     shift: u32,
@@ -69,7 +69,7 @@ pub struct Visit {
 }
 
 impl Visit {
-    pub fn new(slots: u64, seed: u64) -> Self {
+    pub(crate) fn new(slots: u64, seed: u64) -> Self {
         let bits = 64 - slots.max(2).saturating_sub(1).leading_zeros();
         Self {
             slots: slots.max(1),
@@ -103,7 +103,7 @@ impl Visit {
     /// The next slot of this pass; a pass's end starts the next with a new
     /// order and drops the set's cached pages.
     #[inline]
-    pub fn next_slot(&mut self) -> u64 {
+    pub(crate) fn next_slot(&mut self) -> u64 {
         loop {
             if self.counter > self.mask {
                 self.counter = 0;
@@ -125,7 +125,7 @@ impl Visit {
 }
 
 /// Mixes the run seed with a worker index so workers draw independent streams.
-pub fn worker_seed(seed: u64, worker: u32) -> u64 {
+pub(crate) fn worker_seed(seed: u64, worker: u32) -> u64 {
     let mut z = seed ^ (worker as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
@@ -136,7 +136,7 @@ impl IoGen {
     /// `worker` of `workers` gets its own contiguous region for sequential
     /// patterns (each stream stays sequential); random patterns roam the
     /// whole set. Offsets are aligned to the smallest block size, as fio does.
-    pub fn new(
+    pub(crate) fn new(
         pattern: Pattern,
         read_pct: u8,
         bs: &[BlockSize],
@@ -187,7 +187,7 @@ impl IoGen {
 
     /// fio's random map (`--random-map`): every block once per pass. The spec allows it only
     /// with uniform offsets, so the slots are the first size's positions.
-    pub fn visit_once(mut self, seed: u64, worker: u32) -> Self {
+    pub(crate) fn visit_once(mut self, seed: u64, worker: u32) -> Self {
         if self.random {
             let per_file = self.positions.first().copied().unwrap_or(1);
             let slots = per_file.saturating_mul(self.layout.nfiles as u64);
@@ -198,7 +198,7 @@ impl IoGen {
 
     /// The files whose cached pages the random map drops at each pass's
     /// end (opened by the worker thread, so they close with its table).
-    pub fn drop_at_pass_end(&mut self, files: Vec<std::os::fd::OwnedFd>) {
+    pub(crate) fn drop_at_pass_end(&mut self, files: Vec<std::os::fd::OwnedFd>) {
         if let Some(v) = self.visit.as_mut() {
             v.drop = files;
         }
@@ -206,13 +206,13 @@ impl IoGen {
 
     /// Passes finished by the random map (0 without one).
     #[cfg(test)]
-    pub fn passes(&self) -> u64 {
+    pub(crate) fn passes(&self) -> u64 {
         self.visit.as_ref().map_or(0, |v| v.passes)
     }
 
     /// Applies a run's shape: skewed offsets and partial seeks (random
     /// patterns only; the spec refuses them for sequential ones).
-    pub fn shaped(mut self, shape: &crate::spec::shape::Shape) -> Self {
+    pub(crate) fn shaped(mut self, shape: &crate::spec::shape::Shape) -> Self {
         if !self.random {
             return self;
         }
@@ -258,7 +258,7 @@ impl IoGen {
     }
 
     #[inline]
-    pub fn next_op(&mut self) -> IoOp {
+    pub(crate) fn next_op(&mut self) -> IoOp {
         let write = match self.read_pct {
             100 => false,
             0 => true,
@@ -318,13 +318,13 @@ impl IoGen {
     }
 
     /// Sequential streams: contiguous offsets, one after another.
-    pub fn is_sequential(&self) -> bool {
+    pub(crate) fn is_sequential(&self) -> bool {
         !self.random
     }
 
     /// True when this worker's region cannot hold even one I/O of the largest
     /// size (too many workers for a small sequential working set).
-    pub fn region_too_small(&self) -> bool {
+    pub(crate) fn region_too_small(&self) -> bool {
         let max = self.sizes.iter().copied().max().unwrap_or(0) as u64;
         self.region_end.saturating_sub(self.region_start) < max
     }

@@ -5,7 +5,7 @@ use super::table::Table;
 use crate::result::ResultDoc;
 
 /// The findings as a table (empty when there are none).
-pub fn table(doc: &ResultDoc) -> Option<Table> {
+pub(crate) fn table(doc: &ResultDoc) -> Option<Table> {
     if doc.diagnosis.is_empty() {
         return None;
     }
@@ -26,7 +26,7 @@ pub fn table(doc: &ResultDoc) -> Option<Table> {
 }
 
 /// The terminal's lines: plain text, so a long message wraps as prose.
-pub fn lines(doc: &ResultDoc) -> String {
+pub(crate) fn lines(doc: &ResultDoc) -> String {
     let mut out = Vec::new();
     if doc.diagnosis.is_empty() {
         return String::new();

@@ -5,7 +5,7 @@ pub(crate) mod diagnosis;
 pub mod export;
 pub mod file;
 pub mod fmt;
-pub mod live;
+pub(crate) mod live;
 pub(crate) mod profile;
 pub(crate) mod search;
 pub(crate) mod small_files;

@@ -54,7 +54,7 @@ fn device_table(p: &Profile, d: &DeviceSummary) -> Table {
 
 /// The profile's tables: what it is, then each device, NFS mount, the CPUs
 /// and the interfaces.
-pub fn tables(p: &Profile) -> Vec<Table> {
+pub(crate) fn tables(p: &Profile) -> Vec<Table> {
     let mut about = Table::new("Profile", &["", ""], 2);
     about
         .rows
@@ -159,7 +159,7 @@ pub fn tables(p: &Profile) -> Vec<Table> {
 
 /// What `capture` prints after each interval: the time, then each watched
 /// device's IOPS, mix, request size and await, and each mount's operations.
-pub fn progress_line(iv: &ProfileInterval, total_s: f64) -> String {
+pub(crate) fn progress_line(iv: &ProfileInterval, total_s: f64) -> String {
     let mut parts: Vec<String> = iv
         .devices
         .iter()

@@ -9,7 +9,7 @@ use crate::result::ResultDoc;
 use crate::result::search::LatencySearchResult;
 
 /// One table per search in the result.
-pub fn tables(doc: &ResultDoc) -> Vec<Table> {
+pub(crate) fn tables(doc: &ResultDoc) -> Vec<Table> {
     doc.latency_search.iter().map(table).collect()
 }
 

@@ -43,7 +43,7 @@ fn shape(doc: &ResultDoc, r: &RunResult) -> (String, String, String, &'static st
     }
 }
 
-pub fn passes(doc: &ResultDoc, runs: &[&RunResult]) -> Table {
+pub(crate) fn passes(doc: &ResultDoc, runs: &[&RunResult]) -> Table {
     let mut passes: Vec<Pass> = Vec::new();
     for r in runs {
         let name = stem(&r.name);

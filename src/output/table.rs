@@ -115,7 +115,7 @@ impl Table {
 /// a link (`[x](javascript:...)`) and backquotes, stars, underscores and
 /// tildes change what the text looks like; run names and paths come from
 /// users, so all are escaped.
-pub fn md_cell(s: &str) -> String {
+pub(crate) fn md_cell(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
@@ -136,7 +136,7 @@ pub fn md_cell(s: &str) -> String {
 /// `+`, `-` or `@` (or a tab or carriage return before one) as a formula,
 /// so text from users (run names, paths, hosts) gets OWASP's leading `'`.
 /// Figures are left alone: a negative number is not a formula.
-pub fn csv_cell(s: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn csv_cell(s: &str) -> std::borrow::Cow<'_, str> {
     let risky = s.starts_with(['=', '+', '-', '@', '\t', '\r']);
     if risky && s != "-" && s.parse::<f64>().is_err() {
         format!("'{s}").into()
@@ -146,7 +146,7 @@ pub fn csv_cell(s: &str) -> std::borrow::Cow<'_, str> {
 }
 
 /// A file-name-safe form of a table title.
-pub fn slug(title: &str) -> String {
+pub(crate) fn slug(title: &str) -> String {
     let mut s: String = title
         .chars()
         .map(|c| {

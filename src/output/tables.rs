@@ -9,7 +9,7 @@ use crate::spec::TableKind;
 
 /// The tables a result is shown with: its suite's layout, or one row per
 /// run and operation for plain runs; then the per-target table.
-pub fn views(doc: &ResultDoc) -> Vec<Table> {
+pub(crate) fn views(doc: &ResultDoc) -> Vec<Table> {
     let mut out = run_views(doc);
     let runs: Vec<&RunResult> = doc.runs.iter().filter(|r| !r.workload.discard).collect();
     out.extend(crate::output::target_table::per_target(&runs));
@@ -18,7 +18,7 @@ pub fn views(doc: &ResultDoc) -> Vec<Table> {
 
 /// [`views`] without the per-target table (the report gives it a section
 /// of its own, with its chart).
-pub fn run_views(doc: &ResultDoc) -> Vec<Table> {
+pub(crate) fn run_views(doc: &ResultDoc) -> Vec<Table> {
     let runs: Vec<&RunResult> = doc.runs.iter().filter(|r| !r.workload.discard).collect();
     let mut out = match doc.spec.suite.as_ref().map(|s| s.table) {
         Some(TableKind::Patterns) => vec![patterns(&runs)],
@@ -56,7 +56,7 @@ pub fn run_views(doc: &ResultDoc) -> Vec<Table> {
 }
 
 /// One row per run and operation type, with the latency percentiles.
-pub fn per_op(runs: &[&RunResult]) -> Table {
+pub(crate) fn per_op(runs: &[&RunResult]) -> Table {
     let mut rows = Vec::new();
     let mut notes = Vec::new();
     for run in runs {
@@ -158,7 +158,7 @@ fn run_notes(run: &RunResult) -> Vec<String> {
 }
 
 /// One row per run with reads and writes side by side (six patterns).
-pub fn patterns(runs: &[&RunResult]) -> Table {
+pub(crate) fn patterns(runs: &[&RunResult]) -> Table {
     let mut rows = Vec::new();
     let mut notes = Vec::new();
     for run in runs {
@@ -205,7 +205,7 @@ pub fn patterns(runs: &[&RunResult]) -> Table {
 /// The papers' mix tables: per block size and access kind, a "Read" and a
 /// "Write" row with one column per read/write mix; IOPS for random I/O,
 /// MiB/s for sequential.
-pub fn mix(runs: &[&RunResult]) -> Vec<Table> {
+pub(crate) fn mix(runs: &[&RunResult]) -> Vec<Table> {
     let mut groups: Vec<(String, Vec<&RunResult>)> = Vec::new();
     for run in runs {
         let w = &run.workload;
@@ -262,7 +262,7 @@ pub fn mix(runs: &[&RunResult]) -> Vec<Table> {
 }
 
 /// IOPS against latency, point by point, for every curve in the result.
-pub fn curve(runs: &[&RunResult]) -> Vec<Table> {
+pub(crate) fn curve(runs: &[&RunResult]) -> Vec<Table> {
     let maxima: Vec<&RunResult> = runs
         .iter()
         .copied()
@@ -338,7 +338,7 @@ fn point_row(label: &str, r: &RunResult) -> Vec<String> {
 
 /// Concurrency against IOPS and latency, the gain of each step, and the
 /// knee: the last step that still gained.
-pub fn threads(runs: &[&RunResult]) -> Table {
+pub(crate) fn threads(runs: &[&RunResult]) -> Table {
     let mut rows = Vec::new();
     let mut prev: Option<&RunResult> = None;
     let mut knee: Option<&RunResult> = None;

@@ -10,17 +10,17 @@ use crate::result::merge::HostStatus;
 use crate::result::targets::by_host;
 use crate::result::{ResultDoc, RunResult};
 
-pub const TITLE: &str = "Per target";
+pub(crate) const TITLE: &str = "Per target";
 
 /// Whether a run's targets say more than its totals: some client drove
 /// two or more of them.
-pub fn has_targets(r: &RunResult) -> bool {
+pub(crate) fn has_targets(r: &RunResult) -> bool {
     by_host(r).iter().any(|(_, ts)| ts.len() >= 2)
 }
 
 /// Each target's figures per run, with its share of the median of its
 /// siblings; a host column when the targets were on hosts.
-pub fn per_target(runs: &[&RunResult]) -> Option<Table> {
+pub(crate) fn per_target(runs: &[&RunResult]) -> Option<Table> {
     let runs: Vec<&RunResult> = runs.iter().copied().filter(|r| has_targets(r)).collect();
     if runs.is_empty() {
         return None;
@@ -84,11 +84,11 @@ pub fn per_target(runs: &[&RunResult]) -> Option<Table> {
 /// Up to this many hosts, the per-host table has a row for each; past it,
 /// a row per host would bury the one that matters (a thousand rows), so
 /// the table shows how the hosts spread and names the slowest.
-pub const MANY_HOSTS: usize = 32;
+pub(crate) const MANY_HOSTS: usize = 32;
 /// The slowest hosts named by name in a many-host table.
-pub const SLOWEST: usize = 10;
+pub(crate) const SLOWEST: usize = 10;
 /// The spread rows of a many-host table: (row label, quantile).
-pub const SPREAD: [(&str, f64); 5] = [
+pub(crate) const SPREAD: [(&str, f64); 5] = [
     ("min", 0.0),
     ("p5", 0.05),
     ("median", 0.5),
@@ -97,7 +97,7 @@ pub const SPREAD: [(&str, f64); 5] = [
 ];
 
 /// The `q` quantile of `v` (sorted here), the nearest rank below.
-pub fn quantile(v: &[f64], q: f64) -> f64 {
+pub(crate) fn quantile(v: &[f64], q: f64) -> f64 {
     let mut s = v.to_vec();
     s.sort_by(f64::total_cmp);
     match s.len() {
@@ -107,7 +107,7 @@ pub fn quantile(v: &[f64], q: f64) -> f64 {
 }
 
 /// Each run as each host that finished it did it: (run, [(host, result)]).
-pub fn host_runs(doc: &ResultDoc) -> Vec<(&str, Vec<(&str, &RunResult)>)> {
+pub(crate) fn host_runs(doc: &ResultDoc) -> Vec<(&str, Vec<(&str, &RunResult)>)> {
     let Some(c) = &doc.cluster else {
         return Vec::new();
     };
@@ -136,7 +136,7 @@ pub fn host_runs(doc: &ResultDoc) -> Vec<(&str, Vec<(&str, &RunResult)>)> {
 /// hosts' median IOPS; past `MANY_HOSTS` hosts, per run the spread of the
 /// hosts (min, p5, median, p95, max of each column on its own) and the
 /// `SLOWEST` hosts by name. Every host stays in result.json.
-pub fn per_host(doc: &ResultDoc) -> Option<Table> {
+pub(crate) fn per_host(doc: &ResultDoc) -> Option<Table> {
     let c = doc.cluster.as_ref().filter(|c| c.hosts.len() >= 2)?;
     let mut t = Table::new(
         "Per host",

@@ -14,7 +14,7 @@ use crate::units::bounds::one_line;
 use crate::units::parse_duration_in;
 
 /// Everything the coordinator runs, but how it reaches the hosts.
-pub struct HostsPlan {
+pub(crate) struct HostsPlan {
     pub hosts: Vec<Assignment>,
     /// One job per host (per-host thread overrides applied), same order.
     pub jobs: Vec<JobSpec>,
@@ -28,7 +28,7 @@ pub struct HostsPlan {
 /// The plan for `template_job` (its target path the template) on the hosts
 /// the flags name, else on `listed` (an import's hosts); `host_counts` is
 /// a host-count sweep: the flag or suite key that asked, and its text.
-pub fn plan(
+pub(crate) fn plan(
     template_job: JobSpec,
     r: &HostArgs,
     listed: Option<Vec<HostSpec>>,
@@ -102,7 +102,7 @@ pub fn plan(
 /// What `--dry-run` shows for many hosts: who runs what where, reached
 /// with `launcher`, running `remote`. Every name in it is the user's text,
 /// escaped so it cannot drive the terminal.
-pub fn describe(p: &HostsPlan, launcher: &str, remote: &str) -> String {
+pub(crate) fn describe(p: &HostsPlan, launcher: &str, remote: &str) -> String {
     use std::fmt::Write as _;
     let mut out = String::new();
     let _ = writeln!(

@@ -6,7 +6,7 @@ use crate::spec::{JobSpec, RunSpec};
 use crate::units::{format_duration, format_size};
 
 /// The target's description when the job works on a tree.
-pub fn tree(job: &JobSpec) -> Option<String> {
+pub(crate) fn tree(job: &JobSpec) -> Option<String> {
     let m = job.runs.iter().find_map(|r| r.meta.as_ref())?;
     let blocks = job.runs.iter().any(|r| r.meta.is_none());
     Some(format!(
@@ -29,7 +29,7 @@ pub fn tree(job: &JobSpec) -> Option<String> {
 }
 
 /// One metadata run's line, or None for block I/O.
-pub fn run(s: &RunSpec) -> Option<String> {
+pub(crate) fn run(s: &RunSpec) -> Option<String> {
     let m: &MetaSpec = s.meta.as_ref()?;
     let how = format!(
         "{} threads{}{}{}",
@@ -70,7 +70,7 @@ pub fn run(s: &RunSpec) -> Option<String> {
 /// The target as planning sees it. A host's part of a shared tree
 /// (`ROOT/hostN`) may not exist yet, nor its ROOT: preparing makes both,
 /// so ROOT's parent is what must exist now.
-pub fn inspect(job: &JobSpec) -> crate::error::Result<crate::io::target::Inspection> {
+pub(crate) fn inspect(job: &JobSpec) -> crate::error::Result<crate::io::target::Inspection> {
     use crate::io::target::{self, Inspection, TargetKind};
     let path = &job.target.path;
     let part = job

@@ -21,7 +21,7 @@ use crate::units::bounds;
 use crate::units::{format_duration, format_size};
 
 #[derive(Debug, Clone)]
-pub struct PlannedRun {
+pub(crate) struct PlannedRun {
     pub spec: RunSpec,
     pub engine: EngineKind,
     /// Why the engine differs from the one asked for, if it does.
@@ -31,7 +31,7 @@ pub struct PlannedRun {
 }
 
 #[derive(Debug, Clone)]
-pub struct Plan {
+pub(crate) struct Plan {
     pub job: JobSpec,
     pub target: Inspection,
     pub runs: Vec<PlannedRun>,
@@ -39,12 +39,12 @@ pub struct Plan {
 }
 
 /// A job on one target, sized (`size`) unless the user gave the size.
-pub fn plan_sized(mut job: JobSpec, size_given: bool) -> Result<Plan> {
+pub(crate) fn plan_sized(mut job: JobSpec, size_given: bool) -> Result<Plan> {
     size::decide(&mut job, size_given)?;
     plan(job)
 }
 
-pub fn plan(job: JobSpec) -> Result<Plan> {
+pub(crate) fn plan(job: JobSpec) -> Result<Plan> {
     job.validate()?;
     job.engine.check_platform()?;
     let insp = meta::inspect(&job)?;
@@ -190,7 +190,7 @@ fn check_resources(
 }
 
 impl Plan {
-    pub fn total_seconds(&self) -> f64 {
+    pub(crate) fn total_seconds(&self) -> f64 {
         self.runs
             .iter()
             .map(|r| {
@@ -201,14 +201,14 @@ impl Plan {
             .sum()
     }
 
-    pub fn needs_write(&self) -> bool {
+    pub(crate) fn needs_write(&self) -> bool {
         self.runs.iter().any(|r| r.spec.has_writes())
     }
 
     /// Whether a directory target gets a file set: not when every block
     /// run's engine touches no file (the `diskless` capability), so a null
     /// run creates and fills nothing.
-    pub fn needs_file_set(&self) -> bool {
+    pub(crate) fn needs_file_set(&self) -> bool {
         self.target.kind != TargetKind::Directory
             || self
                 .runs
@@ -217,7 +217,7 @@ impl Plan {
     }
 
     /// The human-readable plan `--dry-run` prints.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         let t = &self.job.target;
         let mut out = String::new();
         // A metadata tree's own line first (no if-let guard: rust-version 1.85).

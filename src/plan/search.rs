@@ -10,11 +10,11 @@ use crate::spec::latency::LatencySearch;
 /// An open-loop step whose achieved IOPS fall short of the rate tried by
 /// more than this did not carry the load, whatever its latency says (the
 /// I/Os it never issued have no latency).
-pub const MIN_ACHIEVED: f64 = 0.95;
+pub(crate) const MIN_ACHIEVED: f64 = 0.95;
 
 /// What the search does next.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Next {
+pub(crate) enum Next {
     /// A run of this kind, open loop at this rate (None: closed loop).
     Run(StepKind, Option<f64>),
     Done,
@@ -44,7 +44,7 @@ fn confirmed(done: &[SearchStep]) -> bool {
 }
 
 /// The next step of a search, given the steps done (in order).
-pub fn next(s: &LatencySearch, done: &[SearchStep]) -> Next {
+pub(crate) fn next(s: &LatencySearch, done: &[SearchStep]) -> Next {
     let Some(first) = done.first() else {
         return Next::Run(StepKind::Max, None);
     };
@@ -75,7 +75,7 @@ pub fn next(s: &LatencySearch, done: &[SearchStep]) -> Next {
 
 /// What a finished (or stopped) search found: the confirmed rate, else the
 /// highest rate that passed below any that failed, unconfirmed.
-pub fn found(done: &[SearchStep]) -> (Option<f64>, bool) {
+pub(crate) fn found(done: &[SearchStep]) -> (Option<f64>, bool) {
     if let (true, Some(last)) = (confirmed(done), done.last()) {
         return (last.rate_iops, true);
     }

@@ -10,7 +10,7 @@ use crate::spec::StopRule;
 
 /// Why a run with this stop rule should be skipped, judging the runs of its
 /// group already done; None to go ahead.
-pub fn stop_reason(rule: &StopRule, done: &[RunResult]) -> Option<String> {
+pub(crate) fn stop_reason(rule: &StopRule, done: &[RunResult]) -> Option<String> {
     let group: Vec<&RunResult> = done
         .iter()
         .filter(|r| {
@@ -56,7 +56,7 @@ pub fn stop_reason(rule: &StopRule, done: &[RunResult]) -> Option<String> {
 }
 
 /// Turns a rate given as a percentage of an earlier run into IOPS.
-pub fn resolve_rate(run: &PlannedRun, done: &[RunResult]) -> Result<PlannedRun> {
+pub(crate) fn resolve_rate(run: &PlannedRun, done: &[RunResult]) -> Result<PlannedRun> {
     let mut run = run.clone();
     if let Some(p) = &run.spec.rate_pct {
         let base = done.iter().find(|r| r.name == p.of).ok_or_else(|| {

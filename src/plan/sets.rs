@@ -11,7 +11,7 @@ use crate::units::format_size;
 
 /// The one layout of a job whose runs all use the same set (the target's
 /// own when no run sets its files or size).
-pub fn single(job: &JobSpec) -> SetLayout {
+pub(super) fn single(job: &JobSpec) -> SetLayout {
     match job.layouts().as_slice() {
         [l] => *l,
         _ => SetLayout {
@@ -22,7 +22,7 @@ pub fn single(job: &JobSpec) -> SetLayout {
 }
 
 /// The working set as the target line gives it.
-pub fn working_set(job: &JobSpec) -> String {
+pub(super) fn working_set(job: &JobSpec) -> String {
     if job.layouts().len() > 1 {
         "per set (below)".into()
     } else {
@@ -31,7 +31,7 @@ pub fn working_set(job: &JobSpec) -> String {
 }
 
 /// The sets' lines, when there are several.
-pub fn describe(job: &JobSpec, kind: TargetKind) -> String {
+pub(super) fn describe(job: &JobSpec, kind: TargetKind) -> String {
     let layouts = job.layouts();
     let mut out = String::new();
     if layouts.len() < 2 || kind != TargetKind::Directory {
@@ -58,7 +58,7 @@ pub fn describe(job: &JobSpec, kind: TargetKind) -> String {
 }
 
 /// `  [set 1 x 128GiB]` after a run that uses one of several sets.
-pub fn run_label(job: &JobSpec, run: &RunSpec) -> String {
+pub(super) fn run_label(job: &JobSpec, run: &RunSpec) -> String {
     if run.meta.is_some() || job.layouts().len() < 2 {
         return String::new();
     }

@@ -11,7 +11,7 @@ use crate::spec::JobSpec;
 
 /// Sizes `spec`'s target: with no size from the user, an existing file or
 /// device is used whole.
-pub fn decide(spec: &mut JobSpec, size_given: bool) -> Result<()> {
+pub(crate) fn decide(spec: &mut JobSpec, size_given: bool) -> Result<()> {
     if size_given {
         return Ok(());
     }

@@ -14,7 +14,7 @@ use crate::units::bounds;
 
 /// One plan per target of `job.targets`; `size_given` says whether the
 /// job's size came from the user (else a file or device is used whole).
-pub fn plan_targets(job: &JobSpec, size_given: bool) -> Result<Vec<Plan>> {
+pub(crate) fn plan_targets(job: &JobSpec, size_given: bool) -> Result<Vec<Plan>> {
     job.validate()?;
     let list = job
         .targets
@@ -42,7 +42,7 @@ pub fn plan_targets(job: &JobSpec, size_given: bool) -> Result<Vec<Plan>> {
 
 /// One plan per path for an agent's targets: each runs the whole job as
 /// sent (the coordinator already gave each host its threads).
-pub fn plan_each(
+pub(crate) fn plan_each(
     job: &JobSpec,
     paths: &[std::path::PathBuf],
     size_given: bool,
@@ -127,7 +127,7 @@ fn share_run(list: &TargetList, r: &mut crate::spec::RunSpec, i: usize) {
     }
 }
 
-pub fn at_target(path: &std::path::Path, e: VbError) -> VbError {
+pub(crate) fn at_target(path: &std::path::Path, e: VbError) -> VbError {
     let shown = path.display().to_string();
     if e.message.contains(&shown) {
         return e;
@@ -140,7 +140,7 @@ pub fn at_target(path: &std::path::Path, e: VbError) -> VbError {
 
 /// What `--dry-run` prints: every target with its kind and threads, then
 /// the first target's plan (the others differ only as listed).
-pub fn describe(plans: &[Plan], list: &TargetList) -> String {
+pub(crate) fn describe(plans: &[Plan], list: &TargetList) -> String {
     let mut out = String::new();
     let how = if list.threads_total {
         "--threads over all of them (--threads-total)"

@@ -21,7 +21,7 @@ use crate::input::words::split_words;
 use crate::units::bounds::MAX_LAUNCHER_BYTES as MAX_TEMPLATE_BYTES;
 
 /// Environment variable that replaces the ssh program, like `--ssh-command`.
-pub const SSH_ENV: &str = "VOLBENCH_SSH_COMMAND";
+pub(crate) const SSH_ENV: &str = "VOLBENCH_SSH_COMMAND";
 
 /// Options added when the program is ssh itself: never prompt (stdin is the
 /// protocol), no terminal, and keep-alives so a dead link is noticed by ssh
@@ -40,7 +40,7 @@ const SSH_DEFAULTS: [&str; 9] = [
 ];
 
 /// The built-in launchers and what they stand for.
-pub const BUILTIN: [(&str, &str); 3] = [
+pub(crate) const BUILTIN: [(&str, &str); 3] = [
     ("ssh", "ssh"),
     // One task on the named node as a step of the current allocation;
     // --overlap lets it share the node with the job's other steps (a
@@ -51,7 +51,7 @@ pub const BUILTIN: [(&str, &str); 3] = [
 
 /// What runs on the far side.
 #[derive(Debug, Clone)]
-pub enum RemoteCmd {
+pub(crate) enum RemoteCmd {
     /// A POSIX shell script (pushing the binary, `~/` paths).
     Script(String),
     /// A program and its arguments, no shell involved.
@@ -69,7 +69,7 @@ enum Form {
 }
 
 #[derive(Debug, Clone)]
-pub struct Launcher {
+pub(crate) struct Launcher {
     words: Vec<String>,
     form: Form,
     /// As the user named it (`slurm`, or the template).
@@ -79,7 +79,7 @@ pub struct Launcher {
 impl Launcher {
     /// From `--launcher` (a built-in name or a template), else
     /// `--ssh-command` / `VOLBENCH_SSH_COMMAND`, else `ssh`.
-    pub fn new(launcher: Option<&str>, ssh_command: Option<&str>) -> Result<Self> {
+    pub(crate) fn new(launcher: Option<&str>, ssh_command: Option<&str>) -> Result<Self> {
         match (launcher, ssh_command) {
             (Some(l), _) => Self::parse(l, "--launcher"),
             // --ssh-command predates templates: its words are taken as
@@ -134,7 +134,7 @@ impl Launcher {
     }
 
     /// What the result and `--dry-run` say reached the hosts.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         let full = self.words.join(" ");
         if full == self.given {
             full
@@ -144,14 +144,14 @@ impl Launcher {
     }
 
     /// The program run locally (for error messages).
-    pub fn program(&self) -> &str {
+    pub(crate) fn program(&self) -> &str {
         self.words.first().map_or("", String::as_str)
     }
 
     /// The launcher's command for `host` running `remote`, with pipes for
     /// stdin/stdout/stderr, in its own process group so a terminal's Ctrl-C
     /// reaches only the coordinator, which then stops the agents cleanly.
-    pub fn command(&self, host: &str, remote: &RemoteCmd) -> Command {
+    pub(crate) fn command(&self, host: &str, remote: &RemoteCmd) -> Command {
         let argv = self.argv(host, remote);
         let mut c = Command::new(argv.first().map_or("", String::as_str));
         c.args(argv.iter().skip(1));
@@ -209,7 +209,7 @@ impl Launcher {
 
     /// Runs a short remote command with `input` on its stdin; returns
     /// stdout, or an error naming the host with the exit status and stderr.
-    pub fn run(
+    pub(crate) fn run(
         &self,
         host: &str,
         remote: &RemoteCmd,

@@ -2,7 +2,7 @@
 //! command lines) and the push (`ssh.rs`) use.
 
 /// Quotes one word for a POSIX shell: `it's` -> `'it'\''s'`.
-pub fn quote(word: &str) -> String {
+pub(crate) fn quote(word: &str) -> String {
     if !word.is_empty()
         && word
             .chars()
@@ -14,7 +14,7 @@ pub fn quote(word: &str) -> String {
 }
 
 /// Quotes a remote path, letting a leading `~/` mean the remote home.
-pub fn quote_remote_path(path: &str) -> String {
+pub(crate) fn quote_remote_path(path: &str) -> String {
     match path.strip_prefix("~/") {
         Some(rest) => format!("\"$HOME\"/{}", quote(rest)),
         None if path == "~" => "\"$HOME\"".to_string(),

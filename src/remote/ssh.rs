@@ -12,7 +12,7 @@ use crate::error::{Result, VbError};
 /// security boundary (the launcher already authenticates the copy); it only tells
 /// one build from another so a cached copy is reused exactly when it is
 /// this binary.
-pub fn content_hash(bytes: &[u8]) -> String {
+pub(crate) fn content_hash(bytes: &[u8]) -> String {
     const PRIME: u128 = 0x0000000001000000000000000000013B;
     let mut h: u128 = 0x6c62272e07bb014262b821756295c58d;
     for &b in bytes {
@@ -25,7 +25,7 @@ pub fn content_hash(bytes: &[u8]) -> String {
 /// Makes sure `host` has this very binary in `cache_dir` (named by its
 /// content hash), copying it when missing; returns the remote command word
 /// that runs it. Only that content-named file is ever written.
-pub fn push_binary(
+pub(crate) fn push_binary(
     launcher: &Launcher,
     host: &str,
     cache_dir: &str,

@@ -11,12 +11,12 @@ use crate::result::{Op, RunResult};
 use crate::stats::BucketedHistogram;
 
 /// Upper bounds of the bands in microseconds; a last band holds the rest.
-pub const EDGES_US: [u64; 19] = [
+pub(crate) const EDGES_US: [u64; 19] = [
     10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000, 200_000,
     500_000, 1_000_000, 2_000_000, 5_000_000, 10_000_000,
 ];
 
-pub const HEADER: [&str; 9] = [
+pub(crate) const HEADER: [&str; 9] = [
     "source",
     "run",
     "op",
@@ -28,7 +28,7 @@ pub const HEADER: [&str; 9] = [
     "ops",
 ];
 
-pub fn buckets_csv(sources: &[Source]) -> Result<String> {
+pub(crate) fn buckets_csv(sources: &[Source]) -> Result<String> {
     let mut w = csv::Writer::from_writer(Vec::new());
     let err = |e: csv::Error| VbError::run(format!("cannot format CSV: {e}"));
     w.write_record(HEADER).map_err(err)?;
@@ -51,7 +51,7 @@ pub fn buckets_csv(sources: &[Source]) -> Result<String> {
 }
 
 /// The counts per band: `EDGES_US.len() + 1` entries.
-pub fn bands(h: &BucketedHistogram) -> Vec<u64> {
+pub(crate) fn bands(h: &BucketedHistogram) -> Vec<u64> {
     let mut counts = vec![0u64; EDGES_US.len() + 1];
     for [lo_ns, _, n] in &h.buckets {
         // A bucket starting at exactly an edge belongs above it: bands are

@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 use super::Item;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SweepKind {
+pub(crate) enum SweepKind {
     /// Read and write throughput against read percentage.
     Mix,
     /// IOPS against latency: concurrency or rate varies.
@@ -19,13 +19,13 @@ pub enum SweepKind {
 /// One line of a sweep chart: item indices in axis order, from one source
 /// when several sources repeat the same points (a comparison).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Line {
+pub(crate) struct Line {
     pub source: Option<usize>,
     pub items: Vec<usize>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct Sweep {
+pub(crate) struct Sweep {
     pub kind: SweepKind,
     /// What varies, e.g. "read_pct", "threads", "threads, iodepth", "rate".
     pub axis: String,
@@ -36,7 +36,7 @@ pub struct Sweep {
 
 /// A sweep needs this many distinct points on one line to be drawn as a
 /// curve; two points are a comparison, not a curve.
-pub const MIN_POINTS: usize = 3;
+pub(crate) const MIN_POINTS: usize = 3;
 
 /// Keys never part of a run's identity: its name, how long it ran and how
 /// the run was steered (a stop rule may sit on some points of a curve and
@@ -150,7 +150,7 @@ fn distinct(items: &[Item], line: &Line, axis: &dyn Fn(&Item) -> String) -> usiz
     v.len()
 }
 
-pub fn sweeps(items: &[Item]) -> Vec<Sweep> {
+pub(crate) fn sweeps(items: &[Item]) -> Vec<Sweep> {
     let mut out = Vec::new();
     // Mix sweeps.
     let mix_axis = |it: &Item| it.run.workload.read_pct.to_string();
@@ -262,11 +262,11 @@ pub fn sweeps(items: &[Item]) -> Vec<Sweep> {
 
 /// Points a sweep needs for its chart to tell the whole story; smaller
 /// sweeps (the three mixes of six-patterns) still get bars per run.
-pub const FULL_SWEEP: usize = 4;
+pub(crate) const FULL_SWEEP: usize = 4;
 
 /// True when every item belongs to a sweep of `FULL_SWEEP` points or more:
 /// the sweep charts say it all, and bars per run would repeat them.
-pub fn sweeps_cover_all(items: &[Item], sweeps: &[Sweep]) -> bool {
+pub(crate) fn sweeps_cover_all(items: &[Item], sweeps: &[Sweep]) -> bool {
     let mut covered = vec![false; items.len()];
     for s in sweeps {
         for l in &s.lines {

@@ -18,7 +18,7 @@ use crate::result::{OpTotals, RunResult};
 use crate::stats::percentile_ns;
 
 /// fio's default percentile list (its `percentile_list`).
-pub const PERCENTILES: [f64; 17] = [
+pub(crate) const PERCENTILES: [f64; 17] = [
     1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95,
     99.99,
 ];
@@ -189,7 +189,7 @@ fn op_json(run: &RunResult, op: Op) -> Value {
     v
 }
 
-pub fn fio_json(sources: &[Source]) -> Result<String> {
+pub(crate) fn fio_json(sources: &[Source]) -> Result<String> {
     let many = sources.len() > 1;
     let mut jobs = Vec::new();
     for (i, item) in items(sources).into_iter().enumerate() {
@@ -250,7 +250,7 @@ fn op_json_empty() -> Value {
 /// One fio document per run, named like bench-fio's files: fio-plot reads
 /// a directory of them and takes each file for one point, adding up the
 /// jobs inside a file as one run's concurrent jobs.
-pub fn fio_json_per_run(sources: &[Source]) -> Result<Vec<(String, String)>> {
+pub(crate) fn fio_json_per_run(sources: &[Source]) -> Result<Vec<(String, String)>> {
     let mut out = Vec::new();
     for (si, s) in sources.iter().enumerate() {
         for (ri, run) in s.doc.runs.iter().enumerate() {

@@ -10,7 +10,7 @@ use crate::result::meta::IntervalMetaOp;
 use crate::result::{Interval, IntervalOp, Op, RunResult};
 use crate::stats::live_hist::{bounds, index, sparse_percentile};
 
-pub const HEADER: [&str; 15] = [
+pub(crate) const HEADER: [&str; 15] = [
     "source",
     "run",
     "host",
@@ -29,7 +29,7 @@ pub const HEADER: [&str; 15] = [
 ];
 
 /// Every source's runs, merged rows first, then each host's.
-pub fn intervals_csv(sources: &[Source]) -> Result<String> {
+pub(crate) fn intervals_csv(sources: &[Source]) -> Result<String> {
     let mut w = csv::Writer::from_writer(Vec::new());
     let err = |e: csv::Error| VbError::run(format!("cannot format CSV: {e}"));
     w.write_record(HEADER).map_err(err)?;

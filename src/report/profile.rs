@@ -76,7 +76,7 @@ fn chart(p: &Profile, dev: &str, iops: bool) -> Option<Figure> {
 }
 
 /// The page of a profile.
-pub fn profile_html(p: &Profile) -> Result<String> {
+pub(crate) fn profile_html(p: &Profile) -> Result<String> {
     let mut tables = crate::output::profile::tables(p).into_iter();
     let mut head = Section::new(
         "profile",

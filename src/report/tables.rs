@@ -11,7 +11,7 @@ use crate::output::table::Table;
 use crate::result::{Op, engine_names};
 
 /// A row per run and operation type, like the terminal summary.
-pub fn summary(sources: &[Source], items: &[Item]) -> Table {
+pub(crate) fn summary(sources: &[Source], items: &[Item]) -> Table {
     let mut t = Table::new(
         "Results",
         &[
@@ -69,7 +69,7 @@ fn metric_cell(metric: Metric, op: &crate::result::OpTotals) -> String {
 
 /// The papers' mix table: one row "Read MiB/s", one "Write MiB/s" (or
 /// IOPS), one column per mix, e.g. 100/0, 75/25, ... 0/100.
-pub fn mix(sweep: &Sweep, items: &[Item], sources: &[Source]) -> Table {
+pub(crate) fn mix(sweep: &Sweep, items: &[Item], sources: &[Source]) -> Table {
     // detect::sweeps keeps only sweeps with a line of MIN_POINTS runs.
     let first = items[sweep.lines[0].items[0]].run;
     let metric = Metric::of(first);
@@ -120,7 +120,7 @@ pub fn mix(sweep: &Sweep, items: &[Item], sources: &[Source]) -> Table {
 }
 
 /// A row per point of a curve: concurrency, IOPS, latency, Little's law.
-pub fn curve(sweep: &Sweep, items: &[Item], sources: &[Source]) -> Table {
+pub(crate) fn curve(sweep: &Sweep, items: &[Item], sources: &[Source]) -> Table {
     let mut t = Table::new(
         format!("IOPS vs latency: {} ({} varying)", sweep.label, sweep.axis),
         &[
@@ -158,7 +158,7 @@ pub fn curve(sweep: &Sweep, items: &[Item], sources: &[Source]) -> Table {
 /// Every run and operation with its percentiles, for results whose own
 /// tables (a suite's layout) leave them out; None when those tables are
 /// already one row per run and operation.
-pub fn every_run(sources: &[Source], items: &[Item]) -> Option<Table> {
+pub(crate) fn every_run(sources: &[Source], items: &[Item]) -> Option<Table> {
     if !sources.iter().any(|s| s.doc.spec.suite.is_some()) {
         return None;
     }
@@ -169,7 +169,7 @@ pub fn every_run(sources: &[Source], items: &[Item]) -> Option<Table> {
 
 /// The Results section: each result's tables as the suites print them
 /// (the papers' layouts; one row per run and operation for plain runs).
-pub fn results(sources: &[Source]) -> Vec<Table> {
+pub(crate) fn results(sources: &[Source]) -> Vec<Table> {
     let mut out = Vec::new();
     for s in sources {
         for mut t in crate::output::tables::run_views(&s.doc) {
@@ -205,7 +205,7 @@ fn suite_shows(sweep: &Sweep, items: &[Item], sources: &[Source]) -> bool {
 }
 
 /// Tables of the sweeps a suite's own tables do not already show.
-pub fn new_sweep_tables(sweeps: &[Sweep], items: &[Item], sources: &[Source]) -> Vec<Table> {
+pub(crate) fn new_sweep_tables(sweeps: &[Sweep], items: &[Item], sources: &[Source]) -> Vec<Table> {
     let rest: Vec<Sweep> = sweeps
         .iter()
         .filter(|s| !suite_shows(s, items, sources))
@@ -214,7 +214,7 @@ pub fn new_sweep_tables(sweeps: &[Sweep], items: &[Item], sources: &[Source]) ->
     sweep_tables(&rest, items, sources)
 }
 
-pub fn sweep_tables(sweeps: &[Sweep], items: &[Item], sources: &[Source]) -> Vec<Table> {
+pub(crate) fn sweep_tables(sweeps: &[Sweep], items: &[Item], sources: &[Source]) -> Vec<Table> {
     sweeps
         .iter()
         .map(|s| match s.kind {
@@ -225,7 +225,7 @@ pub fn sweep_tables(sweeps: &[Sweep], items: &[Item], sources: &[Source]) -> Vec
 }
 
 /// What was measured where, with what: enough to reproduce the run.
-pub fn environment(src: &Source) -> Table {
+pub(crate) fn environment(src: &Source) -> Table {
     let d = &src.doc;
     let mut t = Table::new(format!("Environment: {}", src.label), &["", ""], 9);
     let mut kv = |k: &str, v: String| t.rows.push(vec![k.to_string(), v]);

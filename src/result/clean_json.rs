@@ -10,7 +10,7 @@
 /// longer than `max` characters cut to `max` followed by `...`: the same
 /// cleaning as `check::clean`, keys included. Text that is not valid JSON
 /// is copied as it is, for the parser to refuse with its own message.
-pub fn clean_json_strings(json: &[u8], max: usize) -> Vec<u8> {
+pub(crate) fn clean_json_strings(json: &[u8], max: usize) -> Vec<u8> {
     let mut out = Vec::with_capacity(json.len());
     let mut i = 0;
     while let Some(&b) = json.get(i) {

@@ -61,7 +61,7 @@ pub struct IntervalMetaOp {
 
 /// From one interval's deltas (cumulative counters indexed by
 /// `MetaOp::index`), one entry per operation the run does.
-pub fn interval_ops(
+pub(crate) fn interval_ops(
     which: &[MetaOp],
     ops: &[u64; crate::stats::META_OPS],
     lat_ns: &[u64; crate::stats::META_OPS],
@@ -92,7 +92,7 @@ pub fn interval_ops(
 /// the operations over `secs` (one span of time) or the parts' rates
 /// added (`secs` None: the same interval on several hosts); mean latency
 /// is weighted by operations.
-pub fn merge_interval_ops<'a>(
+pub(crate) fn merge_interval_ops<'a>(
     parts: impl Iterator<Item = (&'a [IntervalMetaOp], f64)>,
     secs: Option<f64>,
 ) -> Vec<IntervalMetaOp> {

@@ -4,10 +4,10 @@
 
 pub mod check;
 pub(crate) mod clean_json;
-pub mod cluster;
+pub(crate) mod cluster;
 pub mod counters;
 pub mod diagnosis;
-pub mod environment;
+pub(crate) mod environment;
 pub mod expect;
 pub mod fill;
 pub mod merge;
@@ -15,8 +15,8 @@ pub(crate) mod meta;
 pub(crate) mod mount;
 pub(crate) mod ops;
 pub mod profile;
-pub mod replay;
-pub mod search;
+pub(crate) mod replay;
+pub(crate) mod search;
 pub(crate) mod targets;
 
 use serde::{Deserialize, Serialize};
@@ -488,11 +488,13 @@ mod engine_list {
 
     use crate::spec::EngineKind;
 
-    pub fn serialize<S: Serializer>(v: &[EngineKind], s: S) -> Result<S::Ok, S::Error> {
+    pub(super) fn serialize<S: Serializer>(v: &[EngineKind], s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(&super::engine_names(v))
     }
 
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<EngineKind>, D::Error> {
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Vec<EngineKind>, D::Error> {
         let text = String::deserialize(d)?;
         text.split('+')
             .map(|name| EngineKind::from_name(name).map_err(D::Error::custom))
@@ -531,7 +533,7 @@ mod tests {
     }
 
     mod erased {
-        pub trait Ser {
+        pub(super) trait Ser {
             fn json(&self) -> String;
         }
         impl<T: serde::Serialize> Ser for T {

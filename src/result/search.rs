@@ -113,7 +113,7 @@ impl LatencySearchResult {
 /// The limit's percentile in this run, µs, from its merged histograms (reads
 /// and writes added together for a limit on both); None when it completed
 /// no such I/O or a histogram does not load.
-pub fn measured_us(run: &RunResult, l: &LatencyLimit) -> Option<f64> {
+pub(crate) fn measured_us(run: &RunResult, l: &LatencyLimit) -> Option<f64> {
     let ops: &[Op] = match l.op {
         LatencyOp::All => &Op::ALL,
         LatencyOp::Read => &[Op::Read],
@@ -143,7 +143,7 @@ pub fn measured_us(run: &RunResult, l: &LatencyLimit) -> Option<f64> {
 }
 
 /// Every limit held against a run.
-pub fn check(run: &RunResult, limits: &[LatencyLimit]) -> Vec<LimitCheck> {
+pub(crate) fn check(run: &RunResult, limits: &[LatencyLimit]) -> Vec<LimitCheck> {
     limits
         .iter()
         .map(|l| {

@@ -79,7 +79,7 @@ fn measured_s(r: &RunResult) -> f64 {
 /// A run's targets grouped by host, in order of first appearance (one
 /// group, host None, for a local run): siblings are the targets one client
 /// drove together.
-pub fn by_host(r: &RunResult) -> Vec<(Option<&str>, Vec<&TargetRun>)> {
+pub(crate) fn by_host(r: &RunResult) -> Vec<(Option<&str>, Vec<&TargetRun>)> {
     let mut out: Vec<(Option<&str>, Vec<&TargetRun>)> = Vec::new();
     for t in &r.targets {
         let h = t.host.as_deref();
@@ -95,7 +95,7 @@ pub fn by_host(r: &RunResult) -> Vec<(Option<&str>, Vec<&TargetRun>)> {
 /// multi-host result's `cluster.hosts[].target_runs[]` (each naming its
 /// run), and an old local list's targets, which lacked their own duration
 /// (the run's measured phase, which every target ran).
-pub fn upgrade(doc: &mut ResultDoc) {
+pub(crate) fn upgrade(doc: &mut ResultDoc) {
     if let Some(c) = doc.cluster.as_mut() {
         for h in &mut c.hosts {
             for mut t in std::mem::take(&mut h.target_runs) {

@@ -42,12 +42,12 @@ fn unit() -> u64 {
     defaults::DEDUP_UNIT
 }
 
-pub mod defaults {
-    pub const COMPRESS: f64 = 1.0;
-    pub const DEDUP: u64 = 1;
-    pub const DEDUP_UNIT: u64 = 4096;
+pub(crate) mod defaults {
+    pub(crate) const COMPRESS: f64 = 1.0;
+    pub(crate) const DEDUP: u64 = 1;
+    pub(crate) const DEDUP_UNIT: u64 = 4096;
     /// Production storage that returned wrong data once has said enough.
-    pub const MAX_DATA_ERRORS: u64 = 1;
+    pub(crate) const MAX_DATA_ERRORS: u64 = 1;
 }
 
 impl Default for DataSpec {

@@ -152,14 +152,14 @@ const OVERLAPPED: EngineRow = EngineRow {
 };
 
 /// The names `--engine` accepts, for messages: "auto, psync, io_uring, null".
-pub fn choice_names() -> String {
+pub(crate) fn choice_names() -> String {
     let mut names = vec!["auto"];
     names.extend(ENGINES.iter().map(|r| r.name));
     names.join(", ")
 }
 
 /// The engines' names, for messages: "psync, io_uring, null".
-pub fn engine_names() -> String {
+pub(crate) fn engine_names() -> String {
     let names: Vec<&str> = ENGINES.iter().map(|r| r.name).collect();
     names.join(", ")
 }

@@ -12,7 +12,7 @@ use crate::units::bounds;
 /// The fill's transfer size when the user gives none: large sequential
 /// writes fill a set fastest, and 1 MiB is what every engine and device
 /// takes whole.
-pub const DEFAULT_BS: u64 = 1 << 20;
+pub(crate) const DEFAULT_BS: u64 = 1 << 20;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FillSpec {

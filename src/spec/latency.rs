@@ -124,7 +124,7 @@ impl LatencyLimit {
 }
 
 /// A measured latency as people read it: "158 µs", "2.31 ms", "1.20 s".
-pub fn show_us(us: f64) -> String {
+pub(crate) fn show_us(us: f64) -> String {
     if us < 1000.0 {
         format!("{us:.0} µs")
     } else if us < 1e6 {
@@ -151,8 +151,8 @@ pub struct LatencySearch {
 /// What `--search-steps` and `--search-precision` default to: a closed
 /// loop, five halvings (1/32 of the maximum apart, inside the default 5%),
 /// a confirmation and two to spare for a confirmation that fails.
-pub const SEARCH_STEPS: u32 = 10;
-pub const SEARCH_PRECISION_PCT: f64 = 5.0;
+pub(crate) const SEARCH_STEPS: u32 = 10;
+pub(crate) const SEARCH_PRECISION_PCT: f64 = 5.0;
 
 impl LatencySearch {
     pub fn validate(&self) -> Result<()> {

@@ -36,7 +36,7 @@ impl SetLayout {
 /// A byte count as a name part that no other count shares: the largest
 /// binary unit that divides it exactly (`128GiB`, `3145732KiB`), unlike
 /// `format_size`, which rounds.
-pub fn exact_size_label(bytes: u64) -> String {
+pub(crate) fn exact_size_label(bytes: u64) -> String {
     const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
     let mut whole = bytes;
     let mut unit = 0;

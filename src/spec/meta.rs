@@ -25,7 +25,7 @@ pub enum MetaOp {
     Rmdir,
 }
 
-pub const ALL_OPS: [MetaOp; 12] = [
+pub(crate) const ALL_OPS: [MetaOp; 12] = [
     MetaOp::Mkdir,
     MetaOp::Create,
     MetaOp::Open,
@@ -94,11 +94,11 @@ pub struct MetaOpWeight {
 
 /// Bounds, stated in the errors: the tree's index arithmetic stays in u64
 /// and a run's bitmap of which files exist stays small (1 bit a file).
-pub const MAX_DEPTH: u32 = 16;
-pub const MAX_WIDTH: u32 = 100_000;
-pub const MAX_FILES: u64 = 1_000_000_000;
+pub(crate) const MAX_DEPTH: u32 = 16;
+pub(crate) const MAX_WIDTH: u32 = 100_000;
+pub(crate) const MAX_FILES: u64 = 1_000_000_000;
 /// Largest file of a mix: each worker holds one buffer this size.
-pub const MAX_FILE_SIZE: u64 = 1 << 30;
+pub(crate) const MAX_FILE_SIZE: u64 = 1 << 30;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MetaSpec {

@@ -3,16 +3,16 @@
 //! nothing downstream knows where it came from.
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
-pub mod data;
-pub mod engine;
-pub mod fill;
-pub mod latency;
-pub mod layout;
-pub mod meta;
-pub mod reading;
-pub mod replay;
+pub(crate) mod data;
+pub(crate) mod engine;
+pub(crate) mod fill;
+pub(crate) mod latency;
+pub(crate) mod layout;
+pub(crate) mod meta;
+pub(crate) mod reading;
+pub(crate) mod replay;
 pub mod shape;
-pub mod targets;
+pub(crate) mod targets;
 mod validate;
 
 pub use engine::{ENGINES, EngineChoice, EngineKind};

@@ -3,7 +3,7 @@
 
 use super::*;
 
-pub fn sample() -> JobSpec {
+pub(crate) fn sample() -> JobSpec {
     JobSpec {
         target: TargetSpec {
             write_sync: WriteSync::None,

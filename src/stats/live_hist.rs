@@ -20,11 +20,11 @@ const SUB: u64 = 1 << GP;
 /// Latencies at or above 2^36 ns (about 69 s) share the last bucket.
 const MAX_POWER: u32 = 36;
 /// Buckets in all: values below 16 ns one each, then 16 per power.
-pub const BUCKETS: usize = ((MAX_POWER - GP + 1) as usize + 1) * SUB as usize;
+pub(crate) const BUCKETS: usize = ((MAX_POWER - GP + 1) as usize + 1) * SUB as usize;
 
 /// The bucket of a latency in ns.
 #[inline]
-pub fn index(v: u64) -> usize {
+pub(crate) fn index(v: u64) -> usize {
     let v = v.min((1u64 << (MAX_POWER + 1)) - 1);
     if v < SUB {
         return v as usize;
@@ -34,7 +34,7 @@ pub fn index(v: u64) -> usize {
 }
 
 /// The lowest and highest latency (ns) of a bucket.
-pub fn bounds(i: usize) -> (u64, u64) {
+pub(crate) fn bounds(i: usize) -> (u64, u64) {
     let i = i as u64;
     if i < SUB {
         return (i, i);
@@ -78,7 +78,7 @@ impl LiveHist {
 
 /// The counts of `now` less those of `before`, as `[lower_ns, count]` of
 /// the non-empty buckets, lowest first (the form intervals store).
-pub fn sparse_delta(now: &[u64], before: &[u64]) -> Vec<[u64; 2]> {
+pub(crate) fn sparse_delta(now: &[u64], before: &[u64]) -> Vec<[u64; 2]> {
     now.iter()
         .zip(before)
         .enumerate()
@@ -90,7 +90,7 @@ pub fn sparse_delta(now: &[u64], before: &[u64]) -> Vec<[u64; 2]> {
 }
 
 /// Two sparse histograms added (both lowest first).
-pub fn sparse_add(a: &[[u64; 2]], b: &[[u64; 2]]) -> Vec<[u64; 2]> {
+pub(crate) fn sparse_add(a: &[[u64; 2]], b: &[[u64; 2]]) -> Vec<[u64; 2]> {
     let mut out = Vec::with_capacity(a.len().max(b.len()));
     let (mut i, mut j) = (0, 0);
     while i < a.len() || j < b.len() {
@@ -120,7 +120,7 @@ pub fn sparse_add(a: &[[u64; 2]], b: &[[u64; 2]]) -> Vec<[u64; 2]> {
 
 /// The p-th percentile (0..100) in ns: the midpoint of the bucket holding
 /// that rank; None for an empty histogram.
-pub fn sparse_percentile(h: &[[u64; 2]], p: f64) -> Option<f64> {
+pub(crate) fn sparse_percentile(h: &[[u64; 2]], p: f64) -> Option<f64> {
     let total: u64 = h.iter().map(|b| b[1]).fold(0u64, u64::saturating_add);
     if total == 0 {
         return None;
@@ -139,7 +139,7 @@ pub fn sparse_percentile(h: &[[u64; 2]], p: f64) -> Option<f64> {
 
 /// Whether a sparse histogram from a file or a host is well-formed: each
 /// lower bound a bucket's, strictly ascending, no empty entries.
-pub fn sparse_check(h: &[[u64; 2]]) -> Result<u64, String> {
+pub(crate) fn sparse_check(h: &[[u64; 2]]) -> Result<u64, String> {
     if h.len() > BUCKETS {
         return Err(format!("{} latency buckets (at most {BUCKETS})", h.len()));
     }

@@ -30,7 +30,7 @@ pub struct FillArgs {
 }
 
 /// The flags' word on invalidation, if they say one.
-pub fn invalidate_flag(a: &FillArgs) -> Option<bool> {
+pub(crate) fn invalidate_flag(a: &FillArgs) -> Option<bool> {
     if a.no_invalidate {
         Some(false)
     } else if a.invalidate {
@@ -41,7 +41,7 @@ pub fn invalidate_flag(a: &FillArgs) -> Option<bool> {
 }
 
 /// `key` names the value in errors (`--fill-bs` or the suite's `fill_bs`).
-pub fn fill_spec(key: &str, text: Option<&str>, invalidate: bool) -> Result<FillSpec> {
+pub(crate) fn fill_spec(key: &str, text: Option<&str>, invalidate: bool) -> Result<FillSpec> {
     let bs = match text {
         None => crate::spec::fill::DEFAULT_BS,
         Some(t) => parse_size_in(key, t, bounds::MIN_FILL_BS, bounds::MAX_FILL_BS)?,

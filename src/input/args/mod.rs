@@ -9,7 +9,7 @@ pub(crate) mod host_counts;
 pub(crate) mod hosts;
 pub(crate) mod launch;
 pub(crate) mod like;
-pub mod live;
+pub(crate) mod live;
 pub(crate) mod rate;
 pub(crate) mod reading;
 pub(crate) mod replay;

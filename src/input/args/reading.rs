@@ -38,7 +38,7 @@ impl ReadingArgs {
 
 /// A machine size name: printable, no spaces, at most `MAX_VM_SIZE_LEN`
 /// characters (it is shown in tables and compared as text).
-pub fn vm_size(v: &str) -> std::result::Result<String, String> {
+pub(crate) fn vm_size(v: &str) -> std::result::Result<String, String> {
     if v.is_empty() {
         return Err("empty (give a name such as Standard_D16s_v5)".into());
     }

@@ -17,7 +17,7 @@ const HOST_SOURCES: &str = "--hosts, --hosts-file, --hosts-from or a Slurm host 
 /// The points of a host-count sweep, in the order given: whole numbers in
 /// 1..MAX_HOSTS, none twice (a repeated point would be one run under two
 /// names).
-pub fn parse(flag: &str, text: &str) -> Result<Vec<u32>> {
+pub(crate) fn parse(flag: &str, text: &str) -> Result<Vec<u32>> {
     let points = parse_counts(flag, text, 1, MAX_HOSTS as u64)?;
     let mut seen = HashSet::new();
     let mut out = Vec::with_capacity(points.len());
@@ -34,7 +34,7 @@ pub fn parse(flag: &str, text: &str) -> Result<Vec<u32>> {
 }
 
 /// A host-count sweep asked for where there are no hosts to sweep over.
-pub fn refuse_local(flag: &str) -> VbError {
+pub(crate) fn refuse_local(flag: &str) -> VbError {
     VbError::input(format!(
         "{flag} sweeps over several hosts; give them with {HOST_SOURCES}"
     ))
@@ -46,7 +46,7 @@ pub fn refuse_local(flag: &str) -> VbError {
 /// host. A rate given as a share of an earlier run, and a stop rule's group,
 /// follow their own count. Refused before any I/O: fewer than two hosts, a
 /// count above the number of hosts, or too many runs in all.
-pub fn apply(job: &mut JobSpec, flag: &str, counts: &[u32], hosts: usize) -> Result<()> {
+pub(crate) fn apply(job: &mut JobSpec, flag: &str, counts: &[u32], hosts: usize) -> Result<()> {
     if hosts < 2 {
         return Err(VbError::input(format!(
             "{flag} needs several hosts, and {hosts} {} listed; give them with {HOST_SOURCES}",
@@ -98,7 +98,7 @@ pub fn apply(job: &mut JobSpec, flag: &str, counts: &[u32], hosts: usize) -> Res
 }
 
 /// A run's name at one host count.
-pub fn point_name(name: &str, n: u32) -> String {
+pub(crate) fn point_name(name: &str, n: u32) -> String {
     if name.is_empty() {
         format!("hosts{n}")
     } else {
@@ -107,7 +107,7 @@ pub fn point_name(name: &str, n: u32) -> String {
 }
 
 /// Whether the host at `index` in the host list takes part in a run.
-pub fn takes_part(host_count: Option<u32>, index: u32) -> bool {
+pub(crate) fn takes_part(host_count: Option<u32>, index: u32) -> bool {
     host_count.is_none_or(|n| index < n)
 }
 

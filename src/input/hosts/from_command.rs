@@ -11,7 +11,7 @@ use crate::units::bounds::HOSTS_FROM_TIMEOUT as TIMEOUT;
 use crate::units::bounds::{MAX_HOSTS, MAX_INPUT_FILE};
 
 /// Runs `command` and takes each non-empty line of its output as a host.
-pub fn read(command: &str) -> Result<Vec<HostSpec>> {
+pub(crate) fn read(command: &str) -> Result<Vec<HostSpec>> {
     let bad = |msg: String| VbError::input(format!("--hosts-from '{command}': {msg}"));
     let words = super::super::words::split_words(command).map_err(&bad)?;
     let Some((program, args)) = words.split_first() else {
@@ -53,7 +53,7 @@ pub fn read(command: &str) -> Result<Vec<HostSpec>> {
 
 /// One host a line; `pod/NAME` (kubectl's `-o name`) is NAME; a Slurm
 /// list on a line (`node[01-04]`) expands.
-pub fn parse(text: &str) -> Result<Vec<HostSpec>> {
+pub(crate) fn parse(text: &str) -> Result<Vec<HostSpec>> {
     let mut hosts = Vec::new();
     for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
         let line = line

@@ -9,7 +9,7 @@ use crate::input::hosts::HostSpec;
 use crate::spec::JobSpec;
 
 /// The directory a host's part of a shared tree is named after, + its index.
-pub const PART_PREFIX: &str = "host";
+pub(crate) const PART_PREFIX: &str = "host";
 
 /// True when a target template gives every host the same path.
 fn shared_tree(template: &str) -> bool {
@@ -29,7 +29,7 @@ fn part_template(template: &str) -> String {
 /// gets its part of a shared tree, and returns the template to expand and,
 /// per host (in order), whether its tree is such a part. None when the job
 /// has no metadata run (block I/O keeps its templates as given).
-pub fn tree_targets(
+pub(crate) fn tree_targets(
     job: &JobSpec,
     hosts: &mut [HostSpec],
     template: &str,
@@ -56,7 +56,7 @@ pub fn tree_targets(
 }
 
 /// Marks every tree of a host's job as its part of a shared tree.
-pub fn mark_part(job: &mut JobSpec, part: bool) {
+pub(crate) fn mark_part(job: &mut JobSpec, part: bool) {
     for m in job.runs.iter_mut().filter_map(|r| r.meta.as_mut()) {
         m.host_part = part;
     }

@@ -10,7 +10,7 @@ use crate::units::format_size;
 
 /// How a run's threads are counted over the targets of a list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Threads {
+pub(super) enum Threads {
     /// Each target gets `threads` of its own (diskspd -t, vdbench's threads per sd).
     Each,
     /// `threads` in all, spread evenly (diskspd -F): `--threads-total`.
@@ -20,7 +20,7 @@ pub enum Threads {
 /// The brace list naming `paths`, the size of each target and its file
 /// count; `create` is the size of the files the tool would create (None:
 /// existing files or devices, used whole).
-pub fn list(
+pub(super) fn list(
     paths: &[String],
     create: Option<u64>,
     threads: u64,
@@ -31,7 +31,7 @@ pub fn list(
 }
 
 /// `list`, with the threads counted as `how` says.
-pub fn list_with(
+pub(super) fn list_with(
     paths: &[String],
     create: Option<u64>,
     threads: u64,
@@ -102,7 +102,7 @@ pub fn list_with(
 /// Refuses each path that is not an existing regular file or block device:
 /// without its create switch a tool opens what is there, and volbench would
 /// otherwise make a directory of that name for a file set of its own.
-pub fn must_exist(paths: &[(String, String)], why: &str, notes: &mut Notes) {
+pub(super) fn must_exist(paths: &[(String, String)], why: &str, notes: &mut Notes) {
     use std::os::unix::fs::FileTypeExt;
     for (at, p) in paths {
         match std::fs::metadata(p) {

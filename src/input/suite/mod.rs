@@ -318,7 +318,7 @@ pub fn list() -> Vec<(String, String, String)> {
 
 mod data;
 mod expand;
-pub mod published;
+pub(crate) mod published;
 mod shape;
 mod size;
 mod tree;

@@ -28,7 +28,7 @@ pub struct Published {
 }
 
 /// The suite as published, and the lines that say where it comes from.
-pub fn select(mut suite: SuiteFile, origin: &str) -> Result<(SuiteFile, Vec<String>)> {
+pub(crate) fn select(mut suite: SuiteFile, origin: &str) -> Result<(SuiteFile, Vec<String>)> {
     let Some(p) = suite.published.take() else {
         return Err(VbError::input(format!(
             "{origin} has no published variant (no paper gives its parameters); run it without --published"
@@ -50,7 +50,7 @@ pub fn select(mut suite: SuiteFile, origin: &str) -> Result<(SuiteFile, Vec<Stri
 
 /// The `[published]` part of a suite's text, as written, for `suite show
 /// --published`; the built-in suites keep it last.
-pub fn section<'t>(origin: &str, text: &'t str) -> Result<&'t str> {
+pub(crate) fn section<'t>(origin: &str, text: &'t str) -> Result<&'t str> {
     let mut at = 0;
     for line in text.split_inclusive('\n') {
         if line.trim_start().starts_with("[published") {
@@ -66,7 +66,7 @@ pub fn section<'t>(origin: &str, text: &'t str) -> Result<&'t str> {
 /// What `suite show --published` adds below the table, as TOML comments:
 /// each run as it expands, with the file set it works on and what its fill
 /// writes, so sizes a run sets itself read as the paper gives them.
-pub fn runs_summary(origin: &str, text: &str) -> Result<String> {
+pub(crate) fn runs_summary(origin: &str, text: &str) -> Result<String> {
     let (suite, _) = select(super::parse(origin, text)?, origin)?;
     let o = super::Overrides {
         args: crate::input::args::CommonArgs {
@@ -115,7 +115,7 @@ pub fn runs_summary(origin: &str, text: &str) -> Result<String> {
 /// small machine, so a user must see that before taking its figures for
 /// the paper's. The second line is None for a suite without a paper's
 /// values.
-pub fn variants(origin: &str, text: &str) -> Result<(String, Option<String>)> {
+pub(crate) fn variants(origin: &str, text: &str) -> Result<(String, Option<String>)> {
     let parsed = super::parse(origin, text)?;
     let has_published = parsed.published.is_some();
     let scaled = footprint(&expand(origin, text, parsed)?);

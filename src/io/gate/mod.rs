@@ -8,7 +8,7 @@
 //! overwritten inside a file set or tree is decided by `owner`.
 
 pub(crate) mod owner;
-pub mod setdir;
+pub(crate) mod setdir;
 
 use std::os::fd::{AsFd, OwnedFd};
 use std::path::Path;

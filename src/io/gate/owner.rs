@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
 
 /// Who made a file set or tree, and for which directory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Identity {
+pub(crate) struct Identity {
     /// The directory's device and inode: a marker copied elsewhere names
     /// another directory.
     pub dev: u64,
@@ -42,7 +42,7 @@ pub struct Identity {
 /// Clock steps (NTP) between two creations on one file system stay under this.
 const CLOCK_SLACK_S: i64 = 2;
 
-pub fn euid() -> u32 {
+pub(crate) fn euid() -> u32 {
     rustix::process::geteuid().as_raw()
 }
 
@@ -79,7 +79,7 @@ fn born(s: &Statx) -> (i64, u32) {
 
 /// The identity of a directory whose marker volbench has just created
 /// (`marker` open on it): recorded in the marker.
-pub fn identity_of_new(dir: impl AsFd, marker: impl AsFd) -> Result<Identity, Errno> {
+pub(crate) fn identity_of_new(dir: impl AsFd, marker: impl AsFd) -> Result<Identity, Errno> {
     let d = statx_fd(dir)?;
     let m = statx_fd(marker)?;
     let (born_s, born_ns) = born(&m);
@@ -93,7 +93,11 @@ pub fn identity_of_new(dir: impl AsFd, marker: impl AsFd) -> Result<Identity, Er
 }
 
 /// Why a marker is not trusted for this directory, or Ok.
-pub fn check_marker(dir: impl AsFd, marker: impl AsFd, id: &Identity) -> Result<(), &'static str> {
+pub(crate) fn check_marker(
+    dir: impl AsFd,
+    marker: impl AsFd,
+    id: &Identity,
+) -> Result<(), &'static str> {
     let d = statx_fd(dir).map_err(|_| "the directory cannot be inspected")?;
     let m = statx_fd(marker).map_err(|_| "the marker cannot be inspected")?;
     if FileType::from_raw_mode(m.stx_mode as u32) != FileType::RegularFile || m.stx_nlink != 1 {
@@ -136,7 +140,7 @@ fn judge(s: &Statx, id: &Identity) -> Result<(), &'static str> {
 /// without following links), not following it, immediately before an
 /// unlink, rename or setattr relative to the same descriptor. Err(None)
 /// when there is nothing there.
-pub fn check_at(
+pub(crate) fn check_at(
     dir: impl AsFd,
     name: &std::ffi::CStr,
     id: &Identity,
@@ -149,14 +153,14 @@ pub fn check_at(
 }
 
 /// Checks a file opened (O_NOFOLLOW) for writing, by its descriptor.
-pub fn check_fd(fd: impl AsFd, id: &Identity) -> Result<(), &'static str> {
+pub(crate) fn check_fd(fd: impl AsFd, id: &Identity) -> Result<(), &'static str> {
     let s = statx_fd(fd).map_err(|_| "it cannot be inspected")?;
     judge(&s, id)
 }
 
 /// The per-file part for a file set, whose marker also lists each file's
 /// inode: regular, one link, the running uid's, on the set's device.
-pub fn plausibly_ours(st: &rustix::fs::Stat, dev: u64) -> bool {
+pub(crate) fn plausibly_ours(st: &rustix::fs::Stat, dev: u64) -> bool {
     FileType::from_raw_mode(st.st_mode) == FileType::RegularFile
         && st.st_nlink == 1
         && st.st_uid == euid()

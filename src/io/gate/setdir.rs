@@ -15,7 +15,7 @@ use crate::error::{Result, VbError};
 
 /// What sits at a name in the directory, looked at without following it.
 #[derive(Debug)]
-pub enum Entry {
+pub(crate) enum Entry {
     Missing,
     Regular(Stat),
     /// Anything else, described for the refusal ("a symbolic link").
@@ -23,7 +23,7 @@ pub enum Entry {
 }
 
 #[derive(Debug)]
-pub struct SetDir {
+pub(crate) struct SetDir {
     fd: OwnedFd,
     path: PathBuf,
     /// The directory's file system, which every file of the set must share
@@ -46,7 +46,7 @@ fn describe(ft: FileType) -> &'static str {
 
 /// The refusal for anything at one of volbench's names that is not a
 /// regular file: volbench never follows, opens or replaces it.
-pub fn not_regular(path: &Path, what: &str) -> VbError {
+pub(crate) fn not_regular(path: &Path, what: &str) -> VbError {
     let hint = if what == "a symbolic link" {
         "volbench never follows links inside a file set"
     } else {
@@ -68,7 +68,7 @@ fn io_error(what: &str, path: &Path, e: Errno) -> VbError {
 
 impl SetDir {
     /// Opens the directory the user named, creating it (one level) if missing.
-    pub fn open_or_create(path: &Path) -> Result<SetDir> {
+    pub(crate) fn open_or_create(path: &Path) -> Result<SetDir> {
         match rustix::fs::mkdir(path, Mode::from_raw_mode(0o755)) {
             Ok(()) | Err(Errno::EXIST) => {}
             Err(e) => return Err(io_error("create target directory", path, e)),
@@ -77,7 +77,7 @@ impl SetDir {
     }
 
     /// Opens the directory the user named, which must exist.
-    pub fn open_existing(path: &Path) -> Result<SetDir> {
+    pub(crate) fn open_existing(path: &Path) -> Result<SetDir> {
         let fd = rustix::fs::open(
             path,
             OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
@@ -92,7 +92,7 @@ impl SetDir {
 
     /// Opens (creating if missing) the subdirectory `name`, never following
     /// a link there.
-    pub fn open_sub(&self, name: &str) -> Result<SetDir> {
+    pub(crate) fn open_sub(&self, name: &str) -> Result<SetDir> {
         let path = self.path_of(name);
         match rustix::fs::mkdirat(&self.fd, name, Mode::from_raw_mode(0o755)) {
             Ok(()) | Err(Errno::EXIST) => {}
@@ -126,20 +126,20 @@ impl SetDir {
         })
     }
 
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.path
     }
 
-    pub fn fd(&self) -> &OwnedFd {
+    pub(crate) fn fd(&self) -> &OwnedFd {
         &self.fd
     }
 
     /// The path of `name` in this directory, for messages.
-    pub fn path_of(&self, name: &str) -> PathBuf {
+    pub(crate) fn path_of(&self, name: &str) -> PathBuf {
         self.path.join(name)
     }
 
-    pub fn entry(&self, name: &str) -> Result<Entry> {
+    pub(crate) fn entry(&self, name: &str) -> Result<Entry> {
         debug_assert!(!name.contains('/'));
         match rustix::fs::statat(&self.fd, name, AtFlags::SYMLINK_NOFOLLOW) {
             Ok(st) => match FileType::from_raw_mode(st.st_mode) {
@@ -154,12 +154,12 @@ impl SetDir {
     /// Opens an existing regular file. O_NOFOLLOW refuses a link and
     /// O_NONBLOCK keeps a FIFO swapped in after a check from blocking the
     /// open; the file's type is then confirmed on the open descriptor.
-    pub fn open_regular(&self, name: &str, flags: OFlags) -> Result<(OwnedFd, Stat)> {
+    pub(crate) fn open_regular(&self, name: &str, flags: OFlags) -> Result<(OwnedFd, Stat)> {
         self.open_checked(name, flags, Mode::empty())
     }
 
     /// Creates `name`, which must not exist.
-    pub fn create_new(&self, name: &str, flags: OFlags) -> Result<(OwnedFd, Stat)> {
+    pub(crate) fn create_new(&self, name: &str, flags: OFlags) -> Result<(OwnedFd, Stat)> {
         self.open_checked(
             name,
             flags | OFlags::CREATE | OFlags::EXCL,
@@ -197,7 +197,7 @@ impl SetDir {
 
     /// Deletes `name` only if it is still the regular file with inode `ino`
     /// (a file volbench made); anything else there is left alone.
-    pub fn remove_if_ours(&self, name: &str, ino: u64) {
+    pub(crate) fn remove_if_ours(&self, name: &str, ino: u64) {
         if let Ok(Entry::Regular(st)) = self.entry(name) {
             if st.st_ino == ino && st.st_dev == self.dev {
                 let _ = rustix::fs::unlinkat(&self.fd, name, AtFlags::empty());
@@ -206,7 +206,7 @@ impl SetDir {
     }
 
     /// Reads a regular file of at most `cap` bytes; None if it is missing.
-    pub fn read_capped(&self, name: &str, cap: usize) -> Result<Option<Vec<u8>>> {
+    pub(crate) fn read_capped(&self, name: &str, cap: usize) -> Result<Option<Vec<u8>>> {
         let path = self.path_of(name);
         match self.entry(name)? {
             Entry::Missing => return Ok(None),
@@ -239,7 +239,7 @@ impl SetDir {
     /// Replaces `name` with `bytes` through a temporary file and a rename,
     /// so the old content is never written through; anything but a regular
     /// file at `name` is refused. Returns the new file's inode.
-    pub fn replace(&self, name: &str, bytes: &[u8]) -> Result<u64> {
+    pub(crate) fn replace(&self, name: &str, bytes: &[u8]) -> Result<u64> {
         let path = self.path_of(name);
         if let Entry::Other(what) = self.entry(name)? {
             return Err(not_regular(&path, what));
@@ -259,7 +259,7 @@ impl SetDir {
     /// Rewrites in place the regular file `name` that volbench itself made
     /// (inode `ino`), needing no more space than it has: used where the
     /// disk may be full, as at the end of a fill.
-    pub fn rewrite_ours(&self, name: &str, ino: u64, bytes: &[u8]) -> Result<()> {
+    pub(crate) fn rewrite_ours(&self, name: &str, ino: u64, bytes: &[u8]) -> Result<()> {
         let path = self.path_of(name);
         let (fd, st) = self.open_regular(name, OFlags::WRONLY)?;
         if st.st_ino != ino {
@@ -275,13 +275,13 @@ impl SetDir {
     }
 
     /// Bytes an unprivileged writer may still use on the directory's file system.
-    pub fn free_bytes(&self) -> Option<u64> {
+    pub(crate) fn free_bytes(&self) -> Option<u64> {
         let vfs = rustix::fs::fstatvfs(&self.fd).ok()?;
         Some(vfs.f_bavail.saturating_mul(vfs.f_frsize))
     }
 }
 
-pub fn write_all(fd: impl AsFd, mut bytes: &[u8]) -> rustix::io::Result<()> {
+pub(crate) fn write_all(fd: impl AsFd, mut bytes: &[u8]) -> rustix::io::Result<()> {
     while !bytes.is_empty() {
         match rustix::io::write(&fd, bytes) {
             Ok(0) => return Err(Errno::IO),

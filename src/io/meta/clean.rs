@@ -19,7 +19,7 @@ use crate::io::gate::{self, owner};
 
 /// What `clean` removed and what it left.
 #[derive(Debug, Default)]
-pub struct Cleaned {
+pub(crate) struct Cleaned {
     pub files: u64,
     pub dirs: u64,
     /// Entries that are not volbench's, left in place (with why, for files
@@ -31,7 +31,7 @@ pub struct Cleaned {
 /// directory, only `dN` directories down to the marker's depth and `fN`
 /// files in the leaves that pass the per-file check; then the marker. The
 /// root itself stays. Anything else is left and reported.
-pub fn clean(path: &Path) -> Result<Cleaned> {
+pub(crate) fn clean(path: &Path) -> Result<Cleaned> {
     let root = open_root(path)?;
     let _lock = crate::io::target::lock_tree(&root, path)?;
     let Some(marker) = read_marker(&root, path)? else {

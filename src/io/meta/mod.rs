@@ -5,11 +5,11 @@
 //! names the tree's arithmetic produces are ever created or removed.
 
 mod clean;
-pub mod ops;
-pub mod shared;
+pub(crate) mod ops;
+pub(crate) mod shared;
 mod tally;
-pub mod tree;
-pub mod worker;
+pub(crate) mod tree;
+pub(crate) mod worker;
 
 use std::ffi::CStr;
 use std::mem::MaybeUninit;
@@ -26,10 +26,10 @@ use crate::io::gate::owner::{self, Identity};
 use crate::spec::meta::MetaSpec;
 use tree::{Name, Tree};
 
-pub use crate::io::phase::MetaOpStats;
-pub use worker::MetaWorker;
+pub(crate) use crate::io::phase::MetaOpStats;
+pub(crate) use worker::MetaWorker;
 
-pub const TREE_MARKER: &str = ".volbench-tree.json";
+pub(crate) const TREE_MARKER: &str = ".volbench-tree.json";
 const TREE_MARKER_C: &CStr = c".volbench-tree.json";
 /// A marker is a few lines; anything larger is not ours.
 const MARKER_CAP: usize = 4096;
@@ -86,7 +86,7 @@ pub(crate) fn errno_text(e: Errno) -> String {
 }
 
 /// Opens the tree root, refusing a symbolic link or anything not a directory.
-pub fn open_root(path: &Path) -> Result<OwnedFd> {
+pub(crate) fn open_root(path: &Path) -> Result<OwnedFd> {
     rustix::fs::open(
         path,
         OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
@@ -104,7 +104,7 @@ pub fn open_root(path: &Path) -> Result<OwnedFd> {
 /// Opens a directory below `root` by a relative path, following no link on
 /// the way (openat2 with RESOLVE_NO_SYMLINKS; component by component with
 /// O_NOFOLLOW on kernels without it). An empty path is the root itself.
-pub fn open_below(root: &OwnedFd, rel: &CStr) -> std::result::Result<OwnedFd, Errno> {
+pub(crate) fn open_below(root: &OwnedFd, rel: &CStr) -> std::result::Result<OwnedFd, Errno> {
     let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
     if rel.is_empty() {
         return rustix::fs::openat(root, c".", flags, Mode::empty());
@@ -197,7 +197,7 @@ fn tolerated(name: &[u8]) -> bool {
 }
 
 /// What `prepare` found and did.
-pub struct TreeReady {
+pub(crate) struct TreeReady {
     pub notes: Vec<String>,
     /// One run per tree: held until the run ends.
     pub lock: crate::io::target::Lock,
@@ -208,7 +208,7 @@ pub struct TreeReady {
 /// checks no symbolic link or foreign file type sits where the tree's names
 /// are, and creates the directory skeleton (the leaves too, unless a phase
 /// makes them with `mkdir`). Untimed, like filling a file set.
-pub fn prepare(path: &Path, m: &MetaSpec, make_leaves: bool) -> Result<TreeReady> {
+pub(crate) fn prepare(path: &Path, m: &MetaSpec, make_leaves: bool) -> Result<TreeReady> {
     let mut notes = Vec::new();
     if m.host_part {
         shared::prepare_root(path)?;
@@ -403,7 +403,7 @@ fn refuse_or_target(path: &Path, rel: &str, e: Errno) -> VbError {
 
 /// Writes the client's dirty data back and drops its page, dentry and inode
 /// caches, so the next phase is served by the storage. Root only.
-pub fn drop_caches(path: &Path) -> Result<()> {
+pub(crate) fn drop_caches(path: &Path) -> Result<()> {
     let root = open_root(path)?;
     rustix::fs::syncfs(&root)
         .map_err(|e| VbError::run(format!("syncfs {}: {}", path.display(), errno_text(e))))?;
@@ -414,7 +414,7 @@ pub fn drop_caches(path: &Path) -> Result<()> {
     })
 }
 
-pub use clean::{Cleaned, clean};
+pub(crate) use clean::{Cleaned, clean};
 
 /// `fN` or `fN.r` with N below the files per directory.
 pub(crate) fn ours(name: &[u8], files_per_dir: u64) -> bool {

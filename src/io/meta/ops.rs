@@ -15,7 +15,7 @@ const FILE_MODE: u32 = 0o644;
 const DIR_MODE: u32 = 0o755;
 
 /// What an operation needs besides the directory and the name.
-pub struct Io<'a> {
+pub(crate) struct Io<'a> {
     /// Data to write (at least the file's size) and room to read into.
     pub buf: &'a mut [u8],
     /// The file's size by the tree's arithmetic.
@@ -31,7 +31,7 @@ pub struct Io<'a> {
 
 /// Why an operation did not happen.
 #[derive(Debug)]
-pub enum Fail {
+pub(crate) enum Fail {
     Sys(Errno),
     /// The file at the name is not volbench's (`owner`): left untouched.
     NotOurs(&'static str),
@@ -90,7 +90,13 @@ fn write_all(fd: &OwnedFd, mut data: &[u8], at: Option<u64>) -> Result<u64, Errn
 
 /// `dir` holds `name` (`alt` is its rename partner); for mkdir, readdir
 /// and rmdir, `dir` is the parent and `name` the leaf directory.
-pub fn run(op: MetaOp, dir: &OwnedFd, name: &CStr, alt: &CStr, io: &mut Io) -> Result<u64, Fail> {
+pub(crate) fn run(
+    op: MetaOp,
+    dir: &OwnedFd,
+    name: &CStr,
+    alt: &CStr,
+    io: &mut Io,
+) -> Result<u64, Fail> {
     let data_flag = if io.direct {
         OFlags::DIRECT
     } else {
@@ -183,7 +189,7 @@ pub fn run(op: MetaOp, dir: &OwnedFd, name: &CStr, alt: &CStr, io: &mut Io) -> R
 }
 
 /// A failed operation in words, with what the user can do about it.
-pub fn describe(op: MetaOp, path: &str, e: Errno) -> String {
+pub(crate) fn describe(op: MetaOp, path: &str, e: Errno) -> String {
     let hint = match (op, e) {
         (MetaOp::Create | MetaOp::Mkdir, Errno::EXIST) => {
             ": the tree already has it (run a delete phase, or `volbench clean --target` the tree, first)"

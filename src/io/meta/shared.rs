@@ -29,7 +29,7 @@ fn is_part(name: &[u8]) -> bool {
 /// Before a host prepares its part `ROOT/hostN`: makes ROOT if missing
 /// (the other hosts may be making it at the same moment) and refuses a
 /// ROOT that is a link, not a directory, or holds anything but parts.
-pub fn prepare_root(part: &Path) -> Result<()> {
+pub(crate) fn prepare_root(part: &Path) -> Result<()> {
     let Some(root) = part.parent().filter(|p| !p.as_os_str().is_empty()) else {
         return Err(VbError::input(format!(
             "{} has no parent directory to share",
@@ -68,7 +68,7 @@ pub fn prepare_root(part: &Path) -> Result<()> {
 /// `clean` on a directory that is not itself a tree but holds hosts' parts
 /// only: cleans each part, then removes each part's emptied directory.
 /// None when `path` is not such a root (the caller cleans it as a tree).
-pub fn clean_parts(path: &Path) -> Result<Option<Cleaned>> {
+pub(crate) fn clean_parts(path: &Path) -> Result<Option<Cleaned>> {
     let fd = open_root(path)?;
     if read_marker(&fd, path)?.is_some() {
         return Ok(None);

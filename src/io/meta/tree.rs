@@ -9,10 +9,10 @@ use crate::spec::BlockSize;
 use crate::spec::meta::MetaSpec;
 
 /// Room for the longest name: 16 levels of `d99999/` plus `f999999999.r`.
-pub const NAME_MAX: usize = 16 * 7 + 16;
+pub(crate) const NAME_MAX: usize = 16 * 7 + 16;
 
 /// A NUL-terminated name built in place (no allocation per operation).
-pub struct Name {
+pub(crate) struct Name {
     buf: [u8; NAME_MAX],
     len: usize,
 }
@@ -27,17 +27,17 @@ impl Default for Name {
 }
 
 impl Name {
-    pub fn clear(&mut self) {
+    pub(crate) fn clear(&mut self) {
         self.len = 0;
     }
 
-    pub fn push(&mut self, bytes: &[u8]) {
+    pub(crate) fn push(&mut self, bytes: &[u8]) {
         let n = bytes.len().min(NAME_MAX - 1 - self.len);
         self.buf[self.len..self.len + n].copy_from_slice(&bytes[..n]);
         self.len += n;
     }
 
-    pub fn push_num(&mut self, mut v: u64) {
+    pub(crate) fn push_num(&mut self, mut v: u64) {
         let mut digits = [0u8; 20];
         let mut i = digits.len();
         loop {
@@ -51,19 +51,19 @@ impl Name {
         self.push(&digits[i..]);
     }
 
-    pub fn as_cstr(&mut self) -> &CStr {
+    pub(crate) fn as_cstr(&mut self) -> &CStr {
         self.buf[self.len] = 0;
         // The buffer holds digits, letters, '/' and '.', and a NUL just set.
         CStr::from_bytes_with_nul(&self.buf[..=self.len]).unwrap_or(c".")
     }
 
-    pub fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         std::str::from_utf8(&self.buf[..self.len]).unwrap_or("?")
     }
 }
 
 #[derive(Debug, Clone)]
-pub struct Tree {
+pub(crate) struct Tree {
     pub depth: u32,
     pub width: u64,
     pub files_per_dir: u64,
@@ -75,7 +75,7 @@ pub struct Tree {
 }
 
 impl Tree {
-    pub fn new(m: &MetaSpec, seed: u64) -> Self {
+    pub(crate) fn new(m: &MetaSpec, seed: u64) -> Self {
         let mut cumulative = Vec::with_capacity(m.file_size.len());
         let mut acc = 0u64;
         for BlockSize { weight, .. } in &m.file_size {
@@ -93,12 +93,12 @@ impl Tree {
         }
     }
 
-    pub fn files(&self) -> u64 {
+    pub(crate) fn files(&self) -> u64 {
         self.leaves * self.files_per_dir
     }
 
     /// Writes leaf `leaf`'s path relative to the root (empty at depth 0).
-    pub fn leaf_path(&self, leaf: u64, out: &mut Name) {
+    pub(crate) fn leaf_path(&self, leaf: u64, out: &mut Name) {
         out.clear();
         // The most significant digit first: divide by width^(levels left).
         let mut div = self.leaves / self.width.max(1);
@@ -113,7 +113,7 @@ impl Tree {
     }
 
     /// The prefix of leaf `leaf`'s path down to `level` components (1..=depth).
-    pub fn dir_path(&self, leaf: u64, level: u32, out: &mut Name) {
+    pub(crate) fn dir_path(&self, leaf: u64, level: u32, out: &mut Name) {
         self.leaf_path(leaf, out);
         let s = out.as_str();
         let cut = s
@@ -125,7 +125,7 @@ impl Tree {
     }
 
     /// File `n` of a leaf: `fN`, or its rename partner `fN.r`.
-    pub fn file_name(&self, n: u64, renamed: bool, out: &mut Name) {
+    pub(crate) fn file_name(&self, n: u64, renamed: bool, out: &mut Name) {
         out.clear();
         out.push(b"f");
         out.push_num(n);
@@ -135,12 +135,12 @@ impl Tree {
     }
 
     /// File index -> (leaf, number within the leaf).
-    pub fn split(&self, file: u64) -> (u64, u64) {
+    pub(crate) fn split(&self, file: u64) -> (u64, u64) {
         (file / self.files_per_dir, file % self.files_per_dir)
     }
 
     /// The size of file `file`: the same in every phase and on every host.
-    pub fn size_of(&self, file: u64) -> u64 {
+    pub(crate) fn size_of(&self, file: u64) -> u64 {
         if self.sizes.len() == 1 {
             return self.sizes[0];
         }
@@ -152,7 +152,7 @@ impl Tree {
 }
 
 /// splitmix64's finaliser: a well-spread hash of an index.
-pub fn mix64(mut x: u64) -> u64 {
+pub(crate) fn mix64(mut x: u64) -> u64 {
     x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
     x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
@@ -163,14 +163,14 @@ pub fn mix64(mut x: u64) -> u64 {
 /// block of leaves (its own directories), or every n-th unit when threads
 /// share directories.
 #[derive(Debug, Clone, Copy)]
-pub enum Share {
+pub(crate) enum Share {
     Range { start: u64, end: u64 },
     Stride { first: u64, step: u64, total: u64 },
 }
 
 impl Share {
     /// Worker `w` of `n`'s share of `units` units grouped `per_leaf` to a leaf.
-    pub fn of(units: u64, per_leaf: u64, leaves: u64, w: u32, n: u32, shared: bool) -> Self {
+    pub(crate) fn of(units: u64, per_leaf: u64, leaves: u64, w: u32, n: u32, shared: bool) -> Self {
         let (w, n) = (w as u64, n as u64);
         if shared {
             return Self::Stride {
@@ -187,7 +187,7 @@ impl Share {
         }
     }
 
-    pub fn len(&self) -> u64 {
+    pub(crate) fn len(&self) -> u64 {
         match *self {
             Self::Range { start, end } => end - start,
             Self::Stride { first, step, total } => {
@@ -201,7 +201,7 @@ impl Share {
     }
 
     /// The k-th unit of the share (k < len).
-    pub fn nth(&self, k: u64) -> u64 {
+    pub(crate) fn nth(&self, k: u64) -> u64 {
         match *self {
             Self::Range { start, .. } => start + k,
             Self::Stride { first, step, .. } => first + k * step,

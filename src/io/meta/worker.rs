@@ -23,7 +23,7 @@ use crate::spec::meta::{MetaOp, MetaSpec};
 
 /// What a worker needs to work on a tree.
 #[derive(Clone)]
-pub struct MetaWorker {
+pub(crate) struct MetaWorker {
     pub root: PathBuf,
     pub spec: MetaSpec,
     pub seed: u64,
@@ -34,7 +34,7 @@ pub struct MetaWorker {
 }
 
 impl MetaWorker {
-    pub fn new(root: PathBuf, spec: &MetaSpec, seed: u64, index: u32, workers: u32) -> Self {
+    pub(crate) fn new(root: PathBuf, spec: &MetaSpec, seed: u64, index: u32, workers: u32) -> Self {
         // Keep well inside the descriptor limit, whatever it is: each worker
         // holds at most this many directories open, and files only briefly.
         let lim = rustix::process::getrlimit(rustix::process::Resource::Nofile)
@@ -455,7 +455,7 @@ fn remove_made(
     }
 }
 
-pub fn run(m: MetaWorker, setup: WorkerSetup, ready: impl FnOnce()) -> WorkerResult {
+pub(crate) fn run(m: MetaWorker, setup: WorkerSetup, ready: impl FnOnce()) -> WorkerResult {
     let WorkerSetup {
         control,
         counters,

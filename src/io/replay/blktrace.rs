@@ -27,13 +27,13 @@ const TC_NOTIFY: u32 = 1 << 10;
 const TC_DISCARD: u32 = 1 << 13;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Order {
+pub(crate) enum Order {
     Little,
     Big,
 }
 
 /// blktrace's byte order, if `head` starts with its magic in either.
-pub fn detect(head: &[u8]) -> Option<Order> {
+pub(crate) fn detect(head: &[u8]) -> Option<Order> {
     let b: [u8; 4] = head.get(..4)?.try_into().ok()?;
     if u32::from_le_bytes(b) & !0xff == MAGIC {
         Some(Order::Little)
@@ -52,7 +52,7 @@ struct Event {
     action: u32,
 }
 
-pub struct BlkReader<R> {
+pub(crate) struct BlkReader<R> {
     reader: R,
     path: PathBuf,
     order: Order,
@@ -64,7 +64,7 @@ pub struct BlkReader<R> {
 }
 
 impl<R: Read> BlkReader<R> {
-    pub fn new(reader: R, path: &Path, order: Order, event: char) -> Self {
+    pub(crate) fn new(reader: R, path: &Path, order: Order, event: char) -> Self {
         Self {
             reader,
             path: path.to_path_buf(),
@@ -75,7 +75,7 @@ impl<R: Read> BlkReader<R> {
         }
     }
 
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.path
     }
 
@@ -160,7 +160,7 @@ impl<R: Read> BlkReader<R> {
     }
 
     /// Q when the trace has queue events, else D; reads the whole trace.
-    pub fn choose_event(&mut self) -> Result<char> {
+    pub(crate) fn choose_event(&mut self) -> Result<char> {
         let mut issue = false;
         while let Some(e) = self.next_event()? {
             if e.action >> 16 & TC_NOTIFY != 0 {
@@ -182,7 +182,7 @@ impl<R: Read> BlkReader<R> {
         }
     }
 
-    pub fn next_request(&mut self) -> Result<Option<Request>> {
+    pub(crate) fn next_request(&mut self) -> Result<Option<Request>> {
         let want = if self.event == 'Q' {
             TA_QUEUE
         } else {
@@ -239,7 +239,7 @@ impl<R: Read> BlkReader<R> {
 /// One event in blktrace's layout, for the tests (they build traces from
 /// the format's documentation, not from a blktrace binary).
 #[cfg(test)]
-pub fn encode(order: Order, time: u64, sector: u64, bytes: u32, action: u32) -> Vec<u8> {
+pub(crate) fn encode(order: Order, time: u64, sector: u64, bytes: u32, action: u32) -> Vec<u8> {
     let mut v = Vec::with_capacity(EVENT_BYTES);
     let w32 = |v: &mut Vec<u8>, x: u32| match order {
         Order::Little => v.extend_from_slice(&x.to_le_bytes()),

@@ -6,9 +6,9 @@
 //! line or event of a trace, so a trace of any size costs the same memory.
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
-pub mod blktrace;
-pub mod text;
-pub mod worker;
+pub(crate) mod blktrace;
+pub(crate) mod text;
+pub(crate) mod worker;
 
 use std::io::{BufReader, Read};
 use std::path::Path;
@@ -19,7 +19,7 @@ use crate::units::bounds;
 
 /// What a request does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ReqOp {
+pub(crate) enum ReqOp {
     Read,
     Write,
     Flush,
@@ -28,7 +28,7 @@ pub enum ReqOp {
 
 /// One request of a trace, as recorded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Request {
+pub(crate) struct Request {
     /// Issue time, ns from the trace's start.
     pub at_ns: u64,
     pub op: ReqOp,
@@ -37,7 +37,7 @@ pub struct Request {
 }
 
 /// A trace read one request at a time.
-pub struct Trace {
+pub(crate) struct Trace {
     inner: Inner,
     pub format: TraceFormat,
     last_ns: u64,
@@ -59,7 +59,7 @@ impl Trace {
     /// device could not be) and tells its format from its first bytes.
     /// `blk_event` is the blktrace event that marks an issue, once a scan
     /// has chosen it.
-    pub fn open(path: &Path, blk_event: Option<char>) -> Result<Trace> {
+    pub(crate) fn open(path: &Path, blk_event: Option<char>) -> Result<Trace> {
         let file = std::fs::File::open(path).map_err(|e| bad(path, e))?;
         let meta = file.metadata().map_err(|e| bad(path, e))?;
         if !meta.is_file() {
@@ -122,7 +122,7 @@ impl Trace {
     }
 
     /// The next request, checked against the bounds every format shares.
-    pub fn next_request(&mut self) -> Result<Option<Request>> {
+    pub(crate) fn next_request(&mut self) -> Result<Option<Request>> {
         let (r, path) = match &mut self.inner {
             Inner::Text(t) => (t.next_request()?, t.path()),
             Inner::Blk(b) => (b.next_request()?, b.path()),
@@ -190,7 +190,7 @@ impl Trace {
 
 /// Reads the whole trace once, checking every request, and counts it: the
 /// run is sized and refused from this before any I/O.
-pub fn scan(path: &Path) -> Result<(TraceFormat, TraceSummary)> {
+pub(crate) fn scan(path: &Path) -> Result<(TraceFormat, TraceSummary)> {
     let mut t = Trace::open(path, None)?;
     let format = t.format;
     let blk_event = match &mut t.inner {

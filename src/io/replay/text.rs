@@ -18,7 +18,7 @@ const FIO_V2: &str = "fio version 2 iolog";
 const FIO_V3: &str = "fio version 3 iolog";
 
 /// The text format whose first line `head` starts, if any.
-pub fn detect(head: &[u8]) -> Option<TraceFormat> {
+pub(crate) fn detect(head: &[u8]) -> Option<TraceFormat> {
     let starts = |m: &str| head.starts_with(m.as_bytes());
     if starts(VOLBENCH_MAGIC) {
         Some(TraceFormat::Volbench)
@@ -31,7 +31,7 @@ pub fn detect(head: &[u8]) -> Option<TraceFormat> {
     }
 }
 
-pub struct TextReader<R> {
+pub(crate) struct TextReader<R> {
     reader: R,
     path: PathBuf,
     format: TraceFormat,
@@ -48,7 +48,7 @@ pub struct TextReader<R> {
 }
 
 impl<R: BufRead> TextReader<R> {
-    pub fn new(reader: R, path: &Path, format: TraceFormat) -> Self {
+    pub(crate) fn new(reader: R, path: &Path, format: TraceFormat) -> Self {
         Self {
             reader,
             path: path.to_path_buf(),
@@ -62,7 +62,7 @@ impl<R: BufRead> TextReader<R> {
         }
     }
 
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.path
     }
 
@@ -117,7 +117,7 @@ impl<R: BufRead> TextReader<R> {
     }
 
     /// The next request; file actions, waits and comments are read past.
-    pub fn next_request(&mut self) -> Result<Option<Request>> {
+    pub(crate) fn next_request(&mut self) -> Result<Option<Request>> {
         if self.lineno == 0 {
             self.first_lines()?;
         }

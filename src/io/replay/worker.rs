@@ -26,7 +26,7 @@ use crate::spec::replay::ReplaySpec;
 use crate::stats::OpStats;
 
 /// What a worker needs besides the common setup.
-pub struct ReplayWorker {
+pub(crate) struct ReplayWorker {
     pub spec: ReplaySpec,
     /// Bytes of the target the offsets land on.
     pub target_bytes: u64,
@@ -37,7 +37,7 @@ pub struct ReplayWorker {
 /// What the workers of one replay add up to, beside the read and write
 /// statistics every run has.
 #[derive(Default, Debug, Clone)]
-pub struct ReplayReport {
+pub(crate) struct ReplayReport {
     pub flush: OpStats,
     pub discard: OpStats,
     /// Requests due while every slot was busy, and how late they went.
@@ -52,7 +52,7 @@ pub struct ReplayReport {
 }
 
 impl ReplayReport {
-    pub fn merge(&mut self, o: &ReplayReport) {
+    pub(crate) fn merge(&mut self, o: &ReplayReport) {
         self.flush.merge(&o.flush);
         self.discard.merge(&o.discard);
         self.late += o.late;
@@ -66,7 +66,13 @@ impl ReplayReport {
 /// Where a request of `len` bytes at `offset` lands on a target of `total`
 /// bytes: as recorded when it fits; with wrap, `offset` modulo the target,
 /// moved back (to `align`) when it would then run past the end.
-pub fn place(offset: u64, len: u64, total: u64, wrap: bool, align: u64) -> Option<(u64, bool)> {
+pub(crate) fn place(
+    offset: u64,
+    len: u64,
+    total: u64,
+    wrap: bool,
+    align: u64,
+) -> Option<(u64, bool)> {
     if offset.checked_add(len)? <= total {
         return Some((offset, false));
     }
@@ -205,7 +211,7 @@ fn failed(setup: &WorkerSetup, error: String, ready: impl FnOnce()) -> WorkerRes
 
 /// Replays this worker's share of the trace; ends when it is done (or
 /// stopped, or an I/O fails).
-pub fn run(rw: ReplayWorker, setup: WorkerSetup, ready: impl FnOnce()) -> WorkerResult {
+pub(crate) fn run(rw: ReplayWorker, setup: WorkerSetup, ready: impl FnOnce()) -> WorkerResult {
     let mut trace = match Trace::open(&rw.spec.path, rw.spec.summary.blk_event) {
         Ok(t) => t,
         Err(e) => return failed(&setup, e.to_string(), ready),

@@ -7,7 +7,7 @@ use rustix::fs::{Mode, OFlags, SeekFrom};
 
 use crate::error::{Result, VbError};
 
-pub fn size(path: &Path) -> Result<u64> {
+pub(super) fn size(path: &Path) -> Result<u64> {
     let fd =
         rustix::fs::open(path, OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty()).map_err(|e| {
             VbError::target(format!(
@@ -27,7 +27,7 @@ pub fn size(path: &Path) -> Result<u64> {
 
 /// Refuses a device that is mounted (itself or a partition of it) or held
 /// by another kernel user such as LVM or RAID: writing would corrupt it.
-pub fn refuse_if_in_use(path: &Path) -> Result<()> {
+pub(super) fn refuse_if_in_use(path: &Path) -> Result<()> {
     let meta = std::fs::metadata(path)
         .map_err(|e| VbError::target(format!("cannot inspect {}: {e}", path.display())))?;
     if !meta.file_type().is_block_device() {
@@ -64,7 +64,7 @@ pub fn refuse_if_in_use(path: &Path) -> Result<()> {
 /// Refuses a regular file that backs a loop device which is mounted or held:
 /// writing the file writes that device under its file system's feet, as
 /// surely as writing the device itself.
-pub fn refuse_if_backing_in_use(path: &Path, dev: u64, ino: u64) -> Result<()> {
+pub(super) fn refuse_if_backing_in_use(path: &Path, dev: u64, ino: u64) -> Result<()> {
     let Ok(entries) = std::fs::read_dir("/sys/block") else {
         return Ok(());
     };

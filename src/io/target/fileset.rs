@@ -57,7 +57,7 @@ pub fn remove_set_dir(path: &Path) -> Result<()> {
 }
 
 /// Prepares the file set in the directory the user named (created if missing).
-pub fn prepare(dir: &Path, opts: &PrepareOptions) -> Result<Prepared> {
+pub(super) fn prepare(dir: &Path, opts: &PrepareOptions) -> Result<Prepared> {
     let file_size = check_shape(opts)?;
     // Made here rather than by open_or_create, so this run knows it made it.
     let made = crate::io::gate::mkdir(dir, 0o755).is_ok();
@@ -97,7 +97,7 @@ fn remove_made_dir(dir: &Path, ino: u64) {
 
 /// Prepares the file set in subdirectory `name` of `parent`, reached
 /// without following a link: a planted `files-N` link is refused.
-pub fn prepare_sub(parent: &Path, name: &str, opts: &PrepareOptions) -> Result<Prepared> {
+pub(super) fn prepare_sub(parent: &Path, name: &str, opts: &PrepareOptions) -> Result<Prepared> {
     let file_size = check_shape(opts)?;
     let parent = SetDir::open_or_create(parent)?;
     prepare_in(parent.open_sub(name)?, file_size, opts)

@@ -26,7 +26,7 @@ pub struct Lock {
 /// Locks a file set directory. The lock file is created on first use; on a
 /// read-only file system without one, the directory itself is locked (no
 /// run can write there anyway, but runs still exclude each other).
-pub fn lock_set(dir: &SetDir) -> Result<Lock> {
+pub(super) fn lock_set(dir: &SetDir) -> Result<Lock> {
     let path = dir.path_of(LOCK_NAME);
     let opened = match dir.entry(LOCK_NAME)? {
         Entry::Other(what) => return Err(not_regular(&path, what)),
@@ -100,7 +100,7 @@ fn dup_dir(dir: &SetDir) -> Result<OwnedFd> {
 
 /// Locks a file or device target (no holder file can sit beside a device):
 /// the holder is looked up in /proc/locks.
-pub fn lock_path(path: &Path) -> Result<Lock> {
+pub(super) fn lock_path(path: &Path) -> Result<Lock> {
     let fd = rustix::fs::open(
         path,
         OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC,

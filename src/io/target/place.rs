@@ -42,7 +42,7 @@ pub fn kernel_root(path: &Path) -> Option<&'static str> {
 
 /// Refuses a target in a kernel root unless it is an existing block
 /// device: a mistyped device name must not become a directory in `/dev`.
-pub fn check_target_path(path: &Path, existing_block_device: bool) -> Result<()> {
+pub(super) fn check_target_path(path: &Path, existing_block_device: bool) -> Result<()> {
     if existing_block_device {
         return Ok(());
     }

@@ -13,7 +13,7 @@ use crate::error::{Result, VbError};
 use crate::io::gate::setdir::SetDir;
 use crate::io::workload::Layout;
 
-pub struct ReadSet {
+pub(crate) struct ReadSet {
     pub layout: Layout,
     /// The data format the marker records (None: made before formats were).
     pub format: Option<String>,
@@ -28,7 +28,7 @@ pub struct ReadSet {
     _lock: lock::Lock,
 }
 
-pub fn open(dir: &Path) -> Result<ReadSet> {
+pub(crate) fn open(dir: &Path) -> Result<ReadSet> {
     let set = SetDir::open_existing(dir)?;
     let lock = lock::lock_set(&set)?;
     let Some(shape) = existing_set(&set)? else {

@@ -11,7 +11,7 @@ use crate::error::{Result, VbError};
 use crate::units::format_size;
 
 /// One set to check: its subdirectory of the target, file count and size.
-pub type SetNeed<'a> = (&'a str, u32, u64);
+pub(super) type SetNeed<'a> = (&'a str, u32, u64);
 
 /// Refuses (exit 4) when the sets need more than the target's file system
 /// has free. What files already sit at a set's names counts as room: a

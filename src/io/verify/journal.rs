@@ -29,7 +29,7 @@ use super::journal_file::{
     HEADER_BYTES, MAGIC, allocate, create_new, creation_error, file_len, io_err, load_tables,
     pwrite_all, refuse, sum_hex,
 };
-pub use super::journal_file::{Header, read_header};
+pub(crate) use super::journal_file::{Header, read_header};
 use crate::error::{Result, VbError};
 use crate::io::gate::owner::SetIdentity;
 use crate::io::workload::Layout;
@@ -499,7 +499,7 @@ impl Journal {
 
 /// The refusal of a journal that records another set (or another fill of
 /// this one): its counters say nothing about this data.
-pub fn another_set(path: &Path, journal: &SetIdentity, set: &SetIdentity) -> VbError {
+pub(crate) fn another_set(path: &Path, journal: &SetIdentity, set: &SetIdentity) -> VbError {
     refuse(
         path,
         &format!(

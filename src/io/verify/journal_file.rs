@@ -18,17 +18,17 @@ use serde::{Deserialize, Serialize};
 pub(crate) const BUSY: u32 = 1 << 31;
 /// A block whose content volbench does not know (a device, a foreign file):
 /// not checked until written.
-pub const UNKNOWN: u32 = BUSY - 1;
+pub(crate) const UNKNOWN: u32 = BUSY - 1;
 /// A block of volbench's sectors written by an earlier run whose counter is
 /// not known: its sectors must be well formed and in place, any counter.
-pub const FORMED: u32 = BUSY - 2;
+pub(crate) const FORMED: u32 = BUSY - 2;
 use crate::error::{Result, VbError};
 use crate::io::gate::owner::SetIdentity;
 use crate::io::workload::Layout;
 use crate::units::bounds;
 
-pub const HEADER_BYTES: usize = 4096;
-pub const MAGIC: &str = "volbench-journal/v2";
+pub(crate) const HEADER_BYTES: usize = 4096;
+pub(crate) const MAGIC: &str = "volbench-journal/v2";
 /// Journals of volbench before set identities were recorded.
 const OLD_MAGIC: &str = "volbench-journal/v1";
 
@@ -78,13 +78,13 @@ impl Header {
 }
 
 /// The file size a journal of `blocks` blocks has.
-pub fn file_len(blocks: u64) -> Option<u64> {
+pub(crate) fn file_len(blocks: u64) -> Option<u64> {
     blocks.checked_mul(8)?.checked_add(HEADER_BYTES as u64)
 }
 
 /// Checks the first HEADER_BYTES of a journal file `len` bytes long: Ok
 /// with its header, or why it is not a journal volbench can use.
-pub fn parse_header(bytes: &[u8], len: u64) -> std::result::Result<Header, String> {
+pub(crate) fn parse_header(bytes: &[u8], len: u64) -> std::result::Result<Header, String> {
     let head = &bytes[..bytes.len().min(HEADER_BYTES)];
     let text = std::str::from_utf8(head)
         .ok()
@@ -139,12 +139,12 @@ pub fn parse_header(bytes: &[u8], len: u64) -> std::result::Result<Header, Strin
 /// A value a journal entry can hold: a counter (0 the fill, 1..FORMED), or
 /// FORMED / UNKNOWN. The top bit is the block map's busy flag, never stored.
 #[inline]
-pub fn plausible(c: u32) -> bool {
+pub(crate) fn plausible(c: u32) -> bool {
     c <= UNKNOWN
 }
 
 /// Checks one entry against the header: why it cannot be, or None.
-pub fn check_entry(c: u32, high: u32) -> Option<String> {
+pub(crate) fn check_entry(c: u32, high: u32) -> Option<String> {
     if !plausible(c) {
         Some(format!("a counter of {c:#x}, which no write makes"))
     } else if c > high && c != FORMED && c != UNKNOWN {
@@ -157,14 +157,14 @@ pub fn check_entry(c: u32, high: u32) -> Option<String> {
 }
 
 /// The refusal of a journal file, left untouched.
-pub fn refuse(path: &Path, why: &str) -> VbError {
+pub(crate) fn refuse(path: &Path, why: &str) -> VbError {
     VbError::refused(format!(
         "refusing journal {}: {why}; it is left as it is (give another --journal path)",
         path.display()
     ))
 }
 
-pub fn io_err(path: &Path, what: &str, e: impl Into<std::io::Error>) -> VbError {
+pub(crate) fn io_err(path: &Path, what: &str, e: impl Into<std::io::Error>) -> VbError {
     VbError::target(format!(
         "cannot {what} journal {}: {}",
         path.display(),
@@ -174,7 +174,7 @@ pub fn io_err(path: &Path, what: &str, e: impl Into<std::io::Error>) -> VbError 
 
 /// Opens an existing journal file as a regular file reached without
 /// following a symbolic link, and reads and checks its header.
-pub fn read_header(path: &Path, write: bool) -> Result<Option<(OwnedFd, Header)>> {
+pub(crate) fn read_header(path: &Path, write: bool) -> Result<Option<(OwnedFd, Header)>> {
     let access = if write { OFlags::RDWR } else { OFlags::RDONLY };
     let fd = match rustix::fs::open(
         path,
@@ -200,7 +200,7 @@ pub fn read_header(path: &Path, write: bool) -> Result<Option<(OwnedFd, Header)>
 /// The two tables of a journal whose header is `h`, read back into memory
 /// and checked: every entry a value volbench writes, none above the
 /// header's highest counter, and for a journal closed cleanly the checksum.
-pub fn load_tables(fd: &OwnedFd, path: &Path, h: &Header) -> Result<(Vec<u32>, Vec<u32>)> {
+pub(crate) fn load_tables(fd: &OwnedFd, path: &Path, h: &Header) -> Result<(Vec<u32>, Vec<u32>)> {
     let blocks = h.blocks as usize;
     let mut tables = (Vec::with_capacity(blocks), Vec::with_capacity(blocks));
     let mut hash = xxhash_rust::xxh3::Xxh3::new();
@@ -246,11 +246,11 @@ pub fn load_tables(fd: &OwnedFd, path: &Path, h: &Header) -> Result<(Vec<u32>, V
     Ok(tables)
 }
 
-pub fn sum_hex(digest: u64) -> String {
+pub(crate) fn sum_hex(digest: u64) -> String {
     format!("{digest:016x}")
 }
 
-pub fn pread_full(fd: &impl AsFd, buf: &mut [u8], off: u64) -> rustix::io::Result<usize> {
+pub(crate) fn pread_full(fd: &impl AsFd, buf: &mut [u8], off: u64) -> rustix::io::Result<usize> {
     let mut done = 0;
     while done < buf.len() {
         match rustix::io::pread(fd, &mut buf[done..], off + done as u64) {
@@ -263,7 +263,7 @@ pub fn pread_full(fd: &impl AsFd, buf: &mut [u8], off: u64) -> rustix::io::Resul
     Ok(done)
 }
 
-pub fn pwrite_all(fd: &impl AsFd, mut buf: &[u8], mut off: u64) -> rustix::io::Result<()> {
+pub(crate) fn pwrite_all(fd: &impl AsFd, mut buf: &[u8], mut off: u64) -> rustix::io::Result<()> {
     while !buf.is_empty() {
         match rustix::io::pwrite(fd, buf, off) {
             Ok(0) => return Err(Errno::IO),
@@ -280,7 +280,7 @@ pub fn pwrite_all(fd: &impl AsFd, mut buf: &[u8], mut off: u64) -> rustix::io::R
 
 /// A journal file this process just created: its directory and inode, so
 /// that a failed creation removes exactly it and nothing put there since.
-pub struct NewFile {
+pub(crate) struct NewFile {
     dir: OwnedFd,
     name: PathBuf,
     ino: u64,
@@ -289,7 +289,7 @@ pub struct NewFile {
 
 /// Creates the journal at `path` (never over an existing file, never
 /// through a symbolic link at its name), relative to its directory.
-pub fn create_new(path: &Path) -> Result<(OwnedFd, NewFile)> {
+pub(crate) fn create_new(path: &Path) -> Result<(OwnedFd, NewFile)> {
     let parent = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -322,7 +322,7 @@ pub fn create_new(path: &Path) -> Result<(OwnedFd, NewFile)> {
 
 impl NewFile {
     /// Removes the file, only if its name still holds the file created.
-    pub fn remove(&self) {
+    pub(crate) fn remove(&self) {
         if let Ok(st) = rustix::fs::statat(&self.dir, &self.name, AtFlags::SYMLINK_NOFOLLOW) {
             if FileType::from_raw_mode(st.st_mode) == FileType::RegularFile
                 && (st.st_ino, st.st_dev) == (self.ino, self.dev)
@@ -336,7 +336,7 @@ impl NewFile {
 /// Gives the file `len` bytes of allocated space, so that no later write
 /// to it can fail for want of room: fallocate, or where the file system
 /// has none (NFS before 4.2, some FUSE), zeros written out in full.
-pub fn allocate(fd: &OwnedFd, len: u64) -> rustix::io::Result<()> {
+pub(crate) fn allocate(fd: &OwnedFd, len: u64) -> rustix::io::Result<()> {
     match crate::io::gate::allocate(fd, len) {
         Ok(()) => return Ok(()),
         Err(Errno::OPNOTSUPP | Errno::NOSYS) => {}
@@ -354,7 +354,7 @@ pub fn allocate(fd: &OwnedFd, len: u64) -> rustix::io::Result<()> {
 
 /// Why creating a journal failed, as one line: a full file system is the
 /// target's state (exit 4), said with the size that did not fit.
-pub fn creation_error(path: &Path, len: u64, e: Errno) -> VbError {
+pub(crate) fn creation_error(path: &Path, len: u64, e: Errno) -> VbError {
     if e == Errno::NOSPC || e == Errno::DQUOT {
         VbError::target(format!(
             "no room for journal {} ({} of counters) on its file system; it was removed: free \

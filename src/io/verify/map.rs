@@ -17,11 +17,11 @@ use crate::io::workload::{IoOp, Layout};
 use crate::units::{bounds, format_size};
 
 use super::journal_file::BUSY;
-pub use super::journal_file::{FORMED, UNKNOWN};
+pub(crate) use super::journal_file::{FORMED, UNKNOWN};
 
 /// The next counter after `c`: 1.. and never FORMED, UNKNOWN or the fill's 0.
 #[inline]
-pub fn next_counter(c: u32) -> u32 {
+pub(crate) fn next_counter(c: u32) -> u32 {
     if c + 1 >= FORMED { 1 } else { c + 1 }
 }
 
@@ -38,13 +38,13 @@ pub struct BlockMap {
 }
 
 /// Memory the map of a set of `total` bytes in `unit`-byte blocks takes.
-pub fn map_bytes(total: u64, nfiles: u32, unit: u64) -> u64 {
+pub(crate) fn map_bytes(total: u64, nfiles: u32, unit: u64) -> u64 {
     (total / unit.max(1) + nfiles as u64) * 4
 }
 
 /// The map's block: the largest size dividing every block size (offsets
 /// are multiples of the smallest one), so no I/O covers part of a block.
-pub fn block_unit(sizes: impl IntoIterator<Item = u64>) -> u64 {
+pub(crate) fn block_unit(sizes: impl IntoIterator<Item = u64>) -> u64 {
     fn gcd(a: u64, b: u64) -> u64 {
         if b == 0 { a } else { gcd(b, a % b) }
     }

@@ -3,10 +3,10 @@
 //! record of the last write, `journal` that record kept in a file, `scan`
 //! the read-everything-back check of `volbench verify`.
 
-pub mod journal;
-pub mod journal_file;
-pub mod map;
-pub mod sectors;
+pub(crate) mod journal;
+pub(crate) mod journal_file;
+pub(crate) mod map;
+pub(crate) mod sectors;
 
 use std::sync::Arc;
 
@@ -41,7 +41,7 @@ impl std::fmt::Debug for DataPlan {
 
 /// What one worker found wrong.
 #[derive(Debug, Clone, Default)]
-pub struct DataReport {
+pub(crate) struct DataReport {
     pub errors: u64,
     /// The first few mismatches, described.
     pub samples: Vec<String>,
@@ -51,7 +51,7 @@ pub struct DataReport {
 const SAMPLES: usize = 8;
 
 impl DataReport {
-    pub fn merge(&mut self, other: DataReport) {
+    pub(crate) fn merge(&mut self, other: DataReport) {
         self.errors += other.errors;
         for s in other.samples {
             if self.samples.len() < SAMPLES {
@@ -212,7 +212,7 @@ impl DataPlan {
 
 /// What is wrong with a sector whose counter must lie in `lo..=hi`
 /// (FORMED: any counter), or None.
-pub fn judge(found: Found, lo: u32, hi: u32) -> Option<String> {
+pub(crate) fn judge(found: Found, lo: u32, hi: u32) -> Option<String> {
     match found {
         Found::Counter(c) if lo == FORMED || (lo..=hi).contains(&c) => None,
         Found::Counter(c) if c < lo => Some(format!("{} (stale or lost write)", describe(c))),
@@ -266,7 +266,7 @@ pub(crate) fn describe(counter: u32) -> String {
 /// and loaded when one was asked for. `init` is what the blocks hold before
 /// this job writes: 0 just filled, FORMED filled earlier, UNKNOWN foreign.
 /// `owner`: the set the journal must belong to.
-pub fn open_map(
+pub(crate) fn open_map(
     spec: &DataSpec,
     layout: Layout,
     unit: u64,
@@ -295,7 +295,7 @@ pub fn open_map(
 }
 
 /// The map's block for a job: what divides every block size of every run.
-pub fn job_block_unit(job: &crate::spec::JobSpec) -> u64 {
+pub(crate) fn job_block_unit(job: &crate::spec::JobSpec) -> u64 {
     map::block_unit(
         job.runs
             .iter()
@@ -310,7 +310,7 @@ pub fn job_block_unit(job: &crate::spec::JobSpec) -> u64 {
 /// should about --verify: its memory, and what a buffered read proves.
 /// `set_there`: the identity of the file set at the target now, if any
 /// (the caller reads it: io::target sits beside verify, not below it).
-pub fn plan_check(
+pub(crate) fn plan_check(
     job: &crate::spec::JobSpec,
     dir: bool,
     set_there: impl FnOnce(&std::path::Path) -> Option<crate::io::gate::owner::SetIdentity>,
@@ -383,7 +383,7 @@ pub fn plan_check(
 
 /// A host with several targets keeps one journal per target: target `i`'s
 /// is FILE.i (each journal belongs to one file set).
-pub fn journal_per_target(spec: &mut DataSpec, i: usize, targets: usize) {
+pub(crate) fn journal_per_target(spec: &mut DataSpec, i: usize, targets: usize) {
     if targets > 1 {
         if let Some(path) = &mut spec.journal {
             path.as_mut_os_string().push(format!(".{i}"));

@@ -16,8 +16,8 @@
 
 use xxhash_rust::xxh3::xxh3_64;
 
-pub const SECTOR: usize = 512;
-pub const HEADER: usize = 32;
+pub(crate) const SECTOR: usize = 512;
+pub(crate) const HEADER: usize = 32;
 const MAGIC: [u8; 4] = *b"vbs1";
 /// Pool of pre-shaped sectors: 8 MiB, so blocks taken from it rarely share
 /// bodies within a compressor's window (gzip: 32 KiB; zstd up to level 18:
@@ -26,19 +26,19 @@ const MAGIC: [u8; 4] = *b"vbs1";
 /// Made sector by sector from one seed, so its first 1 MiB is the whole
 /// pool of the volbench versions whose pool was 1 MiB: the pool index in
 /// their headers still names the same bytes.
-pub const POOL_BYTES: usize = 8 << 20;
+pub(crate) const POOL_BYTES: usize = 8 << 20;
 /// The pool the --dedup contents are cut from, as before the pool grew, so
 /// a set filled with --dedup by an older volbench keeps its groups' bytes.
 const DEDUP_POOL_SECTORS: u64 = (1 << 20) / SECTOR as u64;
 const POOL_SEED: u64 = 0x766f_6c62_656e_6368;
 
 /// Pre-shaped sector bodies for one compress ratio.
-pub struct Pool {
+pub(crate) struct Pool {
     bytes: Vec<u8>,
 }
 
 impl Pool {
-    pub fn new(compress: f64) -> Self {
+    pub(crate) fn new(compress: f64) -> Self {
         let mut bytes = vec![0u8; POOL_BYTES];
         let random = random_bytes_per_sector(compress);
         let mut rng = fastrand::Rng::with_seed(POOL_SEED);
@@ -49,13 +49,13 @@ impl Pool {
     }
 
     /// Sectors in the pool: positions to copy from.
-    pub fn sectors(&self) -> u64 {
+    pub(crate) fn sectors(&self) -> u64 {
         (self.bytes.len() / SECTOR) as u64
     }
 
     /// Copies pool sectors from sector `pos` (wrapping) over `dst`.
     #[inline]
-    pub fn copy_into(&self, dst: &mut [u8], pos: u64) {
+    pub(crate) fn copy_into(&self, dst: &mut [u8], pos: u64) {
         self.copy_within_first(dst, pos, self.sectors());
     }
 
@@ -76,7 +76,7 @@ impl Pool {
 
 /// Bytes of a sector that are random (header included): 512/R, at least
 /// the header.
-pub fn random_bytes_per_sector(compress: f64) -> usize {
+pub(crate) fn random_bytes_per_sector(compress: f64) -> usize {
     ((SECTOR as f64 / compress.max(1.0)).round() as usize).clamp(HEADER, SECTOR)
 }
 
@@ -84,7 +84,7 @@ pub fn random_bytes_per_sector(compress: f64) -> usize {
 /// file `file` and whose bodies were copied from pool sector `pos` on;
 /// `counter_at(i)` is the write counter of the block holding sector `i`.
 #[inline]
-pub fn stamp_headers(
+pub(crate) fn stamp_headers(
     buf: &mut [u8],
     pool: &Pool,
     file: u32,
@@ -116,7 +116,7 @@ fn header(s: &mut [u8], file: u32, off: u64, counter: u32, from: u32) {
 /// written there (from the pool sector its header names, with `counter`,
 /// or the counter it carries) and returns the first byte that differs:
 /// its index in the sector, the byte written and the byte found.
-pub fn locate(
+pub(crate) fn locate(
     s: &[u8],
     pool: &Pool,
     file: u32,
@@ -142,7 +142,7 @@ pub fn locate(
 
 /// What a sector read back says about itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Found {
+pub(crate) enum Found {
     /// A well-formed sector of this file and offset, with this counter.
     Counter(u32),
     /// Not a volbench sector (no magic), or its checksum fails (torn or corrupt).
@@ -154,7 +154,7 @@ pub enum Found {
 /// Checks one sector read from `offset` of file `file`. The checksum field
 /// is put back as it was, so the buffer keeps what the device returned.
 #[inline]
-pub fn check_sector(s: &mut [u8], file: u32, offset: u64) -> Found {
+pub(crate) fn check_sector(s: &mut [u8], file: u32, offset: u64) -> Found {
     fn word(s: &[u8], r: std::ops::Range<usize>) -> u64 {
         let mut b = [0u8; 8];
         b[..r.len()].copy_from_slice(&s[r]);
@@ -181,7 +181,7 @@ pub fn check_sector(s: &mut [u8], file: u32, offset: u64) -> Found {
 }
 
 /// The first bytes of a sector, for an error message.
-pub fn first_bytes(s: &[u8]) -> String {
+pub(crate) fn first_bytes(s: &[u8]) -> String {
     s.iter()
         .take(16)
         .map(|b| format!("{b:02x}"))
@@ -191,7 +191,7 @@ pub fn first_bytes(s: &[u8]) -> String {
 
 /// Content of the dedup copies: unit `u` of a set of `units` units holds
 /// the same bytes as every other unit of its group.
-pub struct Dedup {
+pub(crate) struct Dedup {
     pub unit: u64,
     pub groups: u64,
     /// Units per file (a partial last unit counts).
@@ -201,7 +201,7 @@ pub struct Dedup {
 const DEDUP_KEY: u64 = 0x6465_6475_705f_6b65;
 
 impl Dedup {
-    pub fn new(ratio: u64, unit: u64, nfiles: u32, file_size: u64) -> Self {
+    pub(crate) fn new(ratio: u64, unit: u64, nfiles: u32, file_size: u64) -> Self {
         let per_file = file_size.div_ceil(unit.max(1));
         let units = per_file * nfiles as u64;
         Self {
@@ -214,7 +214,7 @@ impl Dedup {
     /// Fills `buf`, which starts at `offset` (a multiple of the unit) of
     /// file `file`, with its units' group contents.
     #[inline]
-    pub fn write(&self, pool: &Pool, buf: &mut [u8], file: u32, offset: u64) {
+    pub(crate) fn write(&self, pool: &Pool, buf: &mut [u8], file: u32, offset: u64) {
         let first = file as u64 * self.per_file + offset / self.unit;
         for (i, chunk) in buf.chunks_mut(self.unit as usize).enumerate() {
             let group = (first + i as u64) % self.groups;

@@ -58,7 +58,7 @@ pub(super) struct Row {
 impl Board {
     /// A new run: the figures of the last one no longer apply; what the
     /// coordinator said of each host still does.
-    pub fn new_run(&mut self) {
+    pub(super) fn new_run(&mut self) {
         for s in self.hosts.values_mut() {
             s.targets.clear();
         }
@@ -66,25 +66,25 @@ impl Board {
         self.period_s = 0.0;
     }
 
-    pub fn part(&mut self, host: &str, target: &str, iv: &Interval) {
+    pub(super) fn part(&mut self, host: &str, target: &str, iv: &Interval) {
         let seen = self.hosts.entry(host.to_string()).or_default();
         seen.targets.insert(target.to_string(), iv.clone());
         self.newest_t = self.newest_t.max(iv.t_s);
         self.period_s = self.period_s.max(iv.duration_s);
     }
 
-    pub fn state(&mut self, host: &str, state: &str) {
+    pub(super) fn state(&mut self, host: &str, state: &str) {
         self.hosts.entry(host.to_string()).or_default().state = Some(state.to_string());
     }
 
     /// Several hosts: the board is worth a frame.
-    pub fn many(&self) -> bool {
+    pub(super) fn many(&self) -> bool {
         self.hosts.len() > 1
     }
 
     /// Every host's row, the ones to look at first: failed or silent hosts,
     /// then the slowest; ties by name, so the frame does not jump.
-    pub fn rows(&self) -> Vec<Row> {
+    pub(super) fn rows(&self) -> Vec<Row> {
         let merged: Vec<(&String, &Seen, Option<Interval>)> = self
             .hosts
             .iter()
@@ -149,7 +149,7 @@ impl Board {
     /// The frame: a header, the first `SHOWN` rows, the rest folded into
     /// one line, and the totals over every host (the sum of the rows; the
     /// p99 of every host's I/Os together, from the merged histograms).
-    pub fn frame(&self) -> Vec<String> {
+    pub(super) fn frame(&self) -> Vec<String> {
         let rows = self.rows();
         let mut out = vec![format!(
             "  {:<NAME_WIDTH$} {:>10} {:>9} {:>9}  state",

@@ -15,11 +15,11 @@ use crate::plan::PlannedRun;
 use crate::result::{IntervalOp, RunResult};
 use crate::stats::live_hist::sparse_percentile;
 
-pub const SCHEMA: &str = "volbench.live/v1";
+pub(crate) const SCHEMA: &str = "volbench.live/v1";
 
 /// JSON Lines or CSV.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
+pub(crate) enum Format {
     Json,
     Csv,
 }
@@ -82,7 +82,7 @@ fn op(o: &IntervalOp) -> Op {
     }
 }
 
-pub struct Lines {
+pub(crate) struct Lines {
     out: Mutex<Option<Box<dyn Write + Send>>>,
     format: Format,
     flag: &'static str,
@@ -91,7 +91,7 @@ pub struct Lines {
 impl Lines {
     /// Writes the CSV header at once, so a reader sees the columns before
     /// the first interval.
-    pub fn new(mut out: Box<dyn Write + Send>, format: Format, flag: &'static str) -> Self {
+    pub(crate) fn new(mut out: Box<dyn Write + Send>, format: Format, flag: &'static str) -> Self {
         let ok = format == Format::Json
             || out
                 .write_all(CSV_HEADER.as_bytes())

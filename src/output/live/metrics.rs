@@ -25,7 +25,7 @@ use crate::result::{IntervalOp, RunResult};
 
 /// The histogram's upper bounds, in seconds: 10 µs to 10 s, three per
 /// decade, the range of storage latencies from NVMe to a struggling share.
-pub const LATENCY_BUCKETS_S: [f64; 19] = [
+pub(crate) const LATENCY_BUCKETS_S: [f64; 19] = [
     1e-5, 2.5e-5, 5e-5, 1e-4, 2.5e-4, 5e-4, 1e-3, 2.5e-3, 5e-3, 1e-2, 2.5e-2, 5e-2, 0.1, 0.25, 0.5,
     1.0, 2.5, 5.0, 10.0,
 ];
@@ -247,7 +247,7 @@ fn add_latency(
 
 /// The address `--metrics-listen` names: `PORT` (127.0.0.1), `:PORT`,
 /// `ADDR:PORT` or `[V6]:PORT`, ports 1024-65535 (`units::bounds`).
-pub fn parse_listen(text: &str) -> Result<SocketAddr> {
+pub(crate) fn parse_listen(text: &str) -> Result<SocketAddr> {
     let t = text.trim();
     let bad = |why: &str| VbError::input(format!("--metrics-listen {t}: {why}"));
     let addr = if let Ok(port) = t.trim_start_matches(':').parse::<u16>() {
@@ -271,14 +271,14 @@ pub fn parse_listen(text: &str) -> Result<SocketAddr> {
 
 /// The endpoint: bound before any I/O (a port in use or an address not
 /// of this machine is one line and exit 2), served by one thread.
-pub struct Exporter {
+pub(crate) struct Exporter {
     m: Metrics,
     what: Mutex<String>,
     run: Mutex<Option<String>>,
 }
 
 impl Exporter {
-    pub fn listen(text: &str) -> Result<(Self, SocketAddr)> {
+    pub(crate) fn listen(text: &str) -> Result<(Self, SocketAddr)> {
         let addr = parse_listen(text)?;
         let listener = TcpListener::bind(addr).map_err(|e| {
             let why = match e.kind() {
@@ -374,7 +374,7 @@ fn serve(conn: TcpStream, reg: &Registry) -> std::io::Result<()> {
 /// OpenMetrics text as Prometheus' older text format, for scrapers that do
 /// not ask for OpenMetrics (curl, promtool): a counter's family takes its
 /// samples' `_total` name, and there is no `# EOF`. The rest is the same.
-pub fn prometheus_text(om: &str) -> String {
+pub(crate) fn prometheus_text(om: &str) -> String {
     let mut out = String::with_capacity(om.len());
     let mut help: Option<&str> = None;
     for line in om.lines() {

@@ -5,9 +5,9 @@
 //! and port before any I/O.
 
 mod hosts;
-pub mod lines;
-pub mod metrics;
-pub mod terminal;
+pub(crate) mod lines;
+pub(crate) mod metrics;
+pub(crate) mod terminal;
 
 use std::time::Duration;
 
@@ -17,7 +17,7 @@ use crate::input::args::live::LiveArgs;
 use crate::units::bounds::MAX_PROGRESS_INTERVAL;
 
 /// The observers the flags ask for, the terminal first.
-pub fn observers(a: &LiveArgs) -> Result<Tee> {
+pub(crate) fn observers(a: &LiveArgs) -> Result<Tee> {
     let every = match &a.progress_interval {
         None => Duration::from_secs(10),
         Some(t) => crate::units::parse_duration_in(

@@ -17,7 +17,7 @@ use crate::plan::PlannedRun;
 use crate::result::RunResult;
 use crate::units::format_duration;
 
-pub struct TerminalObserver {
+pub(crate) struct TerminalObserver {
     bar: Mutex<Option<ProgressBar>>,
     live: bool,
     /// Print notes and per-run lines (off with --quiet).
@@ -31,13 +31,9 @@ pub struct TerminalObserver {
 }
 
 impl TerminalObserver {
-    pub fn new(chatty: bool) -> Self {
-        Self::with(chatty, false, Some(Duration::from_secs(10)))
-    }
-
     /// `chatty` false: no bar, notes or lines at all; `plain_every` None:
     /// no plain lines off a terminal.
-    pub fn with(chatty: bool, verbose: bool, plain_every: Option<Duration>) -> Self {
+    pub(crate) fn with(chatty: bool, verbose: bool, plain_every: Option<Duration>) -> Self {
         Self {
             bar: Mutex::new(None),
             live: chatty && std::io::stderr().is_terminal(),

@@ -34,9 +34,9 @@ const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 const GRACE: Duration = Duration::from_secs(3);
 
 /// Exit codes of the agent (seen only in the coordinator's messages).
-pub const EXIT_LOST: i32 = 75;
+pub(crate) const EXIT_LOST: i32 = 75;
 
-pub fn main() -> Result<i32> {
+pub(crate) fn main() -> Result<i32> {
     // A vanished coordinator shows as a write error (then a clean stop),
     // not as SIGPIPE killing the agent mid-write.
     super::set_sigpipe(libc::SIG_IGN);

@@ -74,7 +74,7 @@ pub(super) struct RunState {
 }
 
 impl RunState {
-    pub fn new(targets: usize) -> Self {
+    pub(super) fn new(targets: usize) -> Self {
         RunState {
             started: vec![None; targets],
             intervals: vec![Vec::new(); targets],
@@ -107,7 +107,7 @@ pub(super) struct Host {
 }
 
 impl Host {
-    pub fn new(a: Assignment, job: JobSpec) -> Self {
+    pub(super) fn new(a: Assignment, job: JobSpec) -> Self {
         Host {
             a,
             job,
@@ -129,16 +129,16 @@ impl Host {
         }
     }
 
-    pub fn live(&self) -> bool {
+    pub(super) fn live(&self) -> bool {
         self.failed.is_none()
     }
 
     /// Live and taking part in the run in progress.
-    pub fn in_run(&self) -> bool {
+    pub(super) fn in_run(&self) -> bool {
         self.live() && !self.run.idle
     }
 
-    pub fn status(&self) -> HostStatus {
+    pub(super) fn status(&self) -> HostStatus {
         if self.live() {
             HostStatus::Ok
         } else {
@@ -146,13 +146,13 @@ impl Host {
         }
     }
 
-    pub fn send(&self, msg: &ToAgent) {
+    pub(super) fn send(&self, msg: &ToAgent) {
         if let Some(tx) = &self.link.tx {
             let _ = tx.send(encode(msg));
         }
     }
 
-    pub fn name(&self) -> &str {
+    pub(super) fn name(&self) -> &str {
         &self.a.host.name
     }
 }

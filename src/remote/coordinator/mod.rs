@@ -53,7 +53,7 @@ const SKEW_WARN_MS: f64 = 50.0;
 const TICK: Duration = Duration::from_millis(100);
 
 /// How to reach the hosts and what to run there.
-pub struct Options {
+pub(crate) struct Options {
     pub hosts: Vec<Assignment>,
     /// One job per host (per-host thread overrides applied), same order.
     pub jobs: Vec<JobSpec>,
@@ -73,7 +73,7 @@ pub struct Options {
 }
 
 /// Which volbench the hosts run.
-pub enum Remote {
+pub(crate) enum Remote {
     /// A command or path on the host (`volbench` from its PATH by default).
     Installed(String),
     /// This binary, copied into a content-named file in this cache dir.
@@ -119,7 +119,7 @@ struct Gathered {
 }
 
 /// Runs the job on every host; returns the merged result document.
-pub fn run(opts: Options, obs: &dyn Observer, stop: &AtomicBool) -> Result<ResultDoc> {
+pub(crate) fn run(opts: Options, obs: &dyn Observer, stop: &AtomicBool) -> Result<ResultDoc> {
     let t_start = Instant::now();
     let cpu0 = crate::io::host::cpu_seconds();
     let started = crate::result::now_rfc3339();

@@ -11,7 +11,7 @@ use crate::result::Op;
 
 /// The panel, or None for a run whose intervals carry no histograms
 /// (older results, metadata runs).
-pub fn figure(item: &Item) -> Option<Figure> {
+pub(crate) fn figure(item: &Item) -> Option<Figure> {
     let run = item.run;
     let marks = run.intervals.len() <= 120;
     let mut series = Vec::new();

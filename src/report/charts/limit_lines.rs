@@ -9,13 +9,13 @@ use crate::result::diagnosis::Kind;
 
 /// Which figure a chart plots.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Dim {
+pub(crate) enum Dim {
     Iops,
     MibS,
 }
 
 /// The reference lines for charts of `dim` drawn from this result.
-pub fn limits(doc: &ResultDoc, dim: Dim) -> Vec<RefLine> {
+pub(crate) fn limits(doc: &ResultDoc, dim: Dim) -> Vec<RefLine> {
     let unit = match dim {
         Dim::Iops => "IOPS",
         Dim::MibS => "MiB/s",

@@ -10,7 +10,7 @@ use crate::spec::meta::ALL_OPS;
 
 /// None for block I/O and for runs of one operation (its class line in
 /// the IOPS chart is already that operation).
-pub fn ops_per_interval(item: &Item) -> Option<Figure> {
+pub(crate) fn ops_per_interval(item: &Item) -> Option<Figure> {
     let run = item.run;
     let present: Vec<_> = ALL_OPS
         .into_iter()

@@ -45,7 +45,7 @@ fn line_prefix(sources: &[Source], source: Option<usize>) -> String {
 }
 
 /// Chart 1: read and write throughput against read percentage.
-pub fn mix(sweep: &Sweep, items: &[Item], sources: &[Source]) -> Figure {
+pub(crate) fn mix(sweep: &Sweep, items: &[Item], sources: &[Source]) -> Figure {
     // detect::sweeps keeps only sweeps with a line of MIN_POINTS runs.
     let first = items[sweep.lines[0].items[0]].run;
     let metric = Metric::of(first);
@@ -107,7 +107,7 @@ fn point_label(run: &crate::result::RunResult, by_rate: bool) -> String {
     }
 }
 
-pub fn curve(sweep: &Sweep, items: &[Item], sources: &[Source]) -> Figure {
+pub(crate) fn curve(sweep: &Sweep, items: &[Item], sources: &[Source]) -> Figure {
     let overlay = sweep.lines.len() > 1;
     let mut series = Vec::new();
     // On a rate curve the unthrottled maximum run is no point of the curve
@@ -215,7 +215,7 @@ pub(crate) fn warmup_shade(run: &crate::result::RunResult) -> Vec<Shade> {
 /// Chart 3: IOPS, MiB/s and mean latency per interval, warm-up shaded;
 /// `limits` (IOPS, MiB/s) are drawn across their panels, with the total
 /// of reads and writes beside a mixed run's lines (limits are totals).
-pub fn timeseries(item: &Item, label: &str, limits: [&[svg::RefLine]; 2]) -> Vec<Figure> {
+pub(crate) fn timeseries(item: &Item, label: &str, limits: [&[svg::RefLine]; 2]) -> Vec<Figure> {
     let run = item.run;
     let shades = warmup_shade(run);
     let marks = run.intervals.len() <= 120;
@@ -302,7 +302,7 @@ pub fn timeseries(item: &Item, label: &str, limits: [&[svg::RefLine]; 2]) -> Vec
 
 /// Chart 4: latency percentiles, p0 to p99.999 on a "nines" axis, log
 /// latency. At most seven lines a chart (one colour each); writes dashed.
-pub fn percentiles(items: &[(String, Item)]) -> Vec<Figure> {
+pub(crate) fn percentiles(items: &[(String, Item)]) -> Vec<Figure> {
     let mut all = Vec::new();
     for (k, (label, item)) in items.iter().enumerate() {
         for (op, _) in item.run.ops() {
@@ -373,7 +373,7 @@ pub fn percentiles(items: &[(String, Item)]) -> Vec<Figure> {
 /// Chart 5: one group of bars per run (read and write), split into an IOPS
 /// chart for small transfers and a MiB/s chart for large ones, with the
 /// limits (IOPS, MiB/s) drawn across.
-pub fn pattern_bars(items: &[(String, Item)], limits: [&[svg::RefLine]; 2]) -> Vec<Figure> {
+pub(crate) fn pattern_bars(items: &[(String, Item)], limits: [&[svg::RefLine]; 2]) -> Vec<Figure> {
     let mut out = Vec::new();
     for metric in [Metric::Iops, Metric::MibS] {
         let cats: Vec<Category> = items
@@ -441,7 +441,7 @@ pub struct CompareRow {
 
 /// Chart 6: bars per source for each matched run and op, each labelled with
 /// its ratio to the first source.
-pub fn comparison_bars(rows: &[CompareRow], sources: &[Source]) -> Vec<Figure> {
+pub(crate) fn comparison_bars(rows: &[CompareRow], sources: &[Source]) -> Vec<Figure> {
     let mut out = Vec::new();
     for metric in [Metric::Iops, Metric::MibS] {
         let cats: Vec<Category> = rows
@@ -502,7 +502,7 @@ pub fn comparison_bars(rows: &[CompareRow], sources: &[Source]) -> Vec<Figure> {
 }
 
 /// The sweep charts for a set of runs, in the order detected.
-pub fn sweep_figures(sweeps: &[Sweep], items: &[Item], sources: &[Source]) -> Vec<Figure> {
+pub(crate) fn sweep_figures(sweeps: &[Sweep], items: &[Item], sources: &[Source]) -> Vec<Figure> {
     sweeps
         .iter()
         .map(|s| match s.kind {

@@ -16,7 +16,7 @@ const MIN_SIZES: usize = 3;
 
 /// Runs of one source and one workload but for their (single) block size,
 /// ordered by it: indices into `items`.
-pub fn series(items: &[Item]) -> Vec<Vec<usize>> {
+pub(crate) fn series(items: &[Item]) -> Vec<Vec<usize>> {
     let mut groups: BTreeMap<(usize, String), Vec<usize>> = BTreeMap::new();
     for (i, it) in items.iter().enumerate() {
         let w = &it.run.workload;
@@ -41,7 +41,7 @@ pub fn series(items: &[Item]) -> Vec<Vec<usize>> {
 
 /// An IOPS chart and a MiB/s chart for one series of block sizes, the
 /// x axis in powers of two.
-pub fn figures(group: &[usize], items: &[Item], sources: &[Source]) -> Vec<Figure> {
+pub(crate) fn figures(group: &[usize], items: &[Item], sources: &[Source]) -> Vec<Figure> {
     let Some(first) = group.first().map(|&i| items[i]) else {
         return Vec::new();
     };

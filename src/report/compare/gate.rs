@@ -16,11 +16,11 @@ use crate::report::{Item, Source};
 use crate::units::bounds;
 
 /// The JSON verdict's schema name; bump on an incompatible change.
-pub const SCHEMA: &str = "volbench.compare/v1";
+pub(crate) const SCHEMA: &str = "volbench.compare/v1";
 
 /// One figure of one run held against the base.
 #[derive(Debug, Clone, Serialize)]
-pub struct Checked {
+pub(crate) struct Checked {
     pub run: String,
     pub op: String,
     pub metric: &'static str,
@@ -38,7 +38,7 @@ pub struct Checked {
 /// What `--json` prints: the figures, the unmatched runs, the warnings and
 /// whether the gate passed.
 #[derive(Debug, Clone, Serialize)]
-pub struct Verdict {
+pub(crate) struct Verdict {
     pub schema: &'static str,
     pub base: String,
     pub fail_below: Option<f64>,
@@ -81,13 +81,13 @@ impl Compared {
 
 /// `--fail-below` and `--fail-on` as given, checked.
 #[derive(Debug, Clone)]
-pub struct Gate {
+pub(crate) struct Gate {
     pub fail_below: Option<f64>,
     pub metrics: Vec<Compared>,
 }
 
 impl Gate {
-    pub fn parse(fail_below: Option<&str>, fail_on: Option<&str>) -> Result<Self> {
+    pub(crate) fn parse(fail_below: Option<&str>, fail_on: Option<&str>) -> Result<Self> {
         let fail_below = match fail_below {
             None => None,
             Some(t) => {
@@ -128,7 +128,7 @@ impl Gate {
         })
     }
 
-    pub fn judge(&self, c: &Comparison, sources: &[Source], all: &[Item]) -> Verdict {
+    pub(crate) fn judge(&self, c: &Comparison, sources: &[Source], all: &[Item]) -> Verdict {
         let v = verdict(c, sources, all, &self.metrics, self.fail_below);
         if let Some(r) = self.fail_below {
             let failed = failure_lines(&v);
@@ -151,19 +151,19 @@ impl Gate {
         v
     }
 
-    pub fn json(&self, v: &Verdict) -> Result<String> {
+    pub(crate) fn json(&self, v: &Verdict) -> Result<String> {
         serde_json::to_string_pretty(v)
             .map_err(|e| VbError::run(format!("writing the verdict as JSON: {e}")))
     }
 
-    pub fn exit_code(&self, v: &Verdict) -> i32 {
+    pub(crate) fn exit_code(&self, v: &Verdict) -> i32 {
         if v.passed { exit::OK } else { exit::REGRESSION }
     }
 }
 
 /// Every matched figure of the chosen metrics against the base, failed
 /// where its performance ratio is below `fail_below`.
-pub fn verdict(
+pub(crate) fn verdict(
     c: &Comparison,
     sources: &[Source],
     all: &[Item],
@@ -231,7 +231,7 @@ pub fn verdict(
 
 /// The lines printed for a failed gate, one per failed figure, worst first:
 /// "8k-random-read read IOPS: 0.430x of without (12,000 -> 5,160), below 0.9".
-pub fn failure_lines(v: &Verdict) -> Vec<String> {
+pub(crate) fn failure_lines(v: &Verdict) -> Vec<String> {
     let Some(limit) = v.fail_below else {
         return Vec::new();
     };

@@ -13,19 +13,19 @@ use crate::result::{ResultDoc, RunResult};
 use crate::spec::latency::{LatencyLimit, LatencyOp};
 
 /// The JSON verdict's schema name; bump on an incompatible change.
-pub const SCHEMA: &str = "volbench.headroom/v1";
+pub(crate) const SCHEMA: &str = "volbench.headroom/v1";
 
 /// A run resembles production when its read share is within this many
 /// percentage points of the profile's mean mix...
-pub const MIX_TOLERANCE_PTS: f64 = 10.0;
+pub(crate) const MIX_TOLERANCE_PTS: f64 = 10.0;
 /// ...and its mean request size within this fraction of the profile's: the
 /// block layer merges and splits requests, so the device's mean size is
 /// never exactly the size the application asked for.
-pub const SIZE_TOLERANCE: f64 = 0.25;
+pub(crate) const SIZE_TOLERANCE: f64 = 0.25;
 
 /// What production did on the device compared, over the capture.
 #[derive(Debug, Clone, Serialize)]
-pub struct Production {
+pub(crate) struct Production {
     pub device: String,
     pub peak_iops: f64,
     pub p95_iops: f64,
@@ -40,7 +40,7 @@ pub struct Production {
 
 /// The run of the result production is held against.
 #[derive(Debug, Clone, Serialize)]
-pub struct Measured {
+pub(crate) struct Measured {
     pub run: String,
     pub iops: f64,
     pub mib_s: f64,
@@ -54,7 +54,7 @@ pub struct Measured {
 
 /// One limit and how far above production's peak it lies.
 #[derive(Debug, Clone, Serialize)]
-pub struct Limit {
+pub(crate) struct Limit {
     /// "measured IOPS", "measured MiB/s", "stated IOPS", "IOPS at p99 <= 2 ms"...
     pub what: String,
     pub value: f64,
@@ -66,7 +66,7 @@ pub struct Limit {
 
 /// The whole statement, and the verdict `--fail-below` makes of it.
 #[derive(Debug, Clone, Serialize)]
-pub struct Headroom {
+pub(crate) struct Headroom {
     pub schema: &'static str,
     pub production: Production,
     pub measured: Measured,
@@ -211,7 +211,7 @@ fn limits(p: &Production, run: &RunResult, doc: &ResultDoc) -> Vec<Limit> {
 
 /// The headroom of `doc` over the production in `profile` (its busiest
 /// device); Err says why there is nothing to compare.
-pub fn headroom(
+pub(crate) fn headroom(
     profile: &Profile,
     doc: &ResultDoc,
     shown: &str,
@@ -259,7 +259,7 @@ pub fn headroom(
 
 impl Headroom {
     /// The statement a person reads, one line each.
-    pub fn lines(&self) -> Vec<String> {
+    pub(crate) fn lines(&self) -> Vec<String> {
         let (p, m) = (&self.production, &self.measured);
         let mut out = vec![format!(
             "production ({}) peaks at {} IOPS (p95 {}), {} MiB/s, {} KiB, {}/{}, await {} at peak (p95 {}); \

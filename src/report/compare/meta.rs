@@ -81,7 +81,7 @@ fn op_rows<'a>(
 
 /// Run | op | figure | first | second | second/first | change | ...; None
 /// when no matched run has operations.
-pub fn table(c: &Comparison, sources: &[Source], all: &[Item]) -> Option<Table> {
+pub(crate) fn table(c: &Comparison, sources: &[Source], all: &[Item]) -> Option<Table> {
     let rows = op_rows(c, all);
     if rows.is_empty() {
         return None;
@@ -124,7 +124,7 @@ pub fn table(c: &Comparison, sources: &[Source], all: &[Item]) -> Option<Table> 
 
 /// One line per operation and later result: "meta-create create: ops/s
 /// 1,000 → 1,600 (+60%), mean latency 850 µs → 595 µs (-30%), p99 ...".
-pub fn headlines(c: &Comparison, all: &[Item]) -> Vec<String> {
+pub(crate) fn headlines(c: &Comparison, all: &[Item]) -> Vec<String> {
     let mut out = Vec::new();
     for (name, op, per) in op_rows(c, all) {
         let Some(base) = per.first().copied().flatten() else {

@@ -152,7 +152,7 @@ fn conditions(d: &ResultDoc) -> Vec<(String, String)> {
 
 /// The conditions that differ between the results, one row each with the
 /// value in every result; None when they all ran alike.
-pub fn differing(sources: &[Source]) -> Option<Table> {
+pub(crate) fn differing(sources: &[Source]) -> Option<Table> {
     if sources.len() < 2 {
         return None;
     }

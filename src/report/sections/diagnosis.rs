@@ -4,7 +4,7 @@
 use super::super::Source;
 use super::super::page::Section;
 
-pub fn section(sources: &[Source]) -> Option<Section> {
+pub(crate) fn section(sources: &[Source]) -> Option<Section> {
     let mut tables = Vec::new();
     for s in sources {
         if let Some(mut t) = crate::output::diagnosis::table(&s.doc) {

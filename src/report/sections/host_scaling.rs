@@ -15,7 +15,7 @@ use crate::result::diagnosis::scaling::{HostPoint, series};
 /// One row per point: the hosts, the aggregate IOPS and MiB/s, each host's
 /// share, and the aggregate as a multiple of the first point's (beside the
 /// multiple of hosts).
-pub fn table_of(all: &[Vec<HostPoint>]) -> Table {
+pub(crate) fn table_of(all: &[Vec<HostPoint>]) -> Table {
     let mut t = Table::new(
         "Host counts",
         &[
@@ -70,13 +70,13 @@ fn headline(p: &HostPoint) -> f64 {
 }
 
 /// The table of one result's host-count sweeps.
-pub fn table(doc: &ResultDoc) -> Table {
+pub(crate) fn table(doc: &ResultDoc) -> Table {
     table_of(&series(doc))
 }
 
 /// Per series: the aggregate against host count, the mean per host, and
 /// the first point scaled by the hosts (dashed: perfect scaling).
-pub fn figures_of(all: &[Vec<HostPoint>]) -> Vec<Figure> {
+pub(crate) fn figures_of(all: &[Vec<HostPoint>]) -> Vec<Figure> {
     let mut out = Vec::new();
     for points in all {
         let (Some(first), Some(last)) = (points.first(), points.last()) else {
@@ -129,12 +129,12 @@ pub fn figures_of(all: &[Vec<HostPoint>]) -> Vec<Figure> {
     out
 }
 
-pub fn figures(doc: &ResultDoc) -> Vec<Figure> {
+pub(crate) fn figures(doc: &ResultDoc) -> Vec<Figure> {
     figures_of(&series(doc))
 }
 
 /// The "Host counts" section, for results with a host-count sweep.
-pub fn section(sources: &[Source]) -> Option<Section> {
+pub(crate) fn section(sources: &[Source]) -> Option<Section> {
     super::hosts::breakdown(
         Section::new(
             "host-counts",
@@ -153,7 +153,7 @@ pub fn section(sources: &[Source]) -> Option<Section> {
 /// `compare` over results that differ only in host count (each one run
 /// on its hosts): the scaling table and chart, with the flat-with-hosts
 /// finding over them in the table's notes.
-pub fn compare_section(sources: &[Source]) -> Option<Section> {
+pub(crate) fn compare_section(sources: &[Source]) -> Option<Section> {
     use crate::result::diagnosis::scaling::{across, judge};
     let docs: Vec<&ResultDoc> = sources.iter().map(|s| &s.doc).collect();
     let all = across(&docs);

@@ -28,7 +28,7 @@ fn host_names(doc: &ResultDoc) -> Vec<&str> {
 /// Each host's IOPS, MiB/s, mean and p99 per run, with its share of the
 /// other hosts' median IOPS (the terminal's table: past a few dozen hosts,
 /// their spread and the slowest named).
-pub fn table(doc: &ResultDoc) -> Table {
+pub(crate) fn table(doc: &ResultDoc) -> Table {
     target_table::per_host(doc).unwrap_or_else(|| {
         Table::new(
             "Per host",
@@ -115,7 +115,7 @@ fn spread_figures(doc: &ResultDoc) -> Vec<Figure> {
 /// Bar charts: per run, one bar per host, of the run's headline figure
 /// (IOPS or MiB/s), then of p99 latency. Hosts below the slow-host share
 /// of the others' median carry that share as a label.
-pub fn figures(doc: &ResultDoc) -> Vec<Figure> {
+pub(crate) fn figures(doc: &ResultDoc) -> Vec<Figure> {
     let names = host_names(doc);
     if names.len() > MANY_HOSTS {
         return spread_figures(doc);
@@ -217,7 +217,7 @@ pub fn figures(doc: &ResultDoc) -> Vec<Figure> {
 }
 
 /// The "Per host" section, for results of two or more hosts.
-pub fn section(sources: &[Source]) -> Option<Section> {
+pub(crate) fn section(sources: &[Source]) -> Option<Section> {
     breakdown(
         Section::new(
             "hosts",

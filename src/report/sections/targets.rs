@@ -30,19 +30,19 @@ fn per_run(doc: &ResultDoc) -> PerRun<'_> {
 
 /// Whether a result has anything its totals do not already say: some
 /// client drove two or more targets.
-pub fn has_targets(doc: &ResultDoc) -> bool {
+pub(crate) fn has_targets(doc: &ResultDoc) -> bool {
     runs(doc).iter().any(|r| target_table::has_targets(r))
 }
 
 /// The per-target table (`output::target_table`).
-pub fn table(doc: &ResultDoc) -> Table {
+pub(crate) fn table(doc: &ResultDoc) -> Table {
     target_table::per_target(&runs(doc)).unwrap_or_else(|| Table::new(TITLE, &[], 0))
 }
 
 /// Bar charts, one per run: a bar per target (grouped by host) of the
 /// run's headline figure; a target below the slow share of its siblings'
 /// median carries that share as a label.
-pub fn figures(doc: &ResultDoc) -> Vec<Figure> {
+pub(crate) fn figures(doc: &ResultDoc) -> Vec<Figure> {
     let mut out = Vec::new();
     for (run, hosts) in per_run(doc) {
         let metric = Metric::of(run);
@@ -110,7 +110,7 @@ pub fn figures(doc: &ResultDoc) -> Vec<Figure> {
 
 /// The "Per target" section, for results where some client drove two or
 /// more targets.
-pub fn section(sources: &[Source]) -> Option<Section> {
+pub(crate) fn section(sources: &[Source]) -> Option<Section> {
     super::hosts::breakdown(
         Section::new(
             "targets",
@@ -128,7 +128,7 @@ pub fn section(sources: &[Source]) -> Option<Section> {
 /// For `report --format csv`: each target's figures as a result of their
 /// own (the merged run with the target's totals in place), labelled
 /// `host:path` (`path` in a local run), so they take summary.csv's columns.
-pub fn csv_docs(doc: &ResultDoc) -> Vec<(String, ResultDoc)> {
+pub(crate) fn csv_docs(doc: &ResultDoc) -> Vec<(String, ResultDoc)> {
     if !has_targets(doc) {
         return Vec::new();
     }

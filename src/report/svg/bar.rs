@@ -11,7 +11,7 @@ use super::{Fmt, Size, colour, esc};
 /// One bar: its value, hover text and an optional label drawn above it
 /// (a ratio such as "2.30x").
 #[derive(Clone, Debug)]
-pub struct Bar {
+pub(crate) struct Bar {
     pub value: f64,
     pub tip: String,
     pub label: Option<String>,
@@ -20,14 +20,14 @@ pub struct Bar {
 /// A category on the x axis with one slot per bar series; `None` leaves the
 /// slot empty (no write bar for a pure read run).
 #[derive(Clone, Debug)]
-pub struct Category {
+pub(crate) struct Category {
     pub name: String,
     pub bars: Vec<Option<Bar>>,
 }
 
 /// Grouped bars: categories along x, one bar per series inside each. Every
 /// bar is a `rect.bar`.
-pub fn bar_chart(
+pub(crate) fn bar_chart(
     kind: &str,
     title: &str,
     y: &Axis,
@@ -40,7 +40,7 @@ pub fn bar_chart(
 
 /// Grouped bars with reference lines (limits) across them; the y axis
 /// stretches to show them.
-pub fn bar_chart_with_refs(
+pub(crate) fn bar_chart_with_refs(
     kind: &str,
     title: &str,
     y: &Axis,

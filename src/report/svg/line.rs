@@ -11,7 +11,7 @@ use super::{Size, colour, esc};
 /// One line of points (x, y), optionally with a dot per point. `tips` are
 /// hover texts per point (SVG `<title>`).
 #[derive(Clone, Debug)]
-pub struct Series {
+pub(crate) struct Series {
     pub name: String,
     pub colour: usize,
     pub dashed: bool,
@@ -28,7 +28,7 @@ pub struct Series {
 }
 
 impl Series {
-    pub fn new(name: impl Into<String>, colour: usize) -> Self {
+    pub(crate) fn new(name: impl Into<String>, colour: usize) -> Self {
         Self {
             name: name.into(),
             colour,
@@ -42,7 +42,7 @@ impl Series {
         }
     }
 
-    pub fn push(&mut self, x: f64, y: f64, tip: impl Into<String>) {
+    pub(crate) fn push(&mut self, x: f64, y: f64, tip: impl Into<String>) {
         self.points.push((x, y));
         self.tips.push(tip.into());
     }
@@ -50,7 +50,7 @@ impl Series {
 
 /// A shaded span of the x axis with a label (the warm-up).
 #[derive(Clone, Debug)]
-pub struct Shade {
+pub(crate) struct Shade {
     pub from: f64,
     pub to: f64,
     pub label: String,
@@ -58,7 +58,7 @@ pub struct Shade {
 
 /// A line chart. Each point of a series with `marks` is a `circle.mark`;
 /// lines are `path.series` whose vertices are the points, in order.
-pub fn line_chart(
+pub(crate) fn line_chart(
     kind: &str,
     title: &str,
     x: &Axis,
@@ -73,7 +73,7 @@ pub fn line_chart(
 /// A line chart with reference lines (limits) across it; the y axis
 /// stretches to show them.
 #[allow(clippy::too_many_arguments)]
-pub fn line_chart_with_refs(
+pub(crate) fn line_chart_with_refs(
     kind: &str,
     title: &str,
     x: &Axis,

@@ -14,15 +14,15 @@ mod line;
 mod refs;
 mod scale;
 
-pub use bar::{Bar, Category, bar_chart, bar_chart_with_refs};
-pub use line::{Series, Shade, line_chart, line_chart_with_refs};
-pub use refs::RefLine;
-pub use scale::Axis;
+pub(crate) use bar::{Bar, Category, bar_chart, bar_chart_with_refs};
+pub(crate) use line::{Series, Shade, line_chart, line_chart_with_refs};
+pub(crate) use refs::RefLine;
+pub(crate) use scale::Axis;
 
 use crate::output::fmt::{micros, number, trim};
 
 /// Escapes text for HTML/SVG content and attribute values.
-pub fn esc(s: &str) -> String {
+pub(crate) fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
@@ -39,20 +39,20 @@ pub fn esc(s: &str) -> String {
 
 /// Okabe-Ito colours: distinguishable with the common colour-vision
 /// deficiencies. Yellow is left out: it vanishes on white paper.
-pub const PALETTE: [&str; 7] = [
+pub(crate) const PALETTE: [&str; 7] = [
     "#0072B2", "#D55E00", "#009E73", "#E69F00", "#CC79A7", "#56B4E9", "#000000",
 ];
 /// Reads and writes keep one colour each across every chart.
-pub const READ: usize = 0;
-pub const WRITE: usize = 1;
+pub(crate) const READ: usize = 0;
+pub(crate) const WRITE: usize = 1;
 
-pub fn colour(i: usize) -> &'static str {
+pub(crate) fn colour(i: usize) -> &'static str {
     PALETTE[i % PALETTE.len()]
 }
 
 /// How tick labels are written.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Fmt {
+pub(crate) enum Fmt {
     /// Plain numbers with thousands separators, "k"/"M" past a million.
     Number,
     /// Microseconds shown as "250 µs", "1.5 ms", "2 s".
@@ -67,7 +67,7 @@ pub enum Fmt {
     Log2Size,
 }
 
-pub fn fmt_value(v: f64, f: Fmt) -> String {
+pub(crate) fn fmt_value(v: f64, f: Fmt) -> String {
     match f {
         Fmt::Number => number(v),
         Fmt::Micros => micros(v),
@@ -87,7 +87,7 @@ pub fn fmt_value(v: f64, f: Fmt) -> String {
 
 /// Long names are cut for legends and category labels; the full text stays
 /// in the tables and hover titles.
-pub fn shorten(s: &str, max: usize) -> String {
+pub(crate) fn shorten(s: &str, max: usize) -> String {
     if s.chars().count() <= max {
         s.to_string()
     } else {
@@ -101,16 +101,16 @@ pub fn shorten(s: &str, max: usize) -> String {
 /// a narrower chart shows larger text at the same printed width) and the
 /// plot area's height.
 #[derive(Clone, Copy, Debug)]
-pub struct Size {
+pub(crate) struct Size {
     pub w: f64,
     pub plot_h: f64,
 }
 
-pub const FULL: Size = Size {
+pub(crate) const FULL: Size = Size {
     w: 720.0,
     plot_h: 240.0,
 };
-pub const SMALL: Size = Size {
+pub(crate) const SMALL: Size = Size {
     w: 440.0,
     plot_h: 120.0,
 };

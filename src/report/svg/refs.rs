@@ -10,7 +10,7 @@ use super::scale::Scale;
 
 /// A horizontal line at `value` on the y axis, labelled at its right end.
 #[derive(Clone, Debug, PartialEq)]
-pub struct RefLine {
+pub(crate) struct RefLine {
     pub value: f64,
     pub label: String,
 }

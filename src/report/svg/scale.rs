@@ -4,7 +4,7 @@
 use super::Fmt;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum ScaleKind {
+pub(crate) enum ScaleKind {
     Linear,
     Log,
 }
@@ -12,7 +12,7 @@ pub enum ScaleKind {
 /// An axis: its title (with unit), scale and label format. `zero` makes a
 /// linear axis start at 0, as throughput axes should.
 #[derive(Clone, Debug)]
-pub struct Axis {
+pub(crate) struct Axis {
     pub title: String,
     pub kind: ScaleKind,
     pub fmt: Fmt,
@@ -24,7 +24,7 @@ pub struct Axis {
 }
 
 impl Axis {
-    pub fn linear(title: &str, fmt: Fmt) -> Self {
+    pub(crate) fn linear(title: &str, fmt: Fmt) -> Self {
         Self {
             title: title.into(),
             kind: ScaleKind::Linear,
@@ -35,7 +35,7 @@ impl Axis {
         }
     }
 
-    pub fn log(title: &str, fmt: Fmt) -> Self {
+    pub(crate) fn log(title: &str, fmt: Fmt) -> Self {
         Self {
             kind: ScaleKind::Log,
             zero: false,
@@ -46,7 +46,7 @@ impl Axis {
     /// Log scale when the positive values span more than a decade (p99 far
     /// above the mean would otherwise flatten the mean line onto the
     /// axis); linear from zero otherwise.
-    pub fn auto(title: &str, fmt: Fmt, values: impl Iterator<Item = f64>) -> Self {
+    pub(crate) fn auto(title: &str, fmt: Fmt, values: impl Iterator<Item = f64>) -> Self {
         let (lo, hi) = positive_range(values);
         if lo > 0.0 && hi / lo >= 20.0 {
             let mut a = Self::log(title, fmt);
@@ -57,7 +57,7 @@ impl Axis {
         }
     }
 
-    pub fn fixed(mut self, lo: f64, hi: f64) -> Self {
+    pub(crate) fn fixed(mut self, lo: f64, hi: f64) -> Self {
         self.range = Some((lo, hi));
         self
     }
@@ -75,7 +75,7 @@ pub(super) fn positive_range(values: impl Iterator<Item = f64>) -> (f64, f64) {
 
 /// Data range mapped onto pixels.
 #[derive(Clone, Debug)]
-pub struct Scale {
+pub(super) struct Scale {
     kind: ScaleKind,
     lo: f64,
     hi: f64,
@@ -85,7 +85,7 @@ pub struct Scale {
 }
 
 impl Scale {
-    pub fn fit(axis: &Axis, values: &[f64], p0: f64, p1: f64) -> Self {
+    pub(super) fn fit(axis: &Axis, values: &[f64], p0: f64, p1: f64) -> Self {
         let finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
         match axis.kind {
             ScaleKind::Linear => {
@@ -164,7 +164,7 @@ impl Scale {
 
     /// Pixel position of a value; log scales clamp non-positive values to
     /// the bottom of the axis.
-    pub fn px(&self, v: f64) -> f64 {
+    pub(super) fn px(&self, v: f64) -> f64 {
         let f = match self.kind {
             ScaleKind::Linear => (v - self.lo) / (self.hi - self.lo),
             ScaleKind::Log => {

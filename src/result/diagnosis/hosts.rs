@@ -12,12 +12,12 @@ use crate::result::merge::HostStatus;
 /// A host below this share of the median of the other hosts is slow. Not
 /// tighter: hosts sharing one volume wander 10-20% between each other on
 /// a healthy run, while a throttled or starved client sits far below.
-pub const SLOW: f64 = 0.75;
+pub(crate) const SLOW: f64 = 0.75;
 /// Below this share, or slow in every run of two or more, it is certain.
 const VERY_SLOW: f64 = 0.50;
 
 /// The median of every value but the i-th: what one host is held against.
-pub fn others_median(values: &[f64], i: usize) -> f64 {
+pub(crate) fn others_median(values: &[f64], i: usize) -> f64 {
     median(
         values
             .iter()

@@ -15,7 +15,7 @@ pub(crate) mod hosts;
 mod limits;
 mod memory;
 mod saturation;
-pub mod scaling;
+pub(crate) mod scaling;
 mod targets;
 mod time;
 

@@ -13,7 +13,7 @@ use crate::result::{ResultDoc, RunResult};
 /// The aggregate grew by less than this share while the hosts at least
 /// doubled: flat. Not tighter: hosts sharing a capped volume wander a few
 /// percent run to run, and a healthy doubling adds far more than 15%.
-pub const FLAT_GAIN: f64 = 0.15;
+pub(crate) const FLAT_GAIN: f64 = 0.15;
 /// Hosts must at least double between the two points judged.
 const HOSTS_FACTOR: u32 = 2;
 /// Below this gain the flat line is sure on its own.
@@ -30,7 +30,7 @@ const IOPS_BELOW_BYTES: u64 = 32 << 10;
 /// One point of a host-count series: a run merged over `hosts` hosts, and
 /// each host's own run at that point (with its counters, when recorded).
 #[derive(Debug, Clone)]
-pub struct HostPoint<'a> {
+pub(crate) struct HostPoint<'a> {
     pub hosts: u32,
     pub run: &'a RunResult,
     pub per_host: Vec<(&'a str, &'a RunResult)>,
@@ -38,7 +38,7 @@ pub struct HostPoint<'a> {
 
 /// The figure a series is judged on: IOPS for small transfers, MiB/s for
 /// large ones, with its unit.
-pub fn figure(r: &RunResult) -> (f64, &'static str) {
+pub(crate) fn figure(r: &RunResult) -> (f64, &'static str) {
     if r.workload.bs.iter().map(|b| b.bytes).max().unwrap_or(0) < IOPS_BELOW_BYTES {
         (r.total_iops(), "IOPS")
     } else {
@@ -83,7 +83,7 @@ fn per_host<'a>(doc: &'a ResultDoc, name: &str) -> Vec<(&'a str, &'a RunResult)>
 /// The host-count series of one result: its runs with a host count,
 /// grouped by everything else, each group in host-count order, only groups
 /// of two or more counts.
-pub fn series(doc: &ResultDoc) -> Vec<Vec<HostPoint<'_>>> {
+pub(crate) fn series(doc: &ResultDoc) -> Vec<Vec<HostPoint<'_>>> {
     let mut groups: BTreeMap<String, Vec<HostPoint>> = BTreeMap::new();
     for r in doc.runs.iter().filter(|r| judged(r)) {
         let Some(hosts) = r.workload.host_count else {
@@ -101,7 +101,7 @@ pub fn series(doc: &ResultDoc) -> Vec<Vec<HostPoint<'_>>> {
 /// Several results, each one run on its hosts (`compare`): the runs that
 /// differ only in host count, as series. A result's host count is its
 /// runs' own, else the hosts its cluster merged.
-pub fn across<'a>(docs: &[&'a ResultDoc]) -> Vec<Vec<HostPoint<'a>>> {
+pub(crate) fn across<'a>(docs: &[&'a ResultDoc]) -> Vec<Vec<HostPoint<'a>>> {
     let mut groups: BTreeMap<String, Vec<HostPoint>> = BTreeMap::new();
     for d in docs {
         let runs: Vec<&RunResult> = d.runs.iter().filter(|r| judged(r)).collect();
@@ -161,7 +161,7 @@ fn nic(r: &RunResult) -> Option<(f64, Option<f64>)> {
 /// Flat from the first point whose figure the points after it, up to at
 /// least twice its hosts, never beat by `FLAT_GAIN`; the evidence is each
 /// host's NIC at the last point.
-pub fn judge(points: &[HostPoint]) -> Option<Finding> {
+pub(crate) fn judge(points: &[HostPoint]) -> Option<Finding> {
     let last = points.last()?;
     let (from, gain) = points.iter().enumerate().find_map(|(i, p)| {
         let (v, _) = figure(p.run);

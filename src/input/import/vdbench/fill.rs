@@ -21,7 +21,7 @@ pub(super) struct Fill {
 impl Fill {
     /// Whether this point of an rd is a fill: if so its transfer size is
     /// taken (one size per suite) and the caller sets its run aside.
-    pub fn takes(
+    pub(super) fn takes(
         &mut self,
         seek: &str,
         read_pct: u8,
@@ -58,7 +58,7 @@ impl Fill {
 
     /// Drops the fill's runs when others run (the fill is that pass), else
     /// keeps them; says which in the suite's mappings.
-    pub fn settle(self, runs: &mut Vec<DraftRun>, global: &mut Vec<Mapping>) {
+    pub(super) fn settle(self, runs: &mut Vec<DraftRun>, global: &mut Vec<Mapping>) {
         global.extend(self.mapped);
         let Some(first) = self.runs.first() else {
             return;
