@@ -4,7 +4,7 @@
 /// `0.1.0 (commit 1a2b3c4d5e6f)`, `-dirty` when built from uncommitted
 /// changes, `, static` for a static build.
 #[cfg(target_feature = "crt-static")]
-pub const LONG: &str = concat!(
+pub(crate) const LONG: &str = concat!(
     env!("CARGO_PKG_VERSION"),
     " (",
     env!("VOLBENCH_COMMIT"),
