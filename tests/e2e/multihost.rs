@@ -595,8 +595,10 @@ fn a_cut_link_times_out_on_both_sides() {
             "60s",
             "--warmup",
             "0s",
+            // Long enough for ssh's start-up on a loaded machine (2 s once
+            // missed the hello there), short beside the 20 s the cut gets.
             "--host-timeout",
-            "2s",
+            "4s",
         ],
     )
     .stdout(Stdio::null())
