@@ -330,4 +330,3 @@ mod tests {
         assert!(name("--name", &"x".repeat(MAX_NAME_CHARS + 1)).is_err());
     }
 }
-

@@ -123,11 +123,7 @@ fn capture_trace_records_every_request_fio_made() {
     let n = |v: &serde_json::Value| v.as_f64().unwrap();
     let rows = rows(&std::fs::read_to_string(&out).unwrap());
     let of = |op: &str| rows.iter().filter(|r| r.2 == op).collect::<Vec<_>>();
-    within_1pct(
-        "reads",
-        of("R").len() as f64,
-        n(&job["read"]["total_ios"]),
-    );
+    within_1pct("reads", of("R").len() as f64, n(&job["read"]["total_ios"]));
     within_1pct(
         "writes",
         of("W").len() as f64,
