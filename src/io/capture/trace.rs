@@ -117,20 +117,31 @@ pub(crate) fn parse_line(line: &str) -> Line {
         .last()
         .map(|t| t.trim_end_matches(':'))
         .and_then(parse_ts);
-    let fields: Vec<&str> = line[at + name.len()..].split_whitespace().collect();
-    let plus = fields.iter().position(|f| *f == "+");
-    let (Some(ts_ns), Some(rwbs), Some(plus)) = (ts, fields.get(1), plus) else {
-        return Line::Other;
-    };
-    let num = |i: usize| fields.get(i).and_then(|f| f.parse::<u64>().ok());
-    match (plus.checked_sub(1).and_then(num), num(plus + 1)) {
-        (Some(sector), Some(nr_sector)) => Line::Event(Event {
-            kind,
-            ts_ns,
-            op: Op::of_rwbs(rwbs),
-            sector,
-            nr_sector,
-        }),
+    // Tokens after the name: dev, rwbs, ..., SECTOR + COUNT, ...; read in
+    // one pass without collecting (this runs for every request traced).
+    let mut tokens = line[at + name.len()..].split_whitespace();
+    let rwbs = tokens.nth(1);
+    let mut prev = rwbs;
+    let mut range = None;
+    while let Some(t) = tokens.next() {
+        if t == "+" {
+            range = Some((prev, tokens.next()));
+            break;
+        }
+        prev = Some(t);
+    }
+    let num = |f: Option<&str>| f.and_then(|f| f.parse::<u64>().ok());
+    match (ts, rwbs, range) {
+        (Some(ts_ns), Some(rwbs), Some((s, n))) => match (num(s), num(n)) {
+            (Some(sector), Some(nr_sector)) => Line::Event(Event {
+                kind,
+                ts_ns,
+                op: Op::of_rwbs(rwbs),
+                sector,
+                nr_sector,
+            }),
+            _ => Line::Other,
+        },
         _ => Line::Other,
     }
 }

@@ -239,7 +239,11 @@ fn feed<W: Write>(rec: &mut Recorder<W>, tail: &mut Vec<u8>) -> std::io::Result<
         return Ok(());
     };
     for line in tail[..last].split(|b| *b == b'\n') {
-        match parse_line(&String::from_utf8_lossy(line)) {
+        // The kernel writes ASCII; a line that is not UTF-8 is no event.
+        let Ok(line) = std::str::from_utf8(line) else {
+            continue;
+        };
+        match parse_line(line) {
             Line::Event(e) => rec.event(&e)?,
             Line::Lost(n) => rec.totals.lost += n,
             Line::Other => {}
