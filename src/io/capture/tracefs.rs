@@ -66,11 +66,18 @@ fn is_mounted(root: &Path) -> bool {
 /// tracefs at `TRACEFS`, mounted if it is not and we are root (said in
 /// one line); otherwise an error naming what is missing.
 pub(crate) fn ensure_mounted() -> Result<()> {
+    if !rustix::process::geteuid().is_root() {
+        // tracefs is root's alone (mode 700): without root it would read as
+        // not mounted, which is not what is missing.
+        return Err(VbError::target(
+            "capture --trace needs root: the block tracepoints are configured in tracefs, which only root may",
+        ));
+    }
     let root = Path::new(TRACEFS);
     if is_mounted(root) {
         return Ok(());
     }
-    if !root.is_dir() || !rustix::process::geteuid().is_root() {
+    if !root.is_dir() {
         return Err(VbError::target(format!(
             "capture --trace: tracefs is not mounted on {TRACEFS} (as root: mount -t tracefs nodev {TRACEFS})"
         )));
