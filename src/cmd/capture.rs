@@ -12,12 +12,15 @@ use crate::output::file::{check_new_file, write_new_file};
 use crate::output::profile;
 use crate::result::profile::Profile;
 use crate::units::bounds::{
-    MAX_CAPTURE_DURATION, MAX_CAPTURE_INTERVALS, MAX_INTERVAL, MAX_PROFILE_FILE,
+    MAX_CAPTURE_DURATION, MAX_CAPTURE_INTERVALS, MAX_INTERVAL, MAX_PROFILE_FILE, MAX_TRACE_PENDING,
     MIN_CAPTURE_DURATION, MIN_CAPTURE_INTERVAL,
 };
 use crate::units::parse_duration_in;
 
 pub(crate) fn cmd_capture(a: &CaptureArgs) -> Result<i32> {
+    if a.trace {
+        return cmd_capture_trace(a);
+    }
     let duration = parse_duration_in(
         "--duration",
         &a.duration,
@@ -80,6 +83,97 @@ pub(crate) fn cmd_capture(a: &CaptureArgs) -> Result<i32> {
     } else {
         exit::OK
     })
+}
+
+/// `capture --trace`: every request of one device from the block
+/// tracepoints into a volbench trace. The input is checked and the output
+/// created before tracefs is touched; the instance is removed however the
+/// capture ends (the end, an error, a stop, a second signal).
+fn cmd_capture_trace(a: &CaptureArgs) -> Result<i32> {
+    use crate::io::capture::tracefs;
+    let duration = parse_duration_in(
+        "--duration",
+        &a.duration,
+        MIN_CAPTURE_DURATION,
+        MAX_CAPTURE_DURATION,
+    )?;
+    let dev = match a.devices.as_slice() {
+        [d] => tracefs::device(d)?,
+        _ => {
+            return Err(VbError::input(format!(
+                "capture --trace records one device; {} --device given",
+                a.devices.len()
+            )));
+        }
+    };
+    check_new_file(&a.output)?;
+    tracefs::ensure_mounted()?;
+    let stop = super::stop_flag()?;
+    // The instance first: a kernel that refuses it leaves no empty file.
+    let inst = tracefs::Instance::create(&dev)?;
+    let out = crate::output::file::create_stream(&a.output, "-o")?;
+    let path = inst.path.clone();
+    super::stop::on_exit(Box::new(move || tracefs::remove(&path)));
+    eprintln!(
+        "capture: tracing every request of {} for {} (tracefs instance {}); no I/O is done. \
+         Ctrl-C ends it early and keeps what was seen.",
+        dev.name,
+        a.duration,
+        inst.path.display()
+    );
+    let recorded = inst.record(
+        &dev.name,
+        duration,
+        &stop as &AtomicBool,
+        std::io::BufWriter::new(out),
+        MAX_TRACE_PENDING,
+    );
+    drop(inst);
+    super::stop::cleanup();
+    let (t, stopped) = recorded?;
+    let line = trace_summary(&dev.name, &t);
+    if crate::output::file::is_stdout(&a.output) {
+        eprintln!("{line}");
+    } else {
+        println!("{line}");
+        eprintln!("capture: trace written to {}", a.output.display());
+    }
+    Ok(if stopped { exit::INTERRUPTED } else { exit::OK })
+}
+
+/// The line a trace ends with: requests by op, bytes, mean latency, and
+/// whatever was not recorded whole.
+fn trace_summary(device: &str, t: &crate::io::capture::trace::Totals) -> String {
+    let [r, w, f, d] = t.requests;
+    let mut s = format!(
+        "capture: {device}: {} requests ({r} reads, {w} writes, {f} flushes, {d} discards), {} bytes \
+         ({} read, {} written), mean latency {}",
+        t.all(),
+        t.bytes.iter().sum::<u64>(),
+        t.bytes[0],
+        t.bytes[1],
+        t.mean_latency_ms()
+            .map_or("-".to_string(), |m| format!("{m:.3} ms"))
+    );
+    let notes = [
+        (t.uncompleted, "not completed by the end"),
+        (
+            t.evicted,
+            "written without completion past the in-memory bound",
+        ),
+        (
+            t.unmatched,
+            "completions of requests issued before the start",
+        ),
+        (t.other, "requests with no data op (N) left out"),
+        (t.lost, "events lost by the kernel's buffer"),
+    ];
+    for (n, what) in notes {
+        if n > 0 {
+            s.push_str(&format!("; {n} {what}"));
+        }
+    }
+    s
 }
 
 /// The profile at `path`, if the file is one (its schema says so): read

@@ -294,6 +294,14 @@ pub fn one_line(text: &str) -> String {
         .collect()
 }
 
+/// capture --trace: the requests kept in memory until they can be written
+/// in issue order (issued and not yet completed, or completed behind one
+/// that has not). A device's queue holds a few thousand at most; past this
+/// bound the oldest is written without its completion and counted, so a
+/// request that never completes cannot grow the capture without end
+/// (~100 bytes each: about 25 MiB at the bound).
+pub const MAX_TRACE_PENDING: usize = 262_144;
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 mod tests {

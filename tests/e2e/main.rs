@@ -6,6 +6,7 @@ mod architecture;
 mod capped_diagnosis;
 mod capped_methods;
 mod capture;
+mod capture_trace;
 mod cli_help;
 mod common;
 mod compare_gate;

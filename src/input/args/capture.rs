@@ -18,6 +18,13 @@ pub struct CaptureArgs {
     #[arg(long = "mount", value_name = "DIR")]
     pub mounts: Vec<PathBuf>,
 
+    /// Record every block request of one --device instead of counters:
+    /// issue and completion times, offset, size and op of each, from the
+    /// kernel's block tracepoints (tracefs; root), into a volbench trace
+    /// (CSV, volbench.trace/v1) that `run --replay` reads. No I/O is done.
+    #[arg(long, requires = "devices", conflicts_with_all = ["mounts", "interval"])]
+    pub trace: bool,
+
     /// How long to watch, 1s..30d.
     #[arg(long, value_name = "TIME", default_value = "60s")]
     pub duration: String,
@@ -27,7 +34,8 @@ pub struct CaptureArgs {
     #[arg(long, value_name = "TIME", default_value = "1s")]
     pub interval: String,
 
-    /// The profile to write (JSON, volbench.profile/v1). An existing file
+    /// The profile to write (JSON, volbench.profile/v1), or with --trace
+    /// the trace (volbench.trace/v1). An existing file
     /// is never replaced; `-` writes to stdout.
     #[arg(short = 'o', long, value_name = "FILE")]
     pub output: PathBuf,

@@ -16,6 +16,9 @@ use crate::result::profile::{
     ProfileInterval,
 };
 
+pub(crate) mod trace;
+pub(crate) mod tracefs;
+
 const PROC: &str = "/proc";
 const SYS: &str = "/sys";
 

@@ -1,0 +1,294 @@
+//! `capture --trace`, the kernel half: a tracefs instance of our own
+//! (instances/volbench-PID, so another tracer's settings and buffer are not
+//! touched) with block_rq_issue and block_rq_complete enabled and filtered
+//! on one device, its `trace_pipe` read into a `trace::Recorder`, and the
+//! instance removed at the end. Every write to tracefs goes through the
+//! gate (`write_knob`, `mkdir`, `remove_empty_dir`).
+
+use std::io::{ErrorKind, Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use super::trace::{Line, Recorder, Totals, parse_line};
+use crate::error::{Result, VbError};
+use crate::io::gate;
+
+pub(crate) const TRACEFS: &str = "/sys/kernel/tracing";
+const EVENTS: [&str; 2] = ["block_rq_issue", "block_rq_complete"];
+/// The fields the parse and the filter rely on, checked in each event's
+/// `format` before anything is enabled.
+const FIELDS: [&str; 3] = ["dev", "sector", "nr_sector"];
+/// The instance's per-CPU buffer: at tens of thousands of requests a
+/// second, a second or more of events between two reads.
+const BUFFER_KB: &str = "4096";
+/// How long the reader sleeps when the pipe is empty: the most a stop or
+/// the end waits to be noticed.
+const IDLE: Duration = Duration::from_millis(20);
+
+/// The device to trace: its kernel name and its dev_t as the tracepoints
+/// carry it (major << 20 | minor, the kernel's own encoding).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Device {
+    pub name: String,
+    pub dev: u64,
+}
+
+/// `--device` resolved like the counters' capture does, and its numbers
+/// read from sysfs: a missing device or a path that is no block device is
+/// bad input, found before tracefs is touched.
+pub(crate) fn device(dev: &str) -> Result<Device> {
+    let name = super::device_name(dev, Path::new("/sys"))?;
+    let numbers = std::fs::read_to_string(format!("/sys/class/block/{name}/dev")).map_err(|e| {
+        VbError::input(format!(
+            "--device {dev}: no /sys/class/block/{name}/dev ({e})"
+        ))
+    })?;
+    let (major, minor) = numbers
+        .trim()
+        .split_once(':')
+        .and_then(|(a, b)| Some((a.parse::<u64>().ok()?, b.parse::<u64>().ok()?)))
+        .ok_or_else(|| {
+            VbError::input(format!(
+                "--device {dev}: unreadable device numbers {numbers:?}"
+            ))
+        })?;
+    Ok(Device {
+        name,
+        dev: (major << 20) | minor,
+    })
+}
+
+fn is_mounted(root: &Path) -> bool {
+    root.join("instances").is_dir()
+}
+
+/// tracefs at `TRACEFS`, mounted if it is not and we are root (said in
+/// one line); otherwise an error naming what is missing.
+pub(crate) fn ensure_mounted() -> Result<()> {
+    if !rustix::process::geteuid().is_root() {
+        // tracefs is root's alone (mode 700): without root it would read as
+        // not mounted, which is not what is missing.
+        return Err(VbError::target(
+            "capture --trace needs root: the block tracepoints are configured in tracefs, which only root may",
+        ));
+    }
+    let root = Path::new(TRACEFS);
+    if is_mounted(root) {
+        return Ok(());
+    }
+    if !root.is_dir() {
+        return Err(VbError::target(format!(
+            "capture --trace: tracefs is not mounted on {TRACEFS} (as root: mount -t tracefs nodev {TRACEFS})"
+        )));
+    }
+    let (src, dir, fs) = (c"nodev", c"/sys/kernel/tracing", c"tracefs");
+    // SAFETY: the three strings are NUL-terminated literals and no data
+    // is passed; mount(2) reads nothing else.
+    let rc = unsafe { libc::mount(src.as_ptr(), dir.as_ptr(), fs.as_ptr(), 0, std::ptr::null()) };
+    if rc != 0 || !is_mounted(root) {
+        return Err(VbError::target(format!(
+            "capture --trace: tracefs is not mounted on {TRACEFS} and mounting it failed: {}",
+            std::io::Error::last_os_error()
+        )));
+    }
+    eprintln!("capture: tracefs was not mounted; mounted it on {TRACEFS}");
+    Ok(())
+}
+
+/// The CLOCK_MONOTONIC reading the instance's "mono" trace clock shares.
+fn mono_ns() -> u64 {
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
+    (t.tv_sec as u64) * 1_000_000_000 + t.tv_nsec as u64
+}
+
+/// Our instance: made by `create`, removed by `remove` (or its Drop).
+pub(crate) struct Instance {
+    pub path: PathBuf,
+}
+
+impl Instance {
+    /// The instance's path for this process.
+    pub(crate) fn path_for_pid() -> PathBuf {
+        Path::new(TRACEFS).join(format!("instances/volbench-{}", std::process::id()))
+    }
+
+    /// Checks the events exist with the fields we read, then makes the
+    /// instance and sets it up: the mono clock, a larger buffer, both
+    /// events filtered on `dev` and enabled.
+    pub(crate) fn create(dev: &Device) -> Result<Instance> {
+        let events = Path::new(TRACEFS).join("events/block");
+        for ev in EVENTS {
+            let format = std::fs::read_to_string(events.join(ev).join("format")).map_err(|e| {
+                VbError::target(format!(
+                    "capture --trace: this kernel has no block/{ev} tracepoint ({e})"
+                ))
+            })?;
+            for f in FIELDS {
+                if !format.contains(&format!(" {f};")) {
+                    return Err(VbError::target(format!(
+                        "capture --trace: block/{ev} has no field {f} on this kernel"
+                    )));
+                }
+            }
+        }
+        let path = Self::path_for_pid();
+        gate::mkdir(&path, 0o755).map_err(|e| {
+            VbError::target(format!(
+                "capture --trace: cannot make the tracefs instance {}: {e}{}",
+                path.display(),
+                if e == rustix::io::Errno::ACCESS || e == rustix::io::Errno::PERM {
+                    " (tracing needs root)"
+                } else {
+                    ""
+                }
+            ))
+        })?;
+        let inst = Instance { path };
+        inst.knob("trace_clock", "mono")?;
+        inst.knob("buffer_size_kb", BUFFER_KB)?;
+        for ev in EVENTS {
+            inst.knob(
+                &format!("events/block/{ev}/filter"),
+                &format!("dev == {}", dev.dev),
+            )?;
+        }
+        Ok(inst)
+    }
+
+    fn knob(&self, name: &str, value: &str) -> Result<()> {
+        gate::write_knob(&self.path.join(name), value.as_bytes()).map_err(|e| {
+            VbError::run(format!(
+                "capture --trace: cannot write {value:?} to {}: {e}",
+                self.path.join(name).display()
+            ))
+        })
+    }
+
+    fn enable(&self, on: bool) -> Result<()> {
+        for ev in EVENTS {
+            self.knob(
+                &format!("events/block/{ev}/enable"),
+                if on { "1" } else { "0" },
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Reads the pipe into `rec` until `duration` has passed or `stop` is
+    /// set, then disables the events and reads what is left. Returns the
+    /// totals and whether a stop ended it.
+    pub(crate) fn record<W: Write>(
+        &self,
+        device: &str,
+        duration: Duration,
+        stop: &AtomicBool,
+        out: W,
+        limit: usize,
+    ) -> Result<(Totals, bool)> {
+        // Not the gate's business: trace_pipe exists and is only read.
+        let mut pipe = rustix::fs::open(
+            self.path.join("trace_pipe"),
+            rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::CLOEXEC,
+            rustix::fs::Mode::empty(),
+        )
+        .map(std::fs::File::from)
+        .map_err(|e| VbError::run(format!("capture --trace: cannot open trace_pipe: {e}")))?;
+        let start_ns = mono_ns();
+        let start_unix_ns = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let werr =
+            |e: std::io::Error| VbError::run(format!("capture --trace: writing the trace: {e}"));
+        let mut rec = Recorder::new(out, device, start_ns, start_unix_ns, limit).map_err(werr)?;
+        self.enable(true)?;
+        let began = Instant::now();
+        let mut buf = vec![0u8; 1 << 16];
+        let mut tail = Vec::new();
+        let mut ending = false;
+        let stopped = loop {
+            let done = stop.load(Ordering::Relaxed) || began.elapsed() >= duration;
+            if done && !ending {
+                // Nothing new is recorded from here; what the buffer holds
+                // is still read.
+                self.enable(false)?;
+                ending = true;
+            }
+            match pipe.read(&mut buf) {
+                Ok(0) => {}
+                Ok(n) => {
+                    tail.extend_from_slice(&buf[..n]);
+                    feed(&mut rec, &mut tail).map_err(werr)?;
+                    continue;
+                }
+                Err(e) if e.kind() == ErrorKind::WouldBlock => {}
+                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    return Err(VbError::run(format!(
+                        "capture --trace: reading trace_pipe: {e}"
+                    )));
+                }
+            }
+            if ending {
+                break stop.load(Ordering::Relaxed);
+            }
+            std::thread::sleep(IDLE);
+        };
+        tail.push(b'\n');
+        feed(&mut rec, &mut tail).map_err(werr)?;
+        Ok((rec.finish().map_err(werr)?, stopped))
+    }
+}
+
+/// Hands the complete lines of `tail` to the recorder and keeps the rest.
+fn feed<W: Write>(rec: &mut Recorder<W>, tail: &mut Vec<u8>) -> std::io::Result<()> {
+    let Some(last) = tail.iter().rposition(|b| *b == b'\n') else {
+        return Ok(());
+    };
+    for line in tail[..last].split(|b| *b == b'\n') {
+        // The kernel writes ASCII; a line that is not UTF-8 is no event.
+        let Ok(line) = std::str::from_utf8(line) else {
+            continue;
+        };
+        match parse_line(line) {
+            Line::Event(e) => rec.event(&e)?,
+            Line::Lost(n) => rec.totals.lost += n,
+            Line::Other => {}
+        }
+    }
+    tail.drain(..=last);
+    Ok(())
+}
+
+/// Disables the events and removes the instance at `path`. The kernel
+/// refuses (EBUSY) while a file of it is open, as when a second signal
+/// comes while the reader still holds trace_pipe: retried for a second.
+pub(crate) fn remove(path: &Path) {
+    for ev in EVENTS {
+        let _ = gate::write_knob(&path.join(format!("events/block/{ev}/enable")), b"0");
+    }
+    for _ in 0..50 {
+        match gate::remove_empty_dir(path) {
+            Ok(()) => return,
+            Err(e) if e.kind() == ErrorKind::NotFound => return,
+            Err(e) if e.raw_os_error() == Some(libc::EBUSY) => std::thread::sleep(IDLE),
+            Err(e) => {
+                eprintln!(
+                    "capture: cannot remove the tracefs instance {}: {e}",
+                    path.display()
+                );
+                return;
+            }
+        }
+    }
+    eprintln!(
+        "capture: the tracefs instance {} is busy; remove it with rmdir",
+        path.display()
+    );
+}
+
+impl Drop for Instance {
+    fn drop(&mut self) {
+        remove(&self.path);
+    }
+}

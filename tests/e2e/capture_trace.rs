@@ -1,0 +1,223 @@
+//! `volbench capture --trace`: every request fio makes on a loop device is
+//! in the trace (counts and bytes as fio's own JSON states them), in issue
+//! order, each completed after it was issued; the tracefs instance is gone
+//! afterwards, a stop included; bad input is one line, exit 2, and touches
+//! neither tracefs nor the output path.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use crate::common::volume::{self, Volume, VolumeSpec};
+use crate::common::*;
+use volbench::error::exit;
+
+/// Why tracing cannot run here, if it cannot: tracefs with the block
+/// tracepoints, root, and an emulated volume.
+fn unavailable() -> Option<String> {
+    if !is_root() {
+        return Some("capture --trace needs root".into());
+    }
+    if !Path::new("/sys/kernel/tracing/events/block/block_rq_issue").exists() {
+        return Some("no block tracepoints in /sys/kernel/tracing (tracefs not mounted?)".into());
+    }
+    volume::unavailable()
+}
+
+fn instance(pid: u32) -> PathBuf {
+    PathBuf::from(format!("/sys/kernel/tracing/instances/volbench-{pid}"))
+}
+
+/// The trace's rows: (issue_ns, complete_ns, op, offset, bytes).
+fn rows(text: &str) -> Vec<(u64, Option<u64>, String, u64, u64)> {
+    let mut lines = text.lines();
+    let first = lines.next().expect("a first line");
+    assert!(first.starts_with("# volbench.trace/v1 device="), "{first}");
+    assert!(first.contains(" sector=512 start_unix_ns="), "{first}");
+    assert_eq!(lines.next(), Some("issue_ns,complete_ns,op,offset,bytes"));
+    lines
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            assert_eq!(f.len(), 5, "{l}");
+            let n = |s: &str| s.parse::<u64>().unwrap_or_else(|e| panic!("{l}: {e}"));
+            let done = (!f[1].is_empty()).then(|| n(f[1]));
+            (n(f[0]), done, f[2].to_string(), n(f[3]), n(f[4]))
+        })
+        .collect()
+}
+
+fn within_1pct(what: &str, got: f64, want: f64) {
+    assert!(want > 0.0, "{what}: fio did nothing");
+    let err = (got - want).abs() / want;
+    assert!(
+        err <= 0.01,
+        "{what}: trace {got}, fio {want} (off {:.2}%)",
+        err * 100.0
+    );
+}
+
+/// fio: 4 KiB random 70/30, direct, 280 + 120 IOPS for 3 s on a loop device
+/// while `capture --trace` records 5 s around it.
+#[test]
+fn capture_trace_records_every_request_fio_made() {
+    let test = "capture_trace_records_every_request_fio_made";
+    if let Some(why) = unavailable() {
+        return skip(test, &why);
+    }
+    if Command::new("fio").arg("--version").output().is_err() {
+        return skip(test, "fio not installed (test.sh installs it)");
+    }
+    let _heavy = heavy_io();
+    let vol = Volume::create(test, &VolumeSpec::new(128 << 20)).expect("emulated volume");
+    let dev = vol.device_str().to_string();
+    let d = tempfile::tempdir().unwrap();
+    let (fio_out, out) = (d.path().join("fio.json"), d.path().join("t.csv"));
+    let mut cap = volbench()
+        .args([
+            "capture",
+            "--trace",
+            "--device",
+            &dev,
+            "--duration",
+            "5s",
+            "-o",
+        ])
+        .arg(&out)
+        .stderr(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = cap.id();
+    wait_for_stderr_line(&mut cap, "capture: tracing every request");
+    assert!(
+        instance(pid).is_dir(),
+        "the instance is in place while tracing"
+    );
+    let fio_ok = Command::new("fio")
+        .args([
+            "--name=trace",
+            &format!("--filename={dev}"),
+            "--rw=randrw",
+            "--rwmixread=70",
+            "--bs=4k",
+            "--direct=1",
+            "--ioengine=psync",
+            "--rate_iops=280,120",
+            "--time_based",
+            "--runtime=3",
+            "--output-format=json",
+            &format!("--output={}", fio_out.display()),
+        ])
+        .stdout(Stdio::null())
+        .status()
+        .expect("fio starts");
+    assert!(fio_ok.success(), "fio failed");
+    let summary = BufReader::new(cap.stdout.take().unwrap())
+        .lines()
+        .next()
+        .expect("a summary line")
+        .unwrap();
+    assert_eq!(cap.wait().unwrap().code(), Some(exit::OK));
+    assert!(!instance(pid).exists(), "the instance is removed");
+    let job = &read_json(&fio_out)["jobs"][0];
+    let n = |v: &serde_json::Value| v.as_f64().unwrap();
+    let rows = rows(&std::fs::read_to_string(&out).unwrap());
+    let of = |op: &str| rows.iter().filter(|r| r.2 == op).collect::<Vec<_>>();
+    within_1pct("reads", of("R").len() as f64, n(&job["read"]["total_ios"]));
+    within_1pct(
+        "writes",
+        of("W").len() as f64,
+        n(&job["write"]["total_ios"]),
+    );
+    let bytes = |op: &str| of(op).iter().map(|r| r.4).sum::<u64>() as f64;
+    within_1pct("bytes read", bytes("R"), n(&job["read"]["io_bytes"]));
+    within_1pct("bytes written", bytes("W"), n(&job["write"]["io_bytes"]));
+    for w in rows.windows(2) {
+        assert!(w[0].0 <= w[1].0, "issue order: {:?} then {:?}", w[0], w[1]);
+    }
+    for r in &rows {
+        let done =
+            r.1.unwrap_or_else(|| panic!("completed within the capture: {r:?}"));
+        assert!(done >= r.0, "completion before issue: {r:?}");
+        assert!(r.4 == 4096 && r.3 % 4096 == 0, "fio's 4 KiB blocks: {r:?}");
+        assert!(r.0 < 6_000_000_000, "inside the 5 s capture: {r:?}");
+    }
+    let reads = of("R").len();
+    assert!(
+        summary.contains(&format!("{} requests ({reads} reads", rows.len())),
+        "{summary}"
+    );
+    assert!(summary.contains("mean latency 0."), "{summary}");
+}
+
+/// Ctrl-C ends a trace early: what was seen is written, exit 130, and the
+/// instance is removed.
+#[test]
+fn a_stopped_trace_keeps_its_rows_and_removes_the_instance() {
+    let test = "a_stopped_trace_keeps_its_rows_and_removes_the_instance";
+    if let Some(why) = unavailable() {
+        return skip(test, &why);
+    }
+    let vol = Volume::create(test, &VolumeSpec::new(64 << 20)).expect("emulated volume");
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("t.csv");
+    let mut child = volbench()
+        .args(["capture", "--trace", "--device", vol.device_str()])
+        .args(["--duration", "1h", "-o"])
+        .arg(&out)
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for_stderr_line(&mut child, "capture: tracing every request");
+    assert!(instance(child.id()).is_dir());
+    let pid = rustix::process::Pid::from_child(&child);
+    rustix::process::kill_process(pid, rustix::process::Signal::INT).unwrap();
+    assert_eq!(child.wait().unwrap().code(), Some(exit::INTERRUPTED));
+    assert!(!instance(child.id()).exists(), "the instance is removed");
+    rows(&std::fs::read_to_string(&out).unwrap());
+}
+
+/// Each mistake is one line and exit 2, before tracefs is touched and with
+/// no file at the output path.
+#[test]
+fn capture_trace_refuses_bad_input_before_tracing() {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("t.csv");
+    let o = out.to_str().unwrap();
+    let cases: [(&[&str], &str); 5] = [
+        (
+            &["--device", "/dev/vb-no-such-disk"],
+            "no such block device",
+        ),
+        (&["--device", "/dev/null"], "not a block device"),
+        (&[], "--device"),
+        (&["--device", "/dev/null", "--interval", "1s"], "--interval"),
+        (&["--device", "/dev/null", "--mount", "/"], "--mount"),
+    ];
+    for (args, says) in cases {
+        let r = vb(["capture", "--trace", "-o", o])
+            .args(args)
+            .expect(exit::BAD_INPUT);
+        let e = stderr(&r);
+        assert!(e.contains(says), "{args:?}: {e}");
+        assert_eq!(e.trim().lines().count(), 1, "{args:?}: one line: {e}");
+        assert!(!out.exists(), "{args:?} wrote a trace");
+    }
+    // A device that exists (any, by its kernel name), so that the output
+    // path is what is refused.
+    let Some(any) = std::fs::read_dir("/sys/class/block")
+        .ok()
+        .and_then(|mut d| d.next()?.ok())
+    else {
+        return skip(
+            "capture_trace_refuses_bad_input_before_tracing",
+            "no block device",
+        );
+    };
+    std::fs::write(&out, "keep me").unwrap();
+    let dev = any.file_name().to_string_lossy().into_owned();
+    let r = vb(["capture", "--trace", "--device", &dev, "-o", o]).expect(exit::REFUSED);
+    assert!(stderr(&r).contains("never replaces"), "{}", stderr(&r));
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "keep me");
+}
