@@ -257,3 +257,95 @@ fn bad_latency_targets_and_rates_stop_before_any_io() {
         assert!(!target.exists(), "{args:?} touched the target");
     }
 }
+
+/// `--latency-target` over `--hosts`: three simulated hosts (agents started
+/// here through the exec launcher, the null engine), each step one run on
+/// all of them, judged on the exact merge of their histograms. A generous
+/// limit and a coarse precision keep it to a few 1-second steps.
+#[test]
+fn latency_target_searches_over_hosts_on_the_merged_histograms() {
+    let tmp = tempfile::tempdir().expect("a temp dir");
+    let session = format!("vbsearch-{}", std::process::id());
+    let o = volbench()
+        .args(["run", "--hosts", "sim1,sim2,sim3"])
+        .args(["--launcher", "env VB_SIM_HOST={host}"])
+        .args(["--remote-volbench", env!("CARGO_BIN_EXE_volbench")])
+        .args(["--session", &session, "--target"])
+        .arg(tmp.path().join("{host}"))
+        .arg("--output")
+        .arg(tmp.path().join("out"))
+        .args(["--engine", "null", "--rw", "randread", "--threads", "1"])
+        .args([
+            "--latency-target",
+            "read:p99=500ms",
+            "--search-precision",
+            "50",
+        ])
+        .args(["--search-steps", "6", "--duration", "1s", "--warmup", "0s"])
+        .output()
+        .expect("the volbench binary runs");
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(exit::OK), "{err}");
+    let doc = read_json(&tmp.path().join("out/result.json"));
+    let s = &doc["latency_search"][0];
+    let steps = s["steps"].as_array().expect("steps");
+    let runs = doc["runs"].as_array().expect("runs");
+    let hosts = doc["cluster"]["hosts"].as_array().expect("hosts");
+    assert_eq!(hosts.len(), 3);
+    assert!(steps.len() >= 2, "{s}");
+    assert_eq!(steps.len(), runs.len(), "every step is a run of the result");
+    assert_eq!(steps[0]["kind"], "max");
+    assert!(steps[0]["rate_iops"].is_null(), "closed loop first: {s}");
+    for (k, (st, r)) in steps.iter().zip(runs).enumerate() {
+        assert_eq!(st["run"], r["name"]);
+        // The step's run is the exact merge of the three hosts' runs.
+        let ops = |r: &serde_json::Value| r["totals"]["read"]["ops"].as_u64().expect("ops");
+        let sum: u64 = hosts.iter().map(|h| ops(&h["runs"][k])).sum();
+        let counted: u64 = r["histograms"]["read"]["buckets"]
+            .as_array()
+            .expect("buckets")
+            .iter()
+            .map(|b| b[2].as_u64().expect("count"))
+            .sum();
+        assert!(sum > 0);
+        assert_eq!((ops(r), counted), (sum, sum), "step {k}");
+        assert!((f(&st["iops"]) - f(&r["totals"]["read"]["iops"])).abs() < 1e-6);
+        // The whole job's rate, dealt evenly: each host's one target ran
+        // at a third of it.
+        if let Some(rate) = st["rate_iops"].as_f64() {
+            for h in hosts {
+                let each = f(&h["runs"][k]["workload"]["rate_iops"]);
+                assert!(
+                    (each * 3.0 - rate).abs() < 1e-6 * rate,
+                    "{each} x 3 vs {rate}"
+                );
+            }
+        }
+        // The pass flag is the merged percentile against the limit, and
+        // the merged rate carried.
+        let m = &st["measured"][0];
+        let p99 = f(&m["measured_us"]);
+        let merged_p99 = f(&r["totals"]["read"]["lat_us"]["p99"]);
+        assert!(
+            (p99 - merged_p99).abs() <= 0.02 * merged_p99 + 1.0,
+            "step {k}: judged {p99} us, the merged p99 is {merged_p99} us"
+        );
+        assert_eq!(m["pass"], p99 <= 500_000.0, "{st}");
+        let carried = st["rate_iops"]
+            .as_f64()
+            .is_none_or(|want| f(&st["iops"]) >= 0.95 * want);
+        assert_eq!(st["pass"], m["pass"] == true && carried, "{st}");
+    }
+    let found = f(&s["found_iops"]);
+    assert!(
+        steps
+            .iter()
+            .any(|st| st["pass"] == true && st["rate_iops"].as_f64() == Some(found)),
+        "{found} is a rate that passed: {s}"
+    );
+    assert!(
+        err.contains("highest rate keeping"),
+        "the terminal names the rate found: {err}"
+    );
+    assert!(err.contains(&volbench::units::thousands(found)), "{err}");
+}
