@@ -261,7 +261,8 @@ fn bad_latency_targets_and_rates_stop_before_any_io() {
 /// `--latency-target` over `--hosts`: three simulated hosts (agents started
 /// here through the exec launcher, the null engine), each step one run on
 /// all of them, judged on the exact merge of their histograms. A generous
-/// limit and a coarse precision keep it to a few 1-second steps.
+/// limit and at most 8 steps of 1 s keep it near 12 s (measured: a
+/// closed-loop maximum of 11-13M IOPS, an answer of 3.7-5.3M).
 #[test]
 fn latency_target_searches_over_hosts_on_the_merged_histograms() {
     let tmp = tempfile::tempdir().expect("a temp dir");
@@ -336,7 +337,16 @@ fn latency_target_searches_over_hosts_on_the_merged_histograms() {
             .is_none_or(|want| f(&st["iops"]) >= 0.95 * want);
         assert_eq!(st["pass"], m["pass"] == true && carried, "{st}");
     }
-    let found = f(&s["found_iops"]);
+    // On a machine this loaded even a small share of the maximum may miss;
+    // then the search must say so, not name a rate.
+    let Some(found) = s["found_iops"].as_f64() else {
+        assert!(err.contains("no rate tried kept"), "{err}");
+        assert!(
+            steps.iter().skip(1).all(|st| st["pass"] == false),
+            "nothing found, so nothing passed: {s}"
+        );
+        return;
+    };
     assert!(
         steps
             .iter()
