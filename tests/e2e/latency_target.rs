@@ -359,3 +359,54 @@ fn latency_target_searches_over_hosts_on_the_merged_histograms() {
     );
     assert!(err.contains(&volbench::units::thousands(found)), "{err}");
 }
+
+/// `--latency-target` over a local list of targets (once refused): each
+/// step runs on both targets together, its run the merge of theirs, its
+/// rate the whole job's and carried by both (the null engine, 3 steps).
+#[test]
+fn latency_target_searches_over_a_list_of_targets() {
+    let tmp = tempfile::tempdir().expect("a temp dir");
+    let list = format!("{}/{{a,b}}", tmp.path().display());
+    let o = volbench()
+        .args([
+            "run",
+            "--target",
+            &list,
+            "--threads",
+            "3",
+            "--threads-total",
+        ])
+        .args(["--engine", "null", "--rw", "randread"])
+        .args(["--latency-target", "read:p99=500ms", "--search-steps", "3"])
+        .args(["--duration", "1s", "--warmup", "0s", "--json"])
+        .output()
+        .expect("the volbench binary runs");
+    assert_eq!(o.status.code(), Some(exit::OK), "{}", stderr(&o));
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    let steps = doc["latency_search"][0]["steps"].as_array().expect("steps");
+    let runs = doc["runs"].as_array().expect("runs");
+    assert_eq!(steps.len(), 3, "{doc}");
+    assert_eq!(steps.len(), runs.len());
+    for (st, r) in steps.iter().zip(runs) {
+        assert_eq!(st["run"], r["name"]);
+        let parts = r["targets"].as_array().expect("targets");
+        assert_eq!(parts.len(), 2);
+        // Three threads over two targets: 2 and 1.
+        let threads: Vec<u64> = parts
+            .iter()
+            .map(|t| t["io_threads"].as_u64().expect("threads"))
+            .collect();
+        assert_eq!(threads, [2, 1]);
+        let each: u64 = parts
+            .iter()
+            .map(|t| t["read"]["ops"].as_u64().expect("ops"))
+            .sum();
+        assert_eq!(
+            r["totals"]["read"]["ops"], each,
+            "the merge of both targets"
+        );
+        if let Some(rate) = st["rate_iops"].as_f64() {
+            assert!((f(&r["workload"]["rate_iops"]) - rate).abs() < 1e-6 * rate);
+        }
+    }
+}
