@@ -169,6 +169,9 @@ fn target_info(p: &Plan, sets: &Sets) -> TargetInfo {
     }
 }
 
+/// Makes target `t`'s run a latency-search step (`search.rs`).
+type StepFn<'a> = dyn Fn(usize, &PlannedRun) -> PlannedRun + 'a;
+
 /// Run `i` on every target, its result added to `doc`; false when the job
 /// ends here (a stop, an error).
 /// `step` makes each target's run (by its index) a step of a latency
@@ -177,7 +180,7 @@ fn run_on_all(
     (plans, prepared): (&[Plan], &[Sets]),
     done: &mut [Vec<RunResult>],
     i: usize,
-    step: Option<&dyn Fn(usize, &PlannedRun) -> PlannedRun>,
+    step: Option<&StepFn<'_>>,
     doc: &mut ResultDoc,
     obs: &dyn Observer,
     stop: &Arc<AtomicBool>,
