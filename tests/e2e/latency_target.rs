@@ -410,3 +410,81 @@ fn latency_target_searches_over_a_list_of_targets() {
         }
     }
 }
+
+/// A host lost during a search with `--on-host-loss continue`: the search
+/// goes on with the other two; a step that lost part of its load midway is
+/// kept as a (partial) run but never judged; every judged step after the
+/// loss dealt its rate over the two targets left.
+#[test]
+fn latency_target_over_hosts_goes_on_without_a_lost_host() {
+    use crate::common::hosts::processes_with;
+    use std::process::Stdio;
+    let tmp = tempfile::tempdir().expect("a temp dir");
+    let session = format!("vbsearchloss-{}", std::process::id());
+    let mut child = volbench()
+        .args(["run", "--hosts", "sim1,sim2,sim3"])
+        .args(["--launcher", "env VB_SIM_HOST={host}"])
+        .args(["--remote-volbench", env!("CARGO_BIN_EXE_volbench")])
+        .args(["--session", &session, "--target"])
+        .arg(tmp.path().join("{host}"))
+        .arg("--output")
+        .arg(tmp.path().join("out"))
+        .args(["--engine", "null", "--rw", "randread", "--threads", "1"])
+        .args(["--latency-target", "read:p99=500ms", "--search-steps", "5"])
+        .args([
+            "--duration",
+            "1s",
+            "--warmup",
+            "0s",
+            "--on-host-loss",
+            "continue",
+        ])
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the volbench binary runs");
+    wait_for_stderr_line(&mut child, "note: search step 1 ");
+    let want = "VB_SIM_HOST=sim2\0";
+    let agent = processes_with(&session, None)
+        .into_iter()
+        .find_map(|(pid, _)| {
+            let env = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
+            String::from_utf8_lossy(&env).contains(want).then_some(pid)
+        });
+    let agent = agent.expect("sim2's agent is running");
+    let _ = std::process::Command::new("kill")
+        .args(["-9", &agent.to_string()])
+        .status();
+    let status = child.wait().expect("volbench ends");
+    assert_eq!(status.code(), Some(exit::OK));
+    let doc = read_json(&tmp.path().join("out/result.json"));
+    let hosts = doc["cluster"]["hosts"].as_array().expect("hosts");
+    assert_eq!(hosts[1]["status"], "failed", "{}", hosts[1]);
+    let steps = doc["latency_search"][0]["steps"].as_array().expect("steps");
+    assert!(steps.len() >= 2, "the search went on: {steps:?}");
+    let cluster = doc["cluster"]["runs"].as_array().expect("cluster runs");
+    let runs = doc["runs"].as_array().expect("runs");
+    assert_eq!(cluster.len(), runs.len());
+    for (r, c) in runs.iter().zip(cluster) {
+        let judged = steps.iter().find(|st| st["run"] == r["name"]);
+        if c["partial"] == true {
+            assert!(judged.is_none(), "a partial step is not judged: {c}");
+            continue;
+        }
+        let st = judged.expect("every whole step is judged");
+        let merged = c["hosts_merged"].as_u64().expect("hosts merged");
+        if let Some(rate) = st["rate_iops"].as_f64() {
+            let sim1 = hosts[0]["runs"]
+                .as_array()
+                .expect("sim1's runs")
+                .iter()
+                .find(|h| h["name"] == r["name"])
+                .expect("sim1 ran every step");
+            let each = f(&sim1["workload"]["rate_iops"]);
+            assert!(
+                (each * merged as f64 - rate).abs() < 1e-6 * rate,
+                "{each} x {merged} vs {rate}"
+            );
+        }
+    }
+    assert!(processes_with(&session, None).is_empty());
+}

@@ -15,7 +15,7 @@ impl Coordinator<'_> {
     /// Searches run `index`: every step a run of the result, its rate the
     /// whole job's, dealt evenly over the targets of the hosts taking part
     /// (as `--rate` is per target per host). A host lost in a step ends
-    /// the search and the job (`--on-host-loss stop`), or is left out and
+    /// the search and the job (`--on-host-loss fail`), or is left out and
     /// the step run again on the rest, unjudged (`continue`): a rate is
     /// never judged on a merge that lost part of its load midway.
     pub(super) fn search(
