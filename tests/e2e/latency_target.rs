@@ -265,6 +265,9 @@ fn bad_latency_targets_and_rates_stop_before_any_io() {
 /// closed-loop maximum of 11-13M IOPS, an answer of 3.7-5.3M).
 #[test]
 fn latency_target_searches_over_hosts_on_the_merged_histograms() {
+    // The null engine takes every core it gets: not beside the tests
+    // that measure a throttled volume's latency.
+    let _one = crate::common::heavy_io();
     let tmp = tempfile::tempdir().expect("a temp dir");
     let session = format!("vbsearch-{}", std::process::id());
     let o = volbench()
@@ -365,6 +368,9 @@ fn latency_target_searches_over_hosts_on_the_merged_histograms() {
 /// rate the whole job's and carried by both (the null engine, 3 steps).
 #[test]
 fn latency_target_searches_over_a_list_of_targets() {
+    // The null engine takes every core it gets: not beside the tests
+    // that measure a throttled volume's latency.
+    let _one = crate::common::heavy_io();
     let tmp = tempfile::tempdir().expect("a temp dir");
     let list = format!("{}/{{a,b}}", tmp.path().display());
     let o = volbench()
@@ -417,6 +423,9 @@ fn latency_target_searches_over_a_list_of_targets() {
 /// loss dealt its rate over the two targets left.
 #[test]
 fn latency_target_over_hosts_goes_on_without_a_lost_host() {
+    // The null engine takes every core it gets: not beside the tests
+    // that measure a throttled volume's latency.
+    let _one = crate::common::heavy_io();
     use crate::common::hosts::processes_with;
     use std::process::Stdio;
     let tmp = tempfile::tempdir().expect("a temp dir");
