@@ -240,7 +240,6 @@ fn here(road: Road<'_>, paths: Vec<PathBuf>) -> Result<i32> {
     let size_given = c.size.is_some();
     let mut job = road.job;
     let (plans, shown) = if paths.len() > 1 {
-        crate::input::rate::refuse_search(&job, "a search over several targets")?;
         attach(&mut job, paths, c.targets.threads_total)?;
         let plans = plan::targets::plan_targets(&job, size_given)?;
         let list = job
@@ -308,7 +307,6 @@ fn on_hosts(
     // The launcher first: a template naming no program is refused before
     // --hosts-from runs anything.
     let launcher = launcher_of(r)?;
-    crate::input::rate::refuse_search(&road.job, "a search over --hosts")?;
     let hp = plan::hosts::plan(road.job, r, listed, host_counts)?;
     say(road.first.as_ref());
     let remote = if r.push_binary {

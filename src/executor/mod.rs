@@ -17,7 +17,7 @@ mod record;
 mod replay;
 pub(crate) mod rescue;
 mod run;
-mod search;
+pub mod search;
 mod shaped;
 pub(crate) mod startgate;
 pub(crate) mod steady;
@@ -170,15 +170,18 @@ fn target_info(p: &Plan, sets: &Sets) -> TargetInfo {
     }
 }
 
+/// Makes target `t`'s run a latency-search step (`search.rs`).
+type StepFn<'a> = dyn Fn(usize, &PlannedRun) -> PlannedRun + 'a;
+
 /// Run `i` on every target, its result added to `doc`; false when the job
 /// ends here (a stop, an error).
-/// `step` makes each target's run a step of a latency search (its rate
-/// and name) instead of the run as planned.
+/// `step` makes each target's run (by its index) a step of a latency
+/// search (its rate and name) instead of the run as planned.
 fn run_on_all(
     (plans, prepared): (&[Plan], &[Sets]),
     done: &mut [Vec<RunResult>],
     i: usize,
-    step: Option<&dyn Fn(&PlannedRun) -> PlannedRun>,
+    step: Option<&StepFn<'_>>,
     doc: &mut ResultDoc,
     obs: &dyn Observer,
     stop: &Arc<AtomicBool>,
@@ -194,8 +197,8 @@ fn run_on_all(
         }
     };
     if let Some(f) = step {
-        for (r, _) in runs.iter_mut() {
-            *r = f(r);
+        for (t, (r, _)) in runs.iter_mut().enumerate() {
+            *r = f(t, r);
         }
         if let Some((r, _)) = runs.first() {
             spec = r.spec.clone();

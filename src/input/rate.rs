@@ -57,20 +57,6 @@ pub(crate) fn apply(a: &RateArgs, mix_given: bool, base: &mut RunSpec) -> Result
     Ok(())
 }
 
-/// A search decides each step's rate from the step before; runners that
-/// do not (many hosts, a list of local targets) refuse it before any I/O
-/// rather than run the search's run as a plain one.
-pub(crate) fn refuse_search(job: &crate::spec::JobSpec, runner: &str) -> Result<()> {
-    match job.runs.iter().find(|r| r.latency_target.is_some()) {
-        Some(r) => Err(VbError::input(format!(
-            "--latency-target (run '{}') runs on one target of this host; {runner} is not \
-             supported yet",
-            r.name
-        ))),
-        None => Ok(()),
-    }
-}
-
 /// `R,W`: each a rate (0.01..1e9), 0 or empty for "uncapped".
 fn per_direction(text: &str) -> Result<(Option<f64>, Option<f64>)> {
     let parts: Vec<&str> = text.split(',').map(str::trim).collect();

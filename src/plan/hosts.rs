@@ -159,6 +159,23 @@ pub(crate) fn describe(p: &HostsPlan, launcher: &str, remote: &str) -> String {
             );
         }
     }
+    // A search's steps are runs on every host; the rate it names is the
+    // whole job's, each target given an even share (`--rate` is per target).
+    let n_targets: usize = p.hosts.iter().map(|h| h.targets.len()).sum();
+    for r in &p.template.runs {
+        if let Some(t) = &r.latency_target {
+            let _ = writeln!(
+                out,
+                "search:   {}: the highest rate keeping {}, up to {} runs of {}s on all hosts, \
+                 each judged on their merged histograms; a step's rate is the whole job's, \
+                 each of the {n_targets} targets given an even share",
+                one_line(&r.name),
+                t.label(),
+                t.max_steps,
+                r.warmup_s + r.duration_s
+            );
+        }
+    }
     let _ = writeln!(out, "remote:   {remote}");
     out
 }

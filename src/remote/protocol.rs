@@ -10,7 +10,7 @@
 //! C job{...}                                          A planned{targets}
 //! C prepare                                           A progress{done,total}... prepared{targets}
 //! per run i:
-//!   C run{index}                                      A ready{index}
+//!   C run{index,step?}                                A ready{index}
 //!   C start{index,at_ns}  (agent clock)               A started{..} interval{..}... run_done{..}
 //! C bye (or stdin closes)                             A exits
 //! ```
@@ -54,6 +54,12 @@ pub enum ToAgent {
     Prepare,
     Run {
         index: u32,
+        /// A step of a latency search instead of the run as planned. Added
+        /// within protocol 1 as an optional field: an agent that predates
+        /// it runs the plain run, whose result the coordinator then refuses
+        /// by its name, so no step ever merges another run's numbers.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        step: Option<StepRun>,
     },
     /// Release the run's workers at `at_ns` (Unix ns, in the agent's clock).
     Start {
@@ -63,6 +69,14 @@ pub enum ToAgent {
     Stop,
     Heartbeat,
     Bye,
+}
+
+/// A latency-search step as one host runs it: the run renamed, at this
+/// rate on each of the host's targets (None: closed loop).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StepRun {
+    pub name: String,
+    pub rate_iops: Option<f64>,
 }
 
 /// What one host runs: the job, with this host's targets and overrides.

@@ -18,7 +18,9 @@ pub struct RateArgs {
     /// limits: p99=2ms, read:p99.9=5ms, write:p50=1ms (comma-separated,
     /// all must hold; percentile above 0, at most 100; latency 100ns..1h).
     /// One closed-loop run, then bisection on --rate, then a confirming run;
-    /// every step is a run of the result.
+    /// every step is a run of the result. Over --hosts or a list of targets
+    /// each step runs on all of them, judged on their merged histograms, at
+    /// a rate for the whole job (dealt over the targets as --rate is).
     #[arg(long, value_name = "LIMITS")]
     pub latency_target: Option<String>,
 

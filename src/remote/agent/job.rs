@@ -14,7 +14,7 @@ use crate::io::target::{Prepared, Progress};
 use crate::plan::targets::at_target;
 use crate::plan::{Plan, PlannedRun};
 use crate::remote::protocol::{
-    AgentJob, FromAgent, PlannedRunInfo, PlannedTarget, TargetResult, ToAgent,
+    AgentJob, FromAgent, PlannedRunInfo, PlannedTarget, StepRun, TargetResult, ToAgent,
 };
 use crate::result::RunResult;
 
@@ -135,13 +135,23 @@ pub(super) fn run_targets(
     plans: &[Plan],
     prepared: &[Sets],
     done_runs: &mut [Vec<RunResult>],
-    index: u32,
+    (index, step): (u32, Option<&StepRun>),
     shared: &Shared,
     link: &Link,
     ctl: &Mutex<Receiver<Control>>,
 ) -> FromAgent {
     let runs = match executor::targets::ready(plans, prepared, done_runs, index as usize) {
-        Ok(r) => r,
+        // A search step: every target at the step's rate, under its name.
+        Ok(mut r) => {
+            if let Some(st) = step {
+                for (run, _) in r.iter_mut() {
+                    run.spec.latency_target = None;
+                    run.spec.rate_iops = st.rate_iops;
+                    run.spec.name = st.name.clone();
+                }
+            }
+            r
+        }
         // Never ready: the coordinator calls the run off for every host.
         Err(e) => {
             return FromAgent::RunDone {

@@ -119,14 +119,15 @@ pub(super) fn session(shared: &Shared, link: &Link, ctl: Receiver<Control>) -> i
                     Err(e) => return fail(link, e),
                 }
             }
-            ToAgent::Run { index } => {
+            ToAgent::Run { index, step } => {
                 let Some((_, plans)) = &job else {
                     return fail(link, VbError::input("run before the job"));
                 };
                 if prepared.len() != plans.len() || index as usize >= plans[0].runs.len() {
                     return fail(link, VbError::input(format!("run {index} is not planned")));
                 }
-                let done = run_targets(plans, &prepared, &mut done_runs, index, shared, link, &ctl);
+                let at = (index, step.as_ref());
+                let done = run_targets(plans, &prepared, &mut done_runs, at, shared, link, &ctl);
                 link.send(&done);
             }
             ToAgent::Bye => return 0,

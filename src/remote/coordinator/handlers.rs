@@ -17,6 +17,7 @@ impl Coordinator<'_> {
         msg: FromAgent,
     ) -> std::result::Result<(), String> {
         let n_targets = self.hosts[i].a.targets.len();
+        let step_name = self.step.as_ref().map(|s| s.0.name.clone());
         let h = &mut self.hosts[i];
         match msg {
             FromAgent::Heartbeat => {}
@@ -176,7 +177,12 @@ impl Coordinator<'_> {
                 if self.run.as_ref().map(|r| r.0) != Some(index) || h.run.done.is_some() {
                     return Err(format!("results for run {index}, which was not asked"));
                 }
-                let spec = &h.job.runs[index as usize];
+                let mut spec = h.job.runs[index as usize].clone();
+                // A search step's result carries the step's name.
+                if let Some(n) = step_name {
+                    spec.name = n;
+                }
+                let spec = &spec;
                 let mut seen = vec![false; n_targets];
                 for r in &results {
                     let t = r.target as usize;

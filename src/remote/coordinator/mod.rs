@@ -16,7 +16,7 @@ use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 
 use super::launcher::Launcher;
-use super::protocol::{AgentJob, ToAgent};
+use super::protocol::{AgentJob, StepRun, ToAgent};
 use crate::error::Result;
 use crate::executor::Observer;
 use crate::input::hosts::Assignment;
@@ -32,6 +32,7 @@ mod handlers;
 mod host;
 mod progress;
 mod runs;
+mod search;
 mod spawn;
 #[cfg(test)]
 mod tests;
@@ -105,6 +106,9 @@ struct Coordinator<'a> {
     released_at: Option<i128>,
     /// The launcher as the user gave it, for errors about what it started.
     launcher: String,
+    /// The latency-search step being run, as each host is sent it, and its
+    /// rate for the whole job (`search.rs`).
+    step: Option<(StepRun, Option<f64>)>,
 }
 
 /// What the hosts did, ready for the result document.
@@ -181,6 +185,7 @@ impl<'a> Coordinator<'a> {
             run_cost: (0.0, 0.0),
             released_at: None,
             launcher: String::new(),
+            step: None,
         }
     }
 
@@ -247,14 +252,14 @@ impl<'a> Coordinator<'a> {
                     continue;
                 }
                 crate::executor::rescue::doing(format!("running '{}'", spec.name));
-                let (cr, ended) = self.one_run(index, n_runs, template);
-                if let Some(cr) = cr {
-                    if let Some(merged) = cr.1 {
-                        doc.runs.push(merged);
-                        crate::executor::rescue::keep(&doc, true);
+                let ended = match &spec.latency_target {
+                    Some(s) => self.search(index, template, s, &mut doc, &mut cluster_runs),
+                    None => {
+                        let (cr, ended) = self.one_run(index, n_runs, template);
+                        keep_run(cr, &mut doc, &mut cluster_runs);
+                        ended
                     }
-                    cluster_runs.push(cr.0);
-                }
+                };
                 match ended {
                     RunEnd::Next => {}
                     RunEnd::Interrupted => {
@@ -338,6 +343,22 @@ impl<'a> Coordinator<'a> {
             }
         }
         Ok(true)
+    }
+}
+
+/// A run's records into the result: its merged result (kept at once, so a
+/// stop leaves it) and its cluster record.
+fn keep_run(
+    cr: Option<(ClusterRun, Option<crate::result::RunResult>)>,
+    doc: &mut ResultDoc,
+    cluster_runs: &mut Vec<ClusterRun>,
+) {
+    if let Some(cr) = cr {
+        if let Some(merged) = cr.1 {
+            doc.runs.push(merged);
+            crate::executor::rescue::keep(doc, true);
+        }
+        cluster_runs.push(cr.0);
     }
 }
 

@@ -35,7 +35,15 @@ impl Coordinator<'_> {
         count: usize,
         template: &JobSpec,
     ) -> (Option<(ClusterRun, Option<RunResult>)>, RunEnd) {
-        let spec = template.runs[index as usize].clone();
+        let mut spec = template.runs[index as usize].clone();
+        // A search step: the run at the step's rate for the whole job, under
+        // the step's name (each host is sent its targets' share).
+        let step = self.step.clone();
+        if let Some((st, total)) = &step {
+            spec.latency_target = None;
+            spec.rate_iops = *total;
+            spec.name = st.name.clone();
+        }
         for h in &mut self.hosts {
             h.run = RunState::new(h.a.targets.len());
             h.run.idle = !crate::input::hosts::counts::takes_part(spec.host_count, h.a.index);
@@ -50,7 +58,10 @@ impl Coordinator<'_> {
             self.obs.host_state(h.name(), state);
         }
         for h in self.hosts.iter().filter(|h| h.in_run()) {
-            h.send(&ToAgent::Run { index });
+            h.send(&ToAgent::Run {
+                index,
+                step: step.as_ref().map(|s| s.0.clone()),
+            });
         }
         // The barrier: every host has its workers set up and waiting (or
         // one is in trouble, and nobody starts).

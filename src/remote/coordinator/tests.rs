@@ -195,7 +195,7 @@ impl Agent {
                             .collect(),
                     });
                 }
-                ToAgent::Run { index } => {
+                ToAgent::Run { index, .. } => {
                     pending = Some((index, false));
                     if self.fault == Fault::Garbage {
                         let _ = self
