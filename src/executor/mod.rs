@@ -17,7 +17,7 @@ mod record;
 mod replay;
 pub(crate) mod rescue;
 mod run;
-pub mod search;
+pub(crate) mod search;
 mod shaped;
 pub(crate) mod startgate;
 pub(crate) mod steady;

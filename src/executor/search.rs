@@ -15,7 +15,7 @@ use crate::spec::latency::LatencySearch;
 
 /// One step to run: its rate for the whole job (None: closed loop) and the
 /// name of its run (which says its kind).
-pub struct Step {
+pub(crate) struct Step {
     pub rate: Option<f64>,
     pub name: String,
 }
@@ -25,7 +25,7 @@ pub struct Step {
 /// dealt over (a host lost and left out), so the same rate is tried once
 /// more on what is left; `End` when the job ends here (a stop, an error).
 #[derive(Debug, PartialEq, Eq)]
-pub enum Ran {
+pub(crate) enum Ran {
     Judged,
     Again,
     End,
@@ -80,7 +80,7 @@ pub(super) fn run(
 /// limits and kept in `doc.latency_search` as it grows, so a stop leaves it.
 /// `whole_runs_only` is the rescue's flag of the runner. False when the job
 /// must end here.
-pub fn search(
+pub(crate) fn search(
     name: &str,
     s: &LatencySearch,
     doc: &mut ResultDoc,
@@ -138,7 +138,7 @@ fn step_name(name: &str, n: u32, kind: StepKind, rate: Option<f64>) -> String {
 
 /// The step as a run of its own: the searched run at `rate` (this part's
 /// share of the step's), named as the step.
-pub fn step_run(run: &PlannedRun, st: &Step, rate: Option<f64>) -> PlannedRun {
+pub(crate) fn step_run(run: &PlannedRun, st: &Step, rate: Option<f64>) -> PlannedRun {
     let mut step = run.clone();
     step.spec.latency_target = None;
     step.spec.rate_iops = rate;
