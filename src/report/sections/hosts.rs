@@ -86,7 +86,8 @@ fn spread_figures(doc: &ResultDoc) -> Vec<Figure> {
         out.push(Figure {
             kind: "hosts",
             svg: bar_chart("hosts", &title, &y, &series, &cats, svg::FULL),
-            caption: "Per run, the hosts' minimum, 5th percentile, median, 95th percentile and                       maximum; the table below names the slowest hosts."
+            caption: "Per run, the hosts' minimum, 5th percentile, median, 95th percentile and \
+                      maximum; the table below names the slowest hosts."
                 .into(),
             title,
         });
