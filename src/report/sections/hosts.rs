@@ -9,12 +9,15 @@ use super::super::{Metric, Source};
 use crate::output::fmt::{micros, number};
 use crate::output::table::Table;
 use crate::output::target_table::{self, MANY_HOSTS, SPREAD};
-use crate::result::ResultDoc;
+use crate::result::{ResultDoc, RunResult};
+
+/// A run's name and each host's result of it.
+type HostRuns<'a> = (&'a str, Vec<(&'a str, &'a RunResult)>);
 use crate::result::diagnosis::hosts::{SLOW, others_median};
 
 /// One run as each host did it: (host name, its result), hosts that did
 /// not finish the run left out.
-fn per_run(doc: &ResultDoc) -> Vec<(&str, Vec<(&str, &crate::result::RunResult)>)> {
+fn per_run(doc: &ResultDoc) -> Vec<HostRuns<'_>> {
     target_table::host_runs(doc)
 }
 
@@ -36,6 +39,26 @@ pub(crate) fn table(doc: &ResultDoc) -> Table {
             2,
         )
     })
+}
+
+/// The runs whose headline figure is `metric` (IOPS or MiB/s), each with
+/// its hosts and their values of that figure, in the hosts' order.
+fn headline<'a>(
+    runs: &'a [HostRuns<'a>],
+    metric: Metric,
+) -> impl Iterator<Item = (&'a str, &'a [(&'a str, &'a RunResult)], Vec<f64>)> {
+    runs.iter()
+        .filter(move |(_, hosts)| hosts.first().is_some_and(|(_, r)| Metric::of(r) == metric))
+        .map(move |(run, hosts)| {
+            let vals = hosts
+                .iter()
+                .map(|(_, r)| match metric {
+                    Metric::Iops => r.total_iops(),
+                    Metric::MibS => r.total_mib_s(),
+                })
+                .collect();
+            (*run, hosts.as_slice(), vals)
+        })
 }
 
 /// Past `MANY_HOSTS`, a bar per host is a comb no one can read: per run,
@@ -64,17 +87,8 @@ fn spread_figures(doc: &ResultDoc) -> Vec<Figure> {
     };
     let mut out = Vec::new();
     for metric in [Metric::Iops, Metric::MibS] {
-        let cats: Vec<Category> = runs
-            .iter()
-            .filter(|(_, hosts)| hosts.first().is_some_and(|(_, r)| Metric::of(r) == metric))
-            .map(|(run, hosts)| {
-                let vals: Vec<f64> = hosts
-                    .iter()
-                    .map(|(_, r)| match metric {
-                        Metric::Iops => r.total_iops(),
-                        Metric::MibS => r.total_mib_s(),
-                    })
-                    .collect();
+        let cats: Vec<Category> = headline(&runs, metric)
+            .map(|(run, _, vals)| {
                 spread(run, &vals, &|v| format!("{} {}", number(v), metric.unit()))
             })
             .collect();
@@ -130,17 +144,8 @@ pub(crate) fn figures(doc: &ResultDoc) -> Vec<Figure> {
     let slot = |host: &str| names.iter().position(|n| *n == host);
     let mut out = Vec::new();
     for metric in [Metric::Iops, Metric::MibS] {
-        let cats: Vec<Category> = runs
-            .iter()
-            .filter(|(_, hosts)| hosts.first().is_some_and(|(_, r)| Metric::of(r) == metric))
-            .map(|(run, hosts)| {
-                let vals: Vec<f64> = hosts
-                    .iter()
-                    .map(|(_, r)| match metric {
-                        Metric::Iops => r.total_iops(),
-                        Metric::MibS => r.total_mib_s(),
-                    })
-                    .collect();
+        let cats: Vec<Category> = headline(&runs, metric)
+            .map(|(run, hosts, vals)| {
                 let mut bars: Vec<Option<Bar>> = vec![None; names.len()];
                 for (i, (host, r)) in hosts.iter().enumerate() {
                     let med = others_median(&vals, i);
