@@ -346,6 +346,8 @@ fn on_hosts(
         timeout: hp.timeout,
         shared_target: r.shared_target,
         keep_going: r.on_host_loss == crate::input::args::hosts::HostLoss::Continue,
+        launch_parallel: r.launch.launch_parallel,
+        ssh_mux: r.launch.ssh_mux == crate::input::args::launch::OnOff::On,
     };
     let out = c.out.output.as_deref().map(OutputDir::open).transpose()?;
     // The hosts get STOP_TIMEOUT to report after a stop, and the merge a moment.
