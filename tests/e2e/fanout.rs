@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::common::hosts::{TestHosts, processes_with, wait_until};
+use crate::common::hosts::{TestHosts, io_running, processes_with, wait_until};
 use crate::common::{read_json, stderr, vb, volbench};
 
 const BIN: &str = env!("CARGO_BIN_EXE_volbench");
@@ -54,12 +54,15 @@ fn run(cfg: &Path, hosts: &str, tmp: &Path, out: &str, extra: &[&str]) -> Comman
         .arg(tmp.join("{host}"))
         .arg("--output")
         .arg(tmp.join(out))
-        .args(["--engine", "null", "--rate", "2000", "--duration", "1s"])
+        .args(["--engine", "null", "--rate", "2000"])
         .args(["--remote-volbench", BIN])
         .args(extra)
         // The masters' sockets go under TMPDIR: here, where the test can
         // look for them.
         .env("TMPDIR", tmp);
+    if !extra.contains(&"--duration") {
+        c.args(["--duration", "1s"]);
+    }
     c
 }
 
@@ -161,6 +164,68 @@ fn agents_on_one_machine_share_an_ssh_master_and_none_outlives_the_run() {
     for i in 0..h.n {
         assert_eq!(flat[i] - with_mux[i], 3, "h{}: {flat:?}", i + 1);
     }
+}
+
+/// Ctrl-C in the middle of a multiplexed run: the merge of what was
+/// measured is kept, and the masters end with the run.
+#[test]
+fn ctrl_c_on_a_multiplexed_run_keeps_the_results_and_ends_the_masters() {
+    let Some(h) = TestHosts::up("fanout_mux_ctrl_c", 1) else {
+        return;
+    };
+    let (cfg, names) = aliases(&h, 3);
+    let tmp = tempfile::tempdir().unwrap();
+    let tag = format!("vbfan-ctrlc-{}", std::process::id());
+    let extra = [
+        "--rw",
+        "randread",
+        "--duration",
+        "60s",
+        "--warmup",
+        "0s",
+        "--session",
+        &tag,
+    ];
+    let mut c = run(&cfg, &names, tmp.path(), "out", &extra);
+    c.stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    let mut coord = c.spawn().unwrap();
+    let started = wait_until(Duration::from_secs(60), || {
+        processes_with(&tag, Some(coord.id()))
+            .iter()
+            .filter(|(pid, _)| io_running(*pid))
+            .count()
+            == 3
+    });
+    assert!(started, "the three agents never ran");
+    rustix::process::kill_process(
+        rustix::process::Pid::from_raw(coord.id() as i32).unwrap(),
+        rustix::process::Signal::INT,
+    )
+    .unwrap();
+    let mut status = None;
+    assert!(wait_until(Duration::from_secs(20), || {
+        status = coord.try_wait().unwrap();
+        status.is_some()
+    }));
+    assert_eq!(status.unwrap().code(), Some(130));
+    let doc = read_json(&tmp.path().join("out/result.json"));
+    assert_eq!(doc["interrupted"], true);
+    assert_exact_merge(&doc, 3);
+    let path = tmp.path().to_string_lossy().into_owned();
+    assert!(
+        wait_until(Duration::from_secs(10), || processes_with(&path, None)
+            .is_empty()),
+        "{:?}",
+        processes_with(&path, None)
+    );
+    assert!(
+        std::fs::read_dir(tmp.path())
+            .unwrap()
+            .flatten()
+            .all(|e| !e.file_name().to_string_lossy().starts_with("vb-mux-")),
+        "socket directory left"
+    );
 }
 
 #[test]
