@@ -428,6 +428,35 @@ mod tests {
     }
 
     #[test]
+    fn ssh_options_go_after_the_users_words_and_before_the_host() {
+        // ssh keeps an option's first value: the user's own -o must win.
+        let o = ["-o".to_string(), "ControlPath=/s/0".into()];
+        let plain = RemoteCmd::Argv(vec!["vb".into()]);
+        let s = Launcher::new(None, Some("ssh -o ControlPath=mine")).unwrap();
+        let a = args(&s.with_ssh_options(&o), "h", &plain);
+        let mine = a.iter().position(|w| w == "ControlPath=mine").unwrap();
+        let ours = a.iter().position(|w| w == "ControlPath=/s/0").unwrap();
+        let host = a.iter().position(|w| w == "h").unwrap();
+        assert!(mine < ours && ours < host, "{a:?}");
+        let e = Launcher::new(Some("ssh -F cfg {host}"), None).unwrap();
+        let a = args(&e.with_ssh_options(&o), "h", &plain);
+        assert_eq!(a[..6], ["ssh", "-F", "cfg", "-o", "ControlPath=/s/0", "h"]);
+        assert_eq!(
+            e.ssh_local("h", &["-G".into()]).unwrap(),
+            ["ssh", "-F", "cfg", "-G", "h"]
+        );
+        assert_eq!(
+            s.ssh_local("h", &["-G".into()]).unwrap(),
+            ["ssh", "-o", "ControlPath=mine", "-G", "h"]
+        );
+        // Not ssh: no ssh options are ever added.
+        let k = Launcher::new(Some("kubectl"), None).unwrap();
+        assert!(!k.is_ssh() && k.ssh_local("p", &[]).is_none());
+        let w = Launcher::new(None, Some("my-wrapper")).unwrap();
+        assert!(!w.is_ssh());
+    }
+
+    #[test]
     fn bad_templates_are_refused_with_the_reason() {
         for (t, want) in [
             ("", "is empty"),
