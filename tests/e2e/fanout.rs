@@ -245,6 +245,25 @@ fn launch_parallel_and_ssh_mux_are_checked_before_anything_runs() {
         assert!(stderr(&o).contains(want), "{flag} {value}: {}", stderr(&o));
     }
     assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0);
+    // --dry-run says what start-up will hold at once.
+    let dry = |extra: &[&str]| {
+        let o = vb(["run", "--hosts", "a,b", "--engine", "null", "--dry-run"])
+            .arg("--target")
+            .arg(tmp.path().join("{host}"))
+            .args(extra)
+            .expect(0);
+        crate::common::stdout(&o)
+    };
+    let out = dry(&["--launch-parallel", "7"]);
+    assert!(
+        out.contains("launch:   7 at a time (--launch-parallel); ssh multiplexing on"),
+        "{out}"
+    );
+    let out = dry(&["--ssh-mux", "off"]);
+    assert!(out.contains("launch:   32 at a time"), "{out}");
+    assert!(!out.contains("multiplexing"), "{out}");
+    let out = dry(&["--launcher", "ip netns exec {host}"]);
+    assert!(!out.contains("multiplexing"), "not ssh: {out}");
 }
 
 /// CPU of everything started in a cpuacct cgroup of its own (volbench, its
