@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use super::{finish, stop};
 use crate::error::{Result, VbError, exit};
 use crate::executor::{self, Observer as _};
+use crate::input::args::launch::OnOff;
 use crate::input::args::{CommonArgs, HostArgs, OutputArgs, RunArgs, SuiteRunArgs};
 use crate::input::hosts::HostSpec;
 use crate::input::targets::{attach, check_threads_total, expand_local};
@@ -327,6 +328,16 @@ fn on_hosts(
             "{}",
             plan::hosts::describe(&hp, &launcher.describe(), &runs)
         );
+        // What start-up will hold at once (fanout.rs).
+        let mux = if launcher.is_ssh() && r.launch.ssh_mux == OnOff::On {
+            "; ssh multiplexing on for hosts sharing a machine"
+        } else {
+            ""
+        };
+        println!(
+            "launch:   {} at a time (--launch-parallel){mux}",
+            r.launch.launch_parallel
+        );
         println!("resolved spec (per host, before each host checks its targets):");
         println!(
             "{}",
@@ -346,6 +357,8 @@ fn on_hosts(
         timeout: hp.timeout,
         shared_target: r.shared_target,
         keep_going: r.on_host_loss == crate::input::args::hosts::HostLoss::Continue,
+        launch_parallel: r.launch.launch_parallel,
+        ssh_mux: r.launch.ssh_mux == OnOff::On,
     };
     let out = c.out.output.as_deref().map(OutputDir::open).transpose()?;
     // The hosts get STOP_TIMEOUT to report after a stop, and the merge a moment.

@@ -74,6 +74,9 @@ pub(crate) struct Launcher {
     form: Form,
     /// As the user named it (`slurm`, or the template).
     given: String,
+    /// ssh `-o` options volbench adds for this one command (multiplexing,
+    /// `mux.rs`): after the user's words, so the user's own `-o` still win.
+    extra: Vec<String>,
 }
 
 impl Launcher {
@@ -130,7 +133,55 @@ impl Launcher {
             words,
             form,
             given: trimmed.to_string(),
+            extra: Vec::new(),
         })
+    }
+
+    /// Whether the program is ssh itself (either form), so ssh's own
+    /// options (`-G`, `-o ControlPath=...`) can be given to it.
+    pub(crate) fn is_ssh(&self) -> bool {
+        matches!(
+            self.form,
+            Form::Ssh { is_ssh: true } | Form::Exec { remote_shell: true }
+        )
+    }
+
+    /// This launcher with ssh options added to every command it makes
+    /// (only meaningful when `is_ssh`).
+    pub(crate) fn with_ssh_options(&self, options: &[String]) -> Launcher {
+        let mut l = self.clone();
+        l.extra = options.to_vec();
+        l
+    }
+
+    /// The local ssh command line for `host` with `options` in place of a
+    /// remote command (`-G`: print the resolved configuration; `-O exit`),
+    /// after the user's words (`-F cfg`), so the user's own `-o` still win.
+    /// None unless the program is ssh.
+    pub(crate) fn ssh_local(&self, host: &str, options: &[String]) -> Option<Vec<String>> {
+        if !self.is_ssh() {
+            return None;
+        }
+        let mut v: Vec<String> = self
+            .words
+            .iter()
+            .map(|w| w.replace("{host}", host))
+            .collect();
+        match self.form {
+            Form::Ssh { .. } => {
+                v.extend(options.iter().cloned());
+                v.push(host.to_string());
+            }
+            Form::Exec { .. } => {
+                let at = self
+                    .words
+                    .iter()
+                    .position(|w| w.contains("{host}"))
+                    .unwrap_or(v.len());
+                v.splice(at..at, options.iter().cloned());
+            }
+        }
+        Some(v)
     }
 
     /// What the result and `--dry-run` say reached the hosts.
@@ -168,6 +219,7 @@ impl Launcher {
                 let mut v = self.words.clone();
                 if is_ssh {
                     v.extend(SSH_DEFAULTS.iter().map(|s| s.to_string()));
+                    v.extend(self.extra.iter().cloned());
                 }
                 v.push(host.to_string());
                 v.push(match remote {
@@ -187,6 +239,15 @@ impl Launcher {
                     .iter()
                     .map(|w| w.replace("{host}", host))
                     .collect();
+                if remote_shell {
+                    // Before the host word, where ssh still reads options.
+                    let at = self
+                        .words
+                        .iter()
+                        .position(|w| w.contains("{host}"))
+                        .unwrap_or(v.len());
+                    v.splice(at..at, self.extra.iter().cloned());
+                }
                 match remote {
                     // `ssh -F cfg {host}`: one line, quoted for the remote
                     // shell, or it re-splits the script and runs `sh -c umask`.
@@ -364,6 +425,35 @@ mod tests {
             args(&w, "h1", &RemoteCmd::Script("true".into())),
             ["my-wrapper", "--x", "h1", "true"]
         );
+    }
+
+    #[test]
+    fn ssh_options_go_after_the_users_words_and_before_the_host() {
+        // ssh keeps an option's first value: the user's own -o must win.
+        let o = ["-o".to_string(), "ControlPath=/s/0".into()];
+        let plain = RemoteCmd::Argv(vec!["vb".into()]);
+        let s = Launcher::new(None, Some("ssh -o ControlPath=mine")).unwrap();
+        let a = args(&s.with_ssh_options(&o), "h", &plain);
+        let mine = a.iter().position(|w| w == "ControlPath=mine").unwrap();
+        let ours = a.iter().position(|w| w == "ControlPath=/s/0").unwrap();
+        let host = a.iter().position(|w| w == "h").unwrap();
+        assert!(mine < ours && ours < host, "{a:?}");
+        let e = Launcher::new(Some("ssh -F cfg {host}"), None).unwrap();
+        let a = args(&e.with_ssh_options(&o), "h", &plain);
+        assert_eq!(a[..6], ["ssh", "-F", "cfg", "-o", "ControlPath=/s/0", "h"]);
+        assert_eq!(
+            e.ssh_local("h", &["-G".into()]).unwrap(),
+            ["ssh", "-F", "cfg", "-G", "h"]
+        );
+        assert_eq!(
+            s.ssh_local("h", &["-G".into()]).unwrap(),
+            ["ssh", "-o", "ControlPath=mine", "-G", "h"]
+        );
+        // Not ssh: no ssh options are ever added.
+        let k = Launcher::new(Some("kubectl"), None).unwrap();
+        assert!(!k.is_ssh() && k.ssh_local("p", &[]).is_none());
+        let w = Launcher::new(None, Some("my-wrapper")).unwrap();
+        assert!(!w.is_ssh());
     }
 
     #[test]

@@ -8,6 +8,7 @@
 pub(crate) mod agent;
 pub mod binary;
 pub(crate) mod coordinator;
+pub(crate) mod fanout;
 pub(crate) mod launcher;
 pub mod protocol;
 pub(crate) mod quote;

@@ -93,6 +93,9 @@ pub const MAX_PLAN_CONCURRENCY: f64 = 1e9;
 pub const MAX_NAME_CHARS: usize = 128;
 /// A suite or hosts file: these are hand-written text, never large.
 pub const MAX_INPUT_FILE: u64 = 1 << 20;
+/// `--launch-parallel`: launches in flight at once (at most one a host).
+pub const MAX_LAUNCH_PARALLEL: usize = MAX_HOSTS;
+pub const DEFAULT_LAUNCH_PARALLEL: usize = 32;
 /// A `--launcher` template, in bytes: a command line, not a script.
 pub const MAX_LAUNCHER_BYTES: usize = 4096;
 /// How long `--hosts-from`'s command may take: listing pods or nodes is

@@ -16,6 +16,7 @@ mod diag_audit;
 mod diagnosis;
 mod docs;
 mod environment;
+mod fanout;
 mod fio_tools;
 mod headroom;
 mod honest_targets;

@@ -23,6 +23,40 @@ pub struct LaunchArgs {
     /// lists (node[01-24]) are expanded, here as in --hosts.
     #[arg(long, value_name = "CMD", conflicts_with_all = ["hosts", "hosts_file"])]
     pub hosts_from: Option<String>,
+
+    /// Launches in flight at once (1..1024): a launch lasts until its agent
+    /// answers (or --host-timeout), so a thousand hosts are not a thousand
+    /// ssh handshakes at once. --push-binary copies are bounded the same.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = crate::units::bounds::DEFAULT_LAUNCH_PARALLEL,
+        value_parser = parse_launch_parallel,
+        allow_negative_numbers = true
+    )]
+    pub launch_parallel: usize,
+
+    /// With ssh: agents that ssh resolves to one machine (user, host name,
+    /// port: aliases too) share one master connection, up to 10 agents a
+    /// master (sshd's default MaxSessions); off: one connection an agent.
+    #[arg(long, value_enum, value_name = "ON|OFF", default_value = "on")]
+    pub ssh_mux: OnOff,
+}
+
+/// `--ssh-mux`.
+#[derive(ValueEnum, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum OnOff {
+    #[default]
+    On,
+    Off,
+}
+
+fn parse_launch_parallel(s: &str) -> Result<usize, String> {
+    let max = crate::units::bounds::MAX_LAUNCH_PARALLEL;
+    match s.trim().parse::<usize>() {
+        Ok(n) if (1..=max).contains(&n) => Ok(n),
+        _ => Err(format!("'{s}' is not a whole number from 1 to {max}")),
+    }
 }
 
 /// `volbench completions SHELL`.

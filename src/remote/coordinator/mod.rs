@@ -30,6 +30,7 @@ mod events;
 mod gather;
 mod handlers;
 mod host;
+mod launch;
 mod progress;
 mod runs;
 mod search;
@@ -71,6 +72,10 @@ pub(crate) struct Options {
     /// `--on-host-loss continue`: a lost host is dropped and the others go
     /// on (the totals marked partial) instead of all being stopped.
     pub keep_going: bool,
+    /// `--launch-parallel`: launches (and pushes) in flight at once.
+    pub launch_parallel: usize,
+    /// `--ssh-mux on`: agents on one machine share an ssh master.
+    pub ssh_mux: bool,
 }
 
 /// Which volbench the hosts run.
@@ -127,7 +132,9 @@ pub(crate) fn run(opts: Options, obs: &dyn Observer, stop: &AtomicBool) -> Resul
     let t_start = Instant::now();
     let cpu0 = crate::io::host::cpu_seconds();
     let started = crate::result::now_rfc3339();
-    let c = spawn::connect(&opts, obs, stop)?;
+    // The masters' directory lives until the agents are gone: dropped
+    // last, it ends the masters.
+    let (c, _masters) = spawn::connect(&opts, obs, stop)?;
     let Gathered {
         mut doc,
         hosts,
@@ -135,6 +142,14 @@ pub(crate) fn run(opts: Options, obs: &dyn Observer, stop: &AtomicBool) -> Resul
         launch,
         run_cost,
     } = c.drive(&opts.template, opts.size_given, opts.shared_target, started)?;
+    if let Some(l) = launch {
+        obs.note(&format!(
+            "{} agents started in {:.2}s (--launch-parallel {})",
+            hosts.len(),
+            l.duration_since(t_start).as_secs_f64(),
+            opts.launch_parallel
+        ));
+    }
     let cpu1 = crate::io::host::cpu_seconds();
     let ssh_cpu = spawn::children_cpu();
     let wall = t_start.elapsed().as_secs_f64();

@@ -6,43 +6,73 @@ use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::Child;
 use std::sync::atomic::AtomicBool;
-use std::sync::mpsc::{self, Sender};
+use std::sync::mpsc::{self, Sender, SyncSender};
 use std::time::{Duration, Instant};
 
 use super::super::launcher::{Launcher, RemoteCmd};
-use super::super::protocol::{MAX_LINE, PROTOCOL, ToAgent, read_line, sanitize};
-use super::super::{quote, ssh};
+use super::super::protocol::{MAX_LINE, PROTOCOL, ToAgent, encode, read_line, sanitize};
+use super::super::{fanout, quote, ssh};
 use super::host::{Event, Host};
 use super::{Coordinator, Options, Remote, STOP_TIMEOUT};
 use crate::error::{Result, VbError};
 use crate::executor::Observer;
 
-/// Starts ssh to every host (after pushing the binary, if asked) and sends
-/// the hello. Hosts whose ssh cannot even start are reported together.
+/// Starts an agent on every host (after pushing the binary, if asked),
+/// at most `--launch-parallel` launches in flight, agents sharing a machine
+/// through one ssh master (`fanout.rs`), and sends each the hello. Hosts
+/// whose launcher cannot even start are reported together. The socket
+/// directory of the masters comes back with the coordinator: dropped, it
+/// ends them.
 pub(super) fn connect<'a>(
     opts: &Options,
     obs: &'a dyn Observer,
     stop: &'a AtomicBool,
-) -> Result<Coordinator<'a>> {
+) -> Result<(Coordinator<'a>, Option<fanout::Mux>)> {
     let binaries = remote_binaries(opts)?;
     let (ev_tx, ev_rx) = mpsc::channel();
+    let names: Vec<&str> = opts.hosts.iter().map(|a| a.host.name.as_str()).collect();
+    let (mux, groups) = fanout::plan(&opts.launcher, &names, opts.ssh_mux, opts.launch_parallel)?;
+    let remotes: Vec<RemoteCmd> = binaries
+        .iter()
+        .map(|b| agent_command(b, &opts.session))
+        .collect();
+    let hello = hello(opts);
+    let pool = super::launch::Pool {
+        launcher: &opts.launcher,
+        parallel: opts.launch_parallel,
+        wait: opts.timeout,
+        heartbeat: opts.heartbeat,
+        stop,
+    };
+    let launched = pool.all(&groups, mux.as_ref(), opts.hosts.len(), |l, i, first| {
+        let (child, tx) = spawn_agent(l, names[i], &remotes[i], i, ev_tx.clone(), first)?;
+        let _ = tx.send(hello.clone());
+        Ok((child, tx))
+    });
+    if let Some(m) = &mux {
+        obs.note(&format!(
+            "{} ssh masters for {} agents sharing machines",
+            m.masters(),
+            groups
+                .iter()
+                .filter(|g| g.socket.is_some())
+                .map(|g| g.agents.len())
+                .sum::<usize>()
+        ));
+    }
     let mut hosts = Vec::with_capacity(opts.hosts.len());
     let mut errors = Vec::new();
-    for (i, (a, job)) in opts.hosts.iter().zip(&opts.jobs).enumerate() {
-        let remote = agent_command(&binaries[i], &opts.session);
+    for ((a, job), l) in opts.hosts.iter().zip(&opts.jobs).zip(launched) {
         let mut host = Host::new(a.clone(), job.clone());
-        match spawn_agent(&opts.launcher, &a.host.name, &remote, i, ev_tx.clone()) {
-            Ok((child, tx)) => {
+        match l {
+            Some(Ok((child, tx))) => {
                 host.link.child = Some(child);
                 host.link.tx = Some(tx);
-                host.send(&ToAgent::Hello {
-                    protocol: PROTOCOL,
-                    version: env!("CARGO_PKG_VERSION").into(),
-                    heartbeat_ms: opts.heartbeat.as_millis() as u64,
-                    timeout_ms: opts.timeout.as_millis() as u64,
-                });
             }
-            Err(e) => errors.push(e.to_string()),
+            Some(Err(e)) => errors.push(e.to_string()),
+            // Not launched: Ctrl-C came first, and the wait for the
+            // hellos sees it.
+            None => {}
         }
         hosts.push(host);
     }
@@ -60,7 +90,17 @@ pub(super) fn connect<'a>(
         c.shutdown();
         return Err(VbError::target(errors.join("\n")));
     }
-    Ok(c)
+    Ok((c, mux))
+}
+
+/// The hello every agent is sent first.
+pub(super) fn hello(opts: &Options) -> String {
+    encode(&ToAgent::Hello {
+        protocol: PROTOCOL,
+        version: env!("CARGO_PKG_VERSION").into(),
+        heartbeat_ms: opts.heartbeat.as_millis() as u64,
+        timeout_ms: opts.timeout.as_millis() as u64,
+    })
 }
 
 /// `volbench agent` on the far side: run directly when its path needs no
@@ -103,24 +143,12 @@ fn remote_binaries(opts: &Options) -> Result<Vec<RemoteBinary>> {
             .collect()),
         Remote::Push(cache) => {
             let (exe, bytes) = super::super::binary::to_push()?;
-            let results: Vec<Result<String>> = std::thread::scope(|s| {
-                let hs: Vec<_> = opts
-                    .hosts
-                    .iter()
-                    .map(|a| {
-                        let (exe, bytes) = (&exe, &bytes);
-                        s.spawn(move || {
-                            ssh::push_binary(&opts.launcher, &a.host.name, cache, exe, bytes)
-                        })
-                    })
-                    .collect();
-                hs.into_iter()
-                    .map(|h| {
-                        h.join()
-                            .unwrap_or_else(|_| Err(VbError::run("pushing the binary panicked")))
-                    })
-                    .collect()
-            });
+            // Bounded like the launches: a thousand hosts are not a
+            // thousand copies in flight.
+            let results: Vec<Result<String>> =
+                fanout::par_map(opts.launch_parallel, &opts.hosts, |_, a| {
+                    ssh::push_binary(&opts.launcher, &a.host.name, cache, &exe, &bytes)
+                });
             let errors: Vec<String> = results
                 .iter()
                 .filter_map(|r| r.as_ref().err().map(|e| e.to_string()))
@@ -144,13 +172,16 @@ fn remote_binaries(opts: &Options) -> Result<Vec<RemoteBinary>> {
 
 /// Starts `LAUNCHER HOST volbench agent` with a writer thread for its
 /// stdin and reader threads for stdout (protocol lines) and stderr (kept
-/// for error messages).
-fn spawn_agent(
+/// for error messages). `first` hears when the agent's first line came
+/// (or is dropped when its output ends before one): the launch pool's
+/// sign that this launch is done.
+pub(super) fn spawn_agent(
     launcher: &Launcher,
     host: &str,
     remote: &RemoteCmd,
     index: usize,
     events: Sender<(usize, Event)>,
+    first: SyncSender<()>,
 ) -> Result<(Child, Sender<String>)> {
     let mut child = launcher.command(host, remote).spawn().map_err(|e| {
         VbError::target(format!(
@@ -221,9 +252,13 @@ fn spawn_agent(
         Box::new(move || {
             let mut r = BufReader::new(stdout);
             let mut buf = Vec::new();
+            let mut first = Some(first);
             let why = loop {
                 match read_line(&mut r, &mut buf) {
                     Ok(Some(())) => {
+                        if let Some(f) = first.take() {
+                            let _ = f.try_send(());
+                        }
                         if events
                             .send((index, Event::Line(std::mem::take(&mut buf))))
                             .is_err()
@@ -238,6 +273,7 @@ fn spawn_agent(
                     Err(e) => break format!("unreadable output ({e})"),
                 }
             };
+            drop(first);
             // ssh's last words (e.g. "Connection refused") explain the close.
             let stderr = err_rx
                 .recv_timeout(Duration::from_secs(2))
