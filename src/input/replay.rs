@@ -182,6 +182,9 @@ pub(crate) fn apply(a: &RunArgs, job: &mut JobSpec) -> Result<()> {
             crate::units::format_size(job.target.size)
         )));
     }
+    if a.common.size.is_none() && !a.common.remote.is_multi_host() {
+        past_existing(&job.target.path, &summary, path, a.replay.replay_wrap)?;
+    }
     if a.common.size.is_none() {
         // A directory gets a set just large enough for the trace (a file
         // or device is used whole, decided by the plan).
@@ -199,6 +202,45 @@ pub(crate) fn apply(a: &RunArgs, job: &mut JobSpec) -> Result<()> {
         text: None,
     });
     Ok(())
+}
+
+/// A trace that reaches past an existing file or device is bad input,
+/// refused here before any I/O rather than found when the run is set up
+/// (a directory's file set is sized to the trace; hosts' targets are
+/// theirs to check).
+fn past_existing(
+    target: &std::path::Path,
+    s: &crate::spec::replay::TraceSummary,
+    trace: &std::path::Path,
+    wrap: bool,
+) -> Result<()> {
+    let Ok(i) = crate::io::target::inspect(target) else {
+        // What is wrong with the target is said where it is opened.
+        return Ok(());
+    };
+    let Some(size) = i.existing_size else {
+        return Ok(());
+    };
+    if s.max_bytes > size {
+        return Err(VbError::input(format!(
+            "--replay {}: a request of {} is larger than the whole target ({})",
+            trace.display(),
+            crate::units::format_size(s.max_bytes),
+            crate::units::format_size(size)
+        )));
+    }
+    if wrap || s.span_bytes <= size {
+        return Ok(());
+    }
+    Err(VbError::input(format!(
+        "--replay {}: the trace reaches {} but {} {} holds {}; --replay-wrap wraps offsets \
+         around it, or give a larger target",
+        trace.display(),
+        crate::units::format_size(s.span_bytes),
+        i.kind.name(),
+        crate::units::bounds::one_line(&target.display().to_string()),
+        crate::units::format_size(size)
+    )))
 }
 
 #[cfg(test)]

@@ -249,6 +249,21 @@ fn offsets_past_the_target_are_refused_unless_wrapped() {
     };
     let o = base(&[]).expect(exit::BAD_INPUT);
     assert!(stderr(&o).contains("--replay-wrap"), "{}", stderr(&o));
+    // An existing file too small for the trace: bad input, before any I/O
+    // (nothing is written, no result is left).
+    let small = d.path().join("small.img");
+    std::fs::write(&small, vec![7u8; 1 << 20]).unwrap();
+    let out = d.path().join("refused");
+    let o = vb(["run", "--target", p(&small), "--replay", p(&trace)])
+        .args(["--buffered", "--engine", "psync", "--output", p(&out)])
+        .expect(exit::BAD_INPUT);
+    let e = stderr(&o);
+    assert!(
+        e.contains("holds 1MiB") && e.contains("--replay-wrap"),
+        "{e}"
+    );
+    assert_eq!(e.trim_end().lines().count(), 1, "{e}");
+    assert!(!out.exists(), "a refused replay left results");
     let out = d.path().join("wrapped");
     base(&["--replay-wrap", "--output", p(&out)]).expect(exit::OK);
     let run = &read_json(&out.join("result.json"))["runs"][0];
@@ -293,6 +308,24 @@ fn bad_traces_and_flags_are_one_line_and_exit_2_before_any_io() {
             "longer than",
         ),
         ("not a trace", "hello\n".into(), &[], "not a trace"),
+        (
+            "newer schema",
+            "# volbench.trace/v2 device=vdb\nissue_ns,complete_ns,op,offset,bytes\n".into(),
+            &[],
+            "volbench.trace/v2 is a newer trace schema",
+        ),
+        (
+            "negative time",
+            format!("{HEAD}-5,,R,0,4096\n"),
+            &[],
+            "issue_ns '-5'",
+        ),
+        (
+            "negative fio time",
+            "fio version 3 iolog\n-5 /dev/x read 0 4096\n".into(),
+            &[],
+            "timestamp '-5'",
+        ),
         (
             "speed",
             format!("{HEAD}0,,R,0,4096\n"),

@@ -131,6 +131,23 @@ impl Trace {
                 Inner::Text(text::TextReader::new(reader, path, format)),
                 format,
             )
+        } else if head.starts_with(b"# volbench.trace/") {
+            // A later schema is named, not read as this one.
+            let schema: String = String::from_utf8_lossy(head)
+                .trim_start_matches("# ")
+                .split(|c: char| c.is_whitespace())
+                .next()
+                .unwrap_or_default()
+                .chars()
+                .filter(|c| !c.is_control())
+                .collect();
+            return Err(bad(
+                path,
+                format!(
+                    "{schema} is a newer trace schema than this volbench reads \
+                     (volbench.trace/v1); replay it with the volbench that wrote it"
+                ),
+            ));
         } else {
             return Err(bad(
                 path,
