@@ -28,12 +28,18 @@ pub(crate) fn expectation(c: &CommonArgs) -> Result<Option<Expectation>> {
 /// `--expect-from PROFILE`, read and checked: a profile with a production
 /// peak to compare with.
 fn profile(p: &std::path::Path) -> Result<crate::result::profile::Profile> {
-    let Some(profile) = super::capture::load_profile(p)? else {
+    // Read as `run --like` reads one (not through `capture`, which would
+    // close a circle of imports in this folder).
+    if !p.is_file() {
         return Err(VbError::input(format!(
             "--expect-from {}: not a production profile (volbench capture -o writes one)",
             p.display()
         )));
-    };
+    }
+    let shown = p.display().to_string();
+    let text = crate::input::file::read_text(p, "profile", crate::units::bounds::MAX_PROFILE_FILE)?;
+    let profile = crate::result::profile::Profile::from_json(&text, &shown)
+        .map_err(|e| VbError::input(format!("--expect-from {shown}: {e}")))?;
     if profile.device(None).is_none_or(|d| d.iops.peak <= 0.0) {
         return Err(VbError::input(format!(
             "--expect-from {}: the profile saw no block requests: there is no production peak \

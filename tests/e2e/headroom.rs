@@ -248,7 +248,7 @@ fn a_bad_expect_from_is_exit_2_before_any_io() {
     let missing = d.path().join("missing.json");
     for (p, want) in [
         (&newer, "volbench.profile/v2"),
-        (&result, "not a production profile"),
+        (&result, "not a profile"),
         (&missing, "not a production profile"),
     ] {
         let target = d.path().join("t");

@@ -467,7 +467,7 @@ fn across_hosts_the_whole_trace_runs_on_each_host_offset_in_time() {
         "--replay-split",
         "whole",
         "--replay-offset",
-        "300ms",
+        "1500ms",
         "--replay-speed",
         "max",
     ];
@@ -479,8 +479,10 @@ fn across_hosts_the_whole_trace_runs_on_each_host_offset_in_time() {
     let hosts = doc["cluster"]["hosts"].as_array().unwrap();
     let ran = |i: usize| hosts[i]["runs"][0]["replay"]["ran_s"].as_f64().unwrap();
     // The second host waited its offset before its first request.
-    assert!(ran(1) >= 0.3, "host b ran {} s", ran(1));
-    assert!(ran(1) >= ran(0) + 0.1, "a {} s, b {} s", ran(0), ran(1));
+    // Both hosts do the same work, so b lasts about the offset longer (a
+    // loaded machine slows both alike).
+    assert!(ran(1) >= 1.5, "host b ran {} s", ran(1));
+    assert!(ran(1) >= ran(0) + 0.75, "a {} s, b {} s", ran(0), ran(1));
 }
 
 #[test]
