@@ -14,6 +14,44 @@ use crate::result::expect::Expectation;
 
 /// `--expect` checked and worked out before any I/O.
 pub(crate) fn expectation(c: &CommonArgs) -> Result<Option<Expectation>> {
+    let from = match &c.expect_from {
+        Some(p) => Some(std::sync::Arc::new((p.display().to_string(), profile(p)?))),
+        None => None,
+    };
+    let mut e = stated(c)?;
+    if from.is_some() {
+        e.get_or_insert_with(Expectation::default).from = from;
+    }
+    Ok(e)
+}
+
+/// `--expect-from PROFILE`, read and checked: a profile with a production
+/// peak to compare with.
+fn profile(p: &std::path::Path) -> Result<crate::result::profile::Profile> {
+    // Read as `run --like` reads one (not through `capture`, which would
+    // close a circle of imports in this folder).
+    if !p.is_file() {
+        return Err(VbError::input(format!(
+            "--expect-from {}: not a production profile (volbench capture -o writes one)",
+            p.display()
+        )));
+    }
+    let shown = p.display().to_string();
+    let text = crate::input::file::read_text(p, "profile", crate::units::bounds::MAX_PROFILE_FILE)?;
+    let profile = crate::result::profile::Profile::from_json(&text, &shown)
+        .map_err(|e| VbError::input(format!("--expect-from {shown}: {e}")))?;
+    if profile.device(None).is_none_or(|d| d.iops.peak <= 0.0) {
+        return Err(VbError::input(format!(
+            "--expect-from {}: the profile saw no block requests: there is no production peak \
+             to compare with",
+            p.display()
+        )));
+    }
+    Ok(profile)
+}
+
+/// `--expect`: a catalogue entry or figures.
+fn stated(c: &CommonArgs) -> Result<Option<Expectation>> {
     let Some(text) = &c.expect else {
         if c.catalogue.catalogue.is_some() {
             return Err(VbError::input(
@@ -29,11 +67,35 @@ pub(crate) fn expectation(c: &CommonArgs) -> Result<Option<Expectation>> {
 /// The expectation recorded and the diagnosis made, before the result is
 /// written and shown.
 pub(crate) fn annotate(mut doc: ResultDoc, expect: Option<Expectation>) -> ResultDoc {
-    if expect.is_some() {
+    let from = expect.as_ref().and_then(|e| e.from.clone());
+    if expect.as_ref().is_some_and(|e| !e.given.is_empty()) {
         doc.expect = expect;
     }
     doc.diagnosis = diagnosis::diagnose(&doc);
+    if let Some(from) = from {
+        headroom(&mut doc, &from.0, &from.1);
+    }
     doc
+}
+
+/// `--expect-from`: the headroom `compare PROFILE RESULT` states, over
+/// this result, said at the end of the run and kept in the result (its
+/// lines are notes, so the report shows them too).
+fn headroom(doc: &mut ResultDoc, shown: &str, profile: &crate::result::profile::Profile) {
+    match report::compare::headroom::headroom(profile, doc, "this run", None) {
+        Ok(h) => {
+            for line in h.lines() {
+                eprintln!("headroom: {line}");
+                doc.notes.push(format!("headroom over {shown}: {line}"));
+            }
+            doc.headroom = serde_json::to_value(&h).ok();
+        }
+        Err(e) => {
+            eprintln!("headroom: none stated over {shown}: {e}");
+            doc.notes
+                .push(format!("no headroom stated over {shown}: {e}"));
+        }
+    }
 }
 
 /// Writes and prints a result, and picks the exit code from how it ended.

@@ -6,7 +6,7 @@
 
 use crate::error::{Result, VbError};
 use crate::input::args::RunArgs;
-use crate::spec::replay::ReplaySpec;
+use crate::spec::replay::{ReplaySpec, ReplaySplit};
 use crate::spec::{BlockSize, JobSpec, Pattern};
 use crate::units::bounds;
 
@@ -31,7 +31,7 @@ pub(crate) fn check_flags(a: &RunArgs) -> Result<()> {
         ("--warmup", c.warmup.is_some()),
         ("--steady", c.steady),
         ("--arrivals", c.arrivals.is_some()),
-        ("--hosts", c.remote.is_multi_host()),
+        ("--host-counts", c.remote.counts.host_counts.is_some()),
         (
             "a data flag (--verify, --compress, --dedup, --journal)",
             !crate::input::args::data::data_spec(&c.data)?.is_default(),
@@ -50,6 +50,42 @@ pub(crate) fn check_flags(a: &RunArgs) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// `--replay-split` and `--replay-offset`: how a trace is dealt to the
+/// hosts; None without `--hosts`.
+fn parse_split(a: &RunArgs) -> Result<Option<ReplaySplit>> {
+    let r = &a.replay;
+    if !a.common.remote.is_multi_host() {
+        if r.replay_split.is_some() {
+            return Err(VbError::input(
+                "--replay-split deals a trace to hosts: give --hosts too",
+            ));
+        }
+        return Ok(None);
+    }
+    let offset_ns = match &r.replay_offset {
+        None => None,
+        Some(t) => Some(
+            crate::units::parse_duration_in(
+                "--replay-offset",
+                t,
+                std::time::Duration::ZERO,
+                bounds::MAX_REPLAY_OFFSET,
+            )?
+            .as_nanos() as u64,
+        ),
+    };
+    match (r.replay_split.as_deref(), offset_ns) {
+        (Some("whole"), o) => Ok(Some(ReplaySplit::Whole {
+            offset_ns: o.unwrap_or(0),
+        })),
+        (_, Some(_)) => Err(VbError::input(
+            "--replay-offset staggers hosts that each replay the whole trace: \
+             it goes with --replay-split whole",
+        )),
+        _ => Ok(Some(ReplaySplit::Share)),
+    }
 }
 
 /// `--replay-speed`: a factor, or `max`.
@@ -83,6 +119,7 @@ pub(crate) fn apply(a: &RunArgs, job: &mut JobSpec) -> Result<()> {
         return Ok(());
     };
     let speed = parse_speed(a.replay.replay_speed.as_deref())?;
+    let split = parse_split(a)?;
     let (format, summary) = crate::io::replay::scan(path)?;
     if job.target.direct && summary.align < 512 {
         return Err(VbError::input(format!(
@@ -145,6 +182,9 @@ pub(crate) fn apply(a: &RunArgs, job: &mut JobSpec) -> Result<()> {
             crate::units::format_size(job.target.size)
         )));
     }
+    if a.common.size.is_none() && !a.common.remote.is_multi_host() {
+        past_existing(&job.target.path, &summary, path, a.replay.replay_wrap)?;
+    }
     if a.common.size.is_none() {
         // A directory gets a set just large enough for the trace (a file
         // or device is used whole, decided by the plan).
@@ -157,8 +197,50 @@ pub(crate) fn apply(a: &RunArgs, job: &mut JobSpec) -> Result<()> {
         speed,
         wrap: a.replay.replay_wrap,
         summary,
+        split,
+        part: None,
+        text: None,
     });
     Ok(())
+}
+
+/// A trace that reaches past an existing file or device is bad input,
+/// refused here before any I/O rather than found when the run is set up
+/// (a directory's file set is sized to the trace; hosts' targets are
+/// theirs to check).
+fn past_existing(
+    target: &std::path::Path,
+    s: &crate::spec::replay::TraceSummary,
+    trace: &std::path::Path,
+    wrap: bool,
+) -> Result<()> {
+    let Ok(i) = crate::io::target::inspect(target) else {
+        // What is wrong with the target is said where it is opened.
+        return Ok(());
+    };
+    let Some(size) = i.existing_size else {
+        return Ok(());
+    };
+    if s.max_bytes > size {
+        return Err(VbError::input(format!(
+            "--replay {}: a request of {} is larger than the whole target ({})",
+            trace.display(),
+            crate::units::format_size(s.max_bytes),
+            crate::units::format_size(size)
+        )));
+    }
+    if wrap || s.span_bytes <= size {
+        return Ok(());
+    }
+    Err(VbError::input(format!(
+        "--replay {}: the trace reaches {} but {} {} holds {}; --replay-wrap wraps offsets \
+         around it, or give a larger target",
+        trace.display(),
+        crate::units::format_size(s.span_bytes),
+        i.kind.name(),
+        crate::units::bounds::one_line(&target.display().to_string()),
+        crate::units::format_size(size)
+    )))
 }
 
 #[cfg(test)]

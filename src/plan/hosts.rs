@@ -72,6 +72,7 @@ pub(crate) fn plan(
         }
         jobs.push(job);
     }
+    replay_parts(&mut jobs)?;
     let timeout = parse_duration_in(
         "--host-timeout",
         &r.host_timeout,
@@ -97,6 +98,40 @@ pub(crate) fn plan(
         heartbeat: (timeout / 5).clamp(Duration::from_millis(200), Duration::from_secs(1)),
         timeout,
     })
+}
+
+/// A replay across hosts: each host's job carries its part of the trace
+/// (`--replay-split`), read once here, before any host is reached.
+fn replay_parts(jobs: &mut [JobSpec]) -> Result<()> {
+    let n = jobs.len() as u32;
+    let Some(spec) = jobs
+        .first()
+        .and_then(|j| j.runs.iter().find_map(|r| r.replay.clone()))
+    else {
+        return Ok(());
+    };
+    let parts = crate::io::replay::split::split(&spec, n)?;
+    let offset_ns = match spec.split {
+        Some(crate::spec::replay::ReplaySplit::Whole { offset_ns }) => offset_ns,
+        _ => 0,
+    };
+    for (i, job) in jobs.iter_mut().enumerate() {
+        // `whole` made one part, every host's.
+        let Some(part) = parts.get(i).or(parts.first()) else {
+            continue;
+        };
+        for r in job.runs.iter_mut().filter_map(|r| r.replay.as_mut()) {
+            r.part = Some(crate::spec::replay::HostPart {
+                host: i as u32,
+                hosts: n,
+                bytes: part.text.len() as u64,
+                delay_ns: offset_ns.saturating_mul(i as u64),
+            });
+            r.summary = part.summary.clone();
+            r.text = Some(part.text.clone());
+        }
+    }
+    Ok(())
 }
 
 /// What `--dry-run` shows for many hosts: who runs what where, reached

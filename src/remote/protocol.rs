@@ -7,6 +7,7 @@
 //! ```text
 //! C hello{protocol,version,heartbeat_ms,timeout_ms}   A hello{protocol,version,host,pid}
 //! C ping{id,sent_ns} x N                              A pong{id,sent_ns,agent_ns}
+//! C trace{data} x N (a replay's part, before its job)
 //! C job{...}                                          A planned{targets}
 //! C prepare                                           A progress{done,total}... prepared{targets}
 //! per run i:
@@ -30,6 +31,34 @@ use crate::spec::JobSpec;
 /// Bumped on any change to the messages below.
 pub const PROTOCOL: u32 = 1;
 
+/// The most trace text one `trace` message carries: well inside `MAX_LINE`
+/// even if every byte were escaped.
+pub const TRACE_CHUNK: usize = 4 << 20;
+
+/// A replay part's text in `trace` messages, cut at line ends (the text
+/// is ASCII, so every piece is a valid string).
+pub fn trace_chunks(text: &[u8]) -> Vec<ToAgent> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while !rest.is_empty() {
+        let mut cut = rest.len().min(TRACE_CHUNK);
+        if cut < rest.len() {
+            if let Some(nl) = rest
+                .get(..cut)
+                .and_then(|h| h.iter().rposition(|&b| b == b'\n'))
+            {
+                cut = nl + 1;
+            }
+        }
+        let (head, tail) = rest.split_at(cut);
+        out.push(ToAgent::Trace {
+            data: String::from_utf8_lossy(head).into_owned(),
+        });
+        rest = tail;
+    }
+    out
+}
+
 /// Longest line either side accepts. A result with full histograms and a
 /// long interval series is a few hundred KiB; anything much larger is not
 /// a volbench agent talking.
@@ -49,6 +78,14 @@ pub enum ToAgent {
     Ping {
         id: u32,
         sent_ns: u64,
+    },
+    /// A piece of this host's part of a replayed trace (volbench.trace/v1
+    /// text), sent before the job that replays it; the job's
+    /// `replay.part.bytes` says how much to expect. Added within protocol
+    /// 1: an agent that predates it refuses the message by its type, before
+    /// any I/O.
+    Trace {
+        data: String,
     },
     Job(Box<AgentJob>),
     Prepare,

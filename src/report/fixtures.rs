@@ -280,6 +280,7 @@ pub fn doc(host: &str, runs: &[RunFixture]) -> ResultDoc {
         diagnosis: Vec::new(),
         fill: Vec::new(),
         latency_search: Vec::new(),
+        headroom: None,
     }
 }
 

@@ -6,8 +6,15 @@ use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Expectation {
-    /// As the user typed it: "anf-premium:4TiB", "iops=500,mib_s=60".
+    /// As the user typed it: "anf-premium:4TiB", "iops=500,mib_s=60"
+    /// (empty when only `--expect-from` was given).
     pub given: String,
+    /// `--expect-from PROFILE`: the production profile read before any
+    /// I/O (its path as given), whose headroom the run states at its end.
+    /// Carried here so it travels with `--expect` to the finish; not
+    /// written (the result records the headroom itself).
+    #[serde(skip)]
+    pub from: Option<std::sync::Arc<(String, crate::result::profile::Profile)>>,
     /// The catalogue entry it names, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub service: Option<String>,

@@ -62,9 +62,12 @@ pub fn merge_runs(parts: &[&RunResult]) -> Result<RunResult, String> {
                     .map(|p| p.totals.cpu.sys_pct)
                     .fold(0.0, f64::max),
             },
-            // A replay runs on one target of one host (a part of its own).
-            flush: one(parts, |p| p.totals.flush.clone()),
-            discard: one(parts, |p| p.totals.discard.clone()),
+            // A replay's flushes and discards have no histogram: counts and
+            // moments exact, percentiles the highest of the parts.
+            flush: some(parts, |p| p.totals.flush.as_ref())
+                .map(|v| merge_unbucketed(v.into_iter())),
+            discard: some(parts, |p| p.totals.discard.as_ref())
+                .map(|v| merge_unbucketed(v.into_iter())),
         },
         warmup,
         intervals: merge_series(parts.iter().map(|p| p.intervals.as_slice())),
@@ -89,7 +92,9 @@ pub fn merge_runs(parts: &[&RunResult]) -> Result<RunResult, String> {
             .iter()
             .flat_map(|p| p.stalls.iter().copied())
             .collect(),
-        replay: one(parts, |p| p.replay.clone()),
+        // Each host replayed its part of the trace: the parts add up.
+        replay: some(parts, |p| p.replay.as_ref())
+            .and_then(|v| crate::result::replay::ReplayResult::merge(&v)),
         // Every part carries its share of the rate: targets and results add.
         rate: first.rate.as_ref().map(|r0| {
             let rates: Vec<&RateResult> = parts.iter().filter_map(|p| p.rate.as_ref()).collect();
@@ -111,16 +116,16 @@ pub fn merge_runs(parts: &[&RunResult]) -> Result<RunResult, String> {
     })
 }
 
-/// Phases by name: the earliest start and the longest duration.
-/// What only a single part carries (a replay's figures): kept from a merge
-/// of one, absent from a merge of many.
-fn one<T>(parts: &[&RunResult], pick: impl Fn(&RunResult) -> Option<T>) -> Option<T> {
-    match parts {
-        [only] => pick(only),
-        _ => None,
-    }
+/// What the parts that carry it carry, or None if none does.
+fn some<'a, T>(
+    parts: &[&'a RunResult],
+    pick: impl Fn(&'a RunResult) -> Option<&'a T>,
+) -> Option<Vec<&'a T>> {
+    let v: Vec<&T> = parts.iter().filter_map(|p| pick(p)).collect();
+    if v.is_empty() { None } else { Some(v) }
 }
 
+/// Phases by name: the earliest start and the longest duration.
 fn merge_phases(parts: &[&RunResult]) -> Vec<Phase> {
     let mut out: Vec<Phase> = Vec::new();
     for p in parts {

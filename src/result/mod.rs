@@ -71,6 +71,11 @@ pub struct ResultDoc {
     /// rate found.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub latency_search: Vec<search::LatencySearchResult>,
+    /// `run --expect-from PROFILE`: the headroom statement of `compare
+    /// PROFILE RESULT` (schema volbench.headroom/v1), kept as it was
+    /// written since its shape belongs to the comparison.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub headroom: Option<serde_json::Value>,
 }
 
 impl ResultDoc {
@@ -92,6 +97,7 @@ impl ResultDoc {
             diagnosis: Vec::new(),
             fill: Vec::new(),
             latency_search: Vec::new(),
+            headroom: None,
         }
     }
 }

@@ -68,16 +68,56 @@ pub struct ReplaySpec {
     #[serde(default)]
     pub wrap: bool,
     pub summary: TraceSummary,
+    /// Across hosts (`--hosts`): how the trace is dealt to them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub split: Option<ReplaySplit>,
+    /// On one host of many: which part of the trace it replays; `summary`
+    /// is then this part's, and the part itself arrives as `text`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub part: Option<HostPart>,
+    /// The part's requests as volbench.trace/v1 text, held in memory: the
+    /// coordinator's trace is not on the agent's host, so it is sent over
+    /// the protocol (bounded by `bounds::MAX_REMOTE_TRACE_BYTES`) and never
+    /// written there. Not serialized: it travels in chunks of its own.
+    #[serde(skip)]
+    pub text: Option<std::sync::Arc<[u8]>>,
+}
+
+/// How a trace is dealt to the hosts of a multi-host replay.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "rule")]
+pub enum ReplaySplit {
+    /// Each request to one host, chosen by its offset's 1 MiB stripe
+    /// (stripe number modulo the hosts), so the merged run issues the
+    /// trace once; a flush goes with the request before it.
+    Share,
+    /// The whole trace on every host, host i starting i x `offset_ns` later.
+    Whole { offset_ns: u64 },
+}
+
+/// One host's part of a multi-host replay.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HostPart {
+    /// This host's index and the number of hosts.
+    pub host: u32,
+    pub hosts: u32,
+    /// The length of `text`, so an agent knows it received all of it.
+    pub bytes: u64,
+    /// Its requests start this much later than recorded (`whole` with an
+    /// offset), in wall time whatever the pace.
+    pub delay_ns: u64,
 }
 
 impl ReplaySpec {
     /// The recorded time a request is due at, scaled: ns from the start.
     #[inline]
     pub fn due_ns(&self, trace_ns: u64) -> u64 {
-        match self.speed {
-            Some(s) if s != 1.0 => (trace_ns as f64 / s) as u64,
-            Some(_) => trace_ns,
-            None => 0,
-        }
+        let delay = self.part.as_ref().map_or(0, |p| p.delay_ns);
+        delay
+            + match self.speed {
+                Some(s) if s != 1.0 => (trace_ns as f64 / s) as u64,
+                Some(_) => trace_ns,
+                None => 0,
+            }
     }
 }

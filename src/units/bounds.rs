@@ -154,6 +154,14 @@ pub const MAX_TRACE_REQUEST_BYTES: u64 = 64 << 20;
 /// --replay-speed: 1000 times slower to 1000 times faster than recorded.
 pub const MIN_REPLAY_SPEED: f64 = 0.001;
 pub const MAX_REPLAY_SPEED: f64 = 1000.0;
+/// --replay across --hosts: the part each host replays is sent to it over
+/// the protocol and held in the agent's memory as volbench.trace/v1 text
+/// (about 30 bytes a request, so some 17 million requests a host); a part
+/// larger is refused before any host is reached.
+pub const MAX_REMOTE_TRACE_BYTES: u64 = 512 << 20;
+/// --replay-offset: host i starts i x this later; an hour apart is already
+/// no longer one replay.
+pub const MAX_REPLAY_OFFSET: Duration = Duration::from_secs(3600);
 /// compare --fail-below: above 0 (0 would pass anything), at most 10 (a
 /// gate that demands ten times the base is a typo more often than a plan).
 pub const MIN_FAIL_BELOW: f64 = 1e-6;

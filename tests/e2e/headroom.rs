@@ -175,3 +175,97 @@ fn a_newer_profile_or_a_result_that_is_not_one_is_refused() {
     let o = vb(["compare"]).arg(&p).arg(&p).expect(exit::BAD_INPUT);
     assert!(stderr(&o).contains("is a profile too"), "{}", stderr(&o));
 }
+
+/// `run --expect-from PROFILE` states what `compare PROFILE RESULT` states
+/// over the same result: the same figures, in result.json, on the terminal
+/// and as notes the report shows.
+#[test]
+fn a_run_with_expect_from_states_the_headroom_compare_would() {
+    let d = tempfile::tempdir().unwrap();
+    let p = write_json(
+        &d.path().join("prod.json"),
+        &serde_json::to_string(&profile()).unwrap(),
+    );
+    let out = d.path().join("out");
+    let o = vb(["run", "--target"])
+        .arg(d.path().join("t"))
+        .args(["--engine", "null", "--rw", "randrw", "--read-pct", "70"])
+        .args([
+            "--bs",
+            "8k",
+            "--duration",
+            "1s",
+            "--size",
+            "8m",
+            "--expect-from",
+        ])
+        .arg(&p)
+        .arg("--output")
+        .arg(&out)
+        .expect(exit::OK);
+    assert!(
+        stderr(&o).contains("headroom: production (vdb) peaks at 2,300 IOPS"),
+        "{}",
+        stderr(&o)
+    );
+    let doc = read_json(&out.join("result.json"));
+    let h = &doc["headroom"];
+    assert_eq!(h["schema"], "volbench.headroom/v1");
+    assert_eq!(h["production"]["peak_iops"], 2300.0);
+    let iops = doc["runs"][0]["totals"]["read"]["iops"].as_f64().unwrap()
+        + doc["runs"][0]["totals"]["write"]["iops"].as_f64().unwrap();
+    let ratio = h["headroom"].as_f64().unwrap();
+    assert!(
+        (ratio - iops / 2300.0).abs() <= 1e-6 * ratio,
+        "{ratio} vs {iops}/2300"
+    );
+    // The same statement compare makes over the written result.
+    let c = headroom(&p, &out.join("result.json"), &[], exit::OK);
+    assert_eq!(c["headroom"], h["headroom"]);
+    assert_eq!(c["nearest"], h["nearest"]);
+    let notes = doc["notes"].as_array().unwrap();
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.as_str().unwrap().contains("x headroom")),
+        "{notes:?}"
+    );
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(html.contains("x headroom"));
+}
+
+#[test]
+fn a_bad_expect_from_is_exit_2_before_any_io() {
+    let d = tempfile::tempdir().unwrap();
+    let newer = write_json(
+        &d.path().join("newer.json"),
+        r#"{"schema": "volbench.profile/v2", "summary": []}"#,
+    );
+    let result = write_json(
+        &d.path().join("r.json"),
+        r#"{"schema": "volbench.result/v1"}"#,
+    );
+    let missing = d.path().join("missing.json");
+    for (p, want) in [
+        (&newer, "volbench.profile/v2"),
+        (&result, "not a profile"),
+        (&missing, "not a production profile"),
+    ] {
+        let target = d.path().join("t");
+        let o = vb(["run", "--target"])
+            .arg(&target)
+            .args([
+                "--engine",
+                "psync",
+                "--duration",
+                "1s",
+                "--size",
+                "1m",
+                "--expect-from",
+            ])
+            .arg(p)
+            .expect(exit::BAD_INPUT);
+        assert!(stderr(&o).contains(want), "{}: {}", p.display(), stderr(&o));
+        assert!(!target.exists(), "{}: the target was touched", p.display());
+    }
+}

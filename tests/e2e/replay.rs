@@ -249,6 +249,21 @@ fn offsets_past_the_target_are_refused_unless_wrapped() {
     };
     let o = base(&[]).expect(exit::BAD_INPUT);
     assert!(stderr(&o).contains("--replay-wrap"), "{}", stderr(&o));
+    // An existing file too small for the trace: bad input, before any I/O
+    // (nothing is written, no result is left).
+    let small = d.path().join("small.img");
+    std::fs::write(&small, vec![7u8; 1 << 20]).unwrap();
+    let out = d.path().join("refused");
+    let o = vb(["run", "--target", p(&small), "--replay", p(&trace)])
+        .args(["--buffered", "--engine", "psync", "--output", p(&out)])
+        .expect(exit::BAD_INPUT);
+    let e = stderr(&o);
+    assert!(
+        e.contains("holds 1MiB") && e.contains("--replay-wrap"),
+        "{e}"
+    );
+    assert_eq!(e.trim_end().lines().count(), 1, "{e}");
+    assert!(!out.exists(), "a refused replay left results");
     let out = d.path().join("wrapped");
     base(&["--replay-wrap", "--output", p(&out)]).expect(exit::OK);
     let run = &read_json(&out.join("result.json"))["runs"][0];
@@ -294,6 +309,24 @@ fn bad_traces_and_flags_are_one_line_and_exit_2_before_any_io() {
         ),
         ("not a trace", "hello\n".into(), &[], "not a trace"),
         (
+            "newer schema",
+            "# volbench.trace/v2 device=vdb\nissue_ns,complete_ns,op,offset,bytes\n".into(),
+            &[],
+            "volbench.trace/v2 is a newer trace schema",
+        ),
+        (
+            "negative time",
+            format!("{HEAD}-5,,R,0,4096\n"),
+            &[],
+            "issue_ns '-5'",
+        ),
+        (
+            "negative fio time",
+            "fio version 3 iolog\n-5 /dev/x read 0 4096\n".into(),
+            &[],
+            "timestamp '-5'",
+        ),
+        (
             "speed",
             format!("{HEAD}0,,R,0,4096\n"),
             &["--replay-speed", "0"],
@@ -325,4 +358,168 @@ fn bad_traces_and_flags_are_one_line_and_exit_2_before_any_io() {
     }
     let o = vb(["run", "--target", p(&target), "--replay", p(d.path())]).expect(exit::BAD_INPUT);
     assert!(stderr(&o).contains("not a regular file"), "{}", stderr(&o));
+}
+
+/// Runs the remote command on this machine, as ssh to it would.
+const LOCAL_SSH: &str = r#"sh -c 'exec sh -c "$2"' fake"#;
+
+/// A multi-host replay over the stand-in ssh, each host on its own
+/// directory; returns result.json.
+fn replay_hosts(d: &Path, hosts: &str, trace: &Path, extra: &[&str]) -> serde_json::Value {
+    let out = d.join(format!(
+        "out-hosts{}",
+        extra.join("").replace(['-', '.'], "")
+    ));
+    vb([
+        "run",
+        "--hosts",
+        hosts,
+        "--ssh-command",
+        LOCAL_SSH,
+        "--remote-volbench",
+        env!("CARGO_BIN_EXE_volbench"),
+        "--target",
+        p(&d.join("{host}-t")),
+        "--replay",
+        p(trace),
+        "--buffered",
+        "--engine",
+        "psync",
+        "--output",
+        p(&out),
+    ])
+    .args(extra)
+    .expect(exit::OK);
+    read_json(&out.join("result.json"))
+}
+
+/// 300 requests spread over 16 MiB: reads, writes and flushes of 4..12 KiB.
+fn spread(d: &Path) -> (std::path::PathBuf, String) {
+    let mut t = HEAD.to_string();
+    for i in 0..300u64 {
+        let op = ["R", "W", "R", "R", "F"][(i % 5) as usize];
+        let bytes = if op == "F" { 0 } else { 4096 * (1 + i % 3) };
+        t.push_str(&format!(
+            "{},,{op},{},{bytes}\n",
+            i * 100_000,
+            (i * 37 % 64) * 262_144
+        ));
+    }
+    let path = d.join("spread.csv");
+    std::fs::write(&path, &t).unwrap();
+    (path, t)
+}
+
+/// The trace's requests and bytes of one op, by the stripe rule when
+/// `host` is given (1 MiB stripes modulo `hosts`; a flush with the request
+/// before it).
+fn counted(t: &str, op: &str, host: Option<(u64, u64)>) -> (u64, u64) {
+    let mut last = 0;
+    let mut n = (0, 0);
+    for l in t.lines().skip(2) {
+        let c: Vec<&str> = l.split(',').collect();
+        let h = match (c[2], host) {
+            ("F", _) => last,
+            (_, Some((_, hosts))) => c[3].parse::<u64>().unwrap() / (1 << 20) % hosts,
+            _ => 0,
+        };
+        last = h;
+        if c[2] == op && host.is_none_or(|(me, _)| me == h) {
+            n = (n.0 + 1, n.1 + c[4].parse::<u64>().unwrap());
+        }
+    }
+    n
+}
+
+#[test]
+fn across_hosts_each_replays_its_share_and_the_merge_is_the_trace() {
+    let d = tempfile::tempdir().unwrap();
+    let (trace, t) = spread(d.path());
+    let doc = replay_hosts(d.path(), "a,b,c", &trace, &["--replay-speed", "max"]);
+    let run = &doc["runs"][0];
+    for (op, key) in [("R", "read"), ("W", "write"), ("F", "flush")] {
+        let want = counted(&t, op, None);
+        let got = ops(run, key);
+        assert_eq!(got.0, want.0, "{key} ops");
+        if op != "F" {
+            assert_eq!(got.1, want.1, "{key} bytes");
+        }
+        // Each host replayed exactly its stripes.
+        for (i, h) in doc["cluster"]["hosts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .enumerate()
+        {
+            let mine = counted(&t, op, Some((i as u64, 3)));
+            assert_eq!(ops(&h["runs"][0], key).0, mine.0, "host {i} {key}");
+        }
+    }
+    assert_eq!(run["replay"]["requests"], 300);
+    assert_eq!(run["replay"]["issued"], 300);
+}
+
+#[test]
+fn across_hosts_the_whole_trace_runs_on_each_host_offset_in_time() {
+    let d = tempfile::tempdir().unwrap();
+    let (trace, t) = spread(d.path());
+    let extra = [
+        "--replay-split",
+        "whole",
+        "--replay-offset",
+        "1500ms",
+        "--replay-speed",
+        "max",
+    ];
+    let doc = replay_hosts(d.path(), "a,b", &trace, &extra);
+    let run = &doc["runs"][0];
+    let reads = counted(&t, "R", None);
+    assert_eq!(ops(run, "read"), (2 * reads.0, 2 * reads.1));
+    assert_eq!(run["replay"]["issued"], 600);
+    let hosts = doc["cluster"]["hosts"].as_array().unwrap();
+    let ran = |i: usize| hosts[i]["runs"][0]["replay"]["ran_s"].as_f64().unwrap();
+    // The second host waited its offset before its first request.
+    // Both hosts do the same work, so b lasts about the offset longer (a
+    // loaded machine slows both alike).
+    assert!(ran(1) >= 1.5, "host b ran {} s", ran(1));
+    assert!(ran(1) >= ran(0) + 0.75, "a {} s, b {} s", ran(0), ran(1));
+}
+
+#[test]
+fn replay_split_flags_are_checked_before_any_host_is_reached() {
+    let d = tempfile::tempdir().unwrap();
+    let (trace, _) = spread(d.path());
+    let target = d.path().join("t");
+    let cases: [(&[&str], &str); 3] = [
+        (&["--replay-split", "whole"], "give --hosts too"),
+        (
+            &[
+                "--hosts",
+                "a,b",
+                "--replay-split",
+                "share",
+                "--replay-offset",
+                "1s",
+            ],
+            "--replay-split whole",
+        ),
+        (
+            &[
+                "--hosts",
+                "a,b",
+                "--replay-split",
+                "whole",
+                "--replay-offset",
+                "2h",
+            ],
+            "--replay-offset",
+        ),
+    ];
+    for (extra, want) in cases {
+        let o = vb(["run", "--target", p(&target), "--replay", p(&trace)])
+            .args(extra)
+            .expect(exit::BAD_INPUT);
+        assert!(stderr(&o).contains(want), "{extra:?}: {}", stderr(&o));
+        assert!(!target.exists());
+    }
 }

@@ -295,6 +295,13 @@ pub struct CommonArgs {
     #[arg(long, value_name = "SERVICE[:QUOTA]|iops=N,mib_s=N")]
     pub expect: Option<String>,
 
+    /// A production profile (`volbench capture -o PROFILE`): at its end the
+    /// run states its headroom over production, as `compare PROFILE
+    /// RESULT` does (terminal, result.json `headroom`, report). A file that
+    /// is not a profile, or one of a newer schema, is refused before any I/O.
+    #[arg(long, value_name = "PROFILE")]
+    pub expect_from: Option<std::path::PathBuf>,
+
     #[command(flatten)]
     pub shape: crate::input::args::shape::ShapeArgs,
 

@@ -32,4 +32,17 @@ pub struct ReplayArgs {
     /// of refusing the trace.
     #[arg(long, requires = "replay")]
     pub replay_wrap: bool,
+
+    /// With --hosts: `share` (default) deals each request to one host by
+    /// its offset's 1 MiB stripe, so the hosts together issue the trace
+    /// once at its times; `whole` replays the whole trace on every host,
+    /// host i starting i x --replay-offset later. The coordinator sends
+    /// each host its part (at most 512 MiB of trace text a host).
+    #[arg(long, value_name = "RULE", requires = "replay", value_parser = ["share", "whole"])]
+    pub replay_split: Option<String>,
+
+    /// With --replay-split whole: how much later each host starts than the
+    /// one before (0..1h) [default: 0].
+    #[arg(long, value_name = "DURATION", requires = "replay_split")]
+    pub replay_offset: Option<String>,
 }

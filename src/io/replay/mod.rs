@@ -7,6 +7,7 @@
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 pub(crate) mod blktrace;
+pub(crate) mod split;
 pub(crate) mod text;
 pub(crate) mod worker;
 
@@ -47,6 +48,8 @@ pub(crate) struct Trace {
 enum Inner {
     Text(text::TextReader<BufReader<std::fs::File>>),
     Blk(blktrace::BlkReader<BufReader<std::fs::File>>),
+    /// A host's part of a multi-host replay, sent by the coordinator.
+    Mem(text::TextReader<std::io::Cursor<std::sync::Arc<[u8]>>>),
 }
 
 /// The one-line error of a bad trace, naming the file.
@@ -55,6 +58,28 @@ pub(crate) fn bad(path: &Path, what: impl std::fmt::Display) -> VbError {
 }
 
 impl Trace {
+    /// The trace a run replays: its part in memory on one host of many,
+    /// else the file.
+    pub(crate) fn of(spec: &crate::spec::replay::ReplaySpec) -> Result<Trace> {
+        match (&spec.text, &spec.part) {
+            (Some(t), _) => Ok(Trace {
+                inner: Inner::Mem(text::TextReader::new(
+                    std::io::Cursor::new(t.clone()),
+                    &spec.path,
+                    TraceFormat::Volbench,
+                )),
+                format: TraceFormat::Volbench,
+                last_ns: 0,
+                count: 0,
+            }),
+            (None, Some(_)) => Err(bad(
+                &spec.path,
+                "this host's part of the trace never arrived from the coordinator",
+            )),
+            (None, None) => Trace::open(&spec.path, spec.summary.blk_event),
+        }
+    }
+
     /// Opens `path` (a regular file: it is read twice, and a pipe or a
     /// device could not be) and tells its format from its first bytes.
     /// `blk_event` is the blktrace event that marks an issue, once a scan
@@ -106,6 +131,23 @@ impl Trace {
                 Inner::Text(text::TextReader::new(reader, path, format)),
                 format,
             )
+        } else if head.starts_with(b"# volbench.trace/") {
+            // A later schema is named, not read as this one.
+            let schema: String = String::from_utf8_lossy(head)
+                .trim_start_matches("# ")
+                .split(|c: char| c.is_whitespace())
+                .next()
+                .unwrap_or_default()
+                .chars()
+                .filter(|c| !c.is_control())
+                .collect();
+            return Err(bad(
+                path,
+                format!(
+                    "{schema} is a newer trace schema than this volbench reads \
+                     (volbench.trace/v1); replay it with the volbench that wrote it"
+                ),
+            ));
         } else {
             return Err(bad(
                 path,
@@ -126,6 +168,7 @@ impl Trace {
         let (r, path) = match &mut self.inner {
             Inner::Text(t) => (t.next_request()?, t.path()),
             Inner::Blk(b) => (b.next_request()?, b.path()),
+            Inner::Mem(t) => (t.next_request()?, t.path()),
         };
         let Some(r) = r else {
             return Ok(None);
@@ -195,7 +238,7 @@ pub(crate) fn scan(path: &Path) -> Result<(TraceFormat, TraceSummary)> {
     let format = t.format;
     let blk_event = match &mut t.inner {
         Inner::Blk(b) => Some(b.choose_event()?),
-        Inner::Text(_) => None,
+        Inner::Text(_) | Inner::Mem(_) => None,
     };
     if blk_event.is_some() {
         t = Trace::open(path, blk_event)?;
@@ -206,37 +249,42 @@ pub(crate) fn scan(path: &Path) -> Result<(TraceFormat, TraceSummary)> {
         ..TraceSummary::default()
     };
     while let Some(r) = t.next_request()? {
-        s.requests += 1;
-        s.last_ns = r.at_ns;
-        match r.op {
-            ReqOp::Read => {
-                s.reads += 1;
-                s.read_bytes += r.len;
-            }
-            ReqOp::Write => {
-                s.writes += 1;
-                s.write_bytes += r.len;
-            }
-            ReqOp::Flush => s.flushes += 1,
-            ReqOp::Discard => {
-                s.discards += 1;
-                s.discard_bytes = s.discard_bytes.saturating_add(r.len);
-            }
-        }
-        if r.op != ReqOp::Flush {
-            s.span_bytes = s.span_bytes.max(r.offset + r.len);
-        }
-        if matches!(r.op, ReqOp::Read | ReqOp::Write) {
-            s.max_bytes = s.max_bytes.max(r.len);
-            while s.align > 1 && (r.offset % s.align != 0 || r.len % s.align != 0) {
-                s.align /= 2;
-            }
-        }
+        count(&mut s, &r);
     }
     if s.requests == 0 {
         return Err(bad(path, "the trace holds no requests"));
     }
     Ok((format, s))
+}
+
+/// Adds one request to a summary (a scan's, or a host's part's).
+pub(crate) fn count(s: &mut TraceSummary, r: &Request) {
+    s.requests += 1;
+    s.last_ns = r.at_ns;
+    match r.op {
+        ReqOp::Read => {
+            s.reads += 1;
+            s.read_bytes += r.len;
+        }
+        ReqOp::Write => {
+            s.writes += 1;
+            s.write_bytes += r.len;
+        }
+        ReqOp::Flush => s.flushes += 1,
+        ReqOp::Discard => {
+            s.discards += 1;
+            s.discard_bytes = s.discard_bytes.saturating_add(r.len);
+        }
+    }
+    if r.op != ReqOp::Flush {
+        s.span_bytes = s.span_bytes.max(r.offset + r.len);
+    }
+    if matches!(r.op, ReqOp::Read | ReqOp::Write) {
+        s.max_bytes = s.max_bytes.max(r.len);
+        while s.align > 1 && (r.offset % s.align != 0 || r.len % s.align != 0) {
+            s.align /= 2;
+        }
+    }
 }
 
 #[cfg(test)]

@@ -180,3 +180,66 @@ fn hostile_traces_are_one_line_each() {
         assert!(e.starts_with("--replay "), "{e}");
     }
 }
+
+/// A fio iolog dealt to hosts: each part is volbench text that reads
+/// back as that host's requests, and the parts add up to the trace.
+#[test]
+fn a_split_trace_reads_back_as_its_parts() {
+    use crate::spec::replay::{ReplaySpec, ReplaySplit};
+    let mut t = String::from("fio version 3 iolog\n0 /dev/x add\n0 /dev/x open\n");
+    for i in 0..50u64 {
+        let op = ["read", "write", "sync"][(i % 3) as usize];
+        t.push_str(&format!("{} /dev/x {op} {} 4096\n", i * 10, i * (1 << 19)));
+    }
+    let f = file(t.as_bytes());
+    let (format, summary) = scan(f.path()).unwrap();
+    let mut spec = ReplaySpec {
+        path: f.path().to_path_buf(),
+        format,
+        speed: Some(1.0),
+        wrap: false,
+        summary: summary.clone(),
+        split: Some(ReplaySplit::Share),
+        part: None,
+        text: None,
+    };
+    let parts = split::split(&spec, 2).unwrap();
+    assert_eq!(parts.len(), 2);
+    let mut total = 0;
+    for (h, part) in parts.iter().enumerate() {
+        let mut one = spec.clone();
+        one.text = Some(part.text.clone());
+        let mut tr = Trace::of(&one).unwrap();
+        let mut n = 0;
+        while let Some(r) = tr.next_request().unwrap() {
+            if r.op != ReqOp::Flush {
+                assert_eq!(r.offset / split::STRIPE % 2, h as u64, "{r:?}");
+            }
+            n += 1;
+        }
+        assert_eq!(n, part.summary.requests);
+        total += n;
+    }
+    assert_eq!(total, summary.requests);
+    assert_eq!(
+        parts[0].summary.reads + parts[1].summary.reads,
+        summary.reads
+    );
+    // `whole`: one part, the whole trace.
+    spec.split = Some(ReplaySplit::Whole { offset_ns: 5 });
+    let whole = split::split(&spec, 3).unwrap();
+    assert_eq!(whole.len(), 1);
+    assert_eq!(whole[0].summary.requests, summary.requests);
+    // A part that never arrived is named, not replayed as nothing.
+    spec.part = Some(crate::spec::replay::HostPart {
+        host: 1,
+        hosts: 2,
+        bytes: 10,
+        delay_ns: 0,
+    });
+    let e = Trace::of(&spec)
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(e.contains("never arrived"), "{e}");
+}

@@ -212,7 +212,7 @@ fn failed(setup: &WorkerSetup, error: String, ready: impl FnOnce()) -> WorkerRes
 /// Replays this worker's share of the trace; ends when it is done (or
 /// stopped, or an I/O fails).
 pub(crate) fn run(rw: ReplayWorker, setup: WorkerSetup, ready: impl FnOnce()) -> WorkerResult {
-    let mut trace = match Trace::open(&rw.spec.path, rw.spec.summary.blk_event) {
+    let mut trace = match Trace::of(&rw.spec) {
         Ok(t) => t,
         Err(e) => return failed(&setup, e.to_string(), ready),
     };

@@ -61,6 +61,8 @@ pub(super) fn session(shared: &Shared, link: &Link, ctl: Receiver<Control>) -> i
     }
     let ctl = Mutex::new(ctl);
     let mut job: Option<(AgentJob, Vec<Plan>)> = None;
+    // A replay's part, as the coordinator sends it before the job.
+    let mut trace: Vec<u8> = Vec::new();
     // Per target: its file sets (one per file count the runs use), and the
     // results of its runs so far (a rate given as a percentage of an
     // earlier run is resolved against this target's own share).
@@ -84,16 +86,28 @@ pub(super) fn session(shared: &Shared, link: &Link, ctl: Receiver<Control>) -> i
             }
         };
         match msg {
-            ToAgent::Job(j) => match plan_job(&j) {
-                Ok(plans) => {
-                    link.send(&FromAgent::Planned {
-                        targets: plans.iter().map(planned_target).collect(),
-                        notes: plans.iter().flat_map(|p| p.notes.iter().cloned()).collect(),
-                    });
-                    job = Some((*j, plans));
+            ToAgent::Trace { data } => {
+                if (trace.len() + data.len()) as u64 > crate::units::bounds::MAX_REMOTE_TRACE_BYTES
+                {
+                    return fail(
+                        link,
+                        VbError::input("the coordinator sent more trace than a host holds"),
+                    );
                 }
-                Err(e) => return fail(link, e),
-            },
+                trace.extend_from_slice(data.as_bytes());
+            }
+            ToAgent::Job(mut j) => {
+                match attach_trace(&mut j, std::mem::take(&mut trace)).and_then(|()| plan_job(&j)) {
+                    Ok(plans) => {
+                        link.send(&FromAgent::Planned {
+                            targets: plans.iter().map(planned_target).collect(),
+                            notes: plans.iter().flat_map(|p| p.notes.iter().cloned()).collect(),
+                        });
+                        job = Some((*j, plans));
+                    }
+                    Err(e) => return fail(link, e),
+                }
+            }
             ToAgent::Prepare => {
                 let Some((_, plans)) = &job else {
                     return fail(link, VbError::input("prepare before the job"));
@@ -141,6 +155,25 @@ pub(super) fn session(shared: &Shared, link: &Link, ctl: Receiver<Control>) -> i
             }
         }
     }
+}
+
+/// Gives the job's replay the part of the trace sent before it, checking
+/// that all of it came.
+fn attach_trace(j: &mut AgentJob, trace: Vec<u8>) -> crate::error::Result<()> {
+    let text: std::sync::Arc<[u8]> = std::sync::Arc::from(trace);
+    for r in j.job.runs.iter_mut().filter_map(|r| r.replay.as_mut()) {
+        if let Some(p) = &r.part {
+            if p.bytes != text.len() as u64 {
+                return Err(VbError::input(format!(
+                    "the replay's part of the trace is {} bytes, {} arrived",
+                    p.bytes,
+                    text.len()
+                )));
+            }
+            r.text = Some(text.clone());
+        }
+    }
+    Ok(())
 }
 
 fn fail(link: &Link, e: VbError) -> i32 {

@@ -234,6 +234,14 @@ impl<'a> Coordinator<'a> {
         self.before_io("start the agent", outcome)?;
         self.launched = Some(Instant::now());
         for h in &self.hosts {
+            // A replay's part goes first: the agent holds it for the job.
+            for r in h.job.runs.iter().filter_map(|r| r.replay.as_ref()) {
+                if let Some(text) = &r.text {
+                    for m in super::protocol::trace_chunks(text) {
+                        h.send(&m);
+                    }
+                }
+            }
             h.send(&ToAgent::Job(Box::new(AgentJob {
                 host: h.a.host.name.clone(),
                 index: h.a.index,

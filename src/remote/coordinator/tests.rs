@@ -271,6 +271,7 @@ impl Agent {
                     }
                 }
                 ToAgent::Heartbeat => self.say(FromAgent::Heartbeat),
+                ToAgent::Trace { .. } => {} // these fake agents run no replay
                 ToAgent::Bye => return,
             }
         }
@@ -316,8 +317,7 @@ impl Observer for Seen {
     }
 }
 
-/// The hosts, the coordinator's event channel, the Ctrl-C flag, and the
-/// agent threads.
+/// The hosts, the coordinator's event channel, the Ctrl-C flag, the agents.
 struct Cluster(
     Vec<Host>,
     Receiver<(usize, Event)>,
