@@ -1,5 +1,5 @@
 //! The coordinator-agent protocol: one JSON object per line on the agent's
-//! stdin and stdout, tagged by `type`. Version 1. The `hello` messages keep
+//! stdin and stdout, tagged by `type`. Version 2. The `hello` messages keep
 //! this exact shape in every version, so two versions can always tell each
 //! other apart and refuse with both versions named.
 //!
@@ -27,8 +27,10 @@ use serde::{Deserialize, Serialize};
 use crate::result::{HostInfo, Interval, RunResult, TargetInfo};
 use crate::spec::JobSpec;
 
-/// Bumped on any change to the messages below.
-pub const PROTOCOL: u32 = 1;
+/// Bumped on any change to the messages below. 2: `run` carries an
+/// optional latency-search `step`; an agent of protocol 1 would ignore it
+/// and run the plain run, so the two are refused at hello instead.
+pub const PROTOCOL: u32 = 2;
 
 /// Longest line either side accepts. A result with full histograms and a
 /// long interval series is a few hundred KiB; anything much larger is not
@@ -54,10 +56,9 @@ pub enum ToAgent {
     Prepare,
     Run {
         index: u32,
-        /// A step of a latency search instead of the run as planned. Added
-        /// within protocol 1 as an optional field: an agent that predates
-        /// it runs the plain run, whose result the coordinator then refuses
-        /// by its name, so no step ever merges another run's numbers.
+        /// A step of a latency search instead of the run as planned (new
+        /// in protocol 2, so every agent that gets one knows it; the
+        /// coordinator still refuses a result under another run's name).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         step: Option<StepRun>,
     },
