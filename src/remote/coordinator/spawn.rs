@@ -3,7 +3,7 @@
 //! and ending them again.
 
 use std::collections::VecDeque;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Read};
 use std::process::Child;
 use std::sync::atomic::AtomicBool;
 use std::sync::mpsc::{self, Sender};
@@ -32,9 +32,13 @@ pub(super) fn connect<'a>(
         let remote = agent_command(&binaries[i], &opts.session);
         let mut host = Host::new(a.clone(), job.clone());
         match spawn_agent(&opts.launcher, &a.host.name, &remote, i, ev_tx.clone()) {
-            Ok((child, tx)) => {
+            Ok((child, to_agent)) => {
                 host.link.child = Some(child);
-                host.link.tx = Some(tx);
+                match to_agent {
+                    ToAgentPipe::Thread(tx) => host.link.tx = Some(tx),
+                    #[cfg(unix)]
+                    ToAgentPipe::Direct(d) => *host.link.out.get_mut() = Some(d),
+                }
                 host.send(&ToAgent::Hello {
                     protocol: PROTOCOL,
                     version: env!("CARGO_PKG_VERSION").into(),
@@ -151,7 +155,7 @@ fn spawn_agent(
     remote: &RemoteCmd,
     index: usize,
     events: Sender<(usize, Event)>,
-) -> Result<(Child, Sender<String>)> {
+) -> Result<(Child, ToAgentPipe)> {
     let mut child = launcher.command(host, remote).spawn().map_err(|e| {
         VbError::target(format!(
             "host {host}: cannot start the launcher '{}': {e}",
@@ -167,7 +171,6 @@ fn spawn_agent(
                 return Err(VbError::run("the launcher started without its pipes"));
             }
         };
-    let (tx, rx) = mpsc::channel::<String>();
     let spawn = |name: String, f: Box<dyn FnOnce() + Send>| {
         std::thread::Builder::new()
             .name(name)
@@ -175,24 +178,7 @@ fn spawn_agent(
             .map(|_| ())
             .map_err(|e| VbError::run(format!("cannot start a thread: {e}")))
     };
-    // Writer: a stuck link blocks only this thread, never the coordinator.
-    spawn(
-        format!("vb-to-{index}"),
-        Box::new(move || {
-            crate::remote::block_sigpipe_in_this_thread();
-            let mut stdin = stdin;
-            for line in rx {
-                if stdin
-                    .write_all(line.as_bytes())
-                    .and_then(|_| stdin.flush())
-                    .is_err()
-                {
-                    break;
-                }
-            }
-            // Dropping stdin here is the agent's end-of-input: it stops.
-        }),
-    )?;
+    let to_agent = to_agent_pipe(stdin, index, &spawn)?;
     let (err_tx, err_rx) = mpsc::channel::<String>();
     spawn(
         format!("vb-err-{index}"),
@@ -245,7 +231,56 @@ fn spawn_agent(
             let _ = events.send((index, Event::Closed { why, stderr }));
         }),
     )?;
-    Ok((child, tx))
+    Ok((child, to_agent))
+}
+
+/// How lines reach an agent's stdin.
+enum ToAgentPipe {
+    /// A writer thread per host: a stuck link blocks only that thread.
+    #[cfg_attr(unix, allow(dead_code))]
+    Thread(Sender<String>),
+    /// Written from the coordinator's loop, non-blocking (`host::Direct`).
+    #[cfg(unix)]
+    Direct(super::host::Direct),
+}
+
+#[cfg(unix)]
+fn to_agent_pipe(
+    stdin: std::process::ChildStdin,
+    _index: usize,
+    _spawn: &dyn Fn(String, Box<dyn FnOnce() + Send>) -> Result<()>,
+) -> Result<ToAgentPipe> {
+    super::host::Direct::new(stdin)
+        .map(ToAgentPipe::Direct)
+        .map_err(|e| VbError::run(format!("cannot set up the agent's stdin: {e}")))
+}
+
+#[cfg(not(unix))]
+fn to_agent_pipe(
+    stdin: std::process::ChildStdin,
+    index: usize,
+    spawn: &dyn Fn(String, Box<dyn FnOnce() + Send>) -> Result<()>,
+) -> Result<ToAgentPipe> {
+    use std::io::Write;
+    let (tx, rx) = mpsc::channel::<String>();
+    spawn(
+        format!("vb-to-{index}"),
+        Box::new(move || {
+            crate::remote::block_sigpipe_in_this_thread();
+            let mut stdin = stdin;
+            for line in rx {
+                if stdin
+                    .write_all(line.as_bytes())
+                    .and_then(|_| stdin.flush())
+                    .is_err()
+                {
+                    break;
+                }
+            }
+            // Dropping stdin here is the agent's end-of-input: it stops.
+        }),
+    )?;
+    Ok(ToAgentPipe::Thread(tx))
 }
 
 impl Coordinator<'_> {
@@ -256,7 +291,7 @@ impl Coordinator<'_> {
             if h.live() {
                 h.send(&ToAgent::Bye);
             }
-            h.link.tx = None;
+            h.link.close();
         }
         let deadline = Instant::now() + STOP_TIMEOUT;
         for h in &mut self.hosts {
