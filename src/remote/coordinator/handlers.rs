@@ -2,6 +2,8 @@
 //! host was asked (an answer to something not asked is a protocol violation
 //! that fails the host) and cleans any text before it can reach a terminal.
 
+use std::sync::atomic::Ordering;
+
 use super::super::protocol::{FromAgent, PROTOCOL, sanitize};
 use super::Coordinator;
 use super::clock::{first_ping, on_pong};
@@ -191,6 +193,17 @@ impl Coordinator<'_> {
                     }
                     merge::check_run(&r.result, spec)
                         .map_err(|e| format!("sent an invalid result: {e}"))?;
+                }
+                // A run the agent cut short by itself (it heard nothing from
+                // us for --host-timeout, or was signalled) would merge as if
+                // it had run the whole time: a loss, not a result.
+                let asked_to_stop = h.run.stopped || self.stop.load(Ordering::Relaxed);
+                if !asked_to_stop && results.iter().any(|r| r.result.interrupted) {
+                    return Err(format!(
+                        "ended run {index} early on its own (it heard nothing from this \
+                         coordinator for --host-timeout, or was signalled){}",
+                        error.map(|e| format!(": {}", sanitize(&e, 300))).unwrap_or_default()
+                    ));
                 }
                 h.run.done = Some((results, error.map(|e| sanitize(&e, 2000))));
             }
