@@ -342,7 +342,10 @@ mod tests {
             _ => panic!("a note"),
         };
         // A raw C1 control (CSI, U+009B) needs no escape in JSON.
-        assert_eq!(note("{\"type\":\"note\",\"message\":\"a\u{9b}2J\"}".as_bytes()), "a?2J");
+        assert_eq!(
+            note("{\"type\":\"note\",\"message\":\"a\u{9b}2J\"}".as_bytes()),
+            "a?2J"
+        );
         // Plain ASCII, but a string over the cap is still cut.
         let long = "x".repeat(crate::result::check::MAX_STRING + 5);
         let line = format!("{{\"type\":\"note\",\"message\":\"{long}\"}}");

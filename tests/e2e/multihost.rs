@@ -388,8 +388,7 @@ fn the_agent_refuses_another_protocol_naming_both() {
     let e = a.expect("error");
     let msg = e["message"].as_str().unwrap();
     assert!(
-        msg.contains("speaking protocol 2")
-            && msg.contains("volbench 7.0.0 speaking protocol 1"),
+        msg.contains("speaking protocol 2") && msg.contains("volbench 7.0.0 speaking protocol 1"),
         "{msg}"
     );
     assert_eq!(a.exits_within(Duration::from_secs(5)), Some(2));

@@ -21,7 +21,9 @@ pub(super) fn write_loop(rx: Receiver<String>, shared: &Shared) {
             shared.lose("the coordinator's end of stdout closed");
             return;
         }
-        shared.last_said_ms.store(shared.now_ms(), Ordering::Relaxed);
+        shared
+            .last_said_ms
+            .store(shared.now_ms(), Ordering::Relaxed);
     }
 }
 
@@ -116,7 +118,9 @@ pub(super) fn watchdog(shared: &Shared, link: &Link) {
         if quiet >= hb_ms + hb_ms / 4 {
             link.send(&FromAgent::Heartbeat);
             // Counted from now, not from its write: one beat per period.
-            shared.last_said_ms.store(shared.now_ms(), Ordering::Relaxed);
+            shared
+                .last_said_ms
+                .store(shared.now_ms(), Ordering::Relaxed);
         }
         let silent = shared
             .now_ms()
