@@ -8,11 +8,16 @@ fn main() {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
-    let cli = match volbench::input::args::Cli::try_parse() {
-        Ok(cli) => cli,
-        Err(e) => bad_arguments(e),
+    // At most 4 words: more is never the agent's plain command line.
+    let first: Vec<std::ffi::OsString> = std::env::args_os().skip(1).take(4).collect();
+    let outcome = match volbench::cmd::agent_fast_path(&first) {
+        Some(outcome) => outcome,
+        None => match volbench::input::args::Cli::try_parse() {
+            Ok(cli) => volbench::cmd::main(cli),
+            Err(e) => bad_arguments(e),
+        },
     };
-    let code = match volbench::cmd::main(cli) {
+    let code = match outcome {
         Ok(code) => code,
         Err(e) => {
             // Each line of the message made safe (a value with an escape

@@ -20,6 +20,22 @@ pub(crate) mod stop;
 pub(crate) mod suite;
 pub(crate) mod verify;
 
+/// `volbench agent [--session NAME]` exactly as the coordinator starts it,
+/// run without clap: building the whole command tree (every subcommand's
+/// flags and help text) touched code and heap that each of a thousand
+/// agents on one machine kept resident. Anything else (`agent --help`, a
+/// typo) goes through clap as usual. None: not such a command line.
+pub fn agent_fast_path(args: &[std::ffi::OsString]) -> Option<Result<i32>> {
+    let plain = match args {
+        [a] => a == "agent",
+        [a, s, name] => {
+            a == "agent" && s == "--session" && !name.to_string_lossy().starts_with('-')
+        }
+        _ => false,
+    };
+    plain.then(crate::remote::agent::main)
+}
+
 pub fn main(cli: Cli) -> Result<i32> {
     // The commands that run I/O catch their stop signals from the start:
     // one arriving while the job is still being read or planned must not

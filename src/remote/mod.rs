@@ -19,7 +19,9 @@ pub(crate) mod ssh;
 /// put back to the default when it returns (for `| head` on our own
 /// output), and a writer thread still flushing to an ssh that has just died
 /// would then kill the whole process, results unwritten. Blocked, the write
-/// fails with EPIPE and the signal dies with the thread.
+/// fails with EPIPE and the signal dies with the thread. (Unix coordinators
+/// write from their own loop instead: `coordinator::host::Direct`.)
+#[cfg_attr(unix, allow(dead_code))]
 pub(crate) fn block_sigpipe_in_this_thread() {
     // SAFETY: a zeroed sigset_t is valid input to sigemptyset, which
     // initialises it; pthread_sigmask only reads the set it is given.

@@ -175,7 +175,8 @@ fn a_host_without_volbench_suggests_push_binary() {
 fn an_agent_of_another_protocol_is_refused_naming_both_versions() {
     let tmp = tempfile::tempdir().unwrap();
     let ssh = fake_ssh(
-        r#"read hello; echo "{\"type\":\"hello\",\"protocol\":999,\"version\":\"9.9.9\"}"; read more"#,
+        // Protocol 1: the version before `run` could carry a search step.
+        r#"read hello; echo "{\"type\":\"hello\",\"protocol\":1,\"version\":\"9.9.9\"}"; read more"#,
     );
     let o = multi(
         "a",
@@ -189,12 +190,12 @@ fn an_agent_of_another_protocol_is_refused_naming_both_versions() {
     let err = stderr(&o);
     assert_ne!(o.status.code(), Some(exit::OK));
     assert!(
-        err.contains("volbench 9.9.9 speaking agent protocol 999"),
+        err.contains("volbench 9.9.9 speaking agent protocol 1;"),
         "{err}"
     );
     assert!(
         err.contains(&format!(
-            "volbench {} speaking protocol 1",
+            "volbench {} speaking protocol 2",
             env!("CARGO_PKG_VERSION")
         )),
         "{err}"
@@ -345,7 +346,7 @@ impl Drop for Agent {
 }
 
 fn hello(timeout_ms: u64) -> Value {
-    json!({"type": "hello", "protocol": 1, "version": env!("CARGO_PKG_VERSION"),
+    json!({"type": "hello", "protocol": 2, "version": env!("CARGO_PKG_VERSION"),
            "heartbeat_ms": 200, "timeout_ms": timeout_ms})
 }
 
@@ -364,7 +365,7 @@ fn job(dir: &Path, duration_s: f64) -> Value {
 fn agent_mid_run(dir: &Path, timeout_ms: u64) -> Agent {
     let mut a = Agent::start();
     a.send(hello(timeout_ms));
-    assert_eq!(a.expect("hello")["protocol"], 1);
+    assert_eq!(a.expect("hello")["protocol"], 2);
     a.send(job(dir, 600.0));
     a.expect("planned");
     a.send(json!({"type": "prepare"}));
@@ -380,12 +381,14 @@ fn agent_mid_run(dir: &Path, timeout_ms: u64) -> Agent {
 #[test]
 fn the_agent_refuses_another_protocol_naming_both() {
     let mut a = Agent::start();
-    a.send(json!({"type": "hello", "protocol": 99, "version": "7.0.0"}));
-    assert_eq!(a.expect("hello")["protocol"], 1);
+    // A coordinator of protocol 1 would send `run` steps this agent reads
+    // differently: refused at hello, both versions named.
+    a.send(json!({"type": "hello", "protocol": 1, "version": "7.0.0"}));
+    assert_eq!(a.expect("hello")["protocol"], 2);
     let e = a.expect("error");
     let msg = e["message"].as_str().unwrap();
     assert!(
-        msg.contains("protocol 99") && msg.contains("7.0.0") && msg.contains("protocol 1"),
+        msg.contains("speaking protocol 2") && msg.contains("volbench 7.0.0 speaking protocol 1"),
         "{msg}"
     );
     assert_eq!(a.exits_within(Duration::from_secs(5)), Some(2));

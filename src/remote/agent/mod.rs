@@ -93,6 +93,8 @@ struct Shared {
     t0: Instant,
     /// Milliseconds since t0 when the coordinator was last heard.
     last_heard_ms: AtomicU64,
+    /// Milliseconds since t0 when a line last went to the coordinator.
+    last_said_ms: AtomicU64,
     heartbeat_ms: AtomicU64,
     timeout_ms: AtomicU64,
     /// Stops a fill or a run in progress.
@@ -108,6 +110,7 @@ impl Shared {
         Self {
             t0: Instant::now(),
             last_heard_ms: AtomicU64::new(0),
+            last_said_ms: AtomicU64::new(0),
             heartbeat_ms: AtomicU64::new(DEFAULT_HEARTBEAT.as_millis() as u64),
             timeout_ms: AtomicU64::new(DEFAULT_TIMEOUT.as_millis() as u64),
             stop: Arc::new(AtomicBool::new(false)),

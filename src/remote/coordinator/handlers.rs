@@ -2,7 +2,9 @@
 //! host was asked (an answer to something not asked is a protocol violation
 //! that fails the host) and cleans any text before it can reach a terminal.
 
-use super::super::protocol::{FromAgent, PROTOCOL, sanitize};
+use std::sync::atomic::Ordering;
+
+use super::super::protocol::{FromAgent, PROTOCOL, TargetResult, sanitize};
 use super::Coordinator;
 use super::clock::{first_ping, on_pong};
 use crate::error::Kind;
@@ -173,27 +175,7 @@ impl Coordinator<'_> {
                 index,
                 results,
                 error,
-            } => {
-                if self.run.as_ref().map(|r| r.0) != Some(index) || h.run.done.is_some() {
-                    return Err(format!("results for run {index}, which was not asked"));
-                }
-                let mut spec = h.job.runs[index as usize].clone();
-                // A search step's result carries the step's name.
-                if let Some(n) = step_name {
-                    spec.name = n;
-                }
-                let spec = &spec;
-                let mut seen = vec![false; n_targets];
-                for r in &results {
-                    let t = r.target as usize;
-                    if t >= n_targets || std::mem::replace(&mut seen[t], true) {
-                        return Err("results for targets it does not have".into());
-                    }
-                    merge::check_run(&r.result, spec)
-                        .map_err(|e| format!("sent an invalid result: {e}"))?;
-                }
-                h.run.done = Some((results, error.map(|e| sanitize(&e, 2000))));
-            }
+            } => self.on_run_done(i, index, results, error, step_name)?,
             FromAgent::Note { message } => {
                 let name = h.a.host.name.clone();
                 self.note(&name, &message);
@@ -209,6 +191,51 @@ impl Coordinator<'_> {
                 return Err(sanitize(&message, 2000));
             }
         }
+        Ok(())
+    }
+
+    /// A host's results for the run in progress, checked before they are kept.
+    fn on_run_done(
+        &mut self,
+        i: usize,
+        index: u32,
+        results: Vec<TargetResult>,
+        error: Option<String>,
+        step_name: Option<String>,
+    ) -> std::result::Result<(), String> {
+        let n_targets = self.hosts[i].a.targets.len();
+        let h = &mut self.hosts[i];
+        if self.run.as_ref().map(|r| r.0) != Some(index) || h.run.done.is_some() {
+            return Err(format!("results for run {index}, which was not asked"));
+        }
+        let mut spec = h.job.runs[index as usize].clone();
+        // A search step's result carries the step's name.
+        if let Some(n) = step_name {
+            spec.name = n;
+        }
+        let spec = &spec;
+        let mut seen = vec![false; n_targets];
+        for r in &results {
+            let t = r.target as usize;
+            if t >= n_targets || std::mem::replace(&mut seen[t], true) {
+                return Err("results for targets it does not have".into());
+            }
+            merge::check_run(&r.result, spec)
+                .map_err(|e| format!("sent an invalid result: {e}"))?;
+        }
+        // A run the agent cut short by itself (it heard nothing from us for
+        // --host-timeout, or was signalled) would merge as if it had run
+        // the whole time: a loss, not a result.
+        let asked_to_stop = h.run.stopped || self.stop.load(Ordering::Relaxed);
+        if !asked_to_stop && results.iter().any(|r| r.result.interrupted) {
+            let why = error.map(|e| format!(": {}", sanitize(&e, 300)));
+            return Err(format!(
+                "ended run {index} early on its own (it heard nothing from this \
+                 coordinator for --host-timeout, or was signalled){}",
+                why.unwrap_or_default()
+            ));
+        }
+        h.run.done = Some((results, error.map(|e| sanitize(&e, 2000))));
         Ok(())
     }
 

@@ -2,6 +2,8 @@
 //! the link to its agent, who the agent is, its clock, the preparation,
 //! the run in progress, and what is kept for the result.
 
+#[cfg(unix)]
+use std::cell::RefCell;
 use std::process::Child;
 use std::sync::mpsc::Sender;
 use std::time::Instant;
@@ -22,9 +24,106 @@ pub(super) enum Event {
 /// The ssh connection that carries the agent's protocol.
 pub(super) struct Link {
     pub child: Option<Child>,
-    /// Lines to the agent's stdin; dropping it ends the agent's input.
+    /// Lines to the agent's stdin through a writer thread (where there is
+    /// no `Direct`, and in tests); dropping it ends the agent's input.
     pub tx: Option<Sender<String>>,
+    /// The agent's stdin written from the coordinator's loop itself.
+    #[cfg(unix)]
+    pub out: RefCell<Option<Direct>>,
     pub last_heard: Instant,
+}
+
+impl Link {
+    /// Ends the agent's input (it stops and exits).
+    pub(super) fn close(&mut self) {
+        self.tx = None;
+        #[cfg(unix)]
+        {
+            *self.out.get_mut() = None;
+        }
+    }
+
+    /// Writes out what a full pipe held back; closes a link that broke.
+    #[cfg(unix)]
+    pub(super) fn flush(&self) {
+        let mut out = self.out.borrow_mut();
+        if out.as_mut().is_some_and(|d| !d.flush()) {
+            *out = None;
+        }
+    }
+}
+
+/// How lines reach an agent's stdin.
+pub(super) enum ToAgentPipe {
+    /// A writer thread per host: a stuck link blocks only that thread.
+    #[cfg_attr(unix, allow(dead_code))]
+    Thread(Sender<String>),
+    /// Written from the coordinator's loop, non-blocking (`Direct`).
+    #[cfg(unix)]
+    Direct(Direct),
+}
+
+impl ToAgentPipe {
+    /// Sends one encoded line; false when the link is gone (its reader
+    /// reports the close).
+    pub(super) fn send(&mut self, line: &str) -> bool {
+        match self {
+            ToAgentPipe::Thread(tx) => tx.send(line.to_owned()).is_ok(),
+            #[cfg(unix)]
+            ToAgentPipe::Direct(d) => d.write(line.as_bytes()),
+        }
+    }
+}
+
+/// The agent's stdin, non-blocking, written by the coordinator's own loop:
+/// a writer thread per host woke a thousand times a second for the
+/// heartbeats alone at a thousand hosts, and each wake-up cost the loop a
+/// futex call. A line the pipe cannot take now waits in `pending` and goes
+/// out on a later tick, so a stuck link never blocks the loop.
+#[cfg(unix)]
+pub(super) struct Direct {
+    stdin: std::process::ChildStdin,
+    pending: Vec<u8>,
+}
+
+#[cfg(unix)]
+impl Direct {
+    pub(super) fn new(stdin: std::process::ChildStdin) -> std::io::Result<Self> {
+        use rustix::fs::{OFlags, fcntl_getfl, fcntl_setfl};
+        fcntl_setfl(&stdin, fcntl_getfl(&stdin)? | OFlags::NONBLOCK)?;
+        Ok(Direct {
+            stdin,
+            pending: Vec::new(),
+        })
+    }
+
+    /// Queues `line` and writes what the pipe takes now. False when the
+    /// pipe is broken, or so far behind that the agent is not reading.
+    fn write(&mut self, line: &[u8]) -> bool {
+        if self.pending.len() + line.len() > super::super::protocol::MAX_LINE {
+            return false;
+        }
+        self.pending.extend_from_slice(line);
+        self.flush()
+    }
+
+    /// False when the pipe is broken. SIGPIPE is ignored while the
+    /// coordinator runs (`cmd/run.rs`), so a gone agent is an EPIPE here.
+    fn flush(&mut self) -> bool {
+        use std::io::{ErrorKind, Write};
+        while !self.pending.is_empty() {
+            match self.stdin.write(&self.pending) {
+                Ok(0) => return false,
+                Ok(n) => {
+                    self.pending.drain(..n);
+                }
+                Err(e) if e.kind() == ErrorKind::WouldBlock => return true,
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                Err(_) => return false,
+            }
+        }
+        true
+    }
 }
 
 /// The agent's clock against ours, from the fastest of several pings.
@@ -114,6 +213,8 @@ impl Host {
             link: Link {
                 child: None,
                 tx: None,
+                #[cfg(unix)]
+                out: RefCell::new(None),
                 last_heard: Instant::now(),
             },
             failed: None,
@@ -147,8 +248,21 @@ impl Host {
     }
 
     pub(super) fn send(&self, msg: &ToAgent) {
+        self.send_line(&encode(msg));
+    }
+
+    /// A line already encoded (the same one for many hosts).
+    pub(super) fn send_line(&self, line: &str) {
         if let Some(tx) = &self.link.tx {
-            let _ = tx.send(encode(msg));
+            let _ = tx.send(line.to_owned());
+        }
+        #[cfg(unix)]
+        {
+            // A broken pipe closes the link; its reader reports the close.
+            let mut out = self.link.out.borrow_mut();
+            if out.as_mut().is_some_and(|d| !d.write(line.as_bytes())) {
+                *out = None;
+            }
         }
     }
 

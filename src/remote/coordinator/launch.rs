@@ -9,16 +9,17 @@
 use std::process::Child;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
 use std::time::{Duration, Instant};
 
 use super::super::fanout::{Group, Mux};
 use super::super::launcher::Launcher;
 use super::super::protocol::{ToAgent, encode};
+use super::host::ToAgentPipe;
 use crate::error::Result;
 
-/// An agent's launcher process and the sender of lines to it.
-pub(super) type Launched = Result<(Child, Sender<String>)>;
+/// An agent's launcher process and the pipe of lines to it.
+pub(super) type Launched = Result<(Child, ToAgentPipe)>;
 
 pub(super) struct Pool<'a> {
     pub launcher: &'a Launcher,
@@ -66,9 +67,9 @@ impl Pool<'_> {
             // Heartbeats to the agents started so far, until every worker
             // has finished (its sender dropped).
             while let Err(RecvTimeoutError::Timeout) = done_rx.recv_timeout(self.heartbeat) {
-                if let Ok(r) = results.lock() {
-                    for (_, tx) in r.iter().flatten().flatten() {
-                        let _ = tx.send(beat.clone());
+                if let Ok(mut r) = results.lock() {
+                    for (_, pipe) in r.iter_mut().flatten().flatten() {
+                        pipe.send(&beat);
                     }
                 }
             }

@@ -97,6 +97,8 @@ struct Coordinator<'a> {
     timeout: Duration,
     keep_going: bool,
     last_beat: Instant,
+    /// When the hosts were last looked at for silence.
+    last_scan: Instant,
     notes: Vec<String>,
     /// The run in progress: its index, plan for the terminal, printed intervals.
     run: Option<(u32, PlannedRun)>,
@@ -191,6 +193,7 @@ impl<'a> Coordinator<'a> {
             timeout,
             keep_going,
             last_beat: Instant::now(),
+            last_scan: Instant::now(),
             notes: Vec::new(),
             run: None,
             printed: 0,

@@ -3,7 +3,7 @@
 //! and ending them again.
 
 use std::collections::VecDeque;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Read};
 use std::process::Child;
 use std::sync::atomic::AtomicBool;
 use std::sync::mpsc::{self, Sender, SyncSender};
@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use super::super::launcher::{Launcher, RemoteCmd};
 use super::super::protocol::{MAX_LINE, PROTOCOL, ToAgent, encode, read_line, sanitize};
 use super::super::{fanout, quote, ssh};
-use super::host::{Event, Host};
+use super::host::{Event, Host, ToAgentPipe};
 use super::{Coordinator, Options, Remote, STOP_TIMEOUT};
 use crate::error::{Result, VbError};
 use crate::executor::Observer;
@@ -45,9 +45,10 @@ pub(super) fn connect<'a>(
         stop,
     };
     let launched = pool.all(&groups, mux.as_ref(), opts.hosts.len(), |l, i, first| {
-        let (child, tx) = spawn_agent(l, names[i], &remotes[i], i, ev_tx.clone(), first)?;
-        let _ = tx.send(hello.clone());
-        Ok((child, tx))
+        let (child, mut pipe) = spawn_agent(l, names[i], &remotes[i], i, ev_tx.clone(), first)?;
+        // A broken pipe shows as the agent's closed output.
+        pipe.send(&hello);
+        Ok((child, pipe))
     });
     if let Some(m) = &mux {
         obs.note(&format!(
@@ -65,9 +66,13 @@ pub(super) fn connect<'a>(
     for ((a, job), l) in opts.hosts.iter().zip(&opts.jobs).zip(launched) {
         let mut host = Host::new(a.clone(), job.clone());
         match l {
-            Some(Ok((child, tx))) => {
+            Some(Ok((child, pipe))) => {
                 host.link.child = Some(child);
-                host.link.tx = Some(tx);
+                match pipe {
+                    ToAgentPipe::Thread(tx) => host.link.tx = Some(tx),
+                    #[cfg(unix)]
+                    ToAgentPipe::Direct(d) => *host.link.out.get_mut() = Some(d),
+                }
             }
             Some(Err(e)) => errors.push(e.to_string()),
             // Not launched: Ctrl-C came first, and the wait for the
@@ -182,7 +187,7 @@ pub(super) fn spawn_agent(
     index: usize,
     events: Sender<(usize, Event)>,
     first: SyncSender<()>,
-) -> Result<(Child, Sender<String>)> {
+) -> Result<(Child, ToAgentPipe)> {
     let mut child = launcher.command(host, remote).spawn().map_err(|e| {
         VbError::target(format!(
             "host {host}: cannot start the launcher '{}': {e}",
@@ -198,7 +203,6 @@ pub(super) fn spawn_agent(
                 return Err(VbError::run("the launcher started without its pipes"));
             }
         };
-    let (tx, rx) = mpsc::channel::<String>();
     let spawn = |name: String, f: Box<dyn FnOnce() + Send>| {
         std::thread::Builder::new()
             .name(name)
@@ -206,24 +210,7 @@ pub(super) fn spawn_agent(
             .map(|_| ())
             .map_err(|e| VbError::run(format!("cannot start a thread: {e}")))
     };
-    // Writer: a stuck link blocks only this thread, never the coordinator.
-    spawn(
-        format!("vb-to-{index}"),
-        Box::new(move || {
-            crate::remote::block_sigpipe_in_this_thread();
-            let mut stdin = stdin;
-            for line in rx {
-                if stdin
-                    .write_all(line.as_bytes())
-                    .and_then(|_| stdin.flush())
-                    .is_err()
-                {
-                    break;
-                }
-            }
-            // Dropping stdin here is the agent's end-of-input: it stops.
-        }),
-    )?;
+    let to_agent = to_agent_pipe(stdin, index, &spawn)?;
     let (err_tx, err_rx) = mpsc::channel::<String>();
     spawn(
         format!("vb-err-{index}"),
@@ -281,7 +268,46 @@ pub(super) fn spawn_agent(
             let _ = events.send((index, Event::Closed { why, stderr }));
         }),
     )?;
-    Ok((child, tx))
+    Ok((child, to_agent))
+}
+
+#[cfg(unix)]
+fn to_agent_pipe(
+    stdin: std::process::ChildStdin,
+    _index: usize,
+    _spawn: &dyn Fn(String, Box<dyn FnOnce() + Send>) -> Result<()>,
+) -> Result<ToAgentPipe> {
+    super::host::Direct::new(stdin)
+        .map(ToAgentPipe::Direct)
+        .map_err(|e| VbError::run(format!("cannot set up the agent's stdin: {e}")))
+}
+
+#[cfg(not(unix))]
+fn to_agent_pipe(
+    stdin: std::process::ChildStdin,
+    index: usize,
+    spawn: &dyn Fn(String, Box<dyn FnOnce() + Send>) -> Result<()>,
+) -> Result<ToAgentPipe> {
+    use std::io::Write;
+    let (tx, rx) = mpsc::channel::<String>();
+    spawn(
+        format!("vb-to-{index}"),
+        Box::new(move || {
+            crate::remote::block_sigpipe_in_this_thread();
+            let mut stdin = stdin;
+            for line in rx {
+                if stdin
+                    .write_all(line.as_bytes())
+                    .and_then(|_| stdin.flush())
+                    .is_err()
+                {
+                    break;
+                }
+            }
+            // Dropping stdin here is the agent's end-of-input: it stops.
+        }),
+    )?;
+    Ok(ToAgentPipe::Thread(tx))
 }
 
 impl Coordinator<'_> {
@@ -292,7 +318,7 @@ impl Coordinator<'_> {
             if h.live() {
                 h.send(&ToAgent::Bye);
             }
-            h.link.tx = None;
+            h.link.close();
         }
         let deadline = Instant::now() + STOP_TIMEOUT;
         for h in &mut self.hosts {
