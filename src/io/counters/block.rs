@@ -8,13 +8,18 @@
 //! and records each step, so a reader sees both the device the target uses
 //! and the real disk that does the work.
 
+#[cfg(unix)]
 use std::os::unix::fs::MetadataExt;
+#[cfg(unix)]
 use std::path::{Path, PathBuf};
 
-use crate::result::counters::{DeviceInfo, DeviceRates, DeviceRole};
+use crate::result::counters::DeviceRates;
+#[cfg(unix)]
+use crate::result::counters::{DeviceInfo, DeviceRole};
 
 /// Loop over dm over a partition over a loop... is never this deep; the
 /// bound keeps a strange sysfs from looping.
+#[cfg(unix)]
 const MAX_DEPTH: usize = 8;
 
 /// Cumulative counters of one device (the fields of a /proc/diskstats line
@@ -97,6 +102,7 @@ pub(crate) fn rates(name: &str, a: &DiskStat, b: &DiskStat, secs: f64) -> Device
     }
 }
 
+#[cfg(unix)]
 /// The devices under `path`: the one it is on (for a device node, the
 /// device itself), then what that resolves to. Empty when the path is on
 /// no block device (tmpfs, NFS, FUSE) or sysfs is not there.
@@ -118,12 +124,14 @@ pub(crate) fn under(path: &Path, sys: &Path) -> Vec<DeviceInfo> {
     out
 }
 
+#[cfg(unix)]
 /// The sysfs directory of device number `dev`.
 fn dev_dir(dev: u64, sys: &Path) -> Option<PathBuf> {
     let (major, minor) = (libc::major(dev), libc::minor(dev));
     std::fs::canonicalize(sys.join(format!("dev/block/{major}:{minor}"))).ok()
 }
 
+#[cfg(unix)]
 fn walk(
     dir: &Path,
     role: DeviceRole,
