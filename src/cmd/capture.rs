@@ -19,6 +19,14 @@ use crate::units::parse_duration_in;
 
 pub(crate) fn cmd_capture(a: &CaptureArgs) -> Result<i32> {
     if a.trace {
+        // The trace reads the kernel's block tracepoints; Windows' (ETW)
+        // are another format that this command does not read.
+        if cfg!(windows) {
+            return Err(VbError::input(
+                "capture --trace is Linux-only (it reads the kernel's block tracepoints \
+                 through tracefs); on Windows capture the counters without --trace",
+            ));
+        }
         return cmd_capture_trace(a);
     }
     let duration = parse_duration_in(
