@@ -152,7 +152,7 @@ fn spawn_agent(
     index: usize,
     events: Sender<(usize, Event)>,
 ) -> Result<(Child, Sender<String>)> {
-    let mut child = launcher.command(host, remote).spawn().map_err(|e| {
+    let mut child = launcher.spawn(host, remote).map_err(|e| {
         VbError::target(format!(
             "host {host}: cannot start the launcher '{}': {e}",
             launcher.program()
@@ -274,6 +274,7 @@ impl Coordinator<'_> {
 pub(super) use crate::io::child::wait_briefly;
 
 /// User and system CPU seconds of the children waited for (the ssh clients).
+#[cfg(unix)]
 pub(super) fn children_cpu() -> (f64, f64) {
     // SAFETY: getrusage fills the zeroed struct we pass and reads nothing else.
     let usage = unsafe {
@@ -285,4 +286,11 @@ pub(super) fn children_cpu() -> (f64, f64) {
     };
     let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
     (secs(usage.ru_utime), secs(usage.ru_stime))
+}
+
+/// The launchers' CPU from their job object's accounting (Windows has no
+/// RUSAGE_CHILDREN).
+#[cfg(windows)]
+pub(super) fn children_cpu() -> (f64, f64) {
+    crate::remote::windows::children_cpu()
 }
