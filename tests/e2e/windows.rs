@@ -42,6 +42,21 @@ fn an_engine_of_another_system_is_refused_by_name_before_any_io() {
     }
 }
 
+#[test]
+fn a_target_path_of_another_system_is_refused_by_name_before_any_io() {
+    let (foreign, kind) = if cfg!(windows) {
+        ("/dev/sdb", "Linux device")
+    } else {
+        (r"Z:\io.dat", "Windows path")
+    };
+    // --dry-run: were the refusal to fail, nothing would be made in the
+    // test's working directory either.
+    let o = vb(["run", "--target", foreign, "--dry-run"]).expect(exit::BAD_INPUT);
+    let e = stderr(&o);
+    assert_eq!(e.trim().lines().count(), 1, "{e}");
+    assert!(e.contains("--target") && e.contains(foreign) && e.contains(kind), "{e}");
+}
+
 /// The harness that compiles the engine file for Windows unchanged
 /// (bench/overlapped-loop, `scripts/windows-build harness`).
 fn harness() -> Option<PathBuf> {
