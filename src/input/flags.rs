@@ -234,8 +234,7 @@ pub(crate) fn check_target_path(path: &std::path::Path) -> Result<()> {
 /// device that cannot exist here.
 pub(crate) fn foreign_path(p: &str, here: Platform) -> Option<String> {
     let b = p.as_bytes();
-    let drive =
-        b.len() >= 3 && b[0].is_ascii_alphabetic() && b[1] == b':' && matches!(b[2], b'\\' | b'/');
+    let drive = matches!(b, [d, b':', b'\\' | b'/', ..] if d.is_ascii_alphabetic());
     let windows = drive || p.starts_with("\\\\");
     let linux = ["/dev", "/proc", "/sys"]
         .iter()
@@ -265,12 +264,12 @@ mod tests {
             r"\\server\share\f",
             r"\\.\PhysicalDrive1",
         ] {
-            let why = foreign_path(p, Platform::Linux).unwrap();
+            let why = foreign_path(p, Platform::Linux).unwrap_or_default();
             assert!(why.contains(p) && why.contains("Windows path"), "{why}");
             assert!(foreign_path(p, Platform::Windows).is_none(), "{p}");
         }
         for p in ["/dev/sdb", "/proc", "/sys/block/x"] {
-            let why = foreign_path(p, Platform::Windows).unwrap();
+            let why = foreign_path(p, Platform::Windows).unwrap_or_default();
             assert!(why.contains(p) && why.contains("Linux device"), "{why}");
             assert!(foreign_path(p, Platform::Linux).is_none(), "{p}");
         }

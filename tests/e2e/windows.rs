@@ -54,7 +54,10 @@ fn a_target_path_of_another_system_is_refused_by_name_before_any_io() {
     let o = vb(["run", "--target", foreign, "--dry-run"]).expect(exit::BAD_INPUT);
     let e = stderr(&o);
     assert_eq!(e.trim().lines().count(), 1, "{e}");
-    assert!(e.contains("--target") && e.contains(foreign) && e.contains(kind), "{e}");
+    assert!(
+        e.contains("--target") && e.contains(foreign) && e.contains(kind),
+        "{e}"
+    );
 }
 
 /// The harness that compiles the engine file for Windows unchanged

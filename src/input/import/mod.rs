@@ -363,8 +363,7 @@ fn windows_native(raw: &str) -> std::result::Result<(String, bool), String> {
         };
     }
     let b = raw.as_bytes();
-    let drive =
-        b.len() >= 3 && b[0].is_ascii_alphabetic() && b[1] == b':' && matches!(b[2], b'\\' | b'/');
+    let drive = matches!(b, [d, b':', b'\\' | b'/', ..] if d.is_ascii_alphabetic());
     if drive || raw.starts_with("\\\\") {
         return Ok((raw.to_string(), false));
     }

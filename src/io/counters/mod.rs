@@ -13,6 +13,8 @@ pub(crate) mod block;
 pub(crate) mod cpu;
 pub(crate) mod net;
 pub(crate) mod nfs;
+// Windows' conversions: built there, and for the tests everywhere.
+#[cfg(any(windows, test))]
 pub(crate) mod perf;
 pub(crate) mod smb;
 #[cfg(windows)]
