@@ -18,15 +18,16 @@ use crate::units::bounds::{
 use crate::units::parse_duration_in;
 
 pub(crate) fn cmd_capture(a: &CaptureArgs) -> Result<i32> {
+    // The capture reads /proc and /sys, the trace the kernel's block
+    // tracepoints; Windows has neither (its ETW is another format).
+    if cfg!(windows) {
+        return Err(VbError::input(if a.trace {
+            "capture --trace is Linux-only (it reads the kernel's block tracepoints through tracefs)"
+        } else {
+            "capture is Linux-only (it reads /proc and /sys); on Windows, Perfmon records the same counters"
+        }));
+    }
     if a.trace {
-        // The trace reads the kernel's block tracepoints; Windows' (ETW)
-        // are another format that this command does not read.
-        if cfg!(windows) {
-            return Err(VbError::input(
-                "capture --trace is Linux-only (it reads the kernel's block tracepoints \
-                 through tracefs); on Windows capture the counters without --trace",
-            ));
-        }
         return cmd_capture_trace(a);
     }
     let duration = parse_duration_in(

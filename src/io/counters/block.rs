@@ -10,12 +10,13 @@
 
 #[cfg(unix)]
 use std::os::unix::fs::MetadataExt;
+use std::path::Path;
 #[cfg(unix)]
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use crate::result::counters::DeviceRates;
 #[cfg(unix)]
-use crate::result::counters::{DeviceInfo, DeviceRole};
+use crate::result::counters::DeviceRole;
+use crate::result::counters::{DeviceInfo, DeviceRates};
 
 /// Loop over dm over a partition over a loop... is never this deep; the
 /// bound keeps a strange sysfs from looping.
@@ -122,6 +123,13 @@ pub(crate) fn under(path: &Path, sys: &Path) -> Vec<DeviceInfo> {
         walk(&dir, DeviceRole::Target, String::new(), sys, 0, &mut out);
     }
     out
+}
+
+/// Windows has no sysfs: nothing is found this way there (a run's
+/// counters find the target's disks in `windows.rs`).
+#[cfg(windows)]
+pub(crate) fn under(_path: &Path, _sys: &Path) -> Vec<DeviceInfo> {
+    Vec::new()
 }
 
 #[cfg(unix)]
