@@ -65,8 +65,9 @@ pub(crate) fn raw_device(path: &str) -> bool {
         Some(rest) => {
             let b = rest.as_bytes();
             // `\\?\C:\...` is a path; `\\?\C:` alone is the volume.
-            !(b.len() > 2 && b[1] == b':' && b[2] == b'\\')
-                && !rest.to_ascii_uppercase().starts_with("UNC\\")
+            let drive_path = b.len() > 2 && b[1] == b':' && b[2] == b'\\';
+            let unc = rest.to_ascii_uppercase().starts_with("UNC\\");
+            !drive_path && !unc
         }
         None => false,
     }
