@@ -47,6 +47,14 @@ pub struct Inspection {
 
 pub fn inspect(path: &Path) -> Result<Inspection> {
     #[cfg(windows)]
+    if winname::raw_device(&path.to_string_lossy()) {
+        return Err(VbError::input(format!(
+            "target {}: raw disks and volumes are not yet targets on Windows; name a directory \
+             or a file on a mounted volume",
+            crate::units::bounds::one_line(&path.display().to_string())
+        )));
+    }
+    #[cfg(windows)]
     if let Some(why) = winname::check_path(path) {
         return Err(VbError::input(why));
     }

@@ -53,6 +53,26 @@ pub(crate) fn check_path(path: &Path) -> Option<String> {
     })
 }
 
+/// A path in Windows' device namespace (`\\.\PhysicalDrive0`,
+/// `\\?\GLOBALROOT\...`, `\\.\C:`): a raw disk or volume, which is not
+/// yet a target on Windows. A long path to a file (`\\?\C:\dir`) is not one.
+pub(crate) fn raw_device(path: &str) -> bool {
+    let p = path.replace('/', "\\");
+    if let Some(rest) = p.strip_prefix("\\\\.\\") {
+        return !rest.is_empty();
+    }
+    match p.strip_prefix("\\\\?\\") {
+        Some(rest) => {
+            let b = rest.as_bytes();
+            // `\\?\C:\...` is a path; `\\?\C:` alone is the volume.
+            let drive_path = b.len() > 2 && b[1] == b':' && b[2] == b'\\';
+            let unc = rest.to_ascii_uppercase().starts_with("UNC\\");
+            !drive_path && !unc
+        }
+        None => false,
+    }
+}
+
 /// Two paths that name the same place on a case-insensitive file system
 /// while differing in their text: the first such pair, in order.
 pub(crate) fn same_but_case<'a>(paths: &[&'a Path]) -> Option<(&'a Path, &'a Path)> {
@@ -110,6 +130,27 @@ mod tests {
             "{e}"
         );
         assert_eq!(check_path(Path::new("/tmp/bench/files-1")), None);
+    }
+
+    #[test]
+    fn raw_disks_and_volumes_are_told_from_paths() {
+        for p in [
+            r"\\.\PhysicalDrive0",
+            r"\\.\C:",
+            r"\\?\GLOBALROOT\Device\Harddisk0",
+            "//./PhysicalDrive1",
+        ] {
+            assert!(raw_device(p), "{p}");
+        }
+        for p in [
+            r"C:\bench",
+            r"\\?\C:\bench",
+            r"\\?\UNC\server\share\d",
+            r"\\server\share\d",
+            "/tmp/x",
+        ] {
+            assert!(!raw_device(p), "{p}");
+        }
     }
 
     #[test]
