@@ -88,6 +88,7 @@ pub(crate) fn run_one(
                             prepared,
                             job.target.direct && !spec.buffered,
                             job.target.write_sync,
+                            run.engine.caps().kernel_async,
                         )
                         .map_err(|e| e.to_string())
                     };
@@ -230,8 +231,8 @@ fn set_up(
         // Windows has no such advice: a buffered run there starts from
         // whatever its cache holds (docs/guide/windows.md).
         #[cfg(unix)]
-        for fd in
-            target::open_files(prepared, false, job.target.write_sync).map_err(|e| (e, None))?
+        for fd in target::open_files(prepared, false, job.target.write_sync, false)
+            .map_err(|e| (e, None))?
         {
             let _ = rustix::fs::fadvise(&fd, 0, None, rustix::fs::Advice::DontNeed);
         }
@@ -272,6 +273,7 @@ fn set_up(
                 prepared,
                 job.target.direct && !spec.buffered,
                 job.target.write_sync,
+                run.engine.caps().kernel_async,
             )
             .map_err(|e| (e, None))?
         };
@@ -427,7 +429,7 @@ fn readvise(
         advise(&setup.files, spec.rw.is_random());
     }
     if drop_per_pass && !setup.files.is_empty() {
-        let fds = target::open_files(prepared, false, crate::spec::WriteSync::default())
+        let fds = target::open_files(prepared, false, crate::spec::WriteSync::default(), false)
             .map_err(|e| e.to_string())?;
         setup.io_gen.drop_at_pass_end(fds);
     }

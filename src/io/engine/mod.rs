@@ -12,6 +12,8 @@ mod null;
 #[cfg(windows)]
 mod overlapped;
 mod psync;
+#[cfg(windows)]
+pub use overlapped::OverlappedEngine;
 #[cfg(target_os = "linux")]
 mod uring;
 
@@ -116,6 +118,8 @@ pub enum AnyEngine {
     Psync(PsyncEngine),
     #[cfg(target_os = "linux")]
     IoUring(UringEngine),
+    #[cfg(windows)]
+    Overlapped(OverlappedEngine),
 }
 
 impl Engine for AnyEngine {
@@ -128,6 +132,8 @@ impl Engine for AnyEngine {
                 Self::Psync(e) => e.queue(slot, op, buf),
                 #[cfg(target_os = "linux")]
                 Self::IoUring(e) => e.queue(slot, op, buf),
+                #[cfg(windows)]
+                Self::Overlapped(e) => e.queue(slot, op, buf),
             }
         }
     }
@@ -139,6 +145,8 @@ impl Engine for AnyEngine {
             Self::Psync(e) => e.submit_and_wait(min, out),
             #[cfg(target_os = "linux")]
             Self::IoUring(e) => e.submit_and_wait(min, out),
+            #[cfg(windows)]
+            Self::Overlapped(e) => e.submit_and_wait(min, out),
         }
     }
 
@@ -154,6 +162,8 @@ impl Engine for AnyEngine {
             Self::Psync(e) => e.submit_and_wait_for(min, timeout, out),
             #[cfg(target_os = "linux")]
             Self::IoUring(e) => e.submit_and_wait_for(min, timeout, out),
+            #[cfg(windows)]
+            Self::Overlapped(e) => e.submit_and_wait_for(min, timeout, out),
         }
     }
 }
@@ -182,7 +192,12 @@ pub fn build(
                 "the io_uring engine runs on Linux only",
             ));
         }
+        // Its files were opened for overlapped I/O (`open_files`, from the
+        // row's kernel_async).
+        #[cfg(windows)]
+        EngineKind::Overlapped => AnyEngine::Overlapped(OverlappedEngine::new(files, depth)?),
         // Refused when planning (`EngineChoice::check_platform`); never built here.
+        #[cfg(not(windows))]
         EngineKind::Overlapped => {
             return Err(io::Error::new(
                 io::ErrorKind::Unsupported,

@@ -435,11 +435,15 @@ pub(crate) use crate::io::gate::setdir::open_error;
 /// Opens the target's files for one worker, read-only unless the workload
 /// writes. Each worker opens its own descriptors so threads never share a
 /// file object's reference count; each open checks the file is still the
-/// one prepared.
+/// one prepared. `overlapped`: the engine keeps I/Os in flight in the
+/// kernel (`Caps::kernel_async`); Windows then opens the handles for
+/// overlapped I/O, which the synchronous calls cannot use. Linux's
+/// descriptors serve both, so there it changes nothing.
 pub fn open_files(
     prep: &Prepared,
     direct: bool,
     sync: crate::spec::WriteSync,
+    overlapped: bool,
 ) -> Result<Vec<OwnedFd>> {
     let mut flags = if prep.writable {
         OFlags::RDWR
@@ -456,6 +460,12 @@ pub fn open_files(
             crate::spec::WriteSync::Sync => OFlags::SYNC,
         };
     }
+    #[cfg(windows)]
+    if overlapped {
+        flags |= OFlags::OVERLAPPED;
+    }
+    #[cfg(not(windows))]
+    let _ = overlapped;
     prep.files.iter().map(|f| f.open(flags)).collect()
 }
 

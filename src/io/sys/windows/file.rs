@@ -106,6 +106,9 @@ fn nt_options(flags: OFlags) -> u32 {
     if flags.intersects(OFlags::DSYNC | OFlags::SYNC) {
         o |= nt::FILE_WRITE_THROUGH;
     }
+    if flags.contains(OFlags::OVERLAPPED) {
+        o |= nt::OPEN_ASYNC;
+    }
     o
 }
 
@@ -171,6 +174,9 @@ pub(crate) fn open(path: impl Arg, flags: OFlags, _mode: Mode) -> Result<OwnedFd
     }
     if flags.intersects(OFlags::DSYNC | OFlags::SYNC) {
         attrs |= FILE_FLAG_WRITE_THROUGH;
+    }
+    if flags.contains(OFlags::OVERLAPPED) {
+        attrs |= F::FILE_FLAG_OVERLAPPED;
     }
     // SAFETY: `w` is NUL-terminated and outlives the call.
     let h = unsafe {
@@ -465,15 +471,8 @@ fn rename(
             to.len(),
         );
     }
-    // SAFETY: the record and its name are in `buf`, of the length passed.
-    check(unsafe {
-        F::SetFileInformationByHandle(
-            fd.as_raw_fd(),
-            F::FileRenameInfo,
-            buf.as_ptr().cast(),
-            bytes as u32,
-        )
-    })
+    // FILE_RENAME_INFO is NT's FILE_RENAME_INFORMATION, field for field.
+    nt::set_rename(fd.as_fd(), buf.as_ptr().cast(), bytes as u32)
 }
 
 /// Renames over whatever sits at `new` (a temporary file of ours over a

@@ -57,7 +57,43 @@ unsafe extern "system" {
         length: u32,
         class: u32,
     ) -> i32;
+    fn NtSetInformationFile(
+        handle: RawHandle,
+        io_status: *mut IoStatusBlock,
+        info: *const c_void,
+        length: u32,
+        class: u32,
+    ) -> i32;
     fn RtlNtStatusToDosError(status: i32) -> u32;
+}
+
+/// FILE_INFORMATION_CLASS's FileRenameInformation.
+const FILE_RENAME_INFORMATION: u32 = 10;
+
+/// Renames the file behind `fd` with a FILE_RENAME_INFORMATION record
+/// (`info`, `len` bytes: its name relative to its RootDirectory). Straight
+/// to NT rather than SetFileInformationByHandle: Wine's kernelbase turns
+/// the name into a full path from the working directory and then fails
+/// on the RootDirectory it keeps (ERROR_INVALID_PARAMETER).
+pub(super) fn set_rename(fd: BorrowedFd<'_>, info: *const c_void, len: u32) -> Result<(), Errno> {
+    let mut io = IoStatusBlock {
+        status: 0,
+        information: 0,
+    };
+    // SAFETY: the caller's record is `len` bytes long and outlives the call.
+    let status = unsafe {
+        NtSetInformationFile(
+            std::os::windows::io::AsRawHandle::as_raw_handle(&fd),
+            &mut io,
+            info,
+            len,
+            FILE_RENAME_INFORMATION,
+        )
+    };
+    if status < 0 {
+        return Err(errno_of_status(status));
+    }
+    Ok(())
 }
 
 const OBJ_CASE_INSENSITIVE: u32 = 0x40;
@@ -71,6 +107,9 @@ pub(super) const FILE_DIRECTORY_FILE: u32 = 0x1;
 pub(super) const FILE_WRITE_THROUGH: u32 = 0x2;
 pub(super) const FILE_NO_INTERMEDIATE_BUFFERING: u32 = 0x8;
 pub(super) const FILE_SYNCHRONOUS_IO_NONALERT: u32 = 0x20;
+/// Not an NT option (those fit in 24 bits): asks `open_relative` for a handle
+/// without FILE_SYNCHRONOUS_IO_NONALERT, i.e. one for overlapped I/O.
+pub(super) const OPEN_ASYNC: u32 = 0x8000_0000;
 pub(super) const FILE_NON_DIRECTORY_FILE: u32 = 0x40;
 pub(super) const FILE_OPEN_FOR_BACKUP_INTENT: u32 = 0x4000;
 pub(super) const FILE_OPEN_REPARSE_POINT: u32 = 0x20_0000;
@@ -129,7 +168,11 @@ pub(super) fn open_relative(
             0x80, // FILE_ATTRIBUTE_NORMAL, for a file this creates
             SHARE_ALL,
             disposition,
-            options | FILE_SYNCHRONOUS_IO_NONALERT,
+            if options & OPEN_ASYNC != 0 {
+                options & !OPEN_ASYNC
+            } else {
+                options | FILE_SYNCHRONOUS_IO_NONALERT
+            },
             std::ptr::null(),
             0,
         )

@@ -72,6 +72,10 @@ flag_set!(OFlags: u32 {
     NOFOLLOW = 0o400000,
     CLOEXEC = 0o2000000,
     SYNC = 0o4010000,
+    // Windows only: a handle for overlapped I/O (no FILE_SYNCHRONOUS_IO_*,
+    // FILE_FLAG_OVERLAPPED), which the overlapped engine needs and the
+    // synchronous calls in io.rs must never be given. A bit Linux leaves unused.
+    OVERLAPPED = 0o10000000000,
 });
 
 flag_set!(AtFlags: u32 {
