@@ -389,9 +389,31 @@ pub fn kernel_set_dir(dir: &str) -> Option<String> {
 
 /// The parent directory of a file path (where volbench's own file set goes).
 pub fn parent_dir(path: &str) -> String {
+    if cfg!(windows) {
+        return parent_dir_windows(path);
+    }
     match path.trim_end_matches('/').rsplit_once('/') {
         Some(("", _)) | None => "/".into(),
         Some((dir, _)) => dir.into(),
+    }
+}
+
+/// Windows' separators are both slashes, and a drive's root keeps its own
+/// (`Z:\io.dat` is in `Z:\`; `Z:` alone would be the drive's current
+/// directory); a bare name is in the working directory.
+fn parent_dir_windows(path: &str) -> String {
+    let seps: &[char] = &['/', '\\'];
+    let trimmed = path.trim_end_matches(seps);
+    match trimmed.rfind(seps) {
+        None => ".".into(),
+        Some(i) => {
+            let dir = &trimmed[..i];
+            if dir.is_empty() || dir.ends_with(':') {
+                trimmed[..=i].into()
+            } else {
+                dir.into()
+            }
+        }
     }
 }
 
