@@ -12,7 +12,8 @@ use std::ffi::c_void;
 use windows_sys::Win32::Foundation::{CloseHandle, HANDLE};
 use windows_sys::Win32::Security::{
     GetKernelObjectSecurity, GetLengthSid, GetSecurityDescriptorOwner, GetTokenInformation,
-    IsValidSid, PSID, TOKEN_OWNER, TOKEN_QUERY, TokenOwner,
+    IsValidSid, PSID, TOKEN_INFORMATION_CLASS, TOKEN_OWNER, TOKEN_QUERY, TOKEN_USER, TokenOwner,
+    TokenUser,
 };
 use windows_sys::Win32::System::Threading::{GetCurrentProcess, OpenProcessToken};
 
@@ -67,13 +68,31 @@ pub(super) fn uid_of(fd: BorrowedFd<'_>) -> u32 {
         if ok == 0 || owner.is_null() {
             return UNKNOWN;
         }
-        return digest(owner);
+        return as_running(digest(owner));
     }
     UNKNOWN
 }
 
 /// The digest of the SID that owns what this process creates.
 pub(super) fn euid() -> u32 {
+    token_sid(TokenOwner)
+}
+
+/// A file owned by this process's user counts as owned by its default
+/// owner: an elevated administrator's files are owned by Administrators,
+/// but files a file system reports without a stored owner (Wine's, for
+/// one: it derives the owner from the Unix file's) carry the user's SID.
+/// Either way it is the running account's.
+fn as_running(uid: u32) -> u32 {
+    if uid != UNKNOWN && uid == token_sid(TokenUser) {
+        euid()
+    } else {
+        uid
+    }
+}
+
+/// The digest of this process token's TokenOwner or TokenUser SID.
+fn token_sid(class: TOKEN_INFORMATION_CLASS) -> u32 {
     let mut token: HANDLE = std::ptr::null_mut();
     // SAFETY: opens this process's token for reading; closed below.
     if unsafe { OpenProcessToken(GetCurrentProcess(), TOKEN_QUERY, &mut token) } == 0 {
@@ -85,7 +104,7 @@ pub(super) fn euid() -> u32 {
     let ok = unsafe {
         GetTokenInformation(
             token,
-            TokenOwner,
+            class,
             buf.as_mut_ptr().cast(),
             (buf.len() * 8) as u32,
             &mut need,
@@ -93,6 +112,9 @@ pub(super) fn euid() -> u32 {
     };
     let uid = if ok == 0 {
         UNKNOWN - 1
+    } else if class == TokenUser {
+        // SAFETY: the call wrote a TOKEN_USER, whose SID lies in `buf`.
+        digest(unsafe { (*buf.as_ptr().cast::<TOKEN_USER>()).User.Sid })
     } else {
         // SAFETY: the call wrote a TOKEN_OWNER, whose SID lies in `buf`.
         digest(unsafe { (*buf.as_ptr().cast::<TOKEN_OWNER>()).Owner })
