@@ -452,3 +452,67 @@ fn verify_under_wine_finds_a_changed_byte_and_nothing_in_a_healthy_set() {
     );
     assert_eq!(doc["runs"][0]["data_errors"], 1);
 }
+
+#[test]
+fn a_linux_coordinator_merges_a_linux_and_a_wine_agent() {
+    let Some(exe) = wine_exe("windows::a_linux_coordinator_merges_a_linux_and_a_wine_agent") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    // The exec launcher, choosing by host: "win" runs volbench.exe under
+    // Wine in place of the Linux binary the coordinator names, any other
+    // host is a simulated one on this machine.
+    let pick = dir.path().join("pick.sh");
+    let runner = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/windows-build");
+    std::fs::write(
+        &pick,
+        format!(
+            "host=$1; shift\n\
+             if [ \"$host\" = win ]; then shift; exec '{}' run '{}' \"$@\"; fi\n\
+             exec env VB_SIM_HOST=\"$host\" \"$@\"\n",
+            runner.display(),
+            exe.display()
+        ),
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let o = Command::new(env!("CARGO_BIN_EXE_volbench"))
+        .args(["run", "--hosts", "lin,win", "--launcher"])
+        .arg(format!("sh {} {{host}}", pick.display()))
+        .args(["--remote-volbench", env!("CARGO_BIN_EXE_volbench")])
+        .arg("--target")
+        .arg(dir.path().join("{host}"))
+        .arg("--output")
+        .arg(&out)
+        .args(["--engine", "psync", "--size", "4M", "--duration", "2"])
+        .args(["--warmup", "0"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(exit::OK), "{}", stderr(&o));
+    let doc = common::read_json(&out.join("result.json"));
+    let hosts = doc["cluster"]["hosts"].as_array().unwrap();
+    assert_eq!(hosts.len(), 2);
+    let mut sum = 0;
+    for h in hosts {
+        assert_eq!(h["status"], "ok", "{h}");
+        let ops = h["runs"][0]["totals"]["read"]["ops"].as_u64().unwrap();
+        assert!(ops > 0, "{h}");
+        sum += ops;
+    }
+    // Each agent made its own set: the Wine one through Windows calls.
+    for host in ["lin", "win"] {
+        assert!(
+            dir.path().join(host).join("volbench.0.dat").is_file(),
+            "{host}"
+        );
+    }
+    let run = &doc["runs"][0];
+    assert_eq!(run["totals"]["read"]["ops"].as_u64(), Some(sum));
+    let counted: u64 = run["histograms"]["read"]["buckets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b[2].as_u64().unwrap())
+        .sum();
+    assert_eq!(counted, sum);
+}
