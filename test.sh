@@ -105,10 +105,12 @@ if [[ $(uname -m) == x86_64 ]]; then
 fi
 # Windows (docs/guide/windows.md): Debian's rustc-web 1.85 checks the Linux
 # build against the declared rust-version, and builds volbench's overlapped
-# engine for Windows, which tests/e2e/windows.rs runs under Wine.
+# engine and volbench.exe for Windows, which tests/e2e/windows.rs runs under
+# Wine (the exe: target/x86_64-pc-windows-gnu/debug/volbench.exe).
 if [[ $(uname -m) == x86_64 && $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
   scripts/windows-build up >/dev/null
   scripts/windows-build msrv --quiet
   scripts/windows-build harness --quiet
+  scripts/windows-build --quiet
 fi
 cargo test --quiet -- --test-threads="${VOLBENCH_TEST_THREADS:-2}"

@@ -50,12 +50,7 @@ pub(crate) trait Observer: Progress {
 /// This machine's name, the `host` label of a local part.
 pub(crate) fn this_host() -> &'static str {
     static NAME: OnceLock<String> = OnceLock::new();
-    NAME.get_or_init(|| {
-        rustix::system::uname()
-            .nodename()
-            .to_string_lossy()
-            .into_owned()
-    })
+    NAME.get_or_init(crate::io::host::hostname)
 }
 
 /// Several observers as one: each event goes to each, in order.

@@ -4,6 +4,8 @@ use clap::error::ErrorKind;
 fn main() {
     // Rust ignores SIGPIPE, which turns `volbench ... | head` into a panic
     // on the next print; behave like other command-line tools and end quietly.
+    // (Windows has no SIGPIPE.)
+    #[cfg(unix)]
     // SAFETY: restoring a signal's default disposition before any thread starts.
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);

@@ -18,6 +18,15 @@ use crate::units::bounds::{
 use crate::units::parse_duration_in;
 
 pub(crate) fn cmd_capture(a: &CaptureArgs) -> Result<i32> {
+    // The capture reads /proc and /sys, the trace the kernel's block
+    // tracepoints; Windows has neither (its ETW is another format).
+    if cfg!(windows) {
+        return Err(VbError::input(if a.trace {
+            "capture --trace is Linux-only (it reads the kernel's block tracepoints through tracefs)"
+        } else {
+            "capture is Linux-only (it reads /proc and /sys); on Windows, Perfmon records the same counters"
+        }));
+    }
     if a.trace {
         return cmd_capture_trace(a);
     }

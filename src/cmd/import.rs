@@ -44,7 +44,7 @@ fn print_notes(imp: &Imported) {
 
 /// Writes a new file; what already sits at the path is never replaced.
 fn write_new(path: &Path, text: &str) -> Result<()> {
-    let mut f = crate::io::gate::create_new(path, rustix::fs::OFlags::WRONLY, 0o644)
+    let mut f = crate::io::gate::create_new(path, crate::io::sys::fs::OFlags::WRONLY, 0o644)
         .map(std::fs::File::from)
         .map_err(|e| {
             let e = std::io::Error::from(e);

@@ -16,6 +16,7 @@ pub(crate) mod quick;
 pub(crate) mod report;
 pub(crate) mod run;
 pub(crate) mod service;
+mod signals;
 pub(crate) mod stop;
 pub(crate) mod suite;
 pub(crate) mod verify;

@@ -372,9 +372,9 @@ fn on_hosts(
     ));
     // A host whose ssh has gone must be an error on its pipe, not a SIGPIPE
     // ending the coordinator; the default comes back for our own output.
-    crate::remote::set_sigpipe(libc::SIG_IGN);
+    crate::remote::set_sigpipe(true);
     let doc = coordinator::run(opts, &obs, &stop);
-    crate::remote::set_sigpipe(libc::SIG_DFL);
+    crate::remote::set_sigpipe(false);
     finisher.finish(doc?)
 }
 

@@ -1,5 +1,7 @@
 //! Stops that always leave results. SIGINT, SIGTERM, SIGHUP (a closed
-//! terminal or ssh session) and SIGQUIT set the stop flag the job polls;
+//! terminal or ssh session) and SIGQUIT, or on Windows the console's
+//! Ctrl-C, Ctrl-Break, close and shutdown events (`signals`), set the stop
+//! flag the job polls;
 //! the job then winds down and writes what it measured. If it has not
 //! within `GRACE` (I/O threads blocked on slow or frozen storage, a fill
 //! stuck in a write), the result kept in `executor::rescue` is written
@@ -12,7 +14,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::Duration;
 
-use crate::error::{Result, VbError, exit};
+use crate::error::{Result, exit};
 use crate::executor::rescue;
 use crate::output::file::OutputDir;
 use crate::result::ResultDoc;
@@ -22,13 +24,6 @@ use crate::result::expect::Expectation;
 /// kept so far is written for it (docs/reference/targets-and-safety.md: "within 3 seconds", the write
 /// included).
 pub(crate) const GRACE: Duration = Duration::from_secs(2);
-
-const SIGNALS: [i32; 4] = [
-    signal_hook::consts::SIGINT,
-    signal_hook::consts::SIGTERM,
-    signal_hook::consts::SIGHUP,
-    signal_hook::consts::SIGQUIT,
-];
 
 /// Where and how the job's result is written, for whichever of the job and
 /// the stop gets there first.
@@ -61,43 +56,25 @@ pub(crate) fn stop_flag() -> Result<Arc<AtomicBool>> {
         return Ok(s.clone());
     }
     let stop = Arc::new(AtomicBool::new(false));
-    let mut signals = signal_hook::iterator::Signals::new(SIGNALS)
-        .map_err(|e| VbError::run(format!("cannot install the signal handler: {e}")))?;
     let flag = stop.clone();
-    std::thread::Builder::new()
-        .name("vb-signals".into())
-        .spawn(move || {
-            for sig in signals.forever() {
-                if flag.swap(true, Ordering::SeqCst) {
-                    rescue_and_exit();
-                }
-                let grace = *lock(&JOB_GRACE);
-                eprintln!(
-                    "volbench: {}: stopping; the results so far are written within {}s \
-                     (a second signal ends it sooner, once they are written)",
-                    name(sig),
-                    grace.as_secs() + 1
-                );
-                let _ = std::thread::Builder::new()
-                    .name("vb-grace".into())
-                    .spawn(move || {
-                        std::thread::sleep(grace);
-                        rescue_and_exit();
-                    });
-            }
-        })
-        .map_err(|e| VbError::run(format!("cannot start the signal thread: {e}")))?;
+    super::signals::spawn(move |name| {
+        if flag.swap(true, Ordering::SeqCst) {
+            rescue_and_exit();
+        }
+        let grace = *lock(&JOB_GRACE);
+        eprintln!(
+            "volbench: {name}: stopping; the results so far are written within {}s \
+             (a second signal ends it sooner, once they are written)",
+            grace.as_secs() + 1
+        );
+        let _ = std::thread::Builder::new()
+            .name("vb-grace".into())
+            .spawn(move || {
+                std::thread::sleep(grace);
+                rescue_and_exit();
+            });
+    })?;
     Ok(STOP.get_or_init(|| stop).clone())
-}
-
-fn name(sig: i32) -> &'static str {
-    match sig {
-        signal_hook::consts::SIGINT => "interrupted (SIGINT)",
-        signal_hook::consts::SIGTERM => "SIGTERM",
-        signal_hook::consts::SIGHUP => "SIGHUP",
-        signal_hook::consts::SIGQUIT => "SIGQUIT",
-        _ => "signal",
-    }
 }
 
 /// Names where the job's result goes, so a stop can write it too; returns

@@ -153,6 +153,11 @@ fn check_alignment(plan: &Plan, prepared: &Prepared) -> Result<()> {
     Ok(())
 }
 
+/// Windows has no descriptor limit to raise (handles run to millions).
+#[cfg(windows)]
+fn raise_fd_limit() {}
+
+#[cfg(unix)]
 fn raise_fd_limit() {
     let lim = rustix::process::getrlimit(rustix::process::Resource::Nofile);
     if lim.current < lim.maximum {

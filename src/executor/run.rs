@@ -88,6 +88,7 @@ pub(crate) fn run_one(
                             prepared,
                             job.target.direct && !spec.buffered,
                             job.target.write_sync,
+                            run.engine.caps().kernel_async,
                         )
                         .map_err(|e| e.to_string())
                     };
@@ -227,8 +228,11 @@ fn set_up(
         // fio's invalidate=1: each run starts from the storage, not from the
         // pages the fill or the run before left cached. Advice only, so a
         // file system that ignores it costs a warmer run, never a failure.
-        for fd in
-            target::open_files(prepared, false, job.target.write_sync).map_err(|e| (e, None))?
+        // Windows has no such advice: a buffered run there starts from
+        // whatever its cache holds (docs/guide/windows.md).
+        #[cfg(unix)]
+        for fd in target::open_files(prepared, false, job.target.write_sync, false)
+            .map_err(|e| (e, None))?
         {
             let _ = rustix::fs::fadvise(&fd, 0, None, rustix::fs::Advice::DontNeed);
         }
@@ -269,6 +273,7 @@ fn set_up(
                 prepared,
                 job.target.direct && !spec.buffered,
                 job.target.write_sync,
+                run.engine.caps().kernel_async,
             )
             .map_err(|e| (e, None))?
         };
@@ -391,6 +396,7 @@ pub(super) fn io_share(limit: u64, unit: u64, w: u32, n: u32) -> u64 {
 /// fio's fadvise_hint=1 (its default) on a buffered run's files: the
 /// kernel's read-ahead would otherwise turn each random 4k miss into a 128k
 /// read and cache the set within seconds, measuring memory, not storage.
+#[cfg(unix)]
 fn advise(files: &[std::os::fd::OwnedFd], random: bool) {
     let advice = if random {
         rustix::fs::Advice::Random
@@ -401,6 +407,11 @@ fn advise(files: &[std::os::fd::OwnedFd], random: bool) {
         let _ = rustix::fs::fadvise(fd, 0, None, advice);
     }
 }
+
+/// Windows takes its read-ahead hint (FILE_FLAG_RANDOM_ACCESS or
+/// SEQUENTIAL_SCAN) as a flag of the open, not as advice afterwards.
+#[cfg(windows)]
+fn advise<F>(_files: &[F], _random: bool) {}
 
 /// After a worker reopened its files: the advice belongs to the open file,
 /// so the reopened ones need it again (without it read-ahead cached a
@@ -418,7 +429,7 @@ fn readvise(
         advise(&setup.files, spec.rw.is_random());
     }
     if drop_per_pass && !setup.files.is_empty() {
-        let fds = target::open_files(prepared, false, crate::spec::WriteSync::default())
+        let fds = target::open_files(prepared, false, crate::spec::WriteSync::default(), false)
             .map_err(|e| e.to_string())?;
         setup.io_gen.drop_at_pass_end(fds);
     }

@@ -64,6 +64,7 @@ pub(crate) fn sleep_until(at: Instant) -> (Instant, std::time::SystemTime) {
     woke
 }
 
+#[cfg(unix)]
 fn raise_for_wake_up() -> bool {
     // SAFETY: the sched_* calls read and set this thread's own policy
     // (pid 0) through the param struct we own.
@@ -76,11 +77,41 @@ fn raise_for_wake_up() -> bool {
     }
 }
 
+#[cfg(unix)]
 fn lower_after_wake_up() {
     // SAFETY: as above; going back to SCHED_OTHER needs no privilege.
     unsafe {
         let p = libc::sched_param { sched_priority: 0 };
         libc::sched_setscheduler(0, libc::SCHED_OTHER, &p);
+    }
+}
+
+/// Windows' counterpart: the thread's priority raised to
+/// TIME_CRITICAL for the wake-up (no privilege needed inside the normal
+/// priority class), unless a user already set another.
+#[cfg(windows)]
+fn raise_for_wake_up() -> bool {
+    use windows_sys::Win32::System::Threading::{
+        GetCurrentThread, GetThreadPriority, SetThreadPriority, THREAD_PRIORITY_NORMAL,
+        THREAD_PRIORITY_TIME_CRITICAL,
+    };
+    // SAFETY: the pseudo-handle of the calling thread, its own priority.
+    unsafe {
+        if GetThreadPriority(GetCurrentThread()) != THREAD_PRIORITY_NORMAL {
+            return false;
+        }
+        SetThreadPriority(GetCurrentThread(), THREAD_PRIORITY_TIME_CRITICAL) != 0
+    }
+}
+
+#[cfg(windows)]
+fn lower_after_wake_up() {
+    use windows_sys::Win32::System::Threading::{
+        GetCurrentThread, SetThreadPriority, THREAD_PRIORITY_NORMAL,
+    };
+    // SAFETY: as above.
+    unsafe {
+        SetThreadPriority(GetCurrentThread(), THREAD_PRIORITY_NORMAL);
     }
 }
 

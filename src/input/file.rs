@@ -4,11 +4,11 @@
 //! refused up front, so a careless path can neither hang nor exhaust memory.
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
+use crate::io::sys::fd::OwnedFd;
 use std::io::Read;
-use std::os::fd::OwnedFd;
 use std::path::Path;
 
-use rustix::fs::{FileType, Mode, OFlags};
+use crate::io::sys::fs::{FileType, Mode, OFlags};
 
 use crate::error::{Result, VbError};
 use crate::units::format_size;
@@ -19,13 +19,14 @@ pub(crate) fn read_text(path: &Path, what: &str, cap: u64) -> Result<String> {
     let fail = |e: String| VbError::input(format!("cannot read {what} {shown}: {e}"));
     // O_NONBLOCK: opening a FIFO without a writer must not wait forever; it
     // is cleared again before reading so a pipe with a writer reads normally.
-    let fd: OwnedFd = rustix::fs::open(
+    let fd: OwnedFd = crate::io::sys::fs::open(
         path,
         OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC | OFlags::NOCTTY,
         Mode::empty(),
     )
     .map_err(|e| fail(std::io::Error::from(e).to_string()))?;
-    let st = rustix::fs::fstat(&fd).map_err(|e| fail(std::io::Error::from(e).to_string()))?;
+    let st =
+        crate::io::sys::fs::fstat(&fd).map_err(|e| fail(std::io::Error::from(e).to_string()))?;
     let kind = FileType::from_raw_mode(st.st_mode);
     match kind {
         FileType::RegularFile => {
@@ -46,7 +47,7 @@ pub(crate) fn read_text(path: &Path, what: &str, cap: u64) -> Result<String> {
             )));
         }
     }
-    rustix::fs::fcntl_setfl(&fd, OFlags::empty())
+    crate::io::sys::fs::fcntl_setfl(&fd, OFlags::empty())
         .map_err(|e| fail(std::io::Error::from(e).to_string()))?;
     let mut bytes = Vec::new();
     // One byte past the cap tells a stream that is too long (or a file that
@@ -122,8 +123,8 @@ mod tests {
     fn a_fifo_without_a_writer_does_not_hang() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("fifo");
-        rustix::fs::mknodat(
-            rustix::fs::CWD,
+        crate::io::sys::fs::mknodat(
+            crate::io::sys::fs::CWD,
             &p,
             FileType::Fifo,
             Mode::from_raw_mode(0o600),

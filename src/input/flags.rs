@@ -5,6 +5,7 @@
 use crate::error::{Result, VbError};
 use crate::input::args::RunArgs;
 use crate::input::sweep::{self, Axes, parse_bs_points, parse_counts, parse_numbers};
+use crate::spec::engine::Platform;
 use crate::spec::{
     Arrivals, EngineChoice, JobSpec, Pattern, RunSpec, TargetSpec, WriteSync, defaults,
 };
@@ -220,5 +221,62 @@ pub(crate) fn check_target_path(path: &std::path::Path) -> Result<()> {
             path.to_string_lossy().escape_debug()
         )));
     }
+    if let Some(why) = path.to_str().and_then(|p| foreign_path(p, Platform::HERE)) {
+        return Err(VbError::input(why));
+    }
     Ok(())
+}
+
+/// Why `--target` names a path of the other system: on Linux a drive
+/// letter, a UNC share or a `\\.\` device; on Windows a Linux device or
+/// kernel path (`/dev`, `/proc`, `/sys`). Taken as written it would make a
+/// file set with a strange name in the current directory, or look for a
+/// device that cannot exist here.
+pub(crate) fn foreign_path(p: &str, here: Platform) -> Option<String> {
+    let b = p.as_bytes();
+    let drive = matches!(b, [d, b':', b'\\' | b'/', ..] if d.is_ascii_alphabetic());
+    let windows = drive || p.starts_with("\\\\");
+    let linux = ["/dev", "/proc", "/sys"]
+        .iter()
+        .any(|k| p == *k || p.starts_with(&format!("{k}/")));
+    match here {
+        Platform::Linux if windows => Some(format!(
+            "--target '{p}' is a Windows path and this volbench runs on Linux: name the \
+             path as it is mounted here (a diskspd line maps its paths with --map)"
+        )),
+        Platform::Windows if linux => Some(format!(
+            "--target '{p}' is a Linux device or kernel path and this volbench runs on \
+             Windows: name a drive path, a \\\\server\\share path or \\\\.\\PhysicalDriveN"
+        )),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_path_of_the_other_system_is_refused_by_name() {
+        for p in [
+            r"Z:\io.dat",
+            "c:/data",
+            r"\\server\share\f",
+            r"\\.\PhysicalDrive1",
+        ] {
+            let why = foreign_path(p, Platform::Linux).unwrap_or_default();
+            assert!(why.contains(p) && why.contains("Windows path"), "{why}");
+            assert!(foreign_path(p, Platform::Windows).is_none(), "{p}");
+        }
+        for p in ["/dev/sdb", "/proc", "/sys/block/x"] {
+            let why = foreign_path(p, Platform::Windows).unwrap_or_default();
+            assert!(why.contains(p) && why.contains("Linux device"), "{why}");
+            assert!(foreign_path(p, Platform::Linux).is_none(), "{p}");
+        }
+        // Names that only look alike stay the user's.
+        for p in ["/mnt/devices", "/srv/c:x", "data:1", "/device"] {
+            assert!(foreign_path(p, Platform::Linux).is_none(), "{p}");
+            assert!(foreign_path(p, Platform::Windows).is_none(), "{p}");
+        }
+    }
 }

@@ -126,9 +126,17 @@ pub(crate) fn tree_runs(
     t: &TreeText,
     timing: Timing,
 ) -> Result<Vec<RunSpec>> {
+    #[cfg(unix)]
     if t.drop_caches && !rustix::process::geteuid().is_root() {
         return Err(VbError::input(
             "--drop-caches needs root (it writes /proc/sys/vm/drop_caches)",
+        ));
+    }
+    #[cfg(windows)]
+    if t.drop_caches {
+        return Err(VbError::input(
+            "--drop-caches is Linux-only (it writes /proc/sys/vm/drop_caches); Windows has no \
+             counterpart that drops one volume's cache",
         ));
     }
     let (ops, weighted) = parse_ops(t.ops)?;

@@ -3,11 +3,10 @@
 use crate::result::HostInfo;
 
 pub(crate) fn this_host() -> HostInfo {
-    let uname = rustix::system::uname();
     let platform = super::platform::platform();
     HostInfo {
-        hostname: uname.nodename().to_string_lossy().into_owned(),
-        kernel: uname.release().to_string_lossy().into_owned(),
+        hostname: hostname(),
+        kernel: kernel(),
         cpus: std::thread::available_parallelism()
             .map(|n| n.get() as u32)
             .unwrap_or(1),
@@ -20,6 +19,27 @@ pub(crate) fn this_host() -> HostInfo {
         platform,
     }
 }
+
+/// This machine's name.
+#[cfg(unix)]
+pub(crate) fn hostname() -> String {
+    rustix::system::uname()
+        .nodename()
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// The kernel's release ("6.1.0-18-amd64").
+#[cfg(unix)]
+fn kernel() -> String {
+    rustix::system::uname()
+        .release()
+        .to_string_lossy()
+        .into_owned()
+}
+
+#[cfg(windows)]
+pub(crate) use win::{cpu_seconds, hostname, kernel, memory_bytes};
 
 /// "Amazon EC2 m6i.4xlarge", "Microsoft Corporation Virtual Machine": the
 /// DMI vendor and product name, which is all a closed network leaves to
@@ -59,6 +79,7 @@ pub(crate) fn cpu_model() -> Option<String> {
 }
 
 /// Physical memory, from /proc/meminfo.
+#[cfg(unix)]
 pub(crate) fn memory_bytes() -> Option<u64> {
     let text = std::fs::read_to_string("/proc/meminfo").ok()?;
     let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
@@ -67,6 +88,7 @@ pub(crate) fn memory_bytes() -> Option<u64> {
 }
 
 /// User and system CPU seconds this process has used so far.
+#[cfg(unix)]
 pub(crate) fn cpu_seconds() -> (f64, f64) {
     // SAFETY: getrusage fills the zeroed struct we pass and reads nothing else.
     let usage = unsafe {
@@ -78,4 +100,73 @@ pub(crate) fn cpu_seconds() -> (f64, f64) {
     };
     let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
     (secs(usage.ru_utime), secs(usage.ru_stime))
+}
+
+/// The same facts from Win32: the DNS host name, the NT version, the
+/// physical memory and this process's CPU times.
+#[cfg(windows)]
+mod win {
+    use windows_sys::Win32::Foundation::FILETIME;
+    use windows_sys::Win32::System::SystemInformation::{
+        ComputerNamePhysicalDnsHostname, GetComputerNameExW, GlobalMemoryStatusEx, MEMORYSTATUSEX,
+        OSVERSIONINFOW,
+    };
+    use windows_sys::Win32::System::Threading::{GetCurrentProcess, GetProcessTimes};
+
+    pub(crate) fn hostname() -> String {
+        let mut buf = [0u16; 256];
+        let mut len = buf.len() as u32;
+        // SAFETY: the buffer and its length in characters are ours.
+        let ok = unsafe {
+            GetComputerNameExW(ComputerNamePhysicalDnsHostname, buf.as_mut_ptr(), &mut len)
+        };
+        if ok == 0 {
+            return std::env::var("COMPUTERNAME").unwrap_or_default();
+        }
+        String::from_utf16_lossy(&buf[..(len as usize).min(buf.len())])
+    }
+
+    /// "Windows 10.0.20348": RtlGetVersion tells the truth that
+    /// GetVersionExW hides from programs without a manifest.
+    pub(crate) fn kernel() -> String {
+        // SAFETY: the struct is zeroed and carries its own size, as asked.
+        unsafe {
+            let mut v: OSVERSIONINFOW = std::mem::zeroed();
+            v.dwOSVersionInfoSize = std::mem::size_of::<OSVERSIONINFOW>() as u32;
+            if windows_sys::Wdk::System::SystemServices::RtlGetVersion(&mut v) != 0 {
+                return "Windows".to_string();
+            }
+            format!(
+                "Windows {}.{}.{}",
+                v.dwMajorVersion, v.dwMinorVersion, v.dwBuildNumber
+            )
+        }
+    }
+
+    pub(crate) fn memory_bytes() -> Option<u64> {
+        // SAFETY: the struct is zeroed and carries its own size, as asked.
+        unsafe {
+            let mut m: MEMORYSTATUSEX = std::mem::zeroed();
+            m.dwLength = std::mem::size_of::<MEMORYSTATUSEX>() as u32;
+            (GlobalMemoryStatusEx(&mut m) != 0).then_some(m.ullTotalPhys)
+        }
+    }
+
+    pub(crate) fn cpu_seconds() -> (f64, f64) {
+        let zero = FILETIME {
+            dwLowDateTime: 0,
+            dwHighDateTime: 0,
+        };
+        let (mut c, mut e, mut k, mut u) = (zero, zero, zero, zero);
+        // SAFETY: the pseudo-handle of this process and four FILETIMEs we own.
+        if unsafe { GetProcessTimes(GetCurrentProcess(), &mut c, &mut e, &mut k, &mut u) } == 0 {
+            return (0.0, 0.0);
+        }
+        (secs(u), secs(k))
+    }
+
+    /// A FILETIME duration (100 ns units) in seconds.
+    fn secs(t: FILETIME) -> f64 {
+        ((u64::from(t.dwHighDateTime) << 32) | u64::from(t.dwLowDateTime)) as f64 / 1e7
+    }
 }

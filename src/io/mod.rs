@@ -19,6 +19,7 @@ pub(crate) mod ring;
 pub(crate) mod scan;
 pub(crate) mod shaping;
 pub(crate) mod skew;
+pub(crate) mod sys;
 pub mod target;
 pub(crate) mod verify;
 pub(crate) mod worker;

@@ -155,6 +155,7 @@ pub(crate) fn memory_device(path: &str) -> Option<&'static str> {
 
 /// What backs the file system of `path`, or of its nearest existing
 /// parent when it does not exist yet; None when statfs cannot tell.
+#[cfg(unix)]
 pub(crate) fn backing(path: &Path) -> Option<Backing> {
     let mut p = path.to_path_buf();
     let st = loop {
@@ -167,6 +168,12 @@ pub(crate) fn backing(path: &Path) -> Option<Backing> {
     // f_type is signed on some architectures; the magics are 32-bit.
     let magic = (st.f_type as u64) & 0xffff_ffff;
     Some(classify(magic, for_path(path).as_ref()))
+}
+
+/// Windows has no statfs magic to read: the backing is not known.
+#[cfg(windows)]
+pub(crate) fn backing(_path: &Path) -> Option<Backing> {
+    None
 }
 
 /// What a target's figures come from when that is the host's memory:
@@ -185,6 +192,7 @@ pub(crate) fn memory_of(path: &Path, block_device: bool) -> Option<&'static str>
 /// The allocation units under a target: statvfs's block and fragment size
 /// for a file system, the sector sizes for a block device (opened read-only
 /// to ask, as every check of it is). Empty when they cannot be read.
+#[cfg(unix)]
 pub(crate) fn block_sizes(path: &Path, kind: crate::spec::TargetKind) -> BlockSizes {
     use rustix::fs::{Mode, OFlags};
     if kind == crate::spec::TargetKind::BlockDevice {
@@ -198,6 +206,23 @@ pub(crate) fn block_sizes(path: &Path, kind: crate::spec::TargetKind) -> BlockSi
         };
     }
     match rustix::fs::statvfs(path) {
+        Ok(s) => BlockSizes {
+            fs_block: (s.f_bsize > 0).then_some(s.f_bsize),
+            fs_fragment: (s.f_frsize > 0).then_some(s.f_frsize),
+            ..BlockSizes::default()
+        },
+        Err(_) => BlockSizes::default(),
+    }
+}
+
+/// Windows: the volume's allocation unit (cluster) from its free-space
+/// query, for the directory or file target; no raw disk is a target yet.
+#[cfg(windows)]
+pub(crate) fn block_sizes(path: &Path, kind: crate::spec::TargetKind) -> BlockSizes {
+    if kind == crate::spec::TargetKind::BlockDevice {
+        return BlockSizes::default();
+    }
+    match crate::io::sys::fs::statvfs(path) {
         Ok(s) => BlockSizes {
             fs_block: (s.f_bsize > 0).then_some(s.f_bsize),
             fs_fragment: (s.f_frsize > 0).then_some(s.f_frsize),

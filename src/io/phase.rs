@@ -3,7 +3,7 @@
 //! clock. Both workers (`io::worker`, `io::meta::worker`) use it, so neither
 //! reaches into the other.
 
-use std::os::fd::OwnedFd;
+use crate::io::sys::fd::OwnedFd;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, Ordering};
 use std::time::Duration;
@@ -168,6 +168,7 @@ pub(crate) fn wait_until(due: u64) {
 /// (about 60 of volbench's ~500 instructions per page-cache read, by
 /// callgrind). rustix's clock_gettime would parse the vDSO itself, which
 /// crashes under valgrind; glibc's does not. u64 ns since boot last 584 years.
+#[cfg(unix)]
 #[inline(always)]
 pub(crate) fn now_ns() -> u64 {
     let mut t = libc::timespec {
@@ -178,4 +179,16 @@ pub(crate) fn now_ns() -> u64 {
     // exists on Linux, so the call cannot fail.
     unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut t) };
     t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
+}
+
+/// Windows: nanoseconds since the first call, from `Instant`
+/// (QueryPerformanceCounter), one origin shared by every thread.
+#[cfg(windows)]
+#[inline(always)]
+pub(crate) fn now_ns() -> u64 {
+    static ORIGIN: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    ORIGIN
+        .get_or_init(std::time::Instant::now)
+        .elapsed()
+        .as_nanos() as u64
 }

@@ -185,16 +185,16 @@ pub(crate) fn scan(
 }
 
 fn read_full(
-    fd: &std::os::fd::OwnedFd,
+    fd: &crate::io::sys::fd::OwnedFd,
     buf: &mut [u8],
     off: u64,
 ) -> std::result::Result<usize, std::io::Error> {
     let mut done = 0;
     while done < buf.len() {
-        match rustix::io::pread(fd, &mut buf[done..], off + done as u64) {
+        match crate::io::sys::io::pread(fd, &mut buf[done..], off + done as u64) {
             Ok(0) => break,
             Ok(n) => done += n,
-            Err(rustix::io::Errno::INTR) => continue,
+            Err(crate::io::sys::io::Errno::INTR) => continue,
             Err(e) => return Err(e.into()),
         }
     }

@@ -4,9 +4,26 @@
 //! takes this path only when the run uses one of them, so plain runs pay
 //! nothing for it (see `worker::run`).
 
-use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use crate::io::sys::fd::{AsRawFd, OwnedFd, RawFd};
 
 use crate::spec::shape::{Shape, SyncCall};
+
+/// A descriptor's raw value, kept beside the engine that owns it. On
+/// Windows a handle's pointer is not Send, so its address is kept instead.
+#[cfg(unix)]
+type Raw = RawFd;
+#[cfg(windows)]
+type Raw = usize;
+
+#[cfg(unix)]
+fn raw(f: &OwnedFd) -> Raw {
+    f.as_raw_fd()
+}
+
+#[cfg(windows)]
+fn raw(f: &OwnedFd) -> Raw {
+    f.as_raw_fd() as usize
+}
 
 pub(crate) struct Shaper {
     every: u32,
@@ -17,7 +34,7 @@ pub(crate) struct Shaper {
     pub think_ns: u64,
     /// When the pause after the last completion ends (0: no pause).
     pub think_until: u64,
-    fds: Vec<RawFd>,
+    fds: Vec<Raw>,
     dirty: Vec<bool>,
     /// A sync is due: the worker issues nothing until its I/O has drained.
     pub sync_due: bool,
@@ -64,7 +81,7 @@ impl Shaper {
     /// The worker's files, as the engine will use them (the descriptors
     /// stay open as long as the engine that owns them).
     pub(crate) fn attach(&mut self, files: &[OwnedFd]) {
-        self.fds = files.iter().map(|f| f.as_raw_fd()).collect();
+        self.fds = files.iter().map(raw).collect();
         self.dirty = vec![false; files.len()];
     }
 
@@ -91,6 +108,7 @@ impl Shaper {
                 continue;
             }
             *dirty = false;
+            #[cfg(unix)]
             // SAFETY: `fd` belongs to an OwnedFd the engine holds open for
             // the whole loop; fsync/fdatasync touch no memory of ours.
             let rc = unsafe {
@@ -99,6 +117,16 @@ impl Shaper {
                 } else {
                     libc::fsync(*fd)
                 }
+            };
+            // Windows has one flush, FlushFileBuffers, for both.
+            #[cfg(windows)]
+            // SAFETY: `fd` belongs to an OwnedFd the engine holds open for
+            // the whole loop.
+            let rc = match crate::io::sys::fs::fdatasync(unsafe {
+                crate::io::sys::fd::BorrowedFd::borrow_raw(*fd as RawFd)
+            }) {
+                Ok(()) => 0,
+                Err(_) => -1,
             };
             if rc != 0 {
                 let call = if self.datasync { "fdatasync" } else { "fsync" };

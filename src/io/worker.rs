@@ -2,7 +2,7 @@
 //! statistics); per I/O it takes two clock reads per batch, a histogram
 //! increment and a few plain stores, with no locks, allocation or logging.
 
-use std::os::fd::OwnedFd;
+use crate::io::sys::fd::OwnedFd;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
@@ -129,8 +129,11 @@ fn run_loop<const RATED: bool, const VERIFY: bool, const SHAPED: bool>(
     let mut next_due = now + rate.as_ref().map_or(0, |r| r.offset.as_nanos() as u64);
     if RATED {
         // Sleep precisely: the default 50us timer slack would skew short gaps.
+        #[cfg(target_os = "linux")]
         // SAFETY: prctl with PR_SET_TIMERSLACK takes an integer and touches no memory.
-        unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1usize, 0usize, 0usize, 0usize) };
+        unsafe {
+            libc::prctl(libc::PR_SET_TIMERSLACK, 1usize, 0usize, 0usize, 0usize)
+        };
     }
 
     loop {
@@ -412,7 +415,9 @@ pub(crate) fn own_fd_table(
     // handlers included). This thread holds no descriptor of its own at this
     // point and receives none from other threads afterwards, so nothing it
     // owns can change meaning; descriptors other threads open later are not
-    // visible here, and none are handed over.
+    // visible here, and none are handed over. (Windows has no per-thread
+    // handle table to split.)
+    #[cfg(target_os = "linux")]
     let _ = unsafe { libc::unshare(libc::CLONE_FILES) };
     *files = open()?;
     Ok(())
@@ -514,7 +519,7 @@ mod tests {
                 own_fd_table(&mut files, || open(path)).expect("reopen");
                 let mine = open_on_this_thread(path);
                 let mut buf = [0u8; 8];
-                let n = rustix::io::pread(&files[0], &mut buf, 0).expect("pread");
+                let n = crate::io::sys::io::pread(&files[0], &mut buf, 0).expect("pread");
                 to_test.send((mine, buf[..n].to_vec())).expect("send");
                 // Keep the private descriptor open while the test looks.
                 let _ = from_test.recv();

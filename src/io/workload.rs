@@ -63,7 +63,7 @@ pub(crate) struct Visit {
     counter: u64,
     /// Files whose cached pages are dropped when a pass ends (buffered runs
     /// with invalidate on, as fio's loop_cache_invalidate): empty otherwise.
-    drop: Vec<std::os::fd::OwnedFd>,
+    drop: Vec<crate::io::sys::fd::OwnedFd>,
     /// Passes finished, for the tests.
     passes: u64,
 }
@@ -112,7 +112,12 @@ impl Visit {
                 for fd in &self.drop {
                     // Advice only: a file system that ignores it costs a
                     // warmer pass, never a failure.
-                    let _ = rustix::fs::fadvise(fd, 0, None, rustix::fs::Advice::DontNeed);
+                    let _ = crate::io::sys::fs::fadvise(
+                        fd,
+                        0,
+                        None,
+                        crate::io::sys::fs::Advice::DontNeed,
+                    );
                 }
             }
             let s = self.mix(self.counter);
@@ -198,7 +203,7 @@ impl IoGen {
 
     /// The files whose cached pages the random map drops at each pass's
     /// end (opened by the worker thread, so they close with its table).
-    pub(crate) fn drop_at_pass_end(&mut self, files: Vec<std::os::fd::OwnedFd>) {
+    pub(crate) fn drop_at_pass_end(&mut self, files: Vec<crate::io::sys::fd::OwnedFd>) {
         if let Some(v) = self.visit.as_mut() {
             v.drop = files;
         }

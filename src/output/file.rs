@@ -8,22 +8,21 @@
 //! created with `O_EXCL` beside it, and a rename puts it in place, so a
 //! reader never sees half a file.
 
+use crate::io::sys::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::ffi::OsStr;
 use std::io::Write;
-use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
-use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use rustix::fs::{AtFlags, FileType, Mode, OFlags};
-use rustix::io::Errno;
+use crate::io::sys::fs::{AtFlags, FileType, Mode, OFlags};
+use crate::io::sys::io::Errno;
 
 use crate::error::{Result, VbError};
 use crate::io::gate;
 
 /// What sits at a name in a directory, without following a symlink there.
 fn kind_at(dir: BorrowedFd, name: &OsStr) -> std::result::Result<Option<FileType>, Errno> {
-    match rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW) {
+    match crate::io::sys::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW) {
         Ok(st) => Ok(Some(FileType::from_raw_mode(st.st_mode))),
         Err(Errno::NOENT) => Ok(None),
         Err(e) => Err(e),
@@ -65,7 +64,7 @@ fn open_dir(path: &Path, nofollow: bool) -> std::result::Result<OwnedFd, Errno> 
     if nofollow {
         flags |= OFlags::NOFOLLOW;
     }
-    rustix::fs::open(path, flags, Mode::empty())
+    crate::io::sys::fs::open(path, flags, Mode::empty())
 }
 
 static TEMP_SEQ: AtomicU64 = AtomicU64::new(0);
@@ -73,10 +72,10 @@ static TEMP_SEQ: AtomicU64 = AtomicU64::new(0);
 /// A temporary name no other writer uses: our pid and a sequence number.
 fn temp_name(name: &OsStr) -> PathBuf {
     let seq = TEMP_SEQ.fetch_add(1, Ordering::Relaxed);
-    let mut n = b".".to_vec();
-    n.extend_from_slice(name.as_bytes());
-    n.extend_from_slice(format!(".{}.{seq}.tmp", std::process::id()).as_bytes());
-    PathBuf::from(OsStr::from_bytes(&n))
+    let mut n = std::ffi::OsString::from(".");
+    n.push(name);
+    n.push(format!(".{}.{seq}.tmp", std::process::id()));
+    PathBuf::from(n)
 }
 
 /// Writes `bytes` as `name` in the directory `dir` (shown to the user as
@@ -213,10 +212,25 @@ pub fn check_new_file(path: &Path) -> Result<()> {
     }
 }
 
+/// `out/` names a directory even where `file_name` would take `out`.
+fn ends_with_separator(path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        path.as_os_str().as_bytes().ends_with(b"/")
+    }
+    #[cfg(windows)]
+    {
+        use std::os::windows::ffi::OsStrExt;
+        let last = path.as_os_str().encode_wide().last();
+        last == Some(u16::from(b'/')) || last == Some(u16::from(b'\\'))
+    }
+}
+
 fn split(path: &Path) -> Result<(PathBuf, std::ffi::OsString)> {
     let name = path
         .file_name()
-        .filter(|_| !path.as_os_str().as_bytes().ends_with(b"/"))
+        .filter(|_| !ends_with_separator(path))
         .ok_or_else(|| {
             VbError::input(format!(
                 "{} names a directory, not an output file",
@@ -429,7 +443,8 @@ mod tests {
     fn a_fifo_is_neither_opened_nor_replaced() {
         let d = tempfile::tempdir().expect("temp dir");
         let p = d.path().join("fifo");
-        rustix::fs::mkfifoat(rustix::fs::CWD, &p, Mode::from_raw_mode(0o600)).expect("mkfifo");
+        crate::io::sys::fs::mkfifoat(crate::io::sys::fs::CWD, &p, Mode::from_raw_mode(0o600))
+            .expect("mkfifo");
         assert_eq!(
             write_file(&p, b"x").expect_err("refused").exit_code(),
             crate::error::exit::REFUSED

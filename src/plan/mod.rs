@@ -71,7 +71,12 @@ pub(crate) fn plan(job: JobSpec) -> Result<Plan> {
             }
         })
         .collect();
+    #[cfg(unix)]
     let fd_limit = rustix::process::getrlimit(rustix::process::Resource::Nofile).maximum;
+    // Windows has no descriptor limit to check: a process may hold about
+    // 16 million handles.
+    #[cfg(windows)]
+    let fd_limit: Option<u64> = None;
     let memory = host::memory_bytes();
     for r in &runs {
         check_resources(&job, r, fd_limit, memory)?;

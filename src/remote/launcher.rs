@@ -12,7 +12,7 @@
 //! Built-in names: `ssh`, `slurm` (`srun` inside an allocation), `kubectl`.
 
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use super::quote::quote;
@@ -209,8 +209,26 @@ impl Launcher {
         c.stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
+        #[cfg(unix)]
         std::os::unix::process::CommandExt::process_group(&mut c, 0);
+        // Windows' counterpart: Ctrl-C goes to a console's process groups,
+        // and this one is the launcher's own.
+        #[cfg(windows)]
+        std::os::windows::process::CommandExt::creation_flags(
+            &mut c,
+            windows_sys::Win32::System::Threading::CREATE_NEW_PROCESS_GROUP,
+        );
         c
+    }
+
+    /// Starts `command`. On Windows the launcher joins the coordinator's
+    /// job object, so a coordinator killed outright leaves no agent behind
+    /// (on Unix the agent sees its stdin close and stops itself).
+    pub(crate) fn spawn(&self, host: &str, remote: &RemoteCmd) -> std::io::Result<Child> {
+        let child = self.command(host, remote).spawn()?;
+        #[cfg(windows)]
+        super::windows::adopt(&child);
+        Ok(child)
     }
 
     fn argv(&self, host: &str, remote: &RemoteCmd) -> Vec<String> {
@@ -277,7 +295,7 @@ impl Launcher {
         input: &[u8],
         timeout: Duration,
     ) -> Result<String> {
-        let child = self.command(host, remote).spawn().map_err(|e| {
+        let child = self.spawn(host, remote).map_err(|e| {
             VbError::target(format!(
                 "host {host}: cannot start '{}': {e}",
                 self.program()

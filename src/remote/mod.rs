@@ -13,6 +13,8 @@ pub(crate) mod launcher;
 pub mod protocol;
 pub(crate) mod quote;
 pub(crate) mod ssh;
+#[cfg(windows)]
+mod windows;
 
 /// Blocks SIGPIPE in the calling thread only. A thread writing to a host's
 /// pipe calls this first: the process-wide SIG_IGN the coordinator sets is
@@ -21,7 +23,8 @@ pub(crate) mod ssh;
 /// would then kill the whole process, results unwritten. Blocked, the write
 /// fails with EPIPE and the signal dies with the thread. (Unix coordinators
 /// write from their own loop instead: `coordinator::host::Direct`.)
-#[cfg_attr(unix, allow(dead_code))]
+#[cfg(unix)]
+#[allow(dead_code)]
 pub(crate) fn block_sigpipe_in_this_thread() {
     // SAFETY: a zeroed sigset_t is valid input to sigemptyset, which
     // initialises it; pthread_sigmask only reads the set it is given.
@@ -33,10 +36,21 @@ pub(crate) fn block_sigpipe_in_this_thread() {
     }
 }
 
-/// Sets SIGPIPE's disposition (`main` makes it the default, for `| head`).
-pub(crate) fn set_sigpipe(how: libc::sighandler_t) {
+/// Windows has no SIGPIPE: a write to a closed pipe is an error already.
+#[cfg(windows)]
+pub(crate) fn block_sigpipe_in_this_thread() {}
+
+/// Ignores SIGPIPE (`ignore`), or puts back the default that `main` set
+/// (for `| head`); a no-op on Windows, which has no SIGPIPE.
+pub(crate) fn set_sigpipe(ignore: bool) {
+    #[cfg(unix)]
     // SAFETY: changing one signal's disposition to a libc constant.
     unsafe {
-        libc::signal(libc::SIGPIPE, how);
+        libc::signal(
+            libc::SIGPIPE,
+            if ignore { libc::SIG_IGN } else { libc::SIG_DFL },
+        );
     }
+    #[cfg(windows)]
+    let _ = ignore;
 }

@@ -82,11 +82,20 @@ pub(crate) fn push_binary(
     }
 }
 
+#[cfg(unix)]
 fn local_uname_s() -> String {
     rustix::system::uname()
         .sysname()
         .to_string_lossy()
         .into_owned()
+}
+
+/// A Windows coordinator pushes to no host: the probe and the copy are
+/// POSIX shell, and `uname -s` never says "Windows", so the push is
+/// refused by the check above with its one line.
+#[cfg(windows)]
+fn local_uname_s() -> String {
+    "Windows".to_string()
 }
 
 #[cfg(test)]

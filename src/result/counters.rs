@@ -33,6 +33,11 @@ pub struct RunCounters {
     /// The NFS mount the target is on (its mount point), when it is one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nfs_mount: Option<String>,
+    /// The counters this host could not read, by name and why ("physical
+    /// disks: IOCTL_DISK_PERFORMANCE failed ..."): an empty rate here means
+    /// not measured, never idle.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unavailable: Vec<String>,
     /// One entry per interval of the run, warm-up included, in time order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub intervals: Vec<CounterInterval>,

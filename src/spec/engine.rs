@@ -24,7 +24,8 @@ pub enum EngineKind {
 pub enum Platform {
     Linux,
     Windows,
-    /// Makes no system call of its own (the null engine).
+    /// Either system: no system call of its own (null), or calls both
+    /// have (psync, through io::sys).
     Any,
 }
 
@@ -104,6 +105,9 @@ const PSYNC: EngineRow = EngineRow {
     caps: Caps {
         direct: true,
         metadata: true,
+        // pread/pwrite on Linux, ReadFile/WriteFile at an offset on a
+        // synchronous handle on Windows (io::sys).
+        platform: Platform::Any,
         ..NONE
     },
     about: "pread/pwrite, one I/O in flight per thread",
@@ -189,6 +193,15 @@ impl EngineKind {
     /// Synchronous engines have one I/O in flight per OS thread.
     pub fn is_sync(self) -> bool {
         !self.caps().queue_depth
+    }
+
+    /// This system's first engine with I/Os in flight in the kernel
+    /// (diskspd's overlapped I/O): io_uring on Linux, overlapped on Windows.
+    pub fn kernel_async_here() -> Self {
+        ENGINES
+            .iter()
+            .find(|r| r.caps.kernel_async && r.caps.platform.runs_here())
+            .map_or(PSYNC.kind, |r| r.kind)
     }
 
     /// The engine recorded for metadata runs.

@@ -68,6 +68,7 @@ pub(crate) fn with(
                 speed_mbit,
             }],
             nfs_mount: Some("/mnt/vol".into()),
+            unavailable: Vec::new(),
             intervals: vec![summary.clone()],
             summary: Some(summary.clone()),
         });

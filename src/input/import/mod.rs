@@ -281,6 +281,17 @@ impl PathMap {
     /// The path `raw` names here, or why it cannot be used. A path that
     /// looks like Windows (a drive letter, backslashes, `#N`) must be mapped.
     pub fn resolve(&self, raw: &str) -> std::result::Result<(String, bool), String> {
+        self.resolve_on(raw, crate::spec::engine::Platform::HERE)
+    }
+
+    /// `resolve` as a volbench on `here` would: on Windows a drive or UNC
+    /// path is used as written (diskspd's own meaning, no --map needed)
+    /// and diskspd's disk number `#N` is `\\.\PhysicalDriveN`.
+    pub(crate) fn resolve_on(
+        &self,
+        raw: &str,
+        here: crate::spec::engine::Platform,
+    ) -> std::result::Result<(String, bool), String> {
         for (from, to) in &self.pairs {
             let matches = raw
                 .get(..from.len())
@@ -306,6 +317,9 @@ impl PathMap {
                 }
                 return Ok((joined, true));
             }
+        }
+        if here == crate::spec::engine::Platform::Windows {
+            return windows_native(raw);
         }
         if raw.starts_with('#') {
             return Err(format!(
@@ -340,6 +354,29 @@ impl PathMap {
     }
 }
 
+/// An unmapped diskspd path on Windows: what diskspd itself would open.
+fn windows_native(raw: &str) -> std::result::Result<(String, bool), String> {
+    if let Some(n) = raw.strip_prefix('#') {
+        return match n.parse::<u32>() {
+            Ok(n) => Ok((format!("\\\\.\\PhysicalDrive{n}"), false)),
+            Err(_) => Err(format!("'{raw}' is no disk number (#N, N a whole number)")),
+        };
+    }
+    let b = raw.as_bytes();
+    let drive = matches!(b, [d, b':', b'\\' | b'/', ..] if d.is_ascii_alphabetic());
+    if drive || raw.starts_with("\\\\") {
+        return Ok((raw.to_string(), false));
+    }
+    if raw.starts_with('/') {
+        return Err(format!(
+            "'{raw}' is a Linux path and this volbench runs on Windows; name a drive or \\\\server\\share path"
+        ));
+    }
+    Err(format!(
+        "'{raw}' is a relative path; volbench needs an absolute one"
+    ))
+}
+
 /// Why volbench's own file set cannot go in `dir`: under `/dev`, `/proc` or
 /// `/sys` it would sit among the kernel's files (and /dev is memory).
 pub fn kernel_set_dir(dir: &str) -> Option<String> {
@@ -352,9 +389,31 @@ pub fn kernel_set_dir(dir: &str) -> Option<String> {
 
 /// The parent directory of a file path (where volbench's own file set goes).
 pub fn parent_dir(path: &str) -> String {
+    if cfg!(windows) {
+        return parent_dir_windows(path);
+    }
     match path.trim_end_matches('/').rsplit_once('/') {
         Some(("", _)) | None => "/".into(),
         Some((dir, _)) => dir.into(),
+    }
+}
+
+/// Windows' separators are both slashes, and a drive's root keeps its own
+/// (`Z:\io.dat` is in `Z:\`; `Z:` alone would be the drive's current
+/// directory); a bare name is in the working directory.
+fn parent_dir_windows(path: &str) -> String {
+    let seps: &[char] = &['/', '\\'];
+    let trimmed = path.trim_end_matches(seps);
+    match trimmed.rfind(seps) {
+        None => ".".into(),
+        Some(i) => {
+            let dir = &trimmed[..i];
+            if dir.is_empty() || dir.ends_with(':') {
+                trimmed[..=i].into()
+            } else {
+                dir.into()
+            }
+        }
     }
 }
 
@@ -392,16 +451,30 @@ pub fn run_name(raw: &str) -> String {
     }
 }
 
+/// A block device node; Windows has none (its raw disks are
+/// `\\.\PhysicalDriveN` paths, not nodes in a directory).
+pub(super) fn is_block_device(md: &std::fs::Metadata) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        md.file_type().is_block_device()
+    }
+    #[cfg(windows)]
+    {
+        let _ = md;
+        false
+    }
+}
+
 /// Why a file or device path cannot be volbench's target: a path in `/dev`
 /// that is there and is not a block device (`/dev/null`), or one in
 /// `/proc` or `/sys`, where volbench would make its own file set. A device
 /// not on this machine is left to the run, which checks it where it runs.
 pub fn kernel_target(full: &str) -> Option<String> {
-    use std::os::unix::fs::FileTypeExt;
     let root = crate::io::target::kernel_root(std::path::Path::new(full))?;
     if root == "/dev" {
         match std::fs::metadata(full) {
-            Ok(md) if !md.file_type().is_block_device() => {}
+            Ok(md) if !is_block_device(&md) => {}
             _ => return None,
         }
         return Some(format!(

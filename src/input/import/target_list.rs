@@ -103,10 +103,9 @@ pub(super) fn list_with(
 /// without its create switch a tool opens what is there, and volbench would
 /// otherwise make a directory of that name for a file set of its own.
 pub(super) fn must_exist(paths: &[(String, String)], why: &str, notes: &mut Notes) {
-    use std::os::unix::fs::FileTypeExt;
     for (at, p) in paths {
         match std::fs::metadata(p) {
-            Ok(md) if md.is_file() || md.file_type().is_block_device() => {}
+            Ok(md) if md.is_file() || super::is_block_device(&md) => {}
             Ok(_) => notes.refuse(at, p, "not a regular file or block device"),
             Err(e) => notes.refuse(at, p, format!("cannot use it ({e}); {why}")),
         }

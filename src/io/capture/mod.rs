@@ -4,7 +4,6 @@
 //! (`io::counters`); this file only chooses what to watch and turns two
 //! samples into a profile interval.
 
-use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -47,15 +46,28 @@ fn device_name(dev: &str, sys: &Path) -> Result<String> {
     } else {
         PathBuf::from(dev)
     };
-    let md = std::fs::metadata(&path).map_err(|e| bad(&format!("no such block device ({e})")))?;
-    if !md.file_type().is_block_device() {
-        return Err(bad("not a block device"));
-    }
-    let (major, minor) = (libc::major(md.rdev()), libc::minor(md.rdev()));
+    let (major, minor) = device_numbers(&path).map_err(|why| bad(&why))?;
     std::fs::canonicalize(sys.join(format!("dev/block/{major}:{minor}")))
         .ok()
         .and_then(|p| p.file_name()?.to_str().map(String::from))
         .ok_or_else(|| bad("not in sysfs (/sys/dev/block)"))
+}
+
+/// The major and minor numbers of the block device node at `path`.
+#[cfg(unix)]
+fn device_numbers(path: &Path) -> std::result::Result<(u32, u32), String> {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    let md = std::fs::metadata(path).map_err(|e| format!("no such block device ({e})"))?;
+    if !md.file_type().is_block_device() {
+        return Err("not a block device".into());
+    }
+    Ok((libc::major(md.rdev()), libc::minor(md.rdev())))
+}
+
+/// Block devices by number are Linux's (/dev, /sys/dev/block).
+#[cfg(windows)]
+fn device_numbers(_path: &Path) -> std::result::Result<(u32, u32), String> {
+    Err("block devices under /dev are Linux's; --device is not available on Windows".into())
 }
 
 /// Whole devices that have done I/O since boot, when no --device or

@@ -63,8 +63,17 @@ fn is_mounted(root: &Path) -> bool {
     root.join("instances").is_dir()
 }
 
+/// Windows has no tracefs: refused by name before anything is read.
+#[cfg(windows)]
+pub(crate) fn ensure_mounted() -> Result<()> {
+    Err(VbError::input(
+        "capture --trace reads Linux's block tracepoints (tracefs): it is not available on Windows",
+    ))
+}
+
 /// tracefs at `TRACEFS`, mounted if it is not and we are root (said in
 /// one line); otherwise an error naming what is missing.
+#[cfg(unix)]
 pub(crate) fn ensure_mounted() -> Result<()> {
     if !rustix::process::geteuid().is_root() {
         // tracefs is root's alone (mode 700): without root it would read as
@@ -97,9 +106,16 @@ pub(crate) fn ensure_mounted() -> Result<()> {
 }
 
 /// The CLOCK_MONOTONIC reading the instance's "mono" trace clock shares.
+#[cfg(unix)]
 fn mono_ns() -> u64 {
     let t = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
     (t.tv_sec as u64) * 1_000_000_000 + t.tv_nsec as u64
+}
+
+/// Never reached on Windows (`ensure_mounted` refuses first): the type's clock.
+#[cfg(windows)]
+fn mono_ns() -> u64 {
+    crate::io::phase::now_ns()
 }
 
 /// Our instance: made by `create`, removed by `remove` (or its Drop).
@@ -137,7 +153,7 @@ impl Instance {
             VbError::target(format!(
                 "capture --trace: cannot make the tracefs instance {}: {e}{}",
                 path.display(),
-                if e == rustix::io::Errno::ACCESS || e == rustix::io::Errno::PERM {
+                if e == crate::io::sys::io::Errno::ACCESS || e == crate::io::sys::io::Errno::PERM {
                     " (tracing needs root)"
                 } else {
                     ""
@@ -187,10 +203,12 @@ impl Instance {
         limit: usize,
     ) -> Result<(Totals, bool)> {
         // Not the gate's business: trace_pipe exists and is only read.
-        let mut pipe = rustix::fs::open(
+        let mut pipe = crate::io::sys::fs::open(
             self.path.join("trace_pipe"),
-            rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::CLOEXEC,
-            rustix::fs::Mode::empty(),
+            crate::io::sys::fs::OFlags::RDONLY
+                | crate::io::sys::fs::OFlags::NONBLOCK
+                | crate::io::sys::fs::OFlags::CLOEXEC,
+            crate::io::sys::fs::Mode::empty(),
         )
         .map(std::fs::File::from)
         .map_err(|e| VbError::run(format!("capture --trace: cannot open trace_pipe: {e}")))?;
@@ -263,6 +281,12 @@ fn feed<W: Write>(rec: &mut Recorder<W>, tail: &mut Vec<u8>) -> std::io::Result<
 /// Disables the events and removes the instance at `path`. The kernel
 /// refuses (EBUSY) while a file of it is open, as when a second signal
 /// comes while the reader still holds trace_pipe: retried for a second.
+#[cfg(unix)]
+const EBUSY: i32 = libc::EBUSY;
+/// ERROR_BUSY (never reached: no instance is made on Windows).
+#[cfg(windows)]
+const EBUSY: i32 = 170;
+
 pub(crate) fn remove(path: &Path) {
     for ev in EVENTS {
         let _ = gate::write_knob(&path.join(format!("events/block/{ev}/enable")), b"0");
@@ -271,7 +295,7 @@ pub(crate) fn remove(path: &Path) {
         match gate::remove_empty_dir(path) {
             Ok(()) => return,
             Err(e) if e.kind() == ErrorKind::NotFound => return,
-            Err(e) if e.raw_os_error() == Some(libc::EBUSY) => std::thread::sleep(IDLE),
+            Err(e) if e.raw_os_error() == Some(EBUSY) => std::thread::sleep(IDLE),
             Err(e) => {
                 eprintln!(
                     "capture: cannot remove the tracefs instance {}: {e}",

@@ -8,13 +8,19 @@
 //! and records each step, so a reader sees both the device the target uses
 //! and the real disk that does the work.
 
+#[cfg(unix)]
 use std::os::unix::fs::MetadataExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+#[cfg(unix)]
+use std::path::PathBuf;
 
-use crate::result::counters::{DeviceInfo, DeviceRates, DeviceRole};
+#[cfg(unix)]
+use crate::result::counters::DeviceRole;
+use crate::result::counters::{DeviceInfo, DeviceRates};
 
 /// Loop over dm over a partition over a loop... is never this deep; the
 /// bound keeps a strange sysfs from looping.
+#[cfg(unix)]
 const MAX_DEPTH: usize = 8;
 
 /// Cumulative counters of one device (the fields of a /proc/diskstats line
@@ -97,6 +103,7 @@ pub(crate) fn rates(name: &str, a: &DiskStat, b: &DiskStat, secs: f64) -> Device
     }
 }
 
+#[cfg(unix)]
 /// The devices under `path`: the one it is on (for a device node, the
 /// device itself), then what that resolves to. Empty when the path is on
 /// no block device (tmpfs, NFS, FUSE) or sysfs is not there.
@@ -118,12 +125,21 @@ pub(crate) fn under(path: &Path, sys: &Path) -> Vec<DeviceInfo> {
     out
 }
 
+/// Windows has no sysfs: nothing is found this way there (a run's
+/// counters find the target's disks in `windows.rs`).
+#[cfg(windows)]
+pub(crate) fn under(_path: &Path, _sys: &Path) -> Vec<DeviceInfo> {
+    Vec::new()
+}
+
+#[cfg(unix)]
 /// The sysfs directory of device number `dev`.
 fn dev_dir(dev: u64, sys: &Path) -> Option<PathBuf> {
     let (major, minor) = (libc::major(dev), libc::minor(dev));
     std::fs::canonicalize(sys.join(format!("dev/block/{major}:{minor}"))).ok()
 }
 
+#[cfg(unix)]
 fn walk(
     dir: &Path,
     role: DeviceRole,

@@ -1,7 +1,8 @@
 //! Client counters: the host's CPU, the block devices under the target,
 //! the network interfaces, the target's NFS mount and SMB share, read from
 //! /proc and /sys by the collector thread once per interval (never by the
-//! workers). Each file holds a pure parser of one kernel format, tested on
+//! workers); on Windows the same figures from Win32 (`windows.rs`, with
+//! `perf.rs` turning them into the same samples). Each file holds a pure parser of one kernel format, tested on
 //! text as the kernel prints it, and the rates between two samples.
 //!
 //! Hand-written rather than a crate: the procfs crates parse far more than
@@ -12,14 +13,23 @@ pub(crate) mod block;
 pub(crate) mod cpu;
 pub(crate) mod net;
 pub(crate) mod nfs;
+// Windows' conversions: built there, and for the tests everywhere.
+#[cfg(any(windows, test))]
+pub(crate) mod perf;
+// Read from /proc on Linux only; Windows reads no SMB client counters.
+#[cfg_attr(windows, allow(dead_code))]
 pub(crate) mod smb;
+#[cfg(windows)]
+mod windows;
 
+#[cfg(unix)]
 use std::path::Path;
 use std::time::Instant;
 
 use crate::result::PhaseName;
 use crate::result::counters::{CounterInterval, RunCounters};
 
+#[cfg(unix)]
 const PROC: &str = "/proc";
 
 /// Set (to anything but "" or "0") to run without counters: the A side of
@@ -29,13 +39,19 @@ pub(crate) const OFF_VAR: &str = "VOLBENCH_NO_COUNTERS";
 pub(crate) fn enabled() -> bool {
     std::env::var_os(OFF_VAR).is_none_or(|v| v.is_empty() || v == "0")
 }
+#[cfg(unix)]
 const SYS: &str = "/sys";
 
 /// What to read for one target, worked out once before the run.
 pub(crate) struct Sampler {
     header: RunCounters,
+    #[cfg(unix)]
     nfs_mount: Option<String>,
+    #[cfg(unix)]
     smb_share: Option<String>,
+    /// The disks' device paths and what else Windows reads from.
+    #[cfg(windows)]
+    win: windows::Sources,
 }
 
 /// The cumulative counters at one moment.
@@ -49,10 +65,19 @@ pub(crate) struct Sample {
     smb: Vec<(String, smb::ShareStat)>,
 }
 
+#[cfg(unix)]
 fn read(path: &str) -> String {
     std::fs::read_to_string(path).unwrap_or_default()
 }
 
+impl Sampler {
+    /// What a run's counters start as: the devices and interfaces, no figures yet.
+    pub(crate) fn header(&self) -> RunCounters {
+        self.header.clone()
+    }
+}
+
+#[cfg(unix)]
 impl Sampler {
     /// The devices, interfaces and mount under `target`. Reads sysfs and
     /// /proc only; a host without them gives a sampler that finds nothing.
@@ -75,6 +100,7 @@ impl Sampler {
             devices: block::under(target, sys),
             interfaces: net::interfaces(&read(&format!("{PROC}/net/dev")), sys),
             nfs_mount: nfs_mount.clone(),
+            unavailable: Vec::new(),
             intervals: Vec::new(),
             summary: None,
         };
@@ -83,11 +109,6 @@ impl Sampler {
             nfs_mount,
             smb_share,
         }
-    }
-
-    /// What a run's counters start as: the devices and interfaces, no figures yet.
-    pub(crate) fn header(&self) -> RunCounters {
-        self.header.clone()
     }
 
     pub(crate) fn sample(&self) -> Sample {

@@ -2,8 +2,8 @@
 //! slots, then submit and reap completions in one call. The worker loop is
 //! the same for every engine; only these few methods differ.
 
+use crate::io::sys::fd::OwnedFd;
 use std::io;
-use std::os::fd::OwnedFd;
 
 use crate::io::workload::IoOp;
 use crate::spec::EngineChoice;
@@ -12,11 +12,21 @@ mod null;
 #[cfg(windows)]
 mod overlapped;
 mod psync;
+#[cfg(windows)]
+pub use overlapped::OverlappedEngine;
+#[cfg(target_os = "linux")]
 mod uring;
 
 pub use null::NullEngine;
 pub use psync::PsyncEngine;
+#[cfg(target_os = "linux")]
 pub use uring::{UringEngine, probe_io_uring};
+
+/// io_uring is Linux's: elsewhere the probe says so, and `auto` never picks it.
+#[cfg(not(target_os = "linux"))]
+pub fn probe_io_uring() -> Result<(), String> {
+    Err("io_uring is a Linux interface".into())
+}
 
 /// One finished I/O: the slot it was queued in and the kernel's result
 /// (bytes transferred, or a negative errno).
@@ -106,7 +116,10 @@ pub fn resolve(
 pub enum AnyEngine {
     Null(NullEngine),
     Psync(PsyncEngine),
+    #[cfg(target_os = "linux")]
     IoUring(UringEngine),
+    #[cfg(windows)]
+    Overlapped(OverlappedEngine),
 }
 
 impl Engine for AnyEngine {
@@ -117,7 +130,10 @@ impl Engine for AnyEngine {
             match self {
                 Self::Null(e) => e.queue(slot, op, buf),
                 Self::Psync(e) => e.queue(slot, op, buf),
+                #[cfg(target_os = "linux")]
                 Self::IoUring(e) => e.queue(slot, op, buf),
+                #[cfg(windows)]
+                Self::Overlapped(e) => e.queue(slot, op, buf),
             }
         }
     }
@@ -127,7 +143,10 @@ impl Engine for AnyEngine {
         match self {
             Self::Null(e) => e.submit_and_wait(min, out),
             Self::Psync(e) => e.submit_and_wait(min, out),
+            #[cfg(target_os = "linux")]
             Self::IoUring(e) => e.submit_and_wait(min, out),
+            #[cfg(windows)]
+            Self::Overlapped(e) => e.submit_and_wait(min, out),
         }
     }
 
@@ -141,7 +160,10 @@ impl Engine for AnyEngine {
         match self {
             Self::Null(e) => e.submit_and_wait_for(min, timeout, out),
             Self::Psync(e) => e.submit_and_wait_for(min, timeout, out),
+            #[cfg(target_os = "linux")]
             Self::IoUring(e) => e.submit_and_wait_for(min, timeout, out),
+            #[cfg(windows)]
+            Self::Overlapped(e) => e.submit_and_wait_for(min, timeout, out),
         }
     }
 }
@@ -157,10 +179,25 @@ pub fn build(
     Ok(match kind {
         EngineKind::Null => AnyEngine::Null(NullEngine::new(depth)),
         EngineKind::Psync => AnyEngine::Psync(PsyncEngine::new(files, depth)),
+        #[cfg(target_os = "linux")]
         EngineKind::IoUring => {
             AnyEngine::IoUring(UringEngine::new(files, depth, buffers, submit_each)?)
         }
+        // Refused when planning, as the overlapped engine is on Linux.
+        #[cfg(not(target_os = "linux"))]
+        EngineKind::IoUring => {
+            let _ = (buffers, submit_each);
+            return Err(io::Error::new(
+                io::ErrorKind::Unsupported,
+                "the io_uring engine runs on Linux only",
+            ));
+        }
+        // Its files were opened for overlapped I/O (`open_files`, from the
+        // row's kernel_async).
+        #[cfg(windows)]
+        EngineKind::Overlapped => AnyEngine::Overlapped(OverlappedEngine::new(files, depth)?),
         // Refused when planning (`EngineChoice::check_platform`); never built here.
+        #[cfg(not(windows))]
         EngineKind::Overlapped => {
             return Err(io::Error::new(
                 io::ErrorKind::Unsupported,

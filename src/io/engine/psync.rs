@@ -1,7 +1,7 @@
 //! pread/pwrite: synchronous, one I/O in flight per thread, works everywhere.
 
+use crate::io::sys::fd::OwnedFd;
 use std::io;
-use std::os::fd::OwnedFd;
 
 use super::{Completion, Engine};
 use crate::io::workload::IoOp;
@@ -36,10 +36,10 @@ impl Engine for PsyncEngine {
             let result = unsafe {
                 if op.write {
                     let data = std::slice::from_raw_parts(buf, op.len as usize);
-                    rustix::io::pwrite(fd, data, op.offset)
+                    crate::io::sys::io::pwrite(fd, data, op.offset)
                 } else {
                     let data = std::slice::from_raw_parts_mut(buf, op.len as usize);
-                    rustix::io::pread(fd, data, op.offset)
+                    crate::io::sys::io::pread(fd, data, op.offset)
                 }
             };
             let result = match result {

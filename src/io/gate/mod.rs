@@ -10,12 +10,12 @@
 pub(crate) mod owner;
 pub(crate) mod setdir;
 
-use std::os::fd::{AsFd, OwnedFd};
+use crate::io::sys::fd::{AsFd, OwnedFd};
 use std::path::Path;
 
-use rustix::fs::{AtFlags, Mode, OFlags, RenameFlags};
-use rustix::io::Errno;
-use rustix::path::Arg;
+use crate::io::sys::fs::{AtFlags, Mode, OFlags, RenameFlags};
+use crate::io::sys::io::Errno;
+use crate::io::sys::path::Arg;
 
 /// Creates `name` in `dir` as a new regular file: an existing name (a file,
 /// a link, anything) fails with EEXIST, and no link is followed.
@@ -25,7 +25,7 @@ pub(crate) fn create_new_at<P: Arg>(
     flags: OFlags,
     mode: u32,
 ) -> Result<OwnedFd, Errno> {
-    rustix::fs::openat(
+    crate::io::sys::fs::openat(
         dir,
         name,
         flags | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
@@ -36,7 +36,7 @@ pub(crate) fn create_new_at<P: Arg>(
 /// `create_new_at` for a path the user named (a journal, an imported suite):
 /// the last component must not exist and is never a followed link.
 pub(crate) fn create_new(path: &Path, flags: OFlags, mode: u32) -> Result<OwnedFd, Errno> {
-    rustix::fs::open(
+    crate::io::sys::fs::open(
         path,
         flags | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
         Mode::from_raw_mode(mode),
@@ -45,17 +45,17 @@ pub(crate) fn create_new(path: &Path, flags: OFlags, mode: u32) -> Result<OwnedF
 
 /// Sets the length of a file the caller opened and checked as its own.
 pub(crate) fn truncate(fd: impl AsFd, len: u64) -> Result<(), Errno> {
-    rustix::fs::ftruncate(fd, len)
+    crate::io::sys::fs::ftruncate(fd, len)
 }
 
 pub(crate) fn mkdir_at<P: Arg>(dir: impl AsFd, name: P, mode: u32) -> Result<(), Errno> {
-    rustix::fs::mkdirat(dir, name, Mode::from_raw_mode(mode))
+    crate::io::sys::fs::mkdirat(dir, name, Mode::from_raw_mode(mode))
 }
 
 /// Makes one directory level at a path (the target or output directory the
 /// user named; its parents must exist).
 pub(crate) fn mkdir(path: &Path, mode: u32) -> Result<(), Errno> {
-    rustix::fs::mkdir(path, Mode::from_raw_mode(mode))
+    crate::io::sys::fs::mkdir(path, Mode::from_raw_mode(mode))
 }
 
 /// Makes a directory the user named and its missing parents.
@@ -65,13 +65,13 @@ pub(crate) fn create_dir_all(path: &Path) -> std::io::Result<()> {
 
 /// Removes an empty directory; a non-empty one stays (ENOTEMPTY).
 pub(crate) fn rmdir_at<P: Arg>(dir: impl AsFd, name: P) -> Result<(), Errno> {
-    rustix::fs::unlinkat(dir, name, AtFlags::REMOVEDIR)
+    crate::io::sys::fs::unlinkat(dir, name, AtFlags::REMOVEDIR)
 }
 
 /// Unlinks a name the caller has just proven its own (`owner::check_at`,
 /// or a temporary file it created itself).
 pub(crate) fn unlink_at<P: Arg>(dir: impl AsFd, name: P) -> Result<(), Errno> {
-    rustix::fs::unlinkat(dir, name, AtFlags::empty())
+    crate::io::sys::fs::unlinkat(dir, name, AtFlags::empty())
 }
 
 /// Renames within one directory without ever replacing what sits at `to`:
@@ -84,10 +84,10 @@ pub(crate) fn rename_noreplace_at<P: Arg + Copy, Q: Arg + Copy>(
     to: Q,
 ) -> Result<(), Errno> {
     let dir = dir.as_fd();
-    match rustix::fs::renameat_with(dir, from, dir, to, RenameFlags::NOREPLACE) {
+    match crate::io::sys::fs::renameat_with(dir, from, dir, to, RenameFlags::NOREPLACE) {
         Err(Errno::INVAL | Errno::NOSYS) => {
-            rustix::fs::linkat(dir, from, dir, to, AtFlags::empty())?;
-            rustix::fs::unlinkat(dir, from, AtFlags::empty())
+            crate::io::sys::fs::linkat(dir, from, dir, to, AtFlags::empty())?;
+            crate::io::sys::fs::unlinkat(dir, from, AtFlags::empty())
         }
         other => other,
     }
@@ -102,14 +102,14 @@ pub(crate) fn replace_own_temp_at<P: Arg, Q: Arg>(
     name: Q,
 ) -> Result<(), Errno> {
     let dir = dir.as_fd();
-    rustix::fs::renameat(dir, tmp, dir, name)
+    crate::io::sys::fs::renameat(dir, tmp, dir, name)
 }
 
 /// Writes to an existing kernel knob (`/proc/sys/vm/drop_caches`): opened
 /// for writing only, never created or truncated.
 pub(crate) fn write_knob(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     use std::io::Write;
-    let fd = rustix::fs::open(
+    let fd = crate::io::sys::fs::open(
         path,
         OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
         Mode::empty(),
@@ -126,22 +126,23 @@ pub(crate) fn remove_empty_dir(path: &Path) -> std::io::Result<()> {
 /// Unlinks a path's last component (never following a link there): the
 /// lock file of a directory a refused prepare made and checked as its own.
 pub(crate) fn unlink(path: &Path) -> Result<(), Errno> {
-    rustix::fs::unlink(path)
+    crate::io::sys::fs::unlink(path)
 }
 
 /// Allocates `len` bytes of a file the caller created (a journal), so no
 /// later write to it can find the disk full.
 pub(crate) fn allocate(fd: impl AsFd, len: u64) -> Result<(), Errno> {
-    rustix::fs::fallocate(fd, rustix::fs::FallocateFlags::empty(), 0, len)
+    crate::io::sys::fs::fallocate(fd, crate::io::sys::fs::FallocateFlags::empty(), 0, len)
 }
 
 /// Deallocates `len` bytes at `offset` of a file volbench made, keeping its
 /// size: a replayed trace's discard (a block device's is BLKDISCARD, no
 /// change to any name or size).
 pub(crate) fn punch_hole(fd: impl AsFd, offset: u64, len: u64) -> Result<(), Errno> {
-    rustix::fs::fallocate(
+    crate::io::sys::fs::fallocate(
         fd,
-        rustix::fs::FallocateFlags::PUNCH_HOLE | rustix::fs::FallocateFlags::KEEP_SIZE,
+        crate::io::sys::fs::FallocateFlags::PUNCH_HOLE
+            | crate::io::sys::fs::FallocateFlags::KEEP_SIZE,
         offset,
         len,
     )

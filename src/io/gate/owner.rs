@@ -17,10 +17,10 @@
 //! is only trusted when the running uid owns it, so whoever could forge it
 //! could already do anything volbench can.
 
-use std::os::fd::AsFd;
+use crate::io::sys::fd::AsFd;
 
-use rustix::fs::{AtFlags, FileType, Statx, StatxFlags};
-use rustix::io::Errno;
+use crate::io::sys::fs::{AtFlags, FileType, Statx, StatxFlags};
+use crate::io::sys::io::Errno;
 use serde::{Deserialize, Serialize};
 
 /// Who made a file set or tree, and for which directory.
@@ -43,11 +43,11 @@ pub(crate) struct Identity {
 const CLOCK_SLACK_S: i64 = 2;
 
 pub(crate) fn euid() -> u32 {
-    rustix::process::geteuid().as_raw()
+    crate::io::sys::process::geteuid().as_raw()
 }
 
 fn statx_fd(fd: impl AsFd) -> Result<Statx, Errno> {
-    rustix::fs::statx(
+    crate::io::sys::fs::statx(
         fd,
         c"",
         AtFlags::EMPTY_PATH,
@@ -56,7 +56,7 @@ fn statx_fd(fd: impl AsFd) -> Result<Statx, Errno> {
 }
 
 fn statx_at(dir: impl AsFd, name: &std::ffi::CStr) -> Result<Statx, Errno> {
-    rustix::fs::statx(
+    crate::io::sys::fs::statx(
         dir,
         name,
         AtFlags::SYMLINK_NOFOLLOW,
@@ -65,7 +65,7 @@ fn statx_at(dir: impl AsFd, name: &std::ffi::CStr) -> Result<Statx, Errno> {
 }
 
 fn dev_of(s: &Statx) -> u64 {
-    rustix::fs::makedev(s.stx_dev_major, s.stx_dev_minor)
+    crate::io::sys::fs::makedev(s.stx_dev_major, s.stx_dev_minor)
 }
 
 /// Birth time where the file system records one, else change time.
@@ -160,7 +160,7 @@ pub(crate) fn check_fd(fd: impl AsFd, id: &Identity) -> Result<(), &'static str>
 
 /// The per-file part for a file set, whose marker also lists each file's
 /// inode: regular, one link, the running uid's, on the set's device.
-pub(crate) fn plausibly_ours(st: &rustix::fs::Stat, dev: u64) -> bool {
+pub(crate) fn plausibly_ours(st: &crate::io::sys::fs::Stat, dev: u64) -> bool {
     FileType::from_raw_mode(st.st_mode) == FileType::RegularFile
         && st.st_nlink == 1
         && st.st_uid == euid()
@@ -206,7 +206,7 @@ impl std::fmt::Display for SetIdentity {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rustix::fs::{Mode, OFlags};
+    use crate::io::sys::fs::{Mode, OFlags};
 
     #[test]
     fn our_new_file_passes_and_a_hard_link_or_old_file_does_not() {
@@ -214,7 +214,8 @@ mod tests {
         let old = t.path().join("old");
         std::fs::write(&old, "x").unwrap();
         let dir =
-            rustix::fs::open(t.path(), OFlags::RDONLY | OFlags::DIRECTORY, Mode::empty()).unwrap();
+            crate::io::sys::fs::open(t.path(), OFlags::RDONLY | OFlags::DIRECTORY, Mode::empty())
+                .unwrap();
         let m = super::super::create_new_at(&dir, c"m", OFlags::WRONLY, 0o600).unwrap();
         let mut id = identity_of_new(&dir, &m).unwrap();
         assert_eq!(check_marker(&dir, &m, &id), Ok(()));

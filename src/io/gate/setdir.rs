@@ -5,11 +5,11 @@
 //! replaced. The directory the user named may itself be a link (that path is
 //! the user's explicit choice); nothing below it is.
 
-use std::os::fd::{AsFd, OwnedFd};
+use crate::io::sys::fd::{AsFd, OwnedFd};
 use std::path::{Path, PathBuf};
 
-use rustix::fs::{AtFlags, FileType, Mode, OFlags, Stat};
-use rustix::io::Errno;
+use crate::io::sys::fs::{AtFlags, FileType, Mode, OFlags, Stat};
+use crate::io::sys::io::Errno;
 
 use crate::error::{Result, VbError};
 
@@ -69,7 +69,7 @@ fn io_error(what: &str, path: &Path, e: Errno) -> VbError {
 impl SetDir {
     /// Opens the directory the user named, creating it (one level) if missing.
     pub(crate) fn open_or_create(path: &Path) -> Result<SetDir> {
-        match rustix::fs::mkdir(path, Mode::from_raw_mode(0o755)) {
+        match crate::io::sys::fs::mkdir(path, Mode::from_raw_mode(0o755)) {
             Ok(()) | Err(Errno::EXIST) => {}
             Err(e) => return Err(io_error("create target directory", path, e)),
         }
@@ -78,7 +78,7 @@ impl SetDir {
 
     /// Opens the directory the user named, which must exist.
     pub(crate) fn open_existing(path: &Path) -> Result<SetDir> {
-        let fd = rustix::fs::open(
+        let fd = crate::io::sys::fs::open(
             path,
             OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
             Mode::empty(),
@@ -94,7 +94,7 @@ impl SetDir {
     /// a link there.
     pub(crate) fn open_sub(&self, name: &str) -> Result<SetDir> {
         let path = self.path_of(name);
-        match rustix::fs::mkdirat(&self.fd, name, Mode::from_raw_mode(0o755)) {
+        match crate::io::sys::fs::mkdirat(&self.fd, name, Mode::from_raw_mode(0o755)) {
             Ok(()) | Err(Errno::EXIST) => {}
             Err(e) => return Err(io_error("create directory", &path, e)),
         }
@@ -104,7 +104,7 @@ impl SetDir {
             Entry::Regular(_) => return Err(not_regular(&path, "a regular file")),
             Entry::Missing => return Err(io_error("open", &path, Errno::NOENT)),
         }
-        let fd = rustix::fs::openat(
+        let fd = crate::io::sys::fs::openat(
             &self.fd,
             name,
             OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
@@ -118,7 +118,7 @@ impl SetDir {
     }
 
     fn from_fd(fd: OwnedFd, path: PathBuf) -> Result<SetDir> {
-        let st = rustix::fs::fstat(&fd).map_err(|e| io_error("inspect", &path, e))?;
+        let st = crate::io::sys::fs::fstat(&fd).map_err(|e| io_error("inspect", &path, e))?;
         Ok(SetDir {
             fd,
             path,
@@ -141,7 +141,7 @@ impl SetDir {
 
     pub(crate) fn entry(&self, name: &str) -> Result<Entry> {
         debug_assert!(!name.contains('/'));
-        match rustix::fs::statat(&self.fd, name, AtFlags::SYMLINK_NOFOLLOW) {
+        match crate::io::sys::fs::statat(&self.fd, name, AtFlags::SYMLINK_NOFOLLOW) {
             Ok(st) => match FileType::from_raw_mode(st.st_mode) {
                 FileType::RegularFile => Ok(Entry::Regular(st)),
                 ft => Ok(Entry::Other(describe(ft))),
@@ -170,7 +170,7 @@ impl SetDir {
     fn open_checked(&self, name: &str, flags: OFlags, mode: Mode) -> Result<(OwnedFd, Stat)> {
         debug_assert!(!name.contains('/'));
         let path = self.path_of(name);
-        let fd = rustix::fs::openat(
+        let fd = crate::io::sys::fs::openat(
             &self.fd,
             name,
             flags | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC,
@@ -183,14 +183,14 @@ impl SetDir {
             Errno::ISDIR => not_regular(&path, "a directory"),
             e => open_error(&path, e, flags.contains(OFlags::DIRECT)),
         })?;
-        let st = rustix::fs::fstat(&fd).map_err(|e| io_error("inspect", &path, e))?;
+        let st = crate::io::sys::fs::fstat(&fd).map_err(|e| io_error("inspect", &path, e))?;
         let ft = FileType::from_raw_mode(st.st_mode);
         if ft != FileType::RegularFile {
             return Err(not_regular(&path, describe(ft)));
         }
         // Regular files ignore O_NONBLOCK today; clear it so they always will.
-        if let Ok(fl) = rustix::fs::fcntl_getfl(&fd) {
-            let _ = rustix::fs::fcntl_setfl(&fd, fl - OFlags::NONBLOCK);
+        if let Ok(fl) = crate::io::sys::fs::fcntl_getfl(&fd) {
+            let _ = crate::io::sys::fs::fcntl_setfl(&fd, fl - OFlags::NONBLOCK);
         }
         Ok((fd, st))
     }
@@ -200,7 +200,7 @@ impl SetDir {
     pub(crate) fn remove_if_ours(&self, name: &str, ino: u64) {
         if let Ok(Entry::Regular(st)) = self.entry(name) {
             if st.st_ino == ino && st.st_dev == self.dev {
-                let _ = rustix::fs::unlinkat(&self.fd, name, AtFlags::empty());
+                let _ = crate::io::sys::fs::unlinkat(&self.fd, name, AtFlags::empty());
             }
         }
     }
@@ -247,8 +247,8 @@ impl SetDir {
         let tmp = format!("{name}.{}.tmp", std::process::id());
         let (fd, st) = self.create_new(&tmp, OFlags::WRONLY)?;
         let written = write_all(&fd, bytes)
-            .and_then(|()| rustix::fs::fdatasync(&fd))
-            .and_then(|()| rustix::fs::renameat(&self.fd, &tmp, &self.fd, name));
+            .and_then(|()| crate::io::sys::fs::fdatasync(&fd))
+            .and_then(|()| crate::io::sys::fs::renameat(&self.fd, &tmp, &self.fd, name));
         if let Err(e) = written {
             self.remove_if_ours(&tmp, st.st_ino);
             return Err(io_error("write", &path, e));
@@ -268,22 +268,22 @@ impl SetDir {
                 path.display()
             )));
         }
-        rustix::fs::ftruncate(&fd, 0)
+        crate::io::sys::fs::ftruncate(&fd, 0)
             .and_then(|()| write_all(&fd, bytes))
-            .and_then(|()| rustix::fs::fdatasync(&fd))
+            .and_then(|()| crate::io::sys::fs::fdatasync(&fd))
             .map_err(|e| io_error("write", &path, e))
     }
 
     /// Bytes an unprivileged writer may still use on the directory's file system.
     pub(crate) fn free_bytes(&self) -> Option<u64> {
-        let vfs = rustix::fs::fstatvfs(&self.fd).ok()?;
+        let vfs = crate::io::sys::fs::fstatvfs(&self.fd).ok()?;
         Some(vfs.f_bavail.saturating_mul(vfs.f_frsize))
     }
 }
 
-pub(crate) fn write_all(fd: impl AsFd, mut bytes: &[u8]) -> rustix::io::Result<()> {
+pub(crate) fn write_all(fd: impl AsFd, mut bytes: &[u8]) -> crate::io::sys::io::Result<()> {
     while !bytes.is_empty() {
-        match rustix::io::write(&fd, bytes) {
+        match crate::io::sys::io::write(&fd, bytes) {
             Ok(0) => return Err(Errno::IO),
             Ok(n) => bytes = &bytes[n..],
             Err(Errno::INTR) => {}
@@ -299,7 +299,7 @@ pub(crate) fn read_up_to(fd: &OwnedFd, limit: usize) -> std::result::Result<Vec<
     let mut buf = vec![0u8; limit];
     let mut len = 0;
     while let Some(rest) = buf.get_mut(len..).filter(|r| !r.is_empty()) {
-        match rustix::io::read(fd, rest) {
+        match crate::io::sys::io::read(fd, rest) {
             Ok(0) => break,
             Ok(n) => len += n,
             Err(Errno::INTR) => {}
@@ -312,8 +312,8 @@ pub(crate) fn read_up_to(fd: &OwnedFd, limit: usize) -> std::result::Result<Vec<
 
 /// Why a file could not be opened; EINVAL with O_DIRECT means the file
 /// system does not do direct I/O, which the user can work around.
-pub(crate) fn open_error(path: &Path, e: rustix::io::Errno, direct: bool) -> VbError {
-    if direct && e == rustix::io::Errno::INVAL {
+pub(crate) fn open_error(path: &Path, e: crate::io::sys::io::Errno, direct: bool) -> VbError {
+    if direct && e == crate::io::sys::io::Errno::INVAL {
         VbError::target(format!(
             "the file system at {} does not support direct I/O (O_DIRECT); use --buffered",
             path.display()
@@ -344,7 +344,8 @@ mod tests {
         std::os::unix::fs::symlink(t.path().join("real"), t.path().join("link")).unwrap();
         std::os::unix::fs::symlink("/nonexistent/x", t.path().join("dangling")).unwrap();
         std::fs::create_dir(t.path().join("sub")).unwrap();
-        rustix::fs::mknodat(&d.fd, "fifo", FileType::Fifo, Mode::from_raw_mode(0o644), 0).unwrap();
+        crate::io::sys::fs::mknodat(&d.fd, "fifo", FileType::Fifo, Mode::from_raw_mode(0o644), 0)
+            .unwrap();
         for name in ["link", "dangling", "fifo", "sub"] {
             for flags in [OFlags::RDONLY, OFlags::WRONLY, OFlags::RDWR] {
                 let e = d.open_regular(name, flags).unwrap_err();

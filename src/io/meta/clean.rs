@@ -3,11 +3,11 @@
 //! cannot make it spin; and it removes only what `gate::owner` proves the
 //! tree's own, listing everything else.
 
-use std::os::fd::OwnedFd;
+use crate::io::sys::fd::OwnedFd;
 use std::path::Path;
 
-use rustix::fs::FileType;
-use rustix::io::Errno;
+use crate::io::sys::fs::FileType;
+use crate::io::sys::io::Errno;
 
 use super::tree::Name;
 use super::{
@@ -113,8 +113,8 @@ impl Walk<'_> {
                     Err(e) => return Err(refuse_or_target(self.path, &here, e)),
                 };
                 // A directory of someone else's, renamed in, is not walked.
-                let st =
-                    rustix::fs::fstat(&sub).map_err(|e| refuse_or_target(self.path, &here, e))?;
+                let st = crate::io::sys::fs::fstat(&sub)
+                    .map_err(|e| refuse_or_target(self.path, &here, e))?;
                 if st.st_uid != self.id.uid || st.st_dev != self.id.dev {
                     out.left.push(format!(
                         "{here}/ (not volbench's: another owner or file system)"

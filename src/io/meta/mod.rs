@@ -11,13 +11,13 @@ mod tally;
 pub(crate) mod tree;
 pub(crate) mod worker;
 
+use crate::io::sys::fd::OwnedFd;
 use std::ffi::CStr;
 use std::mem::MaybeUninit;
-use std::os::fd::OwnedFd;
 use std::path::Path;
 
-use rustix::fs::{AtFlags, FileType, Mode, OFlags, ResolveFlags};
-use rustix::io::Errno;
+use crate::io::sys::fs::{AtFlags, FileType, Mode, OFlags, ResolveFlags};
+use crate::io::sys::io::Errno;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Result, VbError};
@@ -87,7 +87,7 @@ pub(crate) fn errno_text(e: Errno) -> String {
 
 /// Opens the tree root, refusing a symbolic link or anything not a directory.
 pub(crate) fn open_root(path: &Path) -> Result<OwnedFd> {
-    rustix::fs::open(
+    crate::io::sys::fs::open(
         path,
         OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
         Mode::empty(),
@@ -107,9 +107,9 @@ pub(crate) fn open_root(path: &Path) -> Result<OwnedFd> {
 pub(crate) fn open_below(root: &OwnedFd, rel: &CStr) -> std::result::Result<OwnedFd, Errno> {
     let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
     if rel.is_empty() {
-        return rustix::fs::openat(root, c".", flags, Mode::empty());
+        return crate::io::sys::fs::openat(root, c".", flags, Mode::empty());
     }
-    match rustix::fs::openat2(
+    match crate::io::sys::fs::openat2(
         root,
         rel,
         flags,
@@ -119,11 +119,11 @@ pub(crate) fn open_below(root: &OwnedFd, rel: &CStr) -> std::result::Result<Owne
         Err(Errno::NOSYS) => {}
         other => return other,
     }
-    let mut dir = rustix::fs::openat(root, c".", flags, Mode::empty())?;
+    let mut dir = crate::io::sys::fs::openat(root, c".", flags, Mode::empty())?;
     for part in rel.to_bytes().split(|&b| b == b'/') {
         let mut n = Name::default();
         n.push(part);
-        dir = rustix::fs::openat(&dir, n.as_cstr(), flags, Mode::empty())?;
+        dir = crate::io::sys::fs::openat(&dir, n.as_cstr(), flags, Mode::empty())?;
     }
     Ok(dir)
 }
@@ -138,7 +138,7 @@ pub(crate) fn read_marker(root: &OwnedFd, path: &Path) -> Result<Option<Marker>>
             path.display()
         ))
     };
-    let fd = match rustix::fs::openat(
+    let fd = match crate::io::sys::fs::openat(
         root,
         TREE_MARKER_C,
         OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::NONBLOCK,
@@ -153,7 +153,7 @@ pub(crate) fn read_marker(root: &OwnedFd, path: &Path) -> Result<Option<Marker>>
             )));
         }
     };
-    let st = rustix::fs::fstat(&fd).map_err(|e| VbError::target(errno_text(e)))?;
+    let st = crate::io::sys::fs::fstat(&fd).map_err(|e| VbError::target(errno_text(e)))?;
     if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile
         || st.st_size as usize > MARKER_CAP
     {
@@ -278,14 +278,14 @@ pub(crate) fn scan_dir(
     dir: &OwnedFd,
     mut each: impl FnMut(&[u8], FileType),
 ) -> std::result::Result<(), Errno> {
-    let fd = rustix::fs::openat(
+    let fd = crate::io::sys::fs::openat(
         dir,
         c".",
         OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
         Mode::empty(),
     )?;
     let mut buf = [MaybeUninit::<u8>::uninit(); 8192];
-    let mut it = rustix::fs::RawDir::new(&fd, &mut buf);
+    let mut it = crate::io::sys::fs::RawDir::new(&fd, &mut buf);
     while let Some(entry) = it.next() {
         let e = entry?;
         each(e.file_name().to_bytes(), e.file_type());
@@ -313,7 +313,7 @@ fn check_and_build(root: &OwnedFd, path: &Path, tree: &Tree, make_leaves: bool) 
         let last = level == tree.depth;
         for j in 0..count {
             tree.dir_path(j * stride, level, &mut n);
-            match rustix::fs::statat(root, n.as_cstr(), AtFlags::SYMLINK_NOFOLLOW) {
+            match crate::io::sys::fs::statat(root, n.as_cstr(), AtFlags::SYMLINK_NOFOLLOW) {
                 Ok(st) => match FileType::from_raw_mode(st.st_mode) {
                     FileType::Directory => {}
                     FileType::Symlink => return Err(refuse("a symbolic link", n.as_str())),
@@ -405,7 +405,7 @@ fn refuse_or_target(path: &Path, rel: &str, e: Errno) -> VbError {
 /// caches, so the next phase is served by the storage. Root only.
 pub(crate) fn drop_caches(path: &Path) -> Result<()> {
     let root = open_root(path)?;
-    rustix::fs::syncfs(&root)
+    crate::io::sys::fs::syncfs(&root)
         .map_err(|e| VbError::run(format!("syncfs {}: {}", path.display(), errno_text(e))))?;
     gate::write_knob(Path::new("/proc/sys/vm/drop_caches"), b"3").map_err(|e| {
         VbError::run(format!(

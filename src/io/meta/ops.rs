@@ -1,12 +1,12 @@
 //! One metadata operation as system calls, relative to the directory that
 //! holds the name, never following a link. Each returns the bytes it moved.
 
+use crate::io::sys::fd::OwnedFd;
 use std::ffi::CStr;
 use std::mem::MaybeUninit;
-use std::os::fd::OwnedFd;
 
-use rustix::fs::{AtFlags, Mode, OFlags, ResolveFlags, Timespec, Timestamps, UTIME_NOW};
-use rustix::io::Errno;
+use crate::io::sys::fs::{AtFlags, Mode, OFlags, ResolveFlags, Timespec, Timestamps, UTIME_NOW};
+use crate::io::sys::io::Errno;
 
 use crate::io::gate::{self, owner, owner::Identity};
 use crate::spec::meta::MetaOp;
@@ -60,7 +60,7 @@ fn open_ours(dir: &OwnedFd, name: &CStr, flags: OFlags, id: &Identity) -> Result
 }
 
 fn open(dir: &OwnedFd, name: &CStr, flags: OFlags) -> Result<OwnedFd, Errno> {
-    rustix::fs::openat(
+    crate::io::sys::fs::openat(
         dir,
         name,
         flags | OFlags::NOFOLLOW | OFlags::CLOEXEC,
@@ -72,8 +72,8 @@ fn write_all(fd: &OwnedFd, mut data: &[u8], at: Option<u64>) -> Result<u64, Errn
     let mut done = 0u64;
     while !data.is_empty() {
         let n = match at {
-            Some(off) => rustix::io::pwrite(fd, data, off + done),
-            None => rustix::io::write(fd, data),
+            Some(off) => crate::io::sys::io::pwrite(fd, data, off + done),
+            None => crate::io::sys::io::write(fd, data),
         };
         match n {
             Ok(0) => return Err(Errno::NOSPC),
@@ -110,7 +110,9 @@ pub(crate) fn run(
             Ok(write_all(&fd, &io.buf[..io.size], None)?)
         }
         MetaOp::Open => Ok(open(dir, name, OFlags::RDONLY | OFlags::NONBLOCK).map(|_| 0)?),
-        MetaOp::Stat => Ok(rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW).map(|_| 0)?),
+        MetaOp::Stat => {
+            Ok(crate::io::sys::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW).map(|_| 0)?)
+        }
         MetaOp::Setattr => {
             ours_at(dir, name, io.owner)?;
             let now = Timespec {
@@ -121,13 +123,16 @@ pub(crate) fn run(
                 last_access: now,
                 last_modification: now,
             };
-            Ok(rustix::fs::utimensat(dir, name, &times, AtFlags::SYMLINK_NOFOLLOW).map(|_| 0)?)
+            Ok(
+                crate::io::sys::fs::utimensat(dir, name, &times, AtFlags::SYMLINK_NOFOLLOW)
+                    .map(|_| 0)?,
+            )
         }
         MetaOp::Read => {
             let fd = open(dir, name, OFlags::RDONLY | OFlags::NONBLOCK | data_flag)?;
             let mut total = 0u64;
             loop {
-                match rustix::io::read(&fd, &mut *io.buf) {
+                match crate::io::sys::io::read(&fd, &mut *io.buf) {
                     Ok(0) => return Ok(total),
                     Ok(n) => total += n as u64,
                     Err(Errno::INTR) => {}
@@ -156,7 +161,7 @@ pub(crate) fn run(
             Ok(gate::rename_noreplace_at(dir, alt, name).map(|_| 0)?)
         }
         MetaOp::Readdir => {
-            let fd = rustix::fs::openat2(
+            let fd = crate::io::sys::fs::openat2(
                 dir,
                 name,
                 OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
@@ -165,7 +170,7 @@ pub(crate) fn run(
             )
             .or_else(|e| {
                 if e == Errno::NOSYS {
-                    rustix::fs::openat(
+                    crate::io::sys::fs::openat(
                         dir,
                         name,
                         OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
@@ -175,7 +180,7 @@ pub(crate) fn run(
                     Err(e)
                 }
             })?;
-            let mut it = rustix::fs::RawDir::new(&fd, io.dents);
+            let mut it = crate::io::sys::fs::RawDir::new(&fd, io.dents);
             while let Some(entry) = it.next() {
                 entry?;
             }

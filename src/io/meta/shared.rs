@@ -7,8 +7,8 @@
 
 use std::path::Path;
 
-use rustix::fs::FileType;
-use rustix::io::Errno;
+use crate::io::sys::fs::FileType;
+use crate::io::sys::io::Errno;
 
 use super::{Cleaned, errno_text, open_root, read_marker, scan_dir, tree::Name};
 use crate::error::{Result, VbError};

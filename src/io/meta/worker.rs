@@ -5,8 +5,8 @@
 //! Per operation it takes two clock reads and a histogram increment; names
 //! are built in place, and a file is open only during its own operation.
 
+use crate::io::sys::fd::OwnedFd;
 use std::mem::MaybeUninit;
-use std::os::fd::OwnedFd;
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 
@@ -37,7 +37,7 @@ impl MetaWorker {
     pub(crate) fn new(root: PathBuf, spec: &MetaSpec, seed: u64, index: u32, workers: u32) -> Self {
         // Keep well inside the descriptor limit, whatever it is: each worker
         // holds at most this many directories open, and files only briefly.
-        let lim = rustix::process::getrlimit(rustix::process::Resource::Nofile)
+        let lim = crate::io::sys::process::getrlimit(crate::io::sys::process::Resource::Nofile)
             .current
             .unwrap_or(1024);
         let per = (lim.saturating_sub(64) / (workers as u64 * 2).max(1)).clamp(1, 32);
@@ -63,7 +63,7 @@ impl DirCache {
         key: u64,
         root: &OwnedFd,
         path: &mut Name,
-    ) -> Result<&OwnedFd, rustix::io::Errno> {
+    ) -> Result<&OwnedFd, crate::io::sys::io::Errno> {
         let i = (key % self.slots.len() as u64) as usize;
         let hit = matches!(&self.slots[i], Some((k, _)) if *k == key);
         if !hit {
@@ -72,7 +72,7 @@ impl DirCache {
         }
         match &self.slots[i] {
             Some((_, fd)) => Ok(fd),
-            None => Err(rustix::io::Errno::NOENT),
+            None => Err(crate::io::sys::io::Errno::NOENT),
         }
     }
 }
@@ -319,15 +319,15 @@ fn scan_present(
         tree.leaf_path(leaf, &mut names.path);
         let dir = match cache.get(leaf, root, &mut names.path) {
             Ok(d) => d,
-            Err(rustix::io::Errno::NOENT) => continue,
+            Err(crate::io::sys::io::Errno::NOENT) => continue,
             Err(e) => {
                 let at = format!("{}/{}", m.root.display(), names.path.as_str());
                 return Err(ops::describe(MetaOp::Open, &at, e));
             }
         };
         tree.file_name(n, false, &mut names.name);
-        let flags = rustix::fs::AtFlags::SYMLINK_NOFOLLOW;
-        if rustix::fs::statat(dir, names.name.as_cstr(), flags).is_ok() {
+        let flags = crate::io::sys::fs::AtFlags::SYMLINK_NOFOLLOW;
+        if crate::io::sys::fs::statat(dir, names.name.as_cstr(), flags).is_ok() {
             present.set(k, true);
         }
     }
@@ -343,7 +343,7 @@ fn resolve<'c>(
     names: &mut Names,
     op: MetaOp,
     unit: u64,
-) -> (Result<&'c OwnedFd, rustix::io::Errno>, usize) {
+) -> (Result<&'c OwnedFd, crate::io::sys::io::Errno>, usize) {
     if op == MetaOp::Readdir {
         tree.leaf_path(unit, &mut names.name);
         if names.name.as_str().is_empty() {
@@ -413,7 +413,7 @@ fn timed(
 ) -> (Result<u64, Fail>, u64, u64) {
     let mut t0 = now_ns();
     let mut res = ops::run(op, dir, names.name.as_cstr(), names.alt.as_cstr(), io);
-    if op == MetaOp::Create && matches!(res, Err(Fail::Sys(rustix::io::Errno::EXIST))) {
+    if op == MetaOp::Create && matches!(res, Err(Fail::Sys(crate::io::sys::io::Errno::EXIST))) {
         // Left by an interrupted create: redone if it is the tree's own.
         res = match owner::check_at(dir, names.name.as_cstr(), io.owner) {
             Ok(()) => {

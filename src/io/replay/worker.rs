@@ -12,7 +12,7 @@
 // Slots index vectors of `depth` entries, and a slot is always < depth.
 #![allow(clippy::indexing_slicing)]
 
-use std::os::fd::{AsFd, OwnedFd};
+use crate::io::sys::fd::{AsFd, OwnedFd};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -98,8 +98,10 @@ impl Sync {
     fn of(files: &[OwnedFd]) -> Sync {
         let first = files.first();
         let device = first
-            .and_then(|f| rustix::fs::fstat(f).ok())
-            .is_some_and(|st| rustix::fs::FileType::from_raw_mode(st.st_mode).is_block_device());
+            .and_then(|f| crate::io::sys::fs::fstat(f).ok())
+            .is_some_and(|st| {
+                crate::io::sys::fs::FileType::from_raw_mode(st.st_mode).is_block_device()
+            });
         Sync {
             fd: first.and_then(|f| f.try_clone().ok()),
             device,
@@ -108,7 +110,7 @@ impl Sync {
 
     fn flush(&self) -> Result<(), String> {
         match &self.fd {
-            Some(fd) => rustix::fs::fdatasync(fd).map_err(|e| format!("flush failed: {e}")),
+            Some(fd) => crate::io::sys::fs::fdatasync(fd).map_err(|e| format!("flush failed: {e}")),
             None => Ok(()),
         }
     }
@@ -127,23 +129,40 @@ impl Sync {
 }
 
 /// BLKDISCARD (_IO(0x12, 119)) on a block device: the range is a pair of u64.
+#[cfg(unix)]
 fn discard_device(
-    fd: std::os::fd::BorrowedFd<'_>,
+    fd: crate::io::sys::fd::BorrowedFd<'_>,
     offset: u64,
     len: u64,
-) -> rustix::io::Result<()> {
+) -> crate::io::sys::io::Result<()> {
     let range = [offset, len];
     // SAFETY: BLKDISCARD reads two u64 from the pointer, which points at
     // `range`, alive for the call; the descriptor is a block device's.
-    let r = unsafe { libc::ioctl(std::os::fd::AsRawFd::as_raw_fd(&fd), 0x1277, range.as_ptr()) };
+    let r = unsafe {
+        libc::ioctl(
+            crate::io::sys::fd::AsRawFd::as_raw_fd(&fd),
+            0x1277,
+            range.as_ptr(),
+        )
+    };
     if r < 0 {
         Err(
-            rustix::io::Errno::from_io_error(&std::io::Error::last_os_error())
-                .unwrap_or(rustix::io::Errno::IO),
+            crate::io::sys::io::Errno::from_io_error(&std::io::Error::last_os_error())
+                .unwrap_or(crate::io::sys::io::Errno::IO),
         )
     } else {
         Ok(())
     }
+}
+
+/// No raw disk is a target on Windows yet, so no discard reaches one.
+#[cfg(windows)]
+fn discard_device(
+    _fd: crate::io::sys::fd::BorrowedFd<'_>,
+    _offset: u64,
+    _len: u64,
+) -> crate::io::sys::io::Result<()> {
+    Err(crate::io::sys::io::Errno::OPNOTSUPP)
 }
 
 /// This worker's next request: every `n`th from the `w`th.

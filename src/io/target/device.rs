@@ -1,22 +1,22 @@
 //! Block-device checks: size, and whether something else is using it.
 
-use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use crate::io::sys::fs::{FileTypeExt, MetadataExt};
 use std::path::Path;
 
-use rustix::fs::{Mode, OFlags, SeekFrom};
+use crate::io::sys::fs::{Mode, OFlags, SeekFrom};
 
 use crate::error::{Result, VbError};
 
 pub(super) fn size(path: &Path) -> Result<u64> {
-    let fd =
-        rustix::fs::open(path, OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty()).map_err(|e| {
+    let fd = crate::io::sys::fs::open(path, OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty())
+        .map_err(|e| {
             VbError::target(format!(
                 "cannot open {}: {}",
                 path.display(),
                 std::io::Error::from(e)
             ))
         })?;
-    rustix::fs::seek(&fd, SeekFrom::End(0)).map_err(|e| {
+    crate::io::sys::fs::seek(&fd, SeekFrom::End(0)).map_err(|e| {
         VbError::target(format!(
             "cannot size {}: {}",
             path.display(),
@@ -28,13 +28,13 @@ pub(super) fn size(path: &Path) -> Result<u64> {
 /// Refuses a device that is mounted (itself or a partition of it) or held
 /// by another kernel user such as LVM or RAID: writing would corrupt it.
 pub(super) fn refuse_if_in_use(path: &Path) -> Result<()> {
-    let meta = std::fs::metadata(path)
+    let meta = crate::io::sys::fs::metadata(path)
         .map_err(|e| VbError::target(format!("cannot inspect {}: {e}", path.display())))?;
     if !meta.file_type().is_block_device() {
         return Ok(());
     }
     let rdev = meta.rdev();
-    let (major, minor) = (libc::major(rdev), libc::minor(rdev));
+    let (major, minor) = dev_numbers(rdev);
     if let Some(mount_point) = mounted_at(major, minor) {
         return Err(VbError::refused(format!(
             "refusing to write to {}: it is mounted at {mount_point}",
@@ -43,13 +43,13 @@ pub(super) fn refuse_if_in_use(path: &Path) -> Result<()> {
     }
     // The kernel's own answer: an exclusive open fails while the device (or
     // any partition of it) is mounted or claimed by another driver.
-    match rustix::fs::open(
+    match crate::io::sys::fs::open(
         path,
         OFlags::RDONLY | OFlags::EXCL | OFlags::CLOEXEC,
         Mode::empty(),
     ) {
         Ok(_) => Ok(()),
-        Err(rustix::io::Errno::BUSY) => Err(VbError::refused(format!(
+        Err(crate::io::sys::io::Errno::BUSY) => Err(VbError::refused(format!(
             "refusing to write to {}: it is in use (mounted, or held by LVM, RAID or another driver)",
             path.display()
         ))),
@@ -78,7 +78,7 @@ pub(super) fn refuse_if_backing_in_use(path: &Path, dev: u64, ino: u64) -> Resul
         };
         // Compared by identity, not by name: the path may differ (bind
         // mounts, symlinks, a relative --target).
-        let same = std::fs::metadata(backing.trim_end_matches('\n'))
+        let same = crate::io::sys::fs::metadata(backing.trim_end_matches('\n'))
             .is_ok_and(|m| m.dev() == dev && m.ino() == ino);
         if !same {
             continue;
@@ -98,6 +98,18 @@ pub(super) fn refuse_if_backing_in_use(path: &Path, dev: u64, ino: u64) -> Resul
         }
     }
     Ok(())
+}
+
+/// A device number's major and minor.
+#[cfg(unix)]
+fn dev_numbers(rdev: u64) -> (u32, u32) {
+    (libc::major(rdev), libc::minor(rdev))
+}
+
+/// Windows has no device numbers; `sys::fs::makedev`'s split, for the type.
+#[cfg(windows)]
+fn dev_numbers(rdev: u64) -> (u32, u32) {
+    ((rdev >> 32) as u32, rdev as u32)
 }
 
 /// Looks up the device (or one of its partitions) in this process's mount table.

@@ -2,12 +2,12 @@
 //! files plus a marker recording what volbench made, so later runs can reuse
 //! a filled set and nothing else in the directory is ever written.
 
-use std::os::fd::OwnedFd;
+use crate::io::sys::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use rustix::fs::{OFlags, Stat};
+use crate::io::sys::fs::{OFlags, Stat};
 
 use super::lock;
 use super::marker::{
@@ -62,7 +62,7 @@ pub(super) fn prepare(dir: &Path, opts: &PrepareOptions) -> Result<Prepared> {
     // Made here rather than by open_or_create, so this run knows it made it.
     let made = crate::io::gate::mkdir(dir, 0o755).is_ok();
     let set = SetDir::open_or_create(dir)?;
-    let ino = rustix::fs::fstat(set.fd()).map(|st| st.st_ino).ok();
+    let ino = crate::io::sys::fs::fstat(set.fd()).map(|st| st.st_ino).ok();
     prepare_in(set, file_size, opts).inspect_err(|_| {
         if made {
             if let Some(ino) = ino {
@@ -76,8 +76,8 @@ pub(super) fn prepare(dir: &Path, opts: &PrepareOptions) -> Result<Prepared> {
 /// made (same inode, not a link) and holds nothing but the lock file: a
 /// refused fill leaves the target as it found it.
 fn remove_made_dir(dir: &Path, ino: u64) {
-    use std::os::unix::fs::MetadataExt;
-    let Ok(md) = std::fs::symlink_metadata(dir) else {
+    use crate::io::sys::fs::MetadataExt;
+    let Ok(md) = crate::io::sys::fs::symlink_metadata(dir) else {
         return;
     };
     if !md.is_dir() || md.ino() != ino {
@@ -154,7 +154,7 @@ fn prepare_in(dir: SetDir, file_size: u64, opts: &PrepareOptions) -> Result<Prep
                 .iter()
                 .all(|s| matches!(s, Slot::Ours(st) if st.st_size as u64 == file_size))
     });
-    let dir_st = rustix::fs::fstat(dir.fd()).map_err(|e| {
+    let dir_st = crate::io::sys::fs::fstat(dir.fd()).map_err(|e| {
         VbError::target(format!(
             "cannot inspect {}: {}",
             dir.path().display(),
@@ -364,8 +364,8 @@ fn refill(
         // file no marker lists.
         if opts.direct {
             if let Some(fd) = fds.last() {
-                if let Err(e) = rustix::fs::fcntl_getfl(fd)
-                    .and_then(|fl| rustix::fs::fcntl_setfl(fd, fl | OFlags::DIRECT))
+                if let Err(e) = crate::io::sys::fs::fcntl_getfl(fd)
+                    .and_then(|fl| crate::io::sys::fs::fcntl_setfl(fd, fl | OFlags::DIRECT))
                 {
                     undo(&inodes, None);
                     return Err(super::open_error(&dir.path_of(name), e, true));
@@ -494,7 +494,7 @@ fn fill_one(
             off,
             seq.wrapping_mul(0x9E37_79B9),
         );
-        let written = rustix::io::pwrite(fd, &buf.as_slice()[..n], off)
+        let written = crate::io::sys::io::pwrite(fd, &buf.as_slice()[..n], off)
             .map_err(|e| fill_error(path, e, off, file_size))?;
         if written == 0 {
             return Err(VbError::run(format!(
@@ -508,16 +508,16 @@ fn fill_one(
     if !opts.direct {
         // Push the data out and drop it from the page cache, so the first
         // reads are not all cache hits the later ones will not get.
-        rustix::fs::fdatasync(fd).map_err(|e| fill_error(path, e, off, file_size))?;
-        let _ = rustix::fs::fadvise(fd, 0, None, rustix::fs::Advice::DontNeed);
+        crate::io::sys::fs::fdatasync(fd).map_err(|e| fill_error(path, e, off, file_size))?;
+        let _ = crate::io::sys::fs::fadvise(fd, 0, None, crate::io::sys::fs::Advice::DontNeed);
     }
     Ok(())
 }
 
 /// A failed fill write: a full disk is the user's to fix (a smaller --size),
 /// anything else is a failing device.
-fn fill_error(path: &Path, e: rustix::io::Errno, done: u64, file_size: u64) -> VbError {
-    if e == rustix::io::Errno::NOSPC || e == rustix::io::Errno::DQUOT {
+fn fill_error(path: &Path, e: crate::io::sys::io::Errno, done: u64, file_size: u64) -> VbError {
+    if e == crate::io::sys::io::Errno::NOSPC || e == crate::io::sys::io::Errno::DQUOT {
         VbError::target(format!(
             "the target filled up while preparing the file set ({} of {} written to {}: {}); \
              use a smaller --size",

@@ -3,11 +3,11 @@
 //! first. The lock file of a file set also says who holds it, so the second
 //! run can name the first (pid, host, start time).
 
-use std::os::fd::OwnedFd;
+use crate::io::sys::fd::OwnedFd;
 use std::path::Path;
 
-use rustix::fs::{FlockOperation, OFlags};
-use rustix::io::Errno;
+use crate::io::sys::fs::{FlockOperation, OFlags};
+use crate::io::sys::io::Errno;
 
 use crate::error::{Result, VbError};
 use crate::io::gate::setdir::{Entry, SetDir, not_regular, write_all};
@@ -45,7 +45,7 @@ pub(super) fn lock_set(dir: &SetDir) -> Result<Lock> {
             .open_regular(LOCK_NAME, OFlags::RDWR)
             .map(|(fd, _)| (fd, true))?,
     };
-    match rustix::fs::flock(&fd, FlockOperation::NonBlockingLockExclusive) {
+    match crate::io::sys::fs::flock(&fd, FlockOperation::NonBlockingLockExclusive) {
         Ok(()) => {}
         Err(Errno::WOULDBLOCK) => {
             let holder = dir
@@ -73,7 +73,7 @@ pub(super) fn lock_set(dir: &SetDir) -> Result<Lock> {
         let info = format!(
             "volbench pid {} on host {}, started {}\n",
             std::process::id(),
-            rustix::system::uname().nodename().to_string_lossy(),
+            crate::io::sys::system::uname().nodename().to_string_lossy(),
             crate::result::now_rfc3339()
         );
         // The holder line is a courtesy to the next run; the lock is what counts.
@@ -83,13 +83,16 @@ pub(super) fn lock_set(dir: &SetDir) -> Result<Lock> {
 }
 
 fn read_only(dir: &SetDir) -> bool {
-    rustix::fs::fstatvfs(dir.fd())
-        .map(|v| v.f_flag.contains(rustix::fs::StatVfsMountFlags::RDONLY))
+    crate::io::sys::fs::fstatvfs(dir.fd())
+        .map(|v| {
+            v.f_flag
+                .contains(crate::io::sys::fs::StatVfsMountFlags::RDONLY)
+        })
         .unwrap_or(false)
 }
 
 fn dup_dir(dir: &SetDir) -> Result<OwnedFd> {
-    rustix::io::fcntl_dupfd_cloexec(dir.fd(), 0).map_err(|e| {
+    crate::io::sys::io::fcntl_dupfd_cloexec(dir.fd(), 0).map_err(|e| {
         VbError::target(format!(
             "cannot lock {}: {}",
             dir.path().display(),
@@ -101,10 +104,10 @@ fn dup_dir(dir: &SetDir) -> Result<OwnedFd> {
 /// Locks a file or device target (no holder file can sit beside a device):
 /// the holder is looked up in /proc/locks.
 pub(super) fn lock_path(path: &Path) -> Result<Lock> {
-    let fd = rustix::fs::open(
+    let fd = crate::io::sys::fs::open(
         path,
         OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC,
-        rustix::fs::Mode::empty(),
+        crate::io::sys::fs::Mode::empty(),
     )
     .map_err(|e| super::open_error(path, e, false))?;
     lock_fd(fd, path)
@@ -113,7 +116,7 @@ pub(super) fn lock_path(path: &Path) -> Result<Lock> {
 /// Locks the root of a metadata tree through the descriptor volbench opened
 /// it with (no link followed), for the whole run or `clean`.
 pub fn lock_tree(root: &OwnedFd, path: &Path) -> Result<Lock> {
-    let fd = rustix::io::fcntl_dupfd_cloexec(root, 0).map_err(|e| {
+    let fd = crate::io::sys::io::fcntl_dupfd_cloexec(root, 0).map_err(|e| {
         VbError::target(format!(
             "cannot lock {}: {}",
             path.display(),
@@ -124,10 +127,10 @@ pub fn lock_tree(root: &OwnedFd, path: &Path) -> Result<Lock> {
 }
 
 fn lock_fd(fd: OwnedFd, path: &Path) -> Result<Lock> {
-    match rustix::fs::flock(&fd, FlockOperation::NonBlockingLockExclusive) {
+    match crate::io::sys::fs::flock(&fd, FlockOperation::NonBlockingLockExclusive) {
         Ok(()) => Ok(Lock { _fd: fd }),
         Err(Errno::WOULDBLOCK) => {
-            let holder = rustix::fs::fstat(&fd)
+            let holder = crate::io::sys::fs::fstat(&fd)
                 .ok()
                 .and_then(|st| holder_pid(st.st_dev, st.st_ino))
                 .map(|pid| format!("pid {pid} on this host"))
@@ -148,6 +151,7 @@ fn lock_fd(fd: OwnedFd, path: &Path) -> Result<Lock> {
 
 /// The process holding a flock on (dev, ino), from /proc/locks, whose lines
 /// read `1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF`.
+#[cfg(unix)]
 fn holder_pid(dev: u64, ino: u64) -> Option<u32> {
     let text = std::fs::read_to_string("/proc/locks").ok()?;
     let want = format!(
@@ -162,6 +166,12 @@ fn holder_pid(dev: u64, ino: u64) -> Option<u32> {
             _ => None,
         }
     })
+}
+
+/// Windows has no table of who holds a lock: the refusal says "another process".
+#[cfg(windows)]
+fn holder_pid(_dev: u64, _ino: u64) -> Option<u32> {
+    None
 }
 
 /// Keeps what another process wrote from reaching the terminal as anything

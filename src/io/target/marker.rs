@@ -167,7 +167,7 @@ pub(super) fn identity_of(m: &Marker, dev: u64, ino: u64) -> SetIdentity {
 }
 
 pub(super) fn existing_set(dir: &SetDir) -> Result<Option<SetShape>> {
-    let st = rustix::fs::fstat(dir.fd()).map_err(|e| {
+    let st = crate::io::sys::fs::fstat(dir.fd()).map_err(|e| {
         VbError::target(format!(
             "cannot inspect {}: {}",
             dir.path().display(),

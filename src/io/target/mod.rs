@@ -3,13 +3,12 @@
 //! what may be written: only files volbench created, unless the user said
 //! `--allow-overwrite`, and never a mounted device.
 
-use std::fs;
-use std::os::fd::{AsFd, OwnedFd};
-use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use crate::io::sys::fd::{AsFd, OwnedFd};
+use crate::io::sys::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use rustix::fs::{Mode, OFlags};
+use crate::io::sys::fs::{Mode, OFlags};
 
 use crate::error::{Result, VbError};
 use crate::io::workload::Layout;
@@ -21,6 +20,7 @@ mod lock;
 mod marker;
 mod place;
 mod room;
+mod winname;
 
 pub use lock::{Lock, lock_tree};
 pub(crate) mod readset;
@@ -46,6 +46,18 @@ pub struct Inspection {
 }
 
 pub fn inspect(path: &Path) -> Result<Inspection> {
+    #[cfg(windows)]
+    if winname::raw_device(&path.to_string_lossy()) {
+        return Err(VbError::input(format!(
+            "target {}: raw disks and volumes are not yet targets on Windows; name a directory \
+             or a file on a mounted volume",
+            crate::units::bounds::one_line(&path.display().to_string())
+        )));
+    }
+    #[cfg(windows)]
+    if let Some(why) = winname::check_path(path) {
+        return Err(VbError::input(why));
+    }
     let insp = inspect_type(path);
     let block = matches!(&insp, Ok(i) if i.kind == TargetKind::BlockDevice);
     // First: a mistyped device name is "no such device", not a missing parent.
@@ -58,7 +70,7 @@ pub fn inspect(path: &Path) -> Result<Inspection> {
 }
 
 fn inspect_type(path: &Path) -> Result<Inspection> {
-    match fs::metadata(path) {
+    match crate::io::sys::fs::metadata(path) {
         Ok(meta) => {
             let ft = meta.file_type();
             if ft.is_dir() {
@@ -233,21 +245,21 @@ impl FileRef {
                 rdev,
             } => {
                 // O_NONBLOCK: a FIFO swapped in cannot block the open.
-                let fd = rustix::fs::open(
+                let fd = crate::io::sys::fs::open(
                     path,
                     flags | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC,
                     Mode::empty(),
                 )
                 .map_err(|e| open_error(path, e, flags.contains(OFlags::DIRECT)))?;
-                let st = rustix::fs::fstat(&fd).map_err(|e| open_error(path, e, false))?;
+                let st = crate::io::sys::fs::fstat(&fd).map_err(|e| open_error(path, e, false))?;
                 if st.st_dev != *dev || st.st_ino != *ino || st.st_rdev != *rdev {
                     return Err(VbError::refused(format!(
                         "refusing to use {}: it was replaced after volbench inspected it",
                         path.display()
                     )));
                 }
-                if let Ok(fl) = rustix::fs::fcntl_getfl(&fd) {
-                    let _ = rustix::fs::fcntl_setfl(&fd, fl - OFlags::NONBLOCK);
+                if let Ok(fl) = crate::io::sys::fs::fcntl_getfl(&fd) {
+                    let _ = crate::io::sys::fs::fcntl_setfl(&fd, fl - OFlags::NONBLOCK);
                 }
                 Ok(fd)
             }
@@ -314,7 +326,7 @@ fn prepare_existing(insp: &Inspection, opts: &PrepareOptions, device: bool) -> R
         device::refuse_if_in_use(path)?;
     }
     if !device && opts.needs_write {
-        if let Ok(meta) = fs::metadata(path) {
+        if let Ok(meta) = crate::io::sys::fs::metadata(path) {
             device::refuse_if_backing_in_use(path, meta.dev(), meta.ino())?;
         }
     }
@@ -334,7 +346,7 @@ fn prepare_existing(insp: &Inspection, opts: &PrepareOptions, device: bool) -> R
         )));
     }
     let lock = lock::lock_path(path)?;
-    let meta = fs::metadata(path)
+    let meta = crate::io::sys::fs::metadata(path)
         .map_err(|e| VbError::target(format!("cannot inspect {}: {e}", path.display())))?;
     if meta.file_type().is_block_device() != device || (!device && !meta.is_file()) {
         return Err(VbError::refused(format!(
@@ -387,7 +399,7 @@ fn prepare_existing(insp: &Inspection, opts: &PrepareOptions, device: bool) -> R
 
 /// What names a file or device target for a journal: a file's inode, a
 /// device's number (its node's inode in /dev may change at every boot).
-fn named_ino(meta: &fs::Metadata, device: bool) -> u64 {
+fn named_ino(meta: &crate::io::sys::fs::Metadata, device: bool) -> u64 {
     if device { meta.rdev() } else { meta.ino() }
 }
 
@@ -395,17 +407,21 @@ fn named_ino(meta: &fs::Metadata, device: bool) -> u64 {
 /// on a descriptor opened with O_DIRECT (which confirms the file system
 /// accepts it at all).
 fn probe_align_fd(fd: &impl AsFd, device: bool) -> u64 {
+    // No raw disk is a target on Windows yet.
+    #[cfg(windows)]
+    let _ = device;
+    #[cfg(unix)]
     if device {
-        return rustix::fs::ioctl_blksszget(fd)
+        return crate::io::sys::fs::ioctl_blksszget(fd)
             .map(|s| s as u64)
             .unwrap_or(4096)
             .max(512);
     }
-    match rustix::fs::statx(
+    match crate::io::sys::fs::statx(
         fd,
         "",
-        rustix::fs::AtFlags::EMPTY_PATH,
-        rustix::fs::StatxFlags::DIOALIGN,
+        crate::io::sys::fs::AtFlags::EMPTY_PATH,
+        crate::io::sys::fs::StatxFlags::DIOALIGN,
     ) {
         Ok(stx) if stx.stx_dio_offset_align > 0 => stx.stx_dio_offset_align as u64,
         // The kernel or file system does not report it: 4096 is safe on
@@ -419,11 +435,15 @@ pub(crate) use crate::io::gate::setdir::open_error;
 /// Opens the target's files for one worker, read-only unless the workload
 /// writes. Each worker opens its own descriptors so threads never share a
 /// file object's reference count; each open checks the file is still the
-/// one prepared.
+/// one prepared. `overlapped`: the engine keeps I/Os in flight in the
+/// kernel (`Caps::kernel_async`); Windows then opens the handles for
+/// overlapped I/O, which the synchronous calls cannot use. Linux's
+/// descriptors serve both, so there it changes nothing.
 pub fn open_files(
     prep: &Prepared,
     direct: bool,
     sync: crate::spec::WriteSync,
+    overlapped: bool,
 ) -> Result<Vec<OwnedFd>> {
     let mut flags = if prep.writable {
         OFlags::RDWR
@@ -440,6 +460,12 @@ pub fn open_files(
             crate::spec::WriteSync::Sync => OFlags::SYNC,
         };
     }
+    #[cfg(windows)]
+    if overlapped {
+        flags |= OFlags::OVERLAPPED;
+    }
+    #[cfg(not(windows))]
+    let _ = overlapped;
     prep.files.iter().map(|f| f.open(flags)).collect()
 }
 
@@ -451,8 +477,8 @@ pub fn probe_dir_direct(dir: &Path) -> Result<()> {
     // O_DIRECT after the create: a create that then fails on O_DIRECT
     // would leave the file behind unknown.
     let (fd, st) = dir.create_new(&name, OFlags::WRONLY)?;
-    let direct = rustix::fs::fcntl_getfl(&fd)
-        .and_then(|fl| rustix::fs::fcntl_setfl(&fd, fl | OFlags::DIRECT));
+    let direct = crate::io::sys::fs::fcntl_getfl(&fd)
+        .and_then(|fl| crate::io::sys::fs::fcntl_setfl(&fd, fl | OFlags::DIRECT));
     dir.remove_if_ours(&name, st.st_ino);
     direct.map_err(|e| open_error(dir.path(), e, true))
 }

@@ -2,10 +2,10 @@
 //! files its marker lists, checked to be those very files, under the set's
 //! lock so no run writes them meanwhile. Nothing is created but the lock.
 
-use std::os::fd::OwnedFd;
+use crate::io::sys::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 
-use rustix::fs::OFlags;
+use crate::io::sys::fs::OFlags;
 
 use super::lock;
 use super::marker::{FILE_PREFIX, MARKER_NAME, SetIdentity, existing_set};

@@ -3,7 +3,7 @@
 //! a job whose second set cannot fit would learn it after the first fill.
 //! It only looks (lstat, statvfs): nothing is created or opened for writing.
 
-use std::os::unix::fs::MetadataExt;
+use crate::io::sys::fs::MetadataExt;
 use std::path::Path;
 
 use super::marker::FILE_PREFIX;
@@ -45,12 +45,14 @@ pub fn check_room_for_sets(target: &Path, sets: &[SetNeed]) -> Result<()> {
 /// Bytes already allocated to regular files at the set's names. A link at
 /// the directory or a file counts as nothing (the prepare refuses it).
 fn held_bytes(dir: &Path, files: u32) -> u64 {
-    match std::fs::symlink_metadata(dir) {
+    match crate::io::sys::fs::symlink_metadata(dir) {
         Ok(m) if m.is_dir() => {}
         _ => return 0,
     }
     (0..files)
-        .filter_map(|i| std::fs::symlink_metadata(dir.join(format!("{FILE_PREFIX}{i}.dat"))).ok())
+        .filter_map(|i| {
+            crate::io::sys::fs::symlink_metadata(dir.join(format!("{FILE_PREFIX}{i}.dat"))).ok()
+        })
         .filter(|m| m.is_file())
         .map(|m| m.blocks().saturating_mul(512))
         .fold(0u64, u64::saturating_add)
@@ -72,7 +74,7 @@ fn free_bytes(target: &Path) -> Option<u64> {
     } else {
         at
     };
-    let vfs = rustix::fs::statvfs(at).ok()?;
+    let vfs = crate::io::sys::fs::statvfs(at).ok()?;
     Some(vfs.f_bavail.saturating_mul(vfs.f_frsize))
 }
 

@@ -18,7 +18,7 @@
 //! a full file system shows then, not mid-run, and its size is checked at
 //! every sync, so a truncation or deletion is reported within a second.
 
-use std::os::fd::OwnedFd;
+use crate::io::sys::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Mutex, OnceLock, mpsc};
@@ -321,7 +321,7 @@ impl Journal {
         }
     }
 
-    fn io_text(&self, what: &str, e: rustix::io::Errno) -> String {
+    fn io_text(&self, what: &str, e: crate::io::sys::io::Errno) -> String {
         io_err(&self.path, what, e).message
     }
 
@@ -344,7 +344,7 @@ impl Journal {
 
     /// The file must still be the journal: its full length, still linked.
     fn check_file(&self) -> std::result::Result<(), String> {
-        let st = rustix::fs::fstat(&self.fd).map_err(|e| self.io_text("inspect", e))?;
+        let st = crate::io::sys::fs::fstat(&self.fd).map_err(|e| self.io_text("inspect", e))?;
         if st.st_nlink == 0 {
             return Err(format!(
                 "journal {} was deleted while in use: it no longer records the writes",
@@ -413,7 +413,7 @@ impl Journal {
                     g.clone()
                 };
                 pwrite_all(&self.fd, &h.bytes().map_err(|e| e.message)?, 0)
-                    .and_then(|()| rustix::fs::fdatasync(&self.fd))
+                    .and_then(|()| crate::io::sys::fs::fdatasync(&self.fd))
                     .map_err(|e| self.io_text("write", e))?;
             }
             let table =
@@ -423,7 +423,7 @@ impl Journal {
                     .and_then(|()| pwrite_all(&self.fd, i, table(1, *first)))
                     .map_err(|e| self.io_text("write", e))?;
             }
-            rustix::fs::fdatasync(&self.fd).map_err(|e| self.io_text("sync", e))?;
+            crate::io::sys::fs::fdatasync(&self.fd).map_err(|e| self.io_text("sync", e))?;
             // A truncation during the writes above re-extended the file with
             // a hole: caught here, not at the next sync.
             self.check_file()
@@ -491,7 +491,7 @@ impl Journal {
         self.guarded(|| {
             self.check_file()?;
             pwrite_all(&self.fd, &h.bytes().map_err(|e| e.message)?, 0)
-                .and_then(|()| rustix::fs::fdatasync(&self.fd))
+                .and_then(|()| crate::io::sys::fs::fdatasync(&self.fd))
                 .map_err(|e| self.io_text("write", e))
         })
     }

@@ -7,11 +7,11 @@
 //! per block (little-endian), the counter of its last *acknowledged* write,
 //! then one u32 per block, the counter of its last *issued* write.
 
-use std::os::fd::{AsFd, OwnedFd};
+use crate::io::sys::fd::{AsFd, OwnedFd};
 use std::path::{Path, PathBuf};
 
-use rustix::fs::{AtFlags, FileType, Mode, OFlags};
-use rustix::io::Errno;
+use crate::io::sys::fs::{AtFlags, FileType, Mode, OFlags};
+use crate::io::sys::io::Errno;
 use serde::{Deserialize, Serialize};
 
 /// Counters with the top bit set are never written: it marks the special values.
@@ -176,7 +176,7 @@ pub(crate) fn io_err(path: &Path, what: &str, e: impl Into<std::io::Error>) -> V
 /// following a symbolic link, and reads and checks its header.
 pub(crate) fn read_header(path: &Path, write: bool) -> Result<Option<(OwnedFd, Header)>> {
     let access = if write { OFlags::RDWR } else { OFlags::RDONLY };
-    let fd = match rustix::fs::open(
+    let fd = match crate::io::sys::fs::open(
         path,
         access | OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::NONBLOCK,
         Mode::empty(),
@@ -187,7 +187,7 @@ pub(crate) fn read_header(path: &Path, write: bool) -> Result<Option<(OwnedFd, H
         Err(Errno::LOOP) => return Err(refuse(path, "it is a symbolic link")),
         Err(e) => return Err(io_err(path, "open", e)),
     };
-    let st = rustix::fs::fstat(&fd).map_err(|e| io_err(path, "inspect", e))?;
+    let st = crate::io::sys::fs::fstat(&fd).map_err(|e| io_err(path, "inspect", e))?;
     if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile {
         return Err(refuse(path, "not a regular file"));
     }
@@ -250,10 +250,14 @@ pub(crate) fn sum_hex(digest: u64) -> String {
     format!("{digest:016x}")
 }
 
-pub(crate) fn pread_full(fd: &impl AsFd, buf: &mut [u8], off: u64) -> rustix::io::Result<usize> {
+pub(crate) fn pread_full(
+    fd: &impl AsFd,
+    buf: &mut [u8],
+    off: u64,
+) -> crate::io::sys::io::Result<usize> {
     let mut done = 0;
     while done < buf.len() {
-        match rustix::io::pread(fd, &mut buf[done..], off + done as u64) {
+        match crate::io::sys::io::pread(fd, &mut buf[done..], off + done as u64) {
             Ok(0) => break,
             Ok(n) => done += n,
             Err(Errno::INTR) => {}
@@ -263,9 +267,13 @@ pub(crate) fn pread_full(fd: &impl AsFd, buf: &mut [u8], off: u64) -> rustix::io
     Ok(done)
 }
 
-pub(crate) fn pwrite_all(fd: &impl AsFd, mut buf: &[u8], mut off: u64) -> rustix::io::Result<()> {
+pub(crate) fn pwrite_all(
+    fd: &impl AsFd,
+    mut buf: &[u8],
+    mut off: u64,
+) -> crate::io::sys::io::Result<()> {
     while !buf.is_empty() {
-        match rustix::io::pwrite(fd, buf, off) {
+        match crate::io::sys::io::pwrite(fd, buf, off) {
             Ok(0) => return Err(Errno::IO),
             Ok(n) => {
                 buf = &buf[n..];
@@ -297,7 +305,7 @@ pub(crate) fn create_new(path: &Path) -> Result<(OwnedFd, NewFile)> {
     let name = path
         .file_name()
         .ok_or_else(|| VbError::input(format!("--journal {}: not a file name", path.display())))?;
-    let dir = rustix::fs::open(
+    let dir = crate::io::sys::fs::open(
         parent,
         OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
         Mode::empty(),
@@ -308,7 +316,7 @@ pub(crate) fn create_new(path: &Path) -> Result<(OwnedFd, NewFile)> {
             Errno::EXIST => refuse(path, "it appeared while volbench was creating it"),
             e => io_err(path, "create", e),
         })?;
-    let st = rustix::fs::fstat(&fd).map_err(|e| io_err(path, "inspect", e))?;
+    let st = crate::io::sys::fs::fstat(&fd).map_err(|e| io_err(path, "inspect", e))?;
     Ok((
         fd,
         NewFile {
@@ -323,7 +331,8 @@ pub(crate) fn create_new(path: &Path) -> Result<(OwnedFd, NewFile)> {
 impl NewFile {
     /// Removes the file, only if its name still holds the file created.
     pub(crate) fn remove(&self) {
-        if let Ok(st) = rustix::fs::statat(&self.dir, &self.name, AtFlags::SYMLINK_NOFOLLOW) {
+        if let Ok(st) = crate::io::sys::fs::statat(&self.dir, &self.name, AtFlags::SYMLINK_NOFOLLOW)
+        {
             if FileType::from_raw_mode(st.st_mode) == FileType::RegularFile
                 && (st.st_ino, st.st_dev) == (self.ino, self.dev)
             {
@@ -336,7 +345,7 @@ impl NewFile {
 /// Gives the file `len` bytes of allocated space, so that no later write
 /// to it can fail for want of room: fallocate, or where the file system
 /// has none (NFS before 4.2, some FUSE), zeros written out in full.
-pub(crate) fn allocate(fd: &OwnedFd, len: u64) -> rustix::io::Result<()> {
+pub(crate) fn allocate(fd: &OwnedFd, len: u64) -> crate::io::sys::io::Result<()> {
     match crate::io::gate::allocate(fd, len) {
         Ok(()) => return Ok(()),
         Err(Errno::OPNOTSUPP | Errno::NOSYS) => {}

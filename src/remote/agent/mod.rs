@@ -39,7 +39,7 @@ pub(crate) const EXIT_LOST: i32 = 75;
 pub(crate) fn main() -> Result<i32> {
     // A vanished coordinator shows as a write error (then a clean stop),
     // not as SIGPIPE killing the agent mid-write.
-    super::set_sigpipe(libc::SIG_IGN);
+    super::set_sigpipe(true);
     // Every thread that allocates gets a glibc arena of its own, and a
     // thousand agents on one machine pay for every arena's touched pages;
     // the agent's few threads allocate little, so two arenas are plenty.

@@ -188,7 +188,7 @@ pub(super) fn spawn_agent(
     events: Sender<(usize, Event)>,
     first: SyncSender<()>,
 ) -> Result<(Child, ToAgentPipe)> {
-    let mut child = launcher.command(host, remote).spawn().map_err(|e| {
+    let mut child = launcher.spawn(host, remote).map_err(|e| {
         VbError::target(format!(
             "host {host}: cannot start the launcher '{}': {e}",
             launcher.program()
@@ -336,6 +336,7 @@ impl Coordinator<'_> {
 pub(super) use crate::io::child::wait_briefly;
 
 /// User and system CPU seconds of the children waited for (the ssh clients).
+#[cfg(unix)]
 pub(super) fn children_cpu() -> (f64, f64) {
     // SAFETY: getrusage fills the zeroed struct we pass and reads nothing else.
     let usage = unsafe {
@@ -347,4 +348,11 @@ pub(super) fn children_cpu() -> (f64, f64) {
     };
     let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
     (secs(usage.ru_utime), secs(usage.ru_stime))
+}
+
+/// The launchers' CPU from their job object's accounting (Windows has no
+/// RUSAGE_CHILDREN).
+#[cfg(windows)]
+pub(super) fn children_cpu() -> (f64, f64) {
+    crate::remote::windows::children_cpu()
 }

@@ -224,8 +224,9 @@ pub fn import_args(args: &[String], map: &PathMap) -> Result<Imported> {
             direct: s.direct,
             write_sync: s.write_sync,
             data: Vec::new(),
-            // diskspd issues overlapped (asynchronous) I/O.
-            engine: Some(crate::spec::EngineKind::IoUring.name()),
+            // diskspd issues overlapped (asynchronous) I/O: this system's
+            // engine of that kind (io_uring on Linux, overlapped on Windows).
+            engine: Some(crate::spec::EngineKind::kernel_async_here().name()),
             interval_s: s.interval,
             seed: s.seed,
             hosts: Vec::new(),

@@ -146,3 +146,28 @@ fn a_file_set_among_the_kernels_files_is_refused_naming_the_option() {
     // A device without -c is the device itself, used whole.
     assert!(diskspd::import_args(&args("-d5 /dev/sdq"), &PathMap::default()).is_ok());
 }
+
+#[test]
+fn on_windows_diskspd_paths_are_used_as_written() {
+    use crate::spec::engine::Platform;
+    let none = PathMap::default();
+    for p in ["Z:\\io.dat", "c:/bench/f.dat", "\\\\server\\share\\f"] {
+        assert_eq!(
+            none.resolve_on(p, Platform::Windows).unwrap(),
+            (p.to_string(), false)
+        );
+        // On Linux the same path needs its --map, and the error says so.
+        let e = none.resolve_on(p, Platform::Linux).unwrap_err();
+        assert!(e.contains("--map"), "{e}");
+    }
+    assert_eq!(
+        none.resolve_on("#2", Platform::Windows).unwrap().0,
+        "\\\\.\\PhysicalDrive2"
+    );
+    assert!(none.resolve_on("#x", Platform::Windows).is_err());
+    let e = none.resolve_on("/dev/sdb", Platform::Windows).unwrap_err();
+    assert!(e.contains("Linux path"), "{e}");
+    // A --map still wins where the user gives one.
+    let map = PathMap::parse(&["z:\\=/mnt/share/".into()]).unwrap();
+    assert!(map.resolve_on("Z:\\io.dat", Platform::Windows).unwrap().1);
+}

@@ -210,7 +210,7 @@ fn a_new_journal_is_allocated_in_full() {
     )
     .unwrap();
     j.close(true).unwrap();
-    let st = rustix::fs::stat(&p).unwrap();
+    let st = crate::io::sys::fs::stat(&p).unwrap();
     assert_eq!(st.st_size as u64, file_len(8).unwrap());
     assert!(st.st_blocks as u64 * 512 >= st.st_size as u64, "no holes");
     let j = Journal::open_existing(&p).unwrap();
