@@ -56,28 +56,18 @@ fn within_1pct(what: &str, got: f64, want: f64) {
     );
 }
 
-/// fio: 4 KiB random 70/30, direct, 280 + 120 IOPS for 3 s on a loop device
-/// while `capture --trace` records 5 s around it.
-#[test]
-fn capture_trace_records_every_request_fio_made() {
-    let test = "capture_trace_records_every_request_fio_made";
-    if let Some(why) = unavailable() {
-        return skip(test, &why);
-    }
-    if Command::new("fio").arg("--version").output().is_err() {
-        return skip(test, "fio not installed (test.sh installs it)");
-    }
-    let _heavy = heavy_io();
-    let vol = Volume::create(test, &VolumeSpec::new(128 << 20)).expect("emulated volume");
-    let dev = vol.device_str().to_string();
-    let d = tempfile::tempdir().unwrap();
-    let (fio_out, out) = (d.path().join("fio.json"), d.path().join("t.csv"));
+/// fio: 4 KiB random 70/30, direct, 280 + 120 IOPS for 3 s on `dev`
+/// while `capture --trace` records 5 s around it into `dir/t.csv`. Returns
+/// the trace's path, fio's job from its JSON, the capture's summary line and
+/// the capture's pid (its tracefs instance is named by it).
+fn fio_under_capture(dev: &str, dir: &Path) -> (PathBuf, serde_json::Value, String, u32) {
+    let (fio_out, out) = (dir.join("fio.json"), dir.join("t.csv"));
     let mut cap = volbench()
         .args([
             "capture",
             "--trace",
             "--device",
-            &dev,
+            dev,
             "--duration",
             "5s",
             "-o",
@@ -118,8 +108,27 @@ fn capture_trace_records_every_request_fio_made() {
         .expect("a summary line")
         .unwrap();
     assert_eq!(cap.wait().unwrap().code(), Some(exit::OK));
+    let job = read_json(&fio_out)["jobs"][0].clone();
+    (out, job, summary, pid)
+}
+
+/// fio: 4 KiB random 70/30, direct, 280 + 120 IOPS for 3 s on a loop device
+/// while `capture --trace` records 5 s around it.
+#[test]
+fn capture_trace_records_every_request_fio_made() {
+    let test = "capture_trace_records_every_request_fio_made";
+    if let Some(why) = unavailable() {
+        return skip(test, &why);
+    }
+    if Command::new("fio").arg("--version").output().is_err() {
+        return skip(test, "fio not installed (test.sh installs it)");
+    }
+    let _heavy = heavy_io();
+    let vol = Volume::create(test, &VolumeSpec::new(128 << 20)).expect("emulated volume");
+    let d = tempfile::tempdir().unwrap();
+    let (out, job, summary, pid) = fio_under_capture(vol.device_str(), d.path());
     assert!(!instance(pid).exists(), "the instance is removed");
-    let job = &read_json(&fio_out)["jobs"][0];
+    let job = &job;
     let n = |v: &serde_json::Value| v.as_f64().unwrap();
     let rows = rows(&std::fs::read_to_string(&out).unwrap());
     let of = |op: &str| rows.iter().filter(|r| r.2 == op).collect::<Vec<_>>();
@@ -148,6 +157,83 @@ fn capture_trace_records_every_request_fio_made() {
         "{summary}"
     );
     assert!(summary.contains("mean latency 0."), "{summary}");
+}
+
+/// The round trip: what `capture --trace` recorded of fio's job on one
+/// device, `run --replay` issues on a second one: the same reads, writes
+/// and bytes as fio made (within 1%: the block layer may merge), and, with
+/// the trace's timing kept, over the same time as the original.
+#[test]
+fn a_captured_trace_replays_fio_s_job_on_another_device() {
+    let test = "a_captured_trace_replays_fio_s_job_on_another_device";
+    if let Some(why) = unavailable() {
+        return skip(test, &why);
+    }
+    if Command::new("fio").arg("--version").output().is_err() {
+        return skip(test, "fio not installed (test.sh installs it)");
+    }
+    let _heavy = heavy_io();
+    let spec = VolumeSpec::new(128 << 20);
+    let d = tempfile::tempdir().unwrap();
+    // One emulated volume at a time per test binary: the first is gone
+    // (detached) before the second is made.
+    let (trace, job) = {
+        let a = Volume::create(&format!("{test}-a"), &spec).expect("emulated volume");
+        let (trace, job, _, _) = fio_under_capture(a.device_str(), d.path());
+        (trace, job)
+    };
+    let b = Volume::create(&format!("{test}-b"), &spec).expect("emulated volume");
+    let rows = rows(&std::fs::read_to_string(&trace).unwrap());
+    let out = d.path().join("replayed");
+    vb([
+        "run",
+        "--target",
+        b.device_str(),
+        "--allow-overwrite",
+        "--replay",
+    ])
+    .arg(&trace)
+    .arg("--output")
+    .arg(&out)
+    .expect(exit::OK);
+    let run = &read_json(&out.join("result.json"))["runs"][0];
+    let n = |v: &serde_json::Value| v.as_f64().unwrap_or(0.0);
+    for (op, fio_op) in [("read", "read"), ("write", "write")] {
+        within_1pct(
+            &format!("{op}s replayed"),
+            n(&run["totals"][op]["ops"]),
+            n(&job[fio_op]["total_ios"]),
+        );
+        within_1pct(
+            &format!("{op} bytes replayed"),
+            n(&run["totals"][op]["bytes"]),
+            n(&job[fio_op]["io_bytes"]),
+        );
+    }
+    assert_eq!(run["replay"]["issued"], run["replay"]["requests"]);
+    assert_eq!(run["replay"]["requests"].as_u64(), Some(rows.len() as u64));
+    // The original lasted fio's runtime; the trace spans it from its first
+    // request to its last, and the replay, pacing by the trace, as long.
+    let span = (rows.last().unwrap().0 - rows[0].0) as f64 / 1e9;
+    let fio_s = n(&job["job_runtime"]) / 1000.0;
+    assert!(
+        (span - fio_s).abs() <= 0.05 * fio_s,
+        "the trace spans {span} s, fio ran {fio_s} s"
+    );
+    let (ran, traced) = (n(&run["replay"]["ran_s"]), n(&run["replay"]["trace_s"]));
+    eprintln!(
+        "round trip: fio {} reads {} writes in {fio_s} s; trace {} requests over {span:.3} s; \
+         replay {} reads {} writes, ran {ran:.3} s of {traced:.3} s",
+        job["read"]["total_ios"],
+        job["write"]["total_ios"],
+        rows.len(),
+        run["totals"]["read"]["ops"],
+        run["totals"]["write"]["ops"],
+    );
+    assert!(
+        (ran - traced).abs() <= 0.05 * traced,
+        "the replay ran {ran} s of a {traced} s trace"
+    );
 }
 
 /// Ctrl-C ends a trace early: what was seen is written, exit 130, and the
