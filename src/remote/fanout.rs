@@ -178,6 +178,7 @@ fn run_quiet(argv: &[String], limit: Duration, capture: bool) -> Option<Vec<u8>>
         .stderr(Stdio::null());
     // Its own process group: a Ctrl-C at the terminal is the coordinator's
     // to handle, not a signal that kills a master half-started.
+    #[cfg(unix)]
     std::os::unix::process::CommandExt::process_group(&mut c, 0);
     let child = c.spawn().ok()?;
     let done = crate::io::child::finish(child, b"", 1 << 20, 1 << 12, limit);
@@ -205,7 +206,7 @@ fn private_dir() -> Result<PathBuf> {
         }
         match crate::io::gate::mkdir(&dir, 0o700) {
             Ok(()) => return Ok(dir),
-            Err(rustix::io::Errno::EXIST) => continue,
+            Err(crate::io::sys::io::Errno::EXIST) => continue,
             Err(e) => {
                 return Err(VbError::run(format!(
                     "cannot make a directory for ssh's sockets in {}: {e}",
@@ -289,27 +290,35 @@ impl Drop for Mux {
                 run_quiet(&argv, Duration::from_secs(5), false);
             }
         });
-        let Ok(dir) = rustix::fs::open(
-            &self.dir,
-            rustix::fs::OFlags::DIRECTORY | rustix::fs::OFlags::NOFOLLOW,
-            rustix::fs::Mode::empty(),
-        ) else {
-            return;
-        };
-        for (_, socket) in &started {
-            let Some(name) = socket.file_name() else {
-                continue;
-            };
-            let is_socket = rustix::fs::statat(&dir, name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW)
-                .is_ok_and(|st| {
-                    rustix::fs::FileType::from_raw_mode(st.st_mode) == rustix::fs::FileType::Socket
-                });
-            if is_socket {
-                let _ = crate::io::gate::unlink_at(&dir, name);
-            }
-        }
-        drop(dir);
+        // Windows' OpenSSH makes no control sockets: nothing to remove.
+        #[cfg(unix)]
+        remove_sockets(&self.dir, &started);
         let _ = crate::io::gate::remove_empty_dir(&self.dir);
+    }
+}
+
+/// Removes the control sockets the masters left: only sockets, reached
+/// without following a link, in the directory volbench made for them.
+#[cfg(unix)]
+fn remove_sockets(dir: &Path, started: &[(String, PathBuf)]) {
+    let Ok(dir) = rustix::fs::open(
+        dir,
+        rustix::fs::OFlags::DIRECTORY | rustix::fs::OFlags::NOFOLLOW,
+        rustix::fs::Mode::empty(),
+    ) else {
+        return;
+    };
+    for (_, socket) in started {
+        let Some(name) = socket.file_name() else {
+            continue;
+        };
+        let is_socket = rustix::fs::statat(&dir, name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW)
+            .is_ok_and(|st| {
+                rustix::fs::FileType::from_raw_mode(st.st_mode) == rustix::fs::FileType::Socket
+            });
+        if is_socket {
+            let _ = crate::io::gate::unlink_at(&dir, name);
+        }
     }
 }
 
