@@ -65,19 +65,24 @@ hosts=$(seq -f 'sim%g' 1 "$n" | paste -sd,)
 (
   max=0 sum_max=0 count_max=0 anon_max=0 pss_max=0
   while :; do
-    one=0 sum=0 count=0 anon=0
-    for pid in $(pgrep -f -- " agent --session $session"); do
-      read -r rss a < <(awk '/^VmRSS/ { r = $2 } /^RssAnon/ { a = $2 } END { print r+0, a+0 }' \
-        "/proc/$pid/status" 2>/dev/null) || continue
-      ((rss > one)) && one=$rss
-      # The largest agent's mappings, for the breakdown printed at the end.
-      ((rss > max)) && cat "/proc/$pid/smaps" >"$work/smaps" 2>/dev/null
-      ((a > anon)) && anon=$a
-      sum=$((sum + rss)) count=$((count + 1))
-      if ((count <= 20)); then
-        pss=$(awk '/^Pss:/ { print $2 }' "/proc/$pid/smaps_rollup" 2>/dev/null) || pss=0
-        ((${pss:-0} > pss_max)) && pss_max=$pss
-      fi
+    pids=$(pgrep -f -- " agent --session $session" || true)
+    # All agents' status files in one awk, so that at 1,000 agents a round
+    # still sees them all at one moment (an awk per agent took seconds).
+    # An agent that ends meanwhile is skipped (cat reads what is there).
+    read -r one sum count anon big < <(
+      for pid in $pids; do cat "/proc/$pid/status" 2>/dev/null; done |
+        awk '/^Pid:/ { p = $2 } /^VmRSS/ { r = $2; s += r; n++; if (r > m) { m = r; b = p } }
+             /^RssAnon/ { if ($2 > a) a = $2 }
+             END { print m + 0, s + 0, n + 0, a + 0, b + 0 }')
+    # The largest agent's mappings, for the breakdown printed at the end.
+    # (kept only if read whole: an agent that is ending has no mappings left)
+    if ((one > max)) && cat "/proc/$big/smaps" >"$work/smaps.new" 2>/dev/null &&
+      [[ -s $work/smaps.new ]]; then
+      mv "$work/smaps.new" "$work/smaps"
+    fi
+    for pid in $(head -n 20 <<<"$pids"); do
+      pss=$(awk '/^Pss:/ { print $2 }' "/proc/$pid/smaps_rollup" 2>/dev/null) || pss=0
+      ((${pss:-0} > pss_max)) && pss_max=$pss
     done
     ((one > max)) && max=$one
     ((anon > anon_max)) && anon_max=$anon
