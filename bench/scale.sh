@@ -13,7 +13,8 @@
 # agents on 2 cores use RATE=10: 100,000 null-engine wake-ups a second
 # leave no CPU for the agents' own stdin readers, which then miss the
 # coordinator's heartbeats and stop early, and the run is reported CUT SHORT)
-# VOLBENCH=path/to/volbench (default: the release build, built if missing)
+# VOLBENCH=path/to/volbench (default: the static release build that
+# `cargo xtask dist` ships, built if missing)
 # OUT=dir (default: a temporary one, removed) EXTRA='more run flags'.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,6 +33,14 @@ trap cleanup EXIT
 
 if [[ -n ${VOLBENCH:-} ]]; then
   bin=$VOLBENCH
+elif [[ $(uname -m) == x86_64 ]]; then
+  # The binary that ships (`cargo xtask dist`): the release build linked
+  # statically, so an agent maps no libc, libm or loader of its own (about
+  # 2 MB less RSS per agent than the dynamic target/release/volbench).
+  triple=x86_64-unknown-linux-gnu
+  bin=$PWD/target/$triple/release/volbench
+  [[ -x $bin ]] || RUSTFLAGS='-C target-feature=+crt-static' \
+    cargo build --release --quiet --target $triple
 else
   bin=$PWD/target/release/volbench
   [[ -x $bin ]] || cargo build --release --quiet
@@ -49,20 +58,31 @@ hosts=$(seq -f 'sim%g' 1 "$n" | paste -sd,)
 # first 20 agents each round (smaps_rollup: shared pages divided among the
 # processes that map them, what one more agent really costs), only 20 as
 # it walks every mapping.
+# And the mappings of the largest agent (smaps), printed grouped by what
+# they are: the binary's text, read-only data and data, each shared
+# library, the heap, the anonymous mappings (thread stacks, histograms,
+# buffers) and the main stack.
 (
   max=0 sum_max=0 count_max=0 anon_max=0 pss_max=0
   while :; do
-    one=0 sum=0 count=0 anon=0
-    for pid in $(pgrep -f -- " agent --session $session"); do
-      read -r rss a < <(awk '/^VmRSS/ { r = $2 } /^RssAnon/ { a = $2 } END { print r+0, a+0 }' \
-        "/proc/$pid/status" 2>/dev/null) || continue
-      ((rss > one)) && one=$rss
-      ((a > anon)) && anon=$a
-      sum=$((sum + rss)) count=$((count + 1))
-      if ((count <= 20)); then
-        pss=$(awk '/^Pss:/ { print $2 }' "/proc/$pid/smaps_rollup" 2>/dev/null) || pss=0
-        ((${pss:-0} > pss_max)) && pss_max=$pss
-      fi
+    pids=$(pgrep -f -- " agent --session $session" || true)
+    # All agents' status files in one awk, so that at 1,000 agents a round
+    # still sees them all at one moment (an awk per agent took seconds).
+    # An agent that ends meanwhile is skipped (cat reads what is there).
+    read -r one sum count anon big < <(
+      for pid in $pids; do cat "/proc/$pid/status" 2>/dev/null; done |
+        awk '/^Pid:/ { p = $2 } /^VmRSS/ { r = $2; s += r; n++; if (r > m) { m = r; b = p } }
+             /^RssAnon/ { if ($2 > a) a = $2 }
+             END { print m + 0, s + 0, n + 0, a + 0, b + 0 }')
+    # The largest agent's mappings, for the breakdown printed at the end.
+    # (kept only if read whole: an agent that is ending has no mappings left)
+    if ((one > max)) && cat "/proc/$big/smaps" >"$work/smaps.new" 2>/dev/null &&
+      [[ -s $work/smaps.new ]]; then
+      mv "$work/smaps.new" "$work/smaps"
+    fi
+    for pid in $(head -n 20 <<<"$pids"); do
+      pss=$(awk '/^Pss:/ { print $2 }' "/proc/$pid/smaps_rollup" 2>/dev/null) || pss=0
+      ((${pss:-0} > pss_max)) && pss_max=$pss
     done
     ((one > max)) && max=$one
     ((anon > anon_max)) && anon_max=$anon
@@ -84,8 +104,8 @@ kill "$sampler" 2>/dev/null || true
 wait "$sampler" 2>/dev/null || true
 sampler=
 
-python3 - "$out/result.json" "$n" "$rate" "$work/rss" "$t0" "$t1" <<'EOF'
-import json, sys
+python3 - "$out/result.json" "$n" "$rate" "$work/rss" "$t0" "$t1" "$work/smaps" <<'EOF'
+import json, re, sys
 d = json.load(open(sys.argv[1]))
 n, rate = int(sys.argv[2]), float(sys.argv[3])
 rss_max, rss_sum, rss_n, anon_max, pss_max = (int(x) for x in open(sys.argv[4]).read().split())
@@ -115,5 +135,27 @@ print(f"run length:           shortest host {ran:.2f} s of {asked:.2f} s asked: 
 print(f"agent RSS:            largest {rss_max / 1024:.1f} MB, of it private {anon_max / 1024:.1f} MB; "
       f"largest Pss {pss_max / 1024:.1f} MB; all {rss_n} together {rss_sum / 1024:.0f} MB RSS")
 print(f"wall:                 {float(sys.argv[6]) - float(sys.argv[5]):.1f} s")
+# Rss and Private (clean + dirty) kB per mapping group of the largest agent.
+groups, key = {}, None
+try:
+    smaps = open(sys.argv[7]).read().splitlines()
+except OSError:
+    smaps = []
+for line in smaps:
+    m = re.match(r"^[0-9a-f]+-[0-9a-f]+ (\S+) \S+ \S+ \S+\s*(.*)$", line)
+    if m:
+        perms, name = m.group(1), m.group(2).strip()
+        base = name.rsplit("/", 1)[-1] or "anonymous"
+        kind = "text" if "x" in perms else "data" if "w" in perms else "rodata"
+        key = base if base.startswith("[") or base == "anonymous" else f"{base} {kind}"
+        groups.setdefault(key, [0, 0])
+    elif key and line.startswith(("Rss:", "Private_Clean:", "Private_Dirty:")):
+        kb = int(line.split()[1])
+        groups[key][0 if line.startswith("Rss:") else 1] += kb
+rows = sorted(((v[0], v[1], k) for k, v in groups.items() if v[0]), reverse=True)
+if rows:
+    print("largest agent's RSS by mapping (kB, of it private):")
+    for rss, private, k in rows:
+        print(f"  {k:34} {rss:6} {private:6}")
 sys.exit(0 if exact and full and ok == n else 1)
 EOF
