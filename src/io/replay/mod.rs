@@ -307,6 +307,20 @@ pub(crate) fn scan_mapped(path: &Path, map: ReplayMap) -> Result<(TraceFormat, T
     Ok((format, s))
 }
 
+/// A trace's format and, for a fio log, the one file its requests go to
+/// (fio replays onto it unless replay_redirect says otherwise): read up to
+/// its first request only, so an import need not scan the whole log.
+pub(crate) fn named_file(path: &Path) -> Result<(TraceFormat, Option<String>)> {
+    let mut t = Trace::open_mapped(path, None, ReplayMap::default())?;
+    let format = t.format;
+    t.next_request()?;
+    let file = match &t.inner {
+        Inner::Text(r) => r.file().map(str::to_string),
+        Inner::Blk(_) | Inner::Mem(_) => None,
+    };
+    Ok((format, file))
+}
+
 /// Adds one request to a summary (a scan's, or a host's part's).
 pub(crate) fn count(s: &mut TraceSummary, r: &Request) {
     s.requests += 1;

@@ -28,6 +28,17 @@ pub(super) fn job(
     if notes.refused.len() > before {
         return None;
     }
+    if r.replay.log.is_some() {
+        return super::replay::job(s, o, r, map, notes);
+    }
+    if let Some(opt) = &r.replay.first {
+        notes.refuse(
+            &opt.at,
+            &opt.text(),
+            "without read_iolog there is no log to replay",
+        );
+        return None;
+    }
     let name = o
         .get("name")
         .map(|n| n.val().to_string())
@@ -72,6 +83,7 @@ pub(super) fn job(
             curve: None,
             shape: r.shape,
             notes: r.mapped,
+            replay: None,
         },
         target: place.target,
         shared_file: place.shared_file,
