@@ -29,7 +29,13 @@ pub(super) fn job(
         return None;
     }
     if r.replay.log.is_some() {
-        return super::replay::job(s, o, r, map, notes);
+        // Which options read into a job (a row that maps), for the replay
+        // to refuse those that would shape another workload.
+        let maps = |key: &str| {
+            super::options::find(key)
+                .is_some_and(|row| matches!(row.rule, super::options::Rule::Map(_)))
+        };
+        return super::replay::job(s, o, r, map, notes, &maps);
     }
     if let Some(opt) = &r.replay.first {
         notes.refuse(

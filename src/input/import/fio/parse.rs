@@ -286,7 +286,7 @@ pub(crate) struct Read {
     /// How each option was mapped.
     pub(crate) mapped: Vec<Mapping>,
     /// read_iolog and fio's replay_* options (`replay.rs`).
-    pub(crate) replay: super::replay::ReplayRead,
+    pub(crate) replay: ReplayRead,
 }
 
 impl Default for Read {
@@ -362,4 +362,19 @@ pub(super) fn bool_opt(o: &Opt) -> Option<bool> {
         Some("0") | Some("false") | Some("no") => Some(false),
         _ => None,
     }
+}
+
+/// What a job's read_iolog and replay_* options said (`replay.rs`).
+#[derive(Debug, Default)]
+pub(crate) struct ReplayRead {
+    /// read_iolog=.
+    pub(crate) log: Option<Opt>,
+    /// replay_no_stall=1: `max`; replay_time_scale=P: P/100.
+    pub(crate) speed: Option<String>,
+    pub(crate) redirect: Option<Opt>,
+    pub(crate) scale: Option<String>,
+    pub(crate) align: Option<String>,
+    pub(crate) skip: Option<String>,
+    /// The first replay_* option, refused when there is no log to replay.
+    pub(crate) first: Option<Opt>,
 }

@@ -10,22 +10,8 @@ use std::path::Path;
 
 use super::super::{DraftReplay, DraftRun, How, Mapping, Notes, PathMap, run_name};
 use super::parse::{Job, Opt, Read, Section, bool_opt};
-use crate::spec::Pattern;
 
-/// What a job's replay options said.
-#[derive(Debug, Default)]
-pub(crate) struct ReplayRead {
-    /// read_iolog=.
-    pub(crate) log: Option<Opt>,
-    /// replay_no_stall=1: `max`; replay_time_scale=P: P/100.
-    pub(crate) speed: Option<String>,
-    pub(crate) redirect: Option<Opt>,
-    pub(crate) scale: Option<String>,
-    pub(crate) align: Option<String>,
-    pub(crate) skip: Option<String>,
-    /// The first replay_* option, refused when there is no log to replay.
-    pub(crate) first: Option<Opt>,
-}
+use crate::spec::Pattern;
 
 fn bad(opt: &Opt, notes: &mut Notes, why: impl Into<String>) {
     notes.refuse(&opt.at, &opt.text(), why);
@@ -179,14 +165,13 @@ pub(super) fn job(
     mut r: Read,
     map: &PathMap,
     notes: &mut Notes,
+    maps: &dyn Fn(&str) -> bool,
 ) -> Option<Job> {
     let log = r.replay.log.clone()?;
     let before = notes.refused.len();
     let from_log = "fio takes the I/O from the log when it replays one, and so does volbench";
     let mut notes_here: Vec<Mapping> = Vec::new();
     for (key, opt) in o {
-        let row = super::options::find(key);
-        let maps = row.is_some_and(|row| matches!(row.rule, super::options::Rule::Map(_)));
         if FROM_LOG.contains(&key.as_str()) {
             notes_here.push(super::parse::mapping(opt, from_log, false));
         } else if key == "numjobs" && opt.val().trim() != "1" {
@@ -195,7 +180,7 @@ pub(super) fn job(
                 notes,
                 "clones replaying one log at once: give one job a log",
             );
-        } else if maps && !KEPT.contains(&key.as_str()) {
+        } else if maps(key) && !KEPT.contains(&key.as_str()) {
             bad(
                 opt,
                 notes,
