@@ -165,3 +165,39 @@ fn bad_logs_and_replay_options_are_one_line_before_any_io() {
     }
     assert_eq!(std::fs::read(&target).unwrap(), vec![7u8; 1 << 20]);
 }
+
+#[test]
+fn a_suite_replay_run_refuses_keys_of_another_workload_by_name() {
+    let d = tempfile::tempdir().unwrap();
+    let trace = d.path().join("t.csv");
+    std::fs::write(
+        &trace,
+        "# volbench.trace/v1\nissue_ns,complete_ns,op,offset,bytes\n0,,R,0,4096\n",
+    )
+    .unwrap();
+    let cases = [
+        ("rw = \"read\"\n", "rw does not go with replay"),
+        ("\n[[run]]\nname = \"two\"\n", "the suite's only run"),
+        ("", "skip 'reads' is none of read"),
+    ];
+    for (i, (extra, want)) in cases.iter().enumerate() {
+        let skip = if extra.is_empty() {
+            ", skip = \"reads\""
+        } else {
+            ""
+        };
+        let suite = d.path().join(format!("s{i}.toml"));
+        std::fs::write(
+            &suite,
+            format!(
+                "name = \"s\"\ntable = \"patterns\"\n[[run]]\nname = \"rep\"\nreplay = {{ file = \"{}\"{skip} }}\n{extra}",
+                trace.display()
+            ),
+        )
+        .unwrap();
+        let target = d.path().join(format!("t{i}"));
+        let o = vb(["suite", "run", p(&suite), "--target", p(&target)]).expect(exit::BAD_INPUT);
+        assert!(stderr(&o).contains(want), "{extra}: {}", stderr(&o));
+        assert!(!target.exists());
+    }
+}
