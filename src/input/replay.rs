@@ -6,7 +6,7 @@
 
 use crate::error::{Result, VbError};
 use crate::input::args::RunArgs;
-use crate::spec::replay::{ReplaySpec, ReplaySplit};
+use crate::spec::replay::{ReplayMap, ReplaySpec, ReplaySplit};
 use crate::spec::{BlockSize, JobSpec, Pattern};
 use crate::units::bounds;
 
@@ -52,19 +52,22 @@ pub(crate) fn check_flags(a: &RunArgs) -> Result<()> {
     Ok(())
 }
 
-/// `--replay-split` and `--replay-offset`: how a trace is dealt to the
-/// hosts; None without `--hosts`.
-fn parse_split(a: &RunArgs) -> Result<Option<ReplaySplit>> {
-    let r = &a.replay;
-    if !a.common.remote.is_multi_host() {
-        if r.replay_split.is_some() {
+/// `--replay-split` and `--replay-offset` (or a suite's `split` and
+/// `offset`): how a trace is dealt to the hosts; None on one host.
+pub(crate) fn parse_split(
+    split: Option<&str>,
+    offset: Option<&str>,
+    multi_host: bool,
+) -> Result<Option<ReplaySplit>> {
+    if !multi_host {
+        if split.is_some() {
             return Err(VbError::input(
                 "--replay-split deals a trace to hosts: give --hosts too",
             ));
         }
         return Ok(None);
     }
-    let offset_ns = match &r.replay_offset {
+    let offset_ns = match offset {
         None => None,
         Some(t) => Some(
             crate::units::parse_duration_in(
@@ -76,16 +79,59 @@ fn parse_split(a: &RunArgs) -> Result<Option<ReplaySplit>> {
             .as_nanos() as u64,
         ),
     };
-    match (r.replay_split.as_deref(), offset_ns) {
+    match (split, offset_ns) {
         (Some("whole"), o) => Ok(Some(ReplaySplit::Whole {
             offset_ns: o.unwrap_or(0),
         })),
+        (Some(other), _) if other != "share" => Err(VbError::input(format!(
+            "--replay-split '{}' is neither share nor whole",
+            bounds::one_line(other)
+        ))),
         (_, Some(_)) => Err(VbError::input(
             "--replay-offset staggers hosts that each replay the whole trace: \
              it goes with --replay-split whole",
         )),
         _ => Ok(Some(ReplaySplit::Share)),
     }
+}
+
+/// A suite's replay `scale`, `align` and `skip` (fio's replay_scale,
+/// replay_align and replay_skip): `skip` is a comma list of read, write,
+/// sync (flush) and trim (discard), as fio names them.
+pub(crate) fn parse_map(
+    scale: Option<&str>,
+    align: Option<&str>,
+    skip: Option<&str>,
+) -> Result<ReplayMap> {
+    let mut m = ReplayMap::default();
+    if let Some(t) = scale {
+        m.scale = crate::units::parse_count_in("scale", t, 1, bounds::MAX_REPLAY_SCALE)?;
+    }
+    if let Some(t) = align {
+        let a = crate::units::parse_size_in("align", t, 1, bounds::MAX_REPLAY_ALIGN)?;
+        if !a.is_power_of_two() {
+            return Err(VbError::input(format!(
+                "align {a} is not a power of two (offsets are rounded down to a multiple of it)"
+            )));
+        }
+        m.align = a;
+    }
+    for w in skip.unwrap_or_default().split(',').map(str::trim) {
+        m.skip |= match w {
+            "" => 0,
+            "read" => ReplayMap::SKIP_READ,
+            "write" => ReplayMap::SKIP_WRITE,
+            "sync" | "flush" => ReplayMap::SKIP_FLUSH,
+            "trim" | "discard" => ReplayMap::SKIP_DISCARD,
+            other => {
+                return Err(VbError::input(format!(
+                    "skip '{}' is none of read, write, sync, trim",
+                    bounds::one_line(other)
+                )));
+            }
+        };
+    }
+    Ok(m)
 }
 
 /// `--replay-speed`: a factor, or `max`.
@@ -113,14 +159,53 @@ pub(crate) fn parse_speed(text: Option<&str>) -> Result<Option<f64>> {
     .map(Some)
 }
 
+/// A replay as the command line or a suite states it.
+pub(crate) struct Given<'a> {
+    pub path: &'a std::path::Path,
+    /// Times divided by this; None: as fast as the depth allows.
+    pub speed: Option<f64>,
+    pub wrap: bool,
+    pub split: Option<ReplaySplit>,
+    pub map: ReplayMap,
+    /// The target's size was stated (--size, a suite's size).
+    pub sized: bool,
+    /// The run was named (--name); else it is named after the trace.
+    pub named: bool,
+    /// A duration was stated: the replay stops there if not done before.
+    pub timed: bool,
+    pub multi_host: bool,
+}
+
 /// Makes `job`'s one run the replay of `--replay FILE`.
 pub(crate) fn apply(a: &RunArgs, job: &mut JobSpec) -> Result<()> {
     let Some(path) = &a.replay.replay else {
         return Ok(());
     };
-    let speed = parse_speed(a.replay.replay_speed.as_deref())?;
-    let split = parse_split(a)?;
-    let (format, summary) = crate::io::replay::scan(path)?;
+    let multi_host = a.common.remote.is_multi_host();
+    let given = Given {
+        path,
+        speed: parse_speed(a.replay.replay_speed.as_deref())?,
+        wrap: a.replay.replay_wrap,
+        split: parse_split(
+            a.replay.replay_split.as_deref(),
+            a.replay.replay_offset.as_deref(),
+            multi_host,
+        )?,
+        map: ReplayMap::default(),
+        sized: a.common.size.is_some(),
+        named: a.name.is_some(),
+        timed: a.common.duration.is_some(),
+        multi_host,
+    };
+    apply_given(&given, job)
+}
+
+/// Makes `job`'s one run the replay `g` states: the trace scanned whole
+/// (as `g.map` changes it), the run and the target sized from it.
+pub(crate) fn apply_given(g: &Given<'_>, job: &mut JobSpec) -> Result<()> {
+    let path = g.path;
+    let (speed, split) = (g.speed, g.split);
+    let (format, summary) = crate::io::replay::scan_mapped(path, g.map)?;
     if job.target.direct && summary.align < 512 {
         return Err(VbError::input(format!(
             "--replay {}: requests not on 512-byte boundaries cannot be issued with direct I/O; \
@@ -153,11 +238,11 @@ pub(crate) fn apply(a: &RunArgs, job: &mut JobSpec) -> Result<()> {
     }];
     run.threads = 1;
     run.warmup_s = 0.0;
-    if a.common.duration.is_none() {
+    if !g.timed {
         // The replay ends with its last request; this is only the cap.
         run.duration_s = bounds::MAX_DURATION.as_secs_f64();
     }
-    if a.name.is_none() {
+    if !g.named {
         run.name = format!(
             "replay-{}",
             path.file_name()
@@ -171,7 +256,7 @@ pub(crate) fn apply(a: &RunArgs, job: &mut JobSpec) -> Result<()> {
             .take(bounds::MAX_NAME_CHARS)
             .collect();
     }
-    if a.common.size.is_some() && summary.span_bytes > job.target.size && !a.replay.replay_wrap {
+    if g.sized && summary.span_bytes > job.target.size && !g.wrap {
         // Known here for --size; a file or device's own size is held
         // against the trace when the run is set up, still before any I/O.
         return Err(VbError::input(format!(
@@ -182,24 +267,25 @@ pub(crate) fn apply(a: &RunArgs, job: &mut JobSpec) -> Result<()> {
             crate::units::format_size(job.target.size)
         )));
     }
-    if a.common.size.is_none() && !a.common.remote.is_multi_host() {
-        past_existing(&job.target.path, &summary, path, a.replay.replay_wrap)?;
+    if !g.sized && !g.multi_host {
+        past_existing(&job.target.path, &summary, path, g.wrap)?;
     }
-    if a.common.size.is_none() {
+    if !g.sized {
         // A directory gets a set just large enough for the trace (a file
         // or device is used whole, decided by the plan).
         job.target.size = summary.span_bytes.max(4096).div_ceil(4096) * 4096;
     }
     job.target.files = 1;
     run.replay = Some(ReplaySpec {
-        path: path.clone(),
+        path: path.to_path_buf(),
         format,
         speed,
-        wrap: a.replay.replay_wrap,
+        wrap: g.wrap,
         summary,
         split,
         part: None,
         text: None,
+        map: g.map,
     });
     Ok(())
 }
@@ -245,7 +331,31 @@ fn past_existing(
 
 #[cfg(test)]
 mod tests {
-    use super::parse_speed;
+    use super::{ReplayMap, parse_map, parse_speed};
+
+    #[test]
+    fn replay_map_reads_fios_scale_align_and_skip() {
+        let m = parse_map(Some("8"), Some("4k"), Some("write, trim")).ok();
+        assert_eq!(
+            m,
+            Some(ReplayMap {
+                scale: 8,
+                align: 4096,
+                skip: ReplayMap::SKIP_WRITE | ReplayMap::SKIP_DISCARD,
+            })
+        );
+        // fio: the offset scaled down first, then aligned down.
+        let m = m.unwrap_or_default();
+        assert_eq!(m.offset(8 * 4096 * 3 + 8 * 100), 3 * 4096);
+        for (scale, align, skip, named) in [
+            (Some("0"), None, None, "scale"),
+            (None, Some("3000"), None, "align"),
+            (None, None, Some("reads"), "skip"),
+        ] {
+            let e = parse_map(scale, align, skip).err().map(|e| e.to_string());
+            assert!(e.as_deref().is_some_and(|e| e.contains(named)), "{e:?}");
+        }
+    }
 
     #[test]
     fn replay_speed_is_a_bounded_factor_or_max() {

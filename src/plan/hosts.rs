@@ -211,6 +211,55 @@ pub(crate) fn describe(p: &HostsPlan, launcher: &str, remote: &str) -> String {
             );
         }
     }
+    replay_lines(&mut out, p);
     let _ = writeln!(out, "remote:   {remote}");
     out
+}
+
+/// A replay across hosts: each host's part as `replay_parts` dealt it
+/// (the parts the hosts are sent): what it issues, over which span, and
+/// when it starts.
+fn replay_lines(out: &mut String, p: &HostsPlan) {
+    use crate::spec::replay::ReplaySplit;
+    use crate::units::{format_duration, format_size, thousands};
+    use std::fmt::Write as _;
+    let Some(spec) = p.template.runs.iter().find_map(|r| r.replay.as_ref()) else {
+        return;
+    };
+    let rule = match spec.split {
+        Some(ReplaySplit::Whole { offset_ns }) => format!(
+            "the whole trace on every host, each starting {} after the one before",
+            format_duration(Duration::from_nanos(offset_ns))
+        ),
+        _ => "each request to one host by its offset's 1 MiB stripe".to_string(),
+    };
+    let _ = writeln!(
+        out,
+        "replay:   {} ({}): {rule}",
+        one_line(&spec.path.display().to_string()),
+        spec.format.name()
+    );
+    for (h, job) in p.hosts.iter().zip(&p.jobs) {
+        for r in job.runs.iter().filter_map(|r| r.replay.as_ref()) {
+            let s = &r.summary;
+            let start = r.part.as_ref().map_or(0, |x| x.delay_ns);
+            let _ = writeln!(
+                out,
+                "  [{}] {:<20} {} requests: {} reads ({}), {} writes ({}), {} flushes, {} \
+                 discards; span {}; trace time {}; starts at +{}",
+                h.index,
+                one_line(&h.host.name),
+                thousands(s.requests as f64),
+                thousands(s.reads as f64),
+                format_size(s.read_bytes),
+                thousands(s.writes as f64),
+                format_size(s.write_bytes),
+                thousands(s.flushes as f64),
+                thousands(s.discards as f64),
+                format_size(s.span_bytes),
+                format_duration(Duration::from_nanos(s.last_ns)),
+                format_duration(Duration::from_nanos(start))
+            );
+        }
+    }
 }

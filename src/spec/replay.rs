@@ -81,6 +81,52 @@ pub struct ReplaySpec {
     /// written there. Not serialized: it travels in chunks of its own.
     #[serde(skip)]
     pub text: Option<std::sync::Arc<[u8]>>,
+    /// How each recorded request is changed before it is issued (fio's
+    /// replay_scale, replay_align, replay_skip); as recorded by default.
+    #[serde(default, skip_serializing_if = "ReplayMap::is_identity")]
+    pub map: ReplayMap,
+}
+
+/// fio's replay options on a trace's requests, applied as each request is
+/// read, so the scan, the hosts' parts and the worker see the same ones.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReplayMap {
+    /// Offsets divided by this (fio's replay_scale); 0 and 1 keep them.
+    #[serde(default)]
+    pub scale: u64,
+    /// Offsets rounded down to a multiple of this power of two (fio's
+    /// replay_align); 0 keeps them.
+    #[serde(default)]
+    pub align: u64,
+    /// Ops left out (fio's replay_skip), `SKIP_*` bits.
+    #[serde(default)]
+    pub skip: u8,
+}
+
+impl ReplayMap {
+    pub const SKIP_READ: u8 = 1;
+    pub const SKIP_WRITE: u8 = 2;
+    pub const SKIP_FLUSH: u8 = 4;
+    pub const SKIP_DISCARD: u8 = 8;
+
+    pub fn is_identity(&self) -> bool {
+        self.scale <= 1 && self.align == 0 && self.skip == 0
+    }
+
+    /// An offset as replayed.
+    #[inline]
+    pub fn offset(&self, recorded: u64) -> u64 {
+        let o = if self.scale > 1 {
+            recorded / self.scale
+        } else {
+            recorded
+        };
+        if self.align > 1 {
+            o & !(self.align - 1)
+        } else {
+            o
+        }
+    }
 }
 
 /// How a trace is dealt to the hosts of a multi-host replay.

@@ -159,6 +159,11 @@ pub const MAX_REPLAY_SPEED: f64 = 1000.0;
 /// (about 30 bytes a request, so some 17 million requests a host); a part
 /// larger is refused before any host is reached.
 pub const MAX_REMOTE_TRACE_BYTES: u64 = 512 << 20;
+/// A suite's replay `scale` (fio replay_scale): offsets divided by 1..this;
+/// beyond it a trace of any volume folds onto its first bytes.
+pub const MAX_REPLAY_SCALE: u64 = 1 << 20;
+/// A suite's replay `align` (fio replay_align): a power of two up to this.
+pub const MAX_REPLAY_ALIGN: u64 = 1 << 30;
 /// --replay-offset: host i starts i x this later; an hour apart is already
 /// no longer one replay.
 pub const MAX_REPLAY_OFFSET: Duration = Duration::from_secs(3600);

@@ -44,6 +44,8 @@ mod published;
 mod quick;
 mod reading;
 mod replay;
+mod replay_fio;
+mod replay_hosts;
 mod report;
 mod ring;
 mod run_cli;

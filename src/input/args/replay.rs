@@ -14,7 +14,9 @@ pub struct ReplayArgs {
     /// to --iodepth in flight (a request that finds the depth full is
     /// counted late); offsets land on --target as recorded (a directory
     /// gets a file set the size of the trace's span). Flushes and
-    /// discards are replayed and counted. See docs/reference/replay.md.
+    /// discards are replayed and counted. A suite run's `replay` table
+    /// says the same (with fio's scale, align and skip), and `volbench fio`
+    /// maps read_iolog and replay_* onto it. See docs/reference/replay.md.
     #[arg(long, value_name = "FILE")]
     pub replay: Option<PathBuf>,
 
@@ -37,7 +39,8 @@ pub struct ReplayArgs {
     /// its offset's 1 MiB stripe, so the hosts together issue the trace
     /// once at its times; `whole` replays the whole trace on every host,
     /// host i starting i x --replay-offset later. The coordinator sends
-    /// each host its part (at most 512 MiB of trace text a host).
+    /// each host its part (at most 512 MiB of trace text a host);
+    /// --dry-run lists each host's part.
     #[arg(long, value_name = "RULE", requires = "replay", value_parser = ["share", "whole"])]
     pub replay_split: Option<String>,
 

@@ -123,6 +123,22 @@ pub struct DraftRun {
     pub shape: Vec<(&'static str, String)>,
     /// How the source options of this run were mapped.
     pub notes: Vec<Mapping>,
+    /// The run replays a trace (fio's read_iolog): its other workload
+    /// fields are then not written.
+    pub replay: Option<DraftReplay>,
+}
+
+/// A suite run's `replay` table, as an import writes it.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct DraftReplay {
+    pub file: String,
+    /// `max`, or a factor; None: the recorded pace.
+    pub speed: Option<String>,
+    pub scale: Option<String>,
+    pub align: Option<String>,
+    pub skip: Option<String>,
+    /// The run stops at `duration_s` if the trace has not ended.
+    pub timed: bool,
 }
 
 /// One host of a multi-host import and its own targets.

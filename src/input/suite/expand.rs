@@ -90,7 +90,9 @@ pub fn to_job(origin: &str, text: &str, suite: &SuiteFile, o: &Overrides) -> Res
             bounds::MAX_RUNS
         )));
     }
-    if suite.warmup_run && !o.no_warmup_run {
+    // A replay's warm-up would issue the trace twice.
+    let replaying = suite.runs.iter().any(|e| e.get_ref().replay.is_some());
+    if suite.warmup_run && !o.no_warmup_run && !replaying {
         if let Some(first) = runs.first() {
             if first.meta.as_ref().is_none_or(|m| !m.whole_tree) {
                 let mut warm = first.clone();
@@ -103,7 +105,7 @@ pub fn to_job(origin: &str, text: &str, suite: &SuiteFile, o: &Overrides) -> Res
             }
         }
     }
-    let job = JobSpec {
+    let mut job = JobSpec {
         target: TargetSpec {
             path: o.args.target.clone(),
             size,
@@ -141,6 +143,7 @@ pub fn to_job(origin: &str, text: &str, suite: &SuiteFile, o: &Overrides) -> Res
         targets: None,
         reading: o.args.reading.spec()?,
     };
+    super::replay::apply(&cx, suite, o, &mut job)?;
     job.validate()
         .map_err(|e| VbError::input(format!("{origin}: {}", e.message)))?;
     Ok(job)

@@ -190,6 +190,8 @@ pub struct RunEntry {
     end_fsync: P,
     think_time: P,
     cooldown: P,
+    /// The run replays a trace (`suite/replay.rs`).
+    replay: Option<Spanned<replay::ReplayEntry>>,
 }
 
 /// Values from the command line (the flags `suite run` shares with `run`);
@@ -319,6 +321,7 @@ pub fn list() -> Vec<(String, String, String)> {
 mod data;
 mod expand;
 pub(crate) mod published;
+mod replay;
 mod shape;
 mod size;
 mod tree;

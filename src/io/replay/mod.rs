@@ -15,7 +15,7 @@ use std::io::{BufReader, Read};
 use std::path::Path;
 
 use crate::error::{Result, VbError};
-use crate::spec::replay::{TraceFormat, TraceSummary};
+use crate::spec::replay::{ReplayMap, TraceFormat, TraceSummary};
 use crate::units::bounds;
 
 /// What a request does.
@@ -43,6 +43,9 @@ pub(crate) struct Trace {
     pub format: TraceFormat,
     last_ns: u64,
     count: u64,
+    /// fio's replay options, applied to each request as it is read (none
+    /// for a host's part: the coordinator applied them when it dealt it).
+    map: ReplayMap,
 }
 
 enum Inner {
@@ -71,12 +74,13 @@ impl Trace {
                 format: TraceFormat::Volbench,
                 last_ns: 0,
                 count: 0,
+                map: ReplayMap::default(),
             }),
             (None, Some(_)) => Err(bad(
                 &spec.path,
                 "this host's part of the trace never arrived from the coordinator",
             )),
-            (None, None) => Trace::open(&spec.path, spec.summary.blk_event),
+            (None, None) => Trace::open_mapped(&spec.path, spec.summary.blk_event, spec.map),
         }
     }
 
@@ -84,7 +88,17 @@ impl Trace {
     /// device could not be) and tells its format from its first bytes.
     /// `blk_event` is the blktrace event that marks an issue, once a scan
     /// has chosen it.
+    #[cfg(test)]
     pub(crate) fn open(path: &Path, blk_event: Option<char>) -> Result<Trace> {
+        Trace::open_mapped(path, blk_event, ReplayMap::default())
+    }
+
+    /// `open`, each request then changed by `map`.
+    pub(crate) fn open_mapped(
+        path: &Path,
+        blk_event: Option<char>,
+        map: ReplayMap,
+    ) -> Result<Trace> {
         let file = std::fs::File::open(path).map_err(|e| bad(path, e))?;
         let meta = file.metadata().map_err(|e| bad(path, e))?;
         if !meta.is_file() {
@@ -160,11 +174,36 @@ impl Trace {
             format,
             last_ns: 0,
             count: 0,
+            map,
         })
     }
 
-    /// The next request, checked against the bounds every format shares.
+    /// The next request to issue: checked as recorded, then changed by the
+    /// replay options (an op they skip is read past).
     pub(crate) fn next_request(&mut self) -> Result<Option<Request>> {
+        loop {
+            let Some(mut r) = self.next_recorded()? else {
+                return Ok(None);
+            };
+            let bit = match r.op {
+                ReqOp::Read => ReplayMap::SKIP_READ,
+                ReqOp::Write => ReplayMap::SKIP_WRITE,
+                ReqOp::Flush => ReplayMap::SKIP_FLUSH,
+                ReqOp::Discard => ReplayMap::SKIP_DISCARD,
+            };
+            if self.map.skip & bit != 0 {
+                continue;
+            }
+            if r.op != ReqOp::Flush {
+                r.offset = self.map.offset(r.offset);
+            }
+            return Ok(Some(r));
+        }
+    }
+
+    /// The next request as recorded, checked against the bounds every
+    /// format shares.
+    fn next_recorded(&mut self) -> Result<Option<Request>> {
         let (r, path) = match &mut self.inner {
             Inner::Text(t) => (t.next_request()?, t.path()),
             Inner::Blk(b) => (b.next_request()?, b.path()),
@@ -233,15 +272,21 @@ impl Trace {
 
 /// Reads the whole trace once, checking every request, and counts it: the
 /// run is sized and refused from this before any I/O.
+#[cfg(test)]
 pub(crate) fn scan(path: &Path) -> Result<(TraceFormat, TraceSummary)> {
-    let mut t = Trace::open(path, None)?;
+    scan_mapped(path, ReplayMap::default())
+}
+
+/// `scan` of the requests as `map` changes them.
+pub(crate) fn scan_mapped(path: &Path, map: ReplayMap) -> Result<(TraceFormat, TraceSummary)> {
+    let mut t = Trace::open_mapped(path, None, map)?;
     let format = t.format;
     let blk_event = match &mut t.inner {
         Inner::Blk(b) => Some(b.choose_event()?),
         Inner::Text(_) | Inner::Mem(_) => None,
     };
     if blk_event.is_some() {
-        t = Trace::open(path, blk_event)?;
+        t = Trace::open_mapped(path, blk_event, map)?;
     }
     let mut s = TraceSummary {
         align: 4096,
@@ -252,9 +297,28 @@ pub(crate) fn scan(path: &Path) -> Result<(TraceFormat, TraceSummary)> {
         count(&mut s, &r);
     }
     if s.requests == 0 {
-        return Err(bad(path, "the trace holds no requests"));
+        let why = if map.skip != 0 {
+            "no requests are left once the skipped ops are left out"
+        } else {
+            "the trace holds no requests"
+        };
+        return Err(bad(path, why));
     }
     Ok((format, s))
+}
+
+/// A trace's format and, for a fio log, the one file its requests go to
+/// (fio replays onto it unless replay_redirect says otherwise): read up to
+/// its first request only, so an import need not scan the whole log.
+pub(crate) fn named_file(path: &Path) -> Result<(TraceFormat, Option<String>)> {
+    let mut t = Trace::open_mapped(path, None, ReplayMap::default())?;
+    let format = t.format;
+    t.next_request()?;
+    let file = match &t.inner {
+        Inner::Text(r) => r.file().map(str::to_string),
+        Inner::Blk(_) | Inner::Mem(_) => None,
+    };
+    Ok((format, file))
 }
 
 /// Adds one request to a summary (a scan's, or a host's part's).

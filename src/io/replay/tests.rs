@@ -202,6 +202,7 @@ fn a_split_trace_reads_back_as_its_parts() {
         split: Some(ReplaySplit::Share),
         part: None,
         text: None,
+        map: Default::default(),
     };
     let parts = split::split(&spec, 2).unwrap();
     assert_eq!(parts.len(), 2);

@@ -66,6 +66,11 @@ impl<R: BufRead> TextReader<R> {
         &self.path
     }
 
+    /// fio: the file the log's requests go to, once a line named it.
+    pub(crate) fn file(&self) -> Option<&str> {
+        self.file.as_deref()
+    }
+
     /// The next line without its newline; None at the end. A line longer
     /// than the bound, or a last line with no newline (a trace cut short),
     /// is an error.

@@ -51,10 +51,17 @@ pub(super) fn slow_host(doc: &ResultDoc) -> Vec<Finding> {
         for r in h.runs.iter().filter(|r| {
             usable(r) && r.rate.is_none() && !r.workload.discard && r.meta_ops.is_empty()
         }) {
+            // A replay's hosts were asked for different loads (an uneven
+            // share, a later start): each is held against its own part.
+            let iops = match replay_pace(r) {
+                Pace::NotReplay => r.total_iops(),
+                Pace::Flat(iops) => iops,
+                Pace::Timed => continue,
+            };
             per_run
                 .entry(r.name.as_str())
                 .or_default()
-                .push((h.name.as_str(), r.total_iops()));
+                .push((h.name.as_str(), iops));
         }
     }
     // Per slow host: (run, its IOPS, the others' median).
@@ -104,6 +111,101 @@ pub(super) fn slow_host(doc: &ResultDoc) -> Vec<Finding> {
             every,
             ("host_iops", iops),
             ("others_median_iops", med),
+            &runs,
+        ));
+    }
+    out
+}
+
+/// How a host's run is held against the others.
+enum Pace {
+    NotReplay,
+    /// A replay as fast as the depth allowed: its IOPS while it ran,
+    /// after its start offset (`whole` with --replay-offset).
+    Flat(f64),
+    /// A replay at the trace's times: held against its own part only
+    /// (`behind_part`), never against hosts asked for other rates.
+    Timed,
+}
+
+fn replay_pace(r: &crate::result::RunResult) -> Pace {
+    let Some(rp) = &r.replay else {
+        return Pace::NotReplay;
+    };
+    if rp.scheduled_s.is_some() {
+        return Pace::Timed;
+    }
+    let active = (rp.ran_s - delay_s(r)).max(1e-3);
+    Pace::Flat(rp.issued as f64 / active)
+}
+
+/// How much later than the run's start a host's part began.
+fn delay_s(r: &crate::result::RunResult) -> f64 {
+    r.workload
+        .replay
+        .as_ref()
+        .and_then(|s| s.part.as_ref())
+        .map_or(0.0, |p| p.delay_ns as f64 / 1e9)
+}
+
+/// Lateness under this is startup and the last requests' own service
+/// time, not a host falling behind its part.
+const BEHIND_GRACE_S: f64 = 0.5;
+
+/// A timed replay across hosts: each host against what its own part asked
+/// (its requests over its part's scheduled time, after its start offset).
+/// A host that kept less than `SLOW` of that pace fell behind: its client
+/// or its path could not issue its share on time.
+pub(super) fn behind_part(doc: &ResultDoc) -> Vec<Finding> {
+    let Some(cluster) = &doc.cluster else {
+        return Vec::new();
+    };
+    if cluster.hosts.len() < 2 {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for h in cluster.hosts.iter().filter(|h| h.status == HostStatus::Ok) {
+        let mut behind: Vec<(&str, f64, f64)> = Vec::new();
+        let mut seen = 0;
+        for r in h.runs.iter().filter(|r| usable(r) && !r.workload.discard) {
+            let (Some(rp), Some(asked)) =
+                (&r.replay, r.replay.as_ref().and_then(|p| p.scheduled_s))
+            else {
+                continue;
+            };
+            seen += 1;
+            let took = (rp.ran_s - delay_s(r)).max(1e-3);
+            if took - asked > BEHIND_GRACE_S && asked / took < SLOW {
+                behind.push((r.name.as_str(), took, asked));
+            }
+        }
+        let Some(&(run, took, asked)) = behind.first() else {
+            continue;
+        };
+        let rp = h
+            .runs
+            .iter()
+            .find(|r| r.name == run)
+            .and_then(|r| r.replay.as_ref());
+        let requests = rp.map_or(0, |p| p.requests);
+        let kept = asked / took;
+        let message = format!(
+            "slow host: {} took {took:.1} s for its part of the replay in run {run} ({} requests \
+             scheduled over {asked:.1} s): it kept {:.0}% of the trace's pace. Its CPU, network \
+             path or mount could not issue its share on time: compare its counters and mount \
+             options with the other hosts'.",
+            h.name,
+            num(requests as f64),
+            kept * 100.0
+        );
+        // The figures: the pace kept against the pace asked (1 = on time).
+        let runs: Vec<(&str, f64, f64)> = behind.iter().map(|(n, t, a)| (*n, a / t, 1.0)).collect();
+        out.push(slow_finding(
+            Kind::SlowHost,
+            message,
+            seen >= 2 && behind.len() == seen,
+            ("pace_kept", kept),
+            ("pace_asked", 1.0),
             &runs,
         ));
     }

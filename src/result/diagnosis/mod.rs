@@ -180,6 +180,7 @@ pub const FINDERS: &[Finder] = &[
     clients::nfs_queueing,
     concurrency::single_thread_concurrency,
     hosts::slow_host,
+    hosts::behind_part,
     targets::slow_target,
     scaling::flat_with_hosts,
 ];

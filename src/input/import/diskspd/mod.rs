@@ -211,6 +211,7 @@ pub fn import_args(args: &[String], map: &PathMap) -> Result<Imported> {
         curve: None,
         shape: std::mem::take(&mut s.shape),
         notes: std::mem::take(&mut s.m),
+        replay: None,
     };
     Ok(Imported {
         draft: Draft {

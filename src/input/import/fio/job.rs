@@ -28,6 +28,23 @@ pub(super) fn job(
     if notes.refused.len() > before {
         return None;
     }
+    if r.replay.log.is_some() {
+        // Which options read into a job (a row that maps), for the replay
+        // to refuse those that would shape another workload.
+        let maps = |key: &str| {
+            super::options::find(key)
+                .is_some_and(|row| matches!(row.rule, super::options::Rule::Map(_)))
+        };
+        return super::replay::job(s, o, r, map, notes, &maps);
+    }
+    if let Some(opt) = &r.replay.first {
+        notes.refuse(
+            &opt.at,
+            &opt.text(),
+            "without read_iolog there is no log to replay",
+        );
+        return None;
+    }
     let name = o
         .get("name")
         .map(|n| n.val().to_string())
@@ -72,6 +89,7 @@ pub(super) fn job(
             curve: None,
             shape: r.shape,
             notes: r.mapped,
+            replay: None,
         },
         target: place.target,
         shared_file: place.shared_file,

@@ -11,6 +11,7 @@ mod meta;
 pub(crate) mod options;
 mod parse;
 mod rate;
+mod replay;
 mod shape;
 mod workload;
 

@@ -7,7 +7,7 @@
 
 use super::super::Notes;
 use super::parse::{Opt, Read, bool_opt};
-use super::{data, rate, shape, workload as w};
+use super::{data, rate, replay, shape, workload as w};
 use crate::units::parse_size;
 
 /// What a row does with its option.
@@ -223,22 +223,26 @@ pub(crate) const OPTIONS: &[Row] = &[
     row("ss", &["steadystate"], Map(rate::steady)),
     row("ss_dur", &[], Noted(STEADY, false)),
     row("ss_ramp", &[], Noted(STEADY, false)),
-    // A replayed log is a run of its own: `volbench run --replay LOG`.
-    row("read_iolog", &[], Refused(REPLAY)),
-    row("replay_no_stall", &[], Refused(REPLAY)),
-    row("replay_time_scale", &[], Refused(REPLAY)),
-    row("replay_redirect", &[], Refused(REPLAY)),
-    row("replay_align", &[], Refused(REPLAY)),
-    row("replay_scale", &[], Refused(REPLAY)),
-    row("read_iolog_chunked", &[], Refused(REPLAY)),
-    row("merge_blktrace_file", &[], Refused(REPLAY)),
-    row("merge_blktrace_scalars", &[], Refused(REPLAY)),
-    row("merge_blktrace_iters", &[], Refused(REPLAY)),
+    // A replayed log: the run's `replay` table (`replay.rs`).
+    row("read_iolog", &[], Map(replay::read_iolog)),
+    row("replay_no_stall", &[], Map(replay::replay_no_stall)),
+    row("replay_time_scale", &[], Map(replay::replay_time_scale)),
+    row("replay_redirect", &[], Map(replay::replay_redirect)),
+    row("replay_align", &[], Map(replay::replay_align)),
+    row("replay_scale", &[], Map(replay::replay_scale)),
+    row("replay_skip", &[], Map(replay::replay_skip)),
+    row(
+        "read_iolog_chunked",
+        &[],
+        Noted("volbench streams every log, a line at a time", true),
+    ),
+    row("merge_blktrace_file", &[], Refused(MERGE)),
+    row("merge_blktrace_scalars", &[], Refused(MERGE)),
+    row("merge_blktrace_iters", &[], Refused(MERGE)),
 ];
 
-const REPLAY: &str = "a replayed iolog or blktrace is not a suite run: replay it with \
-     `volbench run --replay LOG --target T` (--replay-speed for replay_time_scale, max for \
-     replay_no_stall; the target is replay_redirect)";
+const MERGE: &str = "merging several blktrace files into one replay: merge them with fio's \
+     --merge-blktrace-only first and replay the file it writes";
 
 const SECTORS: &str = "volbench lays out compressible data itself, per 512-byte sector";
 const TOGETHER: &str = "a run's threads start and stop together in volbench";

@@ -44,6 +44,9 @@ impl Opt {
 pub(crate) struct Section {
     pub(crate) name: String,
     pub(crate) at: String,
+    /// The directory of the job file the section is in (read_iolog's
+    /// relative name is found there).
+    pub(crate) dir: PathBuf,
     pub(crate) opts: Vec<Opt>,
 }
 
@@ -129,6 +132,7 @@ pub(super) fn parse(
             out.push(Section {
                 name: name.trim().to_string(),
                 at,
+                dir: path.parent().unwrap_or(Path::new(".")).to_path_buf(),
                 opts: Vec::new(),
             });
             continue;
@@ -281,6 +285,8 @@ pub(crate) struct Read {
     pub(crate) data: Vec<(&'static str, String)>,
     /// How each option was mapped.
     pub(crate) mapped: Vec<Mapping>,
+    /// read_iolog and fio's replay_* options (`replay.rs`).
+    pub(crate) replay: ReplayRead,
 }
 
 impl Default for Read {
@@ -324,6 +330,7 @@ impl Default for Read {
             write_sync: None,
             data: Vec::new(),
             mapped: Vec::new(),
+            replay: Default::default(),
         }
     }
 }
@@ -355,4 +362,19 @@ pub(super) fn bool_opt(o: &Opt) -> Option<bool> {
         Some("0") | Some("false") | Some("no") => Some(false),
         _ => None,
     }
+}
+
+/// What a job's read_iolog and replay_* options said (`replay.rs`).
+#[derive(Debug, Default)]
+pub(crate) struct ReplayRead {
+    /// read_iolog=.
+    pub(crate) log: Option<Opt>,
+    /// replay_no_stall=1: `max`; replay_time_scale=P: P/100.
+    pub(crate) speed: Option<String>,
+    pub(crate) redirect: Option<Opt>,
+    pub(crate) scale: Option<String>,
+    pub(crate) align: Option<String>,
+    pub(crate) skip: Option<String>,
+    /// The first replay_* option, refused when there is no log to replay.
+    pub(crate) first: Option<Opt>,
 }

@@ -113,6 +113,10 @@ pub fn suite_toml(imp: &Imported, suite_path: &str, hosts_path: &str) -> String 
         }
         out.push_str("[[run]]\n");
         let _ = writeln!(out, "name = {}", quote(&r.name));
+        if let Some(rp) = &r.replay {
+            replay(&mut out, r, rp);
+            continue;
+        }
         let _ = writeln!(out, "rw = {}", quote(r.rw.name()));
         if r.rw.is_mixed() {
             let _ = writeln!(out, "read_pct = {}", r.read_pct);
@@ -154,4 +158,25 @@ pub fn suite_toml(imp: &Imported, suite_path: &str, hosts_path: &str) -> String 
         }
     }
     out
+}
+
+/// A replay run: the trace says what, when and where; the depth and a
+/// duration cap are the run's own.
+fn replay(out: &mut String, r: &super::DraftRun, rp: &super::DraftReplay) {
+    let _ = writeln!(out, "iodepth = {}", r.iodepth);
+    if rp.timed {
+        let _ = writeln!(out, "duration = {}", quote(&secs_text(r.duration_s)));
+    }
+    let mut keys = vec![format!("file = {}", quote(&rp.file))];
+    for (k, v) in [
+        ("speed", &rp.speed),
+        ("scale", &rp.scale),
+        ("align", &rp.align),
+        ("skip", &rp.skip),
+    ] {
+        if let Some(v) = v {
+            keys.push(format!("{k} = {}", quote(v)));
+        }
+    }
+    let _ = writeln!(out, "replay = {{ {} }}", keys.join(", "));
 }

@@ -522,6 +522,7 @@ impl Run<'_> {
                 )
                 .collect(),
             notes: notes_here,
+            replay: None,
         };
         if su.fill.takes(sk, pct, &run.bs, wd, notes) {
             su.fill.runs.push(run);
