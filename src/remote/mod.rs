@@ -6,6 +6,7 @@
 //! line protocol; the coordinator merges them exactly.
 
 pub(crate) mod agent;
+pub(crate) mod cmdline;
 pub mod binary;
 pub(crate) mod coordinator;
 pub(crate) mod fanout;

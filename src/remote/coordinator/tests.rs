@@ -339,6 +339,7 @@ fn cluster_of(faults: &[Fault], job: JobSpec) -> Cluster {
                 target: None,
                 threads: None,
                 vm_size: None,
+                agent: Default::default(),
             },
             index: i as u32,
             targets: vec![PathBuf::from("/data/0"), PathBuf::from("/data/1")],
