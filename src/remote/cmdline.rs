@@ -216,7 +216,10 @@ mod tests {
         }
         let all: Vec<String> = HOSTILE.iter().map(|s| s.to_string()).collect();
         let l = line(r"C:\vb\volbench.exe", &all);
-        assert!(l.starts_with(r"C:\vb\volbench.exe "), "a plain path stays bare: {l}");
+        assert!(
+            l.starts_with(r"C:\vb\volbench.exe "),
+            "a plain path stays bare: {l}"
+        );
         let read = cmd_reads(&l, &env).unwrap();
         assert_eq!(argv_of(&read[r"C:\vb\volbench.exe".len()..]), all, "{l}");
     }
@@ -235,49 +238,23 @@ mod tests {
 
     #[test]
     fn a_program_path_cmd_would_change_is_refused_naming_it() {
-        for p in ["%TEMP%\\vb.exe", "C:\\a\"b", "~/volbench", "", "C:\\x!y\\vb.exe", "a\nb"] {
+        for p in [
+            "%TEMP%\\vb.exe",
+            "C:\\a\"b",
+            "~/volbench",
+            "",
+            "C:\\x!y\\vb.exe",
+            "a\nb",
+        ] {
             let why = bad_program(p).unwrap_or_else(|| panic!("{p:?} accepted"));
             assert!(!why.contains('\n'), "{why}");
         }
-        for p in ["volbench", r"C:\Program Files (x86)\vb & co\volbench.exe", r"D:\vb^1\volbench.exe"] {
+        for p in [
+            "volbench",
+            r"C:\Program Files (x86)\vb & co\volbench.exe",
+            r"D:\vb^1\volbench.exe",
+        ] {
             assert_eq!(bad_program(p), None, "{p}");
         }
-    }
-
-    #[test]
-    fn a_windows_hosts_agent_is_one_cmd_line_over_ssh_and_argv_through_a_template() {
-        use super::super::launcher::{Launcher, RemoteCmd};
-        let agent = RemoteCmd::WinArgv(vec![
-            r"C:\Program Files\volbench\volbench.exe".into(),
-            "agent".into(),
-            "--session".into(),
-            "run 1&2".into(),
-        ]);
-        let words = |l: &Launcher| -> Vec<String> {
-            let c = l.command("win1", &agent);
-            c.get_args()
-                .map(|a| a.to_string_lossy().into_owned())
-                .collect()
-        };
-        let want = r#""C:\Program Files\volbench\volbench.exe" agent --session ^"run 1^&2^""#;
-        // ssh's form, plain or as a template: the last word is the line
-        // for the host's cmd.exe, with no POSIX `exec` in front.
-        for l in [
-            Launcher::new(None, None).unwrap(),
-            Launcher::new(Some("ssh -F cfg {host}"), None).unwrap(),
-        ] {
-            let a = words(&l);
-            assert_eq!(a.last().map(String::as_str), Some(want), "{a:?}");
-        }
-        let k = Launcher::new(Some("kubectl exec -i {host} --"), None).unwrap();
-        assert_eq!(
-            words(&k)[4..],
-            [
-                r"C:\Program Files\volbench\volbench.exe",
-                "agent",
-                "--session",
-                "run 1&2"
-            ]
-        );
     }
 }

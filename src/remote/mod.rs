@@ -6,8 +6,8 @@
 //! line protocol; the coordinator merges them exactly.
 
 pub(crate) mod agent;
-pub(crate) mod cmdline;
 pub mod binary;
+pub(crate) mod cmdline;
 pub(crate) mod coordinator;
 pub(crate) mod fanout;
 pub(crate) mod launcher;

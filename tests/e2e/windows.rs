@@ -554,11 +554,23 @@ fn a_host_of_the_other_system_is_refused_by_name_before_any_launch() {
     let cases = [
         // The push is POSIX shell: not for a Windows host.
         ("win1 os=windows\n", true, "host win1 is os=windows"),
-        ("vm1 volbench=/opt/vb\n", true, "volbench= names an installed"),
+        (
+            "vm1 volbench=/opt/vb\n",
+            true,
+            "volbench= names an installed",
+        ),
         // A Windows path on a Linux host, and cmd.exe's specials on a
         // Windows host's path.
-        ("vm1 volbench=C:\\vb\\volbench.exe\n", false, "add os=windows"),
-        ("win1 os=windows volbench=%TEMP%\\vb.exe\n", false, "cmd.exe"),
+        (
+            "vm1 volbench=C:\\vb\\volbench.exe\n",
+            false,
+            "add os=windows",
+        ),
+        (
+            "win1 os=windows volbench=%TEMP%\\vb.exe\n",
+            false,
+            "cmd.exe",
+        ),
         ("win1 os=windows volbench=~/vb\n", false, "starts with '~'"),
         ("win1 os=macos\n", false, "os: linux or windows"),
     ];
@@ -574,8 +586,55 @@ fn a_host_of_the_other_system_is_refused_by_name_before_any_launch() {
             .args(["--size", "4M", "--duration", "1"])
             .expect(exit::BAD_INPUT);
         let e = stderr(&o);
-        assert_eq!(e.trim().lines().count(), 1, "{line}: {e}");
-        assert!(e.contains(want), "{line}: {e}");
+        // One error line (after the plan's notes), naming what is wrong.
+        let errors: Vec<&str> = e.lines().filter(|l| l.contains("error:")).collect();
+        assert_eq!(errors.len(), 1, "{line}: {e}");
+        assert!(errors[0].contains(want), "{line}: {e}");
         assert!(!mark.exists(), "{line}: a host was launched");
     }
+}
+
+#[test]
+fn a_raw_disk_is_refused_under_wine_before_any_io() {
+    let Some(exe) = wine_exe("windows::a_raw_disk_is_refused_under_wine_before_any_io") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    // Wine opens no physical disk: a write without --allow-overwrite, one
+    // with it, and a read all stop at the disk with one line naming it
+    // (on Windows the first is exit 3, refused, and the second refused for
+    // a volume on the disk, or run). Never a run, never a result.
+    for (i, args) in [
+        &["--rw", "write"][..],
+        &["--rw", "write", "--allow-overwrite"][..],
+        &["--rw", "randread"][..],
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let out = dir.path().join(format!("o{i}"));
+        let out_s = out.to_string_lossy().into_owned();
+        let mut all = vec!["run", "--target", r"\\.\PhysicalDrive0", "--output", &out_s];
+        all.extend_from_slice(&["--duration", "1"]);
+        all.extend_from_slice(args);
+        let o = wine(&exe, &all);
+        let e = stderr(&o);
+        assert!(
+            matches!(o.status.code(), Some(exit::REFUSED | exit::TARGET)),
+            "{args:?}: {:?} {e}",
+            o.status.code()
+        );
+        assert_eq!(e.trim().lines().count(), 1, "{args:?}: {e}");
+        assert!(e.contains(r"\\.\PhysicalDrive0"), "{args:?}: {e}");
+        assert!(!out.join("result.json").exists(), "{args:?}");
+    }
+    // A volume is a mounted file system: refused as bad input, naming what
+    // to give instead.
+    let o = expect_wine(
+        &exe,
+        &["run", "--target", r"\\.\C:", "--dry-run"],
+        exit::BAD_INPUT,
+    );
+    let e = stderr(&o);
+    assert!(e.contains("volume") && e.contains("PhysicalDriveN"), "{e}");
 }

@@ -16,7 +16,7 @@ use crate::units::bounds::{self, MAX_HOSTS};
 use crate::units::parse_count_in;
 
 /// A host as the user named it, with its own overrides.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct HostSpec {
     /// Anything `ssh` accepts: a name, an address, a `~/.ssh/config` alias, user@host.
     pub name: String,

@@ -87,10 +87,10 @@ pub(crate) fn check_disk_write(
 /// Why a volume path is no target for writes: it is a mounted file system.
 pub(crate) fn volume_refusal(path: &str) -> String {
     format!(
-        "target {}: a volume (a drive letter or volume name in the device namespace) is a \
-         mounted file system, and volbench writes no volume, even with --allow-overwrite; name \
-         a directory on it (volbench makes its own files there), or a disk with no volumes \
-         (\\\\.\\PhysicalDriveN)",
+        "target {} is a volume (a drive letter or volume name in the device namespace), a \
+         mounted file system: volbench neither writes one (even with --allow-overwrite) nor \
+         reads one raw; name a directory on it (volbench makes its own files there), or a disk \
+         with no volumes (\\\\.\\PhysicalDriveN)",
         crate::units::bounds::one_line(path)
     )
 }

@@ -86,10 +86,50 @@ mod tests {
     fn a_path_of_the_other_system_is_refused_naming_the_host() {
         let e = installed(&host(HostOs::Linux, Some(r"C:\vb.exe")), "volbench").unwrap_err();
         assert_eq!(e.kind, crate::error::Kind::Input);
-        assert!(e.message.contains("h1") && e.message.contains("os=windows"), "{e}");
+        assert!(
+            e.message.contains("h1") && e.message.contains("os=windows"),
+            "{e}"
+        );
         let e = installed(&host(HostOs::Windows, None), "~/bin/volbench").unwrap_err();
         assert!(e.message.contains("h1") && e.message.contains("'~'"), "{e}");
         let e = installed(&host(HostOs::Windows, Some("%TEMP%\\vb.exe")), "x").unwrap_err();
         assert!(e.message.contains("cmd.exe"), "{e}");
+    }
+
+    #[test]
+    fn a_windows_hosts_agent_is_one_cmd_line_over_ssh_and_argv_through_a_template() {
+        use super::super::super::launcher::{Launcher, RemoteCmd};
+        let agent = RemoteCmd::WinArgv(vec![
+            r"C:\Program Files\volbench\volbench.exe".into(),
+            "agent".into(),
+            "--session".into(),
+            "run 1&2".into(),
+        ]);
+        let words = |l: &Launcher| -> Vec<String> {
+            let c = l.command("win1", &agent);
+            c.get_args()
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect()
+        };
+        let want = r#""C:\Program Files\volbench\volbench.exe" agent --session ^"run 1^&2^""#;
+        // ssh's form, plain or as a template: the last word is the line
+        // for the host's cmd.exe, with no POSIX `exec` in front.
+        for l in [
+            Launcher::new(None, None).unwrap(),
+            Launcher::new(Some("ssh -F cfg {host}"), None).unwrap(),
+        ] {
+            let a = words(&l);
+            assert_eq!(a.last().map(String::as_str), Some(want), "{a:?}");
+        }
+        let k = Launcher::new(Some("kubectl exec -i {host} --"), None).unwrap();
+        assert_eq!(
+            words(&k)[4..],
+            [
+                r"C:\Program Files\volbench\volbench.exe",
+                "agent",
+                "--session",
+                "run 1&2"
+            ]
+        );
     }
 }
