@@ -159,6 +159,7 @@ fn run(imp: Imported, a: &ImportRunArgs) -> Result<i32> {
                     },
                     threads: None,
                     vm_size: None,
+                    agent: Default::default(),
                 })
                 .collect(),
         )

@@ -56,6 +56,10 @@ pub(crate) enum RemoteCmd {
     Script(String),
     /// A program and its arguments, no shell involved.
     Argv(Vec<String>),
+    /// A program and its arguments on a Windows host: one cmd.exe line
+    /// where a remote shell reads it (Windows' OpenSSH), arguments through
+    /// an exec template (`cmdline.rs`).
+    WinArgv(Vec<String>),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -242,6 +246,7 @@ impl Launcher {
                 v.push(host.to_string());
                 v.push(match remote {
                     RemoteCmd::Script(s) => s.clone(),
+                    RemoteCmd::WinArgv(a) => win_line(a),
                     // exec: the remote shell gives way to volbench, so
                     // the link's end is volbench's end.
                     RemoteCmd::Argv(a) => std::iter::once("exec".to_string())
@@ -270,6 +275,7 @@ impl Launcher {
                     // `ssh -F cfg {host}`: one line, quoted for the remote
                     // shell, or it re-splits the script and runs `sh -c umask`.
                     RemoteCmd::Script(s) if remote_shell => v.push(format!("sh -c {}", quote(s))),
+                    RemoteCmd::WinArgv(a) if remote_shell => v.push(win_line(a)),
                     RemoteCmd::Argv(a) if remote_shell => v.push(
                         std::iter::once("exec".to_string())
                             .chain(a.iter().map(|w| quote(w)))
@@ -279,7 +285,7 @@ impl Launcher {
                     RemoteCmd::Script(s) => {
                         v.extend(["sh".to_string(), "-c".to_string(), s.clone()]);
                     }
-                    RemoteCmd::Argv(a) => v.extend(a.iter().cloned()),
+                    RemoteCmd::Argv(a) | RemoteCmd::WinArgv(a) => v.extend(a.iter().cloned()),
                 }
                 v
             }
@@ -321,6 +327,12 @@ impl Launcher {
             ))),
         }
     }
+}
+
+/// A Windows host's command as the line its cmd.exe runs.
+fn win_line(argv: &[String]) -> String {
+    let (program, args) = argv.split_first().map_or(("", &[][..]), |(p, a)| (p, a));
+    super::cmdline::line(program, args)
 }
 
 /// Checks a template word's `{...}`: only `{host}` is known. Returns

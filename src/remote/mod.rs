@@ -7,6 +7,7 @@
 
 pub(crate) mod agent;
 pub mod binary;
+pub(crate) mod cmdline;
 pub(crate) mod coordinator;
 pub(crate) mod fanout;
 pub(crate) mod launcher;

@@ -459,60 +459,182 @@ fn a_linux_coordinator_merges_a_linux_and_a_wine_agent() {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    // The exec launcher, choosing by host: "win" runs volbench.exe under
-    // Wine in place of the Linux binary the coordinator names, any other
-    // host is a simulated one on this machine.
-    let pick = dir.path().join("pick.sh");
+    // The hosts file says which host runs Windows and where its
+    // volbench.exe is; the Linux host runs --remote-volbench.
+    let hosts = dir.path().join("hosts");
+    let win_exe = format!("Z:{}", exe.display()).replace('/', "\\");
+    std::fs::write(&hosts, format!("lin\nwin os=windows volbench={win_exe}\n")).unwrap();
     let runner = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/windows-build");
+    // Two launchers choosing by host. The exec template takes the agent's
+    // argv; ssh's form gets one line for the host's shell, as Windows'
+    // OpenSSH hands it to cmd.exe: here Wine's cmd.exe reads the line
+    // volbench wrote for it (split into words: Wine would escape a quote
+    // in an argument, and a plain line has none), and sh reads the Linux
+    // host's line.
+    let exec = dir.path().join("exec.sh");
     std::fs::write(
-        &pick,
+        &exec,
         format!(
             "host=$1; shift\n\
-             if [ \"$host\" = win ]; then shift; exec '{}' run '{}' \"$@\"; fi\n\
+             if [ \"$host\" = win ]; then exec '{}' run \"$@\"; fi\n\
              exec env VB_SIM_HOST=\"$host\" \"$@\"\n",
-            runner.display(),
-            exe.display()
+            runner.display()
         ),
     )
     .unwrap();
-    let out = dir.path().join("out");
-    let o = Command::new(env!("CARGO_BIN_EXE_volbench"))
-        .args(["run", "--hosts", "lin,win", "--launcher"])
-        .arg(format!("sh {} {{host}}", pick.display()))
-        .args(["--remote-volbench", env!("CARGO_BIN_EXE_volbench")])
-        .arg("--target")
-        .arg(dir.path().join("{host}"))
-        .arg("--output")
-        .arg(&out)
-        .args(["--engine", "psync", "--size", "4M", "--duration", "2"])
-        .args(["--warmup", "0"])
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(exit::OK), "{}", stderr(&o));
-    let doc = common::read_json(&out.join("result.json"));
-    let hosts = doc["cluster"]["hosts"].as_array().unwrap();
-    assert_eq!(hosts.len(), 2);
-    let mut sum = 0;
-    for h in hosts {
-        assert_eq!(h["status"], "ok", "{h}");
-        let ops = h["runs"][0]["totals"]["read"]["ops"].as_u64().unwrap();
-        assert!(ops > 0, "{h}");
-        sum += ops;
+    let ssh = dir.path().join("ssh.sh");
+    std::fs::write(
+        &ssh,
+        format!(
+            "host=$1; line=$2\n\
+             if [ \"$host\" = win ]; then exec '{}' run cmd /c $line; fi\n\
+             exec env VB_SIM_HOST=\"$host\" sh -c \"$line\"\n",
+            runner.display()
+        ),
+    )
+    .unwrap();
+    for (i, (flag, launcher)) in [
+        ("--launcher", format!("sh {} {{host}}", exec.display())),
+        ("--ssh-command", format!("sh {}", ssh.display())),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let out = dir.path().join(format!("out{i}"));
+        let o = Command::new(env!("CARGO_BIN_EXE_volbench"))
+            .arg("run")
+            .arg("--hosts-file")
+            .arg(&hosts)
+            .args([flag, &launcher])
+            .args(["--remote-volbench", env!("CARGO_BIN_EXE_volbench")])
+            .arg("--target")
+            .arg(dir.path().join("{host}"))
+            .arg("--output")
+            .arg(&out)
+            .args(["--engine", "psync", "--size", "4M", "--duration", "2"])
+            .args(["--warmup", "0"])
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(exit::OK), "{flag}: {}", stderr(&o));
+        let doc = common::read_json(&out.join("result.json"));
+        let hosts = doc["cluster"]["hosts"].as_array().unwrap();
+        assert_eq!(hosts.len(), 2);
+        let mut sum = 0;
+        for h in hosts {
+            assert_eq!(h["status"], "ok", "{flag}: {h}");
+            let ops = h["runs"][0]["totals"]["read"]["ops"].as_u64().unwrap();
+            assert!(ops > 0, "{h}");
+            sum += ops;
+        }
+        // Each agent made its own set: the Wine one through Windows calls.
+        for host in ["lin", "win"] {
+            assert!(
+                dir.path().join(host).join("volbench.0.dat").is_file(),
+                "{host}"
+            );
+        }
+        let run = &doc["runs"][0];
+        assert_eq!(run["totals"]["read"]["ops"].as_u64(), Some(sum), "{flag}");
+        let counted: u64 = run["histograms"]["read"]["buckets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| b[2].as_u64().unwrap())
+            .sum();
+        assert_eq!(counted, sum, "{flag}");
     }
-    // Each agent made its own set: the Wine one through Windows calls.
-    for host in ["lin", "win"] {
+}
+
+#[test]
+fn a_host_of_the_other_system_is_refused_by_name_before_any_launch() {
+    let dir = tempfile::tempdir().unwrap();
+    // A launcher that leaves a mark: nothing may reach a host.
+    let mark = dir.path().join("launched");
+    let launcher = format!("sh -c 'touch {}' {{host}}", mark.display());
+    let cases = [
+        // The push is POSIX shell: not for a Windows host.
+        ("win1 os=windows\n", true, "host win1 is os=windows"),
+        (
+            "vm1 volbench=/opt/vb\n",
+            true,
+            "volbench= names an installed",
+        ),
+        // A Windows path on a Linux host, and cmd.exe's specials on a
+        // Windows host's path.
+        (
+            "vm1 volbench=C:\\vb\\volbench.exe\n",
+            false,
+            "add os=windows",
+        ),
+        (
+            "win1 os=windows volbench=%TEMP%\\vb.exe\n",
+            false,
+            "cmd.exe",
+        ),
+        ("win1 os=windows volbench=~/vb\n", false, "starts with '~'"),
+        ("win1 os=macos\n", false, "os: linux or windows"),
+    ];
+    for (line, push, want) in cases {
+        let hosts = dir.path().join("hosts");
+        std::fs::write(&hosts, line).unwrap();
+        let push = if push { "--push-binary" } else { "--warmup=0" };
+        let o = vb(["run", "--hosts-file"])
+            .arg(&hosts)
+            .args(["--launcher", &launcher, push])
+            .arg("--target")
+            .arg(dir.path().join("{host}"))
+            .args(["--size", "4M", "--duration", "1"])
+            .expect(exit::BAD_INPUT);
+        let e = stderr(&o);
+        // One error line (after the plan's notes), naming what is wrong.
+        let errors: Vec<&str> = e.lines().filter(|l| l.contains("error:")).collect();
+        assert_eq!(errors.len(), 1, "{line}: {e}");
+        assert!(errors[0].contains(want), "{line}: {e}");
+        assert!(!mark.exists(), "{line}: a host was launched");
+    }
+}
+
+#[test]
+fn a_raw_disk_is_refused_under_wine_before_any_io() {
+    let Some(exe) = wine_exe("windows::a_raw_disk_is_refused_under_wine_before_any_io") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    // Wine opens no physical disk: a write without --allow-overwrite, one
+    // with it, and a read all stop at the disk with one line naming it
+    // (on Windows the first is exit 3, refused, and the second refused for
+    // a volume on the disk, or run). Never a run, never a result.
+    for (i, args) in [
+        &["--rw", "write"][..],
+        &["--rw", "write", "--allow-overwrite"][..],
+        &["--rw", "randread"][..],
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let out = dir.path().join(format!("o{i}"));
+        let out_s = out.to_string_lossy().into_owned();
+        let mut all = vec!["run", "--target", r"\\.\PhysicalDrive0", "--output", &out_s];
+        all.extend_from_slice(&["--duration", "1"]);
+        all.extend_from_slice(args);
+        let o = wine(&exe, &all);
+        let e = stderr(&o);
         assert!(
-            dir.path().join(host).join("volbench.0.dat").is_file(),
-            "{host}"
+            matches!(o.status.code(), Some(exit::REFUSED | exit::TARGET)),
+            "{args:?}: {:?} {e}",
+            o.status.code()
         );
+        assert_eq!(e.trim().lines().count(), 1, "{args:?}: {e}");
+        assert!(e.contains(r"\\.\PhysicalDrive0"), "{args:?}: {e}");
+        assert!(!out.join("result.json").exists(), "{args:?}");
     }
-    let run = &doc["runs"][0];
-    assert_eq!(run["totals"]["read"]["ops"].as_u64(), Some(sum));
-    let counted: u64 = run["histograms"]["read"]["buckets"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|b| b[2].as_u64().unwrap())
-        .sum();
-    assert_eq!(counted, sum);
+    // A volume is a mounted file system: refused as bad input, naming what
+    // to give instead.
+    let o = expect_wine(
+        &exe,
+        &["run", "--target", r"\\.\C:", "--dry-run"],
+        exit::BAD_INPUT,
+    );
+    let e = stderr(&o);
+    assert!(e.contains("volume") && e.contains("PhysicalDriveN"), "{e}");
 }

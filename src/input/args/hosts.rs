@@ -18,7 +18,8 @@ pub struct HostArgs {
     pub hosts: Option<String>,
 
     /// Like --hosts, one host a line; '#' comments; per-host overrides after
-    /// the name: target=TEMPLATE threads=N.
+    /// the name: target=TEMPLATE threads=N, os=windows (started through
+    /// cmd.exe over ssh), volbench=PATH (its installed volbench).
     #[arg(long, value_name = "FILE")]
     pub hosts_file: Option<PathBuf>,
 

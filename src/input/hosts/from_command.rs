@@ -72,6 +72,7 @@ pub(crate) fn parse(text: &str) -> Result<Vec<HostSpec>> {
                 target: None,
                 threads: None,
                 vm_size: None,
+                agent: Default::default(),
             });
         }
     }

@@ -16,7 +16,7 @@ use crate::units::bounds::{self, MAX_HOSTS};
 use crate::units::parse_count_in;
 
 /// A host as the user named it, with its own overrides.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct HostSpec {
     /// Anything `ssh` accepts: a name, an address, a `~/.ssh/config` alias, user@host.
     pub name: String,
@@ -24,6 +24,29 @@ pub struct HostSpec {
     pub threads: Option<u32>,
     /// `vm_size=NAME`: this host's machine size, recorded with it.
     pub vm_size: Option<String>,
+    /// `os=` and `volbench=`: how this host's agent is started.
+    pub agent: AgentSide,
+}
+
+/// The system a host runs, from its `os=` setting: it decides the shell
+/// the remote command is written for (Windows' OpenSSH hands it to
+/// cmd.exe) and the binary `--push-binary` sends. Said, not probed: a
+/// probe would need a command both shells read alike, and a fleet's
+/// systems are known to whoever lists it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum HostOs {
+    #[default]
+    Linux,
+    Windows,
+}
+
+/// How one host's agent is started.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct AgentSide {
+    pub os: HostOs,
+    /// `volbench=PATH`: this host's installed volbench, in place of
+    /// `--remote-volbench` (a mixed fleet keeps it in different places).
+    pub volbench: Option<String>,
 }
 
 /// One host with its position and expanded target paths.
@@ -96,6 +119,7 @@ pub fn parse_list(text: &str) -> Result<Vec<HostSpec>> {
             target: None,
             threads: None,
             vm_size: None,
+            agent: AgentSide::default(),
         });
     }
     if hosts.is_empty() {
@@ -118,13 +142,16 @@ pub fn read_file(path: &Path) -> Result<Vec<HostSpec>> {
 }
 
 /// A hosts file: one host a line, `#` starts a comment, and optional
-/// `key=value` overrides after the name: `target=PATH-TEMPLATE`, `threads=N`.
+/// `key=value` overrides after the name: `target=PATH-TEMPLATE`, `threads=N`,
+/// `os=windows` (a Windows host: its agent is started through cmd.exe),
+/// `volbench=PATH` (its installed volbench).
 ///
 /// ```text
 /// # client VMs
 /// vm1
 /// vm2  threads=16
 /// vm3  target=/mnt/other/{host}
+/// win1 os=windows volbench=C:\\Tools\\volbench.exe target=D:\\bench
 /// ```
 pub fn parse_file(text: &str, origin: &str) -> Result<Vec<HostSpec>> {
     let mut hosts = Vec::new();
@@ -142,6 +169,7 @@ pub fn parse_file(text: &str, origin: &str) -> Result<Vec<HostSpec>> {
             target: None,
             threads: None,
             vm_size: None,
+            agent: AgentSide::default(),
         };
         let mut seen: Vec<&str> = Vec::new();
         for w in words {
@@ -167,9 +195,25 @@ pub fn parse_file(text: &str, origin: &str) -> Result<Vec<HostSpec>> {
                         .map_err(|e| at(format!("vm_size: {e}")))?;
                     host.vm_size = Some(n);
                 }
+                "os" => {
+                    host.agent.os = match v {
+                        "linux" => HostOs::Linux,
+                        "windows" => HostOs::Windows,
+                        _ => return Err(at("os: linux or windows".into())),
+                    }
+                }
+                "volbench" => {
+                    if v.is_empty() || v.len() > MAX_PATH_BYTES {
+                        return Err(at(format!(
+                            "volbench: a path of 1 to {MAX_PATH_BYTES} bytes"
+                        )));
+                    }
+                    host.agent.volbench = Some(v.to_string());
+                }
                 _ => {
                     return Err(at(format!(
-                        "unknown setting '{k}' (a host line takes target=..., threads=N and vm_size=NAME)"
+                        "unknown setting '{k}' (a host line takes target=..., threads=N, \
+                         vm_size=NAME, os=linux|windows and volbench=PATH)"
                     )));
                 }
             }

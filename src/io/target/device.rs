@@ -3,10 +3,21 @@
 use crate::io::sys::fs::{FileTypeExt, MetadataExt};
 use std::path::Path;
 
+#[cfg(unix)]
 use crate::io::sys::fs::{Mode, OFlags, SeekFrom};
 
 use crate::error::{Result, VbError};
 
+/// A disk's size: the length Windows reports for it (`fstat` of a disk
+/// handle is `IOCTL_DISK_GET_LENGTH_INFO`'s).
+#[cfg(windows)]
+pub(super) fn size(path: &Path) -> Result<u64> {
+    crate::io::sys::fs::metadata(path)
+        .map(|m| m.len())
+        .map_err(|e| VbError::target(format!("cannot size {}: {e}", path.display())))
+}
+
+#[cfg(unix)]
 pub(super) fn size(path: &Path) -> Result<u64> {
     let fd = crate::io::sys::fs::open(path, OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty())
         .map_err(|e| {
@@ -25,8 +36,40 @@ pub(super) fn size(path: &Path) -> Result<u64> {
     })
 }
 
+/// Refuses a disk any volume lies on, named with its mount points: the
+/// volumes' extents and mount points are Windows' answer to "is it
+/// mounted" (`rawdisk::check_disk_write` decides).
+#[cfg(windows)]
+pub(super) fn refuse_if_in_use(path: &Path) -> Result<()> {
+    let meta = crate::io::sys::fs::metadata(path)
+        .map_err(|e| VbError::target(format!("cannot inspect {}: {e}", path.display())))?;
+    if !meta.file_type().is_block_device() {
+        return Ok(());
+    }
+    let volumes = crate::io::sys::fs::volumes().map_err(|e| {
+        VbError::target(format!(
+            "cannot list the volumes to check that none lies on {}: {}",
+            path.display(),
+            std::io::Error::from(e)
+        ))
+    })?;
+    let volumes: Vec<super::rawdisk::VolumeOnDisks> = volumes
+        .into_iter()
+        .map(|(name, disks, mounts)| super::rawdisk::VolumeOnDisks {
+            name,
+            disks,
+            mounts,
+        })
+        .collect();
+    // st_rdev of a disk is its number (`sys::windows::disk::stat`).
+    let disk = u32::try_from(meta.rdev()).unwrap_or(u32::MAX);
+    super::rawdisk::check_disk_write(&path.display().to_string(), disk, &volumes)
+        .map_err(VbError::refused)
+}
+
 /// Refuses a device that is mounted (itself or a partition of it) or held
 /// by another kernel user such as LVM or RAID: writing would corrupt it.
+#[cfg(unix)]
 pub(super) fn refuse_if_in_use(path: &Path) -> Result<()> {
     let meta = crate::io::sys::fs::metadata(path)
         .map_err(|e| VbError::target(format!("cannot inspect {}: {e}", path.display())))?;
@@ -106,13 +149,8 @@ fn dev_numbers(rdev: u64) -> (u32, u32) {
     (libc::major(rdev), libc::minor(rdev))
 }
 
-/// Windows has no device numbers; `sys::fs::makedev`'s split, for the type.
-#[cfg(windows)]
-fn dev_numbers(rdev: u64) -> (u32, u32) {
-    ((rdev >> 32) as u32, rdev as u32)
-}
-
 /// Looks up the device (or one of its partitions) in this process's mount table.
+#[cfg(unix)]
 fn mounted_at(major: u32, minor: u32) -> Option<String> {
     let table = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
     let whole = format!("{major}:{minor}");

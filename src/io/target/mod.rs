@@ -19,6 +19,7 @@ mod fileset;
 mod lock;
 mod marker;
 mod place;
+mod rawdisk;
 mod room;
 mod winname;
 
@@ -46,13 +47,16 @@ pub struct Inspection {
 }
 
 pub fn inspect(path: &Path) -> Result<Inspection> {
+    // A disk is a block device as on Linux (the write rules are in
+    // `prepare`); a volume is a mounted file system, never written raw.
     #[cfg(windows)]
     if winname::raw_device(&path.to_string_lossy()) {
-        return Err(VbError::input(format!(
-            "target {}: raw disks and volumes are not yet targets on Windows; name a directory \
-             or a file on a mounted volume",
-            crate::units::bounds::one_line(&path.display().to_string())
-        )));
+        return match rawdisk::classify(&path.to_string_lossy()) {
+            rawdisk::Raw::Disk(_) => inspect_type(path),
+            rawdisk::Raw::Other => Err(VbError::input(rawdisk::volume_refusal(
+                &path.to_string_lossy(),
+            ))),
+        };
     }
     #[cfg(windows)]
     if let Some(why) = winname::check_path(path) {
@@ -407,9 +411,14 @@ fn named_ino(meta: &crate::io::sys::fs::Metadata, device: bool) -> u64 {
 /// on a descriptor opened with O_DIRECT (which confirms the file system
 /// accepts it at all).
 fn probe_align_fd(fd: &impl AsFd, device: bool) -> u64 {
-    // No raw disk is a target on Windows yet.
+    // Direct I/O on a disk is aligned to its logical sector.
     #[cfg(windows)]
-    let _ = device;
+    if device {
+        return crate::io::sys::fs::disk_sector_size(fd)
+            .map(u64::from)
+            .unwrap_or(4096)
+            .max(512);
+    }
     #[cfg(unix)]
     if device {
         return crate::io::sys::fs::ioctl_blksszget(fd)

@@ -54,8 +54,8 @@ pub(crate) fn check_path(path: &Path) -> Option<String> {
 }
 
 /// A path in Windows' device namespace (`\\.\PhysicalDrive0`,
-/// `\\?\GLOBALROOT\...`, `\\.\C:`): a raw disk or volume, which is not
-/// yet a target on Windows. A long path to a file (`\\?\C:\dir`) is not one.
+/// `\\?\GLOBALROOT\...`, `\\.\C:`): a raw disk or volume (`rawdisk.rs` tells
+/// which and decides what may be written). A long path to a file (`\\?\C:\dir`) is not one.
 pub(crate) fn raw_device(path: &str) -> bool {
     let p = path.replace('/', "\\");
     if let Some(rest) = p.strip_prefix("\\\\.\\") {

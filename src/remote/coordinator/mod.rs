@@ -30,6 +30,7 @@ mod events;
 mod gather;
 mod handlers;
 mod host;
+mod hostbin;
 mod launch;
 mod progress;
 mod runs;

@@ -16,6 +16,7 @@ use super::host::{Event, Host, ToAgentPipe};
 use super::{Coordinator, Options, Remote, STOP_TIMEOUT};
 use crate::error::{Result, VbError};
 use crate::executor::Observer;
+use crate::input::hosts::HostOs;
 
 /// Starts an agent on every host (after pushing the binary, if asked),
 /// at most `--launch-parallel` launches in flight, agents sharing a machine
@@ -123,6 +124,12 @@ fn agent_command(binary: &RemoteBinary, session: &str) -> RemoteCmd {
             "exec {word} agent --session {}",
             quote::quote(session)
         )),
+        RemoteBinary::Windows(p) => RemoteCmd::WinArgv(vec![
+            p.clone(),
+            "agent".into(),
+            "--session".into(),
+            session.into(),
+        ]),
     }
 }
 
@@ -132,21 +139,29 @@ enum RemoteBinary {
     Plain(String),
     /// A shell word (a `~/` path becomes `"$HOME"/...`).
     Shell(String),
+    /// A Windows host's volbench.exe, started through its cmd.exe.
+    Windows(String),
 }
 
 /// The volbench that runs on each host.
 fn remote_binaries(opts: &Options) -> Result<Vec<RemoteBinary>> {
     match &opts.remote {
-        Remote::Installed(path) => Ok((0..opts.hosts.len())
-            .map(|_| {
-                if path.starts_with('~') {
-                    RemoteBinary::Shell(quote::quote_remote_path(path))
+        Remote::Installed(default) => opts
+            .hosts
+            .iter()
+            .map(|a| {
+                let path = super::hostbin::installed(&a.host, default)?;
+                Ok(if a.host.agent.os == HostOs::Windows {
+                    RemoteBinary::Windows(path)
+                } else if path.starts_with('~') {
+                    RemoteBinary::Shell(quote::quote_remote_path(&path))
                 } else {
-                    RemoteBinary::Plain(path.clone())
-                }
+                    RemoteBinary::Plain(path)
+                })
             })
-            .collect()),
+            .collect(),
         Remote::Push(cache) => {
+            super::hostbin::check_push(&opts.hosts)?;
             let (exe, bytes) = super::super::binary::to_push()?;
             // Bounded like the launches: a thousand hosts are not a
             // thousand copies in flight.

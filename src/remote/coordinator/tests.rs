@@ -336,9 +336,7 @@ fn cluster_of(faults: &[Fault], job: JobSpec) -> Cluster {
         let a = Assignment {
             host: HostSpec {
                 name: format!("h{i}"),
-                target: None,
-                threads: None,
-                vm_size: None,
+                ..Default::default()
             },
             index: i as u32,
             targets: vec![PathBuf::from("/data/0"), PathBuf::from("/data/1")],

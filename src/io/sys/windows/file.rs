@@ -194,7 +194,12 @@ pub(crate) fn open(path: impl Arg, flags: OFlags, _mode: Mode) -> Result<OwnedFd
         return Err(Errno::last());
     }
     // SAFETY: CreateFileW succeeded: a new handle we own.
-    checked(unsafe { OwnedFd::from_raw_handle(h) }, flags)
+    let fd = unsafe { OwnedFd::from_raw_handle(h) };
+    // A disk has no attributes to ask, and no reparse point or directory.
+    if super::disk::is_device_path(&w) {
+        return Ok(fd);
+    }
+    checked(fd, flags)
 }
 
 /// Opens `name` relative to the directory `dir`.
@@ -286,7 +291,11 @@ pub(super) fn set_info<T>(
 
 pub(crate) fn fstat(fd: impl AsFd) -> Result<Stat> {
     let fd = fd.as_fd();
-    let i = by_handle(fd)?;
+    let i = match by_handle(fd) {
+        Ok(i) => i,
+        // A disk handle answers no file query: its facts come from IOCTLs.
+        Err(e) => return super::disk::stat(fd).map_err(|_| e),
+    };
     let std_info: F::FILE_STANDARD_INFO = info(fd, F::FileStandardInfo)?;
     let kind = type_of_attributes(i.dwFileAttributes);
     let perm = match kind {

@@ -2,6 +2,7 @@
 //! with the meaning the Linux code relies on (see each file).
 
 mod dir;
+mod disk;
 mod errno;
 mod file;
 mod handle;
@@ -16,6 +17,7 @@ pub(crate) mod path;
 
 pub(crate) mod fs {
     pub(crate) use super::dir::RawDir;
+    pub(crate) use super::disk::{sector_size as disk_sector_size, volumes};
     pub(crate) use super::file::*;
     pub(crate) use super::handle::*;
     pub(crate) use super::meta::{FileTypeExt, Metadata, MetadataExt, metadata, symlink_metadata};
