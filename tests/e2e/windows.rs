@@ -516,3 +516,129 @@ fn a_linux_coordinator_merges_a_linux_and_a_wine_agent() {
         .sum();
     assert_eq!(counted, sum);
 }
+
+/// The files of a metadata tree below `dir` (the marker aside).
+fn tree_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.file_name().is_some_and(|n| n != ".volbench-tree.json") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn a_metadata_tree_under_wine_counts_every_file_and_leaves_a_foreign_one() {
+    let Some(exe) =
+        wine_exe("windows::a_metadata_tree_under_wine_counts_every_file_and_leaves_a_foreign_one")
+    else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let tree = dir.path().join("tree");
+    let wt = wine_path(&tree);
+    // 2 levels of 3 directories, 4 files of 4 KiB in each of the 9 leaves.
+    let shape = [
+        "--depth",
+        "2",
+        "--width",
+        "3",
+        "--files-per-dir",
+        "4",
+        "--file-size",
+        "4k",
+        "--threads",
+        "2",
+    ];
+    let meta = |ops: &str, out: &str| {
+        let out = dir.path().join(out);
+        let mut args = vec!["run", "--target", &wt, "--ops", ops];
+        args.extend_from_slice(&shape);
+        let wo = wine_path(&out);
+        args.extend_from_slice(&["--output", &wo]);
+        expect_wine(&exe, &args, exit::OK);
+        common::read_json(&out.join("result.json"))
+    };
+    let doc = meta("create", "o1");
+    assert_eq!(doc["runs"][0]["ops"][0]["totals"]["ops"], 36);
+    assert_eq!(tree_files(&tree).len(), 36);
+    // Somebody else's file in a leaf of the tree: not volbench's to touch.
+    let theirs = tree.join("d1").join("d2").join("theirs.txt");
+    std::fs::write(&theirs, b"mine").unwrap();
+    let doc = meta("stat,open,read,delete", "o2");
+    let runs = doc["runs"].as_array().unwrap();
+    let names: Vec<&str> = runs.iter().map(|r| r["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["stat", "open", "read", "delete"]);
+    for r in runs {
+        let t = &r["ops"][0]["totals"];
+        assert_eq!(t["ops"], 36, "{}: one operation per file", r["name"]);
+        // Each operation's latency is in the histogram.
+        let counted: u64 = r["ops"][0]["histogram"]["buckets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| b[2].as_u64().unwrap())
+            .sum();
+        assert_eq!(counted, 36, "{}", r["name"]);
+    }
+    assert_eq!(runs[2]["ops"][0]["totals"]["bytes"], 36 * 4096);
+    // Every file of the tree deleted, the foreign one kept.
+    assert_eq!(tree_files(&tree), vec![theirs.clone()]);
+    // clean takes the directories and the marker, but not the one that
+    // holds the foreign file.
+    expect_wine(&exe, &["clean", "--target", &wt], exit::OK);
+    assert_eq!(std::fs::read(&theirs).unwrap(), b"mine");
+    assert!(!tree.join(".volbench-tree.json").exists());
+    assert!(!tree.join("d0").exists() && !tree.join("d1").join("d0").exists());
+}
+
+#[test]
+fn a_console_ctrl_c_under_wine_keeps_the_results_so_far() {
+    let name = "windows::a_console_ctrl_c_under_wine_keeps_the_results_so_far";
+    let Some(exe) = wine_exe(name) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let runner = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/windows-build");
+    let mut child = Command::new(runner)
+        .arg("run")
+        .arg(&exe)
+        .args(["run", "--target", &wine_path(&dir.path().join("set"))])
+        .args(["--size", "4M", "--duration", "60", "--warmup", "0"])
+        .args(["--output", &wine_path(&out)])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // "[1/1]" is printed as the run's I/O starts.
+    common::wait_for_stderr_line(&mut child, "[1/1]");
+    // The runner execs Wine's loader, so the child is the exe's process:
+    // Wine turns its SIGINT into CTRL_C_EVENT for the console handlers.
+    let pid = rustix::process::Pid::from_child(&child);
+    rustix::process::kill_process(pid, rustix::process::Signal::INT).unwrap();
+    let mut status = None;
+    crate::common::hosts::wait_until(std::time::Duration::from_secs(30), || {
+        status = child.try_wait().unwrap();
+        status.is_some()
+    });
+    let Some(status) = status else {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("volbench.exe under Wine did not stop within 30 s of SIGINT");
+    };
+    assert_eq!(status.code(), Some(exit::INTERRUPTED));
+    let doc = common::read_json(&out.join("result.json"));
+    assert_eq!(doc["interrupted"], true);
+    // What was measured before the stop is kept.
+    let ops = doc["runs"][0]["totals"]["read"]["ops"].as_u64().unwrap_or(0);
+    assert!(ops > 0, "{doc}");
+}
