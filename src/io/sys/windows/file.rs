@@ -335,10 +335,6 @@ pub(crate) fn statat(dir: impl AsFd, name: impl Arg, flags: AtFlags) -> Result<S
     fstat(&open_to_inspect(from, &leaf, nofollow)?)
 }
 
-pub(crate) fn stat(path: impl Arg) -> Result<Stat> {
-    fstat(open(path, OFlags::RDONLY, Mode::empty())?)
-}
-
 /// Windows FILETIME (100 ns since 1601) as Unix seconds and nanoseconds.
 fn unix_time(t: i64) -> StatxTimestamp {
     const EPOCH_DIFF_S: i64 = 11_644_473_600;
@@ -376,7 +372,6 @@ pub(crate) fn statx(
         stx_nlink: st.st_nlink.min(u64::from(u32::MAX)) as u32,
         stx_uid: st.st_uid,
         stx_ino: st.st_ino,
-        stx_size: st.st_size as u64,
         stx_btime: unix_time(basic.CreationTime),
         stx_ctime: unix_time(basic.ChangeTime),
         stx_dev_major: 0,

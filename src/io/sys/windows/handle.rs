@@ -69,7 +69,8 @@ pub(crate) fn fcntl_setfl(_fd: impl AsFd, _flags: OFlags) -> Result<()> {
 
 /// flock as a byte-range lock far past any data (the last byte of the
 /// 64-bit range): Windows' locks are mandatory, and a lock on the data
-/// would stop the next run from reading the holder line it names.
+/// would stop the next run from reading the holder line it names. The lock
+/// ends when the handle closes, so there is no unlock.
 pub(crate) fn flock(fd: impl AsFd, op: FlockOperation) -> Result<()> {
     const LOCK_AT: u64 = u64::MAX - 1;
     // SAFETY: plain data; the offset goes in below.
@@ -78,11 +79,6 @@ pub(crate) fn flock(fd: impl AsFd, op: FlockOperation) -> Result<()> {
     o.Anonymous.Anonymous.OffsetHigh = (LOCK_AT >> 32) as u32;
     let h = fd.as_fd().as_raw_fd();
     let flags = match op {
-        FlockOperation::Unlock => {
-            // SAFETY: `o` outlives the synchronous call.
-            return check(unsafe { F::UnlockFileEx(h, 0, 1, 0, &mut o) });
-        }
-        FlockOperation::LockExclusive => F::LOCKFILE_EXCLUSIVE_LOCK,
         FlockOperation::NonBlockingLockExclusive => {
             F::LOCKFILE_EXCLUSIVE_LOCK | F::LOCKFILE_FAIL_IMMEDIATELY
         }
