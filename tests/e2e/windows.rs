@@ -601,7 +601,11 @@ fn a_metadata_tree_under_wine_counts_every_file_and_leaves_a_foreign_one() {
     // Without it, the next clean removes the rest.
     std::fs::remove_file(&theirs).unwrap();
     expect_wine(&exe, &["clean", "--target", &wt], exit::OK);
-    assert_eq!(std::fs::read_dir(&tree).unwrap().count(), 0, "only the root is left");
+    assert_eq!(
+        std::fs::read_dir(&tree).unwrap().count(),
+        0,
+        "only the root is left"
+    );
 }
 
 #[test]
@@ -643,7 +647,9 @@ fn a_console_ctrl_c_under_wine_keeps_the_results_so_far() {
     let doc = common::read_json(&out.join("result.json"));
     assert_eq!(doc["interrupted"], true);
     // What was measured before the stop is kept.
-    let ops = doc["runs"][0]["totals"]["read"]["ops"].as_u64().unwrap_or(0);
+    let ops = doc["runs"][0]["totals"]["read"]["ops"]
+        .as_u64()
+        .unwrap_or(0);
     assert!(ops > 0, "{doc}");
     // SIGTERM is no console event: Wine ends the process outright (exit
     // 143), as TerminateProcess would on Windows, where no program can
@@ -705,10 +711,16 @@ fn counters_under_wine_are_figures_or_named_unavailable_never_zeros() {
         // CPU is read (NtQuerySystemInformation works under Wine): its
         // shares are figures that add up to the whole.
         let cpu = &i["cpu"];
-        let sum: f64 = ["user_pct", "system_pct", "iowait_pct", "steal_pct", "idle_pct"]
-            .iter()
-            .map(|k| f(&cpu[*k]))
-            .sum();
+        let sum: f64 = [
+            "user_pct",
+            "system_pct",
+            "iowait_pct",
+            "steal_pct",
+            "idle_pct",
+        ]
+        .iter()
+        .map(|k| f(&cpu[*k]))
+        .sum();
         assert!((sum - 100.0).abs() < 1.0, "{cpu}");
         // Each interface that is up has its rates, or the network is named.
         let ifs = c["interfaces"].as_array().map_or(0, Vec::len);

@@ -79,7 +79,10 @@ pub(crate) fn raw_device(path: &str) -> bool {
 /// so `D:\Bench.\a` and `d:/bench/A` are one file: two targets of one
 /// run that are one file would run twice over it, each under the other.
 pub(crate) fn same_but_case<'a>(paths: &[&'a Path]) -> Option<(&'a Path, &'a Path)> {
-    let keys: Vec<String> = paths.iter().map(|p| windows_key(&p.to_string_lossy())).collect();
+    let keys: Vec<String> = paths
+        .iter()
+        .map(|p| windows_key(&p.to_string_lossy()))
+        .collect();
     for (i, a) in paths.iter().enumerate() {
         for (j, b) in paths.iter().enumerate().skip(i + 1) {
             if a != b && keys[i] == keys[j] {
@@ -231,7 +234,10 @@ mod tests {
         }
         let paths = [r"D:\x".into(), r"D:\y".into(), r"d:\X".into()];
         let e = one_file_twice(&paths).unwrap_or_default();
-        assert!(e.contains(r"D:\x and d:\X") && e.contains("one file"), "{e}");
+        assert!(
+            e.contains(r"D:\x and d:\X") && e.contains("one file"),
+            "{e}"
+        );
         assert_eq!(one_file_twice(&paths[..2]), None);
     }
 }

@@ -107,7 +107,13 @@ pub(crate) fn lock_directory(dir: impl AsFd) -> Result<super::fd::OwnedFd> {
         nt::FILE_DIRECTORY_FILE | nt::FILE_OPEN_REPARSE_POINT,
         SHARE_READ_DELETE,
     )
-    .map_err(|e| if e == Errno::BUSY { Errno::WOULDBLOCK } else { e })
+    .map_err(|e| {
+        if e == Errno::BUSY {
+            Errno::WOULDBLOCK
+        } else {
+            e
+        }
+    })
 }
 
 /// The free space and read-only flag of the volume `fd` is on.
