@@ -110,6 +110,7 @@ fi
 if [[ $(uname -m) == x86_64 && $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
   scripts/windows-build up >/dev/null
   scripts/windows-build msrv --quiet
+  scripts/windows-build check --quiet
   scripts/windows-build harness --quiet
   scripts/windows-build --quiet
 fi

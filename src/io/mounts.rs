@@ -93,7 +93,9 @@ pub(crate) fn for_path(path: &Path) -> Option<MountInfo> {
 
 /// What backs a path, as far as honest figures need to know: storage, the
 /// host's memory (figures of RAM, named as such), or a kernel interface
-/// where no file set belongs (`/dev`, `/proc`, `/sys`).
+/// where no file set belongs (`/dev`, `/proc`, `/sys`). Read from statfs,
+/// so Linux's alone: Windows has no such magic to tell them by.
+#[cfg(unix)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Backing {
     Storage,
@@ -104,9 +106,12 @@ pub(crate) enum Backing {
 }
 
 /// statfs(2) magics (linux/magic.h). devtmpfs shares tmpfs's, so mountinfo
-/// tells the two apart.
+/// tells the two apart. Linux's alone: Windows has no statfs magic.
+#[cfg(unix)]
 const TMPFS_MAGIC: u64 = 0x0102_1994;
+#[cfg(unix)]
 const RAMFS_MAGIC: u64 = 0x8584_58f6;
+#[cfg(unix)]
 const PSEUDO_MAGICS: [(u64, &str); 10] = [
     (0x9fa0, "proc"),
     (0x6265_6572, "sysfs"),
@@ -122,6 +127,7 @@ const PSEUDO_MAGICS: [(u64, &str); 10] = [
 
 /// The backing of a file system from its statfs magic and, for what the
 /// magic cannot tell, its mount (fs type and source).
+#[cfg(unix)]
 pub(crate) fn classify(magic: u64, mount: Option<&MountInfo>) -> Backing {
     if let Some((_, name)) = PSEUDO_MAGICS.iter().find(|(m, _)| *m == magic) {
         return Backing::Pseudo(name);
@@ -138,6 +144,7 @@ pub(crate) fn classify(magic: u64, mount: Option<&MountInfo>) -> Backing {
 
 /// `zram` or `brd` for a block device path whose name says it is memory
 /// (`/dev/zram0`, `/dev/ram0`).
+#[cfg(unix)]
 pub(crate) fn memory_device(path: &str) -> Option<&'static str> {
     let name = path.rsplit('/').next().unwrap_or(path);
     let numbered = |p: &str| {
@@ -170,14 +177,9 @@ pub(crate) fn backing(path: &Path) -> Option<Backing> {
     Some(classify(magic, for_path(path).as_ref()))
 }
 
-/// Windows has no statfs magic to read: the backing is not known.
-#[cfg(windows)]
-pub(crate) fn backing(_path: &Path) -> Option<Backing> {
-    None
-}
-
 /// What a target's figures come from when that is the host's memory:
 /// `tmpfs`, `ramfs`, `zram` or `brd`; None for storage.
+#[cfg(unix)]
 pub(crate) fn memory_of(path: &Path, block_device: bool) -> Option<&'static str> {
     if block_device {
         let real = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
@@ -187,6 +189,12 @@ pub(crate) fn memory_of(path: &Path, block_device: bool) -> Option<&'static str>
         Backing::Memory(m) => Some(m),
         _ => None,
     }
+}
+
+/// Windows has no statfs magic to tell a memory file system by: not known.
+#[cfg(windows)]
+pub(crate) fn memory_of(_path: &Path, _block_device: bool) -> Option<&'static str> {
+    None
 }
 
 /// The allocation units under a target: statvfs's block and fragment size

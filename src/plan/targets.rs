@@ -25,6 +25,10 @@ pub(crate) fn plan_targets(job: &JobSpec, size_given: bool) -> Result<Vec<Plan>>
             "metadata runs (--ops) use one tree on one target; a list of targets is for block I/O",
         ));
     }
+    #[cfg(windows)]
+    if let Some(why) = crate::io::target::one_file_twice(&list.paths) {
+        return Err(VbError::input(why));
+    }
     let n = list.paths.len();
     let mut plans = Vec::with_capacity(n);
     for (i, path) in list.paths.iter().enumerate() {
@@ -49,6 +53,10 @@ pub(crate) fn plan_each(
 ) -> Result<Vec<Plan>> {
     if paths.is_empty() {
         return Err(VbError::input("no target"));
+    }
+    #[cfg(windows)]
+    if let Some(why) = crate::io::target::one_file_twice(paths) {
+        return Err(VbError::input(why));
     }
     let mut plans = Vec::with_capacity(paths.len());
     for (i, path) in paths.iter().enumerate() {

@@ -638,3 +638,242 @@ fn a_raw_disk_is_refused_under_wine_before_any_io() {
     let e = stderr(&o);
     assert!(e.contains("volume") && e.contains("PhysicalDriveN"), "{e}");
 }
+
+/// The files of a metadata tree below `dir` (the marker aside).
+fn tree_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.file_name().is_some_and(|n| n != ".volbench-tree.json") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn a_metadata_tree_under_wine_counts_every_file_and_leaves_a_foreign_one() {
+    let Some(exe) =
+        wine_exe("windows::a_metadata_tree_under_wine_counts_every_file_and_leaves_a_foreign_one")
+    else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let tree = dir.path().join("tree");
+    let wt = wine_path(&tree);
+    // 2 levels of 3 directories, 4 files of 4 KiB in each of the 9 leaves.
+    let shape = [
+        "--depth",
+        "2",
+        "--width",
+        "3",
+        "--files-per-dir",
+        "4",
+        "--file-size",
+        "4k",
+        "--threads",
+        "2",
+    ];
+    let meta = |ops: &str, out: &str| {
+        let out = dir.path().join(out);
+        let mut args = vec!["run", "--target", &wt, "--ops", ops];
+        args.extend_from_slice(&shape);
+        let wo = wine_path(&out);
+        args.extend_from_slice(&["--output", &wo]);
+        expect_wine(&exe, &args, exit::OK);
+        common::read_json(&out.join("result.json"))
+    };
+    let doc = meta("create", "o1");
+    assert_eq!(doc["runs"][0]["ops"][0]["totals"]["ops"], 36);
+    assert_eq!(tree_files(&tree).len(), 36);
+    // Somebody else's file in a leaf of the tree: not volbench's to touch.
+    let theirs = tree.join("d1").join("d2").join("theirs.txt");
+    std::fs::write(&theirs, b"mine").unwrap();
+    let doc = meta("stat,open,read,delete", "o2");
+    let runs = doc["runs"].as_array().unwrap();
+    let names: Vec<&str> = runs.iter().map(|r| r["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["stat", "open", "read", "delete"]);
+    for r in runs {
+        let t = &r["ops"][0]["totals"];
+        assert_eq!(t["ops"], 36, "{}: one operation per file", r["name"]);
+        // Each operation's latency is in the histogram.
+        let counted: u64 = r["ops"][0]["histogram"]["buckets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| b[2].as_u64().unwrap())
+            .sum();
+        assert_eq!(counted, 36, "{}", r["name"]);
+    }
+    assert_eq!(runs[2]["ops"][0]["totals"]["bytes"], 36 * 4096);
+    // Every file of the tree deleted, the foreign one kept.
+    assert_eq!(tree_files(&tree), vec![theirs.clone()]);
+    // clean takes the emptied directories, but not the one that holds the
+    // foreign file, nor (with something foreign left) the tree's marker.
+    expect_wine(&exe, &["clean", "--target", &wt], exit::OK);
+    assert_eq!(std::fs::read(&theirs).unwrap(), b"mine");
+    assert!(!tree.join("d0").exists() && !tree.join("d1").join("d0").exists());
+    assert!(tree.join(".volbench-tree.json").is_file());
+    // Without it, the next clean removes the rest.
+    std::fs::remove_file(&theirs).unwrap();
+    expect_wine(&exe, &["clean", "--target", &wt], exit::OK);
+    assert_eq!(
+        std::fs::read_dir(&tree).unwrap().count(),
+        0,
+        "only the root is left"
+    );
+}
+
+#[test]
+fn a_console_ctrl_c_under_wine_keeps_the_results_so_far() {
+    let name = "windows::a_console_ctrl_c_under_wine_keeps_the_results_so_far";
+    let Some(exe) = wine_exe(name) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let runner = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/windows-build");
+    let mut child = Command::new(runner)
+        .arg("run")
+        .arg(&exe)
+        .args(["run", "--target", &wine_path(&dir.path().join("set"))])
+        .args(["--size", "4M", "--duration", "60", "--warmup", "0"])
+        .args(["--output", &wine_path(&out)])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // "[1/1]" is printed as the run's I/O starts.
+    common::wait_for_stderr_line(&mut child, "[1/1]");
+    // The runner execs Wine's loader, so the child is the exe's process:
+    // Wine turns its SIGINT into CTRL_C_EVENT for the console handlers.
+    let pid = rustix::process::Pid::from_child(&child);
+    rustix::process::kill_process(pid, rustix::process::Signal::INT).unwrap();
+    let mut status = None;
+    crate::common::hosts::wait_until(std::time::Duration::from_secs(30), || {
+        status = child.try_wait().unwrap();
+        status.is_some()
+    });
+    let Some(status) = status else {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("volbench.exe under Wine did not stop within 30 s of SIGINT");
+    };
+    assert_eq!(status.code(), Some(exit::INTERRUPTED));
+    let doc = common::read_json(&out.join("result.json"));
+    assert_eq!(doc["interrupted"], true);
+    // What was measured before the stop is kept.
+    let ops = doc["runs"][0]["totals"]["read"]["ops"]
+        .as_u64()
+        .unwrap_or(0);
+    assert!(ops > 0, "{doc}");
+    // SIGTERM is no console event: Wine ends the process outright (exit
+    // 143), as TerminateProcess would on Windows, where no program can
+    // keep anything. That case cannot be made here, so it is skipped by name.
+    eprintln!(
+        "SKIP {name}::sigterm: Wine ends the process on SIGTERM (no console control event \
+         reaches the program)"
+    );
+}
+
+#[test]
+fn counters_under_wine_are_figures_or_named_unavailable_never_zeros() {
+    let Some(exe) =
+        wine_exe("windows::counters_under_wine_are_figures_or_named_unavailable_never_zeros")
+    else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    expect_wine(
+        &exe,
+        &[
+            "run",
+            "--target",
+            &wine_path(&dir.path().join("set")),
+            "--size",
+            "4M",
+            "--duration",
+            "2",
+            "--warmup",
+            "0",
+            "--output",
+            &wine_path(&out),
+        ],
+        exit::OK,
+    );
+    let doc = common::read_json(&out.join("result.json"));
+    let c = &doc["runs"][0]["counters"];
+    // The processors Wine shows are this machine's.
+    let cpus = std::thread::available_parallelism().unwrap().get() as u64;
+    assert_eq!(c["cpus"].as_u64(), Some(cpus), "{c}");
+    let unavailable: Vec<&str> = c["unavailable"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|u| u.as_str()).collect())
+        .unwrap_or_default();
+    // Wine has no disk performance counters: the disks are named with the
+    // reason, and no device row stands in for them with zeros.
+    assert!(
+        unavailable
+            .iter()
+            .any(|u| u.starts_with("physical disks: ") && u.len() > "physical disks: ".len()),
+        "{c}"
+    );
+    assert!(c["devices"].as_array().is_none_or(|d| d.is_empty()), "{c}");
+    let intervals = c["intervals"].as_array().unwrap();
+    assert!(!intervals.is_empty(), "{c}");
+    for i in intervals {
+        assert!(i["devices"].as_array().is_none_or(|d| d.is_empty()), "{i}");
+        // CPU is read (NtQuerySystemInformation works under Wine): its
+        // shares are figures that add up to the whole.
+        let cpu = &i["cpu"];
+        let sum: f64 = [
+            "user_pct",
+            "system_pct",
+            "iowait_pct",
+            "steal_pct",
+            "idle_pct",
+        ]
+        .iter()
+        .map(|k| f(&cpu[*k]))
+        .sum();
+        assert!((sum - 100.0).abs() < 1.0, "{cpu}");
+        // Each interface that is up has its rates, or the network is named.
+        let ifs = c["interfaces"].as_array().map_or(0, Vec::len);
+        let rows = i["net"].as_array().map_or(0, Vec::len);
+        assert!(
+            rows == ifs || unavailable.iter().any(|u| u.starts_with("network")),
+            "{c}"
+        );
+    }
+}
+
+#[test]
+fn targets_naming_one_directory_twice_are_refused_under_wine() {
+    let Some(exe) = wine_exe("windows::targets_naming_one_directory_twice_are_refused_under_wine")
+    else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let base = wine_path(dir.path());
+    // Upper and lower case, and a trailing dot: one directory on Windows.
+    for pair in ["{Set,set}", "{set,Other,set.}"] {
+        let target = format!("{base}\\{pair}");
+        let o = expect_wine(
+            &exe,
+            &["run", "--target", &target, "--size", "1M", "--dry-run"],
+            exit::BAD_INPUT,
+        );
+        let e = stderr(&o);
+        assert_eq!(e.trim().lines().count(), 1, "{e}");
+        assert!(e.contains("one file on Windows"), "{e}");
+    }
+    // Nothing was made.
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}

@@ -59,6 +59,7 @@ pub(crate) fn device(dev: &str) -> Result<Device> {
     })
 }
 
+#[cfg(unix)]
 fn is_mounted(root: &Path) -> bool {
     root.join("instances").is_dir()
 }

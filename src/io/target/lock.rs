@@ -115,6 +115,7 @@ pub(super) fn lock_path(path: &Path) -> Result<Lock> {
 
 /// Locks the root of a metadata tree through the descriptor volbench opened
 /// it with (no link followed), for the whole run or `clean`.
+#[cfg(unix)]
 pub fn lock_tree(root: &OwnedFd, path: &Path) -> Result<Lock> {
     let fd = crate::io::sys::io::fcntl_dupfd_cloexec(root, 0).map_err(|e| {
         VbError::target(format!(
@@ -124,6 +125,26 @@ pub fn lock_tree(root: &OwnedFd, path: &Path) -> Result<Lock> {
         ))
     })?;
     lock_fd(fd, path)
+}
+
+/// Windows cannot byte-range lock a directory (LockFileEx fails on one):
+/// the root's lock is a handle of it that shares no writing (see
+/// `sys::fs::lock_directory`), refused as a held flock is.
+#[cfg(windows)]
+pub fn lock_tree(root: &OwnedFd, path: &Path) -> Result<Lock> {
+    match crate::io::sys::fs::lock_directory(root) {
+        Ok(fd) => Ok(Lock { _fd: fd }),
+        Err(Errno::WOULDBLOCK) => Err(VbError::refused(format!(
+            "refusing to use {}: it is in use by another process (another volbench run holds \
+             its lock); wait for that run to end",
+            path.display()
+        ))),
+        Err(e) => Err(VbError::target(format!(
+            "cannot lock {}: {}",
+            path.display(),
+            std::io::Error::from(e)
+        ))),
+    }
 }
 
 fn lock_fd(fd: OwnedFd, path: &Path) -> Result<Lock> {

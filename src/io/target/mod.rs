@@ -24,6 +24,8 @@ mod room;
 mod winname;
 
 pub use lock::{Lock, lock_tree};
+#[cfg(windows)]
+pub(crate) use winname::one_file_twice;
 pub(crate) mod readset;
 
 pub(crate) use crate::io::gate::setdir::{self, read_up_to};

@@ -5,6 +5,7 @@
 use std::path::{Component, Path, PathBuf};
 
 use crate::error::{Result, VbError};
+#[cfg(unix)]
 use crate::io::mounts::{self, Backing};
 
 const KERNEL_ROOTS: [&str; 3] = ["/dev", "/proc", "/sys"];
@@ -67,6 +68,7 @@ pub(super) fn check_target_path(path: &Path, existing_block_device: bool) -> Res
 /// nearest parent) is on a kernel file system, judged by the file system
 /// itself: a link into `/dev` is caught too. Checked when planning and
 /// again when preparing.
+#[cfg(unix)]
 pub fn refuse_kernel_fs(dir: &Path) -> Result<()> {
     if let Some(Backing::Pseudo(fs)) = mounts::backing(dir) {
         return Err(VbError::target(format!(
@@ -75,6 +77,14 @@ pub fn refuse_kernel_fs(dir: &Path) -> Result<()> {
             crate::units::bounds::one_line(&dir.display().to_string())
         )));
     }
+    Ok(())
+}
+
+/// Windows: a path cannot reach Linux's kernel file systems (`/dev`,
+/// `/proc`, `/sys` are refused by name as Linux paths before this), and the
+/// device namespace (`\\.\`) is refused as a raw device.
+#[cfg(windows)]
+pub fn refuse_kernel_fs(_dir: &Path) -> Result<()> {
     Ok(())
 }
 

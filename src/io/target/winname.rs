@@ -73,18 +73,65 @@ pub(crate) fn raw_device(path: &str) -> bool {
     }
 }
 
-/// Two paths that name the same place on a case-insensitive file system
-/// while differing in their text: the first such pair, in order.
+/// Two paths that name the same place on Windows while differing in their
+/// text: the first such pair, in order. Windows' names are case-insensitive
+/// and Win32 drops a name's trailing dots and spaces, and `/` is `\` there,
+/// so `D:\Bench.\a` and `d:/bench/A` are one file: two targets of one
+/// run that are one file would run twice over it, each under the other.
 pub(crate) fn same_but_case<'a>(paths: &[&'a Path]) -> Option<(&'a Path, &'a Path)> {
+    let keys: Vec<String> = paths
+        .iter()
+        .map(|p| windows_key(&p.to_string_lossy()))
+        .collect();
     for (i, a) in paths.iter().enumerate() {
-        let la = a.to_string_lossy().to_lowercase();
-        for b in &paths[i + 1..] {
-            if a != b && b.to_string_lossy().to_lowercase() == la {
+        for (j, b) in paths.iter().enumerate().skip(i + 1) {
+            if a != b && keys[i] == keys[j] {
                 return Some((a, b));
             }
         }
     }
     None
+}
+
+/// A path as Windows compares it: one separator, no trailing dots or
+/// spaces on a name, lower case (Unicode's, close to NTFS's upcase table).
+fn windows_key(path: &str) -> String {
+    let p = path.replace('/', "\\");
+    // A UNC path's leading `\\` is kept; doubled separators elsewhere are one.
+    let (lead, rest) = match p.strip_prefix("\\\\") {
+        Some(rest) => ("\\\\", rest),
+        None => ("", p.as_str()),
+    };
+    let mut key = String::from(lead);
+    for (i, part) in rest.split('\\').enumerate() {
+        if part.is_empty() && i > 0 {
+            continue;
+        }
+        if i > 0 {
+            key.push('\\');
+        }
+        let name = if part == "." || part == ".." {
+            part
+        } else {
+            part.trim_end_matches(['.', ' '])
+        };
+        key.push_str(&name.to_lowercase());
+    }
+    key
+}
+
+/// The one line for a run whose targets name one file twice on Windows.
+pub(crate) fn one_file_twice(paths: &[std::path::PathBuf]) -> Option<String> {
+    let refs: Vec<&Path> = paths.iter().map(|p| p.as_path()).collect();
+    same_but_case(&refs).map(|(a, b)| {
+        let show = |p: &Path| crate::units::bounds::one_line(&p.display().to_string());
+        format!(
+            "--target names {} and {}, one file on Windows (names differ there only in case or \
+             in trailing dots and spaces); name each target once",
+            show(a),
+            show(b)
+        )
+    })
 }
 
 #[cfg(test)]
@@ -160,5 +207,37 @@ mod tests {
         assert_eq!(same_but_case(&[a, c, b]), Some((a, b)));
         assert_eq!(same_but_case(&[a, c, a]), None);
         assert_eq!(same_but_case(&[a, c]), None);
+    }
+
+    #[test]
+    fn targets_differing_in_trailing_dots_spaces_or_separators_are_one_file() {
+        let same = [
+            (r"D:\Bench.\a", r"d:\bench\A"),
+            (r"D:\bench \a.dat", "D:/BENCH/a.dat. "),
+            (r"\\Server\Share\d", r"\\server\share\D\"),
+            (r"D:\b\\c", r"D:\b\c"),
+            ("D:\\Über", "d:\\über"),
+        ];
+        for (a, b) in same {
+            let (a, b) = (Path::new(a), Path::new(b));
+            assert_eq!(same_but_case(&[a, b]), Some((a, b)), "{a:?} {b:?}");
+        }
+        let apart = [
+            (r"D:\bench\a1", r"D:\bench\a2"),
+            (r"D:\a", r"E:\a"),
+            (r"\\server\share", r"\server\share"),
+            (r"D:\bench\..", r"D:\bench\."),
+        ];
+        for (a, b) in apart {
+            let (a, b) = (Path::new(a), Path::new(b));
+            assert_eq!(same_but_case(&[a, b]), None, "{a:?} {b:?}");
+        }
+        let paths = [r"D:\x".into(), r"D:\y".into(), r"d:\X".into()];
+        let e = one_file_twice(&paths).unwrap_or_default();
+        assert!(
+            e.contains(r"D:\x and d:\X") && e.contains("one file"),
+            "{e}"
+        );
+        assert_eq!(one_file_twice(&paths[..2]), None);
     }
 }

@@ -16,9 +16,7 @@ impl Errno {
     pub(crate) const INTR: Errno = Errno(code::INTR);
     pub(crate) const IO: Errno = Errno(code::IO);
     pub(crate) const NXIO: Errno = Errno(code::NXIO);
-    pub(crate) const BADF: Errno = Errno(code::BADF);
     pub(crate) const WOULDBLOCK: Errno = Errno(code::WOULDBLOCK);
-    pub(crate) const AGAIN: Errno = Errno(code::WOULDBLOCK);
     pub(crate) const ACCESS: Errno = Errno(code::ACCESS);
     pub(crate) const BUSY: Errno = Errno(code::BUSY);
     pub(crate) const EXIST: Errno = Errno(code::EXIST);
@@ -27,7 +25,6 @@ impl Errno {
     pub(crate) const ISDIR: Errno = Errno(code::ISDIR);
     pub(crate) const INVAL: Errno = Errno(code::INVAL);
     pub(crate) const NOSPC: Errno = Errno(code::NOSPC);
-    pub(crate) const ROFS: Errno = Errno(code::ROFS);
     pub(crate) const NOSYS: Errno = Errno(code::NOSYS);
     pub(crate) const NOTEMPTY: Errno = Errno(code::NOTEMPTY);
     pub(crate) const LOOP: Errno = Errno(code::LOOP);

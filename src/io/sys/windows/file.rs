@@ -316,17 +316,32 @@ pub(crate) fn fstat(fd: impl AsFd) -> Result<Stat> {
     })
 }
 
+/// `name` may hold several components (`d0/d1`, as a metadata tree's
+/// skeleton check asks): NT takes one per open here, so the directories on
+/// the way are opened one at a time, each without following a reparse
+/// point (a link on the way is then no directory to go through, where
+/// Linux would follow it: never more permissive).
 pub(crate) fn statat(dir: impl AsFd, name: impl Arg, flags: AtFlags) -> Result<Stat> {
-    let fd = open_to_inspect(
-        dir.as_fd(),
-        &name,
-        flags.contains(AtFlags::SYMLINK_NOFOLLOW),
-    )?;
-    fstat(&fd)
-}
-
-pub(crate) fn stat(path: impl Arg) -> Result<Stat> {
-    fstat(open(path, OFlags::RDONLY, Mode::empty())?)
+    let nofollow = flags.contains(AtFlags::SYMLINK_NOFOLLOW);
+    let w = name.to_wide()?;
+    let sep = |c: &u16| *c == u16::from(b'/') || *c == u16::from(b'\\');
+    let Some(last) = w.iter().rposition(sep) else {
+        return fstat(&open_to_inspect(dir.as_fd(), &name, nofollow)?);
+    };
+    let mut at: Option<OwnedFd> = None;
+    for part in w[..last].split(sep).filter(|p| !p.is_empty()) {
+        let from = at.as_ref().map_or(dir.as_fd(), |d| d.as_fd());
+        at = Some(nt::open_relative(
+            from,
+            part,
+            F::FILE_TRAVERSE | FILE_READ_ATTRIBUTES,
+            nt::FILE_OPEN,
+            nt::FILE_DIRECTORY_FILE | nt::FILE_OPEN_REPARSE_POINT,
+        )?);
+    }
+    let from = at.as_ref().map_or(dir.as_fd(), |d| d.as_fd());
+    let leaf = String::from_utf16(&w[last + 1..]).map_err(|_| Errno::INVAL)?;
+    fstat(&open_to_inspect(from, &leaf, nofollow)?)
 }
 
 /// Windows FILETIME (100 ns since 1601) as Unix seconds and nanoseconds.
@@ -366,7 +381,6 @@ pub(crate) fn statx(
         stx_nlink: st.st_nlink.min(u64::from(u32::MAX)) as u32,
         stx_uid: st.st_uid,
         stx_ino: st.st_ino,
-        stx_size: st.st_size as u64,
         stx_btime: unix_time(basic.CreationTime),
         stx_ctime: unix_time(basic.ChangeTime),
         stx_dev_major: 0,

@@ -54,10 +54,6 @@ pub(crate) fn fdatasync(fd: impl AsFd) -> Result<()> {
     check(unsafe { F::FlushFileBuffers(fd.as_fd().as_raw_fd()) })
 }
 
-pub(crate) fn fsync(fd: impl AsFd) -> Result<()> {
-    fdatasync(fd)
-}
-
 /// Windows keeps an open handle's flags for its life: nothing reads as set.
 pub(crate) fn fcntl_getfl(_fd: impl AsFd) -> Result<OFlags> {
     Ok(OFlags::empty())
@@ -73,7 +69,8 @@ pub(crate) fn fcntl_setfl(_fd: impl AsFd, _flags: OFlags) -> Result<()> {
 
 /// flock as a byte-range lock far past any data (the last byte of the
 /// 64-bit range): Windows' locks are mandatory, and a lock on the data
-/// would stop the next run from reading the holder line it names.
+/// would stop the next run from reading the holder line it names. The lock
+/// ends when the handle closes, so there is no unlock.
 pub(crate) fn flock(fd: impl AsFd, op: FlockOperation) -> Result<()> {
     const LOCK_AT: u64 = u64::MAX - 1;
     // SAFETY: plain data; the offset goes in below.
@@ -82,11 +79,6 @@ pub(crate) fn flock(fd: impl AsFd, op: FlockOperation) -> Result<()> {
     o.Anonymous.Anonymous.OffsetHigh = (LOCK_AT >> 32) as u32;
     let h = fd.as_fd().as_raw_fd();
     let flags = match op {
-        FlockOperation::Unlock => {
-            // SAFETY: `o` outlives the synchronous call.
-            return check(unsafe { F::UnlockFileEx(h, 0, 1, 0, &mut o) });
-        }
-        FlockOperation::LockExclusive => F::LOCKFILE_EXCLUSIVE_LOCK,
         FlockOperation::NonBlockingLockExclusive => {
             F::LOCKFILE_EXCLUSIVE_LOCK | F::LOCKFILE_FAIL_IMMEDIATELY
         }
@@ -94,6 +86,34 @@ pub(crate) fn flock(fd: impl AsFd, op: FlockOperation) -> Result<()> {
     // SAFETY: `o` outlives the call, which completes before it returns on a
     // synchronous handle.
     check(unsafe { F::LockFileEx(h, flags, 0, 1, 0, &mut o) })
+}
+
+/// The lock of a directory (a metadata tree's root), which Windows cannot
+/// byte-range lock: a second handle of it asking to add files and sharing
+/// reading and deleting but not writing. While it is open, another handle
+/// that asks to write the directory (the next run's lock) fails with a
+/// sharing violation (WOULDBLOCK here), while opens that only read or
+/// traverse it, and the creates and deletes below it, go on as before;
+/// closing it, or the process ending, releases it. Share modes are kept by
+/// the file system, so a tree on an SMB share is locked for every client.
+pub(crate) fn lock_directory(dir: impl AsFd) -> Result<super::fd::OwnedFd> {
+    const FILE_ADD_FILE: u32 = 0x2;
+    const SHARE_READ_DELETE: u32 = 0x1 | 0x4;
+    nt::open_relative_sharing(
+        dir.as_fd(),
+        &[],
+        FILE_ADD_FILE,
+        nt::FILE_OPEN,
+        nt::FILE_DIRECTORY_FILE | nt::FILE_OPEN_REPARSE_POINT,
+        SHARE_READ_DELETE,
+    )
+    .map_err(|e| {
+        if e == Errno::BUSY {
+            Errno::WOULDBLOCK
+        } else {
+            e
+        }
+    })
 }
 
 /// The free space and read-only flag of the volume `fd` is on.
@@ -120,7 +140,6 @@ pub(crate) fn fstatvfs(fd: impl AsFd) -> Result<StatVfs> {
     Ok(StatVfs {
         f_bsize: unit,
         f_frsize: unit,
-        f_blocks: v.total_units.max(0) as u64,
         f_bavail: v.caller_available_units.max(0) as u64,
         f_flag: if ro {
             StatVfsMountFlags::RDONLY

@@ -21,31 +21,16 @@ impl FileType {
     pub(crate) fn is_file(self) -> bool {
         self.0 == Kind::RegularFile
     }
-    pub(crate) fn is_symlink(self) -> bool {
-        self.0 == Kind::Symlink
-    }
 }
 
 /// `std::os::unix::fs::FileTypeExt`: a Windows path is never a device node.
 pub(crate) trait FileTypeExt {
     fn is_block_device(&self) -> bool;
-    fn is_char_device(&self) -> bool;
-    fn is_fifo(&self) -> bool;
-    fn is_socket(&self) -> bool;
 }
 
 impl FileTypeExt for FileType {
     fn is_block_device(&self) -> bool {
         self.0 == Kind::BlockDevice
-    }
-    fn is_char_device(&self) -> bool {
-        self.0 == Kind::CharacterDevice
-    }
-    fn is_fifo(&self) -> bool {
-        self.0 == Kind::Fifo
-    }
-    fn is_socket(&self) -> bool {
-        self.0 == Kind::Socket
     }
 }
 
@@ -70,9 +55,6 @@ pub(crate) trait MetadataExt {
     fn ino(&self) -> u64;
     fn rdev(&self) -> u64;
     fn blocks(&self) -> u64;
-    fn nlink(&self) -> u64;
-    fn uid(&self) -> u32;
-    fn mode(&self) -> u32;
 }
 
 impl MetadataExt for Metadata {
@@ -87,15 +69,6 @@ impl MetadataExt for Metadata {
     }
     fn blocks(&self) -> u64 {
         self.0.st_blocks.max(0) as u64
-    }
-    fn nlink(&self) -> u64 {
-        self.0.st_nlink
-    }
-    fn uid(&self) -> u32 {
-        self.0.st_uid
-    }
-    fn mode(&self) -> u32 {
-        self.0.st_mode
     }
 }
 

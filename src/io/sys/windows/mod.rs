@@ -39,10 +39,6 @@ pub(crate) mod process {
         pub(crate) fn as_raw(self) -> u32 {
             self.0
         }
-        /// Root's powers are a token's privileges on Windows, not an id.
-        pub(crate) fn is_root(self) -> bool {
-            false
-        }
     }
 
     pub(crate) fn geteuid() -> Uid {
@@ -56,14 +52,12 @@ pub(crate) mod process {
 
     pub(crate) struct Rlimit {
         pub current: Option<u64>,
-        pub maximum: Option<u64>,
     }
 
     /// Windows has no per-process handle limit below its 16 Mi handles.
     pub(crate) fn getrlimit(_r: Resource) -> Rlimit {
         Rlimit {
             current: Some(1 << 24),
-            maximum: Some(1 << 24),
         }
     }
 }

@@ -111,7 +111,6 @@ pub(super) const FILE_SYNCHRONOUS_IO_NONALERT: u32 = 0x20;
 /// without FILE_SYNCHRONOUS_IO_NONALERT, i.e. one for overlapped I/O.
 pub(super) const OPEN_ASYNC: u32 = 0x8000_0000;
 pub(super) const FILE_NON_DIRECTORY_FILE: u32 = 0x40;
-pub(super) const FILE_OPEN_FOR_BACKUP_INTENT: u32 = 0x4000;
 pub(super) const FILE_OPEN_REPARSE_POINT: u32 = 0x20_0000;
 
 pub(super) const SYNCHRONIZE: u32 = 0x10_0000;
@@ -132,6 +131,19 @@ pub(super) fn open_relative(
     access: u32,
     disposition: u32,
     options: u32,
+) -> Result<OwnedFd, Errno> {
+    open_relative_sharing(dir, name, access, disposition, options, SHARE_ALL)
+}
+
+/// `open_relative` with the share mode given: what other handles of the
+/// same file may do while this one is open (a tree's lock shares no writing).
+pub(super) fn open_relative_sharing(
+    dir: BorrowedFd<'_>,
+    name: &[u16],
+    access: u32,
+    disposition: u32,
+    options: u32,
+    share: u32,
 ) -> Result<OwnedFd, Errno> {
     let bytes = name.len() * 2;
     if bytes > u16::MAX as usize - 2 {
@@ -166,7 +178,7 @@ pub(super) fn open_relative(
             &mut io,
             std::ptr::null(),
             0x80, // FILE_ATTRIBUTE_NORMAL, for a file this creates
-            SHARE_ALL,
+            share,
             disposition,
             if options & OPEN_ASYNC != 0 {
                 options & !OPEN_ASYNC

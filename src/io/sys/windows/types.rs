@@ -128,9 +128,6 @@ impl Mode {
     pub(crate) const fn from_raw_mode(m: u32) -> Mode {
         Mode(m)
     }
-    pub(crate) const fn as_raw_mode(self) -> u32 {
-        self.0
-    }
 }
 
 const S_IFMT: u32 = 0o170000;
@@ -166,12 +163,6 @@ impl FileType {
     pub(crate) fn is_block_device(self) -> bool {
         self == FileType::BlockDevice
     }
-    pub(crate) fn is_dir(self) -> bool {
-        self == FileType::Directory
-    }
-    pub(crate) fn is_file(self) -> bool {
-        self == FileType::RegularFile
-    }
 }
 
 /// What `fstat` reports, with Linux's field names: `st_dev` is the volume's
@@ -205,7 +196,6 @@ pub(crate) struct Statx {
     pub stx_nlink: u32,
     pub stx_uid: u32,
     pub stx_ino: u64,
-    pub stx_size: u64,
     pub stx_btime: StatxTimestamp,
     pub stx_ctime: StatxTimestamp,
     pub stx_dev_major: u32,
@@ -218,25 +208,21 @@ pub(crate) struct Statx {
 pub(crate) struct StatVfs {
     pub f_bsize: u64,
     pub f_frsize: u64,
-    pub f_blocks: u64,
     pub f_bavail: u64,
     pub f_flag: StatVfsMountFlags,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum FlockOperation {
-    LockExclusive,
+    /// The only lock volbench takes: it never waits for one, and the lock
+    /// goes with the handle.
     NonBlockingLockExclusive,
-    Unlock,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum Advice {
-    Normal,
-    Sequential,
-    Random,
-    NoReuse,
-    WillNeed,
+    /// The only advice the shared code gives (dropping a file's cached
+    /// pages); the read-ahead advice is Linux's (a flag of the open here).
     DontNeed,
 }
 
