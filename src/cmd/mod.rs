@@ -21,8 +21,10 @@ pub(crate) mod stop;
 pub(crate) mod suite;
 pub(crate) mod verify;
 
-/// `volbench agent [--session NAME [--task-env VAR]]` exactly as the coordinator starts it,
-/// run without clap: building the whole command tree (every subcommand's
+/// `volbench agent [--session NAME [--task-env VAR]]` exactly as the
+/// coordinator starts it (`--task-env`: the variable holding the agent's
+/// task when one srun step carries every agent, `remote/step.rs`; only in
+/// this form, as the coordinator writes it), run without clap: building the whole command tree (every subcommand's
 /// flags and help text) touched code and heap that each of a thousand
 /// agents on one machine kept resident. Anything else (`agent --help`, a
 /// typo) goes through clap as usual. None: not such a command line.
@@ -60,7 +62,7 @@ pub fn main(cli: Cli) -> Result<i32> {
         Command::Run(a) => run::cmd_run(&a),
         Command::Capture(a) => capture::cmd_capture(&a),
         Command::Quick(a) => quick::cmd_quick(&a),
-        Command::Agent(a) => crate::remote::agent::main(a.task_env.as_deref()),
+        Command::Agent(_) => crate::remote::agent::main(None),
         Command::Clean(a) => clean::cmd_clean(&a),
         Command::Verify(a) => verify::cmd_verify(&a),
         Command::Suite(SuiteCommand::List) => suite::cmd_suite_list(),

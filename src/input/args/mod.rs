@@ -540,12 +540,6 @@ pub struct AgentArgs {
     /// The coordinator's session name (informational).
     #[arg(long, value_name = "NAME")]
     pub session: Option<String>,
-
-    /// The environment variable holding this agent's task number when one
-    /// process carries many agents (srun's SLURM_PROCID, --launcher slurm):
-    /// stdin is then framed by task and only this task's lines are read.
-    #[arg(long, value_name = "VAR")]
-    pub task_env: Option<String>,
 }
 
 /// Metadata and small-file runs: a tree of files and operations on it.
