@@ -10,8 +10,9 @@ fn main() {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
-    // At most 4 words: more is never the agent's plain command line.
-    let first: Vec<std::ffi::OsString> = std::env::args_os().skip(1).take(4).collect();
+    // At most 6 words: more is never the agent's plain command line (5
+    // with `--task-env VAR`; a sixth shows a longer line is not it).
+    let first: Vec<std::ffi::OsString> = std::env::args_os().skip(1).take(6).collect();
     let outcome = match volbench::cmd::agent_fast_path(&first) {
         Some(outcome) => outcome,
         None => match volbench::input::args::Cli::try_parse() {

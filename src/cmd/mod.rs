@@ -21,20 +21,26 @@ pub(crate) mod stop;
 pub(crate) mod suite;
 pub(crate) mod verify;
 
-/// `volbench agent [--session NAME]` exactly as the coordinator starts it,
-/// run without clap: building the whole command tree (every subcommand's
+/// `volbench agent [--session NAME [--task-env VAR]]` exactly as the
+/// coordinator starts it (`--task-env`: the variable holding the agent's
+/// task when one srun step carries every agent, `remote/step.rs`; only in
+/// this form, as the coordinator writes it), run without clap: building the whole command tree (every subcommand's
 /// flags and help text) touched code and heap that each of a thousand
 /// agents on one machine kept resident. Anything else (`agent --help`, a
 /// typo) goes through clap as usual. None: not such a command line.
 pub fn agent_fast_path(args: &[std::ffi::OsString]) -> Option<Result<i32>> {
-    let plain = match args {
-        [a] => a == "agent",
-        [a, s, name] => {
-            a == "agent" && s == "--session" && !name.to_string_lossy().starts_with('-')
-        }
-        _ => false,
+    let word = |w: &std::ffi::OsString| !w.to_string_lossy().starts_with('-');
+    let session = |a: &std::ffi::OsString, s: &std::ffi::OsString, name| {
+        a == "agent" && s == "--session" && word(name)
     };
-    plain.then(crate::remote::agent::main)
+    match args {
+        [a] if a == "agent" => Some(crate::remote::agent::main(None)),
+        [a, s, name] if session(a, s, name) => Some(crate::remote::agent::main(None)),
+        [a, s, name, t, var] if session(a, s, name) && t == "--task-env" && word(var) => {
+            Some(crate::remote::agent::main(Some(&var.to_string_lossy())))
+        }
+        _ => None,
+    }
 }
 
 pub fn main(cli: Cli) -> Result<i32> {
@@ -56,7 +62,7 @@ pub fn main(cli: Cli) -> Result<i32> {
         Command::Run(a) => run::cmd_run(&a),
         Command::Capture(a) => capture::cmd_capture(&a),
         Command::Quick(a) => quick::cmd_quick(&a),
-        Command::Agent(_) => crate::remote::agent::main(),
+        Command::Agent(_) => crate::remote::agent::main(None),
         Command::Clean(a) => clean::cmd_clean(&a),
         Command::Verify(a) => verify::cmd_verify(&a),
         Command::Suite(SuiteCommand::List) => suite::cmd_suite_list(),

@@ -296,6 +296,30 @@ pub(crate) fn run_here(
     finisher.finish(doc)
 }
 
+/// `--launcher slurm`'s one srun command, as `--dry-run` shows it (a
+/// pushed binary's path is known only once pushed).
+fn step_line(hp: &plan::hosts::HostsPlan, remote: &coordinator::Remote) -> String {
+    let path = match remote {
+        coordinator::Remote::Installed(p) => p.clone(),
+        coordinator::Remote::Push(_) => "PUSHED-VOLBENCH".into(),
+    };
+    let names: Vec<&str> = hp.hosts.iter().map(|a| a.host.name.as_str()).collect();
+    let agent = crate::remote::launcher::RemoteCmd::Argv(vec![
+        path,
+        "agent".into(),
+        "--session".into(),
+        hp.session.clone(),
+    ]);
+    let argv = crate::remote::step::srun_argv(&names, &agent);
+    one_line(
+        &argv
+            .iter()
+            .map(|w| crate::remote::quote::quote(w))
+            .collect::<Vec<_>>()
+            .join(" "),
+    )
+}
+
 /// The job on many hosts: the hosts' plan, then the coordinator, then the
 /// same finish as a run here.
 fn on_hosts(
@@ -334,10 +358,17 @@ fn on_hosts(
         } else {
             ""
         };
-        println!(
-            "launch:   {} at a time (--launch-parallel){mux}",
-            r.launch.launch_parallel
-        );
+        if launcher.is_slurm_step() {
+            println!(
+                "launch:   one srun step for all hosts: {}",
+                step_line(&hp, &remote)
+            );
+        } else {
+            println!(
+                "launch:   {} at a time (--launch-parallel){mux}",
+                r.launch.launch_parallel
+            );
+        }
         println!("resolved spec (per host, before each host checks its targets):");
         println!(
             "{}",

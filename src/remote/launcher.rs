@@ -188,6 +188,12 @@ impl Launcher {
         Some(v)
     }
 
+    /// `--launcher slurm`: the agents start as the tasks of one srun step
+    /// (`remote/step.rs`); the per-host template runs one-off commands.
+    pub(crate) fn is_slurm_step(&self) -> bool {
+        self.given == "slurm"
+    }
+
     /// What the result and `--dry-run` say reached the hosts.
     pub(crate) fn describe(&self) -> String {
         let full = self.words.join(" ");
@@ -207,7 +213,11 @@ impl Launcher {
     /// stdin/stdout/stderr, in its own process group so a terminal's Ctrl-C
     /// reaches only the coordinator, which then stops the agents cleanly.
     pub(crate) fn command(&self, host: &str, remote: &RemoteCmd) -> Command {
-        let argv = self.argv(host, remote);
+        Self::command_of(&self.argv(host, remote))
+    }
+
+    /// `argv` with the pipes and process group of `command`.
+    fn command_of(argv: &[String]) -> Command {
         let mut c = Command::new(argv.first().map_or("", String::as_str));
         c.args(argv.iter().skip(1));
         c.stdin(Stdio::piped())
@@ -230,6 +240,15 @@ impl Launcher {
     /// (on Unix the agent sees its stdin close and stops itself).
     pub(crate) fn spawn(&self, host: &str, remote: &RemoteCmd) -> std::io::Result<Child> {
         let child = self.command(host, remote).spawn()?;
+        #[cfg(windows)]
+        super::windows::adopt(&child);
+        Ok(child)
+    }
+
+    /// Starts a whole command line built elsewhere (the srun step) the
+    /// way `spawn` starts a host's.
+    pub(crate) fn spawn_argv(&self, argv: &[String]) -> std::io::Result<Child> {
+        let child = Self::command_of(argv).spawn()?;
         #[cfg(windows)]
         super::windows::adopt(&child);
         Ok(child)

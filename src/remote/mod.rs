@@ -14,6 +14,7 @@ pub(crate) mod launcher;
 pub mod protocol;
 pub(crate) mod quote;
 pub(crate) mod ssh;
+pub(crate) mod step;
 #[cfg(windows)]
 mod windows;
 

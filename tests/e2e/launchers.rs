@@ -326,7 +326,11 @@ fn the_static_binary_runs_a_job_in_a_root_without_libc() {
 struct Slurm {
     dir: tempfile::TempDir,
     daemons: Vec<Child>,
+    // One cluster at a time: its ports come from this process's id.
+    _one: std::sync::MutexGuard<'static, ()>,
 }
+
+static ONE_SLURM: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 impl Slurm {
     fn up(test: &str) -> Option<Self> {
@@ -348,6 +352,7 @@ impl Slurm {
         let mut me = Slurm {
             dir,
             daemons: Vec::new(),
+            _one: ONE_SLURM.lock().unwrap_or_else(|e| e.into_inner()),
         };
         if !ok(Command::new("munge").arg("-n")) {
             for p in ["/run/munge", "/var/log/munge", "/var/lib/munge"] {
@@ -486,8 +491,177 @@ fn the_slurm_launcher_runs_two_hosts_in_an_allocation() {
     let doc = read_json(&tmp.path().join("out/result.json"));
     assert_hosts_ok_and_summed(&doc, 2);
     let reached = doc["cluster"]["ssh_command"].as_str().unwrap();
-    assert!(reached.starts_with("slurm (srun"), "{reached}");
+    assert!(
+        reached.starts_with("slurm (one srun step: srun"),
+        "{reached}"
+    );
+    assert!(
+        stderr(&o).contains("2 agents started in") && stderr(&o).contains("(one srun step)"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(doc["cluster"]["coordinator"]["launch_s"].as_f64().unwrap() > 0.0);
     for n in ["vb1", "vb2"] {
         assert!(tmp.path().join(n).join("volbench.0.dat").exists(), "{n}");
     }
+}
+
+/// A coordinator a failed assertion must not leave running.
+struct KillOnDrop(Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// The agents of this test binary's srun step: (pid, task, node) from each
+/// agent's environment, as slurmd set it.
+fn step_agents() -> Vec<(u32, u32, String)> {
+    let mut found = Vec::new();
+    for (pid, cmd) in crate::common::hosts::processes_with("--task-env SLURM_PROCID", None) {
+        if !cmd.starts_with(BIN) {
+            continue;
+        }
+        let env = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
+        let env = String::from_utf8_lossy(&env).into_owned();
+        let var = |k: &str| {
+            env.split('\0')
+                .find_map(|kv| kv.strip_prefix(&format!("{k}=")).map(str::to_string))
+        };
+        if let (Some(t), Some(node)) = (var("SLURM_PROCID"), var("SLURMD_NODENAME")) {
+            found.push((pid, t.parse().unwrap(), node));
+        }
+    }
+    found.sort_by_key(|a| a.1);
+    found
+}
+
+#[test]
+fn one_srun_step_carries_every_agent_and_a_killed_task_is_a_lost_host() {
+    let test = "one_srun_step_carries_every_agent_and_a_killed_task_is_a_lost_host";
+    let Some(slurm) = Slurm::up(test) else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    // vb2 first: task 0 must land on vb2, whatever order Slurm keeps nodes in.
+    let coord = Command::new("salloc")
+        .args(["-N2", "-w", "vb1,vb2", "--time=5"])
+        .arg(BIN)
+        .args(["run", "--launcher", "slurm", "--hosts", "vb2,vb1"])
+        .arg("--target")
+        .arg(tmp.path().join("{host}"))
+        .arg("--output")
+        .arg(tmp.path().join("out"))
+        .args(["--size", "4m", "--buffered", "--interval", "250ms"])
+        .args(["--engine", "psync", "--rw", "randrw", "--duration", "10s"])
+        .args(["--warmup", "0", "--on-host-loss", "continue"])
+        .args(["--remote-volbench", BIN])
+        .env("SLURM_CONF", slurm.conf())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut coord = KillOnDrop(coord);
+    let err = coord.0.stderr.take().unwrap();
+    let log = std::thread::spawn(move || {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut { err }, &mut s).unwrap();
+        s
+    });
+    let mut agents = Vec::new();
+    let running = wait_until(Duration::from_secs(60), || {
+        agents = step_agents();
+        agents.len() == 2 && agents.iter().all(|a| crate::common::hosts::io_running(a.0))
+    });
+    assert!(running, "the two agents never ran: {agents:?}");
+    // Host i is task i, on its own node.
+    let tasks: Vec<(u32, &str)> = agents.iter().map(|a| (a.1, a.2.as_str())).collect();
+    assert_eq!(tasks, [(0, "vb2"), (1, "vb1")]);
+    // ONE srun carries both agents.
+    let sruns: Vec<_> = crate::common::hosts::processes_with("--distribution=arbitrary", None)
+        .into_iter()
+        .filter(|(_, c)| c.starts_with("srun ") && c.contains(BIN))
+        .collect();
+    // srun forks a helper of its own; the coordinator (salloc's child)
+    // started one srun.
+    let parent = |pid: u32| -> u32 {
+        let st = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        let rest = st.rsplit_once(')').map_or("", |r| r.1);
+        rest.split_whitespace()
+            .nth(1)
+            .and_then(|p| p.parse().ok())
+            .unwrap_or(0)
+    };
+    let started: Vec<_> = sruns
+        .iter()
+        .filter(|(p, _)| !sruns.iter().any(|(q, _)| *q == parent(*p)))
+        .collect();
+    assert_eq!(started.len(), 1, "{sruns:?}");
+    assert!(sruns[0].1.contains("--nodelist=vb2,vb1"), "{sruns:?}");
+    rustix::process::kill_process(
+        rustix::process::Pid::from_raw(agents[1].0 as i32).unwrap(),
+        rustix::process::Signal::KILL,
+    )
+    .unwrap();
+    // The lost host is noticed at once (srun names its task), inside the
+    // 10 s run; the run then goes on with the other to its end.
+    let status = coord.0.wait().unwrap();
+    let log = log.join().unwrap();
+    assert!(status.success(), "{log}");
+    assert!(log.contains("host vb1 failed: its task ended"), "{log}");
+    let doc = read_json(&tmp.path().join("out/result.json"));
+    let hosts = doc["cluster"]["hosts"].as_array().unwrap();
+    assert_eq!(hosts[0]["status"], "ok", "{}", hosts[0]);
+    assert_eq!(hosts[1]["status"], "failed", "{}", hosts[1]);
+    assert!(
+        hosts[1]["error"].as_str().unwrap().contains("task 1"),
+        "{}",
+        hosts[1]
+    );
+    let run = &doc["cluster"]["runs"][0];
+    assert_eq!(run["partial"], true, "{run}");
+    assert_eq!(run["hosts_merged"], 1, "{run}");
+    // The survivor's totals are the merged ones, exactly.
+    for op in ["read", "write"] {
+        assert_eq!(
+            ops(&doc["runs"][0], op),
+            ops(&hosts[0]["runs"][0], op),
+            "{op}"
+        );
+    }
+    assert!(step_agents().is_empty(), "no agent outlives the run");
+}
+
+#[test]
+fn dry_run_shows_the_one_srun_step_and_an_agent_without_its_task_refuses() {
+    let tmp = tempfile::tempdir().unwrap();
+    let o = job("node[01-03]", "slurm", tmp.path())
+        .arg("--dry-run")
+        .expect(exit::OK);
+    let out = stdout(&o);
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("launch:"))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert_eq!(line.matches("srun --").count(), 1, "{line}");
+    for w in [
+        "--ntasks=3",
+        "--nodelist=node01,node02,node03",
+        "--distribution=arbitrary",
+        "--label",
+        "--task-env SLURM_PROCID",
+    ] {
+        assert!(line.contains(w), "{w}: {line}");
+    }
+    // An agent told to read its task from a variable nobody set stops
+    // with one line, never reading as task 0 another agent's input.
+    let o =
+        vb(["agent", "--session", "s", "--task-env", "VB_NO_SUCH_TASK"]).expect(exit::BAD_INPUT);
+    assert!(
+        stderr(&o).contains("--task-env VB_NO_SUCH_TASK"),
+        "{}",
+        stderr(&o)
+    );
 }

@@ -7,9 +7,10 @@ use clap::{Args, ValueEnum};
 #[derive(Args, Debug, Clone, Default)]
 #[command(next_help_heading = "Many hosts")]
 pub struct LaunchArgs {
-    /// How a host is reached: ssh (the default), slurm (srun --overlap -N1
-    /// -n1 -w {host}, inside an allocation), kubectl (kubectl exec -i
-    /// {host} --), or a command template. With {host} in it the template is
+    /// How a host is reached: ssh (the default), slurm (inside an
+    /// allocation: ONE srun step for all hosts, task i on host i, its stdin
+    /// and output split by task), kubectl (kubectl exec -i {host} --), or a
+    /// command template. With {host} in it the template is
     /// run as an argument vector, {host} replaced and volbench's command
     /// appended as separate arguments, no shell ('docker exec -i {host}',
     /// 'ip netns exec {host}'); without {host} it is ssh's form, like

@@ -27,11 +27,17 @@ pub(super) fn write_loop(rx: Receiver<String>, shared: &Shared) {
     }
 }
 
-pub(super) fn read_loop(shared: &Shared, link: &Link, ctl: Sender<Control>) {
+/// `task`: this agent's task when one process carries many agents: each
+/// line is framed (`remote/step.rs`) and only its own are read.
+pub(super) fn read_loop(shared: &Shared, link: &Link, ctl: Sender<Control>, task: Option<u32>) {
     let mut input = BufReader::new(std::io::stdin().lock());
     let mut buf = Vec::new();
     loop {
-        match read_line(&mut input, &mut buf) {
+        let read = match task {
+            None => read_line(&mut input, &mut buf),
+            Some(t) => read_framed(&mut input, &mut buf, t),
+        };
+        match read {
             Ok(Some(())) => {}
             Ok(None) => {
                 shared.lose("stdin closed (the coordinator is gone)");
@@ -75,6 +81,32 @@ pub(super) fn read_loop(shared: &Shared, link: &Link, ctl: Sender<Control>) {
         }
     }
     let _ = ctl.send(Control::Closed);
+}
+
+/// The next line for task `me` from a framed stdin, its frame taken off;
+/// Ok(None) at the end of input or of this task's input.
+fn read_framed(
+    input: &mut impl std::io::BufRead,
+    buf: &mut Vec<u8>,
+    me: u32,
+) -> std::io::Result<Option<()>> {
+    use crate::remote::protocol::MAX_LINE;
+    use crate::remote::step::{Framed, MAX_PREFIX, read_bounded, unframe};
+    loop {
+        if read_bounded(input, buf, MAX_LINE + MAX_PREFIX + 1)?.is_none() {
+            return Ok(None);
+        }
+        let framed = unframe(me, buf)
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
+        match framed {
+            Framed::Mine(at) => {
+                buf.drain(..at);
+                return Ok(Some(()));
+            }
+            Framed::End => return Ok(None),
+            Framed::Other => {}
+        }
+    }
 }
 
 /// Sends fill progress, and a heartbeat when nothing else was said for a

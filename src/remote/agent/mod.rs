@@ -36,7 +36,11 @@ const GRACE: Duration = Duration::from_secs(3);
 /// Exit codes of the agent (seen only in the coordinator's messages).
 pub(crate) const EXIT_LOST: i32 = 75;
 
-pub(crate) fn main() -> Result<i32> {
+/// `task_env`: the variable that holds this agent's task number when one
+/// process carries many agents (`--task-env SLURM_PROCID`, `remote/step.rs`):
+/// its stdin is then framed, and it keeps only the lines for its task.
+pub(crate) fn main(task_env: Option<&str>) -> Result<i32> {
+    let task = task_env.map(task_number).transpose()?;
     // A vanished coordinator shows as a write error (then a clean stop),
     // not as SIGPIPE killing the agent mid-write.
     super::set_sigpipe(true);
@@ -71,7 +75,7 @@ pub(crate) fn main() -> Result<i32> {
         let link = link.clone();
         std::thread::Builder::new()
             .name("vb-agent-in".into())
-            .spawn(move || read_loop(&shared, &link, ctl_tx))
+            .spawn(move || read_loop(&shared, &link, ctl_tx, task))
             .map_err(|e| VbError::run(format!("cannot start a thread: {e}")))?;
     }
     {
@@ -155,6 +159,22 @@ impl Link {
 enum Control {
     Msg(ToAgent),
     Closed,
+}
+
+/// The task number in variable `var`: a launcher that does not set it is a
+/// clear error, never a silent task 0 reading another agent's lines.
+fn task_number(var: &str) -> Result<u32> {
+    let value = std::env::var(var).map_err(|_| {
+        VbError::input(format!(
+            "--task-env {var}: the variable is not set (the launcher sets it for each task)"
+        ))
+    })?;
+    value.trim().parse().map_err(|_| {
+        VbError::input(format!(
+            "--task-env {var}: '{}' is not a task number",
+            value.chars().take(40).collect::<String>()
+        ))
+    })
 }
 
 fn unix_ns(t: SystemTime) -> u64 {

@@ -30,6 +30,9 @@ pub(super) struct Link {
     /// The agent's stdin written from the coordinator's loop itself.
     #[cfg(unix)]
     pub out: RefCell<Option<Direct>>,
+    /// Its task's way into the one srun step that carries every agent
+    /// (`step.rs`), where there is no process of its own.
+    pub step: Option<crate::remote::step::Tap>,
     pub last_heard: Instant,
 }
 
@@ -37,6 +40,7 @@ impl Link {
     /// Ends the agent's input (it stops and exits).
     pub(super) fn close(&mut self) {
         self.tx = None;
+        self.step = None;
         #[cfg(unix)]
         {
             *self.out.get_mut() = None;
@@ -215,6 +219,7 @@ impl Host {
                 tx: None,
                 #[cfg(unix)]
                 out: RefCell::new(None),
+                step: None,
                 last_heard: Instant::now(),
             },
             failed: None,
@@ -255,6 +260,9 @@ impl Host {
     pub(super) fn send_line(&self, line: &str) {
         if let Some(tx) = &self.link.tx {
             let _ = tx.send(line.to_owned());
+        }
+        if let Some(tap) = &self.link.step {
+            tap.send(line);
         }
         #[cfg(unix)]
         {

@@ -36,6 +36,7 @@ mod progress;
 mod runs;
 mod search;
 mod spawn;
+mod step;
 #[cfg(test)]
 mod tests;
 
@@ -117,6 +118,9 @@ struct Coordinator<'a> {
     /// The latency-search step being run, as each host is sent it, and its
     /// rate for the whole job (`search.rs`).
     step: Option<(StepRun, Option<f64>)>,
+    /// The one process carrying every agent (`--launcher slurm`'s srun
+    /// step), where the hosts have none of their own.
+    carrier: Option<std::process::Child>,
 }
 
 /// What the hosts did, ready for the result document.
@@ -137,7 +141,11 @@ pub(crate) fn run(opts: Options, obs: &dyn Observer, stop: &AtomicBool) -> Resul
     let started = crate::result::now_rfc3339();
     // The masters' directory lives until the agents are gone: dropped
     // last, it ends the masters.
-    let (c, _masters) = spawn::connect(&opts, obs, stop)?;
+    let (c, _masters) = if opts.launcher.is_slurm_step() {
+        (step::connect(&opts, obs, stop)?, None)
+    } else {
+        spawn::connect(&opts, obs, stop)?
+    };
     let Gathered {
         mut doc,
         hosts,
@@ -146,11 +154,15 @@ pub(crate) fn run(opts: Options, obs: &dyn Observer, stop: &AtomicBool) -> Resul
         run_cost,
     } = c.drive(&opts.template, opts.size_given, opts.shared_target, started)?;
     if let Some(l) = launch {
+        let how = if opts.launcher.is_slurm_step() {
+            "one srun step".to_string()
+        } else {
+            format!("--launch-parallel {}", opts.launch_parallel)
+        };
         obs.note(&format!(
-            "{} agents started in {:.2}s (--launch-parallel {})",
+            "{} agents started in {:.2}s ({how})",
             hosts.len(),
             l.duration_since(t_start).as_secs_f64(),
-            opts.launch_parallel
         ));
     }
     let cpu1 = crate::io::host::cpu_seconds();
@@ -160,7 +172,11 @@ pub(crate) fn run(opts: Options, obs: &dyn Observer, stop: &AtomicBool) -> Resul
     doc.cluster = Some(Cluster {
         hosts,
         runs,
-        ssh_command: opts.launcher.describe(),
+        ssh_command: if opts.launcher.is_slurm_step() {
+            step::describe(opts.hosts.len())
+        } else {
+            opts.launcher.describe()
+        },
         coordinator: CoordinatorCost {
             user_s: cpu1.0 - cpu0.0,
             sys_s: cpu1.1 - cpu0.1,
@@ -205,6 +221,7 @@ impl<'a> Coordinator<'a> {
             released_at: None,
             launcher: String::new(),
             step: None,
+            carrier: None,
         }
     }
 

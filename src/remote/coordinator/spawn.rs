@@ -29,14 +29,10 @@ pub(super) fn connect<'a>(
     obs: &'a dyn Observer,
     stop: &'a AtomicBool,
 ) -> Result<(Coordinator<'a>, Option<fanout::Mux>)> {
-    let binaries = remote_binaries(opts)?;
+    let remotes = remote_commands(opts)?;
     let (ev_tx, ev_rx) = mpsc::channel();
     let names: Vec<&str> = opts.hosts.iter().map(|a| a.host.name.as_str()).collect();
     let (mux, groups) = fanout::plan(&opts.launcher, &names, opts.ssh_mux, opts.launch_parallel)?;
-    let remotes: Vec<RemoteCmd> = binaries
-        .iter()
-        .map(|b| agent_command(b, &opts.session))
-        .collect();
     let hello = hello(opts);
     let pool = super::launch::Pool {
         launcher: &opts.launcher,
@@ -97,6 +93,14 @@ pub(super) fn connect<'a>(
         return Err(VbError::target(errors.join("\n")));
     }
     Ok((c, mux))
+}
+
+/// Each host's `volbench agent` command (after pushing the binary, if asked).
+pub(super) fn remote_commands(opts: &Options) -> Result<Vec<RemoteCmd>> {
+    Ok(remote_binaries(opts)?
+        .iter()
+        .map(|b| agent_command(b, &opts.session))
+        .collect())
 }
 
 /// The hello every agent is sent first.
@@ -343,6 +347,15 @@ impl Coordinator<'_> {
                     let _ = child.kill();
                     let _ = child.wait();
                 }
+            }
+        }
+        // The srun step: its stdin closed with the last host's, it ends
+        // when its tasks have.
+        if let Some(mut child) = self.carrier.take() {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if wait_briefly(&mut child, left).is_none() {
+                let _ = child.kill();
+                let _ = child.wait();
             }
         }
     }
