@@ -88,7 +88,9 @@ pub(crate) fn srun_argv(hosts: &[&str], remote: &RemoteCmd) -> Vec<String> {
     v.push(format!("--ntasks={}", hosts.len()));
     v.push(format!("--nodelist={}", hosts.join(",")));
     match remote {
-        RemoteCmd::Argv(a) => {
+        // A Windows host never reaches here (`one_remote` refuses it: Slurm
+        // runs no Windows node); its argv would be taken as given.
+        RemoteCmd::Argv(a) | RemoteCmd::WinArgv(a) => {
             v.extend(a.iter().cloned());
             v.push(TASK_ENV_FLAG.into());
             v.push(SLURM_TASK_ENV.into());

@@ -108,6 +108,12 @@ fn one_remote(opts: &Options) -> Result<RemoteCmd> {
     let Some(first) = all.first() else {
         return Err(VbError::input("--launcher slurm needs at least one host"));
     };
+    if all.iter().any(|r| matches!(r, RemoteCmd::WinArgv(_))) {
+        return Err(VbError::input(
+            "--launcher slurm cannot start a Windows host (os=windows): Slurm runs \
+             no Windows node; use --launcher ssh for it",
+        ));
+    }
     let same = all.iter().all(|r| match (r, first) {
         (RemoteCmd::Argv(a), RemoteCmd::Argv(b)) => a == b,
         (RemoteCmd::Script(a), RemoteCmd::Script(b)) => a == b,
