@@ -592,6 +592,20 @@ fn a_host_of_the_other_system_is_refused_by_name_before_any_launch() {
         assert!(errors[0].contains(want), "{line}: {e}");
         assert!(!mark.exists(), "{line}: a host was launched");
     }
+    // Slurm runs no Windows node: its one srun step refuses a Windows host
+    // by name before the step starts.
+    let hosts = dir.path().join("hosts");
+    std::fs::write(&hosts, "a\nwin1 os=windows\n").unwrap();
+    let o = vb(["run", "--hosts-file"])
+        .arg(&hosts)
+        .args(["--launcher", "slurm", "--engine", "null", "--duration", "1"])
+        .arg("--target")
+        .arg(dir.path().join("{host}"))
+        .expect(exit::BAD_INPUT);
+    let e = stderr(&o);
+    let errors: Vec<&str> = e.lines().filter(|l| l.contains("error:")).collect();
+    assert_eq!(errors.len(), 1, "{e}");
+    assert!(errors[0].contains("cannot start a Windows host"), "{e}");
 }
 
 #[test]
