@@ -171,6 +171,11 @@ pub(crate) fn run(opts: Options, obs: &dyn Observer, stop: &AtomicBool) -> Resul
     if let Some(l) = launch {
         let how = if opts.launcher.is_slurm_step() {
             "one srun step".to_string()
+        } else if let Some(j) = &opts.k8s {
+            format!(
+                "Kubernetes Job {} applied, then --launch-parallel {}",
+                j.name, opts.launch_parallel
+            )
         } else {
             format!("--launch-parallel {}", opts.launch_parallel)
         };
