@@ -445,7 +445,15 @@ fn k8s_job_of(r: &HostArgs, job: &JobSpec) -> Result<Option<k8s::K8sJob>> {
     )?;
     let runs_s: f64 = job.runs.iter().map(|x| x.warmup_s + x.duration_s).sum();
     let image = r.launch.k8s_image.as_deref().unwrap_or_default();
-    k8s::K8sJob::new(n, image, r.launch.k8s_namespace.as_deref(), runs_s, timeout).map(Some)
+    k8s::K8sJob::new(
+        n,
+        image,
+        r.launch.k8s_namespace.as_deref(),
+        r.launch.k8s_volume.as_deref(),
+        runs_s,
+        timeout,
+    )
+    .map(Some)
 }
 
 /// What `--k8s-job` would do: the manifest and the kubectl commands.

@@ -34,6 +34,8 @@ pub(crate) struct K8sJob {
     pub namespace: Option<String>,
     /// `activeDeadlineSeconds`, and how long the holder sleeps.
     pub deadline_s: u64,
+    /// `--k8s-volume`: a claim and where every pod mounts it.
+    pub volume: Option<(String, String)>,
     /// For the pods to be made and Ready: --host-timeout, at least
     /// `K8S_MIN_START`.
     pub start: Duration,
@@ -59,6 +61,40 @@ fn check_label(flag: &str, s: &str) -> Result<()> {
     }
 }
 
+/// `CLAIM:PATH`: a claim's name (an RFC 1123 subdomain) and an absolute
+/// mount path on one line.
+fn parse_volume(s: &str) -> Result<(String, String)> {
+    let bad = |why: &str| {
+        VbError::input(format!(
+            "--k8s-volume '{}': {why}",
+            crate::units::bounds::one_line(s)
+        ))
+    };
+    let (claim, path) = s.split_once(':').ok_or_else(|| bad("give CLAIM:PATH"))?;
+    let claim_ok = !claim.is_empty()
+        && claim.len() <= 253
+        && claim
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'.')
+        && claim
+            .bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_alphanumeric())
+        && claim
+            .bytes()
+            .last()
+            .is_some_and(|b| b.is_ascii_alphanumeric());
+    if !claim_ok {
+        return Err(bad(
+            "the claim is not a Kubernetes name (lowercase letters, digits, '-' and '.')",
+        ));
+    }
+    if !path.starts_with('/') || path.len() > 4096 || path.chars().any(char::is_control) {
+        return Err(bad("the mount path must be absolute, on one line"));
+    }
+    Ok((claim.to_string(), path.to_string()))
+}
+
 fn check_image(s: &str) -> Result<()> {
     if s.is_empty() || s.len() > MAX_K8S_IMAGE {
         return Err(VbError::input(format!(
@@ -82,6 +118,7 @@ impl K8sJob {
         pods: usize,
         image: &str,
         namespace: Option<&str>,
+        volume: Option<&str>,
         runs_s: f64,
         timeout: Duration,
     ) -> Result<Self> {
@@ -94,6 +131,7 @@ impl K8sJob {
         if let Some(ns) = namespace {
             check_label("--k8s-namespace", ns)?;
         }
+        let volume = volume.map(parse_volume).transpose()?;
         // The runs' own time (bounded by their durations), the start, and
         // the stated margin for what has no bound (fills, gathering).
         let runs = if runs_s.is_finite() && runs_s > 0.0 {
@@ -116,6 +154,7 @@ impl K8sJob {
             image: image.to_string(),
             namespace: namespace.map(str::to_string),
             deadline_s,
+            volume,
             start,
         })
     }
@@ -129,6 +168,22 @@ impl K8sJob {
         if let Some(ns) = &self.namespace {
             meta["namespace"] = json!(ns);
         }
+        let mut container = json!({
+            "name": "volbench",
+            "image": self.image,
+            "command": ["sleep", self.deadline_s.to_string()],
+        });
+        let mut pod = json!({
+            "restartPolicy": "Never",
+            // sleep as PID 1 ignores SIGTERM: no 30 s wait on delete.
+            "terminationGracePeriodSeconds": 5,
+        });
+        if let Some((claim, path)) = &self.volume {
+            container["volumeMounts"] = json!([{"name": "data", "mountPath": path}]);
+            pod["volumes"] =
+                json!([{"name": "data", "persistentVolumeClaim": {"claimName": claim}}]);
+        }
+        pod["containers"] = json!([container]);
         json!({
             "apiVersion": "batch/v1",
             "kind": "Job",
@@ -141,16 +196,7 @@ impl K8sJob {
                 "activeDeadlineSeconds": self.deadline_s,
                 "template": {
                     "metadata": {"labels": labels},
-                    "spec": {
-                        "restartPolicy": "Never",
-                        // sleep as PID 1 ignores SIGTERM: no 30 s wait on delete.
-                        "terminationGracePeriodSeconds": 5,
-                        "containers": [{
-                            "name": "volbench",
-                            "image": self.image,
-                            "command": ["sleep", self.deadline_s.to_string()],
-                        }],
-                    },
+                    "spec": pod,
                 },
             },
         })
@@ -359,7 +405,15 @@ mod tests {
     use super::*;
 
     fn job(ns: Option<&str>) -> K8sJob {
-        K8sJob::new(3, "reg.example/vb:1", ns, 90.5, Duration::from_secs(60)).unwrap()
+        K8sJob::new(
+            3,
+            "reg.example/vb:1",
+            ns,
+            Some("scratch-rwx:/data"),
+            90.5,
+            Duration::from_secs(60),
+        )
+        .unwrap()
     }
 
     #[test]
@@ -380,6 +434,14 @@ mod tests {
         assert_eq!(pod["restartPolicy"], "Never");
         assert_eq!(pod["containers"][0]["command"][1], j.deadline_s.to_string());
         assert!(j.name.starts_with("volbench-"));
+        assert_eq!(
+            pod["volumes"][0]["persistentVolumeClaim"]["claimName"],
+            "scratch-rwx"
+        );
+        assert_eq!(
+            pod["containers"][0]["volumeMounts"][0]["mountPath"],
+            "/data"
+        );
         assert_eq!(j.launcher(), "kubectl exec -i -n bench {host} --");
         assert_eq!(j.apply_argv()[..3], ["kubectl", "-n", "bench"]);
         assert!(j.delete_argv().contains(&"--wait=false".to_string()));
@@ -388,17 +450,21 @@ mod tests {
     #[test]
     fn bad_pods_images_and_namespaces_are_refused() {
         let t = Duration::from_secs(60);
-        assert!(K8sJob::new(0, "i", None, 1.0, t).is_err());
-        assert!(K8sJob::new(MAX_K8S_PODS + 1, "i", None, 1.0, t).is_err());
-        assert!(K8sJob::new(1, "", None, 1.0, t).is_err());
-        assert!(K8sJob::new(1, "-x", None, 1.0, t).is_err());
-        assert!(K8sJob::new(1, "a b", None, 1.0, t).is_err());
+        assert!(K8sJob::new(0, "i", None, None, 1.0, t).is_err());
+        assert!(K8sJob::new(MAX_K8S_PODS + 1, "i", None, None, 1.0, t).is_err());
+        assert!(K8sJob::new(1, "", None, None, 1.0, t).is_err());
+        assert!(K8sJob::new(1, "-x", None, None, 1.0, t).is_err());
+        assert!(K8sJob::new(1, "a b", None, None, 1.0, t).is_err());
         for ns in ["Bench", "-a", "a_b", "", &"a".repeat(64)] {
-            let e = K8sJob::new(1, "i", Some(ns), 1.0, t).unwrap_err();
+            let e = K8sJob::new(1, "i", Some(ns), None, 1.0, t).unwrap_err();
             assert_eq!(e.kind, crate::error::Kind::Input, "{ns}");
         }
+        for v in ["data", ":/d", "Claim:/d", "c:rel", "c:/a\nb"] {
+            let e = K8sJob::new(1, "i", None, Some(v), 1.0, t).unwrap_err();
+            assert!(e.to_string().contains("--k8s-volume"), "{v}: {e}");
+        }
         // A run of 30 days at most: the deadline stays within the bound.
-        let long = K8sJob::new(1, "i", None, 1e12, t).unwrap();
+        let long = K8sJob::new(1, "i", None, None, 1e12, t).unwrap();
         assert_eq!(long.deadline_s, MAX_DURATION.as_secs());
     }
 

@@ -76,6 +76,7 @@ fn a_k8s_job_runs_one_agent_per_pod_and_is_deleted_at_the_end() {
     let path = fake_kubectl(tmp.path());
     let o = vb(["run", "--k8s-job", "3", "--k8s-image", "reg.example/vb:1"])
         .args(["--k8s-namespace", "bench", "--remote-volbench", BIN])
+        .args(["--k8s-volume", "scratch-rwx:/data"])
         .arg("--target")
         .arg(tmp.path().join("{host}"))
         .arg("--output")
@@ -102,6 +103,15 @@ fn a_k8s_job_runs_one_agent_per_pod_and_is_deleted_at_the_end() {
     assert_eq!(
         m["spec"]["template"]["spec"]["containers"][0]["image"],
         "reg.example/vb:1"
+    );
+    let pod = &m["spec"]["template"]["spec"];
+    assert_eq!(
+        pod["volumes"][0]["persistentVolumeClaim"]["claimName"],
+        "scratch-rwx"
+    );
+    assert_eq!(
+        pod["containers"][0]["volumeMounts"][0]["mountPath"],
+        "/data"
     );
 
     // Per-host results named by pod, in completion-index order; the merge

@@ -45,6 +45,13 @@ pub struct LaunchArgs {
     #[arg(long, value_name = "IMAGE", requires = "k8s_job")]
     pub k8s_image: Option<String>,
 
+    /// Mount this PersistentVolumeClaim at PATH in every pod of --k8s-job
+    /// (CLAIM:PATH; a claim the pods share: ReadWriteMany, or
+    /// ReadWriteOnce with the pods on one node); without it the targets are
+    /// in the containers' own file system.
+    #[arg(long, value_name = "CLAIM:PATH", requires = "k8s_job")]
+    pub k8s_volume: Option<String>,
+
     /// The namespace of --k8s-job's Job (default: kubectl's context's).
     #[arg(long, value_name = "NS", requires = "k8s_job")]
     pub k8s_namespace: Option<String>,
