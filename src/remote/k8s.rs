@@ -164,26 +164,34 @@ impl K8sJob {
     /// deadline, after which Kubernetes ends them whatever became of us.
     pub(crate) fn manifest(&self) -> serde_json::Value {
         let labels = json!({"app.kubernetes.io/name": "volbench", "volbench/job": self.name});
-        let mut meta = json!({"name": self.name, "labels": labels});
+        let mut meta = serde_json::Map::new();
+        meta.insert("name".into(), json!(self.name));
+        meta.insert("labels".into(), labels.clone());
         if let Some(ns) = &self.namespace {
-            meta["namespace"] = json!(ns);
+            meta.insert("namespace".into(), json!(ns));
         }
-        let mut container = json!({
-            "name": "volbench",
-            "image": self.image,
-            "command": ["sleep", self.deadline_s.to_string()],
-        });
-        let mut pod = json!({
-            "restartPolicy": "Never",
-            // sleep as PID 1 ignores SIGTERM: no 30 s wait on delete.
-            "terminationGracePeriodSeconds": 5,
-        });
+        let mut container = serde_json::Map::new();
+        container.insert("name".into(), json!("volbench"));
+        container.insert("image".into(), json!(self.image));
+        container.insert(
+            "command".into(),
+            json!(["sleep", self.deadline_s.to_string()]),
+        );
+        let mut pod = serde_json::Map::new();
+        pod.insert("restartPolicy".into(), json!("Never"));
+        // sleep as PID 1 ignores SIGTERM: no 30 s wait on delete.
+        pod.insert("terminationGracePeriodSeconds".into(), json!(5));
         if let Some((claim, path)) = &self.volume {
-            container["volumeMounts"] = json!([{"name": "data", "mountPath": path}]);
-            pod["volumes"] =
-                json!([{"name": "data", "persistentVolumeClaim": {"claimName": claim}}]);
+            container.insert(
+                "volumeMounts".into(),
+                json!([{"name": "data", "mountPath": path}]),
+            );
+            pod.insert(
+                "volumes".into(),
+                json!([{"name": "data", "persistentVolumeClaim": {"claimName": claim}}]),
+            );
         }
-        pod["containers"] = json!([container]);
+        pod.insert("containers".into(), json!([container]));
         json!({
             "apiVersion": "batch/v1",
             "kind": "Job",
