@@ -17,7 +17,7 @@ use crate::input::targets::{attach, check_threads_total, expand_local};
 use crate::input::{flags, suite};
 use crate::output::file::OutputDir;
 use crate::plan::{self, Plan};
-use crate::remote::{coordinator, launcher};
+use crate::remote::{coordinator, k8s, launcher};
 use crate::result::expect::Expectation;
 use crate::spec::JobSpec;
 use crate::units::bounds::one_line;
@@ -331,7 +331,20 @@ fn on_hosts(
     let r = &c.remote;
     // The launcher first: a template naming no program is refused before
     // --hosts-from runs anything.
-    let launcher = launcher_of(r)?;
+    let k8s = k8s_job_of(r, &road.job)?;
+    let launcher = match &k8s {
+        Some(j) => launcher::Launcher::new(Some(&j.launcher()), None)?,
+        None => launcher_of(r)?,
+    };
+    let listed = match (&k8s, listed) {
+        (Some(_), Some(_)) => {
+            return Err(VbError::input(
+                "--k8s-job makes the hosts, and this job lists its own: give one of them",
+            ));
+        }
+        (Some(j), None) => Some(j.hosts()),
+        (None, l) => l,
+    };
     let hp = plan::hosts::plan(road.job, r, listed, host_counts)?;
     say(road.first.as_ref());
     let remote = if r.push_binary {
@@ -358,6 +371,9 @@ fn on_hosts(
         } else {
             ""
         };
+        if let Some(j) = &k8s {
+            k8s_dry_run(j)?;
+        }
         if launcher.is_slurm_step() {
             println!(
                 "launch:   one srun step for all hosts: {}",
@@ -390,7 +406,14 @@ fn on_hosts(
         keep_going: r.on_host_loss == crate::input::args::hosts::HostLoss::Continue,
         launch_parallel: r.launch.launch_parallel,
         ssh_mux: r.launch.ssh_mux == OnOff::On,
+        k8s: k8s.clone(),
     };
+    // Deleted when this returns, however it returns, or on a stop's exit.
+    let _job = k8s.map(|j| {
+        let owned = k8s::Owned::new(j);
+        stop::on_exit(Box::new(owned.deleter()));
+        owned
+    });
     let out = c.out.output.as_deref().map(OutputDir::open).transpose()?;
     // The hosts get STOP_TIMEOUT to report after a stop, and the merge a moment.
     let grace = coordinator::STOP_TIMEOUT + stop::GRACE;
@@ -407,6 +430,67 @@ fn on_hosts(
     let doc = coordinator::run(opts, &obs, &stop);
     crate::remote::set_sigpipe(false);
     finisher.finish(doc?)
+}
+
+/// `--k8s-job`'s Job, its deadline from the runs' time.
+fn k8s_job_of(r: &HostArgs, job: &JobSpec) -> Result<Option<k8s::K8sJob>> {
+    let Some(n) = r.launch.k8s_job else {
+        return Ok(None);
+    };
+    let timeout = crate::units::parse_duration_in(
+        "--host-timeout",
+        &r.host_timeout,
+        crate::units::bounds::MIN_HOST_TIMEOUT,
+        crate::units::bounds::MAX_HOST_TIMEOUT,
+    )?;
+    let runs_s: f64 = job.runs.iter().map(|x| x.warmup_s + x.duration_s).sum();
+    let image = r.launch.k8s_image.as_deref().unwrap_or_default();
+    k8s::K8sJob::new(
+        n,
+        image,
+        r.launch.k8s_namespace.as_deref(),
+        r.launch.k8s_volume.as_deref(),
+        runs_s,
+        timeout,
+    )
+    .map(Some)
+}
+
+/// What `--k8s-job` would do: the manifest and the kubectl commands.
+fn k8s_dry_run(j: &k8s::K8sJob) -> Result<()> {
+    let line = |argv: Vec<String>| {
+        one_line(
+            &argv
+                .iter()
+                .map(|w| crate::remote::quote::quote(w))
+                .collect::<Vec<_>>()
+                .join(" "),
+        )
+    };
+    println!(
+        "kubernetes: Indexed Job {} of {} pods, in order:",
+        j.name, j.pods
+    );
+    println!("  {}  (the manifest below on stdin)", line(j.apply_argv()));
+    println!(
+        "  {}  (until all {} are listed)",
+        line(j.list_argv()),
+        j.pods
+    );
+    println!("  {}", line(j.wait_argv(j.start)));
+    println!(
+        "  {} POD -- ...  (each agent)",
+        j.launcher().replace(" {host} --", "")
+    );
+    println!(
+        "  {}  (at the end, a stop or a failure)",
+        line(j.delete_argv())
+    );
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&j.manifest()).map_err(|e| VbError::run(e.to_string()))?
+    );
+    Ok(())
 }
 
 /// How the hosts are reached: --launcher, else --ssh-command or its

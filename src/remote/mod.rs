@@ -10,6 +10,7 @@ pub mod binary;
 pub(crate) mod cmdline;
 pub(crate) mod coordinator;
 pub(crate) mod fanout;
+pub(crate) mod k8s;
 pub(crate) mod launcher;
 pub mod protocol;
 pub(crate) mod quote;

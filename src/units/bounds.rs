@@ -96,6 +96,20 @@ pub const MAX_INPUT_FILE: u64 = 1 << 20;
 /// `--launch-parallel`: launches in flight at once (at most one a host).
 pub const MAX_LAUNCH_PARALLEL: usize = MAX_HOSTS;
 pub const DEFAULT_LAUNCH_PARALLEL: usize = 32;
+/// `--k8s-job N`: the Job's pods, one agent each (as many as `--hosts`).
+pub const MAX_K8S_PODS: usize = MAX_HOSTS;
+/// Added to the runs' own time in a Job's `activeDeadlineSeconds`: the
+/// pods' start, the targets' fill and the results' gathering, which have no
+/// bound of their own. Past it Kubernetes ends the pods even when the
+/// coordinator was killed before it could delete the Job.
+pub const K8S_DEADLINE_MARGIN: Duration = Duration::from_secs(3600);
+/// The least time a Job's pods get to be made and Ready (an image pull
+/// takes longer than the 5 s `--host-timeout` a host's agent gets).
+pub const K8S_MIN_START: Duration = Duration::from_secs(120);
+/// A Kubernetes name (namespace, Job): an RFC 1123 label.
+pub const MAX_K8S_NAME: usize = 63;
+/// `--k8s-image`, in bytes: a registry path and a tag or digest.
+pub const MAX_K8S_IMAGE: usize = 1024;
 /// A `--launcher` template, in bytes: a command line, not a script.
 pub const MAX_LAUNCHER_BYTES: usize = 4096;
 /// How long `--hosts-from`'s command may take: listing pods or nodes is

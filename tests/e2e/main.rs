@@ -28,6 +28,7 @@ mod import_data;
 mod import_fidelity;
 mod import_lists;
 mod import_meta;
+mod kubernetes;
 mod latency_target;
 mod launchers;
 mod live;

@@ -80,7 +80,10 @@ pub struct HostArgs {
 
 impl HostArgs {
     pub fn is_multi_host(&self) -> bool {
-        self.hosts.is_some() || self.hosts_file.is_some() || self.launch.hosts_from.is_some()
+        self.hosts.is_some()
+            || self.hosts_file.is_some()
+            || self.launch.hosts_from.is_some()
+            || self.launch.k8s_job.is_some()
     }
 }
 

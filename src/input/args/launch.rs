@@ -25,6 +25,37 @@ pub struct LaunchArgs {
     #[arg(long, value_name = "CMD", conflicts_with_all = ["hosts", "hosts_file"])]
     pub hosts_from: Option<String>,
 
+    /// Make the hosts: N pods (1..1024) of a Kubernetes Indexed Job that
+    /// volbench applies with kubectl, waits for, starts one agent in each
+    /// (kubectl exec -i POD --, --remote-volbench inside the image) and
+    /// deletes at the end, on a stop or on a failure. The pods get
+    /// --host-timeout (at least 120s) to be Ready; the Job's
+    /// activeDeadlineSeconds (the runs' time, that start, --host-timeout
+    /// and one hour) ends them even if volbench is killed.
+    #[arg(
+        long,
+        value_name = "N",
+        requires = "k8s_image",
+        conflicts_with_all = ["hosts", "hosts_file", "hosts_from", "launcher", "ssh_command"]
+    )]
+    pub k8s_job: Option<usize>,
+
+    /// The image of --k8s-job's pods: it must hold volbench (at
+    /// --remote-volbench, `volbench` on its PATH by default) and sleep.
+    #[arg(long, value_name = "IMAGE", requires = "k8s_job")]
+    pub k8s_image: Option<String>,
+
+    /// Mount this PersistentVolumeClaim at PATH in every pod of --k8s-job
+    /// (CLAIM:PATH; a claim the pods share: ReadWriteMany, or
+    /// ReadWriteOnce with the pods on one node); without it the targets are
+    /// in the containers' own file system.
+    #[arg(long, value_name = "CLAIM:PATH", requires = "k8s_job")]
+    pub k8s_volume: Option<String>,
+
+    /// The namespace of --k8s-job's Job (default: kubectl's context's).
+    #[arg(long, value_name = "NS", requires = "k8s_job")]
+    pub k8s_namespace: Option<String>,
+
     /// Launches in flight at once (1..1024): a launch lasts until its agent
     /// answers (or --host-timeout), so a thousand hosts are not a thousand
     /// ssh handshakes at once. --push-binary copies are bounded the same.

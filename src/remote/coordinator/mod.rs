@@ -78,6 +78,9 @@ pub(crate) struct Options {
     pub launch_parallel: usize,
     /// `--ssh-mux on`: agents on one machine share an ssh master.
     pub ssh_mux: bool,
+    /// `--k8s-job`: the Job to make first, its pods the hosts (the caller
+    /// owns its deletion).
+    pub k8s: Option<crate::remote::k8s::K8sJob>,
 }
 
 /// Which volbench the hosts run.
@@ -136,9 +139,21 @@ struct Gathered {
 
 /// Runs the job on every host; returns the merged result document.
 pub(crate) fn run(opts: Options, obs: &dyn Observer, stop: &AtomicBool) -> Result<ResultDoc> {
+    let mut opts = opts;
+    // The launch time counts from here: the Job's apply included.
     let t_start = Instant::now();
     let cpu0 = crate::io::host::cpu_seconds();
     let started = crate::result::now_rfc3339();
+    if let Some(job) = &opts.k8s {
+        obs.note(&format!(
+            "Kubernetes Job {}: {} pods starting",
+            job.name, job.pods
+        ));
+        let pods = job.start()?;
+        for (a, pod) in opts.hosts.iter_mut().zip(pods) {
+            a.host.name = pod;
+        }
+    }
     // The masters' directory lives until the agents are gone: dropped
     // last, it ends the masters.
     let (c, _masters) = if opts.launcher.is_slurm_step() {
@@ -156,6 +171,11 @@ pub(crate) fn run(opts: Options, obs: &dyn Observer, stop: &AtomicBool) -> Resul
     if let Some(l) = launch {
         let how = if opts.launcher.is_slurm_step() {
             "one srun step".to_string()
+        } else if let Some(j) = &opts.k8s {
+            format!(
+                "Kubernetes Job {} applied, then --launch-parallel {}",
+                j.name, opts.launch_parallel
+            )
         } else {
             format!("--launch-parallel {}", opts.launch_parallel)
         };
