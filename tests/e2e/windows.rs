@@ -752,19 +752,35 @@ fn a_console_ctrl_c_under_wine_keeps_the_results_so_far() {
     };
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
+    let live = dir.path().join("live.jsonl");
     let runner = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/windows-build");
     let mut child = Command::new(runner)
         .arg("run")
         .arg(&exe)
         .args(["run", "--target", &wine_path(&dir.path().join("set"))])
         .args(["--size", "4M", "--duration", "60", "--warmup", "0"])
+        .args(["--interval", "200ms", "--live", &wine_path(&live)])
         .args(["--output", &wine_path(&out)])
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    // "[1/1]" is printed as the run's I/O starts.
+    // "[1/1]" is printed as the run starts; the stop must come after an
+    // interval with reads in it, so the kept result has something to keep
+    // (a stop before the first I/O is rightly "not measured").
     common::wait_for_stderr_line(&mut child, "[1/1]");
+    let measured = || {
+        std::fs::read_to_string(&live).is_ok_and(|t| {
+            t.lines()
+                .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+                .any(|v| v["phase"] == "measure" && v["read"]["iops"].as_f64() > Some(0.0))
+        })
+    };
+    if !crate::common::hosts::wait_until(std::time::Duration::from_secs(30), measured) {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("volbench.exe under Wine measured no interval within 30 s");
+    }
     // The runner execs Wine's loader, so the child is the exe's process:
     // Wine turns its SIGINT into CTRL_C_EVENT for the console handlers.
     let pid = rustix::process::Pid::from_child(&child);
