@@ -15,7 +15,9 @@
 //!   C start{index,at_ns}  (agent clock)               A started{..} interval{..}... run_done{..}
 //! C bye (or stdin closes)                             A exits
 //! ```
-//! Either side sends `heartbeat` every `heartbeat_ms`; an agent that hears
+//! An agent sends `heartbeat` after `heartbeat_ms` of saying nothing else;
+//! the coordinator sends one to every agent every `heartbeat_ms` or a third
+//! of `timeout_ms`, whichever is longer. An agent that hears
 //! nothing for `timeout_ms` stops its I/O and exits, and the coordinator
 //! gives up on a host that is silent as long. `stop` ends the current run
 //! early (results so far are still sent); `error` is an agent giving up.
