@@ -104,6 +104,134 @@ fn same_version(candidate: &Path) -> bool {
         })
 }
 
+/// The volbench.exe `--push-binary` sends to Windows hosts, and its bytes:
+/// `given` (`--windows-exe`), else this binary on Windows, else the
+/// volbench.exe of this very build beside it: `scripts/windows-build` puts
+/// it in `target/x86_64-pc-windows-gnu/{release,debug}/`, an install keeps
+/// it next to `volbench`.
+pub fn windows_exe(given: Option<&Path>) -> Result<(PathBuf, Vec<u8>)> {
+    if let Some(p) = given {
+        let bytes = std::fs::read(p).map_err(|e| {
+            VbError::input(format!("--windows-exe {}: cannot read it: {e}", p.display()))
+        })?;
+        if let Some(why) = not_this_windows_build(&bytes) {
+            return Err(VbError::input(format!("--windows-exe {}: {why}", p.display())));
+        }
+        return Ok((p.to_path_buf(), bytes));
+    }
+    let exe = std::env::current_exe()
+        .map_err(|e| VbError::run(format!("cannot find this volbench binary: {e}")))?;
+    if cfg!(windows) {
+        let bytes = std::fs::read(&exe).map_err(|e| {
+            VbError::run(format!("cannot read this binary {}: {e}", exe.display()))
+        })?;
+        return Ok((exe, bytes));
+    }
+    for candidate in windows_siblings(&exe) {
+        if let Ok(b) = std::fs::read(&candidate) {
+            if not_this_windows_build(&b).is_none() {
+                return Ok((candidate, b));
+            }
+        }
+    }
+    Err(VbError::input(format!(
+        "--push-binary: an os=windows host needs volbench.exe of this build ({}), and none \
+         is beside this binary: build it with scripts/windows-build --release, or name it \
+         with --windows-exe PATH",
+        crate::input::version::LONG
+    )))
+}
+
+/// Where this checkout's volbench.exe would be: beside the binary, then
+/// the release and debug builds of `scripts/windows-build`.
+fn windows_siblings(exe: &Path) -> Vec<PathBuf> {
+    let mut v = Vec::new();
+    if let Some(dir) = exe.parent() {
+        v.push(dir.join("volbench.exe"));
+        if let Some(target) = dir.parent() {
+            for profile in ["release", "debug"] {
+                v.push(
+                    target
+                        .join("x86_64-pc-windows-gnu")
+                        .join(profile)
+                        .join("volbench.exe"),
+                );
+            }
+        }
+    }
+    v
+}
+
+/// Why `bytes` are not volbench.exe of this build (an x86-64 PE image
+/// whose version text names this version and commit), or None.
+///
+/// The PE header read by hand, as the ELF one above: two offsets and a
+/// machine field. The version is found as text because the file cannot be
+/// run here to ask it: `--version`'s text is in every build.
+pub fn not_this_windows_build(bytes: &[u8]) -> Option<String> {
+    const AMD64: u16 = 0x8664;
+    let pe = || -> Option<u16> {
+        if bytes.get(..2)? != b"MZ" {
+            return None;
+        }
+        let at = usize::try_from(u32::from_le_bytes(bytes.get(0x3c..0x40)?.try_into().ok()?))
+            .ok()?;
+        if bytes.get(at..at.checked_add(4)?)? != b"PE\0\0" {
+            return None;
+        }
+        Some(u16::from_le_bytes(bytes.get(at + 4..at + 6)?.try_into().ok()?))
+    };
+    match pe() {
+        None => return Some("not a Windows executable".into()),
+        Some(m) if m != AMD64 => {
+            return Some(format!(
+                "a Windows executable for machine {m:#06x}, not x86-64"
+            ));
+        }
+        Some(_) => {}
+    }
+    let mine = this_build();
+    let mut from = 0;
+    let mut found = false;
+    while let Some(at) = bytes.get(from..).and_then(|b| find(b, mine.as_bytes())) {
+        let end = from + at + mine.len();
+        if matches!(bytes.get(end), Some(b')' | b',')) {
+            found = true;
+            break;
+        }
+        from = end;
+    }
+    if found {
+        None
+    } else {
+        Some(format!(
+            "not volbench {}: build this checkout's with scripts/windows-build",
+            crate::input::version::LONG
+        ))
+    }
+}
+
+/// `0.1.0 (commit 1a2b3c4d5e6f`: the version text up to the linkage.
+fn this_build() -> String {
+    let long = crate::input::version::LONG;
+    long.split([')', ',']).next().unwrap_or(long).to_string()
+}
+
+/// The first place `needle` is in `hay`: found by its first byte, then
+/// compared (a debug build scans a 250 MB exe in well under a second).
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    let (&first, _) = needle.split_first()?;
+    let mut from = 0;
+    while let Some(i) = hay.get(from..)?.iter().position(|&b| b == first) {
+        let at = from + i;
+        if hay.get(at..at + needle.len())? == needle {
+            return Some(at);
+        }
+        from = at + 1;
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -118,6 +246,51 @@ mod tests {
         );
         assert_eq!(needs_loader(b"#!/bin/sh\n"), None);
         assert_eq!(needs_loader(&me[..0x30]), None, "a cut header");
+    }
+
+    /// A minimal PE image: the DOS stub's pointer, the signature, the machine.
+    fn pe(machine: u16, text: &str) -> Vec<u8> {
+        let mut b = vec![0u8; 0x80];
+        b[..2].copy_from_slice(b"MZ");
+        b[0x3c..0x40].copy_from_slice(&0x40u32.to_le_bytes());
+        b[0x40..0x44].copy_from_slice(b"PE\0\0");
+        b[0x44..0x46].copy_from_slice(&machine.to_le_bytes());
+        b.extend_from_slice(text.as_bytes());
+        b
+    }
+
+    #[test]
+    fn only_an_x86_64_exe_of_this_build_is_pushed_to_windows() {
+        let long = crate::input::version::LONG;
+        assert_eq!(not_this_windows_build(&pe(0x8664, long)), None);
+        let stat = format!("{}, static)", this_build());
+        assert_eq!(not_this_windows_build(&pe(0x8664, &stat)), None);
+        let other = not_this_windows_build(&pe(0x8664, "0.0.1 (commit 000000000000)"));
+        assert!(other.unwrap().contains("not volbench"));
+        // This commit's text followed by more of a longer commit name.
+        let longer = format!("{}9)", this_build());
+        assert!(not_this_windows_build(&pe(0x8664, &longer)).is_some());
+        let arm = not_this_windows_build(&pe(0xaa64, long)).unwrap();
+        assert!(arm.contains("0xaa64"), "{arm}");
+        let me = std::fs::read(std::env::current_exe().unwrap()).unwrap();
+        assert_eq!(
+            not_this_windows_build(&me).as_deref(),
+            Some("not a Windows executable")
+        );
+        assert!(not_this_windows_build(&pe(0x8664, long)[..0x42]).is_some());
+    }
+
+    #[test]
+    fn the_windows_build_is_looked_for_beside_this_one() {
+        let s = windows_siblings(Path::new("/src/vb/target/debug/volbench"));
+        assert_eq!(
+            s,
+            [
+                PathBuf::from("/src/vb/target/debug/volbench.exe"),
+                PathBuf::from("/src/vb/target/x86_64-pc-windows-gnu/release/volbench.exe"),
+                PathBuf::from("/src/vb/target/x86_64-pc-windows-gnu/debug/volbench.exe"),
+            ]
+        );
     }
 
     #[test]

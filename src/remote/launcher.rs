@@ -60,6 +60,10 @@ pub(crate) enum RemoteCmd {
     /// where a remote shell reads it (Windows' OpenSSH), arguments through
     /// an exec template (`cmdline.rs`).
     WinArgv(Vec<String>),
+    /// The host's SFTP server (`--push-binary` to a Windows host): ssh's
+    /// subsystem (`ssh -s HOST sftp`), or `sftp-server` run through an exec
+    /// template (on a Windows host's PATH with its OpenSSH).
+    Sftp,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -262,8 +266,13 @@ impl Launcher {
                     v.extend(SSH_DEFAULTS.iter().map(|s| s.to_string()));
                     v.extend(self.extra.iter().cloned());
                 }
+                if matches!(remote, RemoteCmd::Sftp) {
+                    v.extend(["-s".to_string(), host.to_string(), "sftp".to_string()]);
+                    return v;
+                }
                 v.push(host.to_string());
                 v.push(match remote {
+                    RemoteCmd::Sftp => String::new(),
                     RemoteCmd::Script(s) => s.clone(),
                     RemoteCmd::WinArgv(a) => win_line(a),
                     // exec: the remote shell gives way to volbench, so
@@ -289,8 +298,15 @@ impl Launcher {
                         .position(|w| w.contains("{host}"))
                         .unwrap_or(v.len());
                     v.splice(at..at, self.extra.iter().cloned());
+                    if matches!(remote, RemoteCmd::Sftp) {
+                        let at = at + self.extra.len();
+                        v.insert(at, "-s".to_string());
+                        v.push("sftp".to_string());
+                        return v;
+                    }
                 }
                 match remote {
+                    RemoteCmd::Sftp => v.push("sftp-server".to_string()),
                     // `ssh -F cfg {host}`: one line, quoted for the remote
                     // shell, or it re-splits the script and runs `sh -c umask`.
                     RemoteCmd::Script(s) if remote_shell => v.push(format!("sh -c {}", quote(s))),
@@ -449,6 +465,26 @@ mod tests {
         assert_eq!(
             args(&n, "h1", &agent)[..4],
             ["ip", "netns", "exec", "ns-h1"]
+        );
+    }
+
+    #[test]
+    fn the_sftp_server_is_ssh_subsystem_or_a_command_through_a_template() {
+        let ssh = Launcher::new(None, None).unwrap();
+        let a = args(&ssh, "win1", &RemoteCmd::Sftp);
+        assert_eq!(a[a.len() - 3..], ["-s", "win1", "sftp"]);
+        assert!(a.contains(&"BatchMode=yes".to_string()), "{a:?}");
+        let t = Launcher::new(Some("ssh -F cfg {host}"), None)
+            .unwrap()
+            .with_ssh_options(&["-o".into(), "ControlPath=x".into()]);
+        assert_eq!(
+            args(&t, "win1", &RemoteCmd::Sftp),
+            ["ssh", "-F", "cfg", "-o", "ControlPath=x", "-s", "win1", "sftp"]
+        );
+        let e = Launcher::new(Some("ip netns exec ns-{host}"), None).unwrap();
+        assert_eq!(
+            args(&e, "w", &RemoteCmd::Sftp)[3..],
+            ["ns-w", "sftp-server"]
         );
     }
 

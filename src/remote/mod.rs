@@ -14,8 +14,10 @@ pub(crate) mod k8s;
 pub(crate) mod launcher;
 pub mod protocol;
 pub(crate) mod quote;
+pub(crate) mod sftp;
 pub(crate) mod ssh;
 pub(crate) mod step;
+pub(crate) mod winpush;
 #[cfg(windows)]
 mod windows;
 

@@ -97,6 +97,8 @@ pub(crate) fn srun_argv(hosts: &[&str], remote: &RemoteCmd) -> Vec<String> {
         }
         // srun runs no shell: a script (a `~/` path, a pushed binary) is
         // sh's, the flag appended inside it.
+        // Never started as a step (a Windows host's); what a template gets.
+        RemoteCmd::Sftp => v.push("sftp-server".into()),
         RemoteCmd::Script(s) => {
             v.extend(["sh".to_string(), "-c".to_string()]);
             v.push(format!("{s} {TASK_ENV_FLAG} {SLURM_TASK_ENV}"));

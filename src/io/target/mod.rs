@@ -24,6 +24,8 @@ mod room;
 mod winname;
 
 pub use lock::{Lock, lock_tree};
+/// A coordinator names files on its Windows hosts (`--push-binary`).
+pub(crate) use winname::bad_component as bad_windows_name;
 #[cfg(windows)]
 pub(crate) use winname::one_file_twice;
 pub(crate) mod readset;

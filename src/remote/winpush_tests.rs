@@ -1,0 +1,194 @@
+use super::*;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+#[test]
+fn a_push_directory_is_a_drive_path_or_one_under_the_home() {
+    let d = WinDir::parse(r"d:\volbench\bin").unwrap();
+    assert_eq!(
+        d.cmd_path("v.exe").as_deref(),
+        Some(r"D:\volbench\bin\v.exe")
+    );
+    assert_eq!(d.sftp(Style::SlashDrive, 2, Some("v.exe")), "/D:/volbench/bin/v.exe");
+    assert_eq!(d.sftp(Style::BareDrive, 1, None), "D:/volbench");
+    let root = WinDir::parse("E:").unwrap();
+    assert_eq!(root.cmd_path("v.exe").as_deref(), Some(r"E:\v.exe"));
+    assert_eq!(root.sftp(Style::SlashDrive, 0, Some("v.exe")), "/E:/v.exe");
+    for home in ["~/.cache/volbench", r"~\.cache\volbench", ".cache/./volbench"] {
+        let h = WinDir::parse(home).unwrap();
+        assert_eq!(h.cmd_path("v.exe"), None, "{home}: known only on the host");
+        assert_eq!(h.sftp(Style::SlashDrive, 2, Some("v")), ".cache/volbench/v");
+        assert_eq!(h.sftp(Style::SlashDrive, 0, None), ".", "{home}");
+    }
+    for (bad, why) in [
+        ("/opt/volbench", "no directory a Windows host"),
+        (r"\\server\share\vb", "no directory a Windows host"),
+        ("C:relative", "no directory a Windows host"),
+        ("~/../elsewhere", "'..'"),
+        (r"D:\vb\NUL", "reserved device name"),
+        (r"D:\vb.\x", "ends in a dot"),
+        ("D:/a|b", "'|'"),
+        (r"D:\50%\vb", "cmd.exe"),
+    ] {
+        let e = WinDir::parse(bad).unwrap_err();
+        assert!(e.contains(why), "{bad}: {e}");
+    }
+}
+
+#[test]
+fn a_servers_absolute_name_becomes_the_path_cmd_exe_runs() {
+    assert_eq!(
+        windows_of("/C:/Users/Ann Lee/.cache/volbench").as_deref(),
+        Some(r"C:\Users\Ann Lee\.cache\volbench")
+    );
+    assert_eq!(windows_of("c:/Users/a").as_deref(), Some(r"C:\Users\a"));
+    assert_eq!(windows_of(r"D:\vb").as_deref(), Some(r"D:\vb"));
+    assert_eq!(windows_of("/D:").as_deref(), Some(r"D:\"));
+    assert_eq!(windows_of("/home/ann"), None);
+    assert_eq!(windows_of("/cygdrive/c/Users"), None);
+}
+
+/// OpenSSH's SFTP server, as Debian installs it with openssh-server.
+fn sftp_server(test: &str) -> Option<PathBuf> {
+    let found = [
+        "/usr/lib/openssh/sftp-server",
+        "/usr/lib/sftp-server",
+        "/usr/libexec/openssh/sftp-server",
+    ]
+    .iter()
+    .map(PathBuf::from)
+    .find(|p| p.is_file());
+    if found.is_none() {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "{test}: no sftp-server (openssh-sftp-server) on CI"
+        );
+        eprintln!("SKIP {test}: no sftp-server (install openssh-sftp-server)");
+    }
+    found
+}
+
+/// A "Windows host" whose SFTP server runs here, started in `home`, where
+/// `Z:` is a link to `/`: Wine's drive Z, so `Z:/tmp/x` is `/tmp/x`.
+fn host(server: &Path, home: &Path) -> Launcher {
+    std::os::unix::fs::symlink("/", home.join("Z:")).unwrap();
+    Launcher::new(
+        Some(&format!(
+            "sh -c 'cd \"$0\" && exec {}' {{host}}",
+            server.display()
+        )),
+        None,
+    )
+    .unwrap()
+}
+
+fn z(p: &Path) -> String {
+    format!("Z:{}", p.display()).replace('/', "\\")
+}
+
+fn listing(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn a_push_writes_one_content_named_copy_and_reuses_it() {
+    let name = "winpush::a_push_writes_one_content_named_copy_and_reuses_it";
+    let Some(server) = sftp_server(name) else {
+        return;
+    };
+    let t = tempfile::tempdir().unwrap();
+    let home = t.path().join("home");
+    std::fs::create_dir(&home).unwrap();
+    let l = host(&server, &home);
+    let cache = t.path().join("a").join("cache");
+    let dir = WinDir::parse(&z(&cache)).unwrap();
+    // Several chunks and a short last one: the window's arithmetic.
+    let bytes: Vec<u8> = (0..(5 * 32 * 1024 + 17)).map(|i| (i % 251) as u8).collect();
+    let path = push(&l, home.to_str().unwrap(), &dir, &bytes).unwrap();
+    let file = cache.join(exe_name(&bytes));
+    assert_eq!(path, z(&file));
+    assert_eq!(std::fs::read(&file).unwrap(), bytes);
+    assert_eq!(listing(&cache), [exe_name(&bytes)], "no temporary left");
+    let before = std::fs::metadata(&file).unwrap();
+    let again = push(&l, home.to_str().unwrap(), &dir, &bytes).unwrap();
+    assert_eq!(again, path);
+    let after = std::fs::metadata(&file).unwrap();
+    assert_eq!(
+        (before.ino(), before.mtime_nsec()),
+        (after.ino(), after.mtime_nsec()),
+        "the copy there is reused, not written again"
+    );
+}
+
+#[test]
+fn a_push_replaces_nothing_and_follows_no_link() {
+    let name = "winpush::a_push_replaces_nothing_and_follows_no_link";
+    let Some(server) = sftp_server(name) else {
+        return;
+    };
+    let t = tempfile::tempdir().unwrap();
+    let home = t.path().join("home");
+    std::fs::create_dir(&home).unwrap();
+    let l = host(&server, &home);
+    let h = home.to_str().unwrap();
+    let bytes = b"MZ this is volbench.exe".to_vec();
+
+    // Something else at the content name: kept, the push refused.
+    let cache = t.path().join("cache");
+    std::fs::create_dir(&cache).unwrap();
+    let squatter = cache.join(exe_name(&bytes));
+    std::fs::write(&squatter, b"someone else's").unwrap();
+    let e = push(&l, h, &WinDir::parse(&z(&cache)).unwrap(), &bytes).unwrap_err();
+    assert!(e.message.contains("replaces nothing"), "{e}");
+    assert!(e.message.starts_with(&format!("host {h}: pushing volbench.exe")), "{e}");
+    assert_eq!(std::fs::read(&squatter).unwrap(), b"someone else's");
+    assert_eq!(listing(&cache).len(), 1, "no temporary left");
+
+    // A link on the way: nothing is written where it points.
+    let elsewhere = t.path().join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, t.path().join("via")).unwrap();
+    let via = t.path().join("via").join("cache");
+    let e = push(&l, h, &WinDir::parse(&z(&via)).unwrap(), &bytes).unwrap_err();
+    assert!(e.message.contains("is a link"), "{e}");
+    assert!(listing(&elsewhere).is_empty());
+
+    // A file where a directory must be.
+    let e = push(&l, h, &WinDir::parse(&z(&squatter.join("x"))).unwrap(), &bytes).unwrap_err();
+    assert!(e.message.contains("not a directory"), "{e}");
+
+    // Under the home: this server names it without a drive, so cmd.exe
+    // could not be told where the copy is; refused before anything is made.
+    let e = push(&l, h, &WinDir::parse("~/.cache/volbench").unwrap(), &bytes).unwrap_err();
+    assert!(e.message.contains("no drive"), "{e}");
+    assert!(!home.join(".cache").exists());
+}
+
+#[test]
+fn a_far_side_that_is_no_sftp_server_is_one_line_with_its_words() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = WinDir::parse(&z(t.path())).unwrap();
+    // ssh failing to connect: its message, not a hang.
+    let l = Launcher::new(
+        Some("sh -c 'echo \"ssh: connect to host $0 port 22: Connection refused\" >&2; exit 255' {host}"),
+        None,
+    )
+    .unwrap();
+    let e = push(&l, "win9", &dir, b"MZ").unwrap_err();
+    assert!(e.message.contains("Connection refused"), "{e}");
+    assert!(!e.message.contains('\n'), "{e}");
+    // A login banner where the protocol should start.
+    let l = Launcher::new(
+        Some("sh -c 'echo Welcome to win9; cat >/dev/null' {host}"),
+        None,
+    )
+    .unwrap();
+    let e = push(&l, "win9", &dir, b"MZ").unwrap_err();
+    assert!(e.message.contains("not an SFTP server"), "{e}");
+    assert!(listing(t.path()).is_empty());
+}
