@@ -12,7 +12,7 @@ use crate::error::{Result, VbError, exit};
 use crate::executor::{self, Observer as _};
 use crate::input::args::launch::OnOff;
 use crate::input::args::{CommonArgs, HostArgs, OutputArgs, RunArgs, SuiteRunArgs};
-use crate::input::hosts::HostSpec;
+use crate::input::hosts::{HostOs, HostSpec};
 use crate::input::targets::{attach, check_threads_total, expand_local};
 use crate::input::{flags, suite};
 use crate::output::file::OutputDir;
@@ -190,6 +190,12 @@ impl Where {
         if let Some((flag, _)) = &host_counts {
             return Err(crate::input::hosts::counts::refuse_local(flag));
         }
+        if let Some(flag) = c.remote.hosts_only_flag() {
+            return Err(VbError::input(format!(
+                "{flag} is for a run on many hosts (--hosts, --hosts-file, --hosts-from or \
+                 --k8s-job), and this one runs here"
+            )));
+        }
         let paths = expand_local(&c.target)?;
         check_threads_total(c.targets.threads_total, paths.len(), false)?;
         Ok(Where::Here(paths))
@@ -301,7 +307,7 @@ pub(crate) fn run_here(
 fn step_line(hp: &plan::hosts::HostsPlan, remote: &coordinator::Remote) -> String {
     let path = match remote {
         coordinator::Remote::Installed(p) => p.clone(),
-        coordinator::Remote::Push(_) => "PUSHED-VOLBENCH".into(),
+        coordinator::Remote::Push { .. } => "PUSHED-VOLBENCH".into(),
     };
     let names: Vec<&str> = hp.hosts.iter().map(|a| a.host.name.as_str()).collect();
     let agent = crate::remote::launcher::RemoteCmd::Argv(vec![
@@ -348,7 +354,10 @@ fn on_hosts(
     let hp = plan::hosts::plan(road.job, r, listed, host_counts)?;
     say(road.first.as_ref());
     let remote = if r.push_binary {
-        coordinator::Remote::Push(r.push_dir.clone())
+        coordinator::Remote::Push {
+            dir: r.push_dir.clone(),
+            windows_exe: r.windows_exe.clone(),
+        }
     } else {
         coordinator::Remote::Installed(r.remote_volbench.clone())
     };
@@ -357,8 +366,16 @@ fn on_hosts(
             coordinator::Remote::Installed(p) => {
                 format!("runs '{} agent' on each host", one_line(p))
             }
-            coordinator::Remote::Push(d) => {
-                format!("pushes this binary into {} on each host", one_line(d))
+            coordinator::Remote::Push { dir, .. } => {
+                let windows = if hp.hosts.iter().any(|a| a.host.agent.os == HostOs::Windows) {
+                    " (volbench.exe to the os=windows hosts)"
+                } else {
+                    ""
+                };
+                format!(
+                    "pushes this binary into {} on each host{windows}",
+                    one_line(dir)
+                )
             }
         };
         print!(

@@ -112,19 +112,24 @@ fn same_version(candidate: &Path) -> bool {
 pub fn windows_exe(given: Option<&Path>) -> Result<(PathBuf, Vec<u8>)> {
     if let Some(p) = given {
         let bytes = std::fs::read(p).map_err(|e| {
-            VbError::input(format!("--windows-exe {}: cannot read it: {e}", p.display()))
+            VbError::input(format!(
+                "--windows-exe {}: cannot read it: {e}",
+                p.display()
+            ))
         })?;
         if let Some(why) = not_this_windows_build(&bytes) {
-            return Err(VbError::input(format!("--windows-exe {}: {why}", p.display())));
+            return Err(VbError::input(format!(
+                "--windows-exe {}: {why}",
+                p.display()
+            )));
         }
         return Ok((p.to_path_buf(), bytes));
     }
     let exe = std::env::current_exe()
         .map_err(|e| VbError::run(format!("cannot find this volbench binary: {e}")))?;
     if cfg!(windows) {
-        let bytes = std::fs::read(&exe).map_err(|e| {
-            VbError::run(format!("cannot read this binary {}: {e}", exe.display()))
-        })?;
+        let bytes = std::fs::read(&exe)
+            .map_err(|e| VbError::run(format!("cannot read this binary {}: {e}", exe.display())))?;
         return Ok((exe, bytes));
     }
     for candidate in windows_siblings(&exe) {
@@ -174,12 +179,14 @@ pub fn not_this_windows_build(bytes: &[u8]) -> Option<String> {
         if bytes.get(..2)? != b"MZ" {
             return None;
         }
-        let at = usize::try_from(u32::from_le_bytes(bytes.get(0x3c..0x40)?.try_into().ok()?))
-            .ok()?;
+        let at =
+            usize::try_from(u32::from_le_bytes(bytes.get(0x3c..0x40)?.try_into().ok()?)).ok()?;
         if bytes.get(at..at.checked_add(4)?)? != b"PE\0\0" {
             return None;
         }
-        Some(u16::from_le_bytes(bytes.get(at + 4..at + 6)?.try_into().ok()?))
+        Some(u16::from_le_bytes(
+            bytes.get(at + 4..at + 6)?.try_into().ok()?,
+        ))
     };
     match pe() {
         None => return Some("not a Windows executable".into()),

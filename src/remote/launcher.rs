@@ -479,7 +479,16 @@ mod tests {
             .with_ssh_options(&["-o".into(), "ControlPath=x".into()]);
         assert_eq!(
             args(&t, "win1", &RemoteCmd::Sftp),
-            ["ssh", "-F", "cfg", "-o", "ControlPath=x", "-s", "win1", "sftp"]
+            [
+                "ssh",
+                "-F",
+                "cfg",
+                "-o",
+                "ControlPath=x",
+                "-s",
+                "win1",
+                "sftp"
+            ]
         );
         let e = Launcher::new(Some("ip netns exec ns-{host}"), None).unwrap();
         assert_eq!(

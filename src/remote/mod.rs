@@ -17,9 +17,9 @@ pub(crate) mod quote;
 pub(crate) mod sftp;
 pub(crate) mod ssh;
 pub(crate) mod step;
-pub(crate) mod winpush;
 #[cfg(windows)]
 mod windows;
+pub(crate) mod winpush;
 
 /// Blocks SIGPIPE in the calling thread only. A thread writing to a host's
 /// pipe calls this first: the process-wide SIG_IGN the coordinator sets is

@@ -390,7 +390,9 @@ fn status_ok(kind: u8, body: &[u8]) -> Res<()> {
 }
 
 fn unexpected(kind: u8) -> SftpError {
-    broken(format!("an SFTP reply of type {kind} where none such was asked"))
+    broken(format!(
+        "an SFTP reply of type {kind} where none such was asked"
+    ))
 }
 
 fn read_attrs(r: &mut Reader<'_>) -> Res<Attrs> {

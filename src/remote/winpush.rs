@@ -71,9 +71,7 @@ impl WinDir {
                 .chars()
                 .find(|c| c.is_control() || matches!(c, '<' | '>' | ':' | '"' | '|' | '?' | '*'))
             {
-                return Err(format!(
-                    "'{shown}': {c:?} cannot be in a Windows file name"
-                ));
+                return Err(format!("'{shown}': {c:?} cannot be in a Windows file name"));
             }
             if let Some(why) = crate::io::target::bad_windows_name(p) {
                 return Err(format!("'{shown}': {why}"));
@@ -133,7 +131,9 @@ fn windows_of(name: &str) -> Option<String> {
 pub(crate) fn exe_name(bytes: &[u8]) -> String {
     format!(
         "volbench-{}.exe",
-        super::ssh::content_hash(bytes).get(..24).unwrap_or_default()
+        super::ssh::content_hash(bytes)
+            .get(..24)
+            .unwrap_or_default()
     )
 }
 
@@ -308,7 +308,8 @@ fn describe(a: Attrs) -> String {
 }
 
 fn describe_err(r: std::result::Result<(), super::sftp::SftpError>) -> String {
-    r.err().map_or_else(|| "it vanished".into(), |e| e.to_string())
+    r.err()
+        .map_or_else(|| "it vanished".into(), |e| e.to_string())
 }
 
 #[cfg(all(test, unix))]

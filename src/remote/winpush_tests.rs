@@ -9,12 +9,19 @@ fn a_push_directory_is_a_drive_path_or_one_under_the_home() {
         d.cmd_path("v.exe").as_deref(),
         Some(r"D:\volbench\bin\v.exe")
     );
-    assert_eq!(d.sftp(Style::SlashDrive, 2, Some("v.exe")), "/D:/volbench/bin/v.exe");
+    assert_eq!(
+        d.sftp(Style::SlashDrive, 2, Some("v.exe")),
+        "/D:/volbench/bin/v.exe"
+    );
     assert_eq!(d.sftp(Style::BareDrive, 1, None), "D:/volbench");
     let root = WinDir::parse("E:").unwrap();
     assert_eq!(root.cmd_path("v.exe").as_deref(), Some(r"E:\v.exe"));
     assert_eq!(root.sftp(Style::SlashDrive, 0, Some("v.exe")), "/E:/v.exe");
-    for home in ["~/.cache/volbench", r"~\.cache\volbench", ".cache/./volbench"] {
+    for home in [
+        "~/.cache/volbench",
+        r"~\.cache\volbench",
+        ".cache/./volbench",
+    ] {
         let h = WinDir::parse(home).unwrap();
         assert_eq!(h.cmd_path("v.exe"), None, "{home}: known only on the host");
         assert_eq!(h.sftp(Style::SlashDrive, 2, Some("v")), ".cache/volbench/v");
@@ -145,7 +152,11 @@ fn a_push_replaces_nothing_and_follows_no_link() {
     std::fs::write(&squatter, b"someone else's").unwrap();
     let e = push(&l, h, &WinDir::parse(&z(&cache)).unwrap(), &bytes).unwrap_err();
     assert!(e.message.contains("replaces nothing"), "{e}");
-    assert!(e.message.starts_with(&format!("host {h}: pushing volbench.exe")), "{e}");
+    assert!(
+        e.message
+            .starts_with(&format!("host {h}: pushing volbench.exe")),
+        "{e}"
+    );
     assert_eq!(std::fs::read(&squatter).unwrap(), b"someone else's");
     assert_eq!(listing(&cache).len(), 1, "no temporary left");
 
@@ -159,7 +170,13 @@ fn a_push_replaces_nothing_and_follows_no_link() {
     assert!(listing(&elsewhere).is_empty());
 
     // A file where a directory must be.
-    let e = push(&l, h, &WinDir::parse(&z(&squatter.join("x"))).unwrap(), &bytes).unwrap_err();
+    let e = push(
+        &l,
+        h,
+        &WinDir::parse(&z(&squatter.join("x"))).unwrap(),
+        &bytes,
+    )
+    .unwrap_err();
     assert!(e.message.contains("not a directory"), "{e}");
 
     // Under the home: this server names it without a drive, so cmd.exe

@@ -545,42 +545,206 @@ fn a_linux_coordinator_merges_a_linux_and_a_wine_agent() {
     }
 }
 
+/// OpenSSH's SFTP server, which a Windows host's OpenSSH ships as its own.
+fn sftp_server() -> Option<PathBuf> {
+    [
+        "/usr/lib/openssh/sftp-server",
+        "/usr/lib/sftp-server",
+        "/usr/libexec/openssh/sftp-server",
+    ]
+    .iter()
+    .map(PathBuf::from)
+    .find(|p| p.is_file())
+}
+
+#[test]
+fn push_binary_copies_volbench_exe_to_a_wine_host_over_sftp_and_merges_the_fleet() {
+    let name =
+        "windows::push_binary_copies_volbench_exe_to_a_wine_host_over_sftp_and_merges_the_fleet";
+    let Some(_exe) = wine_exe(name) else {
+        return;
+    };
+    let Some(server) = sftp_server() else {
+        common::skip(name, "no sftp-server (Debian's openssh-sftp-server)");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    // The Wine host's SFTP server starts in its home, where Z: is a link
+    // to / as Wine's drive Z is: Z:\tmp\x names /tmp/x on both sides.
+    let zhome = dir.path().join("zhome");
+    std::fs::create_dir(&zhome).unwrap();
+    std::os::unix::fs::symlink("/", zhome.join("Z:")).unwrap();
+    // The Linux host's home, where its push goes (~/.cache/volbench).
+    let lhome = dir.path().join("lhome");
+    std::fs::create_dir(&lhome).unwrap();
+    let wcache = dir.path().join("wcache");
+    let hosts = dir.path().join("hosts");
+    let zdir = format!("Z:{}", wcache.display()).replace('/', "\\");
+    std::fs::write(&hosts, format!("lin\nwin os=windows push_dir={zdir}\n")).unwrap();
+    let runner = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/windows-build");
+    // ssh's form: `-s HOST sftp` asks for the SFTP subsystem; a line for
+    // the Windows host goes to (Wine's) cmd.exe, the Linux host's to sh.
+    let ssh = dir.path().join("ssh.sh");
+    std::fs::write(
+        &ssh,
+        format!(
+            "if [ \"$1\" = -s ]; then cd '{z}' && exec '{server}'; fi\n\
+             host=$1; line=$2\n\
+             if [ \"$host\" = win ]; then exec '{runner}' run cmd /c $line; fi\n\
+             exec env VB_SIM_HOST=\"$host\" HOME='{l}' sh -c \"$line\"\n",
+            z = zhome.display(),
+            server = server.display(),
+            runner = runner.display(),
+            l = lhome.display(),
+        ),
+    )
+    .unwrap();
+    // An exec template: the host's argv, `sftp-server` for the copy.
+    let exec = dir.path().join("exec.sh");
+    std::fs::write(
+        &exec,
+        format!(
+            "host=$1; shift\n\
+             if [ \"$1\" = sftp-server ]; then cd '{z}' && exec '{server}'; fi\n\
+             if [ \"$host\" = win ]; then exec '{runner}' run \"$@\"; fi\n\
+             exec env VB_SIM_HOST=\"$host\" HOME='{l}' \"$@\"\n",
+            z = zhome.display(),
+            server = server.display(),
+            runner = runner.display(),
+            l = lhome.display(),
+        ),
+    )
+    .unwrap();
+    let copies = || -> Vec<PathBuf> {
+        std::fs::read_dir(&wcache)
+            .map(|d| d.map(|e| e.unwrap().path()).collect())
+            .unwrap_or_default()
+    };
+    let mut first: Option<(u64, i64)> = None;
+    for (i, (flag, launcher)) in [
+        ("--ssh-command", format!("sh {}", ssh.display())),
+        ("--launcher", format!("sh {} {{host}}", exec.display())),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let out = dir.path().join(format!("out{i}"));
+        let o = Command::new(env!("CARGO_BIN_EXE_volbench"))
+            .arg("run")
+            .arg("--hosts-file")
+            .arg(&hosts)
+            .args([flag, &launcher, "--push-binary"])
+            .arg("--target")
+            .arg(dir.path().join("{host}"))
+            .arg("--output")
+            .arg(&out)
+            .args(["--engine", "psync", "--size", "4M", "--duration", "2"])
+            .args(["--warmup", "0"])
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(exit::OK), "{flag}: {}", stderr(&o));
+        // One copy, named by its content, nothing half-written beside it;
+        // the second run reuses it as it is.
+        let c = copies();
+        assert_eq!(c.len(), 1, "{flag}: {c:?}");
+        let file = &c[0];
+        let fname = file.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(
+            fname.starts_with("volbench-") && fname.ends_with(".exe"),
+            "{fname}"
+        );
+        use std::os::unix::fs::MetadataExt;
+        let m = std::fs::metadata(file).unwrap();
+        let id = (m.ino(), m.mtime_nsec());
+        assert_eq!(
+            *first.get_or_insert(id),
+            id,
+            "{flag}: the copy was written again"
+        );
+        let doc = common::read_json(&out.join("result.json"));
+        let hosts = doc["cluster"]["hosts"].as_array().unwrap();
+        assert_eq!(hosts.len(), 2);
+        let mut sum = 0;
+        for h in hosts {
+            assert_eq!(h["status"], "ok", "{flag}: {h}");
+            let ops = h["runs"][0]["totals"]["read"]["ops"].as_u64().unwrap();
+            assert!(ops > 0, "{h}");
+            sum += ops;
+        }
+        let run = &doc["runs"][0];
+        assert_eq!(run["totals"]["read"]["ops"].as_u64(), Some(sum), "{flag}");
+        let counted: u64 = run["histograms"]["read"]["buckets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| b[2].as_u64().unwrap())
+            .sum();
+        assert_eq!(counted, sum, "{flag}");
+    }
+    // The Linux host got its own copy through its shell.
+    assert!(lhome.join(".cache/volbench").read_dir().unwrap().count() >= 1);
+}
+
 #[test]
 fn a_host_of_the_other_system_is_refused_by_name_before_any_launch() {
     let dir = tempfile::tempdir().unwrap();
     // A launcher that leaves a mark: nothing may reach a host.
     let mark = dir.path().join("launched");
     let launcher = format!("sh -c 'touch {}' {{host}}", mark.display());
-    let cases = [
-        // The push is POSIX shell: not for a Windows host.
-        ("win1 os=windows\n", true, "host win1 is os=windows"),
+    let cases: [(&str, &[&str], &str); 10] = [
+        // Each host's push directory is read for its system.
+        (
+            "win1 os=windows push_dir=/opt/vb\n",
+            &["--push-binary"],
+            "no directory a Windows host",
+        ),
+        (
+            "vm1 push_dir=D:\\vb\n",
+            &["--push-binary"],
+            "is a Windows path",
+        ),
+        (
+            "vm1 push_dir=/opt/vb\n",
+            &["--warmup=0"],
+            "add --push-binary or drop it",
+        ),
+        (
+            "win1 os=windows\n",
+            &["--push-binary", "--windows-exe", "/etc/hostname"],
+            "not a Windows executable",
+        ),
         (
             "vm1 volbench=/opt/vb\n",
-            true,
+            &["--push-binary"],
             "volbench= names an installed",
         ),
         // A Windows path on a Linux host, and cmd.exe's specials on a
         // Windows host's path.
         (
             "vm1 volbench=C:\\vb\\volbench.exe\n",
-            false,
+            &["--warmup=0"],
             "add os=windows",
         ),
         (
             "win1 os=windows volbench=%TEMP%\\vb.exe\n",
-            false,
+            &["--warmup=0"],
             "cmd.exe",
         ),
-        ("win1 os=windows volbench=~/vb\n", false, "starts with '~'"),
-        ("win1 os=macos\n", false, "os: linux or windows"),
+        (
+            "win1 os=windows volbench=~/vb\n",
+            &["--warmup=0"],
+            "starts with '~'",
+        ),
+        ("win1 os=macos\n", &["--warmup=0"], "os: linux or windows"),
+        ("vm1 push_dir=\n", &["--push-binary"], "push_dir: a path"),
     ];
-    for (line, push, want) in cases {
+    for (line, flags, want) in cases {
         let hosts = dir.path().join("hosts");
         std::fs::write(&hosts, line).unwrap();
-        let push = if push { "--push-binary" } else { "--warmup=0" };
         let o = vb(["run", "--hosts-file"])
             .arg(&hosts)
-            .args(["--launcher", &launcher, push])
+            .args(["--launcher", &launcher])
+            .args(flags)
             .arg("--target")
             .arg(dir.path().join("{host}"))
             .args(["--size", "4M", "--duration", "1"])
@@ -592,6 +756,24 @@ fn a_host_of_the_other_system_is_refused_by_name_before_any_launch() {
         assert!(errors[0].contains(want), "{line}: {e}");
         assert!(!mark.exists(), "{line}: a host was launched");
     }
+    // The push's flags on a run here are refused, not ignored.
+    for flag in [
+        &["--push-binary"][..],
+        &["--windows-exe", "/x/volbench.exe"],
+        &["--push-dir", "D:\\vb"],
+    ] {
+        let o = vb(["run", "--target"])
+            .arg(dir.path().join("here"))
+            .args(flag)
+            .args(["--size", "4M", "--duration", "1"])
+            .expect(exit::BAD_INPUT);
+        assert!(
+            stderr(&o).contains("is for a run on many hosts"),
+            "{flag:?}: {}",
+            stderr(&o)
+        );
+        assert!(!dir.path().join("here").exists(), "{flag:?}");
+    }
     // Slurm runs no Windows node: its one srun step refuses a Windows host
     // by name before the step starts.
     let hosts = dir.path().join("hosts");
@@ -599,6 +781,7 @@ fn a_host_of_the_other_system_is_refused_by_name_before_any_launch() {
     let o = vb(["run", "--hosts-file"])
         .arg(&hosts)
         .args(["--launcher", "slurm", "--engine", "null", "--duration", "1"])
+        .arg("--push-binary")
         .arg("--target")
         .arg(dir.path().join("{host}"))
         .expect(exit::BAD_INPUT);

@@ -7,6 +7,11 @@ use clap::{Args, ValueEnum};
 
 use super::{host_counts, launch};
 
+/// `--push-dir`'s default: under the home directory on every system.
+const PUSH_DIR: &str = "~/.cache/volbench";
+/// `--remote-volbench`'s default: the one on the host's PATH.
+const REMOTE_VOLBENCH: &str = "volbench";
+
 /// Running one job on many client hosts at once, over ssh.
 #[derive(Args, Debug, Clone, Default)]
 #[command(next_help_heading = "Many hosts")]
@@ -41,12 +46,20 @@ pub struct HostArgs {
     #[arg(long)]
     pub push_binary: bool,
 
-    /// Cache directory on the hosts for --push-binary.
-    #[arg(long, value_name = "DIR", default_value = "~/.cache/volbench")]
+    /// Cache directory on the hosts for --push-binary (a host's push_dir=
+    /// in the hosts file comes first; on a Windows host ~/ is its home,
+    /// or give a drive path).
+    #[arg(long, value_name = "DIR", default_value = PUSH_DIR)]
     pub push_dir: String,
 
+    /// The volbench.exe --push-binary sends to os=windows hosts (default:
+    /// this binary on Windows; on Linux the volbench.exe of this build
+    /// beside it, as scripts/windows-build leaves it).
+    #[arg(long, value_name = "PATH")]
+    pub windows_exe: Option<std::path::PathBuf>,
+
     /// volbench on the hosts, when not pushed: a command on their PATH or a path.
-    #[arg(long, value_name = "PATH", default_value = "volbench")]
+    #[arg(long, value_name = "PATH", default_value = REMOTE_VOLBENCH)]
     pub remote_volbench: String,
 
     /// Let several hosts use the same target path (each host's own disk
@@ -84,6 +97,20 @@ impl HostArgs {
             || self.hosts_file.is_some()
             || self.launch.hosts_from.is_some()
             || self.launch.k8s_job.is_some()
+    }
+
+    /// The first flag given that means something only on many hosts (so a
+    /// run here refuses it rather than ignore it): the push's and the
+    /// installed binary's.
+    pub fn hosts_only_flag(&self) -> Option<&'static str> {
+        [
+            (self.push_binary, "--push-binary"),
+            (self.windows_exe.is_some(), "--windows-exe"),
+            (self.push_dir != PUSH_DIR, "--push-dir"),
+            (self.remote_volbench != REMOTE_VOLBENCH, "--remote-volbench"),
+        ]
+        .into_iter()
+        .find_map(|(given, flag)| given.then_some(flag))
     }
 }
 

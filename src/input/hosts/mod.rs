@@ -47,6 +47,9 @@ pub struct AgentSide {
     /// `volbench=PATH`: this host's installed volbench, in place of
     /// `--remote-volbench` (a mixed fleet keeps it in different places).
     pub volbench: Option<String>,
+    /// `push_dir=DIR`: where `--push-binary` puts this host's copy, in
+    /// place of `--push-dir` (`D:\volbench` on a Windows host).
+    pub push_dir: Option<String>,
 }
 
 /// One host with its position and expanded target paths.
@@ -144,7 +147,8 @@ pub fn read_file(path: &Path) -> Result<Vec<HostSpec>> {
 /// A hosts file: one host a line, `#` starts a comment, and optional
 /// `key=value` overrides after the name: `target=PATH-TEMPLATE`, `threads=N`,
 /// `os=windows` (a Windows host: its agent is started through cmd.exe),
-/// `volbench=PATH` (its installed volbench).
+/// `volbench=PATH` (its installed volbench), `push_dir=DIR` (where
+/// `--push-binary` puts its copy).
 ///
 /// ```text
 /// # client VMs
@@ -152,6 +156,7 @@ pub fn read_file(path: &Path) -> Result<Vec<HostSpec>> {
 /// vm2  threads=16
 /// vm3  target=/mnt/other/{host}
 /// win1 os=windows volbench=C:\\Tools\\volbench.exe target=D:\\bench
+/// win2 os=windows push_dir=D:\\volbench target=D:\\bench
 /// ```
 pub fn parse_file(text: &str, origin: &str) -> Result<Vec<HostSpec>> {
     let mut hosts = Vec::new();
@@ -210,10 +215,18 @@ pub fn parse_file(text: &str, origin: &str) -> Result<Vec<HostSpec>> {
                     }
                     host.agent.volbench = Some(v.to_string());
                 }
+                "push_dir" => {
+                    if v.is_empty() || v.len() > MAX_PATH_BYTES {
+                        return Err(at(format!(
+                            "push_dir: a path of 1 to {MAX_PATH_BYTES} bytes"
+                        )));
+                    }
+                    host.agent.push_dir = Some(v.to_string());
+                }
                 _ => {
                     return Err(at(format!(
                         "unknown setting '{k}' (a host line takes target=..., threads=N, \
-                         vm_size=NAME, os=linux|windows and volbench=PATH)"
+                         vm_size=NAME, os=linux|windows, volbench=PATH and push_dir=DIR)"
                     )));
                 }
             }

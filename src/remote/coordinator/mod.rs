@@ -87,8 +87,13 @@ pub(crate) struct Options {
 pub(crate) enum Remote {
     /// A command or path on the host (`volbench` from its PATH by default).
     Installed(String),
-    /// This binary, copied into a content-named file in this cache dir.
-    Push(String),
+    /// This binary, copied into a content-named file in this cache dir
+    /// (a host's own `push_dir=` first); Windows hosts get volbench.exe
+    /// (`--windows-exe`, else found beside this binary).
+    Push {
+        dir: String,
+        windows_exe: Option<std::path::PathBuf>,
+    },
 }
 
 /// The coordinator's state: the hosts, the one channel all their events

@@ -11,12 +11,12 @@ use std::time::{Duration, Instant};
 
 use super::super::launcher::{Launcher, RemoteCmd};
 use super::super::protocol::{MAX_LINE, PROTOCOL, ToAgent, encode, read_line, sanitize};
-use super::super::{fanout, quote, ssh};
+use super::super::{fanout, quote};
 use super::host::{Event, Host, ToAgentPipe};
-use super::{Coordinator, Options, Remote, STOP_TIMEOUT};
+use super::hostbin::{RemoteBinary, remote_binaries};
+use super::{Coordinator, Options, STOP_TIMEOUT};
 use crate::error::{Result, VbError};
 use crate::executor::Observer;
-use crate::input::hosts::HostOs;
 
 /// Starts an agent on every host (after pushing the binary, if asked),
 /// at most `--launch-parallel` launches in flight, agents sharing a machine
@@ -134,63 +134,6 @@ fn agent_command(binary: &RemoteBinary, session: &str) -> RemoteCmd {
             "--session".into(),
             session.into(),
         ]),
-    }
-}
-
-/// How the far side names the volbench it runs.
-enum RemoteBinary {
-    /// A path or command taken as is.
-    Plain(String),
-    /// A shell word (a `~/` path becomes `"$HOME"/...`).
-    Shell(String),
-    /// A Windows host's volbench.exe, started through its cmd.exe.
-    Windows(String),
-}
-
-/// The volbench that runs on each host.
-fn remote_binaries(opts: &Options) -> Result<Vec<RemoteBinary>> {
-    match &opts.remote {
-        Remote::Installed(default) => opts
-            .hosts
-            .iter()
-            .map(|a| {
-                let path = super::hostbin::installed(&a.host, default)?;
-                Ok(if a.host.agent.os == HostOs::Windows {
-                    RemoteBinary::Windows(path)
-                } else if path.starts_with('~') {
-                    RemoteBinary::Shell(quote::quote_remote_path(&path))
-                } else {
-                    RemoteBinary::Plain(path)
-                })
-            })
-            .collect(),
-        Remote::Push(cache) => {
-            super::hostbin::check_push(&opts.hosts)?;
-            let (exe, bytes) = super::super::binary::to_push()?;
-            // Bounded like the launches: a thousand hosts are not a
-            // thousand copies in flight.
-            let results: Vec<Result<String>> =
-                fanout::par_map(opts.launch_parallel, &opts.hosts, |_, a| {
-                    ssh::push_binary(&opts.launcher, &a.host.name, cache, &exe, &bytes)
-                });
-            let errors: Vec<String> = results
-                .iter()
-                .filter_map(|r| r.as_ref().err().map(|e| e.to_string()))
-                .collect();
-            if !errors.is_empty() {
-                return Err(VbError::target(format!(
-                    "--push-binary failed on {} of {} hosts:\n  {}",
-                    errors.len(),
-                    opts.hosts.len(),
-                    errors.join("\n  ")
-                )));
-            }
-            Ok(results
-                .into_iter()
-                .filter_map(|r| r.ok())
-                .map(RemoteBinary::Shell)
-                .collect())
-        }
     }
 }
 

@@ -104,16 +104,21 @@ pub(super) fn describe(n: usize) -> String {
 /// The one agent command every task runs: the step cannot give tasks
 /// different ones.
 fn one_remote(opts: &Options) -> Result<RemoteCmd> {
-    let all = super::spawn::remote_commands(opts)?;
-    let Some(first) = all.first() else {
-        return Err(VbError::input("--launcher slurm needs at least one host"));
-    };
-    if all.iter().any(|r| matches!(r, RemoteCmd::WinArgv(_))) {
+    // Before remote_commands, which pushes the binaries.
+    if opts
+        .hosts
+        .iter()
+        .any(|a| a.host.agent.os == crate::input::hosts::HostOs::Windows)
+    {
         return Err(VbError::input(
             "--launcher slurm cannot start a Windows host (os=windows): Slurm runs \
              no Windows node; use --launcher ssh for it",
         ));
     }
+    let all = super::spawn::remote_commands(opts)?;
+    let Some(first) = all.first() else {
+        return Err(VbError::input("--launcher slurm needs at least one host"));
+    };
     let same = all.iter().all(|r| match (r, first) {
         (RemoteCmd::Argv(a), RemoteCmd::Argv(b)) => a == b,
         (RemoteCmd::Script(a), RemoteCmd::Script(b)) => a == b,
