@@ -202,7 +202,7 @@ pub fn not_this_windows_build(bytes: &[u8]) -> Option<String> {
     let mut found = false;
     while let Some(at) = bytes.get(from..).and_then(|b| find(b, mine.as_bytes())) {
         let end = from + at + mine.len();
-        if matches!(bytes.get(end), Some(b')' | b',')) {
+        if matches!(bytes.get(end), Some(b')' | b',' | b'-')) {
             found = true;
             break;
         }
@@ -218,10 +218,14 @@ pub fn not_this_windows_build(bytes: &[u8]) -> Option<String> {
     }
 }
 
-/// `0.1.0 (commit 1a2b3c4d5e6f`: the version text up to the linkage.
+/// `0.1.0 (commit 1a2b3c4d5e6f`: the version text up to the linkage and
+/// without `-dirty`, which says only that the tree had changes when one of
+/// the two was built (a build on CI may touch Cargo.lock): the commit is
+/// what tells two builds' protocols apart.
 fn this_build() -> String {
     let long = crate::input::version::LONG;
-    long.split([')', ',']).next().unwrap_or(long).to_string()
+    let head = long.split([')', ',']).next().unwrap_or(long);
+    head.strip_suffix("-dirty").unwrap_or(head).to_string()
 }
 
 /// The first place `needle` is in `hay`: found by its first byte, then
@@ -272,6 +276,8 @@ mod tests {
         assert_eq!(not_this_windows_build(&pe(0x8664, long)), None);
         let stat = format!("{}, static)", this_build());
         assert_eq!(not_this_windows_build(&pe(0x8664, &stat)), None);
+        let dirty = format!("{}-dirty)", this_build());
+        assert_eq!(not_this_windows_build(&pe(0x8664, &dirty)), None);
         let other = not_this_windows_build(&pe(0x8664, "0.0.1 (commit 000000000000)"));
         assert!(other.unwrap().contains("not volbench"));
         // This commit's text followed by more of a longer commit name.
