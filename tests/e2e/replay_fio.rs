@@ -177,13 +177,10 @@ fn a_suite_replay_run_refuses_keys_of_another_workload_by_name() {
     .unwrap();
     let cases = [
         ("rw = \"read\"\n", "rw does not go with replay"),
-        // A metadata tree's shape and the search's precision: keys once
-        // left out of the refused list, and silently unused.
+        // A metadata tree's shape: keys once left out of the refused
+        // list, and silently unused.
         ("file_size = \"4k\"\n", "file_size does not go with replay"),
-        (
-            "search_precision = 5\n",
-            "search_precision does not go with replay",
-        ),
+        ("width = 4\n", "width does not go with replay"),
         ("\n[[run]]\nname = \"two\"\n", "the suite's only run"),
         ("", "skip 'reads' is none of read"),
     ];
