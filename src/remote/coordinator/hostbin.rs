@@ -219,15 +219,15 @@ mod tests {
         );
         // A drive path for a Linux host, a POSIX one for a Windows host:
         // refused naming the host and where the directory came from.
-        let e = push_dirs(&[lin.clone()], r"D:\vb").unwrap_err();
+        let e = push_dirs(std::slice::from_ref(&lin), r"D:\vb").unwrap_err();
         assert!(
             e.message.contains("h1") && e.message.contains("push_dir="),
             "{e}"
         );
-        let e = push_dirs(&[win.clone()], "/opt/vb").unwrap_err();
+        let e = push_dirs(std::slice::from_ref(&win), "/opt/vb").unwrap_err();
         assert!(e.message.contains("h1 (os=windows): --push-dir"), "{e}");
         win.host.agent.push_dir = Some(r"D:\vb\CON".into());
-        let e = push_dirs(&[win.clone()], "/opt/vb").unwrap_err();
+        let e = push_dirs(std::slice::from_ref(&win), "/opt/vb").unwrap_err();
         assert!(
             e.message.contains("push_dir=") && e.message.contains("reserved"),
             "{e}"

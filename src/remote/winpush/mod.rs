@@ -14,7 +14,7 @@
 use std::time::{Duration, Instant};
 
 use super::launcher::{Launcher, RemoteCmd};
-use super::sftp::{Attrs, Kind, Session};
+use super::sftp::{self, Attrs, Kind, Session};
 use crate::error::{Result, VbError};
 use crate::units::bounds::one_line;
 
@@ -179,7 +179,7 @@ pub(crate) fn push(launcher: &Launcher, host: &str, dir: &WinDir, bytes: &[u8]) 
 
 /// The copy on an open session; the cmd.exe path of the file, or why not.
 fn copy(s: &mut Session, dir: &WinDir, bytes: &[u8]) -> std::result::Result<String, String> {
-    let e = |e: super::sftp::SftpError| e.to_string();
+    let e = |e: sftp::SftpError| e.to_string();
     let home = s.realpath(".").map_err(e)?;
     let style = if windows_of(&home).is_some() {
         Style::SlashDrive
@@ -307,11 +307,10 @@ fn describe(a: Attrs) -> String {
     }
 }
 
-fn describe_err(r: std::result::Result<(), super::sftp::SftpError>) -> String {
+fn describe_err(r: std::result::Result<(), sftp::SftpError>) -> String {
     r.err()
         .map_or_else(|| "it vanished".into(), |e| e.to_string())
 }
 
 #[cfg(all(test, unix))]
-#[path = "winpush_tests.rs"]
 mod tests;
