@@ -224,3 +224,31 @@ fn copy_dir(from: &Path, to: &Path) {
         }
     }
 }
+
+/// The many-host flags in docs/reference/commands.md are `run --help`'s own
+/// text, so a new flag cannot go unlisted there.
+#[test]
+fn the_many_host_flags_in_the_reference_are_runs_help() {
+    let help = Command::new(env!("CARGO_BIN_EXE_volbench"))
+        .args(["run", "--help"])
+        .output()
+        .unwrap();
+    let help = String::from_utf8(help.stdout).unwrap();
+    let section: Vec<&str> = help
+        .lines()
+        .skip_while(|l| *l != "Many hosts:")
+        .take_while(|l| !l.is_empty())
+        .collect();
+    assert!(section.len() > 10, "no many-host section in run --help");
+    let doc = std::fs::read_to_string(root().join("docs/reference/commands.md")).unwrap();
+    let block: Vec<&str> = doc
+        .lines()
+        .skip_while(|l| *l != "Many hosts:")
+        .take_while(|l| !l.starts_with("```"))
+        .collect();
+    assert_eq!(
+        block.join("\n"),
+        section.join("\n"),
+        "docs/reference/commands.md differs from `volbench run --help`: paste its Many hosts section"
+    );
+}

@@ -8,7 +8,10 @@ use crate::error::{Result, VbError};
 use crate::spec::reading::ReadingSpec;
 use crate::units::bounds::MAX_VM_SIZE_LEN;
 
+// The heading reset: these come after the many-host flags, whose heading
+// would otherwise run on over every flag after them (--rw, --bs, ...).
 #[derive(Args, Debug, Clone, Default)]
+#[command(next_help_heading = None::<&str>)]
 pub struct ReadingArgs {
     /// Sample no client counters (CPU, devices, interfaces, NFS/SMB) during
     /// the runs; result.json records that they were off. Same as
