@@ -87,12 +87,7 @@ fn assert_exact_merge(doc: &Value, n: usize) {
         .map(|h| h["runs"][0]["totals"]["read"]["bytes"].as_u64().unwrap())
         .sum();
     assert_eq!(run["totals"]["read"]["bytes"].as_u64().unwrap(), bytes);
-    let counted: u64 = run["histograms"]["read"]["buckets"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|b| b[2].as_u64().unwrap())
-        .sum();
+    let counted = crate::common::histogram_count(run, "read");
     assert_eq!(counted, sum);
 }
 

@@ -64,12 +64,7 @@ fn assert_exact(doc: &Value) -> usize {
         .collect();
     let sum: u64 = ok.iter().map(|h| ops(&h["runs"][0])).sum();
     let run = &doc["runs"][0];
-    let counted: u64 = run["histograms"]["read"]["buckets"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|b| b[2].as_u64().unwrap())
-        .sum();
+    let counted = crate::common::histogram_count(run, "read");
     assert!(sum > 0);
     assert_eq!((ops(run), counted), (sum, sum));
     ok.len()

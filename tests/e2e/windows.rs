@@ -202,12 +202,7 @@ fn assert_littles_law(run: &serde_json::Value, in_flight: f64) {
         "IOPS {iops} x mean {mean_s} s = {n}, not {in_flight}"
     );
     // The histogram holds every operation counted.
-    let counted: u64 = run["histograms"]["read"]["buckets"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|b| b[2].as_u64().unwrap())
-        .sum();
+    let counted = common::histogram_count(run, "read");
     assert_eq!(counted, ops);
 }
 
@@ -500,32 +495,9 @@ fn a_linux_coordinator_merges_a_linux_and_a_wine_agent() {
     .into_iter()
     .enumerate()
     {
-        let out = dir.path().join(format!("out{i}"));
-        let o = Command::new(env!("CARGO_BIN_EXE_volbench"))
-            .arg("run")
-            .arg("--hosts-file")
-            .arg(&hosts)
-            .args([flag, &launcher])
-            .args(["--remote-volbench", env!("CARGO_BIN_EXE_volbench")])
-            .arg("--target")
-            .arg(dir.path().join("{host}"))
-            .arg("--output")
-            .arg(&out)
-            .args(["--engine", "psync", "--size", "4M", "--duration", "2"])
-            .args(["--warmup", "0"])
-            .output()
-            .unwrap();
-        assert_eq!(o.status.code(), Some(exit::OK), "{flag}: {}", stderr(&o));
-        let doc = common::read_json(&out.join("result.json"));
-        let hosts = doc["cluster"]["hosts"].as_array().unwrap();
-        assert_eq!(hosts.len(), 2);
-        let mut sum = 0;
-        for h in hosts {
-            assert_eq!(h["status"], "ok", "{flag}: {h}");
-            let ops = h["runs"][0]["totals"]["read"]["ops"].as_u64().unwrap();
-            assert!(ops > 0, "{h}");
-            sum += ops;
-        }
+        let own = ["--remote-volbench", env!("CARGO_BIN_EXE_volbench")];
+        let doc = run_two_hosts(dir.path(), &hosts, [flag, &launcher], &own, i);
+        both_hosts_merge_exactly(&doc, flag);
         // Each agent made its own set: the Wine one through Windows calls.
         for host in ["lin", "win"] {
             assert!(
@@ -533,16 +505,57 @@ fn a_linux_coordinator_merges_a_linux_and_a_wine_agent() {
                 "{host}"
             );
         }
-        let run = &doc["runs"][0];
-        assert_eq!(run["totals"]["read"]["ops"].as_u64(), Some(sum), "{flag}");
-        let counted: u64 = run["histograms"]["read"]["buckets"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|b| b[2].as_u64().unwrap())
-            .sum();
-        assert_eq!(counted, sum, "{flag}");
     }
+}
+
+/// A 2 s read run on the hosts of `hosts` (targets under `dir`, results
+/// in `dir/out{n}`), which must succeed; its result.json.
+fn run_two_hosts(
+    dir: &Path,
+    hosts: &Path,
+    launcher: [&str; 2],
+    extra: &[&str],
+    n: usize,
+) -> serde_json::Value {
+    let out = dir.join(format!("out{n}"));
+    let o = Command::new(env!("CARGO_BIN_EXE_volbench"))
+        .arg("run")
+        .arg("--hosts-file")
+        .arg(hosts)
+        .args(launcher)
+        .args(extra)
+        .arg("--target")
+        .arg(dir.join("{host}"))
+        .arg("--output")
+        .arg(&out)
+        .args(["--engine", "psync", "--size", "4M", "--duration", "2"])
+        .args(["--warmup", "0"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(exit::OK),
+        "{launcher:?}: {}",
+        stderr(&o)
+    );
+    common::read_json(&out.join("result.json"))
+}
+
+/// Both hosts of a two-host run did reads, and the run's totals and merged
+/// histogram count exactly theirs.
+fn both_hosts_merge_exactly(doc: &serde_json::Value, flag: &str) {
+    let hosts = doc["cluster"]["hosts"].as_array().unwrap();
+    assert_eq!(hosts.len(), 2);
+    let mut sum = 0;
+    for h in hosts {
+        assert_eq!(h["status"], "ok", "{flag}: {h}");
+        let ops = h["runs"][0]["totals"]["read"]["ops"].as_u64().unwrap();
+        assert!(ops > 0, "{h}");
+        sum += ops;
+    }
+    let run = &doc["runs"][0];
+    assert_eq!(run["totals"]["read"]["ops"].as_u64(), Some(sum), "{flag}");
+    assert_eq!(common::histogram_count(run, "read"), sum, "{flag}");
 }
 
 /// OpenSSH's SFTP server, which a Windows host's OpenSSH ships as its own.
@@ -628,21 +641,7 @@ fn push_binary_copies_volbench_exe_to_a_wine_host_over_sftp_and_merges_the_fleet
     .into_iter()
     .enumerate()
     {
-        let out = dir.path().join(format!("out{i}"));
-        let o = Command::new(env!("CARGO_BIN_EXE_volbench"))
-            .arg("run")
-            .arg("--hosts-file")
-            .arg(&hosts)
-            .args([flag, &launcher, "--push-binary"])
-            .arg("--target")
-            .arg(dir.path().join("{host}"))
-            .arg("--output")
-            .arg(&out)
-            .args(["--engine", "psync", "--size", "4M", "--duration", "2"])
-            .args(["--warmup", "0"])
-            .output()
-            .unwrap();
-        assert_eq!(o.status.code(), Some(exit::OK), "{flag}: {}", stderr(&o));
+        let doc = run_two_hosts(dir.path(), &hosts, [flag, &launcher], &["--push-binary"], i);
         // One copy, named by its content, nothing half-written beside it;
         // the second run reuses it as it is.
         let c = copies();
@@ -661,25 +660,7 @@ fn push_binary_copies_volbench_exe_to_a_wine_host_over_sftp_and_merges_the_fleet
             id,
             "{flag}: the copy was written again"
         );
-        let doc = common::read_json(&out.join("result.json"));
-        let hosts = doc["cluster"]["hosts"].as_array().unwrap();
-        assert_eq!(hosts.len(), 2);
-        let mut sum = 0;
-        for h in hosts {
-            assert_eq!(h["status"], "ok", "{flag}: {h}");
-            let ops = h["runs"][0]["totals"]["read"]["ops"].as_u64().unwrap();
-            assert!(ops > 0, "{h}");
-            sum += ops;
-        }
-        let run = &doc["runs"][0];
-        assert_eq!(run["totals"]["read"]["ops"].as_u64(), Some(sum), "{flag}");
-        let counted: u64 = run["histograms"]["read"]["buckets"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|b| b[2].as_u64().unwrap())
-            .sum();
-        assert_eq!(counted, sum, "{flag}");
+        both_hosts_merge_exactly(&doc, flag);
     }
     // The Linux host got its own copy through its shell.
     assert!(lhome.join(".cache/volbench").read_dir().unwrap().count() >= 1);

@@ -75,18 +75,24 @@ fn sftp_server(test: &str) -> Option<PathBuf> {
     found
 }
 
-/// A "Windows host" whose SFTP server runs here, started in `home`, where
-/// `Z:` is a link to `/`: Wine's drive Z, so `Z:/tmp/x` is `/tmp/x`.
-fn host(server: &Path, home: &Path) -> Launcher {
+/// A "Windows host" whose SFTP server runs here, started in `home` (in a
+/// new temporary directory), where `Z:` is a link to `/`: Wine's drive Z,
+/// so `Z:/tmp/x` is `/tmp/x`.
+fn wine_like_host(test: &str) -> Option<(tempfile::TempDir, PathBuf, Launcher)> {
+    let server = sftp_server(test)?;
+    let t = tempfile::tempdir().unwrap();
+    let home = t.path().join("home");
+    std::fs::create_dir(&home).unwrap();
     std::os::unix::fs::symlink("/", home.join("Z:")).unwrap();
-    Launcher::new(
+    let l = Launcher::new(
         Some(&format!(
             "sh -c 'cd \"$0\" && exec {}' {{host}}",
             server.display()
         )),
         None,
     )
-    .unwrap()
+    .unwrap();
+    Some((t, home, l))
 }
 
 fn z(p: &Path) -> String {
@@ -104,14 +110,11 @@ fn listing(dir: &Path) -> Vec<String> {
 
 #[test]
 fn a_push_writes_one_content_named_copy_and_reuses_it() {
-    let name = "winpush::a_push_writes_one_content_named_copy_and_reuses_it";
-    let Some(server) = sftp_server(name) else {
+    let Some((t, home, l)) =
+        wine_like_host("winpush::a_push_writes_one_content_named_copy_and_reuses_it")
+    else {
         return;
     };
-    let t = tempfile::tempdir().unwrap();
-    let home = t.path().join("home");
-    std::fs::create_dir(&home).unwrap();
-    let l = host(&server, &home);
     let cache = t.path().join("a").join("cache");
     let dir = WinDir::parse(&z(&cache)).unwrap();
     // Several chunks and a short last one: the window's arithmetic.
@@ -134,14 +137,10 @@ fn a_push_writes_one_content_named_copy_and_reuses_it() {
 
 #[test]
 fn a_push_replaces_nothing_and_follows_no_link() {
-    let name = "winpush::a_push_replaces_nothing_and_follows_no_link";
-    let Some(server) = sftp_server(name) else {
+    let Some((t, home, l)) = wine_like_host("winpush::a_push_replaces_nothing_and_follows_no_link")
+    else {
         return;
     };
-    let t = tempfile::tempdir().unwrap();
-    let home = t.path().join("home");
-    std::fs::create_dir(&home).unwrap();
-    let l = host(&server, &home);
     let h = home.to_str().unwrap();
     let bytes = b"MZ this is volbench.exe".to_vec();
 

@@ -91,6 +91,16 @@ pub fn skip(test: &str, why: &str) {
     eprintln!("SKIP {test}: {why}");
 }
 
+/// How many I/Os a run's merged histogram of `dir` ("read", "write") holds.
+pub fn histogram_count(run: &serde_json::Value, dir: &str) -> u64 {
+    run["histograms"][dir]["buckets"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no {dir} histogram in {run}"))
+        .iter()
+        .map(|b| b[2].as_u64().unwrap())
+        .sum()
+}
+
 pub fn read_json(path: &Path) -> serde_json::Value {
     let text =
         std::fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
