@@ -196,6 +196,7 @@ impl Where {
                  --k8s-job), and this one runs here"
             )));
         }
+        flags::check_here(&c.target)?;
         let paths = expand_local(&c.target)?;
         check_threads_total(c.targets.threads_total, paths.len(), false)?;
         Ok(Where::Here(paths))

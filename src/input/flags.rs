@@ -210,7 +210,9 @@ pub(crate) fn job_from_run_args(a: &RunArgs) -> Result<JobSpec> {
 }
 
 /// A target path must be text (it is recorded, templated and sent to
-/// hosts as such) and not empty.
+/// hosts as such) and not empty. Whether it names a path of this system
+/// is asked where it is known where it runs: here (`check_here`), or on
+/// each host by its system (`hosts::assign`).
 pub(crate) fn check_target_path(path: &std::path::Path) -> Result<()> {
     if path.as_os_str().is_empty() {
         return Err(VbError::input("--target is empty"));
@@ -221,10 +223,16 @@ pub(crate) fn check_target_path(path: &std::path::Path) -> Result<()> {
             path.to_string_lossy().escape_debug()
         )));
     }
-    if let Some(why) = path.to_str().and_then(|p| foreign_path(p, Platform::HERE)) {
-        return Err(VbError::input(why));
-    }
     Ok(())
+}
+
+/// A target of a run here must be a path of this system.
+pub(crate) fn check_here(path: &std::path::Path) -> Result<()> {
+    check_target_path(path)?;
+    match path.to_str().and_then(|p| foreign_path(p, Platform::HERE)) {
+        Some(why) => Err(VbError::input(why)),
+        None => Ok(()),
+    }
 }
 
 /// Why `--target` names a path of the other system: on Linux a drive
@@ -233,23 +241,47 @@ pub(crate) fn check_target_path(path: &std::path::Path) -> Result<()> {
 /// file set with a strange name in the current directory, or look for a
 /// device that cannot exist here.
 pub(crate) fn foreign_path(p: &str, here: Platform) -> Option<String> {
-    let b = p.as_bytes();
-    let drive = matches!(b, [d, b':', b'\\' | b'/', ..] if d.is_ascii_alphabetic());
-    let windows = drive || p.starts_with("\\\\");
-    let linux = ["/dev", "/proc", "/sys"]
-        .iter()
-        .any(|k| p == *k || p.starts_with(&format!("{k}/")));
-    match here {
-        Platform::Linux if windows => Some(format!(
+    match (here, system_of_path(p)) {
+        (Platform::Linux, Some(Platform::Windows)) => Some(format!(
             "--target '{p}' is a Windows path and this volbench runs on Linux: name the \
              path as it is mounted here (a diskspd line maps its paths with --map)"
         )),
-        Platform::Windows if linux => Some(format!(
+        (Platform::Windows, Some(Platform::Linux)) => Some(format!(
             "--target '{p}' is a Linux device or kernel path and this volbench runs on \
              Windows: name a drive path, a \\\\server\\share path or \\\\.\\PhysicalDriveN"
         )),
         _ => None,
     }
+}
+
+/// Why a many-host run's target `p` cannot be a path on a host of
+/// `system` (its `os=`), or None.
+pub(crate) fn foreign_on_host(p: &str, system: Platform) -> Option<String> {
+    match (system, system_of_path(p)) {
+        (Platform::Linux, Some(Platform::Windows)) => Some(format!(
+            "target '{p}' is a Windows path and the host is a Linux one; add os=windows \
+             to its line in the hosts file if it runs Windows, or give it its own target="
+        )),
+        (Platform::Windows, Some(Platform::Linux)) => Some(format!(
+            "target '{p}' is a Linux device or kernel path and the host is os=windows; \
+             give it its own target= (a drive path or a \\\\server\\share path)"
+        )),
+        _ => None,
+    }
+}
+
+/// The one system a path can only belong to: a drive letter, a UNC share
+/// or a `\\.\` device is Windows'; `/dev`, `/proc`, `/sys` are Linux's.
+fn system_of_path(p: &str) -> Option<Platform> {
+    let b = p.as_bytes();
+    let drive = matches!(b, [d, b':', b'\\' | b'/', ..] if d.is_ascii_alphabetic());
+    if drive || p.starts_with("\\\\") {
+        return Some(Platform::Windows);
+    }
+    let linux = ["/dev", "/proc", "/sys"]
+        .iter()
+        .any(|k| p == *k || p.starts_with(&format!("{k}/")));
+    linux.then_some(Platform::Linux)
 }
 
 #[cfg(test)]

@@ -667,6 +667,32 @@ fn push_binary_copies_volbench_exe_to_a_wine_host_over_sftp_and_merges_the_fleet
 }
 
 #[test]
+fn windows_hosts_take_a_drive_or_share_target_from_a_linux_coordinator() {
+    let dir = tempfile::tempdir().unwrap();
+    let hosts = dir.path().join("hosts");
+    // The SMB paper's layout: every Windows client on one share, each in
+    // its own directory.
+    std::fs::write(&hosts, "win1 os=windows\nwin2 os=windows\n").unwrap();
+    let o = vb(["run", "--hosts-file"])
+        .arg(&hosts)
+        .args(["--target", r"\\files\share\{host}", "--dry-run"])
+        .expect(exit::OK);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains(r"\\files\share\win2"), "{out}");
+    // The same template for a Linux host: refused naming it, before any launch.
+    std::fs::write(&hosts, "win1 os=windows\nvm1\n").unwrap();
+    let o = vb(["run", "--hosts-file"])
+        .arg(&hosts)
+        .args(["--target", r"D:\bench\{host}", "--dry-run"])
+        .expect(exit::BAD_INPUT);
+    assert!(
+        stderr(&o).contains(r"host vm1: target 'D:\bench\vm1' is a Windows path"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
 fn a_host_of_the_other_system_is_refused_by_name_before_any_launch() {
     let dir = tempfile::tempdir().unwrap();
     // A launcher that leaves a mark: nothing may reach a host.

@@ -354,6 +354,20 @@ pub fn assign(hosts: &[HostSpec], template: &str, shared: bool) -> Result<Vec<As
         let index = u32::try_from(i).unwrap_or(u32::MAX);
         let tpl = h.target.as_deref().unwrap_or(template);
         let paths = expand_target(tpl, &h.name, index)?;
+        let system = match h.agent.os {
+            HostOs::Linux => crate::spec::engine::Platform::Linux,
+            HostOs::Windows => crate::spec::engine::Platform::Windows,
+        };
+        for p in &paths {
+            // A drive path is a Windows host's, /dev a Linux host's: each
+            // host's targets are read by its own system.
+            if let Some(why) = crate::input::flags::foreign_on_host(p, system) {
+                return Err(VbError::input(format!(
+                    "host {}: {why}",
+                    bounds::one_line(&h.name)
+                )));
+            }
+        }
         for p in &paths {
             if let Some(other) = owner.insert(p.clone(), h.name.clone()) {
                 if !shared {
@@ -384,6 +398,31 @@ pub fn assign(hosts: &[HostSpec], template: &str, shared: bool) -> Result<Vec<As
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_hosts_targets_are_read_by_its_own_system() {
+        let hosts = parse_file(
+            "win1 os=windows\nwin2 os=windows target=\\\\nas\\share\\{host}\nvm1 target=/mnt/{host}\n",
+            "f",
+        )
+        .unwrap();
+        let a = assign(&hosts, r"D:\bench\{host}", false).unwrap();
+        assert_eq!(a[0].targets, [PathBuf::from(r"D:\bench\win1")]);
+        assert_eq!(a[1].targets, [PathBuf::from(r"\\nas\share\win2")]);
+        // The template's drive path on a Linux host, /dev on a Windows one.
+        let lin = parse_file("vm1\n", "f").unwrap();
+        let e = assign(&lin, r"D:\bench\{host}", false).unwrap_err();
+        assert!(e.message.starts_with("host vm1: target 'D:"), "{e}");
+        assert!(e.message.contains("os=windows"), "{e}");
+        let win = parse_file("win1 os=windows\n", "f").unwrap();
+        let e = assign(&win, "/dev/sdb", false).unwrap_err();
+        assert!(
+            e.message.contains("host win1") && e.message.contains("Linux device"),
+            "{e}"
+        );
+        // A plain POSIX path reads on both (Wine's drive Z, a mount).
+        assert!(assign(&win, "/tmp/{host}", false).is_ok());
+    }
 
     #[test]
     fn templates_expand_like_the_seed_layout() {
