@@ -367,11 +367,13 @@ fn on_hosts(
             coordinator::Remote::Installed(p) => {
                 format!("runs '{} agent' on each host", one_line(p))
             }
-            coordinator::Remote::Push { dir, .. } => {
+            coordinator::Remote::Push { dir, windows_exe } => {
+                // Which volbench.exe is said now, or why there is none.
                 let windows = if hp.hosts.iter().any(|a| a.host.agent.os == HostOs::Windows) {
-                    " (volbench.exe to the os=windows hosts)"
+                    let (exe, _) = crate::remote::binary::windows_exe(windows_exe.as_deref())?;
+                    format!(" ({} to the os=windows hosts)", exe.display())
                 } else {
-                    ""
+                    String::new()
                 };
                 format!(
                     "pushes this binary into {} on each host{windows}",

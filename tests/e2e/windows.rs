@@ -592,8 +592,19 @@ fn push_binary_copies_volbench_exe_to_a_wine_host_over_sftp_and_merges_the_fleet
     std::fs::create_dir(&lhome).unwrap();
     let wcache = dir.path().join("wcache");
     let hosts = dir.path().join("hosts");
-    let zdir = format!("Z:{}", wcache.display()).replace('/', "\\");
-    std::fs::write(&hosts, format!("lin\nwin os=windows push_dir={zdir}\n")).unwrap();
+    let z = |p: &Path| format!("Z:{}", p.display()).replace('/', "\\");
+    // The Wine host's target as a Windows host's: a drive path, given from
+    // this Linux coordinator.
+    let wtarget = dir.path().join("wtarget");
+    std::fs::write(
+        &hosts,
+        format!(
+            "lin\nwin os=windows push_dir={} target={}\n",
+            z(&wcache),
+            z(&wtarget)
+        ),
+    )
+    .unwrap();
     let runner = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/windows-build");
     // ssh's form: `-s HOST sftp` asks for the SFTP subsystem; a line for
     // the Windows host goes to (Wine's) cmd.exe, the Linux host's to sh.
@@ -662,6 +673,7 @@ fn push_binary_copies_volbench_exe_to_a_wine_host_over_sftp_and_merges_the_fleet
         );
         both_hosts_merge_exactly(&doc, flag);
     }
+    assert!(wtarget.join("volbench.0.dat").is_file());
     // The Linux host got its own copy through its shell.
     assert!(lhome.join(".cache/volbench").read_dir().unwrap().count() >= 1);
 }
