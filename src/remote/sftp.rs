@@ -212,8 +212,11 @@ impl Session {
     pub(crate) fn write_all(&mut self, handle: &[u8], data: &[u8]) -> Res<()> {
         let mut chunks = data.chunks(CHUNK).enumerate();
         let mut in_flight = 0usize;
+        // The first refusal; the replies still owed are read before it is
+        // returned, so the next request (removing the temporary) gets its own.
+        let mut failed: Option<SftpError> = None;
         loop {
-            while in_flight < WINDOW {
+            while in_flight < WINDOW && failed.is_none() {
                 let Some((i, chunk)) = chunks.next() else {
                     break;
                 };
@@ -226,12 +229,14 @@ impl Session {
                 in_flight += 1;
             }
             if in_flight == 0 {
-                return Ok(());
+                return failed.map_or(Ok(()), Err);
             }
             let reply = self.recv()?;
             in_flight -= 1;
             let (kind, _, body) = split_reply(&reply)?;
-            status_ok(kind, &body)?;
+            if let Err(e) = status_ok(kind, &body) {
+                failed.get_or_insert(e);
+            }
         }
     }
 

@@ -79,6 +79,11 @@ fn sftp_server(test: &str) -> Option<PathBuf> {
 /// new temporary directory), where `Z:` is a link to `/`: Wine's drive Z,
 /// so `Z:/tmp/x` is `/tmp/x`.
 fn wine_like_host(test: &str) -> Option<(tempfile::TempDir, PathBuf, Launcher)> {
+    wine_like_host_with(test, "")
+}
+
+/// The same, `before` run by its shell first (a limit on the server).
+fn wine_like_host_with(test: &str, before: &str) -> Option<(tempfile::TempDir, PathBuf, Launcher)> {
     let server = sftp_server(test)?;
     let t = tempfile::tempdir().unwrap();
     let home = t.path().join("home");
@@ -86,7 +91,7 @@ fn wine_like_host(test: &str) -> Option<(tempfile::TempDir, PathBuf, Launcher)> 
     std::os::unix::fs::symlink("/", home.join("Z:")).unwrap();
     let l = Launcher::new(
         Some(&format!(
-            "sh -c 'cd \"$0\" && exec {}' {{host}}",
+            "sh -c '{before} cd \"$0\" && exec {}' {{host}}",
             server.display()
         )),
         None,
@@ -207,4 +212,38 @@ fn a_far_side_that_is_no_sftp_server_is_one_line_with_its_words() {
     let e = push(&l, "win9", &dir, b"MZ").unwrap_err();
     assert!(e.message.contains("not an SFTP server"), "{e}");
     assert!(listing(t.path()).is_empty());
+}
+
+#[test]
+fn a_copy_the_host_cannot_hold_leaves_nothing_behind() {
+    // A file size limit of 64 KiB on the server (its signal ignored, so a
+    // write past it fails with EFBIG): the copy fails in the middle of its
+    // window of writes, and what was written goes.
+    let Some((t, home, l)) = wine_like_host_with(
+        "winpush::a_copy_the_host_cannot_hold_leaves_nothing_behind",
+        "trap \"\" XFSZ; ulimit -f 128;",
+    ) else {
+        return;
+    };
+    let cache = t.path().join("cache");
+    let bytes = vec![7u8; 4 << 20];
+    let e = push(
+        &l,
+        home.to_str().unwrap(),
+        &WinDir::parse(&z(&cache)).unwrap(),
+        &bytes,
+    )
+    .unwrap_err();
+    assert!(e.message.contains("writing"), "{e}");
+    assert!(listing(&cache).is_empty(), "{:?}", listing(&cache));
+    // Within the limit the same host takes a copy: the failure was the size.
+    let small = vec![7u8; 16 << 10];
+    push(
+        &l,
+        home.to_str().unwrap(),
+        &WinDir::parse(&z(&cache)).unwrap(),
+        &small,
+    )
+    .unwrap();
+    assert_eq!(listing(&cache), [exe_name(&small)]);
 }
