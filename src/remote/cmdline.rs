@@ -141,50 +141,7 @@ mod tests {
 
     /// `CommandLineToArgvW`'s split of the arguments after the program.
     fn argv_of(text: &str) -> Vec<String> {
-        let mut args = Vec::new();
-        let mut cur = String::new();
-        let mut started = false;
-        let mut quoted = false;
-        let chars: Vec<char> = text.chars().collect();
-        let mut i = 0;
-        while i < chars.len() {
-            let c = chars[i];
-            if c == '\\' {
-                let mut n = 0;
-                while i < chars.len() && chars[i] == '\\' {
-                    n += 1;
-                    i += 1;
-                }
-                if i < chars.len() && chars[i] == '"' {
-                    cur.push_str(&"\\".repeat(n / 2));
-                    if n % 2 == 1 {
-                        cur.push('"');
-                        i += 1;
-                    }
-                } else {
-                    cur.push_str(&"\\".repeat(n));
-                }
-                started = true;
-                continue;
-            }
-            if c == '"' {
-                quoted = !quoted;
-                started = true;
-            } else if (c == ' ' || c == '\t') && !quoted {
-                if started {
-                    args.push(std::mem::take(&mut cur));
-                    started = false;
-                }
-            } else {
-                cur.push(c);
-                started = true;
-            }
-            i += 1;
-        }
-        if started {
-            args.push(cur);
-        }
-        args
+        crate::input::words::split_windows(text).expect("every quote closed")
     }
 
     const HOSTILE: [&str; 14] = [

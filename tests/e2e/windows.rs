@@ -508,6 +508,67 @@ fn a_linux_coordinator_merges_a_linux_and_a_wine_agent() {
     }
 }
 
+#[test]
+fn a_wine_coordinator_drives_wine_agents_through_a_cmd_launcher() {
+    let Some(exe) =
+        wine_exe("windows::a_wine_coordinator_drives_wine_agents_through_a_cmd_launcher")
+    else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    // The Windows coordinator's exec template, written as a Windows user
+    // writes it (backslashes are path separators, not escapes): cmd.exe
+    // runs a batch file that drops the host's name and starts the agent's
+    // command, volbench.exe of the hosts file's volbench=.
+    let bat = dir.path().join("launch.bat");
+    std::fs::write(
+        &bat,
+        "@echo off\r\nset VB_SIM_HOST=%1\r\nshift\r\n%1 %2 %3 %4 %5 %6 %7 %8 %9\r\n",
+    )
+    .unwrap();
+    let hosts = dir.path().join("hosts");
+    let vb = wine_path(&exe);
+    std::fs::write(
+        &hosts,
+        format!("w1 os=windows volbench={vb}\nw2 os=windows volbench={vb}\n"),
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let launcher = format!("cmd /c {} {{host}}", wine_path(&bat));
+    let target = format!("{}\\{{host}}", wine_path(dir.path()));
+    expect_wine(
+        &exe,
+        &[
+            "run",
+            "--hosts-file",
+            &wine_path(&hosts),
+            "--launcher",
+            &launcher,
+            "--target",
+            &target,
+            "--output",
+            &wine_path(&out),
+            "--engine",
+            "psync",
+            "--size",
+            "4M",
+            "--duration",
+            "2",
+            "--warmup",
+            "0",
+        ],
+        exit::OK,
+    );
+    let doc = common::read_json(&out.join("result.json"));
+    both_hosts_merge_exactly(&doc, "a Wine coordinator");
+    for host in ["w1", "w2"] {
+        assert!(
+            dir.path().join(host).join("volbench.0.dat").is_file(),
+            "{host}"
+        );
+    }
+}
+
 /// A 2 s read run on the hosts of `hosts` (targets under `dir`, results
 /// in `dir/out{n}`), which must succeed; its result.json.
 fn run_two_hosts(
