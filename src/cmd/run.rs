@@ -318,13 +318,7 @@ fn step_line(hp: &plan::hosts::HostsPlan, remote: &coordinator::Remote) -> Strin
         hp.session.clone(),
     ]);
     let argv = crate::remote::step::srun_argv(&names, &agent);
-    one_line(
-        &argv
-            .iter()
-            .map(|w| crate::remote::quote::quote(w))
-            .collect::<Vec<_>>()
-            .join(" "),
-    )
+    one_line(&crate::remote::quote::line(&argv))
 }
 
 /// The job on many hosts: the hosts' plan, then the coordinator, then the
@@ -478,15 +472,7 @@ fn k8s_job_of(r: &HostArgs, job: &JobSpec) -> Result<Option<k8s::K8sJob>> {
 
 /// What `--k8s-job` would do: the manifest and the kubectl commands.
 fn k8s_dry_run(j: &k8s::K8sJob) -> Result<()> {
-    let line = |argv: Vec<String>| {
-        one_line(
-            &argv
-                .iter()
-                .map(|w| crate::remote::quote::quote(w))
-                .collect::<Vec<_>>()
-                .join(" "),
-        )
-    };
+    let line = |argv: Vec<String>| one_line(&crate::remote::quote::line(&argv));
     println!(
         "kubernetes: Indexed Job {} of {} pods, in order:",
         j.name, j.pods

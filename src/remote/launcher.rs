@@ -266,22 +266,20 @@ impl Launcher {
                     v.extend(SSH_DEFAULTS.iter().map(|s| s.to_string()));
                     v.extend(self.extra.iter().cloned());
                 }
-                if matches!(remote, RemoteCmd::Sftp) {
-                    v.extend(["-s".to_string(), host.to_string(), "sftp".to_string()]);
-                    return v;
-                }
-                v.push(host.to_string());
-                v.push(match remote {
-                    RemoteCmd::Sftp => String::new(),
+                let line = match remote {
+                    // ssh's subsystem: an option before the host, no line.
+                    RemoteCmd::Sftp => {
+                        v.extend(["-s".to_string(), host.to_string(), "sftp".to_string()]);
+                        return v;
+                    }
                     RemoteCmd::Script(s) => s.clone(),
                     RemoteCmd::WinArgv(a) => win_line(a),
                     // exec: the remote shell gives way to volbench, so
                     // the link's end is volbench's end.
-                    RemoteCmd::Argv(a) => std::iter::once("exec".to_string())
-                        .chain(a.iter().map(|w| quote(w)))
-                        .collect::<Vec<_>>()
-                        .join(" "),
-                });
+                    RemoteCmd::Argv(a) => exec_line(a),
+                };
+                v.push(host.to_string());
+                v.push(line);
                 v
             }
             Form::Exec { remote_shell } => {
@@ -311,12 +309,7 @@ impl Launcher {
                     // shell, or it re-splits the script and runs `sh -c umask`.
                     RemoteCmd::Script(s) if remote_shell => v.push(format!("sh -c {}", quote(s))),
                     RemoteCmd::WinArgv(a) if remote_shell => v.push(win_line(a)),
-                    RemoteCmd::Argv(a) if remote_shell => v.push(
-                        std::iter::once("exec".to_string())
-                            .chain(a.iter().map(|w| quote(w)))
-                            .collect::<Vec<_>>()
-                            .join(" "),
-                    ),
+                    RemoteCmd::Argv(a) if remote_shell => v.push(exec_line(a)),
                     RemoteCmd::Script(s) => {
                         v.extend(["sh".to_string(), "-c".to_string(), s.clone()]);
                     }
@@ -362,6 +355,11 @@ impl Launcher {
             ))),
         }
     }
+}
+
+/// A POSIX host's command as one line its shell runs in its own place.
+fn exec_line(argv: &[String]) -> String {
+    format!("exec {}", super::quote::line(argv))
 }
 
 /// A Windows host's command as the line its cmd.exe runs.

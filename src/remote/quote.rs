@@ -13,6 +13,11 @@ pub(crate) fn quote(word: &str) -> String {
     format!("'{}'", word.replace('\'', r"'\''"))
 }
 
+/// Words as one line a POSIX shell splits back into them.
+pub(crate) fn line(words: &[String]) -> String {
+    words.iter().map(|w| quote(w)).collect::<Vec<_>>().join(" ")
+}
+
 /// Quotes a remote path, letting a leading `~/` mean the remote home.
 pub(crate) fn quote_remote_path(path: &str) -> String {
     match path.strip_prefix("~/") {
