@@ -752,6 +752,31 @@ fn windows_hosts_take_a_drive_or_share_target_from_a_linux_coordinator() {
         .expect(exit::OK);
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains(r"\\files\share\win2"), "{out}");
+    // A push to them: --dry-run names the volbench.exe it would send, or
+    // says why there is none, as the run would.
+    let o = vb(["run", "--hosts-file"])
+        .arg(&hosts)
+        .args(["--target", r"D:\b\{host}", "--dry-run", "--push-binary"])
+        .args(["--windows-exe", "/etc/hostname"])
+        .expect(exit::BAD_INPUT);
+    assert!(
+        stderr(&o).contains("--windows-exe /etc/hostname: not a Windows executable"),
+        "{}",
+        stderr(&o)
+    );
+    if let Some(exe) = exe() {
+        let o = vb(["run", "--hosts-file"])
+            .arg(&hosts)
+            .args(["--target", r"D:\b\{host}", "--dry-run", "--push-binary"])
+            .arg("--windows-exe")
+            .arg(&exe)
+            .expect(exit::OK);
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            out.contains(&format!("{} to the os=windows hosts", exe.display())),
+            "{out}"
+        );
+    }
     // The same template for a Linux host: refused naming it, before any launch.
     std::fs::write(&hosts, "win1 os=windows\nvm1\n").unwrap();
     let o = vb(["run", "--hosts-file"])
@@ -841,6 +866,7 @@ fn a_host_of_the_other_system_is_refused_by_name_before_any_launch() {
         &["--push-binary"][..],
         &["--windows-exe", "/x/volbench.exe"],
         &["--push-dir", "D:\\vb"],
+        &["--remote-volbench", "/opt/vb"],
     ] {
         let o = vb(["run", "--target"])
             .arg(dir.path().join("here"))
