@@ -4,6 +4,7 @@
 //! per-operation statistics into the run's result.
 
 use crate::error::Result;
+use crate::io::backend::Storage;
 use crate::io::meta::{self, MetaOpStats};
 use crate::io::target::Prepared;
 use crate::io::workload::Layout;
@@ -48,7 +49,7 @@ pub(crate) fn find_set<'s>(
 }
 
 /// Prepares the tree the plan's metadata runs work on, if it has any.
-pub(crate) fn prepare_tree(plan: &Plan) -> Result<Option<Prepared>> {
+pub(crate) fn prepare_tree(plan: &Plan, storage: Storage) -> Result<Option<Prepared>> {
     let Some(first) = plan.runs.iter().find_map(|r| r.spec.meta.as_ref()) else {
         return Ok(None);
     };
@@ -56,8 +57,10 @@ pub(crate) fn prepare_tree(plan: &Plan) -> Result<Option<Prepared>> {
     let first_op = first.ops.first().map(|o| o.op);
     let make_leaves = !(first.whole_tree && first_op == Some(MetaOp::Mkdir));
     // Checked when planning; the file system may have changed since.
-    crate::io::target::refuse_kernel_fs(&plan.job.target.path)?;
-    let ready = meta::prepare(&plan.job.target.path, first, make_leaves)?;
+    if storage == Storage::Local {
+        crate::io::target::refuse_kernel_fs(&plan.job.target.path)?;
+    }
+    let ready = meta::prepare_on(storage, &plan.job.target.path, first, make_leaves)?;
     Ok(Some(Prepared::tree(
         Layout {
             nfiles: u32::try_from(first.total_files()).unwrap_or(u32::MAX),
@@ -65,6 +68,7 @@ pub(crate) fn prepare_tree(plan: &Plan) -> Result<Option<Prepared>> {
         },
         ready.notes,
         ready.lock,
+        ready.root,
     )))
 }
 
@@ -76,12 +80,19 @@ pub(crate) fn before_run(plan: &Plan, run: &PlannedRun) -> Result<()> {
     }
 }
 
-/// The worker for `w` of `n` on a metadata run, or None for block I/O.
-pub(crate) fn worker(plan: &Plan, run: &PlannedRun, w: u32, n: u32) -> Option<meta::MetaWorker> {
-    run.spec
-        .meta
-        .as_ref()
-        .map(|m| meta::MetaWorker::new(plan.job.target.path.clone(), m, plan.job.seed, w, n))
+/// The worker for `w` of `n` on a metadata run, or None for block I/O;
+/// it opens the tree where the prepared tree says.
+pub(crate) fn worker(
+    plan: &Plan,
+    run: &PlannedRun,
+    prepared: &Prepared,
+    w: u32,
+    n: u32,
+) -> Option<meta::MetaWorker> {
+    let m = run.spec.meta.as_ref()?;
+    let tree = prepared.tree.clone()?;
+    let root = plan.job.target.path.clone();
+    Some(meta::MetaWorker::new(root, tree, m, plan.job.seed, w, n))
 }
 
 /// Adds one worker's per-operation statistics to the run's.

@@ -7,6 +7,7 @@ use std::sync::atomic::AtomicBool;
 
 use super::Observer;
 use crate::error::{Result, VbError};
+use crate::io::backend::Storage;
 use crate::io::target::{self, PrepareOptions, Prepared};
 use crate::plan::Plan;
 use crate::spec::layout::SetLayout;
@@ -37,7 +38,18 @@ pub(crate) fn prepare(
     obs: &dyn Observer,
     stop: &Arc<AtomicBool>,
 ) -> Result<Vec<(SetKey, Prepared)>> {
+    prepare_on(plan, storage(plan), obs, stop)
+}
+
+/// `prepare` on the back end `storage`.
+pub(crate) fn prepare_on(
+    plan: &Plan,
+    storage: Storage,
+    obs: &dyn Observer,
+    stop: &Arc<AtomicBool>,
+) -> Result<Vec<(SetKey, Prepared)>> {
     raise_fd_limit();
+    check_storage(plan, storage)?;
     let job = &plan.job;
     let opts = PrepareOptions {
         size: job.target.size,
@@ -50,7 +62,7 @@ pub(crate) fn prepare(
         data: &job.target.data,
         fill_bs: job.target.fill.bs,
     };
-    let mut sets = prepare_sets(plan, &opts)?;
+    let mut sets = prepare_sets(plan, storage, &opts)?;
     for (key, p) in &mut sets {
         if key.is_some() {
             super::data::attach(plan, p)?;
@@ -72,9 +84,13 @@ pub(crate) fn prepare(
 /// itself when all runs agree, else a subdirectory of it per layout
 /// (`JobSpec::subset_name`), after checking the file system has room for
 /// every set still to fill, so a shortage never shows after a long fill.
-fn prepare_sets(plan: &Plan, opts: &PrepareOptions) -> Result<Vec<(SetKey, Prepared)>> {
+fn prepare_sets(
+    plan: &Plan,
+    storage: Storage,
+    opts: &PrepareOptions,
+) -> Result<Vec<(SetKey, Prepared)>> {
     let job = &plan.job;
-    let tree = super::meta::prepare_tree(plan)?.map(|t| (super::meta::TREE_KEY, t));
+    let tree = super::meta::prepare_tree(plan, storage)?.map(|t| (super::meta::TREE_KEY, t));
     let layouts = job.layouts();
     let with = |l: &SetLayout| PrepareOptions {
         files: l.files,
@@ -103,7 +119,7 @@ fn prepare_sets(plan: &Plan, opts: &PrepareOptions) -> Result<Vec<(SetKey, Prepa
             files: job.target.files,
             size: job.target.size,
         });
-        let p = target::prepare(&plan.target, &with(&l))?;
+        let p = target::prepare(&plan.target, storage, &with(&l))?;
         return Ok(vec![(Some(l), p)].into_iter().chain(tree).collect());
     }
     if plan.target.kind != target::TargetKind::Directory {
@@ -116,21 +132,59 @@ fn prepare_sets(plan: &Plan, opts: &PrepareOptions) -> Result<Vec<(SetKey, Prepa
     }
     let named: Vec<(String, SetLayout)> =
         layouts.iter().map(|l| (job.subset_name(l), *l)).collect();
-    target::check_room_for_sets(
-        &job.target.path,
-        &named
-            .iter()
-            .map(|(n, l)| (n.as_str(), l.files, l.file_size()))
-            .collect::<Vec<_>>(),
-    )?;
+    // Room is looked at locally (lstat, statvfs); a back end that is not
+    // local says what is free per set as it fills (`Dir::free_bytes`).
+    if storage == Storage::Local {
+        target::check_room_for_sets(
+            &job.target.path,
+            &named
+                .iter()
+                .map(|(n, l)| (n.as_str(), l.files, l.file_size()))
+                .collect::<Vec<_>>(),
+        )?;
+    }
     let mut sets = Vec::new();
     for (name, l) in named {
         // Reached without following links: a planted files-N link is refused.
-        let p = target::prepare_subset(&job.target.path, &name, &with(&l))?;
+        let p = target::prepare_subset(&job.target.path, storage, &name, &with(&l))?;
         sets.push((Some(l), p));
     }
     sets.extend(tree);
     Ok(sets)
+}
+
+/// The back end the plan's target is reached through: what the target and
+/// its runs' engine rows say (`io::backend::storage_for`).
+pub(crate) fn storage(plan: &Plan) -> Storage {
+    let row = plan
+        .runs
+        .iter()
+        .find(|r| !r.engine.caps().diskless)
+        .map_or(crate::spec::EngineKind::for_metadata().row(), |r| r.engine.row());
+    crate::io::backend::storage_for(&plan.job.target.path, row)
+}
+
+/// What the plan asks of its target's storage that it may not offer,
+/// refused before anything is opened (`io::backend::refusals`).
+fn check_storage(plan: &Plan, storage: Storage) -> Result<()> {
+    let ask = crate::io::backend::Ask {
+        named_target: plan.target.kind != target::TargetKind::Directory,
+        flush: plan.runs.iter().any(|r| {
+            r.spec.shape.fsync_every.is_some() || r.spec.shape.end_fsync
+        }),
+        trace_barriers: plan.runs.iter().any(|r| {
+            r.spec
+                .replay
+                .as_ref()
+                .is_some_and(|t| t.summary.flushes + t.summary.discards > 0)
+        }),
+        drop_caches: plan
+            .runs
+            .iter()
+            .any(|r| r.spec.meta.as_ref().is_some_and(|m| m.drop_caches)),
+        tree: plan.runs.iter().any(|r| r.spec.meta.is_some()),
+    };
+    crate::io::backend::refusals(crate::io::backend::caps(storage), &ask)
 }
 
 fn check_alignment(plan: &Plan, prepared: &Prepared) -> Result<()> {

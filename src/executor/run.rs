@@ -233,6 +233,7 @@ fn set_up(
         #[cfg(unix)]
         for fd in target::open_files(prepared, false, job.target.write_sync, false)
             .map_err(|e| (e, None))?
+            .fds()
         {
             let _ = rustix::fs::fadvise(&fd, 0, None, rustix::fs::Advice::DontNeed);
         }
@@ -267,7 +268,7 @@ fn set_up(
             ));
         }
         let files = if run.engine.caps().diskless || spec.meta.is_some() {
-            Vec::new()
+            crate::io::backend::Files::none()
         } else {
             target::open_files(
                 prepared,
@@ -278,7 +279,7 @@ fn set_up(
             .map_err(|e| (e, None))?
         };
         if buffered {
-            advise(&files, spec.rw.is_random());
+            advise(files.fds(), spec.rw.is_random());
         }
         let setup = WorkerSetup {
             index: w,
@@ -317,7 +318,7 @@ fn set_up(
         };
         // A metadata run's workers each take a share of the tree instead.
         let replay = super::replay::worker(run, prepared, n, report)?;
-        setups.push((setup, super::meta::worker(plan, run, w, n), replay));
+        setups.push((setup, super::meta::worker(plan, run, prepared, w, n), replay));
     }
     Ok(setups)
 }
@@ -426,12 +427,14 @@ fn readvise(
     prepared: &Prepared,
 ) -> Result<(), String> {
     if buffered {
-        advise(&setup.files, spec.rw.is_random());
+        advise(setup.files.fds(), spec.rw.is_random());
     }
-    if drop_per_pass && !setup.files.is_empty() {
-        let fds = target::open_files(prepared, false, crate::spec::WriteSync::default(), false)
+    if drop_per_pass && !setup.files.fds().is_empty() {
+        let files = target::open_files(prepared, false, crate::spec::WriteSync::default(), false)
             .map_err(|e| e.to_string())?;
-        setup.io_gen.drop_at_pass_end(fds);
+        if let crate::io::backend::Files::Fds(fds) = files {
+            setup.io_gen.drop_at_pass_end(fds);
+        }
     }
     Ok(())
 }
@@ -439,6 +442,128 @@ fn readvise(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A block run through a back end that is not local (the in-memory
+    /// test double): its file set made, locked, marked and filled through
+    /// the seam, the workers' I/O through its own engine, every I/O
+    /// counted there as in the result, and nothing local touched.
+    #[test]
+    fn a_block_run_goes_through_a_back_end_that_is_not_local() {
+        use crate::io::backend::{Storage, mem};
+        let t = tempfile::tempdir().unwrap();
+        let path = t.path().join("far");
+        let mut job = crate::spec::tests::sample();
+        job.target.path = path.clone();
+        job.target.size = 4 << 20;
+        job.target.files = 2;
+        job.target.direct = false;
+        job.engine = crate::spec::EngineChoice::Only(crate::spec::EngineKind::Psync);
+        let r = &mut job.runs[0];
+        (r.threads, r.iodepth, r.warmup_s, r.duration_s) = (2, 1, 0.0, 30.0);
+        r.bs = vec![crate::spec::BlockSize {
+            bytes: 4096,
+            weight: 1,
+        }];
+        r.io_limit = Some(1 << 20);
+        let plan = crate::plan::plan(job).unwrap();
+        let obs = crate::events::Tee::new();
+        let stop = Arc::new(AtomicBool::new(false));
+        let sets = super::super::prepare::prepare_on(&plan, Storage::Memory, &obs, &stop).unwrap();
+        let filled = mem::counts(&path);
+        // Two files and the marker made; the lock taken; every byte filled.
+        assert_eq!(filled.creates, 3, "{filled:?}");
+        assert_eq!(filled.locks, 1, "{filled:?}");
+        assert!(filled.file_bytes >= 4 << 20, "{filled:?}");
+        assert!(!path.exists(), "a local directory was made");
+        let gate = || Some(Instant::now());
+        let run = &plan.runs[0];
+        let res = run_one(&plan, run, &sets[0].1, &obs, &stop, &gate).unwrap();
+        let after = mem::counts(&path);
+        let ops = res.totals.read.ops + res.totals.write.ops;
+        // --io-limit 1 MiB of 4 KiB I/Os: 256, each one the engine's.
+        assert_eq!(ops, 256);
+        assert_eq!(after.reads + after.writes, 256, "{after:?}");
+        assert_eq!(after.read_bytes + after.write_bytes, 1 << 20, "{after:?}");
+        // The set stays locked while prepared: a second prepare is refused.
+        let e = super::super::prepare::prepare_on(&plan, Storage::Memory, &obs, &stop).unwrap_err();
+        assert_eq!(e.kind, crate::error::Kind::Refused, "{e}");
+        drop(sets);
+        // Released, the filled set is reused: nothing made or filled again.
+        let again = super::super::prepare::prepare_on(&plan, Storage::Memory, &obs, &stop).unwrap();
+        assert_eq!(again[0].1.fill.as_ref().map(|f| f.skipped_reused), Some(true));
+        assert_eq!(mem::counts(&path).creates, after.creates);
+    }
+
+    /// A metadata run through the same back end: the tree's skeleton, a
+    /// create phase over every file, then a stat and a delete phase, each
+    /// operation the back end's and counted there as in the result.
+    #[test]
+    fn a_metadata_run_goes_through_a_back_end_that_is_not_local() {
+        use crate::io::backend::{Storage, mem};
+        use crate::spec::meta::{MetaOp, MetaOpWeight, MetaSpec};
+        let t = tempfile::tempdir().unwrap();
+        let path = t.path().join("tree");
+        let mut job = crate::spec::tests::sample();
+        job.target.path = path.clone();
+        job.target.direct = false;
+        let phase = |op: MetaOp| crate::spec::RunSpec {
+            name: op.to_string(),
+            threads: 2,
+            iodepth: 1,
+            warmup_s: 0.0,
+            duration_s: 60.0,
+            meta: Some(MetaSpec {
+                depth: 2,
+                width: 3,
+                files_per_dir: 4,
+                file_size: vec![crate::spec::BlockSize {
+                    bytes: 100,
+                    weight: 1,
+                }],
+                ops: vec![MetaOpWeight { op, weight: 1 }],
+                whole_tree: true,
+                shared_dirs: false,
+                drop_caches: false,
+                direct: false,
+                host_part: false,
+            }),
+            ..crate::spec::RunSpec::default()
+        };
+        job.runs = vec![
+            phase(MetaOp::Create),
+            phase(MetaOp::Stat),
+            phase(MetaOp::Delete),
+        ];
+        let plan = crate::plan::plan(job).unwrap();
+        let obs = crate::events::Tee::new();
+        let stop = Arc::new(AtomicBool::new(false));
+        let sets = super::super::prepare::prepare_on(&plan, Storage::Memory, &obs, &stop).unwrap();
+        // The skeleton: 3 + 9 directories, made through the seam.
+        assert_eq!(mem::counts(&path).tree_dirs, 12);
+        let gate = || Some(Instant::now());
+        let files = 9 * 4;
+        for (i, op) in [MetaOp::Create, MetaOp::Stat, MetaOp::Delete]
+            .into_iter()
+            .enumerate()
+        {
+            let run = &plan.runs[i];
+            let tree = &sets[0].1;
+            let res = run_one(&plan, run, tree, &obs, &stop, &gate).unwrap();
+            let done: u64 = res
+                .meta_ops
+                .iter()
+                .filter(|o| o.op == op)
+                .map(|o| o.totals.ops)
+                .sum();
+            assert_eq!(done, files, "{op}: {:?}", res.meta_ops);
+            assert_eq!(mem::counts(&path).meta[op.index()], files, "{op}");
+            if op == MetaOp::Create {
+                assert_eq!(mem::counts(&path).tree_files, files);
+            }
+        }
+        assert_eq!(mem::counts(&path).tree_files, 0);
+        assert!(!path.exists(), "a local directory was made");
+    }
 
     #[test]
     fn io_limit_shares_add_up_to_the_limit() {

@@ -2,6 +2,7 @@
 //! file sets volbench owns, the worker loop with its per-I/O decisions and
 //! data, and the facts about the host a result records.
 
+pub(crate) mod backend;
 pub(crate) mod capture;
 pub(crate) mod child;
 pub(crate) mod counters;
@@ -14,6 +15,7 @@ pub(crate) mod mounts;
 pub(crate) mod phase;
 pub(crate) mod platform;
 pub(crate) mod progress;
+pub(crate) mod reap;
 pub(crate) mod replay;
 pub(crate) mod ring;
 pub(crate) mod scan;

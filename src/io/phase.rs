@@ -3,7 +3,6 @@
 //! clock. Both workers (`io::worker`, `io::meta::worker`) use it, so neither
 //! reaches into the other.
 
-use crate::io::sys::fd::OwnedFd;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, Ordering};
 use std::time::Duration;
@@ -111,7 +110,8 @@ pub(crate) struct WorkerSetup {
     pub index: u32,
     pub engine: EngineKind,
     pub depth: u32,
-    pub files: Vec<OwnedFd>,
+    /// The files its engine runs on, opened on the target's back end.
+    pub files: crate::io::backend::Files,
     pub io_gen: IoGen,
     pub max_bs: usize,
     pub buf_align: usize,

@@ -96,7 +96,7 @@ pub(crate) fn scan(
     if journal.as_ref().is_some_and(|j| !j.header().clean) {
         seen = vec![UNKNOWN; journal.as_ref().map_or(0, |j| j.blocks())];
     }
-    for (f, fd) in set.files.iter().enumerate() {
+    for (f, file) in set.files.iter().enumerate() {
         let path = set.paths.get(f).map(|p| p.display().to_string());
         let path = path.unwrap_or_default();
         let mut off = 0u64;
@@ -105,7 +105,7 @@ pub(crate) fn scan(
                 return Err(VbError::run("interrupted while verifying"));
             }
             let n = (set.layout.file_size - off).min(CHUNK as u64) as usize;
-            let got = read_full(fd, &mut buf.as_mut_slice()[..n], off)
+            let got = read_full(&**file, &mut buf.as_mut_slice()[..n], off)
                 .map_err(|e| VbError::run(format!("read of {path} at offset {off} failed: {e}")))?;
             if got < n {
                 return Err(VbError::run(format!(
@@ -185,13 +185,13 @@ pub(crate) fn scan(
 }
 
 fn read_full(
-    fd: &crate::io::sys::fd::OwnedFd,
+    file: &dyn crate::io::backend::SetFile,
     buf: &mut [u8],
     off: u64,
 ) -> std::result::Result<usize, std::io::Error> {
     let mut done = 0;
     while done < buf.len() {
-        match crate::io::sys::io::pread(fd, &mut buf[done..], off + done as u64) {
+        match file.read_at(&mut buf[done..], off + done as u64) {
             Ok(0) => break,
             Ok(n) => done += n,
             Err(crate::io::sys::io::Errno::INTR) => continue,

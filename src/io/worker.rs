@@ -2,12 +2,12 @@
 //! statistics); per I/O it takes two clock reads per batch, a histogram
 //! increment and a few plain stores, with no locks, allocation or logging.
 
-use crate::io::sys::fd::OwnedFd;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use crate::io::data::{AlignedBuf, fill_random};
 use crate::io::engine::{self, Completion, Engine};
+use crate::io::reap::{Slots, record_io};
 use crate::io::ring::WriteSource;
 use crate::io::workload::IoOp;
 use crate::stats::{LiveCounters, OpStats};
@@ -67,7 +67,7 @@ fn run_loop<const RATED: bool, const VERIFY: bool, const SHAPED: bool>(
     let mut blocked = 0u32;
     let mut shaper = shaper.unwrap_or_else(crate::io::shaping::Shaper::none);
     if SHAPED {
-        shaper.attach(&files);
+        shaper.attach(files.fds());
     }
     let mut rng = fastrand::Rng::with_seed(crate::io::workload::worker_seed(seed ^ 0xda7a, index));
     let mut bufs: Vec<AlignedBuf> = (0..depth)
@@ -90,7 +90,7 @@ fn run_loop<const RATED: bool, const VERIFY: bool, const SHAPED: bool>(
     // Sequential I/O on io_uring is submitted as it is queued (see
     // UringEngine::new), so its issue time is read per I/O, before the submit.
     let eager = kind.caps().kernel_async && io_gen.is_sequential();
-    let mut engine = match engine::build(kind, files, depth, &ptrs, eager) {
+    let mut engine = match crate::io::backend::engine(kind, files, depth, &ptrs, eager) {
         Ok(e) => e,
         Err(e) => {
             control.failed.store(true, Ordering::Relaxed);
@@ -106,23 +106,17 @@ fn run_loop<const RATED: bool, const VERIFY: bool, const SHAPED: bool>(
     };
     ready();
 
-    let mut free: Vec<u32> = (0..depth).rev().collect();
-    let mut ops: Vec<IoOp> = vec![
-        IoOp {
-            write: false,
-            file: 0,
-            offset: 0,
-            len: 0
-        };
-        depth as usize
-    ];
+    let idle = IoOp {
+        write: false,
+        file: 0,
+        offset: 0,
+        len: 0,
+    };
     // Times are u64 nanoseconds from `now_ns`, not `Instant`: see there.
     let now = now_ns();
-    let mut issued: Vec<u64> = vec![now; depth as usize];
-    let mut intended: Vec<u64> = vec![now; depth as usize];
+    let mut slots = Slots::new(depth, idle, now);
     let mut batch: Vec<u32> = Vec::with_capacity(depth as usize);
     let mut done: Vec<Completion> = Vec::with_capacity(depth as usize);
-    let mut in_flight = 0u32;
     let mut issued_bytes = 0u64;
     let budget = budget.unwrap_or(u64::MAX);
     let mut error = None;
@@ -152,13 +146,13 @@ fn run_loop<const RATED: bool, const VERIFY: bool, const SHAPED: bool>(
             {
                 break;
             }
-            let Some(slot) = free.pop() else { break };
+            let Some(slot) = slots.free.pop() else { break };
             let op = io_gen.next_op();
             if VERIFY {
                 if let Some(d) = &data {
                     if !d.acquire(&op) {
                         // Draw another; after a few, reap first (the owner may be ours).
-                        free.push(slot);
+                        slots.free.push(slot);
                         blocked += 1;
                         if blocked % 16 == 0 {
                             break;
@@ -174,10 +168,10 @@ fn run_loop<const RATED: bool, const VERIFY: bool, const SHAPED: bool>(
                 // SAFETY: this slot's buffer is idle (not in flight) and max_bs long.
                 buf = unsafe { writes.buf(data.as_deref(), slot, buf, &op, &mut rng) };
             }
-            ops[slot as usize] = op;
+            slots.ops[slot as usize] = op;
             if RATED {
                 if let Some(r) = &rate {
-                    intended[slot as usize] = next_due;
+                    slots.intended[slot as usize] = next_due;
                     next_due += if r.ns_per_byte > 0.0 {
                         let spread = if r.poisson {
                             -(1.0 - rng.f64()).ln()
@@ -192,9 +186,9 @@ fn run_loop<const RATED: bool, const VERIFY: bool, const SHAPED: bool>(
             }
             if eager {
                 let t = now_ns();
-                issued[slot as usize] = t;
+                slots.issued[slot as usize] = t;
                 if !RATED {
-                    intended[slot as usize] = t;
+                    slots.intended[slot as usize] = t;
                 }
             }
             // SAFETY: `buf` is this slot's own buffer, max_bs >= op.len bytes,
@@ -211,17 +205,17 @@ fn run_loop<const RATED: bool, const VERIFY: bool, const SHAPED: bool>(
             if !eager {
                 let t_issue = now_ns();
                 for &slot in &batch {
-                    issued[slot as usize] = t_issue;
+                    slots.issued[slot as usize] = t_issue;
                     if !RATED {
-                        intended[slot as usize] = t_issue;
+                        slots.intended[slot as usize] = t_issue;
                     }
                 }
             }
-            in_flight += batch.len() as u32;
+            slots.in_flight += batch.len() as u32;
             batch.clear();
         }
         // A sync falls due even on the last write of an --io-limit share.
-        if SHAPED && in_flight == 0 {
+        if SHAPED && slots.in_flight == 0 {
             if shaper.sync_due {
                 if let Err(e) = shaper.sync() {
                     error = Some(e);
@@ -237,7 +231,7 @@ fn run_loop<const RATED: bool, const VERIFY: bool, const SHAPED: bool>(
                 continue;
             }
         }
-        let waited = if in_flight == 0 {
+        let waited = if slots.in_flight == 0 {
             if VERIFY && blocked > 0 {
                 // Every draw hit blocks another worker's I/O owns: not done.
                 std::thread::yield_now();
@@ -250,7 +244,7 @@ fn run_loop<const RATED: bool, const VERIFY: bool, const SHAPED: bool>(
             // Nothing in flight: wait until the next I/O is due.
             wait_until(next_due);
             continue;
-        } else if RATED && !free.is_empty() {
+        } else if RATED && !slots.free.is_empty() {
             // Reap completions, but wake in time for the next due I/O (a
             // little early: the rest is spun away in `wait_until`).
             let wait = Duration::from_nanos(next_due.saturating_sub(now_ns()));
@@ -271,20 +265,17 @@ fn run_loop<const RATED: bool, const VERIFY: bool, const SHAPED: bool>(
         }
         let t_done = now_ns();
         let current = &mut stats[phase as usize];
-        for c in done.drain(..) {
-            let slot = c.slot as usize;
-            let op = ops[slot];
-            in_flight -= 1;
-            free.push(c.slot);
-            writes.done(c.slot);
+        slots.reap(&mut done, t_done, |r| {
+            let op = r.op;
+            writes.done(r.slot);
             if VERIFY {
                 if let Some(d) = &data {
-                    let ok = c.result == op.len as i64;
+                    let ok = r.result == op.len as i64;
                     if ok && !op.write {
                         // SAFETY: the read into this slot's buffer has completed
                         // and the slot is not queued again before this returns.
                         let bytes = unsafe {
-                            std::slice::from_raw_parts_mut(ptrs[slot].0, op.len as usize)
+                            std::slice::from_raw_parts_mut(ptrs[r.slot as usize].0, op.len as usize)
                         };
                         if let Some(what) = d.check(bytes, &op) {
                             data_report.errors += 1;
@@ -302,31 +293,16 @@ fn run_loop<const RATED: bool, const VERIFY: bool, const SHAPED: bool>(
                     d.release(&op, ok);
                 }
             }
-            if c.result != op.len as i64 {
-                error = Some(describe_failure(&op, c.result));
-                continue;
+            if r.result != op.len as i64 {
+                error = Some(describe_failure(&op, r.result));
+                return;
             }
-            let lat = t_done.saturating_sub(intended[slot]);
-            let (main, service) = if op.write {
-                (&mut current.write, &mut current.write_service)
-            } else {
-                (&mut current.read, &mut current.read_service)
-            };
-            main.record(lat, op.len as u64);
-            let live = if op.write {
-                &counters.write_hist
-            } else {
-                &counters.read_hist
-            };
-            live.record(lat);
+            let svc = if RATED { Some(r.svc) } else { None };
+            record_io(current, &counters, op.write, op.len as u64, r.lat, svc);
             if SHAPED && op.write {
                 shaper.write_done(op.file);
             }
-            if RATED {
-                let svc = t_done.saturating_sub(issued[slot]);
-                service.record(svc, op.len as u64);
-            }
-        }
+        });
         publish::<RATED>(&counters, &stats);
         if error.is_some() {
             break;
@@ -341,24 +317,13 @@ fn run_loop<const RATED: bool, const VERIFY: bool, const SHAPED: bool>(
         control.mark_finished();
     }
     // Buffers must outlive every I/O the kernel still holds.
-    while in_flight > 0 {
-        if engine
-            .submit_and_wait(in_flight as usize, &mut done)
-            .is_err()
-        {
-            break;
-        }
-        in_flight -= done.len() as u32;
+    let in_flight = slots.drain(&mut engine, &mut done, |op, result| {
         if VERIFY {
             if let Some(d) = &data {
-                for c in &done {
-                    let op = ops[c.slot as usize];
-                    d.release(&op, c.result == op.len as i64);
-                }
+                d.release(&op, result == op.len as i64);
             }
         }
-        done.clear();
-    }
+    });
     if SHAPED && error.is_none() && in_flight == 0 {
         if let Err(e) = shaper.finish() {
             error = Some(e);
@@ -403,13 +368,14 @@ fn run_loop<const RATED: bool, const VERIFY: bool, const SHAPED: bool>(
 /// the kernel refuses to unshare (seccomp, say), the thread keeps sharing:
 /// slower, still correct.
 pub(crate) fn own_fd_table(
-    files: &mut Vec<OwnedFd>,
-    open: impl FnOnce() -> Result<Vec<OwnedFd>, String>,
+    files: &mut crate::io::backend::Files,
+    open: impl FnOnce() -> Result<crate::io::backend::Files, String>,
 ) -> Result<(), String> {
-    if files.is_empty() {
+    // A back end's own handles are this worker's already.
+    if files.fds().is_empty() {
         return Ok(());
     }
-    files.clear();
+    *files = crate::io::backend::Files::none();
     // SAFETY: the private table starts as a copy of the shared one, so every
     // descriptor this process owns keeps its meaning on this thread (signal
     // handlers included). This thread holds no descriptor of its own at this
@@ -502,9 +468,9 @@ mod tests {
         let dir = tempfile::tempdir().expect("temp dir");
         let path = dir.path().join("data");
         std::fs::write(&path, b"volbench").expect("write");
-        let open = |p: &Path| -> Result<Vec<OwnedFd>, String> {
+        let open = |p: &Path| -> Result<crate::io::backend::Files, String> {
             std::fs::File::open(p)
-                .map(|f| vec![OwnedFd::from(f)])
+                .map(|f| crate::io::backend::Files::Fds(vec![std::os::fd::OwnedFd::from(f)]))
                 .map_err(|e| e.to_string())
         };
         std::thread::scope(|s| {
@@ -519,7 +485,7 @@ mod tests {
                 own_fd_table(&mut files, || open(path)).expect("reopen");
                 let mine = open_on_this_thread(path);
                 let mut buf = [0u8; 8];
-                let n = crate::io::sys::io::pread(&files[0], &mut buf, 0).expect("pread");
+                let n = crate::io::sys::io::pread(&files.fds()[0], &mut buf, 0).expect("pread");
                 to_test.send((mine, buf[..n].to_vec())).expect("send");
                 // Keep the private descriptor open while the test looks.
                 let _ = from_test.recv();

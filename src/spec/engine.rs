@@ -50,6 +50,19 @@ impl Platform {
     }
 }
 
+/// What an engine's files live on: the storage back end (`io::backend`)
+/// its target is reached through. A user-space NFS or SMB engine's row
+/// names its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Storage {
+    /// The local file system (and block devices), through the gate.
+    Local,
+    /// Files in memory: the test double that shows the seam carries a
+    /// whole run (`io::backend::mem`); no engine row names it.
+    #[cfg(test)]
+    Memory,
+}
+
 /// What an engine can do: the rest of the program asks these, never the name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Caps {
@@ -70,6 +83,8 @@ pub struct Caps {
     /// system calls and use no engine for block I/O).
     pub metadata: bool,
     pub platform: Platform,
+    /// The back end its files are on.
+    pub storage: Storage,
 }
 
 /// One engine.
@@ -93,6 +108,7 @@ const NONE: Caps = Caps {
     diskless: false,
     metadata: false,
     platform: Platform::Linux,
+    storage: Storage::Local,
 };
 
 /// Every engine volbench has.

@@ -15,7 +15,7 @@ pub mod shape;
 pub(crate) mod targets;
 mod validate;
 
-pub use engine::{ENGINES, EngineChoice, EngineKind};
+pub use engine::{ENGINES, EngineChoice, EngineKind, EngineRow, Storage};
 
 use std::path::PathBuf;
 
@@ -461,4 +461,4 @@ pub enum TableKind {
 pub const MIN_DIRECT_ALIGN: u64 = 512;
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

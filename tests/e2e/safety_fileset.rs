@@ -415,3 +415,32 @@ fn a_second_run_on_a_set_in_use_is_refused_and_says_who_holds_it() {
     let size = std::fs::metadata(dir.join("volbench.0.dat")).unwrap().len();
     assert_eq!(size, 4 * MIB, "the first run's set was not refilled");
 }
+
+/// A `.volbench-lock` planted as a hard link to a user's file: `run` and
+/// `verify` refuse (exit 3) before writing a byte into it, where they used
+/// to truncate it and write their pid line over the user's data.
+#[test]
+fn a_lock_file_hard_linked_to_a_users_file_is_refused_and_the_file_kept() {
+    let t = tempfile::tempdir().unwrap();
+    let precious = t.path().join("thesis.txt");
+    std::fs::write(&precious, "years of work").unwrap();
+    let dir = t.path().join("set");
+    make_set(&dir);
+    let lock = dir.join(".volbench-lock");
+    std::fs::remove_file(&lock).unwrap();
+    std::fs::hard_link(&precious, &lock).unwrap();
+    let o = run(randread(&dir, "4m"));
+    assert_refused_naming(&o, &lock);
+    assert!(stderr(&o).contains("hard links"), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&precious).unwrap(), "years of work");
+    let mut verify = volbench();
+    verify.args(["verify", "--target"]).arg(&dir);
+    let o = run(verify);
+    assert_refused_naming(&o, &lock);
+    assert_eq!(std::fs::read_to_string(&precious).unwrap(), "years of work");
+    // Moved away, the set works again and a fresh lock file is made.
+    std::fs::remove_file(&lock).unwrap();
+    let o = run(randread(&dir, "4m"));
+    assert_eq!(o.status.code(), Some(exit::OK), "{}", stderr(&o));
+    assert!(std::fs::metadata(&lock).unwrap().len() > 0);
+}

@@ -43,6 +43,68 @@ pub(crate) fn create_new(path: &Path, flags: OFlags, mode: u32) -> Result<OwnedF
     )
 }
 
+/// Opens the file or block device the user named as the target, which
+/// `expect` (device, inode, device number) says was inspected: writing it
+/// (`access` other than `Read`) is the user's `--allow-overwrite`, checked
+/// by the caller; here the open must reach that very file. O_NONBLOCK: a
+/// FIFO swapped in cannot block the open.
+pub(crate) fn open_named(
+    path: &Path,
+    access: setdir::Access,
+    extra: OFlags,
+    expect: (u64, u64, u64),
+) -> crate::error::Result<OwnedFd> {
+    let direct = extra.contains(OFlags::DIRECT);
+    let fd = crate::io::sys::fs::open(
+        path,
+        access.flags() | extra | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC,
+        Mode::empty(),
+    )
+    .map_err(|e| setdir::open_error(path, e, direct))?;
+    let st = crate::io::sys::fs::fstat(&fd).map_err(|e| setdir::open_error(path, e, false))?;
+    if (st.st_dev, st.st_ino, st.st_rdev) != expect {
+        return Err(crate::error::VbError::refused(format!(
+            "refusing to use {}: it was replaced after volbench inspected it",
+            path.display()
+        )));
+    }
+    if let Ok(fl) = crate::io::sys::fs::fcntl_getfl(&fd) {
+        let _ = crate::io::sys::fs::fcntl_setfl(&fd, fl - OFlags::NONBLOCK);
+    }
+    Ok(fd)
+}
+
+/// Opens an existing file at a path the user named (a journal volbench
+/// made) with `access`, never following a link there: `proof` must accept
+/// the open descriptor's file (regular, one link, ours) before the caller
+/// gets it, and a write access never truncates. `Ok(None)`: nothing there.
+pub(crate) fn open_own_file(
+    path: &Path,
+    access: setdir::Access,
+    proof: impl Fn(&crate::io::sys::fs::Stat) -> Result<(), &'static str>,
+) -> Result<Option<(OwnedFd, crate::io::sys::fs::Stat)>, OwnFileError> {
+    let fd = match crate::io::sys::fs::open(
+        path,
+        access.flags() | OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::NONBLOCK,
+        Mode::empty(),
+    ) {
+        Ok(fd) => fd,
+        Err(Errno::NOENT) => return Ok(None),
+        Err(e) => return Err(OwnFileError::Sys(e)),
+    };
+    let st = crate::io::sys::fs::fstat(&fd).map_err(OwnFileError::Sys)?;
+    proof(&st).map_err(OwnFileError::NotOurs)?;
+    Ok(Some((fd, st)))
+}
+
+/// Why `open_own_file` gave nothing.
+#[derive(Debug)]
+pub(crate) enum OwnFileError {
+    Sys(Errno),
+    /// The proof's reason: the file is left as it is.
+    NotOurs(&'static str),
+}
+
 /// Sets the length of a file the caller opened and checked as its own.
 pub(crate) fn truncate(fd: impl AsFd, len: u64) -> Result<(), Errno> {
     crate::io::sys::fs::ftruncate(fd, len)

@@ -23,6 +23,76 @@ use crate::io::sys::fs::{AtFlags, FileType, Statx, StatxFlags};
 use crate::io::sys::io::Errno;
 use serde::{Deserialize, Serialize};
 
+/// What a file is, as any back end reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    Regular,
+    Directory,
+    Symlink,
+    Other,
+}
+
+/// What a back end says of a file, by handle or by name without following
+/// it: all a proof of ownership reads (a local stat, an NFS fattr, SMB's
+/// file information), so the rules are one whatever the storage.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Attr {
+    pub kind: Kind,
+    /// Inode, NFS file id, SMB file id.
+    pub id: u64,
+    /// Device, NFS fsid, SMB volume: the file system it is on.
+    pub dev: u64,
+    pub size: u64,
+    /// Bytes allocated to it.
+    pub allocated: u64,
+    pub links: u64,
+    pub uid: u32,
+    /// Permission bits.
+    pub mode: u32,
+    /// Birth time where recorded, else change time (seconds, nanoseconds).
+    pub born: (i64, u32),
+}
+
+impl Attr {
+    /// A local stat's attributes. A stat carries no birth time, and the
+    /// proofs that read one (a tree's) take statx: left at zero here.
+    pub(crate) fn of_stat(st: &crate::io::sys::fs::Stat) -> Attr {
+        let kind = match FileType::from_raw_mode(st.st_mode as _) {
+            FileType::RegularFile => Kind::Regular,
+            FileType::Directory => Kind::Directory,
+            FileType::Symlink => Kind::Symlink,
+            _ => Kind::Other,
+        };
+        Attr {
+            kind,
+            id: st.st_ino,
+            dev: st.st_dev,
+            size: st.st_size.max(0) as u64,
+            allocated: (st.st_blocks.max(0) as u64).saturating_mul(512),
+            links: u64::from(st.st_nlink),
+            uid: st.st_uid,
+            mode: st.st_mode as u32 & 0o7777,
+            born: (0, 0),
+        }
+    }
+}
+
+/// The per-file proof for a file set, whose marker also lists each file's
+/// id: regular, one link, owned by `uid`, on the set's file system.
+pub(crate) fn set_file_ours(a: &Attr, uid: u32, dev: u64) -> Result<(), &'static str> {
+    if a.kind != Kind::Regular {
+        Err("it is not a regular file")
+    } else if a.links != 1 {
+        Err("it has other hard links")
+    } else if a.uid != uid {
+        Err("another user owns it")
+    } else if a.dev != dev {
+        Err("it is on another file system")
+    } else {
+        Ok(())
+    }
+}
+
 /// Who made a file set or tree, and for which directory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct Identity {
@@ -115,25 +185,54 @@ pub(crate) fn check_marker(
     Ok(())
 }
 
-/// Why the file `s` may not be unlinked or overwritten, or Ok.
-fn judge(s: &Statx, id: &Identity) -> Result<(), &'static str> {
-    if FileType::from_raw_mode(s.stx_mode as u32) != FileType::RegularFile {
+/// Why the file `a` (as a back end reports it) may not be removed or
+/// overwritten in the tree `id`, or Ok: the tree's per-file proof.
+pub(crate) fn judge_attr(a: &Attr, id: &Identity) -> Result<(), &'static str> {
+    if a.kind != Kind::Regular {
         return Err("not a regular file");
     }
-    if s.stx_nlink != 1 {
+    if a.links != 1 {
         return Err("it has other hard links");
     }
-    if s.stx_uid != id.uid {
+    if a.uid != id.uid {
         return Err("another user owns it");
     }
-    if dev_of(s) != id.dev {
+    if a.dev != id.dev {
         return Err("it is on another file system");
     }
-    let (sec, _) = born(s);
-    if sec + CLOCK_SLACK_S < id.born_s {
+    if a.born.0 + CLOCK_SLACK_S < id.born_s {
         return Err("it is older than the tree");
     }
     Ok(())
+}
+
+/// A local statx's attributes for a proof, birth time included where
+/// recorded.
+fn attr_of_statx(s: &Statx) -> Attr {
+    let kind = match FileType::from_raw_mode(s.stx_mode as u32) {
+        FileType::RegularFile => Kind::Regular,
+        FileType::Directory => Kind::Directory,
+        FileType::Symlink => Kind::Symlink,
+        _ => Kind::Other,
+    };
+    Attr {
+        kind,
+        id: s.stx_ino,
+        dev: dev_of(s),
+        // The proof reads neither (and Windows' statx has neither).
+        size: 0,
+        allocated: 0,
+        links: u64::from(s.stx_nlink),
+        uid: s.stx_uid,
+        mode: u32::from(s.stx_mode) & 0o7777,
+        born: born(s),
+    }
+}
+
+/// Why the file `s` may not be unlinked or overwritten: the one proof,
+/// over what any back end reports (`judge_attr`).
+fn judge(s: &Statx, id: &Identity) -> Result<(), &'static str> {
+    judge_attr(&attr_of_statx(s), id)
 }
 
 /// Checks `name` in `dir` (a directory descriptor the caller reached
@@ -152,10 +251,39 @@ pub(crate) fn check_at(
     }
 }
 
-/// Checks a file opened (O_NOFOLLOW) for writing, by its descriptor.
-pub(crate) fn check_fd(fd: impl AsFd, id: &Identity) -> Result<(), &'static str> {
-    let s = statx_fd(fd).map_err(|_| "it cannot be inspected")?;
-    judge(&s, id)
+/// Opens the existing file `name` in `dir` for writing (`access`, plus
+/// `extra`: O_DIRECT) once it is proven the tree's own: by name, not
+/// following it, then again by the open descriptor, which must be that
+/// very file; no byte is written before. O_NONBLOCK: a FIFO planted under
+/// the name cannot hang the open.
+pub(crate) fn open_ours_at(
+    dir: impl AsFd,
+    name: &std::ffi::CStr,
+    access: super::setdir::Access,
+    extra: crate::io::sys::fs::OFlags,
+    id: &Identity,
+) -> Result<crate::io::sys::fd::OwnedFd, super::OwnFileError> {
+    use super::OwnFileError;
+    use crate::io::sys::fs::{Mode, OFlags};
+    let dir = dir.as_fd();
+    let seen = match statx_at(dir, name) {
+        Ok(s) => s,
+        Err(e) => return Err(OwnFileError::Sys(e)),
+    };
+    judge(&seen, id).map_err(OwnFileError::NotOurs)?;
+    let fd = crate::io::sys::fs::openat(
+        dir,
+        name,
+        access.flags() | extra | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
+        Mode::empty(),
+    )
+    .map_err(OwnFileError::Sys)?;
+    let s = statx_fd(&fd).map_err(OwnFileError::Sys)?;
+    if s.stx_ino != seen.stx_ino {
+        return Err(OwnFileError::NotOurs("it was replaced while volbench looked at it"));
+    }
+    judge(&s, id).map_err(OwnFileError::NotOurs)?;
+    Ok(fd)
 }
 
 /// The per-file part for a file set, whose marker also lists each file's

@@ -22,6 +22,28 @@ pub(crate) enum Entry {
     Other(&'static str),
 }
 
+/// How a file is opened: callers outside the gate name what they do, never
+/// the write flags themselves (`tests/e2e/architecture.rs` looks for those).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Access {
+    Read,
+    Write,
+    ReadWrite,
+    /// Writes go to the end (O_APPEND).
+    Append,
+}
+
+impl Access {
+    pub(crate) fn flags(self) -> OFlags {
+        match self {
+            Access::Read => OFlags::RDONLY,
+            Access::Write => OFlags::WRONLY,
+            Access::ReadWrite => OFlags::RDWR,
+            Access::Append => OFlags::WRONLY | OFlags::APPEND,
+        }
+    }
+}
+
 #[derive(Debug)]
 pub(crate) struct SetDir {
     fd: OwnedFd,
@@ -151,18 +173,55 @@ impl SetDir {
         }
     }
 
-    /// Opens an existing regular file. O_NOFOLLOW refuses a link and
-    /// O_NONBLOCK keeps a FIFO swapped in after a check from blocking the
-    /// open; the file's type is then confirmed on the open descriptor.
-    pub(crate) fn open_regular(&self, name: &str, flags: OFlags) -> Result<(OwnedFd, Stat)> {
-        self.open_checked(name, flags, Mode::empty())
+    /// Opens an existing regular file for reading. O_NOFOLLOW refuses a
+    /// link and O_NONBLOCK keeps a FIFO swapped in after a check from
+    /// blocking the open; the file's type is then confirmed on the open
+    /// descriptor. `extra` adds what does not change who may write
+    /// (O_DIRECT); writing into an existing file is `open_ours`.
+    pub(crate) fn open_read(&self, name: &str, extra: OFlags) -> Result<(OwnedFd, Stat)> {
+        debug_assert!(!extra.intersects(OFlags::WRONLY | OFlags::RDWR | OFlags::APPEND));
+        self.open_checked(name, OFlags::RDONLY | extra, Mode::empty())
     }
 
-    /// Creates `name`, which must not exist.
-    pub(crate) fn create_new(&self, name: &str, flags: OFlags) -> Result<(OwnedFd, Stat)> {
+    /// Opens the existing regular file `name` for writing (`access`, plus
+    /// `extra`: O_DIRECT, O_DSYNC...), the gate's one way to write into a
+    /// file that is already there: `proof` must accept it (regular, one
+    /// link, ours: what an unlink needs) as it sits at the name, looked at
+    /// without following it, and again on the open descriptor, which must
+    /// be that very file; no byte is written before both.
+    pub(crate) fn open_ours(
+        &self,
+        name: &str,
+        access: Access,
+        extra: OFlags,
+        proof: impl Fn(&Stat) -> std::result::Result<(), &'static str>,
+    ) -> Result<(OwnedFd, Stat)> {
+        let path = self.path_of(name);
+        let refuse = |why: &str| {
+            VbError::refused(format!(
+                "refusing to write {}: {why}, so volbench cannot show it made it; move it away",
+                path.display()
+            ))
+        };
+        let seen = match self.entry(name)? {
+            Entry::Regular(st) => st,
+            Entry::Other(what) => return Err(not_regular(&path, what)),
+            Entry::Missing => return Err(io_error("open", &path, Errno::NOENT)),
+        };
+        proof(&seen).map_err(refuse)?;
+        let (fd, st) = self.open_checked(name, access.flags() | extra, Mode::empty())?;
+        if st.st_ino != seen.st_ino || st.st_dev != seen.st_dev {
+            return Err(refuse("it was replaced while volbench looked at it"));
+        }
+        proof(&st).map_err(refuse)?;
+        Ok((fd, st))
+    }
+
+    /// Creates `name`, which must not exist, open with `access`.
+    pub(crate) fn create_new(&self, name: &str, access: Access) -> Result<(OwnedFd, Stat)> {
         self.open_checked(
             name,
-            flags | OFlags::CREATE | OFlags::EXCL,
+            access.flags() | OFlags::CREATE | OFlags::EXCL,
             Mode::from_raw_mode(0o644),
         )
     }
@@ -213,7 +272,7 @@ impl SetDir {
             Entry::Other(what) => return Err(not_regular(&path, what)),
             Entry::Regular(_) => {}
         }
-        let (fd, st) = match self.open_regular(name, OFlags::RDONLY) {
+        let (fd, st) = match self.open_read(name, OFlags::empty()) {
             Ok(x) => x,
             Err(_) if matches!(self.entry(name), Ok(Entry::Missing)) => return Ok(None),
             Err(e) => return Err(e),
@@ -245,7 +304,7 @@ impl SetDir {
             return Err(not_regular(&path, what));
         }
         let tmp = format!("{name}.{}.tmp", std::process::id());
-        let (fd, st) = self.create_new(&tmp, OFlags::WRONLY)?;
+        let (fd, st) = self.create_new(&tmp, Access::Write)?;
         let written = write_all(&fd, bytes)
             .and_then(|()| crate::io::sys::fs::fdatasync(&fd))
             .and_then(|()| crate::io::sys::fs::renameat(&self.fd, &tmp, &self.fd, name));
@@ -261,13 +320,16 @@ impl SetDir {
     /// disk may be full, as at the end of a fill.
     pub(crate) fn rewrite_ours(&self, name: &str, ino: u64, bytes: &[u8]) -> Result<()> {
         let path = self.path_of(name);
-        let (fd, st) = self.open_regular(name, OFlags::WRONLY)?;
-        if st.st_ino != ino {
-            return Err(VbError::refused(format!(
-                "refusing to write {}: it was replaced while volbench used it",
-                path.display()
-            )));
-        }
+        let dev = self.dev;
+        let (fd, _) = self.open_ours(name, Access::Write, OFlags::empty(), |st| {
+            if st.st_ino != ino {
+                Err("it was replaced while volbench used it")
+            } else if !crate::io::gate::owner::plausibly_ours(st, dev) {
+                Err("it is not a regular file with one link of this user's")
+            } else {
+                Ok(())
+            }
+        })?;
         crate::io::sys::fs::ftruncate(&fd, 0)
             .and_then(|()| write_all(&fd, bytes))
             .and_then(|()| crate::io::sys::fs::fdatasync(&fd))
@@ -346,17 +408,27 @@ mod tests {
         std::fs::create_dir(t.path().join("sub")).unwrap();
         crate::io::sys::fs::mknodat(&d.fd, "fifo", FileType::Fifo, Mode::from_raw_mode(0o644), 0)
             .unwrap();
+        let any = |_: &Stat| Ok(());
         for name in ["link", "dangling", "fifo", "sub"] {
-            for flags in [OFlags::RDONLY, OFlags::WRONLY, OFlags::RDWR] {
-                let e = d.open_regular(name, flags).unwrap_err();
+            let e = d.open_read(name, OFlags::empty()).unwrap_err();
+            assert_eq!(e.kind, crate::error::Kind::Refused, "{name}: {e}");
+            assert!(e.message.contains(name), "{e}");
+            for access in [Access::Write, Access::ReadWrite] {
+                let e = d.open_ours(name, access, OFlags::empty(), any).unwrap_err();
                 assert_eq!(e.kind, crate::error::Kind::Refused, "{name}: {e}");
                 assert!(e.message.contains(name), "{e}");
             }
         }
-        let e = d.create_new("dangling", OFlags::WRONLY).unwrap_err();
+        let e = d.create_new("dangling", Access::Write).unwrap_err();
         assert!(e.message.contains("dangling"), "{e}");
         assert!(!Path::new("/nonexistent/x").exists());
-        assert!(d.open_regular("real", OFlags::RDWR).is_ok());
+        assert!(d.open_ours("real", Access::ReadWrite, OFlags::empty(), any).is_ok());
+        // A file the proof does not accept is never opened for writing.
+        let e = d
+            .open_ours("real", Access::Write, OFlags::empty(), |_| Err("not ours"))
+            .unwrap_err();
+        assert_eq!(e.kind, crate::error::Kind::Refused, "{e}");
+        assert!(e.message.contains("not ours"), "{e}");
     }
 
     #[test]
@@ -389,13 +461,13 @@ mod tests {
     #[test]
     fn remove_if_ours_spares_a_replaced_file() {
         let (t, d) = dir();
-        let (_, st) = d.create_new("f", OFlags::WRONLY).unwrap();
+        let (_, st) = d.create_new("f", Access::Write).unwrap();
         // Moved aside, not deleted, so the new file cannot reuse its inode.
         std::fs::rename(t.path().join("f"), t.path().join("aside")).unwrap();
         std::fs::write(t.path().join("f"), "users").unwrap();
         d.remove_if_ours("f", st.st_ino);
         assert!(t.path().join("f").exists());
-        let (_, st) = d.create_new("g", OFlags::WRONLY).unwrap();
+        let (_, st) = d.create_new("g", Access::Write).unwrap();
         d.remove_if_ours("g", st.st_ino);
         assert!(!t.path().join("g").exists());
     }

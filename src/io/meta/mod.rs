@@ -14,13 +14,15 @@ pub(crate) mod worker;
 use crate::io::sys::fd::OwnedFd;
 use std::ffi::CStr;
 use std::mem::MaybeUninit;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::io::sys::fs::{AtFlags, FileType, Mode, OFlags, ResolveFlags};
 use crate::io::sys::io::Errno;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Result, VbError};
+use crate::io::backend::{Held, Storage, TreeDir, TreeRoot};
 use crate::io::gate;
 use crate::io::gate::owner::{self, Identity};
 use crate::spec::meta::MetaSpec;
@@ -200,7 +202,92 @@ fn tolerated(name: &[u8]) -> bool {
 pub(crate) struct TreeReady {
     pub notes: Vec<String>,
     /// One run per tree: held until the run ends.
-    pub lock: crate::io::target::Lock,
+    pub lock: Box<dyn Held>,
+    /// Where each worker opens the tree.
+    pub root: Arc<dyn TreeRoot>,
+}
+
+/// A tree on the local file system: each worker opens the root at its
+/// path, following no link, and proves it by its marker.
+#[derive(Debug)]
+pub(crate) struct LocalTree {
+    pub path: PathBuf,
+}
+
+impl TreeRoot for LocalTree {
+    fn open(&self) -> std::result::Result<(Box<dyn TreeDir>, Identity), String> {
+        let root = open_root(&self.path).map_err(|e| e.to_string())?;
+        match read_marker(&root, &self.path) {
+            Ok(Some(marker)) => Ok((Box::new(ops::LocalTreeDir(root)), marker.identity)),
+            Ok(None) => Err(format!("{} has no {TREE_MARKER}", self.path.display())),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+}
+
+/// Makes `path` ready as the tree of `m` on `storage` (`prepare` on the
+/// local file system).
+pub(crate) fn prepare_on(
+    storage: Storage,
+    path: &Path,
+    m: &MetaSpec,
+    make_leaves: bool,
+) -> Result<TreeReady> {
+    match storage {
+        Storage::Local => prepare(path, m, make_leaves),
+        #[cfg(test)]
+        far => prepare_far(far, path, m, make_leaves),
+    }
+}
+
+/// A tree on a back end that is not local: its root and lock from the
+/// back end, its skeleton made through the seam's own operations (mkdir
+/// relative to each parent). The marker and the scan for foreign entries
+/// the local tree gets are the next step here, shared by every such back
+/// end. Compiled for the test double only until the first such back end
+/// (NFS) lands and drops the `cfg`.
+#[cfg(test)]
+fn prepare_far(storage: Storage, path: &Path, m: &MetaSpec, make_leaves: bool) -> Result<TreeReady> {
+    let (root, lock) = crate::io::backend::open_tree(storage, path)?;
+    let (dir, id) = root.open().map_err(VbError::target)?;
+    let tree = Tree::new(m, 0);
+    let mut buf = [0u8; 0];
+    let mut dents = [MaybeUninit::<u8>::uninit(); 0];
+    let mut io = crate::io::backend::MetaIo {
+        buf: &mut buf,
+        size: 0,
+        direct: false,
+        dents: &mut dents,
+        owner: &id,
+    };
+    let mut n = Name::default();
+    let mut count = 1u64;
+    for level in 1..=tree.depth {
+        count *= tree.width;
+        let stride = tree.leaves / count;
+        if level == tree.depth && !make_leaves {
+            break;
+        }
+        for j in 0..count {
+            tree.dir_path(j * stride, level, &mut n);
+            let (parent, leaf) = split_last(n.as_str());
+            let (mut p, mut l) = (Name::default(), Name::default());
+            p.push(parent.as_bytes());
+            l.push(leaf.as_bytes());
+            let pd = dir
+                .open_below(p.as_cstr())
+                .map_err(|e| VbError::target(errno_text(e)))?;
+            match pd.op(crate::spec::meta::MetaOp::Mkdir, l.as_cstr(), c"", &mut io) {
+                Ok(_) | Err(crate::io::backend::Fail::Sys(Errno::EXIST)) => {}
+                Err(e) => return Err(VbError::target(format!("{e:?}"))),
+            }
+        }
+    }
+    Ok(TreeReady {
+        notes: Vec::new(),
+        lock,
+        root,
+    })
 }
 
 /// Makes `path` ready as the tree of `m`: creates it (or takes an empty
@@ -234,7 +321,7 @@ pub(crate) fn prepare(path: &Path, m: &MetaSpec, make_leaves: bool) -> Result<Tr
     let root = open_root(path)?;
     // Before anything is read or written: a second run on the same tree
     // must not create or delete under the first.
-    let lock = crate::io::target::lock_tree(&root, path)?;
+    let lock: Box<dyn Held> = Box::new(crate::io::target::lock_tree(&root, path)?);
     match read_marker(&root, path)? {
         Some(have) if have.same_shape(m) => {
             notes.push(format!("reusing the volbench tree in {}", path.display()));
@@ -270,7 +357,11 @@ pub(crate) fn prepare(path: &Path, m: &MetaSpec, make_leaves: bool) -> Result<Tr
     }
     let tree = Tree::new(m, 0);
     check_and_build(&root, path, &tree, make_leaves)?;
-    Ok(TreeReady { notes, lock })
+    Ok(TreeReady {
+        notes,
+        lock,
+        root: Arc::new(LocalTree { path: path.into() }),
+    })
 }
 
 /// Reads every entry of a directory with a buffer on the stack.

@@ -3,43 +3,42 @@
 
 use crate::io::sys::fd::OwnedFd;
 use std::ffi::CStr;
-use std::mem::MaybeUninit;
 
 use crate::io::sys::fs::{AtFlags, Mode, OFlags, ResolveFlags, Timespec, Timestamps, UTIME_NOW};
 use crate::io::sys::io::Errno;
 
+use crate::io::backend::TreeDir;
+use crate::io::gate::setdir::Access;
 use crate::io::gate::{self, owner, owner::Identity};
 use crate::spec::meta::MetaOp;
 
 const FILE_MODE: u32 = 0o644;
 const DIR_MODE: u32 = 0o755;
 
-/// What an operation needs besides the directory and the name.
-pub(crate) struct Io<'a> {
-    /// Data to write (at least the file's size) and room to read into.
-    pub buf: &'a mut [u8],
-    /// The file's size by the tree's arithmetic.
-    pub size: usize,
-    /// Use O_DIRECT for this file's data (its size is aligned).
-    pub direct: bool,
-    /// Scratch for getdents.
-    pub dents: &'a mut [MaybeUninit<u8>],
-    /// The tree's proven identity: what each file is checked against
-    /// before it is overwritten, renamed, re-timed or unlinked.
-    pub owner: &'a Identity,
-}
+pub(crate) use crate::io::backend::{Fail, MetaIo as Io};
 
-/// Why an operation did not happen.
-#[derive(Debug)]
-pub(crate) enum Fail {
-    Sys(Errno),
-    /// The file at the name is not volbench's (`owner`): left untouched.
-    NotOurs(&'static str),
-}
+/// A directory of a tree on the local file system: a descriptor reached
+/// without following a link, the operations system calls relative to it.
+pub(crate) struct LocalTreeDir(pub OwnedFd);
 
-impl From<Errno> for Fail {
-    fn from(e: Errno) -> Self {
-        Fail::Sys(e)
+impl TreeDir for LocalTreeDir {
+    fn open_below(&self, rel: &CStr) -> Result<Box<dyn TreeDir>, Errno> {
+        super::open_below(&self.0, rel).map(|fd| Box::new(LocalTreeDir(fd)) as Box<dyn TreeDir>)
+    }
+
+    fn exists(&self, name: &CStr) -> bool {
+        crate::io::sys::fs::statat(&self.0, name, AtFlags::SYMLINK_NOFOLLOW).is_ok()
+    }
+
+    fn op(&self, op: MetaOp, name: &CStr, alt: &CStr, io: &mut Io<'_>) -> Result<u64, Fail> {
+        run(op, &self.0, name, alt, io)
+    }
+
+    fn remove_ours(&self, name: &CStr, id: &Identity) -> Result<(), Option<&'static str>> {
+        owner::check_at(&self.0, name, id)?;
+        // Gone meanwhile, or not removable: what comes next finds out.
+        let _ = gate::unlink_at(&self.0, name);
+        Ok(())
     }
 }
 
@@ -51,12 +50,19 @@ fn ours_at(dir: &OwnedFd, name: &CStr, id: &Identity) -> Result<(), Fail> {
     })
 }
 
-/// Opens an existing file for writing and proves it volbench's by handle.
-fn open_ours(dir: &OwnedFd, name: &CStr, flags: OFlags, id: &Identity) -> Result<OwnedFd, Fail> {
-    // O_NONBLOCK: a FIFO planted under the name cannot hang the open.
-    let fd = open(dir, name, flags | OFlags::NONBLOCK)?;
-    owner::check_fd(&fd, id).map_err(Fail::NotOurs)?;
-    Ok(fd)
+/// Opens an existing file for writing once it is proven volbench's, by
+/// name and again by handle (`gate::owner::open_ours_at`).
+fn open_ours(
+    dir: &OwnedFd,
+    name: &CStr,
+    access: Access,
+    extra: OFlags,
+    id: &Identity,
+) -> Result<OwnedFd, Fail> {
+    owner::open_ours_at(dir, name, access, extra, id).map_err(|e| match e {
+        gate::OwnFileError::Sys(e) => Fail::Sys(e),
+        gate::OwnFileError::NotOurs(why) => Fail::NotOurs(why),
+    })
 }
 
 fn open(dir: &OwnedFd, name: &CStr, flags: OFlags) -> Result<OwnedFd, Errno> {
@@ -141,11 +147,11 @@ pub(crate) fn run(
             }
         }
         MetaOp::Write => {
-            let fd = open_ours(dir, name, OFlags::WRONLY | data_flag, io.owner)?;
+            let fd = open_ours(dir, name, Access::Write, data_flag, io.owner)?;
             Ok(write_all(&fd, &io.buf[..io.size], Some(0))?)
         }
         MetaOp::Append => {
-            let fd = open_ours(dir, name, OFlags::WRONLY | OFlags::APPEND, io.owner)?;
+            let fd = open_ours(dir, name, Access::Append, OFlags::empty(), io.owner)?;
             Ok(write_all(&fd, &io.buf[..io.size], None)?)
         }
         MetaOp::Rename => {

@@ -5,17 +5,19 @@
 //! Per operation it takes two clock reads and a histogram increment; names
 //! are built in place, and a file is open only during its own operation.
 
-use crate::io::sys::fd::OwnedFd;
 use std::mem::MaybeUninit;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use crate::io::data::{AlignedBuf, fill_random};
-use crate::io::gate::owner::{self, Identity};
-use crate::io::meta::ops::{self, Fail, Io};
+use crate::io::engine::Completion;
+use crate::io::reap::Slots;
+use crate::io::backend::{Fail, MetaIo as Io, TreeDir, TreeRoot};
+use crate::io::gate::owner::Identity;
+use crate::io::meta::ops;
 use crate::io::meta::tally::Tally;
 use crate::io::meta::tree::{Name, Share, Tree};
-use crate::io::meta::{open_below, open_root};
 use crate::io::phase::{
     Control, PHASE_STOP, PhaseStats, Schedule, WorkerResult, WorkerSetup, now_ns, wait_until,
 };
@@ -24,7 +26,10 @@ use crate::spec::meta::{MetaOp, MetaSpec};
 /// What a worker needs to work on a tree.
 #[derive(Clone)]
 pub(crate) struct MetaWorker {
+    /// The tree's root as the user named it, for messages.
     pub root: PathBuf,
+    /// Where each worker opens the tree, on its back end.
+    pub tree: Arc<dyn TreeRoot>,
     pub spec: MetaSpec,
     pub seed: u64,
     pub index: u32,
@@ -34,7 +39,14 @@ pub(crate) struct MetaWorker {
 }
 
 impl MetaWorker {
-    pub(crate) fn new(root: PathBuf, spec: &MetaSpec, seed: u64, index: u32, workers: u32) -> Self {
+    pub(crate) fn new(
+        root: PathBuf,
+        tree: Arc<dyn TreeRoot>,
+        spec: &MetaSpec,
+        seed: u64,
+        index: u32,
+        workers: u32,
+    ) -> Self {
         // Keep well inside the descriptor limit, whatever it is: each worker
         // holds at most this many directories open, and files only briefly.
         let lim = crate::io::sys::process::getrlimit(crate::io::sys::process::Resource::Nofile)
@@ -43,6 +55,7 @@ impl MetaWorker {
         let per = (lim.saturating_sub(64) / (workers as u64 * 2).max(1)).clamp(1, 32);
         Self {
             root,
+            tree,
             spec: spec.clone(),
             seed,
             index,
@@ -54,24 +67,24 @@ impl MetaWorker {
 
 /// A few directory descriptors, direct-mapped by key.
 struct DirCache {
-    slots: Vec<Option<(u64, OwnedFd)>>,
+    slots: Vec<Option<(u64, Box<dyn TreeDir>)>>,
 }
 
 impl DirCache {
     fn get(
         &mut self,
         key: u64,
-        root: &OwnedFd,
+        root: &dyn TreeDir,
         path: &mut Name,
-    ) -> Result<&OwnedFd, crate::io::sys::io::Errno> {
+    ) -> Result<&dyn TreeDir, crate::io::sys::io::Errno> {
         let i = (key % self.slots.len() as u64) as usize;
         let hit = matches!(&self.slots[i], Some((k, _)) if *k == key);
         if !hit {
-            let fd = open_below(root, path.as_cstr())?;
-            self.slots[i] = Some((key, fd));
+            let dir = root.open_below(path.as_cstr())?;
+            self.slots[i] = Some((key, dir));
         }
         match &self.slots[i] {
-            Some((_, fd)) => Ok(fd),
+            Some((_, dir)) => Ok(&**dir),
             None => Err(crate::io::sys::io::Errno::NOENT),
         }
     }
@@ -167,17 +180,8 @@ impl Skipped {
 
 /// The tree's root, opened without following links, and its proven identity:
 /// every change to a file is checked against it.
-fn open_tree(m: &MetaWorker) -> Result<(OwnedFd, Identity), String> {
-    let root = open_root(&m.root).map_err(|e| e.to_string())?;
-    match super::read_marker(&root, &m.root) {
-        Ok(Some(marker)) => Ok((root, marker.identity)),
-        Ok(None) => Err(format!(
-            "{} has no {}",
-            m.root.display(),
-            super::TREE_MARKER
-        )),
-        Err(e) => Err(e.to_string()),
-    }
+fn open_tree(m: &MetaWorker) -> Result<(Box<dyn TreeDir>, Identity), String> {
+    m.tree.open()
 }
 
 /// What this worker works on, fixed for the run: its shares of the tree's
@@ -299,7 +303,7 @@ struct Names {
 fn scan_present(
     m: &MetaWorker,
     plan: &Plan,
-    root: &OwnedFd,
+    root: &dyn TreeDir,
     cache: &mut DirCache,
     names: &mut Names,
 ) -> Result<Present, String> {
@@ -326,8 +330,7 @@ fn scan_present(
             }
         };
         tree.file_name(n, false, &mut names.name);
-        let flags = crate::io::sys::fs::AtFlags::SYMLINK_NOFOLLOW;
-        if crate::io::sys::fs::statat(dir, names.name.as_cstr(), flags).is_ok() {
+        if dir.exists(names.name.as_cstr()) {
             present.set(k, true);
         }
     }
@@ -339,11 +342,11 @@ fn scan_present(
 fn resolve<'c>(
     tree: &Tree,
     cache: &'c mut DirCache,
-    root: &'c OwnedFd,
+    root: &'c dyn TreeDir,
     names: &mut Names,
     op: MetaOp,
     unit: u64,
-) -> (Result<&'c OwnedFd, crate::io::sys::io::Errno>, usize) {
+) -> (Result<&'c dyn TreeDir, crate::io::sys::io::Errno>, usize) {
     if op == MetaOp::Readdir {
         tree.leaf_path(unit, &mut names.name);
         if names.name.as_str().is_empty() {
@@ -407,19 +410,18 @@ fn pace(
 /// Runs one operation between two clock reads: (result, start, end).
 fn timed(
     op: MetaOp,
-    dir: &OwnedFd,
+    dir: &dyn TreeDir,
     names: &mut Names,
     io: &mut Io,
 ) -> (Result<u64, Fail>, u64, u64) {
     let mut t0 = now_ns();
-    let mut res = ops::run(op, dir, names.name.as_cstr(), names.alt.as_cstr(), io);
+    let mut res = dir.op(op, names.name.as_cstr(), names.alt.as_cstr(), io);
     if op == MetaOp::Create && matches!(res, Err(Fail::Sys(crate::io::sys::io::Errno::EXIST))) {
         // Left by an interrupted create: redone if it is the tree's own.
-        res = match owner::check_at(dir, names.name.as_cstr(), io.owner) {
+        res = match dir.remove_ours(names.name.as_cstr(), io.owner) {
             Ok(()) => {
-                let _ = crate::io::gate::unlink_at(dir, names.name.as_cstr());
                 t0 = now_ns();
-                ops::run(op, dir, names.name.as_cstr(), names.alt.as_cstr(), io)
+                dir.op(op, names.name.as_cstr(), names.alt.as_cstr(), io)
             }
             Err(Some(why)) => Err(Fail::NotOurs(why)),
             Err(None) => res,
@@ -434,7 +436,7 @@ fn timed(
 fn remove_made(
     plan: &Plan,
     made: u64,
-    root: &OwnedFd,
+    root: &dyn TreeDir,
     id: &Identity,
     cache: &mut DirCache,
     names: &mut Names,
@@ -449,9 +451,7 @@ fn remove_made(
         let Ok(dir) = cache.get(leaf, root, &mut names.path) else {
             continue;
         };
-        if owner::check_at(dir, names.name.as_cstr(), id).is_ok() {
-            let _ = crate::io::gate::unlink_at(dir, names.name.as_cstr());
-        }
+        let _ = dir.remove_ours(names.name.as_cstr(), id);
     }
 }
 
@@ -492,7 +492,7 @@ pub(crate) fn run(m: MetaWorker, setup: WorkerSetup, ready: impl FnOnce()) -> Wo
     };
     let mut names = Names::default();
     // Which files exist, for a mixed run's creates and deletes.
-    let mut present = match scan_present(&m, &plan, &root, &mut cache, &mut names) {
+    let mut present = match scan_present(&m, &plan, &*root, &mut cache, &mut names) {
         Ok(p) => p,
         Err(e) => {
             ready();
@@ -506,6 +506,9 @@ pub(crate) fn run(m: MetaWorker, setup: WorkerSetup, ready: impl FnOnce()) -> Wo
     let rated = rate.is_some();
     let start = now_ns();
     let mut next_due = start + rate.as_ref().map_or(0, |r| r.offset.as_nanos() as u64);
+    // One operation at a time: a slot of one, reaped by the shared step.
+    let mut slots = Slots::new(1, MetaOp::Stat, start);
+    let mut done: Vec<Completion> = Vec::with_capacity(1);
     ready();
 
     loop {
@@ -516,7 +519,7 @@ pub(crate) fn run(m: MetaWorker, setup: WorkerSetup, ready: impl FnOnce()) -> Wo
         let Some((op, unit, k)) = plan.pick(spec, &mut rng, &present, &mut next) else {
             break;
         };
-        let (dir, size) = resolve(&plan.tree, &mut cache, &root, &mut names, op, unit);
+        let (dir, size) = resolve(&plan.tree, &mut cache, &*root, &mut names, op, unit);
         let dir = match dir {
             Ok(d) => d,
             Err(e) => {
@@ -563,9 +566,23 @@ pub(crate) fn run(m: MetaWorker, setup: WorkerSetup, ready: impl FnOnce()) -> Wo
                 _ => {}
             }
         }
-        let lat = t1 - if rated { intended.min(t0) } else { t0 };
-        let svc = if rated { Some(t1 - t0) } else { None };
-        tally.record(phase as usize, op, lat, svc, bytes, &counters);
+        // The operation completed within its call: its one slot is reaped
+        // as a block I/O's is, latency from when it was due.
+        if let Some(slot) = slots.free.pop() {
+            let i = slot as usize;
+            slots.ops[i] = op;
+            slots.intended[i] = if rated { intended.min(t0) } else { t0 };
+            slots.issued[i] = t0;
+            slots.in_flight += 1;
+            done.push(Completion {
+                slot,
+                result: bytes as i64,
+            });
+        }
+        slots.reap(&mut done, t1, |r| {
+            let svc = if rated { Some(r.svc) } else { None };
+            tally.record(phase as usize, r.op, r.lat, svc, r.result as u64, &counters);
+        });
     }
     tally.live.publish(&counters);
     if error.is_some() {
@@ -576,7 +593,7 @@ pub(crate) fn run(m: MetaWorker, setup: WorkerSetup, ready: impl FnOnce()) -> Wo
     skipped.report();
     if spec.whole_tree && spec.ops[0].op == MetaOp::Create && control.failed.load(Ordering::Relaxed)
     {
-        remove_made(&plan, next, &root, &id, &mut cache, &mut names);
+        remove_made(&plan, next, &*root, &id, &mut cache, &mut names);
     }
     tally.into_result(error)
 }

@@ -21,6 +21,7 @@ use super::{ReqOp, Request, Trace};
 use crate::io::data::{AlignedBuf, fill_random};
 use crate::io::engine::{self, Completion, Engine};
 use crate::io::phase::{PHASE_STOP, PhaseStats, SPIN, WorkerResult, WorkerSetup, now_ns};
+use crate::io::reap::{Slots, record_io};
 use crate::io::workload::IoOp;
 use crate::spec::replay::ReplaySpec;
 use crate::stats::OpStats;
@@ -235,7 +236,7 @@ pub(crate) fn run(rw: ReplayWorker, setup: WorkerSetup, ready: impl FnOnce()) ->
         Ok(t) => t,
         Err(e) => return failed(&setup, e.to_string(), ready),
     };
-    let sync = Sync::of(&setup.files);
+    let sync = Sync::of(setup.files.fds());
     let WorkerSetup {
         index: w,
         engine: kind,
@@ -256,7 +257,7 @@ pub(crate) fn run(rw: ReplayWorker, setup: WorkerSetup, ready: impl FnOnce()) ->
         fill_random(b.as_mut_slice(), &mut rng);
     }
     let ptrs: Vec<(*mut u8, usize)> = bufs.iter_mut().map(|b| (b.as_mut_ptr(), b.len())).collect();
-    let mut engine = match engine::build(kind, files, depth, &ptrs, true) {
+    let mut engine = match crate::io::backend::engine(kind, files, depth, &ptrs, true) {
         Ok(e) => e,
         Err(e) => {
             let why = format!("cannot set up the {} engine: {e}", kind.name());
@@ -279,13 +280,9 @@ pub(crate) fn run(rw: ReplayWorker, setup: WorkerSetup, ready: impl FnOnce()) ->
         offset: 0,
         len: 0,
     };
-    let mut ops = vec![idle; depth as usize];
-    let mut free: Vec<u32> = (0..depth).rev().collect();
     let start = now_ns();
-    let mut intended = vec![start; depth as usize];
-    let mut issued = vec![start; depth as usize];
+    let mut slots = Slots::new(depth, idle, start);
     let mut done: Vec<Completion> = Vec::with_capacity(depth as usize);
-    let mut in_flight = 0u32;
     let mut index = 0u64;
     // The next request of this worker, and whether it found every slot busy.
     let (mut pending, mut error) = match next_mine(&mut trace, &mut index, w, rw.workers) {
@@ -306,7 +303,7 @@ pub(crate) fn run(rw: ReplayWorker, setup: WorkerSetup, ready: impl FnOnce()) ->
             }
             if matches!(req.op, ReqOp::Flush | ReqOp::Discard) {
                 // A barrier: what this worker issued before it completes first.
-                if in_flight > 0 {
+                if slots.in_flight > 0 {
                     break;
                 }
                 if let Err(e) = barrier(&req, due, now, &rw, &sync, &mut report) {
@@ -314,7 +311,7 @@ pub(crate) fn run(rw: ReplayWorker, setup: WorkerSetup, ready: impl FnOnce()) ->
                     break 'run;
                 }
             } else {
-                let Some(slot) = free.pop() else {
+                let Some(slot) = slots.free.pop() else {
                     pending = Some((req, true));
                     break;
                 };
@@ -336,15 +333,15 @@ pub(crate) fn run(rw: ReplayWorker, setup: WorkerSetup, ready: impl FnOnce()) ->
                     len: req.len as u32,
                 };
                 let s = slot as usize;
-                ops[s] = op;
-                intended[s] = due;
+                slots.ops[s] = op;
+                slots.intended[s] = due;
                 // SAFETY: the slot's buffer is max_bs >= op.len bytes, taken
                 // from the free list, so no I/O is in flight on it; it is
                 // not touched until the slot's completion comes back, and
                 // the buffers outlive every I/O (drained below, or leaked).
                 unsafe { engine.queue(slot, op, ptrs[s].0) };
                 let t = now_ns();
-                issued[s] = t;
+                slots.issued[s] = t;
                 if spec.speed.is_some() {
                     report.behind_max_ns = report.behind_max_ns.max(t - due);
                 }
@@ -354,7 +351,7 @@ pub(crate) fn run(rw: ReplayWorker, setup: WorkerSetup, ready: impl FnOnce()) ->
                     report.late_sum_ns += (t - due) as u128;
                 }
                 report.issued += 1;
-                in_flight += 1;
+                slots.in_flight += 1;
             }
             pending = match next_mine(&mut trace, &mut index, w, rw.workers) {
                 Ok(r) => r.map(|r| (r, false)),
@@ -365,7 +362,7 @@ pub(crate) fn run(rw: ReplayWorker, setup: WorkerSetup, ready: impl FnOnce()) ->
             };
         }
         let next_due = pending.map(|(r, _)| start + spec.due_ns(r.at_ns));
-        let waited = if in_flight == 0 {
+        let waited = if slots.in_flight == 0 {
             match next_due {
                 None => break,
                 Some(due) => {
@@ -373,7 +370,7 @@ pub(crate) fn run(rw: ReplayWorker, setup: WorkerSetup, ready: impl FnOnce()) ->
                     continue;
                 }
             }
-        } else if let (Some(due), false) = (next_due, free.is_empty()) {
+        } else if let (Some(due), false) = (next_due, slots.free.is_empty()) {
             // Reap, but wake in time for the next request.
             let wait = Duration::from_nanos(due.saturating_sub(now_ns()));
             engine.submit_and_wait_for(
@@ -389,34 +386,14 @@ pub(crate) fn run(rw: ReplayWorker, setup: WorkerSetup, ready: impl FnOnce()) ->
             break;
         }
         let t_done = now_ns();
-        for c in done.drain(..) {
-            let s = c.slot as usize;
-            let op = ops[s];
-            in_flight -= 1;
-            free.push(c.slot);
-            if c.result != op.len as i64 {
-                error = Some(crate::io::worker::describe_failure(&op, c.result));
-                continue;
+        slots.reap(&mut done, t_done, |r| {
+            let op = r.op;
+            if r.result != op.len as i64 {
+                error = Some(crate::io::worker::describe_failure(&op, r.result));
+                return;
             }
-            let lat = t_done.saturating_sub(intended[s]);
-            let svc = t_done.saturating_sub(issued[s]);
-            let (main, service, live) = if op.write {
-                (
-                    &mut current.write,
-                    &mut current.write_service,
-                    &counters.write_hist,
-                )
-            } else {
-                (
-                    &mut current.read,
-                    &mut current.read_service,
-                    &counters.read_hist,
-                )
-            };
-            main.record(lat, op.len as u64);
-            service.record(svc, op.len as u64);
-            live.record(lat);
-        }
+            record_io(current, &counters, op.write, op.len as u64, r.lat, Some(r.svc));
+        });
         crate::io::worker::publish::<true>(&counters, &stats);
     }
     if error.is_some() {
@@ -424,31 +401,22 @@ pub(crate) fn run(rw: ReplayWorker, setup: WorkerSetup, ready: impl FnOnce()) ->
     } else {
         control.mark_finished();
     }
-    finish(engine, in_flight, bufs, &rw, &report, stats, error)
+    finish(engine, slots, bufs, &rw, &report, stats, error)
 }
 
 /// Waits for what is still in flight (the buffers must outlive it), adds
 /// this worker's replay figures to the run's, and hands its statistics back.
 fn finish(
     mut engine: engine::AnyEngine,
-    mut in_flight: u32,
+    mut slots: Slots<IoOp>,
     bufs: Vec<AlignedBuf>,
     rw: &ReplayWorker,
     report: &ReplayReport,
     stats: [PhaseStats; 3],
     error: Option<String>,
 ) -> WorkerResult {
-    let mut done = Vec::with_capacity(in_flight as usize);
-    while in_flight > 0 {
-        if engine
-            .submit_and_wait(in_flight as usize, &mut done)
-            .is_err()
-        {
-            break;
-        }
-        in_flight -= done.len() as u32;
-        done.clear();
-    }
+    let mut done = Vec::with_capacity(slots.in_flight as usize);
+    let in_flight = slots.drain(&mut engine, &mut done, |_, _| {});
     drop(engine);
     if in_flight > 0 {
         // The kernel may still finish those I/Os into these buffers.

@@ -2,22 +2,20 @@
 //! files plus a marker recording what volbench made, so later runs can reuse
 //! a filled set and nothing else in the directory is ever written.
 
-use crate::io::sys::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use crate::io::sys::fs::{OFlags, Stat};
-
-use super::lock;
 use super::marker::{
     FILE_PREFIX, MARKER_NAME, MAX_FILES, Marker, SetIdentity, identity_of, new_set_id, read_marker,
     unchecked, unstamped_note, write_marker,
 };
-use super::{FileRef, PrepareOptions, Prepared, TargetKind, probe_align_fd};
+use super::{FileRef, PrepareOptions, Prepared, TargetKind};
 use crate::error::{Result, VbError};
+use crate::io::backend::{Access, Attr, Dir, Entry, Held, SetFile, Storage};
 use crate::io::data::AlignedBuf;
-use crate::io::gate::setdir::{Entry, SetDir, not_regular};
+use crate::io::gate::owner::set_file_ours;
+use crate::io::gate::setdir::not_regular;
 pub use crate::io::progress::Progress;
 use crate::io::workload::Layout;
 use crate::units::format_size;
@@ -30,9 +28,9 @@ fn file_name(i: u32) -> String {
 enum Slot {
     Missing,
     /// The file the marker lists under this name.
-    Ours(Stat),
+    Ours(Attr),
     /// A regular file volbench cannot show it made.
-    Foreign(Stat),
+    Foreign(Attr),
 }
 
 /// Removes a directory volbench created for a set of its own (quick's
@@ -40,15 +38,15 @@ enum Slot {
 /// file, then the directory itself, which must be empty by then; anything
 /// else found there is left, and so is the directory.
 pub fn remove_set_dir(path: &Path) -> Result<()> {
-    let dir = SetDir::open_existing(path)?;
-    if let Some(m) = read_marker(&dir, false)? {
+    let dir = crate::io::backend::local::open(path, false)?;
+    if let Some(m) = read_marker(&*dir, false)? {
         for (i, &ino) in m.inodes.iter().enumerate() {
             dir.remove_if_ours(&file_name(i as u32), ino);
         }
     }
-    for name in [MARKER_NAME, lock::LOCK_NAME] {
-        if let Ok(Entry::Regular(st)) = dir.entry(name) {
-            dir.remove_if_ours(name, st.st_ino);
+    for name in [MARKER_NAME, super::LOCK_NAME] {
+        if let Ok(Entry::Regular(a)) = dir.entry(name) {
+            dir.remove_if_ours(name, a.id);
         }
     }
     drop(dir);
@@ -56,13 +54,18 @@ pub fn remove_set_dir(path: &Path) -> Result<()> {
         .map_err(|e| VbError::target(format!("cannot remove {}: {e}", path.display())))
 }
 
-/// Prepares the file set in the directory the user named (created if missing).
-pub(super) fn prepare(dir: &Path, opts: &PrepareOptions) -> Result<Prepared> {
+/// Prepares the file set in the directory the user named (created if
+/// missing), on `storage`.
+pub(super) fn prepare(dir: &Path, storage: Storage, opts: &PrepareOptions) -> Result<Prepared> {
     let file_size = check_shape(opts)?;
+    if storage != Storage::Local {
+        let set = crate::io::backend::open_dir(storage, dir, true)?;
+        return prepare_in(set, file_size, opts);
+    }
     // Made here rather than by open_or_create, so this run knows it made it.
     let made = crate::io::gate::mkdir(dir, 0o755).is_ok();
-    let set = SetDir::open_or_create(dir)?;
-    let ino = crate::io::sys::fs::fstat(set.fd()).map(|st| st.st_ino).ok();
+    let set = crate::io::backend::local::open(dir, true)?;
+    let ino = set.attr().map(|a| a.id).ok();
     prepare_in(set, file_size, opts).inspect_err(|_| {
         if made {
             if let Some(ino) = ino {
@@ -97,9 +100,14 @@ fn remove_made_dir(dir: &Path, ino: u64) {
 
 /// Prepares the file set in subdirectory `name` of `parent`, reached
 /// without following a link: a planted `files-N` link is refused.
-pub(super) fn prepare_sub(parent: &Path, name: &str, opts: &PrepareOptions) -> Result<Prepared> {
+pub(super) fn prepare_sub(
+    parent: &Path,
+    storage: Storage,
+    name: &str,
+    opts: &PrepareOptions,
+) -> Result<Prepared> {
     let file_size = check_shape(opts)?;
-    let parent = SetDir::open_or_create(parent)?;
+    let parent = crate::io::backend::open_dir(storage, parent, true)?;
     prepare_in(parent.open_sub(name)?, file_size, opts)
 }
 
@@ -124,23 +132,24 @@ fn check_shape(opts: &PrepareOptions) -> Result<u64> {
     Ok(file_size)
 }
 
-fn prepare_in(dir: SetDir, file_size: u64, opts: &PrepareOptions) -> Result<Prepared> {
+fn prepare_in(dir: Arc<dyn Dir>, file_size: u64, opts: &PrepareOptions) -> Result<Prepared> {
     // Held until the run ends (the Prepared keeps it).
-    let lock = lock::lock_set(&dir)?;
-    let old = read_marker(&dir, opts.allow_overwrite)?;
+    let lock = dir.lock()?;
+    let old = read_marker(&*dir, opts.allow_overwrite)?;
+    let dir_at = dir.attr()?;
     let names: Vec<String> = (0..opts.files).map(file_name).collect();
     let mut slots = Vec::with_capacity(names.len());
     for (i, name) in names.iter().enumerate() {
         slots.push(match dir.entry(name)? {
             Entry::Missing => Slot::Missing,
             Entry::Other(what) => return Err(not_regular(&dir.path_of(name), what)),
-            Entry::Regular(st) => {
-                let listed = old.as_ref().and_then(|m| m.inodes.get(i)) == Some(&st.st_ino);
+            Entry::Regular(a) => {
+                let listed = old.as_ref().and_then(|m| m.inodes.get(i)) == Some(&a.id);
                 // A second link would let a refill reach a file elsewhere.
-                if listed && crate::io::gate::owner::plausibly_ours(&st, dir.dev) {
-                    Slot::Ours(st)
+                if listed && set_file_ours(&a, dir.uid(), dir_at.dev).is_ok() {
+                    Slot::Ours(a)
                 } else {
-                    Slot::Foreign(st)
+                    Slot::Foreign(a)
                 }
             }
         });
@@ -152,15 +161,8 @@ fn prepare_in(dir: SetDir, file_size: u64, opts: &PrepareOptions) -> Result<Prep
             && m.file_size == file_size
             && slots
                 .iter()
-                .all(|s| matches!(s, Slot::Ours(st) if st.st_size as u64 == file_size))
+                .all(|s| matches!(s, Slot::Ours(a) if a.size == file_size))
     });
-    let dir_st = crate::io::sys::fs::fstat(dir.fd()).map_err(|e| {
-        VbError::target(format!(
-            "cannot inspect {}: {}",
-            dir.path().display(),
-            std::io::Error::from(e)
-        ))
-    })?;
     // A check of blocks written with a light stamp would report every one
     // of them as corrupt: refused before any I/O, with its own exit.
     if reusable && opts.data.verify {
@@ -168,9 +170,7 @@ fn prepare_in(dir: SetDir, file_size: u64, opts: &PrepareOptions) -> Result<Prep
             return Err(unchecked(dir.path(), note));
         }
     }
-    let identity_before = old
-        .as_ref()
-        .map(|m| identity_of(m, dir_st.st_dev, dir_st.st_ino));
+    let identity_before = old.as_ref().map(|m| identity_of(m, dir_at.dev, dir_at.id));
     // Recorded before the first write, so a crash mid-run leaves it said.
     let unstamped = (opts.needs_write && !opts.data.verify).then(unstamped_note);
     let total = file_size.saturating_mul(u64::from(opts.files));
@@ -198,12 +198,12 @@ fn prepare_in(dir: SetDir, file_size: u64, opts: &PrepareOptions) -> Result<Prep
             now.unstamped = unstamped;
         }
         if now != *m {
-            write_marker(&dir, &now)?;
+            write_marker(&*dir, &now)?;
         }
         let inodes = slots
             .iter()
             .map(|s| match s {
-                Slot::Ours(st) | Slot::Foreign(st) => st.st_ino,
+                Slot::Ours(a) | Slot::Foreign(a) => a.id,
                 Slot::Missing => 0,
             })
             .collect();
@@ -217,27 +217,27 @@ fn prepare_in(dir: SetDir, file_size: u64, opts: &PrepareOptions) -> Result<Prep
             set_id: &set_id,
             unstamped,
         };
-        let inodes = refill(&dir, old.as_ref(), &names, &slots, file_size, opts, fresh)?;
+        let inodes = refill(&*dir, old.as_ref(), &names, &slots, file_size, opts, fresh)?;
         let secs = t0.elapsed().as_secs_f64().max(1e-6);
         fill.seconds = secs;
         fill.mib_s = total as f64 / 1048576.0 / secs;
         (inodes, set_id)
     };
-    let dir = Arc::new(dir);
-    let files: Vec<FileRef> = names
-        .iter()
-        .zip(&inodes)
-        .map(|(name, &ino)| FileRef::InSet {
-            dir: dir.clone(),
-            name: name.clone(),
-            ino,
-        })
-        .collect();
-    let align = match (opts.direct, files.first()) {
-        (true, Some(f)) => probe_align_fd(&f.open(OFlags::RDONLY | OFlags::DIRECT)?, false),
+    let align = match (opts.direct, names.first()) {
+        (true, Some(name)) => {
+            let (f, _) = dir.open_read(name)?;
+            f.set_direct()
+                .map_err(|e| super::open_error(&dir.path_of(name), e, true))?;
+            f.dio_align()
+        }
         _ => 1,
     };
+    let files = FileRef::InSet {
+        dir: dir.clone(),
+        names: names.iter().cloned().zip(inodes.iter().copied()).collect(),
+    };
     Ok(Prepared {
+        tree: None,
         kind: TargetKind::Directory,
         paths: names.iter().map(|n| dir.path_of(n)).collect(),
         layout: Layout {
@@ -247,15 +247,15 @@ fn prepare_in(dir: SetDir, file_size: u64, opts: &PrepareOptions) -> Result<Prep
         align,
         writable: opts.needs_write,
         notes: Vec::new(),
-        files,
-        _lock: Some(Arc::new(lock)),
+        files: Some(files),
+        _lock: Some(Arc::<dyn Held>::from(lock)),
         filled_now: !reusable,
         data: None,
         fill: Some(fill),
         identity: Some(SetIdentity {
             id: set_id,
-            ino: dir_st.st_ino,
-            dev: dir_st.st_dev,
+            ino: dir_at.id,
+            dev: dir_at.dev,
         }),
         identity_before,
     })
@@ -270,7 +270,7 @@ struct Fresh<'a> {
 /// Creates (or truncates, when they are volbench's or the user allowed it)
 /// and fills every file; returns their inodes, recorded in the marker.
 fn refill(
-    dir: &SetDir,
+    dir: &dyn Dir,
     old: Option<&Marker>,
     names: &[String],
     slots: &[Slot],
@@ -293,7 +293,7 @@ fn refill(
     let reclaimed: u64 = slots
         .iter()
         .map(|s| match s {
-            Slot::Ours(st) | Slot::Foreign(st) => (st.st_blocks as u64).saturating_mul(512),
+            Slot::Ours(a) | Slot::Foreign(a) => a.allocated,
             Slot::Missing => 0,
         })
         .sum();
@@ -315,8 +315,7 @@ fn refill(
             dir.remove_if_ours(&file_name(i as u32), ino);
         }
     }
-    let flags = OFlags::WRONLY;
-    let mut fds: Vec<OwnedFd> = Vec::with_capacity(names.len());
+    let mut files: Vec<Box<dyn SetFile>> = Vec::with_capacity(names.len());
     let mut inodes: Vec<u64> = Vec::with_capacity(names.len());
     // Frees the space of a failed fill: every file opened so far is ours now.
     let undo = |inodes: &[u64], marker: Option<u64>| {
@@ -327,32 +326,38 @@ fn refill(
             dir.remove_if_ours(MARKER_NAME, ino);
         }
     };
+    let (uid, dev) = (dir.uid(), dir.attr()?.dev);
     for (name, slot) in names.iter().zip(slots) {
         let opened = match slot {
-            Slot::Missing => dir.create_new(name, flags),
+            Slot::Missing => dir.create_new(name, Access::Write),
             Slot::Ours(seen) | Slot::Foreign(seen) => {
-                dir.open_regular(name, flags).and_then(|(fd, st)| {
-                    if st.st_ino != seen.st_ino {
-                        return Err(VbError::refused(format!(
-                            "refusing to use {}: it was replaced while volbench prepared the set",
-                            dir.path_of(name).display()
-                        )));
+                // The file looked at above, still proven the set's (or the
+                // user's to overwrite, with --allow-overwrite).
+                let proof = |a: &Attr| {
+                    if a.id != seen.id {
+                        Err("it was replaced while volbench prepared the set")
+                    } else if opts.allow_overwrite {
+                        Ok(())
+                    } else {
+                        set_file_ours(a, uid, dev)
                     }
-                    crate::io::gate::truncate(&fd, 0).map_err(|e| {
+                };
+                dir.open_ours(name, Access::Write, &proof).and_then(|(f, a)| {
+                    f.truncate(0).map_err(|e| {
                         VbError::target(format!(
                             "cannot truncate {}: {}",
                             dir.path_of(name).display(),
                             std::io::Error::from(e)
                         ))
                     })?;
-                    Ok((fd, st))
+                    Ok((f, a))
                 })
             }
         };
         match opened {
-            Ok((fd, st)) => {
-                fds.push(fd);
-                inodes.push(st.st_ino);
+            Ok((f, a)) => {
+                files.push(f);
+                inodes.push(a.id);
             }
             Err(e) => {
                 undo(&inodes, None);
@@ -363,10 +368,8 @@ fn refill(
         // the file and then fails on O_DIRECT (tmpfs) would leave behind a
         // file no marker lists.
         if opts.direct {
-            if let Some(fd) = fds.last() {
-                if let Err(e) = crate::io::sys::fs::fcntl_getfl(fd)
-                    .and_then(|fl| crate::io::sys::fs::fcntl_setfl(fd, fl | OFlags::DIRECT))
-                {
+            if let Some(f) = files.last() {
+                if let Err(e) = f.set_direct() {
                     undo(&inodes, None);
                     return Err(super::open_error(&dir.path_of(name), e, true));
                 }
@@ -377,8 +380,8 @@ fn refill(
     // written, like --bs (whose check against the probed alignment comes
     // only after the fill).
     if opts.direct {
-        if let Some(fd) = fds.first() {
-            let align = probe_align_fd(fd, false);
+        if let Some(f) = files.first() {
+            let align = f.dio_align();
             if opts.fill_bs % align != 0 {
                 undo(&inodes, None);
                 return Err(VbError::input(format!(
@@ -402,7 +405,7 @@ fn refill(
     };
     let marker_ino = write_marker(dir, &marker).inspect_err(|_| undo(&inodes, None))?;
     let paths: Vec<PathBuf> = names.iter().map(|n| dir.path_of(n)).collect();
-    fill(&fds, &paths, file_size, opts).inspect_err(|_| undo(&inodes, Some(marker_ino)))?;
+    fill(&files, &paths, file_size, opts).inspect_err(|_| undo(&inodes, Some(marker_ino)))?;
     marker.filled = true;
     let text = serde_json::to_string_pretty(&marker).map_err(|e| VbError::run(e.to_string()))?;
     dir.rewrite_ours(MARKER_NAME, marker_ino, text.as_bytes())?;
@@ -411,7 +414,12 @@ fn refill(
 
 /// Writes every file sequentially to its end with incompressible data, as
 /// vdbench's FillWrite and fio's layout do, several files at a time.
-fn fill(fds: &[OwnedFd], paths: &[PathBuf], file_size: u64, opts: &PrepareOptions) -> Result<()> {
+fn fill(
+    files: &[Box<dyn SetFile>],
+    paths: &[PathBuf],
+    file_size: u64,
+    opts: &PrepareOptions,
+) -> Result<()> {
     let total = file_size.saturating_mul(paths.len() as u64);
     let layout = Layout {
         nfiles: paths.len() as u32,
@@ -438,7 +446,7 @@ fn fill(fds: &[OwnedFd], paths: &[PathBuf], file_size: u64, opts: &PrepareOption
                             return Ok(());
                         }
                         if let Err(e) = fill_one(
-                            &fds[i], &paths[i], file_size, &mut buf, i as u32, &data, opts,
+                            &*files[i], &paths[i], file_size, &mut buf, i as u32, &data, opts,
                         ) {
                             failed.store(true, Ordering::Relaxed);
                             return Err(e);
@@ -472,7 +480,7 @@ fn fill(fds: &[OwnedFd], paths: &[PathBuf], file_size: u64, opts: &PrepareOption
 }
 
 fn fill_one(
-    fd: &OwnedFd,
+    f: &dyn SetFile,
     path: &Path,
     file_size: u64,
     buf: &mut AlignedBuf,
@@ -494,7 +502,8 @@ fn fill_one(
             off,
             seq.wrapping_mul(0x9E37_79B9),
         );
-        let written = crate::io::sys::io::pwrite(fd, &buf.as_slice()[..n], off)
+        let written = f
+            .write_at(&buf.as_slice()[..n], off)
             .map_err(|e| fill_error(path, e, off, file_size))?;
         if written == 0 {
             return Err(VbError::run(format!(
@@ -508,8 +517,7 @@ fn fill_one(
     if !opts.direct {
         // Push the data out and drop it from the page cache, so the first
         // reads are not all cache hits the later ones will not get.
-        crate::io::sys::fs::fdatasync(fd).map_err(|e| fill_error(path, e, off, file_size))?;
-        let _ = crate::io::sys::fs::fadvise(fd, 0, None, crate::io::sys::fs::Advice::DontNeed);
+        f.settle().map_err(|e| fill_error(path, e, off, file_size))?;
     }
     Ok(())
 }
@@ -575,13 +583,13 @@ mod tests {
         let stop = AtomicBool::new(false);
         let filled = |p: &Prepared| p.fill.as_ref().is_some_and(|f| !f.skipped_reused);
         let reused = |p: &Prepared| p.fill.as_ref().map(|f| f.skipped_reused);
-        let first = prepare(t.path(), &opts(&stop, false)).unwrap();
+        let first = prepare(t.path(), Storage::Local, &opts(&stop, false)).unwrap();
         assert!(filled(&first), "{:?}", first.fill);
         let f = first.fill.clone().unwrap();
         assert_eq!((f.files, f.bytes, f.bs), (2, 64 << 10, 1 << 20));
         assert!(f.seconds > 0.0 && f.mib_s > 0.0, "{f:?}");
         drop(first);
-        let again = prepare(t.path(), &opts(&stop, false)).unwrap();
+        let again = prepare(t.path(), Storage::Local, &opts(&stop, false)).unwrap();
         assert_eq!(reused(&again), Some(true));
         assert!(
             again
@@ -597,10 +605,10 @@ mod tests {
             r#"{"created_by":"volbench","files":1,"file_size":4096,"filled":true,"inodes":[]}"#,
         )
         .unwrap();
-        let e = prepare(t.path(), &opts(&stop, false)).unwrap_err();
+        let e = prepare(t.path(), Storage::Local, &opts(&stop, false)).unwrap_err();
         assert_eq!(e.kind, crate::error::Kind::Refused);
         assert!(e.message.contains("--allow-overwrite"), "{e}");
-        let remade = prepare(t.path(), &opts(&stop, true)).unwrap();
+        let remade = prepare(t.path(), Storage::Local, &opts(&stop, true)).unwrap();
         assert!(filled(&remade), "refilled, not reused: {:?}", remade.fill);
         drop(remade);
         let m =
@@ -618,7 +626,7 @@ mod tests {
             size: u64::MAX,
             ..opts(&stop, false)
         };
-        let e = prepare(&t.path().join("set"), &o).unwrap_err();
+        let e = prepare(&t.path().join("set"), Storage::Local, &o).unwrap_err();
         assert!(e.message.contains("65536"), "{e}");
         assert!(!t.path().join("set").exists());
     }
@@ -627,7 +635,7 @@ mod tests {
     fn a_fill_draws_an_id_and_a_write_without_stamps_is_recorded() {
         let t = tempfile::tempdir().unwrap();
         let stop = AtomicBool::new(false);
-        let first = prepare(t.path(), &opts(&stop, false)).unwrap();
+        let first = prepare(t.path(), Storage::Local, &opts(&stop, false)).unwrap();
         let id = first.identity.clone().unwrap();
         assert_eq!(id.id.len(), 32);
         assert!(first.identity_before.is_none());
@@ -637,10 +645,10 @@ mod tests {
             needs_write: true,
             ..opts(&stop, false)
         };
-        let again = prepare(t.path(), &writes).unwrap();
+        let again = prepare(t.path(), Storage::Local, &writes).unwrap();
         assert_eq!(again.identity.as_ref(), Some(&id));
         drop(again);
-        let m = read_marker(&SetDir::open_existing(t.path()).unwrap(), false)
+        let m = read_marker(&*crate::io::backend::local::open(t.path(), false).unwrap(), false)
             .unwrap()
             .unwrap();
         assert!(m.unstamped.is_some_and(|n| n.contains("without --verify")));
@@ -653,7 +661,7 @@ mod tests {
             data: &verify,
             ..opts(&stop, false)
         };
-        let e = prepare(t.path(), &checked).unwrap_err();
+        let e = prepare(t.path(), Storage::Local, &checked).unwrap_err();
         assert_eq!(e.kind, crate::error::Kind::Unchecked, "{e}");
         assert!(e.message.contains("cannot be checked"), "{e}");
         // A refill draws a new id and remembers the old one.
@@ -661,7 +669,7 @@ mod tests {
             size: 128 << 10,
             ..opts(&stop, false)
         };
-        let new = prepare(t.path(), &refill).unwrap();
+        let new = prepare(t.path(), Storage::Local, &refill).unwrap();
         assert_ne!(new.identity.as_ref().map(|i| &i.id), Some(&id.id));
         assert_eq!(new.identity_before.as_ref(), Some(&id));
     }

@@ -6,8 +6,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::setdir::SetDir;
 use crate::error::{Result, VbError};
+use crate::io::backend::Dir;
 use crate::units::format_size;
 
 pub const MARKER_NAME: &str = ".volbench-fileset.json";
@@ -125,7 +125,7 @@ pub(super) fn parse_marker(bytes: &[u8]) -> std::result::Result<Marker, String> 
 /// The set's marker, if there is a valid one. An invalid one is refused,
 /// unless --allow-overwrite lets volbench make a new set over whatever is
 /// there (every file then counts as not volbench's).
-pub(super) fn read_marker(dir: &SetDir, allow_overwrite: bool) -> Result<Option<Marker>> {
+pub(super) fn read_marker(dir: &dyn Dir, allow_overwrite: bool) -> Result<Option<Marker>> {
     let Some(bytes) = dir.read_capped(MARKER_NAME, MARKER_CAP)? else {
         return Ok(None);
     };
@@ -140,7 +140,7 @@ pub(super) fn read_marker(dir: &SetDir, allow_overwrite: bool) -> Result<Option<
     }
 }
 
-pub(super) fn write_marker(dir: &SetDir, m: &Marker) -> Result<u64> {
+pub(super) fn write_marker(dir: &dyn Dir, m: &Marker) -> Result<u64> {
     let text = serde_json::to_string_pretty(m).map_err(|e| VbError::run(e.to_string()))?;
     dir.replace(MARKER_NAME, text.as_bytes())
 }
@@ -166,18 +166,12 @@ pub(super) fn identity_of(m: &Marker, dev: u64, ino: u64) -> SetIdentity {
     }
 }
 
-pub(super) fn existing_set(dir: &SetDir) -> Result<Option<SetShape>> {
-    let st = crate::io::sys::fs::fstat(dir.fd()).map_err(|e| {
-        VbError::target(format!(
-            "cannot inspect {}: {}",
-            dir.path().display(),
-            std::io::Error::from(e)
-        ))
-    })?;
+pub(super) fn existing_set(dir: &dyn Dir) -> Result<Option<SetShape>> {
+    let at = dir.attr()?;
     Ok(read_marker(dir, false)?
         .filter(|m| m.filled)
         .map(|m| SetShape {
-            identity: identity_of(&m, st.st_dev, st.st_ino),
+            identity: identity_of(&m, at.dev, at.id),
             files: m.files,
             file_size: m.file_size,
             inodes: m.inodes,
@@ -190,8 +184,8 @@ pub(super) fn existing_set(dir: &SetDir) -> Result<Option<SetShape>> {
 /// locking or changing anything (a plan's check of a journal); None when
 /// there is no valid filled set there (the prepare says why, if it matters).
 pub fn set_identity(dir: &std::path::Path) -> Option<SetIdentity> {
-    let d = SetDir::open_existing(dir).ok()?;
-    existing_set(&d).ok().flatten().map(|s| s.identity)
+    let d = crate::io::backend::local::open(dir, false).ok()?;
+    existing_set(&*d).ok().flatten().map(|s| s.identity)
 }
 
 /// The refusal of a check (`volbench verify`, a --verify run) of a set

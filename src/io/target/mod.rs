@@ -3,12 +3,12 @@
 //! what may be written: only files volbench created, unless the user said
 //! `--allow-overwrite`, and never a mounted device.
 
-use crate::io::sys::fd::{AsFd, OwnedFd};
+use crate::io::backend::{Dir, Files, Held, IoOpen, Storage, TreeRoot};
 use crate::io::sys::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::io::sys::fs::{Mode, OFlags};
+use crate::io::sys::fs::OFlags;
 
 use crate::error::{Result, VbError};
 use crate::io::workload::Layout;
@@ -16,24 +16,22 @@ use crate::units::format_size;
 
 mod device;
 mod fileset;
-mod lock;
 mod marker;
 mod place;
 mod rawdisk;
 mod room;
 mod winname;
 
-pub use lock::{Lock, lock_tree};
+pub use crate::io::backend::local::lock::{LOCK_NAME, Lock, lock_tree};
 /// A coordinator names files on its Windows hosts (`--push-binary`).
 pub(crate) use winname::bad_component as bad_windows_name;
 #[cfg(windows)]
 pub(crate) use winname::one_file_twice;
 pub(crate) mod readset;
 
-pub(crate) use crate::io::gate::setdir::{self, read_up_to};
+pub(crate) use crate::io::gate::setdir::{self, Access, read_up_to};
 
 pub use fileset::{Progress, remove_set_dir};
-pub use lock::LOCK_NAME;
 pub(crate) use marker::unchecked;
 pub use marker::{FILE_PREFIX, MARKER_NAME, MAX_FILES, SetIdentity, set_identity};
 pub use place::{kernel_root, normalise, refuse_kernel_fs};
@@ -153,9 +151,11 @@ pub struct Prepared {
     pub notes: Vec<String>,
     /// How each worker reopens each file, checking it is still the file
     /// that was prepared.
-    files: Vec<FileRef>,
+    files: Option<FileRef>,
     /// The run's hold on the target; released when the last clone drops.
-    _lock: Option<Arc<lock::Lock>>,
+    _lock: Option<Arc<dyn Held>>,
+    /// A metadata run's tree, where its workers open it.
+    pub(crate) tree: Option<Arc<dyn TreeRoot>>,
     /// The set was (re)filled by this prepare: it holds the fill and nothing else.
     pub filled_now: bool,
     /// The data runs on this target write and check (set by the executor).
@@ -174,16 +174,22 @@ impl Prepared {
     /// run's tree, where each operation opens (relative to its directory,
     /// without following links) only the file it works on.
     /// A metadata tree, held under its `lock` for the whole run.
-    pub fn tree(layout: Layout, notes: Vec<String>, lock: Lock) -> Self {
+    pub(crate) fn tree(
+        layout: Layout,
+        notes: Vec<String>,
+        lock: Box<dyn Held>,
+        root: Arc<dyn TreeRoot>,
+    ) -> Self {
         Self {
+            tree: Some(root),
             kind: TargetKind::Directory,
             paths: Vec::new(),
             layout,
             align: 1,
             writable: true,
             notes,
-            files: Vec::new(),
-            _lock: Some(Arc::new(lock)),
+            files: None,
+            _lock: Some(Arc::from(lock)),
             filled_now: false,
             data: None,
             fill: None,
@@ -197,13 +203,14 @@ impl Prepared {
     /// agents costs no storage; `layout` is only the offsets' range.
     pub fn diskless(layout: Layout) -> Self {
         Self {
+            tree: None,
             kind: TargetKind::Directory,
             paths: Vec::new(),
             layout,
             align: 1,
             writable: false,
             notes: Vec::new(),
-            files: Vec::new(),
+            files: None,
             _lock: None,
             filled_now: false,
             data: None,
@@ -214,15 +221,14 @@ impl Prepared {
     }
 }
 
-/// One file of a prepared target and the identity it must still have.
+/// The files of a prepared target and the identity each must still have.
 #[derive(Debug, Clone)]
 enum FileRef {
-    /// A file of volbench's set, reopened by name relative to the set's
-    /// directory, never through a link.
+    /// Volbench's set: each file reopened by name relative to the set's
+    /// directory, on its back end, and proven the file prepared.
     InSet {
-        dir: Arc<setdir::SetDir>,
-        name: String,
-        ino: u64,
+        dir: Arc<dyn Dir>,
+        names: Vec<(String, u64)>,
     },
     /// The file or device the user named.
     Named {
@@ -234,42 +240,23 @@ enum FileRef {
 }
 
 impl FileRef {
-    fn open(&self, flags: OFlags) -> Result<OwnedFd> {
+    fn open(&self, how: &IoOpen) -> Result<Files> {
         match self {
-            FileRef::InSet { dir, name, ino } => {
-                let (fd, st) = dir.open_regular(name, flags)?;
-                if st.st_ino != *ino || st.st_dev != dir.dev {
-                    return Err(VbError::refused(format!(
-                        "refusing to use {}: it was replaced after volbench prepared it",
-                        dir.path_of(name).display()
-                    )));
-                }
-                Ok(fd)
-            }
+            FileRef::InSet { dir, names } => dir.open_files(names, how),
             FileRef::Named {
                 path,
                 dev,
                 ino,
                 rdev,
             } => {
-                // O_NONBLOCK: a FIFO swapped in cannot block the open.
-                let fd = crate::io::sys::fs::open(
-                    path,
-                    flags | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC,
-                    Mode::empty(),
-                )
-                .map_err(|e| open_error(path, e, flags.contains(OFlags::DIRECT)))?;
-                let st = crate::io::sys::fs::fstat(&fd).map_err(|e| open_error(path, e, false))?;
-                if st.st_dev != *dev || st.st_ino != *ino || st.st_rdev != *rdev {
-                    return Err(VbError::refused(format!(
-                        "refusing to use {}: it was replaced after volbench inspected it",
-                        path.display()
-                    )));
-                }
-                if let Ok(fl) = crate::io::sys::fs::fcntl_getfl(&fd) {
-                    let _ = crate::io::sys::fs::fcntl_setfl(&fd, fl - OFlags::NONBLOCK);
-                }
-                Ok(fd)
+                let access = if how.write {
+                    Access::ReadWrite
+                } else {
+                    Access::Read
+                };
+                let extra = crate::io::backend::local::io_flags(how);
+                crate::io::gate::open_named(path, access, extra, (*dev, *ino, *rdev))
+                    .map(|fd| Files::Fds(vec![fd]))
             }
         }
     }
@@ -295,12 +282,14 @@ pub struct PrepareOptions<'a> {
 /// Makes the target ready: creates and fills a file set, or checks that an
 /// existing file or device may be used as asked. The target stays locked
 /// against other volbench runs while the returned `Prepared` lives.
-pub fn prepare(insp: &Inspection, opts: &PrepareOptions) -> Result<Prepared> {
+pub fn prepare(insp: &Inspection, storage: Storage, opts: &PrepareOptions) -> Result<Prepared> {
     match insp.kind {
         TargetKind::Directory => {
             // Checked when planning; the file system may have changed since.
-            place::refuse_kernel_fs(&insp.path)?;
-            fileset::prepare(&insp.path, opts)
+            if storage == Storage::Local {
+                place::refuse_kernel_fs(&insp.path)?;
+            }
+            fileset::prepare(&insp.path, storage, opts)
         }
         TargetKind::File => prepare_existing(insp, opts, false),
         TargetKind::BlockDevice => prepare_existing(insp, opts, true),
@@ -309,9 +298,16 @@ pub fn prepare(insp: &Inspection, opts: &PrepareOptions) -> Result<Prepared> {
 
 /// Prepares a file set in subdirectory `name` of the directory target
 /// `parent` (one set per file count), never following a link at `name`.
-pub fn prepare_subset(parent: &Path, name: &str, opts: &PrepareOptions) -> Result<Prepared> {
-    place::refuse_kernel_fs(parent)?;
-    fileset::prepare_sub(parent, name, opts)
+pub fn prepare_subset(
+    parent: &Path,
+    storage: Storage,
+    name: &str,
+    opts: &PrepareOptions,
+) -> Result<Prepared> {
+    if storage == Storage::Local {
+        place::refuse_kernel_fs(parent)?;
+    }
+    fileset::prepare_sub(parent, storage, name, opts)
 }
 
 fn prepare_existing(insp: &Inspection, opts: &PrepareOptions, device: bool) -> Result<Prepared> {
@@ -353,7 +349,7 @@ fn prepare_existing(insp: &Inspection, opts: &PrepareOptions, device: bool) -> R
             format_size(have)
         )));
     }
-    let lock = lock::lock_path(path)?;
+    let lock = crate::io::backend::local::lock::lock_path(path)?;
     let meta = crate::io::sys::fs::metadata(path)
         .map_err(|e| VbError::target(format!("cannot inspect {}: {e}", path.display())))?;
     if meta.file_type().is_block_device() != device || (!device && !meta.is_file()) {
@@ -369,7 +365,18 @@ fn prepare_existing(insp: &Inspection, opts: &PrepareOptions, device: bool) -> R
         rdev: meta.rdev(),
     };
     let align = if opts.direct {
-        probe_align_fd(&file.open(OFlags::RDONLY | OFlags::DIRECT)?, device)
+        let how = IoOpen {
+            write: false,
+            direct: true,
+            sync: crate::spec::WriteSync::None,
+            overlapped: false,
+        };
+        match file.open(&how)? {
+            Files::Fds(fds) => fds
+                .first()
+                .map_or(4096, |fd| crate::io::backend::local::probe_align_fd(fd, device)),
+            Files::Own(_) => 1,
+        }
     } else {
         1
     };
@@ -382,6 +389,7 @@ fn prepare_existing(insp: &Inspection, opts: &PrepareOptions, device: bool) -> R
         ));
     }
     Ok(Prepared {
+        tree: None,
         kind: insp.kind,
         paths: vec![path.clone()],
         layout: Layout {
@@ -391,8 +399,8 @@ fn prepare_existing(insp: &Inspection, opts: &PrepareOptions, device: bool) -> R
         align,
         writable: opts.needs_write,
         notes,
-        files: vec![file],
-        _lock: Some(Arc::new(lock)),
+        files: Some(file),
+        _lock: Some(Arc::new(lock) as Arc<dyn Held>),
         filled_now: false,
         data: None,
         fill: None,
@@ -411,75 +419,31 @@ fn named_ino(meta: &crate::io::sys::fs::Metadata, device: bool) -> u64 {
     if device { meta.rdev() } else { meta.ino() }
 }
 
-/// The offset and length alignment O_DIRECT needs, probed from the kernel
-/// on a descriptor opened with O_DIRECT (which confirms the file system
-/// accepts it at all).
-fn probe_align_fd(fd: &impl AsFd, device: bool) -> u64 {
-    // Direct I/O on a disk is aligned to its logical sector.
-    #[cfg(windows)]
-    if device {
-        return crate::io::sys::fs::disk_sector_size(fd)
-            .map(u64::from)
-            .unwrap_or(4096)
-            .max(512);
-    }
-    #[cfg(unix)]
-    if device {
-        return crate::io::sys::fs::ioctl_blksszget(fd)
-            .map(|s| s as u64)
-            .unwrap_or(4096)
-            .max(512);
-    }
-    match crate::io::sys::fs::statx(
-        fd,
-        "",
-        crate::io::sys::fs::AtFlags::EMPTY_PATH,
-        crate::io::sys::fs::StatxFlags::DIOALIGN,
-    ) {
-        Ok(stx) if stx.stx_dio_offset_align > 0 => stx.stx_dio_offset_align as u64,
-        // The kernel or file system does not report it: 4096 is safe on
-        // every common device (512e and 4Kn alike).
-        _ => 4096,
-    }
-}
-
 pub(crate) use crate::io::gate::setdir::open_error;
 
 /// Opens the target's files for one worker, read-only unless the workload
-/// writes. Each worker opens its own descriptors so threads never share a
-/// file object's reference count; each open checks the file is still the
-/// one prepared. `overlapped`: the engine keeps I/Os in flight in the
-/// kernel (`Caps::kernel_async`); Windows then opens the handles for
-/// overlapped I/O, which the synchronous calls cannot use. Linux's
-/// descriptors serve both, so there it changes nothing.
-pub fn open_files(
+/// writes, on the target's back end. Each worker opens its own (local
+/// descriptors, or a back end's handles and connections) so threads never
+/// share a file object's reference count; each open checks the file is
+/// still the one prepared. `overlapped`: the engine keeps I/Os in flight
+/// in the kernel (`Caps::kernel_async`); Windows then opens the handles
+/// for overlapped I/O, which the synchronous calls cannot use.
+pub(crate) fn open_files(
     prep: &Prepared,
     direct: bool,
     sync: crate::spec::WriteSync,
     overlapped: bool,
-) -> Result<Vec<OwnedFd>> {
-    let mut flags = if prep.writable {
-        OFlags::RDWR
-    } else {
-        OFlags::RDONLY
+) -> Result<Files> {
+    let how = IoOpen {
+        write: prep.writable,
+        direct,
+        sync,
+        overlapped,
     };
-    if direct {
-        flags |= OFlags::DIRECT;
+    match &prep.files {
+        Some(f) => f.open(&how),
+        None => Ok(Files::none()),
     }
-    if prep.writable {
-        flags |= match sync {
-            crate::spec::WriteSync::None => OFlags::empty(),
-            crate::spec::WriteSync::Dsync => OFlags::DSYNC,
-            crate::spec::WriteSync::Sync => OFlags::SYNC,
-        };
-    }
-    #[cfg(windows)]
-    if overlapped {
-        flags |= OFlags::OVERLAPPED;
-    }
-    #[cfg(not(windows))]
-    let _ = overlapped;
-    prep.files.iter().map(|f| f.open(flags)).collect()
 }
 
 /// Checks whether a directory's file system accepts O_DIRECT, with a
@@ -489,7 +453,7 @@ pub fn probe_dir_direct(dir: &Path) -> Result<()> {
     let name = format!(".volbench-direct-probe.{}", std::process::id());
     // O_DIRECT after the create: a create that then fails on O_DIRECT
     // would leave the file behind unknown.
-    let (fd, st) = dir.create_new(&name, OFlags::WRONLY)?;
+    let (fd, st) = dir.create_new(&name, Access::Write)?;
     let direct = crate::io::sys::fs::fcntl_getfl(&fd)
         .and_then(|fl| crate::io::sys::fs::fcntl_setfl(&fd, fl | OFlags::DIRECT));
     dir.remove_if_ours(&name, st.st_ino);

@@ -2,15 +2,11 @@
 //! files its marker lists, checked to be those very files, under the set's
 //! lock so no run writes them meanwhile. Nothing is created but the lock.
 
-use crate::io::sys::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 
-use crate::io::sys::fs::OFlags;
-
-use super::lock;
 use super::marker::{FILE_PREFIX, MARKER_NAME, SetIdentity, existing_set};
 use crate::error::{Result, VbError};
-use crate::io::gate::setdir::SetDir;
+use crate::io::backend::{Held, SetFile};
 use crate::io::workload::Layout;
 
 pub(crate) struct ReadSet {
@@ -18,20 +14,20 @@ pub(crate) struct ReadSet {
     /// The data format the marker records (None: made before formats were).
     pub format: Option<String>,
     pub paths: Vec<PathBuf>,
-    pub files: Vec<OwnedFd>,
+    pub files: Vec<Box<dyn SetFile>>,
     /// Whether the files were opened with O_DIRECT (else the page cache).
     pub direct: bool,
     /// The set's identity, which a journal of it names.
     pub identity: SetIdentity,
     /// A write without --verify's stamps since the fill, said as when.
     pub unstamped: Option<String>,
-    _lock: lock::Lock,
+    _lock: Box<dyn Held>,
 }
 
 pub(crate) fn open(dir: &Path) -> Result<ReadSet> {
-    let set = SetDir::open_existing(dir)?;
-    let lock = lock::lock_set(&set)?;
-    let Some(shape) = existing_set(&set)? else {
+    let set = crate::io::backend::local::open(dir, false)?;
+    let lock = set.lock()?;
+    let Some(shape) = existing_set(&*set)? else {
         return Err(VbError::target(format!(
             "{} holds no filled volbench file set ({MARKER_NAME} is missing or unfinished)",
             dir.display()
@@ -44,27 +40,26 @@ pub(crate) fn open(dir: &Path) -> Result<ReadSet> {
     for (i, ino) in shape.inodes.iter().enumerate() {
         let name = format!("{FILE_PREFIX}{i}.dat");
         let path = set.path_of(&name);
-        let opened = set
-            .open_regular(&name, OFlags::RDONLY | OFlags::DIRECT)
-            .or_else(|_| {
-                direct = false;
-                set.open_regular(&name, OFlags::RDONLY)
-            });
-        let (fd, st) = opened?;
-        if st.st_ino != *ino {
+        let (f, a) = set.open_read(&name)?;
+        // The page cache would hide what the device holds: direct where
+        // the file system takes it.
+        if direct && f.set_direct().is_err() {
+            direct = false;
+        }
+        if a.id != *ino {
             return Err(VbError::refused(format!(
                 "refusing to check {}: it is not the file the set's marker lists",
                 path.display()
             )));
         }
-        if (st.st_size as u64) < file_size {
+        if a.size < file_size {
             return Err(VbError::target(format!(
                 "{} is {} bytes, shorter than the set's {file_size}",
                 path.display(),
-                st.st_size
+                a.size
             )));
         }
-        files.push(fd);
+        files.push(f);
         paths.push(path);
     }
     Ok(ReadSet {

@@ -175,22 +175,29 @@ pub(crate) fn io_err(path: &Path, what: &str, e: impl Into<std::io::Error>) -> V
 /// Opens an existing journal file as a regular file reached without
 /// following a symbolic link, and reads and checks its header.
 pub(crate) fn read_header(path: &Path, write: bool) -> Result<Option<(OwnedFd, Header)>> {
-    let access = if write { OFlags::RDWR } else { OFlags::RDONLY };
-    let fd = match crate::io::sys::fs::open(
-        path,
-        access | OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::NONBLOCK,
-        Mode::empty(),
-    ) {
-        Ok(fd) => fd,
-        Err(Errno::NOENT) => return Ok(None),
-        Err(Errno::ISDIR) => return Err(refuse(path, "not a regular file")),
-        Err(Errno::LOOP) => return Err(refuse(path, "it is a symbolic link")),
-        Err(e) => return Err(io_err(path, "open", e)),
+    use crate::io::gate::{OwnFileError, setdir::Access};
+    let access = if write { Access::ReadWrite } else { Access::Read };
+    // Written into only when it is a journal of ours: regular, one link
+    // (a hard link would carry the writes to a file elsewhere), this user's.
+    let proof = |st: &crate::io::sys::fs::Stat| {
+        if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile {
+            Err("not a regular file")
+        } else if write && st.st_nlink != 1 {
+            Err("it has other hard links")
+        } else if write && st.st_uid != crate::io::gate::owner::euid() {
+            Err("another user owns it")
+        } else {
+            Ok(())
+        }
     };
-    let st = crate::io::sys::fs::fstat(&fd).map_err(|e| io_err(path, "inspect", e))?;
-    if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile {
-        return Err(refuse(path, "not a regular file"));
-    }
+    let (fd, st) = match crate::io::gate::open_own_file(path, access, proof) {
+        Ok(Some(x)) => x,
+        Ok(None) => return Ok(None),
+        Err(OwnFileError::Sys(Errno::ISDIR)) => return Err(refuse(path, "not a regular file")),
+        Err(OwnFileError::Sys(Errno::LOOP)) => return Err(refuse(path, "it is a symbolic link")),
+        Err(OwnFileError::Sys(e)) => return Err(io_err(path, "open", e)),
+        Err(OwnFileError::NotOurs(why)) => return Err(refuse(path, why)),
+    };
     let mut buf = vec![0u8; HEADER_BYTES];
     let n = pread_full(&fd, &mut buf, 0).map_err(|e| io_err(path, "read", e))?;
     let header = parse_header(&buf[..n], st.st_size as u64).map_err(|why| refuse(path, &why))?;
