@@ -160,7 +160,9 @@ pub(crate) fn storage(plan: &Plan) -> Storage {
         .runs
         .iter()
         .find(|r| !r.engine.caps().diskless)
-        .map_or(crate::spec::EngineKind::for_metadata().row(), |r| r.engine.row());
+        .map_or(crate::spec::EngineKind::for_metadata().row(), |r| {
+            r.engine.row()
+        });
     crate::io::backend::storage_for(&plan.job.target.path, row)
 }
 
@@ -169,9 +171,10 @@ pub(crate) fn storage(plan: &Plan) -> Storage {
 fn check_storage(plan: &Plan, storage: Storage) -> Result<()> {
     let ask = crate::io::backend::Ask {
         named_target: plan.target.kind != target::TargetKind::Directory,
-        flush: plan.runs.iter().any(|r| {
-            r.spec.shape.fsync_every.is_some() || r.spec.shape.end_fsync
-        }),
+        flush: plan
+            .runs
+            .iter()
+            .any(|r| r.spec.shape.fsync_every.is_some() || r.spec.shape.end_fsync),
         trace_barriers: plan.runs.iter().any(|r| {
             r.spec
                 .replay

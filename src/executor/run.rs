@@ -318,7 +318,11 @@ fn set_up(
         };
         // A metadata run's workers each take a share of the tree instead.
         let replay = super::replay::worker(run, prepared, n, report)?;
-        setups.push((setup, super::meta::worker(plan, run, prepared, w, n), replay));
+        setups.push((
+            setup,
+            super::meta::worker(plan, run, prepared, w, n),
+            replay,
+        ));
     }
     Ok(setups)
 }
@@ -490,7 +494,10 @@ mod tests {
         drop(sets);
         // Released, the filled set is reused: nothing made or filled again.
         let again = super::super::prepare::prepare_on(&plan, Storage::Memory, &obs, &stop).unwrap();
-        assert_eq!(again[0].1.fill.as_ref().map(|f| f.skipped_reused), Some(true));
+        assert_eq!(
+            again[0].1.fill.as_ref().map(|f| f.skipped_reused),
+            Some(true)
+        );
         assert_eq!(mem::counts(&path).creates, after.creates);
     }
 

@@ -115,7 +115,11 @@ pub(crate) fn record_io(
             &counters.write_hist,
         )
     } else {
-        (&mut phase.read, &mut phase.read_service, &counters.read_hist)
+        (
+            &mut phase.read,
+            &mut phase.read_service,
+            &counters.read_hist,
+        )
     };
     main.record(lat, bytes);
     live.record(lat);
@@ -149,7 +153,9 @@ mod tests {
         s.in_flight = 1;
         let mut done = vec![Completion { slot, result: 4096 }];
         let mut seen = Vec::new();
-        s.reap(&mut done, 400, |r| seen.push((r.slot, r.op.len, r.result, r.lat, r.svc)));
+        s.reap(&mut done, 400, |r| {
+            seen.push((r.slot, r.op.len, r.result, r.lat, r.svc))
+        });
         assert_eq!(seen, vec![(slot, 4096, 4096, 300, 250)]);
         assert!(done.is_empty());
         assert_eq!((s.in_flight, s.free.len()), (0, 2));
@@ -168,7 +174,10 @@ mod tests {
         }
         let mut done = Vec::new();
         let mut bytes = 0;
-        assert_eq!(s.drain(&mut e, &mut done, |o, r| bytes += r + o.len as i64), 0);
+        assert_eq!(
+            s.drain(&mut e, &mut done, |o, r| bytes += r + o.len as i64),
+            0
+        );
         assert_eq!((bytes, s.free.len()), (3 * 1024, 4));
     }
 }

@@ -6,7 +6,7 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use crate::io::data::{AlignedBuf, fill_random};
-use crate::io::engine::{self, Completion, Engine};
+use crate::io::engine::{Completion, Engine};
 use crate::io::reap::{Slots, record_io};
 use crate::io::ring::WriteSource;
 use crate::io::workload::IoOp;

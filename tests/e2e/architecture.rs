@@ -1186,9 +1186,10 @@ fn only_the_gate_changes_the_file_system() {
         // gate can guard them, so the push keeps the gate's rules in what
         // it asks (`remote/winpush/`: no link followed, create-new, a
         // rename that never replaces).
-        let far_side = FAR_SIDE.contains(&rel.as_str())
-            || FAR_SIDE_FOLDERS.iter().any(|d| rel.starts_with(d));
-        let test_code = test_files.contains(&f) || rel.ends_with("tests.rs") || rel.contains("tests/");
+        let far_side =
+            FAR_SIDE.contains(&rel.as_str()) || FAR_SIDE_FOLDERS.iter().any(|d| rel.starts_with(d));
+        let test_code =
+            test_files.contains(&f) || rel.ends_with("tests.rs") || rel.contains("tests/");
         if test_code {
             continue;
         }
@@ -1211,7 +1212,9 @@ fn only_the_gate_changes_the_file_system() {
             found.push(format!("src/{rel} {hit}"));
         }
         for hit in write_opens(&code) {
-            found.push(format!("src/{rel} {hit} (a write-open of an existing file)"));
+            found.push(format!(
+                "src/{rel} {hit} (a write-open of an existing file)"
+            ));
         }
     }
     assert!(
@@ -1241,8 +1244,14 @@ fn the_gate_check_sees_write_opens_and_file_writing_crates() {
         "use rusqlite::Connection;\nfn f() { let m = memmap2::MmapMut::map_mut(&f); }\n\
          fn g() { let s = \"rusqlite::x\"; my_rusqlite::y(); a::rusqlite::z(); }",
     );
-    assert_eq!(crate_uses(&code, "rusqlite"), vec!["line 1: rusqlite".to_string()]);
-    assert_eq!(crate_uses(&code, "memmap2"), vec!["line 2: memmap2".to_string()]);
+    assert_eq!(
+        crate_uses(&code, "rusqlite"),
+        vec!["line 1: rusqlite".to_string()]
+    );
+    assert_eq!(
+        crate_uses(&code, "memmap2"),
+        vec!["line 2: memmap2".to_string()]
+    );
 }
 
 #[test]

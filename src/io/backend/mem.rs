@@ -14,11 +14,11 @@ use super::{
     Access, Attr, Dir, Entry, Fail, Files, Held, Identity, IoOpen, Kind, MetaIo, Proof, SetFile,
     TreeDir, TreeRoot,
 };
-use crate::spec::meta::{ALL_OPS, MetaOp};
 use crate::error::{Result, VbError};
 use crate::io::engine::{Completion, Engine};
 use crate::io::sys::io::Errno;
 use crate::io::workload::IoOp;
+use crate::spec::meta::{ALL_OPS, MetaOp};
 
 /// What the back end was asked to do.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -254,7 +254,11 @@ impl Dir for MemDir {
             return Ok(None);
         };
         let st = self.fs.state.lock().unwrap();
-        let data = st.nodes.get(&id).map(|n| n.data.clone()).unwrap_or_default();
+        let data = st
+            .nodes
+            .get(&id)
+            .map(|n| n.data.clone())
+            .unwrap_or_default();
         if data.len() > cap {
             return Err(refused(&self.path_of(name), "too large"));
         }
@@ -395,11 +399,7 @@ impl Engine for MemEngine {
         self.pending.push((slot, op, buf));
     }
 
-    fn submit_and_wait(
-        &mut self,
-        _min: usize,
-        out: &mut Vec<Completion>,
-    ) -> std::io::Result<()> {
+    fn submit_and_wait(&mut self, _min: usize, out: &mut Vec<Completion>) -> std::io::Result<()> {
         let mut st = self.fs.state.lock().unwrap();
         for (slot, op, buf) in self.pending.drain(..) {
             let id = self.ids[op.file as usize];

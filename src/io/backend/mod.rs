@@ -39,9 +39,9 @@ use crate::io::sys::io::Errno;
 #[cfg(test)]
 pub(crate) use crate::io::gate::owner::Kind;
 pub(crate) use crate::io::gate::owner::{Attr, Identity};
-use crate::spec::meta::MetaOp;
 pub(crate) use crate::io::gate::setdir::Access;
 pub(crate) use crate::spec::Storage;
+use crate::spec::meta::MetaOp;
 
 /// What a back end can do. The plan's refusals read these (`refusals`),
 /// never a back end's name.
@@ -219,8 +219,11 @@ pub(crate) trait TreeDir: Send {
     ) -> std::result::Result<u64, Fail>;
     /// Removes `name` if `id` proves it the tree's own; Err(None) when
     /// nothing is there, Err(Some(why)) when it is not ours (left).
-    fn remove_ours(&self, name: &CStr, id: &Identity)
-    -> std::result::Result<(), Option<&'static str>>;
+    fn remove_ours(
+        &self,
+        name: &CStr,
+        id: &Identity,
+    ) -> std::result::Result<(), Option<&'static str>>;
 }
 
 /// A prepared tree: each metadata worker opens its root here.
@@ -388,12 +391,42 @@ mod tests {
             drop_caches: false,
             trees: true,
         };
-        let e = refusals(bare, &Ask { flush: true, ..Ask::default() }).unwrap_err();
+        let e = refusals(
+            bare,
+            &Ask {
+                flush: true,
+                ..Ask::default()
+            },
+        )
+        .unwrap_err();
         assert!(e.message.contains("--fsync"), "{e}");
-        let e = refusals(bare, &Ask { drop_caches: true, ..Ask::default() }).unwrap_err();
+        let e = refusals(
+            bare,
+            &Ask {
+                drop_caches: true,
+                ..Ask::default()
+            },
+        )
+        .unwrap_err();
         assert!(e.message.contains("--drop-caches"), "{e}");
-        let e = refusals(bare, &Ask { named_target: true, ..Ask::default() }).unwrap_err();
+        let e = refusals(
+            bare,
+            &Ask {
+                named_target: true,
+                ..Ask::default()
+            },
+        )
+        .unwrap_err();
         assert!(e.message.contains("directory"), "{e}");
-        assert!(refusals(bare, &Ask { tree: true, ..Ask::default() }).is_ok());
+        assert!(
+            refusals(
+                bare,
+                &Ask {
+                    tree: true,
+                    ..Ask::default()
+                }
+            )
+            .is_ok()
+        );
     }
 }

@@ -280,7 +280,9 @@ pub(crate) fn open_ours_at(
     .map_err(OwnFileError::Sys)?;
     let s = statx_fd(&fd).map_err(OwnFileError::Sys)?;
     if s.stx_ino != seen.stx_ino {
-        return Err(OwnFileError::NotOurs("it was replaced while volbench looked at it"));
+        return Err(OwnFileError::NotOurs(
+            "it was replaced while volbench looked at it",
+        ));
     }
     judge(&s, id).map_err(OwnFileError::NotOurs)?;
     Ok(fd)

@@ -422,7 +422,10 @@ mod tests {
         let e = d.create_new("dangling", Access::Write).unwrap_err();
         assert!(e.message.contains("dangling"), "{e}");
         assert!(!Path::new("/nonexistent/x").exists());
-        assert!(d.open_ours("real", Access::ReadWrite, OFlags::empty(), any).is_ok());
+        assert!(
+            d.open_ours("real", Access::ReadWrite, OFlags::empty(), any)
+                .is_ok()
+        );
         // A file the proof does not accept is never opened for writing.
         let e = d
             .open_ours("real", Access::Write, OFlags::empty(), |_| Err("not ours"))

@@ -247,7 +247,12 @@ pub(crate) fn prepare_on(
 /// end. Compiled for the test double only until the first such back end
 /// (NFS) lands and drops the `cfg`.
 #[cfg(test)]
-fn prepare_far(storage: Storage, path: &Path, m: &MetaSpec, make_leaves: bool) -> Result<TreeReady> {
+fn prepare_far(
+    storage: Storage,
+    path: &Path,
+    m: &MetaSpec,
+    make_leaves: bool,
+) -> Result<TreeReady> {
     let (root, lock) = crate::io::backend::open_tree(storage, path)?;
     let (dir, id) = root.open().map_err(VbError::target)?;
     let tree = Tree::new(m, 0);

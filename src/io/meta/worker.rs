@@ -10,10 +10,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
+use crate::io::backend::{Fail, MetaIo as Io, TreeDir, TreeRoot};
 use crate::io::data::{AlignedBuf, fill_random};
 use crate::io::engine::Completion;
-use crate::io::reap::Slots;
-use crate::io::backend::{Fail, MetaIo as Io, TreeDir, TreeRoot};
 use crate::io::gate::owner::Identity;
 use crate::io::meta::ops;
 use crate::io::meta::tally::Tally;
@@ -21,6 +20,7 @@ use crate::io::meta::tree::{Name, Share, Tree};
 use crate::io::phase::{
     Control, PHASE_STOP, PhaseStats, Schedule, WorkerResult, WorkerSetup, now_ns, wait_until,
 };
+use crate::io::reap::Slots;
 use crate::spec::meta::{MetaOp, MetaSpec};
 
 /// What a worker needs to work on a tree.

@@ -392,7 +392,14 @@ pub(crate) fn run(rw: ReplayWorker, setup: WorkerSetup, ready: impl FnOnce()) ->
                 error = Some(crate::io::worker::describe_failure(&op, r.result));
                 return;
             }
-            record_io(current, &counters, op.write, op.len as u64, r.lat, Some(r.svc));
+            record_io(
+                current,
+                &counters,
+                op.write,
+                op.len as u64,
+                r.lat,
+                Some(r.svc),
+            );
         });
         crate::io::worker::publish::<true>(&counters, &stats);
     }

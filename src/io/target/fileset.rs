@@ -342,16 +342,17 @@ fn refill(
                         set_file_ours(a, uid, dev)
                     }
                 };
-                dir.open_ours(name, Access::Write, &proof).and_then(|(f, a)| {
-                    f.truncate(0).map_err(|e| {
-                        VbError::target(format!(
-                            "cannot truncate {}: {}",
-                            dir.path_of(name).display(),
-                            std::io::Error::from(e)
-                        ))
-                    })?;
-                    Ok((f, a))
-                })
+                dir.open_ours(name, Access::Write, &proof)
+                    .and_then(|(f, a)| {
+                        f.truncate(0).map_err(|e| {
+                            VbError::target(format!(
+                                "cannot truncate {}: {}",
+                                dir.path_of(name).display(),
+                                std::io::Error::from(e)
+                            ))
+                        })?;
+                        Ok((f, a))
+                    })
             }
         };
         match opened {
@@ -517,7 +518,8 @@ fn fill_one(
     if !opts.direct {
         // Push the data out and drop it from the page cache, so the first
         // reads are not all cache hits the later ones will not get.
-        f.settle().map_err(|e| fill_error(path, e, off, file_size))?;
+        f.settle()
+            .map_err(|e| fill_error(path, e, off, file_size))?;
     }
     Ok(())
 }
@@ -648,9 +650,12 @@ mod tests {
         let again = prepare(t.path(), Storage::Local, &writes).unwrap();
         assert_eq!(again.identity.as_ref(), Some(&id));
         drop(again);
-        let m = read_marker(&*crate::io::backend::local::open(t.path(), false).unwrap(), false)
-            .unwrap()
-            .unwrap();
+        let m = read_marker(
+            &*crate::io::backend::local::open(t.path(), false).unwrap(),
+            false,
+        )
+        .unwrap()
+        .unwrap();
         assert!(m.unstamped.is_some_and(|n| n.contains("without --verify")));
         // A --verify run on it is refused before any I/O, with its own kind.
         let verify = crate::spec::data::DataSpec {

@@ -372,9 +372,9 @@ fn prepare_existing(insp: &Inspection, opts: &PrepareOptions, device: bool) -> R
             overlapped: false,
         };
         match file.open(&how)? {
-            Files::Fds(fds) => fds
-                .first()
-                .map_or(4096, |fd| crate::io::backend::local::probe_align_fd(fd, device)),
+            Files::Fds(fds) => fds.first().map_or(4096, |fd| {
+                crate::io::backend::local::probe_align_fd(fd, device)
+            }),
             Files::Own(_) => 1,
         }
     } else {

@@ -176,7 +176,11 @@ pub(crate) fn io_err(path: &Path, what: &str, e: impl Into<std::io::Error>) -> V
 /// following a symbolic link, and reads and checks its header.
 pub(crate) fn read_header(path: &Path, write: bool) -> Result<Option<(OwnedFd, Header)>> {
     use crate::io::gate::{OwnFileError, setdir::Access};
-    let access = if write { Access::ReadWrite } else { Access::Read };
+    let access = if write {
+        Access::ReadWrite
+    } else {
+        Access::Read
+    };
     // Written into only when it is a journal of ours: regular, one link
     // (a hard link would carry the writes to a file elsewhere), this user's.
     let proof = |st: &crate::io::sys::fs::Stat| {

@@ -80,7 +80,13 @@ pub(crate) fn lock_set(dir: &SetDir) -> Result<Lock> {
     // still the file just locked (a courtesy: a failure, as on a read-only
     // file system, leaves the old line).
     let ino = st.st_ino;
-    let same = move |s: &Stat| if s.st_ino == ino { ours(s) } else { Err("it was replaced") };
+    let same = move |s: &Stat| {
+        if s.st_ino == ino {
+            ours(s)
+        } else {
+            Err("it was replaced")
+        }
+    };
     if let Ok((w, _)) = dir.open_ours(LOCK_NAME, Access::Write, OFlags::empty(), same) {
         if crate::io::gate::truncate(&w, 0).is_ok() {
             write_holder(&w);
@@ -323,7 +329,11 @@ mod tests {
     fn a_lock_left_by_an_ended_run_is_taken_over() {
         let t = tempfile::tempdir().unwrap();
         let lock = t.path().join(LOCK_NAME);
-        std::fs::write(&lock, "volbench pid 999999 on host gone, started long ago\n").unwrap();
+        std::fs::write(
+            &lock,
+            "volbench pid 999999 on host gone, started long ago\n",
+        )
+        .unwrap();
         let d = SetDir::open_existing(t.path()).unwrap();
         let held = lock_set(&d).unwrap();
         let line = std::fs::read_to_string(&lock).unwrap();

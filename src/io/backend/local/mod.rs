@@ -216,12 +216,8 @@ impl SetFile for LocalFile {
 
     fn settle(&self) -> std::result::Result<(), Errno> {
         crate::io::sys::fs::fdatasync(&self.fd)?;
-        let _ = crate::io::sys::fs::fadvise(
-            &self.fd,
-            0,
-            None,
-            crate::io::sys::fs::Advice::DontNeed,
-        );
+        let _ =
+            crate::io::sys::fs::fadvise(&self.fd, 0, None, crate::io::sys::fs::Advice::DontNeed);
         Ok(())
     }
 }
