@@ -235,7 +235,7 @@ fn set_up(
             .map_err(|e| (e, None))?
             .fds()
         {
-            let _ = rustix::fs::fadvise(&fd, 0, None, rustix::fs::Advice::DontNeed);
+            let _ = rustix::fs::fadvise(fd, 0, None, rustix::fs::Advice::DontNeed);
         }
     }
     let mut setups = Vec::with_capacity(n as usize);

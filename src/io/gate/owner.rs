@@ -69,9 +69,9 @@ impl Attr {
             dev: st.st_dev,
             size: st.st_size.max(0) as u64,
             allocated: (st.st_blocks.max(0) as u64).saturating_mul(512),
-            links: u64::from(st.st_nlink),
+            links: st.st_nlink,
             uid: st.st_uid,
-            mode: st.st_mode as u32 & 0o7777,
+            mode: st.st_mode & 0o7777,
             born: (0, 0),
         }
     }

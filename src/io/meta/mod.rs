@@ -257,7 +257,7 @@ fn prepare_far(
     let (dir, id) = root.open().map_err(VbError::target)?;
     let tree = Tree::new(m, 0);
     let mut buf = [0u8; 0];
-    let mut dents = [MaybeUninit::<u8>::uninit(); 0];
+    let mut dents: [MaybeUninit<u8>; 0] = [];
     let mut io = crate::io::backend::MetaIo {
         buf: &mut buf,
         size: 0,
