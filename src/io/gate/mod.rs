@@ -17,6 +17,28 @@ use crate::io::sys::fs::{AtFlags, Mode, OFlags, RenameFlags};
 use crate::io::sys::io::Errno;
 use crate::io::sys::path::Arg;
 
+/// How a file is opened: callers outside the gate name what they do, never
+/// the write flags themselves (`tests/e2e/architecture.rs` looks for those).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Access {
+    Read,
+    Write,
+    ReadWrite,
+    /// Writes go to the end (O_APPEND).
+    Append,
+}
+
+impl Access {
+    pub(crate) fn flags(self) -> OFlags {
+        match self {
+            Access::Read => OFlags::RDONLY,
+            Access::Write => OFlags::WRONLY,
+            Access::ReadWrite => OFlags::RDWR,
+            Access::Append => OFlags::WRONLY | OFlags::APPEND,
+        }
+    }
+}
+
 /// Creates `name` in `dir` as a new regular file: an existing name (a file,
 /// a link, anything) fails with EEXIST, and no link is followed.
 pub(crate) fn create_new_at<P: Arg>(
@@ -50,7 +72,7 @@ pub(crate) fn create_new(path: &Path, flags: OFlags, mode: u32) -> Result<OwnedF
 /// FIFO swapped in cannot block the open.
 pub(crate) fn open_named(
     path: &Path,
-    access: setdir::Access,
+    access: Access,
     extra: OFlags,
     expect: (u64, u64, u64),
 ) -> crate::error::Result<OwnedFd> {
@@ -80,7 +102,7 @@ pub(crate) fn open_named(
 /// gets it, and a write access never truncates. `Ok(None)`: nothing there.
 pub(crate) fn open_own_file(
     path: &Path,
-    access: setdir::Access,
+    access: Access,
     proof: impl Fn(&crate::io::sys::fs::Stat) -> Result<(), &'static str>,
 ) -> Result<Option<(OwnedFd, crate::io::sys::fs::Stat)>, OwnFileError> {
     let fd = match crate::io::sys::fs::open(

@@ -259,7 +259,7 @@ pub(crate) fn check_at(
 pub(crate) fn open_ours_at(
     dir: impl AsFd,
     name: &std::ffi::CStr,
-    access: super::setdir::Access,
+    access: super::Access,
     extra: crate::io::sys::fs::OFlags,
     id: &Identity,
 ) -> Result<crate::io::sys::fd::OwnedFd, super::OwnFileError> {

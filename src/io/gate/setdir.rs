@@ -22,27 +22,8 @@ pub(crate) enum Entry {
     Other(&'static str),
 }
 
-/// How a file is opened: callers outside the gate name what they do, never
-/// the write flags themselves (`tests/e2e/architecture.rs` looks for those).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Access {
-    Read,
-    Write,
-    ReadWrite,
-    /// Writes go to the end (O_APPEND).
-    Append,
-}
-
-impl Access {
-    pub(crate) fn flags(self) -> OFlags {
-        match self {
-            Access::Read => OFlags::RDONLY,
-            Access::Write => OFlags::WRONLY,
-            Access::ReadWrite => OFlags::RDWR,
-            Access::Append => OFlags::WRONLY | OFlags::APPEND,
-        }
-    }
-}
+// `Access` lives in the gate's face (`mod.rs`), which `owner.rs` uses too.
+pub(crate) use super::Access;
 
 #[derive(Debug)]
 pub(crate) struct SetDir {
