@@ -1093,9 +1093,10 @@ fn only_the_gate_changes_the_file_system() {
             .replace('\\', "/");
         // SFTP requests change a Windows host's files, not ours: no local
         // gate can guard them, so the push keeps the gate's rules in what
-        // it asks (`remote/winpush/`: no link followed, create-new, a
+        // it asks (`remote/push/windows/`: no link followed, create-new, a
         // rename that never replaces).
-        let far_side = ["remote/sftp.rs", "remote/winpush/mod.rs"].contains(&rel.as_str());
+        let far_side =
+            ["remote/push/sftp.rs", "remote/push/windows/mod.rs"].contains(&rel.as_str());
         if f.starts_with(&gate)
             || f.starts_with(&windows_sys)
             || far_side

@@ -145,7 +145,7 @@ fn push_binary_streams_through_an_exec_launcher() {
     // This binary, or the static build of the same commit beside it.
     assert!(
         copy == std::fs::read(BIN).unwrap()
-            || volbench::remote::binary::needs_loader(&copy) == Some(false),
+            || volbench::remote::push::binary::needs_loader(&copy) == Some(false),
         "the pushed file is a volbench"
     );
 }
@@ -279,7 +279,7 @@ fn the_static_binary_runs_a_job_in_a_root_without_libc() {
     };
     let bytes = std::fs::read(&bin).unwrap_or_else(|e| panic!("{}: {e}", bin.display()));
     assert_eq!(
-        volbench::remote::binary::needs_loader(&bytes),
+        volbench::remote::push::binary::needs_loader(&bytes),
         Some(false),
         "{} names an ELF interpreter: not static",
         bin.display()

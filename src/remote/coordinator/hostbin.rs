@@ -4,8 +4,9 @@
 //! failed launch; or, with `--push-binary`, the copy pushed there (this
 //! Linux binary through the shell, volbench.exe over SFTP).
 
-use super::super::winpush::{self, WinDir};
-use super::super::{binary, cmdline, fanout, quote, ssh};
+use super::super::launch::{cmdline, fanout, quote};
+use super::super::push::windows::{self as winpush, WinDir};
+use super::super::push::{binary, shell};
 use super::{Options, Remote};
 use crate::error::{Result, VbError};
 use crate::input::hosts::{Assignment, HostOs, HostSpec};
@@ -65,7 +66,7 @@ pub(super) fn remote_binaries(opts: &Options) -> Result<Vec<RemoteBinary>> {
                     winpush::push(&opts.launcher, name, d, bytes).map(RemoteBinary::Windows)
                 }
                 (Some(PushDir::Linux(d)), Some((exe, bytes)), _) => {
-                    ssh::push_binary(&opts.launcher, name, d, exe, bytes).map(RemoteBinary::Shell)
+                    shell::push_binary(&opts.launcher, name, d, exe, bytes).map(RemoteBinary::Shell)
                 }
                 _ => Err(VbError::run(format!("host {name}: nothing to push"))),
             }
@@ -245,7 +246,7 @@ mod tests {
 
     #[test]
     fn a_windows_hosts_agent_is_one_cmd_line_over_ssh_and_argv_through_a_template() {
-        use super::super::super::launcher::{Launcher, RemoteCmd};
+        use super::super::super::launch::{Launcher, RemoteCmd};
         let agent = RemoteCmd::WinArgv(vec![
             r"C:\Program Files\volbench\volbench.exe".into(),
             "agent".into(),

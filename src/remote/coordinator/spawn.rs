@@ -9,9 +9,8 @@ use std::sync::atomic::AtomicBool;
 use std::sync::mpsc::{self, Sender, SyncSender};
 use std::time::{Duration, Instant};
 
-use super::super::launcher::{Launcher, RemoteCmd};
+use super::super::launch::{Launcher, RemoteCmd, fanout, quote};
 use super::super::protocol::{MAX_LINE, PROTOCOL, ToAgent, encode, read_line, sanitize};
-use super::super::{fanout, quote};
 use super::host::{Event, Host, ToAgentPipe};
 use super::hostbin::{RemoteBinary, remote_binaries};
 use super::{Coordinator, Options, STOP_TIMEOUT};
@@ -325,5 +324,5 @@ pub(super) fn children_cpu() -> (f64, f64) {
 /// RUSAGE_CHILDREN).
 #[cfg(windows)]
 pub(super) fn children_cpu() -> (f64, f64) {
-    crate::remote::windows::children_cpu()
+    crate::remote::launch::windows::children_cpu()
 }

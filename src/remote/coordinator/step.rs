@@ -1,4 +1,4 @@
-//! `--launcher slurm`: every agent a task of ONE srun step (`remote/step.rs`
+//! `--launcher slurm`: every agent a task of ONE srun step (`remote/launch/slurm.rs`
 //! has the framing). One writer thread frames each host's lines onto srun's
 //! stdin, which srun gives every task; one reader splits srun's labelled
 //! stdout into each host's events and another keeps each task's stderr, so
@@ -14,9 +14,11 @@ use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use super::super::launcher::RemoteCmd;
+use super::super::launch::RemoteCmd;
+use super::super::launch::slurm::{
+    Joiner, Tap, ToTask, ended_tasks, frame, label, read_bounded, srun_argv,
+};
 use super::super::protocol::sanitize;
-use super::super::step::{Joiner, Tap, ToTask, ended_tasks, frame, label, read_bounded, srun_argv};
 use super::host::{Event, Host};
 use super::{Coordinator, Options};
 use crate::error::{Result, VbError};

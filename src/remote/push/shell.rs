@@ -4,8 +4,8 @@
 use std::path::Path;
 use std::time::Duration;
 
-use super::launcher::{Launcher, RemoteCmd};
-use super::quote::quote_remote_path;
+use super::super::launch::quote::quote_remote_path;
+use super::super::launch::{Launcher, RemoteCmd};
 use crate::error::{Result, VbError};
 
 /// A content hash naming a pushed binary: 128-bit FNV-1a, hex. Not a
@@ -77,7 +77,7 @@ pub(crate) fn push_binary(
         }
         _ => Err(VbError::target(format!(
             "host {host}: unexpected answer while checking for volbench: {}",
-            super::protocol::sanitize(&out, 200)
+            crate::remote::protocol::sanitize(&out, 200)
         ))),
     }
 }

@@ -11,14 +11,22 @@
 //!
 //! Built-in names: `ssh`, `slurm` (`srun` inside an allocation), `kubectl`.
 
+pub(crate) mod cmdline;
+pub(crate) mod fanout;
+pub(crate) mod k8s;
+pub(crate) mod quote;
+pub(crate) mod slurm;
+#[cfg(windows)]
+pub(crate) mod windows;
+
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use super::quote::quote;
 use crate::error::{Result, VbError};
 use crate::input::words::split_words;
 use crate::units::bounds::MAX_LAUNCHER_BYTES as MAX_TEMPLATE_BYTES;
+use quote::quote;
 
 /// Environment variable that replaces the ssh program, like `--ssh-command`.
 pub(crate) const SSH_ENV: &str = "VOLBENCH_SSH_COMMAND";
@@ -193,7 +201,7 @@ impl Launcher {
     }
 
     /// `--launcher slurm`: the agents start as the tasks of one srun step
-    /// (`remote/step.rs`); the per-host template runs one-off commands.
+    /// (`slurm.rs`); the per-host template runs one-off commands.
     pub(crate) fn is_slurm_step(&self) -> bool {
         self.given == "slurm"
     }
@@ -245,7 +253,7 @@ impl Launcher {
     pub(crate) fn spawn(&self, host: &str, remote: &RemoteCmd) -> std::io::Result<Child> {
         let child = self.command(host, remote).spawn()?;
         #[cfg(windows)]
-        super::windows::adopt(&child);
+        windows::adopt(&child);
         Ok(child)
     }
 
@@ -254,7 +262,7 @@ impl Launcher {
     pub(crate) fn spawn_argv(&self, argv: &[String]) -> std::io::Result<Child> {
         let child = Self::command_of(argv).spawn()?;
         #[cfg(windows)]
-        super::windows::adopt(&child);
+        windows::adopt(&child);
         Ok(child)
     }
 
@@ -337,7 +345,7 @@ impl Launcher {
         })?;
         let done = crate::io::child::finish(child, input, 1 << 20, 1 << 16, timeout);
         let (status, out, err) = (done.status, done.stdout, done.stderr);
-        let err = super::protocol::sanitize(String::from_utf8_lossy(&err).trim(), 2000);
+        let err = crate::remote::protocol::sanitize(String::from_utf8_lossy(&err).trim(), 2000);
         let tail = if err.is_empty() {
             String::new()
         } else {
@@ -359,13 +367,13 @@ impl Launcher {
 
 /// A POSIX host's command as one line its shell runs in its own place.
 fn exec_line(argv: &[String]) -> String {
-    format!("exec {}", super::quote::line(argv))
+    format!("exec {}", quote::line(argv))
 }
 
 /// A Windows host's command as the line its cmd.exe runs.
 fn win_line(argv: &[String]) -> String {
     let (program, args) = argv.split_first().map_or(("", &[][..]), |(p, a)| (p, a));
-    super::cmdline::line(program, args)
+    cmdline::line(program, args)
 }
 
 /// Checks a template word's `{...}`: only `{host}` is known. Returns

@@ -12,8 +12,8 @@
 use std::io::{self, BufRead};
 use std::sync::mpsc::Sender;
 
-use super::launcher::RemoteCmd;
-use super::protocol::MAX_LINE;
+use super::super::protocol::MAX_LINE;
+use super::RemoteCmd;
 
 /// The agent's flag naming the variable that holds its task number.
 pub(crate) const TASK_ENV_FLAG: &str = "--task-env";

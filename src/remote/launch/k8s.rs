@@ -362,7 +362,7 @@ fn kubectl_run(step: &str, argv: &[String], input: &[u8], timeout: Duration) -> 
         ERR_CAP,
         timeout,
     );
-    let err = super::protocol::sanitize(String::from_utf8_lossy(&done.stderr).trim(), 2000);
+    let err = crate::remote::protocol::sanitize(String::from_utf8_lossy(&done.stderr).trim(), 2000);
     match done.status {
         Some(st) if st.success() => Ok(String::from_utf8_lossy(&done.stdout).into_owned()),
         Some(st) => Err(fail(if err.is_empty() {

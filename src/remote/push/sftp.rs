@@ -277,7 +277,7 @@ impl Session {
             .take()
             .and_then(|h| h.join().ok())
             .unwrap_or_default();
-        super::protocol::sanitize(String::from_utf8_lossy(&kept).trim(), 500)
+        crate::remote::protocol::sanitize(String::from_utf8_lossy(&kept).trim(), 500)
     }
 
     fn take_id(&mut self) -> u32 {
@@ -383,7 +383,7 @@ fn status_ok(kind: u8, body: &[u8]) -> Res<()> {
         .string()
         .map(|m| String::from_utf8_lossy(m).into_owned())
         .unwrap_or_default();
-    let msg = super::protocol::sanitize(msg.trim(), 200);
+    let msg = crate::remote::protocol::sanitize(msg.trim(), 200);
     Err(SftpError {
         code: Some(code),
         message: if msg.is_empty() {

@@ -1,7 +1,7 @@
 //! `--push-binary` to a Windows host: volbench.exe copied over SFTP (the
 //! server Windows' OpenSSH ships) into the push directory, named by its
 //! content hash and reused when already there, as the Linux push does
-//! through the shell (`ssh.rs`).
+//! through the shell (`push/shell.rs`).
 //!
 //! The far side is not our file system, so the gate cannot guard it; the
 //! copy keeps the gate's rules by what it asks of the server: directories
@@ -13,7 +13,7 @@
 
 use std::time::{Duration, Instant};
 
-use super::launcher::{Launcher, RemoteCmd};
+use super::super::launch::{Launcher, RemoteCmd, cmdline};
 use super::sftp::{self, Attrs, Kind, Session};
 use crate::error::{Result, VbError};
 use crate::units::bounds::one_line;
@@ -82,7 +82,7 @@ impl WinDir {
         // A drive path is the program's path as cmd.exe will see it.
         if let Some(why) = dir
             .cmd_path("volbench.exe")
-            .and_then(|p| super::cmdline::bad_program(&p))
+            .and_then(|p| cmdline::bad_program(&p))
         {
             return Err(why);
         }
@@ -131,7 +131,7 @@ fn windows_of(name: &str) -> Option<String> {
 pub(crate) fn exe_name(bytes: &[u8]) -> String {
     format!(
         "volbench-{}.exe",
-        super::ssh::content_hash(bytes)
+        super::shell::content_hash(bytes)
             .get(..24)
             .unwrap_or_default()
     )
@@ -161,7 +161,7 @@ pub(crate) fn push(launcher: &Launcher, host: &str, dir: &WinDir, bytes: &[u8]) 
     match copied {
         Ok(path) => {
             s.finish();
-            match super::cmdline::bad_program(&path) {
+            match cmdline::bad_program(&path) {
                 Some(why) => Err(fail(why)),
                 None => Ok(path),
             }

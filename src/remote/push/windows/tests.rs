@@ -116,7 +116,7 @@ fn listing(dir: &Path) -> Vec<String> {
 #[test]
 fn a_push_writes_one_content_named_copy_and_reuses_it() {
     let Some((t, home, l)) =
-        wine_like_host("winpush::a_push_writes_one_content_named_copy_and_reuses_it")
+        wine_like_host("push::windows::a_push_writes_one_content_named_copy_and_reuses_it")
     else {
         return;
     };
@@ -142,7 +142,8 @@ fn a_push_writes_one_content_named_copy_and_reuses_it() {
 
 #[test]
 fn a_push_replaces_nothing_and_follows_no_link() {
-    let Some((t, home, l)) = wine_like_host("winpush::a_push_replaces_nothing_and_follows_no_link")
+    let Some((t, home, l)) =
+        wine_like_host("push::windows::a_push_replaces_nothing_and_follows_no_link")
     else {
         return;
     };
@@ -220,7 +221,7 @@ fn a_copy_the_host_cannot_hold_leaves_nothing_behind() {
     // write past it fails with EFBIG): the copy fails in the middle of its
     // window of writes, and what was written goes.
     let Some((t, home, l)) = wine_like_host_with(
-        "winpush::a_copy_the_host_cannot_hold_leaves_nothing_behind",
+        "push::windows::a_copy_the_host_cannot_hold_leaves_nothing_behind",
         "trap \"\" XFSZ; ulimit -f 128;",
     ) else {
         return;
