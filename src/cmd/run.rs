@@ -461,11 +461,18 @@ fn k8s_job_of(r: &HostArgs, job: &JobSpec) -> Result<Option<k8s::K8sJob>> {
     )?;
     let runs_s: f64 = job.runs.iter().map(|x| x.warmup_s + x.duration_s).sum();
     let image = r.launch.k8s_image.as_deref().unwrap_or_default();
+    let l = &r.launch;
+    let placement = k8s::Placement::parse(
+        l.k8s_requests.as_deref(),
+        l.k8s_limits.as_deref(),
+        l.k8s_one_per_node != Some(OnOff::Off),
+    )?;
     k8s::K8sJob::new(
         n,
         image,
         r.launch.k8s_namespace.as_deref(),
         r.launch.k8s_volume.as_deref(),
+        placement,
         runs_s,
         timeout,
     )
@@ -505,7 +512,7 @@ fn k8s_dry_run(j: &k8s::K8sJob) -> Result<()> {
 /// environment variable, else ssh.
 fn launcher_of(r: &HostArgs) -> Result<launcher::Launcher> {
     let ssh_cmd = r.ssh_command.clone().or_else(|| {
-        std::env::var(launcher::SSH_ENV)
+        std::env::var(launcher::ssh::SSH_ENV)
             .ok()
             .filter(|s| !s.trim().is_empty())
     });

@@ -56,6 +56,25 @@ pub struct LaunchArgs {
     #[arg(long, value_name = "NS", requires = "k8s_job")]
     pub k8s_namespace: Option<String>,
 
+    /// What each pod of --k8s-job asks of its node, as Kubernetes writes
+    /// it: cpu, memory and ephemeral-storage, 'cpu=2,memory=4Gi', or none
+    /// [default: cpu=1,memory=512Mi].
+    #[arg(long, value_name = "LIST", requires = "k8s_job")]
+    pub k8s_requests: Option<String>,
+
+    /// The most each pod of --k8s-job may use, as --k8s-requests, or none
+    /// [default: memory=8Gi: a memory bound that keeps a runaway agent from
+    /// its node, and no CPU limit, whose throttling would read as storage
+    /// latency].
+    #[arg(long, value_name = "LIST", requires = "k8s_job")]
+    pub k8s_limits: Option<String>,
+
+    /// One pod of --k8s-job per node (a required pod anti-affinity on the
+    /// node's host name), so N pods are N clients; off lets pods share a
+    /// node (a one-node test cluster).
+    #[arg(long, value_enum, value_name = "ON|OFF", requires = "k8s_job")]
+    pub k8s_one_per_node: Option<OnOff>,
+
     /// Launches in flight at once (1..1024): a launch lasts until its agent
     /// answers (or --host-timeout), so a thousand hosts are not a thousand
     /// ssh handshakes at once. --push-binary copies are bounded the same.

@@ -2,60 +2,59 @@
 //! `--ssh-command`). Two forms:
 //!
 //! - **ssh's form** (a command without `{host}`, e.g. `ssh -F cfg`): run as
-//!   `CMD HOST 'REMOTE SHELL LINE'`, the remote side's shell reads the line.
+//!   `CMD HOST 'REMOTE SHELL LINE'`, the remote side's shell reads the line
+//!   (`ssh.rs`).
 //! - **exec form** (a template with `{host}`, e.g. `kubectl exec -i {host} --`,
 //!   `ip netns exec {host}`): `{host}` is substituted in the words and the
 //!   remote command follows as separate arguments, never as a shell string,
 //!   so nothing is quoted twice and no shell is needed where no shell
-//!   script is run (an installed volbench starts directly).
+//!   script is run (an installed volbench starts directly) (`exec.rs`).
 //!
-//! Built-in names: `ssh`, `slurm` (`srun` inside an allocation), `kubectl`.
+//! A launcher volbench knows by name is one row, `Builtin`, in a file of its
+//! own here (`ssh.rs`, `slurm.rs`, `k8s.rs`), listed once in
+//! `BUILTIN`; nothing else in the program names one.
 
 pub(crate) mod cmdline;
+pub(crate) mod exec;
 pub(crate) mod fanout;
 pub(crate) mod k8s;
 pub(crate) mod quote;
 pub(crate) mod slurm;
+pub(crate) mod ssh;
 #[cfg(windows)]
 pub(crate) mod windows;
 
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::time::Duration;
 
 use crate::error::{Result, VbError};
 use crate::input::words::split_words;
 use crate::units::bounds::MAX_LAUNCHER_BYTES as MAX_TEMPLATE_BYTES;
-use quote::quote;
 
-/// Environment variable that replaces the ssh program, like `--ssh-command`.
-pub(crate) const SSH_ENV: &str = "VOLBENCH_SSH_COMMAND";
+/// A launcher volbench knows by name.
+#[derive(Debug)]
+pub(crate) struct Builtin {
+    /// What `--launcher` takes.
+    pub name: &'static str,
+    /// The command it stands for: a template with `{host}` (exec form) or a
+    /// program that takes the host first (ssh's form).
+    pub template: &'static str,
+    /// How its agents start.
+    pub start: Start,
+}
 
-/// Options added when the program is ssh itself: never prompt (stdin is the
-/// protocol), no terminal, and keep-alives so a dead link is noticed by ssh
-/// too. They come after the user's own words, so `-o` options the user
-/// gives win (ssh keeps the first value it sees).
-const SSH_DEFAULTS: [&str; 9] = [
-    "-T",
-    "-o",
-    "BatchMode=yes",
-    "-o",
-    "ServerAliveInterval=5",
-    "-o",
-    "ServerAliveCountMax=3",
-    "-o",
-    "ConnectTimeout=10",
-];
+/// How a launcher's agents start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Start {
+    /// One launcher process per host (bounded by `--launch-parallel`).
+    PerHost,
+    /// Every agent a task of one `srun` step (`slurm.rs`); the template
+    /// then serves one-off commands (`--push-binary`) only.
+    SrunStep,
+}
 
-/// The built-in launchers and what they stand for.
-pub(crate) const BUILTIN: [(&str, &str); 3] = [
-    ("ssh", "ssh"),
-    // One task on the named node as a step of the current allocation;
-    // --overlap lets it share the node with the job's other steps (a
-    // batch script's own step, an earlier probe).
-    ("slurm", "srun --overlap -N1 -n1 -w {host}"),
-    ("kubectl", "kubectl exec -i {host} --"),
-];
+/// Every launcher known by name: a new one is its file and its line here.
+pub(crate) const BUILTIN: [&Builtin; 3] = [&ssh::ROW, &slurm::ROW, &k8s::ROW];
 
 /// What runs on the far side.
 #[derive(Debug, Clone)]
@@ -90,8 +89,10 @@ pub(crate) struct Launcher {
     form: Form,
     /// As the user named it (`slurm`, or the template).
     given: String,
+    /// How the agents start (a template of the user's: one per host).
+    start: Start,
     /// ssh `-o` options volbench adds for this one command (multiplexing,
-    /// `mux.rs`): after the user's words, so the user's own `-o` still win.
+    /// `fanout.rs`): after the user's words, so the user's own `-o` still win.
     extra: Vec<String>,
 }
 
@@ -104,7 +105,7 @@ impl Launcher {
             // --ssh-command predates templates: its words are taken as
             // they are, braces and all, as before.
             (None, Some(c)) => Self::parse(c, "--ssh-command"),
-            (None, None) => Self::parse("ssh", "--launcher"),
+            (None, None) => Self::parse(ssh::ROW.name, "--launcher"),
         }
     }
 
@@ -120,15 +121,13 @@ impl Launcher {
         if trimmed.is_empty() {
             return Err(VbError::input(format!("{flag} is empty")));
         }
-        let expanded = BUILTIN
-            .iter()
-            .find(|(name, _)| *name == trimmed)
-            .map_or(trimmed, |(_, t)| t);
+        let row = BUILTIN.iter().find(|b| b.name == trimmed);
+        let expanded = row.map_or(trimmed, |b| b.template);
         let words = split_words(expanded).map_err(&bad)?;
         let mut has_host = false;
         if flag == "--launcher" {
             for w in &words {
-                has_host |= check_placeholders(w).map_err(&bad)?;
+                has_host |= exec::check_placeholders(w).map_err(&bad)?;
             }
         }
         let Some(program) = words.first() else {
@@ -149,6 +148,7 @@ impl Launcher {
             words,
             form,
             given: trimmed.to_string(),
+            start: row.map_or(Start::PerHost, |b| b.start),
             extra: Vec::new(),
         })
     }
@@ -170,40 +170,10 @@ impl Launcher {
         l
     }
 
-    /// The local ssh command line for `host` with `options` in place of a
-    /// remote command (`-G`: print the resolved configuration; `-O exit`),
-    /// after the user's words (`-F cfg`), so the user's own `-o` still win.
-    /// None unless the program is ssh.
-    pub(crate) fn ssh_local(&self, host: &str, options: &[String]) -> Option<Vec<String>> {
-        if !self.is_ssh() {
-            return None;
-        }
-        let mut v: Vec<String> = self
-            .words
-            .iter()
-            .map(|w| w.replace("{host}", host))
-            .collect();
-        match self.form {
-            Form::Ssh { .. } => {
-                v.extend(options.iter().cloned());
-                v.push(host.to_string());
-            }
-            Form::Exec { .. } => {
-                let at = self
-                    .words
-                    .iter()
-                    .position(|w| w.contains("{host}"))
-                    .unwrap_or(v.len());
-                v.splice(at..at, options.iter().cloned());
-            }
-        }
-        Some(v)
-    }
-
-    /// `--launcher slurm`: the agents start as the tasks of one srun step
-    /// (`slurm.rs`); the per-host template runs one-off commands.
+    /// The agents start as the tasks of one srun step (`--launcher
+    /// slurm`, `slurm.rs`); the per-host template runs one-off commands.
     pub(crate) fn is_slurm_step(&self) -> bool {
-        self.given == "slurm"
+        self.start == Start::SrunStep
     }
 
     /// What the result and `--dry-run` say reached the hosts.
@@ -268,99 +238,10 @@ impl Launcher {
 
     fn argv(&self, host: &str, remote: &RemoteCmd) -> Vec<String> {
         match self.form {
-            Form::Ssh { is_ssh } => {
-                let mut v = self.words.clone();
-                if is_ssh {
-                    v.extend(SSH_DEFAULTS.iter().map(|s| s.to_string()));
-                    v.extend(self.extra.iter().cloned());
-                }
-                let line = match remote {
-                    // ssh's subsystem: an option before the host, no line.
-                    RemoteCmd::Sftp => {
-                        v.extend(["-s".to_string(), host.to_string(), "sftp".to_string()]);
-                        return v;
-                    }
-                    RemoteCmd::Script(s) => s.clone(),
-                    RemoteCmd::WinArgv(a) => win_line(a),
-                    // exec: the remote shell gives way to volbench, so
-                    // the link's end is volbench's end.
-                    RemoteCmd::Argv(a) => exec_line(a),
-                };
-                v.push(host.to_string());
-                v.push(line);
-                v
-            }
+            Form::Ssh { is_ssh } => ssh::argv(&self.words, is_ssh, &self.extra, host, remote),
             Form::Exec { remote_shell } => {
-                let mut v: Vec<String> = self
-                    .words
-                    .iter()
-                    .map(|w| w.replace("{host}", host))
-                    .collect();
-                if remote_shell {
-                    // Before the host word, where ssh still reads options.
-                    let at = self
-                        .words
-                        .iter()
-                        .position(|w| w.contains("{host}"))
-                        .unwrap_or(v.len());
-                    v.splice(at..at, self.extra.iter().cloned());
-                    if matches!(remote, RemoteCmd::Sftp) {
-                        let at = at + self.extra.len();
-                        v.insert(at, "-s".to_string());
-                        v.push("sftp".to_string());
-                        return v;
-                    }
-                }
-                match remote {
-                    RemoteCmd::Sftp => v.push("sftp-server".to_string()),
-                    // `ssh -F cfg {host}`: one line, quoted for the remote
-                    // shell, or it re-splits the script and runs `sh -c umask`.
-                    RemoteCmd::Script(s) if remote_shell => v.push(format!("sh -c {}", quote(s))),
-                    RemoteCmd::WinArgv(a) if remote_shell => v.push(win_line(a)),
-                    RemoteCmd::Argv(a) if remote_shell => v.push(exec_line(a)),
-                    RemoteCmd::Script(s) => {
-                        v.extend(["sh".to_string(), "-c".to_string(), s.clone()]);
-                    }
-                    RemoteCmd::Argv(a) | RemoteCmd::WinArgv(a) => v.extend(a.iter().cloned()),
-                }
-                v
+                exec::argv(&self.words, remote_shell, &self.extra, host, remote)
             }
-        }
-    }
-
-    /// Runs a short remote command with `input` on its stdin; returns
-    /// stdout, or an error naming the host with the exit status and stderr.
-    pub(crate) fn run(
-        &self,
-        host: &str,
-        remote: &RemoteCmd,
-        input: &[u8],
-        timeout: Duration,
-    ) -> Result<String> {
-        let child = self.spawn(host, remote).map_err(|e| {
-            VbError::target(format!(
-                "host {host}: cannot start '{}': {e}",
-                self.program()
-            ))
-        })?;
-        let done = crate::io::child::finish(child, input, 1 << 20, 1 << 16, timeout);
-        let (status, out, err) = (done.status, done.stdout, done.stderr);
-        let err = crate::remote::protocol::sanitize(String::from_utf8_lossy(&err).trim(), 2000);
-        let tail = if err.is_empty() {
-            String::new()
-        } else {
-            format!(": {err}")
-        };
-        match status {
-            Some(st) if st.success() => Ok(String::from_utf8_lossy(&out).into_owned()),
-            Some(st) => Err(VbError::target(format!(
-                "host {host}: remote command failed through '{}' ({st}){tail}",
-                self.program()
-            ))),
-            None => Err(VbError::target(format!(
-                "host {host}: no answer within {}s{tail}",
-                timeout.as_secs()
-            ))),
         }
     }
 }
@@ -376,36 +257,11 @@ fn win_line(argv: &[String]) -> String {
     cmdline::line(program, args)
 }
 
-/// Checks a template word's `{...}`: only `{host}` is known. Returns
-/// whether the word holds `{host}`.
-fn check_placeholders(word: &str) -> std::result::Result<bool, String> {
-    let mut has_host = false;
-    let mut rest = word;
-    while let Some(at) = rest.find(['{', '}']) {
-        let tail = rest.get(at..).unwrap_or("");
-        if tail.starts_with('}') {
-            return Err("a '}' without its '{'".into());
-        }
-        let Some(end) = tail.find('}') else {
-            return Err("a '{' without its '}'".into());
-        };
-        let inner = tail.get(1..end).unwrap_or("");
-        if inner != "host" {
-            return Err(format!(
-                "unknown placeholder {{{inner}}} (a launcher takes only {{host}})"
-            ));
-        }
-        has_host = true;
-        rest = tail.get(end + 1..).unwrap_or("");
-    }
-    Ok(has_host)
-}
-
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    fn args(l: &Launcher, host: &str, remote: &RemoteCmd) -> Vec<String> {
+    pub(super) fn args(l: &Launcher, host: &str, remote: &RemoteCmd) -> Vec<String> {
         let c = l.command(host, remote);
         std::iter::once(c.get_program())
             .chain(c.get_args())
@@ -415,7 +271,7 @@ mod tests {
 
     /// What ssh does with the words after the host: joins them with
     /// spaces and hands the line to the remote shell.
-    fn as_ssh_runs_it(l: &Launcher, remote: &RemoteCmd) -> String {
+    pub(super) fn as_ssh_runs_it(l: &Launcher, remote: &RemoteCmd) -> String {
         let a = args(l, "h", remote);
         let at = a.iter().position(|w| w == "h").unwrap();
         let line = a[at + 1..].join(" ");
@@ -428,79 +284,37 @@ mod tests {
     }
 
     #[test]
-    fn an_ssh_template_with_its_own_options_quotes_for_the_remote_shell() {
-        // `--launcher 'ssh -F cfg {host}'` with --push-binary: the push
-        // script and the agent's argv must reach the far side whole.
-        let l = Launcher::new(Some("ssh -F cfg {host}"), None).unwrap();
-        assert_eq!(
-            args(&l, "h", &RemoteCmd::Argv(vec![]))[..4],
-            ["ssh", "-F", "cfg", "h"]
-        );
-        let script = r#"umask 077 && t='a b'; printf '%s|' "$t" x"#;
-        assert_eq!(
-            as_ssh_runs_it(&l, &RemoteCmd::Script(script.into())),
-            "a b|x|"
-        );
-        let argv = RemoteCmd::Argv(vec!["printf".into(), "%s|".into(), "it's a $x".into()]);
-        assert_eq!(as_ssh_runs_it(&l, &argv), "it's a $x|");
-    }
-
-    #[test]
-    fn exec_templates_take_the_remote_command_as_arguments() {
-        let k = Launcher::new(Some("kubectl exec -i {host} --"), None).unwrap();
-        let agent = RemoteCmd::Argv(vec!["/opt/vb dir/volbench".into(), "agent".into()]);
-        assert_eq!(
-            args(&k, "vb-0", &agent),
-            [
-                "kubectl",
-                "exec",
-                "-i",
-                "vb-0",
-                "--",
-                "/opt/vb dir/volbench",
-                "agent"
-            ]
-        );
-        let s = RemoteCmd::Script("echo $HOME".into());
-        assert_eq!(
-            args(&k, "vb-0", &s)[5..],
-            ["sh", "-c", "echo $HOME"],
-            "a script is one argument of sh -c, not re-split"
-        );
-        let n = Launcher::new(Some("ip netns exec ns-{host}"), None).unwrap();
-        assert_eq!(
-            args(&n, "h1", &agent)[..4],
-            ["ip", "netns", "exec", "ns-h1"]
-        );
-    }
-
-    #[test]
-    fn the_sftp_server_is_ssh_subsystem_or_a_command_through_a_template() {
-        let ssh = Launcher::new(None, None).unwrap();
-        let a = args(&ssh, "win1", &RemoteCmd::Sftp);
-        assert_eq!(a[a.len() - 3..], ["-s", "win1", "sftp"]);
-        assert!(a.contains(&"BatchMode=yes".to_string()), "{a:?}");
-        let t = Launcher::new(Some("ssh -F cfg {host}"), None)
-            .unwrap()
-            .with_ssh_options(&["-o".into(), "ControlPath=x".into()]);
-        assert_eq!(
-            args(&t, "win1", &RemoteCmd::Sftp),
-            [
-                "ssh",
-                "-F",
-                "cfg",
-                "-o",
-                "ControlPath=x",
-                "-s",
-                "win1",
-                "sftp"
-            ]
-        );
-        let e = Launcher::new(Some("ip netns exec ns-{host}"), None).unwrap();
-        assert_eq!(
-            args(&e, "w", &RemoteCmd::Sftp)[3..],
-            ["ns-w", "sftp-server"]
-        );
+    fn every_builtin_is_named_once_in_the_help_and_the_guide() {
+        // A launcher's row is the one place its name and template live; the
+        // help of --launcher and the guide's table say it to the user.
+        use clap::CommandFactory;
+        let cli = crate::input::args::Cli::command();
+        let run = cli.find_subcommand("run").unwrap();
+        let arg = run
+            .get_arguments()
+            .find(|a| a.get_id() == "launcher")
+            .unwrap();
+        let help = arg.get_long_help().or(arg.get_help()).unwrap().to_string();
+        let guide = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/guide/many-hosts.md"),
+        )
+        .unwrap();
+        for (i, b) in BUILTIN.iter().enumerate() {
+            assert!(
+                BUILTIN[..i].iter().all(|o| o.name != b.name),
+                "{} twice",
+                b.name
+            );
+            assert!(help.contains(b.name), "--launcher's help lacks {}", b.name);
+            assert!(
+                guide.contains(&format!("| `{}`", b.name)),
+                "many-hosts.md's launcher table lacks {}",
+                b.name
+            );
+            let l = Launcher::new(Some(b.name), None).unwrap();
+            assert_eq!(l.is_slurm_step(), b.start == Start::SrunStep);
+            assert!(l.describe().contains(b.template), "{}", l.describe());
+        }
     }
 
     #[test]
@@ -525,35 +339,6 @@ mod tests {
             args(&w, "h1", &RemoteCmd::Script("true".into())),
             ["my-wrapper", "--x", "h1", "true"]
         );
-    }
-
-    #[test]
-    fn ssh_options_go_after_the_users_words_and_before_the_host() {
-        // ssh keeps an option's first value: the user's own -o must win.
-        let o = ["-o".to_string(), "ControlPath=/s/0".into()];
-        let plain = RemoteCmd::Argv(vec!["vb".into()]);
-        let s = Launcher::new(None, Some("ssh -o ControlPath=mine")).unwrap();
-        let a = args(&s.with_ssh_options(&o), "h", &plain);
-        let mine = a.iter().position(|w| w == "ControlPath=mine").unwrap();
-        let ours = a.iter().position(|w| w == "ControlPath=/s/0").unwrap();
-        let host = a.iter().position(|w| w == "h").unwrap();
-        assert!(mine < ours && ours < host, "{a:?}");
-        let e = Launcher::new(Some("ssh -F cfg {host}"), None).unwrap();
-        let a = args(&e.with_ssh_options(&o), "h", &plain);
-        assert_eq!(a[..6], ["ssh", "-F", "cfg", "-o", "ControlPath=/s/0", "h"]);
-        assert_eq!(
-            e.ssh_local("h", &["-G".into()]).unwrap(),
-            ["ssh", "-F", "cfg", "-G", "h"]
-        );
-        assert_eq!(
-            s.ssh_local("h", &["-G".into()]).unwrap(),
-            ["ssh", "-o", "ControlPath=mine", "-G", "h"]
-        );
-        // Not ssh: no ssh options are ever added.
-        let k = Launcher::new(Some("kubectl"), None).unwrap();
-        assert!(!k.is_ssh() && k.ssh_local("p", &[]).is_none());
-        let w = Launcher::new(None, Some("my-wrapper")).unwrap();
-        assert!(!w.is_ssh());
     }
 
     #[test]
