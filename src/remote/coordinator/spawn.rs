@@ -28,7 +28,7 @@ pub(super) fn connect<'a>(
     obs: &'a dyn Observer,
     stop: &'a AtomicBool,
 ) -> Result<(Coordinator<'a>, Option<fanout::Mux>)> {
-    let remotes = remote_commands(opts)?;
+    let remotes = remote_commands(opts, obs)?;
     let (ev_tx, ev_rx) = mpsc::channel();
     let names: Vec<&str> = opts.hosts.iter().map(|a| a.host.name.as_str()).collect();
     let (mux, groups) = fanout::plan(&opts.launcher, &names, opts.ssh_mux, opts.launch_parallel)?;
@@ -95,8 +95,8 @@ pub(super) fn connect<'a>(
 }
 
 /// Each host's `volbench agent` command (after pushing the binary, if asked).
-pub(super) fn remote_commands(opts: &Options) -> Result<Vec<RemoteCmd>> {
-    Ok(remote_binaries(opts)?
+pub(super) fn remote_commands(opts: &Options, obs: &dyn Observer) -> Result<Vec<RemoteCmd>> {
+    Ok(remote_binaries(opts, obs)?
         .iter()
         .map(|b| agent_command(b, &opts.session))
         .collect())

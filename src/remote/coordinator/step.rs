@@ -33,7 +33,7 @@ pub(super) fn connect<'a>(
     obs: &'a dyn Observer,
     stop: &'a AtomicBool,
 ) -> Result<Coordinator<'a>> {
-    let remote = one_remote(opts)?;
+    let remote = one_remote(opts, obs)?;
     let names: Vec<&str> = opts.hosts.iter().map(|a| a.host.name.as_str()).collect();
     let argv = srun_argv(&names, &remote);
     let mut child = opts
@@ -105,7 +105,7 @@ pub(super) fn describe(n: usize) -> String {
 
 /// The one agent command every task runs: the step cannot give tasks
 /// different ones.
-fn one_remote(opts: &Options) -> Result<RemoteCmd> {
+fn one_remote(opts: &Options, obs: &dyn Observer) -> Result<RemoteCmd> {
     // Before remote_commands, which pushes the binaries.
     if opts
         .hosts
@@ -117,7 +117,7 @@ fn one_remote(opts: &Options) -> Result<RemoteCmd> {
              no Windows node; use --launcher ssh for it",
         ));
     }
-    let all = super::spawn::remote_commands(opts)?;
+    let all = super::spawn::remote_commands(opts, obs)?;
     let Some(first) = all.first() else {
         return Err(VbError::input("--launcher slurm needs at least one host"));
     };
