@@ -11,8 +11,8 @@
 //!   script is run (an installed volbench starts directly) (`exec.rs`).
 //!
 //! A launcher volbench knows by name is one row, `Builtin`, in a file of its
-//! own here (`ssh.rs`, `slurm.rs`, `k8s.rs`), listed once in
-//! `BUILTIN`; nothing else in the program names one.
+//! own here (`ssh.rs`, `slurm.rs`...), listed once in `BUILTIN`; nothing
+//! else in the program names one.
 
 pub(crate) mod cmdline;
 pub(crate) mod exec;
@@ -54,7 +54,7 @@ pub(crate) enum Start {
 }
 
 /// Every launcher known by name: a new one is its file and its line here.
-pub(crate) const BUILTIN: [&Builtin; 3] = [&ssh::ROW, &slurm::ROW, &k8s::ROW];
+pub(crate) const BUILTIN: &[&Builtin] = &[&ssh::ROW, &slurm::ROW, &k8s::ROW];
 
 /// What runs on the far side.
 #[derive(Debug, Clone)]
