@@ -9,7 +9,8 @@ use clap::{Args, ValueEnum};
 pub struct LaunchArgs {
     /// How a host is reached: ssh (the default), slurm (inside an
     /// allocation: ONE srun step for all hosts, task i on host i, its stdin
-    /// and output split by task), kubectl (kubectl exec -i {host} --), or a
+    /// and output split by task), kubectl (kubectl exec -i {host} --),
+    /// docker (docker exec -i {host}: containers as the hosts), or a
     /// command template. With {host} in it the template is
     /// run as an argument vector, {host} replaced and volbench's command
     /// appended as separate arguments, no shell ('docker exec -i {host}',

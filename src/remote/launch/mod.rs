@@ -15,6 +15,7 @@
 //! else in the program names one.
 
 pub(crate) mod cmdline;
+pub(crate) mod docker;
 pub(crate) mod exec;
 pub(crate) mod fanout;
 pub(crate) mod k8s;
@@ -54,7 +55,7 @@ pub(crate) enum Start {
 }
 
 /// Every launcher known by name: a new one is its file and its line here.
-pub(crate) const BUILTIN: &[&Builtin] = &[&ssh::ROW, &slurm::ROW, &k8s::ROW];
+pub(crate) const BUILTIN: &[&Builtin] = &[&ssh::ROW, &slurm::ROW, &k8s::ROW, &docker::ROW];
 
 /// What runs on the far side.
 #[derive(Debug, Clone)]
