@@ -23,7 +23,7 @@ pub(crate) mod verify;
 
 /// `volbench agent [--session NAME [--task-env VAR]]` exactly as the
 /// coordinator starts it (`--task-env`: the variable holding the agent's
-/// task when one srun step carries every agent, `remote/step.rs`; only in
+/// task when one srun step carries every agent, `remote/launch/slurm.rs`; only in
 /// this form, as the coordinator writes it), run without clap: building the whole command tree (every subcommand's
 /// flags and help text) touched code and heap that each of a thousand
 /// agents on one machine kept resident. Anything else (`agent --help`, a

@@ -17,7 +17,8 @@ use crate::input::targets::{attach, check_threads_total, expand_local};
 use crate::input::{flags, suite};
 use crate::output::file::OutputDir;
 use crate::plan::{self, Plan};
-use crate::remote::{coordinator, k8s, launcher};
+use crate::remote::coordinator;
+use crate::remote::launch::{self as launcher, k8s};
 use crate::result::expect::Expectation;
 use crate::spec::JobSpec;
 use crate::units::bounds::one_line;
@@ -311,14 +312,14 @@ fn step_line(hp: &plan::hosts::HostsPlan, remote: &coordinator::Remote) -> Strin
         coordinator::Remote::Push { .. } => "PUSHED-VOLBENCH".into(),
     };
     let names: Vec<&str> = hp.hosts.iter().map(|a| a.host.name.as_str()).collect();
-    let agent = crate::remote::launcher::RemoteCmd::Argv(vec![
+    let agent = crate::remote::launch::RemoteCmd::Argv(vec![
         path,
         "agent".into(),
         "--session".into(),
         hp.session.clone(),
     ]);
-    let argv = crate::remote::step::srun_argv(&names, &agent);
-    one_line(&crate::remote::quote::line(&argv))
+    let argv = crate::remote::launch::slurm::srun_argv(&names, &agent);
+    one_line(&crate::remote::launch::quote::line(&argv))
 }
 
 /// The job on many hosts: the hosts' plan, then the coordinator, then the
@@ -364,7 +365,8 @@ fn on_hosts(
             coordinator::Remote::Push { dir, windows_exe } => {
                 // Which volbench.exe is said now, or why there is none.
                 let windows = if hp.hosts.iter().any(|a| a.host.agent.os == HostOs::Windows) {
-                    let (exe, _) = crate::remote::binary::windows_exe(windows_exe.as_deref())?;
+                    let (exe, _) =
+                        crate::remote::push::binary::windows_exe(windows_exe.as_deref())?;
                     format!(" ({} to the os=windows hosts)", exe.display())
                 } else {
                     String::new()
@@ -459,11 +461,18 @@ fn k8s_job_of(r: &HostArgs, job: &JobSpec) -> Result<Option<k8s::K8sJob>> {
     )?;
     let runs_s: f64 = job.runs.iter().map(|x| x.warmup_s + x.duration_s).sum();
     let image = r.launch.k8s_image.as_deref().unwrap_or_default();
+    let l = &r.launch;
+    let placement = k8s::Placement::parse(
+        l.k8s_requests.as_deref(),
+        l.k8s_limits.as_deref(),
+        l.k8s_one_per_node != Some(OnOff::Off),
+    )?;
     k8s::K8sJob::new(
         n,
         image,
         r.launch.k8s_namespace.as_deref(),
         r.launch.k8s_volume.as_deref(),
+        placement,
         runs_s,
         timeout,
     )
@@ -472,7 +481,7 @@ fn k8s_job_of(r: &HostArgs, job: &JobSpec) -> Result<Option<k8s::K8sJob>> {
 
 /// What `--k8s-job` would do: the manifest and the kubectl commands.
 fn k8s_dry_run(j: &k8s::K8sJob) -> Result<()> {
-    let line = |argv: Vec<String>| one_line(&crate::remote::quote::line(&argv));
+    let line = |argv: Vec<String>| one_line(&crate::remote::launch::quote::line(&argv));
     println!(
         "kubernetes: Indexed Job {} of {} pods, in order:",
         j.name, j.pods
@@ -503,7 +512,7 @@ fn k8s_dry_run(j: &k8s::K8sJob) -> Result<()> {
 /// environment variable, else ssh.
 fn launcher_of(r: &HostArgs) -> Result<launcher::Launcher> {
     let ssh_cmd = r.ssh_command.clone().or_else(|| {
-        std::env::var(launcher::SSH_ENV)
+        std::env::var(launcher::ssh::SSH_ENV)
             .ok()
             .filter(|s| !s.trim().is_empty())
     });

@@ -18,7 +18,7 @@ pub(crate) fn split_words(text: &str) -> std::result::Result<Vec<String>, String
 /// backslashes, the quote groups; 2n+1: n and a literal quote). A quote
 /// left open is refused rather than run to the end, as a POSIX one is.
 ///
-/// By hand: the rule is a dozen lines, and the tests of `remote/cmdline.rs`
+/// By hand: the rule is a dozen lines, and the tests of `remote/launch/cmdline.rs`
 /// read the lines volbench writes for a Windows host back with it.
 pub(crate) fn split_windows(text: &str) -> std::result::Result<Vec<String>, String> {
     let mut words = Vec::new();

@@ -6,20 +6,10 @@
 //! line protocol; the coordinator merges them exactly.
 
 pub(crate) mod agent;
-pub mod binary;
-pub(crate) mod cmdline;
 pub(crate) mod coordinator;
-pub(crate) mod fanout;
-pub(crate) mod k8s;
-pub(crate) mod launcher;
+pub(crate) mod launch;
 pub mod protocol;
-pub(crate) mod quote;
-pub(crate) mod sftp;
-pub(crate) mod ssh;
-pub(crate) mod step;
-#[cfg(windows)]
-mod windows;
-pub(crate) mod winpush;
+pub mod push;
 
 /// Blocks SIGPIPE in the calling thread only. A thread writing to a host's
 /// pipe calls this first: the process-wide SIG_IGN the coordinator sets is

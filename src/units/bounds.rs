@@ -106,6 +106,12 @@ pub const K8S_DEADLINE_MARGIN: Duration = Duration::from_secs(3600);
 /// The least time a Job's pods get to be made and Ready (an image pull
 /// takes longer than the 5 s `--host-timeout` a host's agent gets).
 pub const K8S_MIN_START: Duration = Duration::from_secs(120);
+/// The least time one kubectl call to the API server (apply, get, delete)
+/// gets; it gets `--host-timeout` when that is longer. A credential plugin
+/// may fetch a token first.
+pub const K8S_MIN_API: Duration = Duration::from_secs(10);
+/// `--k8s-requests` / `--k8s-limits`, in bytes: a few `NAME=QUANTITY` pairs.
+pub const MAX_K8S_RESOURCES: usize = 256;
 /// A Kubernetes name (namespace, Job): an RFC 1123 label.
 pub const MAX_K8S_NAME: usize = 63;
 /// `--k8s-image`, in bytes: a registry path and a tag or digest.

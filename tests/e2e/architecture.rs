@@ -1036,7 +1036,7 @@ const FILE_WRITING_WRAPPERS: &[(&str, &str)] = &[];
 /// the server, written in ARCHITECTURE.md's gate section and its own doc.
 /// SFTP today (the push to a Windows host); NFS and SMB next
 /// (`io/backend/nfs/`, `io/backend/smb/`).
-const FAR_SIDE: &[&str] = &["remote/sftp.rs", "remote/winpush/mod.rs"];
+const FAR_SIDE: &[&str] = &["remote/push/sftp.rs", "remote/push/windows/mod.rs"];
 const FAR_SIDE_FOLDERS: &[&str] = &["io/backend/nfs/", "io/backend/smb/"];
 
 fn write_opens(code: &str) -> Vec<String> {
@@ -1184,7 +1184,7 @@ fn only_the_gate_changes_the_file_system() {
             .replace('\\', "/");
         // SFTP requests change a Windows host's files, not ours: no local
         // gate can guard them, so the push keeps the gate's rules in what
-        // it asks (`remote/winpush/`: no link followed, create-new, a
+        // it asks (`remote/push/windows/`: no link followed, create-new, a
         // rename that never replaces).
         let far_side =
             FAR_SIDE.contains(&rel.as_str()) || FAR_SIDE_FOLDERS.iter().any(|d| rel.starts_with(d));

@@ -17,7 +17,9 @@ const BIN: &str = env!("CARGO_BIN_EXE_volbench");
 /// The fake kubectl: every call a line in `calls`, the manifest kept,
 /// pods listed out of index order (volbench must sort them), `exec` runs
 /// the command here. FAKE_APPLY_FAILS makes the apply fail as an API
-/// server refusing the Job would.
+/// server refusing the Job would; FAKE_APPLY_HANGS makes it never return,
+/// a child of its own holding its output (a credential plugin waiting for
+/// a login does that).
 const FAKE: &str = r#"#!/bin/sh
 dir=$(dirname "$0")
 echo "$*" >> "$dir/calls"
@@ -25,6 +27,9 @@ if [ "$1" = "-n" ]; then shift 2; fi
 case "$1" in
 apply)
   cat > "$dir/manifest.json"
+  if [ -n "$FAKE_APPLY_HANGS" ]; then
+    sleep 600 & echo $! > "$dir/sleeper"; wait
+  fi
   if [ -n "$FAKE_APPLY_FAILS" ]; then
     echo 'error: jobs.batch is forbidden: User "me" cannot create resource "jobs"' >&2
     exit 1
@@ -108,6 +113,25 @@ fn a_k8s_job_runs_one_agent_per_pod_and_is_deleted_at_the_end() {
     assert_eq!(
         pod["volumes"][0]["persistentVolumeClaim"]["claimName"],
         "scratch-rwx"
+    );
+    // The defaults: a CPU and 512 MiB asked, memory bounded, no CPU
+    // limit; one pod per node, so 3 pods are 3 clients.
+    let res = &pod["containers"][0]["resources"];
+    assert_eq!(res["requests"]["cpu"], "1");
+    assert_eq!(res["requests"]["memory"], "512Mi");
+    assert_eq!(res["limits"]["memory"], "8Gi");
+    assert!(res["limits"].get("cpu").is_none(), "{res}");
+    let anti =
+        &pod["affinity"]["podAntiAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][0];
+    assert_eq!(anti["topologyKey"], "kubernetes.io/hostname");
+    assert_eq!(
+        anti["labelSelector"]["matchLabels"]["volbench/job"],
+        name.as_str()
+    );
+    assert_eq!(
+        m["spec"]["template"]["metadata"]["labels"]["volbench/job"],
+        name.as_str(),
+        "the pods carry the label their anti-affinity selects"
     );
     assert_eq!(
         pod["containers"][0]["volumeMounts"][0]["mountPath"],
@@ -212,6 +236,29 @@ fn bad_k8s_options_are_refused_before_any_kubectl_call() {
             vec!["--k8s-job", "2", "--k8s-image", "i", "--hosts", "a,b"],
             "cannot be used",
         ),
+        (
+            vec![
+                "--k8s-job",
+                "2",
+                "--k8s-image",
+                "i",
+                "--k8s-requests",
+                "gpu=1",
+            ],
+            "not cpu, memory or ephemeral-storage",
+        ),
+        (
+            vec![
+                "--k8s-job",
+                "2",
+                "--k8s-image",
+                "i",
+                "--k8s-limits",
+                "memory=256Mi",
+            ],
+            "below --k8s-requests memory=512Mi",
+        ),
+        (vec!["--k8s-requests", "cpu=1"], "--k8s-job"),
     ] {
         let o = vb(["run", "--target", "/tmp/{host}", "--duration", "1s"])
             .args(&args)
@@ -229,9 +276,18 @@ fn dry_run_prints_the_manifest_and_the_kubectl_commands() {
     let path = fake_kubectl(tmp.path());
     let o = vb(["run", "--k8s-job", "4", "--k8s-image", "vb:1", "--dry-run"])
         .args(["--target", "/data/{host}", "--duration", "1s"])
+        .args(["--k8s-requests", "cpu=2,memory=4Gi", "--k8s-limits", "none"])
+        .args(["--k8s-one-per-node", "off"])
         .env("PATH", &path)
         .expect(exit::OK);
     let out = String::from_utf8_lossy(&o.stdout);
+    // What the user set, as set: no limits, pods free to share a node.
+    assert!(out.contains("\"cpu\": \"2\""), "{out}");
+    assert!(out.contains("\"memory\": \"4Gi\""), "{out}");
+    assert!(
+        !out.contains("\"limits\"") && !out.contains("podAntiAffinity"),
+        "{out}"
+    );
     assert!(out.contains("\"completionMode\": \"Indexed\""), "{out}");
     assert!(out.contains("\"completions\": 4"), "{out}");
     assert!(out.contains("kubectl apply -f -"), "{out}");
@@ -281,6 +337,43 @@ fn a_run_stopped_by_sigint_keeps_its_result_and_deletes_the_job() {
     let st = child.wait().unwrap();
     assert_eq!(st.code(), Some(exit::INTERRUPTED));
     assert!(tmp.path().join("out/result.json").exists());
+    let c = calls(tmp.path());
+    assert!(c.last().unwrap().contains("delete job volbench-"), "{c:?}");
+}
+
+#[test]
+fn a_kubectl_apply_that_never_returns_is_given_up_with_its_children() {
+    // Bounded by --host-timeout, at least K8S_MIN_API (10 s), not waited
+    // for as long as its credential plugin (here, its sleeper) lives.
+    let tmp = tempfile::tempdir().unwrap();
+    let path = fake_kubectl(tmp.path());
+    let t = std::time::Instant::now();
+    let o = vb(["run", "--k8s-job", "2", "--k8s-image", "vb:1"])
+        .args(["--host-timeout", "1s"])
+        .arg("--target")
+        .arg(tmp.path().join("{host}"))
+        .args(["--size", "4m", "--duration", "1s"])
+        .env("PATH", &path)
+        .env("FAKE_APPLY_HANGS", "1")
+        .output();
+    assert_eq!(o.status.code(), Some(exit::TARGET), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("kubectl apply: no answer within 10s"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(
+        t.elapsed() < std::time::Duration::from_secs(120),
+        "{:?}",
+        t.elapsed()
+    );
+    let sleeper = std::fs::read_to_string(tmp.path().join("bin/sleeper")).unwrap();
+    let gone = crate::common::hosts::wait_until(std::time::Duration::from_secs(20), || {
+        std::fs::read_to_string(format!("/proc/{}/stat", sleeper.trim())).map_or(true, |s| {
+            s.rsplit_once(") ").is_some_and(|(_, r)| r.starts_with('Z'))
+        })
+    });
+    assert!(gone, "the apply's child {} outlived it", sleeper.trim());
     let c = calls(tmp.path());
     assert!(c.last().unwrap().contains("delete job volbench-"), "{c:?}");
 }

@@ -117,6 +117,49 @@ fn an_exec_launcher_runs_four_hosts_as_argument_vectors() {
     }
 }
 
+/// A fake `docker` first on PATH: `docker exec -i NAME CMD...` runs CMD
+/// here, each call a line in `calls` (no daemon runs on this machine).
+const FAKE_DOCKER: &str = r#"#!/bin/sh
+echo "$*" >> "$(dirname "$0")/calls"
+[ "$1" = exec ] && [ "$2" = -i ] || { echo "fake docker: $*" >&2; exit 125; }
+shift 3
+exec "$@"
+"#;
+
+#[test]
+fn the_docker_launcher_reaches_containers_by_name() {
+    // A launcher added as one file (`remote/launch/docker.rs`) and its
+    // line in BUILTIN: nothing else in the coordinator knows it.
+    let tmp = tempfile::tempdir().unwrap();
+    let bin = tmp.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    std::fs::write(bin.join("docker"), FAKE_DOCKER).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(bin.join("docker"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut path = bin.clone().into_os_string();
+    path.push(":");
+    path.push(std::env::var_os("PATH").unwrap_or_default());
+    job("c1,c2", "docker", tmp.path())
+        .args(["--remote-volbench", BIN])
+        .env("PATH", &path)
+        .expect(exit::OK);
+    let doc = read_json(&tmp.path().join("out/result.json"));
+    assert_hosts_ok_and_summed(&doc, 2);
+    assert_eq!(
+        doc["cluster"]["ssh_command"], "docker (docker exec -i {host})",
+        "the result says the launcher and what it stands for"
+    );
+    let calls = std::fs::read_to_string(bin.join("calls")).unwrap();
+    for c in ["c1", "c2"] {
+        assert!(
+            calls
+                .lines()
+                .any(|l| l.starts_with(&format!("exec -i {c} {BIN} agent --session "))),
+            "{calls}"
+        );
+    }
+}
+
 #[test]
 fn push_binary_streams_through_an_exec_launcher() {
     let Some(ns) = Namespaces::up("push_binary_streams_through_an_exec_launcher", "p", 2) else {
@@ -145,7 +188,7 @@ fn push_binary_streams_through_an_exec_launcher() {
     // This binary, or the static build of the same commit beside it.
     assert!(
         copy == std::fs::read(BIN).unwrap()
-            || volbench::remote::binary::needs_loader(&copy) == Some(false),
+            || volbench::remote::push::binary::needs_loader(&copy) == Some(false),
         "the pushed file is a volbench"
     );
 }
@@ -279,7 +322,7 @@ fn the_static_binary_runs_a_job_in_a_root_without_libc() {
     };
     let bytes = std::fs::read(&bin).unwrap_or_else(|e| panic!("{}: {e}", bin.display()));
     assert_eq!(
-        volbench::remote::binary::needs_loader(&bytes),
+        volbench::remote::push::binary::needs_loader(&bytes),
         Some(false),
         "{} names an ELF interpreter: not static",
         bin.display()

@@ -42,6 +42,7 @@ mod prop_import;
 mod prop_input;
 mod prop_untrusted;
 mod published;
+mod push;
 mod quick;
 mod reading;
 mod replay;

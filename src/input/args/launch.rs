@@ -9,7 +9,8 @@ use clap::{Args, ValueEnum};
 pub struct LaunchArgs {
     /// How a host is reached: ssh (the default), slurm (inside an
     /// allocation: ONE srun step for all hosts, task i on host i, its stdin
-    /// and output split by task), kubectl (kubectl exec -i {host} --), or a
+    /// and output split by task), kubectl (kubectl exec -i {host} --),
+    /// docker (docker exec -i {host}: containers as the hosts), or a
     /// command template. With {host} in it the template is
     /// run as an argument vector, {host} replaced and volbench's command
     /// appended as separate arguments, no shell ('docker exec -i {host}',
@@ -55,6 +56,25 @@ pub struct LaunchArgs {
     /// The namespace of --k8s-job's Job (default: kubectl's context's).
     #[arg(long, value_name = "NS", requires = "k8s_job")]
     pub k8s_namespace: Option<String>,
+
+    /// What each pod of --k8s-job asks of its node, as Kubernetes writes
+    /// it: cpu, memory and ephemeral-storage, 'cpu=2,memory=4Gi', or none
+    /// [default: cpu=1,memory=512Mi].
+    #[arg(long, value_name = "LIST", requires = "k8s_job")]
+    pub k8s_requests: Option<String>,
+
+    /// The most each pod of --k8s-job may use, as --k8s-requests, or none
+    /// [default: memory=8Gi: a memory bound that keeps a runaway agent from
+    /// its node, and no CPU limit, whose throttling would read as storage
+    /// latency].
+    #[arg(long, value_name = "LIST", requires = "k8s_job")]
+    pub k8s_limits: Option<String>,
+
+    /// One pod of --k8s-job per node (a required pod anti-affinity on the
+    /// node's host name), so N pods are N clients; off lets pods share a
+    /// node (a one-node test cluster).
+    #[arg(long, value_enum, value_name = "ON|OFF", requires = "k8s_job")]
+    pub k8s_one_per_node: Option<OnOff>,
 
     /// Launches in flight at once (1..1024): a launch lasts until its agent
     /// answers (or --host-timeout), so a thousand hosts are not a thousand

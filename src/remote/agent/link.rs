@@ -28,7 +28,7 @@ pub(super) fn write_loop(rx: Receiver<String>, shared: &Shared) {
 }
 
 /// `task`: this agent's task when one process carries many agents: each
-/// line is framed (`remote/step.rs`) and only its own are read.
+/// line is framed (`remote/launch/slurm.rs`) and only its own are read.
 pub(super) fn read_loop(shared: &Shared, link: &Link, ctl: Sender<Control>, task: Option<u32>) {
     let mut input = BufReader::new(std::io::stdin().lock());
     let mut buf = Vec::new();
@@ -90,8 +90,8 @@ fn read_framed(
     buf: &mut Vec<u8>,
     me: u32,
 ) -> std::io::Result<Option<()>> {
+    use crate::remote::launch::slurm::{Framed, MAX_PREFIX, read_bounded, unframe};
     use crate::remote::protocol::MAX_LINE;
-    use crate::remote::step::{Framed, MAX_PREFIX, read_bounded, unframe};
     loop {
         if read_bounded(input, buf, MAX_LINE + MAX_PREFIX + 1)?.is_none() {
             return Ok(None);

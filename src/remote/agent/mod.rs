@@ -37,7 +37,7 @@ const GRACE: Duration = Duration::from_secs(3);
 pub(crate) const EXIT_LOST: i32 = 75;
 
 /// `task_env`: the variable that holds this agent's task number when one
-/// process carries many agents (`--task-env SLURM_PROCID`, `remote/step.rs`):
+/// process carries many agents (`--task-env SLURM_PROCID`, `remote/launch/slurm.rs`):
 /// its stdin is then framed, and it keeps only the lines for its task.
 pub(crate) fn main(task_env: Option<&str>) -> Result<i32> {
     let task = task_env.map(task_number).transpose()?;

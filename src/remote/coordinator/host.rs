@@ -32,7 +32,7 @@ pub(super) struct Link {
     pub out: RefCell<Option<Direct>>,
     /// Its task's way into the one srun step that carries every agent
     /// (`step.rs`), where there is no process of its own.
-    pub step: Option<crate::remote::step::Tap>,
+    pub step: Option<crate::remote::launch::slurm::Tap>,
     pub last_heard: Instant,
 }
 

@@ -4,10 +4,13 @@
 //! failed launch; or, with `--push-binary`, the copy pushed there (this
 //! Linux binary through the shell, volbench.exe over SFTP).
 
-use super::super::winpush::{self, WinDir};
-use super::super::{binary, cmdline, fanout, quote, ssh};
+use super::super::launch::{cmdline, fanout, quote};
+use super::super::push::shell::{self, PosixDir};
+use super::super::push::windows::{self as winpush, WinDir};
+use super::super::push::{Swept, binary};
 use super::{Options, Remote};
 use crate::error::{Result, VbError};
+use crate::executor::Observer;
 use crate::input::hosts::{Assignment, HostOs, HostSpec};
 use crate::units::bounds::one_line;
 
@@ -21,8 +24,9 @@ pub(super) enum RemoteBinary {
     Windows(String),
 }
 
-/// The volbench that runs on each host, pushed there first if asked.
-pub(super) fn remote_binaries(opts: &Options) -> Result<Vec<RemoteBinary>> {
+/// The volbench that runs on each host, pushed there first if asked; what
+/// a push swept from a host's push directory is said through `obs`.
+pub(super) fn remote_binaries(opts: &Options, obs: &dyn Observer) -> Result<Vec<RemoteBinary>> {
     let (dir, windows_exe) = match &opts.remote {
         Remote::Installed(default) => {
             return opts
@@ -57,15 +61,18 @@ pub(super) fn remote_binaries(opts: &Options) -> Result<Vec<RemoteBinary>> {
     };
     // Bounded like the launches: a thousand hosts are not a thousand
     // copies in flight.
-    let results: Vec<Result<RemoteBinary>> =
+    let results: Vec<Result<(RemoteBinary, Swept)>> =
         fanout::par_map(opts.launch_parallel, &opts.hosts, |i, a| {
             let name = &a.host.name;
+            let wait = opts.timeout;
             match (dirs.get(i), &linux, &windows) {
                 (Some(PushDir::Windows(d)), _, Some(bytes)) => {
-                    winpush::push(&opts.launcher, name, d, bytes).map(RemoteBinary::Windows)
+                    winpush::push(&opts.launcher, name, d, bytes, wait)
+                        .map(|(p, swept)| (RemoteBinary::Windows(p), swept))
                 }
                 (Some(PushDir::Linux(d)), Some((exe, bytes)), _) => {
-                    ssh::push_binary(&opts.launcher, name, d, exe, bytes).map(RemoteBinary::Shell)
+                    shell::push_binary(&opts.launcher, name, d, exe, bytes, wait)
+                        .map(|p| (RemoteBinary::Shell(p.word), p.swept))
                 }
                 _ => Err(VbError::run(format!("host {name}: nothing to push"))),
             }
@@ -82,7 +89,15 @@ pub(super) fn remote_binaries(opts: &Options) -> Result<Vec<RemoteBinary>> {
             errors.join("\n  ")
         )));
     }
-    Ok(results.into_iter().filter_map(|r| r.ok()).collect())
+    let mut binaries = Vec::with_capacity(results.len());
+    for ((b, swept), a) in results.into_iter().filter_map(|r| r.ok()).zip(&opts.hosts) {
+        let dir = a.host.agent.push_dir.as_deref().unwrap_or(dir);
+        if let Some(line) = swept.note(&a.host.name, dir) {
+            obs.note(&line);
+        }
+        binaries.push(b);
+    }
+    Ok(binaries)
 }
 
 /// The volbench `host` runs when nothing is pushed.
@@ -113,7 +128,7 @@ pub(super) fn installed(host: &HostSpec, default: &str) -> Result<String> {
 /// Where one host's pushed copy goes, read for its system.
 #[derive(Debug)]
 enum PushDir {
-    Linux(String),
+    Linux(PosixDir),
     Windows(WinDir),
 }
 
@@ -144,7 +159,9 @@ fn push_dirs(hosts: &[Assignment], default: &str) -> Result<Vec<PushDir>> {
                      give this host its own push_dir= in the hosts file",
                     one_line(dir)
                 ))),
-                HostOs::Linux => Ok(PushDir::Linux(dir.to_string())),
+                HostOs::Linux => PosixDir::parse(dir)
+                    .map(PushDir::Linux)
+                    .map_err(|why| VbError::input(format!("host {name}: {from} {why}"))),
             }
         })
         .collect()
@@ -245,7 +262,7 @@ mod tests {
 
     #[test]
     fn a_windows_hosts_agent_is_one_cmd_line_over_ssh_and_argv_through_a_template() {
-        use super::super::super::launcher::{Launcher, RemoteCmd};
+        use super::super::super::launch::{Launcher, RemoteCmd};
         let agent = RemoteCmd::WinArgv(vec![
             r"C:\Program Files\volbench\volbench.exe".into(),
             "agent".into(),

@@ -12,8 +12,8 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
 use std::time::{Duration, Instant};
 
-use super::super::fanout::{Group, Mux};
-use super::super::launcher::Launcher;
+use super::super::launch::Launcher;
+use super::super::launch::fanout::{Group, Mux};
 use super::super::protocol::{ToAgent, encode};
 use super::host::ToAgentPipe;
 use crate::error::Result;

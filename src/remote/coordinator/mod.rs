@@ -15,7 +15,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 
-use super::launcher::Launcher;
+use super::launch::Launcher;
 use super::protocol::{AgentJob, StepRun, ToAgent};
 use crate::error::Result;
 use crate::executor::Observer;
@@ -80,7 +80,7 @@ pub(crate) struct Options {
     pub ssh_mux: bool,
     /// `--k8s-job`: the Job to make first, its pods the hosts (the caller
     /// owns its deletion).
-    pub k8s: Option<crate::remote::k8s::K8sJob>,
+    pub k8s: Option<crate::remote::launch::k8s::K8sJob>,
 }
 
 /// Which volbench the hosts run.

@@ -9,9 +9,8 @@ use std::sync::atomic::AtomicBool;
 use std::sync::mpsc::{self, Sender, SyncSender};
 use std::time::{Duration, Instant};
 
-use super::super::launcher::{Launcher, RemoteCmd};
+use super::super::launch::{Launcher, RemoteCmd, fanout, quote};
 use super::super::protocol::{MAX_LINE, PROTOCOL, ToAgent, encode, read_line, sanitize};
-use super::super::{fanout, quote};
 use super::host::{Event, Host, ToAgentPipe};
 use super::hostbin::{RemoteBinary, remote_binaries};
 use super::{Coordinator, Options, STOP_TIMEOUT};
@@ -29,7 +28,7 @@ pub(super) fn connect<'a>(
     obs: &'a dyn Observer,
     stop: &'a AtomicBool,
 ) -> Result<(Coordinator<'a>, Option<fanout::Mux>)> {
-    let remotes = remote_commands(opts)?;
+    let remotes = remote_commands(opts, obs)?;
     let (ev_tx, ev_rx) = mpsc::channel();
     let names: Vec<&str> = opts.hosts.iter().map(|a| a.host.name.as_str()).collect();
     let (mux, groups) = fanout::plan(&opts.launcher, &names, opts.ssh_mux, opts.launch_parallel)?;
@@ -96,8 +95,8 @@ pub(super) fn connect<'a>(
 }
 
 /// Each host's `volbench agent` command (after pushing the binary, if asked).
-pub(super) fn remote_commands(opts: &Options) -> Result<Vec<RemoteCmd>> {
-    Ok(remote_binaries(opts)?
+pub(super) fn remote_commands(opts: &Options, obs: &dyn Observer) -> Result<Vec<RemoteCmd>> {
+    Ok(remote_binaries(opts, obs)?
         .iter()
         .map(|b| agent_command(b, &opts.session))
         .collect())
@@ -325,5 +324,5 @@ pub(super) fn children_cpu() -> (f64, f64) {
 /// RUSAGE_CHILDREN).
 #[cfg(windows)]
 pub(super) fn children_cpu() -> (f64, f64) {
-    crate::remote::windows::children_cpu()
+    crate::remote::launch::windows::children_cpu()
 }

@@ -1,4 +1,4 @@
-//! `--launcher slurm`: every agent a task of ONE srun step (`remote/step.rs`
+//! `--launcher slurm`: every agent a task of ONE srun step (`remote/launch/slurm.rs`
 //! has the framing). One writer thread frames each host's lines onto srun's
 //! stdin, which srun gives every task; one reader splits srun's labelled
 //! stdout into each host's events and another keeps each task's stderr, so
@@ -14,9 +14,11 @@ use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use super::super::launcher::RemoteCmd;
+use super::super::launch::RemoteCmd;
+use super::super::launch::slurm::{
+    Joiner, Tap, ToTask, ended_tasks, frame, label, read_bounded, srun_argv,
+};
 use super::super::protocol::sanitize;
-use super::super::step::{Joiner, Tap, ToTask, ended_tasks, frame, label, read_bounded, srun_argv};
 use super::host::{Event, Host};
 use super::{Coordinator, Options};
 use crate::error::{Result, VbError};
@@ -31,7 +33,7 @@ pub(super) fn connect<'a>(
     obs: &'a dyn Observer,
     stop: &'a AtomicBool,
 ) -> Result<Coordinator<'a>> {
-    let remote = one_remote(opts)?;
+    let remote = one_remote(opts, obs)?;
     let names: Vec<&str> = opts.hosts.iter().map(|a| a.host.name.as_str()).collect();
     let argv = srun_argv(&names, &remote);
     let mut child = opts
@@ -103,7 +105,7 @@ pub(super) fn describe(n: usize) -> String {
 
 /// The one agent command every task runs: the step cannot give tasks
 /// different ones.
-fn one_remote(opts: &Options) -> Result<RemoteCmd> {
+fn one_remote(opts: &Options, obs: &dyn Observer) -> Result<RemoteCmd> {
     // Before remote_commands, which pushes the binaries.
     if opts
         .hosts
@@ -115,7 +117,7 @@ fn one_remote(opts: &Options) -> Result<RemoteCmd> {
              no Windows node; use --launcher ssh for it",
         ));
     }
-    let all = super::spawn::remote_commands(opts)?;
+    let all = super::spawn::remote_commands(opts, obs)?;
     let Some(first) = all.first() else {
         return Err(VbError::input("--launcher slurm needs at least one host"));
     };

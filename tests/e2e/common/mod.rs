@@ -50,6 +50,11 @@ impl Vb {
         self
     }
 
+    /// The command, to be spawned rather than run to its end.
+    pub fn into_command(self) -> Command {
+        self.0
+    }
+
     pub fn output(mut self) -> Output {
         self.0.output().expect("the volbench binary runs")
     }

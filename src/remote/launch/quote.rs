@@ -1,5 +1,5 @@
 //! Quoting for the remote shell: the one leaf both the launcher (its
-//! command lines) and the push (`ssh.rs`) use.
+//! command lines) and the push (`push/shell/`) use.
 
 /// Quotes one word for a POSIX shell: `it's` -> `'it'\''s'`.
 pub(crate) fn quote(word: &str) -> String {

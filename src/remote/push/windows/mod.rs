@@ -1,20 +1,22 @@
 //! `--push-binary` to a Windows host: volbench.exe copied over SFTP (the
 //! server Windows' OpenSSH ships) into the push directory, named by its
 //! content hash and reused when already there, as the Linux push does
-//! through the shell (`ssh.rs`).
+//! through the shell (`push/shell/`).
 //!
-//! The far side is not our file system, so the gate cannot guard it; the
-//! copy keeps the gate's rules by what it asks of the server: directories
-//! are reached component by component with LSTAT and a link (or a
-//! junction, which Windows' server shows as one) is refused; the file is
-//! created new (CREAT|EXCL) under a temporary name, and renamed with SFTP
+//! The push rules (`push/mod.rs`) as SFTP requests: directories are
+//! reached component by component with LSTAT and a link (or a junction,
+//! which Windows' server shows as one) is refused; the file is created new
+//! (CREAT|EXCL) under a temporary name of its own, and renamed with SFTP
 //! v3's RENAME, which does not replace; a file already at the content name
-//! that is not this volbench.exe is refused, never overwritten.
+//! that is not this volbench.exe is refused, never overwritten; stale
+//! temporaries of pushes whose far side died are removed by READDIR, LSTAT
+//! and REMOVE, their age read against the host's own clock.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use super::launcher::{Launcher, RemoteCmd};
+use super::super::launch::{Launcher, RemoteCmd, cmdline};
 use super::sftp::{self, Attrs, Kind, Session};
+use super::{STALE, Swept};
 use crate::error::{Result, VbError};
 use crate::units::bounds::one_line;
 
@@ -82,7 +84,7 @@ impl WinDir {
         // A drive path is the program's path as cmd.exe will see it.
         if let Some(why) = dir
             .cmd_path("volbench.exe")
-            .and_then(|p| super::cmdline::bad_program(&p))
+            .and_then(|p| cmdline::bad_program(&p))
         {
             return Err(why);
         }
@@ -129,17 +131,22 @@ fn windows_of(name: &str) -> Option<String> {
 
 /// The name a copy of `bytes` takes in the push directory.
 pub(crate) fn exe_name(bytes: &[u8]) -> String {
-    format!(
-        "volbench-{}.exe",
-        super::ssh::content_hash(bytes)
-            .get(..24)
-            .unwrap_or_default()
-    )
+    super::copy_name(bytes, ".exe")
 }
 
+/// Entries of a push directory looked at for stale temporaries.
+const MAX_LISTED: usize = 100_000;
+
 /// Makes sure `host` has `bytes` (volbench.exe) in `dir`, copying it when
-/// missing; returns the path cmd.exe runs it by.
-pub(crate) fn push(launcher: &Launcher, host: &str, dir: &WinDir, bytes: &[u8]) -> Result<String> {
+/// missing; returns the path cmd.exe runs it by, and what was swept. `wait`
+/// is `--host-timeout`: how long any one reply may take.
+pub(crate) fn push(
+    launcher: &Launcher,
+    host: &str,
+    dir: &WinDir,
+    bytes: &[u8],
+    wait: Duration,
+) -> Result<(String, Swept)> {
     let fail = |why: String| {
         VbError::target(format!(
             "host {}: pushing volbench.exe: {why}",
@@ -152,18 +159,17 @@ pub(crate) fn push(launcher: &Launcher, host: &str, dir: &WinDir, bytes: &[u8]) 
             launcher.program()
         ))
     })?;
-    let deadline = Instant::now() + Duration::from_secs(600);
-    let mut s = Session::new(child, deadline).map_err(|e| fail(e.to_string()))?;
+    let mut s = Session::new(child, wait).map_err(|e| fail(e.to_string()))?;
     let copied = s
         .init()
         .map_err(|e| e.to_string())
         .and_then(|()| copy(&mut s, dir, bytes));
     match copied {
-        Ok(path) => {
+        Ok((path, swept)) => {
             s.finish();
-            match super::cmdline::bad_program(&path) {
+            match cmdline::bad_program(&path) {
                 Some(why) => Err(fail(why)),
-                None => Ok(path),
+                None => Ok((path, swept)),
             }
         }
         Err(why) => {
@@ -177,8 +183,13 @@ pub(crate) fn push(launcher: &Launcher, host: &str, dir: &WinDir, bytes: &[u8]) 
     }
 }
 
-/// The copy on an open session; the cmd.exe path of the file, or why not.
-fn copy(s: &mut Session, dir: &WinDir, bytes: &[u8]) -> std::result::Result<String, String> {
+/// The copy on an open session; the cmd.exe path of the file and what was
+/// swept, or why not.
+fn copy(
+    s: &mut Session,
+    dir: &WinDir,
+    bytes: &[u8],
+) -> std::result::Result<(String, Swept), String> {
     let e = |e: sftp::SftpError| e.to_string();
     let home = s.realpath(".").map_err(e)?;
     let style = if windows_of(&home).is_some() {
@@ -218,6 +229,7 @@ fn copy(s: &mut Session, dir: &WinDir, bytes: &[u8]) -> std::result::Result<Stri
             _ => return Err(format!("{p} is there and is not a directory")),
         }
     }
+    let swept = sweep(s, dir, style);
     let name = exe_name(bytes);
     let target = dir.sftp(style, dir.parts.len(), Some(&name));
     let want = bytes.len() as u64;
@@ -233,19 +245,63 @@ fn copy(s: &mut Session, dir: &WinDir, bytes: &[u8]) -> std::result::Result<Stri
         }
     }
     match dir.cmd_path(&name) {
-        Some(p) => Ok(p),
+        Some(p) => Ok((p, swept)),
         None => {
             let full = s.realpath(&target).map_err(e)?;
-            windows_of(&full).ok_or_else(|| {
+            let path = windows_of(&full).ok_or_else(|| {
                 format!(
                     "the host's SFTP server names {target} '{}', with no drive: give the push \
                      directory as a drive path (push_dir=D:\\volbench on its line, or \
                      --push-dir)",
                     one_line(&full)
                 )
-            })
+            })?;
+            Ok((path, swept))
         }
     }
+}
+
+/// Removes the push directory's temporaries that no live push can own
+/// (`push/mod.rs`: regular files untouched for longer than `STALE` by the
+/// host's clock, which a file made now tells) and names the others. A
+/// directory that cannot be listed is not swept; the copy goes on.
+fn sweep(s: &mut Session, dir: &WinDir, style: Style) -> Swept {
+    let mut swept = Swept::default();
+    let here = dir.sftp(style, dir.parts.len(), None);
+    let Ok(temps) = s.read_dir(&here, MAX_LISTED, super::is_temp) else {
+        return swept;
+    };
+    if temps.is_empty() {
+        return swept;
+    }
+    let now = host_now(s, dir, style);
+    for (name, a) in temps {
+        let stale = a.kind == Kind::File
+            && matches!((now, a.mtime), (Some(now), Some(m))
+                if u64::from(now.saturating_sub(m)) > STALE.as_secs());
+        let path = dir.sftp(style, dir.parts.len(), Some(&name));
+        if stale && s.remove(&path).is_ok() {
+            swept.removed.push(one_line(&name));
+        } else {
+            swept.kept.push(one_line(&name));
+        }
+    }
+    swept
+}
+
+/// The host's clock, as the mtime of a file made for it (one of the push's
+/// temporaries, removed at once: if it stays, the next push sweeps it).
+fn host_now(s: &mut Session, dir: &WinDir, style: Style) -> Option<u32> {
+    let probe = dir.sftp(
+        style,
+        dir.parts.len(),
+        Some(&super::temp_name("volbench-clock")),
+    );
+    let handle = s.create_new(&probe, 0o600).ok()?;
+    let _ = s.close(&handle);
+    let now = s.lstat(&probe).ok().flatten().and_then(|a| a.mtime);
+    let _ = s.remove(&probe);
+    now
 }
 
 /// Writes `bytes` new under a temporary name, then renames it to `target`.
@@ -258,15 +314,7 @@ fn upload(
     bytes: &[u8],
 ) -> std::result::Result<(), String> {
     let want = bytes.len() as u64;
-    let tmp = dir.sftp(
-        style,
-        dir.parts.len(),
-        Some(&format!(
-            ".{name}.{}-{:08x}.part",
-            std::process::id(),
-            fastrand::u32(..)
-        )),
-    );
+    let tmp = dir.sftp(style, dir.parts.len(), Some(&super::temp_name(name)));
     let handle = s
         .create_new(&tmp, 0o700)
         .map_err(|e| format!("cannot create {tmp}: {e}"))?;

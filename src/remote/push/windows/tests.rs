@@ -1,6 +1,12 @@
 use super::*;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
+use std::time::{Instant, SystemTime};
+
+/// The push with a minute for every reply, its path only.
+fn push(l: &Launcher, host: &str, dir: &WinDir, bytes: &[u8]) -> Result<String> {
+    super::push(l, host, dir, bytes, Duration::from_secs(60)).map(|(p, _)| p)
+}
 
 #[test]
 fn a_push_directory_is_a_drive_path_or_one_under_the_home() {
@@ -116,7 +122,7 @@ fn listing(dir: &Path) -> Vec<String> {
 #[test]
 fn a_push_writes_one_content_named_copy_and_reuses_it() {
     let Some((t, home, l)) =
-        wine_like_host("winpush::a_push_writes_one_content_named_copy_and_reuses_it")
+        wine_like_host("push::windows::a_push_writes_one_content_named_copy_and_reuses_it")
     else {
         return;
     };
@@ -142,7 +148,8 @@ fn a_push_writes_one_content_named_copy_and_reuses_it() {
 
 #[test]
 fn a_push_replaces_nothing_and_follows_no_link() {
-    let Some((t, home, l)) = wine_like_host("winpush::a_push_replaces_nothing_and_follows_no_link")
+    let Some((t, home, l)) =
+        wine_like_host("push::windows::a_push_replaces_nothing_and_follows_no_link")
     else {
         return;
     };
@@ -220,7 +227,7 @@ fn a_copy_the_host_cannot_hold_leaves_nothing_behind() {
     // write past it fails with EFBIG): the copy fails in the middle of its
     // window of writes, and what was written goes.
     let Some((t, home, l)) = wine_like_host_with(
-        "winpush::a_copy_the_host_cannot_hold_leaves_nothing_behind",
+        "push::windows::a_copy_the_host_cannot_hold_leaves_nothing_behind",
         "trap \"\" XFSZ; ulimit -f 128;",
     ) else {
         return;
@@ -246,4 +253,92 @@ fn a_copy_the_host_cannot_hold_leaves_nothing_behind() {
     )
     .unwrap();
     assert_eq!(listing(&cache), [exe_name(&small)]);
+}
+
+/// Sets a file's modification time `secs` into the past.
+fn age(path: &Path, secs: u64) {
+    let f = std::fs::File::options().write(true).open(path).unwrap();
+    f.set_modified(SystemTime::now() - Duration::from_secs(secs))
+        .unwrap();
+}
+
+#[test]
+fn a_temporary_the_far_side_left_is_named_then_swept_once_stale() {
+    // The server's input cut after 300 kB: it dies in the middle of the
+    // copy, and the temporary stays (nobody is left there to remove it).
+    // dd passes on each byte at once (head's stdio would hold the
+    // requests; a larger dd block counts short reads as whole blocks).
+    let test = "push::windows::a_temporary_the_far_side_left_is_named_then_swept_once_stale";
+    let Some(server) = sftp_server(test) else {
+        return;
+    };
+    let Some((t, home, l)) = wine_like_host(test) else {
+        return;
+    };
+    let h = home.to_str().unwrap();
+    let dying = Launcher::new(
+        Some(&format!(
+            "sh -c 'cd \"$0\" && dd bs=1 count=300000 2>/dev/null | {}' \
+             {{host}}",
+            server.display()
+        )),
+        None,
+    )
+    .unwrap();
+    let cache = t.path().join("cache");
+    let dir = WinDir::parse(&z(&cache)).unwrap();
+    let bytes: Vec<u8> = (0..(1 << 20)).map(|i| (i % 253) as u8).collect();
+    let e = push(&dying, h, &dir, &bytes).unwrap_err();
+    assert!(
+        e.message.contains("went away") || e.message.contains("ended"),
+        "{e}"
+    );
+    assert!(cache.is_dir(), "the copy had begun: {e}");
+    let left = listing(&cache);
+    assert_eq!(left.len(), 1, "{left:?}");
+    assert!(crate::remote::push::is_temp(&left[0]), "{left:?}");
+    // Something else named like a temporary: a link, never followed.
+    let outside = t.path().join("outside");
+    std::fs::write(&outside, b"keep").unwrap();
+    age(&outside, 3 * 3600);
+    let link_name = ".volbench-planted.0000000000000000.part";
+    std::os::unix::fs::symlink(&outside, cache.join(link_name)).unwrap();
+
+    // The next push copies; the temporary is recent, so it is named, not removed.
+    let (_, swept) = super::push(&l, h, &dir, &bytes, Duration::from_secs(60)).unwrap();
+    assert!(swept.removed.is_empty(), "{swept:?}");
+    assert!(swept.kept.contains(&left[0]), "{swept:?}");
+    assert!(swept.kept.contains(&link_name.to_string()), "{swept:?}");
+    // Past STALE, the next push (which copies nothing) removes it.
+    age(&cache.join(&left[0]), STALE.as_secs() + 60);
+    let (_, swept) = super::push(&l, h, &dir, &bytes, Duration::from_secs(60)).unwrap();
+    assert_eq!(swept.removed, [left[0].clone()]);
+    assert_eq!(swept.kept, [link_name.to_string()]);
+    let mut want = vec![exe_name(&bytes), link_name.to_string()];
+    want.sort();
+    assert_eq!(
+        listing(&cache),
+        want,
+        "the clock's own probe file is gone too"
+    );
+    assert_eq!(std::fs::read(&outside).unwrap(), b"keep");
+}
+
+#[test]
+fn a_server_that_never_answers_is_given_up_after_the_host_timeout() {
+    // It used to be waited for 600 s whatever --host-timeout said.
+    let t = tempfile::tempdir().unwrap();
+    let dir = WinDir::parse(&z(t.path())).unwrap();
+    let mute = Launcher::new(Some("sh -c 'exec sleep 600' {host}"), None).unwrap();
+    let start = Instant::now();
+    let e = super::push(&mute, "win9", &dir, b"MZ", Duration::from_secs(1)).unwrap_err();
+    assert!(
+        e.message.contains("no answer for 1s (--host-timeout)"),
+        "{e}"
+    );
+    assert!(
+        start.elapsed() < Duration::from_secs(60),
+        "{:?}",
+        start.elapsed()
+    );
 }

@@ -23,7 +23,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use super::launcher::Launcher;
+use super::Launcher;
 use crate::error::{Result, VbError};
 
 /// Agents per master: sshd's default `MaxSessions` is 10, and a session

@@ -10,7 +10,7 @@
 use std::io::{Read, Write};
 use std::process::{Child, ChildStdin};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const INIT: u8 = 1;
 const VERSION: u8 = 2;
@@ -18,6 +18,8 @@ const OPEN: u8 = 3;
 const CLOSE: u8 = 4;
 const WRITE: u8 = 6;
 const LSTAT: u8 = 7;
+const OPENDIR: u8 = 11;
+const READDIR: u8 = 12;
 const REMOVE: u8 = 13;
 const MKDIR: u8 = 14;
 const REALPATH: u8 = 16;
@@ -28,6 +30,7 @@ const NAME: u8 = 104;
 const ATTRS: u8 = 105;
 
 const FX_OK: u32 = 0;
+const FX_EOF: u32 = 1;
 pub(crate) const FX_NO_SUCH_FILE: u32 = 2;
 
 const ATTR_SIZE: u32 = 0x1;
@@ -90,6 +93,8 @@ pub(crate) enum Kind {
 pub(crate) struct Attrs {
     pub kind: Kind,
     pub size: Option<u64>,
+    /// Seconds since the epoch by the host's clock, when the server says.
+    pub mtime: Option<u32>,
 }
 
 /// One SFTP session on a started launcher (its stdin and stdout piped).
@@ -99,13 +104,15 @@ pub(crate) struct Session {
     replies: Receiver<Res<Vec<u8>>>,
     stderr: Option<std::thread::JoinHandle<Vec<u8>>>,
     next_id: u32,
-    deadline: Instant,
+    /// How long any one reply may take (`--host-timeout`).
+    silence: Duration,
 }
 
 impl Session {
-    /// Takes over `child`'s pipes: every reply must come before
-    /// `deadline`, else the session is killed and says so. `init` next.
-    pub(crate) fn new(mut child: Child, deadline: Instant) -> Res<Self> {
+    /// Takes over `child`'s pipes: every reply must come within `silence`
+    /// of the last (a copy that moves is never cut, a server that stalls is
+    /// given up), else the session is killed and says so. `init` next.
+    pub(crate) fn new(mut child: Child, silence: Duration) -> Res<Self> {
         let (Some(stdin), Some(mut stdout)) = (child.stdin.take(), child.stdout.take()) else {
             let _ = child.kill();
             let _ = child.wait();
@@ -141,7 +148,7 @@ impl Session {
             replies,
             stderr,
             next_id: 1,
-            deadline,
+            silence,
         })
     }
 
@@ -257,11 +264,63 @@ impl Session {
         self.expect_ok(REMOVE, |b| put_str(b, path.as_bytes()))
     }
 
+    /// The entries of directory `path` whose names `keep` wants, with what
+    /// the server says of each (links not followed); at most `max` are
+    /// looked at, so a huge directory costs a bounded time.
+    pub(crate) fn read_dir(
+        &mut self,
+        path: &str,
+        max: usize,
+        keep: impl Fn(&str) -> bool,
+    ) -> Res<Vec<(String, Attrs)>> {
+        let (kind, body) = self.request(OPENDIR, |b| put_str(b, path.as_bytes()))?;
+        if kind != HANDLE {
+            return Err(unexpected(kind));
+        }
+        let handle = Reader::new(&body).string()?.to_vec();
+        let listed = self.read_entries(&handle, max, keep);
+        let closed = self.close(&handle);
+        let listed = listed?;
+        closed?;
+        Ok(listed)
+    }
+
+    fn read_entries(
+        &mut self,
+        handle: &[u8],
+        max: usize,
+        keep: impl Fn(&str) -> bool,
+    ) -> Res<Vec<(String, Attrs)>> {
+        let mut out = Vec::new();
+        let mut seen = 0usize;
+        while seen < max {
+            let body = match self.request(READDIR, |b| put_str(b, handle)) {
+                Ok((NAME, body)) => body,
+                Ok((kind, _)) => return Err(unexpected(kind)),
+                Err(e) if e.code == Some(FX_EOF) => break,
+                Err(e) => return Err(e),
+            };
+            let mut r = Reader::new(&body);
+            for _ in 0..r.u32()? {
+                let name = String::from_utf8_lossy(r.string()?).into_owned();
+                r.string()?; // the `ls -l` line, for people
+                let attrs = read_attrs(&mut r)?;
+                seen += 1;
+                if keep(&name) {
+                    out.push((name, attrs));
+                }
+            }
+        }
+        Ok(out)
+    }
+
     /// Ends the session: the server sees its stdin close and exits.
     pub(crate) fn finish(mut self) {
         self.stdin = None;
-        let left = self.deadline.saturating_duration_since(Instant::now());
-        let _ = crate::io::child::wait_briefly(&mut self.child, left.min(Duration::from_secs(10)));
+        let _ = crate::io::child::wait_briefly(
+            &mut self.child,
+            self.silence.min(Duration::from_secs(10)),
+        );
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
@@ -277,7 +336,7 @@ impl Session {
             .take()
             .and_then(|h| h.join().ok())
             .unwrap_or_default();
-        super::protocol::sanitize(String::from_utf8_lossy(&kept).trim(), 500)
+        crate::remote::protocol::sanitize(String::from_utf8_lossy(&kept).trim(), 500)
     }
 
     fn take_id(&mut self) -> u32 {
@@ -325,12 +384,14 @@ impl Session {
     }
 
     fn recv(&mut self) -> Res<Vec<u8>> {
-        let left = self.deadline.saturating_duration_since(Instant::now());
-        match self.replies.recv_timeout(left) {
+        match self.replies.recv_timeout(self.silence) {
             Ok(r) => r,
             Err(RecvTimeoutError::Timeout) => {
                 let _ = self.child.kill();
-                Err(broken("the SFTP server gave no answer in time"))
+                Err(broken(format!(
+                    "the SFTP server gave no answer for {}s (--host-timeout)",
+                    self.silence.as_secs()
+                )))
             }
             Err(RecvTimeoutError::Disconnected) => Err(broken("the SFTP server went away")),
         }
@@ -383,7 +444,7 @@ fn status_ok(kind: u8, body: &[u8]) -> Res<()> {
         .string()
         .map(|m| String::from_utf8_lossy(m).into_owned())
         .unwrap_or_default();
-    let msg = super::protocol::sanitize(msg.trim(), 200);
+    let msg = crate::remote::protocol::sanitize(msg.trim(), 200);
     Err(SftpError {
         code: Some(code),
         message: if msg.is_empty() {
@@ -421,13 +482,20 @@ fn read_attrs(r: &mut Reader<'_>) -> Res<Attrs> {
     } else {
         Kind::Unknown
     };
-    if flags & ATTR_ACMODTIME != 0 {
+    let mtime = if flags & ATTR_ACMODTIME != 0 {
         r.u32()?;
-        r.u32()?;
+        Some(r.u32()?)
+    } else {
+        None
+    };
+    if flags & ATTR_EXTENDED != 0 {
+        // Name-value pairs; read past them, a NAME reply's next entry follows.
+        for _ in 0..r.u32()? {
+            r.string()?;
+            r.string()?;
+        }
     }
-    // Extended pairs follow; nothing here needs them.
-    let _ = flags & ATTR_EXTENDED;
-    Ok(Attrs { kind, size })
+    Ok(Attrs { kind, size, mtime })
 }
 
 fn put_u32(b: &mut Vec<u8>, v: u32) {

@@ -12,10 +12,22 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
+use super::{Builtin, Start};
+
+mod placement;
 use crate::error::{Result, VbError};
 use crate::input::hosts::HostSpec;
 use crate::units::bounds::{
-    K8S_DEADLINE_MARGIN, K8S_MIN_START, MAX_DURATION, MAX_K8S_IMAGE, MAX_K8S_NAME, MAX_K8S_PODS,
+    K8S_DEADLINE_MARGIN, K8S_MIN_API, K8S_MIN_START, MAX_DURATION, MAX_K8S_IMAGE, MAX_K8S_NAME,
+    MAX_K8S_PODS,
+};
+pub(crate) use placement::Placement;
+
+/// `--launcher kubectl`: a pod, reached by its name.
+pub(crate) const ROW: Builtin = Builtin {
+    name: "kubectl",
+    template: "kubectl exec -i {host} --",
+    start: Start::PerHost,
 };
 
 /// The annotation Kubernetes puts on each pod of an Indexed Job.
@@ -39,6 +51,10 @@ pub(crate) struct K8sJob {
     /// For the pods to be made and Ready: --host-timeout, at least
     /// `K8S_MIN_START`.
     pub start: Duration,
+    /// For one kubectl call to the API server (apply, get, delete):
+    /// --host-timeout, at least `K8S_MIN_API`.
+    pub api: Duration,
+    pub placement: Placement,
 }
 
 /// An RFC 1123 label (what a namespace is): lowercase letters, digits and
@@ -113,12 +129,14 @@ fn check_image(s: &str) -> Result<()> {
 
 impl K8sJob {
     /// The Job for `pods` agents on `image`, for runs lasting `runs_s`
-    /// seconds in all; `timeout` is --host-timeout (the pods' start).
+    /// seconds in all; `timeout` is --host-timeout (the pods' start, the
+    /// API calls).
     pub(crate) fn new(
         pods: usize,
         image: &str,
         namespace: Option<&str>,
         volume: Option<&str>,
+        placement: Placement,
         runs_s: f64,
         timeout: Duration,
     ) -> Result<Self> {
@@ -156,12 +174,15 @@ impl K8sJob {
             deadline_s,
             volume,
             start,
+            api: timeout.max(K8S_MIN_API),
+            placement,
         })
     }
 
     /// The Indexed Job: one pod per agent, none restarted (a lost pod is a
     /// lost host), each holding its container up with `sleep` until the
-    /// deadline, after which Kubernetes ends them whatever became of us.
+    /// deadline, after which Kubernetes ends them whatever became of us;
+    /// with its resources, and one pod per node unless told otherwise.
     pub(crate) fn manifest(&self) -> serde_json::Value {
         let labels = json!({"app.kubernetes.io/name": "volbench", "volbench/job": self.name});
         let mut meta = serde_json::Map::new();
@@ -177,7 +198,11 @@ impl K8sJob {
             "command".into(),
             json!(["sleep", self.deadline_s.to_string()]),
         );
+        container.insert("resources".into(), self.placement.resources());
         let mut pod = serde_json::Map::new();
+        if let Some(a) = self.placement.affinity(&self.name) {
+            pod.insert("affinity".into(), a);
+        }
         pod.insert("restartPolicy".into(), json!("Never"));
         // sleep as PID 1 ignores SIGTERM: no 30 s wait on delete.
         pod.insert("terminationGracePeriodSeconds".into(), json!(5));
@@ -282,16 +307,16 @@ impl K8sJob {
             .collect()
     }
 
-    /// Applies the Job, waits for its pods to be Ready and returns their
-    /// names in index order, all within `self.start`; a failure is one
-    /// line naming the step and what kubectl said.
+    /// Applies the Job (within `self.api`), waits for its pods to be Ready
+    /// and returns their names in index order, all within `self.start`; a
+    /// failure is one line naming the step and what kubectl said.
     pub(crate) fn start(&self) -> Result<Vec<String>> {
         let timeout = self.start;
+        let end = Instant::now() + timeout;
         let manifest = self.manifest().to_string();
-        kubectl_run("apply", &self.apply_argv(), manifest.as_bytes(), timeout)?;
+        kubectl_run("apply", &self.apply_argv(), manifest.as_bytes(), self.api)?;
         // `kubectl wait -l` fails at once on no pods: the Job controller
         // makes them a moment after the apply, so first see them all.
-        let end = Instant::now() + timeout;
         let pods = loop {
             let left = end.saturating_duration_since(Instant::now());
             let out = kubectl_run("get pods", &self.list_argv(), b"", left.max(POLL))?;
@@ -310,7 +335,17 @@ impl K8sJob {
             std::thread::sleep(POLL);
         };
         let left = end.saturating_duration_since(Instant::now()).max(POLL);
-        kubectl_run("wait", &self.wait_argv(left), b"", left + POLL * 4)?;
+        kubectl_run("wait", &self.wait_argv(left), b"", left + POLL * 4).map_err(|e| {
+            if self.placement.one_per_node && self.pods > 1 {
+                VbError::target(format!(
+                    "{e} (one pod per node: the cluster needs {} nodes that can take one; \
+                     --k8s-one-per-node off lets pods share a node)",
+                    self.pods
+                ))
+            } else {
+                e
+            }
+        })?;
         Ok(pods)
     }
 
@@ -348,11 +383,17 @@ fn kubectl_run(step: &str, argv: &[String], input: &[u8], timeout: Duration) -> 
     let (program, args) = argv
         .split_first()
         .ok_or_else(|| fail("no command".into()))?;
-    let child = Command::new(program)
-        .args(args)
+    let mut c = Command::new(program);
+    c.args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
+        .stderr(Stdio::piped());
+    // Its own process group, which goes whole at the deadline: kubectl's
+    // credential plugin (or a wrapper's children) holding its pipes would
+    // otherwise outlive it and hold us.
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(&mut c, 0);
+    let child = c
         .spawn()
         .map_err(|e| fail(format!("cannot run '{program}': {e}")))?;
     let done = crate::io::child::finish(
@@ -362,7 +403,7 @@ fn kubectl_run(step: &str, argv: &[String], input: &[u8], timeout: Duration) -> 
         ERR_CAP,
         timeout,
     );
-    let err = super::protocol::sanitize(String::from_utf8_lossy(&done.stderr).trim(), 2000);
+    let err = crate::remote::protocol::sanitize(String::from_utf8_lossy(&done.stderr).trim(), 2000);
     match done.status {
         Some(st) if st.success() => Ok(String::from_utf8_lossy(&done.stdout).into_owned()),
         Some(st) => Err(fail(if err.is_empty() {
@@ -395,7 +436,7 @@ impl Drop for Owned {
     fn drop(&mut self) {
         let job = self.0.lock().unwrap_or_else(|p| p.into_inner()).take();
         if let Some(job) = job {
-            match job.delete(Duration::from_secs(30)) {
+            match job.delete(job.api) {
                 Ok(()) => eprintln!("volbench: Kubernetes Job {} deleted", job.name),
                 Err(e) => eprintln!(
                     "volbench: warning: Kubernetes Job {} may still exist ({e}); \
@@ -418,6 +459,7 @@ mod tests {
             "reg.example/vb:1",
             ns,
             Some("scratch-rwx:/data"),
+            Placement::parse(None, None, true).unwrap(),
             90.5,
             Duration::from_secs(60),
         )
@@ -450,29 +492,41 @@ mod tests {
             pod["containers"][0]["volumeMounts"][0]["mountPath"],
             "/data"
         );
+        // Resources and one pod per node (placement.rs), in the manifest.
+        assert_eq!(pod["containers"][0]["resources"]["limits"]["memory"], "8Gi");
+        assert_eq!(
+            pod["affinity"]["podAntiAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][0]
+                ["labelSelector"]["matchLabels"]["volbench/job"],
+            j.name.as_str()
+        );
+        assert_eq!(j.api, K8S_MIN_API.max(Duration::from_secs(60)));
         assert_eq!(j.launcher(), "kubectl exec -i -n bench {host} --");
         assert_eq!(j.apply_argv()[..3], ["kubectl", "-n", "bench"]);
         assert!(j.delete_argv().contains(&"--wait=false".to_string()));
     }
 
+    fn p() -> Placement {
+        Placement::parse(None, None, true).unwrap()
+    }
+
     #[test]
     fn bad_pods_images_and_namespaces_are_refused() {
         let t = Duration::from_secs(60);
-        assert!(K8sJob::new(0, "i", None, None, 1.0, t).is_err());
-        assert!(K8sJob::new(MAX_K8S_PODS + 1, "i", None, None, 1.0, t).is_err());
-        assert!(K8sJob::new(1, "", None, None, 1.0, t).is_err());
-        assert!(K8sJob::new(1, "-x", None, None, 1.0, t).is_err());
-        assert!(K8sJob::new(1, "a b", None, None, 1.0, t).is_err());
+        assert!(K8sJob::new(0, "i", None, None, p(), 1.0, t).is_err());
+        assert!(K8sJob::new(MAX_K8S_PODS + 1, "i", None, None, p(), 1.0, t).is_err());
+        assert!(K8sJob::new(1, "", None, None, p(), 1.0, t).is_err());
+        assert!(K8sJob::new(1, "-x", None, None, p(), 1.0, t).is_err());
+        assert!(K8sJob::new(1, "a b", None, None, p(), 1.0, t).is_err());
         for ns in ["Bench", "-a", "a_b", "", &"a".repeat(64)] {
-            let e = K8sJob::new(1, "i", Some(ns), None, 1.0, t).unwrap_err();
+            let e = K8sJob::new(1, "i", Some(ns), None, p(), 1.0, t).unwrap_err();
             assert_eq!(e.kind, crate::error::Kind::Input, "{ns}");
         }
         for v in ["data", ":/d", "Claim:/d", "c:rel", "c:/a\nb"] {
-            let e = K8sJob::new(1, "i", None, Some(v), 1.0, t).unwrap_err();
+            let e = K8sJob::new(1, "i", None, Some(v), p(), 1.0, t).unwrap_err();
             assert!(e.to_string().contains("--k8s-volume"), "{v}: {e}");
         }
         // A run of 30 days at most: the deadline stays within the bound.
-        let long = K8sJob::new(1, "i", None, None, 1e12, t).unwrap();
+        let long = K8sJob::new(1, "i", None, None, p(), 1e12, t).unwrap();
         assert_eq!(long.deadline_s, MAX_DURATION.as_secs());
     }
 
