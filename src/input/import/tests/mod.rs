@@ -543,6 +543,7 @@ fn args(line: &str) -> Vec<String> {
 
 mod diskspd_lines;
 mod lists;
+mod rendered;
 mod tables;
 
 mod corpus_diskspd;
