@@ -25,9 +25,9 @@ fn ds(line: &str, map: &[&str]) -> Imported {
 
 /// The rendered suite (and hosts file) of `imp`, checked to load.
 fn rendered(imp: &Imported) -> String {
-    let mut text = render::suite_toml(imp, "s.toml", "s.toml.hosts");
+    let mut text = render::suite_toml(imp, "s.toml", "s.toml.hosts").unwrap();
     job_of(imp);
-    if let Some(h) = render::hosts_file(&imp.draft) {
+    if let Some(h) = render::hosts_file(imp) {
         text.push_str("# ---- s.toml.hosts ----\n");
         text.push_str(&h);
     }
