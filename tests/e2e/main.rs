@@ -44,6 +44,7 @@ mod prop_untrusted;
 mod published;
 mod quick;
 mod reading;
+mod reference_pages;
 mod replay;
 mod replay_fio;
 mod replay_hosts;
