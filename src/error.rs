@@ -3,7 +3,8 @@
 
 use std::fmt;
 
-/// Exit codes; `docs/reference/exit-codes.md`'s table is generated from the same meanings.
+/// Exit codes. `docs/reference/exit-codes.md` has a row for each and no
+/// other: `tests/e2e/reference_pages.rs` reads this list and holds the page to it.
 pub mod exit {
     /// The run completed.
     pub const OK: i32 = 0;

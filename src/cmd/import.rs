@@ -73,15 +73,15 @@ pub(crate) fn cmd_import(c: &ImportCommand) -> Result<i32> {
     let to_file = (to.output.as_deref()).filter(|p| !crate::output::file::is_stdout(p));
     match to_file {
         None => {
-            print!("{}", render::suite_toml(&imp, "SUITE.toml", "HOSTS.txt"));
+            print!("{}", render::suite_toml(&imp, "SUITE.toml", "HOSTS.txt")?);
         }
         Some(path) => {
             let hosts_path = PathBuf::from(format!("{}.hosts", path.display()));
             let shown = path.display().to_string();
-            let text = render::suite_toml(&imp, &shown, &hosts_path.display().to_string());
+            let text = render::suite_toml(&imp, &shown, &hosts_path.display().to_string())?;
             // The suite must load as written before anything is saved.
             crate::input::suite::parse(&shown, &text)?;
-            if let Some(h) = render::hosts_file(&imp.draft) {
+            if let Some(h) = render::hosts_file(&imp) {
                 write_new(&hosts_path, &h)?;
                 eprintln!("hosts: {}", one_line(&hosts_path.display().to_string()));
             }
@@ -91,7 +91,7 @@ pub(crate) fn cmd_import(c: &ImportCommand) -> Result<i32> {
             eprintln!(
                 "run it: {}",
                 one_line(&render::command_line(
-                    &imp.draft,
+                    &imp,
                     &shown,
                     &hosts_path.display().to_string()
                 ))
@@ -125,12 +125,12 @@ pub(crate) fn cmd_diskspd(a: &DiskspdRunArgs) -> Result<i32> {
 /// The imported suite through the same path as `suite run`.
 fn run(imp: Imported, a: &ImportRunArgs) -> Result<i32> {
     print_notes(&imp);
-    let origin = format!("suite imported from {}", imp.draft.source);
-    let text = render::suite_toml(&imp, "SUITE.toml", "HOSTS.txt");
+    let origin = format!("suite imported from {}", imp.suite.source);
+    let text = render::suite_toml(&imp, "SUITE.toml", "HOSTS.txt")?;
     if a.out.dry_run {
         println!("# the imported suite:");
         print!("{text}");
-        if let Some(h) = render::hosts_file(&imp.draft) {
+        if let Some(h) = render::hosts_file(&imp) {
             println!("# its hosts:");
             print!("{h}");
         }
@@ -138,33 +138,26 @@ fn run(imp: Imported, a: &ImportRunArgs) -> Result<i32> {
     let target = a
         .target
         .clone()
-        .unwrap_or_else(|| PathBuf::from(&imp.draft.target));
-    let listed: Option<Vec<HostSpec>> = if imp.draft.hosts.is_empty() || a.remote.is_multi_host() {
+        .unwrap_or_else(|| PathBuf::from(&imp.target));
+    let listed: Option<Vec<HostSpec>> = if imp.hosts.is_empty() || a.remote.is_multi_host() {
         None
     } else {
         Some(
-            imp.draft
-                .hosts
+            imp.hosts
                 .iter()
                 .map(|h| HostSpec {
-                    name: h.ssh.clone(),
                     // --target replaces every host's own targets.
                     target: if a.target.is_some() {
                         None
                     } else {
-                        Some(match h.targets.as_slice() {
-                            [one] => one.clone(),
-                            many => format!("{{{}}}", many.join(",")),
-                        })
+                        h.target.clone()
                     },
-                    threads: None,
-                    vm_size: None,
-                    agent: Default::default(),
+                    ..h.clone()
                 })
                 .collect(),
         )
     };
-    let threads_total = imp.draft.threads_total
+    let threads_total = imp.suite.threads_total
         && (a.target.is_none() || crate::input::targets::expand_local(&target)?.len() > 1);
     let common = CommonArgs {
         target,

@@ -92,13 +92,11 @@ pub struct MetaOpWeight {
     pub weight: u32,
 }
 
-/// Bounds, stated in the errors: the tree's index arithmetic stays in u64
-/// and a run's bitmap of which files exist stays small (1 bit a file).
-pub(crate) const MAX_DEPTH: u32 = 16;
-pub(crate) const MAX_WIDTH: u32 = 100_000;
-pub(crate) const MAX_FILES: u64 = 1_000_000_000;
-/// Largest file of a mix: each worker holds one buffer this size.
-pub(crate) const MAX_FILE_SIZE: u64 = 1 << 30;
+/// The tree's bounds, stated in `units::bounds` and in the errors.
+pub(crate) const MAX_DEPTH: u32 = crate::units::bounds::MAX_TREE_DEPTH;
+pub(crate) const MAX_WIDTH: u32 = crate::units::bounds::MAX_TREE_WIDTH;
+pub(crate) const MAX_FILES: u64 = crate::units::bounds::MAX_TREE_FILES;
+pub(crate) const MAX_FILE_SIZE: u64 = crate::units::bounds::MAX_TREE_FILE_SIZE;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MetaSpec {
@@ -320,7 +318,7 @@ mod tests {
         let mut s = spec();
         s.width = 100_000;
         s.depth = 3;
-        assert!(s.validate(1).unwrap_err().contains("1000000000 files"));
+        assert!(s.validate(1).unwrap_err().contains("10000000 files"));
         let mut s = spec();
         s.depth = 0;
         assert!(s.validate(2).unwrap_err().contains("--shared-dirs"));

@@ -54,6 +54,17 @@ pub const MAX_BUFFER_BYTES: u64 = 4 << 30;
 pub const MAX_VM_SIZE_LEN: usize = 64;
 /// --files: each I/O thread opens every file of the set.
 pub const MAX_FILES: u64 = 65_536;
+/// A metadata run's tree (`--depth`, `--width`, `--files-per-dir`, a
+/// suite's or an imported fsd's): its index arithmetic stays in u64, and
+/// its files on one host stay within what a share's inodes and a day of
+/// creates hold (ten million; vdbench allows 32 million per fsd). Many
+/// hosts each make a tree of their own.
+pub const MAX_TREE_DEPTH: u32 = 16;
+pub const MAX_TREE_WIDTH: u32 = 100_000;
+pub const MAX_TREE_FILES: u64 = 10_000_000;
+/// The largest file of a tree's size mix: each worker holds one buffer
+/// this size.
+pub const MAX_TREE_FILE_SIZE: u64 = 1 << 30;
 /// --rate, IOPS across all threads.
 pub const MIN_RATE: f64 = 0.01;
 pub const MAX_RATE: f64 = 1e9;

@@ -262,3 +262,68 @@ fn fio_latency_target_and_per_direction_rates_reach_the_plan() {
     // Nothing ran: a dry run makes no file.
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
 }
+
+#[test]
+fn no_byte_of_an_included_file_that_is_no_job_file_reaches_the_terminal() {
+    // `include /etc/shadow` as the job's first line printed the file's
+    // first line; an INI file's `password=...` printed its value.
+    let tmp = tempfile::tempdir().unwrap();
+    let secrets = [
+        ("shadow-locked", "root:*:19000:0:99999:7:SECRETROOT::\n"),
+        (
+            "shadow-hash",
+            "root:$6$salt$SECRETHASH:19000:0:99999:7:::\n",
+        ),
+        ("bracket", "[SECRETSECTION\nx=1\n"),
+        ("ini", "[db]\npassword=SECRETVALUE\n"),
+    ];
+    for (name, text) in secrets {
+        let secret = tmp.path().join(name);
+        std::fs::write(&secret, text).unwrap();
+        for job_text in [
+            format!("include {}\n[j]\nrw=read\n", secret.display()),
+            format!("[j]\nrw=read\ninclude {}\n", secret.display()),
+        ] {
+            let job = tmp.path().join("a.fio");
+            std::fs::write(&job, &job_text).unwrap();
+            let o = run(&["import", "fio", p(&job)]);
+            assert_eq!(
+                o.status.code(),
+                Some(exit::BAD_INPUT),
+                "{name}: {}",
+                stderr(&o)
+            );
+            let e = stderr(&o);
+            assert_eq!(e.lines().count(), 1, "{name}: {e}");
+            assert!(!e.to_lowercase().contains("secret"), "{name}: {e}");
+        }
+    }
+}
+
+#[test]
+fn a_vdbench_tree_past_the_bound_is_refused_in_one_line_before_anything() {
+    // An fsd of 10^8 files (a typo's extra zeros) imported and exited 0.
+    let tmp = tempfile::tempdir().unwrap();
+    let parm = tmp.path().join("fs.parm");
+    std::fs::write(
+        &parm,
+        format!(
+            "fsd=f,anchor={},depth=2,width=100,files=10000,size=4k\n\
+             fwd=c,fsd=f,operation=create,threads=4\nrd=r,fwd=c,fwdrate=max,format=yes,elapsed=10\n",
+            tmp.path().join("tree").display()
+        ),
+    )
+    .unwrap();
+    let suite = tmp.path().join("s.toml");
+    let o = run(&["import", "vdbench", p(&parm), "-o", p(&suite)]);
+    assert_eq!(o.status.code(), Some(exit::BAD_INPUT), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert_eq!(e.lines().count(), 1, "{e}");
+    let bound = volbench::units::bounds::MAX_TREE_FILES.to_string();
+    assert!(
+        e.contains("fs.parm line 1: fsd=f") && e.contains(&bound),
+        "{e}"
+    );
+    assert!(!suite.exists());
+    assert!(!tmp.path().join("tree").exists());
+}

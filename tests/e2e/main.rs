@@ -45,6 +45,7 @@ mod published;
 mod push;
 mod quick;
 mod reading;
+mod reference_pages;
 mod replay;
 mod replay_fio;
 mod replay_hosts;

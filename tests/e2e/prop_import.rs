@@ -236,7 +236,7 @@ fn diskspd_args() -> impl Strategy<Value = Vec<String>> {
 /// Whatever an importer accepts renders to a suite that loads, or is
 /// refused with a message.
 fn render_and_load(imp: volbench::input::import::Imported) {
-    let text = render::suite_toml(&imp, "s.toml", "s.toml.hosts");
+    let text = render::suite_toml(&imp, "s.toml", "s.toml.hosts").unwrap();
     if let Err(e) = suite::parse("s.toml", &text) {
         one_line_error(&e);
     }

@@ -6,12 +6,14 @@
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 use crate::error::{Result, VbError};
-use crate::spec::{Arrivals, Pattern};
+use crate::input::hosts::HostSpec;
+use crate::input::suite::{RunEntry, SuiteFile};
 use crate::units::bounds;
 
 pub mod diskspd;
 pub mod fio;
 pub mod render;
+pub(crate) mod table;
 mod target_list;
 pub mod vdbench;
 
@@ -81,12 +83,17 @@ impl Notes {
         if self.refused.is_empty() {
             return Ok(());
         }
+        Err(self.refusal())
+    }
+
+    /// The one error naming every refused option.
+    pub(crate) fn refusal(&self) -> VbError {
         let all: Vec<String> = self
             .refused
             .iter()
             .map(|(at, opt, why)| format!("{at}: {opt}: {why}"))
             .collect();
-        Err(VbError::input(bounds::one_line(&all.join("; "))))
+        VbError::input(bounds::one_line(&all.join("; ")))
     }
 
     /// The notes a user must see when importing or running.
@@ -101,118 +108,65 @@ impl Notes {
     }
 }
 
-/// One run of the imported suite; every value is explicit so the file says
-/// what will run without knowing volbench's defaults.
-#[derive(Debug, Clone, PartialEq)]
-pub struct DraftRun {
-    pub name: String,
-    pub rw: Pattern,
-    pub read_pct: u8,
-    /// (bytes, weight).
-    pub bs: Vec<(u64, u32)>,
-    pub threads: u64,
-    pub iodepth: u64,
-    pub files: Option<u64>,
-    pub rate: Option<f64>,
-    pub arrivals: Option<Arrivals>,
-    pub duration_s: f64,
-    pub warmup_s: f64,
-    pub io_limit: Option<u64>,
-    pub curve: Option<Vec<f64>>,
-    /// Shape keys (`spec::shape`) and their TOML values, as written out.
-    pub shape: Vec<(&'static str, String)>,
-    /// How the source options of this run were mapped.
-    pub notes: Vec<Mapping>,
-    /// The run replays a trace (fio's read_iolog): its other workload
-    /// fields are then not written.
-    pub replay: Option<DraftReplay>,
-}
-
-/// A suite run's `replay` table, as an import writes it.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct DraftReplay {
-    pub file: String,
-    /// `max`, or a factor; None: the recorded pace.
-    pub speed: Option<String>,
-    pub scale: Option<String>,
-    pub align: Option<String>,
-    pub skip: Option<String>,
-    /// The run stops at `duration_s` if the trace has not ended.
-    pub timed: bool,
-}
-
-/// One host of a multi-host import and its own targets.
-#[derive(Debug, Clone, PartialEq)]
-pub struct DraftHost {
-    /// What ssh is given: `user@system`.
-    pub ssh: String,
-    pub targets: Vec<String>,
-}
-
-/// The suite an import produces, before it is written as TOML.
-#[derive(Debug, Clone, Default)]
-pub struct Draft {
-    pub name: String,
-    pub source: String,
-    /// The target path (a directory for volbench's file set, an existing
-    /// file, or a device); with hosts, each host's own list wins.
-    pub target: String,
-    pub size: Option<u64>,
-    pub files: Option<u64>,
-    /// With a list of targets: each run's `threads` is the total over them
-    /// (`--threads-total`), not each target's own.
-    pub threads_total: bool,
-    /// The fill's transfer size (vdbench's FillWrite xfersize).
-    pub fill_bs: Option<u64>,
-    pub direct: bool,
-    /// `write_sync` of the suite ("dsync", "sync"), when writes must be durable.
-    pub write_sync: Option<&'static str>,
-    /// Suite `[defaults]` data keys with their TOML values.
-    pub data: Vec<(&'static str, String)>,
-    pub engine: Option<&'static str>,
-    pub interval_s: Option<f64>,
-    pub seed: Option<u64>,
-    pub hosts: Vec<DraftHost>,
-    /// Mappings of options that apply to the whole suite.
-    pub global: Vec<Mapping>,
-    pub runs: Vec<DraftRun>,
-    /// A tree of small files and its operations (fio's file engines):
-    /// when set, the suite's runs are these and `runs` is empty.
-    pub tree: Option<DraftTree>,
-}
-
-/// volbench's metadata tree (`ops` runs) as an import describes it.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct DraftTree {
-    pub depth: u64,
-    pub width: u64,
-    pub files_per_dir: u64,
-    /// As the suite key takes it: "0", "4k".
-    pub file_size: String,
-    pub shared_dirs: bool,
-    pub runs: Vec<DraftTreeRun>,
-}
-
-/// One run over the tree: phases in order (`create`, `stat`...).
-#[derive(Debug, Clone, PartialEq)]
-pub struct DraftTreeRun {
-    pub name: String,
-    pub ops: String,
-    pub threads: u64,
-    /// A cap on the phase (fio's runtime without time_based).
-    pub duration_s: Option<f64>,
-    /// A timed mix's warm-up (vdbench's warmup=).
-    pub warmup_s: Option<f64>,
-    /// Operations per second over all threads (vdbench's fwdrate=).
-    pub rate: Option<f64>,
-    pub notes: Vec<Mapping>,
-}
-
-/// An import: the suite and what was said about each option.
+/// An import: the suite file it makes, how each source option became part
+/// of it, and where it runs. `render` writes the suite serialised with a
+/// comment per source option; `suite::parse` reads back the same value.
 #[derive(Debug, Clone)]
 pub struct Imported {
-    pub draft: Draft,
-    pub notes: Notes,
+    /// The suite file.
+    pub suite: SuiteFile,
+    /// How the options that hold for the whole suite were mapped (the
+    /// file's first comments).
+    pub said: Vec<Mapping>,
+    /// How each run's options were mapped: one list per entry of
+    /// `suite.runs`, in its order (the comments above each `[[run]]`).
+    pub run_said: Vec<Vec<Mapping>>,
+    /// The target the suite runs on (`--target`): a directory for
+    /// volbench's file set, an existing file or device, or a brace list.
+    /// With `hosts`, each host's own targets win.
+    pub target: String,
+    /// Many hosts: the hosts file's lines, each host with its targets.
+    pub hosts: Vec<HostSpec>,
+}
+
+impl Imported {
+    /// A suite with no runs yet, to run on `target`.
+    pub(crate) fn new(suite: SuiteFile, target: String) -> Self {
+        Self {
+            suite,
+            said: Vec::new(),
+            run_said: Vec::new(),
+            target,
+            hosts: Vec::new(),
+        }
+    }
+
+    /// Adds a run, with how its options were mapped.
+    pub(crate) fn push_run(&mut self, run: RunEntry, said: Vec<Mapping>) {
+        self.suite.runs.push(toml::Spanned::new(0..0, run));
+        self.run_said.push(said);
+    }
+
+    /// What the reader said of the whole source (an `include` read in
+    /// place) goes first among the suite's mappings.
+    pub(crate) fn read_first(mut self, notes: Notes) -> Self {
+        let mut said = notes.mapped;
+        said.append(&mut self.said);
+        self.said = said;
+        self
+    }
+
+    /// Every note the user must see, from the whole suite and each run,
+    /// each once.
+    pub fn printed(&self) -> Vec<String> {
+        let mut all = Notes::default();
+        for m in self.said.iter().chain(self.run_said.iter().flatten()) {
+            if !all.mapped.contains(m) {
+                all.mapped.push(m.clone());
+            }
+        }
+        all.printed()
+    }
 }
 
 /// Mappings in order, each once: a `default` entry applies to every
@@ -227,29 +181,35 @@ pub fn dedup(list: Vec<Mapping>) -> Vec<Mapping> {
     out
 }
 
-impl Imported {
-    /// Every note the user must see, from the whole suite and each run.
-    pub fn printed(&self) -> Vec<String> {
-        let mut all = Notes {
-            mapped: self.draft.global.clone(),
-            refused: Vec::new(),
-        };
-        all.mapped.extend(self.notes.mapped.iter().cloned());
-        let tree_notes = self
-            .draft
-            .tree
+/// A block-size mix as a suite's `bs` takes it: `64k`, or `4k:30,64k:70`.
+pub(crate) fn bs_text(bs: &[(u64, u32)]) -> String {
+    match bs {
+        [(b, _)] => size_text(*b),
+        many => many
             .iter()
-            .flat_map(|t| &t.runs)
-            .map(|r| &r.notes);
-        for notes in self.draft.runs.iter().map(|r| &r.notes).chain(tree_notes) {
-            for m in notes {
-                if !all.mapped.contains(m) {
-                    all.mapped.push(m.clone());
-                }
-            }
-        }
-        all.printed()
+            .map(|(b, w)| format!("{}:{w}", size_text(*b)))
+            .collect::<Vec<_>>()
+            .join(","),
     }
+}
+
+/// A run's `arrivals` key.
+pub(crate) fn arrivals_value(a: crate::spec::Arrivals) -> crate::input::suite::P {
+    crate::input::suite::write::value(match a {
+        crate::spec::Arrivals::Uniform => "uniform",
+        crate::spec::Arrivals::Poisson => "poisson",
+    })
+}
+
+/// An import's name for its suite: the source file's own name.
+pub(crate) fn file_name(path: &str, tool: &str) -> String {
+    run_name(
+        std::path::Path::new(path)
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| tool.into())
+            .as_str(),
+    )
 }
 
 /// `--map FROM=TO`: Windows drive letters, UNC prefixes or diskspd's disk

@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
 use crate::error::{Result, VbError};
@@ -48,7 +48,7 @@ pub const BUILTIN: [(&str, &str); 10] = [
 ];
 
 /// A value that may be one item or a sweep: `4`, `"4k"`, `[1, 2]`, `"1:64:*2"`.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(untagged)]
 pub enum Param {
     Int(i64),
@@ -72,15 +72,17 @@ impl Param {
     }
 }
 
-type P = Option<Spanned<Param>>;
+pub(crate) type P = Option<Spanned<Param>>;
 
-#[derive(Debug, Deserialize)]
+/// A suite file. What `parse` reads is what serialising writes (importers
+/// build one and write it out), so both directions share this one model.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct SuiteFile {
     pub name: String,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub description: String,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub source: String,
     pub table: TableKind,
     /// Run a copy of the first run first and discard it (the papers' advice).
@@ -90,11 +92,11 @@ pub struct SuiteFile {
     /// over its targets (as `--threads-total`; an imported diskspd -F or a
     /// fio job over `filename=a:b` says so here, so the file runs as
     /// imported without the flag).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub threads_total: bool,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Defaults::is_empty")]
     pub defaults: Defaults,
-    #[serde(rename = "run", default)]
+    #[serde(rename = "run", default, skip_serializing_if = "Vec::is_empty")]
     pub runs: Vec<Spanned<RunEntry>>,
     /// The paper's own values (`--published`).
     #[serde(default)]
@@ -115,83 +117,83 @@ fn yes() -> bool {
     true
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Defaults {
-    size: P,
-    files: P,
-    threads: P,
-    iodepth: P,
-    duration: P,
-    warmup: P,
-    engine: P,
-    direct: P,
-    write_sync: P,
-    interval: P,
-    seed: P,
-    arrivals: P,
+    pub(crate) size: P,
+    pub(crate) files: P,
+    pub(crate) threads: P,
+    pub(crate) iodepth: P,
+    pub(crate) duration: P,
+    pub(crate) warmup: P,
+    pub(crate) engine: P,
+    pub(crate) direct: P,
+    pub(crate) write_sync: P,
+    pub(crate) interval: P,
+    pub(crate) seed: P,
+    pub(crate) arrivals: P,
     /// The fill's transfer size (`--fill-bs`).
-    fill_bs: P,
+    pub(crate) fill_bs: P,
     /// Drop cached pages before each buffered run (`--no-invalidate`).
-    invalidate: P,
+    pub(crate) invalidate: P,
     /// The data flags (`suite/data.rs`).
-    compress: P,
-    dedup: P,
-    dedup_unit: P,
-    verify: P,
+    pub(crate) compress: P,
+    pub(crate) dedup: P,
+    pub(crate) dedup_unit: P,
+    pub(crate) verify: P,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RunEntry {
-    name: Spanned<String>,
-    rw: P,
-    read_pct: P,
-    bs: P,
-    threads: P,
-    iodepth: P,
-    files: P,
+    pub(crate) name: Spanned<String>,
+    pub(crate) rw: P,
+    pub(crate) read_pct: P,
+    pub(crate) bs: P,
+    pub(crate) threads: P,
+    pub(crate) iodepth: P,
+    pub(crate) files: P,
     /// The run's own working set (`suite/size.rs`), a list to sweep it.
-    size: P,
-    rate: P,
+    pub(crate) size: P,
+    pub(crate) rate: P,
     /// Reads and writes per second apart (`--rate-iops R,W`).
-    rate_iops: P,
+    pub(crate) rate_iops: P,
     /// The latency search (`--latency-target`, `--search-steps`,
     /// `--search-precision`), parsed by `input::rate`.
-    latency_target: P,
-    search_steps: P,
-    search_precision: P,
-    duration: P,
-    warmup: P,
-    io_limit: P,
-    arrivals: P,
-    steady: P,
+    pub(crate) latency_target: P,
+    pub(crate) search_steps: P,
+    pub(crate) search_precision: P,
+    pub(crate) duration: P,
+    pub(crate) warmup: P,
+    pub(crate) io_limit: P,
+    pub(crate) arrivals: P,
+    pub(crate) steady: P,
     /// Percentages of the maximum rate, measured by a first run at full speed.
-    curve: P,
-    curve_stop_latency: P,
+    pub(crate) curve: P,
+    pub(crate) curve_stop_latency: P,
     /// Stop the sweep once IOPS grow less than this percentage.
-    until_gain_below: P,
+    pub(crate) until_gain_below: P,
     /// A tree of files and operations on it (`volbench run --ops`), with
     /// its shape; a run with `ops` takes none of the block-I/O keys.
-    ops: P,
-    depth: P,
-    width: P,
-    files_per_dir: P,
-    file_size: P,
-    shared_dirs: P,
-    drop_caches: P,
-    direct: P,
+    pub(crate) ops: P,
+    pub(crate) depth: P,
+    pub(crate) width: P,
+    pub(crate) files_per_dir: P,
+    pub(crate) file_size: P,
+    pub(crate) shared_dirs: P,
+    pub(crate) drop_caches: P,
+    pub(crate) direct: P,
     /// How the I/O is shaped (`spec::shape`; parsed in `suite/shape.rs`).
-    distribution: P,
-    seek_pct: P,
-    random_map: P,
-    fsync_every: P,
-    fdatasync: P,
-    end_fsync: P,
-    think_time: P,
-    cooldown: P,
+    pub(crate) distribution: P,
+    pub(crate) seek_pct: P,
+    pub(crate) random_map: P,
+    pub(crate) fsync_every: P,
+    pub(crate) fdatasync: P,
+    pub(crate) end_fsync: P,
+    pub(crate) think_time: P,
+    pub(crate) cooldown: P,
     /// The run replays a trace (`suite/replay.rs`).
-    replay: Option<Spanned<replay::ReplayEntry>>,
+    pub(crate) replay: Option<Spanned<replay::ReplayEntry>>,
 }
 
 /// Values from the command line (the flags `suite run` shares with `run`);
@@ -321,10 +323,11 @@ pub fn list() -> Vec<(String, String, String)> {
 mod data;
 mod expand;
 pub(crate) mod published;
-mod replay;
+pub(crate) mod replay;
 mod shape;
 mod size;
 mod tree;
+pub(crate) mod write;
 
 pub use expand::to_job;
 

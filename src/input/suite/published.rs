@@ -6,24 +6,24 @@
 //! list, so what a paper ran is read in one place.
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
 use super::{Defaults, RunEntry, SuiteFile};
 use crate::error::{Result, VbError};
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Published {
     /// Where the numbers come from: the paper and its command line.
     pub source: String,
     /// What volbench runs differently from the paper, said on every run.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub note: String,
     pub warmup_run: Option<bool>,
     #[serde(default)]
     pub defaults: Defaults,
-    #[serde(rename = "run", default)]
+    #[serde(rename = "run", default, skip_serializing_if = "Vec::is_empty")]
     pub runs: Vec<Spanned<RunEntry>>,
 }
 

@@ -6,25 +6,25 @@
 use super::{Ctx, Overrides, P, RunEntry, SuiteFile, line_of};
 use crate::error::{Result, VbError};
 use crate::spec::JobSpec;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// `replay = { file = "...", speed = "max", ... }` in a `[[run]]`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Default, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct ReplayEntry {
     /// The trace (relative to the current directory).
-    file: String,
+    pub(crate) file: String,
     /// A factor (2 = twice as fast) or "max" (fio replay_no_stall).
-    speed: P,
+    pub(crate) speed: P,
     /// Offsets past the target wrap around it.
-    wrap: Option<bool>,
+    pub(crate) wrap: Option<bool>,
     /// With --hosts: "share" or "whole", and whole's per-host offset.
-    split: P,
-    offset: P,
+    pub(crate) split: P,
+    pub(crate) offset: P,
     /// fio's replay_scale, replay_align, replay_skip.
-    scale: P,
-    align: P,
-    skip: P,
+    pub(crate) scale: P,
+    pub(crate) align: P,
+    pub(crate) skip: P,
 }
 
 /// Makes `job`'s run the replay its entry states; a suite with a replay

@@ -9,15 +9,17 @@ mod state;
 pub(crate) mod switches;
 mod targets;
 
-use super::{Draft, DraftRun, How, Imported, PathMap};
+use super::table::{self, Opt};
+use super::{How, Imported, Notes, PathMap, bs_text, secs_text, size_text};
 use crate::error::{Result, VbError};
-use crate::spec::Pattern;
+use crate::input::suite::write::value;
+use crate::input::suite::{Defaults, SuiteFile};
+use crate::spec::{Pattern, TableKind};
 use crate::units::{bounds, format_size};
-use state::{Arg, State};
-use switches::Rule;
+use state::State;
 
 /// One switch or target of the line, through the table.
-fn read(s: &mut State, i: usize, raw: &str) {
+fn read(s: &mut State, i: usize, raw: &str, notes: &mut Notes) {
     let at = format!("argument {}", i + 1);
     let sw = raw.strip_prefix('-').or_else(|| {
         // `/x` is a switch only when it is not a path.
@@ -30,36 +32,33 @@ fn read(s: &mut State, i: usize, raw: &str) {
     };
     let mut chars = sw.chars();
     let Some(c) = chars.next() else {
-        s.notes.refuse(&at, raw, "an empty switch");
+        notes.refuse(&at, raw, "an empty switch");
         return;
     };
-    let a = Arg {
-        at,
-        text: raw.to_string(),
-        v: chars.as_str().to_string(),
-    };
-    match switches::find(c).map(|row| &row.rule) {
-        Some(Rule::Map(f)) => f(s, &a),
-        Some(Rule::Note(n)) => s.note(&a, *n),
-        Some(Rule::Refuse(why)) => s.refuse(&a, *why),
-        None if c == '-' => s.refuse(
-            &a,
+    let a = Opt::written_as(&at, &c.to_string(), chars.as_str(), raw);
+    if c == '-' {
+        return a.refuse(
+            notes,
             "not a diskspd switch; volbench's own flags go before the diskspd arguments",
-        ),
-        None => s.refuse(
-            &a,
+        );
+    }
+    match table::find(switches::SWITCHES, &a.key) {
+        Some(row) => table::apply(row, &a, s, notes),
+        // Refused as written: a command line is the user's own text.
+        None => a.refuse(
+            notes,
             "not supported yet (no volbench equivalent of this diskspd switch)",
         ),
     }
 }
 
 /// `-r<align>`, judged against the final `-b` (diskspd takes them in any order).
-fn judge_align(s: &mut State) {
+fn judge_align(s: &mut State, notes: &mut Notes) {
     if let Some(g) = s.align.take() {
         let how = if g.value == s.bs {
             How::Exact("random offsets, block aligned".into())
         } else {
-            s.notes.unsupported(
+            notes.unsupported(
                 &g.at,
                 &g.text,
                 "random offsets aligned other than to the block size",
@@ -128,20 +127,23 @@ fn rate(s: &mut State, all_threads: u64) -> Result<Option<f64>> {
     Ok(Some(rate))
 }
 
+/// The suite a diskspd command line runs: text in (its arguments after
+/// `diskspd`), the suite or the reason out.
 pub fn import_args(args: &[String], map: &PathMap) -> Result<Imported> {
     let mut s = State::default();
+    let mut notes = Notes::default();
     for (i, raw) in args.iter().enumerate() {
-        read(&mut s, i, raw);
+        read(&mut s, i, raw, &mut notes);
     }
-    judge_align(&mut s);
+    judge_align(&mut s, &mut notes);
     if s.targets.is_empty() {
         return Err(VbError::input(
             "diskspd: no target (a file path, or #N for a disk)",
         ));
     }
-    let paths = targets::paths(&mut s, map);
-    targets::window(&mut s);
-    s.notes.check()?;
+    let paths = targets::paths(&mut s, map, &mut notes);
+    targets::window(&mut s, &mut notes);
+    notes.check()?;
     let n = paths.len() as u64;
     // Several targets without -F run as a list of targets, each with its
     // own -t threads (volbench's --target '{a,b}'), as diskspd binds threads
@@ -173,7 +175,7 @@ pub fn import_args(args: &[String], map: &PathMap) -> Result<Imported> {
         );
     }
     let depth = iodepth(&mut s, n)?;
-    let placed = targets::place(&mut s, &paths, threads)?;
+    let placed = targets::place(&mut s, &paths, threads, &mut notes)?;
     let rate = rate(&mut s, all_threads)?;
     if !s.direct {
         s.push(
@@ -190,51 +192,47 @@ pub fn import_args(args: &[String], map: &PathMap) -> Result<Imported> {
         (false, 100) => Pattern::Write,
         (false, _) => Pattern::Rw,
     };
-    let run = DraftRun {
-        name: format!(
-            "diskspd-{}-{}w-{}",
-            if s.random { "rand" } else { "seq" },
-            s.write_pct,
-            format_size(s.bs).replace(' ', "")
-        ),
-        rw,
-        read_pct: (100 - s.write_pct) as u8,
-        bs: vec![(s.bs, 1)],
-        threads,
-        iodepth: depth,
-        files: Some(placed.files),
-        rate,
-        arrivals: None,
-        duration_s: s.duration,
-        warmup_s: s.warmup,
-        io_limit: None,
-        curve: None,
-        shape: std::mem::take(&mut s.shape),
-        notes: std::mem::take(&mut s.m),
-        replay: None,
+    // diskspd's defaults differ from volbench's: every value is written out.
+    let mut run = std::mem::replace(&mut s.run, crate::input::suite::RunEntry::named(""));
+    run.set_name(&format!(
+        "diskspd-{}-{}w-{}",
+        if s.random { "rand" } else { "seq" },
+        s.write_pct,
+        format_size(s.bs).replace(' ', "")
+    ));
+    run.rw = value(rw.name());
+    if rw.is_mixed() {
+        run.read_pct = value(100 - s.write_pct);
+    }
+    run.bs = value(bs_text(&[(s.bs, 1)]));
+    run.threads = value(threads);
+    run.iodepth = value(depth);
+    run.files = value(placed.files);
+    run.rate = rate.and_then(value);
+    run.duration = value(secs_text(s.duration));
+    run.warmup = value(secs_text(s.warmup));
+    let mut suite = SuiteFile::new(
+        "diskspd",
+        &format!("diskspd {}", args.join(" ")),
+        TableKind::Patterns,
+        // diskspd runs no discarded warm-up run of its own.
+        false,
+    );
+    suite.threads_total = placed.threads_total;
+    suite.defaults = Defaults {
+        size: placed.size.map(size_text).and_then(value),
+        files: value(placed.files),
+        direct: value(s.direct),
+        write_sync: s.write_sync.and_then(value),
+        // diskspd issues overlapped (asynchronous) I/O: this system's
+        // engine of that kind (io_uring on Linux, overlapped on Windows).
+        engine: value(crate::spec::EngineKind::kernel_async_here().name()),
+        interval: s.interval.map(secs_text).and_then(value),
+        seed: s.seed.and_then(value),
+        ..Defaults::default()
     };
-    Ok(Imported {
-        draft: Draft {
-            name: "diskspd".into(),
-            source: format!("diskspd {}", args.join(" ")),
-            target: placed.target,
-            size: placed.size,
-            files: Some(placed.files),
-            fill_bs: None,
-            threads_total: placed.threads_total,
-            direct: s.direct,
-            write_sync: s.write_sync,
-            data: Vec::new(),
-            // diskspd issues overlapped (asynchronous) I/O: this system's
-            // engine of that kind (io_uring on Linux, overlapped on Windows).
-            engine: Some(crate::spec::EngineKind::kernel_async_here().name()),
-            interval_s: s.interval,
-            seed: s.seed,
-            hosts: Vec::new(),
-            global: Vec::new(),
-            runs: vec![run],
-            tree: None,
-        },
-        notes: s.notes,
-    })
+    let mut imp = Imported::new(suite, placed.target);
+    let said = std::mem::take(&mut s.m);
+    imp.push_run(run, said);
+    Ok(imp.read_first(notes))
 }

@@ -3,16 +3,14 @@
 //! switch table and the target planning share.
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
-use super::super::{How, Mapping, Notes};
+use super::super::table::Said;
+use super::super::{How, Mapping};
+use crate::input::suite::RunEntry;
 use crate::units::{bounds, format_size, parse_size};
 
-/// One argument of the command line: where it is, as written, and the
-/// value after its switch letter (`-b4k`: "4k").
-pub(crate) struct Arg {
-    pub(crate) at: String,
-    pub(crate) text: String,
-    pub(crate) v: String,
-}
+/// One argument of the command line: its switch letter is the key, the
+/// rest its value (`-b4k`: "b", "4k").
+pub(crate) use super::super::table::Opt;
 
 /// A value given with the argument that gave it, for a later judgement
 /// (diskspd reads its switches in any order: `-r4k -b4k` is aligned).
@@ -24,11 +22,11 @@ pub(crate) struct Given<T> {
 }
 
 impl<T> Given<T> {
-    pub(crate) fn of(value: T, a: &Arg) -> Self {
+    pub(crate) fn of(value: T, a: &Opt) -> Self {
         Self {
             value,
             at: a.at.clone(),
-            text: a.text.clone(),
+            text: a.text(),
         }
     }
 }
@@ -36,7 +34,7 @@ impl<T> Given<T> {
 /// The command line read so far; starts at diskspd's own defaults (cached
 /// I/O, 64 KiB blocks, 2 outstanding I/Os, 10 s, 5 s warm-up).
 pub(crate) struct State {
-    pub(crate) notes: Notes,
+    /// How each switch was mapped.
     pub(crate) m: Vec<Mapping>,
     pub(crate) bs: u64,
     /// `-c`: the size of each file diskspd would create.
@@ -64,14 +62,14 @@ pub(crate) struct State {
     pub(crate) base: Option<Given<(u64, Option<u64>)>>,
     /// `-f<size>`: the highest offset.
     pub(crate) max_offset: Option<Given<u64>>,
-    pub(crate) shape: Vec<(&'static str, String)>,
+    /// The run's shape keys the switches set (cooldown, distribution, seek_pct).
+    pub(crate) run: RunEntry,
     pub(crate) targets: Vec<(String, String)>,
 }
 
 impl Default for State {
     fn default() -> Self {
         Self {
-            notes: Notes::default(),
             m: Vec::new(),
             bs: 64 * 1024,
             create: None,
@@ -92,19 +90,25 @@ impl Default for State {
             align: None,
             base: None,
             max_offset: None,
-            shape: Vec::new(),
+            run: RunEntry::named(""),
             targets: Vec::new(),
         }
     }
 }
 
+impl Said for State {
+    fn said(&mut self) -> &mut Vec<Mapping> {
+        &mut self.m
+    }
+}
+
 impl State {
-    pub(crate) fn exact(&mut self, a: &Arg, how: impl Into<String>) {
-        self.push(&a.at, &a.text, How::Exact(how.into()));
+    pub(crate) fn exact(&mut self, a: &Opt, how: impl Into<String>) {
+        self.push(&a.at, &a.text(), How::Exact(how.into()));
     }
 
-    pub(crate) fn note(&mut self, a: &Arg, how: impl Into<String>) {
-        self.push(&a.at, &a.text, How::Note(how.into()));
+    pub(crate) fn note(&mut self, a: &Opt, how: impl Into<String>) {
+        self.push(&a.at, &a.text(), How::Note(how.into()));
     }
 
     pub(crate) fn push(&mut self, at: &str, option: &str, how: How) {
@@ -113,14 +117,6 @@ impl State {
             option: option.into(),
             how,
         });
-    }
-
-    pub(crate) fn refuse(&mut self, a: &Arg, why: impl Into<String>) {
-        self.notes.refuse(&a.at, &a.text, why);
-    }
-
-    pub(crate) fn unsupported(&mut self, a: &Arg, what: &str) {
-        self.notes.unsupported(&a.at, &a.text, what);
     }
 }
 

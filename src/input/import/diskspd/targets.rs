@@ -5,7 +5,7 @@
 //! creates.
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
-use super::super::{How, PathMap, kernel_set_dir, parent_dir, target_list};
+use super::super::{How, Notes, PathMap, kernel_set_dir, parent_dir, target_list};
 use super::state::State;
 use crate::error::Result;
 use crate::units::format_size;
@@ -49,7 +49,7 @@ fn resolve(map: &PathMap, raw: &str) -> std::result::Result<(String, Option<Stri
 }
 
 /// The targets' paths here, each mapped or refused by name.
-pub(crate) fn paths(s: &mut State, map: &PathMap) -> Vec<String> {
+pub(crate) fn paths(s: &mut State, map: &PathMap, notes: &mut Notes) -> Vec<String> {
     let mut out = Vec::new();
     for (at, t) in s.targets.clone() {
         match resolve(map, &t) {
@@ -59,7 +59,7 @@ pub(crate) fn paths(s: &mut State, map: &PathMap) -> Vec<String> {
                 }
                 out.push(p);
             }
-            Err(e) => s.notes.refuse(&at, &t, e),
+            Err(e) => notes.refuse(&at, &t, e),
         }
     }
     out
@@ -69,7 +69,7 @@ pub(crate) fn paths(s: &mut State, map: &PathMap) -> Vec<String> {
 /// files volbench creates that is files of the window's length (the bytes
 /// outside it diskspd never touches); on an existing file or device
 /// volbench has no window, so they are refused there.
-pub(crate) fn window(s: &mut State) {
+pub(crate) fn window(s: &mut State, notes: &mut Notes) {
     if s.base.is_none() && s.max_offset.is_none() {
         return;
     }
@@ -83,7 +83,7 @@ pub(crate) fn window(s: &mut State) {
         .into_iter()
         .flatten()
         {
-            s.notes.unsupported(
+            notes.unsupported(
                 &at,
                 &text,
                 "an offset window on an existing file or device: volbench uses it whole; \
@@ -106,7 +106,7 @@ pub(crate) fn window(s: &mut State) {
         (None, None) => return,
     };
     if end <= b || end - b < s.bs {
-        s.notes.refuse(
+        notes.refuse(
             &at,
             &text,
             format!(
@@ -142,7 +142,12 @@ pub(crate) fn window(s: &mut State) {
 /// The suite's target for `paths`: with `-c` volbench's own files, without
 /// it the existing files or devices; several targets without `-F` a list,
 /// each with its own `-t` threads.
-pub(crate) fn place(s: &mut State, paths: &[String], threads: u64) -> Result<Placed> {
+pub(crate) fn place(
+    s: &mut State,
+    paths: &[String],
+    threads: u64,
+    notes: &mut Notes,
+) -> Result<Placed> {
     let n = paths.len() as u64;
     let listed = n > 1 && s.total_threads.is_none();
     let create = s.create.as_ref().map(|c| c.value);
@@ -152,11 +157,10 @@ pub(crate) fn place(s: &mut State, paths: &[String], threads: u64) -> Result<Pla
             Some((c.at.clone(), c.text.clone(), why))
         });
         if let Some((at, text, why)) = kernel {
-            s.notes.refuse(&at, &text, why);
-            s.notes.check()?;
+            notes.refuse(&at, &text, why);
+            notes.check()?;
         }
-        let (target, size, files) =
-            target_list::list(paths, create, threads, &mut s.m, &mut s.notes)?;
+        let (target, size, files) = target_list::list(paths, create, threads, &mut s.m, notes)?;
         return Ok(Placed {
             target,
             size,
@@ -168,17 +172,17 @@ pub(crate) fn place(s: &mut State, paths: &[String], threads: u64) -> Result<Pla
         let dirs: std::collections::BTreeSet<String> =
             paths.iter().map(|p| parent_dir(p)).collect();
         if dirs.len() > 1 {
-            s.notes.unsupported(
+            notes.unsupported(
                 "targets",
                 "files in several directories",
                 "one target directory per suite",
             );
-            s.notes.check()?;
+            notes.check()?;
         }
         let dir = dirs.into_iter().next().unwrap_or_default();
         if let Some(why) = kernel_set_dir(&dir) {
-            s.notes.refuse(&c.at, &c.text, why);
-            s.notes.check()?;
+            notes.refuse(&c.at, &c.text, why);
+            notes.check()?;
         }
         s.push(
             "targets",
@@ -221,16 +225,16 @@ pub(crate) fn place(s: &mut State, paths: &[String], threads: u64) -> Result<Pla
     target_list::must_exist(
         &named,
         "without -c diskspd opens existing files; give -cSIZE to have volbench create its own",
-        &mut s.notes,
+        notes,
     );
-    s.notes.check()?;
+    notes.check()?;
     let (target, size, files) = target_list::list_with(
         paths,
         None,
         threads,
         target_list::Threads::Total,
         &mut s.m,
-        &mut s.notes,
+        notes,
     )?;
     Ok(Placed {
         target,

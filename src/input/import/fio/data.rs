@@ -9,13 +9,8 @@
 
 use super::super::Notes;
 use super::parse::{Opt, Read};
+use crate::input::suite::write::value;
 use crate::units::bounds;
-
-/// Set a data key once per job; the suite holds one value for all jobs.
-fn set(r: &mut Read, key: &'static str, v: String) {
-    r.data.retain(|(k, _)| *k != key);
-    r.data.push((key, v));
-}
 
 /// `P` as a ratio 100/(100-P): P% of the data is redundant.
 fn ratio(v: &str) -> Option<f64> {
@@ -23,14 +18,13 @@ fn ratio(v: &str) -> Option<f64> {
     Some(100.0 / (100.0 - p))
 }
 
+/// Two decimals are finer than any storage's compression ratio.
+fn round2(v: f64) -> f64 {
+    (v * 100.0).round() / 100.0
+}
+
 fn num(v: f64) -> String {
-    // Two decimals are finer than any storage's compression ratio.
-    let r = (v * 100.0).round() / 100.0;
-    if r.fract() == 0.0 {
-        format!("{}", r as i64)
-    } else {
-        format!("{r}")
-    }
+    crate::units::trim(round2(v), 2)
 }
 
 /// `invalidate`: fio drops the files' cached pages at job start unless
@@ -43,7 +37,7 @@ pub(super) fn invalidate(opt: &Opt, r: &mut Read, notes: &mut Notes) {
             true,
         ),
         "0" => {
-            set(r, "invalidate", "false".into());
+            r.data.invalidate = value(false);
             r.say(
                 opt,
                 "invalidate = false: cached pages kept between runs",
@@ -61,7 +55,7 @@ pub(super) fn verify(opt: &Opt, r: &mut Read, notes: &mut Notes) {
         "md5" | "crc64" | "crc32c" | "crc32c-intel" | "crc32" | "crc16" | "crc7" | "xxhash"
         | "sha512" | "sha256" | "sha1" | "sha3-224" | "sha3-256" | "sha3-384" | "sha3-512"
         | "meta" | "1" => {
-            set(r, "verify", "true".into());
+            r.data.verify = value(true);
             r.say(
                 opt,
                 "verify = true: volbench stamps every sector with its offset, a write \
@@ -85,7 +79,7 @@ pub(super) fn compress(opt: &Opt, r: &mut Read, notes: &mut Notes) {
     let v = opt.val().trim();
     match ratio(v) {
         Some(c) if (bounds::MIN_COMPRESS..=bounds::MAX_COMPRESS).contains(&c) => {
-            set(r, "compress", num(c));
+            r.data.compress = value(round2(c));
             r.say(
                 opt,
                 format!(
@@ -116,7 +110,7 @@ pub(super) fn dedupe(opt: &Opt, r: &mut Read, notes: &mut Notes) {
     match ratio(v) {
         Some(d) if d.round() as u64 <= bounds::MAX_DEDUP => {
             let copies = d.round().max(1.0) as u64;
-            set(r, "dedup", copies.to_string());
+            r.data.dedup = value(copies);
             r.say(
                 opt,
                 format!(

@@ -6,9 +6,13 @@
 
 use std::collections::BTreeMap;
 
-use super::super::{DraftRun, How, Mapping, Notes, PathMap, parent_dir, run_name};
+use super::super::secs_text;
+use super::super::table::{self, Kind};
+use super::super::{How, Mapping, Notes, PathMap, arrivals_value, bs_text, parent_dir, run_name};
 use super::files::FileList;
-use super::parse::{Job, Opt, Read, Section, Sources, mapping};
+use super::parse::{Job, Opt, Read, Section, Sources};
+use crate::input::suite::RunEntry;
+use crate::input::suite::write::{text_of, value};
 
 /// The job's options by their own names (a later line replaced an earlier).
 type Opts = BTreeMap<String, Opt>;
@@ -23,7 +27,7 @@ pub(super) fn job(
     let before = notes.refused.len();
     let mut r = Read::default();
     for opt in o.values() {
-        super::options::apply(opt, &mut r, notes);
+        table::read(super::options::OPTIONS, opt, &mut r, notes, "fio option");
     }
     if notes.refused.len() > before {
         return None;
@@ -31,10 +35,7 @@ pub(super) fn job(
     if r.replay.log.is_some() {
         // Which options read into a job (a row that maps), for the replay
         // to refuse those that would shape another workload.
-        let maps = |key: &str| {
-            super::options::find(key)
-                .is_some_and(|row| matches!(row.rule, super::options::Rule::Map(_)))
-        };
+        let maps = |key: &str| super::options::find(key).is_some_and(|row| row.kind() == Kind::Map);
         return super::replay::job(s, o, r, map, notes, &maps);
     }
     if let Some(opt) = &r.replay.first {
@@ -67,30 +68,30 @@ pub(super) fn job(
         None if place.shared_file => 1,
         None => r.nrfiles,
     };
+    // The keys the rows set, and what the job does; what a group adds up
+    // (threads, rate, I/O) is set once the group is known (`merge`).
+    let mut run = std::mem::replace(&mut r.run, RunEntry::named(""));
+    run.set_name(&run_name(&name));
+    run.rw = value(r.rw.name());
+    if r.rw.is_mixed() {
+        run.read_pct = value(u64::from(read_pct));
+    }
+    run.bs = value(bs_text(&r.bs));
+    run.iodepth = value(r.iodepth);
+    run.arrivals = r.arrivals.and_then(arrivals_value);
+    run.duration = value(secs_text(duration_s));
+    run.warmup = value(secs_text(r.warmup));
     Some(Job {
         name: name.clone(),
         at: s.at.clone(),
         stonewall: r.stonewall,
         wait_for: r.wait_for,
         numjobs: r.numjobs,
-        run: DraftRun {
-            name: run_name(&name),
-            rw: r.rw,
-            read_pct,
-            bs: r.bs,
-            threads: r.numjobs,
-            iodepth: r.iodepth,
-            files: None,
-            rate: r.rate_iops.map(|x| x * r.numjobs as f64),
-            arrivals: r.arrivals,
-            duration_s,
-            warmup_s: r.warmup,
-            io_limit,
-            curve: None,
-            shape: r.shape,
-            notes: r.mapped,
-            replay: None,
-        },
+        run,
+        said: r.mapped,
+        threads: r.numjobs,
+        rate: r.rate_iops.map(|x| x * r.numjobs as f64),
+        io_limit,
         target: place.target,
         shared_file: place.shared_file,
         size: per_job,
@@ -295,7 +296,7 @@ fn depth(o: &Opts, r: &mut Read) {
         return;
     };
     if let Some(opt) = o.get("iodepth") {
-        r.mapped.push(mapping(opt, how, false));
+        r.mapped.push(opt.mapping(how, false));
     }
     r.iodepth = 1;
 }
@@ -306,7 +307,9 @@ fn rate(r: &mut Read, notes: &mut Notes) -> Option<()> {
     if let Some((b, opt)) = r.rate_bw.clone() {
         match r.bs.as_slice() {
             [(one, _)] => {
+                // With rate_iops= too, fio holds the job to both: the lower.
                 let per = b as f64 / *one as f64;
+                let per = r.rate_iops.map_or(per, |x| x.min(per));
                 r.rate_iops = Some(per);
                 r.rate_opt = Some(opt.clone());
                 let how = format!("rate = {per} IOPS per job (bytes/s over one block size)");
@@ -321,9 +324,18 @@ fn rate(r: &mut Read, notes: &mut Notes) -> Option<()> {
                 );
                 return None;
             }
+            _ if r.rate_iops.is_some() => {
+                notes.unsupported(
+                    &opt.at,
+                    &opt.text(),
+                    "a bandwidth cap with several block sizes beside rate_iops= (volbench caps \
+                     a run's IOPS or its bandwidth, not both)",
+                );
+                return None;
+            }
             _ => {
                 let total = b.saturating_mul(r.numjobs);
-                r.shape.push(("rate", format!("\"{total}/s\"")));
+                r.run.rate = value(format!("{total}/s"));
                 let how = format!("rate = {total} bytes/s across the job's threads");
                 r.say(&opt, how, true);
             }
@@ -357,7 +369,7 @@ fn order(s: &Section, r: &mut Read, notes: &mut Notes) -> Option<()> {
     }
     if let Some(n) = r.rand_every.filter(|n| *n > 1) {
         let pct = (100.0 / n as f64).round().max(1.0) as u8;
-        r.shape.push(("seek_pct", pct.to_string()));
+        r.run.seek_pct = value(u64::from(pct));
         r.mapped.push(Mapping {
             at: s.at.clone(),
             option: format!("rw=...:{n}"),
@@ -371,10 +383,7 @@ fn order(s: &Section, r: &mut Read, notes: &mut Notes) -> Option<()> {
     if !r.rw.is_random() || r.norandommap || r.engine == "null" {
         return Some(());
     }
-    let skewed = r
-        .shape
-        .iter()
-        .any(|(k, v)| *k == "distribution" && v != "\"uniform\"");
+    let skewed = text_of(&r.run.distribution).is_some_and(|d| d != "uniform");
     let how = if one_bs.is_none() || skewed {
         How::Note(
             "volbench draws these offsets independently (its random map needs one block size \
@@ -382,7 +391,7 @@ fn order(s: &Section, r: &mut Read, notes: &mut Notes) -> Option<()> {
                 .into(),
         )
     } else {
-        r.shape.push(("random_map", "true".into()));
+        r.run.random_map = value(true);
         How::Exact(
             "random_map = true: fio's random map (its default), each block once per pass in a \
              random order, the cached pages of a buffered run dropped when a pass ends"
@@ -412,7 +421,7 @@ fn limits(
         (true, Some(t)) => {
             if let Some((_, opt)) = &r.number_ios {
                 let how = "fio runs a time_based job for its runtime whatever its count of I/Os";
-                r.mapped.push(mapping(opt, how, true));
+                r.mapped.push(opt.mapping(how, true));
             }
             Some((t, None))
         }

@@ -7,23 +7,20 @@
 
 use std::collections::BTreeMap;
 
-use super::super::{
-    Draft, DraftTree, DraftTreeRun, How, Mapping, Notes, PathMap, run_name, size_text,
-};
-use super::parse::{Opt, Section, Sources, bool_opt};
+use super::super::table::{self, verdict};
+use super::super::{How, Imported, Mapping, Notes, PathMap, dedup, file_name, run_name, size_text};
+use super::engines::{ENGINE_OPTIONS, EngineRead, fio_engine, op_of};
+use super::parse::{Opt, Section, Sources};
 use crate::error::{Result, VbError};
-use crate::units::{bounds, parse_duration, parse_size};
+use crate::input::suite::write::value;
+use crate::input::suite::{RunEntry, SuiteFile};
+use crate::spec::TableKind;
 
 use crate::spec::meta::{MAX_FILE_SIZE, MAX_FILES as MAX_TREE_FILES};
 
 /// The volbench operation a fio file engine does, or None for other engines.
 pub(super) fn engine_op(o: &BTreeMap<String, Opt>) -> Option<&'static str> {
-    match o.get("ioengine")?.val().trim() {
-        "filecreate" => Some("create"),
-        "filestat" => Some("stat"),
-        "filedelete" => Some("delete"),
-        _ => None,
-    }
+    op_of(o.get("ioengine")?.val())
 }
 
 /// One fio job with a file engine.
@@ -41,20 +38,8 @@ pub(super) struct MetaJob {
     notes: Vec<Mapping>,
 }
 
-fn mapping(o: &Opt, how: impl Into<String>, exact: bool) -> Mapping {
-    let how = how.into();
-    Mapping {
-        at: o.at.clone(),
-        option: o.text(),
-        how: if exact {
-            How::Exact(how)
-        } else {
-            How::Note(how)
-        },
-    }
-}
-
-/// Reads one job whose `ioengine` is a file engine; refusals go to `notes`.
+/// Reads one job whose `ioengine` is a file engine through its rows
+/// (`engines.rs`); refusals go to `notes`.
 pub(super) fn job(
     s: &Section,
     o: &BTreeMap<String, Opt>,
@@ -64,128 +49,57 @@ pub(super) fn job(
 ) -> Option<MetaJob> {
     let before = notes.refused.len();
     let op = engine_op(o)?;
-    let mut m: Vec<Mapping> = Vec::new();
-    let mut numjobs = 1u64;
-    let mut nrfiles = 1u64;
-    let mut filesize: Option<u64> = None;
-    let mut size: Option<u64> = None;
-    let mut runtime = None;
-    let mut stonewall = false;
-    let mut dir: Option<String> = None;
+    let mut r = EngineRead {
+        op,
+        numjobs: 1,
+        nrfiles: 1,
+        ..EngineRead::default()
+    };
     for opt in o.values() {
-        let (key, v, at, text) = (opt.key.as_str(), opt.val(), opt.at.as_str(), opt.text());
-        let bad = |notes: &mut Notes, why: &str| notes.refuse(at, &text, why.to_string());
-        match key {
-            "ioengine" => m.push(mapping(
-                opt,
-                format!("ops = \"{op}\": volbench's {op} phase over the job's files"),
-                true,
-            )),
-            "numjobs" => match v.trim().parse::<u64>() {
-                Ok(n) if (1..=bounds::MAX_THREADS).contains(&n) => {
-                    numjobs = n;
-                    m.push(mapping(opt, "threads, each with its own nrfiles files", true));
-                }
-                _ => bad(notes, &format!("must be 1..{}", bounds::MAX_THREADS)),
-            },
-            "nrfiles" => match v.trim().parse::<u64>() {
-                Ok(n) if (1..=MAX_TREE_FILES).contains(&n) => {
-                    nrfiles = n;
-                    m.push(mapping(opt, "files_per_dir = nrfiles x numjobs", true));
-                }
-                _ => bad(notes, &format!("must be 1..{MAX_TREE_FILES}")),
-            },
-            "filesize" | "size" => match parse_size(v.trim()) {
-                Ok(b) => {
-                    m.push(if op == "create" {
-                        mapping(opt, "file_size = 0: fio's filecreate only opens and closes, its files stay empty", true)
-                    } else {
-                        mapping(opt, "file_size (fio lays the files out at this size first)", true)
-                    });
-                    if key == "filesize" {
-                        filesize = Some(b);
-                    } else {
-                        size = Some(b);
-                    }
-                }
-                Err(e) => bad(notes, &e.message),
-            },
-            "directory" => {
-                let raw = v.trim();
-                let full = if raw.starts_with('/') || raw.contains('\\') || raw.contains(':') {
-                    raw.to_string()
-                } else {
-                    format!("{}/{raw}", src.cwd.display().to_string().trim_end_matches('/'))
-                };
-                match map.resolve(&full) {
-                    Ok((p, _)) => {
-                        dir = Some(p);
-                        m.push(mapping(
-                            opt,
-                            "the tree's target directory: volbench's names (f0, f1...) instead of fio's jobname.N.M",
-                            false,
-                        ));
-                    }
-                    Err(e) => bad(notes, &e),
-                }
-            }
-            "stat_type" => match (op, v.trim()) {
-                ("stat", "stat" | "lstat") => m.push(mapping(
-                    opt,
-                    "volbench's stat (fstatat without following links: the same on its regular files)",
-                    true,
-                )),
-                ("stat", "statx") => m.push(mapping(
-                    opt,
-                    "volbench's stat is fstatat, not statx: the same lookup and attributes",
-                    false,
-                )),
-                ("stat", _) => bad(notes, "must be stat, lstat or statx"),
-                _ => m.push(mapping(opt, "only filestat reads it (as in fio)", true)),
-            },
-            "stonewall" | "wait_for_previous" => {
-                stonewall = true;
-                m.push(mapping(opt, "a new run after the ones before", true));
-            }
-            "runtime" => match parse_duration(v.trim()) {
-                Ok(d) => {
-                    runtime = Some(d.as_secs_f64());
-                    m.push(mapping(
-                        opt,
-                        "duration: a cap on the phase (it ends once every file is done, as fio's job)",
-                        true,
-                    ));
-                }
-                Err(e) => bad(notes, &e.message),
-            },
-            "time_based" if bool_opt(opt) == Some(false) => {
-                m.push(mapping(opt, "each phase covers the files once", true));
-            }
-            "time_based" => bad(
-                notes,
-                "not supported with a file engine (volbench's phase covers the files once; a timed mix is `ops = \"stat:N,...\"`)",
-            ),
-            "filename" | "filename_format" => bad(
-                notes,
-                "not supported with a file engine (volbench names the tree's files itself: give directory=)",
-            ),
-            "bs" | "rw" | "readwrite" | "iodepth" | "direct" | "buffered" | "create_on_open"
-            | "openfiles" | "fallocate" | "unlink" | "allow_file_create" | "overwrite"
-            | "invalidate" | "file_service_type" | "create_serialize" => m.push(mapping(
-                opt,
-                "no effect here: fio's file engines do no I/O and open each file once",
-                true,
-            )),
-            "name" | "description" => m.push(mapping(opt, "the run's name", true)),
-            _ => match super::options::note_only(opt) {
-                Some((how, exact)) => m.push(mapping(opt, how, exact)),
-                _ => notes.unsupported(at, &text, &format!("with ioengine={}", fio_engine(op))),
-            },
+        if let Some(row) = table::find(ENGINE_OPTIONS, &opt.key) {
+            table::apply(row, opt, &mut r, notes);
+        } else if let Some(v) = super::options::note_only(opt) {
+            // An option that changes nothing volbench runs, here either.
+            verdict(v, opt, &mut r, notes);
+        } else if super::options::find(&opt.key).is_some() {
+            notes.unsupported(
+                &opt.at,
+                &opt.text(),
+                &format!("with ioengine={}", fio_engine(op)),
+            );
+        } else {
+            table::unknown(opt, notes, "fio option");
         }
     }
+    let dir = match r.dir.take() {
+        None => src.cwd.display().to_string(),
+        Some((opt, at)) => {
+            let raw = opt.val().trim();
+            let full = if raw.starts_with('/') || raw.contains('\\') || raw.contains(':') {
+                raw.to_string()
+            } else {
+                format!(
+                    "{}/{raw}",
+                    src.cwd.display().to_string().trim_end_matches('/')
+                )
+            };
+            match map.resolve(&full) {
+                Ok((p, _)) => {
+                    let how = "the tree's target directory: volbench's names (f0, f1...) instead \
+                               of fio's jobname.N.M";
+                    r.said.insert(at.min(r.said.len()), opt.mapping(how, false));
+                    p
+                }
+                Err(e) => {
+                    opt.refuse(notes, e);
+                    String::new()
+                }
+            }
+        }
+    };
     // fio's filecreate only opens and closes (its files stay empty); for
     // filestat and filedelete the files are laid out at filesize first.
-    let per_file = filesize.or(size.map(|s| s / nrfiles)).unwrap_or(0);
+    let per_file = r.filesize.or(r.size.map(|s| s / r.nrfiles)).unwrap_or(0);
     let file_size = if op == "create" { 0 } else { per_file };
     if file_size > MAX_FILE_SIZE {
         notes.refuse(
@@ -208,27 +122,29 @@ pub(super) fn job(
     Some(MetaJob {
         name,
         at: s.at.clone(),
-        stonewall,
+        stonewall: r.stonewall,
         op,
-        numjobs,
-        nrfiles,
+        numjobs: r.numjobs,
+        nrfiles: r.nrfiles,
         file_size,
-        dir: dir.unwrap_or_else(|| src.cwd.display().to_string()),
-        runtime,
-        notes: m,
+        dir,
+        runtime: r.runtime,
+        notes: r.said,
     })
 }
 
-fn fio_engine(op: &str) -> &'static str {
-    match op {
-        "create" => "filecreate",
-        "stat" => "filestat",
-        _ => "filedelete",
-    }
+/// One phase over the tree.
+struct Phase {
+    name: String,
+    op: &'static str,
+    threads: u64,
+    /// A cap on the phase (fio's runtime without time_based).
+    duration_s: Option<f64>,
+    notes: Vec<Mapping>,
 }
 
 /// The jobs' groups as runs over one tree.
-pub(super) fn translate(origin: &str, jobs: Vec<MetaJob>, notes: &mut Notes) -> Result<Draft> {
+pub(super) fn translate(origin: &str, jobs: Vec<MetaJob>, notes: &mut Notes) -> Result<Imported> {
     let mut groups: Vec<Vec<MetaJob>> = Vec::new();
     for j in jobs {
         match groups.last_mut() {
@@ -312,13 +228,11 @@ pub(super) fn translate(origin: &str, jobs: Vec<MetaJob>, notes: &mut Notes) -> 
                 &format!("[{}] ioengine=filecreate", first.name),
                 "its files exist from an earlier group; volbench's create makes new files only (import it apart)",
             ),
-            ("stat" | "delete", false) => runs.push(DraftTreeRun {
+            ("stat" | "delete", false) => runs.push(Phase {
                 name: format!("{name}-layout"),
-                ops: "create".into(),
+                op: "create",
                 threads,
                 duration_s: None,
-                warmup_s: None,
-                rate: None,
                 notes: vec![Mapping {
                     at: first.at.clone(),
                     option: format!("ioengine={}", fio_engine(first.op)),
@@ -330,14 +244,12 @@ pub(super) fn translate(origin: &str, jobs: Vec<MetaJob>, notes: &mut Notes) -> 
             _ => {}
         }
         exist = first.op != "delete";
-        runs.push(DraftTreeRun {
+        runs.push(Phase {
             name,
-            ops: first.op.into(),
+            op: first.op,
             threads,
             duration_s: first.runtime,
-            warmup_s: None,
-            rate: None,
-            notes: super::super::dedup(run_notes),
+            notes: dedup(run_notes),
         });
     }
     notes.check()?;
@@ -356,7 +268,7 @@ pub(super) fn translate(origin: &str, jobs: Vec<MetaJob>, notes: &mut Notes) -> 
     if file_size.is_some()
         && runs
             .iter()
-            .any(|r| r.ops == "create" && !r.name.ends_with("-layout"))
+            .any(|r| r.op == "create" && !r.name.ends_with("-layout"))
     {
         global.push(Mapping {
             at: head.at.clone(),
@@ -366,25 +278,31 @@ pub(super) fn translate(origin: &str, jobs: Vec<MetaJob>, notes: &mut Notes) -> 
             ),
         });
     }
-    Ok(Draft {
-        name: run_name(
-            std::path::Path::new(origin)
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_else(|| "fio".into())
-                .as_str(),
-        ),
-        source: format!("fio job file {origin}"),
-        target: head.dir.clone(),
-        global,
-        tree: Some(DraftTree {
-            depth: 0,
-            width: 1,
-            files_per_dir: files,
-            file_size: size_text(file_size.unwrap_or(0)),
-            shared_dirs: shared,
-            runs,
-        }),
-        ..Draft::default()
-    })
+    let suite = SuiteFile::new(
+        &file_name(origin, "fio"),
+        &format!("fio job file {origin}"),
+        TableKind::Ops,
+        // A discarded copy of a phase would leave the tree changed for the real one.
+        false,
+    );
+    // The tree every phase works on: one flat directory.
+    let mut tree = RunEntry::named("");
+    tree.depth = value(0u64);
+    tree.width = value(1u64);
+    tree.files_per_dir = value(files);
+    tree.file_size = value(size_text(file_size.unwrap_or(0)));
+    if shared {
+        tree.shared_dirs = value(true);
+    }
+    let mut imp = Imported::new(suite, head.dir.clone());
+    imp.said = global;
+    for p in runs {
+        let mut run = tree.clone();
+        run.set_name(&p.name);
+        run.ops = value(p.op);
+        run.threads = value(p.threads);
+        run.duration = p.duration_s.map(super::super::secs_text).and_then(value);
+        imp.push_run(run, p.notes);
+    }
+    Ok(imp)
 }

@@ -5,6 +5,7 @@
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 mod data;
+pub(crate) mod engines;
 mod files;
 mod job;
 mod meta;
@@ -18,8 +19,11 @@ mod workload;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use super::{Draft, DraftRun, Imported, Mapping, Notes, PathMap, run_name};
+use super::{Imported, Mapping, Notes, PathMap, file_name, size_text};
 use crate::error::{Result, VbError};
+use crate::input::suite::write::value;
+use crate::input::suite::{Defaults, SuiteFile};
+use crate::spec::TableKind;
 use parse::{Job, Nest, Opt, Section, parse};
 pub use parse::{MAX_EXPANDED_LINE, MAX_INCLUDE_DEPTH, MAX_INCLUDES, MAX_JOBS, Sources};
 
@@ -49,9 +53,9 @@ pub fn import_text(
         &mut notes,
     )?;
     notes.check()?;
-    let draft = translate(origin, &sections, map, src, &mut notes)?;
+    let imp = translate(origin, &sections, map, src, &mut notes)?;
     notes.check()?;
-    Ok(Imported { draft, notes })
+    Ok(imp.read_first(notes))
 }
 
 fn translate(
@@ -60,7 +64,7 @@ fn translate(
     map: &PathMap,
     src: &Sources,
     notes: &mut Notes,
-) -> Result<Draft> {
+) -> Result<Imported> {
     let mut global: Vec<Opt> = Vec::new();
     let mut jobs: Vec<Job> = Vec::new();
     let mut meta_jobs = Vec::new();
@@ -95,7 +99,7 @@ fn translate(
                 "block I/O in a file whose other jobs use fio's file engines; volbench's suite is \
                  one or the other: import them apart",
             );
-            return Ok(Draft::default());
+            return Err(notes.refusal());
         }
         return meta::translate(origin, meta_jobs, notes);
     }
@@ -103,43 +107,39 @@ fn translate(
         return Err(VbError::input(format!("{origin}: no job sections")));
     }
     if !notes.refused.is_empty() {
-        return Ok(Draft::default());
+        return Err(notes.refusal());
     }
     let groups = groups(jobs, notes);
-    let runs: Vec<(DraftRun, Job)> = groups.into_iter().filter_map(|g| merge(g, notes)).collect();
+    let runs: Vec<Job> = groups.into_iter().filter_map(|g| merge(g, notes)).collect();
     notes.check()?;
-    let Some((_, head)) = runs.first() else {
+    let Some(head) = runs.first() else {
         return Err(VbError::input(format!("{origin}: no job sections")));
     };
-    let head = head.clone();
-    same_suite(&runs, &head, notes);
+    same_suite(&runs, head, notes);
     notes.check()?;
-    Ok(Draft {
-        name: run_name(
-            Path::new(origin)
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_else(|| "fio".into())
-                .as_str(),
-        ),
-        source: format!("fio job file {origin}"),
-        target: head.target.clone(),
-        size: head.size,
+    let mut suite = SuiteFile::new(
+        &file_name(origin, "fio"),
+        &format!("fio job file {origin}"),
+        TableKind::Patterns,
+        // fio runs no discarded warm-up run of its own.
+        false,
+    );
+    suite.threads_total = head.threads_total;
+    suite.defaults = Defaults {
+        size: head.size.map(size_text).and_then(value),
         // The suite's file count is the first run's; each run states its own.
-        files: Some(head.files),
-        fill_bs: None,
-        threads_total: head.threads_total,
-        direct: head.direct,
-        write_sync: head.write_sync,
-        data: head.data.clone(),
-        engine: Some(head.engine),
-        interval_s: None,
-        seed: head.seed,
-        hosts: Vec::new(),
-        global: Vec::new(),
-        runs: runs.into_iter().map(|(r, _)| r).collect(),
-        tree: None,
-    })
+        files: value(head.files),
+        direct: value(head.direct),
+        write_sync: head.write_sync.and_then(value),
+        engine: value(head.engine),
+        seed: head.seed.and_then(value),
+        ..head.data.clone()
+    };
+    let mut imp = Imported::new(suite, head.target.clone());
+    for j in runs {
+        imp.push_run(j.run, j.said);
+    }
+    Ok(imp)
 }
 
 /// Groups: a job with stonewall (or waiting for the whole running group)
@@ -173,32 +173,24 @@ fn groups(jobs: Vec<Job>, notes: &mut Notes) -> Vec<Vec<Job>> {
 }
 
 /// One group's jobs as one run: the same workload, their threads, files and
-/// sizes added (refused in `notes` when a job's workload differs).
-fn merge(g: Vec<Job>, notes: &mut Notes) -> Option<(DraftRun, Job)> {
+/// sizes added (refused in `notes` when a job's workload differs). The
+/// group's first job, with the sums, is the run.
+fn merge(g: Vec<Job>, notes: &mut Notes) -> Option<Job> {
     let first = g.first()?.clone();
-    let mut run = first.run.clone();
-    let mut files = 0;
-    let mut size: Option<u64> = Some(0);
-    let mut threads = 0;
+    let mut head = first.clone();
+    let (mut files, mut size, mut threads) = (0u64, Some(0u64), 0u64);
     for j in &g {
-        let mut a = j.run.clone();
-        let mut b = first.run.clone();
-        for r in [&mut a, &mut b] {
-            r.name.clear();
-            r.notes.clear();
-            r.threads = 0;
-            r.rate = None;
-            r.io_limit = None;
-        }
-        let same = a == b
+        // The same run but for its name and what the group adds up.
+        let mut run = j.run.clone();
+        run.set_name(first.run.name());
+        let same = run == first.run
             && j.target == first.target
             && j.direct == first.direct
             && j.engine == first.engine
             && j.shared_file == first.shared_file
-            && (j.run.rate.is_some() == first.run.rate.is_some())
+            && j.rate.is_some() == first.rate.is_some()
             // A bandwidth cap is per job in fio; joined jobs would need theirs summed.
-            && (j.name == first.name
-                || (j.run.shape == first.run.shape && !j.run.shape.iter().any(|(k, _)| *k == "rate")));
+            && (j.name == first.name || j.run.rate.is_none());
         if !same {
             notes.refuse(
                 &j.at,
@@ -211,7 +203,7 @@ fn merge(g: Vec<Job>, notes: &mut Notes) -> Option<(DraftRun, Job)> {
             );
             continue;
         }
-        threads += j.run.threads;
+        threads += j.threads;
         if j.shared_file {
             files = j.files;
             size = j.size;
@@ -223,8 +215,8 @@ fn merge(g: Vec<Job>, notes: &mut Notes) -> Option<(DraftRun, Job)> {
             };
         }
         if j.name != first.name {
-            run.notes.extend(j.run.notes.iter().cloned());
-            run.notes.push(Mapping {
+            head.said.extend(j.said.iter().cloned());
+            head.said.push(Mapping {
                 at: j.at.clone(),
                 option: format!("[{}]", j.name),
                 how: super::How::Exact(format!(
@@ -232,28 +224,33 @@ fn merge(g: Vec<Job>, notes: &mut Notes) -> Option<(DraftRun, Job)> {
                     first.name
                 )),
             });
+            head.rate = match (head.rate, j.rate) {
+                (Some(x), Some(y)) => Some(x + y),
+                (r, _) => r,
+            };
+            head.io_limit = match (head.io_limit, j.io_limit) {
+                (Some(x), Some(y)) => Some(x.saturating_add(y)),
+                (l, _) => l,
+            };
         }
-        run.rate = match (run.rate, j.run.rate) {
-            (Some(x), Some(y)) if j.name != first.name => Some(x + y),
-            (r, _) => r,
-        };
-        run.io_limit = match (run.io_limit, j.run.io_limit) {
-            (Some(x), Some(y)) if j.name != first.name => Some(x.saturating_add(y)),
-            (l, _) => l,
-        };
     }
-    run.threads = threads;
-    run.files = Some(files.max(1));
-    let mut head = first.clone();
+    head.threads = threads;
     head.size = size;
     head.files = files.max(1);
-    Some((run, head))
+    // A replay takes its I/O from the log: threads and files are not its keys.
+    if head.run.replay.is_none() {
+        head.run.threads = value(threads);
+        head.run.files = value(head.files);
+        head.run.rate = head.rate.and_then(value).or(head.run.rate.take());
+    }
+    head.run.io_limit = head.io_limit.map(size_text).and_then(value);
+    Some(head)
 }
 
 /// The runs of one suite share its target, working set, engine, direct
 /// setting, seed, sync and data: a job that differs is refused.
-fn same_suite(runs: &[(DraftRun, Job)], head: &Job, notes: &mut Notes) {
-    for (_, j) in runs {
+fn same_suite(runs: &[Job], head: &Job, notes: &mut Notes) {
+    for j in runs {
         let differs = |what: &str, notes: &mut Notes| {
             notes.refuse(
                 &j.at,

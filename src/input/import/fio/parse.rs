@@ -6,8 +6,10 @@
 
 use std::path::{Path, PathBuf};
 
-use super::super::{DraftRun, How, Mapping, Notes};
+use super::super::table::Said;
+use super::super::{Mapping, Notes};
 use crate::error::{Result, VbError};
+use crate::input::suite::{Defaults, RunEntry};
 use crate::spec::{Arrivals, Pattern};
 
 /// Include files nest at most this deep (a file including itself stops here).
@@ -21,24 +23,7 @@ pub const MAX_EXPANDED_LINE: usize = 1 << 20;
 /// Job sections in one file, numjobs included.
 pub const MAX_JOBS: u64 = 4096;
 
-#[derive(Debug, Clone)]
-pub(crate) struct Opt {
-    pub(crate) key: String,
-    pub(crate) value: Option<String>,
-    pub(crate) at: String,
-}
-
-impl Opt {
-    pub(crate) fn text(&self) -> String {
-        match &self.value {
-            Some(v) => format!("{}={v}", self.key),
-            None => self.key.clone(),
-        }
-    }
-    pub(crate) fn val(&self) -> &str {
-        self.value.as_deref().unwrap_or("")
-    }
-}
+pub(crate) use super::super::table::Opt;
 
 #[derive(Debug)]
 pub(crate) struct Section {
@@ -120,8 +105,10 @@ pub(super) fn parse(
         }
         if let Some(name) = line.strip_prefix('[') {
             let Some(name) = name.strip_suffix(']') else {
+                // Not shown: the line may be from a file that is no job file.
                 return Err(VbError::input(format!(
-                    "{at}: '{line}' opens a section without closing ']'"
+                    "{at}: a line opens a section without closing ']' (its text is not shown: \
+                     is this a fio job file?)"
                 )));
             };
             if out.len() as u64 >= MAX_JOBS {
@@ -138,8 +125,16 @@ pub(super) fn parse(
             continue;
         }
         let Some(section) = out.last_mut() else {
+            // `include /etc/shadow` as the first line reached here with the
+            // file's first line: only an option's name is ever shown.
+            let key = line.split('=').next().unwrap_or_default().trim();
+            let what = if super::super::option_like(key) {
+                format!("'{key}'")
+            } else {
+                "a line (its text is not shown: is this a fio job file?)".to_string()
+            };
             return Err(VbError::input(format!(
-                "{at}: '{line}' comes before any [section]"
+                "{at}: {what} comes before any [section]"
             )));
         };
         let expanded = expand_vars(line, src).map_err(|e| VbError::input(format!("{at}: {e}")))?;
@@ -147,11 +142,9 @@ pub(super) fn parse(
             Some((k, v)) => (k.trim(), Some(v.trim().to_string())),
             None => (expanded.as_str(), None),
         };
-        section.opts.push(Opt {
-            key: key.to_ascii_lowercase(),
-            value,
-            at,
-        });
+        section
+            .opts
+            .push(Opt::new(&at, &key.to_ascii_lowercase(), value.as_deref()));
     }
     Ok(())
 }
@@ -166,17 +159,22 @@ fn expand_vars(line: &str, src: &Sources) -> std::result::Result<String, String>
         let after = rest.get(i + 1..).unwrap_or("");
         if let Some(body) = after.strip_prefix('{') {
             let Some(end) = body.find('}') else {
-                return Err(format!("'{line}': '${{' without its '}}'"));
+                return Err(format!("{}: '${{' without its '}}'", shown(line)));
             };
             let name = body.get(..end).unwrap_or("");
+            let var = if super::super::option_like(name) {
+                format!("${{{name}}}")
+            } else {
+                "a ${...} variable".to_string()
+            };
             match (src.env)(name) {
                 Some(v) if out.len() + v.len() > MAX_EXPANDED_LINE => {
                     return Err(format!(
-                        "${{{name}}} expands the line past {MAX_EXPANDED_LINE} bytes"
+                        "{var} expands the line past {MAX_EXPANDED_LINE} bytes"
                     ));
                 }
                 Some(v) => out.push_str(&v),
-                None => return Err(format!("${{{name}}} is not set in the environment")),
+                None => return Err(format!("{var} is not set in the environment")),
             }
             rest = body.get(end + 1..).unwrap_or("");
         } else if let Some(word) = ["jobname", "jobnum", "filenum", "clientuid"]
@@ -188,21 +186,26 @@ fn expand_vars(line: &str, src: &Sources) -> std::result::Result<String, String>
             out.push_str(word);
             rest = after.get(word.len()..).unwrap_or("");
         } else {
-            // The option's name only: a line of a file that is no job file
-            // (`include /etc/shadow`, its hashes full of '$') is not echoed.
-            let key = line.split('=').next().unwrap_or_default().trim();
-            let shown = if crate::input::import::option_like(key) {
-                format!("'{key}=...'")
-            } else {
-                "this line".to_string()
-            };
             return Err(format!(
-                "{shown}: fio's '$' expressions ($ncpus, $mb_memory, math) are not supported yet"
+                "{}: fio's '$' expressions ($ncpus, $mb_memory, math) are not supported yet",
+                shown(line)
             ));
         }
     }
     out.push_str(rest);
     Ok(out)
+}
+
+/// How a line is named in an error: by its option's name only, so a line
+/// of a file that is no job file (`include /etc/shadow`, its hashes full of
+/// '$') is never echoed.
+fn shown(line: &str) -> String {
+    let key = line.split('=').next().unwrap_or_default().trim();
+    if super::super::option_like(key) {
+        format!("'{key}=...'")
+    } else {
+        "this line".to_string()
+    }
 }
 
 /// One job section after its `[global]` options, as volbench sees it.
@@ -213,7 +216,14 @@ pub(crate) struct Job {
     pub(crate) stonewall: bool,
     pub(crate) wait_for: Option<String>,
     pub(crate) numjobs: u64,
-    pub(crate) run: DraftRun,
+    /// The job's run as the suite writes it, but for what a group adds up.
+    pub(crate) run: RunEntry,
+    /// How the job's options were mapped.
+    pub(crate) said: Vec<Mapping>,
+    /// What jobs run at once add up: threads, IOPS, bytes of I/O.
+    pub(crate) threads: u64,
+    pub(crate) rate: Option<f64>,
+    pub(crate) io_limit: Option<u64>,
     /// Target directory, device or file path.
     pub(crate) target: String,
     /// A file every clone shares (filename=) rather than one each.
@@ -226,8 +236,8 @@ pub(crate) struct Job {
     pub(crate) seed: Option<u64>,
     /// fio sync=: "sync" or "dsync" (O_SYNC / O_DSYNC writes).
     pub(crate) write_sync: Option<&'static str>,
-    /// Suite `[defaults]` data keys (compress, dedup, verify).
-    pub(crate) data: Vec<(&'static str, String)>,
+    /// The suite's `[defaults]` data keys (compress, dedup, verify, invalidate).
+    pub(crate) data: Defaults,
     /// `threads` is the total over a list of targets (filename=a:b).
     pub(crate) threads_total: bool,
 }
@@ -278,11 +288,12 @@ pub(crate) struct Read {
     pub(crate) seed: Option<u64>,
     pub(crate) stonewall: bool,
     pub(crate) wait_for: Option<String>,
-    /// Shape keys with their TOML values.
-    pub(crate) shape: Vec<(&'static str, String)>,
+    /// The run's keys the rows set as they read (its shape: distribution,
+    /// syncs, think time; per-direction rates, a latency target, steady).
+    pub(crate) run: RunEntry,
     pub(crate) write_sync: Option<&'static str>,
-    /// Suite `[defaults]` data keys (compress, dedup, verify, invalidate).
-    pub(crate) data: Vec<(&'static str, String)>,
+    /// The suite's `[defaults]` data keys (compress, dedup, verify, invalidate).
+    pub(crate) data: Defaults,
     /// How each option was mapped.
     pub(crate) mapped: Vec<Mapping>,
     /// read_iolog and fio's replay_* options (`replay.rs`).
@@ -326,9 +337,9 @@ impl Default for Read {
             seed: None,
             stonewall: false,
             wait_for: None,
-            shape: Vec::new(),
+            run: RunEntry::named(""),
             write_sync: None,
-            data: Vec::new(),
+            data: Defaults::default(),
             mapped: Vec::new(),
             replay: Default::default(),
         }
@@ -338,21 +349,13 @@ impl Default for Read {
 impl Read {
     /// Records how `opt` was mapped: exactly, or with a note printed.
     pub(crate) fn say(&mut self, opt: &Opt, how: impl Into<String>, exact: bool) {
-        self.mapped.push(mapping(opt, how, exact));
+        self.mapped.push(opt.mapping(how, exact));
     }
 }
 
-/// How one fio option was mapped: exactly, or with a note printed.
-pub(crate) fn mapping(opt: &Opt, how: impl Into<String>, exact: bool) -> Mapping {
-    let how = how.into();
-    Mapping {
-        at: opt.at.clone(),
-        option: opt.text(),
-        how: if exact {
-            How::Exact(how)
-        } else {
-            How::Note(how)
-        },
+impl Said for Read {
+    fn said(&mut self) -> &mut Vec<Mapping> {
+        &mut self.mapped
     }
 }
 

@@ -6,6 +6,7 @@
 
 use super::super::Notes;
 use super::parse::{Opt, Read};
+use crate::input::suite::write::value;
 use crate::units::{bounds, parse_duration, parse_size, trim};
 
 /// fio's `a,b`: `a` for both directions, `a,b` each, `a,` reads only,
@@ -114,7 +115,7 @@ pub(super) fn resolve(r: &mut Read, notes: &mut Notes) -> Option<()> {
             format!("rate_iops = \"{text}\" (reads, writes per second across the job's threads)"),
             true,
         );
-        r.shape.push(("rate_iops", format!("\"{text}\"")));
+        r.run.rate_iops = value(text);
         return Some(());
     }
     let reads = r.rw.fixed_read_pct() == Some(100);
@@ -212,7 +213,7 @@ pub(super) fn latency(r: &mut Read) {
             true,
         );
     }
-    r.shape.push(("latency_target", format!("\"{text}\"")));
+    r.run.latency_target = value(text);
 }
 
 /// `ss=`: fio's IOPS band (`iops:10%`) onto volbench's steady warm-up;
@@ -228,7 +229,7 @@ pub(super) fn steady(opt: &Opt, r: &mut Read, notes: &mut Notes) {
              within 10% of their mean, then measures for the runtime (fio ends the job there)",
             false,
         );
-        r.shape.push(("steady", "true".into()));
+        r.run.steady = value(true);
     } else {
         notes.unsupported(
             &opt.at,

@@ -8,10 +8,11 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use super::super::{DraftReplay, DraftRun, How, Mapping, Notes, PathMap, run_name};
+use super::super::{How, Mapping, Notes, PathMap, run_name, secs_text};
 use super::parse::{Job, Opt, Read, Section, bool_opt};
-
-use crate::spec::Pattern;
+use crate::input::suite::replay::ReplayEntry;
+use crate::input::suite::write::value;
+use crate::input::suite::{Defaults, RunEntry};
 
 fn bad(opt: &Opt, notes: &mut Notes, why: impl Into<String>) {
     notes.refuse(&opt.at, &opt.text(), why);
@@ -173,7 +174,7 @@ pub(super) fn job(
     let mut notes_here: Vec<Mapping> = Vec::new();
     for (key, opt) in o {
         if FROM_LOG.contains(&key.as_str()) {
-            notes_here.push(super::parse::mapping(opt, from_log, false));
+            notes_here.push(opt.mapping(from_log, false));
         } else if key == "numjobs" && opt.val().trim() != "1" {
             bad(
                 opt,
@@ -244,37 +245,32 @@ pub(super) fn job(
     });
     mapped_notes.extend(notes_here);
     let rp = std::mem::take(&mut r.replay);
+    // The trace says what, when and where; the depth and a duration cap
+    // are the run's own.
+    let mut run = RunEntry::named(&run_name(&name));
+    run.iodepth = value(r.iodepth);
+    if let Some(t) = r.runtime {
+        run.duration = value(secs_text(t));
+    }
+    run.replay = RunEntry::replay_of(ReplayEntry {
+        file: path.display().to_string(),
+        speed: rp.speed.and_then(value),
+        scale: rp.scale.and_then(value),
+        align: rp.align.and_then(value),
+        skip: rp.skip.and_then(value),
+        ..ReplayEntry::default()
+    });
     Some(Job {
         name: name.clone(),
         at: s.at.clone(),
         stonewall: r.stonewall,
         wait_for: r.wait_for.clone(),
         numjobs: 1,
-        run: DraftRun {
-            name: run_name(&name),
-            rw: Pattern::Randread,
-            read_pct: 100,
-            bs: vec![(4096, 1)],
-            threads: 1,
-            iodepth: r.iodepth,
-            files: None,
-            rate: None,
-            arrivals: None,
-            duration_s: r.runtime.unwrap_or(0.0),
-            warmup_s: 0.0,
-            io_limit: None,
-            curve: None,
-            shape: Vec::new(),
-            notes: mapped_notes,
-            replay: Some(DraftReplay {
-                file: path.display().to_string(),
-                speed: rp.speed,
-                scale: rp.scale,
-                align: rp.align,
-                skip: rp.skip,
-                timed: r.runtime.is_some(),
-            }),
-        },
+        run,
+        said: mapped_notes,
+        threads: 1,
+        rate: None,
+        io_limit: None,
         target,
         shared_file: true,
         size: None,
@@ -283,7 +279,7 @@ pub(super) fn job(
         engine: r.engine,
         seed: None,
         write_sync: None,
-        data: Vec::new(),
+        data: Defaults::default(),
         threads_total: false,
     })
 }

@@ -5,12 +5,9 @@
 
 use super::super::Notes;
 use super::parse::{Opt, Read};
+use crate::input::suite::write::value;
 use crate::spec::shape::Distribution;
 use crate::units::parse_duration;
-
-fn quoted(s: &str) -> String {
-    toml::Value::String(s.to_string()).to_string()
-}
 
 fn count(v: &str) -> Option<u64> {
     v.parse::<u64>().ok().filter(|n| *n <= u32::MAX as u64)
@@ -41,7 +38,7 @@ pub(super) fn random_distribution(opt: &Opt, r: &mut Read, notes: &mut Notes) {
         Err(e) => notes.refuse(at, &text, e.message),
         Ok(_) if exact => {
             r.say(opt, format!("distribution = {dist}"), true);
-            r.shape.push(("distribution", quoted(&dist)));
+            r.run.distribution = value(dist);
         }
         Ok(_) => {
             r.say(
@@ -52,7 +49,7 @@ pub(super) fn random_distribution(opt: &Opt, r: &mut Read, notes: &mut Notes) {
                 ),
                 false,
             );
-            r.shape.push(("distribution", quoted(&dist)));
+            r.run.distribution = value(dist);
         }
     }
 }
@@ -71,9 +68,9 @@ fn sync_every(opt: &Opt, r: &mut Read, notes: &mut Notes, data: bool) {
     match count(opt.val().trim()) {
         Some(0) => r.say(opt, "fio's default: none", true),
         Some(n) => {
-            r.shape.push(("fsync_every", n.to_string()));
+            r.run.fsync_every = value(n);
             if data {
-                r.shape.push(("fdatasync", "true".into()));
+                r.run.fdatasync = value(true);
             }
             let call = if data { "fdatasync" } else { "fsync" };
             r.say(
@@ -91,7 +88,7 @@ pub(super) fn end_fsync(opt: &Opt, r: &mut Read, notes: &mut Notes) {
     match opt.val().trim() {
         "0" => r.say(opt, "fio's default: none", true),
         "" | "1" => {
-            r.shape.push(("end_fsync", "true".into()));
+            r.run.end_fsync = value(true);
             r.say(opt, "end_fsync = true", true);
         }
         _ => notes.refuse(&opt.at, &opt.text(), "must be 0 or 1"),
@@ -109,7 +106,7 @@ pub(super) fn thinktime(opt: &Opt, r: &mut Read, notes: &mut Notes) {
         Ok(d) if d.is_zero() => r.say(opt, "fio's default: none", true),
         Ok(d) => {
             let t = format!("{}us", d.as_micros());
-            r.shape.push(("think_time", quoted(&t)));
+            r.run.think_time = value(t.as_str());
             r.say(opt, format!("think_time = {t} after each completion"), true);
         }
         Err(e) => notes.refuse(&opt.at, &opt.text(), e.message),

@@ -272,7 +272,12 @@ pub(super) fn time_based(opt: &Opt, r: &mut Read, notes: &mut Notes) {
     match bool_opt(opt) {
         Some(b) => {
             r.time_based = b;
-            r.say(opt, "runs for its duration", true);
+            let how = if b {
+                "runs for its duration"
+            } else {
+                "fio's default: the job ends when its I/O is done (its io_limit)"
+            };
+            r.say(opt, how, true);
         }
         None => bad(opt, notes, "must be 0 or 1"),
     }

@@ -87,9 +87,9 @@ fn diskspd_smb_line_imports_whole() {
         &PathMap::parse(&["#1=/dev/sdb".into()]).unwrap(),
     )
     .unwrap();
-    assert_eq!(imp.draft.target, "/dev/sdb");
+    assert_eq!(imp.target, "/dev/sdb");
     assert_eq!(
-        imp.draft.runs[0].rate,
+        number(&run(&imp, 0).rate),
         Some(1000.0),
         "4096 bytes/ms of 4 KiB blocks"
     );
@@ -99,17 +99,17 @@ fn diskspd_smb_line_imports_whole() {
         &PathMap::parse(&["#1=/dev/sdb".into(), "#2=/dev/sdc".into()]).unwrap(),
     )
     .unwrap();
-    assert_eq!(imp.draft.target, "{/dev/sdb,/dev/sdc}");
-    assert_eq!(imp.draft.runs[0].threads, 2);
-    assert_eq!(imp.draft.size, None);
+    assert_eq!(imp.target, "{/dev/sdb,/dev/sdc}");
+    assert_eq!(count_of(&run(&imp, 0).threads), Some(2));
+    assert_eq!(imp.suite.defaults.size, None);
     // -F over several files: every thread reaches every file, one file set.
     let imp =
         diskspd::import_args(&args("-c1G -F4 /d/a.dat /d/b.dat"), &PathMap::default()).unwrap();
     assert_eq!(
-        (imp.draft.target.as_str(), imp.draft.files),
+        (imp.target.as_str(), count_of(&imp.suite.defaults.files)),
         ("/d", Some(2))
     );
-    assert_eq!(imp.draft.runs[0].threads, 4);
+    assert_eq!(count_of(&run(&imp, 0).threads), Some(4));
 }
 
 #[test]

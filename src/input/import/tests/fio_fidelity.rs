@@ -18,8 +18,7 @@ fn buffered(opts: &str) -> Result<Imported> {
 
 /// Every mapping of the first run, as option and how, to look for words in.
 fn said(imp: &Imported) -> Vec<String> {
-    imp.draft.runs[0]
-        .notes
+    imp.run_said[0]
         .iter()
         .map(|m| format!("{} {:?}", m.option, m.how))
         .collect()
@@ -107,7 +106,7 @@ fn fio_options_volbench_cannot_keep_are_refused_with_the_reason() {
 }
 
 fn rendered(imp: &Imported) -> String {
-    render::suite_toml(imp, "s.toml", "h.txt")
+    render::suite_toml(imp, "s.toml", "h.txt").unwrap()
 }
 
 #[test]

@@ -21,7 +21,7 @@ fn fio_filecreate_jobs_at_once_are_one_create_phase_over_all_their_files() {
         "[global]\nioengine=filecreate\ndirectory=/mnt/meta\nnrfiles=40\nfilesize=4k\n\
          create_on_open=1\nopenfiles=1\nfallocate=none\nnumjobs=2\n\n[a]\n[b]\n[c]\n",
     );
-    assert_eq!(imp.draft.target, "/mnt/meta");
+    assert_eq!(imp.target, "/mnt/meta");
     let j = job_of(&imp);
     assert_eq!(ops_of(&j), vec![("a-create".into(), MetaOp::Create, 6)]);
     let m = j.runs[0].meta.as_ref().unwrap();

@@ -71,8 +71,7 @@ fn fio_latency_target_becomes_the_latency_search() {
     let imp = job("rw=randread\nlatency_target=500").unwrap();
     assert!(rendered_has(&imp, "latency_target = \"p100=500us\""));
     // Each mapping is said, the search's difference from fio's noted.
-    let notes: Vec<String> = imp.draft.runs[0]
-        .notes
+    let notes: Vec<String> = imp.run_said[0]
         .iter()
         .map(|m| format!("{} {:?}", m.option, m.how))
         .collect();
@@ -105,6 +104,6 @@ fn fio_steady_state_on_iops_is_the_steady_warmup() {
 }
 
 fn rendered_has(imp: &Imported, line: &str) -> bool {
-    let text = render::suite_toml(imp, "s.toml", "h.txt");
+    let text = render::suite_toml(imp, "s.toml", "h.txt").unwrap();
     text.lines().any(|l| l.trim() == line) || panic!("no `{line}` in\n{text}")
 }

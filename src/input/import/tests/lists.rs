@@ -21,22 +21,22 @@ fn note_of(imp: &Imported, part: &str) -> bool {
 fn fio_devices_in_one_filename_share_the_jobs_threads() {
     let imp =
         fio_ok("[d]\nfilename=/dev/sdb:/dev/sdc\nrw=randread\nnumjobs=4\ntime_based\nruntime=10\n");
-    let d = &imp.draft;
-    assert_eq!(d.target, "{/dev/sdb,/dev/sdc}");
-    assert!(d.threads_total);
-    assert_eq!((d.size, d.files), (None, Some(1)));
-    assert_eq!(d.runs[0].threads, 4);
+    assert_eq!(imp.target, "{/dev/sdb,/dev/sdc}");
+    assert!(imp.suite.threads_total);
+    let d = &imp.suite.defaults;
+    assert_eq!((bytes(&d.size), count_of(&d.files)), (None, Some(1)));
+    assert_eq!(count_of(&run(&imp, 0).threads), Some(4));
     // The roundrobin difference is printed, and the run line carries the flag.
     assert!(
         note_of(&imp, "take the 2 files in turn"),
         "{:?}",
         imp.printed()
     );
-    let line = render::command_line(d, "s.toml", "h");
+    let line = render::command_line(&imp, "s.toml", "h");
     assert!(line.ends_with("--target '{/dev/sdb,/dev/sdc}'"), "{line}");
     // The suite file itself says its threads are the total, so it runs as
     // imported without the flag.
-    let toml = render::suite_toml(&imp, "s.toml", "h");
+    let toml = render::suite_toml(&imp, "s.toml", "h").unwrap();
     let suite = crate::input::suite::parse("s.toml", &toml).unwrap();
     assert!(suite.threads_total, "{toml}");
     // A size= is fio's start of each device: said, not silently dropped.
@@ -47,7 +47,7 @@ fn fio_devices_in_one_filename_share_the_jobs_threads() {
         "{:?}",
         imp.printed()
     );
-    assert_eq!(imp.draft.size, None);
+    assert_eq!(imp.suite.defaults.size, None);
 }
 
 #[test]
@@ -63,11 +63,14 @@ fn fio_new_files_become_one_file_set_with_the_size_split() {
         "[n]\nfilename=/nonexistent-vb/a.dat:/nonexistent-vb/b\\:c.dat\nsize=2g\nrw=randwrite\n\
          numjobs=3\ntime_based\nruntime=5\n",
     );
-    let d = &imp.draft;
-    assert_eq!(d.target, "/nonexistent-vb");
-    assert!(!d.threads_total);
-    assert_eq!((d.size, d.files), (Some(2 << 30), Some(2)));
-    assert_eq!(d.runs[0].threads, 3);
+    assert_eq!(imp.target, "/nonexistent-vb");
+    assert!(!imp.suite.threads_total);
+    let d = &imp.suite.defaults;
+    assert_eq!(
+        (bytes(&d.size), count_of(&d.files)),
+        (Some(2 << 30), Some(2))
+    );
+    assert_eq!(count_of(&run(&imp, 0).threads), Some(3));
     let j = job_of(&imp);
     assert_eq!(j.target.files, 2);
     assert_eq!(j.target.size, 2 << 30);
@@ -120,11 +123,8 @@ fn fio_existing_files_run_whole_as_a_list() {
         b.display()
     );
     let imp = fio_ok(&text);
-    assert_eq!(
-        imp.draft.target,
-        format!("{{{},{}}}", a.display(), b.display())
-    );
-    assert!(imp.draft.threads_total);
+    assert_eq!(imp.target, format!("{{{},{}}}", a.display(), b.display()));
+    assert!(imp.suite.threads_total);
 }
 
 #[test]
@@ -135,14 +135,13 @@ fn vdbench_an_rd_over_several_local_sds_is_a_list_with_threads_per_sd() {
          rd=r,wd=w,iorate=1000,threads=6,elapsed=20,warmup=5\n",
     )
     .unwrap();
-    let d = &imp.draft;
-    assert_eq!(d.target, "{/dev/sdb,/dev/sdc}");
-    assert!(d.hosts.is_empty());
+    assert_eq!(imp.target, "{/dev/sdb,/dev/sdc}");
+    assert!(imp.hosts.is_empty());
     // vdbench: threads= is per sd, iorate the run's total.
-    assert!(!d.threads_total);
-    assert_eq!(d.runs[0].threads, 6);
-    assert_eq!(d.runs[0].rate, Some(1000.0));
-    let text = render::suite_toml(&imp, "s.toml", "h");
+    assert!(!imp.suite.threads_total);
+    assert_eq!(count_of(&run(&imp, 0).threads), Some(6));
+    assert_eq!(number(&run(&imp, 0).rate), Some(1000.0));
+    let text = render::suite_toml(&imp, "s.toml", "h").unwrap();
     assert!(
         text.contains("2 sds on this host as a list of targets"),
         "{text}"
@@ -154,8 +153,8 @@ fn vdbench_like_wds_on_different_sds_run_together() {
     let base = "sd=sd1,lun=/dev/sdb\nsd=sd2,lun=/dev/sdc\n\
                 wd=w1,sd=sd1,xfersize=8k,rdpct=70\nwd=w2,sd=sd2,xfersize=8k,rdpct=70\n";
     let imp = vd(&format!("{base}rd=r,wd=(w1,w2),threads=2,elapsed=10\n")).unwrap();
-    assert_eq!(imp.draft.target, "{/dev/sdb,/dev/sdc}");
-    assert_eq!(imp.draft.runs[0].read_pct, 70);
+    assert_eq!(imp.target, "{/dev/sdb,/dev/sdc}");
+    assert_eq!(count_of(&run(&imp, 0).read_pct), Some(70));
     // A skew would move I/O between the sds: refused by name.
     let skewed = base.replace("rdpct=70\nwd=w2", "rdpct=70,skew=80\nwd=w2");
     let e = vd(&format!("{skewed}rd=r,wd=(w1,w2),threads=2,elapsed=10\n"))
@@ -181,10 +180,15 @@ fn diskspd_f_over_existing_files_without_c_is_a_list_sharing_the_threads() {
     std::fs::write(&b, vec![0u8; 8192]).unwrap();
     let line = format!("-F4 -r -b4k -d5 {} {}", a.display(), b.display());
     let imp = diskspd::import_args(&args(&line), &PathMap::default()).unwrap();
-    let d = &imp.draft;
-    assert_eq!(d.target, format!("{{{},{}}}", a.display(), b.display()));
-    assert!(d.threads_total);
-    assert_eq!((d.size, d.runs[0].threads), (None, 4));
+    assert_eq!(imp.target, format!("{{{},{}}}", a.display(), b.display()));
+    assert!(imp.suite.threads_total);
+    assert_eq!(
+        (
+            bytes(&imp.suite.defaults.size),
+            count_of(&run(&imp, 0).threads)
+        ),
+        (None, Some(4))
+    );
     // A path that is not there: diskspd needs -c to create it.
     let line = format!(
         "-F4 -r {} {}/missing.dat",
@@ -210,7 +214,7 @@ fn diskspd_f_over_existing_files_without_c_is_a_list_sharing_the_threads() {
 fn fio_a_list_not_time_based_stops_after_size_per_job_and_names_are_run_once() {
     // fio without time_based: each job does size= of I/O over its files.
     let imp = fio_ok("[d]\nfilename=/dev/sdb:/dev/sdc\nsize=1g\nnumjobs=2\n");
-    assert_eq!(imp.draft.runs[0].io_limit, Some(2 << 30));
+    assert_eq!(bytes(&run(&imp, 0).io_limit), Some(2 << 30));
     let e = fio_err("[d]\nfilename=/dev/sdb:/dev/sdb\nnumjobs=2\ntime_based\nruntime=5\n");
     assert!(e.contains("named twice"), "{e}");
 }
@@ -232,9 +236,7 @@ fn fio_file_sets_among_the_kernels_files_are_refused_by_option() {
     assert!(e.contains("directory=/sys/x"), "{e}");
     // A device that is not on this machine is left to the run, where it runs.
     assert_eq!(
-        fio_ok("[j]\nfilename=/dev/sdq\nsize=1g\nrw=randread\n")
-            .draft
-            .target,
+        fio_ok("[j]\nfilename=/dev/sdq\nsize=1g\nrw=randread\n").target,
         "/dev/sdq"
     );
 }

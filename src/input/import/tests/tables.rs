@@ -1,7 +1,6 @@
 //! The importer tables at work: diskspd's thread and queue semantics,
 //! offset windows, relative paths; vdbench's rate lists, fsd size
-//! distributions, mkdir/rmdir and fwdrate; and the reference page held
-//! against both tables.
+//! distributions, mkdir/rmdir and fwdrate.
 
 use super::*;
 use crate::spec::meta::MetaOp;
@@ -21,34 +20,6 @@ fn vdb(text: &str) -> Result<Imported> {
 }
 
 #[test]
-fn the_reference_page_lists_every_diskspd_switch_and_vdbench_key() {
-    let page = include_str!("../../../../docs/reference/import-tables.md");
-    for s in diskspd::switches::SWITCHES {
-        let row = format!("| `-{}` | ", s.letter);
-        assert!(page.contains(&row), "no row {row}");
-        if !s.value.is_empty() {
-            let v = format!("`{}`", s.value.replace('|', "\\|"));
-            assert!(page.contains(&format!("{row}{v}")), "-{}: {v}", s.letter);
-        }
-    }
-    for k in vdbench::keys::KEYS {
-        let also = k
-            .also
-            .iter()
-            .map(|a| format!("`{a}`"))
-            .collect::<Vec<_>>()
-            .join(", ");
-        let also = if also.is_empty() {
-            String::new()
-        } else {
-            format!("{also} ")
-        };
-        let row = format!("| {} | `{}` | {also}|", k.kind, k.name);
-        assert!(page.contains(&row), "no row {row}");
-    }
-}
-
-#[test]
 fn diskspd_fixed_threads_keep_o_outstanding_on_each_target_they_reach() {
     // The wiki's example: -F2 -o2 over five files is 2 threads x 5 x 2 = 20.
     let imp = ds("-c1G -F2 -o2 /d/1 /d/2 /d/3 /d/4 /d/5").unwrap();
@@ -57,18 +28,20 @@ fn diskspd_fixed_threads_keep_o_outstanding_on_each_target_they_reach() {
     assert_eq!((r.threads, r.iodepth, r.files), (2, 10, Some(5)));
     // -t binds each thread to one target: -o is its depth.
     let imp = ds("-c1G -t2 -o2 /d/1 /d/2").unwrap();
-    assert_eq!(imp.draft.runs[0].iodepth, 2);
+    assert_eq!(count_of(&run(&imp, 0).iodepth), Some(2));
     // -O is the per-thread total over all targets.
     let imp = ds("-c1G -F2 -O4 /d/1 /d/2 /d/3 /d/4 /d/5").unwrap();
+    let r = run(&imp, 0);
     assert_eq!(
-        (imp.draft.runs[0].threads, imp.draft.runs[0].iodepth),
-        (2, 4)
+        (count_of(&r.threads), count_of(&r.iodepth)),
+        (Some(2), Some(4))
     );
     // The paper's one-file line keeps its -o4.
     let imp = ds("-c50G -d300 -F16 -w20 -r -b4k -o4 /mnt/disk/DiskSpd.dat").unwrap();
+    let r = run(&imp, 0);
     assert_eq!(
-        (imp.draft.runs[0].threads, imp.draft.runs[0].iodepth),
-        (16, 4)
+        (count_of(&r.threads), count_of(&r.iodepth)),
+        (Some(16), Some(4))
     );
     let e = ds("-c1G -F2 -o4096 /d/1 /d/2").unwrap_err().to_string();
     assert!(e.contains("8192 outstanding"), "{e}");
@@ -77,7 +50,7 @@ fn diskspd_fixed_threads_keep_o_outstanding_on_each_target_they_reach() {
 #[test]
 fn diskspd_base_and_max_offsets_bound_volbenchs_own_files_and_refuse_existing_ones() {
     let imp = ds("-c1G -B256M -f768M -b4k -r /d/f.dat").unwrap();
-    assert_eq!(imp.draft.size, Some(512 << 20));
+    assert_eq!(bytes(&imp.suite.defaults.size), Some(512 << 20));
     assert!(
         imp.printed()
             .iter()
@@ -87,10 +60,10 @@ fn diskspd_base_and_max_offsets_bound_volbenchs_own_files_and_refuse_existing_on
     );
     // -B<base>:<length> (diskspd 2.2).
     let imp = ds("-c1G -B100M:200M /d/f.dat").unwrap();
-    assert_eq!(imp.draft.size, Some(200 << 20));
+    assert_eq!(bytes(&imp.suite.defaults.size), Some(200 << 20));
     // A max offset past the file's end is the whole file, exactly.
     let imp = ds("-c1G -f2G /d/f.dat").unwrap();
-    assert_eq!(imp.draft.size, Some(1 << 30));
+    assert_eq!(bytes(&imp.suite.defaults.size), Some(1 << 30));
     assert!(imp.printed().iter().all(|n| !n.contains("-f2G")));
     // The Windows access hints are noted, not read as sizes.
     let imp = ds("-c1G -fr /d/f.dat").unwrap();
@@ -117,12 +90,12 @@ fn diskspd_base_and_max_offsets_bound_volbenchs_own_files_and_refuse_existing_on
 fn diskspd_relative_paths_are_taken_against_the_current_directory_and_said_so() {
     let cwd = std::env::current_dir().unwrap();
     let imp = ds("-c64M -d5 testfile.dat").unwrap();
-    assert_eq!(imp.draft.target, cwd.to_string_lossy());
-    let said = imp.draft.runs[0].notes.iter().any(|m| {
+    assert_eq!(imp.target, cwd.to_string_lossy());
+    let said = imp.run_said[0].iter().any(|m| {
         m.option == "testfile.dat"
             && matches!(&m.how, How::Exact(h) if h.contains("current directory"))
     });
-    assert!(said, "{:?}", imp.draft.runs[0].notes);
+    assert!(said, "{:?}", imp.run_said[0]);
     // A Windows relative path still needs --map.
     let e = ds("-c64M data\\t.dat").unwrap_err().to_string();
     assert!(e.contains("--map"), "{e}");
@@ -153,10 +126,10 @@ fn vdbench_iorate_lists_are_one_run_per_rate_in_order() {
     )
     .unwrap();
     let runs: Vec<(String, Option<f64>)> = imp
-        .draft
+        .suite
         .runs
         .iter()
-        .map(|r| (r.name.clone(), r.rate))
+        .map(|r| (r.get_ref().name().to_string(), number(&r.get_ref().rate)))
         .collect();
     assert_eq!(
         runs,
@@ -191,20 +164,30 @@ fn vdbench_fsd_size_distributions_mkdir_rmdir_and_fwdrate_map() {
          rd=look,fwd=st,fwdrate=(100,500),format=yes,elapsed=5,interval=1\n",
     )
     .unwrap();
-    let t = imp.draft.tree.as_ref().unwrap();
-    assert_eq!(t.file_size, "4k:50,64k:50");
-    let runs: Vec<(&str, &str, Option<f64>)> = t
+    assert_eq!(
+        text_of(&run(&imp, 0).file_size).as_deref(),
+        Some("4k:50,64k:50")
+    );
+    let runs: Vec<(String, String, Option<f64>)> = imp
+        .suite
         .runs
         .iter()
-        .map(|r| (r.name.as_str(), r.ops.as_str(), r.rate))
+        .map(|r| {
+            let r = r.get_ref();
+            (
+                r.name().to_string(),
+                text_of(&r.ops).unwrap(),
+                number(&r.rate),
+            )
+        })
         .collect();
     assert_eq!(
         runs,
         vec![
-            ("dirs", "mkdir", None),
-            ("look-format", "create", None),
-            ("look-100ops", "stat:100", Some(100.0)),
-            ("look-500ops", "stat:100", Some(500.0)),
+            ("dirs".into(), "mkdir".into(), None),
+            ("look-format".into(), "create".into(), None),
+            ("look-100ops".into(), "stat:100".into(), Some(100.0)),
+            ("look-500ops".into(), "stat:100".into(), Some(500.0)),
         ]
     );
     let j = job_of(&imp);

@@ -23,7 +23,7 @@ fn vdbench_fsd_fwd_become_a_format_phase_and_a_weighted_mix() {
          rd=run1,fwd=(meta,data),fwdrate=max,format=yes,elapsed=20,interval=2\n",
     )
     .unwrap();
-    assert_eq!(imp.draft.target, "/mnt/fs");
+    assert_eq!(imp.target, "/mnt/fs");
     let j = job_of(&imp);
     assert_eq!(j.runs.len(), 2);
     let fmt = j.runs[0].meta.as_ref().unwrap();

@@ -6,15 +6,17 @@
 //! run and time; the fill before it then writes the luns once more.
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
-use super::super::{DraftRun, How, Mapping, Notes};
+use super::super::{How, Mapping, Notes};
 use super::parse::Def;
+use crate::input::suite::RunEntry;
 use crate::units::format_size;
 
 #[derive(Default)]
 pub(super) struct Fill {
     pub bs: Option<u64>,
-    /// The fill rds' runs, kept only when nothing else runs.
-    pub runs: Vec<DraftRun>,
+    /// The fill rds' runs (and how their keys were mapped), kept only when
+    /// nothing else runs.
+    pub runs: Vec<(RunEntry, Vec<Mapping>)>,
     mapped: Vec<Mapping>,
 }
 
@@ -58,16 +60,20 @@ impl Fill {
 
     /// Drops the fill's runs when others run (the fill is that pass), else
     /// keeps them; says which in the suite's mappings.
-    pub(super) fn settle(self, runs: &mut Vec<DraftRun>, global: &mut Vec<Mapping>) {
+    pub(super) fn settle(
+        self,
+        runs: &mut Vec<(RunEntry, Vec<Mapping>)>,
+        global: &mut Vec<Mapping>,
+    ) {
         global.extend(self.mapped);
-        let Some(first) = self.runs.first() else {
+        let Some((first, said)) = self.runs.first() else {
             return;
         };
-        let at = first.notes.last().map(|m| m.at.clone()).unwrap_or_default();
+        let at = said.last().map(|m| m.at.clone()).unwrap_or_default();
         if runs.is_empty() {
             global.push(Mapping {
                 at,
-                option: format!("rd={}", first.name),
+                option: format!("rd={}", first.name()),
                 how: How::Note(
                     "the only run: kept as a timed sequential pass (io_limit), after volbench's own fill".into(),
                 ),
@@ -76,7 +82,7 @@ impl Fill {
         } else {
             global.push(Mapping {
                 at,
-                option: format!("rd={}", first.name),
+                option: format!("rd={}", first.name()),
                 how: How::Exact(
                     "no run of its own: volbench's fill is that pass, timed in result.json fill"
                         .into(),

@@ -1,184 +1,73 @@
-//! The vdbench key table: one row per keyword of each kind of definition
-//! (`hd`, `sd`, `wd`, `rd`, `fsd`, `fwd`): its full name, its second names,
-//! and its rule (read by the kind's function, noted, or refused and why).
-//! vdbench takes any leading part of a keyword (`xf=` for `xfersize=`,
-//! `th=` for `threads=`, `openflag=`), and a few second names
-//! (`readpct=`); its own sample files use them. Each key is widened to the
-//! full name here, per kind, so the rest of the importer judges one
-//! spelling. A new key is one row (and, when it maps, one arm and a test).
+//! vdbench's keywords by kind of definition (`hd`, `sd`, `wd`, `rd`,
+//! `fsd`, `fwd`, and the general parameters), gathered from each kind's
+//! rows. vdbench takes any leading part of a keyword (`xf=` for
+//! `xfersize=`, `th=` for `threads=`, `openflag=`) and a few second names
+//! (`readpct=`); its own sample files use them. Each key is widened here to
+//! its full name, per kind, so the rows judge one spelling.
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
-use super::super::{Mapping, Notes};
-use super::parse::{Param, noted};
+use super::super::table::{Doc, docs};
+use super::{data, defs, fs, fsd, rd, wd};
 
-/// What the importer does with a key.
-pub(crate) enum Rule {
-    /// Read by the function of its kind (`defs`, `map`, `fs`).
-    Map,
-    /// Mapped whatever its value, with this note for the user.
-    Note(&'static str),
-    /// Refused whatever its value: "not supported yet (why)".
-    Refuse(&'static str),
+/// Every row of every kind, in the order vdbench tries a kind's keys where
+/// that is known (the first one an abbreviation starts is taken): the
+/// import guide's vdbench table is held against these.
+pub(crate) fn tables() -> Vec<(&'static str, Vec<Doc>)> {
+    vec![
+        ("general", docs(data::GENERAL)),
+        ("hd", docs(defs::HD)),
+        ("sd", docs(defs::SD)),
+        ("wd", docs(wd::WD)),
+        ("rd", docs(rd::RD)),
+        ("rd with fwd", docs(fs::RD_FS)),
+        ("fsd", docs(fsd::FSD)),
+        ("fwd", docs(fsd::FWD)),
+    ]
 }
 
-pub(crate) struct Key {
-    pub(crate) kind: &'static str,
-    pub(crate) name: &'static str,
-    /// Second names vdbench reads as this key (`readpct` for `rdpct`).
-    pub(crate) also: &'static [&'static str],
-    pub(crate) rule: Rule,
-}
-
-const fn key(kind: &'static str, name: &'static str, rule: Rule) -> Key {
-    Key {
-        kind,
-        name,
-        also: &[],
-        rule,
-    }
-}
-
-const fn alias(
-    kind: &'static str,
-    name: &'static str,
-    also: &'static [&'static str],
-    rule: Rule,
-) -> Key {
-    Key {
-        kind,
-        name,
-        also,
-        rule,
-    }
-}
-
-const OWN_PROCESS: &str = "vdbench's own process layout; volbench runs one agent per host";
-const SD_AREA: &str = "cache hit areas, ranges, offsets, journals and bus resets of an sd";
-const WD_AREA: &str = "cache hits, ranges, strides and streams";
-const RD_OTHER: &str = "this run parameter";
-const WHOLE_FILE: &str = "volbench moves each file whole, in one pass, files picked at random";
-
-/// Per kind, in the order vdbench tries them where that is known (the
-/// first one a key starts is taken).
-pub(crate) const KEYS: &[Key] = &[
-    key("hd", "system", Rule::Map),
-    key("hd", "user", Rule::Map),
-    key("hd", "shell", Rule::Map),
-    key("hd", "jvms", Rule::Note(OWN_PROCESS)),
-    key("hd", "vdbench", Rule::Note(OWN_PROCESS)),
-    key("hd", "clients", Rule::Refuse("several clients per hd")),
-    key("hd", "mount", Rule::Refuse("a mount command per host")),
-    key("sd", "lun", Rule::Map),
-    key("sd", "size", Rule::Map),
-    key("sd", "threads", Rule::Map),
-    key("sd", "openflags", Rule::Map),
-    alias("sd", "host", &["hd"], Rule::Map),
-    key("sd", "hitarea", Rule::Refuse(SD_AREA)),
-    key("sd", "range", Rule::Refuse(SD_AREA)),
-    key("sd", "offset", Rule::Refuse(SD_AREA)),
-    key("sd", "align", Rule::Refuse(SD_AREA)),
-    key("sd", "journal", Rule::Refuse(SD_AREA)),
-    key("sd", "count", Rule::Refuse(SD_AREA)),
-    key("sd", "streams", Rule::Refuse(SD_AREA)),
-    key("sd", "resetbus", Rule::Refuse(SD_AREA)),
-    key("sd", "resetlun", Rule::Refuse(SD_AREA)),
-    key("wd", "skew", Rule::Map),
-    key("wd", "xfersize", Rule::Map),
-    alias("wd", "rdpct", &["readpct"], Rule::Map),
-    alias("wd", "wrpct", &["writepct"], Rule::Map),
-    key("wd", "range", Rule::Refuse(WD_AREA)),
-    alias("wd", "seekpct", &["seek"], Rule::Map),
-    key("wd", "priority", Rule::Refuse(WD_AREA)),
-    key("wd", "iorate", Rule::Map),
-    key("wd", "rhpct", Rule::Refuse(WD_AREA)),
-    key("wd", "whpct", Rule::Refuse(WD_AREA)),
-    alias(
-        "wd",
-        "host",
-        &["hd"],
-        Rule::Note("every host of the sd runs it"),
-    ),
-    key("wd", "generate", Rule::Refuse(WD_AREA)),
-    key("wd", "openflags", Rule::Map),
-    key("wd", "stride", Rule::Refuse(WD_AREA)),
-    key("wd", "streams", Rule::Refuse(WD_AREA)),
-    key("wd", "hotband", Rule::Map),
-    key("wd", "sd", Rule::Map),
-    key("rd", "elapsed", Rule::Map),
-    key("rd", "warmup", Rule::Map),
-    key("rd", "interval", Rule::Map),
-    key("rd", "iorate", Rule::Map),
-    key("rd", "curve", Rule::Map),
-    key("rd", "stopcurve", Rule::Refuse(RD_OTHER)),
-    key("rd", "distribution", Rule::Map),
-    key("rd", "format", Rule::Map),
-    key("rd", "openflags", Rule::Map),
-    key("rd", "pause", Rule::Map),
-    key("rd", "maxdata", Rule::Refuse(RD_OTHER)),
-    key("rd", "threads", Rule::Map),
-    key("rd", "forthreads", Rule::Map),
-    alias("rd", "forxfersize", &["xfersize"], Rule::Map),
-    alias("rd", "forrdpct", &["rdpct"], Rule::Map),
-    alias("rd", "forseekpct", &["seekpct"], Rule::Map),
-    key("rd", "foriorate", Rule::Map),
-    key("rd", "forcompratio", Rule::Refuse(RD_OTHER)),
-    key("rd", "forwss", Rule::Refuse(RD_OTHER)),
-    key("rd", "forhitarea", Rule::Refuse(RD_OTHER)),
-    key("rd", "fwdrate", Rule::Map),
-    key("rd", "wd", Rule::Map),
-    key("rd", "sd", Rule::Map),
-    key("rd", "fwd", Rule::Map),
-    key("fsd", "anchor", Rule::Map),
-    key("fsd", "depth", Rule::Map),
-    key("fsd", "width", Rule::Map),
-    key("fsd", "files", Rule::Map),
-    alias("fsd", "size", &["sizes"], Rule::Map),
-    key("fsd", "shared", Rule::Map),
-    key(
-        "fsd",
-        "distribution",
-        Rule::Refuse("files in every directory rather than the lowest ones"),
-    ),
-    key(
-        "fsd",
-        "totalsize",
-        Rule::Refuse("a tree bounded by total size"),
-    ),
-    key(
-        "fsd",
-        "workingsetsize",
-        Rule::Refuse("a working set smaller than the tree"),
-    ),
-    key("fwd", "fsd", Rule::Map),
-    key("fwd", "operation", Rule::Map),
-    key("fwd", "threads", Rule::Map),
-    key("fwd", "skew", Rule::Map),
-    key("fwd", "xfersize", Rule::Note(WHOLE_FILE)),
-    key("fwd", "fileio", Rule::Note(WHOLE_FILE)),
-    key("fwd", "fileselect", Rule::Note(WHOLE_FILE)),
-    alias(
-        "fwd",
-        "rdpct",
-        &["readpct"],
-        Rule::Refuse("reads and writes mixed within one fwd (give each its own fwd)"),
-    ),
-];
-
-fn rows(kind: &str) -> impl Iterator<Item = &'static Key> + '_ {
-    KEYS.iter().filter(move |k| k.kind == kind)
+/// The rows a key of a `kind` definition may name: an rd's over luns and
+/// over a tree both. Gathered once: a parameter file may hold 100,000
+/// definitions.
+fn rows(kind: &str) -> &'static [Doc] {
+    static BY_KIND: std::sync::OnceLock<Vec<(&'static str, Vec<Doc>)>> = std::sync::OnceLock::new();
+    let all = BY_KIND.get_or_init(|| {
+        let mut by_kind: Vec<(&'static str, Vec<Doc>)> = Vec::new();
+        for (k, rows) in tables() {
+            let k = if k == "rd with fwd" { "rd" } else { k };
+            match by_kind.iter_mut().find(|(x, _)| *x == k) {
+                Some((_, have)) => {
+                    for r in rows {
+                        if !have.iter().any(|o| o.name == r.name) {
+                            have.push(r);
+                        }
+                    }
+                }
+                None => by_kind.push((k, rows)),
+            }
+        }
+        by_kind
+    });
+    all.iter()
+        .find(|(k, _)| *k == kind)
+        .map_or(&[], |(_, rows)| rows.as_slice())
 }
 
 /// The full name vdbench reads `key` as in a definition of `kind`.
 pub(crate) fn full(kind: &str, key: &str) -> String {
-    // Names kept exactly: the links between definitions.
+    // Names kept exactly: the links between definitions, and the general
+    // parameters (vdbench widens only a definition's keys).
     if matches!(key, "sd" | "wd" | "rd" | "hd" | "fsd" | "fwd") || key.is_empty() {
         return key.to_string();
     }
-    let names = |k: &'static Key| std::iter::once(k.name).chain(k.also.iter().copied());
-    if let Some(k) = rows(kind).find(|k| names(k).any(|n| n == key)) {
-        return k.name.to_string();
+    if kind == "general" {
+        return key.to_string();
     }
-    let mut hits = rows(kind).filter(|k| names(k).any(|n| n.starts_with(key)));
+    let rows = rows(kind);
+    let names = |d: &Doc| std::iter::once(d.name).chain(d.aliases.iter().copied());
+    if let Some(d) = rows.iter().find(|d| names(d).any(|n| n == key)) {
+        return d.name.to_string();
+    }
+    let mut hits = rows.iter().filter(|d| names(d).any(|n| n.starts_with(key)));
     let first = hits.next();
     // vdbench tries its keywords in order; where that order is not known
     // here an ambiguous key stays as written rather than being guessed.
@@ -190,16 +79,25 @@ pub(crate) fn full(kind: &str, key: &str) -> String {
     }
 }
 
-/// A key its kind's function does not read: noted or refused by its row,
-/// or refused by name when vdbench's key is not in the table.
-pub(super) fn judge(kind: &str, p: &Param, m: &mut Vec<Mapping>, notes: &mut Notes) {
-    match rows(kind).find(|k| k.name == p.key).map(|k| &k.rule) {
-        Some(Rule::Note(n)) => noted(m, p, n),
-        Some(Rule::Refuse(why)) => notes.unsupported(&p.at, &p.text(), why),
-        Some(Rule::Map) | None => notes.refuse(
-            &p.at,
-            &p.text(),
-            format!("not supported yet (no volbench equivalent of this {kind} parameter)"),
-        ),
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn abbreviations_and_second_names_widen_to_their_kinds_keyword() {
+        assert_eq!(full("wd", "xf"), "xfersize");
+        assert_eq!(full("wd", "readpct"), "rdpct");
+        assert_eq!(full("wd", "se"), "seekpct");
+        assert_eq!(full("rd", "th"), "threads");
+        assert_eq!(full("rd", "el"), "elapsed");
+        assert_eq!(full("rd", "fwdr"), "fwdrate");
+        assert_eq!(full("sd", "openflag"), "openflags");
+        assert_eq!(full("fsd", "sizes"), "size");
+        // Ambiguous outside wd: kept as written, and refused by name.
+        assert_eq!(full("rd", "for"), "for");
+        // The links between definitions and general parameters stay.
+        assert_eq!(full("rd", "sd"), "sd");
+        assert_eq!(full("general", "comp"), "comp");
     }
 }

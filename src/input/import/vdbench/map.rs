@@ -5,14 +5,17 @@
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 use std::collections::BTreeSet;
-use std::path::Path;
 
-use super::super::{Draft, DraftRun, How, Mapping, Notes, PathMap, run_name};
-use super::defs::{Sd, hosts_and_sds};
-use super::parse::{Def, Param, exact, items, wildcard, with_defaults, xfersize};
+use super::super::{How, Imported, Mapping, Notes, PathMap, arrivals_value, bs_text, dedup};
+use super::super::{file_name, run_name, secs_text, size_text};
+use super::defs::{Defs, Sd, hosts_and_sds};
+use super::parse::{Def, items, wildcard, with_defaults, xfersize};
 use super::rd::{Loops, rd_loops};
+use super::wd::{Workload, workload};
 use crate::error::{Result, VbError};
-use crate::spec::Pattern;
+use crate::input::suite::write::{count_of, value};
+use crate::input::suite::{Defaults, Param, RunEntry, SuiteFile};
+use crate::spec::{Pattern, TableKind};
 use crate::units::bounds;
 
 /// vdbench's default threads= of an sd.
@@ -23,7 +26,8 @@ const VDBENCH_SD_THREADS: u64 = 8;
 struct Suite {
     global: Vec<Mapping>,
     write_sync: Option<&'static str>,
-    runs: Vec<DraftRun>,
+    /// Each run and how its keys were mapped.
+    runs: Vec<(RunEntry, Vec<Mapping>)>,
     fill: super::fill::Fill,
     /// The sds the runs use, and the rd that first named them.
     used: Option<(Vec<String>, String)>,
@@ -31,32 +35,15 @@ struct Suite {
     interval: Option<f64>,
 }
 
-/// A wd's parameters: what each run of an rd does.
-struct Workload {
-    rdpct: u64,
-    seek: String,
-    bs: Vec<(u64, u32)>,
-    sd_pat: Vec<String>,
-    zones: Option<String>,
-    direct: bool,
-}
-
 pub(super) fn translate(
     origin: &str,
     defs: &[Def],
     map: &PathMap,
     notes: &mut Notes,
-) -> Result<Draft> {
+) -> Result<Imported> {
     let mut su = Suite::default();
-    let mut data: Vec<(&'static str, String)> = Vec::new();
-    let (hosts, sds) = hosts_and_sds(
-        defs,
-        map,
-        notes,
-        &mut su.global,
-        &mut su.write_sync,
-        &mut data,
-    );
+    let Defs { hosts, sds, data } =
+        hosts_and_sds(defs, map, notes, &mut su.global, &mut su.write_sync);
     notes.check()?;
     // No hosts anywhere: every sd is on this machine, a list of local targets
     // whose rate is the run's total, as vdbench's iorate is.
@@ -85,40 +72,44 @@ pub(super) fn translate(
         notes.unsupported(origin, "sd= sizes", "luns of different sizes in one suite");
     }
     let size = sizes.into_iter().next().flatten();
-    let threads = su.runs.first().map_or(1, |r| r.threads);
+    // The first run's threads: each lun's, when they run as a list.
+    let threads = su
+        .runs
+        .first()
+        .and_then(|(r, _)| count_of(&r.threads))
+        .unwrap_or(1);
     let luns = super::place::Luns {
         chosen: &chosen,
         size,
         threads,
         local,
     };
-    let (target, draft_hosts) = super::place::place(origin, &hosts, &luns, &mut su.global, notes)?;
+    let (target, hosts) = super::place::place(origin, &hosts, &luns, &mut su.global, notes)?;
     notes.check()?;
-    Ok(Draft {
-        name: run_name(
-            Path::new(origin.split(' ').next().unwrap_or("vdbench"))
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_else(|| "vdbench".into())
-                .as_str(),
-        ),
-        source: format!("vdbench parameters {origin}"),
-        target,
-        size,
-        files: Some(1),
-        fill_bs,
-        threads_total: false,
-        direct: su.direct.unwrap_or(false),
-        write_sync: su.write_sync,
-        data,
-        engine: Some(crate::spec::EngineKind::Psync.name()),
-        interval_s: su.interval,
-        seed: None,
-        hosts: draft_hosts,
-        global: super::super::dedup(su.global),
-        runs: su.runs,
-        tree: None,
-    })
+    let mut suite = SuiteFile::new(
+        &file_name(origin.split(' ').next().unwrap_or("vdbench"), "vdbench"),
+        &format!("vdbench parameters {origin}"),
+        TableKind::Patterns,
+        // vdbench runs no discarded warm-up run of its own.
+        false,
+    );
+    suite.defaults = Defaults {
+        size: size.map(size_text).and_then(value),
+        files: value(1u64),
+        fill_bs: fill_bs.map(size_text).and_then(value),
+        direct: value(su.direct.unwrap_or(false)),
+        write_sync: su.write_sync.and_then(value),
+        engine: value(crate::spec::EngineKind::Psync.name()),
+        interval: su.interval.map(secs_text).and_then(value),
+        ..data
+    };
+    let mut imp = Imported::new(suite, target);
+    imp.hosts = hosts;
+    imp.said = dedup(su.global);
+    for (run, said) in su.runs {
+        imp.push_run(run, said);
+    }
+    Ok(imp)
 }
 
 /// One rd: its workload, its loops, then one run per point.
@@ -132,13 +123,14 @@ fn one_rd(rd: &Def, wds: &[Def], sds: &[Sd], local: bool, su: &mut Suite, notes:
         return;
     };
     // Several wds at once (skew=) and hotbands: one workload.
-    let Some(wd) = super::skew::combine(&chosen, notes, &wdp.at, &wdp.text()) else {
+    let Some((wd, zones)) = super::skew::combine(&chosen, notes, &wdp.at, &wdp.text()) else {
         return;
     };
     let mut m: Vec<Mapping> = Vec::new();
-    let mut w = workload(&wd, &mut m, notes, &mut su.write_sync);
+    let zones = zones.map(|z| (z, wdp.at.clone()));
+    let mut w = workload(&wd, zones, &mut m, notes, &mut su.write_sync);
     if let Some(p) = rd.get("sd") {
-        w.sd_pat = items(&p.value);
+        w.sd_pat = items(p.val());
     }
     let mut names: Vec<String> = sds
         .iter()
@@ -196,77 +188,6 @@ fn one_rd(rd: &Def, wds: &[Def], sds: &[Sd], local: bool, su: &mut Suite, notes:
         local,
     };
     run.points(m, su, notes);
-}
-
-/// A wd's parameters, each mapped or refused.
-fn workload(
-    wd: &Def,
-    m: &mut Vec<Mapping>,
-    notes: &mut Notes,
-    write_sync: &mut Option<&'static str>,
-) -> Workload {
-    let mut w = Workload {
-        rdpct: 100,
-        seek: "random".into(),
-        bs: vec![(4096, 1)],
-        sd_pat: Vec::new(),
-        zones: None,
-        direct: false,
-    };
-    let mut wd_rate: Option<&Param> = None;
-    for p in &wd.params {
-        let t = p.text();
-        match p.key.as_str() {
-            "sd" => w.sd_pat = items(&p.value),
-            "rdpct" | "wrpct" => match p.value.parse::<u64>() {
-                Ok(v) if v <= 100 && p.key == "rdpct" => {
-                    w.rdpct = v;
-                    exact(m, p, "read_pct");
-                }
-                Ok(v) if v <= 100 => {
-                    w.rdpct = 100 - v;
-                    exact(m, p, "read_pct = 100 - this");
-                }
-                _ => notes.refuse(&p.at, &t, "must be 0..100"),
-            },
-            "seekpct" => match p.value.to_ascii_lowercase().as_str() {
-                "0" | "seq" | "sequential" => w.seek = "seq".into(),
-                "100" | "random" => w.seek = "random".into(),
-                "eof" => w.seek = "eof".into(),
-                n if n.parse::<u8>().is_ok_and(|n| n < 100) => w.seek = n.into(),
-                _ => notes.refuse(&p.at, &t, "seekpct is 0..100, seq, random or eof"),
-            },
-            "xfersize" => match xfersize(&p.value) {
-                Ok(x) => {
-                    w.bs = x;
-                    exact(m, p, "bs");
-                }
-                Err(e) => notes.refuse(&p.at, &t, e),
-            },
-            "iorate" => wd_rate = Some(p),
-            "openflags" => super::flags::openflags(
-                notes,
-                &p.at,
-                &t,
-                &items(&p.value),
-                &mut w.direct,
-                write_sync,
-            ),
-            k if k == super::skew::ZONES_KEY => {
-                m.push(Mapping {
-                    at: p.at.clone(),
-                    option: format!("skew=/hotband= of wd={}", wd.name),
-                    how: How::Note(format!("distribution = \"{}\" (each band's share of the I/O, the rest spread by width; within a band vdbench favours its low end, volbench spreads evenly)", p.value)),
-                });
-                w.zones = Some(p.value.clone());
-            }
-            _ => super::keys::judge("wd", p, m, notes),
-        }
-    }
-    if let Some(p) = wd_rate {
-        notes.unsupported(&p.at, &p.text(), "a workload's share of the run's rate");
-    }
-    w
 }
 
 /// One rd's runs: its workload and loops over its sds.
@@ -495,39 +416,34 @@ impl Run<'_> {
             }
         }
         let total_sds = self.sds.len().max(1) as f64;
-        let local = self.local;
         let warmup = l.warmup.unwrap_or(l.interval);
-        let run = DraftRun {
-            name: run_name(&name),
-            rw,
-            read_pct: pct,
-            bs: run_bs,
-            threads: th,
-            iodepth: 1,
-            files: None,
-            rate: p.rate.map(|r| if local { r } else { r / total_sds }),
-            arrivals: l.arrivals,
-            duration_s: l.elapsed,
-            warmup_s: if sk == "eof" { 0.0 } else { warmup },
-            io_limit,
-            curve: l.curve.clone(),
-            shape: seek_pct
-                .map(|n| ("seek_pct", n.to_string()))
-                .into_iter()
-                .chain(
-                    self.w
-                        .zones
-                        .as_ref()
-                        .map(|z| ("distribution", format!("\"{z}\""))),
-                )
-                .collect(),
-            notes: notes_here,
-            replay: None,
-        };
-        if su.fill.takes(sk, pct, &run.bs, wd, notes) {
-            su.fill.runs.push(run);
+        let mut run = RunEntry::named(&run_name(&name));
+        run.rw = value(rw.name());
+        if rw.is_mixed() {
+            run.read_pct = value(u64::from(pct));
+        }
+        run.bs = value(bs_text(&run_bs));
+        run.threads = value(th);
+        run.iodepth = value(1u64);
+        run.rate = p
+            .rate
+            .map(|r| if self.local { r } else { r / total_sds })
+            .and_then(value);
+        run.arrivals = l.arrivals.and_then(arrivals_value);
+        run.duration = value(secs_text(l.elapsed));
+        run.warmup = value(secs_text(if sk == "eof" { 0.0 } else { warmup }));
+        run.io_limit = io_limit.map(size_text).and_then(value);
+        run.seek_pct = seek_pct.map(u64::from).and_then(value);
+        run.distribution = self.w.zones.as_deref().and_then(value);
+        run.curve = l
+            .curve
+            .as_ref()
+            .map(|c| c.iter().map(|p| Param::from(*p)).collect::<Vec<Param>>())
+            .and_then(value);
+        if su.fill.takes(sk, pct, &run_bs, wd, notes) {
+            su.fill.runs.push((run, notes_here));
         } else {
-            su.runs.push(run);
+            su.runs.push((run, notes_here));
         }
     }
 }

@@ -9,19 +9,21 @@ mod defs;
 mod fill;
 mod flags;
 mod fs;
+mod fsd;
 pub(crate) mod keys;
 mod map;
 mod parse;
 mod place;
 mod rd;
 mod skew;
+mod wd;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use super::{Imported, Notes, PathMap};
 use crate::error::{Result, VbError};
-use parse::{Def, Param};
+use parse::{Def, Opt};
 
 /// Include files nest at most this deep.
 pub const MAX_INCLUDE_DEPTH: usize = 8;
@@ -59,8 +61,8 @@ pub fn import_files(paths: &[PathBuf], map: &PathMap, src: &Sources) -> Result<I
     finish(&origin, &defs, map, notes)
 }
 
-/// The parameters as text, without reading any file (unit and property tests).
-#[cfg(any(test, feature = "test-fixtures"))]
+/// The parameters as text: text in, the suite or the reason out
+/// (`include=` read through `src`).
 pub fn import_text(origin: &str, text: &str, map: &PathMap, src: &Sources) -> Result<Imported> {
     let mut notes = Notes::default();
     let mut defs = Vec::new();
@@ -80,13 +82,13 @@ pub fn import_text(origin: &str, text: &str, map: &PathMap, src: &Sources) -> Re
 
 fn finish(origin: &str, defs: &[Def], map: &PathMap, mut notes: Notes) -> Result<Imported> {
     notes.check()?;
-    if fs::is_fs(defs) {
-        let draft = fs::translate(origin, defs, map, &mut notes)?;
-        return Ok(Imported { draft, notes });
-    }
-    let draft = map::translate(origin, defs, map, &mut notes)?;
+    let imp = if fs::is_fs(defs) {
+        fs::translate(origin, defs, map, &mut notes)?
+    } else {
+        map::translate(origin, defs, map, &mut notes)?
+    };
     notes.check()?;
-    Ok(Imported { draft, notes })
+    Ok(imp.read_first(notes))
 }
 
 /// Splits `a=1,b=(x,y),c="z"` at the commas outside parentheses and quotes.
@@ -161,26 +163,24 @@ fn parse(
                 )));
             };
             for p in params {
-                let mut p = param(&p, &at)?;
-                p.key = keys::full(&last.kind, &p.key);
-                last.params.push(p);
+                last.params.push(param(&p, &at, &last.kind)?);
             }
             continue;
         }
         let Some(first) = params.next() else {
             continue;
         };
-        let head = param(&first, &at)?;
+        let head = param(&first, &at, "general")?;
         if head.key == "include" {
             if depth >= MAX_INCLUDE_DEPTH {
                 return Err(VbError::input(format!(
                     "{at}: include nests deeper than {MAX_INCLUDE_DEPTH} files"
                 )));
             }
-            let inc = if Path::new(&head.value).is_absolute() {
-                PathBuf::from(&head.value)
+            let inc = if Path::new(head.val()).is_absolute() {
+                PathBuf::from(head.val())
             } else {
-                path.parent().unwrap_or(Path::new(".")).join(&head.value)
+                path.parent().unwrap_or(Path::new(".")).join(head.val())
             };
             if seen.contains(&inc) {
                 notes.exact(
@@ -224,7 +224,7 @@ fn parse(
             } else {
                 "general".into()
             },
-            name: head.value.clone(),
+            name: head.val().to_string(),
             at: at.clone(),
             params: Vec::new(),
         };
@@ -232,9 +232,7 @@ fn parse(
             def.params.push(head);
         }
         for p in params {
-            let mut p = param(&p, &at)?;
-            p.key = keys::full(&def.kind, &p.key);
-            def.params.push(p);
+            def.params.push(param(&p, &at, &def.kind)?);
         }
         defs.push(def);
     }
@@ -255,7 +253,9 @@ fn first_word(line: &str) -> &str {
     line
 }
 
-fn param(text: &str, at: &str) -> Result<Param> {
+/// One `key=value` of a definition of `kind`, its key widened to the full
+/// keyword vdbench reads it as.
+fn param(text: &str, at: &str, kind: &str) -> Result<Opt> {
     let (k, v) = text.split_once('=').ok_or_else(|| {
         // Not echoed: the line may come from a file that is not a
         // parameter file at all (`include=/etc/shadow`).
@@ -263,9 +263,6 @@ fn param(text: &str, at: &str) -> Result<Param> {
             "{at}: not keyword=value (its text is not shown: is this a vdbench parameter file?)"
         ))
     })?;
-    Ok(Param {
-        key: k.trim().to_ascii_lowercase(),
-        value: v.trim().to_string(),
-        at: at.to_string(),
-    })
+    let key = keys::full(kind, &k.trim().to_ascii_lowercase());
+    Ok(Opt::new(at, &key, Some(v.trim())))
 }

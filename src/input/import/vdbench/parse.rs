@@ -4,32 +4,22 @@
 //! its siblings.
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
-use super::super::{How, Mapping, Notes};
+use super::super::{Mapping, Notes};
 use crate::units::{bounds, parse_duration, parse_size};
 
-#[derive(Debug, Clone)]
-pub(crate) struct Param {
-    pub(crate) key: String,
-    pub(crate) value: String,
-    pub(crate) at: String,
-}
-
-impl Param {
-    pub(crate) fn text(&self) -> String {
-        format!("{}={}", self.key, self.value)
-    }
-}
+/// One `key=value` of a definition, its key widened to the full keyword.
+pub(crate) use super::super::table::Opt;
 
 #[derive(Debug, Clone)]
 pub(crate) struct Def {
     pub(crate) kind: String,
     pub(crate) name: String,
     pub(crate) at: String,
-    pub(crate) params: Vec<Param>,
+    pub(crate) params: Vec<Opt>,
 }
 
 impl Def {
-    pub(crate) fn get(&self, key: &str) -> Option<&Param> {
+    pub(crate) fn get(&self, key: &str) -> Option<&Opt> {
         self.params.iter().rev().find(|p| p.key == key)
     }
 }
@@ -48,21 +38,13 @@ pub(crate) fn items(value: &str) -> Vec<String> {
 }
 
 /// A parameter mapped exactly.
-pub(crate) fn exact(g: &mut Vec<Mapping>, p: &Param, how: &str) {
-    g.push(Mapping {
-        at: p.at.clone(),
-        option: p.text(),
-        how: How::Exact(how.into()),
-    })
+pub(crate) fn exact(g: &mut Vec<Mapping>, p: &Opt, how: &str) {
+    g.push(p.mapping(how, true))
 }
 
 /// A parameter mapped with a printed note.
-pub(crate) fn noted(g: &mut Vec<Mapping>, p: &Param, how: &str) {
-    g.push(Mapping {
-        at: p.at.clone(),
-        option: p.text(),
-        how: How::Note(how.into()),
-    })
+pub(crate) fn noted(g: &mut Vec<Mapping>, p: &Opt, how: &str) {
+    g.push(p.mapping(how, false))
 }
 
 /// vdbench's wildcards: `*` matches any run of characters.
@@ -70,13 +52,13 @@ pub(crate) fn noted(g: &mut Vec<Mapping>, p: &Param, how: &str) {
 /// with its refusal when it names none defined before.
 pub(crate) fn named<'a>(
     defs: &'a [Def],
-    p: &Param,
+    p: &Opt,
     kind: &str,
     notes: &mut Notes,
 ) -> Option<Vec<&'a Def>> {
     let chosen: Vec<&Def> = defs
         .iter()
-        .filter(|d| items(&p.value).iter().any(|x| wildcard(x, &d.name)))
+        .filter(|d| items(p.val()).iter().any(|x| wildcard(x, &d.name)))
         .collect();
     if chosen.is_empty() {
         notes.refuse(&p.at, &p.text(), format!("names no {kind} defined before"));
@@ -119,7 +101,7 @@ pub(crate) fn with_defaults(defs: &[Def], idx: usize) -> Def {
             params: Vec::new(),
         };
     };
-    let mut params: Vec<Param> = defs
+    let mut params: Vec<Opt> = defs
         .iter()
         .take(idx)
         .filter(|x| x.kind == d.kind && x.name == "default")
@@ -132,15 +114,15 @@ pub(crate) fn with_defaults(defs: &[Def], idx: usize) -> Def {
     }
 }
 
-pub(crate) fn seconds(p: &Param) -> std::result::Result<f64, String> {
-    parse_duration(&p.value)
+pub(crate) fn seconds(p: &Opt) -> std::result::Result<f64, String> {
+    parse_duration(p.val())
         .map(|d| d.as_secs_f64())
         .map_err(|e| e.message)
 }
 
 /// forthreads style lists: `(1,2,4)`, `(1-8,1)` steps, `(1-64,d)` doubling.
-pub(crate) fn for_list(p: &Param) -> std::result::Result<Vec<String>, String> {
-    let it = items(&p.value);
+pub(crate) fn for_list(p: &Opt) -> std::result::Result<Vec<String>, String> {
+    let it = items(p.val());
     if let [range, step] = it.as_slice() {
         if let Some((a, b)) = range.split_once('-') {
             let (a, b) = match (a.trim().parse::<u64>(), b.trim().parse::<u64>()) {

@@ -3,9 +3,10 @@
 //! hosts file beside the suite).
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
-use super::super::{DraftHost, How, Mapping, Notes};
+use super::super::{How, Mapping, Notes};
 use super::defs::Sd;
 use crate::error::{Result, VbError};
+use crate::input::hosts::HostSpec;
 
 /// What the runs ask of their luns.
 pub(super) struct Luns<'a> {
@@ -25,7 +26,7 @@ pub(super) fn place(
     luns: &Luns,
     global: &mut Vec<Mapping>,
     notes: &mut Notes,
-) -> Result<(String, Vec<DraftHost>)> {
+) -> Result<(String, Vec<HostSpec>)> {
     let Luns {
         chosen,
         size,
@@ -81,14 +82,14 @@ fn on_hosts(
     hosts: &[(String, String)],
     chosen: &[&Sd],
     notes: &mut Notes,
-) -> Result<(String, Vec<DraftHost>)> {
+) -> Result<(String, Vec<HostSpec>)> {
     let mut names: Vec<String> = hosts.iter().map(|(n, _)| n.clone()).collect();
     for s in chosen {
         if let Some(h) = s.host.as_ref().filter(|h| !names.contains(h)) {
             names.push(h.clone());
         }
     }
-    let mut draft_hosts = Vec::new();
+    let mut listed = Vec::new();
     for n in &names {
         let ssh = hosts
             .iter()
@@ -112,15 +113,24 @@ fn on_hosts(
                 );
             }
         }
-        draft_hosts.push(DraftHost { ssh, targets });
+        let first = targets.first().cloned().unwrap_or_default();
+        let target = match targets.as_slice() {
+            [one] => one.clone(),
+            many => format!("{{{}}}", many.join(",")),
+        };
+        listed.push((
+            first,
+            HostSpec {
+                name: ssh,
+                target: Some(target),
+                threads: None,
+                vm_size: None,
+                agent: Default::default(),
+            },
+        ));
     }
-    let target = draft_hosts
-        .first()
-        .and_then(|h| h.targets.first())
-        .cloned()
-        .unwrap_or_default();
-    if draft_hosts.is_empty() {
+    let Some((target, _)) = listed.first() else {
         return Err(VbError::input(format!("{origin}: no host runs any sd")));
-    }
-    Ok((target, draft_hosts))
+    };
+    Ok((target.clone(), listed.into_iter().map(|(_, h)| h).collect()))
 }

@@ -10,26 +10,29 @@
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 use super::super::Notes;
-use super::parse::{Def, Param, items};
+use super::parse::{Def, Opt, items};
 
-/// The key the merged workload carries its zones under (not a vdbench key).
-pub(super) const ZONES_KEY: &str = "_volbench_zones";
-
-/// One workload for the wds an rd runs together, or None when they cannot
-/// be one (refused in `notes`).
-pub(super) fn combine(chosen: &[&Def], notes: &mut Notes, at: &str, option: &str) -> Option<Def> {
+/// One workload for the wds an rd runs together, without their `skew=`
+/// and `hotband=`, and the hot zones those make (`distribution = "hot:..."`);
+/// None when they cannot be one (refused in `notes`).
+pub(super) fn combine(
+    chosen: &[&Def],
+    notes: &mut Notes,
+    at: &str,
+    option: &str,
+) -> Option<(Def, Option<String>)> {
     let first = *chosen.first()?;
     let plain = |d: &Def| -> Vec<(String, String)> {
         let mut v: Vec<(String, String)> = d
             .params
             .iter()
             .filter(|p| p.key != "skew" && p.key != "hotband" && p.key != "sd")
-            .map(|p| (p.key.clone(), p.value.clone()))
+            .map(|p| (p.key.clone(), p.val().to_string()))
             .collect();
         v.sort();
         v
     };
-    let sds = |d: &Def| d.get("sd").map(|p| items(&p.value)).unwrap_or_default();
+    let sds = |d: &Def| d.get("sd").map(|p| items(p.val())).unwrap_or_default();
     let other_sds = chosen.iter().any(|d| sds(d) != sds(first));
     // Like workloads on different sds run each on its own sds at once: one
     // workload over all of them, each sd a target with its own threads.
@@ -59,7 +62,7 @@ pub(super) fn combine(chosen: &[&Def], notes: &mut Notes, at: &str, option: &str
     for d in chosen {
         match d.get("skew") {
             None => skews.push(None),
-            Some(p) => match p.value.parse::<f64>() {
+            Some(p) => match p.val().parse::<f64>() {
                 Ok(s) if (0.0..=100.0).contains(&s) => {
                     skews.push(if s == 0.0 { None } else { Some(s) })
                 }
@@ -118,29 +121,24 @@ pub(super) fn combine(chosen: &[&Def], notes: &mut Notes, at: &str, option: &str
         all.sort();
         all.dedup();
         if let Some(p) = merged.params.iter_mut().rev().find(|p| p.key == "sd") {
-            p.value = format!("({})", all.join(","));
+            *p = Opt::new(&p.at.clone(), "sd", Some(&format!("({})", all.join(","))));
         }
     }
     if bands.is_empty() {
-        return Some(merged);
+        return Some((merged, None));
     }
     bands.sort_by(|a, b| a.0.total_cmp(&b.0));
     if bands.windows(2).any(|w| matches!(w, [a, b] if b.0 < a.1)) {
         notes.unsupported(at, option, "overlapping hotbands");
         return None;
     }
-    merged.params.push(Param {
-        key: ZONES_KEY.into(),
-        value: zones(&bands, spread),
-        at: at.into(),
-    });
-    Some(merged)
+    Some((merged, Some(zones(&bands, spread))))
 }
 
 /// `hotband=(lo,hi)` in percent of the lun; hi past 100 (below 200) wraps
 /// round to the start, as vdbench reads it.
-fn band(p: &Param, notes: &mut Notes) -> Option<Vec<(f64, f64)>> {
-    let v: Vec<f64> = items(&p.value)
+fn band(p: &Opt, notes: &mut Notes) -> Option<Vec<(f64, f64)>> {
+    let v: Vec<f64> = items(p.val())
         .iter()
         .filter_map(|x| x.parse::<f64>().ok())
         .collect();
@@ -196,23 +194,11 @@ mod tests {
 
     fn wd(name: &str, extra: &[(&str, &str)]) -> Def {
         let mut params = vec![
-            Param {
-                key: "sd".into(),
-                value: "sd1".into(),
-                at: "f line 1".into(),
-            },
-            Param {
-                key: "xfersize".into(),
-                value: "4k".into(),
-                at: "f line 1".into(),
-            },
+            Opt::new("f line 1", "sd", Some("sd1")),
+            Opt::new("f line 1", "xfersize", Some("4k")),
         ];
         for (k, v) in extra {
-            params.push(Param {
-                key: (*k).into(),
-                value: (*v).into(),
-                at: format!("f line {name}"),
-            });
+            params.push(Opt::new(&format!("f line {name}"), k, Some(v)));
         }
         Def {
             kind: "wd".into(),
@@ -222,8 +208,8 @@ mod tests {
         }
     }
 
-    fn zones_of(d: &Def) -> Option<String> {
-        d.get(ZONES_KEY).map(|p| p.value.clone())
+    fn zones_of(d: &(Def, Option<String>)) -> Option<String> {
+        d.1.clone()
     }
 
     #[test]
@@ -254,8 +240,8 @@ mod tests {
         };
         let io: f64 = zones.iter().map(|z| z.io_pct).sum();
         assert!((100.0 - io - 50.0 * 0.4).abs() < 1e-9);
-        assert_eq!(d.name, "a+b+rest");
-        assert!(d.get("skew").is_none() && d.get("hotband").is_none());
+        assert_eq!(d.0.name, "a+b+rest");
+        assert!(d.0.get("skew").is_none() && d.0.get("hotband").is_none());
     }
 
     #[test]
