@@ -9,7 +9,8 @@ use std::path::PathBuf;
 
 use super::{finish, stop};
 use crate::error::{Result, VbError, exit};
-use crate::executor::{self, Observer as _};
+use crate::events::Raise as _;
+use crate::executor;
 use crate::input::args::launch::OnOff;
 use crate::input::args::{CommonArgs, HostArgs, OutputArgs, RunArgs, SuiteRunArgs};
 use crate::input::hosts::{HostOs, HostSpec};
@@ -296,7 +297,7 @@ pub(crate) fn run_here(
     }
     if let [one] = plans {
         for n in &one.notes {
-            crate::executor::Observer::note(&obs, n);
+            obs.note(n);
         }
     }
     let doc = executor::execute(job, plans, &obs, &stop)?;

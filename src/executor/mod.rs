@@ -28,6 +28,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::error::{Result, VbError};
 pub(crate) use crate::events::Observer;
+use crate::events::Raise as _;
 use crate::io::host;
 use crate::io::target;
 use crate::plan::targets::at_target;

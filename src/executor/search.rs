@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use super::{Observer, Sets, run_on_all};
+use crate::events::Raise as _;
 use crate::plan::search::{MIN_ACHIEVED, Next, found, next};
 use crate::plan::{Plan, PlannedRun};
 use crate::result::search::{LatencySearchResult, SearchStep, StepKind, check};

@@ -19,9 +19,9 @@ use prometheus_client::metrics::{MetricType, TypedMetric};
 use prometheus_client::registry::Registry;
 
 use crate::error::{Result, VbError};
-use crate::events::{IntervalEvent, Observer, Progress, Scope};
+use crate::events::{Event, Observer, Scope};
 use crate::plan::PlannedRun;
-use crate::result::{IntervalOp, RunResult};
+use crate::result::IntervalOp;
 
 /// The histogram's upper bounds, in seconds: 10 µs to 10 s, three per
 /// decade, the range of storage latencies from NVMe to a struggling share.
@@ -409,17 +409,32 @@ pub(crate) fn prometheus_text(om: &str) -> String {
     out
 }
 
-impl Progress for Exporter {
-    fn start(&self, _: u64, _: &str) {
-        self.phase("filling");
+impl Observer for Exporter {
+    fn on(&self, ev: &Event<'_>) {
+        match ev {
+            Event::FillStarted { .. } => self.phase("filling"),
+            Event::RunStarted { run, .. } => self.run_started(run),
+            Event::Interval(iv) => {
+                let phase = iv.iv.phase.to_string();
+                match iv.scope {
+                    Scope::Part { host, target } => self.m.part(host, target, &phase, iv.iv),
+                    Scope::Total => self.phase(&phase),
+                }
+            }
+            Event::RunFinished(_) => self.phase("done"),
+            Event::HostState { host, state } => self.host_state(host, state),
+            // Gauges of the I/O, not a log: notes, the fill's bytes and
+            // the I/O's start have no series.
+            Event::Note(_)
+            | Event::FillAdvanced { .. }
+            | Event::FillFinished
+            | Event::IoStarted { .. } => {}
+        }
     }
-    fn advance(&self, _: u64) {}
-    fn finish(&self) {}
 }
 
-impl Observer for Exporter {
-    fn note(&self, _: &str) {}
-    fn run_started(&self, _: usize, _: usize, run: &PlannedRun) {
+impl Exporter {
+    fn run_started(&self, run: &PlannedRun) {
         let name = run.spec.name.clone();
         let old = self
             .run
@@ -435,16 +450,6 @@ impl Observer for Exporter {
         } else {
             "measure"
         });
-    }
-    fn interval(&self, ev: &IntervalEvent<'_>) {
-        let phase = ev.iv.phase.to_string();
-        match ev.scope {
-            Scope::Part { host, target } => self.m.part(host, target, &phase, ev.iv),
-            Scope::Total => self.phase(&phase),
-        }
-    }
-    fn run_finished(&self, _: &RunResult) {
-        self.phase("done");
     }
     fn host_state(&self, host: &str, state: &str) {
         for s in ["running", "idle", "failed"] {

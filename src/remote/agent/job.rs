@@ -9,10 +9,11 @@ use std::time::{Duration, Instant, SystemTime};
 
 use super::{Control, Link, Shared, unix_ns};
 use crate::error::{Result, VbError};
+use crate::events::Event;
 use crate::executor::{self, Observer, Sets, Start};
-use crate::io::target::{Prepared, Progress};
+use crate::io::target::Prepared;
+use crate::plan::Plan;
 use crate::plan::targets::at_target;
-use crate::plan::{Plan, PlannedRun};
 use crate::remote::protocol::{
     AgentJob, FromAgent, PlannedRunInfo, PlannedTarget, StepRun, TargetResult, ToAgent,
 };
@@ -98,35 +99,39 @@ struct PrepareObserver<'a> {
     link: &'a Link,
 }
 
-impl Progress for PrepareObserver<'_> {
-    fn start(&self, total_bytes: u64, _what: &str) {
-        let total = self
-            .shared
-            .fill_total
-            .fetch_add(total_bytes, Ordering::Relaxed)
-            + total_bytes;
-        // Say how much there is to fill at once, so the coordinator's bar
-        // knows its length; the watchdog reports progress from here on.
-        self.link.send(&FromAgent::Progress {
-            done: self.shared.fill_done.load(Ordering::Relaxed),
-            total,
-        });
-    }
-    fn advance(&self, bytes: u64) {
-        self.shared.fill_done.fetch_add(bytes, Ordering::Relaxed);
-    }
-    fn finish(&self) {}
-}
-
 impl Observer for PrepareObserver<'_> {
-    fn note(&self, message: &str) {
-        self.link.send(&FromAgent::Note {
-            message: message.into(),
-        });
+    fn on(&self, ev: &Event<'_>) {
+        match ev {
+            Event::FillStarted { total_bytes, .. } => {
+                let total = self
+                    .shared
+                    .fill_total
+                    .fetch_add(*total_bytes, Ordering::Relaxed)
+                    + total_bytes;
+                // Say how much there is to fill at once, so the coordinator's
+                // bar knows its length; the watchdog reports progress from
+                // here on.
+                self.link.send(&FromAgent::Progress {
+                    done: self.shared.fill_done.load(Ordering::Relaxed),
+                    total,
+                });
+            }
+            Event::FillAdvanced { bytes } => {
+                self.shared.fill_done.fetch_add(*bytes, Ordering::Relaxed);
+            }
+            Event::Note(message) => self.link.send(&FromAgent::Note {
+                message: message.to_string(),
+            }),
+            // Preparing raises none of these; the runs have their own
+            // observers (`RunObserver`).
+            Event::FillFinished
+            | Event::RunStarted { .. }
+            | Event::IoStarted { .. }
+            | Event::Interval(_)
+            | Event::RunFinished(_)
+            | Event::HostState { .. } => {}
+        }
     }
-    fn run_started(&self, _: usize, _: usize, _: &PlannedRun) {}
-    fn interval(&self, _: &crate::events::IntervalEvent<'_>) {}
-    fn run_finished(&self, _: &RunResult) {}
 }
 
 /// Runs run `index` on every target at once, released at the time the
@@ -241,35 +246,32 @@ struct RunObserver<'a> {
     seq: AtomicU32,
 }
 
-impl Progress for RunObserver<'_> {
-    fn start(&self, _: u64, _: &str) {}
-    fn advance(&self, _: u64) {}
-    fn finish(&self) {}
-}
-
 impl Observer for RunObserver<'_> {
-    fn note(&self, message: &str) {
-        self.link.send(&FromAgent::Note {
-            message: message.into(),
-        });
+    fn on(&self, ev: &Event<'_>) {
+        match ev {
+            Event::Note(message) => self.link.send(&FromAgent::Note {
+                message: message.to_string(),
+            }),
+            Event::IoStarted { at, .. } => self.link.send(&FromAgent::Started {
+                index: self.index,
+                target: self.target,
+                at_ns: unix_ns(*at),
+            }),
+            // The coordinator labels it with the host and target it knows.
+            Event::Interval(ev) => self.link.send(&FromAgent::Interval {
+                index: self.index,
+                target: self.target,
+                seq: self.seq.fetch_add(1, Ordering::Relaxed),
+                interval: ev.iv.clone(),
+            }),
+            // The run's start and result go in the protocol's own
+            // messages (`Ready`, `RunDone`); a run fills nothing.
+            Event::FillStarted { .. }
+            | Event::FillAdvanced { .. }
+            | Event::FillFinished
+            | Event::RunStarted { .. }
+            | Event::RunFinished(_)
+            | Event::HostState { .. } => {}
+        }
     }
-    fn run_started(&self, _: usize, _: usize, _: &PlannedRun) {}
-    fn io_started(&self, _: &PlannedRun, at: SystemTime) {
-        self.link.send(&FromAgent::Started {
-            index: self.index,
-            target: self.target,
-            at_ns: unix_ns(at),
-        });
-    }
-    fn interval(&self, ev: &crate::events::IntervalEvent<'_>) {
-        // The coordinator labels it with the host and target it knows.
-        let iv = ev.iv;
-        self.link.send(&FromAgent::Interval {
-            index: self.index,
-            target: self.target,
-            seq: self.seq.fetch_add(1, Ordering::Relaxed),
-            interval: iv.clone(),
-        });
-    }
-    fn run_finished(&self, _: &RunResult) {}
 }

@@ -9,6 +9,7 @@
 //! connection ends, it sends garbage, or it falls silent past the timeout)
 //! is marked failed, the others are stopped, and what was gathered is kept.
 
+use crate::events::Raise as _;
 use std::collections::HashSet;
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
