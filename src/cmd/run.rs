@@ -122,11 +122,10 @@ fn run_suite(r: SuiteRun<'_>, parsed: suite::SuiteFile, c: &CommonArgs) -> Resul
         (None, None) => None,
     };
     let at = Where::of(c, r.listed, host_counts)?;
-    let mut args = c.clone();
-    args.target = at.path(c);
     let overrides = suite::Overrides {
-        args,
+        target: at.path(c),
         no_warmup_run: r.no_warmup_run,
+        ..c.overrides()?
     };
     let job = suite::to_job(r.origin, r.text, &parsed, &overrides)?;
     run_job(
@@ -290,7 +289,7 @@ pub(crate) fn run_here(
     let out = o.output.as_deref().map(OutputDir::open).transpose()?;
     // The terminal and the live outputs the flags ask for, each file
     // created and port bound before any I/O.
-    let obs = crate::output::live::observers(&o.live)?;
+    let obs = crate::output::live::observers(&o.live.spec()?)?;
     let (stop, finisher) = stop::arm(out, o.json, expect)?;
     if let Some(s) = shown {
         eprint!("{s}");
@@ -432,7 +431,7 @@ fn on_hosts(
     let out = c.out.output.as_deref().map(OutputDir::open).transpose()?;
     // The hosts get STOP_TIMEOUT to report after a stop, and the merge a moment.
     let grace = coordinator::STOP_TIMEOUT + stop::GRACE;
-    let obs = crate::output::live::observers(&c.out.live)?;
+    let obs = crate::output::live::observers(&c.out.live.spec()?)?;
     let (stop, finisher) = stop::arm_with_grace(out, c.out.json, road.expect, grace)?;
     obs.note(&format!(
         "{} hosts, {} targets",

@@ -11,6 +11,7 @@ pub mod hosts;
 pub mod import;
 pub(crate) mod like;
 pub(crate) mod meta;
+pub(crate) mod overrides;
 pub(crate) mod rate;
 pub(crate) mod replay;
 pub(crate) mod shape;

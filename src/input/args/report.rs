@@ -24,6 +24,21 @@ pub enum ReportFormat {
     LatencyBuckets,
 }
 
+impl From<ReportFormat> for crate::spec::output::View {
+    fn from(f: ReportFormat) -> Self {
+        use crate::spec::output::View;
+        match f {
+            ReportFormat::Html => View::Html,
+            ReportFormat::Json => View::Json,
+            ReportFormat::Csv => View::Csv,
+            ReportFormat::Md => View::Md,
+            ReportFormat::FioJson => View::FioJson,
+            ReportFormat::IntervalsCsv => View::IntervalsCsv,
+            ReportFormat::LatencyBuckets => View::LatencyBuckets,
+        }
+    }
+}
+
 #[derive(Args, Debug, Clone)]
 pub struct ReportArgs {
     /// Result directories (holding result.json) or result.json files.

@@ -8,7 +8,6 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::*;
-use crate::input::args::CommonArgs;
 use crate::input::suite;
 use crate::spec::JobSpec;
 
@@ -59,13 +58,7 @@ fn job_of(imp: &Imported) -> JobSpec {
         "s.toml",
         &text,
         &s,
-        &suite::Overrides {
-            args: CommonArgs {
-                target: imp.draft.target.clone().into(),
-                ..CommonArgs::default()
-            },
-            no_warmup_run: false,
-        },
+        &suite::Overrides::new(imp.draft.target.clone().into()),
     )
     .unwrap_or_else(|e| panic!("{e}\n{text}"))
 }
