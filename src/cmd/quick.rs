@@ -5,7 +5,6 @@ use super::stop;
 use crate::error::{Result, VbError};
 use crate::input::args::QuickArgs;
 use crate::input::suite;
-use crate::plan;
 use crate::spec::JobSpec;
 use crate::units::{parse_duration_in, parse_size_in};
 
@@ -77,18 +76,23 @@ pub(crate) fn cmd_quick(a: &QuickArgs) -> Result<i32> {
         ));
         job = make(false)?;
     }
-    let mut plan = plan::plan(job)?;
-    plan.notes.splice(0..0, notes);
-    let shown = plan.describe();
-    let job = plan.job.clone();
-    super::run::run_here(
-        &job,
-        &[plan],
-        Some(&shown),
-        &crate::input::args::OutputArgs {
-            output: a.output.clone(),
+    let job = crate::input::job::Job {
+        place: crate::input::job::Place::Here {
+            paths: vec![dir],
+            threads_total: false,
+        },
+        size_given: true,
+        live: Default::default(),
+        outputs: crate::spec::output::OutputSpec {
+            dir: a.output.clone(),
             ..Default::default()
         },
-        None,
-    )
+        expect: None,
+        // The six patterns are said before they run.
+        show_plan: true,
+        first: None,
+        notes,
+        spec: job,
+    };
+    super::run::go(job)
 }

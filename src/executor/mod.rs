@@ -17,6 +17,7 @@ mod record;
 mod replay;
 pub(crate) mod rescue;
 mod run;
+pub(crate) mod runner;
 pub(crate) mod search;
 mod shaped;
 pub(crate) mod startgate;

@@ -13,7 +13,6 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 use crate::error::{Result, VbError};
-use crate::input::hosts::HostSpec;
 use crate::units::bounds::{
     K8S_DEADLINE_MARGIN, K8S_MIN_START, MAX_DURATION, MAX_K8S_IMAGE, MAX_K8S_NAME, MAX_K8S_PODS,
 };
@@ -112,9 +111,11 @@ fn check_image(s: &str) -> Result<()> {
 }
 
 impl K8sJob {
-    /// The Job for `pods` agents on `image`, for runs lasting `runs_s`
+    /// The Job `name` (`input::hosts::spec::K8sSpec` names it, and its
+    /// hosts) for `pods` agents on `image`, for runs lasting `runs_s`
     /// seconds in all; `timeout` is --host-timeout (the pods' start).
     pub(crate) fn new(
+        name: &str,
         pods: usize,
         image: &str,
         namespace: Option<&str>,
@@ -144,12 +145,8 @@ impl K8sJob {
             .saturating_add(start.as_secs() + timeout.as_secs())
             .saturating_add(K8S_DEADLINE_MARGIN.as_secs())
             .min(MAX_DURATION.as_secs());
-        let stamp = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_secs())
-            .unwrap_or(0);
         Ok(K8sJob {
-            name: format!("volbench-{stamp}-{}", std::process::id()),
+            name: name.to_string(),
             pods: pods as u32,
             image: image.to_string(),
             namespace: namespace.map(str::to_string),
@@ -265,21 +262,6 @@ impl K8sJob {
             Some(ns) => format!("kubectl exec -i -n {ns} {{host}} --"),
             None => "kubectl exec -i {host} --".into(),
         }
-    }
-
-    /// The hosts before the pods exist, named as each pod's hostname is
-    /// (`NAME-INDEX`: Kubernetes' rule for an Indexed Job); `start` gives
-    /// each its pod's name. A target's `{host}` is this name.
-    pub(crate) fn hosts(&self) -> Vec<HostSpec> {
-        (0..self.pods)
-            .map(|i| HostSpec {
-                name: format!("{}-{i}", self.name),
-                target: None,
-                threads: None,
-                vm_size: None,
-                agent: Default::default(),
-            })
-            .collect()
     }
 
     /// Applies the Job, waits for its pods to be Ready and returns their
@@ -414,6 +396,7 @@ mod tests {
 
     fn job(ns: Option<&str>) -> K8sJob {
         K8sJob::new(
+            "volbench-1-1",
             3,
             "reg.example/vb:1",
             ns,
@@ -458,21 +441,21 @@ mod tests {
     #[test]
     fn bad_pods_images_and_namespaces_are_refused() {
         let t = Duration::from_secs(60);
-        assert!(K8sJob::new(0, "i", None, None, 1.0, t).is_err());
-        assert!(K8sJob::new(MAX_K8S_PODS + 1, "i", None, None, 1.0, t).is_err());
-        assert!(K8sJob::new(1, "", None, None, 1.0, t).is_err());
-        assert!(K8sJob::new(1, "-x", None, None, 1.0, t).is_err());
-        assert!(K8sJob::new(1, "a b", None, None, 1.0, t).is_err());
+        assert!(K8sJob::new("volbench-1-1", 0, "i", None, None, 1.0, t).is_err());
+        assert!(K8sJob::new("volbench-1-1", MAX_K8S_PODS + 1, "i", None, None, 1.0, t).is_err());
+        assert!(K8sJob::new("volbench-1-1", 1, "", None, None, 1.0, t).is_err());
+        assert!(K8sJob::new("volbench-1-1", 1, "-x", None, None, 1.0, t).is_err());
+        assert!(K8sJob::new("volbench-1-1", 1, "a b", None, None, 1.0, t).is_err());
         for ns in ["Bench", "-a", "a_b", "", &"a".repeat(64)] {
-            let e = K8sJob::new(1, "i", Some(ns), None, 1.0, t).unwrap_err();
+            let e = K8sJob::new("volbench-1-1", 1, "i", Some(ns), None, 1.0, t).unwrap_err();
             assert_eq!(e.kind, crate::error::Kind::Input, "{ns}");
         }
         for v in ["data", ":/d", "Claim:/d", "c:rel", "c:/a\nb"] {
-            let e = K8sJob::new(1, "i", None, Some(v), 1.0, t).unwrap_err();
+            let e = K8sJob::new("volbench-1-1", 1, "i", None, Some(v), 1.0, t).unwrap_err();
             assert!(e.to_string().contains("--k8s-volume"), "{v}: {e}");
         }
         // A run of 30 days at most: the deadline stays within the bound.
-        let long = K8sJob::new(1, "i", None, None, 1e12, t).unwrap();
+        let long = K8sJob::new("volbench-1-1", 1, "i", None, None, 1e12, t).unwrap();
         assert_eq!(long.deadline_s, MAX_DURATION.as_secs());
     }
 

@@ -152,6 +152,18 @@ pub struct OutputArgs {
     pub live: live::LiveArgs,
 }
 
+impl OutputArgs {
+    /// Where the result goes, as the flags say.
+    pub(crate) fn spec(&self) -> crate::spec::output::OutputSpec {
+        crate::spec::output::OutputSpec {
+            dir: self.output.clone(),
+            json: self.json,
+            dry_run: self.dry_run,
+            sinks: Vec::new(),
+        }
+    }
+}
+
 impl CommonArgs {
     /// The shared flags, each value read once by its flag's rules: what a
     /// suite takes from the command line, and what `run` builds on.
