@@ -195,7 +195,7 @@ mod tests {
         let dir = tmp.path().join("out");
         let sink = kept(false, &dir);
         let job = Job {
-            to: super::super::finish::tests::outputs(&dir, &[sink.clone()]),
+            to: super::super::finish::tests::outputs(&dir, std::slice::from_ref(&sink)),
             expect: None,
         };
         let mut doc = crate::report::fixtures::six_patterns();

@@ -38,6 +38,8 @@ pub(crate) struct Job {
 }
 
 /// Where a job runs, decided once.
+// One per command: the size difference between variants is irrelevant.
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum Place {
     /// On this host: one target, or a list run together (`threads_total`:
     /// the runs' threads are the total over the list).

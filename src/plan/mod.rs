@@ -40,6 +40,8 @@ pub(crate) struct Plan {
 
 /// What a job comes to: its plans on this host's targets, or the plan of
 /// its hosts. `plan_job` decides it once; the runner takes it from here.
+// One per command: the size difference between variants is irrelevant.
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum JobPlan {
     Here(HerePlan),
     Hosts(hosts::HostsPlan),
