@@ -63,35 +63,31 @@ pub(crate) fn finish(doc: &ResultDoc, to: &Outputs) -> Result<i32> {
     let mut write_error = None;
     let mut saved = None;
     if let Some(dir) = to.dir.as_deref() {
-        let exporters = report::export::exporters(None);
-        let write =
-            |dir: &OutputDir| exporters.write_dir(&report::own_source(doc, dir.path()), dir);
-        let saved_in = match write(dir) {
-            Ok(()) => Some(dir.path().to_path_buf()),
-            Err(e) => {
-                let fallback =
-                    OutputDir::fallback().and_then(|f| write(&f).map(|_| f.path().to_path_buf()));
-                match &fallback {
-                    Ok(p) => eprintln!(
-                        "volbench: error: {e}; the results were saved in {} instead",
-                        p.display()
-                    ),
-                    Err(f) => eprintln!(
-                        "volbench: error: {e}; saving them elsewhere failed too ({f}): \
-                         the table above is all that is left"
-                    ),
-                }
-                write_error = Some(e.exit_code());
-                fallback.ok()
-            }
-        };
-        if let Some(p) = saved_in {
+        let (written, error) = write_files(doc, dir);
+        write_error = error;
+        if let Some(p) = written {
             eprintln!("results: {}", p.join("result.json").display());
             eprintln!("report: {}", p.join("report.html").display());
             saved = Some(p.join("result.json"));
         }
     }
-    let sink_error = to.sinks.put(doc, saved.as_deref());
+    let failed = to.sinks.put(doc);
+    if !failed.is_empty() && saved.is_none() {
+        // A result a sink did not take, and no result.json written: saved
+        // in a new private directory, so it is never lost.
+        match OutputDir::fallback().and_then(|f| write_dir(doc, &f).map(|_| f)) {
+            Ok(f) => saved = Some(f.path().join("result.json")),
+            Err(e) => eprintln!("volbench: error: saving the result failed too ({e})"),
+        }
+    }
+    let kept = match &saved {
+        Some(p) => format!("the result is in {}", p.display()),
+        None => "the table above is all that is left".to_string(),
+    };
+    for (name, e) in &failed {
+        eprintln!("volbench: error: {name}: {e}; {kept}");
+    }
+    let sink_error = failed.first().map(|(_, e)| e.exit_code());
     if let Some(e) = &doc.error {
         eprintln!("volbench: error: {e}");
         return Ok(crate::error::failed_run_code(e));
@@ -104,6 +100,33 @@ pub(crate) fn finish(doc: &ResultDoc, to: &Outputs) -> Result<i32> {
     } else {
         exit::OK
     })
+}
+
+/// Every view into `dir`.
+fn write_dir(doc: &ResultDoc, dir: &OutputDir) -> Result<()> {
+    report::export::exporters(None).write_dir(&report::own_source(doc, dir.path()), dir)
+}
+
+/// The output files in `dir`; if it cannot be written after all, in a new
+/// private directory instead, the user told. Where they went, and the
+/// error that kept them from `dir`.
+fn write_files(doc: &ResultDoc, dir: &OutputDir) -> (Option<std::path::PathBuf>, Option<i32>) {
+    let Err(e) = write_dir(doc, dir) else {
+        return (Some(dir.path().to_path_buf()), None);
+    };
+    let fallback =
+        OutputDir::fallback().and_then(|f| write_dir(doc, &f).map(|_| f.path().to_path_buf()));
+    match &fallback {
+        Ok(p) => eprintln!(
+            "volbench: error: {e}; the results were saved in {} instead",
+            p.display()
+        ),
+        Err(f) => eprintln!(
+            "volbench: error: {e}; saving them elsewhere failed too ({f}): \
+             the table above is all that is left"
+        ),
+    }
+    (fallback.ok(), Some(e.exit_code()))
 }
 
 /// Where a job's result goes, opened before any I/O: the output

@@ -5,11 +5,12 @@
 //! checked before any I/O; the one finish (`cmd::finish`) hands every sink
 //! the finished result on every ending that writes result.json (the run's
 //! end, a stop, the rescue), after result.json is written, so a sink that
-//! fails costs one line and never the result.
+//! fails costs one line and never the result (without an output directory,
+//! the finish saves it in a new private one).
 
 use std::sync::Arc;
 
-use crate::error::Result;
+use crate::error::{Result, VbError};
 use crate::result::ResultDoc;
 use crate::spec::output::SinkSpec;
 
@@ -48,25 +49,16 @@ impl Sinks {
     }
 
     /// Gives every sink the result, saying where each put it; a sink that
-    /// fails is one line naming it and where the result still is
-    /// (`saved`: the result.json written, else the terminal), and the
-    /// others still get it. The exit code of the first failure, if any.
-    pub(crate) fn put(&self, doc: &ResultDoc, saved: Option<&std::path::Path>) -> Option<i32> {
-        let mut code = None;
+    /// fails does not stop the others. The failures, by sink name.
+    pub(crate) fn put(&self, doc: &ResultDoc) -> Vec<(String, VbError)> {
+        let mut failed = Vec::new();
         for s in &self.0 {
             match s.put(doc) {
                 Ok(at) => eprintln!("{at}"),
-                Err(e) => {
-                    let kept = match saved {
-                        Some(p) => format!("the result is in {}", p.display()),
-                        None => "the result is the one printed above".to_string(),
-                    };
-                    eprintln!("volbench: error: {}: {e}; {kept}", s.name());
-                    code.get_or_insert(e.exit_code());
-                }
+                Err(e) => failed.push((s.name(), e)),
             }
         }
-        code
+        failed
     }
 }
 
