@@ -1,8 +1,9 @@
-//! What a running job tells whoever watches it: the `Observer` trait, the
-//! interval events with their `{host, target}` labels, `Tee` (several
-//! observers as one) and `Totals` (per-part intervals summed into one total
-//! per period). The executor and the coordinator raise the events; the
-//! terminal, `--live` and `--metrics-listen` (`output::live`) receive them.
+//! What a running job tells whoever watches it: the `Event` enum every
+//! `Observer` matches, the interval events with their `{host, target}`
+//! labels, `Tee` (several observers as one) and `Totals` (per-part
+//! intervals summed into one total per period). The executor and the
+//! coordinator raise the events; the terminal, `--live` and
+//! `--metrics-listen` (`output::live`) receive them.
 
 use std::sync::Mutex;
 use std::sync::OnceLock;
@@ -23,6 +24,7 @@ pub(crate) enum Scope<'a> {
 
 /// One interval of a run, as measured (a part) or summed (the total).
 /// Every part of a period comes before the period's total.
+#[derive(Clone, Copy)]
 pub(crate) struct IntervalEvent<'a> {
     pub run: &'a PlannedRun,
     /// Seconds of the run so far, and the run's planned length.
@@ -32,19 +34,102 @@ pub(crate) struct IntervalEvent<'a> {
     pub scope: Scope<'a>,
 }
 
-/// What the executor and the coordinator tell whoever is watching.
-pub(crate) trait Observer: Progress {
+/// Everything a running job tells whoever watches it. An observer takes
+/// them in one `match` with an arm for each (nextest's reporter is the
+/// model), so a new event is a compile error in every observer until it
+/// says what it does with it, never silently dropped.
+#[derive(Clone, Copy)]
+pub(crate) enum Event<'a> {
+    /// A note for the person watching (a fallback taken, a host's message).
+    Note(&'a str),
+    /// A fill of `total_bytes` begins; `what` says which ("filling").
+    FillStarted {
+        total_bytes: u64,
+        what: &'a str,
+    },
+    /// `bytes` more of the fill are written.
+    FillAdvanced {
+        bytes: u64,
+    },
+    FillFinished,
+    /// Run `index` of `count` begins (its workers are not released yet).
+    RunStarted {
+        index: usize,
+        count: usize,
+        run: &'a PlannedRun,
+    },
+    /// The workers were released at `at` (wall clock): the run's I/O
+    /// begins. A multi-host agent reports it so the coordinator can measure
+    /// start skew.
+    IoStarted {
+        run: &'a PlannedRun,
+        at: SystemTime,
+    },
+    /// Once per interval per part, then once with the period's total.
+    Interval(IntervalEvent<'a>),
+    /// A run's result, merged over its targets and hosts. The live views
+    /// take only the run's end from it (the result is for `finish`); the
+    /// tests' observers read it whole.
+    RunFinished(#[cfg_attr(not(test), allow(dead_code))] &'a RunResult),
+    /// A host of a multi-host run changed state ("running", "failed: why",
+    /// "done"); a local run has one host and never raises it.
+    HostState {
+        host: &'a str,
+        state: &'a str,
+    },
+}
+
+/// Whoever watches a running job: the executor and the coordinator raise
+/// events, the terminal, `--live` and `--metrics-listen` (`output::live`)
+/// and the agent's link to its coordinator receive them.
+pub(crate) trait Observer: Sync {
+    fn on(&self, ev: &Event<'_>);
+}
+
+/// The events by name, for the code that raises them. Implemented for
+/// every observer at once, so no observer can override one and step
+/// around its `match`.
+pub(crate) trait Raise {
     fn note(&self, message: &str);
     fn run_started(&self, index: usize, count: usize, run: &PlannedRun);
-    /// The workers were released at `at` (wall clock): the run's I/O begins.
-    /// A multi-host agent reports it so the coordinator can measure start skew.
-    fn io_started(&self, _run: &PlannedRun, _at: SystemTime) {}
-    /// Called once per interval per part, then once with the period's total.
+    fn io_started(&self, run: &PlannedRun, at: SystemTime);
     fn interval(&self, ev: &IntervalEvent<'_>);
     fn run_finished(&self, run: &RunResult);
-    /// A host of a multi-host run changed state ("running", "failed: why",
-    /// "done"); a local run has one host and never calls it.
-    fn host_state(&self, _host: &str, _state: &str) {}
+    fn host_state(&self, host: &str, state: &str);
+}
+
+impl<T: Observer + ?Sized> Raise for T {
+    fn note(&self, message: &str) {
+        self.on(&Event::Note(message));
+    }
+    fn run_started(&self, index: usize, count: usize, run: &PlannedRun) {
+        self.on(&Event::RunStarted { index, count, run });
+    }
+    fn io_started(&self, run: &PlannedRun, at: SystemTime) {
+        self.on(&Event::IoStarted { run, at });
+    }
+    fn interval(&self, ev: &IntervalEvent<'_>) {
+        self.on(&Event::Interval(*ev));
+    }
+    fn run_finished(&self, run: &RunResult) {
+        self.on(&Event::RunFinished(run));
+    }
+    fn host_state(&self, host: &str, state: &str) {
+        self.on(&Event::HostState { host, state });
+    }
+}
+
+/// The I/O layer's fill progress (`io::progress`), as events.
+impl<T: Observer + ?Sized> Progress for T {
+    fn start(&self, total_bytes: u64, what: &str) {
+        self.on(&Event::FillStarted { total_bytes, what });
+    }
+    fn advance(&self, bytes: u64) {
+        self.on(&Event::FillAdvanced { bytes });
+    }
+    fn finish(&self) {
+        self.on(&Event::FillFinished);
+    }
 }
 
 /// This machine's name, the `host` label of a local part.
@@ -69,42 +154,9 @@ impl Tee {
     }
 }
 
-impl Progress for Tee {
-    fn start(&self, total_bytes: u64, what: &str) {
-        self.observers
-            .iter()
-            .for_each(|o| o.start(total_bytes, what));
-    }
-    fn advance(&self, bytes: u64) {
-        self.observers.iter().for_each(|o| o.advance(bytes));
-    }
-    fn finish(&self) {
-        self.observers.iter().for_each(|o| o.finish());
-    }
-}
-
 impl Observer for Tee {
-    fn note(&self, message: &str) {
-        self.observers.iter().for_each(|o| o.note(message));
-    }
-    fn run_started(&self, index: usize, count: usize, run: &PlannedRun) {
-        self.observers
-            .iter()
-            .for_each(|o| o.run_started(index, count, run));
-    }
-    fn io_started(&self, run: &PlannedRun, at: SystemTime) {
-        self.observers.iter().for_each(|o| o.io_started(run, at));
-    }
-    fn interval(&self, ev: &IntervalEvent<'_>) {
-        self.observers.iter().for_each(|o| o.interval(ev));
-    }
-    fn run_finished(&self, run: &RunResult) {
-        self.observers.iter().for_each(|o| o.run_finished(run));
-    }
-    fn host_state(&self, host: &str, state: &str) {
-        self.observers
-            .iter()
-            .for_each(|o| o.host_state(host, state));
+    fn on(&self, ev: &Event<'_>) {
+        self.observers.iter().for_each(|o| o.on(ev));
     }
 }
 
@@ -168,33 +220,24 @@ pub(crate) struct PartObserver<'a> {
     pub prefix: Option<String>,
 }
 
-impl Progress for PartObserver<'_> {
-    fn start(&self, total: u64, what: &str) {
-        self.totals.inner.start(total, what);
-    }
-    fn advance(&self, bytes: u64) {
-        self.totals.inner.advance(bytes);
-    }
-    fn finish(&self) {
-        self.totals.inner.finish();
-    }
-}
-
 impl Observer for PartObserver<'_> {
-    fn note(&self, message: &str) {
-        match &self.prefix {
-            Some(p) => self.totals.inner.note(&format!("{p}: {message}")),
-            None => self.totals.inner.note(message),
+    fn on(&self, ev: &Event<'_>) {
+        match ev {
+            Event::Note(m) => match &self.prefix {
+                Some(p) => self.totals.inner.note(&format!("{p}: {m}")),
+                None => self.totals.inner.note(m),
+            },
+            Event::IoStarted { run, at } => self.totals.io_started(run, *at),
+            Event::Interval(iv) => self.totals.part(self.part, iv),
+            // The run's start and end are the whole run's, said once by
+            // whoever runs the parts.
+            Event::RunStarted { .. } | Event::RunFinished(_) => {}
+            Event::FillStarted { .. }
+            | Event::FillAdvanced { .. }
+            | Event::FillFinished
+            | Event::HostState { .. } => self.totals.inner.on(ev),
         }
     }
-    fn run_started(&self, _: usize, _: usize, _: &PlannedRun) {}
-    fn io_started(&self, run: &PlannedRun, at: SystemTime) {
-        self.totals.io_started(run, at);
-    }
-    fn interval(&self, ev: &IntervalEvent<'_>) {
-        self.totals.part(self.part, ev);
-    }
-    fn run_finished(&self, _: &RunResult) {}
 }
 
 #[cfg(test)]
@@ -205,22 +248,17 @@ mod tests {
     /// Records the scopes and read IOPS it is shown.
     #[derive(Default)]
     struct Seen(Mutex<Vec<(String, f64)>>);
-    impl Progress for Seen {
-        fn start(&self, _: u64, _: &str) {}
-        fn advance(&self, _: u64) {}
-        fn finish(&self) {}
-    }
     impl Observer for Seen {
-        fn note(&self, _: &str) {}
-        fn run_started(&self, _: usize, _: usize, _: &PlannedRun) {}
-        fn interval(&self, ev: &IntervalEvent<'_>) {
+        fn on(&self, ev: &Event<'_>) {
+            let Event::Interval(ev) = ev else {
+                return;
+            };
             let who = match ev.scope {
                 Scope::Part { target, .. } => target.to_string(),
                 Scope::Total => "total".into(),
             };
             self.0.lock().unwrap().push((who, ev.iv.read.iops));
         }
-        fn run_finished(&self, _: &RunResult) {}
     }
 
     fn planned() -> PlannedRun {
@@ -285,18 +323,10 @@ mod tests {
         let mut tee = Tee::new();
         let one = std::sync::Arc::new(Seen::default());
         struct Shared(std::sync::Arc<Seen>);
-        impl Progress for Shared {
-            fn start(&self, _: u64, _: &str) {}
-            fn advance(&self, _: u64) {}
-            fn finish(&self) {}
-        }
         impl Observer for Shared {
-            fn note(&self, _: &str) {}
-            fn run_started(&self, _: usize, _: usize, _: &PlannedRun) {}
-            fn interval(&self, ev: &IntervalEvent<'_>) {
-                self.0.interval(ev);
+            fn on(&self, ev: &Event<'_>) {
+                self.0.on(ev);
             }
-            fn run_finished(&self, _: &RunResult) {}
         }
         tee.push(Box::new(Shared(one.clone())));
         tee.push(Box::new(Shared(one.clone())));

@@ -1,68 +1,16 @@
 //! The one finish of every run, here or on many hosts: the expectation
-//! (`--expect`) checked before any I/O and recorded after it, the
-//! diagnosis, the terminal summary, the output files, and the exit code.
+//! (`--expect`, read at input) recorded, the diagnosis, the terminal
+//! summary, the output files, the sinks, and the exit code.
 
-use crate::error::{Result, VbError, exit};
-use crate::input::args::CommonArgs;
-use crate::input::catalogue::{self, size};
+use crate::error::{Result, exit};
 use crate::output;
 use crate::output::file::OutputDir;
+use crate::output::sink::Sinks;
 use crate::report;
 use crate::result::ResultDoc;
 use crate::result::diagnosis;
 use crate::result::expect::Expectation;
-
-/// `--expect` checked and worked out before any I/O.
-pub(crate) fn expectation(c: &CommonArgs) -> Result<Option<Expectation>> {
-    let from = match &c.expect_from {
-        Some(p) => Some(std::sync::Arc::new((p.display().to_string(), profile(p)?))),
-        None => None,
-    };
-    let mut e = stated(c)?;
-    if from.is_some() {
-        e.get_or_insert_with(Expectation::default).from = from;
-    }
-    Ok(e)
-}
-
-/// `--expect-from PROFILE`, read and checked: a profile with a production
-/// peak to compare with.
-fn profile(p: &std::path::Path) -> Result<crate::result::profile::Profile> {
-    // Read as `run --like` reads one (not through `capture`, which would
-    // close a circle of imports in this folder).
-    if !p.is_file() {
-        return Err(VbError::input(format!(
-            "--expect-from {}: not a production profile (volbench capture -o writes one)",
-            p.display()
-        )));
-    }
-    let shown = p.display().to_string();
-    let text = crate::input::file::read_text(p, "profile", crate::units::bounds::MAX_PROFILE_FILE)?;
-    let profile = crate::result::profile::Profile::from_json(&text, &shown)
-        .map_err(|e| VbError::input(format!("--expect-from {shown}: {e}")))?;
-    if profile.device(None).is_none_or(|d| d.iops.peak <= 0.0) {
-        return Err(VbError::input(format!(
-            "--expect-from {}: the profile saw no block requests: there is no production peak \
-             to compare with",
-            p.display()
-        )));
-    }
-    Ok(profile)
-}
-
-/// `--expect`: a catalogue entry or figures.
-fn stated(c: &CommonArgs) -> Result<Option<Expectation>> {
-    let Some(text) = &c.expect else {
-        if c.catalogue.catalogue.is_some() {
-            return Err(VbError::input(
-                "--catalogue is only read for --expect; give --expect SERVICE[:QUOTA]",
-            ));
-        }
-        return Ok(None);
-    };
-    let all = catalogue::load(c.catalogue.catalogue.as_deref())?;
-    size::expectation(&all, text).map(Some)
-}
+use crate::spec::output::OutputSpec;
 
 /// The expectation recorded and the diagnosis made, before the result is
 /// written and shown.
@@ -102,48 +50,49 @@ fn headroom(doc: &mut ResultDoc, shown: &str, profile: &crate::result::profile::
 /// The table is printed first: whatever happens to the files, the numbers
 /// reach the user. If the output directory cannot be written after all,
 /// the files go to a new private directory instead, and the user is told.
-pub(crate) fn finish(doc: &ResultDoc, out_dir: Option<&OutputDir>, json: bool) -> Result<i32> {
+/// Then each sink gets the result (`output::sink`): result.json is on
+/// disk before any of them is tried.
+pub(crate) fn finish(doc: &ResultDoc, to: &Outputs) -> Result<i32> {
     let summary = output::summary(doc);
-    if json {
+    if to.json {
         eprintln!("{summary}");
         println!("{}", output::to_json(doc)?);
     } else {
         println!("{summary}");
     }
     let mut write_error = None;
-    if let Some(dir) = out_dir {
-        let exporters = report::export::exporters(None);
-        let write =
-            |dir: &OutputDir| exporters.write_dir(&report::own_source(doc, dir.path()), dir);
-        let saved_in = match write(dir) {
-            Ok(()) => Some(dir.path().to_path_buf()),
-            Err(e) => {
-                let fallback =
-                    OutputDir::fallback().and_then(|f| write(&f).map(|_| f.path().to_path_buf()));
-                match &fallback {
-                    Ok(p) => eprintln!(
-                        "volbench: error: {e}; the results were saved in {} instead",
-                        p.display()
-                    ),
-                    Err(f) => eprintln!(
-                        "volbench: error: {e}; saving them elsewhere failed too ({f}): \
-                         the table above is all that is left"
-                    ),
-                }
-                write_error = Some(e.exit_code());
-                fallback.ok()
-            }
-        };
-        if let Some(p) = saved_in {
+    let mut saved = None;
+    if let Some(dir) = to.dir.as_deref() {
+        let (written, error) = write_files(doc, dir);
+        write_error = error;
+        if let Some(p) = written {
             eprintln!("results: {}", p.join("result.json").display());
             eprintln!("report: {}", p.join("report.html").display());
+            saved = Some(p.join("result.json"));
         }
     }
+    let failed = to.sinks.put(doc);
+    if !failed.is_empty() && saved.is_none() {
+        // A result a sink did not take, and no result.json written: saved
+        // in a new private directory, so it is never lost.
+        match OutputDir::fallback().and_then(|f| write_dir(doc, &f).map(|_| f)) {
+            Ok(f) => saved = Some(f.path().join("result.json")),
+            Err(e) => eprintln!("volbench: error: saving the result failed too ({e})"),
+        }
+    }
+    let kept = match &saved {
+        Some(p) => format!("the result is in {}", p.display()),
+        None => "the table above is all that is left".to_string(),
+    };
+    for (name, e) in &failed {
+        eprintln!("volbench: error: {name}: {e}; {kept}");
+    }
+    let sink_error = failed.first().map(|(_, e)| e.exit_code());
     if let Some(e) = &doc.error {
         eprintln!("volbench: error: {e}");
         return Ok(crate::error::failed_run_code(e));
     }
-    if let Some(code) = write_error {
+    if let Some(code) = write_error.or(sink_error) {
         return Ok(code);
     }
     Ok(if doc.interrupted {
@@ -151,4 +100,120 @@ pub(crate) fn finish(doc: &ResultDoc, out_dir: Option<&OutputDir>, json: bool) -
     } else {
         exit::OK
     })
+}
+
+/// Every view into `dir`.
+fn write_dir(doc: &ResultDoc, dir: &OutputDir) -> Result<()> {
+    report::export::exporters(None).write_dir(&report::own_source(doc, dir.path()), dir)
+}
+
+/// The output files in `dir`; if it cannot be written after all, in a new
+/// private directory instead, the user told. Where they went, and the
+/// error that kept them from `dir`.
+fn write_files(doc: &ResultDoc, dir: &OutputDir) -> (Option<std::path::PathBuf>, Option<i32>) {
+    let Err(e) = write_dir(doc, dir) else {
+        return (Some(dir.path().to_path_buf()), None);
+    };
+    let fallback =
+        OutputDir::fallback().and_then(|f| write_dir(doc, &f).map(|_| f.path().to_path_buf()));
+    match &fallback {
+        Ok(p) => eprintln!(
+            "volbench: error: {e}; the results were saved in {} instead",
+            p.display()
+        ),
+        Err(f) => eprintln!(
+            "volbench: error: {e}; saving them elsewhere failed too ({f}): \
+             the table above is all that is left"
+        ),
+    }
+    (fallback.ok(), Some(e.exit_code()))
+}
+
+/// Where a job's result goes, opened before any I/O: the output
+/// directory, stdout as JSON, the sinks.
+#[derive(Clone, Default)]
+pub(crate) struct Outputs {
+    pub dir: Option<std::sync::Arc<OutputDir>>,
+    pub json: bool,
+    pub sinks: Sinks,
+}
+
+impl Outputs {
+    /// Each place `spec` names, opened or checked now.
+    pub(crate) fn open(spec: &OutputSpec) -> Result<Self> {
+        Ok(Outputs {
+            dir: spec
+                .dir
+                .as_deref()
+                .map(OutputDir::open)
+                .transpose()?
+                .map(std::sync::Arc::new),
+            json: spec.json,
+            sinks: Sinks::open(&spec.sinks)?,
+        })
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+pub(crate) mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::output::sink::testing::{Kept, kept};
+
+    /// Where a test's result goes: `dir`, and `sinks`.
+    pub(crate) fn outputs(dir: &std::path::Path, sinks: &[Arc<Kept>]) -> Outputs {
+        let mut s = Sinks::default();
+        for k in sinks {
+            s.push(k.clone());
+        }
+        Outputs {
+            dir: Some(Arc::new(OutputDir::open(dir).unwrap())),
+            json: false,
+            sinks: s,
+        }
+    }
+
+    #[test]
+    fn every_sink_gets_the_finished_result_after_result_json_is_written() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("out");
+        let (a, b) = (kept(false, &dir), kept(false, &dir));
+        let doc = annotate(crate::report::fixtures::six_patterns(), None);
+        let code = finish(&doc, &outputs(&dir, &[a.clone(), b.clone()])).unwrap();
+        assert_eq!(code, exit::OK);
+        for k in [a, b] {
+            let seen = k.seen.lock().unwrap();
+            assert_eq!(seen.len(), 1, "each sink once");
+            assert!(seen[0].1, "result.json was on disk before the sink ran");
+            assert_eq!(seen[0].0, doc.runs[0].name);
+        }
+    }
+
+    #[test]
+    fn a_failing_sink_costs_its_exit_code_not_the_result_or_the_next_sink() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("out");
+        let (bad, good) = (kept(true, &dir), kept(false, &dir));
+        let doc = annotate(crate::report::fixtures::six_patterns(), None);
+        let code = finish(&doc, &outputs(&dir, &[bad.clone(), good.clone()])).unwrap();
+        assert_eq!(code, exit::TARGET, "the sink's error is the exit code");
+        assert!(dir.join("result.json").is_file(), "result.json kept");
+        assert_eq!(
+            good.seen.lock().unwrap().len(),
+            1,
+            "the next sink still ran"
+        );
+        // A run that failed says so first: its code wins over the sink's.
+        let mut failed = doc.clone();
+        failed.error = Some("I/O error on the target".into());
+        let tmp2 = tempfile::tempdir().unwrap();
+        let dir2 = tmp2.path().join("out");
+        let code = finish(&failed, &outputs(&dir2, &[kept(true, &dir2)])).unwrap();
+        assert_eq!(
+            code,
+            crate::error::failed_run_code("I/O error on the target")
+        );
+    }
 }

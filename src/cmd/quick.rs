@@ -3,9 +3,8 @@
 
 use super::stop;
 use crate::error::{Result, VbError};
-use crate::input::args::{CommonArgs, QuickArgs};
+use crate::input::args::QuickArgs;
 use crate::input::suite;
-use crate::plan;
 use crate::spec::JobSpec;
 use crate::units::{parse_duration_in, parse_size_in};
 
@@ -54,19 +53,15 @@ pub(crate) fn cmd_quick(a: &QuickArgs) -> Result<i32> {
         let (origin, text) = suite::load("six-patterns")?;
         let parsed = suite::parse(&origin, &text)?;
         let overrides = suite::Overrides {
-            args: CommonArgs {
-                target: dir.clone(),
-                size: Some(size.to_string()),
-                files: Some("1".into()),
-                threads: Some("4".into()),
-                iodepth: Some("8".into()),
-                duration: Some(duration.to_string()),
-                // Bare seconds: the unit parser takes any decimal that way.
-                warmup: Some((((duration * 0.4).min(2.0) * 10.0).round() / 10.0).to_string()),
-                buffered: !direct,
-                ..CommonArgs::default()
-            },
+            size: Some(size),
+            files: Some(vec![1]),
+            threads: Some(vec![4]),
+            iodepth: Some(vec![8]),
+            duration_s: Some(duration),
+            warmup_s: Some(((duration * 0.4).min(2.0) * 10.0).round() / 10.0),
+            buffered: !direct,
             no_warmup_run: true,
+            ..suite::Overrides::new(dir.clone())
         };
         suite::to_job(&origin, &text, &parsed, &overrides)
     };
@@ -81,18 +76,23 @@ pub(crate) fn cmd_quick(a: &QuickArgs) -> Result<i32> {
         ));
         job = make(false)?;
     }
-    let mut plan = plan::plan(job)?;
-    plan.notes.splice(0..0, notes);
-    let shown = plan.describe();
-    let job = plan.job.clone();
-    super::run::run_here(
-        &job,
-        &[plan],
-        Some(&shown),
-        &crate::input::args::OutputArgs {
-            output: a.output.clone(),
+    let job = crate::input::job::Job {
+        place: crate::input::job::Place::Here {
+            paths: vec![dir],
+            threads_total: false,
+        },
+        size_given: true,
+        live: Default::default(),
+        outputs: crate::spec::output::OutputSpec {
+            dir: a.output.clone(),
             ..Default::default()
         },
-        None,
-    )
+        expect: None,
+        // The six patterns are said before they run.
+        show_plan: true,
+        first: None,
+        notes,
+        spec: job,
+    };
+    super::run::go(job)
 }

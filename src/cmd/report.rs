@@ -51,7 +51,7 @@ pub(crate) fn cmd_report(a: &ReportArgs) -> Result<i32> {
         crate::output::file::check_file(o)?;
     }
     let sources = report::load(&a.dirs)?;
-    let text: String = report::export::exporters(Some(a.format))
+    let text: String = report::export::exporters(Some(a.format.into()))
         .render(&sources)?
         .into_iter()
         .map(|(_, text)| text)

@@ -16,7 +16,6 @@ use std::time::Duration;
 
 use crate::error::{Result, exit};
 use crate::executor::rescue;
-use crate::output::file::OutputDir;
 use crate::result::ResultDoc;
 use crate::result::expect::Expectation;
 
@@ -29,8 +28,7 @@ pub(crate) const GRACE: Duration = Duration::from_secs(2);
 /// the stop gets there first.
 #[derive(Clone)]
 pub(crate) struct Job {
-    out: Option<Arc<OutputDir>>,
-    json: bool,
+    to: super::finish::Outputs,
     expect: Option<Expectation>,
 }
 
@@ -78,31 +76,17 @@ pub(crate) fn stop_flag() -> Result<Arc<AtomicBool>> {
 }
 
 /// Names where the job's result goes, so a stop can write it too; returns
-/// the stop flag.
+/// the stop flag. `extra` is how much longer than `GRACE` the job's own
+/// wind-down may take: a coordinator gives its hosts time to send what
+/// they measured (a stop's result then holds every host's runs so far).
 pub(crate) fn arm(
-    out: Option<OutputDir>,
-    json: bool,
+    to: super::finish::Outputs,
     expect: Option<Expectation>,
+    extra: Duration,
 ) -> Result<(Arc<AtomicBool>, Job)> {
-    arm_with_grace(out, json, expect, GRACE)
-}
-
-/// `arm` for a job whose own wind-down may take longer than `GRACE`: the
-/// coordinator of many hosts, which gives them time to send what they
-/// measured (a stop's result then holds every host's runs so far).
-pub(crate) fn arm_with_grace(
-    out: Option<OutputDir>,
-    json: bool,
-    expect: Option<Expectation>,
-    grace: Duration,
-) -> Result<(Arc<AtomicBool>, Job)> {
-    *lock(&JOB_GRACE) = grace;
+    *lock(&JOB_GRACE) = GRACE + extra;
     let stop = stop_flag()?;
-    let job = Job {
-        out: out.map(Arc::new),
-        json,
-        expect,
-    };
+    let job = Job { to, expect };
     *lock(&JOB) = Some(job.clone());
     Ok((stop, job))
 }
@@ -126,7 +110,7 @@ impl Job {
             eprintln!("{}", stopped_line(&doc));
         }
         let doc = super::finish::annotate(doc, self.expect.clone());
-        super::finish::finish(&doc, self.out.as_deref(), self.json)
+        super::finish::finish(&doc, &self.to)
     }
 }
 
@@ -194,5 +178,32 @@ fn rescue_and_exit() -> ! {
         let _ = std::io::stdout().flush();
         let _ = std::io::stderr().flush();
         std::process::exit(exit::INTERRUPTED);
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::output::sink::testing::kept;
+
+    /// A stop's result (and the rescue's, which writes through the same
+    /// `Job::write`) reaches the sinks as the run's own end does.
+    #[test]
+    fn a_stopped_jobs_result_goes_to_the_sinks_after_result_json() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("out");
+        let sink = kept(false, &dir);
+        let job = Job {
+            to: super::super::finish::tests::outputs(&dir, std::slice::from_ref(&sink)),
+            expect: None,
+        };
+        let mut doc = crate::report::fixtures::six_patterns();
+        doc.interrupted = true;
+        assert_eq!(job.write(doc).unwrap(), exit::INTERRUPTED);
+        let seen = sink.seen.lock().unwrap();
+        assert_eq!(seen.len(), 1);
+        assert!(seen[0].1, "result.json first");
+        assert!(dir.join("result.json").is_file());
     }
 }

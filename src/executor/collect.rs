@@ -9,6 +9,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use super::Observer;
 use super::intervals::IntervalLog;
+use crate::events::Raise as _;
 use crate::io::counters::{self, Sample, Sampler};
 use crate::io::host::cpu_seconds;
 use crate::io::worker::{Control, PHASE_COOLDOWN, PHASE_MEASURE, PHASE_STOP, PHASE_WARMUP};

@@ -17,6 +17,7 @@ mod record;
 mod replay;
 pub(crate) mod rescue;
 mod run;
+pub(crate) mod runner;
 pub(crate) mod search;
 mod shaped;
 pub(crate) mod startgate;
@@ -28,18 +29,19 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::error::{Result, VbError};
 pub(crate) use crate::events::Observer;
+use crate::events::Raise as _;
 use crate::io::host;
 use crate::io::target;
 use crate::plan::targets::at_target;
 use crate::plan::{Plan, PlannedRun};
 use crate::result::targets::TargetRun;
-use crate::result::{ResultDoc, RunResult, TargetInfo};
+use crate::result::{ResultDoc, RunResult};
 use crate::spec::JobSpec;
 
 pub(crate) use prepare::prepare;
 pub(crate) use run::{RunError, run_one};
 pub(crate) use startgate::Start;
-pub(crate) use targets::Sets;
+pub(crate) use targets::{Fill, OnHost, StepFn};
 
 /// The result's `memory` for a prepared target: the host's memory it is,
 /// if it is (`io::mounts::memory_of`).
@@ -79,18 +81,21 @@ pub(crate) fn execute(
         }
     }
     rescue::keep(&doc, many);
-    let Some(prepared) = prepare_all(plans, &mut doc, obs, stop)? else {
+    rescue::doing(if many {
+        "preparing the targets"
+    } else {
+        "preparing the target"
+    });
+    let Some(mut host) = OnHost::prepare(plans.to_vec(), obs, stop, Fill::InTurn)? else {
         doc.interrupted = true;
         doc.notes
             .push("stopped while preparing the target: nothing was measured".into());
         return Ok(doc);
     };
+    doc.notes.extend(host.notes().cloned());
+    doc.fill.extend(host.fills().cloned());
     rescue::keep(&doc, many);
-    doc.target = plans
-        .first()
-        .zip(prepared.first())
-        .map(|(p, sets)| target_info(p, sets));
-    let mut done: Vec<Vec<RunResult>> = vec![Vec::new(); plans.len()];
+    doc.target = host.target_info(0);
     for (i, spec) in job.runs.iter().enumerate() {
         if stop.load(Ordering::Relaxed) {
             doc.interrupted = true;
@@ -106,10 +111,9 @@ pub(crate) fn execute(
             doc.notes.push(note);
             continue;
         }
-        let all = (plans, prepared.as_slice());
         let go_on = match &spec.latency_target {
-            Some(t) => search::run(all, &mut done, i, t, &mut doc, obs, stop),
-            None => run_on_all(all, &mut done, i, None, &mut doc, obs, stop),
+            Some(t) => search::run(&mut host, i, t, &mut doc, obs, stop),
+            None => run_on_all(&mut host, i, None, &mut doc, obs, stop),
         };
         if !go_on {
             break;
@@ -118,68 +122,12 @@ pub(crate) fn execute(
     Ok(doc)
 }
 
-/// Prepares every target, one after another: the terminal shows one fill
-/// bar at a time, and a refused target stops the job before any other is
-/// filled. None when a stop came first.
-fn prepare_all(
-    plans: &[Plan],
-    doc: &mut ResultDoc,
-    obs: &dyn Observer,
-    stop: &Arc<AtomicBool>,
-) -> Result<Option<Vec<Sets>>> {
-    rescue::doing(if plans.len() > 1 {
-        "preparing the targets"
-    } else {
-        "preparing the target"
-    });
-    let mut prepared: Vec<Sets> = Vec::with_capacity(plans.len());
-    for p in plans {
-        match prepare(p, obs, stop) {
-            Ok(sets) => {
-                doc.notes
-                    .extend(sets.iter().flat_map(|(_, s)| s.notes.clone()));
-                doc.fill
-                    .extend(sets.iter().flat_map(|(_, s)| s.fill.clone()));
-                prepared.push(sets);
-            }
-            Err(_) if stop.load(Ordering::Relaxed) => return Ok(None),
-            Err(e) if plans.len() > 1 => return Err(at_target(&p.job.target.path, e)),
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(Some(prepared))
-}
-
-/// The result's line for the (first) target: its first file set.
-fn target_info(p: &Plan, sets: &Sets) -> TargetInfo {
-    let first = sets.first().map(|(_, s)| s);
-    let kind = first.map_or(p.target.kind, |s| s.kind);
-    let path = &p.job.target.path;
-    TargetInfo {
-        kind,
-        path: path.display().to_string(),
-        files: first.map_or(0, |s| s.layout.nfiles),
-        file_size: first.map_or(0, |s| s.layout.file_size),
-        align: first.map_or(1, |s| s.align),
-        mount: match kind {
-            target::TargetKind::BlockDevice => None,
-            _ => crate::io::mounts::for_path(path),
-        },
-        memory: memory_of(kind, path),
-        blocks: crate::io::mounts::block_sizes(path, kind),
-    }
-}
-
-/// Makes target `t`'s run a latency-search step (`search.rs`).
-type StepFn<'a> = dyn Fn(usize, &PlannedRun) -> PlannedRun + 'a;
-
 /// Run `i` on every target, its result added to `doc`; false when the job
 /// ends here (a stop, an error).
 /// `step` makes each target's run (by its index) a step of a latency
 /// search (its rate and name) instead of the run as planned.
 fn run_on_all(
-    (plans, prepared): (&[Plan], &[Sets]),
-    done: &mut [Vec<RunResult>],
+    host: &mut OnHost,
     i: usize,
     step: Option<&StepFn<'_>>,
     doc: &mut ResultDoc,
@@ -189,62 +137,61 @@ fn run_on_all(
     let Some(mut spec) = doc.spec.runs.get(i).cloned() else {
         return false;
     };
-    let mut runs = match targets::ready(plans, prepared, done, i) {
-        Ok(r) => r,
-        Err(e) => {
-            doc.error = Some(e.to_string());
-            return false;
-        }
-    };
-    if let Some(f) = step {
-        for (t, (r, _)) in runs.iter_mut().enumerate() {
-            *r = f(t, r);
-        }
-        if let Some((r, _)) = runs.first() {
-            spec = r.spec.clone();
-        }
-    }
-    // One target: its run as planned and resolved; several: the job's run
-    // with every target's threads.
-    let whole = match runs.as_slice() {
-        [(one, _)] => one.clone(),
-        _ => targets::whole_run(&spec, &runs),
-    };
-    // Until its workers are released the run is starting, not yet in its
-    // warm-up: a stop in between must not read as one in the fill.
-    rescue::doing(format!("starting run '{}'", spec.name));
-    obs.run_started(i, doc.spec.runs.len(), &whole);
+    let count = doc.spec.runs.len();
+    let n = host.plans.len();
     // Each target's intervals pass through labelled, then each period's
     // total once every target has reported it (one target: its own).
-    let totals = crate::events::Totals::new(obs, plans.len());
-    let each: Vec<crate::events::PartObserver<'_>> = plans
+    let totals = crate::events::Totals::new(obs, n);
+    let each: Vec<crate::events::PartObserver<'_>> = host
+        .plans
         .iter()
         .enumerate()
         .map(|(t, p)| crate::events::PartObserver {
             totals: &totals,
             part: t,
-            prefix: (plans.len() > 1).then(|| p.job.target.path.display().to_string()),
+            prefix: (n > 1).then(|| p.job.target.path.display().to_string()),
         })
         .collect();
     let observers: Vec<&dyn Observer> = each.iter().map(|o| o as &dyn Observer).collect();
-    let outcomes = targets::run_together(plans, &runs, &observers, Start::Now, stop);
-    settle(plans, prepared, done, &spec, outcomes, doc, obs, stop)
+    let mut on_ready = |runs: &[(PlannedRun, &target::Prepared)]| {
+        if step.is_some() {
+            if let Some((r, _)) = runs.first() {
+                spec = r.spec.clone();
+            }
+        }
+        // One target: its run as planned and resolved; several: the job's
+        // run with every target's threads.
+        let whole = match runs {
+            [(one, _)] => one.clone(),
+            _ => targets::whole_run(&spec, runs),
+        };
+        // Until its workers are released the run is starting, not yet in
+        // its warm-up: a stop in between must not read as one in the fill.
+        rescue::doing(format!("starting run '{}'", spec.name));
+        obs.run_started(i, count, &whole);
+    };
+    let outcomes = host.run(i, step, &mut on_ready, &observers, Start::Now, stop);
+    match outcomes {
+        Ok(o) => settle(host, &spec, o, doc, obs, stop),
+        Err(e) => {
+            doc.error = Some(e.to_string());
+            false
+        }
+    }
 }
 
 /// The targets' outcomes of one run into the result: the run (merged over
 /// several targets), an error, or the stop that ended it; false when the
 /// job ends here.
-#[allow(clippy::too_many_arguments)]
 fn settle(
-    plans: &[Plan],
-    prepared: &[Sets],
-    done: &mut [Vec<RunResult>],
+    host: &OnHost,
     spec: &crate::spec::RunSpec,
     outcomes: Vec<targets::Outcome>,
     doc: &mut ResultDoc,
     obs: &dyn Observer,
     stop: &AtomicBool,
 ) -> bool {
+    let (plans, prepared) = (&host.plans, &host.sets);
     let many = plans.len() > 1;
     let stopped = || stop.load(Ordering::Relaxed);
     let mut parts = Vec::new();
@@ -283,9 +230,6 @@ fn settle(
             &plan.job.target.path.display().to_string(),
             Some(kind),
         ));
-        if let Some(d) = done.get_mut(t) {
-            d.push(r.clone());
-        }
         parts.push(r);
     }
     if parts.is_empty() {

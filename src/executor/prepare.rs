@@ -7,6 +7,7 @@ use std::sync::atomic::AtomicBool;
 
 use super::Observer;
 use crate::error::{Result, VbError};
+use crate::events::Raise as _;
 use crate::io::backend::Storage;
 use crate::io::target::{self, PrepareOptions, Prepared};
 use crate::plan::Plan;

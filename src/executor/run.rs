@@ -11,6 +11,7 @@ use super::collect::collect;
 use super::record::build_result;
 use super::startgate::ThreadGate;
 use crate::error::VbError;
+use crate::events::Raise as _;
 use crate::io::target::{self, Prepared};
 use crate::io::worker::{
     self, Control, PHASE_MEASURE, PHASE_STOP, PHASE_WARMUP, PhaseStats, WorkerSetup,

@@ -6,11 +6,12 @@
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
-use super::{Observer, Sets, run_on_all};
+use super::{Observer, OnHost, run_on_all};
+use crate::events::Raise as _;
+use crate::plan::PlannedRun;
 use crate::plan::search::{MIN_ACHIEVED, Next, found, next};
-use crate::plan::{Plan, PlannedRun};
+use crate::result::ResultDoc;
 use crate::result::search::{LatencySearchResult, SearchStep, StepKind, check};
-use crate::result::{ResultDoc, RunResult};
 use crate::spec::latency::LatencySearch;
 
 /// One step to run: its rate for the whole job (None: closed loop) and the
@@ -34,16 +35,15 @@ pub(crate) enum Ran {
 /// Runs the search for `run`, each step a run of its own in `doc.runs`;
 /// false when the job must end here (a stop or an error, as `one_run`).
 pub(super) fn run(
-    all: (&[Plan], &[Sets]),
-    done: &mut [Vec<RunResult>],
+    host: &mut OnHost,
     i: usize,
     s: &LatencySearch,
     doc: &mut ResultDoc,
     obs: &dyn Observer,
     stop: &Arc<AtomicBool>,
 ) -> bool {
-    let Some(name) = all
-        .0
+    let Some(name) = host
+        .plans
         .first()
         .and_then(|p| p.runs.get(i))
         .map(|r| r.spec.name.clone())
@@ -52,8 +52,8 @@ pub(super) fn run(
     };
     // A step's rate is the job's: each target of a list gets the share of
     // it that it has of the threads, as with --rate over a list.
-    let threads: Vec<f64> = all
-        .0
+    let threads: Vec<f64> = host
+        .plans
         .iter()
         .map(|p| p.runs.get(i).map_or(0.0, |r| f64::from(r.spec.threads)))
         .collect();
@@ -64,7 +64,7 @@ pub(super) fn run(
             let part = threads.get(t).map_or(1.0, |n| n / sum);
             step_run(r, st, st.rate.map(|x| x * part))
         };
-        let go_on = run_on_all(all, done, i, Some(&make), doc, obs, stop);
+        let go_on = run_on_all(host, i, Some(&make), doc, obs, stop);
         // A step stopped midway still measured something, but too little
         // to judge the rate on: the search ends with the steps it judged.
         if go_on && doc.runs.len() > before {

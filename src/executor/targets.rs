@@ -1,10 +1,13 @@
-//! One run on every target of this host at once: each target's run made
-//! ready (its rate, its file set), then its workers set up, and all of them
-//! released together behind one start line (`startgate`), at once for a
-//! local job or at the coordinator's time for an agent. One target that
-//! fails before it is ready calls the run off for all: no target measures
-//! alone what was meant to be shared. The local job (`execute`) and the
-//! agent both run their runs through here.
+//! A job's targets on this host (`OnHost`): every target prepared, its
+//! result line (`target_info`), and each run on all of them at once: each
+//! target's run made ready (its rate, its file set), then its workers set
+//! up, and all of them released together behind one start line
+//! (`startgate`), at once for a local job or at the coordinator's time for
+//! an agent. One target that fails before it is ready calls the run off for
+//! all: no target measures alone what was meant to be shared. The local job
+//! (`execute`) and the agent both hold an `OnHost` and drive it alike, so a
+//! job's targets are prepared, recorded and run the same way wherever it
+//! runs.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -12,10 +15,10 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use super::startgate::{Start, ThreadGate};
 use super::{Observer, RunError, run_one};
 use crate::error::{Result, VbError};
-use crate::io::target::Prepared;
+use crate::io::target::{Prepared, TargetKind};
 use crate::plan::targets::at_target;
 use crate::plan::{Plan, PlannedRun};
-use crate::result::RunResult;
+use crate::result::{RunResult, TargetInfo};
 
 /// One target's prepared file sets (one per file count its runs use).
 pub(crate) type Sets = Vec<(super::meta::SetKey, Prepared)>;
@@ -24,11 +27,171 @@ pub(crate) type Sets = Vec<(super::meta::SetKey, Prepared)>;
 /// whole partial result.
 pub(crate) type Outcome = std::result::Result<RunResult, Box<RunError>>;
 
+/// Makes target `t`'s run something else than planned: a latency-search
+/// step (its rate and name).
+pub(crate) type StepFn<'a> = dyn Fn(usize, &PlannedRun) -> PlannedRun + 'a;
+
+/// Told a run's targets' runs once they are ready, before any worker
+/// starts (the local job's run line).
+pub(crate) type OnReady<'a> = dyn FnMut(&[(PlannedRun, &Prepared)]) + 'a;
+
+/// How a host's targets are prepared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Fill {
+    /// One after another: one fill bar at a time, and a refused target
+    /// stops the job before any other is filled (a local job).
+    InTurn,
+    /// All at once, each error naming its target (an agent: its targets
+    /// are usually separate volumes, and its coordinator shows the hosts'
+    /// errors side by side).
+    AllAtOnce,
+}
+
+/// A job's targets on this host, prepared: each target's plan, its file
+/// sets (one per file count its runs use), and its runs so far (a rate
+/// given as a share of an earlier run is resolved against the target's
+/// own).
+pub(crate) struct OnHost {
+    pub plans: Vec<Plan>,
+    pub sets: Vec<Sets>,
+    done: Vec<Vec<RunResult>>,
+}
+
+impl OnHost {
+    /// Prepares every target as `fill` says; None when a stop came first.
+    pub(crate) fn prepare(
+        plans: Vec<Plan>,
+        obs: &dyn Observer,
+        stop: &Arc<AtomicBool>,
+        fill: Fill,
+    ) -> Result<Option<Self>> {
+        let many = plans.len() > 1;
+        let named = |p: &Plan, e: VbError| {
+            if many || fill == Fill::AllAtOnce {
+                at_target(&p.job.target.path, e)
+            } else {
+                e
+            }
+        };
+        let results: Vec<Result<Sets>> = match fill {
+            Fill::InTurn => {
+                let mut out = Vec::with_capacity(plans.len());
+                for p in &plans {
+                    let r = super::prepare(p, obs, stop);
+                    let failed = r.is_err();
+                    out.push(r);
+                    if failed {
+                        break;
+                    }
+                }
+                out
+            }
+            Fill::AllAtOnce => std::thread::scope(|s| {
+                let handles: Vec<_> = plans
+                    .iter()
+                    .map(|plan| s.spawn(move || super::prepare(plan, obs, stop)))
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| {
+                        h.join()
+                            .unwrap_or_else(|_| Err(VbError::run("preparing a target panicked")))
+                    })
+                    .collect()
+            }),
+        };
+        let mut sets = Vec::with_capacity(plans.len());
+        for (r, p) in results.into_iter().zip(&plans) {
+            match r {
+                Ok(s) => sets.push(s),
+                Err(_) if stop.load(Ordering::Relaxed) => return Ok(None),
+                Err(e) => return Err(named(p, e)),
+            }
+        }
+        let done = vec![Vec::new(); plans.len()];
+        Ok(Some(OnHost { plans, sets, done }))
+    }
+
+    /// The notes and fills the preparing made, target by target.
+    pub(crate) fn notes(&self) -> impl Iterator<Item = &String> {
+        self.sets.iter().flatten().flat_map(|(_, s)| s.notes.iter())
+    }
+
+    pub(crate) fn fills(&self) -> impl Iterator<Item = &crate::result::fill::FillResult> {
+        self.sets
+            .iter()
+            .flatten()
+            .filter_map(|(_, s)| s.fill.as_ref())
+    }
+
+    /// Target `t`'s line in the result (`target`, or a host's `targets[]`):
+    /// its kind, path and mount as prepared, its first file set's files,
+    /// size and alignment. The one definition, for a local run and an
+    /// agent's alike.
+    pub(crate) fn target_info(&self, t: usize) -> Option<TargetInfo> {
+        let (p, sets) = (self.plans.get(t)?, self.sets.get(t)?);
+        let first = sets.first().map(|(_, s)| s);
+        let kind = first.map_or(p.target.kind, |s| s.kind);
+        let path = &p.job.target.path;
+        Some(TargetInfo {
+            kind,
+            path: path.display().to_string(),
+            files: first.map_or(0, |s| s.layout.nfiles),
+            file_size: first.map_or(0, |s| s.layout.file_size),
+            align: first.map_or(1, |s| s.align),
+            mount: match kind {
+                TargetKind::BlockDevice => None,
+                _ => crate::io::mounts::for_path(path),
+            },
+            memory: super::memory_of(kind, path),
+            blocks: crate::io::mounts::block_sizes(path, kind),
+        })
+    }
+
+    /// Run `i` on every target at once: each made ready (then made a step
+    /// by `step`, if given), `on_ready` told the runs before any worker
+    /// starts, all released at `start`'s time; each target's result kept
+    /// for the runs after it. An error when a target could not be made
+    /// ready (the run is off for all).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn run(
+        &mut self,
+        i: usize,
+        step: Option<&StepFn<'_>>,
+        on_ready: &mut OnReady<'_>,
+        observers: &[&dyn Observer],
+        start: Start<'_>,
+        stop: &Arc<AtomicBool>,
+    ) -> Result<Vec<Outcome>> {
+        let mut runs = ready(&self.plans, &self.sets, &self.done, i)?;
+        if let Some(f) = step {
+            for (t, (r, _)) in runs.iter_mut().enumerate() {
+                *r = f(t, r);
+            }
+        }
+        on_ready(&runs);
+        let outcomes = run_together(&self.plans, &runs, observers, start, stop);
+        for (t, o) in outcomes.iter().enumerate() {
+            let r = match o {
+                Ok(r) => r,
+                Err(f) => match &f.1 {
+                    Some(r) => r,
+                    None => continue,
+                },
+            };
+            if let Some(d) = self.done.get_mut(t) {
+                d.push(r.clone());
+            }
+        }
+        Ok(outcomes)
+    }
+}
+
 /// Run `i` made ready on each target: the rate of a run given as a share
 /// of an earlier one resolved against that target's own runs, the file set
 /// of the run's file count found, a metadata run's caches dropped. An
 /// error names its target when there are several.
-pub(crate) fn ready<'p>(
+fn ready<'p>(
     plans: &[Plan],
     prepared: &'p [Sets],
     done: &[Vec<RunResult>],
@@ -59,7 +222,7 @@ pub(crate) fn ready<'p>(
 /// Runs `runs` (one per target, from `ready`) together: each target's
 /// workers get ready on their own thread, and all are released at `start`'s
 /// time once every one is; `observers` has one observer per target.
-pub(crate) fn run_together(
+fn run_together(
     plans: &[Plan],
     runs: &[(PlannedRun, &Prepared)],
     observers: &[&dyn Observer],

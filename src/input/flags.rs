@@ -6,11 +6,9 @@ use crate::error::{Result, VbError};
 use crate::input::args::RunArgs;
 use crate::input::sweep::{self, Axes, parse_bs_points, parse_counts, parse_numbers};
 use crate::spec::engine::Platform;
-use crate::spec::{
-    Arrivals, EngineChoice, JobSpec, Pattern, RunSpec, TargetSpec, WriteSync, defaults,
-};
+use crate::spec::{JobSpec, Pattern, RunSpec, TargetSpec, WriteSync, defaults};
 use crate::units::bounds;
-use crate::units::{parse_count_in, parse_duration_in, parse_size_in};
+use crate::units::parse_size_in;
 
 /// The job the flags describe. Without --size it carries the directory
 /// default; a file or device is used whole when its plan decides the size
@@ -45,23 +43,12 @@ pub(crate) fn job_from_run_args(a: &RunArgs) -> Result<JobSpec> {
         Some(t) => parse_bs_points(t)?,
         None => vec![RunSpec::default().bs],
     };
-    let counts = |flag: &str, text: &Option<String>, default: u32, hi: u64| match text {
-        Some(t) => parse_counts(flag, t, 1, hi),
-        None => Ok(vec![u64::from(default)]),
-    };
-    let threads = counts(
-        "--threads",
-        &c.threads,
-        defaults::THREADS,
-        bounds::MAX_THREADS,
-    )?;
-    let iodepth = counts(
-        "--iodepth",
-        &c.iodepth,
-        defaults::IODEPTH,
-        bounds::MAX_IODEPTH,
-    )?;
-    let files = counts("--files", &c.files, defaults::FILES, bounds::MAX_FILES)?;
+    // The flags `run` shares with `suite run`, each read once.
+    let o = c.overrides()?;
+    let or = |v: &Option<Vec<u64>>, default: u32| v.clone().unwrap_or(vec![u64::from(default)]);
+    let threads = or(&o.threads, defaults::THREADS);
+    let iodepth = or(&o.iodepth, defaults::IODEPTH);
+    let files = or(&o.files, defaults::FILES);
     let rate_bytes = match &a.rate {
         Some(t) => crate::spec::shape::parse_bandwidth("--rate", t)?,
         None => None,
@@ -82,35 +69,10 @@ pub(crate) fn job_from_run_args(a: &RunArgs) -> Result<JobSpec> {
             Some(v)
         }
     };
-    let size = match &c.size {
-        Some(s) => parse_size_in("--size", s, 1, bounds::MAX_SIZE)?,
-        None => defaults::DIR_SIZE,
-    };
-    let seconds = |flag: &str, text: &Option<String>, default: f64, lo, hi| match text {
-        Some(t) => parse_duration_in(flag, t, lo, hi).map(|d| d.as_secs_f64()),
-        None => Ok(default),
-    };
-    let warmup_s = seconds(
-        "--warmup",
-        &c.warmup,
-        defaults::WARMUP_S,
-        std::time::Duration::ZERO,
-        bounds::MAX_WARMUP,
-    )?;
-    let duration_s = seconds(
-        "--duration",
-        &c.duration,
-        defaults::DURATION_S,
-        bounds::MIN_DURATION,
-        bounds::MAX_DURATION,
-    )?;
-    let interval_s = seconds(
-        "--interval",
-        &c.interval,
-        defaults::INTERVAL_S,
-        bounds::MIN_INTERVAL,
-        bounds::MAX_INTERVAL,
-    )?;
+    let size = o.size.unwrap_or(defaults::DIR_SIZE);
+    let warmup_s = o.warmup_s.unwrap_or(defaults::WARMUP_S);
+    let duration_s = o.duration_s.unwrap_or(defaults::DURATION_S);
+    let interval_s = o.interval_s.unwrap_or(defaults::INTERVAL_S);
     let io_limit = a
         .io_limit
         .as_deref()
@@ -134,14 +96,11 @@ pub(crate) fn job_from_run_args(a: &RunArgs) -> Result<JobSpec> {
         duration_s,
         io_limit,
         rate_iops: rates.as_ref().and_then(|r| r.first().copied()),
-        arrivals: match &c.arrivals {
-            Some(t) => Arrivals::parse(t)?,
-            None => defaults::ARRIVALS,
-        },
-        steady: c.steady,
+        arrivals: o.arrivals.unwrap_or(defaults::ARRIVALS),
+        steady: o.steady,
         shape: crate::spec::shape::Shape {
             rate_bytes,
-            ..crate::input::shape::from_flags(&c.shape)?
+            ..o.shape.clone()
         },
         ..RunSpec::default()
     };
@@ -177,32 +136,22 @@ pub(crate) fn job_from_run_args(a: &RunArgs) -> Result<JobSpec> {
             path: c.target.clone(),
             size,
             files: first(&files),
-            direct: defaults::DIRECT && !c.buffered,
-            allow_overwrite: c.allow_overwrite,
-            write_sync: match &c.write_sync {
-                Some(t) => WriteSync::parse(t)?,
-                None => WriteSync::None,
+            direct: defaults::DIRECT && !o.buffered,
+            allow_overwrite: o.allow_overwrite,
+            write_sync: o.write_sync.unwrap_or(WriteSync::None),
+            data: o.data.spec()?,
+            fill: crate::spec::fill::FillSpec {
+                bs: o.fill_bs.unwrap_or(crate::spec::fill::DEFAULT_BS),
+                invalidate: o.invalidate.unwrap_or(true),
             },
-            data: crate::input::args::data::data_spec(&c.data)?,
-            fill: crate::input::args::fill::fill_spec(
-                "--fill-bs",
-                c.fill.fill_bs.as_deref(),
-                crate::input::args::fill::invalidate_flag(&c.fill).unwrap_or(true),
-            )?,
         },
-        engine: match &c.engine {
-            Some(t) => EngineChoice::parse(t)?,
-            None => defaults::ENGINE,
-        },
+        engine: o.engine.unwrap_or(defaults::ENGINE),
         interval_s,
-        seed: match &c.seed {
-            Some(t) => parse_count_in("--seed", t, 0, u64::MAX)?,
-            None => defaults::SEED,
-        },
+        seed: o.seed.unwrap_or(defaults::SEED),
         runs,
         suite: None,
         targets: None,
-        reading: c.reading.spec()?,
+        reading: o.reading,
     };
     crate::input::replay::apply(a, &mut job)?;
     job.validate()?;

@@ -9,11 +9,9 @@ use crate::input::sweep::parse_numbers;
 use crate::spec::meta::{
     ALL_OPS, MAX_DEPTH, MAX_FILE_SIZE, MAX_FILES, MAX_WIDTH, MetaOp, MetaOpWeight, MetaSpec,
 };
-use crate::spec::{
-    Arrivals, BlockSize, EngineChoice, JobSpec, Pattern, RunSpec, TargetSpec, defaults,
-};
+use crate::spec::{BlockSize, EngineChoice, JobSpec, Pattern, RunSpec, TargetSpec, defaults};
 use crate::units::bounds;
-use crate::units::{parse_count_in, parse_duration_in, parse_size_in};
+use crate::units::{parse_count_in, parse_size_in};
 
 /// A phase runs until it has covered the tree; this is only its cap.
 pub(crate) const PHASE_CAP_S: f64 = 7.0 * 86400.0;
@@ -275,11 +273,8 @@ pub(crate) fn job(a: &RunArgs) -> Result<Option<JobSpec>> {
             }
         },
     };
-    let seconds = |flag: &str, text: &Option<String>, lo, hi| {
-        text.as_deref()
-            .map(|t| parse_duration_in(flag, t, lo, hi).map(|d| d.as_secs_f64()))
-            .transpose()
-    };
+    // The flags `run` shares with `suite run`, each read once.
+    let o = c.overrides()?;
     let tree = TreeText {
         ops: ops_text,
         depth: m.depth.as_deref(),
@@ -293,10 +288,7 @@ pub(crate) fn job(a: &RunArgs) -> Result<Option<JobSpec>> {
     let base = RunSpec {
         threads,
         rate_iops: rate,
-        arrivals: match &c.arrivals {
-            Some(t) => Arrivals::parse(t)?,
-            None => defaults::ARRIVALS,
-        },
+        arrivals: o.arrivals.unwrap_or(defaults::ARRIVALS),
         ..RunSpec::default()
     };
     let runs = tree_runs(
@@ -304,19 +296,9 @@ pub(crate) fn job(a: &RunArgs) -> Result<Option<JobSpec>> {
         &base,
         &tree,
         Timing {
-            warmup_s: seconds(
-                "--warmup",
-                &c.warmup,
-                std::time::Duration::ZERO,
-                bounds::MAX_WARMUP,
-            )?,
-            duration_s: seconds(
-                "--duration",
-                &c.duration,
-                bounds::MIN_DURATION,
-                bounds::MAX_DURATION,
-            )?,
-            steady: c.steady,
+            warmup_s: o.warmup_s,
+            duration_s: o.duration_s,
+            steady: o.steady,
         },
     )?;
     // The tree's shape first: a tree too large for any --size is the flags'
@@ -344,21 +326,12 @@ pub(crate) fn job(a: &RunArgs) -> Result<Option<JobSpec>> {
             allow_overwrite: false,
         },
         engine: EngineChoice::Only(crate::spec::EngineKind::for_metadata()),
-        interval_s: match &c.interval {
-            Some(t) => {
-                parse_duration_in("--interval", t, bounds::MIN_INTERVAL, bounds::MAX_INTERVAL)?
-                    .as_secs_f64()
-            }
-            None => defaults::INTERVAL_S,
-        },
-        seed: match &c.seed {
-            Some(t) => parse_count_in("--seed", t, 0, u64::MAX)?,
-            None => defaults::SEED,
-        },
+        interval_s: o.interval_s.unwrap_or(defaults::INTERVAL_S),
+        seed: o.seed.unwrap_or(defaults::SEED),
         runs,
         suite: None,
         targets: None,
-        reading: c.reading.spec()?,
+        reading: o.reading,
     };
     job.validate()?;
     Ok(Some(job))

@@ -4,13 +4,16 @@
 
 pub mod args;
 pub mod catalogue;
+pub(crate) mod expect;
 pub(crate) mod file;
 pub(crate) mod flags;
 pub mod foreign_flags;
 pub mod hosts;
 pub mod import;
+pub(crate) mod job;
 pub(crate) mod like;
 pub(crate) mod meta;
+pub(crate) mod overrides;
 pub(crate) mod rate;
 pub(crate) mod replay;
 pub(crate) mod shape;

@@ -8,6 +8,7 @@ pub mod fmt;
 pub(crate) mod live;
 pub(crate) mod profile;
 pub(crate) mod search;
+pub(crate) mod sink;
 pub(crate) mod small_files;
 pub mod source;
 pub(crate) mod table;

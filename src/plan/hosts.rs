@@ -1,19 +1,18 @@
-//! The plan of a job on many hosts: which hosts (`--hosts`, a hosts file,
-//! `--hosts-from`, or an import's list), the target each one runs against,
-//! the parts of a shared tree, a host-count sweep, and each host's own copy
-//! of the job (its threads, its VM size). How the hosts are reached (the
-//! launcher, the binary) is the coordinator's, chosen by the command.
+//! The plan of a job on many hosts: the hosts the input read (`HostsSpec`),
+//! the target each one runs against, the parts of a shared tree, a
+//! host-count sweep, and each host's own copy of the job (its threads, its
+//! VM size). How the hosts are reached (the launcher, the binary) rides
+//! along for the coordinator, which builds them.
 
 use std::time::Duration;
 
 use crate::error::{Result, VbError};
-use crate::input::args::HostArgs;
-use crate::input::hosts::{self, Assignment, HostSpec};
+use crate::input::hosts::spec::HostsSpec;
+use crate::input::hosts::{self, Assignment};
 use crate::spec::JobSpec;
 use crate::units::bounds::one_line;
-use crate::units::parse_duration_in;
 
-/// Everything the coordinator runs, but how it reaches the hosts.
+/// Everything the coordinator runs, and how it reaches the hosts.
 pub(crate) struct HostsPlan {
     pub hosts: Vec<Assignment>,
     /// One job per host (per-host thread overrides applied), same order.
@@ -23,36 +22,28 @@ pub(crate) struct HostsPlan {
     pub session: String,
     pub heartbeat: Duration,
     pub timeout: Duration,
+    /// The user gave the working set (else each host sizes its targets).
+    pub size_given: bool,
+    /// How the hosts are reached, what they run, what a lost host means.
+    pub how: HostsSpec,
 }
 
-/// The plan for `template_job` (its target path the template) on the hosts
-/// the flags name, else on `listed` (an import's hosts); `host_counts` is
-/// a host-count sweep: the flag or suite key that asked, and its text.
-pub(crate) fn plan(
-    template_job: JobSpec,
-    r: &HostArgs,
-    listed: Option<Vec<HostSpec>>,
-    host_counts: Option<(&'static str, String)>,
-) -> Result<HostsPlan> {
+/// The plan for `template_job` (its target path the template) on the
+/// hosts `spec` names, read at input.
+pub(crate) fn plan(template_job: JobSpec, spec: &HostsSpec, size_given: bool) -> Result<HostsPlan> {
     let mut template_job = template_job;
-    let mut hosts = match (&r.hosts, &r.hosts_file, &r.launch.hosts_from, listed) {
-        (Some(list), _, _, _) => hosts::parse_list(list)?,
-        (None, Some(file), _, _) => hosts::read_file(file)?,
-        (None, None, Some(cmd), _) => hosts::from_command::read(cmd)?,
-        (None, None, None, Some(l)) => l,
-        (None, None, None, None) => return Err(VbError::input("no hosts given")),
-    };
+    let mut hosts = spec.hosts.clone();
     let mut template = template_job.target.path.to_string_lossy().into_owned();
     // A tree: each host in its own part of it unless the target names the host.
-    let parts = hosts::trees::tree_targets(&template_job, &mut hosts, &template, r.shared_target)?;
+    let parts =
+        hosts::trees::tree_targets(&template_job, &mut hosts, &template, spec.shared_target)?;
     if let Some((t, _)) = &parts {
         hosts::trees::mark_part(&mut template_job, t != &template);
         template.clone_from(t);
     }
-    let assigned = hosts::assign(&hosts, &template, r.shared_target)?;
-    if let Some((flag, text)) = &host_counts {
-        let counts = hosts::counts::parse(flag, text)?;
-        hosts::counts::apply(&mut template_job, flag, &counts, assigned.len())?;
+    let assigned = hosts::assign(&hosts, &template, spec.shared_target)?;
+    if let Some((flag, counts)) = &spec.counts {
+        hosts::counts::apply(&mut template_job, flag, counts, assigned.len())?;
     }
     let mut jobs = Vec::with_capacity(assigned.len());
     for (i, h) in assigned.iter().enumerate() {
@@ -73,22 +64,14 @@ pub(crate) fn plan(
         jobs.push(job);
     }
     replay_parts(&mut jobs)?;
-    let timeout = parse_duration_in(
-        "--host-timeout",
-        &r.host_timeout,
-        crate::units::bounds::MIN_HOST_TIMEOUT,
-        crate::units::bounds::MAX_HOST_TIMEOUT,
-    )?;
-    if let Some(s) = &r.session {
-        crate::units::bounds::name("--session", s)?;
-    }
-    let session = r.session.clone().unwrap_or_else(|| {
+    let session = spec.session.clone().unwrap_or_else(|| {
         format!(
             "{}-{}",
             crate::io::host::this_host().hostname,
             std::process::id()
         )
     });
+    let timeout = spec.timeout;
     Ok(HostsPlan {
         hosts: assigned,
         jobs,
@@ -97,6 +80,8 @@ pub(crate) fn plan(
         // Heartbeats well inside the timeout, never less than 4 a timeout.
         heartbeat: (timeout / 5).clamp(Duration::from_millis(200), Duration::from_secs(1)),
         timeout,
+        size_given,
+        how: spec.clone(),
     })
 }
 

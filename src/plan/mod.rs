@@ -38,6 +38,67 @@ pub(crate) struct Plan {
     pub notes: Vec<String>,
 }
 
+/// What a job comes to: its plans on this host's targets, or the plan of
+/// its hosts. `plan_job` decides it once; the runner takes it from here.
+// One per command: the size difference between variants is irrelevant.
+#[allow(clippy::large_enum_variant)]
+pub(crate) enum JobPlan {
+    Here(HerePlan),
+    Hosts(hosts::HostsPlan),
+}
+
+/// A job on this host: one plan per target, the job as resolved (it heads
+/// the result), and the plan as `--dry-run` and a suite show it.
+pub(crate) struct HerePlan {
+    pub job: JobSpec,
+    pub plans: Vec<Plan>,
+    pub shown: String,
+    /// The plan is shown before the run, not only for --dry-run.
+    pub show: bool,
+}
+
+/// Plans a job where its input placed it.
+pub(crate) fn plan_job(job: &crate::input::job::Job) -> Result<JobPlan> {
+    use crate::input::job::Place;
+    let paths = match &job.place {
+        Place::Hosts(h) => {
+            return hosts::plan(job.spec.clone(), h, job.size_given).map(JobPlan::Hosts);
+        }
+        Place::Here { paths, .. } if paths.len() > 1 => paths,
+        Place::Here { .. } => {
+            let mut plan = plan_sized(job.spec.clone(), job.size_given)?;
+            plan.notes.splice(0..0, job.notes.iter().cloned());
+            return Ok(JobPlan::Here(HerePlan {
+                job: plan.job.clone(),
+                shown: plan.describe(),
+                plans: vec![plan],
+                show: job.show_plan,
+            }));
+        }
+    };
+    let threads_total = matches!(
+        job.place,
+        Place::Here {
+            threads_total: true,
+            ..
+        }
+    );
+    let mut spec = job.spec.clone();
+    crate::input::targets::attach(&mut spec, paths.clone(), threads_total)?;
+    let plans = targets::plan_targets(&spec, job.size_given)?;
+    let list = spec
+        .targets
+        .as_ref()
+        .ok_or_else(|| VbError::input("no list of targets"))?;
+    let shown = targets::describe(&plans, list);
+    Ok(JobPlan::Here(HerePlan {
+        job: spec,
+        plans,
+        shown,
+        show: true,
+    }))
+}
+
 /// A job on one target, sized (`size`) unless the user gave the size.
 pub(crate) fn plan_sized(mut job: JobSpec, size_given: bool) -> Result<Plan> {
     size::decide(&mut job, size_given)?;

@@ -8,17 +8,17 @@ use serde::Serialize;
 use super::detect::{self, SweepKind};
 use super::{Source, items, tables};
 use crate::error::{Result, VbError};
-use crate::input::args::ReportFormat;
 use crate::output;
 use crate::output::export::{Export, Exporters};
+use crate::spec::output::View;
 
 /// The views a command writes: `None` for `run --output DIR` (result.json,
 /// summary.csv, the tables, then report.html), `Some(format)` for the one
 /// `report --format` asks for.
-pub fn exporters(format: Option<ReportFormat>) -> Exporters {
+pub fn exporters(format: Option<View>) -> Exporters {
     let Some(format) = format else {
         let mut all = Exporters::output_dir();
-        all.push(Box::new(Report(ReportFormat::Html)));
+        all.push(Box::new(Report(View::Html)));
         return all;
     };
     let mut one = Exporters::default();
@@ -27,30 +27,30 @@ pub fn exporters(format: Option<ReportFormat>) -> Exporters {
 }
 
 /// One of `report --format`'s views, as one file.
-pub struct Report(pub ReportFormat);
+pub struct Report(pub View);
 
 impl Export for Report {
     fn name(&self) -> &'static str {
         match self.0 {
-            ReportFormat::Html => "report.html",
-            ReportFormat::Json => "report.json",
-            ReportFormat::Csv => "report.csv",
-            ReportFormat::Md => "report.md",
-            ReportFormat::FioJson => "fio.json",
-            ReportFormat::IntervalsCsv => "intervals.csv",
-            ReportFormat::LatencyBuckets => "latency-buckets.csv",
+            View::Html => "report.html",
+            View::Json => "report.json",
+            View::Csv => "report.csv",
+            View::Md => "report.md",
+            View::FioJson => "fio.json",
+            View::IntervalsCsv => "intervals.csv",
+            View::LatencyBuckets => "latency-buckets.csv",
         }
     }
 
     fn render(&self, sources: &[Source]) -> Result<Vec<(String, String)>> {
         let text = match self.0 {
-            ReportFormat::Html => super::html::report_html(sources)?,
-            ReportFormat::Json => json(sources)? + "\n",
-            ReportFormat::Csv => csv(sources)?,
-            ReportFormat::Md => markdown(sources),
-            ReportFormat::FioJson => super::fio_json::fio_json(sources)? + "\n",
-            ReportFormat::IntervalsCsv => super::intervals_csv::intervals_csv(sources)?,
-            ReportFormat::LatencyBuckets => super::buckets_csv::buckets_csv(sources)?,
+            View::Html => super::html::report_html(sources)?,
+            View::Json => json(sources)? + "\n",
+            View::Csv => csv(sources)?,
+            View::Md => markdown(sources),
+            View::FioJson => super::fio_json::fio_json(sources)? + "\n",
+            View::IntervalsCsv => super::intervals_csv::intervals_csv(sources)?,
+            View::LatencyBuckets => super::buckets_csv::buckets_csv(sources)?,
         };
         Ok(vec![(self.name().to_string(), text)])
     }

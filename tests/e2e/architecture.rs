@@ -598,6 +598,47 @@ fn the_function_scanner_measures_bodies_not_braces_in_text() {
     );
 }
 
+/// Clap stops at the door: only `input/` (which reads each flag group once
+/// into its spec part) and `cmd/` (which hands the job on) name
+/// `input::args`; `main.rs` parses the command line with it. Everything
+/// past the input takes the typed job (`input::job::Job`), so a new flag
+/// cannot leak its clap text into the plan, the runners or the outputs.
+#[test]
+fn only_input_and_cmd_name_the_command_line_types() {
+    let args = |p: &Vec<String>| p.len() >= 2 && p[0] == "input" && p[1] == "args";
+    // The scanner sees a use, a group and a path in code.
+    let me = vec!["plan".to_string()];
+    assert!(
+        resolved_paths("use crate::input::{args::HostArgs, job};", &me)
+            .iter()
+            .any(args)
+    );
+    assert!(
+        resolved_paths("fn f(a: &crate::input::args::LiveArgs) {}", &me)
+            .iter()
+            .any(args)
+    );
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    let mut wrong = Vec::new();
+    for f in &files {
+        let me = module_path(f);
+        let front = me.first().map(String::as_str);
+        if matches!(front, None | Some("input" | "cmd" | "main" | "lib")) {
+            continue;
+        }
+        let text = fs::read_to_string(f).unwrap_or_default();
+        if resolved_paths(&text, &me).iter().any(args) {
+            wrong.push(format!("src/{}", f.strip_prefix(src()).unwrap().display()));
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "outside input/ and cmd/, these name input::args (take the spec part its flag group makes):\n{}",
+        wrong.join("\n")
+    );
+}
+
 /// A module's path from the crate root (`src/io/engine/uring.rs` ->
 /// io::engine::uring; a `mod.rs` is its folder; `src/spec.rs` and
 /// `src/spec/mod.rs` are both `spec`).

@@ -125,6 +125,49 @@ fn hosts_over_a_local_ssh_merge_exactly_and_template_their_targets() {
     assert_merge_is_sum(&doc);
 }
 
+/// A job on one host records its target as the same job run here does:
+/// the agent prepares and records its targets through the executor's own
+/// path (a files sweep makes two file sets: each side says the first's).
+#[test]
+fn a_one_host_run_records_its_target_as_a_local_run_does() {
+    let tmp = tempfile::tempdir().unwrap();
+    let target = tmp.path().join("vol");
+    let job = [
+        "--engine",
+        "psync",
+        "--files",
+        "1,3",
+        "--duration",
+        "250ms",
+        "--warmup",
+        "0",
+    ];
+    let here = tmp.path().join("here");
+    let o = volbench()
+        .args(["run", "--target"])
+        .arg(&target)
+        .arg("--output")
+        .arg(&here)
+        .args(["--size", "4m", "--buffered", "--interval", "250ms"])
+        .args(job)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let hosted = tmp.path().join("hosted");
+    let o = multi("a", &fake_ssh(LOCAL), &target, &hosted, &job)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let local = read_json(&here.join("result.json"));
+    let remote = read_json(&hosted.join("result.json"));
+    assert_eq!(local["target"]["files"], 1, "{}", local["target"]);
+    assert_eq!(remote["target"], local["target"], "the job's target line");
+    assert_eq!(
+        remote["cluster"]["hosts"][0]["targets"][0], local["target"],
+        "the host's own record of its target"
+    );
+}
+
 #[test]
 fn an_unreachable_host_is_named_before_any_io() {
     let tmp = tempfile::tempdir().unwrap();

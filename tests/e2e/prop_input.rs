@@ -347,10 +347,7 @@ proptest! {
                 }
             }
         }
-        let o = suite::Overrides {
-            args: volbench::input::args::CommonArgs { target: "/tmp/x".into(), ..Default::default() },
-            ..suite::Overrides::default()
-        };
+        let o = suite::Overrides::new("/tmp/x".into());
         match suite::parse("s.toml", &text).and_then(|s| suite::to_job("s.toml", &text, &s, &o)) {
             Ok(job) => {
                 prop_assert!(job.validate().is_ok());
@@ -365,10 +362,7 @@ proptest! {
 
     #[test]
     fn suite_text_of_any_shape(text in ".{0,200}") {
-        let o = suite::Overrides {
-            args: volbench::input::args::CommonArgs { target: "/tmp/x".into(), ..Default::default() },
-            ..suite::Overrides::default()
-        };
+        let o = suite::Overrides::new("/tmp/x".into());
         if let Err(e) = suite::parse("s.toml", &text).and_then(|s| suite::to_job("s.toml", &text, &s, &o)) {
             one_clear_line(&e);
         }

@@ -6,7 +6,8 @@ use std::path::PathBuf;
 use clap::Args;
 
 use crate::error::{Result, VbError};
-use crate::spec::data::{DataSpec, defaults};
+use crate::input::overrides::DataFlags;
+use crate::spec::data::DataSpec;
 use crate::units::{bounds, parse_count_in, parse_size_in};
 
 #[derive(Args, Debug, Clone, Default)]
@@ -48,65 +49,75 @@ pub struct DataArgs {
     pub journal: Option<PathBuf>,
 }
 
-/// The data flags as a spec part (validated with the runs' block sizes by
-/// `JobSpec::validate`).
+/// The data flags, parsed (bounds checked) and checked together, with the
+/// defaults filled in.
 pub fn data_spec(a: &DataArgs) -> Result<DataSpec> {
-    let compress = match &a.compress {
-        None => defaults::COMPRESS,
-        Some(t) => {
-            let v = t
-                .trim()
-                .parse::<f64>()
-                .ok()
-                .filter(|v| v.is_finite())
-                .ok_or_else(|| {
-                    VbError::input(format!(
-                        "--compress '{t}' is not a number (a ratio such as 2 or 3.5)"
-                    ))
-                })?;
-            bounds::number("--compress", v, bounds::MIN_COMPRESS, bounds::MAX_COMPRESS)?
-        }
-    };
-    let dedup = match &a.dedup {
-        None => defaults::DEDUP,
-        Some(t) => parse_count_in("--dedup", t, 1, bounds::MAX_DEDUP)?,
-    };
-    let dedup_unit = match &a.dedup_unit {
-        None => defaults::DEDUP_UNIT,
-        Some(t) => parse_size_in(
-            "--dedup-unit",
-            t,
-            bounds::MIN_DEDUP_UNIT,
-            bounds::MAX_DEDUP_UNIT,
-        )?,
-    };
-    if !a.verify && (a.max_data_errors.is_some() || a.journal.is_some()) {
-        return Err(VbError::input(
-            "--max-data-errors and --journal go with --verify; add --verify",
-        ));
-    }
-    let max_data_errors = match &a.max_data_errors {
-        None => defaults::MAX_DATA_ERRORS,
-        Some(t) => parse_count_in("--max-data-errors", t, 1, bounds::MAX_DATA_ERRORS)?,
-    };
-    if let Some(j) = &a.journal {
-        if j.as_os_str().is_empty() || j.to_str().is_none() {
-            return Err(VbError::input(
-                "--journal: give a non-empty UTF-8 path (it is recorded in results)",
-            ));
-        }
-    }
-    Ok(DataSpec {
-        compress,
-        dedup,
-        dedup_unit,
-        verify: a.verify,
-        max_data_errors,
-        journal: a.journal.clone(),
-    })
+    a.flags()?.spec()
 }
 
-/// `volbench verify`: read a file set back and check every sector.
+impl DataArgs {
+    /// The data flags as given, each parsed once; a suite's data keys fill
+    /// in the rest (`input::suite`).
+    pub(crate) fn flags(&self) -> Result<DataFlags> {
+        if let Some(j) = &self.journal {
+            if j.as_os_str().is_empty() || j.to_str().is_none() {
+                return Err(VbError::input(
+                    "--journal: give a non-empty UTF-8 path (it is recorded in results)",
+                ));
+            }
+        }
+        Ok(DataFlags {
+            compress: self
+                .compress
+                .as_deref()
+                .map(|t| compress("--compress", t))
+                .transpose()?,
+            dedup: self
+                .dedup
+                .as_deref()
+                .map(|t| dedup("--dedup", t))
+                .transpose()?,
+            dedup_unit: self
+                .dedup_unit
+                .as_deref()
+                .map(|t| dedup_unit("--dedup-unit", t))
+                .transpose()?,
+            verify: self.verify,
+            max_data_errors: self
+                .max_data_errors
+                .as_deref()
+                .map(|t| parse_count_in("--max-data-errors", t, 1, bounds::MAX_DATA_ERRORS))
+                .transpose()?,
+            journal: self.journal.clone(),
+        })
+    }
+}
+
+/// A compressibility ratio (`--compress`, the suite key `compress`).
+pub(crate) fn compress(key: &str, t: &str) -> Result<f64> {
+    let v = t
+        .trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite())
+        .ok_or_else(|| {
+            VbError::input(format!(
+                "{key} '{t}' is not a number (a ratio such as 2 or 3.5)"
+            ))
+        })?;
+    bounds::number(key, v, bounds::MIN_COMPRESS, bounds::MAX_COMPRESS)
+}
+
+/// A deduplication ratio (`--dedup`, the suite key `dedup`).
+pub(crate) fn dedup(key: &str, t: &str) -> Result<u64> {
+    parse_count_in(key, t, 1, bounds::MAX_DEDUP)
+}
+
+/// The unit of deduplication (`--dedup-unit`, the suite key `dedup_unit`).
+pub(crate) fn dedup_unit(key: &str, t: &str) -> Result<u64> {
+    parse_size_in(key, t, bounds::MIN_DEDUP_UNIT, bounds::MAX_DEDUP_UNIT)
+}
+
 #[derive(Args, Debug, Clone)]
 pub struct VerifyArgs {
     /// The directory holding the file set (as given to `run --target`).

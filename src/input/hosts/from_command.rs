@@ -10,27 +10,37 @@ use crate::error::{Result, VbError};
 use crate::units::bounds::HOSTS_FROM_TIMEOUT as TIMEOUT;
 use crate::units::bounds::{MAX_HOSTS, MAX_INPUT_FILE};
 
-/// Runs `command` and takes each non-empty line of its output as a host.
+/// Runs `command` and takes each non-empty line of its output as a host;
+/// a command that has not ended within `HOSTS_FROM_TIMEOUT` (it, and
+/// anything it left holding its output) is one error line.
 pub(crate) fn read(command: &str) -> Result<Vec<HostSpec>> {
+    read_within(command, TIMEOUT)
+}
+
+fn read_within(command: &str, timeout: std::time::Duration) -> Result<Vec<HostSpec>> {
     let bad = |msg: String| VbError::input(format!("--hosts-from '{command}': {msg}"));
     let words = super::super::words::split_words(command).map_err(&bad)?;
     let Some((program, args)) = words.split_first() else {
         return Err(VbError::input("--hosts-from is empty"));
     };
-    let child = Command::new(program)
-        .args(args)
+    let mut c = Command::new(program);
+    c.args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
+        .stderr(Stdio::piped());
+    // Its own process group, so the deadline kills what it started too.
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(&mut c, 0);
+    let child = c
         .spawn()
         .map_err(|e| bad(format!("cannot run '{program}': {e}")))?;
     // One byte past the cap tells an oversized list apart.
-    let done = crate::io::child::finish(child, &[], MAX_INPUT_FILE + 1, 4096, TIMEOUT);
+    let done = crate::io::child::finish(child, &[], MAX_INPUT_FILE + 1, 4096, timeout);
     let (status, out, err) = (done.status, done.stdout, done.stderr);
     let err = String::from_utf8_lossy(&err);
     let err = err.trim();
     match status {
-        None => return Err(bad(format!("no answer within {}s", TIMEOUT.as_secs()))),
+        None => return Err(bad(format!("no answer within {}s", timeout.as_secs()))),
         Some(st) if !st.success() => {
             return Err(bad(format!(
                 "failed ({st}){}",
@@ -92,6 +102,40 @@ mod tests {
         let h = parse("pod/vb-0\npod/vb-1\n\n  node[07-08]\n").unwrap();
         let names: Vec<&str> = h.iter().map(|h| h.name.as_str()).collect();
         assert_eq!(names, ["vb-0", "vb-1", "node07", "node08"]);
+    }
+
+    #[test]
+    fn a_command_that_never_ends_is_one_line_at_its_deadline() {
+        let t0 = std::time::Instant::now();
+        let e = read_within(
+            "sh -c 'sleep 30; echo h'",
+            std::time::Duration::from_secs(1),
+        )
+        .unwrap_err();
+        assert!(t0.elapsed() < std::time::Duration::from_secs(20));
+        assert_eq!(e.kind, crate::error::Kind::Input);
+        let line = e.to_string();
+        assert!(
+            line.contains("--hosts-from") && line.contains("no answer within 1s"),
+            "{line}"
+        );
+        assert_eq!(line.lines().count(), 1, "{line}");
+    }
+
+    #[test]
+    fn a_command_that_answers_and_leaves_a_process_holding_its_output_is_not_waited_for() {
+        // The command ended with its answer; what it left behind holding
+        // the pipe is read for io::child's short grace at most, not waited
+        // for to its end (30 s here).
+        let t0 = std::time::Instant::now();
+        let h = read_within(
+            "sh -c 'sleep 30 & echo h'",
+            std::time::Duration::from_secs(60),
+        )
+        .unwrap();
+        assert!(t0.elapsed() < std::time::Duration::from_secs(20));
+        assert_eq!(h.len(), 1);
+        assert_eq!(h[0].name, "h");
     }
 
     #[test]

@@ -5,7 +5,9 @@
 
 pub(crate) mod counts;
 pub(crate) mod from_command;
+pub(crate) mod launcher;
 pub mod slurm;
+pub(crate) mod spec;
 pub(crate) mod trees;
 
 use std::collections::HashMap;

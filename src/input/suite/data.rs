@@ -1,10 +1,11 @@
 //! A suite's data keys (`[defaults]` compress, dedup, dedup_unit, verify):
 //! each fills in the flag the command line left out, then goes through the
-//! flags' own parser (`data_args::data_spec`), so the bounds are the same.
+//! flags' own parsers (`args::data`), so the bounds are the same.
 
 use super::{Ctx, P, Param};
 use crate::error::{Result, VbError};
-use crate::input::args::data::{DataArgs, data_spec};
+use crate::input::args::data::{compress, dedup, dedup_unit};
+use crate::input::overrides::DataFlags;
 use crate::spec::data::DataSpec;
 
 /// The suite's data defaults, as written in its `[defaults]`.
@@ -15,28 +16,20 @@ pub(super) struct Keys<'a> {
     pub verify: &'a P,
 }
 
-pub(super) fn spec(cx: &Ctx, flags: &DataArgs, k: &Keys) -> Result<DataSpec> {
+pub(super) fn spec(cx: &Ctx, flags: &DataFlags, k: &Keys) -> Result<DataSpec> {
     let mut a = flags.clone();
-    // The flag a user typed wins over the suite's default, as for every key.
-    for (key, flag, val) in [
-        ("compress", &mut a.compress, k.compress),
-        ("dedup", &mut a.dedup, k.dedup),
-        ("dedup_unit", &mut a.dedup_unit, k.dedup_unit),
-    ] {
-        if flag.is_none() {
-            if let Some(v) = val {
-                // Check it alone first so an error names the suite's line.
-                let mut one = DataArgs::default();
-                let t = v.get_ref().text();
-                match key {
-                    "compress" => one.compress = Some(t.clone()),
-                    "dedup" => one.dedup = Some(t.clone()),
-                    _ => one.dedup_unit = Some(t.clone()),
-                }
-                cx.with(key, Some(v), data_spec(&one))?;
-                *flag = Some(t);
-            }
-        }
+    // The flag a user typed wins over the suite's default, as for every
+    // key; a suite's value is read by the flag's own parser, its line named.
+    let text = |v: &toml::Spanned<Param>| v.get_ref().text();
+    if let (None, Some(v)) = (a.compress, k.compress) {
+        a.compress = Some(cx.with("compress", Some(v), compress("compress", &text(v)))?);
+    }
+    if let (None, Some(v)) = (a.dedup, k.dedup) {
+        a.dedup = Some(cx.with("dedup", Some(v), dedup("dedup", &text(v)))?);
+    }
+    if let (None, Some(v)) = (a.dedup_unit, k.dedup_unit) {
+        let unit = dedup_unit("dedup_unit", &text(v));
+        a.dedup_unit = Some(cx.with("dedup_unit", Some(v), unit)?);
     }
     if let Some(v) = k.verify {
         match v.get_ref() {
@@ -50,5 +43,5 @@ pub(super) fn spec(cx: &Ctx, flags: &DataArgs, k: &Keys) -> Result<DataSpec> {
             }
         }
     }
-    data_spec(&a)
+    a.spec()
 }

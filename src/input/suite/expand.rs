@@ -19,41 +19,44 @@ use crate::units::{parse_count_in, parse_duration_in, parse_size_in};
 /// Expands a suite into one validated job.
 pub fn to_job(origin: &str, text: &str, suite: &SuiteFile, o: &Overrides) -> Result<JobSpec> {
     let cx = Ctx { origin, text };
-    crate::input::flags::check_target_path(&o.args.target)?;
+    crate::input::flags::check_target_path(&o.target)?;
     // The suite's name is recorded in results and shown in reports.
     bounds::name("name", &suite.name)
         .map_err(|e| VbError::input(format!("{origin}: suite {}", e.message)))?;
     let d = &suite.defaults;
-    let size = match cx.pick(&None, &o.args.size, &d.size) {
-        Some((t, at)) => cx.with("size", at, parse_size_in("size", &t, 1, bounds::MAX_SIZE))?,
-        None => defaults::DIR_SIZE,
+    let size = cx
+        .value("size", (&None, o.size, &d.size), |t| {
+            parse_size_in("size", t, 1, bounds::MAX_SIZE)
+        })?
+        .unwrap_or(defaults::DIR_SIZE);
+    let files_over = match o.files.as_deref() {
+        None => None,
+        Some([one]) => Some(*one),
+        Some(_) => {
+            return Err(VbError::input(
+                "--files: a suite takes one file count here (a run entry's files = [1, 4] sweeps)",
+            ));
+        }
     };
-    let files = match cx.pick(&None, &o.args.files, &d.files) {
-        Some((t, at)) => cx.with(
-            "files",
-            at,
-            parse_count_in("files", &t, 1, bounds::MAX_FILES),
-        )?,
-        None => u64::from(defaults::FILES),
-    };
+    let files = cx
+        .value("files", (&None, files_over, &d.files), |t| {
+            parse_count_in("files", t, 1, bounds::MAX_FILES)
+        })?
+        .unwrap_or(u64::from(defaults::FILES));
     // Bounded just above, so this never truncates.
     let files = u32::try_from(files).unwrap_or(u32::MAX);
-    let engine = match cx.pick(&None, &o.args.engine, &d.engine) {
-        Some((t, at)) => cx.with("engine", at, EngineChoice::parse(&t))?,
-        None => defaults::ENGINE,
-    };
+    let engine = cx
+        .value("engine", (&None, o.engine, &d.engine), EngineChoice::parse)?
+        .unwrap_or(defaults::ENGINE);
     let direct = match &d.direct {
         Some(v) => match v.get_ref() {
             Param::Bool(b) => *b,
             _ => return Err(cx.err(v, "direct", VbError::input("must be true or false"))),
         },
         None => defaults::DIRECT,
-    } && !o.args.buffered;
+    } && !o.buffered;
     // The flags win over the suite's key; fio's default (on) otherwise.
-    let invalidate = match (
-        crate::input::args::fill::invalidate_flag(&o.args.fill),
-        &d.invalidate,
-    ) {
+    let invalidate = match (o.invalidate, &d.invalidate) {
         (Some(b), _) => b,
         (None, Some(v)) => match v.get_ref() {
             Param::Bool(b) => *b,
@@ -61,23 +64,30 @@ pub fn to_job(origin: &str, text: &str, suite: &SuiteFile, o: &Overrides) -> Res
         },
         (None, None) => true,
     };
-    let write_sync = match cx.pick(&None, &o.args.write_sync, &d.write_sync) {
-        Some((t, at)) => cx.with("write_sync", at, crate::spec::WriteSync::parse(&t))?,
-        None => crate::spec::WriteSync::None,
-    };
+    let write_sync = cx
+        .value(
+            "write_sync",
+            (&None, o.write_sync, &d.write_sync),
+            crate::spec::WriteSync::parse,
+        )?
+        .unwrap_or(crate::spec::WriteSync::None);
     let interval = cx.seconds(
         "interval",
         &None,
-        &o.args.interval,
+        o.interval_s,
         &d.interval,
         defaults::INTERVAL_S,
         bounds::MIN_INTERVAL,
         bounds::MAX_INTERVAL,
     )?;
-    let seed = match cx.pick(&None, &o.args.seed, &d.seed) {
-        Some((t, at)) => cx.with("seed", at, parse_count_in("seed", &t, 0, u64::MAX))?,
-        None => defaults::SEED,
-    };
+    let seed = cx
+        .value("seed", (&None, o.seed, &d.seed), |t| {
+            parse_count_in("seed", t, 0, u64::MAX)
+        })?
+        .unwrap_or(defaults::SEED);
+    let fill_bs = cx.value("fill_bs", (&None, o.fill_bs, &d.fill_bs), |t| {
+        crate::input::args::fill::fill_spec("fill_bs", Some(t), invalidate).map(|f| f.bs)
+    })?;
 
     let mut runs: Vec<RunSpec> = Vec::new();
     for entry in &suite.runs {
@@ -107,15 +117,15 @@ pub fn to_job(origin: &str, text: &str, suite: &SuiteFile, o: &Overrides) -> Res
     }
     let mut job = JobSpec {
         target: TargetSpec {
-            path: o.args.target.clone(),
+            path: o.target.clone(),
             size,
             files,
             direct,
-            allow_overwrite: o.args.allow_overwrite,
+            allow_overwrite: o.allow_overwrite,
             write_sync,
             data: super::data::spec(
                 &cx,
-                &o.args.data,
+                &o.data,
                 &super::data::Keys {
                     compress: &d.compress,
                     dedup: &d.dedup,
@@ -123,13 +133,9 @@ pub fn to_job(origin: &str, text: &str, suite: &SuiteFile, o: &Overrides) -> Res
                     verify: &d.verify,
                 },
             )?,
-            fill: match cx.pick(&None, &o.args.fill.fill_bs, &d.fill_bs) {
-                Some((t, at)) => cx.with(
-                    "fill_bs",
-                    at,
-                    crate::input::args::fill::fill_spec("fill_bs", Some(&t), invalidate),
-                )?,
-                None => crate::input::args::fill::fill_spec("fill_bs", None, invalidate)?,
+            fill: crate::spec::fill::FillSpec {
+                bs: fill_bs.unwrap_or(crate::spec::fill::DEFAULT_BS),
+                invalidate,
             },
         },
         engine,
@@ -141,7 +147,7 @@ pub fn to_job(origin: &str, text: &str, suite: &SuiteFile, o: &Overrides) -> Res
             table: suite.table,
         }),
         targets: None,
-        reading: o.args.reading.spec()?,
+        reading: o.reading.clone(),
     };
     super::replay::apply(&cx, suite, o, &mut job)?;
     job.validate()
@@ -159,7 +165,6 @@ fn entry_runs(
     o: &Overrides,
 ) -> Result<Vec<RunSpec>> {
     let (origin, text, d) = (cx.origin, cx.text, &suite.defaults);
-    let none: Option<String> = None;
     let name = e.name.get_ref().clone();
     bounds::name("name", &name).map_err(|err| {
         VbError::input(format!(
@@ -172,41 +177,28 @@ fn entry_runs(
         Some(v) => cx.with("rw", Some(v), Pattern::parse(&v.get_ref().text()))?,
         None => defaults::PATTERN,
     };
-    let counts = |key: &str,
-                  own: &P,
-                  over: &Option<String>,
-                  def: &P,
-                  lo: u64,
-                  hi: u64|
-     -> Result<Option<Vec<u64>>> {
-        match cx.pick(own, over, def) {
-            Some((t, at)) => cx
-                .with(key, at, sweep::parse_counts(key, &t, lo, hi))
-                .map(Some),
-            None => Ok(None),
-        }
+    let counts = |key: &str, (own, over, def): (&P, &Option<Vec<u64>>, &P), lo: u64, hi: u64| {
+        cx.value(key, (own, over.clone(), def), |t| {
+            sweep::parse_counts(key, t, lo, hi)
+        })
     };
     let threads = counts(
         "threads",
-        &e.threads,
-        &o.args.threads,
-        &d.threads,
+        (&e.threads, &o.threads, &d.threads),
         1,
         bounds::MAX_THREADS,
     )?
     .unwrap_or(vec![u64::from(defaults::THREADS)]);
     let iodepth = counts(
         "iodepth",
-        &e.iodepth,
-        &o.args.iodepth,
-        &d.iodepth,
+        (&e.iodepth, &o.iodepth, &d.iodepth),
         1,
         bounds::MAX_IODEPTH,
     )?
     .unwrap_or(vec![u64::from(defaults::IODEPTH)]);
-    let run_files = counts("files", &e.files, &none, &None, 1, bounds::MAX_FILES)?;
+    let run_files = counts("files", (&e.files, &None, &None), 1, bounds::MAX_FILES)?;
     let run_sizes = super::size::sizes(cx, e)?;
-    let read_pct = counts("read_pct", &e.read_pct, &none, &None, 0, 100)?.unwrap_or(vec![
+    let read_pct = counts("read_pct", (&e.read_pct, &None, &None), 0, 100)?.unwrap_or(vec![
         rw.fixed_read_pct().unwrap_or(defaults::MIXED_READ_PCT) as u64,
     ]);
     let bs = match &e.bs {
@@ -230,17 +222,20 @@ fn entry_runs(
         )?),
         None => None,
     };
-    let arrivals = match cx.pick(&e.arrivals, &o.args.arrivals, &d.arrivals) {
-        Some((t, at)) => cx.with("arrivals", at, Arrivals::parse(&t))?,
-        None => defaults::ARRIVALS,
-    };
+    let arrivals = cx
+        .value(
+            "arrivals",
+            (&e.arrivals, o.arrivals, &d.arrivals),
+            Arrivals::parse,
+        )?
+        .unwrap_or(defaults::ARRIVALS);
     let steady = match &e.steady {
         Some(v) => match v.get_ref() {
             Param::Bool(b) => *b,
             _ => return Err(cx.err(v, "steady", VbError::input("must be true or false"))),
         },
         None => false,
-    } || o.args.steady;
+    } || o.steady;
     if let Some(ops) = &e.ops {
         return tree_entry(cx, e, ops, &name, &threads, arrivals, o);
     }
@@ -265,7 +260,7 @@ fn entry_runs(
         warmup_s: cx.seconds(
             "warmup",
             &e.warmup,
-            &o.args.warmup,
+            o.warmup_s,
             &d.warmup,
             defaults::WARMUP_S,
             Duration::ZERO,
@@ -274,7 +269,7 @@ fn entry_runs(
         duration_s: cx.seconds(
             "duration",
             &e.duration,
-            &o.args.duration,
+            o.duration_s,
             &d.duration,
             defaults::DURATION_S,
             bounds::MIN_DURATION,

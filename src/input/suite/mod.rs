@@ -10,7 +10,6 @@ use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
 use crate::error::{Result, VbError};
-use crate::input::args::CommonArgs;
 use crate::spec::TableKind;
 use crate::units::bounds;
 use crate::units::parse_duration_in;
@@ -196,14 +195,7 @@ pub struct RunEntry {
     pub(crate) replay: Option<Spanned<replay::ReplayEntry>>,
 }
 
-/// Values from the command line (the flags `suite run` shares with `run`);
-/// they replace the suite's `[defaults]`, while a value a run sets itself is
-/// kept. `args.size` is the size already resolved against the target.
-#[derive(Debug, Default, Clone)]
-pub struct Overrides {
-    pub args: CommonArgs,
-    pub no_warmup_run: bool,
-}
+pub use crate::input::overrides::Overrides;
 
 /// Finds a built-in suite by name, or reads a suite file.
 pub fn load(name_or_path: &str) -> Result<(String, String)> {
@@ -259,52 +251,54 @@ impl Ctx<'_> {
         }
     }
 
-    /// The text of a run's own value, else the override, else the default.
-    fn pick<'p>(
+    /// A run's own value, else the command line's (read already, by its
+    /// flag's rules), else the suite's default; a value of the suite's is
+    /// parsed by `parse`, an error naming its line.
+    fn value<T>(
         &self,
-        own: &'p P,
-        over: &'p Option<String>,
-        default: &'p P,
-    ) -> Option<(String, Option<&'p Spanned<Param>>)> {
+        key: &str,
+        (own, over, default): (&P, Option<T>, &P),
+        parse: impl Fn(&str) -> Result<T>,
+    ) -> Result<Option<T>> {
         if let Some(v) = own {
-            return Some((v.get_ref().text(), Some(v)));
+            return self
+                .with(key, Some(v), parse(&v.get_ref().text()))
+                .map(Some);
         }
-        if let Some(v) = over {
-            return Some((v.clone(), None));
+        if over.is_some() {
+            return Ok(over);
         }
-        default.as_ref().map(|v| (v.get_ref().text(), Some(v)))
+        match default {
+            Some(v) => self
+                .with(key, Some(v), parse(&v.get_ref().text()))
+                .map(Some),
+            None => Ok(None),
+        }
     }
 
+    /// A duration in seconds, as `value`, `fallback` when none is given.
     #[allow(clippy::too_many_arguments)]
     fn seconds(
         &self,
         key: &str,
         own: &P,
-        over: &Option<String>,
+        over: Option<f64>,
         def: &P,
         fallback: f64,
         lo: Duration,
         hi: Duration,
     ) -> Result<f64> {
-        match self.pick(own, over, def) {
-            Some((t, at)) => self.with(
-                key,
-                at,
-                parse_duration_in(key, &t, lo, hi).map(|d| d.as_secs_f64()),
-            ),
-            None => Ok(fallback),
-        }
+        let parse = |t: &str| parse_duration_in(key, t, lo, hi).map(|d| d.as_secs_f64());
+        Ok(self
+            .value(key, (own, over, def), parse)?
+            .unwrap_or(fallback))
     }
 
     fn with<T>(&self, key: &str, at: Option<&Spanned<Param>>, r: Result<T>) -> Result<T> {
         match (r, at) {
             (Ok(v), _) => Ok(v),
             (Err(e), Some(at)) => Err(self.err(at, key, e)),
-            (Err(e), None) => Err(VbError::input(format!(
-                "--{}: {}",
-                key.replace('_', "-"),
-                e.message
-            ))),
+            (Err(e), None) => Err(e),
         }
     }
 }

@@ -68,14 +68,8 @@ pub(crate) fn section<'t>(origin: &str, text: &'t str) -> Result<&'t str> {
 /// writes, so sizes a run sets itself read as the paper gives them.
 pub(crate) fn runs_summary(origin: &str, text: &str) -> Result<String> {
     let (suite, _) = select(super::parse(origin, text)?, origin)?;
-    let o = super::Overrides {
-        args: crate::input::args::CommonArgs {
-            // Expanding touches nothing: the path only has to be a path.
-            target: "TARGET".into(),
-            ..Default::default()
-        },
-        ..Default::default()
-    };
+    // Expanding touches nothing: the path only has to be a path.
+    let o = super::Overrides::new("TARGET".into());
     let job = super::to_job(origin, text, &suite, &o)?;
     let mut out = String::from("\n# As published, each run and the file set it works on:\n");
     let mut filled = Vec::new();
@@ -129,14 +123,8 @@ pub(crate) fn variants(origin: &str, text: &str) -> Result<(String, Option<Strin
 }
 
 fn expand(origin: &str, text: &str, suite: SuiteFile) -> Result<crate::spec::JobSpec> {
-    let o = super::Overrides {
-        args: crate::input::args::CommonArgs {
-            // Expanding touches nothing: the path only has to be a path.
-            target: "TARGET".into(),
-            ..Default::default()
-        },
-        ..Default::default()
-    };
+    // Expanding touches nothing: the path only has to be a path.
+    let o = super::Overrides::new("TARGET".into());
     super::to_job(origin, text, &suite, &o)
 }
 
@@ -196,19 +184,12 @@ fn footprint(job: &crate::spec::JobSpec) -> String {
 mod tests {
     use super::super::{BUILTIN, Overrides, load, parse, to_job};
     use super::*;
-    use crate::input::args::CommonArgs;
     use crate::spec::JobSpec;
 
     fn published(name: &str) -> Result<JobSpec> {
         let (origin, text) = load(name)?;
         let (suite, _) = select(parse(&origin, &text)?, &origin)?;
-        let o = Overrides {
-            args: CommonArgs {
-                target: "/tmp/x".into(),
-                ..CommonArgs::default()
-            },
-            ..Overrides::default()
-        };
+        let o = Overrides::new("/tmp/x".into());
         to_job(&origin, &text, &suite, &o)
     }
 

@@ -67,7 +67,7 @@ pub(super) fn apply(
     let split = crate::input::replay::parse_split(
         text(&r.split).as_deref(),
         text(&r.offset).as_deref(),
-        o.args.remote.is_multi_host(),
+        o.multi_host,
     )
     .map_err(|err| at(err.message))?;
     let map = crate::input::replay::parse_map(
@@ -83,10 +83,10 @@ pub(super) fn apply(
         wrap: r.wrap.unwrap_or(false),
         split,
         map,
-        sized: o.args.size.is_some() || d.size.is_some(),
+        sized: o.size.is_some() || d.size.is_some(),
         named: true,
-        timed: e.duration.is_some() || o.args.duration.is_some() || d.duration.is_some(),
-        multi_host: o.args.remote.is_multi_host(),
+        timed: e.duration.is_some() || o.duration_s.is_some() || d.duration.is_some(),
+        multi_host: o.multi_host,
     };
     crate::input::replay::apply_given(&given, job)
 }

@@ -36,16 +36,19 @@ fn own(e: &RunEntry) -> [(&'static str, &P); 8] {
     ]
 }
 
+/// The run's shape: the flags' shape, each key the run sets itself
+/// applied over it (a key sets its own fields only, so what a run leaves
+/// out keeps the flag's value, or the default).
 pub(super) fn shape(cx: &Ctx, e: &RunEntry, o: &Overrides) -> Result<Shape> {
-    let flags = crate::input::shape::flag_texts(&o.args.shape);
-    let mut shape = Shape::default();
+    let mut shape = o.shape.clone();
     for (key, value) in own(e) {
-        let over = flags
-            .iter()
-            .find(|(k, _)| *k == key)
-            .map(|(_, t)| t.clone());
-        if let Some((text, at)) = cx.pick(value, &over, &None) {
-            cx.with(key, at, crate::input::shape::apply(&mut shape, key, &text))?;
+        if let Some(v) = value {
+            let text = v.get_ref().text();
+            cx.with(
+                key,
+                Some(v),
+                crate::input::shape::apply(&mut shape, key, &text),
+            )?;
         }
     }
     if let Some(v) = &e.rate {

@@ -8,19 +8,7 @@ use crate::spec::JobSpec;
 fn job(name: &str) -> JobSpec {
     let (origin, text) = load(name).unwrap();
     let suite = parse(&origin, &text).unwrap();
-    to_job(
-        &origin,
-        &text,
-        &suite,
-        &Overrides {
-            args: CommonArgs {
-                target: "/tmp/x".into(),
-                ..CommonArgs::default()
-            },
-            ..Overrides::default()
-        },
-    )
-    .unwrap()
+    to_job(&origin, &text, &suite, &Overrides::new("/tmp/x".into())).unwrap()
 }
 
 #[test]
@@ -118,14 +106,11 @@ fn overrides_replace_defaults_but_not_a_runs_own_values() {
     let (origin, text) = load("thread-sweep").unwrap();
     let suite = parse(&origin, &text).unwrap();
     let o = Overrides {
-        args: CommonArgs {
-            target: "/tmp/x".into(),
-            threads: Some("3".into()),
-            duration: Some("2s".into()),
-            iodepth: Some("2".into()),
-            ..CommonArgs::default()
-        },
+        threads: Some(vec![3]),
+        duration_s: Some(2.0),
+        iodepth: Some(vec![2]),
         no_warmup_run: true,
+        ..Overrides::new("/tmp/x".into())
     };
     let j = to_job(&origin, &text, &suite, &o).unwrap();
     assert_eq!(j.runs[0].threads, 1, "the sweep's own threads win");
@@ -135,20 +120,8 @@ fn overrides_replace_defaults_but_not_a_runs_own_values() {
 }
 
 fn parse_err(text: &str) -> String {
-    let r = parse("my.toml", text).and_then(|s| {
-        to_job(
-            "my.toml",
-            text,
-            &s,
-            &Overrides {
-                args: CommonArgs {
-                    target: "/tmp/x".into(),
-                    ..CommonArgs::default()
-                },
-                ..Overrides::default()
-            },
-        )
-    });
+    let r = parse("my.toml", text)
+        .and_then(|s| to_job("my.toml", text, &s, &Overrides::new("/tmp/x".into())));
     r.unwrap_err().to_string()
 }
 
@@ -229,11 +202,8 @@ fn direct_on_a_block_run_takes_true_or_false() {
 fn text_job(text: &str) -> JobSpec {
     let s = parse("my.toml", text).unwrap();
     let o = Overrides {
-        args: CommonArgs {
-            target: "/tmp/x".into(),
-            ..CommonArgs::default()
-        },
         no_warmup_run: true,
+        ..Overrides::new("/tmp/x".into())
     };
     to_job("my.toml", text, &s, &o).unwrap()
 }

@@ -111,25 +111,17 @@ pub(super) fn tree_entry(
         arrivals,
         ..RunSpec::default()
     };
-    let secs = |key: &str, own: &P, over: &Option<String>, lo, hi| -> Result<Option<f64>> {
-        match cx.pick(own, over, &None) {
-            Some((t, at)) => cx
-                .with(
-                    key,
-                    at,
-                    parse_duration_in(key, &t, lo, hi).map(|d| d.as_secs_f64()),
-                )
-                .map(Some),
-            None => Ok(None),
-        }
+    let secs = |key: &str, own: &P, over: Option<f64>, lo, hi| -> Result<Option<f64>> {
+        cx.value(key, (own, over, &None), |t| {
+            parse_duration_in(key, t, lo, hi).map(|d| d.as_secs_f64())
+        })
     };
     // The command line's --warmup / --duration are for timed runs.
     let whole_tree = !ops.get_ref().text().contains(':');
-    let none: Option<String> = None;
     let (warmup_over, duration_over) = if whole_tree {
-        (&none, &none)
+        (None, None)
     } else {
-        (&o.args.warmup, &o.args.duration)
+        (o.warmup_s, o.duration_s)
     };
     let timing = crate::input::meta::Timing {
         warmup_s: secs(
@@ -146,7 +138,7 @@ pub(super) fn tree_entry(
             bounds::MIN_DURATION,
             bounds::MAX_DURATION,
         )?,
-        steady: flag("steady", &e.steady)? || (o.args.steady && !whole_tree),
+        steady: flag("steady", &e.steady)? || (o.steady && !whole_tree),
     };
     crate::input::meta::tree_runs(Some(name), &base, &tree, timing)
         .map_err(|err| cx.err(ops, "ops", err))

@@ -10,9 +10,9 @@ use std::sync::Mutex;
 
 use serde::Serialize;
 
-use crate::events::{IntervalEvent, Observer, Progress, Scope};
-use crate::plan::PlannedRun;
-use crate::result::{IntervalOp, RunResult};
+use crate::events::{Event, IntervalEvent, Observer, Scope};
+
+use crate::result::IntervalOp;
 use crate::stats::live_hist::sparse_percentile;
 
 pub(crate) const SCHEMA: &str = "volbench.live/v1";
@@ -157,15 +157,25 @@ impl Lines {
     }
 }
 
-impl Progress for Lines {
-    fn start(&self, _: u64, _: &str) {}
-    fn advance(&self, _: u64) {}
-    fn finish(&self) {}
+impl Observer for Lines {
+    fn on(&self, ev: &Event<'_>) {
+        match ev {
+            Event::Interval(iv) => self.interval(iv),
+            // The lines are the intervals (docs/reference/live.md); the
+            // rest is the terminal's and the result's.
+            Event::Note(_)
+            | Event::FillStarted { .. }
+            | Event::FillAdvanced { .. }
+            | Event::FillFinished
+            | Event::RunStarted { .. }
+            | Event::IoStarted { .. }
+            | Event::RunFinished(_)
+            | Event::HostState { .. } => {}
+        }
+    }
 }
 
-impl Observer for Lines {
-    fn note(&self, _: &str) {}
-    fn run_started(&self, _: usize, _: usize, _: &PlannedRun) {}
+impl Lines {
     fn interval(&self, ev: &IntervalEvent<'_>) {
         let (scope, host, target) = match ev.scope {
             Scope::Part { host, target } => ("part", Some(host), Some(target)),
@@ -193,12 +203,12 @@ impl Observer for Lines {
         };
         self.write(&text);
     }
-    fn run_finished(&self, _: &RunResult) {}
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::PlannedRun;
     use crate::result::{Interval, PhaseName};
     use std::sync::Arc;
 

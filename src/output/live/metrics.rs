@@ -6,7 +6,7 @@
 //! state. A multi-host run's coordinator serves every host's series.
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpListener, TcpStream};
+use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -19,9 +19,9 @@ use prometheus_client::metrics::{MetricType, TypedMetric};
 use prometheus_client::registry::Registry;
 
 use crate::error::{Result, VbError};
-use crate::events::{IntervalEvent, Observer, Progress, Scope};
+use crate::events::{Event, Observer, Scope};
 use crate::plan::PlannedRun;
-use crate::result::{IntervalOp, RunResult};
+use crate::result::IntervalOp;
 
 /// The histogram's upper bounds, in seconds: 10 µs to 10 s, three per
 /// decade, the range of storage latencies from NVMe to a struggling share.
@@ -245,30 +245,6 @@ fn add_latency(
         .add(&o.lat_hist, o.lat_us_mean * n / 1e6);
 }
 
-/// The address `--metrics-listen` names: `PORT` (127.0.0.1), `:PORT`,
-/// `ADDR:PORT` or `[V6]:PORT`, ports 1024-65535 (`units::bounds`).
-pub(crate) fn parse_listen(text: &str) -> Result<SocketAddr> {
-    let t = text.trim();
-    let bad = |why: &str| VbError::input(format!("--metrics-listen {t}: {why}"));
-    let addr = if let Ok(port) = t.trim_start_matches(':').parse::<u16>() {
-        SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), port)
-    } else if let Some(port) = t.strip_prefix("localhost:") {
-        let port = port
-            .parse::<u16>()
-            .map_err(|_| bad("the port is a number from 1024 to 65535"))?;
-        SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), port)
-    } else {
-        t.parse::<SocketAddr>()
-            .map_err(|_| bad("give PORT, ADDR:PORT or [IPv6]:PORT, with an IP address"))?
-    };
-    if addr.port() < crate::units::bounds::MIN_METRICS_PORT {
-        return Err(bad(
-            "ports below 1024 are system services' (volbench runs as root and would take one); use 1024-65535",
-        ));
-    }
-    Ok(addr)
-}
-
 /// The endpoint: bound before any I/O (a port in use or an address not
 /// of this machine is one line and exit 2), served by one thread.
 pub(crate) struct Exporter {
@@ -278,8 +254,7 @@ pub(crate) struct Exporter {
 }
 
 impl Exporter {
-    pub(crate) fn listen(text: &str) -> Result<(Self, SocketAddr)> {
-        let addr = parse_listen(text)?;
+    pub(crate) fn listen(addr: SocketAddr) -> Result<(Self, SocketAddr)> {
         let listener = TcpListener::bind(addr).map_err(|e| {
             let why = match e.kind() {
                 std::io::ErrorKind::AddrInUse => "the port is in use".to_string(),
@@ -409,17 +384,32 @@ pub(crate) fn prometheus_text(om: &str) -> String {
     out
 }
 
-impl Progress for Exporter {
-    fn start(&self, _: u64, _: &str) {
-        self.phase("filling");
+impl Observer for Exporter {
+    fn on(&self, ev: &Event<'_>) {
+        match ev {
+            Event::FillStarted { .. } => self.phase("filling"),
+            Event::RunStarted { run, .. } => self.run_started(run),
+            Event::Interval(iv) => {
+                let phase = iv.iv.phase.to_string();
+                match iv.scope {
+                    Scope::Part { host, target } => self.m.part(host, target, &phase, iv.iv),
+                    Scope::Total => self.phase(&phase),
+                }
+            }
+            Event::RunFinished(_) => self.phase("done"),
+            Event::HostState { host, state } => self.host_state(host, state),
+            // Gauges of the I/O, not a log: notes, the fill's bytes and
+            // the I/O's start have no series.
+            Event::Note(_)
+            | Event::FillAdvanced { .. }
+            | Event::FillFinished
+            | Event::IoStarted { .. } => {}
+        }
     }
-    fn advance(&self, _: u64) {}
-    fn finish(&self) {}
 }
 
-impl Observer for Exporter {
-    fn note(&self, _: &str) {}
-    fn run_started(&self, _: usize, _: usize, run: &PlannedRun) {
+impl Exporter {
+    fn run_started(&self, run: &PlannedRun) {
         let name = run.spec.name.clone();
         let old = self
             .run
@@ -435,16 +425,6 @@ impl Observer for Exporter {
         } else {
             "measure"
         });
-    }
-    fn interval(&self, ev: &IntervalEvent<'_>) {
-        let phase = ev.iv.phase.to_string();
-        match ev.scope {
-            Scope::Part { host, target } => self.m.part(host, target, &phase, ev.iv),
-            Scope::Total => self.phase(&phase),
-        }
-    }
-    fn run_finished(&self, _: &RunResult) {
-        self.phase("done");
     }
     fn host_state(&self, host: &str, state: &str) {
         for s in ["running", "idle", "failed"] {

@@ -9,29 +9,17 @@ pub(crate) mod lines;
 pub(crate) mod metrics;
 pub(crate) mod terminal;
 
-use std::time::Duration;
-
 use crate::error::Result;
 use crate::events::Tee;
-use crate::input::args::live::LiveArgs;
-use crate::units::bounds::MAX_PROGRESS_INTERVAL;
+use crate::spec::live::LiveSpec;
 
-/// The observers the flags ask for, the terminal first.
-pub(crate) fn observers(a: &LiveArgs) -> Result<Tee> {
-    let every = match &a.progress_interval {
-        None => Duration::from_secs(10),
-        Some(t) => crate::units::parse_duration_in(
-            "--progress-interval",
-            t,
-            Duration::ZERO,
-            MAX_PROGRESS_INTERVAL,
-        )?,
-    };
+/// The observers the spec asks for, the terminal first.
+pub(crate) fn observers(a: &LiveSpec) -> Result<Tee> {
     let mut tee = Tee::new();
     let mut said = Vec::new();
     let mut rest: Vec<Box<dyn crate::events::Observer>> = Vec::new();
-    if let Some(text) = &a.metrics_listen {
-        let (exp, addr) = metrics::Exporter::listen(text)?;
+    if let Some(addr) = a.metrics {
+        let (exp, addr) = metrics::Exporter::listen(addr)?;
         said.push(format!(
             "metrics: http://{addr}/metrics{}",
             if addr.ip().is_loopback() {
@@ -42,7 +30,7 @@ pub(crate) fn observers(a: &LiveArgs) -> Result<Tee> {
         ));
         rest.push(Box::new(exp));
     }
-    if let Some(p) = &a.live {
+    if let Some(p) = &a.lines {
         let out = crate::output::file::create_stream(p, "--live")?;
         rest.push(Box::new(lines::Lines::new(
             out,
@@ -50,7 +38,7 @@ pub(crate) fn observers(a: &LiveArgs) -> Result<Tee> {
             "--live",
         )));
     }
-    if let Some(p) = &a.live_csv {
+    if let Some(p) = &a.csv {
         let out = crate::output::file::create_stream(p, "--live-csv")?;
         rest.push(Box::new(lines::Lines::new(
             out,
@@ -61,7 +49,7 @@ pub(crate) fn observers(a: &LiveArgs) -> Result<Tee> {
     tee.push(Box::new(terminal::TerminalObserver::with(
         !a.quiet,
         a.verbose,
-        Some(every),
+        Some(a.progress_every),
     )));
     for o in rest {
         tee.push(o);

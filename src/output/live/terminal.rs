@@ -11,10 +11,9 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::events::{IntervalEvent, Observer, Progress, Scope};
+use crate::events::{Event, IntervalEvent, Observer, Scope};
 use crate::output::fmt;
 use crate::plan::PlannedRun;
-use crate::result::RunResult;
 use crate::units::format_duration;
 
 pub(crate) struct TerminalObserver {
@@ -137,8 +136,29 @@ impl TerminalObserver {
     }
 }
 
-impl Progress for TerminalObserver {
-    fn start(&self, total_bytes: u64, what: &str) {
+impl Observer for TerminalObserver {
+    fn on(&self, ev: &Event<'_>) {
+        match ev {
+            Event::Note(m) => self.print(&format!("note: {m}")),
+            Event::FillStarted { total_bytes, what } => self.fill_started(*total_bytes, what),
+            Event::FillAdvanced { bytes } => self.with_bar(|b| b.inc(*bytes)),
+            Event::FillFinished | Event::RunFinished(_) => self.set_bar(None),
+            Event::RunStarted { index, count, run } => self.run_started(*index, *count, run),
+            // The bar runs from the run's start; the I/O's own start is
+            // for the live exporters and the coordinator.
+            Event::IoStarted { .. } => {}
+            Event::Interval(iv) => self.interval(iv),
+            Event::HostState { host, state } => {
+                if let Ok(mut board) = self.board.lock() {
+                    board.state(host, state);
+                }
+            }
+        }
+    }
+}
+
+impl TerminalObserver {
+    fn fill_started(&self, total_bytes: u64, what: &str) {
         self.print(&format!(
             "{what} the file set: {}",
             crate::units::format_size(total_bytes)
@@ -150,20 +170,6 @@ impl Progress for TerminalObserver {
         bar.set_message(what.to_string());
         bar.enable_steady_tick(Duration::from_millis(200));
         self.set_bar(Some(bar));
-    }
-
-    fn advance(&self, bytes: u64) {
-        self.with_bar(|b| b.inc(bytes));
-    }
-
-    fn finish(&self) {
-        self.set_bar(None);
-    }
-}
-
-impl Observer for TerminalObserver {
-    fn note(&self, message: &str) {
-        self.print(&format!("note: {message}"));
     }
 
     fn run_started(&self, index: usize, count: usize, run: &PlannedRun) {
@@ -269,16 +275,6 @@ impl Observer for TerminalObserver {
             b.set_position((elapsed_s * 1000.0) as u64);
             b.set_message(self.with_board(&msg));
         });
-    }
-
-    fn host_state(&self, host: &str, state: &str) {
-        if let Ok(mut board) = self.board.lock() {
-            board.state(host, state);
-        }
-    }
-
-    fn run_finished(&self, _run: &RunResult) {
-        self.set_bar(None);
     }
 }
 

@@ -1,6 +1,7 @@
 //! The job on this host: one plan per target, every target prepared, and
-//! each run on all of them through the executor's runner, started at the
-//! time the coordinator decides.
+//! each run on all of them, through the executor's `OnHost` as a local run
+//! (so its targets are recorded alike: `OnHost::target_info`), each run
+//! started at the time the coordinator decides.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -8,15 +9,14 @@ use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant, SystemTime};
 
 use super::{Control, Link, Shared, unix_ns};
-use crate::error::{Result, VbError};
-use crate::executor::{self, Observer, Sets, Start};
-use crate::io::target::{Prepared, Progress};
+use crate::error::Result;
+use crate::events::Event;
+use crate::executor::{Fill, Observer, OnHost, Start, StepFn};
 use crate::plan::targets::at_target;
 use crate::plan::{Plan, PlannedRun};
 use crate::remote::protocol::{
     AgentJob, FromAgent, PlannedRunInfo, PlannedTarget, StepRun, TargetResult, ToAgent,
 };
-use crate::result::RunResult;
 
 /// One plan per target: the job with the target's path, each target sized
 /// as a local one is (`plan::size`).
@@ -40,57 +40,16 @@ pub(super) fn planned_target(p: &Plan) -> PlannedTarget {
     }
 }
 
-/// The result file's line for a target: its first (usually only) file set.
-pub(super) fn target_info(
-    plan: &Plan,
-    sets: &[(crate::executor::meta::SetKey, Prepared)],
-) -> crate::result::TargetInfo {
-    let first = sets.first().map(|(_, p)| p);
-    crate::result::TargetInfo {
-        kind: first.map_or(plan.target.kind, |p| p.kind),
-        path: plan.job.target.path.display().to_string(),
-        files: sets.iter().map(|(_, p)| p.layout.nfiles).sum(),
-        file_size: first.map(|p| p.layout.file_size).unwrap_or(0),
-        align: sets.iter().map(|(_, p)| p.align).max().unwrap_or(1),
-        mount: match first.map(|p| p.kind) {
-            Some(crate::io::target::TargetKind::BlockDevice) | None => None,
-            _ => crate::io::mounts::for_path(&plan.job.target.path),
-        },
-        memory: executor::memory_of(
-            first.map_or(plan.target.kind, |p| p.kind),
-            &plan.job.target.path,
-        ),
-        blocks: crate::io::mounts::block_sizes(
-            &plan.job.target.path,
-            first.map_or(plan.target.kind, |p| p.kind),
-        ),
-    }
-}
-
-/// Prepares every target at once (they are usually separate volumes).
-pub(super) fn prepare_all(plans: &[Plan], shared: &Shared, link: &Link) -> Result<Vec<Sets>> {
+/// Prepares every target at once (they are usually separate volumes),
+/// through the executor as a local run prepares them; None when the
+/// coordinator stopped it first.
+pub(super) fn prepare_all(
+    plans: Vec<Plan>,
+    shared: &Shared,
+    link: &Link,
+) -> Result<Option<OnHost>> {
     let obs = PrepareObserver { shared, link };
-    let results: Vec<Result<Sets>> = std::thread::scope(|s| {
-        let handles: Vec<_> = plans
-            .iter()
-            .map(|plan| {
-                let obs = &obs;
-                s.spawn(move || executor::prepare(plan, obs, &shared.stop))
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| Err(VbError::run("preparing a target panicked")))
-            })
-            .collect()
-    });
-    results
-        .into_iter()
-        .zip(plans)
-        .map(|(r, p)| r.map_err(|e| at_target(&p.job.target.path, e)))
-        .collect()
+    OnHost::prepare(plans, &obs, &shared.stop, Fill::AllAtOnce)
 }
 
 struct PrepareObserver<'a> {
@@ -98,68 +57,59 @@ struct PrepareObserver<'a> {
     link: &'a Link,
 }
 
-impl Progress for PrepareObserver<'_> {
-    fn start(&self, total_bytes: u64, _what: &str) {
-        let total = self
-            .shared
-            .fill_total
-            .fetch_add(total_bytes, Ordering::Relaxed)
-            + total_bytes;
-        // Say how much there is to fill at once, so the coordinator's bar
-        // knows its length; the watchdog reports progress from here on.
-        self.link.send(&FromAgent::Progress {
-            done: self.shared.fill_done.load(Ordering::Relaxed),
-            total,
-        });
-    }
-    fn advance(&self, bytes: u64) {
-        self.shared.fill_done.fetch_add(bytes, Ordering::Relaxed);
-    }
-    fn finish(&self) {}
-}
-
 impl Observer for PrepareObserver<'_> {
-    fn note(&self, message: &str) {
-        self.link.send(&FromAgent::Note {
-            message: message.into(),
-        });
+    fn on(&self, ev: &Event<'_>) {
+        match ev {
+            Event::FillStarted { total_bytes, .. } => {
+                let total = self
+                    .shared
+                    .fill_total
+                    .fetch_add(*total_bytes, Ordering::Relaxed)
+                    + total_bytes;
+                // Say how much there is to fill at once, so the coordinator's
+                // bar knows its length; the watchdog reports progress from
+                // here on.
+                self.link.send(&FromAgent::Progress {
+                    done: self.shared.fill_done.load(Ordering::Relaxed),
+                    total,
+                });
+            }
+            Event::FillAdvanced { bytes } => {
+                self.shared.fill_done.fetch_add(*bytes, Ordering::Relaxed);
+            }
+            Event::Note(message) => self.link.send(&FromAgent::Note {
+                message: message.to_string(),
+            }),
+            // Preparing raises none of these; the runs have their own
+            // observers (`RunObserver`).
+            Event::FillFinished
+            | Event::RunStarted { .. }
+            | Event::IoStarted { .. }
+            | Event::Interval(_)
+            | Event::RunFinished(_)
+            | Event::HostState { .. } => {}
+        }
     }
-    fn run_started(&self, _: usize, _: usize, _: &PlannedRun) {}
-    fn interval(&self, _: &crate::events::IntervalEvent<'_>) {}
-    fn run_finished(&self, _: &RunResult) {}
 }
 
 /// Runs run `index` on every target at once, released at the time the
 /// coordinator sends once this host is ready.
 pub(super) fn run_targets(
-    plans: &[Plan],
-    prepared: &[Sets],
-    done_runs: &mut [Vec<RunResult>],
+    host: &mut OnHost,
     (index, step): (u32, Option<&StepRun>),
     shared: &Shared,
     link: &Link,
     ctl: &Mutex<Receiver<Control>>,
 ) -> FromAgent {
-    let runs = match executor::targets::ready(plans, prepared, done_runs, index as usize) {
-        // A search step: every target at the step's rate, under its name.
-        Ok(mut r) => {
-            if let Some(st) = step {
-                for (run, _) in r.iter_mut() {
-                    run.spec.latency_target = None;
-                    run.spec.rate_iops = st.rate_iops;
-                    run.spec.name = st.name.clone();
-                }
-            }
-            r
+    // A search step: every target at the step's rate, under its name.
+    let as_step = |_: usize, r: &PlannedRun| {
+        let mut run = r.clone();
+        if let Some(st) = step {
+            run.spec.latency_target = None;
+            run.spec.rate_iops = st.rate_iops;
+            run.spec.name = st.name.clone();
         }
-        // Never ready: the coordinator calls the run off for every host.
-        Err(e) => {
-            return FromAgent::RunDone {
-                index,
-                results: Vec::new(),
-                error: Some(e.to_string()),
-            };
-        }
+        run
     };
     let decide = || -> Option<Instant> {
         link.send(&FromAgent::Ready { index });
@@ -174,7 +124,7 @@ pub(super) fn run_targets(
             }
         }
     };
-    let each: Vec<RunObserver<'_>> = (0..plans.len())
+    let each: Vec<RunObserver<'_>> = (0..host.plans.len())
         .map(|t| RunObserver {
             link,
             index,
@@ -183,13 +133,25 @@ pub(super) fn run_targets(
         })
         .collect();
     let observers: Vec<&dyn Observer> = each.iter().map(|o| o as &dyn Observer).collect();
-    let outcomes = executor::targets::run_together(
-        plans,
-        &runs,
+    let outcomes = host.run(
+        index as usize,
+        step.map(|_| &as_step as &StepFn<'_>),
+        &mut |_| {},
         &observers,
         Start::Decided(&decide),
         &shared.stop,
     );
+    let outcomes = match outcomes {
+        Ok(o) => o,
+        // Never ready: the coordinator calls the run off for every host.
+        Err(e) => {
+            return FromAgent::RunDone {
+                index,
+                results: Vec::new(),
+                error: Some(e.to_string()),
+            };
+        }
+    };
     let mut results = Vec::new();
     let mut error = None;
     for (t, o) in outcomes.into_iter().enumerate() {
@@ -198,7 +160,7 @@ pub(super) fn run_targets(
             Err(failed) => {
                 let (e, partial) = *failed;
                 if error.is_none() {
-                    let path = plans.get(t).map(|p| p.job.target.path.as_path());
+                    let path = host.plans.get(t).map(|p| p.job.target.path.as_path());
                     error = Some(match path {
                         Some(p) => at_target(p, e).to_string(),
                         None => e.to_string(),
@@ -210,9 +172,6 @@ pub(super) fn run_targets(
                 }
             }
         };
-        if let Some(d) = done_runs.get_mut(t) {
-            d.push(r.clone());
-        }
         results.push(TargetResult {
             target: t as u32,
             result: r,
@@ -241,35 +200,32 @@ struct RunObserver<'a> {
     seq: AtomicU32,
 }
 
-impl Progress for RunObserver<'_> {
-    fn start(&self, _: u64, _: &str) {}
-    fn advance(&self, _: u64) {}
-    fn finish(&self) {}
-}
-
 impl Observer for RunObserver<'_> {
-    fn note(&self, message: &str) {
-        self.link.send(&FromAgent::Note {
-            message: message.into(),
-        });
+    fn on(&self, ev: &Event<'_>) {
+        match ev {
+            Event::Note(message) => self.link.send(&FromAgent::Note {
+                message: message.to_string(),
+            }),
+            Event::IoStarted { at, .. } => self.link.send(&FromAgent::Started {
+                index: self.index,
+                target: self.target,
+                at_ns: unix_ns(*at),
+            }),
+            // The coordinator labels it with the host and target it knows.
+            Event::Interval(ev) => self.link.send(&FromAgent::Interval {
+                index: self.index,
+                target: self.target,
+                seq: self.seq.fetch_add(1, Ordering::Relaxed),
+                interval: ev.iv.clone(),
+            }),
+            // The run's start and result go in the protocol's own
+            // messages (`Ready`, `RunDone`); a run fills nothing.
+            Event::FillStarted { .. }
+            | Event::FillAdvanced { .. }
+            | Event::FillFinished
+            | Event::RunStarted { .. }
+            | Event::RunFinished(_)
+            | Event::HostState { .. } => {}
+        }
     }
-    fn run_started(&self, _: usize, _: usize, _: &PlannedRun) {}
-    fn io_started(&self, _: &PlannedRun, at: SystemTime) {
-        self.link.send(&FromAgent::Started {
-            index: self.index,
-            target: self.target,
-            at_ns: unix_ns(at),
-        });
-    }
-    fn interval(&self, ev: &crate::events::IntervalEvent<'_>) {
-        // The coordinator labels it with the host and target it knows.
-        let iv = ev.iv;
-        self.link.send(&FromAgent::Interval {
-            index: self.index,
-            target: self.target,
-            seq: self.seq.fetch_add(1, Ordering::Relaxed),
-            interval: iv.clone(),
-        });
-    }
-    fn run_finished(&self, _: &RunResult) {}
 }

@@ -4,13 +4,12 @@ use std::sync::Mutex;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::Receiver;
 
-use super::job::{plan_job, planned_target, prepare_all, run_targets, target_info};
+use super::job::{plan_job, planned_target, prepare_all, run_targets};
 use super::{Control, DEFAULT_TIMEOUT, EXIT_LOST, Link, Shared};
 use crate::error::VbError;
-use crate::executor::Sets;
+use crate::executor::OnHost;
 use crate::plan::Plan;
 use crate::remote::protocol::{AgentJob, FromAgent, PROTOCOL, ToAgent};
-use crate::result::RunResult;
 
 /// The conversation; returns the exit code.
 pub(super) fn session(shared: &Shared, link: &Link, ctl: Receiver<Control>) -> i32 {
@@ -60,14 +59,14 @@ pub(super) fn session(shared: &Shared, link: &Link, ctl: Receiver<Control>) -> i
         shared.timeout_ms.store(timeout_ms, Ordering::Relaxed);
     }
     let ctl = Mutex::new(ctl);
-    let mut job: Option<(AgentJob, Vec<Plan>)> = None;
+    // The job's plans, one per target, until they are prepared.
+    let mut planned: Option<Vec<Plan>> = None;
     // A replay's part, as the coordinator sends it before the job.
     let mut trace: Vec<u8> = Vec::new();
-    // Per target: its file sets (one per file count the runs use), and the
-    // results of its runs so far (a rate given as a percentage of an
-    // earlier run is resolved against this target's own share).
-    let mut prepared: Vec<Sets> = Vec::new();
-    let mut done_runs: Vec<Vec<RunResult>> = Vec::new();
+    // The targets once prepared: their file sets, and each one's runs so
+    // far (a rate given as a percentage of an earlier run is resolved
+    // against the target's own share).
+    let mut host: Option<OnHost> = None;
     loop {
         let msg = {
             let rx = match ctl.lock() {
@@ -103,45 +102,44 @@ pub(super) fn session(shared: &Shared, link: &Link, ctl: Receiver<Control>) -> i
                             targets: plans.iter().map(planned_target).collect(),
                             notes: plans.iter().flat_map(|p| p.notes.iter().cloned()).collect(),
                         });
-                        job = Some((*j, plans));
+                        planned = Some(plans);
+                        host = None;
                     }
                     Err(e) => return fail(link, e),
                 }
             }
             ToAgent::Prepare => {
-                let Some((_, plans)) = &job else {
+                let Some(plans) = planned.take() else {
                     return fail(link, VbError::input("prepare before the job"));
                 };
                 match prepare_all(plans, shared, link) {
-                    Ok(p) => {
+                    Ok(Some(h)) => {
                         link.send(&FromAgent::Prepared {
-                            targets: plans
-                                .iter()
-                                .zip(&p)
-                                .map(|(plan, sets)| target_info(plan, sets))
+                            targets: (0..h.plans.len())
+                                .filter_map(|t| h.target_info(t))
                                 .collect(),
                             notes: Vec::new(),
-                            fill: p
-                                .iter()
-                                .flatten()
-                                .filter_map(|(_, s)| s.fill.clone())
-                                .collect(),
+                            fill: h.fills().cloned().collect(),
                         });
-                        done_runs = vec![Vec::new(); p.len()];
-                        prepared = p;
+                        host = Some(h);
+                    }
+                    Ok(None) => {
+                        return fail(link, VbError::run("stopped while preparing the targets"));
                     }
                     Err(e) => return fail(link, e),
                 }
             }
             ToAgent::Run { index, step } => {
-                let Some((_, plans)) = &job else {
-                    return fail(link, VbError::input("run before the job"));
+                let Some(h) = host.as_mut() else {
+                    return fail(link, VbError::input("run before the targets are prepared"));
                 };
-                if prepared.len() != plans.len() || index as usize >= plans[0].runs.len() {
+                if h.plans
+                    .first()
+                    .is_none_or(|p| index as usize >= p.runs.len())
+                {
                     return fail(link, VbError::input(format!("run {index} is not planned")));
                 }
-                let at = (index, step.as_ref());
-                let done = run_targets(plans, &prepared, &mut done_runs, at, shared, link, &ctl);
+                let done = run_targets(h, (index, step.as_ref()), shared, link, &ctl);
                 link.send(&done);
             }
             ToAgent::Bye => return 0,

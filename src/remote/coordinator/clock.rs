@@ -2,6 +2,7 @@
 //! the notes when clocks are far apart or the network too slow to know
 //! them well, and the common start time every host is released at.
 
+use crate::events::Raise as _;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::super::protocol::ToAgent;

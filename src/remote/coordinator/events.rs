@@ -2,6 +2,7 @@
 //! holds, keeps heartbeats going, fails hosts that fall silent, and turns
 //! failures before any I/O into one error naming every host.
 
+use crate::events::Raise as _;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::RecvTimeoutError;
 use std::time::{Duration, Instant};

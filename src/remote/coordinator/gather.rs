@@ -4,6 +4,7 @@
 
 use super::host::Host;
 use super::{Coordinator, SKEW_WARN_MS};
+use crate::events::Raise as _;
 use crate::result::merge::{self, ClusterRun, HostResult, Unfinished};
 use crate::result::targets::TargetRun;
 use crate::result::{RunResult, TargetInfo};

@@ -2,6 +2,7 @@
 //! host was asked (an answer to something not asked is a protocol violation
 //! that fails the host) and cleans any text before it can reach a terminal.
 
+use crate::events::Raise as _;
 use std::sync::atomic::Ordering;
 
 use super::super::protocol::{FromAgent, PROTOCOL, TargetResult, sanitize};

@@ -10,6 +10,7 @@ use super::super::push::windows::{self as winpush, WinDir};
 use super::super::push::{Swept, binary};
 use super::{Options, Remote};
 use crate::error::{Result, VbError};
+use crate::events::Raise as _;
 use crate::executor::Observer;
 use crate::input::hosts::{Assignment, HostOs, HostSpec};
 use crate::units::bounds::one_line;

@@ -9,6 +9,7 @@
 //! connection ends, it sends garbage, or it falls silent past the timeout)
 //! is marked failed, the others are stopped, and what was gathered is kept.
 
+use crate::events::Raise as _;
 use std::collections::HashSet;
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
@@ -33,12 +34,15 @@ mod host;
 mod hostbin;
 mod launch;
 mod progress;
+mod runner;
 mod runs;
 mod search;
 mod spawn;
 mod step;
 #[cfg(test)]
 mod tests;
+
+pub(crate) use runner::Hosts;
 
 use events::Outcome;
 use host::{Event, Host, all_live};
@@ -83,18 +87,8 @@ pub(crate) struct Options {
     pub k8s: Option<crate::remote::launch::k8s::K8sJob>,
 }
 
-/// Which volbench the hosts run.
-pub(crate) enum Remote {
-    /// A command or path on the host (`volbench` from its PATH by default).
-    Installed(String),
-    /// This binary, copied into a content-named file in this cache dir
-    /// (a host's own `push_dir=` first); Windows hosts get volbench.exe
-    /// (`--windows-exe`, else found beside this binary).
-    Push {
-        dir: String,
-        windows_exe: Option<std::path::PathBuf>,
-    },
-}
+/// Which volbench the hosts run, as the input read it.
+pub(crate) use crate::input::hosts::spec::Binary as Remote;
 
 /// The coordinator's state: the hosts, the one channel all their events
 /// arrive on, and what the terminal has been shown.

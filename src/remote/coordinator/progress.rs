@@ -4,6 +4,7 @@
 
 use super::Coordinator;
 use super::host::{Fill, Host};
+use crate::events::{Progress as _, Raise as _};
 use crate::result::Interval;
 use crate::result::merge;
 

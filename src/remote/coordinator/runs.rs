@@ -2,6 +2,7 @@
 //! wait for every host's results, and stopping the others when one fails
 //! or Ctrl-C comes.
 
+use crate::events::Raise as _;
 use std::time::{Duration, Instant};
 
 use super::super::protocol::ToAgent;

@@ -2,6 +2,7 @@
 //! `LAUNCHER HOST volbench agent` per host with its reader and writer threads,
 //! and ending them again.
 
+use crate::events::Raise as _;
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read};
 use std::process::Child;

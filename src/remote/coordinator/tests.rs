@@ -18,8 +18,6 @@ use super::{Coordinator, Gathered};
 use crate::error::{Kind, VbError};
 use crate::executor::Observer;
 use crate::input::hosts::{Assignment, HostSpec};
-use crate::io::target::Progress;
-use crate::plan::PlannedRun;
 use crate::report::fixtures::{self, RunFixture};
 use crate::result::merge::HostStatus;
 use crate::result::{Interval, RunResult, TargetInfo};
@@ -289,31 +287,27 @@ struct Seen {
     filled: Mutex<(u64, u64)>,
 }
 
-impl Progress for Seen {
-    fn start(&self, total_bytes: u64, _what: &str) {
-        self.filled.lock().unwrap().1 = total_bytes;
-    }
-    fn advance(&self, bytes: u64) {
-        self.filled.lock().unwrap().0 += bytes;
-    }
-    fn finish(&self) {}
-}
-
 impl Observer for Seen {
-    fn note(&self, message: &str) {
-        self.notes.lock().unwrap().push(message.into());
-    }
-    fn run_started(&self, _index: usize, _count: usize, _run: &PlannedRun) {}
-    fn interval(&self, ev: &crate::events::IntervalEvent<'_>) {
-        if let crate::events::Scope::Part { host, target } = ev.scope {
-            let p = (host.to_string(), target.to_string(), ev.iv.read.iops);
-            self.parts.lock().unwrap().push(p);
-        } else {
-            self.intervals.lock().unwrap().push(ev.iv.clone());
+    fn on(&self, ev: &crate::events::Event<'_>) {
+        use crate::events::Event as Ev;
+        match ev {
+            Ev::FillStarted { total_bytes, .. } => self.filled.lock().unwrap().1 = *total_bytes,
+            Ev::FillAdvanced { bytes } => self.filled.lock().unwrap().0 += bytes,
+            Ev::Note(message) => self.notes.lock().unwrap().push(message.to_string()),
+            Ev::Interval(ev) => {
+                if let crate::events::Scope::Part { host, target } = ev.scope {
+                    let p = (host.to_string(), target.to_string(), ev.iv.read.iops);
+                    self.parts.lock().unwrap().push(p);
+                } else {
+                    self.intervals.lock().unwrap().push(ev.iv.clone());
+                }
+            }
+            Ev::RunFinished(run) => self.finished.lock().unwrap().push((*run).clone()),
+            Ev::FillFinished
+            | Ev::RunStarted { .. }
+            | Ev::IoStarted { .. }
+            | Ev::HostState { .. } => {}
         }
-    }
-    fn run_finished(&self, run: &RunResult) {
-        self.finished.lock().unwrap().push(run.clone());
     }
 }
 

@@ -48,31 +48,6 @@ pub(super) fn host_word(words: &[String]) -> Option<usize> {
     words.iter().position(|w| w.contains("{host}"))
 }
 
-/// Checks a template word's `{...}`: only `{host}` is known. Returns
-/// whether the word holds `{host}`.
-pub(super) fn check_placeholders(word: &str) -> std::result::Result<bool, String> {
-    let mut has_host = false;
-    let mut rest = word;
-    while let Some(at) = rest.find(['{', '}']) {
-        let tail = rest.get(at..).unwrap_or("");
-        if tail.starts_with('}') {
-            return Err("a '}' without its '{'".into());
-        }
-        let Some(end) = tail.find('}') else {
-            return Err("a '{' without its '}'".into());
-        };
-        let inner = tail.get(1..end).unwrap_or("");
-        if inner != "host" {
-            return Err(format!(
-                "unknown placeholder {{{inner}}} (a launcher takes only {{host}})"
-            ));
-        }
-        has_host = true;
-        rest = tail.get(end + 1..).unwrap_or("");
-    }
-    Ok(has_host)
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::Launcher;

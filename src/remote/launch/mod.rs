@@ -10,12 +10,12 @@
 //!   so nothing is quoted twice and no shell is needed where no shell
 //!   script is run (an installed volbench starts directly) (`exec.rs`).
 //!
-//! A launcher volbench knows by name is one row, `Builtin`, in a file of its
-//! own here (`ssh.rs`, `slurm.rs`...), listed once in `BUILTIN`; nothing
-//! else in the program names one.
+//! A launcher volbench knows by name is one row of `input::hosts::launcher::
+//! BUILTIN`, read at input with the rest of the hosts' options; here is what
+//! it starts. A launcher that starts its agents in a way of its own has its
+//! file here (`slurm.rs`).
 
 pub(crate) mod cmdline;
-pub(crate) mod docker;
 pub(crate) mod exec;
 pub(crate) mod fanout;
 pub(crate) mod k8s;
@@ -25,37 +25,10 @@ pub(crate) mod ssh;
 #[cfg(windows)]
 pub(crate) mod windows;
 
-use std::path::Path;
 use std::process::{Child, Command, Stdio};
 
-use crate::error::{Result, VbError};
-use crate::input::words::split_words;
-use crate::units::bounds::MAX_LAUNCHER_BYTES as MAX_TEMPLATE_BYTES;
-
-/// A launcher volbench knows by name.
-#[derive(Debug)]
-pub(crate) struct Builtin {
-    /// What `--launcher` takes.
-    pub name: &'static str,
-    /// The command it stands for: a template with `{host}` (exec form) or a
-    /// program that takes the host first (ssh's form).
-    pub template: &'static str,
-    /// How its agents start.
-    pub start: Start,
-}
-
-/// How a launcher's agents start.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Start {
-    /// One launcher process per host (bounded by `--launch-parallel`).
-    PerHost,
-    /// Every agent a task of one `srun` step (`slurm.rs`); the template
-    /// then serves one-off commands (`--push-binary`) only.
-    SrunStep,
-}
-
-/// Every launcher known by name: a new one is its file and its line here.
-pub(crate) const BUILTIN: &[&Builtin] = &[&ssh::ROW, &slurm::ROW, &k8s::ROW, &docker::ROW];
+use crate::error::Result;
+use crate::input::hosts::launcher::{LaunchForm as Form, LaunchSpec, Start};
 
 /// What runs on the far side.
 #[derive(Debug, Clone)]
@@ -74,16 +47,6 @@ pub(crate) enum RemoteCmd {
     Sftp,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Form {
-    /// `CMD HOST 'LINE'`; `is_ssh` adds ssh's batch options.
-    Ssh { is_ssh: bool },
-    /// `{host}` substituted, the remote argv appended; `remote_shell`: the
-    /// program is ssh, which joins its arguments into one line for the
-    /// far side's shell, so that line is quoted for it.
-    Exec { remote_shell: bool },
-}
-
 #[derive(Debug, Clone)]
 pub(crate) struct Launcher {
     words: Vec<String>,
@@ -97,61 +60,24 @@ pub(crate) struct Launcher {
     extra: Vec<String>,
 }
 
-impl Launcher {
-    /// From `--launcher` (a built-in name or a template), else
-    /// `--ssh-command` / `VOLBENCH_SSH_COMMAND`, else `ssh`.
-    pub(crate) fn new(launcher: Option<&str>, ssh_command: Option<&str>) -> Result<Self> {
-        match (launcher, ssh_command) {
-            (Some(l), _) => Self::parse(l, "--launcher"),
-            // --ssh-command predates templates: its words are taken as
-            // they are, braces and all, as before.
-            (None, Some(c)) => Self::parse(c, "--ssh-command"),
-            (None, None) => Self::parse(ssh::ROW.name, "--launcher"),
+impl From<LaunchSpec> for Launcher {
+    fn from(s: LaunchSpec) -> Self {
+        Self {
+            words: s.words,
+            form: s.form,
+            given: s.given,
+            start: s.start,
+            extra: Vec::new(),
         }
     }
+}
 
-    fn parse(text: &str, flag: &str) -> Result<Self> {
-        let bad = |msg: String| VbError::input(format!("{flag} '{text}': {msg}"));
-        if text.len() > MAX_TEMPLATE_BYTES {
-            return Err(VbError::input(format!(
-                "{flag} is {} bytes long; at most {MAX_TEMPLATE_BYTES}",
-                text.len()
-            )));
-        }
-        let trimmed = text.trim();
-        if trimmed.is_empty() {
-            return Err(VbError::input(format!("{flag} is empty")));
-        }
-        let row = BUILTIN.iter().find(|b| b.name == trimmed);
-        let expanded = row.map_or(trimmed, |b| b.template);
-        let words = split_words(expanded).map_err(&bad)?;
-        let mut has_host = false;
-        if flag == "--launcher" {
-            for w in &words {
-                has_host |= exec::check_placeholders(w).map_err(&bad)?;
-            }
-        }
-        let Some(program) = words.first() else {
-            return Err(VbError::input(format!("{flag} is empty")));
-        };
-        if has_host && program.contains("{host}") {
-            return Err(bad("the program itself cannot be {host}".into()));
-        }
-        let is_ssh = Path::new(program).file_name().is_some_and(|n| n == "ssh");
-        let form = if has_host {
-            Form::Exec {
-                remote_shell: is_ssh,
-            }
-        } else {
-            Form::Ssh { is_ssh }
-        };
-        Ok(Self {
-            words,
-            form,
-            given: trimmed.to_string(),
-            start: row.map_or(Start::PerHost, |b| b.start),
-            extra: Vec::new(),
-        })
+impl Launcher {
+    /// From `--launcher` (a built-in name or a template), else
+    /// `--ssh-command` / `VOLBENCH_SSH_COMMAND`, else `ssh`: read as input
+    /// reads it (`LaunchSpec`).
+    pub(crate) fn new(launcher: Option<&str>, ssh_command: Option<&str>) -> Result<Self> {
+        LaunchSpec::new(launcher, ssh_command).map(Self::from)
     }
 
     /// Whether the program is ssh itself (either form), so ssh's own
@@ -261,6 +187,8 @@ fn win_line(argv: &[String]) -> String {
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
+    use crate::input::hosts::launcher::BUILTIN;
+    use crate::units::bounds::MAX_LAUNCHER_BYTES as MAX_TEMPLATE_BYTES;
 
     pub(super) fn args(l: &Launcher, host: &str, remote: &RemoteCmd) -> Vec<String> {
         let c = l.command(host, remote);

@@ -13,17 +13,7 @@ use std::io::{self, BufRead};
 use std::sync::mpsc::Sender;
 
 use super::super::protocol::MAX_LINE;
-use super::{Builtin, RemoteCmd, Start};
-
-/// One task on the named node as a step of the current allocation
-/// (`--overlap`: it shares the node with the job's other steps, a batch
-/// script's own, an earlier probe), for one-off commands; the agents start
-/// as one step of their own (`srun_argv`).
-pub(crate) const ROW: Builtin = Builtin {
-    name: "slurm",
-    template: "srun --overlap -N1 -n1 -w {host}",
-    start: Start::SrunStep,
-};
+use super::RemoteCmd;
 
 /// The agent's flag naming the variable that holds its task number.
 pub(crate) const TASK_ENV_FLAG: &str = "--task-env";

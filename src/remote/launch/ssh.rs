@@ -3,16 +3,7 @@
 //! host as its first argument and the remote command as one line that the
 //! far side's shell reads.
 
-use super::{Builtin, Launcher, RemoteCmd, Start, exec_line, win_line};
-
-pub(crate) const ROW: Builtin = Builtin {
-    name: "ssh",
-    template: "ssh",
-    start: Start::PerHost,
-};
-
-/// Environment variable that replaces the ssh program, like `--ssh-command`.
-pub(crate) const SSH_ENV: &str = "VOLBENCH_SSH_COMMAND";
+use super::{Launcher, RemoteCmd, exec_line, win_line};
 
 /// Options added when the program is ssh itself: never prompt (stdin is the
 /// protocol), no terminal, and keep-alives so a dead link is noticed by ssh

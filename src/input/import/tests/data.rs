@@ -62,13 +62,7 @@ fn suite_data_keys_are_bounded_like_the_flags_and_named_by_line() {
     let text = "name = \"x\"\ntable = \"patterns\"\n[defaults]\ncompress = 17\n\
                 [[run]]\nname = \"r\"\nrw = \"randwrite\"\n";
     let s = suite::parse("s.toml", text).unwrap();
-    let o = suite::Overrides {
-        args: CommonArgs {
-            target: "/d".into(),
-            ..CommonArgs::default()
-        },
-        no_warmup_run: false,
-    };
+    let o = suite::Overrides::new("/d".into());
     let e = suite::to_job("s.toml", text, &s, &o)
         .unwrap_err()
         .to_string();

@@ -8,7 +8,6 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::*;
-use crate::input::args::CommonArgs;
 use crate::input::suite::write::{count_of, text_of};
 use crate::input::suite::{self, P};
 use crate::spec::{Arrivals, JobSpec, Pattern};
@@ -78,13 +77,7 @@ fn job_of(imp: &Imported) -> JobSpec {
         "s.toml",
         &text,
         &s,
-        &suite::Overrides {
-            args: CommonArgs {
-                target: imp.target.clone().into(),
-                ..CommonArgs::default()
-            },
-            no_warmup_run: false,
-        },
+        &suite::Overrides::new(imp.target.clone().into()),
     )
     .unwrap_or_else(|e| panic!("{e}\n{text}"))
 }

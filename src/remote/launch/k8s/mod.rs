@@ -12,23 +12,14 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use super::{Builtin, Start};
-
 mod placement;
 use crate::error::{Result, VbError};
-use crate::input::hosts::HostSpec;
+use crate::input::hosts::spec::K8sSpec;
 use crate::units::bounds::{
     K8S_DEADLINE_MARGIN, K8S_MIN_API, K8S_MIN_START, MAX_DURATION, MAX_K8S_IMAGE, MAX_K8S_NAME,
     MAX_K8S_PODS,
 };
 pub(crate) use placement::Placement;
-
-/// `--launcher kubectl`: a pod, reached by its name.
-pub(crate) const ROW: Builtin = Builtin {
-    name: "kubectl",
-    template: "kubectl exec -i {host} --",
-    start: Start::PerHost,
-};
 
 /// The annotation Kubernetes puts on each pod of an Indexed Job.
 const INDEX_ANNOTATION: &str = "batch.kubernetes.io/job-completion-index";
@@ -128,18 +119,16 @@ fn check_image(s: &str) -> Result<()> {
 }
 
 impl K8sJob {
-    /// The Job for `pods` agents on `image`, for runs lasting `runs_s`
-    /// seconds in all; `timeout` is --host-timeout (the pods' start, the
-    /// API calls).
-    pub(crate) fn new(
-        pods: usize,
-        image: &str,
-        namespace: Option<&str>,
-        volume: Option<&str>,
-        placement: Placement,
-        runs_s: f64,
-        timeout: Duration,
-    ) -> Result<Self> {
+    /// The Job the input read (`K8sSpec`: its name, chosen there with its
+    /// hosts; its pods, image, namespace, volume and placement), for runs
+    /// lasting `runs_s` seconds in all; `timeout` is --host-timeout (the
+    /// pods' start, the API calls).
+    pub(crate) fn new(k: &K8sSpec, runs_s: f64, timeout: Duration) -> Result<Self> {
+        let (name, pods, image) = (k.name.as_str(), k.pods, k.image.as_str());
+        let namespace = k.namespace.as_deref();
+        let placement =
+            Placement::parse(k.requests.as_deref(), k.limits.as_deref(), k.one_per_node)?;
+        let volume = k.volume.as_deref();
         if !(1..=MAX_K8S_PODS).contains(&pods) {
             return Err(VbError::input(format!(
                 "--k8s-job {pods}: a Job has 1 to {MAX_K8S_PODS} pods"
@@ -162,12 +151,8 @@ impl K8sJob {
             .saturating_add(start.as_secs() + timeout.as_secs())
             .saturating_add(K8S_DEADLINE_MARGIN.as_secs())
             .min(MAX_DURATION.as_secs());
-        let stamp = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_secs())
-            .unwrap_or(0);
         Ok(K8sJob {
-            name: format!("volbench-{stamp}-{}", std::process::id()),
+            name: name.to_string(),
             pods: pods as u32,
             image: image.to_string(),
             namespace: namespace.map(str::to_string),
@@ -290,21 +275,6 @@ impl K8sJob {
             Some(ns) => format!("kubectl exec -i -n {ns} {{host}} --"),
             None => "kubectl exec -i {host} --".into(),
         }
-    }
-
-    /// The hosts before the pods exist, named as each pod's hostname is
-    /// (`NAME-INDEX`: Kubernetes' rule for an Indexed Job); `start` gives
-    /// each its pod's name. A target's `{host}` is this name.
-    pub(crate) fn hosts(&self) -> Vec<HostSpec> {
-        (0..self.pods)
-            .map(|i| HostSpec {
-                name: format!("{}-{i}", self.name),
-                target: None,
-                threads: None,
-                vm_size: None,
-                agent: Default::default(),
-            })
-            .collect()
     }
 
     /// Applies the Job (within `self.api`), waits for its pods to be Ready
@@ -453,17 +423,23 @@ impl Drop for Owned {
 mod tests {
     use super::*;
 
+    /// A `--k8s-job` as the input reads it, placement by default.
+    fn spec(pods: usize, image: &str, ns: Option<&str>, volume: Option<&str>) -> K8sSpec {
+        K8sSpec {
+            name: "volbench-1-1".into(),
+            pods,
+            image: image.into(),
+            namespace: ns.map(str::to_string),
+            volume: volume.map(str::to_string),
+            requests: None,
+            limits: None,
+            one_per_node: true,
+        }
+    }
+
     fn job(ns: Option<&str>) -> K8sJob {
-        K8sJob::new(
-            3,
-            "reg.example/vb:1",
-            ns,
-            Some("scratch-rwx:/data"),
-            Placement::parse(None, None, true).unwrap(),
-            90.5,
-            Duration::from_secs(60),
-        )
-        .unwrap()
+        let k = spec(3, "reg.example/vb:1", ns, Some("scratch-rwx:/data"));
+        K8sJob::new(&k, 90.5, Duration::from_secs(60)).unwrap()
     }
 
     #[test]
@@ -505,28 +481,24 @@ mod tests {
         assert!(j.delete_argv().contains(&"--wait=false".to_string()));
     }
 
-    fn p() -> Placement {
-        Placement::parse(None, None, true).unwrap()
-    }
-
     #[test]
     fn bad_pods_images_and_namespaces_are_refused() {
         let t = Duration::from_secs(60);
-        assert!(K8sJob::new(0, "i", None, None, p(), 1.0, t).is_err());
-        assert!(K8sJob::new(MAX_K8S_PODS + 1, "i", None, None, p(), 1.0, t).is_err());
-        assert!(K8sJob::new(1, "", None, None, p(), 1.0, t).is_err());
-        assert!(K8sJob::new(1, "-x", None, None, p(), 1.0, t).is_err());
-        assert!(K8sJob::new(1, "a b", None, None, p(), 1.0, t).is_err());
+        assert!(K8sJob::new(&spec(0, "i", None, None), 1.0, t).is_err());
+        assert!(K8sJob::new(&spec(MAX_K8S_PODS + 1, "i", None, None), 1.0, t).is_err());
+        assert!(K8sJob::new(&spec(1, "", None, None), 1.0, t).is_err());
+        assert!(K8sJob::new(&spec(1, "-x", None, None), 1.0, t).is_err());
+        assert!(K8sJob::new(&spec(1, "a b", None, None), 1.0, t).is_err());
         for ns in ["Bench", "-a", "a_b", "", &"a".repeat(64)] {
-            let e = K8sJob::new(1, "i", Some(ns), None, p(), 1.0, t).unwrap_err();
+            let e = K8sJob::new(&spec(1, "i", Some(ns), None), 1.0, t).unwrap_err();
             assert_eq!(e.kind, crate::error::Kind::Input, "{ns}");
         }
         for v in ["data", ":/d", "Claim:/d", "c:rel", "c:/a\nb"] {
-            let e = K8sJob::new(1, "i", None, Some(v), p(), 1.0, t).unwrap_err();
+            let e = K8sJob::new(&spec(1, "i", None, Some(v)), 1.0, t).unwrap_err();
             assert!(e.to_string().contains("--k8s-volume"), "{v}: {e}");
         }
         // A run of 30 days at most: the deadline stays within the bound.
-        let long = K8sJob::new(1, "i", None, None, p(), 1e12, t).unwrap();
+        let long = K8sJob::new(&spec(1, "i", None, None), 1e12, t).unwrap();
         assert_eq!(long.deadline_s, MAX_DURATION.as_secs());
     }
 

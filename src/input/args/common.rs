@@ -1,0 +1,238 @@
+//! The flags `run` and `suite run` share (`CommonArgs`), and where a job's
+//! results go (`OutputArgs`), defined once.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::Args;
+
+use super::{CatalogueArg, HostArgs, live};
+use crate::error::Result;
+use crate::input::overrides::Overrides;
+use crate::spec::{Arrivals, EngineChoice, WriteSync};
+use crate::units::bounds;
+
+/// The flags `run` and `suite run` share, defined once. A value left out
+/// takes the suite's own or, failing that, `spec::defaults`.
+#[derive(Args, Debug, Clone, Default)]
+pub struct CommonArgs {
+    /// A directory (volbench creates and fills its own file set there), an
+    /// existing regular file, or a block device. No symbolic link below it
+    /// is followed; only regular files volbench created are written; one run
+    /// per target at a time (a lock says who holds it). Under /dev, /proc
+    /// and /sys only an existing block device; tmpfs, ramfs and zram are
+    /// run but named as memory.
+    #[arg(long, value_name = "PATH")]
+    pub target: PathBuf,
+
+    /// Working set on this host: 512, 4k, 64KiB, 1m, 4G, 1T (binary units;
+    /// at most 8P) [default: 1G for a directory, the whole file or device otherwise].
+    #[arg(long, value_name = "SIZE", allow_negative_numbers = true)]
+    pub size: Option<String>,
+
+    /// Number of files the working set is split into (directory targets,
+    /// 1..65536) [default: 1]; a list sweeps, each count with its own file
+    /// set under TARGET/files-N.
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub files: Option<String>,
+
+    /// Threads issuing I/O, 1..4096 [default: 1]; a list or range sweeps
+    /// (1,2,4,8 or 1:64:*2; at most 10000 points, 10000 runs in all).
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub threads: Option<String>,
+
+    /// Outstanding I/Os per thread, 1..4096 [default: 1] (threads x iodepth
+    /// at most 65536); a list or range sweeps.
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub iodepth: Option<String>,
+
+    /// Measured time per run: 60s, 5m, 1m30s (1ms..30d) [default: 60s].
+    #[arg(long, value_name = "D", allow_negative_numbers = true)]
+    pub duration: Option<String>,
+
+    /// Warm-up before measuring (0..30d) [default: 5s]; measured and
+    /// reported apart, excluded from totals.
+    #[arg(long, value_name = "D", allow_negative_numbers = true)]
+    pub warmup: Option<String>,
+
+    /// I/O engine: auto, psync, io_uring, null, overlapped [default: auto].
+    /// auto uses io_uring when iodepth > 1 and psync otherwise on Linux;
+    /// overlapped (I/O completion ports) is the Windows build's engine.
+    #[arg(long, value_name = "ENGINE")]
+    pub engine: Option<String>,
+
+    /// Go through the page cache instead of O_DIRECT.
+    #[arg(long)]
+    pub buffered: bool,
+
+    /// What each write waits for: none, dsync (O_DSYNC: its data on stable
+    /// storage, write-through) or sync (O_SYNC: data and metadata) [default: none].
+    #[arg(long, value_name = "MODE")]
+    pub write_sync: Option<String>,
+
+    /// Spacing of rate-limited I/Os: uniform or poisson [default: uniform].
+    #[arg(long, value_name = "KIND")]
+    pub arrivals: Option<String>,
+
+    /// End the warm-up once IOPS are steady (last 5 intervals within 10% of
+    /// their mean, drift under 10%); --warmup becomes the cap.
+    #[arg(long)]
+    pub steady: bool,
+
+    /// Length of each time-series interval (50ms..1h) [default: 1s].
+    #[arg(long, value_name = "D", allow_negative_numbers = true)]
+    pub interval: Option<String>,
+
+    /// Random seed: the same seed gives the same offsets [default: 1].
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub seed: Option<String>,
+
+    /// Allow writing to a block device or to an existing file volbench did
+    /// not create. Its data is destroyed.
+    #[arg(long)]
+    pub allow_overwrite: bool,
+
+    /// What the storage should deliver, to compare with: a catalogue entry
+    /// and quota (anf-premium:4TiB, azure-p30) or figures (iops=500,mib_s=60),
+    /// or both (an explicit figure wins). Recorded in result.json; the
+    /// diagnosis says how near each run came.
+    #[arg(long, value_name = "SERVICE[:QUOTA]|iops=N,mib_s=N")]
+    pub expect: Option<String>,
+
+    /// A production profile (`volbench capture -o PROFILE`): at its end the
+    /// run states its headroom over production, as `compare PROFILE
+    /// RESULT` does (terminal, result.json `headroom`, report). A file that
+    /// is not a profile, or one of a newer schema, is refused before any I/O.
+    #[arg(long, value_name = "PROFILE")]
+    pub expect_from: Option<std::path::PathBuf>,
+
+    #[command(flatten)]
+    pub shape: crate::input::args::shape::ShapeArgs,
+
+    #[command(flatten)]
+    pub targets: crate::input::args::targets::TargetListArgs,
+
+    #[command(flatten)]
+    pub catalogue: CatalogueArg,
+
+    #[command(flatten)]
+    pub data: crate::input::args::data::DataArgs,
+
+    #[command(flatten)]
+    pub fill: crate::input::args::fill::FillArgs,
+
+    #[command(flatten)]
+    pub out: OutputArgs,
+
+    #[command(flatten)]
+    pub remote: HostArgs,
+
+    #[command(flatten)]
+    pub reading: crate::input::args::reading::ReadingArgs,
+}
+
+/// Where results go, for every command that runs a job.
+#[derive(Args, Debug, Clone, Default)]
+pub struct OutputArgs {
+    /// Write result.json, summary.csv, tables.md, table CSVs and report.html
+    /// into this directory (checked before any I/O; files are never written
+    /// over anything but volbench's own regular files).
+    #[arg(long, value_name = "DIR")]
+    pub output: Option<PathBuf>,
+
+    /// Print the result as JSON on stdout (the summary goes to stderr).
+    #[arg(long)]
+    pub json: bool,
+
+    /// Print the resolved spec and plan, do no I/O.
+    #[arg(long)]
+    pub dry_run: bool,
+
+    #[command(flatten)]
+    pub live: live::LiveArgs,
+}
+
+impl OutputArgs {
+    /// Where the result goes, as the flags say.
+    pub(crate) fn spec(&self) -> crate::spec::output::OutputSpec {
+        crate::spec::output::OutputSpec {
+            dir: self.output.clone(),
+            json: self.json,
+            dry_run: self.dry_run,
+            sinks: Vec::new(),
+        }
+    }
+}
+
+impl CommonArgs {
+    /// The shared flags, each value read once by its flag's rules: what a
+    /// suite takes from the command line, and what `run` builds on.
+    pub(crate) fn overrides(&self) -> Result<Overrides> {
+        use crate::units::{parse_count_in, parse_duration_in, parse_size_in};
+        let counts = |flag: &str, t: &Option<String>, hi: u64| {
+            t.as_deref()
+                .map(|t| crate::input::sweep::parse_counts(flag, t, 1, hi))
+                .transpose()
+        };
+        let seconds = |flag: &str, t: &Option<String>, lo, hi| {
+            t.as_deref()
+                .map(|t| parse_duration_in(flag, t, lo, hi).map(|d| d.as_secs_f64()))
+                .transpose()
+        };
+        Ok(Overrides {
+            target: self.target.clone(),
+            size: self
+                .size
+                .as_deref()
+                .map(|s| parse_size_in("--size", s, 1, bounds::MAX_SIZE))
+                .transpose()?,
+            files: counts("--files", &self.files, bounds::MAX_FILES)?,
+            threads: counts("--threads", &self.threads, bounds::MAX_THREADS)?,
+            iodepth: counts("--iodepth", &self.iodepth, bounds::MAX_IODEPTH)?,
+            duration_s: seconds(
+                "--duration",
+                &self.duration,
+                bounds::MIN_DURATION,
+                bounds::MAX_DURATION,
+            )?,
+            warmup_s: seconds("--warmup", &self.warmup, Duration::ZERO, bounds::MAX_WARMUP)?,
+            interval_s: seconds(
+                "--interval",
+                &self.interval,
+                bounds::MIN_INTERVAL,
+                bounds::MAX_INTERVAL,
+            )?,
+            engine: self
+                .engine
+                .as_deref()
+                .map(EngineChoice::parse)
+                .transpose()?,
+            write_sync: self
+                .write_sync
+                .as_deref()
+                .map(WriteSync::parse)
+                .transpose()?,
+            arrivals: self.arrivals.as_deref().map(Arrivals::parse).transpose()?,
+            seed: self
+                .seed
+                .as_deref()
+                .map(|t| parse_count_in("--seed", t, 0, u64::MAX))
+                .transpose()?,
+            buffered: self.buffered,
+            steady: self.steady,
+            allow_overwrite: self.allow_overwrite,
+            fill_bs: self
+                .fill
+                .fill_bs
+                .as_deref()
+                .map(|t| parse_size_in("--fill-bs", t, bounds::MIN_FILL_BS, bounds::MAX_FILL_BS))
+                .transpose()?,
+            invalidate: super::fill::invalidate_flag(&self.fill),
+            data: self.data.flags()?,
+            shape: crate::input::shape::from_flags(&self.shape)?,
+            reading: self.reading.spec()?,
+            multi_host: self.remote.is_multi_host(),
+            no_warmup_run: false,
+        })
+    }
+}

@@ -1,0 +1,115 @@
+//! The flags of `volbench import fio|vdbench|diskspd` and of the commands
+//! that import and run (`volbench fio|vdbench|diskspd`).
+
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand};
+
+use super::{HostArgs, OutputArgs};
+
+/// `volbench import TOOL ...`.
+#[derive(Subcommand, Debug)]
+pub enum ImportCommand {
+    /// A fio job file (`include` followed, `${VAR}` from the environment).
+    Fio {
+        #[arg(value_name = "FILE")]
+        file: PathBuf,
+        #[command(flatten)]
+        to: ImportTo,
+    },
+    /// vdbench parameter files, read as one (`include=` followed).
+    Vdbench {
+        #[arg(value_name = "FILE", required = true)]
+        files: Vec<PathBuf>,
+        #[command(flatten)]
+        to: ImportTo,
+    },
+    /// A diskspd command line, after `--`: `import diskspd -- -c50G -d300 ...`
+    /// (required, so diskspd's `-o4` is never read as this command's `-o`).
+    Diskspd {
+        #[command(flatten)]
+        to: ImportTo,
+        #[arg(
+            value_name = "ARGS",
+            required = true,
+            last = true,
+            allow_hyphen_values = true
+        )]
+        args: Vec<String>,
+    },
+}
+
+/// Where an import goes and how foreign paths are found.
+#[derive(Args, Debug, Clone, Default)]
+pub struct ImportTo {
+    /// Write the suite here (and, for many hosts, its hosts file beside it
+    /// as FILE.hosts) instead of printing it (`-` or /dev/stdout prints
+    /// it); an existing file is never replaced.
+    #[arg(short = 'o', long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub map: MapArgs,
+}
+
+#[derive(Args, Debug, Clone, Default)]
+pub struct MapArgs {
+    /// Where a Windows path or disk number is on this machine:
+    /// 'z:\=/mnt/share/', '#1=/dev/sdb' (repeatable; longest prefix wins).
+    #[arg(long = "map", value_name = "FROM=TO")]
+    pub map: Vec<String>,
+}
+
+/// The flags of `volbench fio|vdbench|diskspd`: the import's target can be
+/// replaced, and the run flags of `suite run` apply.
+#[derive(Args, Debug, Clone, Default)]
+pub struct ImportRunArgs {
+    /// Run against this target instead of the one the job names.
+    #[arg(long, value_name = "PATH")]
+    pub target: Option<PathBuf>,
+
+    /// Allow writing to a block device or to an existing file volbench did
+    /// not create. Its data is destroyed.
+    #[arg(long)]
+    pub allow_overwrite: bool,
+
+    #[command(flatten)]
+    pub map: MapArgs,
+
+    #[command(flatten)]
+    pub out: OutputArgs,
+
+    #[command(flatten)]
+    pub remote: HostArgs,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct FioRunArgs {
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    #[command(flatten)]
+    pub run: ImportRunArgs,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct VdbenchRunArgs {
+    /// Parameter files, as vdbench's -f.
+    #[arg(short = 'f', value_name = "FILE", required = true, num_args = 1..)]
+    pub files: Vec<PathBuf>,
+    #[command(flatten)]
+    pub run: ImportRunArgs,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct DiskspdRunArgs {
+    #[command(flatten)]
+    pub run: ImportRunArgs,
+    /// diskspd's switches and targets, as written for diskspd.
+    #[arg(
+        value_name = "ARGS",
+        required = true,
+        trailing_var_arg = true,
+        allow_hyphen_values = true
+    )]
+    pub args: Vec<String>,
+}

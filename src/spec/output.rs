@@ -1,0 +1,38 @@
+//! Where a job's result goes when it ends: a directory of text files
+//! (`--output`, written by `output::export`), the JSON on stdout
+//! (`--json`), and the sinks, places that are not text files
+//! (`output::sink`); and the views `report --format` writes.
+
+use std::path::PathBuf;
+
+#[derive(Debug, Clone, Default)]
+pub(crate) struct OutputSpec {
+    /// `--output DIR`: result.json, summary.csv, the tables, report.html.
+    pub dir: Option<PathBuf>,
+    /// `--json`: the result on stdout (the summary goes to stderr).
+    pub json: bool,
+    /// `--dry-run`: the plan shown, nothing run.
+    pub dry_run: bool,
+    /// Where else the finished result goes, each opened before any I/O.
+    pub sinks: Vec<SinkSpec>,
+}
+
+/// A place a finished result goes that is not a text file, as its flag
+/// named it; `output::sink::open` makes each one. None is built in yet: a
+/// results store (`--store PATH|postgres://...`) is the first, its variant
+/// here and its arm in `open`.
+#[derive(Debug, Clone)]
+pub(crate) enum SinkSpec {}
+
+/// One view of a set of results (`report --format`): its name is the
+/// flag's value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum View {
+    Html,
+    Json,
+    Csv,
+    Md,
+    FioJson,
+    IntervalsCsv,
+    LatencyBuckets,
+}
