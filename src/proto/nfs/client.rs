@@ -508,6 +508,28 @@ impl Client {
         Ok(())
     }
 
+    /// NFSv4.1 keeps its state (the session, open files) only while the
+    /// client renews its lease: any call does, and this sends a SEQUENCE
+    /// alone when nothing has for a third of the lease. Call it when idle
+    /// (between runs); NFSv3 has nothing to renew.
+    pub fn keep_alive(&mut self) -> Result<(), NfsError> {
+        let due = self
+            .st
+            .v4
+            .as_ref()
+            .is_some_and(|s| s.last_sequence.elapsed() >= s.lease / 3);
+        if due && self.rpc.in_flight() == 0 {
+            let bytes = self.raw(v4::PROC_COMPOUND, OpKind::Session, true, v4::encode_renew)?;
+            if !v4reply_sequenced(&bytes) {
+                if let Some(s) = self.st.v4.as_mut() {
+                    s.lost = true;
+                }
+                self.recover()?;
+            }
+        }
+        Ok(())
+    }
+
     /// The session, for set-up.
     pub(super) fn set_session(&mut self, s: Session) {
         self.st.v4 = Some(s);

@@ -87,6 +87,11 @@ pub(crate) fn connect(url: &Url, o: &Options) -> Result<Mount, String> {
                 Reply::Fsinfo(f) => f,
                 _ => FsInfo::default(),
             };
+            if let Some(s) = c.st.v4.as_mut() {
+                if fs.lease > 0 {
+                    s.lease = Duration::from_secs(fs.lease as u64);
+                }
+            }
             let bound = c.st.v4.as_ref().map_or(u32::MAX, |s| s.max_resp.min(s.max_req));
             sizes(&mut c, fs, o, bound.saturating_sub(1024));
             (c, dir, attr, String::new())

@@ -190,3 +190,48 @@ fn endless_readdir_cookies_end_in_an_error() {
     assert!(e.contains("empty READDIR page"), "{e}");
     let _ = Reply::Done;
 }
+
+mod decoders {
+    use super::super::types::{DirPage, OP_KINDS};
+    use super::super::{v3, v4::attrs, v4::reply};
+    use crate::proto::rpc::xdr::Dec;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Every decoder over any bytes: a value or an error, never a panic,
+        /// and a READ's data range inside the bytes it was found in.
+        #[test]
+        fn any_reply_bytes_decode_or_fail_cleanly(bytes in proptest::collection::vec(any::<u8>(), 0..400)) {
+            let mut page = DirPage::default();
+            for kind in OP_KINDS {
+                let _ = v3::decode(kind, &bytes, 0, &mut page);
+                let mut seq = None;
+                let _ = reply::decode(kind, &bytes, 0, &mut page, &mut seq);
+            }
+            for at in [v3::data_at(&bytes), reply::data_at(&bytes)] {
+                if let Ok(Some((off, _))) = at {
+                    prop_assert!(off <= bytes.len());
+                }
+            }
+            let _ = v3::decode_mnt(&bytes);
+            let _ = v3::decode_exports(&bytes, 100);
+            let _ = attrs::decode(&mut Dec::new(&bytes));
+            let _ = reply::exchange_id(&bytes);
+            let _ = reply::create_session(&bytes);
+            let _ = reply::walk(&bytes, 3);
+        }
+
+        /// Well-formed words with random values: the decoders reach deeper.
+        #[test]
+        fn structured_replies_decode_or_fail_cleanly(words in proptest::collection::vec(0u32..300, 0..120)) {
+            let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_be_bytes()).collect();
+            let mut page = DirPage::default();
+            for kind in OP_KINDS {
+                let _ = v3::decode(kind, &bytes, 0, &mut page);
+                let mut seq = None;
+                let _ = reply::decode(kind, &bytes, 0, &mut page, &mut seq);
+            }
+            prop_assert!(page.entries.len() <= bytes.len() / 8 + 1);
+        }
+    }
+}

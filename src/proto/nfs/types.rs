@@ -281,6 +281,8 @@ pub struct FsInfo {
     pub wtpref: u32,
     pub dtpref: u32,
     pub maxfilesize: u64,
+    /// NFSv4.1: the lease, in seconds (state is renewed well within it).
+    pub lease: u32,
 }
 
 /// A request, borrowed for as long as `queue` takes to encode it; only a

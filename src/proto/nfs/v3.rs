@@ -366,6 +366,7 @@ fn decode_in(kind: OpKind, d: &mut Dec, data_len: usize, page: &mut DirPage) -> 
                     d.u32()?
                 },
                 maxfilesize: d.u64()?,
+                lease: 0,
             };
             Reply::Fsinfo(i)
         }

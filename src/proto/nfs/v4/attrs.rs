@@ -10,6 +10,7 @@ pub const TYPE: u32 = 1;
 pub const CHANGE: u32 = 3;
 pub const SIZE: u32 = 4;
 pub const FSID: u32 = 8;
+pub const LEASE_TIME: u32 = 10;
 pub const RDATTR_ERROR: u32 = 11;
 pub const FILEHANDLE: u32 = 19;
 pub const FILEID: u32 = 20;
@@ -71,7 +72,7 @@ pub const DIRPLUS_ATTRS: [u32; 2] = bits(&[
     TIME_MODIFY,
 ]);
 /// The file system's limits.
-pub const FS_ATTRS: [u32; 2] = bits(&[MAXFILESIZE, MAXREAD, MAXWRITE]);
+pub const FS_ATTRS: [u32; 2] = bits(&[LEASE_TIME, MAXFILESIZE, MAXREAD, MAXWRITE]);
 
 pub fn bitmap(e: &mut Enc, w: [u32; 2]) {
     e.u32(2);
@@ -149,6 +150,7 @@ fn value(v: &mut Dec, attr: u32, out: &mut Decoded) -> Xdr<()> {
         CHANGE => a.change = v.u64()?,
         SIZE => a.size = v.u64()?,
         FSID => a.fsid = (v.u64()?, v.u64()?),
+        LEASE_TIME => out.fs.lease = v.u32()?,
         RDATTR_ERROR => out.rdattr_error = v.u32()?,
         FILEHANDLE => {
             out.fh = Some(Fh::new(v.opaque(FH_MAX)?).ok_or(XdrError::Bad("a long handle"))?)
