@@ -8,7 +8,9 @@
 use std::os::unix::fs::MetadataExt;
 use std::time::{Duration, Instant};
 
-use volbench::proto::nfs::{self, Client, Completion, CreateHow, FileType, OpKind, Reply, Request, Stable};
+use volbench::proto::nfs::{
+    self, Client, Completion, CreateHow, FileType, OpKind, Reply, Request, Stable,
+};
 
 use crate::common::nfs::NfsServer;
 
@@ -29,7 +31,12 @@ fn seen(c: &Client, kind: OpKind) -> (u64, u64) {
 }
 
 /// Runs `n` requests through `depth` slots: `make(i)` gives request i.
-fn pipeline(c: &mut Client, n: usize, depth: u32, mut make: impl FnMut(usize) -> Request<'static>) -> Vec<Completion> {
+fn pipeline(
+    c: &mut Client,
+    n: usize,
+    depth: u32,
+    mut make: impl FnMut(usize) -> Request<'static>,
+) -> Vec<Completion> {
     let mut done = Vec::new();
     let mut out = Vec::with_capacity(depth as usize);
     let mut next = 0;
@@ -54,7 +61,8 @@ fn pipeline(c: &mut Client, n: usize, depth: u32, mut make: impl FnMut(usize) ->
 
 #[test]
 fn writes_and_reads_land_exactly_and_are_counted_exactly() {
-    let Some(srv) = NfsServer::start("writes_and_reads_land_exactly_and_are_counted_exactly") else {
+    let Some(srv) = NfsServer::start("writes_and_reads_land_exactly_and_are_counted_exactly")
+    else {
         return;
     };
     for v in VERSIONS {
@@ -91,8 +99,17 @@ fn writes_and_reads_land_exactly_and_are_counted_exactly() {
                 ref other => panic!("v{v}: {other:?}"),
             }
         }
-        c.call(Request::Commit { file, offset: 0, len: 0 }).expect("commit");
-        assert_eq!(seen(c, OpKind::Write), (64, 4 << 20), "v{v}: WRITEs and bytes");
+        c.call(Request::Commit {
+            file,
+            offset: 0,
+            len: 0,
+        })
+        .expect("commit");
+        assert_eq!(
+            seen(c, OpKind::Write),
+            (64, 4 << 20),
+            "v{v}: WRITEs and bytes"
+        );
         assert_eq!(seen(c, OpKind::Commit).0, 1);
         let on_disk = std::fs::read(srv.export.join(&name)).expect("the file on the server");
         assert!(on_disk == *data, "v{v}: the bytes on the server differ");
@@ -107,12 +124,22 @@ fn writes_and_reads_land_exactly_and_are_counted_exactly() {
             len: 4096,
             buf: (dst + i * 4096) as *mut u8,
         });
-        assert!(done.iter().all(|d| matches!(d.result, Ok(Reply::Read { count: 4096, .. }))));
+        assert!(
+            done.iter()
+                .all(|d| matches!(d.result, Ok(Reply::Read { count: 4096, .. })))
+        );
         for (i, off) in offsets.iter().enumerate() {
             let o = *off as usize;
-            assert!(back[i * 4096..(i + 1) * 4096] == data[o..o + 4096], "v{v}: read {i} differs");
+            assert!(
+                back[i * 4096..(i + 1) * 4096] == data[o..o + 4096],
+                "v{v}: read {i} differs"
+            );
         }
-        assert_eq!(seen(c, OpKind::Read), (256, 256 * 4096), "v{v}: READs and bytes");
+        assert_eq!(
+            seen(c, OpKind::Read),
+            (256, 256 * 4096),
+            "v{v}: READs and bytes"
+        );
         // A large read goes straight into its buffer and reads the end.
         let tail: &'static mut [u8] = Box::leak(vec![0u8; 1 << 20].into_boxed_slice());
         let r = c
@@ -123,11 +150,21 @@ fn writes_and_reads_land_exactly_and_are_counted_exactly() {
                 buf: tail.as_mut_ptr(),
             })
             .expect("read");
-        assert_eq!(r, Reply::Read { count: (1 << 20) - 4096, eof: true }, "v{v}");
+        assert_eq!(
+            r,
+            Reply::Read {
+                count: (1 << 20) - 4096,
+                eof: true
+            },
+            "v{v}"
+        );
         assert!(tail[..(1 << 20) - 4096] == data[(3 << 20) + 4096..], "v{v}");
         c.close(file).expect("closed");
         let per_conn: Vec<u64> = c.conn_stats().map(|s| s.total_ops()).collect();
-        assert!(per_conn.iter().all(|&n| n > 50), "v{v}: calls spread over both connections: {per_conn:?}");
+        assert!(
+            per_conn.iter().all(|&n| n > 50),
+            "v{v}: calls spread over both connections: {per_conn:?}"
+        );
     }
 }
 
@@ -139,7 +176,11 @@ fn n_connections_are_n_tcp_connections_to_the_server() {
     for v in VERSIONS {
         let m = connect(&srv.url("", v), |o| o.connections = 4).expect("connects");
         assert_eq!(m.client.connections_up(), 4);
-        assert_eq!(srv.connections(), 4, "v{v}: ss sees the client's connections");
+        assert_eq!(
+            srv.connections(),
+            4,
+            "v{v}: ss sees the client's connections"
+        );
         drop(m);
         let deadline = Instant::now() + Duration::from_secs(10);
         while srv.connections() > 0 && Instant::now() < deadline {
@@ -165,19 +206,36 @@ fn files_are_owned_as_auth_sys_says_and_read_back_so() {
         let name = format!("mine-v{v}");
         let (_, fh, attr) = m
             .client
-            .create_file(&m.dir, name.as_bytes(), 0o600, CreateHow::Exclusive(*b"volbench"), false)
+            .create_file(
+                &m.dir,
+                name.as_bytes(),
+                0o600,
+                CreateHow::Exclusive(*b"volbench"),
+                false,
+            )
             .expect("created");
         let md = std::fs::symlink_metadata(open.join(&name)).unwrap();
-        assert_eq!((md.uid(), md.gid()), (4242, 4343), "v{v}: owner on the server");
+        assert_eq!(
+            (md.uid(), md.gid()),
+            (4242, 4343),
+            "v{v}: owner on the server"
+        );
         assert_eq!(md.mode() & 0o777, 0o600, "v{v}: the mode was set");
-        assert_eq!((attr.uid, attr.gid), (Some(4242), Some(4343)), "v{v}: owner read back");
+        assert_eq!(
+            (attr.uid, attr.gid),
+            (Some(4242), Some(4343)),
+            "v{v}: owner read back"
+        );
         assert_eq!(attr.fileid, md.ino(), "v{v}: file id");
         assert_eq!(attr.nlink, 1);
         let again = m.client.getattr(&fh).unwrap();
         assert_eq!(again.fileid, md.ino());
         // A second GUARDED or EXCLUSIVE create of the name is refused.
         for how in [CreateHow::Guarded, CreateHow::Exclusive(*b"another!")] {
-            let e = m.client.create_file(&m.dir, name.as_bytes(), 0o600, how, false).unwrap_err();
+            let e = m
+                .client
+                .create_file(&m.dir, name.as_bytes(), 0o600, how, false)
+                .unwrap_err();
             assert!(e.is(17), "v{v}: {e}");
         }
         // The same uid cannot write where only root may.
@@ -194,20 +252,31 @@ fn files_are_owned_as_auth_sys_says_and_read_back_so() {
 
 #[test]
 fn a_missing_export_a_symlink_in_the_path_and_a_bad_url_are_one_clear_error() {
-    let Some(srv) = NfsServer::start("a_missing_export_a_symlink_in_the_path_and_a_bad_url_are_one_clear_error") else {
+    let Some(srv) = NfsServer::start(
+        "a_missing_export_a_symlink_in_the_path_and_a_bad_url_are_one_clear_error",
+    ) else {
         return;
     };
     std::os::unix::fs::symlink("/tmp", srv.export.join("link")).unwrap();
     for v in VERSIONS {
-        let e = connect(&srv.url("no-such-dir", v), |_| {}).err().expect("refused");
+        let e = connect(&srv.url("no-such-dir", v), |_| {})
+            .err()
+            .expect("refused");
         assert!(e.contains("NOENT"), "v{v}: {e}");
         let e = connect(&srv.url("link", v), |_| {}).err().expect("refused");
-        assert!(e.contains("symbolic link") || e.contains("not a directory"), "v{v}: {e}");
-        let url = srv.url("", v).replace(&srv.export.display().to_string(), "/not-exported");
+        assert!(
+            e.contains("symbolic link") || e.contains("not a directory"),
+            "v{v}: {e}"
+        );
+        let url = srv
+            .url("", v)
+            .replace(&srv.export.display().to_string(), "/not-exported");
         let e = connect(&url, |_| {}).err().expect("refused");
         assert!(e.contains("NOENT") || e.contains("no export"), "v{v}: {e}");
     }
-    let e = connect("nfs://127.0.0.1/x?version=7", |_| {}).err().unwrap();
+    let e = connect("nfs://127.0.0.1/x?version=7", |_| {})
+        .err()
+        .unwrap();
     assert!(e.contains("use 3 or 4.1"), "{e}");
 }
 
@@ -222,12 +291,16 @@ fn a_rename_never_replaces_and_listings_are_whole() {
         let mut m = connect(&srv.url(&sub, v), |_| {}).expect("connects");
         let c = &mut m.client;
         for n in ["a", "b"] {
-            c.create_file(&m.dir, n.as_bytes(), 0o644, CreateHow::Guarded, false).unwrap();
+            c.create_file(&m.dir, n.as_bytes(), 0o644, CreateHow::Guarded, false)
+                .unwrap();
         }
         std::fs::write(srv.export.join(&sub).join("b"), b"theirs").unwrap();
         let e = c.rename_noreplace(&m.dir, b"a", &m.dir, b"b").unwrap_err();
         assert!(e.is(17), "v{v}: {e}");
-        assert_eq!(std::fs::read(srv.export.join(&sub).join("b")).unwrap(), b"theirs");
+        assert_eq!(
+            std::fs::read(srv.export.join(&sub).join("b")).unwrap(),
+            b"theirs"
+        );
         c.rename_noreplace(&m.dir, b"a", &m.dir, b"c").unwrap();
         let (d, _) = c.mkdir(&m.dir, b"d", 0o755).unwrap();
         c.rename_noreplace(&m.dir, b"d", &m.dir, b"e").unwrap();
@@ -235,12 +308,21 @@ fn a_rename_never_replaces_and_listings_are_whole() {
         assert!(e.is(17), "v{v}: {e}");
         let _ = d;
         for i in 0..300 {
-            c.create_file(&m.dir, format!("n{i:03}").as_bytes(), 0o644, CreateHow::Guarded, false).unwrap();
+            c.create_file(
+                &m.dir,
+                format!("n{i:03}").as_bytes(),
+                0o644,
+                CreateHow::Guarded,
+                false,
+            )
+            .unwrap();
         }
         for plus in [false, true] {
             let mut names = Vec::new();
             let n = c
-                .read_dir_all(&m.dir, plus, 10_000, |p, e| names.push(String::from_utf8_lossy(p.name(e)).into_owned()))
+                .read_dir_all(&m.dir, plus, 10_000, |p, e| {
+                    names.push(String::from_utf8_lossy(p.name(e)).into_owned())
+                })
                 .unwrap();
             names.sort();
             assert_eq!(n, 303, "v{v} plus={plus}: {names:?}");
@@ -285,8 +367,16 @@ fn a_server_restart_mid_run_is_survived_and_counted() {
         let mut out = Vec::new();
         for s in 0..8u32 {
             unsafe {
-                c.queue(s, Request::Read { file, offset: 0, len: 4096, buf: (dst + s as usize * 4096) as *mut u8 })
-                    .unwrap()
+                c.queue(
+                    s,
+                    Request::Read {
+                        file,
+                        offset: 0,
+                        len: 4096,
+                        buf: (dst + s as usize * 4096) as *mut u8,
+                    },
+                )
+                .unwrap()
             };
         }
         c.poll(0, Duration::from_millis(100), &mut out).unwrap();
@@ -294,9 +384,16 @@ fn a_server_restart_mid_run_is_survived_and_counted() {
         c.poll(8, Duration::from_secs(60), &mut out).unwrap();
         assert_eq!(out.len(), 8, "v{v}");
         for d in &out {
-            assert!(matches!(d.result, Ok(Reply::Read { count: 4096, .. })), "v{v}: {:?}", d.result);
+            assert!(
+                matches!(d.result, Ok(Reply::Read { count: 4096, .. })),
+                "v{v}: {:?}",
+                d.result
+            );
         }
-        assert!(reads(c, 64).iter().all(|d| d.result.is_ok()), "v{v}: reads after the restart");
+        assert!(
+            reads(c, 64).iter().all(|d| d.result.is_ok()),
+            "v{v}: reads after the restart"
+        );
         let reconnects: u64 = c.conn_stats().map(|s| s.reconnects).sum();
         assert!(reconnects >= 1, "v{v}: the reconnect is counted");
         assert_eq!(c.connections_up(), 2, "v{v}");
@@ -305,7 +402,8 @@ fn a_server_restart_mid_run_is_survived_and_counted() {
 
 #[test]
 fn a_server_that_goes_away_is_one_error_in_bounded_time() {
-    let Some(mut srv) = NfsServer::start("a_server_that_goes_away_is_one_error_in_bounded_time") else {
+    let Some(mut srv) = NfsServer::start("a_server_that_goes_away_is_one_error_in_bounded_time")
+    else {
         return;
     };
     std::fs::write(srv.export.join("f"), vec![5u8; 8192]).unwrap();
@@ -313,12 +411,22 @@ fn a_server_that_goes_away_is_one_error_in_bounded_time() {
         if v == "4.1" {
             srv.restart();
         }
-        let mut m = connect(&srv.url("", v), |o| o.reconnect_for = Duration::from_secs(2)).expect("connects");
+        let mut m = connect(&srv.url("", v), |o| {
+            o.reconnect_for = Duration::from_secs(2)
+        })
+        .expect("connects");
         let (fh, _) = m.client.lookup(&m.dir, b"f").unwrap();
         srv.stop();
         let t = Instant::now();
         let e = m.client.getattr(&fh).unwrap_err();
-        assert!(t.elapsed() < Duration::from_secs(20), "v{v}: waited {:?}", t.elapsed());
-        assert!(e.to_string().contains("did not come back within 2 s"), "v{v}: {e}");
+        assert!(
+            t.elapsed() < Duration::from_secs(20),
+            "v{v}: waited {:?}",
+            t.elapsed()
+        );
+        assert!(
+            e.to_string().contains("did not come back within 2 s"),
+            "v{v}: {e}"
+        );
     }
 }

@@ -62,7 +62,9 @@ impl Client {
     /// client's own table for NFSv3 (which has no such bound).
     pub fn max_in_flight(&self) -> usize {
         match &self.st.v4 {
-            Some(s) => (s.target as usize + 1).saturating_sub(s.retired as usize).max(1),
+            Some(s) => (s.target as usize + 1)
+                .saturating_sub(s.retired as usize)
+                .max(1),
             None => self.rpc.calls.capacity(),
         }
     }
@@ -185,7 +187,13 @@ impl Client {
         Ok(())
     }
 
-    fn start_call(&mut self, tag: u64, part: Request, file: u32, open: bool) -> Result<(), NfsError> {
+    fn start_call(
+        &mut self,
+        tag: u64,
+        part: Request,
+        file: u32,
+        open: bool,
+    ) -> Result<(), NfsError> {
         let kind = part.kind();
         let data = match part {
             Request::Read { buf, len, .. } => Data::Read(buf, len),
@@ -197,46 +205,56 @@ impl Client {
         extra.file = file;
         extra.open = open;
         let mut failed = None;
-        let id = match self.st.version {
-            Version::V3 => {
-                let fh = f.map(|f| &f.fh);
-                let proc_ = v3::proc_of(kind);
-                let id = self.rpc.begin(proc_, kind as u8, tag, kind.idempotent(), data, |e| {
-                    if let Err(w) = v3::encode(e, &part, fh) {
-                        failed = Some(w);
-                    }
-                });
-                id.map_err(|err| NfsError::Rpc { op: kind, err })?
-            }
-            Version::V41 => {
-                let Some(s) = self.st.v4.as_ref() else {
-                    return Err(invalid(kind, "no NFSv4.1 session"));
-                };
-                let ctx = Ctx {
-                    clientid: s.clientid,
-                    owner: &s.owner,
-                    file: f.map(|f| (&f.fh, &f.stateid)),
-                };
-                let mut enc = v4::Encoded::default();
-                let proc_ = if kind == OpKind::Null { 0 } else { v4::PROC_COMPOUND };
-                let id = self.rpc.begin(proc_, kind as u8, tag, kind.idempotent(), data, |e| {
-                    match v4::encode(e, &part, &ctx) {
-                        Ok(x) => enc = x,
-                        Err(w) => failed = Some(w),
-                    }
-                });
-                let id = id.map_err(|err| NfsError::Rpc { op: kind, err })?;
-                extra.seq_at = enc.seq_at as u32;
-                extra.stateid_at = enc.stateid_at as u32;
-                id
-            }
-        };
+        let id =
+            match self.st.version {
+                Version::V3 => {
+                    let fh = f.map(|f| &f.fh);
+                    let proc_ = v3::proc_of(kind);
+                    let id = self
+                        .rpc
+                        .begin(proc_, kind as u8, tag, kind.idempotent(), data, |e| {
+                            if let Err(w) = v3::encode(e, &part, fh) {
+                                failed = Some(w);
+                            }
+                        });
+                    id.map_err(|err| NfsError::Rpc { op: kind, err })?
+                }
+                Version::V41 => {
+                    let Some(s) = self.st.v4.as_ref() else {
+                        return Err(invalid(kind, "no NFSv4.1 session"));
+                    };
+                    let ctx = Ctx {
+                        clientid: s.clientid,
+                        owner: &s.owner,
+                        file: f.map(|f| (&f.fh, &f.stateid)),
+                    };
+                    let mut enc = v4::Encoded::default();
+                    let proc_ = if kind == OpKind::Null {
+                        0
+                    } else {
+                        v4::PROC_COMPOUND
+                    };
+                    let id =
+                        self.rpc
+                            .begin(proc_, kind as u8, tag, kind.idempotent(), data, |e| {
+                                match v4::encode(e, &part, &ctx) {
+                                    Ok(x) => enc = x,
+                                    Err(w) => failed = Some(w),
+                                }
+                            });
+                    let id = id.map_err(|err| NfsError::Rpc { op: kind, err })?;
+                    extra.seq_at = enc.seq_at as u32;
+                    extra.stateid_at = enc.stateid_at as u32;
+                    id
+                }
+            };
         if let Some(w) = failed {
             self.rpc.calls.release(id);
             return Err(invalid(kind, w));
         }
         self.st.extra[id as usize] = extra;
-        self.dispatch(id).map_err(|err| NfsError::Rpc { op: kind, err })
+        self.dispatch(id)
+            .map_err(|err| NfsError::Rpc { op: kind, err })
     }
 
     /// Sends an encoded call, giving it an NFSv4.1 slot first (or holding
@@ -256,7 +274,14 @@ impl Client {
                 return Ok(());
             };
             let (session, highest) = (s.id, s.highest());
-            patch_sequence(self.rpc.header_mut(id), x.seq_at as usize, &session, seq, slot, highest);
+            patch_sequence(
+                self.rpc.header_mut(id),
+                x.seq_at as usize,
+                &session,
+                seq,
+                slot,
+                highest,
+            );
             self.st.extra[id as usize].slot = slot;
         }
         self.rpc.send(id)
@@ -265,20 +290,27 @@ impl Client {
     /// Sends what is queued and waits up to `timeout` until at least `min`
     /// completions are in `out` (appended; fewer when nothing is left in
     /// flight or the time is up).
-    pub fn poll(&mut self, min: usize, timeout: Duration, out: &mut Vec<Completion>) -> Result<(), NfsError> {
+    pub fn poll(
+        &mut self,
+        min: usize,
+        timeout: Duration,
+        out: &mut Vec<Completion>,
+    ) -> Result<(), NfsError> {
         let deadline = Instant::now() + timeout;
         let mut got = 0;
+        let mut polled = false;
         loop {
             got += self.st.out.len();
             out.append(&mut self.st.out);
-            if got >= min || self.rpc.in_flight() == 0 {
+            if self.rpc.in_flight() == 0 || (polled && (got >= min || Instant::now() >= deadline)) {
                 return Ok(());
             }
-            self.rpc.poll(&mut self.st, deadline);
+            // At least one round, so what was queued is sent; without
+            // waiting when enough completions are in hand.
+            let until = if got >= min { Instant::now() } else { deadline };
+            self.rpc.poll(&mut self.st, until);
             self.after_round()?;
-            if Instant::now() >= deadline && self.st.out.is_empty() {
-                return Ok(());
-            }
+            polled = true;
         }
     }
 
@@ -341,7 +373,11 @@ impl Client {
         self.call_open(req, false).map(|(r, _)| r)
     }
 
-    pub(super) fn call_open(&mut self, req: Request, open: bool) -> Result<(Reply, Option<Stateid>), NfsError> {
+    pub(super) fn call_open(
+        &mut self,
+        req: Request,
+        open: bool,
+    ) -> Result<(Reply, Option<Stateid>), NfsError> {
         let kind = req.kind();
         self.st.internal = None;
         self.start(INTERNAL, req, open)?;
@@ -382,7 +418,9 @@ impl Client {
         let mut seq_at = 0;
         let id = self
             .rpc
-            .begin(proc_, kind as u8, RAW, true, Data::None, |e| seq_at = encode(e))
+            .begin(proc_, kind as u8, RAW, true, Data::None, |e| {
+                seq_at = encode(e)
+            })
             .map_err(|err| NfsError::Rpc { op: kind, err })?;
         let mut slot = NO_SLOT;
         if sequenced {
@@ -405,7 +443,9 @@ impl Client {
             slot,
             ..CallExtra::NONE
         };
-        self.rpc.send(id).map_err(|err| NfsError::Rpc { op: kind, err })?;
+        self.rpc
+            .send(id)
+            .map_err(|err| NfsError::Rpc { op: kind, err })?;
         self.wait_internal(kind)?;
         let bytes = std::mem::take(&mut self.st.raw);
         if let Some(s) = self.st.v4.as_mut() {

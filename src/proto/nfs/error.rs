@@ -46,10 +46,10 @@ impl NfsError {
             NfsError::Status { code, .. } => match *code {
                 c @ 1..=9999 => c as i32,
                 10001 | 10003 | 10007 | 10025 | 10023 | 10024 => 22, // EINVAL
-                10004 | 10043 => 95,                                  // EOPNOTSUPP
-                10008 | 10013 => 11,                                  // EAGAIN (JUKEBOX, DELAY, GRACE)
-                10014 => 116,                                         // ESTALE
-                _ => 5,                                               // EIO
+                10004 | 10043 => 95,                                 // EOPNOTSUPP
+                10008 | 10013 => 11, // EAGAIN (JUKEBOX, DELAY, GRACE)
+                10014 => 116,        // ESTALE
+                _ => 5,              // EIO
             },
             NfsError::Rpc {
                 err: RpcError::Timeout { .. },
@@ -109,8 +109,14 @@ pub fn status_name(code: u32) -> (&'static str, &'static str) {
         10016 => ("WRONGSEC", "wrong security flavor"),
         10018 => ("RESOURCE", "the server is out of resources"),
         10020 => ("NOFILEHANDLE", "no current file handle"),
-        10021 => ("MINOR_VERS_MISMATCH", "the server does not speak this minor version"),
-        10022 => ("STALE_CLIENTID", "the server forgot this client (restarted)"),
+        10021 => (
+            "MINOR_VERS_MISMATCH",
+            "the server does not speak this minor version",
+        ),
+        10022 => (
+            "STALE_CLIENTID",
+            "the server forgot this client (restarted)",
+        ),
         10023 => ("STALE_STATEID", "the server forgot this open (restarted)"),
         10024 => ("OLD_STATEID", "an old stateid"),
         10025 => ("BAD_STATEID", "a stateid the server does not know"),
@@ -124,11 +130,23 @@ pub fn status_name(code: u32) -> (&'static str, &'static str) {
         10044 => ("OP_ILLEGAL", "an illegal operation"),
         10052 => ("BADSESSION", "the server does not know this session"),
         10053 => ("BADSLOT", "a slot the session does not have"),
-        10055 => ("CONN_NOT_BOUND_TO_SESSION", "the connection is not bound to the session"),
+        10055 => (
+            "CONN_NOT_BOUND_TO_SESSION",
+            "the connection is not bound to the session",
+        ),
         10063 => ("SEQ_MISORDERED", "a slot sequence number out of order"),
-        10065 => ("REQ_TOO_BIG", "the request is larger than the session allows"),
-        10066 => ("REP_TOO_BIG", "the reply would be larger than the session allows"),
-        10068 => ("RETRY_UNCACHED_REP", "the retried request's reply was not kept"),
+        10065 => (
+            "REQ_TOO_BIG",
+            "the request is larger than the session allows",
+        ),
+        10066 => (
+            "REP_TOO_BIG",
+            "the reply would be larger than the session allows",
+        ),
+        10068 => (
+            "RETRY_UNCACHED_REP",
+            "the retried request's reply was not kept",
+        ),
         10070 => ("TOO_MANY_OPS", "more operations than the session allows"),
         10071 => ("OP_NOT_IN_SESSION", "an operation outside a session"),
         10077 => ("BAD_HIGH_SLOT", "a highest slot the session does not have"),
@@ -144,7 +162,11 @@ impl std::fmt::Display for NfsError {
                 let (name, meaning) = status_name(*code);
                 let prefix = if *v4 { "NFS4ERR_" } else { "NFS3ERR_" };
                 if name.is_empty() {
-                    write!(f, "{}: the server answered status {code} ({meaning})", op.name())
+                    write!(
+                        f,
+                        "{}: the server answered status {code} ({meaning})",
+                        op.name()
+                    )
                 } else {
                     write!(f, "{}: {prefix}{name} ({meaning})", op.name())
                 }

@@ -6,7 +6,9 @@ use std::collections::HashSet;
 
 use super::client::{Client, invalid};
 use super::error::{NfsError, code};
-use super::types::{Attr, CreateHow, DirPage, Entry, Fh, FileType, OpKind, Reply, Request, Version};
+use super::types::{
+    Attr, CreateHow, DirPage, Entry, Fh, FileType, OpKind, Reply, Request, Version,
+};
 use super::v3;
 
 /// The most READDIR pages one listing reads before it gives up.
@@ -106,10 +108,20 @@ impl Client {
     /// target is the file moved; a name made at the target by another
     /// client between the first LOOKUP and the RENAME is replaced, and the
     /// last LOOKUP reports it as an error (it cannot be undone).
-    pub fn rename_noreplace(&mut self, from: &Fh, from_name: &[u8], to: &Fh, to_name: &[u8]) -> Result<(), NfsError> {
+    pub fn rename_noreplace(
+        &mut self,
+        from: &Fh,
+        from_name: &[u8],
+        to: &Fh,
+        to_name: &[u8],
+    ) -> Result<(), NfsError> {
         let (fh, attr) = self.lookup(from, from_name)?;
         if attr.kind != FileType::Directory {
-            match self.call(Request::Link { fh: &fh, dir: to, name: to_name }) {
+            match self.call(Request::Link {
+                fh: &fh,
+                dir: to,
+                name: to_name,
+            }) {
                 Ok(_) => {
                     let (_, now) = self.lookup(from, from_name)?;
                     if now.fileid != attr.fileid {
@@ -161,7 +173,11 @@ impl Client {
         max: usize,
         mut f: impl FnMut(&DirPage, &Entry),
     ) -> Result<usize, NfsError> {
-        let op = if plus { OpKind::Readdirplus } else { OpKind::Readdir };
+        let op = if plus {
+            OpKind::Readdirplus
+        } else {
+            OpKind::Readdir
+        };
         let (mut cookie, mut verf) = (0u64, [0u8; 8]);
         let mut seen = HashSet::new();
         let mut total = 0;
@@ -179,7 +195,10 @@ impl Client {
             let page = &self.st.page;
             for e in &page.entries {
                 if !seen.insert(e.cookie) {
-                    return Err(invalid(op, "the server sent a READDIR cookie twice: the listing would never end"));
+                    return Err(invalid(
+                        op,
+                        "the server sent a READDIR cookie twice: the listing would never end",
+                    ));
                 }
                 let name = page.name(e);
                 if name == b"." || name == b".." {
@@ -187,7 +206,10 @@ impl Client {
                 }
                 total += 1;
                 if total > max {
-                    return Err(invalid(op, "the directory holds more entries than the bound"));
+                    return Err(invalid(
+                        op,
+                        "the directory holds more entries than the bound",
+                    ));
                 }
                 f(page, e);
             }

@@ -55,11 +55,15 @@ pub(crate) fn connect(url: &Url, o: &Options) -> Result<Mount, String> {
                 Some(p) => p,
                 None => getport(rpcbind, v3::PROG, v3::VERS, wait).unwrap_or(NFS_PORT),
             };
-            let mut c = client(SocketAddr::new(rpcbind.ip(), nport), v3::PROG, v3::VERS, o).map_err(at)?;
+            let mut c =
+                client(SocketAddr::new(rpcbind.ip(), nport), v3::PROG, v3::VERS, o).map_err(at)?;
             let depth = export.split('/').filter(|s| !s.is_empty()).count();
             let rest: Vec<&[u8]> = url.path[depth..].iter().map(|s| s.as_bytes()).collect();
             let (dir, attr) = walk_v3(&mut c, root, &rest).map_err(|e| at(e.to_string()))?;
-            let fs = match c.call(Request::Fsinfo(&root)).map_err(|e| at(e.to_string()))? {
+            let fs = match c
+                .call(Request::Fsinfo(&root))
+                .map_err(|e| at(e.to_string()))?
+            {
                 Reply::Fsinfo(f) => f,
                 _ => FsInfo::default(),
             };
@@ -83,7 +87,10 @@ pub(crate) fn connect(url: &Url, o: &Options) -> Result<Mount, String> {
             session(&mut c, verifier, owner, slots, max, max).map_err(|e| at(e.to_string()))?;
             let comps: Vec<&[u8]> = url.path.iter().map(|s| s.as_bytes()).collect();
             let (dir, attr) = walk_v4(&mut c, &comps).map_err(|e| at(e.to_string()))?;
-            let fs = match c.call(Request::Fsinfo(&dir)).map_err(|e| at(e.to_string()))? {
+            let fs = match c
+                .call(Request::Fsinfo(&dir))
+                .map_err(|e| at(e.to_string()))?
+            {
                 Reply::Fsinfo(f) => f,
                 _ => FsInfo::default(),
             };
@@ -92,13 +99,19 @@ pub(crate) fn connect(url: &Url, o: &Options) -> Result<Mount, String> {
                     s.lease = Duration::from_secs(fs.lease as u64);
                 }
             }
-            let bound = c.st.v4.as_ref().map_or(u32::MAX, |s| s.max_resp.min(s.max_req));
+            let bound =
+                c.st.v4
+                    .as_ref()
+                    .map_or(u32::MAX, |s| s.max_resp.min(s.max_req));
             sizes(&mut c, fs, o, bound.saturating_sub(1024));
             (c, dir, attr, String::new())
         }
     };
     if attr.kind != FileType::Directory {
-        return Err(at(format!("{} is not a directory on the server", url.path_string())));
+        return Err(at(format!(
+            "{} is not a directory on the server",
+            url.path_string()
+        )));
     }
     Ok(Mount {
         client,
@@ -110,7 +123,11 @@ pub(crate) fn connect(url: &Url, o: &Options) -> Result<Mount, String> {
 
 /// Calls per user request at most.
 fn parts(o: &Options) -> usize {
-    let x = o.rsize.unwrap_or(1 << 20).min(o.wsize.unwrap_or(1 << 20)).max(4096);
+    let x = o
+        .rsize
+        .unwrap_or(1 << 20)
+        .min(o.wsize.unwrap_or(1 << 20))
+        .max(4096);
     (o.max_io.div_ceil(x)).max(1) as usize
 }
 
@@ -127,7 +144,8 @@ fn client(addr: SocketAddr, prog: u32, vers: u32, o: &Options) -> Result<Client,
         // The user's requests split into calls, and the client's own.
         max_calls: (o.depth * parts(o) + 8).min(rpc::calls::MAX_CALLS),
     };
-    let t = Transport::connect(addr, prog, vers, auth(o), cfg).map_err(|e| format!("{addr}: {e}"))?;
+    let t =
+        Transport::connect(addr, prog, vers, auth(o), cfg).map_err(|e| format!("{addr}: {e}"))?;
     Ok(Client::new(t, o.version, o.depth))
 }
 
@@ -136,7 +154,11 @@ fn client(addr: SocketAddr, prog: u32, vers: u32, o: &Options) -> Result<Client,
 fn sizes(c: &mut Client, fs: FsInfo, o: &Options, bound: u32) {
     let pick = |user: Option<u32>, max: u32, pref: u32| {
         let server = if max == 0 { 1 << 20 } else { max };
-        let want = user.unwrap_or(if pref > 0 { pref.max(64 * 1024) } else { 1 << 20 });
+        let want = user.unwrap_or(if pref > 0 {
+            pref.max(64 * 1024)
+        } else {
+            1 << 20
+        });
         let v = want.min(server).min(bound).min(1 << 20).max(4096);
         if v >= 4096 { v & !4095 } else { v }
     };
@@ -150,12 +172,21 @@ fn sizes(c: &mut Client, fs: FsInfo, o: &Options, bound: u32) {
 fn mount(addr: SocketAddr, path: &[String], o: &Options) -> Result<(String, Fh), String> {
     let a = auth(o);
     let wait = o.connect_timeout;
-    let exports = call_once(addr, (v3::MOUNT_PROG, v3::MOUNT_VERS, v3::MOUNTPROC_EXPORT), &a, wait, |_| {})
-        .ok()
-        .and_then(|r| v3::decode_exports(&r, 100_000).ok())
-        .unwrap_or_default();
+    let exports = call_once(
+        addr,
+        (v3::MOUNT_PROG, v3::MOUNT_VERS, v3::MOUNTPROC_EXPORT),
+        &a,
+        wait,
+        |_| {},
+    )
+    .ok()
+    .and_then(|r| v3::decode_exports(&r, 100_000).ok())
+    .unwrap_or_default();
     let full = format!("/{}", path.join("/"));
-    let mut candidates: Vec<String> = (1..=path.len()).rev().map(|n| format!("/{}", path[..n].join("/"))).collect();
+    let mut candidates: Vec<String> = (1..=path.len())
+        .rev()
+        .map(|n| format!("/{}", path[..n].join("/")))
+        .collect();
     if !exports.is_empty() {
         candidates.retain(|c| exports.iter().any(|e| e.trim_end_matches('/') == c));
         if candidates.is_empty() {
@@ -167,9 +198,13 @@ fn mount(addr: SocketAddr, path: &[String], o: &Options) -> Result<(String, Fh),
     }
     let mut last = String::new();
     for export in candidates {
-        let r = call_once(addr, (v3::MOUNT_PROG, v3::MOUNT_VERS, v3::MOUNTPROC_MNT), &a, wait, |e| {
-            v3::encode_dirpath(e, &export)
-        })
+        let r = call_once(
+            addr,
+            (v3::MOUNT_PROG, v3::MOUNT_VERS, v3::MOUNTPROC_MNT),
+            &a,
+            wait,
+            |e| v3::encode_dirpath(e, &export),
+        )
         .map_err(|e| format!("MOUNT {export}: {e}"))?;
         match v3::decode_mnt(&r) {
             Ok(fh) => return Ok((export, fh)),
@@ -229,7 +264,9 @@ fn walk_v4(c: &mut Client, path: &[&[u8]]) -> Result<(Fh, Attr), NfsError> {
             what: "a path of more than 32 components",
         });
     }
-    let bytes = c.raw(v4::PROC_COMPOUND, OpKind::Lookup, true, |e| v4::encode_walk(e, path))?;
+    let bytes = c.raw(v4::PROC_COMPOUND, OpKind::Lookup, true, |e| {
+        v4::encode_walk(e, path)
+    })?;
     let (fh, attr) = v4reply::walk(&bytes, path.len()).map_err(|e| match e.status() {
         Some(10029) => not_dir(FileType::Symlink),
         _ => e,
@@ -246,7 +283,6 @@ pub(super) fn session(
     max_req: u32,
     max_resp: u32,
 ) -> Result<(), NfsError> {
-    c.st.v4 = None;
     let bytes = c.raw(v4::PROC_COMPOUND, OpKind::Session, false, |e| {
         v4::encode_exchange_id(e, &verifier, &owner);
         0
@@ -270,9 +306,19 @@ pub(super) fn session(
         max_req: g.max_req,
         max_resp: g.max_resp,
         lost: false,
-        lease: Duration::from_secs(60),
+        lease: c
+            .st
+            .v4
+            .as_ref()
+            .map_or(Duration::from_secs(60), |s| s.lease),
         last_sequence: Instant::now(),
+        created: Instant::now(),
     });
-    let bytes = c.raw(v4::PROC_COMPOUND, OpKind::Session, true, v4::encode_reclaim_complete)?;
+    let bytes = c.raw(
+        v4::PROC_COMPOUND,
+        OpKind::Session,
+        true,
+        v4::encode_reclaim_complete,
+    )?;
     v4reply::reclaim_complete(&bytes)
 }

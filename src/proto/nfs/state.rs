@@ -112,6 +112,9 @@ pub struct Session {
     pub lost: bool,
     pub lease: Duration,
     pub last_sequence: Instant,
+    /// When it was made: a reply to a call sent before is the old
+    /// session's (its slot is not this session's).
+    pub created: Instant,
 }
 
 impl Session {
@@ -174,7 +177,12 @@ impl State {
 
     /// A call done: its user slot's sum, and the completion when it was
     /// the slot's last call.
-    fn finish(&mut self, tag: u64, kind: OpKind, result: Result<(Reply, Option<Stateid>), NfsError>) {
+    fn finish(
+        &mut self,
+        tag: u64,
+        kind: OpKind,
+        result: Result<(Reply, Option<Stateid>), NfsError>,
+    ) {
         if tag == RAW {
             self.internal = Some(result);
             return;
@@ -269,7 +277,13 @@ impl Sink for State {
         }
     }
 
-    fn reply(&mut self, id: u32, calls: &mut Calls, results: Result<&[u8], Refusal>, data_len: usize) -> Outcome {
+    fn reply(
+        &mut self,
+        id: u32,
+        calls: &mut Calls,
+        results: Result<&[u8], Refusal>,
+        data_len: usize,
+    ) -> Outcome {
         let c = *calls.get(id);
         let kind = OpKind::from_index(c.kind).unwrap_or(OpKind::Null);
         let x = self.extra[id as usize];
@@ -299,7 +313,10 @@ impl Sink for State {
             ),
         };
         if let Some(s) = self.v4.as_mut() {
-            if sequenced {
+            let old = c.sent < s.created;
+            if old {
+                // The old session's slot: nothing to give back.
+            } else if sequenced {
                 s.give_back(x.slot);
             } else if x.slot != NO_SLOT {
                 // SEQUENCE itself failed: the server's sequence for this
@@ -307,13 +324,16 @@ impl Sink for State {
                 s.retired += 1;
             }
             if let Some(code) = result.as_ref().err().and_then(|e| e.status()) {
-                let lost = matches!(code, code::BADSESSION | code::DEADSESSION | code::STALE_CLIENTID);
+                let lost = matches!(
+                    code,
+                    code::BADSESSION | code::DEADSESSION | code::STALE_CLIENTID
+                );
+                if lost && !old {
+                    s.lost = true;
+                }
                 if lost && !c.idempotent && c.sends > 1 {
                     // Sent before the server lost the session: it may
                     // have been done then.
-                    if let Some(s) = self.v4.as_mut() {
-                        s.lost = true;
-                    }
                     let err = NfsError::Rpc {
                         op: kind,
                         err: RpcError::OutcomeUnknown,
@@ -349,7 +369,7 @@ impl Sink for State {
         let kind = OpKind::from_index(c.kind).unwrap_or(OpKind::Null);
         let x = self.extra[id as usize];
         if let Some(s) = self.v4.as_mut() {
-            if x.slot != NO_SLOT {
+            if x.slot != NO_SLOT && c.sent >= s.created {
                 s.retired += 1;
             }
         }
@@ -369,9 +389,6 @@ impl State {
                 x.retry_at = Some(Instant::now() + Duration::from_millis(100 << x.delays.min(4)));
             }
             code::BADSESSION | code::DEADSESSION | code::STALE_CLIENTID => {
-                if let Some(s) = self.v4.as_mut() {
-                    s.lost = true;
-                }
                 x.retry_at = None;
             }
             code::BAD_STATEID | code::STALE_STATEID | code::EXPIRED | code::ADMIN_REVOKED

@@ -30,7 +30,9 @@ fn words(w: &[u32]) -> Vec<u8> {
 
 fn fattr_dir() -> Vec<u8> {
     // type, mode, nlink, uid, gid, size(2), used(2), rdev(2), fsid(2), fileid(2), 3 times(2 each)
-    words(&[2, 0o755, 2, 0, 0, 0, 4096, 0, 4096, 0, 0, 0, 1, 0, 2, 0, 0, 0, 0, 0, 0])
+    words(&[
+        2, 0o755, 2, 0, 0, 0, 4096, 0, 4096, 0, 0, 0, 1, 0, 2, 0, 0, 0, 0, 0, 0,
+    ])
 }
 
 /// Serves calls on every connection until the test ends: MOUNT and the
@@ -66,11 +68,26 @@ fn serve(mut s: TcpStream, act: &dyn Fn(u32, u32) -> Act) {
                 let (xid, prog, proc_) = (w(0), w(12), w(20));
                 let act = match (prog, proc_) {
                     (100005, 5) => Act::Results(words(&[0])),
-                    (100005, 1) => Act::Results([words(&[0, 4]), b"root".to_vec(), words(&[0])].concat()),
-                    (100003, 1) => Act::Results([words(&[0]), fattr_dir()].concat()),
-                    (100003, 19) => {
-                        Act::Results(words(&[0, 0, 65536, 65536, 4096, 65536, 65536, 4096, 4096, 0, 1 << 30, 0, 1, 0]))
+                    (100005, 1) => {
+                        Act::Results([words(&[0, 4]), b"root".to_vec(), words(&[0])].concat())
                     }
+                    (100003, 1) => Act::Results([words(&[0]), fattr_dir()].concat()),
+                    (100003, 19) => Act::Results(words(&[
+                        0,
+                        0,
+                        65536,
+                        65536,
+                        4096,
+                        65536,
+                        65536,
+                        4096,
+                        4096,
+                        0,
+                        1 << 30,
+                        0,
+                        1,
+                        0,
+                    ])),
                     _ => act(proc_, xid),
                 };
                 let out = match act {
@@ -94,7 +111,10 @@ fn serve(mut s: TcpStream, act: &dyn Fn(u32, u32) -> Act) {
 }
 
 fn client_of(port: u16, tune: impl FnOnce(&mut Options)) -> super::Mount {
-    let u = url::parse(&format!("nfs://127.0.0.1/x?version=3&nfsport={port}&mountport={port}")).unwrap();
+    let u = url::parse(&format!(
+        "nfs://127.0.0.1/x?version=3&nfsport={port}&mountport={port}"
+    ))
+    .unwrap();
     let mut o = Options::from_url(&u);
     o.call_timeout = Duration::from_millis(500);
     o.max_sends = 2;
@@ -115,7 +135,11 @@ fn read_error(m: &mut super::Mount) -> String {
         len: 4096,
         buf: buf.as_mut_ptr(),
     });
-    assert!(t.elapsed() < Duration::from_secs(15), "bounded: {:?}", t.elapsed());
+    assert!(
+        t.elapsed() < Duration::from_secs(15),
+        "bounded: {:?}",
+        t.elapsed()
+    );
     r.expect_err("a hostile reply is an error").to_string()
 }
 
@@ -141,11 +165,17 @@ fn truncated_and_oversized_replies_are_malformed() {
     // A READ reply that stops after its attributes' flag.
     let (port, _stop) = fake(|_, _| Act::Results(words(&[0, 1, 2])));
     let e = read_error(&mut client_of(port, |_| {}));
-    assert!(e.contains("cut short") || e.contains("middle of a value"), "{e}");
+    assert!(
+        e.contains("cut short") || e.contains("middle of a value"),
+        "{e}"
+    );
     // A READ reply that claims a billion bytes for a 4 KiB read.
     let (port, _stop) = fake(|_, _| Act::Results(words(&[0, 0, 1_000_000_000, 0, 1_000_000_000])));
     let e = read_error(&mut client_of(port, |_| {}));
-    assert!(e.contains("longer than any reply") || e.contains("more data"), "{e}");
+    assert!(
+        e.contains("longer than any reply") || e.contains("more data"),
+        "{e}"
+    );
     // A LOOKUP reply cut in the middle of its handle.
     let (port, _stop) = fake(|_, _| Act::Results(words(&[0, 4])));
     let mut m = client_of(port, |_| {});
@@ -163,7 +193,10 @@ fn a_reply_that_never_ends_times_out() {
         Act::Raw(b)
     });
     let e = read_error(&mut client_of(port, |_| {}));
-    assert!(e.contains("no reply") || e.contains("connection was lost"), "{e}");
+    assert!(
+        e.contains("no reply") || e.contains("connection was lost"),
+        "{e}"
+    );
     // A server that never answers at all.
     let (port, _stop) = fake(|_, _| Act::Silent);
     let e = read_error(&mut client_of(port, |_| {}));
@@ -181,12 +214,20 @@ fn endless_readdir_cookies_end_in_an_error() {
     });
     let mut m = client_of(port, |_| {});
     let dir = m.dir;
-    let e = m.client.read_dir_all(&dir, false, 1_000_000, |_, _| {}).unwrap_err().to_string();
+    let e = m
+        .client
+        .read_dir_all(&dir, false, 1_000_000, |_, _| {})
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("cookie twice"), "{e}");
     // Pages with no entries that never reach the end.
     let (port, _stop) = fake(|_, _| Act::Results(words(&[0, 0, 0, 0, 0, 0])));
     let mut m = client_of(port, |_| {});
-    let e = m.client.read_dir_all(&dir, false, 1_000_000, |_, _| {}).unwrap_err().to_string();
+    let e = m
+        .client
+        .read_dir_all(&dir, false, 1_000_000, |_, _| {})
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("empty READDIR page"), "{e}");
     let _ = Reply::Done;
 }

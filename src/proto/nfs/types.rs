@@ -491,7 +491,14 @@ impl DirPage {
         self.entries.clear();
     }
 
-    pub fn push(&mut self, fileid: u64, cookie: u64, name: &[u8], attr: Option<Attr>, fh: Option<Fh>) {
+    pub fn push(
+        &mut self,
+        fileid: u64,
+        cookie: u64,
+        name: &[u8],
+        attr: Option<Attr>,
+        fh: Option<Fh>,
+    ) {
         let name_at = self.names.len() as u32;
         self.names.extend_from_slice(name);
         self.entries.push(Entry {

@@ -107,7 +107,10 @@ pub fn parse(s: &str) -> Result<Url, String> {
             .ok_or_else(|| err("an IPv6 address without its closing ']'".into()))?;
         let port = match tail {
             "" => None,
-            t => Some(t.strip_prefix(':').ok_or_else(|| err(format!("'{t}' after the address")))?),
+            t => Some(
+                t.strip_prefix(':')
+                    .ok_or_else(|| err(format!("'{t}' after the address")))?,
+            ),
         };
         (h.to_string(), port)
     } else {
@@ -120,7 +123,9 @@ pub fn parse(s: &str) -> Result<Url, String> {
         return Err(err("no server named".into()));
     }
     if host.contains('@') {
-        return Err(err("user names go in uid= and gid=, not before the server".into()));
+        return Err(err(
+            "user names go in uid= and gid=, not before the server".into()
+        ));
     }
     let port = port
         .map(|p| number::<u16>("port", p, 1, 65535))
@@ -172,10 +177,14 @@ pub fn parse(s: &str) -> Result<Url, String> {
                     "3" => Version::V3,
                     "4.1" => Version::V41,
                     "4" | "4.0" => {
-                        return Err(err("version 4.0 is not supported: use version=4.1 (sessions) or 3".into()));
+                        return Err(err(
+                            "version 4.0 is not supported: use version=4.1 (sessions) or 3".into(),
+                        ));
                     }
                     "4.2" => {
-                        return Err(err("version 4.2 is not supported yet: use version=4.1 or 3".into()));
+                        return Err(err(
+                            "version 4.2 is not supported yet: use version=4.1 or 3".into(),
+                        ));
                     }
                     _ => return Err(err(format!("version={v}: use 3 or 4.1"))),
                 })
@@ -187,8 +196,12 @@ pub fn parse(s: &str) -> Result<Url, String> {
             "nconnect" => {
                 url.nconnect = Some(number("nconnect", v, 1, MAX_CONNECTIONS as u64).map_err(err)?)
             }
-            "rsize" => url.rsize = Some(number("rsize", v, MIN_XFER as u64, MAX_XFER as u64).map_err(err)?),
-            "wsize" => url.wsize = Some(number("wsize", v, MIN_XFER as u64, MAX_XFER as u64).map_err(err)?),
+            "rsize" => {
+                url.rsize = Some(number("rsize", v, MIN_XFER as u64, MAX_XFER as u64).map_err(err)?)
+            }
+            "wsize" => {
+                url.wsize = Some(number("wsize", v, MIN_XFER as u64, MAX_XFER as u64).map_err(err)?)
+            }
             _ => {
                 return Err(err(format!(
                     "unknown key '{k}' (known: version, uid, gid, nfsport, mountport, nconnect, rsize, wsize)"
@@ -197,7 +210,9 @@ pub fn parse(s: &str) -> Result<Url, String> {
         }
     }
     if url.port.is_some() && url.nfsport.is_some() {
-        return Err(err("the port is given twice (SERVER:PORT and nfsport=)".into()));
+        return Err(err(
+            "the port is given twice (SERVER:PORT and nfsport=)".into()
+        ));
     }
     Ok(url)
 }
@@ -209,7 +224,10 @@ mod tests {
 
     #[test]
     fn a_full_url_parses() {
-        let u = parse("nfs://10.0.0.5:2049/exports/bench%20dir?version=4.1&uid=1000&gid=100&nconnect=8").unwrap();
+        let u = parse(
+            "nfs://10.0.0.5:2049/exports/bench%20dir?version=4.1&uid=1000&gid=100&nconnect=8",
+        )
+        .unwrap();
         assert_eq!(u.host, "10.0.0.5");
         assert_eq!(u.port, Some(2049));
         assert_eq!(u.path, ["exports", "bench dir"]);

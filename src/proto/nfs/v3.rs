@@ -5,7 +5,9 @@
 //! `data_at`, `decode_mnt`, `decode_exports`).
 
 use super::error::NfsError;
-use super::types::{Attr, CreateHow, DirPage, Fh, FileType, FsInfo, OpKind, Reply, Request, Stable, Time};
+use super::types::{
+    Attr, CreateHow, DirPage, Fh, FileType, FsInfo, OpKind, Reply, Request, Stable, Time,
+};
 use crate::proto::rpc::xdr::{Dec, Enc, Xdr, XdrError};
 
 pub const PROG: u32 = 100003;
@@ -89,7 +91,11 @@ pub fn encode(e: &mut Enc, req: &Request, file: Option<&Fh>) -> Result<u32, &'st
             e.u32(mask);
         }
         Request::Create {
-            dir, name, mode, how, ..
+            dir,
+            name,
+            mode,
+            how,
+            ..
         } => {
             diropargs(e, dir, name);
             match how {
@@ -215,7 +221,11 @@ pub fn fattr3(d: &mut Dec) -> Xdr<Attr> {
 }
 
 fn post_op_attr(d: &mut Dec) -> Xdr<Option<Attr>> {
-    if d.bool()? { fattr3(d).map(Some) } else { Ok(None) }
+    if d.bool()? {
+        fattr3(d).map(Some)
+    } else {
+        Ok(None)
+    }
 }
 
 /// wcc_data: the attributes before (skipped) and after.
@@ -265,14 +275,21 @@ pub fn data_at(results: &[u8]) -> Xdr<Option<(usize, usize)>> {
     d.bool()?;
     let len = d.opaque_len(u32::MAX as usize)?;
     if len != count {
-        return Err(XdrError::Bad("a READ reply whose count and data length differ"));
+        return Err(XdrError::Bad(
+            "a READ reply whose count and data length differ",
+        ));
     }
     Ok(Some((d.pos(), len)))
 }
 
 /// Decodes the results of a `kind` request. For a READ, `results` ends
 /// where its data began and `data_len` bytes were placed in the buffer.
-pub fn decode(kind: OpKind, results: &[u8], data_len: usize, page: &mut DirPage) -> Result<Reply, NfsError> {
+pub fn decode(
+    kind: OpKind,
+    results: &[u8],
+    data_len: usize,
+    page: &mut DirPage,
+) -> Result<Reply, NfsError> {
     let mut d = Dec::new(results);
     decode_in(kind, &mut d, data_len, page).map_err(|e| match e {
         Fail::Nfs(e) => e,
@@ -297,7 +314,12 @@ impl From<NfsError> for Fail {
     }
 }
 
-fn decode_in(kind: OpKind, d: &mut Dec, data_len: usize, page: &mut DirPage) -> Result<Reply, Fail> {
+fn decode_in(
+    kind: OpKind,
+    d: &mut Dec,
+    data_len: usize,
+    page: &mut DirPage,
+) -> Result<Reply, Fail> {
     if kind == OpKind::Null {
         return Ok(Reply::Done);
     }
@@ -324,14 +346,17 @@ fn decode_in(kind: OpKind, d: &mut Dec, data_len: usize, page: &mut DirPage) -> 
             let eof = d.bool()?;
             let len = d.u32()? as usize;
             if len != data_len || count as usize != len {
-                return Err(XdrError::Bad("a READ reply whose data length differs from its count").into());
+                return Err(
+                    XdrError::Bad("a READ reply whose data length differs from its count").into(),
+                );
             }
             Reply::Read { count, eof }
         }
         OpKind::Write => {
             wcc(d)?;
             let count = d.u32()?;
-            let committed = Stable::from_wire(d.u32()?).ok_or(XdrError::Bad("an unknown stable_how"))?;
+            let committed =
+                Stable::from_wire(d.u32()?).ok_or(XdrError::Bad("an unknown stable_how"))?;
             let mut verf = [0; 8];
             verf.copy_from_slice(d.fixed(8)?);
             Reply::Write {
@@ -376,7 +401,9 @@ fn decode_in(kind: OpKind, d: &mut Dec, data_len: usize, page: &mut DirPage) -> 
             verf.copy_from_slice(d.fixed(8)?);
             Reply::Commit { verf }
         }
-        OpKind::Null | OpKind::Open | OpKind::Close | OpKind::Session | OpKind::Mount => Reply::Done,
+        OpKind::Null | OpKind::Open | OpKind::Close | OpKind::Session | OpKind::Mount => {
+            Reply::Done
+        }
     })
 }
 
@@ -445,7 +472,9 @@ pub fn decode_exports(results: &[u8], max: usize) -> Result<Vec<String>, XdrErro
             d.opaque(MNTNAMLEN)?;
             groups += 1;
             if groups > 4096 {
-                return Err(XdrError::Bad("an export with more groups than any server has"));
+                return Err(XdrError::Bad(
+                    "an export with more groups than any server has",
+                ));
             }
         }
     }
@@ -456,4 +485,3 @@ pub fn decode_exports(results: &[u8], max: usize) -> Result<Vec<String>, XdrErro
 pub fn encode_dirpath(e: &mut Enc, path: &str) {
     e.opaque(&path.as_bytes()[..path.len().min(MNTPATHLEN)]);
 }
-

@@ -86,7 +86,9 @@ impl Calls {
             arena: vec![0; capacity * HDR_ROOM],
             // Popped from the end: lowest index first.
             free: (0..capacity as u32).rev().collect(),
-            generation: (0..capacity).map(|i| start.wrapping_add(i as u16)).collect(),
+            generation: (0..capacity)
+                .map(|i| start.wrapping_add(i as u16))
+                .collect(),
             in_use: 0,
         }
     }
@@ -179,14 +181,22 @@ mod tests {
         let old = t.get(a).xid;
         t.get_mut(a).state = State::Sent;
         assert_eq!(t.by_xid(old, 0), Some(a));
-        assert_eq!(t.by_xid(old, 1), None, "a reply on another connection is not this call's");
+        assert_eq!(
+            t.by_xid(old, 1),
+            None,
+            "a reply on another connection is not this call's"
+        );
         t.release(a);
         assert_eq!(t.by_xid(old, 0), None);
         let b = t.alloc(now).unwrap();
         assert_eq!(b, a);
         t.get_mut(b).state = State::Sent;
         assert_ne!(t.get(b).xid, old);
-        assert_eq!(t.by_xid(old, 0), None, "a late reply to the old use does not match");
+        assert_eq!(
+            t.by_xid(old, 0),
+            None,
+            "a late reply to the old use does not match"
+        );
     }
 
     #[test]

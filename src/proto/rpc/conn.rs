@@ -445,7 +445,15 @@ impl Conn {
                     }
                     let results = &self.keep[results_at as usize..hdr as usize];
                     let data = placed as usize;
-                    deliver(id, Ok(results), data, calls, sink, &mut self.stats, &mut self.load);
+                    deliver(
+                        id,
+                        Ok(results),
+                        data,
+                        calls,
+                        sink,
+                        &mut self.stats,
+                        &mut self.load,
+                    );
                     self.state = Rx::Mark;
                 }
                 Rx::Frag { left, last } => {
@@ -474,7 +482,10 @@ impl Conn {
                         continue;
                     }
                     if self.tail - self.head < 4 {
-                        self.state = Rx::Frag { left: 0, last: false };
+                        self.state = Rx::Frag {
+                            left: 0,
+                            last: false,
+                        };
                         return Ok(());
                     }
                     let m = parse_mark(&self.rx[self.head..self.tail], self.max_record)
@@ -492,7 +503,8 @@ impl Conn {
     /// The call a record answers; a reply that answers no call sent on
     /// this connection is the server breaking the protocol.
     fn call_of(&self, calls: &Calls, rec: &[u8]) -> Result<u32, ConnError> {
-        let xid = msg::xid_of(rec).ok_or(ConnError::Protocol("a reply too short to hold its xid"))?;
+        let xid =
+            msg::xid_of(rec).ok_or(ConnError::Protocol("a reply too short to hold its xid"))?;
         calls.by_xid(xid, self.me).ok_or(ConnError::Protocol(
             "a reply whose xid matches no call in flight on this connection",
         ))
@@ -629,7 +641,11 @@ fn deliver(
     }
     calls.release(id);
     let seen = stats.op(c.kind);
-    let bytes = if c.reads_data { data_len } else { c.data_len as usize } as u64;
+    let bytes = if c.reads_data {
+        data_len
+    } else {
+        c.data_len as usize
+    } as u64;
     seen.rtt.record(ns(now, c.sent), bytes);
     seen.exec.record(ns(now, c.queued), bytes);
     if outcome == Outcome::Failed {

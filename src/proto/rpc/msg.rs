@@ -91,11 +91,17 @@ pub const XID_AT: usize = 4;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Refusal {
     ProgUnavail,
-    ProgMismatch { low: u32, high: u32 },
+    ProgMismatch {
+        low: u32,
+        high: u32,
+    },
     ProcUnavail,
     GarbageArgs,
     SystemErr,
-    RpcMismatch { low: u32, high: u32 },
+    RpcMismatch {
+        low: u32,
+        high: u32,
+    },
     /// AUTH_ERROR with its auth_stat (RFC 5531 section 9).
     Auth(u32),
 }
@@ -105,10 +111,15 @@ impl std::fmt::Display for Refusal {
         match self {
             Refusal::ProgUnavail => f.write_str("the server does not serve this RPC program"),
             Refusal::ProgMismatch { low, high } => {
-                write!(f, "the server serves versions {low} to {high} of this program only")
+                write!(
+                    f,
+                    "the server serves versions {low} to {high} of this program only"
+                )
             }
             Refusal::ProcUnavail => f.write_str("the server does not know this procedure"),
-            Refusal::GarbageArgs => f.write_str("the server could not decode the call (GARBAGE_ARGS)"),
+            Refusal::GarbageArgs => {
+                f.write_str("the server could not decode the call (GARBAGE_ARGS)")
+            }
             Refusal::SystemErr => f.write_str("the server failed the call (SYSTEM_ERR)"),
             Refusal::RpcMismatch { low, high } => {
                 write!(f, "the server speaks RPC versions {low} to {high} only")

@@ -56,7 +56,9 @@ pub fn reassemble(stream: &[u8], max: u32, out: &mut Vec<u8>) -> Result<usize, X
             return Err(XdrError::Short);
         }
         if out.len() + m.len as usize > max as usize {
-            return Err(XdrError::Bad("a record longer than any reply this client asked for"));
+            return Err(XdrError::Bad(
+                "a record longer than any reply this client asked for",
+            ));
         }
         out.extend_from_slice(&stream[start..end]);
         at = end;
@@ -77,7 +79,10 @@ mod tests {
         let m = parse_mark(&b, 1 << 20);
         assert!(matches!(m, Err(XdrError::Bad(_))), "{m:?}");
         // Without the last bit, the same length is refused the same way.
-        assert!(matches!(parse_mark(&[0x7f, 0xff, 0xff, 0xff], 1 << 20), Err(XdrError::Bad(_))));
+        assert!(matches!(
+            parse_mark(&[0x7f, 0xff, 0xff, 0xff], 1 << 20),
+            Err(XdrError::Bad(_))
+        ));
     }
 
     #[test]
@@ -98,7 +103,10 @@ mod tests {
             many.extend_from_slice(&8u32.to_be_bytes());
             many.extend_from_slice(&[0; 8]);
         }
-        assert!(matches!(reassemble(&many, 40, &mut out), Err(XdrError::Bad(_))));
+        assert!(matches!(
+            reassemble(&many, 40, &mut out),
+            Err(XdrError::Bad(_))
+        ));
     }
 
     proptest! {

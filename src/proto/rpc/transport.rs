@@ -112,7 +112,13 @@ impl Transport {
                 kind: e.kind(),
                 secs: cfg.connect_timeout.as_secs() as u32,
             })?;
-            conns.push(Conn::new(i as u16, s, cfg.staging, cfg.max_record, cfg.max_calls));
+            conns.push(Conn::new(
+                i as u16,
+                s,
+                cfg.staging,
+                cfg.max_record,
+                cfg.max_calls,
+            ));
         }
         Ok(Transport {
             addr,
@@ -169,7 +175,12 @@ impl Transport {
             self.calls.release(id);
             return Err(RpcError::TooLarge);
         };
-        let body = hdr_len - 4 + if reads { 0 } else { len as usize + pad(len as usize) };
+        let body = hdr_len - 4
+            + if reads {
+                0
+            } else {
+                len as usize + pad(len as usize)
+            };
         let room = self.calls.room(id);
         room[..4].copy_from_slice(&record::mark(body).to_be_bytes());
         let c = self.calls.get_mut(id);
@@ -204,10 +215,10 @@ impl Transport {
         // Every connection is down: wait for the first that comes back,
         // unless all have been down too long.
         let now = Instant::now();
-        let waiting = self
-            .conns
-            .iter()
-            .position(|c| c.down_since.is_some_and(|t| now - t < self.cfg.reconnect_for));
+        let waiting = self.conns.iter().position(|c| {
+            c.down_since
+                .is_some_and(|t| now - t < self.cfg.reconnect_for)
+        });
         match waiting {
             Some(c) => {
                 let call = self.calls.get_mut(id);
@@ -451,7 +462,14 @@ impl Transport {
                 self.conns[i].stats.op(c.kind).timeouts += 1;
                 if c.sends >= self.cfg.max_sends || !c.idempotent {
                     let secs = timeout.as_secs() as u32;
-                    self.fail(id, RpcError::Timeout { sends: c.sends, secs }, sink);
+                    self.fail(
+                        id,
+                        RpcError::Timeout {
+                            sends: c.sends,
+                            secs,
+                        },
+                        sink,
+                    );
                 }
             }
             self.lose(i, ConnError::Io(io::ErrorKind::TimedOut.into()), sink);

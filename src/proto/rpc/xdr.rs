@@ -260,7 +260,10 @@ mod tests {
             Dec::new(&huge).count(usize::MAX, 4),
             Err(XdrError::Short)
         ));
-        assert!(matches!(Dec::new(&[0, 0, 0, 2]).bool(), Err(XdrError::Bad(_))));
+        assert!(matches!(
+            Dec::new(&[0, 0, 0, 2]).bool(),
+            Err(XdrError::Bad(_))
+        ));
     }
 
     proptest! {

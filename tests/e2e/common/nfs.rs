@@ -51,7 +51,10 @@ impl NfsServer {
         }
         for cmd in ["ganesha.nfsd", "rpcbind", "rpcinfo"] {
             if !have(cmd) {
-                super::skip(test, &format!("{cmd} is not installed (nfs-ganesha, nfs-ganesha-vfs, rpcbind)"));
+                super::skip(
+                    test,
+                    &format!("{cmd} is not installed (nfs-ganesha, nfs-ganesha-vfs, rpcbind)"),
+                );
                 return None;
             }
         }
@@ -186,7 +189,10 @@ impl NfsServer {
             .arg(format!("( dport = :{} )", self.port))
             .output()
             .expect("ss runs");
-        String::from_utf8_lossy(&o.stdout).lines().filter(|l| !l.trim().is_empty()).count()
+        String::from_utf8_lossy(&o.stdout)
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .count()
     }
 }
 

@@ -138,7 +138,9 @@ pub fn decode(d: &mut Dec) -> Xdr<Decoded> {
         }
     }
     if v.remaining() != 0 {
-        return Err(XdrError::Bad("attribute values longer than their bitmap says"));
+        return Err(XdrError::Bad(
+            "attribute values longer than their bitmap says",
+        ));
     }
     Ok(out)
 }
@@ -250,6 +252,9 @@ mod tests {
         bitmap(&mut e, bits(&[12]));
         e.opaque(&[0; 8]);
         let len = e.finish().unwrap();
-        assert!(matches!(decode(&mut Dec::new(&buf[..len])), Err(XdrError::Bad(_))));
+        assert!(matches!(
+            decode(&mut Dec::new(&buf[..len])),
+            Err(XdrError::Bad(_))
+        ));
     }
 }

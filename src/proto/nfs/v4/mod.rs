@@ -87,7 +87,14 @@ fn sequence(e: &mut Enc, cache: bool) -> usize {
 }
 
 /// Gives a call its session, slot and sequence number.
-pub fn patch_sequence(call: &mut [u8], at: usize, session: &SessionId, seq: u32, slot: u32, highest: u32) {
+pub fn patch_sequence(
+    call: &mut [u8],
+    at: usize,
+    session: &SessionId,
+    seq: u32,
+    slot: u32,
+    highest: u32,
+) {
     if let Some(s) = call.get_mut(at..at + 16) {
         s.copy_from_slice(session);
     }
@@ -258,7 +265,14 @@ pub fn encode(e: &mut Enc, req: &Request, ctx: &Ctx) -> Result<Encoded, &'static
             e.fixed(&verf);
             e.u32(8192); // dircount
             e.u32(32768); // maxcount
-            attrs::bitmap(e, if plus { attrs::DIRPLUS_ATTRS } else { attrs::DIR_ATTRS });
+            attrs::bitmap(
+                e,
+                if plus {
+                    attrs::DIRPLUS_ATTRS
+                } else {
+                    attrs::DIR_ATTRS
+                },
+            );
         }
         Request::Read { offset, len, .. } => {
             let (fh, st) = file()?;
@@ -361,7 +375,14 @@ pub fn encode_exchange_id(e: &mut Enc, verifier: &[u8; 8], owner: &[u8]) {
 /// CREATE_SESSION asking for `slots` slots and requests and replies of at
 /// most `max_req` and `max_resp` bytes; no back channel (no callbacks, so
 /// no delegations).
-pub fn encode_create_session(e: &mut Enc, clientid: u64, seq: u32, slots: u32, max_req: u32, max_resp: u32) {
+pub fn encode_create_session(
+    e: &mut Enc,
+    clientid: u64,
+    seq: u32,
+    slots: u32,
+    max_req: u32,
+    max_resp: u32,
+) {
     compound(e, 1);
     e.u32(op::CREATE_SESSION);
     e.u64(clientid);

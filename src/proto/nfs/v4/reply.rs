@@ -64,7 +64,11 @@ fn next(d: &mut Dec, kind: OpKind, want: u32) -> Result<(), Fail> {
     }
     match d.u32()? {
         0 => Ok(()),
-        code => Err(Fail::Nfs(NfsError::Status { op: kind, code, v4: true })),
+        code => Err(Fail::Nfs(NfsError::Status {
+            op: kind,
+            code,
+            v4: true,
+        })),
     }
 }
 
@@ -144,14 +148,18 @@ pub fn data_at(results: &[u8]) -> Xdr<Option<(usize, usize)>> {
     }
     for want in [op::SEQUENCE, op::PUTFH] {
         if d.u32()? != want || d.u32()? != 0 {
-            return Err(XdrError::Bad("a COMPOUND reply whose operations differ from the request's"));
+            return Err(XdrError::Bad(
+                "a COMPOUND reply whose operations differ from the request's",
+            ));
         }
         if want == op::SEQUENCE {
             d.skip(36)?;
         }
     }
     if d.u32()? != op::READ || d.u32()? != 0 {
-        return Err(XdrError::Bad("a COMPOUND reply whose operations differ from the request's"));
+        return Err(XdrError::Bad(
+            "a COMPOUND reply whose operations differ from the request's",
+        ));
     }
     d.bool()?;
     let len = d.opaque_len(u32::MAX as usize)?;
@@ -305,7 +313,9 @@ fn decode_in(
             let eof = d.bool()?;
             let len = d.u32()? as usize;
             if len != data_len {
-                return Err(Fail::Xdr(XdrError::Bad("a READ reply whose data length differs")));
+                return Err(Fail::Xdr(XdrError::Bad(
+                    "a READ reply whose data length differs",
+                )));
             }
             Reply::Read {
                 count: len as u32,
@@ -316,7 +326,8 @@ fn decode_in(
             next(d, kind, op::PUTFH)?;
             next(d, kind, op::WRITE)?;
             let count = d.u32()?;
-            let committed = Stable::from_wire(d.u32()?).ok_or(XdrError::Bad("an unknown stable_how4"))?;
+            let committed =
+                Stable::from_wire(d.u32()?).ok_or(XdrError::Bad("an unknown stable_how4"))?;
             Reply::Write {
                 count,
                 committed,
@@ -465,6 +476,9 @@ pub fn open_fh(results: &[u8], seq: &mut Option<Seq>) -> Result<(Stateid, Attr),
     let d = decode(OpKind::Open, results, 0, &mut page, seq)?;
     match (d.stateid, d.reply) {
         (Some(s), Reply::Attr(a)) => Ok((s, a)),
-        _ => Err(bad(OpKind::Open, XdrError::Bad("an OPEN without a stateid"))),
+        _ => Err(bad(
+            OpKind::Open,
+            XdrError::Bad("an OPEN without a stateid"),
+        )),
     }
 }
