@@ -6,6 +6,7 @@
 #
 #   sudo bench/nfs-vs-libnfs.sh [--duration 5] [--repeat 3] [--size 256]
 #                               [--cases randread-4k-qd1,randread-4k-qd16,read-64k-qd16,write-64k-qd16]
+#                               [--loop PATH]   (a built nfs-loop to use instead of building one)
 #
 # Cases: 4 KiB random reads at queue depth 1 and 16, 64 KiB sequential reads
 # and writes at depth 16 (unstable writes, as libnfs sends them), NFSv3 over one
@@ -26,7 +27,7 @@ set -euo pipefail
 
 die() { echo "nfs-vs-libnfs: $*" >&2; exit 2; }
 
-duration=5 repeat=3 size_mib=256
+duration=5 repeat=3 size_mib=256 vbloop=""
 cases=randread-4k-qd1,randread-4k-qd16,read-64k-qd16,write-64k-qd16
 while (($#)); do
   case $1 in
@@ -34,6 +35,7 @@ while (($#)); do
     --repeat) repeat=${2:?}; shift 2 ;;
     --size) size_mib=${2:?}; shift 2 ;;
     --cases) cases=${2:?}; shift 2 ;;
+    --loop) vbloop=${2:?}; shift 2 ;;
     *) die "unknown argument $1" ;;
   esac
 done
@@ -52,8 +54,10 @@ trap cleanup EXIT
 
 echo "building the two loops..." >&2
 cc -O2 -o "$work/libnfs-loop" "$here/nfs-loop/libnfs-loop.c" -lnfs
-(cd "$here/nfs-loop" && cargo build --release --quiet)
-vbloop=$here/nfs-loop/target/release/nfs-loop
+if [[ -z $vbloop ]]; then
+  (cd "$here/nfs-loop" && cargo build --release --quiet)
+  vbloop=$here/nfs-loop/target/release/nfs-loop
+fi
 
 # The server: ganesha on two free loopback ports, exporting $work/export.
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
