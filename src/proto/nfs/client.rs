@@ -29,6 +29,9 @@ pub struct Client {
     pub(super) wsize: u32,
     /// A blocking call's limit: every send's timeout and the reconnects.
     pub(super) call_limit: Duration,
+    /// Inside `after_round`: its own blocking calls (a recovery, a reopen)
+    /// must not start another.
+    in_round: bool,
 }
 
 impl Client {
@@ -42,6 +45,7 @@ impl Client {
             rsize: 64 * 1024,
             wsize: 64 * 1024,
             call_limit,
+            in_round: false,
         }
     }
 
@@ -317,29 +321,42 @@ impl Client {
     /// After each round: NFSv4.1's held calls get their slots, a lost
     /// session is set up again, calls kept for later are sent.
     fn after_round(&mut self) -> Result<(), NfsError> {
-        if self.st.v4.is_none() {
+        if self.st.v4.is_none() || self.in_round {
             return Ok(());
         }
+        self.in_round = true;
+        let r = self.after_round_v4();
+        self.in_round = false;
+        r
+    }
+
+    fn after_round_v4(&mut self) -> Result<(), NfsError> {
         if self.st.v4.as_ref().is_some_and(|s| s.lost) {
             self.recover()?;
         }
         if !self.st.parked.is_empty() {
             let now = Instant::now();
-            let mut i = 0;
-            while i < self.st.parked.len() {
-                let id = self.st.parked[i];
+            let due: Vec<u32> = self
+                .st
+                .parked
+                .iter()
+                .copied()
+                .filter(|&id| self.st.extra[id as usize].retry_at.is_none_or(|t| t <= now))
+                .collect();
+            // Files the server forgot are opened again first; a failure
+            // leaves the calls parked and ends this poll with the error.
+            for &id in &due {
                 let x = self.st.extra[id as usize];
-                if x.retry_at.is_some_and(|t| t > now) {
-                    i += 1;
-                    continue;
+                if x.stateid_at > 0 && self.st.files.get(x.file as usize).is_some_and(|f| f.stale) {
+                    self.reopen(x.file)?;
                 }
-                self.st.parked.swap_remove(i);
-                if let Some(f) = self.st.files.get(x.file as usize) {
-                    if x.stateid_at > 0 {
-                        if f.stale {
-                            self.reopen(x.file)?;
-                        }
-                        let st = self.st.files[x.file as usize].stateid;
+            }
+            self.st.parked.retain(|id| !due.contains(id));
+            for id in due {
+                let x = self.st.extra[id as usize];
+                if x.stateid_at > 0 {
+                    if let Some(f) = self.st.files.get(x.file as usize) {
+                        let st = f.stateid;
                         patch_stateid(self.rpc.header_mut(id), x.stateid_at as usize, &st);
                     }
                 }
@@ -400,6 +417,9 @@ impl Client {
                 });
             }
             self.rpc.poll(&mut self.st, deadline);
+            if let Some(r) = self.st.internal.take() {
+                return r;
+            }
             self.after_round()?;
         }
     }

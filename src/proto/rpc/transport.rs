@@ -15,7 +15,9 @@
 //!   harm (`idempotent`: reads, writes, lookups); a call that changes the
 //!   server's state and was wholly sent fails with `OutcomeUnknown`, for
 //!   the layer above to settle (a LOOKUP says whether a REMOVE happened);
-//! - a call is sent at most `max_sends` times.
+//! - a call is sent at most `max_sends` times after timeouts or a server
+//!   that breaks the protocol, and at most LOST_SENDS times in all (a
+//!   server that drops every connection a call is sent on).
 //!
 //! Every resend, timeout and reconnect is counted in the connection's stats.
 
@@ -29,6 +31,9 @@ use super::conn::{Conn, ConnError, Sink};
 use super::msg::{self, Auth};
 use super::record;
 use super::xdr::{Enc, pad};
+
+/// Sends of one call over connections that were then lost, before it fails.
+const LOST_SENDS: u8 = 10;
 
 /// What the transport is asked to do.
 #[derive(Debug, Clone)]
@@ -387,7 +392,7 @@ impl Transport {
             let c = *self.calls.get(id);
             let err = if c.state == State::Sent && !c.idempotent {
                 Some(protocol.map_or(RpcError::OutcomeUnknown, RpcError::Protocol))
-            } else if c.sends >= max_sends {
+            } else if c.sends >= LOST_SENDS || (protocol.is_some() && c.sends >= max_sends) {
                 Some(protocol.map_or(
                     RpcError::Lost {
                         sends: c.sends,
