@@ -555,7 +555,7 @@ impl Client {
         s.lost = false;
         let (verifier, owner, slots) = (s.verifier, s.owner.clone(), s.seq.len() as u32);
         let (max_req, max_resp) = (s.max_req, s.max_resp);
-        super::setup::session(self, verifier, owner, slots, max_req, max_resp)?;
+        self.start_session(verifier, owner, slots, max_req, max_resp)?;
         for i in 0..self.st.files.len() {
             if !self.st.files[i].closed {
                 self.st.files[i].stale = true;
@@ -588,6 +588,55 @@ impl Client {
             }
         }
         Ok(())
+    }
+
+    /// A new NFSv4.1 client id and session (also after the server lost them).
+    pub(super) fn start_session(
+        &mut self,
+        verifier: [u8; 8],
+        owner: Vec<u8>,
+        slots: u32,
+        max_req: u32,
+        max_resp: u32,
+    ) -> Result<(), NfsError> {
+        let bytes = self.raw(v4::PROC_COMPOUND, OpKind::Session, false, |e| {
+            v4::encode_exchange_id(e, &verifier, &owner);
+            0
+        })?;
+        let (clientid, seq) = v4reply::exchange_id(&bytes)?;
+        let bytes = self.raw(v4::PROC_COMPOUND, OpKind::Session, false, |e| {
+            v4::encode_create_session(e, clientid, seq, slots, max_req, max_resp);
+            0
+        })?;
+        let g = v4reply::create_session(&bytes)?;
+        let n = g.slots.min(1024);
+        self.set_session(Session {
+            clientid,
+            id: g.id,
+            owner,
+            verifier,
+            seq: vec![1; n as usize],
+            free: (0..n).rev().collect(),
+            retired: 0,
+            target: n - 1,
+            max_req: g.max_req,
+            max_resp: g.max_resp,
+            lost: false,
+            lease: self
+                .st
+                .v4
+                .as_ref()
+                .map_or(Duration::from_secs(60), |s| s.lease),
+            last_sequence: Instant::now(),
+            created: Instant::now(),
+        });
+        let bytes = self.raw(
+            v4::PROC_COMPOUND,
+            OpKind::Session,
+            true,
+            v4::encode_reclaim_complete,
+        )?;
+        v4reply::reclaim_complete(&bytes)
     }
 
     /// The session, for set-up.

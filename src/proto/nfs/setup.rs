@@ -6,11 +6,10 @@
 //! by what the user asked).
 
 use std::net::{SocketAddr, ToSocketAddrs};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::client::Client;
 use super::error::NfsError;
-use super::state::Session;
 use super::types::{Attr, Fh, FileType, FsInfo, OpKind, Reply, Request, Version};
 use super::url::Url;
 use super::v3;
@@ -84,7 +83,8 @@ pub(crate) fn connect(url: &Url, o: &Options) -> Result<Mount, String> {
             .into_bytes();
             let slots = (o.depth * parts(o)).clamp(1, 1024) as u32;
             let max = o.rsize.unwrap_or(1 << 20).max(o.wsize.unwrap_or(1 << 20)) + 4096;
-            session(&mut c, verifier, owner, slots, max, max).map_err(|e| at(e.to_string()))?;
+            c.start_session(verifier, owner, slots, max, max)
+                .map_err(|e| at(e.to_string()))?;
             let comps: Vec<&[u8]> = url.path.iter().map(|s| s.as_bytes()).collect();
             let (dir, attr) = walk_v4(&mut c, &comps).map_err(|e| at(e.to_string()))?;
             let fs = match c
@@ -159,8 +159,7 @@ fn sizes(c: &mut Client, fs: FsInfo, o: &Options, bound: u32) {
         } else {
             1 << 20
         });
-        let v = want.min(server).min(bound).min(1 << 20).max(4096);
-        if v >= 4096 { v & !4095 } else { v }
+        want.min(server).min(bound).clamp(4096, 1 << 20) & !4095
     };
     c.rsize = pick(o.rsize, fs.rtmax, fs.rtpref);
     c.wsize = pick(o.wsize, fs.wtmax, fs.wtpref);
@@ -272,53 +271,4 @@ fn walk_v4(c: &mut Client, path: &[&[u8]]) -> Result<(Fh, Attr), NfsError> {
         _ => e,
     })?;
     Ok((fh, attr))
-}
-
-/// A new NFSv4.1 client id and session (also after the server lost them).
-pub(super) fn session(
-    c: &mut Client,
-    verifier: [u8; 8],
-    owner: Vec<u8>,
-    slots: u32,
-    max_req: u32,
-    max_resp: u32,
-) -> Result<(), NfsError> {
-    let bytes = c.raw(v4::PROC_COMPOUND, OpKind::Session, false, |e| {
-        v4::encode_exchange_id(e, &verifier, &owner);
-        0
-    })?;
-    let (clientid, seq) = v4reply::exchange_id(&bytes)?;
-    let bytes = c.raw(v4::PROC_COMPOUND, OpKind::Session, false, |e| {
-        v4::encode_create_session(e, clientid, seq, slots, max_req, max_resp);
-        0
-    })?;
-    let g = v4reply::create_session(&bytes)?;
-    let n = g.slots.min(1024);
-    c.set_session(Session {
-        clientid,
-        id: g.id,
-        owner,
-        verifier,
-        seq: vec![1; n as usize],
-        free: (0..n).rev().collect(),
-        retired: 0,
-        target: n - 1,
-        max_req: g.max_req,
-        max_resp: g.max_resp,
-        lost: false,
-        lease: c
-            .st
-            .v4
-            .as_ref()
-            .map_or(Duration::from_secs(60), |s| s.lease),
-        last_sequence: Instant::now(),
-        created: Instant::now(),
-    });
-    let bytes = c.raw(
-        v4::PROC_COMPOUND,
-        OpKind::Session,
-        true,
-        v4::encode_reclaim_complete,
-    )?;
-    v4reply::reclaim_complete(&bytes)
 }
