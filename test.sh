@@ -41,6 +41,14 @@ if ((!quick)); then
   # check the exposition with promtool; they query it with curl.
   command -v prometheus >/dev/null || need+=(prometheus)
   command -v curl >/dev/null || need+=(curl)
+  # The NFS client's tests start nfs-ganesha in user space (and rpcbind,
+  # where it registers); ss counts the client's connections.
+  command -v ganesha.nfsd >/dev/null || need+=(nfs-ganesha)
+  [[ -e /usr/lib/x86_64-linux-gnu/ganesha/libfsalvfs.so ]] || need+=(nfs-ganesha-vfs)
+  command -v rpcbind >/dev/null || need+=(rpcbind)
+  command -v ss >/dev/null || need+=(iproute2)
+  # bench/nfs-vs-libnfs.sh's C loop.
+  [[ -e /usr/include/nfsc/libnfs.h ]] || need+=(libnfs-dev)
   # The man pages are read back with man -l.
   command -v man >/dev/null || need+=(man-db)
   # The release artifact's check below asks `file` whether it is static.

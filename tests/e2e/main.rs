@@ -38,6 +38,7 @@ mod meta_hosts;
 mod meta_intervals;
 mod methods;
 mod multihost;
+mod nfs;
 mod prop_import;
 mod prop_input;
 mod prop_untrusted;

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# nfs-vs-libnfs.sh: volbench's user-space NFS client against a C loop over
+# libnfs's async API, on the same server, alternating in one sitting. For each
+# case it prints the median IOPS and IOPS per client CPU-second of each, and
+# their ratios (volbench / libnfs).
+#
+#   sudo bench/nfs-vs-libnfs.sh [--duration 5] [--repeat 3] [--size 256]
+#                               [--cases randread-4k-qd1,randread-4k-qd16,read-64k-qd16,write-64k-qd16]
+#                               [--loop PATH]   (a built nfs-loop to use instead of building one)
+#
+# Cases: 4 KiB random reads at queue depth 1 and 16, 64 KiB sequential reads
+# and writes at depth 16 (unstable writes, as libnfs sends them), NFSv3 over one
+# TCP connection (libnfs 4.0, Debian's, speaks NFSv4.0 but not 4.1, and opens
+# one connection). The server is nfs-ganesha in user space on loopback (its
+# own ports, a temporary export of a --size MiB file of random data), so
+# both clients meet the same server, page cache warm after the first round.
+#
+# The C loop (bench/nfs-loop/libnfs-loop.c) keeps DEPTH nfs_pread_async /
+# nfs_pwrite_async calls in flight, one poll() and nfs_service() per turn.
+# volbench's side is bench/nfs-loop/ (the same loop over volbench::proto::nfs)
+# until volbench runs NFS targets itself. CPU is each process's getrusage
+# (user + system) over its measured loop; IOPS per CPU-second = ops / CPU.
+# Where a kernel NFS client exists, the same workload through a mount would go
+# beside them; this machine's kernel has none (no nfs module), so it is left out.
+# Needs root (ganesha), cc with libnfs-dev, cargo.
+set -euo pipefail
+
+die() { echo "nfs-vs-libnfs: $*" >&2; exit 2; }
+
+duration=5 repeat=3 size_mib=256 vbloop=""
+cases=randread-4k-qd1,randread-4k-qd16,read-64k-qd16,write-64k-qd16
+while (($#)); do
+  case $1 in
+    --duration) duration=${2:?}; shift 2 ;;
+    --repeat) repeat=${2:?}; shift 2 ;;
+    --size) size_mib=${2:?}; shift 2 ;;
+    --cases) cases=${2:?}; shift 2 ;;
+    --loop) vbloop=${2:?}; shift 2 ;;
+    *) die "unknown argument $1" ;;
+  esac
+done
+[[ $(id -u) == 0 ]] || die "needs root (nfs-ganesha)"
+command -v ganesha.nfsd >/dev/null || die "nfs-ganesha is not installed"
+[[ -e /usr/include/nfsc/libnfs.h ]] || die "libnfs-dev is not installed"
+
+here=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d /tmp/vb-nfsbench.XXXXXX)
+pid=""
+cleanup() {
+  if [[ -n $pid ]]; then kill "$pid" 2>/dev/null || true; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+echo "building the two loops..." >&2
+cc -O2 -o "$work/libnfs-loop" "$here/nfs-loop/libnfs-loop.c" -lnfs
+if [[ -z $vbloop ]]; then
+  (cd "$here/nfs-loop" && cargo build --release --quiet)
+  vbloop=$here/nfs-loop/target/release/nfs-loop
+fi
+
+# The server: ganesha on two free loopback ports, exporting $work/export.
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+port=$(free_port) mport=$(free_port)
+mkdir -p "$work/export" "$work/recovery"
+rpcinfo -p >/dev/null 2>&1 || rpcbind -w
+cat > "$work/ganesha.conf" <<CONF
+NFS_CORE_PARAM { Protocols = 3, 4; NFS_Port = $port; MNT_Port = $mport; Bind_addr = 127.0.0.1;
+  Enable_NLM = false; Enable_RQUOTA = false; Enable_UDP = false; }
+NFSV4 { Graceless = true; RecoveryBackend = fs; RecoveryRoot = $work/recovery; Minor_Versions = 1; }
+EXPORT { Export_Id = 1; Path = $work/export; Pseudo = $work/export; Access_Type = RW;
+  Squash = No_Root_Squash; Protocols = 3, 4; Transports = TCP; SecType = sys; FSAL { Name = VFS; } }
+LOG { Default_Log_Level = EVENT; }
+CONF
+ganesha.nfsd -f "$work/ganesha.conf" -L "$work/ganesha.log" -p "$work/ganesha.pid" -N NIV_EVENT
+for _ in $(seq 300); do grep -q "NFS SERVER INITIALIZED" "$work/ganesha.log" 2>/dev/null && break; sleep 0.2; done
+grep -q "NFS SERVER INITIALIZED" "$work/ganesha.log" || die "ganesha did not start"
+pid=$(cat "$work/ganesha.pid")
+head -c $((size_mib << 20)) /dev/urandom > "$work/export/data"
+url="nfs://127.0.0.1$work/export/data?version=3&nfsport=$port&mountport=$mport"
+
+# One run: prints "iops iops_per_cpu".
+run() { # tool bs depth mode
+  local out
+  if [[ $1 == libnfs ]]; then
+    out=$("$work/libnfs-loop" "$url" "$duration" "$3" "$2" "$4")
+  else
+    out=$("$vbloop" "$url" "$duration" "$3" "$2" "$4" 1 2>/dev/null)
+  fi
+  python3 - "$out" <<'PY'
+import sys
+kv = dict(p.split("=") for p in sys.argv[1].split())
+ops, secs, cpu = float(kv["ops"]), float(kv["seconds"]), float(kv["cpu"])
+print(f"{ops / secs:.0f} {ops / max(cpu, 1e-6):.0f}")
+PY
+}
+
+median() { python3 -c 'import sys,statistics; print(statistics.median(float(x) for x in sys.argv[1:]))' "$@"; }
+
+printf "%-18s %12s %12s %8s %16s %16s %8s\n" case "vb IOPS" "libnfs IOPS" ratio "vb IOPS/CPU-s" "libnfs IOPS/CPU-s" ratio
+IFS=, read -ra list <<<"$cases"
+for c in "${list[@]}"; do
+  case $c in
+    randread-4k-qd1) bs=4096 depth=1 mode=randread ;;
+    randread-4k-qd16) bs=4096 depth=16 mode=randread ;;
+    read-64k-qd16) bs=65536 depth=16 mode=read ;;
+    write-64k-qd16) bs=65536 depth=16 mode=write ;;
+    *) die "unknown case $c" ;;
+  esac
+  vi=() vc=() li=() lc=()
+  for r in $(seq "$repeat"); do
+    # Alternate which goes first, so neither always meets a warmer cache.
+    order=(vb libnfs)
+    ((r % 2 == 0)) && order=(libnfs vb)
+    for t in "${order[@]}"; do
+      read -r iops per < <(run "$t" "$bs" "$depth" "$mode")
+      if [[ $t == vb ]]; then vi+=("$iops") vc+=("$per"); else li+=("$iops") lc+=("$per"); fi
+    done
+  done
+  mvi=$(median "${vi[@]}") mli=$(median "${li[@]}") mvc=$(median "${vc[@]}") mlc=$(median "${lc[@]}")
+  python3 - "$c" "$mvi" "$mli" "$mvc" "$mlc" <<'PY'
+import sys
+c, vi, li, vc, lc = sys.argv[1], *map(float, sys.argv[2:])
+print(f"{c:<18} {vi:12.0f} {li:12.0f} {vi / li:7.2f}x {vc:16.0f} {lc:16.0f} {vc / lc:7.2f}x")
+PY
+done

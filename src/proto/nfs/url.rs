@@ -1,0 +1,270 @@
+//! `nfs://SERVER[:PORT]/EXPORT/DIR[?key=value&...]`: the target's URL,
+//! parsed strictly. The keys are libnfs's where they mean the same (so
+//! fio's `nfs_url=` carries over): `version`, `uid`, `gid`, `nfsport`,
+//! `mountport`, plus `nconnect`, `rsize` and `wsize`. An unknown or
+//! repeated key, a path with `.` or `..`, a port or number out of range:
+//! one clear error, never a value silently dropped.
+
+use super::types::{NAME_MAX, Version};
+
+/// The longest path the MOUNT protocol takes.
+const MAX_PATH: usize = 1024;
+/// The most connections a client opens (Linux's nconnect stops at 16).
+pub const MAX_CONNECTIONS: usize = 64;
+/// rsize and wsize: 4 KiB to 16 MiB.
+pub const MIN_XFER: u32 = 4096;
+pub const MAX_XFER: u32 = 16 << 20;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Url {
+    /// The server's name or address (an IPv6 address without brackets).
+    pub host: String,
+    /// The port in the authority (the NFS port), if given.
+    pub port: Option<u16>,
+    /// The path's components, percent-decoded: the export, then the directory.
+    pub path: Vec<String>,
+    pub version: Option<Version>,
+    pub uid: Option<u32>,
+    pub gid: Option<u32>,
+    pub nfsport: Option<u16>,
+    pub mountport: Option<u16>,
+    pub nconnect: Option<usize>,
+    pub rsize: Option<u32>,
+    pub wsize: Option<u32>,
+}
+
+impl Url {
+    /// The path as the server sees it ("/export/dir").
+    pub fn path_string(&self) -> String {
+        format!("/{}", self.path.join("/"))
+    }
+}
+
+impl std::fmt::Display for Url {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.host.contains(':') {
+            write!(f, "nfs://[{}]", self.host)?;
+        } else {
+            write!(f, "nfs://{}", self.host)?;
+        }
+        if let Some(p) = self.port {
+            write!(f, ":{p}")?;
+        }
+        write!(f, "{}", self.path_string())
+    }
+}
+
+fn decode(s: &str) -> Result<String, String> {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' {
+            let hex = s
+                .get(i + 1..i + 3)
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+                .ok_or_else(|| format!("a bad percent escape in '{s}'"))?;
+            out.push(hex);
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).map_err(|_| format!("'{s}' is not UTF-8 once decoded"))
+}
+
+fn number<T: std::str::FromStr>(key: &str, v: &str, lo: u64, hi: u64) -> Result<T, String> {
+    let n: u64 = v
+        .parse()
+        .map_err(|_| format!("{key}={v}: not a whole number"))?;
+    if n < lo || n > hi {
+        return Err(format!("{key}={v}: out of range ({lo} to {hi})"));
+    }
+    v.parse().map_err(|_| format!("{key}={v}: out of range"))
+}
+
+/// Parses an `nfs://` URL.
+pub fn parse(s: &str) -> Result<Url, String> {
+    let err = |why: String| format!("'{s}' is not an NFS URL: {why}");
+    let rest = s
+        .strip_prefix("nfs://")
+        .ok_or_else(|| err("it must start with nfs://".into()))?;
+    if rest.contains('#') {
+        return Err(err("a fragment (#) means nothing here".into()));
+    }
+    let (rest, query) = match rest.split_once('?') {
+        Some((r, q)) => (r, Some(q)),
+        None => (rest, None),
+    };
+    let (auth, path) = match rest.find('/') {
+        Some(i) => (&rest[..i], &rest[i..]),
+        None => (rest, ""),
+    };
+    let (host, port) = if let Some(v6) = auth.strip_prefix('[') {
+        let (h, tail) = v6
+            .split_once(']')
+            .ok_or_else(|| err("an IPv6 address without its closing ']'".into()))?;
+        let port = match tail {
+            "" => None,
+            t => Some(
+                t.strip_prefix(':')
+                    .ok_or_else(|| err(format!("'{t}' after the address")))?,
+            ),
+        };
+        (h.to_string(), port)
+    } else {
+        match auth.rsplit_once(':') {
+            Some((h, p)) => (h.to_string(), Some(p)),
+            None => (auth.to_string(), None),
+        }
+    };
+    if host.is_empty() {
+        return Err(err("no server named".into()));
+    }
+    if host.contains('@') {
+        return Err(err(
+            "user names go in uid= and gid=, not before the server".into()
+        ));
+    }
+    let port = port
+        .map(|p| number::<u16>("port", p, 1, 65535))
+        .transpose()
+        .map_err(err)?;
+    if path.len() > MAX_PATH {
+        return Err(err(format!("a path longer than {MAX_PATH} bytes")));
+    }
+    let mut components = Vec::new();
+    for c in path.split('/').filter(|c| !c.is_empty()) {
+        let c = decode(c).map_err(err)?;
+        if c == "." || c == ".." {
+            return Err(err("'.' and '..' are not allowed in the path".into()));
+        }
+        if c.len() > NAME_MAX || c.contains('\0') || c.contains('/') {
+            return Err(err(format!("a bad path component '{c}'")));
+        }
+        components.push(c);
+    }
+    if components.is_empty() {
+        return Err(err("no export named (nfs://SERVER/EXPORT/DIR)".into()));
+    }
+    let mut url = Url {
+        host,
+        port,
+        path: components,
+        version: None,
+        uid: None,
+        gid: None,
+        nfsport: None,
+        mountport: None,
+        nconnect: None,
+        rsize: None,
+        wsize: None,
+    };
+    let mut seen = Vec::new();
+    for kv in query.unwrap_or("").split('&').filter(|p| !p.is_empty()) {
+        let (k, v) = kv
+            .split_once('=')
+            .ok_or_else(|| err(format!("'{kv}' is not key=value")))?;
+        if seen.contains(&k) {
+            return Err(err(format!("{k}= given twice")));
+        }
+        seen.push(k);
+        let max_u32 = u32::MAX as u64;
+        match k {
+            "version" => {
+                url.version = Some(match v {
+                    "3" => Version::V3,
+                    "4.1" => Version::V41,
+                    "4" | "4.0" => {
+                        return Err(err(
+                            "version 4.0 is not supported: use version=4.1 (sessions) or 3".into(),
+                        ));
+                    }
+                    "4.2" => {
+                        return Err(err(
+                            "version 4.2 is not supported yet: use version=4.1 or 3".into(),
+                        ));
+                    }
+                    _ => return Err(err(format!("version={v}: use 3 or 4.1"))),
+                })
+            }
+            "uid" => url.uid = Some(number("uid", v, 0, max_u32).map_err(err)?),
+            "gid" => url.gid = Some(number("gid", v, 0, max_u32).map_err(err)?),
+            "nfsport" => url.nfsport = Some(number("nfsport", v, 1, 65535).map_err(err)?),
+            "mountport" => url.mountport = Some(number("mountport", v, 1, 65535).map_err(err)?),
+            "nconnect" => {
+                url.nconnect = Some(number("nconnect", v, 1, MAX_CONNECTIONS as u64).map_err(err)?)
+            }
+            "rsize" => {
+                url.rsize = Some(number("rsize", v, MIN_XFER as u64, MAX_XFER as u64).map_err(err)?)
+            }
+            "wsize" => {
+                url.wsize = Some(number("wsize", v, MIN_XFER as u64, MAX_XFER as u64).map_err(err)?)
+            }
+            _ => {
+                return Err(err(format!(
+                    "unknown key '{k}' (known: version, uid, gid, nfsport, mountport, nconnect, rsize, wsize)"
+                )));
+            }
+        }
+    }
+    if url.port.is_some() && url.nfsport.is_some() {
+        return Err(err(
+            "the port is given twice (SERVER:PORT and nfsport=)".into()
+        ));
+    }
+    Ok(url)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn a_full_url_parses() {
+        let u = parse(
+            "nfs://10.0.0.5:2049/exports/bench%20dir?version=4.1&uid=1000&gid=100&nconnect=8",
+        )
+        .unwrap();
+        assert_eq!(u.host, "10.0.0.5");
+        assert_eq!(u.port, Some(2049));
+        assert_eq!(u.path, ["exports", "bench dir"]);
+        assert_eq!(u.version, Some(Version::V41));
+        assert_eq!((u.uid, u.gid, u.nconnect), (Some(1000), Some(100), Some(8)));
+        let v6 = parse("nfs://[::1]:20490/x").unwrap();
+        assert_eq!((v6.host.as_str(), v6.port), ("::1", Some(20490)));
+        assert_eq!(v6.to_string(), "nfs://[::1]:20490/x");
+    }
+
+    #[test]
+    fn bad_urls_say_what_is_wrong() {
+        for (url, why) in [
+            ("http://x/y", "nfs://"),
+            ("nfs://x", "no export"),
+            ("nfs:///y", "no server"),
+            ("nfs://x/a/../b", "'..'"),
+            ("nfs://x:99999/y", "out of range"),
+            ("nfs://x/y?version=5", "use 3 or 4.1"),
+            ("nfs://x/y?version=4", "4.0 is not supported"),
+            ("nfs://x/y?vers=3", "unknown key 'vers'"),
+            ("nfs://x/y?uid=1&uid=2", "twice"),
+            ("nfs://x/y?nconnect=0", "out of range"),
+            ("nfs://x/y?rsize=100", "out of range"),
+            ("nfs://x/y%zz", "percent"),
+            ("nfs://[::1/y", "closing"),
+            ("nfs://x:1/y?nfsport=2", "twice"),
+        ] {
+            let e = parse(url).unwrap_err();
+            assert!(e.contains(why), "{url}: {e}");
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn any_text_parses_or_fails_without_panic(s in "nfs://[ -~]{0,40}") {
+            let _ = parse(&s);
+        }
+    }
+}
