@@ -24,6 +24,7 @@ pub mod input;
 pub mod io;
 pub mod output;
 pub(crate) mod plan;
+pub mod proto;
 pub mod remote;
 pub mod report;
 pub mod result;
