@@ -220,8 +220,9 @@ pub fn authenticate(ch: &Challenge, who: Identity<'_>, n: &Nonces, workstation: 
         w.u16(f.len() as u16).u16(f.len() as u16).u32(off as u32);
         off += f.len();
     }
+    // An anonymous logon has no key to exchange, sign or seal with.
     let flags = match who {
-        Identity::Anonymous => flags | ANONYMOUS,
+        Identity::Anonymous => (flags & !(KEY_EXCH | SIGN | SEAL)) | ANONYMOUS,
         Identity::User { .. } => flags,
     };
     w.u32(flags).bytes(&VERSION_BLOCK);

@@ -74,15 +74,15 @@ pub fn derive(
     k
 }
 
-/// A bound channel's signing key: 3.1.1 derives it from the binding
-/// exchange's own preauth hash; 3.0 and 3.0.2 reuse the session's.
-pub fn channel_signing_key(dialect: Dialect, session_key: &[u8; 16], preauth: &[u8; 64], session: &Keys) -> [u8; 16] {
+/// A bound channel's signing key, from the key the binding's own logon
+/// produced (a new NTLM exchange, a new key): 3.1.1 with the binding's
+/// preauth hash as context, 3.0 and 3.0.2 as the session's was made.
+pub fn channel_signing_key(dialect: Dialect, binding_key: &[u8; 16], preauth: &[u8; 64]) -> [u8; 16] {
+    let mut k = [0u8; 16];
     match dialect {
-        Dialect::Smb311 => {
-            let mut k = [0u8; 16];
-            kdf(session_key, b"SMBSigningKey\0", preauth, &mut k);
-            k
-        }
-        _ => session.signing,
+        Dialect::Smb311 => kdf(binding_key, b"SMBSigningKey\0", preauth, &mut k),
+        Dialect::Smb300 | Dialect::Smb302 => kdf(binding_key, b"SMB2AESCMAC\0", b"SmbSign\0", &mut k),
+        Dialect::Smb210 => k = *binding_key,
     }
+    k
 }

@@ -182,9 +182,7 @@ impl Client {
 
     /// Binds one more connection, to `addr`, to this session.
     pub fn bind(&mut self, addr: SocketAddr) -> SmbResult<()> {
-        let (Some(signer), Some(session_key), Some(keys)) =
-            (self.session_signer.clone(), self.session_key, self.keys.clone())
-        else {
+        let (Some(signer), Some(_), Some(_)) = (self.session_signer.clone(), self.session_key, &self.keys) else {
             return Err(SmbError::Unsupported(
                 "multichannel needs a logged-on user: a guest session has no key to bind a channel with".into(),
             ));
@@ -209,7 +207,10 @@ impl Client {
         if lo.flags & session_flags::IS_GUEST != 0 {
             return Err(SmbError::Protocol(format!("{addr}: a channel binding logged on as guest")));
         }
-        let key = kdf::channel_signing_key(self.negotiated.dialect, &session_key, &lo.preauth.0, &keys);
+        let Some(binding_key) = lo.session_key else {
+            return Err(SmbError::Protocol(format!("{addr}: a channel binding without a session key")));
+        };
+        let key = kdf::channel_signing_key(self.negotiated.dialect, &binding_key, &lo.preauth.0);
         let algo = self.negotiated.signing_algo.unwrap_or(SigningAlgo::AesCmac);
         let ch_signer = Signer::new(algo, &key);
         setup::check_final_signature(&lo.final_reply, &ch_signer, true, &addr.to_string())?;

@@ -168,6 +168,8 @@ pub fn logon(ch: &mut Channel, neg: &NegotiateResponse, mut pre: Preauth, auth: 
         Logon::New => (0u8, None),
         Logon::Bind { id, signer } => {
             ch.session_id = id;
+            // The binding requests are signed with the session's key.
+            ch.keys.session_signer = Some(signer.clone());
             (msg::BINDING, Some(signer))
         }
     };
