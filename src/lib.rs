@@ -11,8 +11,8 @@
 //! 7. `cmd`: the commands on top
 //!
 //! A module may use the ones below it in this list of layers, never above:
-//! cmd > remote > report > output > executor > events > plan > input > io > result >
-//! spec > units, stats, error.
+//! cmd > remote > report > output > executor > events > plan > input > io > proto >
+//! result > spec > units, stats, error.
 
 #![deny(unreachable_pub)]
 

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 /// Top to bottom. A module may use itself and anything after it.
 const LAYERS: &[&str] = &[
-    "cmd", "remote", "report", "output", "executor", "events", "plan", "input", "io", "result",
+    "cmd", "remote", "report", "output", "executor", "events", "plan", "input", "io", "proto", "result",
     "spec", "units", "stats", "error",
 ];
 

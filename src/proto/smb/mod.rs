@@ -19,3 +19,6 @@ pub mod msg;
 pub mod session;
 pub mod stats;
 pub mod wire;
+
+#[cfg(test)]
+mod tests;
