@@ -41,6 +41,11 @@ if ((!quick)); then
   # check the exposition with promtool; they query it with curl.
   command -v prometheus >/dev/null || need+=(prometheus)
   command -v curl >/dev/null || need+=(curl)
+  # The SMB client's tests run a real Samba (smbd, smbpasswd); the bench
+  # compares with a C loop over libsmbclient and smbclient's transfers.
+  [[ -x /usr/sbin/smbd ]] || need+=(samba)
+  command -v smbclient >/dev/null || need+=(smbclient)
+  [[ -f /usr/include/samba-4.0/libsmbclient.h ]] || need+=(libsmbclient-dev)
   # The man pages are read back with man -l.
   command -v man >/dev/null || need+=(man-db)
   # The release artifact's check below asks `file` whether it is static.

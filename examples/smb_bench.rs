@@ -16,7 +16,7 @@ use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use volbench::proto::smb::auth::creds;
-use volbench::proto::smb::conn::channel::wait_all;
+use volbench::proto::smb::conn::wait::wait_all;
 use volbench::proto::smb::conn::{Completion, Outcome};
 use volbench::proto::smb::consts::{Cipher, Dialect};
 use volbench::proto::smb::msg::info::SetInfo;
@@ -48,7 +48,9 @@ fn size(s: &str) -> u64 {
         Some('G') | Some('g') => (&s[..s.len() - 1], 1 << 30),
         _ => (s, 1),
     };
-    n.parse::<u64>().unwrap_or_else(|_| die(&format!("bad size {s}"))) * m
+    n.parse::<u64>()
+        .unwrap_or_else(|_| die(&format!("bad size {s}")))
+        * m
 }
 
 fn die(m: &str) -> ! {
@@ -76,7 +78,11 @@ fn parse() -> Args {
     let argv: Vec<String> = std::env::args().skip(1).collect();
     let mut i = 0;
     while i < argv.len() {
-        let v = || argv.get(i + 1).cloned().unwrap_or_else(|| die("missing value"));
+        let v = || {
+            argv.get(i + 1)
+                .cloned()
+                .unwrap_or_else(|| die("missing value"))
+        };
         match argv[i].as_str() {
             "--addr" => a.addr = v().parse().unwrap_or_else(|_| die("bad --addr")),
             "--share" => a.share = v(),
@@ -87,8 +93,12 @@ fn parse() -> Args {
             "--qd" => a.qd = v().parse().unwrap_or_else(|_| die("bad --qd")),
             "--size" => a.size = size(&v()),
             "--seconds" => a.seconds = v().parse().unwrap_or_else(|_| die("bad --seconds")),
-            "--dialect" => a.dialect = Some(Dialect::parse(&v()).unwrap_or_else(|| die("bad --dialect"))),
-            "--encrypt" => a.encrypt = Some(Cipher::parse(&v()).unwrap_or_else(|| die("bad --encrypt"))),
+            "--dialect" => {
+                a.dialect = Some(Dialect::parse(&v()).unwrap_or_else(|| die("bad --dialect")))
+            }
+            "--encrypt" => {
+                a.encrypt = Some(Cipher::parse(&v()).unwrap_or_else(|| die("bad --encrypt")))
+            }
             "--file" => a.file = v(),
             "--sign" => {
                 a.sign = true;
@@ -119,7 +129,9 @@ fn main() {
     let a = parse();
     let auth = match &a.user {
         None => Auth::Guest,
-        Some(u) => Auth::Ntlm(creds::from_env(u, "").unwrap_or_else(|| die("set VOLBENCH_SMB_PASSWORD"))),
+        Some(u) => {
+            Auth::Ntlm(creds::from_env(u, "").unwrap_or_else(|| die("set VOLBENCH_SMB_PASSWORD")))
+        }
     };
     let mut opts = Options::default();
     if let Some(d) = a.dialect {
@@ -141,22 +153,32 @@ fn main() {
     };
     let mut c = Client::connect(target, auth, opts).unwrap_or_else(|e| die(&e.to_string()));
     if a.channels > 1 {
-        c.add_channels(a.channels, &[]).unwrap_or_else(|e| die(&e.to_string()));
+        c.add_channels(a.channels, &[])
+            .unwrap_or_else(|e| die(&e.to_string()));
     }
     if a.prepare {
-        let f = c.open(&a.file, Open::CreateFile).unwrap_or_else(|e| die(&e.to_string()));
+        let f = c
+            .open(&a.file, Open::CreateFile)
+            .unwrap_or_else(|e| die(&e.to_string()));
         let chunk = vec![0x5au8; c.negotiated().max_io.min(1 << 20) as usize];
         let mut off = 0;
         while off < a.size {
-            let n = c.write_at(f.file_id, off, &chunk).unwrap_or_else(|e| die(&e.to_string()));
+            let n = c
+                .write_at(f.file_id, off, &chunk)
+                .unwrap_or_else(|e| die(&e.to_string()));
             off += n as u64;
         }
-        c.set_info(f.file_id, SetInfo::EndOfFile(a.size)).unwrap_or_else(|e| die(&e.to_string()));
+        c.set_info(f.file_id, SetInfo::EndOfFile(a.size))
+            .unwrap_or_else(|e| die(&e.to_string()));
         c.close(f.file_id).unwrap_or_else(|e| die(&e.to_string()));
     }
     let write = a.rw.contains("write");
     let random = a.rw.starts_with("rand");
-    let how = if write { Open::WriteExisting } else { Open::Read };
+    let how = if write {
+        Open::WriteExisting
+    } else {
+        Open::Read
+    };
     let f = c.open(&a.file, how).unwrap_or_else(|e| die(&e.to_string()));
     let tree = c.tree_id();
     let blocks = (a.size / u64::from(a.bs)).max(1);
@@ -164,7 +186,9 @@ fn main() {
     let mut rng = fastrand::Rng::with_seed(42);
     let mut seq = 0u64;
     let mut next_off = |rng: &mut fastrand::Rng| {
-        let b = if random { rng.u64(0..blocks) } else {
+        let b = if random {
+            rng.u64(0..blocks)
+        } else {
             seq = (seq + 1) % blocks;
             seq
         };
@@ -176,15 +200,33 @@ fn main() {
     let until = t0 + Duration::from_secs_f64(a.seconds);
     let (mut ops, mut bytes, mut errors) = (0u64, 0u64, 0u64);
     let mut done: Vec<Completion> = Vec::with_capacity(a.qd);
-    let queue = |chans: &mut [volbench::proto::smb::conn::channel::Channel], slot: usize, off: u64, bufs: &mut [Vec<u8>]| {
+    let queue = |chans: &mut [volbench::proto::smb::conn::channel::Channel],
+                 slot: usize,
+                 off: u64,
+                 bufs: &mut [Vec<u8>]| {
         let ch = &mut chans[slot % n];
         // SAFETY: each slot's buffer is used by one request at a time and
         // outlives the loop.
         unsafe {
             if write {
-                ch.queue_write(slot as u64, tree, f.file_id, off, a.bs, bufs[slot].as_ptr(), false);
+                ch.queue_write(
+                    slot as u64,
+                    tree,
+                    f.file_id,
+                    off,
+                    a.bs,
+                    bufs[slot].as_ptr(),
+                    false,
+                );
             } else {
-                ch.queue_read(slot as u64, tree, f.file_id, off, a.bs, bufs[slot].as_mut_ptr());
+                ch.queue_read(
+                    slot as u64,
+                    tree,
+                    f.file_id,
+                    off,
+                    a.bs,
+                    bufs[slot].as_mut_ptr(),
+                );
             }
         }
     };
@@ -194,7 +236,8 @@ fn main() {
     }
     loop {
         done.clear();
-        wait_all(chans, 1, Duration::from_secs(30), &mut done).unwrap_or_else(|e| die(&e.to_string()));
+        wait_all(chans, 1, Duration::from_secs(30), &mut done)
+            .unwrap_or_else(|e| die(&e.to_string()));
         let now = Instant::now();
         for d in &done {
             ops += 1;
@@ -219,7 +262,11 @@ fn main() {
         .iter()
         .map(|ch| {
             let s = ch.stats();
-            let cmd = if write { volbench::proto::smb::consts::Command::Write } else { volbench::proto::smb::consts::Command::Read };
+            let cmd = if write {
+                volbench::proto::smb::consts::Command::Write
+            } else {
+                volbench::proto::smb::consts::Command::Read
+            };
             format!("{}", s.command(cmd).requests)
         })
         .collect();

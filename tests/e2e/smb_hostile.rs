@@ -128,7 +128,10 @@ fn smb_a_16_mib_frame_length_is_refused_at_once() {
 #[test]
 fn smb_a_silent_server_is_a_bounded_wait_with_one_error() {
     let (line, took) = against(Box::new(|_, _| false));
-    assert!(line.contains("no answer") || line.contains("no reply"), "{line}");
+    assert!(
+        line.contains("no answer") || line.contains("no reply"),
+        "{line}"
+    );
     assert!(took < Duration::from_secs(10), "{took:?}");
 }
 
@@ -184,7 +187,10 @@ fn smb_endless_credit_grants_do_not_overflow_and_a_closed_connection_is_one_erro
         let _ = s.shutdown(std::net::Shutdown::Both);
         false
     }));
-    assert!(line.contains("closed the connection") || line.contains("reset"), "{line}");
+    assert!(
+        line.contains("closed the connection") || line.contains("reset"),
+        "{line}"
+    );
 }
 
 #[test]
@@ -193,7 +199,11 @@ fn smb_fuzzed_replies_get_one_error_never_a_panic_or_a_hang() {
         let mut rng = fastrand::Rng::with_seed(seed);
         let (line, took) = against(Box::new(move |s, mid| {
             // A reply that starts right (sometimes) and goes wrong.
-            let mut m = if rng.bool() { negotiate_reply(mid, rng.u16(..)) } else { header(rng.u16(0..20), rng.u32(..), rng.u16(..), mid, rng.u32(..)) };
+            let mut m = if rng.bool() {
+                negotiate_reply(mid, rng.u16(..))
+            } else {
+                header(rng.u16(0..20), rng.u32(..), rng.u16(..), mid, rng.u32(..))
+            };
             let n = m.len();
             for _ in 0..rng.usize(1..8) {
                 let i = rng.usize(0..n);

@@ -9,7 +9,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use volbench::proto::smb::auth::creds::{Credentials, Secret};
-use volbench::proto::smb::conn::channel::wait_all;
+use volbench::proto::smb::conn::wait::wait_all;
 use volbench::proto::smb::conn::{Completion, Outcome};
 use volbench::proto::smb::consts::Command as Cmd;
 use volbench::proto::smb::session::client::Client;
@@ -24,7 +24,11 @@ struct Net {
 }
 
 fn ip(args: &[&str]) -> bool {
-    Command::new("ip").args(args).status().map(|s| s.success()).unwrap_or(false)
+    Command::new("ip")
+        .args(args)
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false)
 }
 
 impl Net {
@@ -36,14 +40,35 @@ impl Net {
         if !ip(&["netns", "add", &ns]) {
             return None;
         }
-        let n = Net { ns: ns.clone(), links: links.clone() };
+        let n = Net {
+            ns: ns.clone(),
+            links: links.clone(),
+        };
         for (i, l) in links.iter().enumerate() {
             let net = 79 + i;
             ip(&["link", "del", l]);
-            let ok = ip(&["link", "add", l, "type", "veth", "peer", "name", &format!("eth{i}"), "netns", &ns])
-                && ip(&["addr", "add", &format!("10.{net}.{k}.1/24"), "dev", l])
+            let ok = ip(&[
+                "link",
+                "add",
+                l,
+                "type",
+                "veth",
+                "peer",
+                "name",
+                &format!("eth{i}"),
+                "netns",
+                &ns,
+            ]) && ip(&["addr", "add", &format!("10.{net}.{k}.1/24"), "dev", l])
                 && ip(&["link", "set", l, "up"])
-                && ip(&["-n", &ns, "addr", "add", &format!("10.{net}.{k}.2/24"), "dev", &format!("eth{i}")])
+                && ip(&[
+                    "-n",
+                    &ns,
+                    "addr",
+                    "add",
+                    &format!("10.{net}.{k}.2/24"),
+                    "dev",
+                    &format!("eth{i}"),
+                ])
                 && ip(&["-n", &ns, "link", "set", &format!("eth{i}"), "up"])
                 && ip(&["-n", &ns, "link", "set", "lo", "up"]);
             if !ok {
@@ -56,7 +81,12 @@ impl Net {
     fn bytes(&self, i: usize) -> u64 {
         let p = format!("/sys/class/net/{}/statistics/rx_bytes", self.links[i]);
         let q = format!("/sys/class/net/{}/statistics/tx_bytes", self.links[i]);
-        let r = |p: &str| std::fs::read_to_string(p).ok().and_then(|s| s.trim().parse::<u64>().ok()).unwrap_or(0);
+        let r = |p: &str| {
+            std::fs::read_to_string(p)
+                .ok()
+                .and_then(|s| s.trim().parse::<u64>().ok())
+                .unwrap_or(0)
+        };
         r(&p) + r(&q)
     }
 }
@@ -110,11 +140,18 @@ fn smb_multichannel_binds_four_channels_over_two_addresses_and_each_carries_io()
     assert!(c.negotiated().multichannel);
     let ifaces = c.query_interfaces().expect("interfaces");
     let reported: Vec<_> = ifaces.iter().map(|i| i.addr).collect();
-    assert!(reported.contains(&first.ip()) && reported.contains(&second.ip()), "{reported:?}");
-    c.add_channels(4, &[]).unwrap_or_else(|e| panic!("{e}\n{}", s.log()));
+    assert!(
+        reported.contains(&first.ip()) && reported.contains(&second.ip()),
+        "{reported:?}"
+    );
+    c.add_channels(4, &[])
+        .unwrap_or_else(|e| panic!("{e}\n{}", s.log()));
     let peers: Vec<SocketAddr> = c.channels().iter().map(|ch| ch.peer()).collect();
     assert_eq!(peers.len(), 4);
-    assert!(peers.contains(&first) && peers.contains(&second), "{peers:?}");
+    assert!(
+        peers.contains(&first) && peers.contains(&second),
+        "{peers:?}"
+    );
 
     let bs = 256 * 1024;
     let n = 64usize;
@@ -130,9 +167,24 @@ fn smb_multichannel_binds_four_channels_over_two_addresses_and_each_carries_io()
             // SAFETY: the buffers outlive the waits below; one request each.
             unsafe {
                 if write {
-                    ch.queue_write(i as u64, tree, f.file_id, (i * bs) as u64, bs as u32, data[i].as_ptr(), false);
+                    ch.queue_write(
+                        i as u64,
+                        tree,
+                        f.file_id,
+                        (i * bs) as u64,
+                        bs as u32,
+                        data[i].as_ptr(),
+                        false,
+                    );
                 } else {
-                    ch.queue_read(i as u64, tree, f.file_id, (i * bs) as u64, bs as u32, back[i].as_mut_ptr());
+                    ch.queue_read(
+                        i as u64,
+                        tree,
+                        f.file_id,
+                        (i * bs) as u64,
+                        bs as u32,
+                        back[i].as_mut_ptr(),
+                    );
                 }
             }
         }
@@ -140,19 +192,37 @@ fn smb_multichannel_binds_four_channels_over_two_addresses_and_each_carries_io()
         while done.len() < n {
             wait_all(chans, n - done.len(), Duration::from_secs(30), &mut done).expect("I/O");
         }
-        assert!(done.iter().all(|d| d.status == 0 && d.outcome == Outcome::Bytes(bs as u32)));
+        assert!(
+            done.iter()
+                .all(|d| d.status == 0 && d.outcome == Outcome::Bytes(bs as u32))
+        );
     }
     assert_eq!(back, data);
     let total = c.total_stats();
     for cmd in [Cmd::Read, Cmd::Write] {
         assert_eq!(total.command(cmd).bytes, (n * bs) as u64);
         for ch in c.channels() {
-            assert_eq!(ch.stats().command(cmd).requests, (n / 4) as u64, "channel {} {}", ch.index(), cmd.name());
+            assert_eq!(
+                ch.stats().command(cmd).requests,
+                (n / 4) as u64,
+                "channel {} {}",
+                ch.index(),
+                cmd.name()
+            );
         }
     }
     // Both links carried at least the data their channels moved.
     let moved = [net.bytes(0) - before[0], net.bytes(1) - before[1]];
-    let per_link = |a: SocketAddr| peers.iter().filter(|p| **p == a).count() as u64 * 2 * (n / 4 * bs) as u64;
-    assert!(moved[0] >= per_link(first), "link a moved {} bytes", moved[0]);
-    assert!(moved[1] >= per_link(second), "link b moved {} bytes", moved[1]);
+    let per_link =
+        |a: SocketAddr| peers.iter().filter(|p| **p == a).count() as u64 * 2 * (n / 4 * bs) as u64;
+    assert!(
+        moved[0] >= per_link(first),
+        "link a moved {} bytes",
+        moved[0]
+    );
+    assert!(
+        moved[1] >= per_link(second),
+        "link b moved {} bytes",
+        moved[1]
+    );
 }

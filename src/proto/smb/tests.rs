@@ -143,11 +143,19 @@ fn sealing_round_trips_and_a_changed_byte_fails() {
         assert_eq!(opened, plain, "{}", c.name());
         let mut bad = buf.clone();
         bad[500] ^= 1;
-        assert!(s.open(&nonce, &aad, &mut bad, &tag).is_err(), "{}", c.name());
+        assert!(
+            s.open(&nonce, &aad, &mut bad, &tag).is_err(),
+            "{}",
+            c.name()
+        );
         let mut aad2 = aad;
         aad2[0] ^= 1;
         let mut again = buf.clone();
-        assert!(s.open(&nonce, &aad2, &mut again, &tag).is_err(), "{}", c.name());
+        assert!(
+            s.open(&nonce, &aad2, &mut again, &tag).is_err(),
+            "{}",
+            c.name()
+        );
     }
 }
 
@@ -162,7 +170,9 @@ fn ntlmv2_matches_an_independent_computation() {
     let ch = ntlm::Challenge {
         flags: ntlm::CLIENT_FLAGS & !ntlm::KEY_EXCH,
         server_challenge: [0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef],
-        target_info: hex("02000c0044006f006d00610069006e0001000c005300650072007600650072000000000000"),
+        target_info: hex(
+            "02000c0044006f006d00610069006e0001000c005300650072007600650072000000000000",
+        ),
         timestamp: None,
     };
     let n = ntlm::Nonces {
@@ -178,10 +188,17 @@ fn ntlmv2_matches_an_independent_computation() {
     let a = ntlm::authenticate(&ch, who, &n, "COMPUTER");
     // The NT response sits after the LM response in the payload at 72.
     let lm_len = u16::from_le_bytes([a.message[12], a.message[13]]) as usize;
-    let nt_off = u32::from_le_bytes([a.message[24], a.message[25], a.message[26], a.message[27]]) as usize;
+    let nt_off =
+        u32::from_le_bytes([a.message[24], a.message[25], a.message[26], a.message[27]]) as usize;
     assert_eq!(nt_off, 72 + lm_len);
-    assert_eq!(a.message[nt_off..nt_off + 16].to_vec(), hex("8dae3a0d77f58504f5cae04991ef927e"));
-    assert_eq!(a.session_key.map(|k| k.to_vec()), Some(hex("26f3458d1c24e6b3df089e599d6c0af0")));
+    assert_eq!(
+        a.message[nt_off..nt_off + 16].to_vec(),
+        hex("8dae3a0d77f58504f5cae04991ef927e")
+    );
+    assert_eq!(
+        a.session_key.map(|k| k.to_vec()),
+        Some(hex("26f3458d1c24e6b3df089e599d6c0af0"))
+    );
 }
 
 #[test]
@@ -210,10 +227,18 @@ fn spnego_tokens_wrap_and_unwrap() {
     assert!(spnego::offers_ntlmssp(&t));
     let inner = b"NTLMSSP\0\x02\0\0\0rest";
     let resp = spnego::response_token(inner);
-    assert_eq!(spnego::decode_server_token(&resp).expect("decodes").token, inner.to_vec());
+    assert_eq!(
+        spnego::decode_server_token(&resp).expect("decodes").token,
+        inner.to_vec()
+    );
     // A long token takes the two-byte length form.
     let big = vec![0x41u8; 3000];
-    assert_eq!(spnego::decode_server_token(&spnego::response_token(&big)).expect("decodes").token, big);
+    assert_eq!(
+        spnego::decode_server_token(&spnego::response_token(&big))
+            .expect("decodes")
+            .token,
+        big
+    );
 }
 
 #[test]
@@ -242,23 +267,73 @@ fn a_read_reply_cannot_put_its_data_inside_the_header() {
     fixed[4..8].copy_from_slice(&100u32.to_le_bytes());
     assert!(file::decode_read_fixed(&fixed).is_err());
     fixed[2] = 80;
-    assert_eq!(file::decode_read_fixed(&fixed).expect("valid").data_len, 100);
+    assert_eq!(
+        file::decode_read_fixed(&fixed).expect("valid").data_len,
+        100
+    );
 }
 
 #[test]
 fn a_frame_prefix_that_is_not_a_session_message_is_refused() {
     assert!(header::decode_frame_len([0x85, 0, 0, 0]).is_err());
-    assert_eq!(header::decode_frame_len([0, 0xff, 0xff, 0xff]), Ok(0xff_ffff));
+    assert_eq!(
+        header::decode_frame_len([0, 0xff, 0xff, 0xff]),
+        Ok(0xff_ffff)
+    );
 }
 
 #[test]
 fn credentials_files_parse_and_never_print_the_password() {
-    let c = super::auth::creds::parse_file("username=alice\npassword= s3cr=t \ndomain=LAB\n", None).expect("parses");
-    assert_eq!((c.user.as_str(), c.domain.as_str(), c.password.expose()), ("alice", "LAB", " s3cr=t "));
+    let c = super::auth::creds::parse_file("username=alice\npassword= s3cr=t \ndomain=LAB\n", None)
+        .expect("parses");
+    assert_eq!(
+        (c.user.as_str(), c.domain.as_str(), c.password.expose()),
+        ("alice", "LAB", " s3cr=t ")
+    );
     assert!(!format!("{c:?}").contains("s3cr"));
-    let e = super::auth::creds::parse_file("password=hunter2\nhunter2\n", Some("bob")).err().expect("refused");
+    let e = super::auth::creds::parse_file("password=hunter2\nhunter2\n", Some("bob"))
+        .err()
+        .expect("refused");
     assert!(e.contains("line 2") && !e.contains("hunter2"), "{e}");
     assert!(super::auth::creds::parse_file("username=a\n", None).is_err());
+}
+
+#[cfg(unix)]
+#[test]
+fn a_credentials_file_others_can_read_or_a_link_is_refused() {
+    use std::os::unix::fs::PermissionsExt;
+    let d = tempfile::tempdir().expect("temp dir");
+    let p = d.path().join("creds");
+    std::fs::write(&p, "username=u\npassword=pw-in-file\n").expect("write");
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+    let e = super::auth::creds::from_file(&p, None)
+        .err()
+        .expect("0644 refused");
+    assert!(
+        e.0.contains("0644") && e.0.contains("chmod 600") && !e.0.contains("pw-in-file"),
+        "{e}"
+    );
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+    let c = super::auth::creds::from_file(&p, Some("url-user")).expect("0600 accepted");
+    assert_eq!(
+        (c.user.as_str(), c.password.expose()),
+        ("url-user", "pw-in-file")
+    );
+    let l = d.path().join("link");
+    std::os::unix::fs::symlink(&p, &l).expect("symlink");
+    assert!(
+        super::auth::creds::from_file(&l, None).is_err(),
+        "a link is not followed"
+    );
+}
+
+#[test]
+fn endless_credit_grants_stop_at_the_cap() {
+    let mut s = super::conn::slots::Slots::new(64, 16);
+    for _ in 0..100 {
+        s.grant(u16::MAX);
+    }
+    assert_eq!(s.credits, super::conn::slots::MAX_CREDITS);
 }
 
 fn hex(s: &str) -> Vec<u8> {

@@ -96,7 +96,12 @@ impl<'a> Reader<'a> {
 
 /// `len` bytes at `off` of `buf`, or the complaint (an offset and length
 /// pair from a reply, as SMB2 responses carry their variable parts).
-pub fn slice_at<'a>(buf: &'a [u8], off: usize, len: usize, what: &'static str) -> Decoded<&'a [u8]> {
+pub fn slice_at<'a>(
+    buf: &'a [u8],
+    off: usize,
+    len: usize,
+    what: &'static str,
+) -> Decoded<&'a [u8]> {
     off.checked_add(len)
         .and_then(|end| buf.get(off..end))
         .ok_or(Malformed { what, at: off })
@@ -178,9 +183,7 @@ impl<'a> Writer<'a> {
 /// UTF-16LE bytes as a string; an unpaired surrogate becomes U+FFFD (names
 /// are shown and compared, never used to reach a file on this machine).
 pub fn utf16_string(b: &[u8]) -> String {
-    let units = b
-        .chunks_exact(2)
-        .map(|c| u16::from_le_bytes([c[0], c[1]]));
+    let units = b.chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]]));
     char::decode_utf16(units)
         .map(|r| r.unwrap_or(char::REPLACEMENT_CHARACTER))
         .collect()

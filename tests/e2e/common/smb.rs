@@ -69,8 +69,15 @@ impl Samba {
             skip(test, "smbd is missing (install samba)");
             return None;
         }
-        let dir = tempfile::Builder::new().prefix("volbench-smb-").tempdir().expect("temp dir");
-        let port = if cfg.netns.is_some() { 445 } else { free_port() };
+        let dir = tempfile::Builder::new()
+            .prefix("volbench-smb-")
+            .tempdir()
+            .expect("temp dir");
+        let port = if cfg.netns.is_some() {
+            445
+        } else {
+            free_port()
+        };
         let mut s = Samba {
             dir,
             port,
@@ -95,7 +102,9 @@ impl Samba {
     }
 
     pub fn addr(&self) -> SocketAddr {
-        format!("{}:{}", self.cfg.addrs[0], self.port).parse().expect("address")
+        format!("{}:{}", self.cfg.addrs[0], self.port)
+            .parse()
+            .expect("address")
     }
 
     fn configure(&self) {
@@ -128,7 +137,13 @@ impl Samba {
         );
         fs::write(self.conf(), conf).expect("smb.conf");
         let mut p = Command::new("smbpasswd")
-            .args(["-c", self.conf().to_str().expect("utf-8 path"), "-s", "-a", USER])
+            .args([
+                "-c",
+                self.conf().to_str().expect("utf-8 path"),
+                "-s",
+                "-a",
+                USER,
+            ])
             .stdin(Stdio::piped())
             .stdout(Stdio::null())
             .stderr(Stdio::null())

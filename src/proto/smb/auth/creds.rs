@@ -81,8 +81,8 @@ pub fn from_env(user: &str, domain: &str) -> Option<Credentials> {
 /// `user` (from the URL) wins over the file's `username=`.
 pub fn from_file(path: &Path, user: Option<&str>) -> Result<Credentials, CredsError> {
     let shown = path.display();
-    let file = open_nofollow(path)
-        .map_err(|e| CredsError(format!("credentials file {shown}: {e}")))?;
+    let file =
+        open_nofollow(path).map_err(|e| CredsError(format!("credentials file {shown}: {e}")))?;
     let meta = file
         .metadata()
         .map_err(|e| CredsError(format!("credentials file {shown}: {e}")))?;
@@ -102,7 +102,8 @@ pub fn from_file(path: &Path, user: Option<&str>) -> Result<Credentials, CredsEr
         .read_to_string(&mut text)
         .map_err(|e| CredsError(format!("credentials file {shown}: {e}")))?;
     let text = Secret::new(text);
-    parse_file(text.expose(), user).map_err(|e| CredsError(format!("credentials file {shown}: {e}")))
+    parse_file(text.expose(), user)
+        .map_err(|e| CredsError(format!("credentials file {shown}: {e}")))
 }
 
 /// Parses `key=value` lines; the message for a bad line names its number

@@ -162,7 +162,12 @@ pub struct Nonces {
     pub now: u64,
 }
 
-pub fn authenticate(ch: &Challenge, who: Identity<'_>, n: &Nonces, workstation: &str) -> Authenticate {
+pub fn authenticate(
+    ch: &Challenge,
+    who: Identity<'_>,
+    n: &Nonces,
+    workstation: &str,
+) -> Authenticate {
     let flags = ch.flags & CLIENT_FLAGS | UNICODE;
     let (user, domain, lm, nt, key) = match who {
         Identity::Anonymous => ("", "", vec![0u8], Vec::new(), None),
@@ -175,7 +180,12 @@ pub fn authenticate(ch: &Challenge, who: Identity<'_>, n: &Nonces, workstation: 
             let time = ch.timestamp.unwrap_or(n.now);
             let mut temp = Vec::with_capacity(32 + ch.target_info.len());
             let mut w = Writer::new(&mut temp);
-            w.u8(1).u8(1).zeros(6).u64(time).bytes(&n.client_challenge).zeros(4);
+            w.u8(1)
+                .u8(1)
+                .zeros(6)
+                .u64(time)
+                .bytes(&n.client_challenge)
+                .zeros(4);
             w.bytes(&ch.target_info).zeros(4);
             let proof = hmac_md5(&owf, &[&ch.server_challenge, &temp]);
             let mut nt = proof.to_vec();
@@ -184,8 +194,7 @@ pub fn authenticate(ch: &Challenge, who: Identity<'_>, n: &Nonces, workstation: 
             let lm = if ch.timestamp.is_some() {
                 vec![0u8; 24]
             } else {
-                let mut lm =
-                    hmac_md5(&owf, &[&ch.server_challenge, &n.client_challenge]).to_vec();
+                let mut lm = hmac_md5(&owf, &[&ch.server_challenge, &n.client_challenge]).to_vec();
                 lm.extend_from_slice(&n.client_challenge);
                 lm
             };

@@ -63,7 +63,10 @@ fn tlv(b: &[u8]) -> Decoded<(u8, &[u8], &[u8])> {
             return Err(bad(1));
         }
         let bytes = b.get(2..2 + n).ok_or(bad(2))?;
-        (bytes.iter().fold(0usize, |a, &x| (a << 8) | x as usize), 2 + n)
+        (
+            bytes.iter().fold(0usize, |a, &x| (a << 8) | x as usize),
+            2 + n,
+        )
     };
     let content = b.get(head..head + len).ok_or(bad(head))?;
     Ok((tag, content, &b[head + len..]))

@@ -12,9 +12,6 @@ use super::super::crypto::seal::Sealer;
 use super::super::crypto::sign::Signer;
 use super::super::error::{SmbError, SmbResult};
 use super::super::header::{HEADER_LEN, Header, TRANSFORM_LEN, Transform, encode_frame_len};
-use super::super::msg::FileId;
-use super::super::msg::file::{self, CreateRequest};
-use super::super::msg::info::{self, SetInfo};
 use super::super::msg::session;
 use super::super::stats::ChannelStats;
 use super::Completion;
@@ -95,18 +92,23 @@ pub struct Channel {
     nonce_counter: u64,
     nonce_salt: [u8; 2],
     /// ECHOs sent to ask for credits since a request last went out.
-    topups: u32,
+    pub(super) topups: u32,
     /// Once the connection failed, every call returns this again.
     pub(super) broken: Option<String>,
 }
 
 /// Tags of the synchronous calls and of the credit top-ups (the engine's
 /// tags are slot numbers).
-pub(crate) const CALL_TAG: u64 = u64::MAX - 1;
+pub const CALL_TAG: u64 = u64::MAX - 1;
 pub(crate) const TOPUP_TAG: u64 = u64::MAX - 2;
 
 impl Channel {
-    pub fn connect(addr: SocketAddr, timeout: Duration, index: u16, opts: ChannelOptions) -> SmbResult<Channel> {
+    pub fn connect(
+        addr: SocketAddr,
+        timeout: Duration,
+        index: u16,
+        opts: ChannelOptions,
+    ) -> SmbResult<Channel> {
         let sock = Socket::connect(addr, timeout).map_err(|e| SmbError::Io {
             what: format!("connecting to SMB server {addr}"),
             source: e,
@@ -119,7 +121,10 @@ impl Channel {
             opts,
             keys: ChannelKeys::default(),
             session_id: 0,
-            slots: Slots::new(usize::from(opts.credit_target) * 2, usize::from(opts.credit_target)),
+            slots: Slots::new(
+                usize::from(opts.credit_target) * 2,
+                usize::from(opts.credit_target),
+            ),
             staged: Vec::with_capacity(64 * 1024),
             out: Vec::with_capacity(256 * 1024),
             segs: Vec::with_capacity(1024),
@@ -227,99 +232,18 @@ impl Channel {
         &mut self.slots.waiting[n]
     }
 
-    /// Queues a READ of `len` bytes at `offset` into `buf`. Never blocks.
-    ///
-    /// # Safety
-    /// `buf` must point to `len` writable bytes that nobody else touches
-    /// until this tag's completion is returned (or the channel is dropped
-    /// after failing).
-    #[allow(clippy::too_many_arguments)]
-    pub unsafe fn queue_read(&mut self, tag: u64, tree: u32, file: FileId, offset: u64, len: u32, buf: *mut u8) {
-        let charge = self.charge_for(len as usize);
-        let mut body = [0u8; file::READ_LEN];
-        file::encode_read(file, offset, len, &mut body);
-        let sink = Sink::Buffer {
-            ptr: buf,
-            cap: len as usize,
-        };
-        self.stage(Command::Read, tag, tree, sink, charge, len, |v| {
-            v.extend_from_slice(&body)
-        });
-    }
-
-    /// Queues a WRITE of `len` bytes from `buf` at `offset`. Never blocks.
-    ///
-    /// # Safety
-    /// `buf` must point to `len` readable bytes that stay alive and
-    /// unchanged until this tag's completion is returned.
-    #[allow(clippy::too_many_arguments)]
-    pub unsafe fn queue_write(
-        &mut self,
-        tag: u64,
-        tree: u32,
-        file: FileId,
-        offset: u64,
-        len: u32,
-        buf: *const u8,
-        write_through: bool,
-    ) {
-        let charge = self.charge_for(len as usize);
-        let mut body = [0u8; file::WRITE_LEN];
-        let fl = if write_through { file::WRITE_THROUGH } else { 0 };
-        file::encode_write(file, offset, len, fl, &mut body);
-        let s = self.stage(Command::Write, tag, tree, Sink::None, charge, len, |v| {
-            v.extend_from_slice(&body)
-        });
-        s.ext = buf;
-        s.ext_len = len as usize;
-    }
-
-    pub fn queue_flush(&mut self, tag: u64, tree: u32, file: FileId) {
-        self.stage(Command::Flush, tag, tree, Sink::None, 1, 0, |v| {
-            file::encode_flush(file, v)
-        });
-    }
-
-    pub fn queue_create(&mut self, tag: u64, tree: u32, req: &CreateRequest<'_>) {
-        self.stage(Command::Create, tag, tree, Sink::None, 1, 0, |v| {
-            file::encode_create(req, v)
-        });
-    }
-
-    pub fn queue_close(&mut self, tag: u64, tree: u32, file: FileId) {
-        self.stage(Command::Close, tag, tree, Sink::None, 1, 0, |v| {
-            file::encode_close(file, v)
-        });
-    }
-
-    /// Queues a QUERY_INFO of FileAllInformation (Outcome::Info) or, with
-    /// `volume`, FileFsFullSizeInformation (Outcome::FsSize).
-    pub fn queue_query_info(&mut self, tag: u64, tree: u32, file: FileId, volume: bool) {
-        let (kind, class) = if volume {
-            (info::INFO_FILESYSTEM, info::FS_FULL_SIZE_INFORMATION)
-        } else {
-            (info::INFO_FILE, info::FILE_ALL_INFORMATION)
-        };
-        let s = self.stage(Command::QueryInfo, tag, tree, Sink::None, 1, 0, |v| {
-            info::encode_query_info(kind, class, 4096, file, v)
-        });
-        s.class = class;
-    }
-
-    pub fn queue_set_info(&mut self, tag: u64, tree: u32, file: FileId, what: SetInfo<'_>) {
-        self.stage(Command::SetInfo, tag, tree, Sink::None, 1, 0, |v| {
-            info::encode_set_info(what, file, v)
-        });
-    }
-
-    pub fn queue_echo(&mut self, tag: u64) {
-        self.stage(Command::Echo, tag, 0, Sink::None, 1, 0, session::encode_empty);
-    }
-
     /// Puts an ECHO before the waiting requests: its reply brings credits.
-    fn topup(&mut self) {
+    pub(super) fn topup(&mut self) {
         self.topups += 1;
-        self.stage(Command::Echo, TOPUP_TAG, 0, Sink::None, 1, 0, session::encode_empty);
+        self.stage(
+            Command::Echo,
+            TOPUP_TAG,
+            0,
+            Sink::None,
+            1,
+            0,
+            session::encode_empty,
+        );
         if let Some(e) = self.slots.waiting.pop_back() {
             self.slots.waiting.push_front(e);
         }
@@ -330,7 +254,13 @@ impl Channel {
     fn credit_request(&self, charge: u16) -> u16 {
         let held = self.slots.credits + self.slots.charged;
         // Enough for the largest request waiting, whatever the target.
-        let biggest = self.slots.waiting.iter().map(|w| u64::from(w.charge)).max().unwrap_or(1);
+        let biggest = self
+            .slots
+            .waiting
+            .iter()
+            .map(|w| u64::from(w.charge))
+            .max()
+            .unwrap_or(1);
         let target = u64::from(self.opts.credit_target).max(biggest * 2);
         let want = target.saturating_sub(held);
         (u64::from(charge.max(1)) + want).min(u64::from(u16::MAX)) as u16
@@ -340,7 +270,10 @@ impl Channel {
     fn dispatch(&mut self) {
         let now = Instant::now();
         while let Some(s) = self.slots.waiting.front().copied() {
-            if !self.slots.can_send(s.charge) {
+            if !self
+                .slots
+                .can_send(s.charge, u64::from(self.opts.credit_target))
+            {
                 if s.waiting_since.is_none() {
                     self.stats.credit_waits += 1;
                     if let Some(f) = self.slots.waiting.front_mut() {
@@ -401,7 +334,11 @@ impl Channel {
             message_id: mid,
             async_id: 0,
             tree_id: s.tree_id,
-            session_id: if s.command == Command::Negotiate { 0 } else { self.session_id },
+            session_id: if s.command == Command::Negotiate {
+                0
+            } else {
+                self.session_id
+            },
             signature: [0; 16],
         };
         let mut hb = [0u8; HEADER_LEN];
@@ -417,10 +354,12 @@ impl Channel {
         };
         if encrypt {
             let start = self.out.len();
-            self.out.extend_from_slice(&encode_frame_len(TRANSFORM_LEN + msg_len));
+            self.out
+                .extend_from_slice(&encode_frame_len(TRANSFORM_LEN + msg_len));
             let th = self.out.len();
             self.out.resize(th + TRANSFORM_LEN, 0);
-            self.out.extend_from_slice(&self.staged[s.start..s.start + s.len]);
+            self.out
+                .extend_from_slice(&self.staged[s.start..s.start + s.len]);
             self.out.extend_from_slice(ext);
             let nonce = self.next_nonce();
             let mut t = Transform {
@@ -457,12 +396,14 @@ impl Channel {
         }
         if s.keep_request {
             self.kept_request.clear();
-            self.kept_request.extend_from_slice(&self.staged[s.start..s.start + s.len]);
+            self.kept_request
+                .extend_from_slice(&self.staged[s.start..s.start + s.len]);
             self.kept_request.extend_from_slice(ext);
         }
         let start = self.out.len();
         self.out.extend_from_slice(&encode_frame_len(msg_len));
-        self.out.extend_from_slice(&self.staged[s.start..s.start + s.len]);
+        self.out
+            .extend_from_slice(&self.staged[s.start..s.start + s.len]);
         let end = self.out.len();
         self.push_own(start, end);
         if !ext.is_empty() {
@@ -493,7 +434,12 @@ impl Channel {
         n[8..10].copy_from_slice(&self.index.to_le_bytes());
         n[10] = self.nonce_salt[0];
         // GCM uses 12 bytes, CCM 11: byte 11 only for GCM.
-        if self.keys.seal_out.as_ref().is_some_and(|s| s.nonce_len() == 12) {
+        if self
+            .keys
+            .seal_out
+            .as_ref()
+            .is_some_and(|s| s.nonce_len() == 12)
+        {
             n[11] = self.nonce_salt[1];
         }
         n
@@ -571,7 +517,9 @@ impl Channel {
 
     pub(super) fn check_broken(&self) -> SmbResult<()> {
         match &self.broken {
-            Some(m) => Err(SmbError::Protocol(format!("channel unusable after an earlier error: {m}"))),
+            Some(m) => Err(SmbError::Protocol(format!(
+                "channel unusable after an earlier error: {m}"
+            ))),
             None => Ok(()),
         }
     }
@@ -594,46 +542,6 @@ impl Channel {
         Ok(out.len() - before)
     }
 
-    /// Waits until `min` completions are in `out` (or `timeout` passes).
-    pub fn wait(&mut self, min: usize, timeout: Duration, out: &mut Vec<Completion>) -> SmbResult<usize> {
-        wait_all(std::slice::from_mut(self), min, timeout, out)
-    }
-
-    /// Sends one request staged with `Sink::Keep` and waits for its reply;
-    /// other completions met meanwhile wait in the backlog. Returns the
-    /// status; the reply is in `kept`.
-    pub(crate) fn call(&mut self, timeout: Duration) -> SmbResult<(Command, u32)> {
-        if let Some(s) = self.slots.waiting.back_mut() {
-            s.tag = CALL_TAG;
-            s.sink = Sink::Keep;
-        }
-        let c = self.wait_for(CALL_TAG, timeout)?;
-        Ok((c.command, c.status))
-    }
-
-    /// Waits for the completion of `tag` (staged last); completions of
-    /// other tags met meanwhile are kept for the next `reap`.
-    pub(crate) fn wait_for(&mut self, tag: u64, timeout: Duration) -> SmbResult<Completion> {
-        let deadline = Instant::now() + timeout;
-        let mut got = Vec::new();
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            wait_all(std::slice::from_mut(self), 1, left, &mut got)?;
-            if let Some(i) = got.iter().position(|c| c.tag == tag) {
-                let c = got.remove(i);
-                self.backlog.append(&mut got);
-                return Ok(c);
-            }
-            self.backlog.append(&mut got);
-            if Instant::now() >= deadline {
-                return Err(self.fail(SmbError::Timeout {
-                    what: format!("SMB server {}", self.sock.peer),
-                    after: timeout,
-                }));
-            }
-        }
-    }
-
     /// The reply the last synchronous call kept, and its request.
     pub(crate) fn kept(&self) -> (&[u8], &[u8]) {
         (&self.kept, &self.kept_request)
@@ -650,7 +558,11 @@ impl Channel {
             return Ok(());
         };
         let (since, limit, how) = match f.interim_at {
-            Some(t) => (t, self.opts.pending_timeout, "answered STATUS_PENDING, then nothing"),
+            Some(t) => (
+                t,
+                self.opts.pending_timeout,
+                "answered STATUS_PENDING, then nothing",
+            ),
             None => (f.sent_at, self.opts.request_timeout, "no reply"),
         };
         if now.duration_since(since) > limit {
@@ -672,67 +584,5 @@ impl Channel {
             Some(t) => t + self.opts.pending_timeout,
             None => f.sent_at + self.opts.request_timeout,
         })
-    }
-}
-
-/// Waits on several channels of one thread until `min` completions are in
-/// `out` or `timeout` passes; every wait is bounded by the channels'
-/// request timeouts, so a silent server fails with one error.
-pub fn wait_all(chans: &mut [Channel], min: usize, timeout: Duration, out: &mut Vec<Completion>) -> SmbResult<usize> {
-    let start = Instant::now();
-    let deadline = start + timeout;
-    let before = out.len();
-    if chans.is_empty() {
-        return Ok(0);
-    }
-    loop {
-        for c in chans.iter_mut() {
-            c.reap(out)?;
-        }
-        let got = out.len() - before;
-        let idle = chans
-            .iter()
-            .all(|c| c.slots.in_flight == 0 && c.slots.waiting.is_empty());
-        if got >= min || idle {
-            return Ok(got);
-        }
-        let now = Instant::now();
-        for c in chans.iter_mut() {
-            c.check_timeouts(now)?;
-            if c.slots.in_flight == 0 && !c.slots.waiting.is_empty() {
-                // Nothing in flight, so no reply will bring credits: ask
-                // for them with an ECHO while one credit is left, a few
-                // times; then the server is starving the channel.
-                if c.slots.credits >= 1 && c.topups < 4 {
-                    c.topup();
-                    continue;
-                }
-                let e = SmbError::Protocol(format!(
-                    "SMB server {} left channel {} without the credits its next request needs",
-                    c.sock.peer, c.index
-                ));
-                return Err(c.fail(e));
-            }
-        }
-        if now >= deadline {
-            return Ok(got);
-        }
-        let mut until = deadline;
-        for c in chans.iter_mut() {
-            if let Some(d) = c.next_deadline() {
-                until = until.min(d + Duration::from_millis(1));
-            }
-        }
-        let n = chans.len().min(super::socket::MAX_POLLED);
-        let mut list: [(&Socket, bool); super::socket::MAX_POLLED] =
-            [(&chans[0].sock, false); super::socket::MAX_POLLED];
-        for (slot, c) in list.iter_mut().zip(chans.iter()) {
-            *slot = (&c.sock, c.has_output());
-        }
-        let wait = until.saturating_duration_since(Instant::now());
-        super::socket::poll(&list[..n], wait).map_err(|e| SmbError::Io {
-            what: "waiting for SMB replies".into(),
-            source: e,
-        })?;
     }
 }

@@ -1,12 +1,14 @@
 //! One SMB connection (a channel) driven without blocking: requests are
 //! staged into a buffer (`slots::Staged`), sent when credits allow, and
 //! their replies matched by message id and turned into `Completion`s. A
-//! thread may drive several channels at once (`wait_all`).
+//! thread may drive several channels at once (`wait::wait_all`).
 
 pub mod channel;
+pub mod queue;
 pub mod rx;
 pub mod slots;
 pub mod socket;
+pub mod wait;
 
 use super::consts::Command;
 use super::msg::file::{CreateResponse, FileTimes};

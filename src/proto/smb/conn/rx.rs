@@ -11,7 +11,8 @@ use super::super::consts::{Command, status};
 use super::super::crypto::sign::{self, Running};
 use super::super::error::{SmbError, SmbResult};
 use super::super::header::{
-    HEADER_LEN, Header, TRANSFORM_ID, TRANSFORM_LEN, decode_frame_len, decode_header, decode_transform,
+    HEADER_LEN, Header, TRANSFORM_ID, TRANSFORM_LEN, decode_frame_len, decode_header,
+    decode_transform,
 };
 use super::super::msg::{file, info};
 use super::super::wire::Malformed;
@@ -26,11 +27,14 @@ const DIRECT_MIN: usize = 16 * 1024;
 /// data: metadata, listings, interface lists.
 const PLAIN_BUFFER: usize = 512 * 1024;
 
+// One per channel, switched per large READ: kept inline (no box), so
+// entering the direct state allocates nothing.
+#[allow(clippy::large_enum_variant)]
 enum State {
     /// Between frames, or inside one that is being buffered whole.
     Frame,
     /// Receiving a READ reply's data into the caller's buffer.
-    Direct(Box<Direct>),
+    Direct(Direct),
 }
 
 struct Direct {
@@ -94,7 +98,9 @@ impl Channel {
                 State::Direct(d) if d.got < d.data_len => {
                     // SAFETY: the READ's buffer is the caller's, valid for
                     // `data_len` bytes until its completion (queue_read).
-                    let dst = unsafe { std::slice::from_raw_parts_mut(d.dst.add(d.got), d.data_len - d.got) };
+                    let dst = unsafe {
+                        std::slice::from_raw_parts_mut(d.dst.add(d.got), d.data_len - d.got)
+                    };
                     let r = self.sock.read(dst);
                     if let (Ok(n), State::Direct(d)) = (&r, &mut self.rx.state) {
                         d.got += n;
@@ -149,7 +155,12 @@ impl Channel {
             return Ok(false);
         }
         let s = self.rx.start;
-        let prefix = [self.rx.buf[s], self.rx.buf[s + 1], self.rx.buf[s + 2], self.rx.buf[s + 3]];
+        let prefix = [
+            self.rx.buf[s],
+            self.rx.buf[s + 1],
+            self.rx.buf[s + 2],
+            self.rx.buf[s + 3],
+        ];
         let flen = decode_frame_len(prefix).map_err(|m| malformed(self, m))?;
         if flen > self.opts.max_frame + TRANSFORM_LEN || flen < HEADER_LEN {
             let what = format!(
@@ -230,7 +241,7 @@ impl Channel {
         }
         self.slots.grant(h.credits);
         self.stats.credits_granted += u64::from(h.credits);
-        self.rx.state = State::Direct(Box::new(Direct {
+        self.rx.state = State::Direct(Direct {
             header: h,
             dst: ptr,
             got: have,
@@ -238,7 +249,7 @@ impl Channel {
             trailing: flen - rr.data_offset - rr.data_len,
             run,
             wire: 4 + flen,
-        }));
+        });
         self.rx.start = 0;
         self.rx.end = 0;
         Ok(true)
@@ -256,7 +267,7 @@ impl Channel {
             run,
             wire,
             ..
-        } = *d;
+        } = d;
         let tail = self.rx.start..self.rx.start + trailing;
         if let Some(mut run) = run {
             // SAFETY: the data was just received into this buffer.
@@ -268,9 +279,19 @@ impl Channel {
         }
         self.rx.start = tail.end;
         let Some(f) = self.slots.remove(header.message_id) else {
-            return Err(violation(self, "a READ reply whose request vanished".into()));
+            return Err(violation(
+                self,
+                "a READ reply whose request vanished".into(),
+            ));
         };
-        self.complete(f, &header, Outcome::Bytes(data_len as u32), data_len as u64, wire, out);
+        self.complete(
+            f,
+            &header,
+            Outcome::Bytes(data_len as u32),
+            data_len as u64,
+            wire,
+            out,
+        );
         Ok(())
     }
 
@@ -287,15 +308,34 @@ impl Channel {
         let sealed = frame.starts_with(&TRANSFORM_ID);
         let msg: &mut [u8] = if sealed {
             let t = decode_transform(frame).map_err(|m| malformed(self, m))?;
-            let Some(sealer) = self.keys.seal_in.clone() else {
-                return Err(violation(self, "an encrypted reply on a session without encryption".into()));
-            };
-            if t.session_id != self.session_id || t.original_size as usize != frame.len() - TRANSFORM_LEN {
-                return Err(violation(self, "an encrypted reply for another session or of a wrong size".into()));
+            if t.session_id != self.session_id
+                || t.original_size as usize != frame.len() - TRANSFORM_LEN
+            {
+                return Err(violation(
+                    self,
+                    "an encrypted reply for another session or of a wrong size".into(),
+                ));
             }
             let (head, body) = frame.split_at_mut(TRANSFORM_LEN);
-            if sealer.open(&t.nonce, &head[20..], body, &t.signature).is_err() {
-                return Err(violation(self, "an encrypted reply that fails its authentication tag".into()));
+            let opened = self
+                .keys
+                .seal_in
+                .as_ref()
+                .map(|s| s.open(&t.nonce, &head[20..], body, &t.signature).is_ok());
+            match opened {
+                None => {
+                    return Err(violation(
+                        self,
+                        "an encrypted reply on a session without encryption".into(),
+                    ));
+                }
+                Some(false) => {
+                    return Err(violation(
+                        self,
+                        "an encrypted reply that fails its authentication tag".into(),
+                    ));
+                }
+                Some(true) => {}
             }
             body
         } else {
@@ -303,18 +343,27 @@ impl Channel {
         };
         let h = decode_header(msg).map_err(|m| malformed(self, m))?;
         if !h.is_response() || h.next_command != 0 {
-            return Err(violation(self, "a request or a compound reply where a single reply was due".into()));
+            return Err(violation(
+                self,
+                "a request or a compound reply where a single reply was due".into(),
+            ));
         }
         if h.message_id == u64::MAX {
             // An oplock or lease break notification: none is asked for.
             return Ok(());
         }
         let Some(f) = self.slots.get_mut(h.message_id).copied() else {
-            let what = format!("a reply to message id {}, which is not in flight", h.message_id);
+            let what = format!(
+                "a reply to message id {}, which is not in flight",
+                h.message_id
+            );
             return Err(violation(self, what));
         };
         if f.command as u16 != h.command {
-            return Err(violation(self, format!("a {} reply to a {} request", h.command, f.command.name())));
+            return Err(violation(
+                self,
+                format!("a {} reply to a {} request", h.command, f.command.name()),
+            ));
         }
         self.slots.grant(h.credits);
         self.stats.credits_granted += u64::from(h.credits);
@@ -341,12 +390,16 @@ impl Channel {
     /// Replies on a signed session must be signed correctly, on a sealed
     /// one sealed (interim replies and set-up aside).
     fn check_reply_protection(&mut self, h: &Header, msg: &[u8], sealed: bool) -> SmbResult<()> {
-        let setup = h.command == Command::SessionSetup as u16 || h.command == Command::Negotiate as u16;
+        let setup =
+            h.command == Command::SessionSetup as u16 || h.command == Command::Negotiate as u16;
         if setup || sealed {
             return Ok(());
         }
         if self.keys.encrypt && self.keys.seal_in.is_some() {
-            return Err(violation(self, "an unencrypted reply on an encrypted session".into()));
+            return Err(violation(
+                self,
+                "an unencrypted reply on an encrypted session".into(),
+            ));
         }
         if let Some(signer) = self.reply_signer(h) {
             let mut hb = [0u8; HEADER_LEN];
@@ -354,16 +407,27 @@ impl Channel {
             let mut run = signer.start(&hb, true, false);
             run.update(&msg[HEADER_LEN..]);
             if !sign::equal(&run.finish(), &h.signature) {
-                return Err(violation(self, format!("a {} reply with a bad signature", h.command)));
+                return Err(violation(
+                    self,
+                    format!("a {} reply with a bad signature", h.command),
+                ));
             }
         } else if self.keys.sign && !h.is_signed() && h.status != status::USER_SESSION_DELETED {
-            return Err(violation(self, "an unsigned reply on a signed session".into()));
+            return Err(violation(
+                self,
+                "an unsigned reply on a signed session".into(),
+            ));
         }
         Ok(())
     }
 
     /// The typed result of a final reply, and its payload bytes.
-    fn outcome(&mut self, f: &InFlight, h: &Header, msg: &[u8]) -> Result<(Outcome, u64), Malformed> {
+    fn outcome(
+        &mut self,
+        f: &InFlight,
+        h: &Header,
+        msg: &[u8],
+    ) -> Result<(Outcome, u64), Malformed> {
         if let Sink::Keep = f.sink {
             self.kept.clear();
             self.kept.extend_from_slice(msg);
@@ -375,7 +439,8 @@ impl Channel {
         Ok(match f.command {
             Command::Read => {
                 let rr = file::decode_read_fixed(msg.get(HEADER_LEN..).unwrap_or(&[]))?;
-                let data = super::super::wire::slice_at(msg, rr.data_offset, rr.data_len, "READ data")?;
+                let data =
+                    super::super::wire::slice_at(msg, rr.data_offset, rr.data_len, "READ data")?;
                 match f.sink {
                     Sink::Buffer { ptr, cap } if data.len() <= cap => {
                         // SAFETY: the READ's buffer holds `cap` bytes.
@@ -405,7 +470,15 @@ impl Channel {
         })
     }
 
-    fn complete(&mut self, f: InFlight, h: &Header, outcome: Outcome, bytes: u64, wire: usize, out: &mut Vec<Completion>) {
+    fn complete(
+        &mut self,
+        f: InFlight,
+        h: &Header,
+        outcome: Outcome,
+        bytes: u64,
+        wire: usize,
+        out: &mut Vec<Completion>,
+    ) {
         let lat = f.sent_at.elapsed().as_nanos() as u64;
         let st = self.stats.command_mut(f.command);
         st.wire_received += wire as u64;
@@ -417,7 +490,14 @@ impl Channel {
         }
         st.latency
             .get_or_insert_with(|| Box::new(crate::stats::OpStats::new()))
-            .record(lat, bytes.max(if f.command == Command::Write { u64::from(f.payload) } else { 0 }));
+            .record(
+                lat,
+                bytes.max(if f.command == Command::Write {
+                    u64::from(f.payload)
+                } else {
+                    0
+                }),
+            );
         self.stats.credits_now = self.slots.credits as u32;
         if f.tag == super::channel::TOPUP_TAG {
             return;

@@ -104,11 +104,14 @@ impl Slots {
         }
     }
 
-    /// Whether a request of `charge` credits can go now.
-    pub fn can_send(&mut self, charge: u16) -> bool {
+    /// Whether a request of `charge` credits can go now: the server granted
+    /// the credits, and the credits in flight stay within `cap` (the queue
+    /// depth asked for; a request larger than it goes alone).
+    pub fn can_send(&mut self, charge: u16, cap: u64) -> bool {
         let c = u64::from(charge.max(1));
         self.advance_low();
         self.credits >= c
+            && (self.charged + c <= cap || self.charged == 0)
             && self.next_mid + c - self.low <= self.ring.len() as u64
             && self.next_mid.checked_add(c).is_some()
     }

@@ -13,8 +13,7 @@ pub fn kdf(key: &[u8], label: &[u8], context: &[u8], out: &mut [u8]) {
     let bits = (out.len() as u32 * 8).to_be_bytes();
     for (i, chunk) in out.chunks_mut(32).enumerate() {
         // HMAC accepts any key length: this cannot fail.
-        let mut m =
-            <Hmac<Sha256> as Mac>::new_from_slice(key).unwrap_or_else(|_| unreachable!());
+        let mut m = <Hmac<Sha256> as Mac>::new_from_slice(key).unwrap_or_else(|_| unreachable!());
         m.update(&(i as u32 + 1).to_be_bytes());
         m.update(label);
         m.update(&[0]);
@@ -60,14 +59,34 @@ pub fn derive(
         Dialect::Smb210 => k.signing = *session_key,
         Dialect::Smb300 | Dialect::Smb302 => {
             kdf(session_key, b"SMB2AESCMAC\0", b"SmbSign\0", &mut k.signing);
-            kdf(session_key, b"SMB2AESCCM\0", b"ServerIn \0", &mut k.encrypt[..16]);
-            kdf(session_key, b"SMB2AESCCM\0", b"ServerOut\0", &mut k.decrypt[..16]);
+            kdf(
+                session_key,
+                b"SMB2AESCCM\0",
+                b"ServerIn \0",
+                &mut k.encrypt[..16],
+            );
+            kdf(
+                session_key,
+                b"SMB2AESCCM\0",
+                b"ServerOut\0",
+                &mut k.decrypt[..16],
+            );
             kdf(session_key, b"SMB2APP\0", b"SmbRpc\0", &mut k.application);
         }
         Dialect::Smb311 => {
             kdf(session_key, b"SMBSigningKey\0", preauth, &mut k.signing);
-            kdf(session_key, b"SMBC2SCipherKey\0", preauth, &mut k.encrypt[..n]);
-            kdf(session_key, b"SMBS2CCipherKey\0", preauth, &mut k.decrypt[..n]);
+            kdf(
+                session_key,
+                b"SMBC2SCipherKey\0",
+                preauth,
+                &mut k.encrypt[..n],
+            );
+            kdf(
+                session_key,
+                b"SMBS2CCipherKey\0",
+                preauth,
+                &mut k.decrypt[..n],
+            );
             kdf(session_key, b"SMBAppKey\0", preauth, &mut k.application);
         }
     }
@@ -77,11 +96,17 @@ pub fn derive(
 /// A bound channel's signing key, from the key the binding's own logon
 /// produced (a new NTLM exchange, a new key): 3.1.1 with the binding's
 /// preauth hash as context, 3.0 and 3.0.2 as the session's was made.
-pub fn channel_signing_key(dialect: Dialect, binding_key: &[u8; 16], preauth: &[u8; 64]) -> [u8; 16] {
+pub fn channel_signing_key(
+    dialect: Dialect,
+    binding_key: &[u8; 16],
+    preauth: &[u8; 64],
+) -> [u8; 16] {
     let mut k = [0u8; 16];
     match dialect {
         Dialect::Smb311 => kdf(binding_key, b"SMBSigningKey\0", preauth, &mut k),
-        Dialect::Smb300 | Dialect::Smb302 => kdf(binding_key, b"SMB2AESCMAC\0", b"SmbSign\0", &mut k),
+        Dialect::Smb300 | Dialect::Smb302 => {
+            kdf(binding_key, b"SMB2AESCMAC\0", b"SmbSign\0", &mut k)
+        }
         Dialect::Smb210 => k = *binding_key,
     }
     k

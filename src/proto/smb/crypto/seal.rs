@@ -61,7 +61,13 @@ impl Sealer {
     }
 
     /// Decrypts `buf` in place after checking `tag`.
-    pub fn open(&self, nonce: &[u8; 16], aad: &[u8], buf: &mut [u8], tag: &[u8; 16]) -> Result<(), BadTag> {
+    pub fn open(
+        &self,
+        nonce: &[u8; 16],
+        aad: &[u8],
+        buf: &mut [u8],
+        tag: &[u8; 16],
+    ) -> Result<(), BadTag> {
         let t = tag.into();
         match self {
             Sealer::Gcm128(c) => c.decrypt_in_place_detached(nonce[..12].into(), aad, buf, t),

@@ -9,10 +9,19 @@ use super::{FileId, body, part};
 pub const FILE_ID_FULL_DIRECTORY_INFORMATION: u8 = 38;
 pub const RESTART_SCANS: u8 = 0x01;
 
-pub fn encode_query_directory(file: FileId, flags: u8, pattern: &str, max_out: u32, out: &mut Vec<u8>) {
+pub fn encode_query_directory(
+    file: FileId,
+    flags: u8,
+    pattern: &str,
+    max_out: u32,
+    out: &mut Vec<u8>,
+) {
     let mut w = Writer::new(out);
     let len = pattern.encode_utf16().count() * 2;
-    w.u16(33).u8(FILE_ID_FULL_DIRECTORY_INFORMATION).u8(flags).u32(0);
+    w.u16(33)
+        .u8(FILE_ID_FULL_DIRECTORY_INFORMATION)
+        .u8(flags)
+        .u32(0);
     w.bytes(&file.0);
     w.u16((HEADER_LEN + 32) as u16).u16(len as u16).u32(max_out);
     w.utf16(pattern);
@@ -72,12 +81,11 @@ pub fn decode_entries(buf: &[u8]) -> Decoded<Vec<DirEntry>> {
             return Ok(out);
         }
         r.check(next >= 80)?;
-        off = off
-            .checked_add(next)
-            .filter(|&o| o < buf.len())
-            .ok_or(super::super::wire::Malformed {
+        off = off.checked_add(next).filter(|&o| o < buf.len()).ok_or(
+            super::super::wire::Malformed {
                 what: "directory entry chain",
                 at: off,
-            })?;
+            },
+        )?;
     }
 }

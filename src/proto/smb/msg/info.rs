@@ -16,13 +16,7 @@ pub const FILE_RENAME_INFORMATION: u8 = 10;
 pub const FILE_DISPOSITION_INFORMATION: u8 = 13;
 pub const FS_FULL_SIZE_INFORMATION: u8 = 7;
 
-pub fn encode_query_info(
-    info_type: u8,
-    class: u8,
-    max_out: u32,
-    file: FileId,
-    out: &mut Vec<u8>,
-) {
+pub fn encode_query_info(info_type: u8, class: u8, max_out: u32, file: FileId, out: &mut Vec<u8>) {
     let mut w = Writer::new(out);
     w.u16(41).u8(info_type).u8(class).u32(max_out);
     w.u16(0).u16(0).u32(0); // no input buffer
@@ -139,7 +133,9 @@ pub fn encode_set_info(info: SetInfo<'_>, file: FileId, out: &mut Vec<u8>) {
         SetInfo::DeleteOnClose => (FILE_DISPOSITION_INFORMATION, vec![1]),
     };
     w.u16(33).u8(INFO_FILE).u8(class);
-    w.u32(data.len() as u32).u16((HEADER_LEN + 32) as u16).u16(0);
+    w.u32(data.len() as u32)
+        .u16((HEADER_LEN + 32) as u16)
+        .u16(0);
     w.u32(0).bytes(&file.0).bytes(&data);
 }
 

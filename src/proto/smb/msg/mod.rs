@@ -28,7 +28,9 @@ pub(crate) fn body<'a>(
     what: &'static str,
 ) -> super::wire::Decoded<super::wire::Reader<'a>> {
     use super::header::HEADER_LEN;
-    let b = msg.get(HEADER_LEN..).ok_or(super::wire::Malformed { what, at: 0 })?;
+    let b = msg
+        .get(HEADER_LEN..)
+        .ok_or(super::wire::Malformed { what, at: 0 })?;
     let mut r = super::wire::Reader::new(b, what);
     let got = r.u16()?;
     // The low bit of StructureSize marks a variable part; some servers send

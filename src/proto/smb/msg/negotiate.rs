@@ -51,7 +51,10 @@ pub fn encode_negotiate(req: &NegotiateRequest<'_>, out: &mut Vec<u8>, base: usi
     let mut data = Vec::with_capacity(64);
     {
         let mut d = Writer::new(&mut data);
-        d.u16(1).u16(req.salt.len() as u16).u16(SHA512).bytes(&req.salt);
+        d.u16(1)
+            .u16(req.salt.len() as u16)
+            .u16(SHA512)
+            .bytes(&req.salt);
     }
     context(&mut w, PREAUTH_CONTEXT, &data);
     if !req.ciphers.is_empty() {

@@ -8,7 +8,9 @@
 use std::net::SocketAddr;
 
 use super::super::conn::channel::{Channel, ChannelKeys, ChannelOptions};
-use super::super::consts::{Cipher, Command, Dialect, SigningAlgo, caps, security_mode, session_flags, share_flags, status};
+use super::super::consts::{
+    Cipher, Command, Dialect, SigningAlgo, caps, security_mode, session_flags, share_flags, status,
+};
 use super::super::crypto::kdf::{self, Keys};
 use super::super::crypto::seal::Sealer;
 use super::super::crypto::sign::Signer;
@@ -137,10 +139,20 @@ impl Client {
         };
         let ch = &mut self.channels[0];
         let st = roundtrip(ch, Command::Ioctl, tree, call, |v| {
-            ioctl::encode_ioctl(ioctl::FSCTL_QUERY_NETWORK_INTERFACE_INFO, FileId::NONE, &[], 65536, v)
+            ioctl::encode_ioctl(
+                ioctl::FSCTL_QUERY_NETWORK_INTERFACE_INFO,
+                FileId::NONE,
+                &[],
+                65536,
+                v,
+            )
         })?;
         if st != status::SUCCESS {
-            return Err(SmbError::status(Command::Ioctl, st, format!("asking {} for its interfaces", ch.peer())));
+            return Err(SmbError::status(
+                Command::Ioctl,
+                st,
+                format!("asking {} for its interfaces", ch.peer()),
+            ));
         }
         let (reply, _) = ch.kept();
         let peer = ch.peer().to_string();
@@ -151,7 +163,11 @@ impl Client {
     /// Adds channels until there are `total`, bound to this session: over
     /// `addrs` in turn when given, else over the interfaces the server
     /// reports (fastest first). Returns the addresses the new channels use.
-    pub fn add_channels(&mut self, total: usize, addrs: &[SocketAddr]) -> SmbResult<Vec<SocketAddr>> {
+    pub fn add_channels(
+        &mut self,
+        total: usize,
+        addrs: &[SocketAddr],
+    ) -> SmbResult<Vec<SocketAddr>> {
         if total <= self.channels.len() {
             return Ok(Vec::new());
         }
@@ -165,7 +181,11 @@ impl Client {
         let list: Vec<SocketAddr> = if addrs.is_empty() {
             let ifaces = self.query_interfaces()?;
             let l = ioctl::channel_addresses(&ifaces, self.target.addr.port());
-            if l.is_empty() { vec![self.target.addr] } else { l }
+            if l.is_empty() {
+                vec![self.target.addr]
+            } else {
+                l
+            }
         } else {
             addrs.to_vec()
         };
@@ -182,13 +202,20 @@ impl Client {
 
     /// Binds one more connection, to `addr`, to this session.
     pub fn bind(&mut self, addr: SocketAddr) -> SmbResult<()> {
-        let (Some(signer), Some(_), Some(_)) = (self.session_signer.clone(), self.session_key, &self.keys) else {
+        let (Some(signer), Some(_), Some(_)) =
+            (self.session_signer.clone(), self.session_key, &self.keys)
+        else {
             return Err(SmbError::Unsupported(
                 "multichannel needs a logged-on user: a guest session has no key to bind a channel with".into(),
             ));
         };
         let index = self.channels.len() as u16;
-        let mut ch = Channel::connect(addr, self.opts.connect_timeout, index, channel_options(&self.opts))?;
+        let mut ch = Channel::connect(
+            addr,
+            self.opts.connect_timeout,
+            index,
+            channel_options(&self.opts),
+        )?;
         let (neg, pre) = setup::negotiate(&mut ch, &self.opts, self.guid, &self.target.server)?;
         if neg.dialect != self.negotiated.dialect || neg.capabilities & caps::MULTI_CHANNEL == 0 {
             return Err(SmbError::Protocol(format!(
@@ -205,10 +232,14 @@ impl Client {
         };
         let lo = setup::logon(&mut ch, &neg, pre, &self.auth, bind, &self.opts)?;
         if lo.flags & session_flags::IS_GUEST != 0 {
-            return Err(SmbError::Protocol(format!("{addr}: a channel binding logged on as guest")));
+            return Err(SmbError::Protocol(format!(
+                "{addr}: a channel binding logged on as guest"
+            )));
         }
         let Some(binding_key) = lo.session_key else {
-            return Err(SmbError::Protocol(format!("{addr}: a channel binding without a session key")));
+            return Err(SmbError::Protocol(format!(
+                "{addr}: a channel binding without a session key"
+            )));
         };
         let key = kdf::channel_signing_key(self.negotiated.dialect, &binding_key, &lo.preauth.0);
         let algo = self.negotiated.signing_algo.unwrap_or(SigningAlgo::AesCmac);
@@ -252,13 +283,24 @@ impl Client {
         let Some(ch) = self.channels.first_mut() else {
             return;
         };
-        let _ = roundtrip(ch, Command::TreeDisconnect, tree, Call::default(), msg::encode_empty);
+        let _ = roundtrip(
+            ch,
+            Command::TreeDisconnect,
+            tree,
+            Call::default(),
+            msg::encode_empty,
+        );
         let _ = roundtrip(ch, Command::Logoff, 0, Call::default(), msg::encode_empty);
     }
 }
 
 /// Connects the first channel of a new session.
-fn establish(target: &Target, auth: &Auth, opts: &Options, guid: [u8; 16]) -> SmbResult<Established> {
+fn establish(
+    target: &Target,
+    auth: &Auth,
+    opts: &Options,
+    guid: [u8; 16],
+) -> SmbResult<Established> {
     let peer = target.addr.to_string();
     let mut ch = Channel::connect(target.addr, opts.connect_timeout, 0, channel_options(opts))?;
     let (neg, pre) = setup::negotiate(&mut ch, opts, guid, &target.server)?;
@@ -267,7 +309,9 @@ fn establish(target: &Target, auth: &Auth, opts: &Options, guid: [u8; 16]) -> Sm
     ch.set_limits(frame, large);
     let lo = setup::logon(&mut ch, &neg, pre, auth, Logon::New, opts)?;
     let guest = lo.flags & session_flags::IS_GUEST != 0;
-    let anonymous = lo.flags & session_flags::IS_NULL != 0;
+    // Samba marks an anonymous logon neither null nor guest: what was
+    // asked for says it.
+    let anonymous = lo.flags & session_flags::IS_NULL != 0 || matches!(auth, Auth::Guest);
     if guest && matches!(auth, Auth::Ntlm(_)) {
         return Err(SmbError::Unsupported(format!(
             "SMB server {peer} logged the user on as guest (a wrong password on a server that maps it to guest): refused"
@@ -281,7 +325,9 @@ fn establish(target: &Target, auth: &Auth, opts: &Options, guid: [u8; 16]) -> Sm
     };
     let cipher: Option<Cipher> = match neg.dialect {
         Dialect::Smb311 => neg.cipher,
-        Dialect::Smb300 | Dialect::Smb302 if neg.capabilities & caps::ENCRYPTION != 0 => Some(Cipher::Aes128Ccm),
+        Dialect::Smb300 | Dialect::Smb302 if neg.capabilities & caps::ENCRYPTION != 0 => {
+            Some(Cipher::Aes128Ccm)
+        }
         _ => None,
     };
     let sign_io = match opts.signing {
@@ -317,7 +363,11 @@ fn establish(target: &Target, auth: &Auth, opts: &Options, guid: [u8; 16]) -> Sm
         return Err(SmbError::Unsupported(format!(
             "SMB server {peer} cannot encrypt this session (dialect {}, {}): none of the ciphers offered was chosen, or the session is a guest's",
             neg.dialect.name(),
-            if anonymous || guest { "guest" } else { "no common cipher" }
+            if anonymous || guest {
+                "guest"
+            } else {
+                "no common cipher"
+            }
         )));
     }
     keys.encrypt = want_encrypt || session_encrypts;
@@ -327,20 +377,31 @@ fn establish(target: &Target, auth: &Auth, opts: &Options, guid: [u8; 16]) -> Sm
         ..Call::default()
     };
     let unc = format!("\\\\{}\\{}", target.server, target.share);
-    let st = roundtrip(&mut ch, Command::TreeConnect, 0, tree_call, |v| msg::encode_tree_connect(&unc, v))?;
+    let st = roundtrip(&mut ch, Command::TreeConnect, 0, tree_call, |v| {
+        msg::encode_tree_connect(&unc, v)
+    })?;
     if st != status::SUCCESS {
-        return Err(SmbError::status(Command::TreeConnect, st, format!("connecting {unc} at {peer}")));
+        return Err(SmbError::status(
+            Command::TreeConnect,
+            st,
+            format!("connecting {unc} at {peer}"),
+        ));
     }
     let (reply, _) = ch.kept();
     let h = super::super::header::decode_header(reply).map_err(|m| SmbError::protocol(&peer, m))?;
     let tree = msg::decode_tree_connect(reply).map_err(|m| SmbError::protocol(&peer, m))?;
     if tree.share_type != 1 {
-        return Err(SmbError::Unsupported(format!("{unc} is not a disk share (type {})", tree.share_type)));
+        return Err(SmbError::Unsupported(format!(
+            "{unc} is not a disk share (type {})",
+            tree.share_type
+        )));
     }
     let share_encrypts = tree.share_flags & share_flags::ENCRYPT_DATA != 0;
     if share_encrypts && !ch.keys.encrypt {
         if ch.keys.seal_out.is_none() {
-            return Err(SmbError::Unsupported(format!("{unc} requires encryption, which this session cannot do")));
+            return Err(SmbError::Unsupported(format!(
+                "{unc} requires encryption, which this session cannot do"
+            )));
         }
         ch.keys.encrypt = true;
     }
@@ -377,28 +438,50 @@ fn establish(target: &Target, auth: &Auth, opts: &Options, guid: [u8; 16]) -> Sm
 
 /// 3.0/3.0.2's FSCTL_VALIDATE_NEGOTIATE_INFO: the server repeats, signed,
 /// what it negotiated, so a downgrade by a man in the middle shows.
-fn validate_negotiate(ch: &mut Channel, tree: u32, neg: &NegotiateResponse, opts: &Options, guid: [u8; 16]) -> SmbResult<()> {
+fn validate_negotiate(
+    ch: &mut Channel,
+    tree: u32,
+    neg: &NegotiateResponse,
+    opts: &Options,
+    guid: [u8; 16],
+) -> SmbResult<()> {
     let peer = ch.peer().to_string();
     let dialects: Vec<u16> = opts.dialects.iter().map(|d| d.code()).collect();
-    let input = ioctl::encode_validate_negotiate(setup::CLIENT_CAPS, guid, setup::client_security_mode(opts), &dialects);
+    let input = ioctl::encode_validate_negotiate(
+        setup::CLIENT_CAPS,
+        guid,
+        setup::client_security_mode(opts),
+        &dialects,
+    );
     let call = Call {
         sign_with_session: true,
         ..Call::default()
     };
     let st = roundtrip(ch, Command::Ioctl, tree, call, |v| {
-        ioctl::encode_ioctl(ioctl::FSCTL_VALIDATE_NEGOTIATE_INFO, FileId::NONE, &input, 24, v)
+        ioctl::encode_ioctl(
+            ioctl::FSCTL_VALIDATE_NEGOTIATE_INFO,
+            FileId::NONE,
+            &input,
+            24,
+            v,
+        )
     })?;
     if st == status::NOT_SUPPORTED {
         return Ok(());
     }
     if st != status::SUCCESS {
-        return Err(SmbError::status(Command::Ioctl, st, format!("validating the negotiation with {peer}")));
+        return Err(SmbError::status(
+            Command::Ioctl,
+            st,
+            format!("validating the negotiation with {peer}"),
+        ));
     }
     let (reply, _) = ch.kept();
     let h = super::super::header::decode_header(reply).map_err(|m| SmbError::protocol(&peer, m))?;
     let out = ioctl::decode_ioctl(reply).map_err(|m| SmbError::protocol(&peer, m))?;
     let v = ioctl::decode_validate_negotiate(out).map_err(|m| SmbError::protocol(&peer, m))?;
-    if !h.is_signed()
+    // Signed, or sealed (a sealed reply was checked on receipt).
+    if !(h.is_signed() || ch.keys.encrypt)
         || v.dialect != neg.dialect.code()
         || v.guid != neg.server_guid
         || v.security_mode != neg.security_mode

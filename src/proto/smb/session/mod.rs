@@ -58,7 +58,11 @@ impl Default for Options {
             dialects: Dialect::ALL.to_vec(),
             signing: Signing::Auto,
             encryption: Vec::new(),
-            signing_algos: vec![SigningAlgo::AesGmac, SigningAlgo::AesCmac, SigningAlgo::HmacSha256],
+            signing_algos: vec![
+                SigningAlgo::AesGmac,
+                SigningAlgo::AesCmac,
+                SigningAlgo::HmacSha256,
+            ],
             connect_timeout: Duration::from_secs(10),
             request_timeout: Duration::from_secs(60),
             pending_timeout: Duration::from_secs(300),

@@ -9,10 +9,10 @@ use super::super::conn::channel::CALL_TAG;
 use super::super::conn::{Completion, Outcome};
 use super::super::consts::{Command, access, create_options, share, status};
 use super::super::error::{SmbError, SmbResult};
+use super::super::msg::FileId;
 use super::super::msg::dir::{self, DirEntry};
 use super::super::msg::file::{CreateRequest, CreateResponse, Disposition, FileTimes};
 use super::super::msg::info::{FileInfo, FsSize, SetInfo};
-use super::super::msg::FileId;
 use super::client::Client;
 use super::setup::{Call, roundtrip};
 
@@ -40,8 +40,16 @@ impl Open {
         let rd = access::READ_DATA | access::READ_ATTRIBUTES | access::SYNCHRONIZE;
         let rw = rd | access::WRITE_DATA | access::APPEND_DATA | access::WRITE_ATTRIBUTES;
         let (access, disposition, options) = match self {
-            CreateFile => (rw | access::DELETE, Disposition::Create, create_options::NON_DIRECTORY_FILE),
-            CreateDir => (rd | access::DELETE, Disposition::Create, create_options::DIRECTORY_FILE),
+            CreateFile => (
+                rw | access::DELETE,
+                Disposition::Create,
+                create_options::NON_DIRECTORY_FILE,
+            ),
+            CreateDir => (
+                rd | access::DELETE,
+                Disposition::Create,
+                create_options::DIRECTORY_FILE,
+            ),
             Read => (rd, Disposition::Open, 0),
             WriteExisting => (rw, Disposition::Open, create_options::NON_DIRECTORY_FILE),
             ListDir => (rd, Disposition::Open, create_options::DIRECTORY_FILE),
@@ -69,12 +77,15 @@ pub fn wire_path(path: &str) -> String {
 }
 
 impl Client {
-    fn sync(&mut self, what: &str, queue: impl FnOnce(&mut super::super::conn::channel::Channel, u32)) -> SmbResult<Completion> {
+    fn sync(
+        &mut self,
+        what: &str,
+        queue: impl FnOnce(&mut super::super::conn::channel::Channel, u32),
+    ) -> SmbResult<Completion> {
         let tree = self.tree_id;
         let ch = &mut self.channels[0];
-        let timeout = ch.options().request_timeout;
         queue(ch, tree);
-        let c = ch.wait_for(CALL_TAG, timeout)?;
+        let c = ch.wait_for(CALL_TAG)?;
         if status::is_error(c.status) {
             return Err(SmbError::status(c.command, c.status, what.to_string()));
         }
@@ -85,18 +96,26 @@ impl Client {
     pub fn open(&mut self, path: &str, how: Open) -> SmbResult<CreateResponse> {
         let p = wire_path(path);
         let req = how.request(&p);
-        let c = self.sync(&format!("opening {path}"), |ch, tree| ch.queue_create(CALL_TAG, tree, &req))?;
+        let c = self.sync(&format!("opening {path}"), |ch, tree| {
+            ch.queue_create(CALL_TAG, tree, &req)
+        })?;
         match c.outcome {
             Outcome::Created(r) => Ok(r),
-            _ => Err(SmbError::Protocol("a CREATE reply without its fields".into())),
+            _ => Err(SmbError::Protocol(
+                "a CREATE reply without its fields".into(),
+            )),
         }
     }
 
     pub fn close(&mut self, file: FileId) -> SmbResult<FileTimes> {
-        let c = self.sync("closing a file", |ch, tree| ch.queue_close(CALL_TAG, tree, file))?;
+        let c = self.sync("closing a file", |ch, tree| {
+            ch.queue_close(CALL_TAG, tree, file)
+        })?;
         match c.outcome {
             Outcome::Closed(t) => Ok(t),
-            _ => Err(SmbError::Protocol("a CLOSE reply without its fields".into())),
+            _ => Err(SmbError::Protocol(
+                "a CLOSE reply without its fields".into(),
+            )),
         }
     }
 
@@ -107,7 +126,9 @@ impl Client {
         })?;
         match c.outcome {
             Outcome::Info(i) => Ok(i),
-            _ => Err(SmbError::Protocol("a QUERY_INFO reply without its fields".into())),
+            _ => Err(SmbError::Protocol(
+                "a QUERY_INFO reply without its fields".into(),
+            )),
         }
     }
 
@@ -120,15 +141,15 @@ impl Client {
         let _ = self.close(root.file_id);
         match c?.outcome {
             Outcome::FsSize(s) => Ok(s),
-            _ => Err(SmbError::Protocol("a QUERY_INFO reply without its fields".into())),
+            _ => Err(SmbError::Protocol(
+                "a QUERY_INFO reply without its fields".into(),
+            )),
         }
     }
 
+    /// Changes a file; a rename's new path is '/'-separated from the share
+    /// root, and never replaces what is there.
     pub fn set_info(&mut self, file: FileId, what: SetInfo<'_>) -> SmbResult<()> {
-        let what = match what {
-            SetInfo::Rename(p) => SetInfo::Rename(p),
-            other => other,
-        };
         let renamed;
         let what = if let SetInfo::Rename(p) = what {
             renamed = wire_path(p);
@@ -136,12 +157,16 @@ impl Client {
         } else {
             what
         };
-        self.sync("changing a file", |ch, tree| ch.queue_set_info(CALL_TAG, tree, file, what))?;
+        self.sync("changing a file", |ch, tree| {
+            ch.queue_set_info(CALL_TAG, tree, file, what)
+        })?;
         Ok(())
     }
 
     pub fn flush(&mut self, file: FileId) -> SmbResult<()> {
-        self.sync("flushing a file", |ch, tree| ch.queue_flush(CALL_TAG, tree, file))?;
+        self.sync("flushing a file", |ch, tree| {
+            ch.queue_flush(CALL_TAG, tree, file)
+        })?;
         Ok(())
     }
 
@@ -152,7 +177,9 @@ impl Client {
         let ptr = buf.as_mut_ptr();
         // SAFETY: `buf` outlives the wait below, which returns only after
         // this request's completion (or with the channel failed).
-        let c = self.sync("reading", |ch, tree| unsafe { ch.queue_read(CALL_TAG, tree, file, offset, len, ptr) });
+        let c = self.sync("reading", |ch, tree| unsafe {
+            ch.queue_read(CALL_TAG, tree, file, offset, len, ptr)
+        });
         match c {
             Err(e) if e.nt_status() == Some(status::END_OF_FILE) => Ok(0),
             Err(e) => Err(e),
@@ -192,7 +219,12 @@ impl Client {
         r
     }
 
-    fn list_open(&mut self, dirf: FileId, path: &str, max: usize) -> SmbResult<(Vec<DirEntry>, bool)> {
+    fn list_open(
+        &mut self,
+        dirf: FileId,
+        path: &str,
+        max: usize,
+    ) -> SmbResult<(Vec<DirEntry>, bool)> {
         let mut out = Vec::new();
         let tree = self.tree_id;
         let mut flags = dir::RESTART_SCANS;
@@ -206,11 +238,16 @@ impl Client {
                 return Ok((out, false));
             }
             if st != status::SUCCESS {
-                return Err(SmbError::status(Command::QueryDirectory, st, format!("listing {path}")));
+                return Err(SmbError::status(
+                    Command::QueryDirectory,
+                    st,
+                    format!("listing {path}"),
+                ));
             }
             let peer = ch.peer().to_string();
             let (reply, _) = ch.kept();
-            let buf = dir::decode_query_directory(reply).map_err(|m| SmbError::protocol(&peer, m))?;
+            let buf =
+                dir::decode_query_directory(reply).map_err(|m| SmbError::protocol(&peer, m))?;
             let entries = dir::decode_entries(buf).map_err(|m| SmbError::protocol(&peer, m))?;
             if entries.is_empty() {
                 return Ok((out, false));

@@ -9,7 +9,7 @@ use super::super::auth::ntlm::{self, Identity, Nonces};
 use super::super::auth::spnego;
 use super::super::conn::channel::Channel;
 use super::super::conn::slots::Sink;
-use super::super::consts::{Command, Dialect, caps, security_mode, session_flags, status};
+use super::super::consts::{Cipher, Command, Dialect, caps, security_mode, session_flags, status};
 use super::super::crypto::preauth::Preauth;
 use super::super::crypto::sign::{self, Signer};
 use super::super::error::{SmbError, SmbResult};
@@ -37,14 +37,13 @@ pub fn roundtrip(
     call: Call,
     body: impl FnOnce(&mut Vec<u8>),
 ) -> SmbResult<u32> {
-    let timeout = ch.options().request_timeout;
     ch.stage(command, 0, tree, Sink::Keep, 1, 0, body);
     if let Some(s) = ch.last_staged() {
         s.plain = call.plain;
         s.keep_request = call.keep_request;
         s.sign_override = call.sign_with_session;
     }
-    let (_, st) = ch.call(timeout)?;
+    let (_, st) = ch.call()?;
     Ok(st)
 }
 
@@ -57,8 +56,9 @@ fn kept(ch: &Channel) -> (Vec<u8>, Vec<u8>) {
 /// Random bytes from the operating system.
 pub fn random<const N: usize>() -> SmbResult<[u8; N]> {
     let mut b = [0u8; N];
-    getrandom::fill(&mut b)
-        .map_err(|e| SmbError::Unsupported(format!("no random numbers from the operating system: {e}")))?;
+    getrandom::fill(&mut b).map_err(|e| {
+        SmbError::Unsupported(format!("no random numbers from the operating system: {e}"))
+    })?;
     Ok(b)
 }
 
@@ -75,15 +75,27 @@ pub fn client_security_mode(opts: &Options) -> u16 {
 
 /// NEGOTIATE on a fresh connection. Returns the server's answer and the
 /// connection's preauth hash (3.1.1).
-pub fn negotiate(ch: &mut Channel, opts: &Options, guid: [u8; 16], server: &str) -> SmbResult<(NegotiateResponse, Preauth)> {
+pub fn negotiate(
+    ch: &mut Channel,
+    opts: &Options,
+    guid: [u8; 16],
+    server: &str,
+) -> SmbResult<(NegotiateResponse, Preauth)> {
     let salt = random::<32>()?;
+    // Every cipher is offered, so a server that demands encryption can
+    // have it; the session encrypts only when asked to or demanded.
+    let ciphers = if opts.encryption.is_empty() {
+        Cipher::ALL.to_vec()
+    } else {
+        opts.encryption.clone()
+    };
     let req = NegotiateRequest {
         dialects: &opts.dialects,
         security_mode: client_security_mode(opts),
         capabilities: CLIENT_CAPS,
         client_guid: guid,
         salt,
-        ciphers: &opts.encryption,
+        ciphers: &ciphers,
         signing: &opts.signing_algos,
         server_name: server,
     };
@@ -97,10 +109,15 @@ pub fn negotiate(ch: &mut Channel, opts: &Options, guid: [u8; 16], server: &str)
         negotiate::encode_negotiate(&req, v, base)
     })?;
     if st != status::SUCCESS {
-        return Err(SmbError::status(Command::Negotiate, st, format!("SMB server {}", ch.peer())));
+        return Err(SmbError::status(
+            Command::Negotiate,
+            st,
+            format!("SMB server {}", ch.peer()),
+        ));
     }
     let (reply, request) = kept(ch);
-    let neg = negotiate::decode_negotiate(&reply).map_err(|m| SmbError::protocol(&ch.peer().to_string(), m))?;
+    let neg = negotiate::decode_negotiate(&reply)
+        .map_err(|m| SmbError::protocol(&ch.peer().to_string(), m))?;
     if !opts.dialects.contains(&neg.dialect) {
         return Err(SmbError::Protocol(format!(
             "{}: the server chose dialect {}, which was not offered",
@@ -111,7 +128,10 @@ pub fn negotiate(ch: &mut Channel, opts: &Options, guid: [u8; 16], server: &str)
     let mut pre = Preauth::default();
     if neg.dialect == Dialect::Smb311 {
         if neg.preauth_hash != Some(negotiate::SHA512) {
-            return Err(SmbError::Protocol(format!("{}: a preauth hash other than SHA-512", ch.peer())));
+            return Err(SmbError::Protocol(format!(
+                "{}: a preauth hash other than SHA-512",
+                ch.peer()
+            )));
         }
         pre.update(&request);
         pre.update(&reply);
@@ -142,7 +162,9 @@ pub struct LoggedOn {
 }
 
 fn filetime_now() -> u64 {
-    let since = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or(Duration::ZERO);
+    let since = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or(Duration::ZERO);
     since.as_nanos() as u64 / 100 + 116_444_736_000_000_000
 }
 
@@ -153,13 +175,22 @@ fn server_ntlm(blob: &[u8], peer: &str) -> SmbResult<(Vec<u8>, bool)> {
     }
     let t = spnego::decode_server_token(blob).map_err(|m| SmbError::protocol(peer, m))?;
     if t.state == Some(2) {
-        return Err(SmbError::Protocol(format!("{peer}: the server rejected NTLMSSP")));
+        return Err(SmbError::Protocol(format!(
+            "{peer}: the server rejected NTLMSSP"
+        )));
     }
     Ok((t.token, false))
 }
 
 /// SESSION_SETUP rounds with NTLMSSP in SPNEGO.
-pub fn logon(ch: &mut Channel, neg: &NegotiateResponse, mut pre: Preauth, auth: &Auth, how: Logon<'_>, opts: &Options) -> SmbResult<LoggedOn> {
+pub fn logon(
+    ch: &mut Channel,
+    neg: &NegotiateResponse,
+    mut pre: Preauth,
+    auth: &Auth,
+    how: Logon<'_>,
+    opts: &Options,
+) -> SmbResult<LoggedOn> {
     let peer = ch.peer().to_string();
     if !spnego::offers_ntlmssp(&neg.security_blob) {
         return Err(SmbError::protocol(&peer, ntlm::no_ntlmssp()));
@@ -189,7 +220,11 @@ pub fn logon(ch: &mut Channel, neg: &NegotiateResponse, mut pre: Preauth, auth: 
         pre.update(&request);
     }
     if st != status::MORE_PROCESSING_REQUIRED {
-        return Err(SmbError::status(Command::SessionSetup, st, format!("logging on to {peer}")));
+        return Err(SmbError::status(
+            Command::SessionSetup,
+            st,
+            format!("logging on to {peer}"),
+        ));
     }
     if smb311 {
         pre.update(&reply);
@@ -213,7 +248,11 @@ pub fn logon(ch: &mut Channel, neg: &NegotiateResponse, mut pre: Preauth, auth: 
         },
     };
     let a = ntlm::authenticate(&challenge, who, &nonces, "VOLBENCH");
-    let second = if raw { a.message } else { spnego::response_token(&a.message) };
+    let second = if raw {
+        a.message
+    } else {
+        spnego::response_token(&a.message)
+    };
     let st = roundtrip(ch, Command::SessionSetup, 0, call, |v| {
         msg::encode_session_setup(flags, mode, &second, v)
     })?;
@@ -222,7 +261,11 @@ pub fn logon(ch: &mut Channel, neg: &NegotiateResponse, mut pre: Preauth, auth: 
         pre.update(&request);
     }
     if st != status::SUCCESS {
-        return Err(SmbError::status(Command::SessionSetup, st, format!("logging on to {peer}")));
+        return Err(SmbError::status(
+            Command::SessionSetup,
+            st,
+            format!("logging on to {peer}"),
+        ));
     }
     let r = msg::decode_session_setup(&reply).map_err(|m| SmbError::protocol(&peer, m))?;
     let anonymous = r.session_flags & (session_flags::IS_NULL | session_flags::IS_GUEST) != 0;
@@ -238,11 +281,18 @@ pub fn logon(ch: &mut Channel, neg: &NegotiateResponse, mut pre: Preauth, auth: 
 /// Checks the final SESSION_SETUP reply's signature with the new key: the
 /// proof that the server knows the same session key (and, in 3.1.1, saw
 /// the same negotiation).
-pub fn check_final_signature(reply: &[u8], signer: &Signer, required: bool, peer: &str) -> SmbResult<()> {
+pub fn check_final_signature(
+    reply: &[u8],
+    signer: &Signer,
+    required: bool,
+    peer: &str,
+) -> SmbResult<()> {
     let h = decode_header(reply).map_err(|m| SmbError::protocol(peer, m))?;
     if !h.is_signed() {
         if required {
-            return Err(SmbError::Protocol(format!("{peer}: the logon's final reply is not signed")));
+            return Err(SmbError::Protocol(format!(
+                "{peer}: the logon's final reply is not signed"
+            )));
         }
         return Ok(());
     }
