@@ -77,8 +77,10 @@ cp "$share/data" "$share/wdata"
 
 echo "building the C loop and the harness..." >&2
 cc -O2 -o "$work/loop" bench/smb/loop.c -I/usr/include/samba-4.0 -lsmbclient
-cargo build --quiet --release --example smb_bench
-vb=target/release/examples/smb_bench
+# SMB_BENCH_PROFILE=dev measures the dev build (quicker to make, slower).
+profile=${SMB_BENCH_PROFILE:-release}
+cargo build --quiet --profile "$profile" --example smb_bench
+vb=target/$([[ $profile == dev ]] && echo debug || echo "$profile")/examples/smb_bench
 url="smb://127.0.0.1:$port/bench"
 
 c_run() { "$work/loop" "$url/$2" "$1" "$3" "$bytes" "$seconds"; }

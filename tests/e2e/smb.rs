@@ -231,8 +231,7 @@ fn smb_guest_logs_on_without_a_password_and_cannot_sign() {
     assert!(e.to_string().contains("guest"), "{e}");
     let e = c
         .add_channels(2, &[s.addr()])
-        .err()
-        .expect("no binding without a key");
+        .expect_err("no binding without a key");
     assert!(e.to_string().contains("guest"), "{e}");
 }
 
@@ -283,8 +282,7 @@ fn smb_create_makes_only_new_files_and_rename_never_replaces() {
     std::fs::write(s.share().join("theirs"), b"not ours").expect("a foreign file");
     let e = c
         .open("theirs", Open::CreateFile)
-        .err()
-        .expect("an existing name is not new");
+        .expect_err("an existing name is not new");
     assert_eq!(e.nt_status(), Some(status::OBJECT_NAME_COLLISION), "{e}");
     assert_eq!(
         std::fs::read(s.share().join("theirs")).expect("intact"),
@@ -309,8 +307,7 @@ fn smb_create_makes_only_new_files_and_rename_never_replaces() {
     // A rename onto an existing name is refused and leaves both alone.
     let e = c
         .set_info(f.file_id, SetInfo::Rename("theirs"))
-        .err()
-        .expect("no replace");
+        .expect_err("no replace");
     assert_eq!(e.nt_status(), Some(status::OBJECT_NAME_COLLISION), "{e}");
     assert_eq!(
         std::fs::read(s.share().join("theirs")).expect("intact"),
@@ -428,7 +425,7 @@ fn smb_a_restarted_server_fails_what_was_in_flight_and_a_reconnect_is_counted() 
     let f = c.open("survivor", Open::CreateFile).expect("create");
     c.write_at(f.file_id, 0, &[7u8; 8192]).expect("write");
     s.stop();
-    let e = c.echo().err().expect("the server is gone");
+    let e = c.echo().expect_err("the server is gone");
     assert!(
         e.is_disconnect() || matches!(e, volbench::proto::smb::error::SmbError::Protocol(_)),
         "{e}"

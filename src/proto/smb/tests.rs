@@ -292,8 +292,7 @@ fn credentials_files_parse_and_never_print_the_password() {
     );
     assert!(!format!("{c:?}").contains("s3cr"));
     let e = super::auth::creds::parse_file("password=hunter2\nhunter2\n", Some("bob"))
-        .err()
-        .expect("refused");
+        .expect_err("refused");
     assert!(e.contains("line 2") && !e.contains("hunter2"), "{e}");
     assert!(super::auth::creds::parse_file("username=a\n", None).is_err());
 }
@@ -306,9 +305,7 @@ fn a_credentials_file_others_can_read_or_a_link_is_refused() {
     let p = d.path().join("creds");
     std::fs::write(&p, "username=u\npassword=pw-in-file\n").expect("write");
     std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o644)).expect("chmod");
-    let e = super::auth::creds::from_file(&p, None)
-        .err()
-        .expect("0644 refused");
+    let e = super::auth::creds::from_file(&p, None).expect_err("0644 refused");
     assert!(
         e.0.contains("0644") && e.0.contains("chmod 600") && !e.0.contains("pw-in-file"),
         "{e}"

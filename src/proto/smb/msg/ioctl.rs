@@ -99,7 +99,7 @@ pub fn decode_interfaces(buf: &[u8]) -> Decoded<Vec<NetInterface>> {
 /// client orders its channels), skipping duplicates.
 pub fn channel_addresses(ifaces: &[NetInterface], port: u16) -> Vec<SocketAddr> {
     let mut sorted: Vec<&NetInterface> = ifaces.iter().collect();
-    sorted.sort_by(|a, b| b.link_speed.cmp(&a.link_speed));
+    sorted.sort_by_key(|i| std::cmp::Reverse(i.link_speed));
     let mut out: Vec<SocketAddr> = Vec::new();
     for i in sorted {
         let a = SocketAddr::new(i.addr, port);
