@@ -6,7 +6,7 @@
 # 1 MiB reads and writes, smbclient's `get` for sequential MiB/s, and the
 # client's own 1 against 2 and 4 channels. Rounds alternate; medians.
 #
-#   bench/smb-vs-libsmbclient.sh [--seconds 5] [--repeat 3] [--size 256M]
+#   bench/smb-vs-libsmbclient.sh [--seconds 5] [--repeat 3] [--size 256M] [--no-build]
 #
 # The figure compared is work per client CPU-second (IOPS/cpu-s, MiB/s per
 # cpu-s: getrusage of each client process), beside the raw rates. Samba
@@ -16,12 +16,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 die() { echo "smb-vs-libsmbclient: $*" >&2; exit 2; }
 
-seconds=5 repeat=3 size=256M
+seconds=5 repeat=3 size=256M build=1
 while (($#)); do
   case $1 in
     --seconds) seconds=${2:?}; shift 2 ;;
     --repeat) repeat=${2:?}; shift 2 ;;
     --size) size=${2:?}; shift 2 ;;
+    --no-build) build=0; shift ;;
     -h | --help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown option '$1' (see --help)" ;;
   esac
@@ -79,7 +80,7 @@ echo "building the C loop and the harness..." >&2
 cc -O2 -o "$work/loop" bench/smb/loop.c -I/usr/include/samba-4.0 -lsmbclient
 # SMB_BENCH_PROFILE=dev measures the dev build (quicker to make, slower).
 profile=${SMB_BENCH_PROFILE:-release}
-cargo build --quiet --profile "$profile" --example smb_bench
+((build)) && cargo build --quiet --profile "$profile" --example smb_bench
 vb=target/$([[ $profile == dev ]] && echo debug || echo "$profile")/examples/smb_bench
 url="smb://127.0.0.1:$port/bench"
 
@@ -103,9 +104,12 @@ cases=(
   "vb read data 1048576 4 1"
   "get read data 0 0 1"
   "c write wdata 1048576 1 1"
+  "vb write wdata 1048576 1 1"
   "vb write wdata 1048576 4 1"
+  "vb read data 1048576 8 1"
   "vb read data 1048576 8 2"
   "vb read data 1048576 8 4"
+  "vb randread data 4096 32 1"
   "vb randread data 4096 32 2"
   "vb randread data 4096 32 4"
 )
@@ -150,6 +154,6 @@ for rw, bs, i, unit in [("randread", 4096, 2, "IOPS/cpu-s"), ("randwrite", 4096,
     print(f"{rw} {bs}: volbench-smb qd1 / libsmbclient = {ratio(('volbench-smb', rw, bs, 1, 1), ('libsmbclient', rw, bs, 1, 1), i):.2f} ({unit})")
 print(f"read 1M: volbench-smb qd1 / smbclient get = {ratio(('volbench-smb', 'read', 1048576, 1, 1), ('smbclient get', 'read', 0, 0, 1), 3):.2f} (MiB/s/cpu-s)")
 for ch in (2, 4):
-    print(f"read 1M qd8: {ch} channels / 1 channel (qd4) = {ratio(('volbench-smb', 'read', 1048576, 8, ch), ('volbench-smb', 'read', 1048576, 4, 1), 1):.2f} (MiB/s)")
-    print(f"randread 4K qd32: {ch} channels / 1 channel (qd16) = {ratio(('volbench-smb', 'randread', 4096, 32, ch), ('volbench-smb', 'randread', 4096, 16, 1), 0):.2f} (IOPS)")
+    print(f"read 1M qd8: {ch} channels / 1 channel = {ratio(('volbench-smb', 'read', 1048576, 8, ch), ('volbench-smb', 'read', 1048576, 8, 1), 1):.2f} (MiB/s)")
+    print(f"randread 4K qd32: {ch} channels / 1 channel = {ratio(('volbench-smb', 'randread', 4096, 32, ch), ('volbench-smb', 'randread', 4096, 32, 1), 0):.2f} (IOPS)")
 PY
