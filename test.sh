@@ -49,6 +49,11 @@ if ((!quick)); then
   command -v ss >/dev/null || need+=(iproute2)
   # bench/nfs-vs-libnfs.sh's C loop.
   [[ -e /usr/include/nfsc/libnfs.h ]] || need+=(libnfs-dev)
+  # The SMB client's tests run a real Samba (smbd, smbpasswd); the bench
+  # compares with a C loop over libsmbclient and smbclient's transfers.
+  [[ -x /usr/sbin/smbd ]] || need+=(samba)
+  command -v smbclient >/dev/null || need+=(smbclient)
+  [[ -f /usr/include/samba-4.0/libsmbclient.h ]] || need+=(libsmbclient-dev)
   # The man pages are read back with man -l.
   command -v man >/dev/null || need+=(man-db)
   # The release artifact's check below asks `file` whether it is static.
