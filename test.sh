@@ -41,6 +41,9 @@ if ((!quick)); then
   # check the exposition with promtool; they query it with curl.
   command -v prometheus >/dev/null || need+=(prometheus)
   command -v curl >/dev/null || need+=(curl)
+  # The results store's PostgreSQL tests start their own cluster
+  # (tests/e2e/common/postgres.rs) from Debian's server binaries.
+  compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || need+=(postgresql)
   # The man pages are read back with man -l.
   command -v man >/dev/null || need+=(man-db)
   # The release artifact's check below asks `file` whether it is static.

@@ -139,11 +139,13 @@ pub(crate) fn finish(doc: &ResultDoc, out_dir: Option<&OutputDir>, json: bool) -
             eprintln!("report: {}", p.join("report.html").display());
         }
     }
+    // The results store (issue 39), after the files: see `keep`.
+    let store_error = keep(doc, out_dir.is_some() && write_error.is_none());
     if let Some(e) = &doc.error {
         eprintln!("volbench: error: {e}");
         return Ok(crate::error::failed_run_code(e));
     }
-    if let Some(code) = write_error {
+    if let Some(code) = write_error.or(store_error) {
         return Ok(code);
     }
     Ok(if doc.interrupted {
@@ -151,4 +153,58 @@ pub(crate) fn finish(doc: &ResultDoc, out_dir: Option<&OutputDir>, json: bool) -
     } else {
         exit::OK
     })
+}
+
+// ---- The results store (issue 39) -------------------------------------
+// Wired here until the sink seam beside `Export` (issue 33) lands, then it
+// moves there: `arm_store` opens and checks the store before any I/O (bad
+// input is one line before the run, not a lost result after it), and
+// `finish`, which every ending reaches (the job's, a stop's), keeps the
+// result in it after the files.
+
+static STORE: std::sync::Mutex<Option<crate::store::Store>> = std::sync::Mutex::new(None);
+
+/// `--store` (or `$VOLBENCH_STORE`): the store opened, made or migrated,
+/// and checked, before any I/O.
+pub(crate) fn arm_store(o: &crate::input::args::OutputArgs) -> Result<()> {
+    let Some(at) = crate::store::Location::for_run(o.keep.store.as_deref())? else {
+        return Ok(());
+    };
+    let store = crate::store::Store::open(&at, true)?;
+    *STORE.lock().unwrap_or_else(|p| p.into_inner()) = Some(store);
+    Ok(())
+}
+
+/// Keeps the result in the armed store; the exit code of a failure.
+/// Without output files to fall back on, a result the store refused is
+/// saved in a new private directory, so it is never lost.
+fn keep(doc: &ResultDoc, saved: bool) -> Option<i32> {
+    let mut guard = STORE.lock().unwrap_or_else(|p| p.into_inner());
+    let store = guard.as_mut()?;
+    let origin = crate::store::rows::Origin {
+        source: "run",
+        path: String::new(),
+    };
+    let put = output::to_json(doc).and_then(|json| store.put(doc, &json, &origin));
+    match put {
+        Ok(p) => {
+            eprintln!("stored: store:{} in {}", p.id, store.shown());
+            None
+        }
+        Err(e) => {
+            eprintln!("volbench: error: the store did not take the result: {e}");
+            if !saved {
+                let exporters = report::export::exporters(None);
+                let fallback = OutputDir::fallback().and_then(|f| {
+                    exporters.write_dir(&report::own_source(doc, f.path()), &f)?;
+                    Ok(f.path().to_path_buf())
+                });
+                match fallback {
+                    Ok(p) => eprintln!("results: {}", p.join("result.json").display()),
+                    Err(f) => eprintln!("volbench: error: saving them elsewhere failed too ({f})"),
+                }
+            }
+            Some(e.exit_code())
+        }
+    }
 }

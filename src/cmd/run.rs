@@ -287,6 +287,7 @@ pub(crate) fn run_here(
     expect: Option<Expectation>,
 ) -> Result<i32> {
     let out = o.output.as_deref().map(OutputDir::open).transpose()?;
+    finish::arm_store(o)?;
     // The terminal and the live outputs the flags ask for, each file
     // created and port bound before any I/O.
     let obs = crate::output::live::observers(&o.live)?;
@@ -429,6 +430,7 @@ fn on_hosts(
         owned
     });
     let out = c.out.output.as_deref().map(OutputDir::open).transpose()?;
+    finish::arm_store(&c.out)?;
     // The hosts get STOP_TIMEOUT to report after a stop, and the merge a moment.
     let grace = coordinator::STOP_TIMEOUT + stop::GRACE;
     let obs = crate::output::live::observers(&c.out.live)?;

@@ -60,6 +60,8 @@ mod service_cli;
 mod shape_cli;
 mod small_files;
 mod stops;
+mod store;
+mod store_pg;
 mod target_list;
 mod targets;
 mod targets_hosts;

@@ -13,6 +13,7 @@ pub(crate) mod live;
 pub(crate) mod rate;
 pub(crate) mod reading;
 pub(crate) mod replay;
+pub mod results;
 pub(crate) mod shape;
 pub(crate) mod suite_variant;
 pub(crate) mod targets;
@@ -22,6 +23,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 pub use hosts::HostArgs;
+pub use results::{CompareArgs, ReportArgs, ReportFormat};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -129,6 +131,8 @@ pub enum Command {
     Completions(launch::CompletionsArgs),
     /// Print a man page (roff), or write all of them with --dir; README: Installing.
     Man(launch::ManArgs),
+    #[command(flatten)]
+    Store(results::StoreCommands),
 }
 
 #[allow(clippy::large_enum_variant)]
@@ -346,6 +350,9 @@ pub struct OutputArgs {
 
     #[command(flatten)]
     pub live: live::LiveArgs,
+
+    #[command(flatten)]
+    pub keep: results::KeepArg,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -370,81 +377,6 @@ pub struct PlanArgs {
         allow_negative_numbers = true
     )]
     pub hosts: String,
-}
-
-#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ReportFormat {
-    /// Self-contained page with charts.
-    Html,
-    /// The loaded results plus the sweeps found in them.
-    Json,
-    /// summary.csv's columns with a last column `source`.
-    Csv,
-    /// The report's tables as Markdown.
-    Md,
-    /// fio's --output-format=json shape, for fio tooling (fio-plot...).
-    FioJson,
-    /// Every interval of every run (and host) per op: IOPS, MiB/s, latency
-    /// mean/p50/p99/p99.9/max from the interval's own histogram.
-    IntervalsCsv,
-    /// I/Os per latency band (10us, 20us, 50us ... 10s) per run and op,
-    /// IOMeter-style, from the run's merged histogram.
-    LatencyBuckets,
-}
-
-#[derive(Args, Debug, Clone)]
-pub struct ReportArgs {
-    /// Result directories (holding result.json) or result.json files.
-    #[arg(value_name = "DIR", required = true)]
-    pub dirs: Vec<PathBuf>,
-
-    /// Where to write. Default for html: DIR/report.html with one DIR (a
-    /// required option with several); stdout for the other formats. `-`
-    /// or /dev/stdout means stdout. fio-json into an existing directory: a file per run.
-    #[arg(short = 'o', long, value_name = "FILE")]
-    pub output: Option<PathBuf>,
-
-    /// What to produce.
-    #[arg(long, value_enum, default_value = "html")]
-    pub format: ReportFormat,
-}
-
-#[derive(Args, Debug, Clone)]
-pub struct CompareArgs {
-    /// Result directories (or result.json files); the first is the base the
-    /// ratios are taken against. Or a profile (volbench capture) and one
-    /// result: the headroom of that volume over production.
-    #[arg(value_name = "DIR", num_args = 2.., required = true)]
-    pub dirs: Vec<PathBuf>,
-
-    /// Where to write the HTML comparison report; `-` for none.
-    #[arg(
-        short = 'o',
-        long,
-        value_name = "FILE",
-        default_value = "volbench-compare.html"
-    )]
-    pub output: PathBuf,
-
-    /// Print the comparison table as Markdown instead of a terminal table.
-    #[arg(long, conflicts_with = "json")]
-    pub markdown: bool,
-
-    /// Print the verdict as JSON (schema volbench.compare/v1: every matched
-    /// figure, its ratio, and whether it failed) instead of the tables.
-    #[arg(long)]
-    pub json: bool,
-
-    /// Exit 6 when any matched figure of a later result is worse than RATIO
-    /// times the first's (0 < RATIO <= 10): IOPS and MiB/s below RATIO x the
-    /// base, latencies above base / RATIO. 0.9 fails a 10% drop.
-    #[arg(long, value_name = "RATIO")]
-    pub fail_below: Option<String>,
-
-    /// The figures --fail-below judges, comma-separated: iops, mib_s,
-    /// mean_lat, p99_lat [default: all four].
-    #[arg(long, value_name = "LIST", requires = "fail_below")]
-    pub fail_on: Option<String>,
 }
 
 #[derive(Args, Debug, Clone)]

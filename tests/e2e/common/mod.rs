@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod hosts;
+pub mod postgres;
 pub mod volume;
 
 use std::path::Path;
