@@ -14,7 +14,10 @@ pub(crate) fn cmd_store(c: &StoreCommand) -> Result<i32> {
             let mut s = Store::open(&Location::for_reading(store.as_deref())?, true)?;
             let mut code = exit::OK;
             let (mut new, mut known) = (0, 0);
+            let (mut read_s, mut store_s) = (0.0, 0.0);
             for o in import::import(&mut s, &files) {
+                read_s += o.read_s;
+                store_s += o.store_s;
                 match o.what {
                     Ok((p, source)) if p.new => {
                         new += 1;
@@ -33,7 +36,8 @@ pub(crate) fn cmd_store(c: &StoreCommand) -> Result<i32> {
                 }
             }
             eprintln!(
-                "store import: {new} stored, {known} already there, in {}",
+                "store import: {new} stored, {known} already there, in {} (reading {read_s:.3} s, \
+                 storing {store_s:.3} s)",
                 s.shown()
             );
             Ok(code)

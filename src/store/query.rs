@@ -66,8 +66,9 @@ impl Store {
              r.iops, r.mib_s, r.p99_us, r.interrupted, r.error, r.findings, r.source, \
              r.tool_version, (SELECT count(*) FROM baselines b WHERE b.run_id = r.id) \
              FROM runs r \
-             WHERE ($1 = '' OR r.target LIKE $2 ESCAPE '\\') AND ($3 = 0 OR r.suite = $4) \
-             AND r.started_s >= $5 \
+             WHERE (CAST($1 AS TEXT) = '' OR r.target LIKE $2 ESCAPE '\\') \
+             AND (CAST($3 AS BIGINT) = 0 OR r.suite = $4) \
+             AND r.started_s >= CAST($5 AS DOUBLE PRECISION) \
              ORDER BY r.started_s DESC, r.id DESC LIMIT $6",
             &[
                 Val::text(&f.target),

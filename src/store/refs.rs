@@ -57,75 +57,70 @@ pub(crate) fn load(paths: &[PathBuf], store: Option<&str>) -> Result<Vec<Source>
             Some(_) => None,
         });
     }
+    // References to runs first, the baseline after them, so it can be
+    // that of the target of a run named by reference too.
     let mut opened: Option<Store> = None;
-    let mut out = Vec::with_capacity(paths.len());
-    for (i, (p, r)) in paths.iter().zip(&refs).enumerate() {
-        let (path, doc) = match (r, docs[i].take()) {
-            (None, Some(doc)) => (p.clone(), doc),
-            (Some(r), _) => {
-                let s = match &mut opened {
-                    Some(s) => s,
-                    None => opened.insert(Store::open(&Location::for_reading(store)?, false)?),
-                };
-                let id = resolve(s, r, &docs, &out)?;
-                (PathBuf::from(format!("{PREFIX}{id}")), s.result(id)?)
-            }
-            (None, None) => continue,
-        };
-        out.push(Source {
-            label: String::new(),
-            path,
-            doc,
-        });
+    let mut loaded: Vec<Option<Source>> = vec![None; paths.len()];
+    for pass in [false, true] {
+        for (i, (p, r)) in paths.iter().zip(&refs).enumerate() {
+            let doc = match (r, docs[i].take()) {
+                (None, Some(doc)) => (p.clone(), doc),
+                (Some(r), _) if (*r == Ref::Baseline) == pass => {
+                    let s = match &mut opened {
+                        Some(s) => s,
+                        None => opened.insert(Store::open(&Location::for_reading(store)?, false)?),
+                    };
+                    let known: Vec<&crate::result::ResultDoc> =
+                        loaded.iter().flatten().map(|l| &l.doc).collect();
+                    let id = resolve(s, r, &known)?;
+                    (PathBuf::from(format!("{PREFIX}{id}")), s.result(id)?)
+                }
+                _ => continue,
+            };
+            loaded[i] = Some(Source {
+                label: String::new(),
+                path: doc.0,
+                doc: doc.1,
+            });
+        }
     }
+    let mut out: Vec<Source> = loaded.into_iter().flatten().collect();
     label_sources(&mut out);
     Ok(out)
 }
 
 /// The run a reference names; the baseline is that of the first result
-/// named that is not itself a reference to the baseline.
-fn resolve(
-    s: &mut Store,
-    r: &Ref,
-    docs: &[Option<crate::result::ResultDoc>],
-    loaded: &[Source],
-) -> Result<i64> {
+/// already loaded (`known`: every one named but the baselines).
+fn resolve(s: &mut Store, r: &Ref, known: &[&crate::result::ResultDoc]) -> Result<i64> {
     match r {
         Ref::Id(id) => {
             s.filed_under(*id)?;
             Ok(*id)
         }
         Ref::Latest => s.latest(None, None),
-        Ref::Baseline => {
-            let other = docs
-                .iter()
-                .flatten()
-                .next()
-                .or_else(|| loaded.first().map(|l| &l.doc));
-            match other {
-                Some(d) => {
-                    let (t, su) = (super::rows::target_of(d), super::rows::suite_of(d));
-                    s.baseline(&t, &su)?.ok_or_else(|| no_baseline(s, &t, &su))
-                }
-                None => match s.baselines()?.as_slice() {
-                    [one] => Ok(one.2),
-                    [] => Err(VbError::input(format!(
-                        "store:baseline: {} has no baseline (volbench baseline set ID)",
-                        s.shown()
-                    ))),
-                    many => Err(VbError::input(format!(
-                        "store:baseline: {} has {} baselines; name a result beside it, or \
-                         the run (store:ID) itself: {}",
-                        s.shown(),
-                        many.len(),
-                        many.iter()
-                            .map(|b| format!("store:{} ({})", b.2, shown_key(&b.0, &b.1)))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ))),
-                },
+        Ref::Baseline => match known.first() {
+            Some(d) => {
+                let (t, su) = (super::rows::target_of(d), super::rows::suite_of(d));
+                s.baseline(&t, &su)?.ok_or_else(|| no_baseline(s, &t, &su))
             }
-        }
+            None => match s.baselines()?.as_slice() {
+                [one] => Ok(one.2),
+                [] => Err(VbError::input(format!(
+                    "store:baseline: {} has no baseline (volbench baseline set ID)",
+                    s.shown()
+                ))),
+                many => Err(VbError::input(format!(
+                    "store:baseline: {} has {} baselines; name a result beside it, or \
+                         the run (store:ID) itself: {}",
+                    s.shown(),
+                    many.len(),
+                    many.iter()
+                        .map(|b| format!("store:{} ({})", b.2, shown_key(&b.0, &b.1)))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))),
+            },
+        },
     }
 }
 

@@ -620,7 +620,8 @@ fn the_trend_draws_each_stored_run_and_marks_changed_conditions() {
         let doc = volbench::output::read_result(dir).unwrap();
         let r = &doc.runs[0].totals.read;
         let row = format!(
-            "<td>store:{}</td><td>{}</td><td>{}</td><td>-</td><td>{}</td>",
+            "<td>store:{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">-</td>\
+             <td class=\"num\">{}</td>",
             i + 1,
             doc.started,
             volbench::output::fmt::number(r.iops),

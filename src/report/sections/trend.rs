@@ -123,6 +123,10 @@ fn table(points: &[TrendPoint], differs: &[Vec<String>]) -> Table {
         ],
         2,
     );
+    // The last column is text: left-aligned.
+    if let Some(last) = t.numeric.last_mut() {
+        *last = false;
+    }
     for (p, d) in points.iter().zip(differs) {
         let op = |name: &str, f: fn(&(String, f64, f64)) -> String| {
             p.ops

@@ -15,10 +15,13 @@ use crate::error::{Result, VbError};
 use crate::output::source::MAX_RESULT_BYTES;
 use crate::result::ResultDoc;
 
-/// One file imported, or why not.
+/// One file imported, or why not, and the seconds its reading (parse and
+/// check) and its storing took.
 pub(crate) struct Outcome {
     pub path: PathBuf,
     pub what: Result<(Put, &'static str)>,
+    pub read_s: f64,
+    pub store_s: f64,
 }
 
 /// The result files `paths` name: each file, each directory's result.json,
@@ -65,22 +68,27 @@ pub(crate) fn files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
 /// Imports each file, each in its own transaction: one that fails is said
 /// and the others still go in.
 pub(crate) fn import(store: &mut Store, files: &[PathBuf]) -> Vec<Outcome> {
-    files
-        .iter()
-        .map(|p| Outcome {
-            path: p.clone(),
-            what: one(store, p),
-        })
-        .collect()
+    files.iter().map(|p| one(store, p)).collect()
 }
 
-fn one(store: &mut Store, p: &Path) -> Result<(Put, &'static str)> {
-    let (doc, json, source) = read(p)?;
-    let origin = Origin {
-        source,
-        path: p.display().to_string(),
-    };
-    store.put(&doc, &json, &origin).map(|put| (put, source))
+fn one(store: &mut Store, p: &Path) -> Outcome {
+    let t = std::time::Instant::now();
+    let read = read(p);
+    let read_s = t.elapsed().as_secs_f64();
+    let t = std::time::Instant::now();
+    let what = read.and_then(|(doc, json, source)| {
+        let origin = Origin {
+            source,
+            path: p.display().to_string(),
+        };
+        store.put(&doc, &json, &origin).map(|put| (put, source))
+    });
+    Outcome {
+        path: p.to_path_buf(),
+        what,
+        read_s,
+        store_s: t.elapsed().as_secs_f64(),
+    }
 }
 
 /// A result file or fio's JSON output, as a checked result and the text

@@ -38,8 +38,13 @@ impl Sqlite {
         // Read before anything is written: a file that is not a database,
         // or is damaged, fails here, untouched.
         let found = s.found()?;
+        // Paths are case-sensitive: `history --target` matches as written
+        // (PostgreSQL's LIKE is already).
         s.conn
-            .execute_batch("PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY;")
+            .execute_batch(
+                "PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY; \
+                 PRAGMA case_sensitive_like = ON;",
+            )
             .map_err(|e| damaged(&s.shown, &e))?;
         match found {
             Found::Foreign => return Err(schema::foreign(&s.shown)),
@@ -54,10 +59,22 @@ impl Sqlite {
             file::Mode::Read => Ok(s),
             file::Mode::Write { .. } => {
                 // WAL persists in the file once set: every later opener,
-                // reader or writer, uses it.
-                s.conn
-                    .execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;")
-                    .map_err(|e| damaged(&s.shown, &e))?;
+                // reader or writer, uses it. Setting it needs the file to
+                // itself, which SQLite does not wait for: volbenches making
+                // one new store at once retry until the busy timeout.
+                let deadline = std::time::Instant::now() + BUSY_TIMEOUT;
+                loop {
+                    match s
+                        .conn
+                        .execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;")
+                    {
+                        Ok(()) => break,
+                        Err(e) if busy(&e) && std::time::Instant::now() < deadline => {
+                            std::thread::sleep(Duration::from_millis(10));
+                        }
+                        Err(e) => return Err(damaged(&s.shown, &e)),
+                    }
+                }
                 s.migrate()?;
                 Ok(s)
             }
@@ -106,6 +123,13 @@ impl Sqlite {
     fn err(&self, e: &rusqlite::Error) -> VbError {
         damaged(&self.shown, e)
     }
+}
+
+fn busy(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+    )
 }
 
 /// A SQLite error as one line: a file that is not a database or is
