@@ -51,7 +51,7 @@ impl Postgres {
         let client = config.connect(postgres::NoTls).map_err(|e| {
             VbError::run(format!(
                 "{shown}: cannot reach the store: {}",
-                at.scrub(&e.to_string())
+                at.scrub(&describe(&e))
             ))
         })?;
         let mut s = Postgres { client, at };
@@ -101,17 +101,21 @@ impl Postgres {
     }
 
     fn err(&self, e: &postgres::Error) -> VbError {
-        let text = self.at.scrub(&e.to_string());
-        let detail = e
-            .as_db_error()
-            .map(|d| self.at.scrub(d.message()))
-            .unwrap_or_default();
-        let text = if detail.is_empty() || text.contains(&detail) {
-            text
-        } else {
-            format!("{text}: {detail}")
-        };
-        VbError::run(format!("{}: {text}", self.at.shown()))
+        VbError::run(format!(
+            "{}: {}",
+            self.at.shown(),
+            self.at.scrub(&describe(e))
+        ))
+    }
+}
+
+/// A PostgreSQL error as one line: the library's text ("db error") and
+/// the server's message, which is what says why.
+fn describe(e: &postgres::Error) -> String {
+    let text = e.to_string();
+    match e.as_db_error().map(|d| d.message()) {
+        Some(m) if !text.contains(m) => format!("{text}: {m}"),
+        _ => text,
     }
 }
 

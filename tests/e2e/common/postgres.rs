@@ -145,10 +145,13 @@ impl Cluster {
 
 impl Drop for Cluster {
     fn drop(&mut self) {
-        // SIGQUIT: PostgreSQL's immediate shutdown.
-        let _ = Command::new("kill")
-            .args(["-QUIT", &self.server.id().to_string()])
-            .status();
+        // SIGQUIT to the postmaster (runuser, its parent under root, does
+        // not pass signals on): PostgreSQL's immediate shutdown.
+        let pid = std::fs::read_to_string(self.data_dir().join("postmaster.pid"))
+            .ok()
+            .and_then(|t| t.lines().next().map(|l| l.trim().to_string()))
+            .unwrap_or_else(|| self.server.id().to_string());
+        let _ = Command::new("kill").args(["-QUIT", &pid]).status();
         let _ = self.server.wait();
     }
 }
