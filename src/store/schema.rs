@@ -242,3 +242,14 @@ pub(crate) fn recorded(db: &mut dyn Db, shown: &str) -> Result<i64> {
         ))
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_version_is_the_number_of_migrations() {
+        assert_eq!(VERSION as usize, MIGRATIONS.len());
+        assert_eq!(APPLICATION_ID, 0x7662_7374);
+    }
+}
