@@ -4,7 +4,6 @@
 
 use std::path::PathBuf;
 
-use super::report::emit;
 use crate::error::{Result, VbError, exit};
 use crate::input::args::{ReportArgs, ReportFormat};
 use crate::output::source::{Source, label_sources};
@@ -73,8 +72,11 @@ pub(crate) fn cmd_trend(a: &ReportArgs) -> Result<i32> {
         )));
     }
     page.title = format!("Trend on {target}");
-    emit(Some(&out), &report::html::render(&page)?)?;
-    if !crate::output::file::is_stdout(&out) {
+    let html = report::html::render(&page)?;
+    if crate::output::file::is_stdout(&out) {
+        print!("{html}");
+    } else {
+        crate::output::file::write_file(&out, html.as_bytes())?;
         eprintln!("report: {}", out.display());
     }
     Ok(exit::OK)

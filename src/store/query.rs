@@ -224,13 +224,14 @@ pub(crate) struct TrendPoint {
 }
 
 impl TrendPoint {
-    /// The conditions that differ from `other`'s, as "name: theirs -> ours".
-    pub(crate) fn differs_from(&self, other: &TrendPoint) -> Vec<String> {
+    /// The conditions that differ from `newest`'s, as "threads: 4 (newest 8)".
+    pub(crate) fn differs_from(&self, newest: &TrendPoint) -> Vec<String> {
+        let other = newest;
         let mut out = Vec::new();
         for (k, v) in &self.conditions {
             let o = other.conditions.get(k).map_or("-", String::as_str);
             if o != v {
-                out.push(format!("{k}: {o} -> {v}"));
+                out.push(format!("{k}: {v} (newest {o})"));
             }
         }
         let theirs: BTreeMap<&str, &str> = other
@@ -241,7 +242,7 @@ impl TrendPoint {
         for (k, v) in &self.environment {
             let o = theirs.get(k.as_str()).copied().unwrap_or("-");
             if o != v {
-                out.push(format!("{k}: {o} -> {v}"));
+                out.push(format!("{k}: {v} (newest {o})"));
             }
         }
         out

@@ -183,7 +183,7 @@ fn job_run(
         .and_then(|s| s.parse::<u32>().ok())
         .filter(|n| (1..=4096).contains(n))
         .unwrap_or(1);
-    let fio_engine = opt("ioengine").unwrap_or_else(|| "psync".into());
+    let fio_engine = opt("ioengine").unwrap_or_else(|| EngineKind::Psync.name().into());
     let engine = engine_of(&fio_engine, &name, notes);
     let workload = RunSpec {
         name: name.clone(),
