@@ -54,6 +54,9 @@ if ((!quick)); then
   [[ -x /usr/sbin/smbd ]] || need+=(samba)
   command -v smbclient >/dev/null || need+=(smbclient)
   [[ -f /usr/include/samba-4.0/libsmbclient.h ]] || need+=(libsmbclient-dev)
+  # The results store's PostgreSQL tests start their own cluster
+  # (tests/e2e/common/postgres.rs) from Debian's server binaries.
+  compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || need+=(postgresql)
   # The man pages are read back with man -l.
   command -v man >/dev/null || need+=(man-db)
   # The release artifact's check below asks `file` whether it is static.

@@ -6,12 +6,13 @@
 //! 3. `executor`: prepares the target and runs the plan, using `io`
 //!    (engines, targets, workers), telling `events`' observers as it goes
 //! 4. `result`: the one versioned results structure, merged exactly
-//! 5. `output` and `report`: every view of a result
+//! 5. `output` and `report`: every view of a result; `store` keeps every
+//!    result (SQLite or PostgreSQL) for history, baselines and trends
 //! 6. `remote`: the same executor on many hosts, merged into one result
 //! 7. `cmd`: the commands on top
 //!
 //! A module may use the ones below it in this list of layers, never above:
-//! cmd > remote > report > output > executor > events > plan > input > io > proto >
+//! cmd > remote > report > store > output > executor > events > plan > input > io > proto >
 //! result > spec > units, stats, error.
 
 #![deny(unreachable_pub)]
@@ -30,4 +31,5 @@ pub mod report;
 pub mod result;
 pub mod spec;
 pub mod stats;
+pub(crate) mod store;
 pub mod units;

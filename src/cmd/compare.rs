@@ -11,9 +11,20 @@ pub(crate) fn cmd_compare(a: &CompareArgs) -> Result<i32> {
     if let Some(profile) = super::capture::load_profile(&a.dirs[0])? {
         return compare_profile(a, &profile);
     }
+    // --against baseline: the store's baseline of the results' target and
+    // suite is the base, first.
+    let mut dirs = a.dirs.clone();
+    if a.against.is_some() {
+        dirs.insert(0, format!("{}baseline", crate::store::refs::PREFIX).into());
+    }
+    if dirs.len() < 2 {
+        return Err(VbError::input(
+            "compare takes two results or more (or one with --against baseline)",
+        ));
+    }
     let gate = report::compare::gate::Gate::parse(a.fail_below.as_deref(), a.fail_on.as_deref())?;
     crate::output::file::check_file(&a.output)?;
-    let sources = report::load(&a.dirs)?;
+    let sources = crate::store::refs::load(&dirs, a.store.store.as_deref())?;
     let all = report::items(&sources);
     let c = report::compare::match_runs(&sources, &all);
     let verdict = gate.judge(&c, &sources, &all);
@@ -78,10 +89,14 @@ fn compare_profile(a: &CompareArgs, profile: &crate::result::profile::Profile) -
             a.dirs.len() - 1
         )));
     };
-    if a.fail_on.is_some() || a.markdown || a.output.as_os_str() != "volbench-compare.html" {
+    if a.fail_on.is_some()
+        || a.markdown
+        || a.against.is_some()
+        || a.output.as_os_str() != "volbench-compare.html"
+    {
         return Err(VbError::input(
-            "compare PROFILE RESULT states the headroom: --fail-on, --markdown and -o apply to \
-             comparing results only (use --json and --fail-below)",
+            "compare PROFILE RESULT states the headroom: --fail-on, --markdown, --against and -o \
+             apply to comparing results only (use --json and --fail-below)",
         ));
     }
     if super::capture::load_profile(r)?.is_some() {

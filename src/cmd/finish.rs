@@ -5,12 +5,12 @@
 use crate::error::{Result, exit};
 use crate::output;
 use crate::output::file::OutputDir;
-use crate::output::sink::Sinks;
+use crate::output::sink::{Sink, Sinks};
 use crate::report;
 use crate::result::ResultDoc;
 use crate::result::diagnosis;
 use crate::result::expect::Expectation;
-use crate::spec::output::OutputSpec;
+use crate::spec::output::{OutputSpec, SinkSpec};
 
 /// The expectation recorded and the diagnosis made, before the result is
 /// written and shown.
@@ -149,8 +149,17 @@ impl Outputs {
                 .transpose()?
                 .map(std::sync::Arc::new),
             json: spec.json,
-            sinks: Sinks::open(&spec.sinks)?,
+            sinks: Sinks::new(spec.sinks.iter().map(open_sink).collect::<Result<_>>()?),
         })
+    }
+}
+
+/// The sink a spec names, reached and checked now (before any I/O). Each
+/// kind of sink is an arm here, at the top, since a sink may live in any
+/// layer above `output` (the results store does).
+fn open_sink(spec: &SinkSpec) -> Result<std::sync::Arc<dyn Sink>> {
+    match spec {
+        SinkSpec::Store(flag) => crate::store::sink::open(flag.as_deref()),
     }
 }
 

@@ -3,12 +3,15 @@
 //! `finish.rs`, which returns the process exit code.
 
 use crate::error::{Result, exit};
+use crate::input::args::results::StoreCommands;
 use crate::input::args::{Cli, Command, SuiteCommand};
 
+pub(crate) mod baseline;
 pub(crate) mod capture;
 pub(crate) mod clean;
 pub(crate) mod compare;
 pub(crate) mod finish;
+pub(crate) mod history;
 pub(crate) mod import;
 pub(crate) mod install;
 pub mod littles_law;
@@ -18,7 +21,9 @@ pub(crate) mod run;
 pub(crate) mod service;
 mod signals;
 pub(crate) mod stop;
+pub(crate) mod store;
 pub(crate) mod suite;
+pub(crate) mod trend;
 pub(crate) mod verify;
 
 /// `volbench agent [--session NAME [--task-env VAR]]` exactly as the
@@ -84,6 +89,9 @@ pub fn main(cli: Cli) -> Result<i32> {
         Command::Diskspd(a) => import::cmd_diskspd(&a),
         Command::Completions(a) => install::cmd_completions(a.shell),
         Command::Man(a) => install::cmd_man(&a),
+        Command::Store(StoreCommands::History(a)) => history::cmd_history(&a),
+        Command::Store(StoreCommands::Baseline(c)) => baseline::cmd_baseline(&c),
+        Command::Store(StoreCommands::Store(c)) => store::cmd_store(&c),
     }
 }
 

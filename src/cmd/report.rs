@@ -20,6 +20,9 @@ pub(crate) fn emit(path: Option<&Path>, text: &str) -> Result<()> {
 }
 
 pub(crate) fn cmd_report(a: &ReportArgs) -> Result<i32> {
+    if a.trend.trend {
+        return super::trend::cmd_trend(a);
+    }
     let profile = match a.dirs.as_slice() {
         [one] => super::capture::load_profile(one)?.map(|p| (one, p)),
         _ => None,
@@ -39,7 +42,7 @@ pub(crate) fn cmd_report(a: &ReportArgs) -> Result<i32> {
     };
     if let Some(o) = fio_dir {
         let dir = OutputDir::open(o)?;
-        let sources = report::load(&a.dirs)?;
+        let sources = crate::store::refs::load(&a.dirs, a.store.store.as_deref())?;
         let files = report::fio_json::fio_json_per_run(&sources)?;
         for (name, text) in &files {
             dir.write(name, text)?;
@@ -50,7 +53,7 @@ pub(crate) fn cmd_report(a: &ReportArgs) -> Result<i32> {
     if let Some(o) = &a.output {
         crate::output::file::check_file(o)?;
     }
-    let sources = report::load(&a.dirs)?;
+    let sources = crate::store::refs::load(&a.dirs, a.store.store.as_deref())?;
     let text: String = report::export::exporters(Some(a.format.into()))
         .render(&sources)?
         .into_iter()
@@ -58,6 +61,13 @@ pub(crate) fn cmd_report(a: &ReportArgs) -> Result<i32> {
         .collect();
     let out: Option<PathBuf> = match (&a.output, a.format, a.dirs.as_slice()) {
         (Some(o), _, _) => Some(o.clone()),
+        (None, ReportFormat::Html, [one]) if crate::store::refs::parse(one).is_some() => {
+            return Err(VbError::input(format!(
+                "{}: a report of a stored run is written where -o says (-o FILE, or -o - for \
+                 stdout)",
+                one.display()
+            )));
+        }
         (None, ReportFormat::Html, [one]) => Some(if one.is_dir() {
             one.join("report.html")
         } else {

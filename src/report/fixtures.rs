@@ -396,13 +396,23 @@ fn interval_hist(t: &OpTotals, f: f64) -> Vec<[u64; 2]> {
 /// (8 KiB random reads, 64 KiB sequential reads at a tenth of it), merged
 /// exactly into the totals as a real coordinator does.
 pub fn multi_host(iops: &[f64]) -> ResultDoc {
+    multi_host_intervals(iops, 5)
+}
+
+/// `multi_host` with `intervals` measured intervals per run (the store's
+/// benchmark: 1,000 hosts, 600 intervals).
+pub fn multi_host_intervals(iops: &[f64], intervals: usize) -> ResultDoc {
     use crate::result::merge::{Cluster, ClusterRun, HostResult, HostStatus, merge_runs};
     let run_fixtures = |f: f64| {
-        vec![
+        let mut r = vec![
             RunFixture::new("8k-random-read", Pattern::Randread, 100, 8 << 10).perf(f, 32.0e6 / f),
             RunFixture::new("64k-seq-read", Pattern::Read, 100, 64 << 10)
                 .perf(f / 10.0, 320.0e6 / f),
-        ]
+        ];
+        for x in &mut r {
+            x.intervals = intervals;
+        }
+        r
     };
     let hosts: Vec<HostResult> = iops
         .iter()

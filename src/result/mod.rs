@@ -5,6 +5,7 @@
 pub mod check;
 pub(crate) mod clean_json;
 pub(crate) mod cluster;
+pub mod conditions;
 pub mod counters;
 pub mod diagnosis;
 pub(crate) mod environment;

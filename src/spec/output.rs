@@ -17,12 +17,18 @@ pub(crate) struct OutputSpec {
     pub sinks: Vec<SinkSpec>,
 }
 
+/// The environment variable that names a store, as `--store` does.
+pub(crate) const STORE_ENV: &str = "VOLBENCH_STORE";
+
 /// A place a finished result goes that is not a text file, as its flag
-/// named it; `output::sink::open` makes each one. None is built in yet: a
-/// results store (`--store PATH|postgres://...`) is the first, its variant
-/// here and its arm in `open`.
+/// named it; `cmd::finish` opens each one before any I/O.
 #[derive(Debug, Clone)]
-pub(crate) enum SinkSpec {}
+pub(crate) enum SinkSpec {
+    /// `run --store [PATH|URL]` (or `$VOLBENCH_STORE`): the results store,
+    /// `store::sink`. The flag's text; `Some("")` is the flag alone (the
+    /// default store), `None` the variable's store.
+    Store(Option<String>),
+}
 
 /// One view of a set of results (`report --format`): its name is the
 /// flag's value.

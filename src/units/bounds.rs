@@ -102,6 +102,13 @@ pub const MIN_PLAN_CONCURRENCY: f64 = 0.001;
 pub const MAX_PLAN_CONCURRENCY: f64 = 1e9;
 /// A run name (--name, a suite's run name), in characters.
 pub const MAX_NAME_CHARS: usize = 128;
+/// `--store`'s path or URL, in bytes.
+pub const MAX_PATH_TEXT: usize = 4096;
+/// `history --limit`: runs one listing shows.
+pub const MAX_HISTORY_LIMIT: u64 = 1_000_000;
+/// A fio JSON output file `store import` reads (fio's own output of a
+/// long job with per-job clat percentiles is a few MiB).
+pub const MAX_FIO_JSON: u64 = 64 << 20;
 /// A suite or hosts file: these are hand-written text, never large.
 pub const MAX_INPUT_FILE: u64 = 1 << 20;
 /// `--launch-parallel`: launches in flight at once (at most one a host).

@@ -66,6 +66,8 @@ mod smb;
 mod smb_hostile;
 mod smb_multichannel;
 mod stops;
+mod store;
+mod store_pg;
 mod target_list;
 mod targets;
 mod targets_hosts;

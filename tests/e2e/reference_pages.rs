@@ -376,6 +376,19 @@ fn the_bounds_page_states_every_bound() {
             format!("at least {} to start", human(K8S_MIN_START)),
         ),
         (
+            "K8S_MIN_API",
+            "`--k8s-job`",
+            format!(
+                "each kubectl call to the API server gets at least {}",
+                human(K8S_MIN_API)
+            ),
+        ),
+        (
+            "MAX_K8S_RESOURCES",
+            "`--k8s-requests`, `--k8s-limits`",
+            format!("at most {MAX_K8S_RESOURCES} bytes each"),
+        ),
+        (
             "MAX_K8S_NAME",
             "`--k8s-namespace`",
             format!("at most {MAX_K8S_NAME} characters"),

@@ -2,15 +2,10 @@
 //! results go (`OutputArgs`), defined once.
 
 use std::path::PathBuf;
-use std::time::Duration;
 
 use clap::Args;
 
 use super::{CatalogueArg, HostArgs, live};
-use crate::error::Result;
-use crate::input::overrides::Overrides;
-use crate::spec::{Arrivals, EngineChoice, WriteSync};
-use crate::units::bounds;
 
 /// The flags `run` and `suite run` share, defined once. A value left out
 /// takes the suite's own or, failing that, `spec::defaults`.
@@ -150,6 +145,9 @@ pub struct OutputArgs {
 
     #[command(flatten)]
     pub live: live::LiveArgs,
+
+    #[command(flatten)]
+    pub keep: super::results::KeepArg,
 }
 
 impl OutputArgs {
@@ -159,80 +157,23 @@ impl OutputArgs {
             dir: self.output.clone(),
             json: self.json,
             dry_run: self.dry_run,
-            sinks: Vec::new(),
+            sinks: self.sinks(),
         }
     }
 }
 
-impl CommonArgs {
-    /// The shared flags, each value read once by its flag's rules: what a
-    /// suite takes from the command line, and what `run` builds on.
-    pub(crate) fn overrides(&self) -> Result<Overrides> {
-        use crate::units::{parse_count_in, parse_duration_in, parse_size_in};
-        let counts = |flag: &str, t: &Option<String>, hi: u64| {
-            t.as_deref()
-                .map(|t| crate::input::sweep::parse_counts(flag, t, 1, hi))
-                .transpose()
-        };
-        let seconds = |flag: &str, t: &Option<String>, lo, hi| {
-            t.as_deref()
-                .map(|t| parse_duration_in(flag, t, lo, hi).map(|d| d.as_secs_f64()))
-                .transpose()
-        };
-        Ok(Overrides {
-            target: self.target.clone(),
-            size: self
-                .size
-                .as_deref()
-                .map(|s| parse_size_in("--size", s, 1, bounds::MAX_SIZE))
-                .transpose()?,
-            files: counts("--files", &self.files, bounds::MAX_FILES)?,
-            threads: counts("--threads", &self.threads, bounds::MAX_THREADS)?,
-            iodepth: counts("--iodepth", &self.iodepth, bounds::MAX_IODEPTH)?,
-            duration_s: seconds(
-                "--duration",
-                &self.duration,
-                bounds::MIN_DURATION,
-                bounds::MAX_DURATION,
-            )?,
-            warmup_s: seconds("--warmup", &self.warmup, Duration::ZERO, bounds::MAX_WARMUP)?,
-            interval_s: seconds(
-                "--interval",
-                &self.interval,
-                bounds::MIN_INTERVAL,
-                bounds::MAX_INTERVAL,
-            )?,
-            engine: self
-                .engine
-                .as_deref()
-                .map(EngineChoice::parse)
-                .transpose()?,
-            write_sync: self
-                .write_sync
-                .as_deref()
-                .map(WriteSync::parse)
-                .transpose()?,
-            arrivals: self.arrivals.as_deref().map(Arrivals::parse).transpose()?,
-            seed: self
-                .seed
-                .as_deref()
-                .map(|t| parse_count_in("--seed", t, 0, u64::MAX))
-                .transpose()?,
-            buffered: self.buffered,
-            steady: self.steady,
-            allow_overwrite: self.allow_overwrite,
-            fill_bs: self
-                .fill
-                .fill_bs
-                .as_deref()
-                .map(|t| parse_size_in("--fill-bs", t, bounds::MIN_FILL_BS, bounds::MAX_FILL_BS))
-                .transpose()?,
-            invalidate: super::fill::invalidate_flag(&self.fill),
-            data: self.data.flags()?,
-            shape: crate::input::shape::from_flags(&self.shape)?,
-            reading: self.reading.spec()?,
-            multi_host: self.remote.is_multi_host(),
-            no_warmup_run: false,
-        })
+impl OutputArgs {
+    /// The sinks the flags (and the environment) name: the results store
+    /// when `--store` is given or `$VOLBENCH_STORE` set.
+    fn sinks(&self) -> Vec<crate::spec::output::SinkSpec> {
+        let from_env =
+            std::env::var(crate::spec::output::STORE_ENV).is_ok_and(|v| !v.trim().is_empty());
+        if self.keep.store.is_some() || from_env {
+            vec![crate::spec::output::SinkSpec::Store(
+                self.keep.store.clone(),
+            )]
+        } else {
+            Vec::new()
+        }
     }
 }

@@ -15,7 +15,7 @@ pub(crate) mod live;
 pub(crate) mod rate;
 pub(crate) mod reading;
 pub(crate) mod replay;
-mod report;
+pub mod results;
 mod run;
 pub(crate) mod shape;
 pub(crate) mod suite_variant;
@@ -30,7 +30,7 @@ pub use hosts::HostArgs;
 pub use import::{
     DiskspdRunArgs, FioRunArgs, ImportCommand, ImportRunArgs, ImportTo, MapArgs, VdbenchRunArgs,
 };
-pub use report::{CompareArgs, ReportArgs, ReportFormat};
+pub use results::{CompareArgs, ReportArgs, ReportFormat};
 pub use run::{MetaArgs, RunArgs};
 
 #[derive(Parser, Debug)]
@@ -139,6 +139,8 @@ pub enum Command {
     Completions(launch::CompletionsArgs),
     /// Print a man page (roff), or write all of them with --dir; README: Installing.
     Man(launch::ManArgs),
+    #[command(flatten)]
+    Store(results::StoreCommands),
 }
 
 #[allow(clippy::large_enum_variant)]

@@ -179,3 +179,43 @@ fn check_placeholders(word: &str) -> std::result::Result<bool, String> {
     }
     Ok(has_host)
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_builtin_is_named_once_in_the_help_and_the_guide() {
+        // A launcher's row is the one place its name and template live; the
+        // help of --launcher and the guide's table say it to the user.
+        use clap::CommandFactory;
+        let cli = crate::input::args::Cli::command();
+        let run = cli.find_subcommand("run").unwrap();
+        let arg = run
+            .get_arguments()
+            .find(|a| a.get_id() == "launcher")
+            .unwrap();
+        let help = arg.get_long_help().or(arg.get_help()).unwrap().to_string();
+        let guide = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/guide/many-hosts.md"),
+        )
+        .unwrap();
+        for (i, b) in BUILTIN.iter().enumerate() {
+            assert!(
+                BUILTIN[..i].iter().all(|o| o.name != b.name),
+                "{} twice",
+                b.name
+            );
+            assert!(help.contains(b.name), "--launcher's help lacks {}", b.name);
+            assert!(
+                guide.contains(&format!("| `{}`", b.name)),
+                "many-hosts.md's launcher table lacks {}",
+                b.name
+            );
+            let l = LaunchSpec::new(Some(b.name), None).unwrap();
+            assert_eq!(l.start, b.start);
+            assert_eq!(l.words.join(" "), b.template);
+        }
+    }
+}

@@ -4,6 +4,7 @@
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 pub(crate) mod counts;
+pub(crate) mod from_args;
 pub(crate) mod from_command;
 pub(crate) mod launcher;
 pub mod slurm;

@@ -1,8 +1,10 @@
 //! Sinks: where a finished result goes that is not a text file (a results
 //! store is the first). `output::export` writes views of results as text
 //! files into a directory; a sink takes the result itself somewhere else.
-//! `Sinks::open` makes the sinks an `OutputSpec` names, each reached and
-//! checked before any I/O; the one finish (`cmd::finish`) hands every sink
+//! The sinks an `OutputSpec` names are each reached and checked before any
+//! I/O (`cmd::finish::Outputs::open`, which knows every kind: a sink may
+//! live in a layer above this one, as the results store, `store::sink`,
+//! does); the one finish (`cmd::finish`) hands every sink
 //! the finished result on every ending that writes result.json (the run's
 //! end, a stop, the rescue), after result.json is written, so a sink that
 //! fails costs one line and never the result (without an output directory,
@@ -12,7 +14,6 @@ use std::sync::Arc;
 
 use crate::error::{Result, VbError};
 use crate::result::ResultDoc;
-use crate::spec::output::SinkSpec;
 
 /// A place a finished result goes.
 pub(crate) trait Sink: Send + Sync {
@@ -24,22 +25,14 @@ pub(crate) trait Sink: Send + Sync {
     fn put(&self, doc: &ResultDoc) -> Result<String>;
 }
 
-/// The sink a spec names, reached and checked now. Each kind of sink is
-/// an arm here (none is built in yet; a results store is the first).
-fn open(spec: &SinkSpec) -> Result<Arc<dyn Sink>> {
-    match *spec {}
-}
-
 /// The sinks a job's result goes to, in order.
 #[derive(Clone, Default)]
 pub(crate) struct Sinks(Vec<Arc<dyn Sink>>);
 
 impl Sinks {
-    /// The sinks `specs` name, each opened now (before any I/O): a store
-    /// that cannot be reached or written is bad input, not a lost result.
-    pub(crate) fn open(specs: &[SinkSpec]) -> Result<Self> {
-        let sinks = specs.iter().map(open).collect::<Result<_>>()?;
-        Ok(Sinks(sinks))
+    /// These sinks, in this order (each opened before any I/O).
+    pub(crate) fn new(sinks: Vec<Arc<dyn Sink>>) -> Self {
+        Sinks(sinks)
     }
 
     /// A sink made elsewhere (a test's).

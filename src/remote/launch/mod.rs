@@ -187,7 +187,6 @@ fn win_line(argv: &[String]) -> String {
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
-    use crate::input::hosts::launcher::BUILTIN;
     use crate::units::bounds::MAX_LAUNCHER_BYTES as MAX_TEMPLATE_BYTES;
 
     pub(super) fn args(l: &Launcher, host: &str, remote: &RemoteCmd) -> Vec<String> {
@@ -210,40 +209,6 @@ pub(super) mod tests {
             .output()
             .unwrap();
         String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    #[test]
-    fn every_builtin_is_named_once_in_the_help_and_the_guide() {
-        // A launcher's row is the one place its name and template live; the
-        // help of --launcher and the guide's table say it to the user.
-        use clap::CommandFactory;
-        let cli = crate::input::args::Cli::command();
-        let run = cli.find_subcommand("run").unwrap();
-        let arg = run
-            .get_arguments()
-            .find(|a| a.get_id() == "launcher")
-            .unwrap();
-        let help = arg.get_long_help().or(arg.get_help()).unwrap().to_string();
-        let guide = std::fs::read_to_string(
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/guide/many-hosts.md"),
-        )
-        .unwrap();
-        for (i, b) in BUILTIN.iter().enumerate() {
-            assert!(
-                BUILTIN[..i].iter().all(|o| o.name != b.name),
-                "{} twice",
-                b.name
-            );
-            assert!(help.contains(b.name), "--launcher's help lacks {}", b.name);
-            assert!(
-                guide.contains(&format!("| `{}`", b.name)),
-                "many-hosts.md's launcher table lacks {}",
-                b.name
-            );
-            let l = Launcher::new(Some(b.name), None).unwrap();
-            assert_eq!(l.is_slurm_step(), b.start == Start::SrunStep);
-            assert!(l.describe().contains(b.template), "{}", l.describe());
-        }
     }
 
     #[test]

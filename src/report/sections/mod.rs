@@ -7,3 +7,4 @@ pub(crate) mod host_scaling;
 pub(crate) mod hosts;
 pub(crate) mod search;
 pub(crate) mod targets;
+pub(crate) mod trend;

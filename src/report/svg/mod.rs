@@ -65,6 +65,8 @@ pub(crate) enum Fmt {
     Mix,
     /// A size given as its base-2 logarithm: 12 -> "4 KiB".
     Log2Size,
+    /// A time as seconds since 1970, shown as "11-28 14:05" (UTC).
+    Date,
 }
 
 pub(crate) fn fmt_value(v: f64, f: Fmt) -> String {
@@ -82,6 +84,12 @@ pub(crate) fn fmt_value(v: f64, f: Fmt) -> String {
             crate::units::format_size(1u64 << v as u32)
         }
         Fmt::Log2Size => String::new(),
+        Fmt::Date if (0.0..1e11).contains(&v) => {
+            let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs(v as u64);
+            let text = humantime::format_rfc3339_seconds(t).to_string();
+            text.get(5..16).unwrap_or_default().replace('T', " ")
+        }
+        Fmt::Date => String::new(),
     }
 }
 

@@ -4,6 +4,7 @@
 
 pub mod hosts;
 pub mod nfs;
+pub mod postgres;
 pub mod smb;
 pub mod volume;
 
