@@ -4,6 +4,7 @@
 
 pub mod args;
 pub mod catalogue;
+pub(crate) mod common_flags;
 pub(crate) mod expect;
 pub(crate) mod file;
 pub(crate) mod flags;

@@ -57,11 +57,12 @@ impl Store {
                     // Missing directories are made only for the default
                     // location, which volbench chose itself.
                     let parents = location::default_file().is_ok_and(|d| &d == p);
-                    sqlite::file::Mode::Write { parents }
+                    // `self::`: our module, not a crate of that name.
+                    self::sqlite::file::Mode::Write { parents }
                 } else {
-                    sqlite::file::Mode::Read
+                    self::sqlite::file::Mode::Read
                 };
-                Box::new(sqlite::Sqlite::open(p, mode)?)
+                Box::new(self::sqlite::Sqlite::open(p, mode)?)
             }
             Location::Postgres(u) => Box::new(postgres::Postgres::open(u, write)?),
         };

@@ -376,6 +376,21 @@ fn the_bounds_page_states_every_bound() {
             format!("at least {} to start", human(K8S_MIN_START)),
         ),
         (
+            "MAX_PATH_TEXT",
+            "`--store`",
+            format!("at most {MAX_PATH_TEXT} bytes"),
+        ),
+        (
+            "MAX_HISTORY_LIMIT",
+            "`history --limit`",
+            span(n(1), n(MAX_HISTORY_LIMIT)),
+        ),
+        (
+            "MAX_FIO_JSON",
+            "`store import`",
+            format!("fio JSON output at most {}", format_size(MAX_FIO_JSON)),
+        ),
+        (
             "K8S_MIN_API",
             "`--k8s-job`",
             format!(

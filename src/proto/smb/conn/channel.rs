@@ -82,7 +82,7 @@ pub struct Channel {
     segs: Vec<Seg>,
     seg_at: usize,
     seg_off: usize,
-    pub(super) rx: super::rx::Rx,
+    pub(super) rx: super::rxbuf::Rx,
     pub(super) stats: ChannelStats,
     /// Completions found while a synchronous call waited for its own.
     pub(super) backlog: Vec<Completion>,
@@ -130,7 +130,7 @@ impl Channel {
             segs: Vec::with_capacity(1024),
             seg_at: 0,
             seg_off: 0,
-            rx: super::rx::Rx::new(opts.max_frame),
+            rx: super::rxbuf::Rx::new(opts.max_frame),
             stats: ChannelStats::default(),
             backlog: Vec::new(),
             kept: Vec::new(),

@@ -6,6 +6,7 @@
 pub mod channel;
 pub mod queue;
 pub mod rx;
+pub mod rxbuf;
 pub mod slots;
 pub mod socket;
 pub mod wait;

@@ -8,7 +8,7 @@
 use std::time::Instant;
 
 use super::super::consts::{Command, status};
-use super::super::crypto::sign::{self, Running};
+use super::super::crypto::sign;
 use super::super::error::{SmbError, SmbResult};
 use super::super::header::{
     HEADER_LEN, Header, TRANSFORM_ID, TRANSFORM_LEN, decode_frame_len, decode_header,
@@ -17,67 +17,13 @@ use super::super::header::{
 use super::super::msg::{file, info};
 use super::super::wire::Malformed;
 use super::channel::Channel;
+use super::rxbuf::{Direct, State};
 use super::slots::{InFlight, Sink};
 use super::{Completion, Outcome};
 
 /// A READ reply whose data still to come is at least this long is received
 /// into the caller's buffer directly.
 const DIRECT_MIN: usize = 16 * 1024;
-/// Unsealed channels need the buffer only for replies that are not READ
-/// data: metadata, listings, interface lists.
-const PLAIN_BUFFER: usize = 512 * 1024;
-
-// One per channel, switched per large READ: kept inline (no box), so
-// entering the direct state allocates nothing.
-#[allow(clippy::large_enum_variant)]
-enum State {
-    /// Between frames, or inside one that is being buffered whole.
-    Frame,
-    /// Receiving a READ reply's data into the caller's buffer.
-    Direct(Direct),
-}
-
-struct Direct {
-    header: Header,
-    dst: *mut u8,
-    got: usize,
-    data_len: usize,
-    /// Frame bytes after the data (padding), read and discarded.
-    trailing: usize,
-    run: Option<Running>,
-    wire: usize,
-}
-
-pub struct Rx {
-    buf: Vec<u8>,
-    start: usize,
-    end: usize,
-    state: State,
-}
-
-impl Rx {
-    pub fn new(max_frame: usize) -> Rx {
-        Rx {
-            buf: vec![0; (max_frame + 4).min(PLAIN_BUFFER)],
-            start: 0,
-            end: 0,
-            state: State::Frame,
-        }
-    }
-
-    /// Sizes the buffer for the negotiated frames: whole frames when sealed
-    /// (a sealed frame is opened in one piece).
-    pub fn resize(&mut self, max_frame: usize, sealed: bool) {
-        let want = if sealed {
-            max_frame + 4
-        } else {
-            (max_frame + 4).min(PLAIN_BUFFER)
-        };
-        if want > self.buf.len() {
-            self.buf.resize(want, 0);
-        }
-    }
-}
 
 fn malformed(ch: &mut Channel, m: Malformed) -> SmbError {
     let e = SmbError::protocol(&ch.peer().to_string(), m);
