@@ -12,6 +12,33 @@ use crate::result::ResultDoc;
 use crate::result::diagnosis;
 use crate::result::expect::Expectation;
 
+/// Where the end of a run prints what: stdout is for data when a flag put
+/// data there, stderr for a person.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Show {
+    /// `--json`: the result on stdout.
+    pub json: bool,
+    /// `--live -` or `--live-csv -`: stdout carries the interval lines, so
+    /// the table goes to stderr (a pipe into jq reads JSON lines only).
+    pub live_on_stdout: bool,
+    /// `-q`: nothing for a person but errors: no fill line, no findings, no
+    /// paths; the tables only when they are the run's one record (no
+    /// --output, no --json).
+    pub quiet: bool,
+}
+
+impl Show {
+    pub(crate) fn of(o: &crate::input::args::OutputArgs) -> Self {
+        let stdout =
+            |p: &Option<std::path::PathBuf>| p.as_deref().is_some_and(output::file::is_stdout);
+        Show {
+            json: o.json,
+            live_on_stdout: stdout(&o.live.live) || stdout(&o.live.live_csv),
+            quiet: o.live.quiet,
+        }
+    }
+}
+
 /// `--expect` checked and worked out before any I/O.
 pub(crate) fn expectation(c: &CommonArgs) -> Result<Option<Expectation>> {
     let from = match &c.expect_from {
@@ -102,13 +129,24 @@ fn headroom(doc: &mut ResultDoc, shown: &str, profile: &crate::result::profile::
 /// The table is printed first: whatever happens to the files, the numbers
 /// reach the user. If the output directory cannot be written after all,
 /// the files go to a new private directory instead, and the user is told.
-pub(crate) fn finish(doc: &ResultDoc, out_dir: Option<&OutputDir>, json: bool) -> Result<i32> {
-    let summary = output::summary(doc);
-    if json {
-        eprintln!("{summary}");
-        println!("{}", output::to_json(doc)?);
+pub(crate) fn finish(doc: &ResultDoc, out_dir: Option<&OutputDir>, show: Show) -> Result<i32> {
+    if show.quiet {
+        // The tables alone, and only where nothing else keeps the result.
+        if out_dir.is_none() && !show.json {
+            let text = output::tables_only(doc);
+            if show.live_on_stdout {
+                eprintln!("{text}");
+            } else {
+                println!("{text}");
+            }
+        }
+    } else if show.json || show.live_on_stdout {
+        eprintln!("{}", output::summary(doc));
     } else {
-        println!("{summary}");
+        println!("{}", output::summary(doc));
+    }
+    if show.json {
+        println!("{}", output::to_json(doc)?);
     }
     let mut write_error = None;
     if let Some(dir) = out_dir {
@@ -134,7 +172,7 @@ pub(crate) fn finish(doc: &ResultDoc, out_dir: Option<&OutputDir>, json: bool) -
                 fallback.ok()
             }
         };
-        if let Some(p) = saved_in {
+        if let Some(p) = saved_in.filter(|_| !show.quiet) {
             eprintln!("results: {}", p.join("result.json").display());
             eprintln!("report: {}", p.join("report.html").display());
         }

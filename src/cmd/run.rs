@@ -290,7 +290,7 @@ pub(crate) fn run_here(
     // The terminal and the live outputs the flags ask for, each file
     // created and port bound before any I/O.
     let obs = crate::output::live::observers(&o.live)?;
-    let (stop, finisher) = stop::arm(out, o.json, expect)?;
+    let (stop, finisher) = stop::arm(out, super::finish::Show::of(o), expect)?;
     if let Some(s) = shown {
         eprint!("{s}");
     }
@@ -432,7 +432,8 @@ fn on_hosts(
     // The hosts get STOP_TIMEOUT to report after a stop, and the merge a moment.
     let grace = coordinator::STOP_TIMEOUT + stop::GRACE;
     let obs = crate::output::live::observers(&c.out.live)?;
-    let (stop, finisher) = stop::arm_with_grace(out, c.out.json, road.expect, grace)?;
+    let (stop, finisher) =
+        stop::arm_with_grace(out, super::finish::Show::of(&c.out), road.expect, grace)?;
     obs.note(&format!(
         "{} hosts, {} targets",
         opts.hosts.len(),

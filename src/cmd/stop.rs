@@ -30,7 +30,7 @@ pub(crate) const GRACE: Duration = Duration::from_secs(2);
 #[derive(Clone)]
 pub(crate) struct Job {
     out: Option<Arc<OutputDir>>,
-    json: bool,
+    show: super::finish::Show,
     expect: Option<Expectation>,
 }
 
@@ -81,10 +81,10 @@ pub(crate) fn stop_flag() -> Result<Arc<AtomicBool>> {
 /// the stop flag.
 pub(crate) fn arm(
     out: Option<OutputDir>,
-    json: bool,
+    show: super::finish::Show,
     expect: Option<Expectation>,
 ) -> Result<(Arc<AtomicBool>, Job)> {
-    arm_with_grace(out, json, expect, GRACE)
+    arm_with_grace(out, show, expect, GRACE)
 }
 
 /// `arm` for a job whose own wind-down may take longer than `GRACE`: the
@@ -92,7 +92,7 @@ pub(crate) fn arm(
 /// measured (a stop's result then holds every host's runs so far).
 pub(crate) fn arm_with_grace(
     out: Option<OutputDir>,
-    json: bool,
+    show: super::finish::Show,
     expect: Option<Expectation>,
     grace: Duration,
 ) -> Result<(Arc<AtomicBool>, Job)> {
@@ -100,7 +100,7 @@ pub(crate) fn arm_with_grace(
     let stop = stop_flag()?;
     let job = Job {
         out: out.map(Arc::new),
-        json,
+        show,
         expect,
     };
     *lock(&JOB) = Some(job.clone());
@@ -126,7 +126,7 @@ impl Job {
             eprintln!("{}", stopped_line(&doc));
         }
         let doc = super::finish::annotate(doc, self.expect.clone());
-        super::finish::finish(&doc, self.out.as_deref(), self.json)
+        super::finish::finish(&doc, self.out.as_deref(), self.show)
     }
 }
 

@@ -5,6 +5,7 @@
 pub(crate) mod capture;
 pub mod data;
 pub(crate) mod fill;
+pub mod help;
 pub(crate) mod host_counts;
 pub(crate) mod hosts;
 pub(crate) mod launch;
@@ -28,12 +29,9 @@ pub use hosts::HostArgs;
     name = "volbench",
     version = super::version::LONG,
     about = "Storage benchmark for volumes, file shares and disks: the vendors' methods in one binary",
-    long_about = None,
-    after_help = "Exit codes: 0 done; 1 the run failed (I/O error); 2 bad input; \
-                  3 refused for safety; 4 target unusable; 5 data cannot be checked (written \
-                  without --verify); 130 interrupted (results so far written). \
-                  Every number has a stated bound, checked before any I/O (docs/reference/bounds.md)."
+    long_about = None
 )]
+// The exit codes and `run -h`'s short list are set in help.rs.
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -417,14 +415,10 @@ pub struct CompareArgs {
     #[arg(value_name = "DIR", num_args = 2.., required = true)]
     pub dirs: Vec<PathBuf>,
 
-    /// Where to write the HTML comparison report; `-` for none.
-    #[arg(
-        short = 'o',
-        long,
-        value_name = "FILE",
-        default_value = "volbench-compare.html"
-    )]
-    pub output: PathBuf,
+    /// Write the HTML comparison report to FILE (none without it, so a
+    /// comparison leaves nothing in the current directory; `-`: none).
+    #[arg(short = 'o', long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
 
     /// Print the comparison table as Markdown instead of a terminal table.
     #[arg(long, conflicts_with = "json")]
