@@ -160,9 +160,13 @@ fn windows(
     eprintln!(
         "xtask: no Windows zip: {}",
         stale.unwrap_or_else(|| format!(
-            "no volbench.exe in {} (scripts/windows-build {})",
+            "no volbench.exe in {} ({})",
             target_dir.join(WINDOWS).display(),
-            if debug { "" } else { "--profile dist" }
+            if debug {
+                "scripts/windows-build"
+            } else {
+                "scripts/windows-build --profile dist"
+            }
         ))
     );
     Ok(None)

@@ -201,8 +201,8 @@ pub fn render(product: &str, triple: &str, crates: &[Crate]) -> String {
     }
     if !bare.is_empty() {
         s.push_str(
-            "\nThese ship no licence file in their source; their manifests' licence\n\
-             expressions above apply, with the standard texts of those licences:\n",
+            "\nThese ship no licence file in their source; the licence expressions of\n\
+             their manifests apply (those licences' texts are among the texts below):\n",
         );
         for b in &bare {
             s.push_str(&format!("  {b}\n"));
