@@ -1,20 +1,32 @@
 #!/usr/bin/env bash
-# The whole test suite, from a fresh machine: installs what the tests need
-# (when run as root on Debian), checks formatting and lints, then runs every
-# unit and end-to-end test. Tests that need root, loop devices, namespaces or
-# io_uring probe for them and print why they skip.
+# The whole test suite: checks formatting and lints, then runs every unit and
+# end-to-end test. Tests that need root, loop devices, namespaces, io_uring,
+# a package or Wine probe for them and skip, saying why; the skips are listed
+# at the end.
 #
-#   ./test.sh          everything (what CI runs)
-#   ./test.sh --quick  format, lints and unit tests only: the fast lane while editing
+#   ./test.sh            everything this machine can run; installs nothing
+#                        system-wide (fio-plot goes into target/py, a venv)
+#   ./test.sh --install  also, as root on Debian: the packages the tests need
+#                        (apt-get), then the Windows build (mingw-w64, Debian's
+#                        rustc-web 1.85 in /usr/bin, Wine and a Wine prefix in
+#                        ~/.volbench-wine) and its Wine tests. CI=true implies
+#                        it (VOLBENCH_INSTALL=1 too); .ci/run passes it.
+#   ./test.sh --quick    format, lints and unit tests only: the fast lane while editing
 set -euo pipefail
 cd "$(dirname "$0")"
 
+usage() { echo "usage: ./test.sh [--quick] [--install]" >&2; exit 2; }
 quick=0
-case "${1:-}" in
-  --quick) quick=1 ;;
-  "") ;;
-  *) echo "usage: ./test.sh [--quick]" >&2; exit 2 ;;
-esac
+install=${VOLBENCH_INSTALL:-0}
+[[ ${CI:-} == true ]] && install=1
+for arg in "$@"; do
+  case $arg in
+    --quick) quick=1 ;;
+    --install) install=1 ;;
+    *) usage ;;
+  esac
+done
+[[ $install == 1 ]] || install=0
 
 if ((!quick)); then
   need=()
@@ -37,6 +49,8 @@ if ((!quick)); then
   # fio's fio_jsonplus_clat2csv (Debian's python3) imports six, which fio
   # does not depend on.
   /usr/bin/python3 -c 'import six' 2>/dev/null || need+=(python3-six)
+  # fio-plot's virtual environment below.
+  /usr/bin/python3 -c 'import venv, ensurepip' 2>/dev/null || need+=(python3-venv)
   # The live tests start a real Prometheus scraping --metrics-listen and
   # check the exposition with promtool; they query it with curl.
   command -v prometheus >/dev/null || need+=(prometheus)
@@ -57,30 +71,60 @@ if ((!quick)); then
   # The results store's PostgreSQL tests start their own cluster
   # (tests/e2e/common/postgres.rs) from Debian's server binaries.
   compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || need+=(postgresql)
-  # The man pages are read back with man -l.
+  # The man pages are read back with man -l (and the Windows zip's pages
+  # are made with it).
   command -v man >/dev/null || need+=(man-db)
-  # The release artifact's check below asks `file` whether it is static.
+  # The release artifact's check below asks `file` whether it is static;
+  # cargo xtask dist zips the Windows build.
   command -v file >/dev/null || need+=(file)
+  command -v zip >/dev/null || need+=(zip)
+  command -v unzip >/dev/null || need+=(unzip)
   if ((${#need[@]})); then
-    if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
+    if ((install)) && [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
       echo "test.sh: installing ${need[*]}" >&2
       export DEBIAN_FRONTEND=noninteractive
       apt-get update -qq >/dev/null
       apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+    elif ((install)); then
+      echo "test.sh: missing ${need[*]} (--install needs root and apt-get); the tests that need them will skip" >&2
     else
-      echo "test.sh: missing ${need[*]}; the tests that need them will skip" >&2
+      echo "test.sh: missing ${need[*]}; the tests that need them will skip (./test.sh --install, as root, installs them)" >&2
     fi
   fi
 fi
 
 if ((!quick)); then
   # fio's ecosystem reads volbench's fio JSON in the tests: the real
-  # fio-plot, pinned (fio's own fio_jsonplus_clat2csv comes with fio).
-  if ! python3 -c 'import fio_plot' 2>/dev/null; then
-    python3 -m pip install -q fio-plot==1.1.21 >/dev/null ||
-      echo "test.sh: cannot install fio-plot; the test that draws with it will skip" >&2
+  # fio-plot, pinned (fio's own fio_jsonplus_clat2csv comes with fio), in a
+  # virtual environment of the checkout's own, never the system's Python.
+  if python3 -c 'import fio_plot' 2>/dev/null; then
+    :
+  elif [[ -x target/py/bin/python ]] && target/py/bin/python -c 'import fio_plot' 2>/dev/null; then
+    export VOLBENCH_FIO_PLOT_PYTHON=$PWD/target/py/bin/python
+  elif python3 -m venv target/py >/dev/null 2>&1 &&
+      target/py/bin/python -m pip install -q fio-plot==1.1.21 >/dev/null 2>&1; then
+    export VOLBENCH_FIO_PLOT_PYTHON=$PWD/target/py/bin/python
+  else
+    echo "test.sh: cannot install fio-plot into target/py; the test that draws with it will skip" >&2
   fi
 fi
+
+# Every test that skips appends "name: why" here (tests/e2e/common skip()),
+# listed at the end: a skip is never only a line in captured output.
+export VOLBENCH_SKIP_LOG=$PWD/target/test-skips.txt
+mkdir -p target
+: >"$VOLBENCH_SKIP_LOG"
+skips() {
+  local n
+  n=$(sort -u "$VOLBENCH_SKIP_LOG" | grep -c . || true)
+  if ((n)); then
+    echo "test.sh: $n tests skipped:" >&2
+    sort -u "$VOLBENCH_SKIP_LOG" | sed 's/^/  SKIP /' >&2
+  else
+    echo "test.sh: no test skipped" >&2
+  fi
+}
+trap skips EXIT
 
 # Guardrails: formatting and lints fail the run like a failing test. The
 # layering (no import cycle) and file-size rules are tests/architecture.rs.
@@ -96,6 +140,23 @@ if ((quick)); then
   exit 0
 fi
 cargo build --quiet --all-targets
+# Windows (docs/guide/windows.md): Debian's rustc-web 1.85 checks the Linux
+# build against the declared rust-version, and builds volbench's overlapped
+# engine and volbench.exe for Windows, which tests/e2e/windows.rs runs under
+# Wine (the exe: target/x86_64-pc-windows-gnu/debug/volbench.exe).
+# It installs system-wide (mingw-w64, rustc-web in /usr/bin, Wine, a Wine
+# prefix in the home directory): only with --install (CI). Without it the
+# Wine tests skip (VOLBENCH_WINE=0), whatever old volbench.exe lies in target/.
+if ((install)) && [[ $(uname -m) == x86_64 && $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
+  scripts/windows-build up >/dev/null
+  scripts/windows-build msrv --quiet
+  scripts/windows-build check --quiet
+  scripts/windows-build harness --quiet
+  scripts/windows-build --quiet
+  windows_built=1
+elif ((!install)); then
+  export VOLBENCH_WINE=0
+fi
 # The static build the launchers test runs in a root with no C library
 # (dev profile: a fraction of a release build's time; same linking).
 if [[ $(uname -m) == x86_64 ]]; then
@@ -112,22 +173,23 @@ if [[ $(uname -m) == x86_64 ]]; then
   listing=$(tar -tzf "$tarball")
   fail() { echo "test.sh: cargo xtask dist: $*" >&2; exit 1; }
   file -b "$dist/$top/volbench" | grep -q 'static.*linked' || fail "$(file -b "$dist/$top/volbench")"
+  # The Windows zip, when the build above made volbench.exe: the exe, its
+  # pages as text, the licences; in SHA256SUMS (checked above).
+  zip=$(ls "$dist"/volbench-*-x86_64-windows.zip 2>/dev/null || true)
+  if [[ ${windows_built:-} && -z $zip ]]; then fail "no Windows zip though volbench.exe was built"; fi
+  if [[ -n $zip ]]; then
+    ztop=$(basename "$zip" .zip)
+    zlisting=$(unzip -Z1 "$zip")
+    for f in volbench.exe man/volbench.txt man/volbench-run.txt README.md LICENSE-MIT THIRD-PARTY-NOTICES.txt; do
+      grep -qx "$ztop/$f" <<<"$zlisting" || fail "no $f in $(basename "$zip")"
+    done
+  fi
   for sub in $("$dist/$top/volbench" --help | awk '/^Commands:/{f=1;next} f&&/^$/{exit} f&&/^  [a-z]/{print $1}'); do
     [[ $sub == help ]] || grep -qx "$top/man/man1/volbench-$sub.1" <<<"$listing" || fail "no man page for $sub"
   done
-  for f in man/man1/volbench.1 completions/volbench.bash completions/_volbench completions/volbench.fish; do
+  for f in man/man1/volbench.1 completions/volbench.bash completions/_volbench completions/volbench.fish \
+      README.md docs/reference/exit-codes.md LICENSE-MIT LICENSE-APACHE THIRD-PARTY-NOTICES.txt; do
     grep -qx "$top/$f" <<<"$listing" || fail "no $f"
   done
-fi
-# Windows (docs/guide/windows.md): Debian's rustc-web 1.85 checks the Linux
-# build against the declared rust-version, and builds volbench's overlapped
-# engine and volbench.exe for Windows, which tests/e2e/windows.rs runs under
-# Wine (the exe: target/x86_64-pc-windows-gnu/debug/volbench.exe).
-if [[ $(uname -m) == x86_64 && $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
-  scripts/windows-build up >/dev/null
-  scripts/windows-build msrv --quiet
-  scripts/windows-build check --quiet
-  scripts/windows-build harness --quiet
-  scripts/windows-build --quiet
 fi
 cargo test --quiet -- --test-threads="${VOLBENCH_TEST_THREADS:-2}"

@@ -8,6 +8,7 @@
 #                        [--cases psync-pagecache,uring-direct,seq-read-64k,seq-write-64k]
 #                        [--bin PATH]   (a volbench binary to use instead of building one,
 #                                        e.g. to compare two builds, run after run)
+#   VSFIO_PROFILE=release  builds the quick profile instead of `dist` (the artifact's)
 #   (seq-write-64k-fresh: fio with --refill_buffers, fresh data per write as volbench writes)
 #
 # Cases (fio's names for the options):
@@ -73,9 +74,12 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 if [[ -n $bin ]]; then
   volbench=$bin
 else
-  echo "vs-fio: building volbench (release)" >&2
-  (cd "$repo" && cargo build --release --quiet) || die "cargo build --release failed"
-  volbench=${CARGO_TARGET_DIR:-$repo/target}/release/volbench
+  # The artifact's profile (Cargo.toml: `dist`, what `cargo xtask dist`
+  # ships); VSFIO_PROFILE=release measures the quick first-build profile.
+  profile=${VSFIO_PROFILE:-dist}
+  echo "vs-fio: building volbench (profile $profile)" >&2
+  (cd "$repo" && cargo build --profile "$profile" --quiet) || die "cargo build --profile $profile failed"
+  volbench=${CARGO_TARGET_DIR:-$repo/target}/$profile/volbench
 fi
 [[ -x $volbench ]] || die "no binary at $volbench"
 

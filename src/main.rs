@@ -1,4 +1,3 @@
-use clap::Parser;
 use clap::error::ErrorKind;
 
 fn main() {
@@ -15,7 +14,7 @@ fn main() {
     let first: Vec<std::ffi::OsString> = std::env::args_os().skip(1).take(6).collect();
     let outcome = match volbench::cmd::agent_fast_path(&first) {
         Some(outcome) => outcome,
-        None => match volbench::input::args::Cli::try_parse() {
+        None => match volbench::input::args::help::parse() {
             Ok(cli) => volbench::cmd::main(cli),
             Err(e) => bad_arguments(e),
         },
@@ -93,9 +92,14 @@ fn hints(e: &clap::Error) -> String {
     let value = text(ContextKind::InvalidValue).into_iter().next();
     // Another tool's name wins over clap's guess by spelling (--rwmixread
     // is fio's --read-pct, not a misspelt --rw).
+    let argv: Vec<String> = std::env::args_os()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let within = volbench::input::foreign_flags::front_end(&argv);
     let hint = text(ContextKind::InvalidArg)
         .first()
-        .and_then(|arg| volbench::input::foreign_flags::hint(arg, value.as_deref()));
+        .and_then(|arg| volbench::input::foreign_flags::hint(arg, value.as_deref(), within));
     if let Some(h) = hint {
         out.push_str(&format!("; {h}"));
     } else if !suggested.is_empty() {

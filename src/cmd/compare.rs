@@ -23,7 +23,11 @@ pub(crate) fn cmd_compare(a: &CompareArgs) -> Result<i32> {
         ));
     }
     let gate = report::compare::gate::Gate::parse(a.fail_below.as_deref(), a.fail_on.as_deref())?;
-    crate::output::file::check_file(&a.output)?;
+    // `-o -` is "none", as before -o became the only way to ask for one.
+    let html_to = a.output.as_deref().filter(|o| o.as_os_str() != "-");
+    if let Some(o) = html_to {
+        crate::output::file::check_file(o)?;
+    }
     let sources = crate::store::refs::load(&dirs, a.store.store.as_deref())?;
     let all = report::items(&sources);
     let c = report::compare::match_runs(&sources, &all);
@@ -36,10 +40,10 @@ pub(crate) fn cmd_compare(a: &CompareArgs) -> Result<i32> {
     for w in &c.warnings {
         eprintln!("warning: {w}");
     }
-    if a.output.as_os_str() != "-" {
+    if let Some(o) = html_to {
         let html = report::html::render(&report::compare::page(&sources))?;
-        emit(Some(&a.output), &html)?;
-        eprintln!("comparison report: {}", a.output.display());
+        emit(Some(o), &html)?;
+        eprintln!("comparison report: {}", o.display());
     }
     Ok(gate.exit_code(&verdict))
 }
@@ -89,11 +93,7 @@ fn compare_profile(a: &CompareArgs, profile: &crate::result::profile::Profile) -
             a.dirs.len() - 1
         )));
     };
-    if a.fail_on.is_some()
-        || a.markdown
-        || a.against.is_some()
-        || a.output.as_os_str() != "volbench-compare.html"
-    {
+    if a.fail_on.is_some() || a.markdown || a.against.is_some() || a.output.is_some() {
         return Err(VbError::input(
             "compare PROFILE RESULT states the headroom: --fail-on, --markdown, --against and -o \
              apply to comparing results only (use --json and --fail-below)",

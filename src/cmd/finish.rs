@@ -53,12 +53,26 @@ fn headroom(doc: &mut ResultDoc, shown: &str, profile: &crate::result::profile::
 /// Then each sink gets the result (`output::sink`): result.json is on
 /// disk before any of them is tried.
 pub(crate) fn finish(doc: &ResultDoc, to: &Outputs) -> Result<i32> {
-    let summary = output::summary(doc);
-    if to.json {
-        eprintln!("{summary}");
-        println!("{}", output::to_json(doc)?);
+    if to.quiet {
+        // `-q`: the tables alone, and only where nothing else keeps the
+        // result (no --output, no --json).
+        if to.dir.is_none() && !to.json {
+            let text = output::tables_only(doc);
+            if to.live_on_stdout {
+                eprintln!("{text}");
+            } else {
+                println!("{text}");
+            }
+        }
+    } else if to.json || to.live_on_stdout {
+        // stdout carries data (the result, or the interval lines a reader
+        // such as jq parses): the table is for a person, on stderr.
+        eprintln!("{}", output::summary(doc));
     } else {
-        println!("{summary}");
+        println!("{}", output::summary(doc));
+    }
+    if to.json {
+        println!("{}", output::to_json(doc)?);
     }
     let mut write_error = None;
     let mut saved = None;
@@ -66,8 +80,10 @@ pub(crate) fn finish(doc: &ResultDoc, to: &Outputs) -> Result<i32> {
         let (written, error) = write_files(doc, dir);
         write_error = error;
         if let Some(p) = written {
-            eprintln!("results: {}", p.join("result.json").display());
-            eprintln!("report: {}", p.join("report.html").display());
+            if !to.quiet {
+                eprintln!("results: {}", p.join("result.json").display());
+                eprintln!("report: {}", p.join("report.html").display());
+            }
             saved = Some(p.join("result.json"));
         }
     }
@@ -135,6 +151,11 @@ fn write_files(doc: &ResultDoc, dir: &OutputDir) -> (Option<std::path::PathBuf>,
 pub(crate) struct Outputs {
     pub dir: Option<std::sync::Arc<OutputDir>>,
     pub json: bool,
+    /// `--live -` or `--live-csv -`: stdout carries the interval lines, so
+    /// the table goes to stderr.
+    pub live_on_stdout: bool,
+    /// `-q`: nothing for a person but errors.
+    pub quiet: bool,
     pub sinks: Sinks,
 }
 
@@ -149,6 +170,8 @@ impl Outputs {
                 .transpose()?
                 .map(std::sync::Arc::new),
             json: spec.json,
+            live_on_stdout: spec.live_on_stdout,
+            quiet: spec.quiet,
             sinks: Sinks::new(spec.sinks.iter().map(open_sink).collect::<Result<_>>()?),
         })
     }
@@ -180,6 +203,8 @@ pub(crate) mod tests {
         Outputs {
             dir: Some(Arc::new(OutputDir::open(dir).unwrap())),
             json: false,
+            live_on_stdout: false,
+            quiet: false,
             sinks: s,
         }
     }

@@ -2,10 +2,10 @@
 //! definitions, so they never disagree with `--help`.
 
 use clap::builder::PossibleValuesParser;
-use clap::{Command, CommandFactory, ValueHint};
+use clap::{Command, ValueHint};
 
 use crate::error::{Result, VbError, exit};
-use crate::input::args::Cli;
+use crate::input::args::help;
 use crate::input::args::launch::{CompletionShell, ManArgs};
 
 /// The words a value can be, for completion only: the flags stay text in
@@ -13,10 +13,17 @@ use crate::input::args::launch::{CompletionShell, ManArgs};
 /// change the completion scripts and nothing a command accepts. The unit
 /// test below parses each word with the spec's parser, so a list cannot
 /// offer what `run` refuses.
-/// `--engine`'s words: auto, then every row of the engine table.
+/// `--engine`'s words: auto, then every engine of the table that runs on
+/// the system this binary was built for (no `overlapped` on Linux, no
+/// `io_uring` on Windows: `run` refuses them there).
 fn engines() -> Vec<&'static str> {
     std::iter::once("auto")
-        .chain(crate::spec::ENGINES.iter().map(|r| r.name))
+        .chain(
+            crate::spec::ENGINES
+                .iter()
+                .filter(|r| r.caps.platform.runs_here())
+                .map(|r| r.name),
+        )
         .collect()
 }
 const PATTERNS: [&str; 6] = ["read", "write", "randread", "randwrite", "rw", "randrw"];
@@ -80,7 +87,7 @@ pub(crate) fn cmd_completions(shell: CompletionShell) -> Result<i32> {
         CompletionShell::Zsh => clap_complete::Shell::Zsh,
         CompletionShell::Fish => clap_complete::Shell::Fish,
     };
-    let mut cmd = with_hints(Cli::command());
+    let mut cmd = with_hints(help::command());
     clap_complete::generate(shell, &mut cmd, "volbench", &mut std::io::stdout());
     if shell == clap_complete::Shell::Fish {
         // clap's fish script completes no positional values: the suite
@@ -113,7 +120,7 @@ fn pages() -> Result<Vec<(String, Vec<u8>)>> {
         Ok(())
     }
     // Built once, so each subcommand carries its full name (volbench-suite-run).
-    let mut cmd = Cli::command().disable_help_subcommand(true);
+    let mut cmd = help::command().disable_help_subcommand(true);
     cmd.build();
     let mut out = Vec::new();
     walk(&cmd, &mut out)?;
@@ -173,6 +180,32 @@ mod tests {
         ARRIVALS
             .iter()
             .for_each(|w| assert!(Arrivals::parse(w).is_ok(), "{w}"));
+    }
+
+    #[test]
+    fn completion_offers_only_the_engines_this_system_runs() {
+        let words = engines();
+        #[cfg(target_os = "linux")]
+        {
+            assert!(!words.contains(&"overlapped"), "{words:?}");
+            assert!(words.contains(&"io_uring"), "{words:?}");
+        }
+        #[cfg(windows)]
+        {
+            assert!(words.contains(&"overlapped"), "{words:?}");
+            assert!(!words.contains(&"io_uring"), "{words:?}");
+        }
+        assert!(words.contains(&"auto") && words.contains(&"psync"));
+        let mut bash = Vec::new();
+        clap_complete::generate(
+            clap_complete::Shell::Bash,
+            &mut with_hints(help::command()),
+            "volbench",
+            &mut bash,
+        );
+        let bash = String::from_utf8(bash).unwrap();
+        assert!(bash.contains("io_uring") == cfg!(target_os = "linux"));
+        assert!(bash.contains("overlapped") == cfg!(windows));
     }
 
     #[test]

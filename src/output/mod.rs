@@ -132,6 +132,16 @@ pub fn to_json(doc: &ResultDoc) -> Result<String> {
         .map_err(|e| VbError::run(format!("cannot encode the result: {e}")))
 }
 
+/// The result's tables alone, without the fill line or the findings
+/// (`-q` when the tables are the run's one record).
+pub fn tables_only(doc: &ResultDoc) -> String {
+    let parts: Vec<String> = tables::views(doc)
+        .iter()
+        .map(table::Table::to_terminal)
+        .collect();
+    fmt::terminal(&parts.join("\n\n")).into_owned()
+}
+
 /// The terminal summary: every table of the result.
 pub fn summary(doc: &ResultDoc) -> String {
     let mut parts: Vec<String> = tables::views(doc)

@@ -98,15 +98,175 @@ impl Table {
         out
     }
 
-    /// The header and rows as CSV (title and notes left out).
+    /// The header and rows as CSV (title and notes left out), figures as
+    /// numbers a spreadsheet computes with: `4,250` is 4250, a latency
+    /// column's `235 µs` and `1.03 ms` are 235 and 1030 under a header that
+    /// says `(µs)`, `3%/37%` two columns of percents, `-` an empty cell.
+    /// The figures are those shown (three significant digits for a
+    /// latency); summary.csv keeps them whole.
     pub fn to_csv(&self) -> Result<String, String> {
         let mut w = csv::Writer::from_writer(Vec::new());
-        for r in std::iter::once(&self.head).chain(&self.rows) {
-            w.write_record(r.iter().map(|c| csv_cell(c).into_owned()))
+        let kinds: Vec<ColumnKind> = (0..self.head.len()).map(|i| self.column_kind(i)).collect();
+        let mut head = Vec::new();
+        for (h, k) in self.head.iter().zip(&kinds) {
+            match k {
+                ColumnKind::Latency => head.push(format!("{h} (µs)")),
+                ColumnKind::Pair => {
+                    let (a, b) = pair_heads(h);
+                    head.push(a);
+                    head.push(b);
+                }
+                ColumnKind::Number | ColumnKind::Text => head.push(h.clone()),
+            }
+        }
+        w.write_record(head.iter().map(|c| csv_cell(c).into_owned()))
+            .map_err(|e| e.to_string())?;
+        for r in &self.rows {
+            let mut out = Vec::new();
+            for (c, k) in r
+                .iter()
+                .zip(kinds.iter().chain(std::iter::repeat(&ColumnKind::Text)))
+            {
+                match k {
+                    ColumnKind::Text => out.push(c.clone()),
+                    ColumnKind::Number => out.push(plain_number(c).unwrap_or_else(|| blank(c))),
+                    ColumnKind::Latency => out.push(latency_us(c).unwrap_or_else(|| blank(c))),
+                    ColumnKind::Pair => match percent_pair(c) {
+                        Some((a, b)) => {
+                            out.push(a);
+                            out.push(b);
+                        }
+                        None => {
+                            out.push(blank(c));
+                            out.push(String::new());
+                        }
+                    },
+                }
+            }
+            w.write_record(out.iter().map(|c| csv_cell(c).into_owned()))
                 .map_err(|e| e.to_string())?;
         }
         let bytes = w.into_inner().map_err(|e| e.to_string())?;
         String::from_utf8(bytes).map_err(|e| e.to_string())
+    }
+}
+
+/// How a column's cells are written to CSV: decided from every cell, so
+/// a column is converted only when all its figures read the same way.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum ColumnKind {
+    Text,
+    Number,
+    Latency,
+    Pair,
+}
+
+impl Table {
+    fn column_kind(&self, i: usize) -> ColumnKind {
+        if self.numeric.get(i) != Some(&true) {
+            return ColumnKind::Text;
+        }
+        let cells: Vec<&str> = self
+            .rows
+            .iter()
+            .filter_map(|r| r.get(i).map(|c| c.trim()))
+            .filter(|c| !c.is_empty() && *c != "-")
+            .collect();
+        let all = |f: fn(&str) -> bool| !cells.is_empty() && cells.iter().all(|c| f(c));
+        if all(|c| plain_number(c).is_some()) {
+            ColumnKind::Number
+        } else if all(|c| latency_us(c).is_some()) {
+            ColumnKind::Latency
+        } else if all(|c| percent_pair(c).is_some()) {
+            ColumnKind::Pair
+        } else {
+            ColumnKind::Text
+        }
+    }
+}
+
+/// A cell with no figure ("-", a run that did not do that operation) is
+/// empty in CSV; anything else stays as written.
+fn blank(c: &str) -> String {
+    if c.trim() == "-" {
+        String::new()
+    } else {
+        c.to_string()
+    }
+}
+
+/// `4,250` -> `4250`, `323.4` stays; None for anything but a number with
+/// optional thousands separators.
+fn plain_number(c: &str) -> Option<String> {
+    let t: String = c.trim().chars().filter(|&ch| ch != ',').collect();
+    let digits = t.strip_prefix('-').unwrap_or(&t);
+    let ok = !digits.is_empty()
+        && digits.chars().all(|ch| ch.is_ascii_digit() || ch == '.')
+        && digits.matches('.').count() <= 1
+        && digits.chars().any(|ch| ch.is_ascii_digit());
+    ok.then_some(t)
+}
+
+/// `fmt::micros`'s text back in µs, exactly as shown: `235 µs` -> 235,
+/// `1.03 ms` -> 1030, `2.5 s` -> 2500000 (the decimal point moved, no
+/// floating-point rounding).
+fn latency_us(c: &str) -> Option<String> {
+    let (num, unit) = c.trim().split_once(' ')?;
+    let shift = match unit {
+        "µs" | "us" => 0,
+        "ms" => 3,
+        "s" => 6,
+        _ => return None,
+    };
+    let num = plain_number(num)?;
+    Some(shift_decimal(&num, shift))
+}
+
+/// `num` times 10^shift, in decimal text.
+fn shift_decimal(num: &str, shift: usize) -> String {
+    let (neg, num) = match num.strip_prefix('-') {
+        Some(n) => (true, n),
+        None => (false, num),
+    };
+    let (int, frac) = num.split_once('.').unwrap_or((num, ""));
+    let mut frac: String = frac.to_string();
+    while frac.len() < shift {
+        frac.push('0');
+    }
+    let (moved, rest) = frac.split_at(shift);
+    let mut int = format!("{int}{moved}");
+    let trimmed = int.trim_start_matches('0');
+    int = if trimmed.is_empty() {
+        "0".into()
+    } else {
+        trimmed.to_string()
+    };
+    let rest = rest.trim_end_matches('0');
+    let sign = if neg { "-" } else { "" };
+    if rest.is_empty() {
+        format!("{sign}{int}")
+    } else {
+        format!("{sign}{int}.{rest}")
+    }
+}
+
+/// `3%/37%` (`fmt::cpu`) -> ("3", "37").
+fn percent_pair(c: &str) -> Option<(String, String)> {
+    let (a, b) = c.trim().split_once('/')?;
+    let a = plain_number(a.strip_suffix('%')?)?;
+    let b = plain_number(b.strip_suffix('%')?)?;
+    Some((a, b))
+}
+
+/// "cpu usr/sys" -> ("cpu usr %", "cpu sys %").
+fn pair_heads(h: &str) -> (String, String) {
+    let (prefix, last) = match h.rsplit_once(' ') {
+        Some((p, l)) => (format!("{p} "), l),
+        None => (String::new(), h),
+    };
+    match last.split_once('/') {
+        Some((a, b)) => (format!("{prefix}{a} %"), format!("{prefix}{b} %")),
+        None => (format!("{h} 1 %"), format!("{h} 2 %")),
     }
 }
 
@@ -222,6 +382,58 @@ mod tests {
     fn csv_quotes_what_needs_it() {
         let csv = sample().to_csv().unwrap();
         assert!(csv.starts_with("run,IOPS\n"), "{csv}");
-        assert!(csv.contains("\"a|b<script>\nx\",\"1,000\""), "{csv}");
+        assert!(csv.contains("\"a|b<script>\nx\",1000"), "{csv}");
+    }
+
+    #[test]
+    fn csv_figures_are_numbers_a_spreadsheet_computes_with() {
+        let mut t = Table::new(
+            "Results",
+            &["run", "IOPS", "MiB/s", "p99", "cpu usr/sys"],
+            1,
+        );
+        t.rows.push(vec![
+            "a".into(),
+            "41,389".into(),
+            "323.4".into(),
+            "969 µs".into(),
+            "3%/37%".into(),
+        ]);
+        t.rows.push(vec![
+            "b".into(),
+            "-".into(),
+            "0.5".into(),
+            "1.03 ms".into(),
+            "12%/0%".into(),
+        ]);
+        t.rows.push(vec![
+            "c".into(),
+            "7".into(),
+            "1.0".into(),
+            "2.5 s".into(),
+            "1%/2%".into(),
+        ]);
+        let csv = t.to_csv().unwrap();
+        assert_eq!(
+            csv,
+            "run,IOPS,MiB/s,p99 (µs),cpu usr %,cpu sys %\n\
+             a,41389,323.4,969,3,37\n\
+             b,,0.5,1030,12,0\n\
+             c,7,1.0,2500000,1,2\n"
+        );
+        // Every figure parses as a number.
+        for line in csv.lines().skip(1) {
+            for cell in line.split(',').skip(1).filter(|c| !c.is_empty()) {
+                assert!(cell.parse::<f64>().is_ok(), "{cell} in {line}");
+            }
+        }
+        // A column whose cells do not all read one way stays as written.
+        let mut m = Table::new("", &["x", "v"], 1);
+        m.rows.push(vec!["a".into(), "1 ms".into()]);
+        m.rows.push(vec!["b".into(), "4 x 8".into()]);
+        assert!(m.to_csv().unwrap().contains("a,1 ms\nb,4 x 8"));
+        assert_eq!(shift_decimal("0.05", 3), "50");
+        assert_eq!(shift_decimal("12", 6), "12000000");
+        assert_eq!(shift_decimal("1.2345", 3), "1234.5");
     }
 }

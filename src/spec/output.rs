@@ -13,6 +13,12 @@ pub(crate) struct OutputSpec {
     pub json: bool,
     /// `--dry-run`: the plan shown, nothing run.
     pub dry_run: bool,
+    /// `--live -` or `--live-csv -`: stdout carries the interval lines, so
+    /// the table goes to stderr (a pipe into jq reads JSON lines only).
+    pub live_on_stdout: bool,
+    /// `-q`: nothing for a person but errors: no fill line, no findings, no
+    /// paths; the tables only when they are the run's one record.
+    pub quiet: bool,
     /// Where else the finished result goes, each opened before any I/O.
     pub sinks: Vec<SinkSpec>,
 }

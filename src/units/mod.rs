@@ -58,10 +58,13 @@ pub fn parse_size(text: &str) -> Result<u64> {
 fn size_value(text: &str) -> Result<Option<u64>> {
     let t = text.trim();
     let split = t
-        .find(|c: char| !c.is_ascii_digit() && c != '_')
+        .find(|c: char| !c.is_ascii_digit() && c != '_' && c != '.')
         .unwrap_or(t.len());
     let (digits, unit) = t.split_at(split);
     let digits: String = digits.chars().filter(|&c| c != '_').collect();
+    if let Some((whole, frac)) = digits.split_once('.') {
+        return decimal_size(text, whole, frac, unit);
+    }
     if digits.is_empty() {
         return Err(VbError::input(format!(
             "size '{text}' does not start with a number (examples: 512, 4k, 64KiB, 1m, 4G, 1T)"
@@ -79,6 +82,55 @@ fn size_value(text: &str) -> Result<Option<u64>> {
         .parse::<u64>()
         .ok()
         .and_then(|n| n.checked_mul(1u64 << shift)))
+}
+
+/// `1.5G`: a decimal with a unit, taken when it is a whole number of
+/// bytes (1.5G = 1536 MiB, as fio and vdbench users write it); `1.3k`
+/// (1331.2 bytes) is refused, naming the nearest whole sizes.
+fn decimal_size(text: &str, whole: &str, frac: &str, unit: &str) -> Result<Option<u64>> {
+    let number = |s: &str| s.is_empty() || s.chars().all(|c| c.is_ascii_digit());
+    if (whole.is_empty() && frac.is_empty()) || !number(whole) || !number(frac) {
+        return Err(VbError::input(format!(
+            "size '{text}' is not a number (examples: 512, 4k, 1.5G, 64KiB)"
+        )));
+    }
+    let Some(shift) = unit_shift(unit) else {
+        return Err(VbError::input(format!(
+            "size '{text}' has an unknown unit '{unit}' (use k, m, g, t or p, binary: 1k = 1024)"
+        )));
+    };
+    // Past 19 decimals no size is a whole number of bytes anyway; the cap
+    // keeps the arithmetic in u128.
+    let frac = frac.trim_end_matches('0');
+    if frac.len() > 19 || whole.len() > 20 {
+        return Ok(None);
+    }
+    let scale = 10u128.pow(frac.len() as u32);
+    let whole: u128 = if whole.is_empty() {
+        0
+    } else {
+        whole.parse().unwrap_or(u128::MAX)
+    };
+    let part: u128 = if frac.is_empty() {
+        0
+    } else {
+        frac.parse().unwrap_or(0)
+    };
+    let Some(scaled) = whole
+        .checked_mul(scale)
+        .and_then(|w| w.checked_add(part))
+        .and_then(|v| v.checked_mul(1u128 << shift))
+    else {
+        return Ok(None);
+    };
+    if scaled % scale != 0 {
+        let below = scaled / scale;
+        return Err(VbError::input(format!(
+            "size '{text}' is not a whole number of bytes ({below} or {} would be)",
+            below + 1
+        )));
+    }
+    Ok(u64::try_from(scaled / scale).ok())
 }
 
 /// Parses a duration such as `60s`, `1m30s`, `500ms` or a bare number of
@@ -287,6 +339,29 @@ mod tests {
         assert!(parse_size("99999999999999999999").is_err());
         assert!(parse_size("100000000P").is_err());
         assert!(parse_size("-4k").is_err());
+    }
+
+    #[test]
+    fn decimal_sizes_are_taken_when_they_are_whole_bytes() {
+        assert_eq!(parse_size("1.5G").unwrap(), 3 << 29);
+        assert_eq!(parse_size("0.5k").unwrap(), 512);
+        assert_eq!(parse_size(".25M").unwrap(), 1 << 18);
+        assert_eq!(parse_size("2.0g").unwrap(), 2 << 30);
+        assert_eq!(
+            parse_size("1.5").unwrap_err().to_string(),
+            "size '1.5' is not a whole number of bytes (1 or 2 would be)"
+        );
+        let e = parse_size("1.3k").unwrap_err().to_string();
+        assert!(
+            e.contains("not a whole number of bytes (1331 or 1332"),
+            "{e}"
+        );
+        for bad in ["1.5.2G", ".", "1.5Q"] {
+            assert!(parse_size(bad).is_err(), "{bad}");
+        }
+        // Past 64 bits: an error, never a wrap.
+        assert!(parse_size("16384.5P").is_err());
+        assert!(parse_size("99999999999999999999999.5k").is_err());
     }
 
     #[test]

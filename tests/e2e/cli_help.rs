@@ -260,3 +260,85 @@ pub(crate) fn python_with(module: &str) -> Option<String> {
 pub(crate) fn p(path: &Path) -> &str {
     path.to_str().unwrap()
 }
+
+#[test]
+fn run_h_is_short_with_the_workload_first_and_help_is_long() {
+    let short = stdout(&vb(["run", "-h"]).expect(exit::OK));
+    let long = stdout(&vb(["run", "--help"]).expect(exit::OK));
+    let at = |text: &str, flag: &str| {
+        text.find(&format!("--{flag} "))
+            .or_else(|| text.find(&format!("--{flag}\n")))
+            .unwrap_or_else(|| panic!("no --{flag} in\n{text}"))
+    };
+    assert!(
+        short.lines().count() < 80,
+        "{} lines:\n{short}",
+        short.lines().count()
+    );
+    assert!(long.lines().count() > 2 * short.lines().count());
+    for text in [&short, &long] {
+        // The workload before everything else: --rw right after where and
+        // how much, before any output or live option.
+        assert!(at(text, "target") < at(text, "rw"));
+        assert!(at(text, "rw") < at(text, "read-pct"));
+        assert!(at(text, "read-pct") < at(text, "bs"));
+        assert!(at(text, "bs") < at(text, "threads"));
+        assert!(at(text, "iodepth") < at(text, "output"));
+        let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(flat.contains("Exit codes:"), "{text}");
+        assert!(flat.contains("6 compare --fail-below"), "{text}");
+    }
+    assert!(at(&long, "bs") < at(&long, "live"));
+    assert!(!short.contains("--live "), "{short}");
+    assert!(!short.contains("--metrics-listen"), "{short}");
+    assert!(short.contains("--help"), "{short}");
+    // The top-level help names every exit code too.
+    let top = stdout(&vb(["--help"]).expect(exit::OK));
+    let top = top.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        top.contains("6 compare --fail-below") && top.contains("130 interrupted"),
+        "{top}"
+    );
+}
+
+#[test]
+fn front_ends_get_their_own_tools_hints() {
+    let tmp = tempfile::tempdir().unwrap();
+    let parm = tmp.path().join("parm");
+    std::fs::write(&parm, "sd=sd1,lun=/tmp/x\n").unwrap();
+    // vdbench's -o is its output directory, not diskspd's queue depth.
+    let e = err_line(&["vdbench", "-f", p(&parm), "-o", "out"]);
+    assert!(e.contains("vdbench -o is volbench's --output"), "{e}");
+    assert!(!e.contains("iodepth"), "{e}");
+    // A parameter file without vdbench's -f.
+    let e = err_line(&["vdbench", p(&parm)]);
+    assert!(e.contains("volbench vdbench -f"), "{e}");
+    let e = err_line(&["run", "--target", "/nonexistent", "--time_based"]);
+    assert!(
+        e.contains("fio --time_based needs no flag in volbench: runs are timed"),
+        "{e}"
+    );
+    let e = err_line(&["run", "--target", "/nonexistent", "--status-interval", "5"]);
+    assert!(e.contains("--progress-interval"), "{e}");
+    // fio users write sizes with a decimal point.
+    vb([
+        "run",
+        "--target",
+        p(&tmp.path().join("t")),
+        "--size",
+        "1.5G",
+        "--dry-run",
+    ])
+    .expect(exit::OK);
+    let e = err_line(&["run", "--target", "/nonexistent", "--size", "1.3k"]);
+    assert!(e.contains("not a whole number of bytes"), "{e}");
+}
+
+#[test]
+fn completion_offers_no_engine_this_system_cannot_run() {
+    // bash's script holds the words alone (zsh's and fish's carry the
+    // flags' help too, which names every engine).
+    let s = stdout(&vb(["completions", "bash"]).expect(exit::OK));
+    assert!(s.contains("io_uring"));
+    assert_eq!(s.contains("overlapped"), cfg!(windows));
+}

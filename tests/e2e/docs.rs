@@ -234,11 +234,18 @@ fn the_many_host_flags_in_the_reference_are_runs_help() {
         .output()
         .unwrap();
     let help = String::from_utf8(help.stdout).unwrap();
-    let section: Vec<&str> = help
+    // The section runs to the next heading (--help's long form puts a
+    // blank line between options).
+    let mut section: Vec<&str> = help
         .lines()
         .skip_while(|l| *l != "Many hosts:")
-        .take_while(|l| !l.is_empty())
+        .enumerate()
+        .take_while(|(i, l)| *i == 0 || l.is_empty() || l.starts_with(' '))
+        .map(|(_, l)| l)
         .collect();
+    while section.last().is_some_and(|l| l.is_empty()) {
+        section.pop();
+    }
     assert!(section.len() > 10, "no many-host section in run --help");
     let doc = std::fs::read_to_string(root().join("docs/reference/commands.md")).unwrap();
     let block: Vec<&str> = doc

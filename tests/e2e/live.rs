@@ -364,3 +364,82 @@ fn a_real_prometheus_scrapes_the_run_and_agrees_with_its_result() {
         "Prometheus saw {got} read IOPS, the result says {want}"
     );
 }
+
+/// A short run on the null engine, the file set filled in `dir`.
+fn short_run(dir: &Path) -> Command {
+    let mut c = volbench();
+    c.args(["run", "--size", "4m", "--buffered", "--engine", "null"])
+        .args([
+            "--duration",
+            "300ms",
+            "--warmup",
+            "0",
+            "--interval",
+            "100ms",
+        ])
+        .arg("--target")
+        .arg(dir.join("t"));
+    c
+}
+
+#[test]
+fn live_to_stdout_carries_json_lines_only_and_the_table_goes_to_stderr() {
+    let tmp = tempfile::tempdir().unwrap();
+    let o = short_run(tmp.path())
+        .args(["--live", "-"])
+        .arg("--output")
+        .arg(tmp.path().join("out"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8(o.stdout.clone()).unwrap();
+    // What `| jq` reads: every line one JSON document.
+    let lines: Vec<Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l:?}")))
+        .collect();
+    assert!(lines.len() >= 2, "{out}");
+    assert!(lines.iter().all(|l| l["schema"] == "volbench.live/v1"));
+    let err = stderr(&o);
+    assert!(err.contains("Results") && err.contains("IOPS"), "{err}");
+}
+
+#[test]
+fn quiet_prints_nothing_but_errors() {
+    let tmp = tempfile::tempdir().unwrap();
+    // With the result kept in --output: nothing at all, no fill line.
+    let o = short_run(tmp.path())
+        .arg("-q")
+        .arg("--output")
+        .arg(tmp.path().join("out"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "");
+    assert_eq!(stderr(&o), "");
+    assert!(tmp.path().join("out/result.json").is_file());
+    // With --json: the result, and nothing else, on stdout.
+    let o = short_run(tmp.path())
+        .args(["-q", "--json"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(doc["runs"].as_array().is_some_and(|r| !r.is_empty()));
+    assert_eq!(stderr(&o), "");
+    // Without either, the tables are the run's one record: they alone.
+    let o = short_run(tmp.path()).arg("-q").output().unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("IOPS"), "{out}");
+    assert!(!out.contains("fill:"), "{out}");
+    assert_eq!(stderr(&o), "");
+    // An error still says so.
+    let o = volbench()
+        .args(["run", "-q", "--target"])
+        .arg(tmp.path().join("t"))
+        .args(["--size", "12Q"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(exit::BAD_INPUT));
+    assert!(stderr(&o).contains("volbench: error:"), "{}", stderr(&o));
+}

@@ -68,6 +68,23 @@ fn mix_table_produces_every_point_in_the_papers_layout() {
         .filter(|n| n.starts_with("table-") && n.ends_with(".csv"))
         .collect();
     assert_eq!(csvs.len(), 4, "{csvs:?}");
+    // The tables' CSVs hold numbers a spreadsheet computes with, not the
+    // display strings of the terminal ("4,250", "235 µs").
+    let mut figures = 0;
+    for n in &csvs {
+        let text = std::fs::read_to_string(out.join(n)).unwrap();
+        let mut r = csv::Reader::from_reader(text.as_bytes());
+        for row in r.records() {
+            for cell in row.unwrap().iter().skip(1) {
+                let display = cell.ends_with("µs")
+                    || cell.ends_with(" ms")
+                    || (cell.contains(',') && cell.replace(',', "").parse::<f64>().is_ok());
+                assert!(!display, "{n}: a display string {cell:?} in\n{text}");
+                figures += usize::from(cell.parse::<f64>().is_ok());
+            }
+        }
+    }
+    assert!(figures > 20, "{figures} figures");
     // 100/0 writes nothing, 0/100 reads nothing.
     let first = &runs[1]["totals"];
     assert_eq!(first["write"]["ops"], 0);

@@ -94,6 +94,35 @@ fn nconnect_pair(tmp: &Path) -> (PathBuf, PathBuf) {
 }
 
 #[test]
+fn compare_writes_no_page_into_the_current_directory_unless_asked() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b) = nconnect_pair(tmp.path());
+    let here = tmp.path().join("cwd");
+    std::fs::create_dir(&here).unwrap();
+    let o = volbench()
+        .args(["compare", p(&a), p(&b)])
+        .current_dir(&here)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("2.30x"), "{}", stdout(&o));
+    let left: Vec<_> = std::fs::read_dir(&here).unwrap().collect();
+    assert!(
+        left.is_empty(),
+        "compare left {left:?} in the current directory"
+    );
+    assert!(!stderr(&o).contains("comparison report:"), "{}", stderr(&o));
+    // Asked for, the page is written where -o says.
+    let o = volbench()
+        .args(["compare", p(&a), p(&b), "-o", "cmp.html"])
+        .current_dir(&here)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(here.join("cmp.html").is_file());
+}
+
+#[test]
 fn compare_prints_ratios_to_the_first_and_writes_a_report() {
     let tmp = tempfile::tempdir().unwrap();
     let (a, b) = nconnect_pair(tmp.path());

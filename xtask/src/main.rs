@@ -1,16 +1,23 @@
 //! `cargo xtask dist`: what users download, made in `target/dist/`.
 //!
 //! A static Linux binary (`+crt-static` with an explicit `--target`, so the
-//! build scripts and derive macros stay dynamic), its man pages and shell
-//! completions, in `volbench-VERSION-ARCH-linux.tar.gz`, with `SHA256SUMS`.
+//! build scripts and derive macros stay dynamic, in the `dist` profile), its
+//! man pages and shell completions, the README and the docs it links, the
+//! licences and the third-party notices (from Cargo.lock), in
+//! `volbench-VERSION-ARCH-linux.tar.gz`; with volbench.exe of the same
+//! commit present (`scripts/windows-build --profile dist`, or `--release`),
+//! `volbench-VERSION-x86_64-windows.zip` too; `SHA256SUMS` for them all.
 //! `--debug` makes the same layout from the dev profile in
 //! `target/dist/debug/` (CI checks the layout with the static debug build
 //! test.sh already made, instead of minutes of release build).
 //!
-//! std only, so it builds in seconds and on the oldest supported toolchain.
+//! std and serde_json (already built for volbench), so it builds in seconds
+//! and on the oldest supported toolchain.
 
+mod notices;
 mod pack;
 mod sha256;
+mod windows_zip;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -21,17 +28,20 @@ use std::process::{Command, ExitCode};
 /// machine and no toolchain can be fetched there. With it installed (and a
 /// cross linker), it is one more entry, packed with the x86_64 binary's
 /// pages and completions since an arm binary cannot answer here.
-///
-/// Hook for Windows (P3): `volbench.exe` from `x86_64-pc-windows-msvc`,
-/// packed as a .zip (no man pages there), gets its own entry and a packer
-/// beside `pack::assemble`; `SHA256SUMS` lists it like the tarballs.
 const TARGETS: [(&str, &str); 1] = [("x86_64-unknown-linux-gnu", "x86_64")];
+
+/// The Windows build `scripts/windows-build` makes (it cannot be made by
+/// `cargo build` here: its std is compiled from Debian's rustc-web source).
+const WINDOWS: &str = "x86_64-pc-windows-gnu";
 
 const USAGE: &str = "usage: cargo xtask dist [--debug]
 
-  dist      build the static binary and pack it with its man pages and
-            completions in target/dist/volbench-VERSION-ARCH-linux.tar.gz,
-            with target/dist/SHA256SUMS
+  dist      build the static binary (profile `dist`) and pack it with its
+            man pages, completions, README, docs, licences and third-party
+            notices in target/dist/volbench-VERSION-ARCH-linux.tar.gz; with
+            volbench.exe of the same commit built (scripts/windows-build
+            --profile dist), target/dist/volbench-VERSION-x86_64-windows.zip;
+            target/dist/SHA256SUMS for them all
   --debug   from the dev profile, into target/dist/debug/ (a quick check of
             the layout; not for release)";
 
@@ -76,22 +86,90 @@ fn dist(debug: bool) -> Result<(), String> {
     };
     let epoch = source_date_epoch(&root);
     let mut made = Vec::new();
+    let mut version_line = String::new();
     for (triple, arch) in TARGETS {
         build(&root, triple, debug)?;
-        let profile = if debug { "debug" } else { "release" };
+        let profile = if debug { "debug" } else { "dist" };
         let bin = target_dir.join(triple).join(profile).join("volbench");
-        let a = pack::assemble(&bin, &root.join("README.md"), &dist, arch, epoch)?;
+        let shipped = pack::Shipped::from_checkout(&root, notices::text(&root, triple)?);
+        let a = pack::assemble(&bin, &shipped, &dist, arch, epoch)?;
         println!(
             "{}  ({} man pages, completions for bash, zsh, fish; unpacked in {})",
             a.tarball.display(),
             a.man_pages.len(),
             a.dir.display()
         );
+        if version_line.is_empty() {
+            version_line = pack::version_line(&bin)?;
+        }
         made.push(a);
+    }
+    if let Some(z) = windows(
+        &root,
+        &target_dir,
+        debug,
+        &version_line,
+        &made[0],
+        &dist,
+        epoch,
+    )? {
+        println!(
+            "{}  ({} man pages as text; unpacked in {})",
+            z.tarball.display(),
+            z.man_pages.len(),
+            z.dir.display()
+        );
+        made.push(z);
     }
     let sums = pack::write_sums(&dist, &made.iter().collect::<Vec<_>>())?;
     println!("{}", sums.display());
     Ok(())
+}
+
+/// The Windows zip, when `scripts/windows-build` left a volbench.exe of
+/// this commit (`dist` profile first, then release; debug for `--debug`);
+/// without one, a line says why there is no zip.
+fn windows(
+    root: &Path,
+    target_dir: &Path,
+    debug: bool,
+    version_line: &str,
+    linux: &pack::Artifact,
+    dist: &Path,
+    epoch: u64,
+) -> Result<Option<pack::Artifact>, String> {
+    let profiles: &[&str] = if debug {
+        &["debug"]
+    } else {
+        &["dist", "release"]
+    };
+    let want = windows_zip::build_text(version_line);
+    let mut stale = None;
+    for p in profiles {
+        let exe = target_dir.join(WINDOWS).join(p).join("volbench.exe");
+        let Ok(bytes) = std::fs::read(&exe) else {
+            continue;
+        };
+        if let Some(why) = windows_zip::not_this_exe(&bytes, &want) {
+            stale = Some(format!("{}: {why}", exe.display()));
+            continue;
+        }
+        let shipped = pack::Shipped::from_checkout(root, notices::text(root, WINDOWS)?);
+        return windows_zip::assemble(&exe, version_line, linux, &shipped, dist, epoch).map(Some);
+    }
+    eprintln!(
+        "xtask: no Windows zip: {}",
+        stale.unwrap_or_else(|| format!(
+            "no volbench.exe in {} ({})",
+            target_dir.join(WINDOWS).display(),
+            if debug {
+                "scripts/windows-build"
+            } else {
+                "scripts/windows-build --profile dist"
+            }
+        ))
+    );
+    Ok(None)
 }
 
 /// `cargo build` of the static binary for one target.
@@ -118,7 +196,7 @@ fn build(root: &Path, triple: &str, debug: bool) -> Result<(), String> {
         // Cargo's own encoding would override RUSTFLAGS if it leaked in.
         .env_remove("CARGO_ENCODED_RUSTFLAGS");
     if !debug {
-        cmd.arg("--release");
+        cmd.args(["--profile", "dist"]);
     }
     let status = cmd.status().map_err(|e| format!("cannot run cargo: {e}"))?;
     if !status.success() {

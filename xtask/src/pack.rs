@@ -1,6 +1,7 @@
 //! The download, made from one built binary: the binary, its man pages and
 //! shell completions (asked of the binary itself, so they match it), the
-//! README, in `volbench-VERSION-ARCH-linux.tar.gz`, and `SHA256SUMS`.
+//! README, the docs it links, the licences and the third-party notices, in
+//! `volbench-VERSION-ARCH-linux.tar.gz`, and `SHA256SUMS`.
 
 use std::fs;
 use std::io::Write;
@@ -12,6 +13,7 @@ use crate::sha256;
 /// What one `assemble` made.
 #[derive(Debug)]
 pub struct Artifact {
+    // `tarball` is the download, a .zip for Windows.
     /// `target/dist/volbench-0.1.0-x86_64-linux/`, the tarball's contents
     /// unpacked (`--push-binary` finds the binary there).
     pub dir: PathBuf,
@@ -36,6 +38,11 @@ fn ask(bin: &Path, args: &[&str]) -> Result<String, String> {
         ));
     }
     String::from_utf8(out.stdout).map_err(|_| format!("`{}` printed non-UTF-8", args.join(" ")))
+}
+
+/// The binary's `--version` line.
+pub fn version_line(bin: &Path) -> Result<String, String> {
+    Ok(ask(bin, &["--version"])?.trim().to_string())
 }
 
 /// "volbench 0.1.0 (commit 1a2b3c4d5e6f, static)" -> "0.1.0", only for a
@@ -167,31 +174,95 @@ pub const COMPLETIONS: [(&str, &str); 3] = [
     ("fish", "volbench.fish"),
 ];
 
-/// Lays out `dist/volbench-VERSION-ARCH-linux/` from the binary and packs
-/// it; `readme` is copied in beside the binary.
+/// What ships beside the binary whatever the platform.
+#[derive(Debug, Default)]
+pub struct Shipped {
+    /// Copied from the checkout: (path in the download, path here); a
+    /// directory is copied whole.
+    pub files: Vec<(String, PathBuf)>,
+    /// Written as given: (path in the download, text), e.g. the notices.
+    pub texts: Vec<(String, String)>,
+}
+
+impl Shipped {
+    /// The README, the docs it links (`docs/`, so its relative links hold
+    /// in the unpacked download), the two licences; `notices` is
+    /// THIRD-PARTY-NOTICES.txt's text.
+    pub fn from_checkout(root: &Path, notices: String) -> Self {
+        let files = ["README.md", "LICENSE-MIT", "LICENSE-APACHE", "docs"]
+            .iter()
+            .map(|f| (f.to_string(), root.join(f)))
+            .collect();
+        Shipped {
+            files,
+            texts: vec![("THIRD-PARTY-NOTICES.txt".into(), notices)],
+        }
+    }
+
+    /// Lays the files out in `dir`.
+    pub fn copy_into(&self, dir: &Path) -> Result<(), String> {
+        for (to, from) in &self.files {
+            copy_tree(from, &dir.join(to))?;
+        }
+        for (to, text) in &self.texts {
+            fs::write(dir.join(to), text).map_err(|e| format!("cannot write {to}: {e}"))?;
+        }
+        Ok(())
+    }
+}
+
+/// `from` (a file, or a directory and everything under it) to `to`;
+/// symbolic links are refused, not followed.
+fn copy_tree(from: &Path, to: &Path) -> Result<(), String> {
+    let meta =
+        fs::symlink_metadata(from).map_err(|e| format!("cannot read {}: {e}", from.display()))?;
+    if meta.is_dir() {
+        fs::create_dir_all(to).map_err(|e| format!("cannot create {}: {e}", to.display()))?;
+        let entries =
+            fs::read_dir(from).map_err(|e| format!("cannot list {}: {e}", from.display()))?;
+        for e in entries {
+            let e = e.map_err(|e| format!("cannot list {}: {e}", from.display()))?;
+            copy_tree(&e.path(), &to.join(e.file_name()))?;
+        }
+        Ok(())
+    } else if meta.is_file() {
+        fs::copy(from, to)
+            .map(|_| ())
+            .map_err(|e| format!("cannot copy {}: {e}", from.display()))
+    } else {
+        Err(format!("{}: not a file or directory", from.display()))
+    }
+}
+
+/// `dist/NAME/`, empty: ours from an earlier dist (target/dist is the
+/// build's own output) is rebuilt whole so nothing stale is shipped.
+pub fn fresh_dir(dist: &Path, name: &str) -> Result<PathBuf, String> {
+    fs::create_dir_all(dist).map_err(|e| format!("cannot create {}: {e}", dist.display()))?;
+    let dir = dist.join(name);
+    if fs::symlink_metadata(&dir).is_ok() {
+        fs::remove_dir_all(&dir)
+            .map_err(|e| format!("cannot remove the old {}: {e}", dir.display()))?;
+    }
+    fs::create_dir(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    Ok(dir)
+}
+
+/// Lays out `dist/volbench-VERSION-ARCH-linux/` from the binary and what
+/// ships beside it, and packs it.
 pub fn assemble(
     bin: &Path,
-    readme: &Path,
+    shipped: &Shipped,
     dist: &Path,
     arch: &str,
     epoch: u64,
 ) -> Result<Artifact, String> {
     let version = static_version(&ask(bin, &["--version"])?)?;
     let name = format!("volbench-{version}-{arch}-linux");
-    fs::create_dir_all(dist).map_err(|e| format!("cannot create {}: {e}", dist.display()))?;
-    let dir = dist.join(&name);
-    // Ours from an earlier dist (target/dist is the build's own output):
-    // rebuilt whole so no stale page or script is left in the tarball.
-    if fs::symlink_metadata(&dir).is_ok() {
-        fs::remove_dir_all(&dir)
-            .map_err(|e| format!("cannot remove the old {}: {e}", dir.display()))?;
-    }
-    fs::create_dir(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let dir = fresh_dir(dist, &name)?;
     let exe = dir.join("volbench");
     fs::copy(bin, &exe).map_err(|e| format!("cannot copy {}: {e}", bin.display()))?;
     set_mode(&exe, 0o755)?;
-    fs::copy(readme, dir.join("README.md"))
-        .map_err(|e| format!("cannot copy {}: {e}", readme.display()))?;
+    shipped.copy_into(&dir)?;
     let man_pages = man_pages(bin, &dir.join("man/man1"))?;
     let comp = dir.join("completions");
     fs::create_dir(&comp).map_err(|e| format!("cannot create {}: {e}", comp.display()))?;

@@ -48,6 +48,31 @@ esac
     bin
 }
 
+/// What ships beside the binary, made up: a README linking a docs page,
+/// the licences, the notices.
+fn shipped(dir: &Path) -> Shipped {
+    let put = |name: &str, text: &str| {
+        let p = dir.join("src").join(name);
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        fs::write(&p, text).unwrap();
+    };
+    put("README.md", "# volbench\n[run](docs/guide/run.md)\n");
+    put("docs/guide/run.md", "# run\n[back](../../README.md)\n");
+    put("LICENSE-MIT", "MIT\n");
+    put("LICENSE-APACHE", "Apache\n");
+    let src = dir.join("src");
+    Shipped {
+        files: ["README.md", "LICENSE-MIT", "LICENSE-APACHE", "docs"]
+            .iter()
+            .map(|f| (f.to_string(), src.join(f)))
+            .collect(),
+        texts: vec![(
+            "THIRD-PARTY-NOTICES.txt".into(),
+            "crate  version  licence\n".into(),
+        )],
+    }
+}
+
 fn listing(tarball: &Path) -> Vec<String> {
     let out = Command::new("tar")
         .arg("-tzf")
@@ -72,10 +97,9 @@ fn the_tarball_holds_the_binary_a_page_per_subcommand_and_three_completions() {
         "1.2.3 (commit abc, static)",
         "Usage: volbench man [PAGE]",
     );
-    let readme = s.0.join("README.md");
-    fs::write(&readme, "# volbench\n").unwrap();
+    let shipped = shipped(&s.0);
     let dist = s.0.join("dist");
-    let a = assemble(&bin, &readme, &dist, "x86_64", 1_700_000_000).unwrap();
+    let a = assemble(&bin, &shipped, &dist, "x86_64", 1_700_000_000).unwrap();
     assert_eq!(a.tarball, dist.join("volbench-1.2.3-x86_64-linux.tar.gz"));
     assert_eq!(
         a.man_pages,
@@ -89,11 +113,17 @@ fn the_tarball_holds_the_binary_a_page_per_subcommand_and_three_completions() {
     let top = "volbench-1.2.3-x86_64-linux/";
     let want: Vec<String> = [
         "",
+        "LICENSE-APACHE",
+        "LICENSE-MIT",
         "README.md",
+        "THIRD-PARTY-NOTICES.txt",
         "completions/",
         "completions/_volbench",
         "completions/volbench.bash",
         "completions/volbench.fish",
+        "docs/",
+        "docs/guide/",
+        "docs/guide/run.md",
         "man/",
         "man/man1/",
         "man/man1/volbench-man.1",
@@ -148,10 +178,9 @@ fn sha256sums_checks_out_with_sha256sum_and_the_tarball_is_reproducible() {
         "1.2.3 (commit abc, static)",
         "Usage: volbench man [PAGE]",
     );
-    let readme = s.0.join("README.md");
-    fs::write(&readme, "# volbench\n").unwrap();
+    let shipped = shipped(&s.0);
     let dist = s.0.join("dist");
-    let a = assemble(&bin, &readme, &dist, "x86_64", 1_700_000_000).unwrap();
+    let a = assemble(&bin, &shipped, &dist, "x86_64", 1_700_000_000).unwrap();
     let sums = write_sums(&dist, &[&a]).unwrap();
     let text = fs::read_to_string(&sums).unwrap();
     assert_eq!(
@@ -168,7 +197,7 @@ fn sha256sums_checks_out_with_sha256sum_and_the_tarball_is_reproducible() {
         assert!(ok.success(), "sha256sum -c disagrees with SHA256SUMS");
     }
     // Built again from the same inputs: the same bytes, the same checksum.
-    let again = assemble(&bin, &readme, &dist, "x86_64", 1_700_000_000).unwrap();
+    let again = assemble(&bin, &shipped, &dist, "x86_64", 1_700_000_000).unwrap();
     assert_eq!(again.sha256, a.sha256);
 }
 
@@ -188,10 +217,8 @@ fn pages_come_all_at_once_when_volbench_man_takes_a_directory() {
 fn a_dynamic_binary_is_refused_before_anything_is_written() {
     let s = Scratch::new("dynamic");
     let bin = fake_volbench(&s.0, "1.2.3 (commit abc)", "Usage: volbench man");
-    let readme = s.0.join("README.md");
-    fs::write(&readme, "").unwrap();
     let dist = s.0.join("dist");
-    let e = assemble(&bin, &readme, &dist, "x86_64", 0).unwrap_err();
+    let e = assemble(&bin, &shipped(&s.0), &dist, "x86_64", 0).unwrap_err();
     assert!(e.contains("not statically linked"), "{e}");
     assert!(!dist.exists());
 }
@@ -210,4 +237,162 @@ fn version_lines_and_help_are_read_as_volbench_prints_them() {
     assert!(static_version("volbench ../x (commit a, static)").is_err());
     assert_eq!(subcommands(HELP), ["run", "plan", "man"]);
     assert!(subcommands("Usage: volbench\n").is_empty());
+}
+
+/// Every relative link of `text` (a Markdown file at `at`), without its
+/// anchor, that names no path under `root`.
+fn broken_links(root: &Path, at: &Path, text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for part in text.split("](").skip(1) {
+        let Some(end) = part.find(')') else { continue };
+        let link = &part[..end];
+        if link.contains("://") || link.starts_with('#') || link.starts_with("mailto:") {
+            continue;
+        }
+        let path = link.split('#').next().unwrap_or(link);
+        let dir = at.parent().unwrap_or(root);
+        if !dir.join(path).exists() {
+            out.push(format!(
+                "{}: {link}",
+                at.strip_prefix(root).unwrap_or(at).display()
+            ));
+        }
+    }
+    out
+}
+
+fn markdown_under(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            markdown_under(&p, out);
+        } else if p.extension().is_some_and(|x| x == "md") {
+            out.push(p);
+        }
+    }
+}
+
+#[test]
+fn every_link_of_the_shipped_readme_and_docs_holds_in_the_download() {
+    let s = Scratch::new("links");
+    Shipped::from_checkout(&crate::root(), "notices".into())
+        .copy_into(&s.0)
+        .unwrap();
+    for f in [
+        "README.md",
+        "LICENSE-MIT",
+        "LICENSE-APACHE",
+        "THIRD-PARTY-NOTICES.txt",
+    ] {
+        assert!(s.0.join(f).is_file(), "{f} is not shipped");
+    }
+    let mut pages = Vec::new();
+    markdown_under(&s.0, &mut pages);
+    assert!(pages.len() > 20, "{pages:?}");
+    let broken: Vec<String> = pages
+        .iter()
+        .flat_map(|p| broken_links(&s.0, p, &fs::read_to_string(p).unwrap()))
+        .collect();
+    assert!(
+        broken.is_empty(),
+        "links to what the download lacks: {broken:?}"
+    );
+    // The check itself sees a link to a file left out.
+    assert_eq!(
+        broken_links(&s.0, &s.0.join("README.md"), "[x](src/main.rs#top)"),
+        ["README.md: src/main.rs#top"]
+    );
+}
+
+/// A made-up x86-64 PE image holding `text` where a build keeps its
+/// version.
+fn pe(machine: u16, text: &str) -> Vec<u8> {
+    let mut b = vec![0u8; 0x80];
+    b[..2].copy_from_slice(b"MZ");
+    b[0x3c..0x40].copy_from_slice(&0x40u32.to_le_bytes());
+    b[0x40..0x44].copy_from_slice(b"PE\0\0");
+    b[0x44..0x46].copy_from_slice(&machine.to_le_bytes());
+    b.extend_from_slice(text.as_bytes());
+    b
+}
+
+fn zip_listing(zip: &Path) -> Vec<String> {
+    let out = Command::new("unzip").arg("-Z1").arg(zip).output().unwrap();
+    assert!(out.status.success());
+    let mut v: Vec<String> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn the_windows_zip_holds_the_exe_its_pages_as_text_and_is_reproducible() {
+    use crate::windows_zip;
+    let s = Scratch::new("winzip");
+    let line = "volbench 1.2.3 (commit abc, static)";
+    let bin = fake_volbench(
+        &s.0,
+        "1.2.3 (commit abc, static)",
+        "Usage: volbench man [PAGE]",
+    );
+    let shipped = shipped(&s.0);
+    let dist = s.0.join("dist");
+    let linux = assemble(&bin, &shipped, &dist, "x86_64", 1_700_000_000).unwrap();
+    let exe = s.0.join("volbench.exe");
+    fs::write(&exe, pe(0x8664, "volbench 1.2.3 (commit abc)\n")).unwrap();
+    let z = windows_zip::assemble(&exe, line, &linux, &shipped, &dist, 1_700_000_000).unwrap();
+    assert_eq!(z.tarball, dist.join("volbench-1.2.3-x86_64-windows.zip"));
+    let top = "volbench-1.2.3-x86_64-windows/";
+    let want: Vec<String> = [
+        "LICENSE-APACHE",
+        "LICENSE-MIT",
+        "README.md",
+        "THIRD-PARTY-NOTICES.txt",
+        "docs/guide/run.md",
+        "man/volbench-man.txt",
+        "man/volbench-plan.txt",
+        "man/volbench-run.txt",
+        "man/volbench.txt",
+        "volbench.exe",
+    ]
+    .iter()
+    .map(|p| format!("{top}{p}"))
+    .collect();
+    assert_eq!(zip_listing(&z.tarball), want);
+    // The pages are text a person reads, not roff.
+    let page = fs::read_to_string(z.dir.join("man/volbench.txt")).unwrap();
+    assert!(!page.contains(".TH") && page.contains("NAME"), "{page}");
+    let again = windows_zip::assemble(&exe, line, &linux, &shipped, &dist, 1_700_000_000).unwrap();
+    assert_eq!(again.sha256, z.sha256, "the same inputs gave another zip");
+    let sums = write_sums(&dist, &[&linux, &z]).unwrap();
+    let ok = Command::new("sha256sum")
+        .args(["-c", "--quiet"])
+        .arg(&sums)
+        .current_dir(&dist)
+        .status()
+        .unwrap();
+    assert!(ok.success());
+    assert!(fs::read_to_string(&sums)
+        .unwrap()
+        .contains("x86_64-windows.zip"));
+    // Another commit's exe, an arm one, a file that is no exe: refused.
+    for (bytes, why) in [
+        (
+            pe(0x8664, "volbench 1.2.3 (commit def)"),
+            "not volbench 1.2.3 (commit abc)",
+        ),
+        (pe(0xaa64, "volbench 1.2.3 (commit abc)"), "not x86-64"),
+        (b"#!/bin/sh\n".to_vec(), "not a Windows executable"),
+    ] {
+        fs::write(&exe, bytes).unwrap();
+        let e = windows_zip::assemble(&exe, line, &linux, &shipped, &dist, 0).unwrap_err();
+        assert!(e.contains(why), "{e}");
+    }
+    assert_eq!(
+        windows_zip::build_text("volbench 0.1.0 (commit 1a2b-dirty, static)"),
+        "0.1.0 (commit 1a2b"
+    );
 }

@@ -35,7 +35,9 @@ pub struct LiveArgs {
     #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
     pub progress_interval: Option<String>,
 
-    /// Print no progress, notes or per-run lines; the result still is.
+    /// Print nothing but errors: no progress, notes, fill or per-run lines;
+    /// the results table only when it is the run's one record (no --output,
+    /// no --json).
     #[arg(short = 'q', long, conflicts_with = "verbose")]
     pub quiet: bool,
 

@@ -6,6 +6,7 @@ pub(crate) mod capture;
 mod common;
 pub mod data;
 pub(crate) mod fill;
+pub mod help;
 pub(crate) mod host_counts;
 pub(crate) mod hosts;
 mod import;
@@ -38,12 +39,9 @@ pub use run::{MetaArgs, RunArgs};
     name = "volbench",
     version = super::version::LONG,
     about = "Storage benchmark for volumes, file shares and disks: the vendors' methods in one binary",
-    long_about = None,
-    after_help = "Exit codes: 0 done; 1 the run failed (I/O error); 2 bad input; \
-                  3 refused for safety; 4 target unusable; 5 data cannot be checked (written \
-                  without --verify); 130 interrupted (results so far written). \
-                  Every number has a stated bound, checked before any I/O (docs/reference/bounds.md)."
+    long_about = None
 )]
+// The exit codes and `run -h`'s short list are set in help.rs.
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,

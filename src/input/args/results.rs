@@ -82,14 +82,10 @@ pub struct CompareArgs {
     #[command(flatten)]
     pub store: StoreArg,
 
-    /// Where to write the HTML comparison report; `-` for none.
-    #[arg(
-        short = 'o',
-        long,
-        value_name = "FILE",
-        default_value = "volbench-compare.html"
-    )]
-    pub output: PathBuf,
+    /// Write the HTML comparison report to FILE (none without it, so a
+    /// comparison leaves nothing in the current directory; `-`: none).
+    #[arg(short = 'o', long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
 
     /// Print the comparison table as Markdown instead of a terminal table.
     #[arg(long, conflicts_with = "json")]

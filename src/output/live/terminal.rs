@@ -27,6 +27,9 @@ pub(crate) struct TerminalObserver {
     plain: Option<(Duration, Mutex<Option<Instant>>)>,
     /// Each host's own figures, in a run on many hosts.
     board: Mutex<super::hosts::Board>,
+    /// Seconds into the run when its measured phase began (a steady-state
+    /// warm-up ends early), so `measure 3/5s` counts measured time only.
+    measure_from: Mutex<Option<f64>>,
 }
 
 impl TerminalObserver {
@@ -42,6 +45,7 @@ impl TerminalObserver {
                 .filter(|d| chatty && !d.is_zero())
                 .map(|d| (d, Mutex::new(None))),
             board: Mutex::new(super::hosts::Board::default()),
+            measure_from: Mutex::new(None),
         }
     }
 
@@ -176,6 +180,9 @@ impl TerminalObserver {
         if let Ok(mut board) = self.board.lock() {
             board.new_run();
         }
+        if let Ok(mut m) = self.measure_from.lock() {
+            *m = None;
+        }
         let s = &run.spec;
         if let Some(m) = s.meta.as_ref().filter(|m| m.whole_tree) {
             // A phase ends when it has covered the tree; its time is a cap.
@@ -231,14 +238,12 @@ impl TerminalObserver {
             return;
         }
         let (run, elapsed_s, total_s, iv) = (ev.run, ev.elapsed_s, ev.total_s, ev.iv);
+        let phase = self.phase_clock(run, elapsed_s, iv);
         if self.verbose || self.plain_due() {
             self.print(&format!(
-                "{} {} {:.0}/{:.0}s{}",
+                "{}: {}",
                 run.spec.name,
-                iv.phase,
-                elapsed_s,
-                total_s,
-                rates(iv)
+                status_line(&phase, elapsed_s, total_s, iv)
             ));
         }
         if run.spec.meta.as_ref().is_some_and(|m| m.whole_tree) {
@@ -258,24 +263,131 @@ impl TerminalObserver {
             });
             return;
         }
-        let left = (total_s - elapsed_s).max(0.0);
-        let mut msg = format!("  {:<7} {:>5.0}s left |", iv.phase, left);
-        for name in crate::result::Op::ALL {
-            let op = iv.op(name);
-            if op.iops > 0.0 {
-                msg.push_str(&format!(
-                    " {name} {} IOPS {} MiB/s {} |",
-                    fmt::thousands(op.iops),
-                    fmt::mib_s(op.mib_s),
-                    fmt::micros(op.lat_us_mean)
-                ));
-            }
-        }
+        let msg = status_line(&phase, elapsed_s, total_s, iv);
         self.with_bar(|b| {
             b.set_position((elapsed_s * 1000.0) as u64);
             b.set_message(self.with_board(&msg));
         });
     }
+}
+
+impl TerminalObserver {
+    /// Where the run is within its phase: ("warmup", 2, 2) or ("measure",
+    /// 3, 5), the measured seconds counted from the phase's first interval.
+    fn phase_clock(&self, run: &PlannedRun, elapsed_s: f64, iv: &crate::result::Interval) -> Clock {
+        let s = &run.spec;
+        match iv.phase {
+            crate::result::PhaseName::Warmup => Clock {
+                phase: iv.phase.name(),
+                done_s: elapsed_s,
+                of_s: s.warmup_s,
+            },
+            crate::result::PhaseName::Measure => Clock {
+                phase: iv.phase.name(),
+                done_s: self.measure_from.lock().map_or(elapsed_s, |mut m| {
+                    measured_s(&mut m, elapsed_s, iv.duration_s)
+                }),
+                of_s: s.duration_s,
+            },
+        }
+    }
+}
+
+/// Seconds measured so far: from the start of the first measured
+/// interval (`from`, set by it), not from the run's start.
+fn measured_s(from: &mut Option<f64>, elapsed_s: f64, interval_s: f64) -> f64 {
+    let start = *from.get_or_insert((elapsed_s - interval_s).max(0.0));
+    (elapsed_s - start).max(0.0)
+}
+
+/// A phase's clock for the status line.
+pub(crate) struct Clock {
+    pub phase: &'static str,
+    pub done_s: f64,
+    pub of_s: f64,
+}
+
+/// The width a status line keeps within: an 80-column terminal, less one
+/// for the cursor.
+pub(crate) const STATUS_WIDTH: usize = 79;
+
+/// The live status line: the phase and its seconds, the run's percentage
+/// done, IOPS and MiB/s over every operation, the mean latency, and each
+/// operation's p99 over the interval (its own histogram). Made to fit
+/// `STATUS_WIDTH`: the mean goes first, then the per-operation p99s, when
+/// the figures are wide.
+pub(crate) fn status_line(
+    clock: &Clock,
+    elapsed_s: f64,
+    total_s: f64,
+    iv: &crate::result::Interval,
+) -> String {
+    let pct = if total_s > 0.0 {
+        (elapsed_s / total_s * 100.0).clamp(0.0, 100.0)
+    } else {
+        0.0
+    };
+    let head = format!(
+        "{} {:.0}% {:.0}/{:.0}s",
+        clock.phase,
+        pct.floor(),
+        // An interval may end a moment past the phase's length.
+        if clock.of_s > 0.0 {
+            clock.done_s.min(clock.of_s)
+        } else {
+            clock.done_s
+        },
+        clock.of_s
+    );
+    let ops: Vec<(crate::result::Op, &crate::result::IntervalOp)> = crate::result::Op::ALL
+        .into_iter()
+        .map(|o| (o, iv.op(o)))
+        .filter(|(_, op)| op.iops > 0.0)
+        .collect();
+    if ops.is_empty() {
+        return head;
+    }
+    let iops: f64 = ops.iter().map(|(_, o)| o.iops).sum();
+    let mib: f64 = ops.iter().map(|(_, o)| o.mib_s).sum();
+    let mean = ops.iter().map(|(_, o)| o.iops * o.lat_us_mean).sum::<f64>() / iops;
+    let rates = format!("{} IOPS {} MiB/s", fmt::thousands(iops), fmt::mib_s(mib));
+    let p99s: Vec<String> = ops
+        .iter()
+        .filter_map(|(name, o)| {
+            let ns = crate::stats::live_hist::sparse_percentile(&o.lat_hist, 99.0)?;
+            let us = fmt::micros(ns / 1e3);
+            let initial = match name {
+                crate::result::Op::Read => "r",
+                crate::result::Op::Write => "w",
+            };
+            Some(if ops.len() > 1 {
+                format!("{initial} {us}")
+            } else {
+                us
+            })
+        })
+        .collect();
+    let p99 = (!p99s.is_empty()).then(|| format!("p99 {}", p99s.join(" ")));
+    let mean = format!("mean {}", fmt::micros(mean));
+    let candidates = [
+        [Some(mean.clone()), p99.clone()],
+        [None, p99],
+        [Some(mean), None],
+        [None, None],
+    ];
+    let mut line = String::new();
+    for lat in candidates {
+        let lat: Vec<String> = lat.into_iter().flatten().collect();
+        line = if lat.is_empty() {
+            format!("{head} | {rates}")
+        } else {
+            format!("{head} | {rates} | {}", lat.join(" "))
+        };
+        if line.chars().count() <= STATUS_WIDTH {
+            break;
+        }
+    }
+    line
 }
 
 /// " | read 1,234 IOPS 4.8 MiB/s 210 µs | write ..." for the ops that ran.
@@ -293,4 +405,100 @@ fn rates(iv: &crate::result::Interval) -> String {
         }
     }
     msg
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+mod tests {
+    use super::*;
+    use crate::result::{Interval, IntervalOp, PhaseName};
+
+    fn op(iops: f64, mib_s: f64, mean_us: f64, p99_us: u64) -> IntervalOp {
+        IntervalOp {
+            iops,
+            mib_s,
+            lat_us_mean: mean_us,
+            service_us_mean: None,
+            // 98 I/Os at the mean, 2 at the p99's bucket.
+            lat_hist: vec![[(mean_us as u64) * 1000, 98], [p99_us * 1000, 2]],
+        }
+    }
+
+    fn iv(read: IntervalOp, write: IntervalOp) -> Interval {
+        Interval {
+            t_s: 0.0,
+            duration_s: 1.0,
+            phase: PhaseName::Measure,
+            read,
+            write,
+            meta_ops: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn the_status_line_shows_percent_and_p99_within_80_columns() {
+        let clock = Clock {
+            phase: "measure",
+            done_s: 3.0,
+            of_s: 5.0,
+        };
+        let one = status_line(
+            &clock,
+            5.0,
+            7.0,
+            &iv(op(41_389.0, 323.4, 1030.0, 2730), IntervalOp::default()),
+        );
+        assert!(
+            one.starts_with("measure 71% 3/5s | 41,389 IOPS 323.4 MiB/s"),
+            "{one}"
+        );
+        assert!(
+            one.contains("mean 1.03 ms") && one.contains("p99 2."),
+            "{one}"
+        );
+        // The widest figures a run gives, both directions: still one line
+        // of an 80-column terminal, the p99s kept before the mean.
+        let wide = Clock {
+            phase: "warmup",
+            done_s: 3599.0,
+            of_s: 3600.0,
+        };
+        let both = status_line(
+            &wide,
+            3599.0,
+            7200.0,
+            &iv(
+                op(9_876_543.0, 38_580.2, 999_999.0, 9_000_000),
+                op(9_876_543.0, 38_580.2, 999_999.0, 9_000_000),
+            ),
+        );
+        assert!(
+            both.chars().count() <= STATUS_WIDTH,
+            "{} columns: {both}",
+            both.chars().count()
+        );
+        assert!(both.contains("p99 r ") && both.contains(" w "), "{both}");
+        assert!(both.contains("49%"), "{both}");
+        // Nothing done yet: the phase and its clock alone.
+        let idle = status_line(
+            &clock,
+            0.0,
+            7.0,
+            &iv(IntervalOp::default(), IntervalOp::default()),
+        );
+        assert_eq!(idle, "measure 0% 3/5s");
+    }
+
+    #[test]
+    fn measured_seconds_start_when_the_measured_phase_does() {
+        // A 2 s warm-up then 1 s intervals: the first measured interval
+        // ends at 3 s and is the first measured second, not the third.
+        let mut from = None;
+        assert_eq!(measured_s(&mut from, 3.0, 1.0), 1.0);
+        assert_eq!(measured_s(&mut from, 4.0, 1.0), 2.0);
+        // A steady-state warm-up that ended early at 1.5 s.
+        let mut from = None;
+        assert_eq!(measured_s(&mut from, 2.5, 1.0), 1.0);
+        assert_eq!(measured_s(&mut from, 6.5, 1.0), 5.0);
+    }
 }

@@ -60,20 +60,23 @@ pub fn needs_loader(bytes: &[u8]) -> Option<bool> {
 }
 
 /// Where a static build of this checkout would be, beside `target/PROFILE/volbench`:
-/// the static release builds, then the release artifact `cargo xtask dist`
+/// the static `dist` and release builds, then the artifact `cargo xtask dist`
 /// unpacks (`target/dist/volbench-VERSION-ARCH-linux/volbench`).
 fn static_siblings(exe: &Path) -> Vec<PathBuf> {
     let Some(target) = exe.parent().and_then(Path::parent) else {
         return Vec::new();
     };
     let arch = std::env::consts::ARCH;
+    // `dist` is the profile `cargo xtask dist` builds the artifact with.
     let mut v: Vec<PathBuf> = ["gnu", "musl"]
         .iter()
-        .map(|libc| {
-            target
-                .join(format!("{arch}-unknown-linux-{libc}"))
-                .join("release")
-                .join("volbench")
+        .flat_map(|libc| {
+            ["dist", "release"].map(|profile| {
+                target
+                    .join(format!("{arch}-unknown-linux-{libc}"))
+                    .join(profile)
+                    .join("volbench")
+            })
         })
         .collect();
     v.push(
@@ -289,6 +292,9 @@ mod tests {
         let arch = std::env::consts::ARCH;
         assert!(s.contains(&PathBuf::from(format!(
             "/src/vb/target/{arch}-unknown-linux-gnu/release/volbench"
+        ))));
+        assert!(s.contains(&PathBuf::from(format!(
+            "/src/vb/target/{arch}-unknown-linux-gnu/dist/volbench"
         ))));
         // The artifact `cargo xtask dist` unpacks.
         assert!(s.contains(&PathBuf::from(format!(

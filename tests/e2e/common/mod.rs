@@ -97,6 +97,19 @@ pub fn skip(test: &str, why: &str) {
         panic!("{test}: cannot run on CI: {why}");
     }
     eprintln!("SKIP {test}: {why}");
+    // test.sh lists the skips at the end: libtest keeps a passing test's
+    // stderr to itself, so the line above alone is never seen.
+    if let Some(log) = std::env::var_os("VOLBENCH_SKIP_LOG") {
+        use std::io::Write;
+        let line = format!("{test}: {}\n", why.replace('\n', " "));
+        // One write of one short line in append mode: tests skipping at
+        // once do not interleave.
+        let _ = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(log)
+            .and_then(|mut f| f.write_all(line.as_bytes()));
+    }
 }
 
 /// How many I/Os a run's merged histogram of `dir` ("read", "write") holds.
