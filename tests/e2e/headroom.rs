@@ -269,3 +269,43 @@ fn a_bad_expect_from_is_exit_2_before_any_io() {
         assert!(!target.exists(), "{}: the target was touched", p.display());
     }
 }
+
+#[test]
+fn a_run_held_to_a_rate_is_said_to_show_no_headroom_and_0_95x_stays_0_95x() {
+    let d = tempfile::tempdir().unwrap();
+    let p = write_json(
+        &d.path().join("p.json"),
+        &serde_json::to_string(&profile()).unwrap(),
+    );
+    // An open-loop --like run held to 2,185 IOPS, kept: its IOPS are the
+    // rate asked, 0.95 of production's peak, not the volume's ceiling.
+    let mut res = doc(
+        "vol",
+        &[RunFixture::new("like-prod", Pattern::Randrw, 70, 8192).perf(2185.0, 400.0)],
+    );
+    res.runs[0].rate = Some(volbench::result::RateResult {
+        target_iops: 2185.0,
+        achieved_iops: 2185.0,
+        reached: true,
+        arrivals: Default::default(),
+    });
+    let r = write_result(&d.path().join("r"), &res);
+    let v = headroom(&p, &r, &[], exit::OK);
+    assert_eq!(v["measured"]["held_to"], "2,185 IOPS", "{v}");
+    let text = stdout(&vb(["compare"]).arg(&p).arg(&r).expect(exit::OK));
+    assert!(text.contains(": 0.95x headroom"), "{text}");
+    assert!(
+        text.contains("was held to a rate (2,185 IOPS)") && text.contains("cannot show headroom"),
+        "{text}"
+    );
+    // A closed-loop run says nothing of the kind.
+    let r = write_result(
+        &d.path().join("r2"),
+        &doc(
+            "vol",
+            &[RunFixture::new("oltp", Pattern::Randrw, 70, 8192).perf(4900.0, 400.0)],
+        ),
+    );
+    let text = stdout(&vb(["compare"]).arg(&p).arg(&r).expect(exit::OK));
+    assert!(!text.contains("held to a rate"), "{text}");
+}

@@ -50,6 +50,10 @@ pub(crate) struct Measured {
     pub p99_us: Option<f64>,
     /// Whether its mix and size are within the tolerances of production's.
     pub resembles: bool,
+    /// The rate the run was held to, when it was (an open-loop `--like`
+    /// run): its figures are then that rate, not a ceiling.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub held_to: Option<String>,
 }
 
 /// One limit and how far above production's peak it lies.
@@ -246,6 +250,7 @@ pub(crate) fn headroom(
             request_kib,
             p99_us: measured_us(run, &p99),
             resembles: differences.is_empty(),
+            held_to: held_to(run),
         },
         production: prod,
         differences,
@@ -255,6 +260,30 @@ pub(crate) fn headroom(
         fail_below,
         passed: fail_below.is_none_or(|f| headroom >= f),
     })
+}
+
+/// The rate a run was held to, as a person reads it; None for a closed
+/// loop (and for a rate it could not keep: then it ran flat out).
+fn held_to(run: &RunResult) -> Option<String> {
+    if let Some(r) = &run.rate {
+        return r.reached.then(|| format!("{} IOPS", number(r.target_iops)));
+    }
+    if let Some(b) = run.workload.shape.rate_bytes {
+        return Some(format!("{}/s", crate::units::format_size(b as u64)));
+    }
+    crate::result::diagnosis::paced(run).then(|| "a share of its maximum".to_string())
+}
+
+/// A headroom as printed: two decimals below 2x, where 0.95x and 1x are
+/// different verdicts, never rounded up past what was measured; one above.
+fn ratio(v: f64) -> String {
+    if v < 2.0 {
+        // The nudge keeps a ratio that is 0.95 in decimal (0.9499... in
+        // binary) from flooring to 0.94.
+        trim(((v * 100.0) + 1e-9).floor() / 100.0, 2)
+    } else {
+        trim(v, 1)
+    }
 }
 
 impl Headroom {
@@ -279,21 +308,29 @@ impl Headroom {
                 .map(|u| format!(" at p99 {}", micros(u)))
                 .unwrap_or_default(),
             m.run,
-            trim(self.headroom, 1),
+            ratio(self.headroom),
         )];
         out.push(format!(
             "nearest limit: {} ({} against production's peak {}: {}x)",
             self.nearest,
             number(self.limits[0].value),
             number(self.limits[0].production),
-            trim(self.limits[0].headroom, 2)
+            ratio(self.limits[0].headroom)
         ));
         for l in self.limits.iter().skip(1) {
             out.push(format!(
                 "  then {}: {} ({}x)",
                 l.what,
                 number(l.value),
-                trim(l.headroom, 2)
+                ratio(l.headroom)
+            ));
+        }
+        if let Some(rate) = &self.measured.held_to {
+            out.push(format!(
+                "warning: run {} was held to a rate ({}): its figures are the rate asked, not \
+                 where the volume stops, so it cannot show headroom; measure closed loop (no \
+                 --rate) or with --latency-target",
+                m.run, rate
             ));
         }
         if !self.differences.is_empty() {
@@ -305,19 +342,24 @@ impl Headroom {
         }
         if let Some(f) = self.fail_below {
             out.push(if self.passed {
-                format!(
-                    "pass: headroom {}x >= {}",
-                    trim(self.headroom, 2),
-                    trim(f, 2)
-                )
+                format!("pass: headroom {}x >= {}", ratio(self.headroom), trim(f, 2))
             } else {
-                format!(
-                    "FAIL: headroom {}x < {}",
-                    trim(self.headroom, 2),
-                    trim(f, 2)
-                )
+                format!("FAIL: headroom {}x < {}", ratio(self.headroom), trim(f, 2))
             });
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod ratio_tests {
+    use super::ratio;
+
+    #[test]
+    fn a_headroom_is_never_printed_above_what_was_measured() {
+        assert_eq!(ratio(0.95), "0.95");
+        assert_eq!(ratio(0.999), "0.99");
+        assert_eq!(ratio(1.049), "1.04");
+        assert_eq!(ratio(2.13), "2.1");
     }
 }
