@@ -28,6 +28,10 @@ const THREAD_BUSY: f64 = 90.0;
 pub(super) struct CpuShort {
     pub busy: f64,
     pub host_wide: bool,
+    /// The host's CPUs were busy with other processes' work, volbench using
+    /// little of them: its figures may carry waits for a CPU, but nothing
+    /// shows the client set their level (a flat cap stays a cap).
+    pub others: bool,
 }
 
 /// Whether a run's client was short of CPU, from the run's own counters:
@@ -49,14 +53,18 @@ pub(super) fn cpu_short(r: &RunResult) -> Option<CpuShort> {
     // figures (a saturated host still is, above).
     let storage_io = !r.workload.buffered && r.meta_ops.is_empty();
     if cpu.busy_pct() >= CPU_BUSY {
+        let own_share = own / c.cpus.max(1) as f64;
+        let stolen = cpu.steal_pct >= cpu.user_pct + cpu.system_pct;
         Some(CpuShort {
             busy: cpu.busy_pct(),
             host_wide: true,
+            others: own_share < cpu.busy_pct() / 2.0 && !stolen,
         })
     } else if per_thread >= THREAD_BUSY && storage_io && host_saw >= CPU_AGREE * own {
         Some(CpuShort {
             busy: per_thread,
             host_wide: false,
+            others: false,
         })
     } else {
         None
@@ -81,7 +89,10 @@ pub(super) fn client_cpu(doc: &ResultDoc) -> Vec<Finding> {
         if !judged.contains(&name) {
             judged.push(name.clone());
         }
-        let Some(CpuShort { busy, host_wide }) = cpu_short(r) else {
+        let Some(CpuShort {
+            busy, host_wide, ..
+        }) = cpu_short(r)
+        else {
             continue;
         };
         match hosts.iter_mut().find(|(h, _, _, _)| *h == host) {

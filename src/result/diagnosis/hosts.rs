@@ -115,7 +115,9 @@ pub(super) fn slow_host(doc: &ResultDoc) -> Vec<Finding> {
         }
     }
     let mut each = Vec::new();
-    for (host, runs) in slow {
+    // In the order the hosts were judged (the hosts file's), not by name:
+    // client-6 comes before client-101.
+    for (host, runs) in judged.iter().filter_map(|h| Some((*h, slow.get(h)?))) {
         let Some(&(run, per_slot, med)) = runs
             .iter()
             .min_by(|a, b| (a.1 / a.2).total_cmp(&(b.1 / b.2)))
@@ -154,7 +156,7 @@ pub(super) fn slow_host(doc: &ResultDoc) -> Vec<Finding> {
             every,
             ("host_iops_per_slot", per_slot),
             ("others_median_iops_per_slot", med),
-            &runs,
+            runs,
         )
         .figure("host_iops", part.iops)
         .figure("in_flight", f64::from(part.slots));

@@ -211,6 +211,10 @@ fn cpu(parts: &[(String, &RunResult)]) -> Option<Limit> {
     let short: Vec<(&str, CpuShort)> = parts
         .iter()
         .filter_map(|(host, p)| cpu_short(p).map(|s| (host.as_str(), s)))
+        // Other processes' load on a host is said by `client_cpu`; it is
+        // no evidence the client set this run's level (a busy build machine
+        // beside a 500-IOPS volume still shows the volume's cap).
+        .filter(|(_, s)| !s.others)
         .collect();
     let &(host, worst) = short.iter().max_by(|a, b| a.1.busy.total_cmp(&b.1.busy))?;
     Some(Limit::ClientCpu {
