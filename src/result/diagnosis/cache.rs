@@ -78,7 +78,7 @@ fn judged(cluster: &Cluster, run: &str) -> Vec<(String, Evidence)> {
         // Against the others only when there are two or more of them: of
         // two hosts alone, the latency cannot tell which one is odd.
         if hosts.len() >= 3 {
-            let others = super::hosts::others_median(&lat, i);
+            let others = group::others_median(&lat, i);
             if lat[i] > 0.0 && lat[i] < CACHE_SHARE * others {
                 out.push((
                     host.to_string(),

@@ -115,6 +115,29 @@ pub(super) fn span(members: &[&Finding], key: &str, show: fn(f64) -> String) -> 
     }
 }
 
+/// The median of every value but the i-th: what one host (or target) is
+/// held against.
+pub(crate) fn others_median(values: &[f64], i: usize) -> f64 {
+    median(
+        values
+            .iter()
+            .enumerate()
+            .filter(|(j, _)| *j != i)
+            .map(|(_, v)| *v)
+            .collect(),
+    )
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    match n {
+        0 => 0.0,
+        _ if n % 2 == 1 => v[n / 2],
+        _ => (v[n / 2 - 1] + v[n / 2]) / 2.0,
+    }
+}
+
 /// A percentage without decimals, as the findings write one.
 pub(super) fn pct(v: f64) -> String {
     format!("{v:.0}")

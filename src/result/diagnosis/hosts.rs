@@ -17,27 +17,7 @@ pub(crate) const SLOW: f64 = 0.75;
 /// Below this share, or slow in every run of two or more, it is certain.
 const VERY_SLOW: f64 = 0.50;
 
-/// The median of every value but the i-th: what one host is held against.
-pub(crate) fn others_median(values: &[f64], i: usize) -> f64 {
-    median(
-        values
-            .iter()
-            .enumerate()
-            .filter(|(j, _)| *j != i)
-            .map(|(_, v)| *v)
-            .collect(),
-    )
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    match n {
-        0 => 0.0,
-        _ if n % 2 == 1 => v[n / 2],
-        _ => (v[n / 2 - 1] + v[n / 2]) / 2.0,
-    }
-}
+pub(crate) use super::group::others_median;
 
 /// One host's share of a run, as the slow-host rule holds it against the
 /// others'.

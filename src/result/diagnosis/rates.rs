@@ -7,10 +7,14 @@ use super::verdict::{self, Limit};
 use super::{Confidence, Finding, Kind, measured, num};
 use crate::result::{ResultDoc, RunResult};
 
+/// A run that did not keep its rate: the run, the IOPS asked and done, and
+/// what held it.
+type Missed<'a> = (&'a RunResult, f64, f64, Limit);
+
 /// One finding per limit: the run furthest from its rate leads, the others
 /// held back by the same kind of limit are counted with it.
 pub(super) fn rate_not_reached(doc: &ResultDoc) -> Vec<Finding> {
-    let mut by_limit: Vec<(&'static str, Vec<(&RunResult, f64, f64, Limit)>)> = Vec::new();
+    let mut by_limit: Vec<(&'static str, Vec<Missed>)> = Vec::new();
     for r in measured(doc) {
         let Some(rate) = r
             .rate
