@@ -29,7 +29,33 @@ fn fio(file: &Path, map: &PathMap) -> Result<Imported> {
         read: &read,
         cwd,
     };
+    // `-` is a job on stdin, as fio reads it (`cat job.fio | fio -`);
+    // an include in it is found from the current directory, as fio does.
+    if file == Path::new("-") {
+        let text = stdin_job()?;
+        return import::fio::import_text("stdin", &text, file, map, &src);
+    }
     import::fio::import_file(file, map, &src)
+}
+
+/// The job read from stdin, bounded like a job file.
+fn stdin_job() -> Result<String> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .lock()
+        .take(bounds::MAX_INPUT_FILE + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| VbError::input(format!("cannot read the job from stdin: {e}")))?;
+    if bytes.len() as u64 > bounds::MAX_INPUT_FILE {
+        return Err(VbError::input(format!(
+            "the job on stdin is larger than {} bytes: not a job file",
+            bounds::MAX_INPUT_FILE
+        )));
+    }
+    let text = String::from_utf8(bytes)
+        .map_err(|_| VbError::input("the job on stdin is not UTF-8 text".to_string()))?;
+    Ok(crate::input::file::strip_bom(&text).to_string())
 }
 
 fn vdbench(files: &[PathBuf], map: &PathMap) -> Result<Imported> {

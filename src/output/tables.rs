@@ -138,9 +138,12 @@ fn run_notes(run: &RunResult) -> Vec<String> {
             thousands(r.target_iops),
             thousands(r.achieved_iops),
             if r.reached {
-                ""
+                String::new()
             } else {
-                " (target NOT reached: the storage is saturated)"
+                // What held it, the client asked first: never "the storage
+                // is saturated" for a run that could not carry the rate.
+                let limit = crate::result::diagnosis::verdict::alone(run, r.target_iops);
+                format!(" (target NOT reached: {})", limit.short())
             }
         ));
     }

@@ -338,15 +338,26 @@ impl Shape {
     }
 }
 
-/// A bandwidth such as `100MiB/s`, `1g/s` or `500KB/s` (binary units, as
-/// everywhere), or None when `text` is not one (a plain IOPS figure).
-pub fn parse_bandwidth(flag: &str, text: &str) -> Result<Option<f64>> {
+/// The size part of a bandwidth: `100MiB/s`, `100MiBps`, or a size with
+/// its byte unit and no "/s" (`50MiB`, `2GB`: a rate in bytes can only be
+/// bytes a second, as diskspd's -g and vdbench's MB/s iorate write it).
+/// None for a plain figure (IOPS: `5000`, `5k`), which never ends in B.
+pub fn bandwidth_size(text: &str) -> Option<&str> {
     let t = text.trim();
-    let Some(size) = t
-        .strip_suffix("/s")
+    t.strip_suffix("/s")
         .or_else(|| t.strip_suffix("/S"))
         .or_else(|| t.strip_suffix("ps"))
-    else {
+        .or_else(|| {
+            let bytes = t.ends_with(['B', 'b']) && t.starts_with(|c: char| c.is_ascii_digit());
+            bytes.then_some(t)
+        })
+}
+
+/// A bandwidth such as `100MiB/s`, `1g/s`, `500KB/s` or `50MiB` (binary
+/// units, as everywhere), or None when `text` is not one (a plain IOPS
+/// figure).
+pub fn parse_bandwidth(flag: &str, text: &str) -> Result<Option<f64>> {
+    let Some(size) = bandwidth_size(text) else {
         return Ok(None);
     };
     let bytes =
@@ -405,6 +416,17 @@ mod tests {
             Some(100.0 * 1048576.0)
         );
         assert_eq!(parse_bandwidth("--rate", "5000").ok().flatten(), None);
+        // A size in bytes without "/s" is bytes a second: 50MiB is 50MiB/s.
+        for t in ["50MiB", "50MiB/s", "50MiBps", " 50mib "] {
+            assert_eq!(
+                parse_bandwidth("--rate", t).ok().flatten(),
+                Some(50.0 * 1048576.0),
+                "{t}"
+            );
+        }
+        // Plain figures stay IOPS, with or without a multiplier.
+        assert_eq!(parse_bandwidth("--rate", "5k").ok().flatten(), None);
+        assert!(parse_bandwidth("--rate", "0MiB").is_err());
         assert!(parse_bandwidth("--rate", "0KiB/s").is_err());
     }
 

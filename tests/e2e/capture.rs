@@ -121,6 +121,8 @@ fn capture_reads_fio_s_job_as_fio_reports_it() {
     let e = stderr(&o);
     assert!(e.contains("--bs 8k: mean request 8 KiB"), "{e}");
     assert!(e.contains("--rw randrw"), "{e}");
+    // Slots for the rate at the profile's await, by Little's law.
+    assert!(e.contains("in flight (Little's law)"), "{e}");
     let run: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let t = &run["runs"][0]["totals"];
     let (lr, lw) = (f(&t["read"]["iops"]), f(&t["write"]["iops"]));

@@ -79,7 +79,9 @@ fn the_headroom_is_production_s_peak_against_the_run_that_resembles_it() {
     assert_eq!(v["measured"]["run"], "oltp");
     assert_eq!(v["measured"]["resembles"], true);
     let h = v["headroom"].as_f64().unwrap();
-    assert!((h - 4900.0 / 2300.0).abs() < 0.01, "{v}");
+    // Against the p95 of production's intervals, not its one peak.
+    assert!((h - 4900.0 / 2100.0).abs() < 0.01, "{v}");
+    assert_eq!(v["production"]["yardstick"], "p95 of 60 busy intervals");
     assert_eq!(v["nearest"], "measured IOPS");
     let p99 = v["measured"]["p99_us"].as_f64().unwrap();
     // The fixture's tail: 4.5% of I/Os at 3x the mean, so p99 is about 1.2 ms.
@@ -88,15 +90,16 @@ fn the_headroom_is_production_s_peak_against_the_run_that_resembles_it() {
     let o = vb(["compare"]).arg(&p).arg(&r).expect(exit::OK);
     let text = stdout(&o);
     assert!(
-        text.contains("peaks at 2,300 IOPS") && text.contains("8 KiB, 70/30"),
+        text.contains("does 2,100 IOPS at the p95 of 60 busy intervals (peak 2,300)")
+            && text.contains("8 KiB, 70/30"),
         "{text}"
     );
     assert!(
-        text.contains("this volume gave 4,900 IOPS") && text.contains("2.1x headroom"),
+        text.contains("this volume gave 4,900 IOPS") && text.contains("2.3x headroom"),
         "{text}"
     );
 
-    // Asked for 2.5x, it has 2.1x: exit 6, as compare's gate does.
+    // Asked for 2.5x, it has 2.3x: exit 6, as compare's gate does.
     let v = headroom(&p, &r, &["--fail-below", "2.5"], exit::REGRESSION);
     assert_eq!(v["passed"], false);
     headroom(&p, &r, &["--fail-below", "2"], exit::OK);
@@ -121,7 +124,7 @@ fn a_stated_limit_below_the_measured_one_is_the_nearest() {
     let r = write_result(&d.path().join("r"), &res);
     let v = headroom(&p, &r, &[], exit::OK);
     assert_eq!(v["nearest"], "stated IOPS limit");
-    assert!((v["headroom"].as_f64().unwrap() - 3000.0 / 2300.0).abs() < 0.01);
+    assert!((v["headroom"].as_f64().unwrap() - 3000.0 / 2100.0).abs() < 0.01);
 }
 
 #[test]
@@ -204,7 +207,7 @@ fn a_run_with_expect_from_states_the_headroom_compare_would() {
         .arg(&out)
         .expect(exit::OK);
     assert!(
-        stderr(&o).contains("headroom: production (vdb) peaks at 2,300 IOPS"),
+        stderr(&o).contains("headroom: production (vdb) does 2,100 IOPS at the p95"),
         "{}",
         stderr(&o)
     );
@@ -216,8 +219,8 @@ fn a_run_with_expect_from_states_the_headroom_compare_would() {
         + doc["runs"][0]["totals"]["write"]["iops"].as_f64().unwrap();
     let ratio = h["headroom"].as_f64().unwrap();
     assert!(
-        (ratio - iops / 2300.0).abs() <= 1e-6 * ratio,
-        "{ratio} vs {iops}/2300"
+        (ratio - iops / 2100.0).abs() <= 1e-6 * ratio,
+        "{ratio} vs {iops}/2100"
     );
     // The same statement compare makes over the written result.
     let c = headroom(&p, &out.join("result.json"), &[], exit::OK);
@@ -268,4 +271,44 @@ fn a_bad_expect_from_is_exit_2_before_any_io() {
         assert!(stderr(&o).contains(want), "{}: {}", p.display(), stderr(&o));
         assert!(!target.exists(), "{}: the target was touched", p.display());
     }
+}
+
+#[test]
+fn a_run_held_to_a_rate_is_said_to_show_no_headroom_and_0_95x_stays_0_95x() {
+    let d = tempfile::tempdir().unwrap();
+    let p = write_json(
+        &d.path().join("p.json"),
+        &serde_json::to_string(&profile()).unwrap(),
+    );
+    // An open-loop --like run held to 1,995 IOPS, kept: its IOPS are the
+    // rate asked, 0.95 of production's p95, not the volume's ceiling.
+    let mut res = doc(
+        "vol",
+        &[RunFixture::new("like-prod", Pattern::Randrw, 70, 8192).perf(1995.0, 400.0)],
+    );
+    res.runs[0].rate = Some(volbench::result::RateResult {
+        target_iops: 1995.0,
+        achieved_iops: 1995.0,
+        reached: true,
+        arrivals: Default::default(),
+    });
+    let r = write_result(&d.path().join("r"), &res);
+    let v = headroom(&p, &r, &[], exit::OK);
+    assert_eq!(v["measured"]["held_to"], "1,995 IOPS", "{v}");
+    let text = stdout(&vb(["compare"]).arg(&p).arg(&r).expect(exit::OK));
+    assert!(text.contains(": 0.95x headroom"), "{text}");
+    assert!(
+        text.contains("was held to a rate (1,995 IOPS)") && text.contains("cannot show headroom"),
+        "{text}"
+    );
+    // A closed-loop run says nothing of the kind.
+    let r = write_result(
+        &d.path().join("r2"),
+        &doc(
+            "vol",
+            &[RunFixture::new("oltp", Pattern::Randrw, 70, 8192).perf(4900.0, 400.0)],
+        ),
+    );
+    let text = stdout(&vb(["compare"]).arg(&p).arg(&r).expect(exit::OK));
+    assert!(!text.contains("held to a rate"), "{text}");
 }

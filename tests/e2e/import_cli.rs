@@ -327,3 +327,52 @@ fn a_vdbench_tree_past_the_bound_is_refused_in_one_line_before_anything() {
     assert!(!suite.exists());
     assert!(!tmp.path().join("tree").exists());
 }
+
+#[test]
+fn a_fio_job_on_stdin_is_read_as_fio_reads_it() {
+    use std::io::Write;
+    use std::process::Stdio;
+    let tmp = tempfile::tempdir().unwrap();
+    let job = format!(
+        "[global]\nthread=1\ndirectory={}\nsize=8m\nruntime=2\n[rand]\nrw=randread\nbs=16k\n",
+        tmp.path().display()
+    );
+    let mut child = common::volbench()
+        .args(["fio", "-", "--dry-run"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(job.as_bytes())
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(exit::OK), "{}", stderr(&o));
+    let suite = stdout(&o);
+    assert!(suite.contains("source = \"fio job file stdin\""), "{suite}");
+    assert!(
+        suite.contains("rw = \"randread\"") && suite.contains("16k"),
+        "{suite}"
+    );
+    // Not a job: one line, before any I/O.
+    let mut child = common::volbench()
+        .args(["fio", "-", "--dry-run"])
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(&[0xff, 0xfe, 0x00])
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(exit::BAD_INPUT), "{}", stderr(&o));
+    assert!(stderr(&o).contains("stdin is not UTF-8"), "{}", stderr(&o));
+}

@@ -13,6 +13,7 @@ mod compare_gate;
 mod counters;
 mod data;
 mod diag_audit;
+mod diag_fleet;
 mod diagnosis;
 mod docs;
 mod environment;

@@ -6,9 +6,9 @@ use super::{Ctx, Overrides, P, Param, RunEntry};
 use crate::error::Result;
 use crate::spec::shape::{Shape, parse_bandwidth};
 
-/// `rate = "100MiB/s"`: a bandwidth, not IOPS.
+/// `rate = "100MiB/s"` (or `"100MiB"`): a bandwidth, not IOPS.
 pub(super) fn is_bandwidth(v: &toml::Spanned<Param>) -> bool {
-    matches!(v.get_ref(), Param::Str(s) if s.trim_end().ends_with("/s"))
+    matches!(v.get_ref(), Param::Str(s) if crate::spec::shape::bandwidth_size(s).is_some())
 }
 
 /// The shape keys a run entry sets (a run with ops refuses them).

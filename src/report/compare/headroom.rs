@@ -1,8 +1,9 @@
 //! `compare PROFILE RESULT`: how far production sits below what a volume
-//! gave. The profile's peak interval (and its p95) is held against the
-//! result's run that resembles production most, and against the limits the
-//! result states (`--expect`) or found (`--latency-target`); the nearest of
-//! them is the headroom.
+//! gave. The p95 of the profile's busy intervals (never one interval: a
+//! single burst, or a sampling edge, would set the verdict) is held against
+//! the result's run that resembles production most, and against the limits
+//! the result states (`--expect`) or found (`--latency-target`); the
+//! nearest of them is the headroom.
 
 use serde::Serialize;
 
@@ -30,6 +31,12 @@ pub(crate) struct Production {
     pub peak_iops: f64,
     pub p95_iops: f64,
     pub peak_mib_s: f64,
+    pub p95_mib_s: f64,
+    /// The busy intervals the p95 is taken over (with fewer than 20, the
+    /// p95 is the busiest of them, as nearest-rank gives).
+    pub intervals: usize,
+    /// What the headroom is held against: "p95 of 60 busy intervals".
+    pub yardstick: String,
     pub read_pct: f64,
     pub request_kib: f64,
     /// Mean time per request (iostat's await) in the worst interval and at
@@ -50,6 +57,10 @@ pub(crate) struct Measured {
     pub p99_us: Option<f64>,
     /// Whether its mix and size are within the tolerances of production's.
     pub resembles: bool,
+    /// The rate the run was held to, when it was (an open-loop `--like`
+    /// run): its figures are then that rate, not a ceiling.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub held_to: Option<String>,
 }
 
 /// One limit and how far above production's peak it lies.
@@ -125,6 +136,9 @@ fn production(d: &DeviceSummary) -> Production {
         peak_iops: d.iops.peak,
         p95_iops: d.iops.p95,
         peak_mib_s: d.mib_s.peak,
+        p95_mib_s: d.mib_s.p95,
+        intervals: d.active_intervals,
+        yardstick: format!("p95 of {} busy intervals", d.active_intervals),
         read_pct: d.read_pct.mean,
         request_kib: d.request_kib.mean,
         peak_await_ms: d.await_ms.peak,
@@ -177,21 +191,22 @@ fn limit(what: String, value: f64, production: f64) -> Option<Limit> {
     }
 }
 
-/// Production's peak against the run's figures and the result's limits.
+/// Production's p95 interval against the run's figures and the result's
+/// limits.
 fn limits(p: &Production, run: &RunResult, doc: &ResultDoc) -> Vec<Limit> {
     let mut v: Vec<Limit> = Vec::new();
-    v.extend(limit("measured IOPS".into(), run.total_iops(), p.peak_iops));
+    v.extend(limit("measured IOPS".into(), run.total_iops(), p.p95_iops));
     v.extend(limit(
         "measured MiB/s".into(),
         run.total_mib_s(),
-        p.peak_mib_s,
+        p.p95_mib_s,
     ));
     if let Some(e) = &doc.expect {
         if let Some(i) = e.iops {
-            v.extend(limit("stated IOPS limit".into(), i, p.peak_iops));
+            v.extend(limit("stated IOPS limit".into(), i, p.p95_iops));
         }
         if let Some(m) = e.mib_s {
-            v.extend(limit("stated MiB/s limit".into(), m, p.peak_mib_s));
+            v.extend(limit("stated MiB/s limit".into(), m, p.p95_mib_s));
         }
     }
     for s in &doc.latency_search {
@@ -202,7 +217,7 @@ fn limits(p: &Production, run: &RunResult, doc: &ResultDoc) -> Vec<Limit> {
                 .map(LatencyLimit::label)
                 .collect::<Vec<_>>()
                 .join(" and ");
-            v.extend(limit(format!("IOPS keeping {keeping}"), found, p.peak_iops));
+            v.extend(limit(format!("IOPS keeping {keeping}"), found, p.p95_iops));
         }
     }
     v.sort_by(|a, b| a.headroom.total_cmp(&b.headroom));
@@ -219,7 +234,7 @@ pub(crate) fn headroom(
 ) -> Result<Headroom, String> {
     let dev = profile
         .device(None)
-        .filter(|d| d.iops.peak > 0.0)
+        .filter(|d| d.iops.p95 > 0.0)
         .ok_or("the profile saw no block requests: there is no production peak to compare")?;
     let prod = production(dev);
     let runs: Vec<&RunResult> = doc.runs.iter().filter(|r| !r.workload.discard).collect();
@@ -246,6 +261,7 @@ pub(crate) fn headroom(
             request_kib,
             p99_us: measured_us(run, &p99),
             resembles: differences.is_empty(),
+            held_to: held_to(run),
         },
         production: prod,
         differences,
@@ -257,17 +273,42 @@ pub(crate) fn headroom(
     })
 }
 
+/// The rate a run was held to, as a person reads it; None for a closed
+/// loop (and for a rate it could not keep: then it ran flat out).
+fn held_to(run: &RunResult) -> Option<String> {
+    if let Some(r) = &run.rate {
+        return r.reached.then(|| format!("{} IOPS", number(r.target_iops)));
+    }
+    if let Some(b) = run.workload.shape.rate_bytes {
+        return Some(format!("{}/s", crate::units::format_size(b as u64)));
+    }
+    crate::result::diagnosis::paced(run).then(|| "a share of its maximum".to_string())
+}
+
+/// A headroom as printed: two decimals below 2x, where 0.95x and 1x are
+/// different verdicts, never rounded up past what was measured; one above.
+fn ratio(v: f64) -> String {
+    if v < 2.0 {
+        // The nudge keeps a ratio that is 0.95 in decimal (0.9499... in
+        // binary) from flooring to 0.94.
+        trim(((v * 100.0) + 1e-9).floor() / 100.0, 2)
+    } else {
+        trim(v, 1)
+    }
+}
+
 impl Headroom {
     /// The statement a person reads, one line each.
     pub(crate) fn lines(&self) -> Vec<String> {
         let (p, m) = (&self.production, &self.measured);
         let mut out = vec![format!(
-            "production ({}) peaks at {} IOPS (p95 {}), {} MiB/s, {} KiB, {}/{}, await {} at peak (p95 {}); \
+            "production ({}) does {} IOPS at the {} (peak {}), {} MiB/s, {} KiB, {}/{}, await {} at peak (p95 {}); \
              this volume gave {} IOPS, {} MiB/s{} ({}): {}x headroom",
             p.device,
-            number(p.peak_iops),
             number(p.p95_iops),
-            trim(p.peak_mib_s, 1),
+            p.yardstick,
+            number(p.peak_iops),
+            trim(p.p95_mib_s, 1),
             trim(p.request_kib, 1),
             trim(p.read_pct, 0),
             trim(100.0 - p.read_pct, 0),
@@ -279,21 +320,29 @@ impl Headroom {
                 .map(|u| format!(" at p99 {}", micros(u)))
                 .unwrap_or_default(),
             m.run,
-            trim(self.headroom, 1),
+            ratio(self.headroom),
         )];
         out.push(format!(
-            "nearest limit: {} ({} against production's peak {}: {}x)",
+            "nearest limit: {} ({} against production's p95 {}: {}x)",
             self.nearest,
             number(self.limits[0].value),
             number(self.limits[0].production),
-            trim(self.limits[0].headroom, 2)
+            ratio(self.limits[0].headroom)
         ));
         for l in self.limits.iter().skip(1) {
             out.push(format!(
                 "  then {}: {} ({}x)",
                 l.what,
                 number(l.value),
-                trim(l.headroom, 2)
+                ratio(l.headroom)
+            ));
+        }
+        if let Some(rate) = &self.measured.held_to {
+            out.push(format!(
+                "warning: run {} was held to a rate ({}): its figures are the rate asked, not \
+                 where the volume stops, so it cannot show headroom; measure closed loop (no \
+                 --rate) or with --latency-target",
+                m.run, rate
             ));
         }
         if !self.differences.is_empty() {
@@ -305,19 +354,24 @@ impl Headroom {
         }
         if let Some(f) = self.fail_below {
             out.push(if self.passed {
-                format!(
-                    "pass: headroom {}x >= {}",
-                    trim(self.headroom, 2),
-                    trim(f, 2)
-                )
+                format!("pass: headroom {}x >= {}", ratio(self.headroom), trim(f, 2))
             } else {
-                format!(
-                    "FAIL: headroom {}x < {}",
-                    trim(self.headroom, 2),
-                    trim(f, 2)
-                )
+                format!("FAIL: headroom {}x < {}", ratio(self.headroom), trim(f, 2))
             });
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod ratio_tests {
+    use super::ratio;
+
+    #[test]
+    fn a_headroom_is_never_printed_above_what_was_measured() {
+        assert_eq!(ratio(0.95), "0.95");
+        assert_eq!(ratio(0.999), "0.99");
+        assert_eq!(ratio(1.049), "1.04");
+        assert_eq!(ratio(2.13), "2.1");
     }
 }

@@ -1,29 +1,16 @@
-//! The client's side, from the counters each host recorded: its CPUs
-//! saturated, the device under the target busy all the time, the network
-//! near the link's speed or a cap, NFS requests queueing on the client.
+//! The client's side, from the counters each host recorded: the device
+//! under the target busy all the time, the network near the link's speed
+//! or a cap, NFS requests queueing on the client (its CPU: `cpu`).
 //! Each reads `RunResult::counters` (local runs, and every host's own runs
 //! in a multi-host result) and stays quiet on a result without them.
 
-use super::limits::{FLAT, block_size_series};
-use super::{Confidence, Finding, Kind, measured, measured_secs, num, saturation, usable};
-use crate::result::counters::{CounterInterval, RunCounters};
+use super::counted::{Seen, runs_text, with_counters};
+use super::series::{FLAT, block_size_series};
+use super::{Confidence, Finding, Kind, num, saturation};
+use crate::result::counters::CounterInterval;
 use crate::result::{ResultDoc, RunResult};
 use crate::stats::mean_spread;
 
-/// Runs measured for less than this are not judged on CPU: the kernel
-/// counts CPU time in ticks (100 or 250 a second), so a metadata phase of
-/// 20 ms on 2 CPUs has 4 ticks to share out and reads 20% or 100% by luck
-/// (seen: a thread "at 101% of a core" on a host 20% busy).
-const CPU_MIN_SECS: f64 = 0.5;
-/// volbench's own CPU must be visible in the host's: the host's busy time
-/// (over all CPUs) at least this share of what volbench's threads say they
-/// used, or one of the two is miscounted and neither is trusted.
-const CPU_AGREE: f64 = 0.75;
-/// Host CPU busy (user + system + steal) at or above this, in percent of
-/// all CPUs, is saturated: what is left is too little to keep I/O going.
-const CPU_BUSY: f64 = 90.0;
-/// One volbench I/O thread using this much of a core is core-bound.
-const THREAD_BUSY: f64 = 90.0;
 /// A device busy this share of the time has a request in it all the time.
 /// Not 95: the kernel advances busy time (io_ticks) in jiffies at request
 /// start and end, and undercounts; on Linux 6.18 a loop device holding 7.4
@@ -49,172 +36,6 @@ const NFS_QUEUE: f64 = 2.0;
 const NFS_QUEUE_MS: f64 = 0.5;
 /// Operations per second below this are too few to judge NFS timings on.
 const NFS_MIN_OPS_S: f64 = 10.0;
-
-/// A run with counters: who it ran on (the host's name in a multi-host
-/// run, else its hostname), the run, its counters and their summary.
-struct Seen<'a> {
-    host: String,
-    run: &'a RunResult,
-    c: &'a RunCounters,
-    s: &'a CounterInterval,
-}
-
-/// Every measured run that has counters, with the host it ran on: the
-/// local runs, then each host's own in a multi-host result.
-fn with_counters(doc: &ResultDoc) -> Vec<Seen<'_>> {
-    let local = measured(doc).map(|r| (None, r));
-    let hosts = doc.cluster.iter().flat_map(|c| &c.hosts).flat_map(|h| {
-        h.runs
-            .iter()
-            .filter(|r| !r.workload.discard && usable(r))
-            .map(move |r| (Some(h.name.as_str()), r))
-    });
-    local
-        .chain(hosts)
-        .filter_map(|(name, run)| {
-            let c = run.counters.as_ref()?;
-            let host = match name {
-                Some(n) => format!("client {n}"),
-                None if c.host.is_empty() => "the client".into(),
-                None => format!("client {}", c.host),
-            };
-            Some(Seen {
-                host,
-                run,
-                c,
-                s: c.summary.as_ref()?,
-            })
-        })
-        .collect()
-}
-
-/// "run X" or "run X (and N more)".
-fn runs_text(worst: &RunResult, n: usize) -> String {
-    match n {
-        0 | 1 => format!("run {}", worst.name),
-        n => format!("run {} (and {} more)", worst.name, n - 1),
-    }
-}
-
-/// The client's CPUs saturated, or volbench's threads each on a full core:
-/// the figures are then the client's limit, not the storage's.
-pub(super) fn client_cpu(doc: &ResultDoc) -> Vec<Finding> {
-    // Per host: its runs over the line, how busy, and whether host-wide.
-    type Busy<'a> = (&'a RunResult, f64, bool);
-    let mut hosts: Vec<(String, &RunCounters, Vec<Busy>)> = Vec::new();
-    for Seen { host, run: r, c, s } in with_counters(doc) {
-        let Some(cpu) = &s.cpu else { continue };
-        if measured_secs(r) < CPU_MIN_SECS {
-            continue;
-        }
-        let own = r.totals.cpu.user_pct + r.totals.cpu.sys_pct;
-        let per_thread = own / r.io_threads.max(1) as f64;
-        let host_saw = cpu.busy_pct() * c.cpus.max(1) as f64;
-        // A page-cache or metadata run is served by the kernel on the
-        // thread's own CPU: a thread on a full core is what such a run is,
-        // at the concurrency asked for, not a limit put on the storage's
-        // figures (a saturated host still is, above).
-        let storage_io = !r.workload.buffered && r.meta_ops.is_empty();
-        let (busy, host_wide) = if cpu.busy_pct() >= CPU_BUSY {
-            (cpu.busy_pct(), true)
-        } else if per_thread >= THREAD_BUSY && storage_io && host_saw >= CPU_AGREE * own {
-            (per_thread, false)
-        } else {
-            continue;
-        };
-        match hosts.iter_mut().find(|(h, _, _)| *h == host) {
-            Some((_, _, v)) => v.push((r, busy, host_wide)),
-            None => hosts.push((host, c, vec![(r, busy, host_wide)])),
-        }
-    }
-    let mut out = Vec::new();
-    for (host, c, runs) in hosts {
-        let Some(&(worst, busy, host_wide)) = runs.iter().max_by(|a, b| a.1.total_cmp(&b.1)) else {
-            continue;
-        };
-        let Some(cpu) = worst
-            .counters
-            .as_ref()
-            .and_then(|c| c.summary.as_ref())
-            .and_then(|s| s.cpu.as_ref())
-        else {
-            continue;
-        };
-        let own = worst.totals.cpu.user_pct + worst.totals.cpu.sys_pct;
-        // volbench's own CPU in percent of the whole host, to tell its load
-        // from someone else's.
-        let own_share = own / c.cpus.max(1) as f64;
-        // Whose load it was decides what to say: volbench's (the client is
-        // the limit), other processes' (the figures may carry waits for a
-        // CPU, nothing more is known), or the hypervisor's (steal).
-        let others = host_wide && own_share < busy / 2.0;
-        let stolen = host_wide && cpu.steal_pct >= cpu.user_pct + cpu.system_pct;
-        let runs_said = runs_text(worst, runs.len());
-        let (message, sure) = if stolen {
-            (
-                format!(
-                    "{host} short of CPU: its {} CPUs were {busy:.0}% busy in {runs_said}, {:.0}% \
-                     of it steal (the hypervisor running other work), user {:.0}%, system \
-                     {:.0}%. The figures may be the VM's, not the storage's: a larger or \
-                     dedicated VM, then measure again.",
-                    c.cpus, cpu.steal_pct, cpu.user_pct, cpu.system_pct,
-                ),
-                Confidence::Medium,
-            )
-        } else if others {
-            (
-                format!(
-                    "{host} busy with other work: its {} CPUs were {busy:.0}% busy in \
-                     {runs_said} but volbench used {own_share:.0}% of the host. The figures may \
-                     include waits for a CPU: measure again on a quiet client.",
-                    c.cpus,
-                ),
-                Confidence::Low,
-            )
-        } else if host_wide {
-            (
-                format!(
-                    "{host} CPU-bound: its {} CPUs were {busy:.0}% busy (user {:.0}%, system \
-                     {:.0}%) in {runs_said}. The storage may do more than measured: add \
-                     clients, or use fewer threads with more iodepth (io_uring), as the papers \
-                     advise.",
-                    c.cpus, cpu.user_pct, cpu.system_pct,
-                ),
-                sure_of(busy),
-            )
-        } else {
-            (
-                format!(
-                    "{host} core-bound: each of volbench's {} I/O threads used {busy:.0}% of a \
-                     core in {runs_said} (the busiest CPU {:.0}% busy). More threads (or \
-                     iodepth with io_uring) may give more.",
-                    worst.io_threads, cpu.busiest_cpu_pct,
-                ),
-                sure_of(busy),
-            )
-        };
-        out.push(
-            Finding::new(Kind::ClientCpu, sure, message)
-                .figure("host_busy_pct", cpu.busy_pct())
-                .figure("user_pct", cpu.user_pct)
-                .figure("system_pct", cpu.system_pct)
-                .figure("steal_pct", cpu.steal_pct)
-                .figure("busiest_cpu_pct", cpu.busiest_cpu_pct)
-                .figure("volbench_cpu_pct", own)
-                .figure("cpus", c.cpus as f64)
-                .runs(runs.iter().map(|(r, _, _)| *r)),
-        );
-    }
-    out
-}
-
-fn sure_of(busy: f64) -> Confidence {
-    if busy >= 97.0 {
-        Confidence::High
-    } else {
-        Confidence::Medium
-    }
-}
 
 /// The device under the target busy all the time with volbench's I/Os
 /// queued in it: the time is spent in the device (Perfmon's % Disk Time at
@@ -442,7 +263,10 @@ pub(super) fn network(doc: &ResultDoc) -> Vec<Finding> {
 /// waited on the client for a slot on the connection.
 pub(super) fn nfs_queueing(doc: &ResultDoc) -> Vec<Finding> {
     let mut hits = Vec::new();
-    for Seen { host, run: r, c, s } in with_counters(doc) {
+    for Seen {
+        host, run: r, c, s, ..
+    } in with_counters(doc)
+    {
         let Some(nfs) = &s.nfs else { continue };
         for op in &nfs.ops {
             if op.ops_s >= NFS_MIN_OPS_S

@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 
+use super::group::{self, Each};
 use super::{Confidence, Finding, Kind, num, usable};
 use crate::result::ResultDoc;
 use crate::result::merge::HostStatus;
@@ -16,37 +17,33 @@ pub(crate) const SLOW: f64 = 0.75;
 /// Below this share, or slow in every run of two or more, it is certain.
 const VERY_SLOW: f64 = 0.50;
 
-/// The median of every value but the i-th: what one host is held against.
-pub(crate) fn others_median(values: &[f64], i: usize) -> f64 {
-    median(
-        values
-            .iter()
-            .enumerate()
-            .filter(|(j, _)| *j != i)
-            .map(|(_, v)| *v)
-            .collect(),
-    )
+pub(crate) use super::group::others_median;
+
+/// One host's share of a run, as the slow-host rule holds it against the
+/// others'.
+struct Part<'a> {
+    host: &'a str,
+    /// IOPS per I/O kept in flight (threads x iodepth): by Little's law
+    /// 1 / latency, what each slot got from the storage. A host given more
+    /// threads in the hosts file does more IOPS, not more per slot, so the
+    /// others are not "slow" beside it.
+    per_slot: f64,
+    iops: f64,
+    slots: u32,
+    /// Its reads came from a cache (`cache::cached`): never a yardstick.
+    cached: bool,
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    match n {
-        0 => 0.0,
-        _ if n % 2 == 1 => v[n / 2],
-        _ => (v[n / 2 - 1] + v[n / 2]) / 2.0,
-    }
-}
-
-/// Each host that finished a run is held against the median IOPS of the
-/// other hosts in that run; a host slow in any run is named once, with
-/// each run where it was.
+/// Each host that finished a run is held against the median IOPS per I/O
+/// in flight of the other hosts in that run (hosts whose reads came from a
+/// cache left out of that median); a host slow in any run is named once,
+/// with each run where it was, and many hosts slow alike are said once.
 pub(super) fn slow_host(doc: &ResultDoc) -> Vec<Finding> {
     let Some(cluster) = &doc.cluster else {
         return Vec::new();
     };
-    // Per run name: (host name, total IOPS) of every host that finished it.
-    let mut per_run: BTreeMap<&str, Vec<(&str, f64)>> = BTreeMap::new();
+    // Per run name: every host that finished it.
+    let mut per_run: BTreeMap<&str, Vec<Part>> = BTreeMap::new();
     for h in cluster.hosts.iter().filter(|h| h.status == HostStatus::Ok) {
         for r in h.runs.iter().filter(|r| {
             usable(r) && r.rate.is_none() && !r.workload.discard && r.meta_ops.is_empty()
@@ -58,63 +55,116 @@ pub(super) fn slow_host(doc: &ResultDoc) -> Vec<Finding> {
                 Pace::Flat(iops) => iops,
                 Pace::Timed => continue,
             };
-            per_run
-                .entry(r.name.as_str())
-                .or_default()
-                .push((h.name.as_str(), iops));
+            let slots = r.littles_law.concurrency.max(1);
+            per_run.entry(r.name.as_str()).or_default().push(Part {
+                host: h.name.as_str(),
+                per_slot: iops / f64::from(slots),
+                iops,
+                slots,
+                cached: false,
+            });
         }
     }
-    // Per slow host: (run, its IOPS, the others' median).
+    for (run, parts) in per_run.iter_mut() {
+        let cached = super::cache::cached_hosts(cluster, run);
+        for p in parts.iter_mut() {
+            p.cached = cached.iter().any(|c| c == p.host);
+        }
+    }
+    // Per slow host: (run, its IOPS per slot, the others' median), and
+    // its IOPS and slots in the worst run.
     let mut slow: BTreeMap<&str, Vec<(&str, f64, f64)>> = BTreeMap::new();
     let mut runs_seen: BTreeMap<&str, usize> = BTreeMap::new();
-    for (run, hosts) in &per_run {
-        if hosts.len() < 2 {
+    let mut judged: Vec<&str> = Vec::new();
+    for (run, parts) in &per_run {
+        // The yardstick: hosts whose reads reached the storage.
+        let fair: Vec<&Part> = parts.iter().filter(|p| !p.cached).collect();
+        if fair.len() < 2 {
             continue;
         }
-        for (i, &(name, iops)) in hosts.iter().enumerate() {
-            *runs_seen.entry(name).or_default() += 1;
-            let all: Vec<f64> = hosts.iter().map(|h| h.1).collect();
+        let all: Vec<f64> = fair.iter().map(|p| p.per_slot).collect();
+        for (i, p) in fair.iter().enumerate() {
+            *runs_seen.entry(p.host).or_default() += 1;
+            if !judged.contains(&p.host) {
+                judged.push(p.host);
+            }
             let med = others_median(&all, i);
-            if med > 0.0 && iops < SLOW * med {
-                slow.entry(name).or_default().push((run, iops, med));
+            if med > 0.0 && p.per_slot < SLOW * med {
+                slow.entry(p.host).or_default().push((run, p.per_slot, med));
             }
         }
     }
-    let mut out = Vec::new();
-    for (host, runs) in slow {
-        let Some(&(run, iops, med)) = runs
+    let mut each = Vec::new();
+    // In the order the hosts were judged (the hosts file's), not by name:
+    // client-6 comes before client-101.
+    for (host, runs) in judged.iter().filter_map(|h| Some((*h, slow.get(h)?))) {
+        let Some(&(run, per_slot, med)) = runs
             .iter()
             .min_by(|a, b| (a.1 / a.2).total_cmp(&(b.1 / b.2)))
         else {
             continue;
         };
-        let pct = iops / med * 100.0;
+        let Some(part) = per_run
+            .get(run)
+            .and_then(|ps| ps.iter().find(|p| p.host == host))
+        else {
+            continue;
+        };
+        let pct = per_slot / med * 100.0;
         let seen = runs_seen.get(host).copied().unwrap_or(0);
         let every = seen >= 2 && runs.len() == seen;
-        let each: Vec<String> = runs
+        let each_run: Vec<String> = runs
             .iter()
             .map(|(r, v, m)| format!("{r} {} vs {}", num(*v), num(*m)))
             .collect();
         let message = format!(
-            "slow host: {host} did {} IOPS in run {run}, {pct:.0}% of the median of the other \
-             hosts ({} IOPS); slow in {} of {seen} runs ({}). Its CPU, network path or mount \
-             differs from the others: compare their counters and mount options, or leave it \
-             out when adding clients to find the storage's limit.",
-            num(iops),
+            "slow host: {host} did {} IOPS with {} in flight in run {run}, {} IOPS per I/O in \
+             flight, {pct:.0}% of the median of the other hosts ({} per I/O in flight); slow in \
+             {} of {seen} runs ({}). Its CPU, network path or mount differs from the others: \
+             compare their counters and mount options, or leave it out when adding clients to \
+             find the storage's limit.",
+            num(part.iops),
+            part.slots,
+            num(per_slot),
             num(med),
             runs.len(),
-            each.join(", ")
+            each_run.join(", ")
         );
-        out.push(slow_finding(
+        let finding = slow_finding(
             Kind::SlowHost,
             message,
             every,
-            ("host_iops", iops),
-            ("others_median_iops", med),
-            &runs,
-        ));
+            ("host_iops_per_slot", per_slot),
+            ("others_median_iops_per_slot", med),
+            runs,
+        )
+        .figure("host_iops", part.iops)
+        .figure("in_flight", f64::from(part.slots));
+        each.push(Each {
+            subject: host.to_string(),
+            class: "slow",
+            finding,
+        });
     }
-    out
+    group::fold(each, judged.len(), "hosts", |_, m| {
+        let runs = match m
+            .iter()
+            .flat_map(|f| &f.runs)
+            .collect::<Vec<_>>()
+            .as_slice()
+        {
+            [] => String::new(),
+            [one, rest @ ..] if rest.iter().all(|r| r == one) => format!(" in run {one}"),
+            [one, ..] => format!(" in run {one} and others"),
+        };
+        format!(
+            "slow hosts: each did {}% of the median of the other hosts per I/O in \
+             flight{runs}. Their CPU, network path or mount differs from the others': compare \
+             their counters and mount options, or leave them out when adding clients to find \
+             the storage's limit.",
+            group::span(m, "percent", group::pct)
+        )
+    })
 }
 
 /// How a host's run is held against the others.

@@ -2,9 +2,8 @@
 //! or inferred from the shape of the results (a cap makes IOPS or MiB/s
 //! flat where they should move with the block size).
 
-use std::collections::BTreeMap;
-
-use super::{Confidence, Finding, Kind, bs_text, measured, num, paced, shape_key};
+use super::series::{FLAT, MIN_BS_SPAN, block_size_series, closed_loop};
+use super::{Confidence, Finding, Kind, bs_text, num, verdict};
 use crate::result::{Op, ResultDoc, RunResult};
 
 /// Within this fraction of a limit counts as "at" it (the throttles the
@@ -12,16 +11,6 @@ use crate::result::{Op, ResultDoc, RunResult};
 const NEAR: f64 = 0.90;
 /// Above the limit by more than this, the limit is not what was expected.
 const ABOVE: f64 = 1.10;
-/// Runs whose IOPS (or MiB/s) spread at most this much around their mean
-/// are "flat". Not tighter: a kernel throttle measured over a few seconds
-/// wanders about 5% (seen at 5.1% on a 4 MiB/s cgroup cap, 2 s runs), while
-/// an uncapped device moves its IOPS or MiB/s by the block-size ratio
-/// (at least 4x, see MIN_BS_SPAN), far outside 10%.
-pub(super) const FLAT: f64 = 0.10;
-/// Block sizes must span at least this factor for flatness to mean a cap:
-/// between 4 and 8 KiB a latency-bound device gives nearly equal IOPS too.
-const MIN_BS_SPAN: f64 = 4.0;
-
 /// An IOPS cap is told from a device's own per-request cost only when the
 /// level sizes reach this far.
 const MIN_IOPS_CAP_TOP: u64 = 16 << 10;
@@ -84,41 +73,6 @@ impl Dim {
     }
 }
 
-/// Open-loop runs are held below capacity on purpose; they say nothing
-/// about where the storage stops.
-fn closed_loop(doc: &ResultDoc) -> Vec<&RunResult> {
-    // A memory target's level is RAM's; memory_target says so, once.
-    if super::memory::is_memory(doc) {
-        return Vec::new();
-    }
-    measured(doc)
-        .filter(|r| !paced(r) && !from_memory(doc, r))
-        .collect()
-}
-
-/// A buffered run whose devices and network interfaces moved less than
-/// half its MiB/s (or that has neither below it: tmpfs) was served by the
-/// page cache: its level
-/// is the client's memory and CPU, not a cap of the storage (seen: page
-/// cache on tmpfs beside a compiler, 1,661 / 1,554 / 1,622 MiB/s at 4, 8 and
-/// 64 KiB). Without counters nothing is known and the run is kept. A run is
-/// buffered by its own `direct = false` or by the whole job's (`--buffered`:
-/// the target's `direct`), which the run's workload does not repeat.
-fn from_memory(doc: &ResultDoc, r: &RunResult) -> bool {
-    let Some(s) = r.counters.as_ref().and_then(|c| c.summary.as_ref()) else {
-        return false;
-    };
-    // What crossed a network interface came from beyond the client too
-    // (sshfs, NFS, SMB: no block device, the data on the wire).
-    let device = s.devices.iter().map(|d| d.mib_s()).fold(0.0, f64::max);
-    let wire = s
-        .net
-        .iter()
-        .map(|n| n.rx_mib_s + n.tx_mib_s)
-        .fold(0.0, f64::max);
-    (r.workload.buffered || !doc.spec.target.direct) && device.max(wire) < 0.5 * r.total_mib_s()
-}
-
 /// The measured figures against the limits given with --expect.
 pub(super) fn expected(doc: &ResultDoc) -> Vec<Finding> {
     let Some(e) = &doc.expect else {
@@ -134,7 +88,7 @@ pub(super) fn expected(doc: &ResultDoc) -> Vec<Finding> {
         .map(|s| format!(" ({s})"))
         .unwrap_or_default();
     let mut out = Vec::new();
-    let mut best_pct: Vec<f64> = Vec::new();
+    let mut best_pct: Vec<(f64, &RunResult)> = Vec::new();
     let all = runs;
     for (dim, limit) in [
         (Dim::Iops, e.iops),
@@ -156,7 +110,7 @@ pub(super) fn expected(doc: &ResultDoc) -> Vec<Finding> {
         else {
             continue;
         };
-        best_pct.push(pct(best));
+        best_pct.push((pct(best), best));
         let near: Vec<&RunResult> = runs
             .iter()
             .copied()
@@ -226,60 +180,42 @@ pub(super) fn expected(doc: &ResultDoc) -> Vec<Finding> {
             );
         }
     }
-    if out.is_empty() && !best_pct.is_empty() {
-        let best = best_pct.iter().copied().fold(0.0, f64::max);
+    let best = best_pct.iter().copied().max_by(|a, b| a.0.total_cmp(&b.0));
+    if let Some((best, run)) = best.filter(|_| out.is_empty()) {
         // Level across block sizes, well below the expectation: a cap, only
-        // a lower one than expected; more threads would not reach it.
+        // a lower one than expected; more threads would not reach it. Unless
+        // the client sets the level, which the verdict asks first.
         let level = block_size_series(doc).into_iter().find_map(|g| {
             [Dim::Iops, Dim::MibS]
                 .into_iter()
                 .find_map(|d| flat_stretch(&g, d).map(|(_, mean, _)| (d, mean)))
         });
+        let level = level.filter(|_| verdict::client(doc, run).is_none());
+        let limit = verdict::judge(doc, run, run.total_iops() * 100.0 / best.max(1e-9));
         let why = match level {
             Some((d, mean)) => format!(
-                "and the runs are level at {} {} across block sizes: a cap lower than the one \
+                ", and the runs are level at {} {} across block sizes: a cap lower than the one \
                  expected. Check the volume's level, tier or quota.",
                 num(mean),
                 d.unit()
             ),
-            None => "Something else bounds these runs: latency x concurrency (Little's law: \
-                     add threads or iodepth), the client, or the network."
-                .to_string(),
+            None => format!(" (run {}); {}", run.name, limit.sentence()),
         };
         let message = format!(
-            "below the expected limit ({}{what}): the best run reached {best:.0}% of it{} {why}",
+            "below the expected limit ({}{what}): the best run reached {best:.0}% of it{why}",
             e.limits_text(),
-            if level.is_some() { "," } else { "." }
         );
-        out.push(
-            Finding::new(Kind::BelowExpectedLimit, Confidence::Medium, message)
-                .figure("percent", best),
-        );
+        let mut f = Finding::new(Kind::BelowExpectedLimit, Confidence::Medium, message)
+            .figure("percent", best)
+            .runs([run]);
+        if level.is_none() {
+            if let verdict::Limit::TooFewInFlight { needed, .. } = limit {
+                f = f.figure("needed_in_flight", needed);
+            }
+        }
+        out.push(f);
     }
     out
-}
-
-/// Runs of one shape but for a single block size each, grouped, with the
-/// block sizes spanning enough to tell a cap from a latency-bound device.
-pub(super) fn block_size_series(doc: &ResultDoc) -> Vec<Vec<&RunResult>> {
-    let mut groups: BTreeMap<String, Vec<&RunResult>> = BTreeMap::new();
-    for r in closed_loop(doc) {
-        if r.workload.bs.len() == 1 {
-            groups.entry(shape_key(r, true)).or_default().push(r);
-        }
-    }
-    groups
-        .into_values()
-        .filter_map(|mut g| {
-            g.sort_by_key(|r| r.workload.bs[0].bytes);
-            g.dedup_by_key(|r| r.workload.bs[0].bytes);
-            let (lo, hi) = (
-                g.first()?.workload.bs[0].bytes,
-                g.last()?.workload.bs[0].bytes,
-            );
-            (g.len() >= 2 && hi as f64 >= MIN_BS_SPAN * lo as f64).then_some(g)
-        })
-        .collect()
 }
 
 /// The longest stretch of `g` (by block size) whose `dim` is flat and
@@ -321,6 +257,12 @@ fn flat(doc: &ResultDoc, dim: Dim, kind: Kind) -> Vec<Finding> {
         let Some((g, mean, spread)) = flat_stretch(&whole, dim) else {
             continue;
         };
+        // A client short of CPU, or one that did not keep its I/Os in
+        // flight, holds IOPS level too: that is no cap of the storage
+        // (`client_cpu` or `littles_law_gap` says what it is).
+        if g.iter().any(|r| verdict::client(doc, r).is_some()) {
+            continue;
+        }
         let vals: Vec<f64> = g.iter().map(|r| dim.of(r)).collect();
         let first = g[0].workload.bs[0].bytes;
         let last = g[g.len() - 1].workload.bs[0].bytes;

@@ -9,15 +9,22 @@
 //! long ago can be diagnosed again. None may fire on a healthy run: each
 //! has a unit test against the report fixtures.
 
+mod cache;
 mod clients;
 mod concurrency;
+mod counted;
+mod cpu;
+pub(crate) mod group;
 pub(crate) mod hosts;
 mod limits;
 mod memory;
+mod rates;
 mod saturation;
 pub(crate) mod scaling;
+mod series;
 mod targets;
 mod time;
+pub mod verdict;
 
 use std::collections::BTreeMap;
 
@@ -63,6 +70,10 @@ pub enum Kind {
     FlatWithHosts,
     /// The target is the host's memory (tmpfs, ramfs, zram), not storage.
     MemoryTarget,
+    /// A run held to a rate did not keep it; says what held it (`verdict`).
+    RateNotReached,
+    /// A host's or target's reads came from a cache, not the storage.
+    CachedReads,
     #[serde(other)]
     Other,
 }
@@ -97,6 +108,8 @@ impl Kind {
             Kind::SlowTarget => "slow target",
             Kind::FlatWithHosts => "flat as hosts are added",
             Kind::MemoryTarget => "memory, not storage",
+            Kind::RateNotReached => "rate not reached",
+            Kind::CachedReads => "served from a cache",
             Kind::Other => "other",
         }
     }
@@ -132,6 +145,12 @@ pub struct Finding {
     /// The runs it is about (names as in `runs[]`); empty for the whole result.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub runs: Vec<String>,
+    /// A finding that holds for many hosts or targets alike, said once
+    /// (`group`): every one of them (a host's name, or `HOST:PATH` for a
+    /// target), in the order they were judged; the message says how many
+    /// of how many. Empty for a finding about one or about the whole result.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub subjects: Vec<String>,
 }
 
 impl Finding {
@@ -142,6 +161,7 @@ impl Finding {
             figures: BTreeMap::new(),
             confidence,
             runs: Vec::new(),
+            subjects: Vec::new(),
         }
     }
 
@@ -173,12 +193,14 @@ pub const FINDERS: &[Finder] = &[
     limits::inferred_iops_cap,
     limits::inferred_bandwidth_cap,
     time::littles_law_gap,
+    rates::rate_not_reached,
     time::warm_up,
-    clients::client_cpu,
+    cpu::client_cpu,
     clients::device_busy,
     clients::network,
     clients::nfs_queueing,
     concurrency::single_thread_concurrency,
+    cache::cached_reads,
     hosts::slow_host,
     hosts::behind_part,
     targets::slow_target,
@@ -221,6 +243,35 @@ pub(crate) fn paced(r: &RunResult) -> bool {
         || r.workload.rate_iops.is_some()
         || r.workload.rate_pct.is_some()
         || r.workload.shape.rate_bytes.is_some()
+}
+
+/// A run as each host that ran it did it: every finished host's run of the
+/// same name in a multi-host result, else the run itself on this host.
+pub(crate) fn merge_hosts<'a>(
+    doc: &'a ResultDoc,
+    r: &'a RunResult,
+) -> Vec<(String, &'a RunResult)> {
+    use crate::result::merge::HostStatus;
+    let hosts: Vec<(String, &RunResult)> = doc
+        .cluster
+        .iter()
+        .flat_map(|c| &c.hosts)
+        .filter(|h| h.status == HostStatus::Ok)
+        .filter_map(|h| {
+            let own = h.runs.iter().find(|o| o.name == r.name)?;
+            Some((h.name.clone(), own))
+        })
+        .collect();
+    if !hosts.is_empty() {
+        return hosts;
+    }
+    let name = r
+        .counters
+        .as_ref()
+        .map(|c| c.host.clone())
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| doc.host.hostname.clone());
+    vec![(name, r)]
 }
 
 /// The workload with the given parts blanked, as a comparable key: two runs

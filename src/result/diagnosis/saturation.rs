@@ -6,7 +6,7 @@
 //! not (iostat's own manual says %util means nothing for such devices).
 
 use super::concurrency::shape_without_concurrency;
-use super::limits::{FLAT, block_size_series};
+use super::series::{FLAT, block_size_series};
 use super::{measured, num, paced};
 use crate::result::{ResultDoc, RunResult};
 use crate::stats::mean_spread;

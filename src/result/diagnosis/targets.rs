@@ -6,6 +6,7 @@
 
 use std::collections::BTreeMap;
 
+use super::group::{self, Each};
 use super::hosts::{SLOW, others_median};
 use super::{Finding, Kind, num, usable};
 use crate::result::ResultDoc;
@@ -39,7 +40,7 @@ pub(super) fn slow_target(doc: &ResultDoc) -> Vec<Finding> {
             }
         }
     }
-    let mut out = Vec::new();
+    let mut each = Vec::new();
     for ((host, path), runs) in slow {
         let Some(&(run, iops, med)) = runs
             .iter()
@@ -63,14 +64,32 @@ pub(super) fn slow_target(doc: &ResultDoc) -> Vec<Finding> {
             num(med),
             runs.len(),
         );
-        out.push(super::hosts::slow_finding(
+        let finding = super::hosts::slow_finding(
             Kind::SlowTarget,
             message,
             every,
             ("target_iops", iops),
             ("siblings_median_iops", med),
             &runs,
-        ));
+        );
+        each.push(Each {
+            subject: match host {
+                Some(h) => format!("{h}:{path}"),
+                None => path.to_string(),
+            },
+            class: "slow",
+            finding,
+        });
     }
-    out
+    // Many targets slow alike (one per host of a fleet on a throttled
+    // tier) are said once.
+    let of = seen.len();
+    group::fold(each, of, "targets", |_, m| {
+        format!(
+            "slow targets: each did {}% of the median of the other targets its client drove. \
+             The same client drove them all, so look at those volumes: their tier or quota, a \
+             throttle, or the devices under them.",
+            group::span(m, "percent", group::pct)
+        )
+    })
 }

@@ -22,7 +22,7 @@ const SLOWER: f64 = 0.80;
 /// A run that pauses between I/Os (--think-time) or stops them for syncs
 /// (--fsync-every) keeps fewer than its concurrency in flight because it
 /// was asked to: the gap Little's law shows is the workload, not the client.
-fn pauses(r: &crate::result::RunResult) -> bool {
+pub(super) fn pauses(r: &crate::result::RunResult) -> bool {
     r.workload.shape.think_time_s.is_some_and(|t| t > 0.0) || r.workload.shape.fsync_every.is_some()
 }
 
