@@ -12,11 +12,12 @@
 //!
 //! A module may use the ones below it in this list of layers, never above:
 //! cmd > remote > report > output > executor > events > plan > input > io > result >
-//! spec > units, stats, error.
+//! spec > units, stats, console, error.
 
 #![deny(unreachable_pub)]
 
 pub mod cmd;
+pub mod console;
 pub mod error;
 pub(crate) mod events;
 pub(crate) mod executor;

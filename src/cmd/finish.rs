@@ -85,13 +85,13 @@ fn headroom(doc: &mut ResultDoc, shown: &str, profile: &crate::result::profile::
     match report::compare::headroom::headroom(profile, doc, "this run", None) {
         Ok(h) => {
             for line in h.lines() {
-                eprintln!("headroom: {line}");
+                crate::console::errln!("headroom: {line}");
                 doc.notes.push(format!("headroom over {shown}: {line}"));
             }
             doc.headroom = serde_json::to_value(&h).ok();
         }
         Err(e) => {
-            eprintln!("headroom: none stated over {shown}: {e}");
+            crate::console::errln!("headroom: none stated over {shown}: {e}");
             doc.notes
                 .push(format!("no headroom stated over {shown}: {e}"));
         }
@@ -99,48 +99,57 @@ fn headroom(doc: &mut ResultDoc, shown: &str, profile: &crate::result::profile::
 }
 
 /// Writes and prints a result, and picks the exit code from how it ended.
-/// The table is printed first: whatever happens to the files, the numbers
-/// reach the user. If the output directory cannot be written after all,
-/// the files go to a new private directory instead, and the user is told.
+/// The files are written first: whatever becomes of stdout (a reader that
+/// went away, a full disk, a pipe nobody reads), the results are on disk
+/// before a byte of the table is printed. If the output directory cannot
+/// be written after all, the files go to a new private directory instead,
+/// and the user is told (the table is then the other copy).
 pub(crate) fn finish(doc: &ResultDoc, out_dir: Option<&OutputDir>, json: bool) -> Result<i32> {
-    let summary = output::summary(doc);
-    if json {
-        eprintln!("{summary}");
-        println!("{}", output::to_json(doc)?);
-    } else {
-        println!("{summary}");
-    }
     let mut write_error = None;
+    let mut saved_in = None;
+    let mut lost = None;
     if let Some(dir) = out_dir {
         let exporters = report::export::exporters(None);
         let write =
             |dir: &OutputDir| exporters.write_dir(&report::own_source(doc, dir.path()), dir);
-        let saved_in = match write(dir) {
+        saved_in = match write(dir) {
             Ok(()) => Some(dir.path().to_path_buf()),
             Err(e) => {
                 let fallback =
                     OutputDir::fallback().and_then(|f| write(&f).map(|_| f.path().to_path_buf()));
                 match &fallback {
-                    Ok(p) => eprintln!(
+                    Ok(p) => crate::console::errln!(
                         "volbench: error: {e}; the results were saved in {} instead",
                         p.display()
                     ),
-                    Err(f) => eprintln!(
-                        "volbench: error: {e}; saving them elsewhere failed too ({f}): \
-                         the table above is all that is left"
-                    ),
+                    Err(f) => {
+                        lost = Some(format!(
+                            "volbench: error: {e}; saving them elsewhere failed too ({f}): \
+                             the table above is all that is left"
+                        ))
+                    }
                 }
                 write_error = Some(e.exit_code());
                 fallback.ok()
             }
         };
-        if let Some(p) = saved_in {
-            eprintln!("results: {}", p.join("result.json").display());
-            eprintln!("report: {}", p.join("report.html").display());
-        }
+    }
+    let summary = output::summary(doc);
+    if json {
+        crate::console::errln!("{summary}");
+        crate::console::outln!("{}", output::to_json(doc)?);
+    } else {
+        crate::console::outln!("{summary}");
+    }
+    if let Some(l) = lost {
+        crate::console::errln!("{l}");
+    }
+    if let Some(p) = saved_in {
+        crate::console::errln!("results: {}", p.join("result.json").display());
+        crate::console::errln!("report: {}", p.join("report.html").display());
     }
     if let Some(e) = &doc.error {
-        eprintln!("volbench: error: {e}");
+        crate::console::errln!("volbench: error: {e}");
         return Ok(crate::error::failed_run_code(e));
     }
     if let Some(code) = write_error {

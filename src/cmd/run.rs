@@ -29,7 +29,7 @@ pub(crate) fn cmd_run(a: &RunArgs) -> Result<i32> {
     let (a, derived) = crate::input::like::resolve(a)?;
     let a = &a;
     for l in derived {
-        eprintln!("{l}");
+        crate::console::errln!("{l}");
     }
     let c = &a.common;
     let expect = finish::expectation(c)?;
@@ -58,7 +58,7 @@ pub(crate) fn cmd_suite_run(a: &SuiteRunArgs) -> Result<i32> {
     if a.published.published {
         let (p, lines) = suite::published::select(parsed, &origin)?;
         for l in lines {
-            eprintln!("{l}");
+            crate::console::errln!("{l}");
         }
         parsed = p;
     } else if parsed.published.is_some() {
@@ -228,7 +228,7 @@ struct Road<'a> {
 /// The line a suite says once its job is planned.
 fn say(first: Option<&String>) {
     if let Some(l) = first {
-        eprintln!("{l}");
+        crate::console::errln!("{l}");
     }
 }
 
@@ -264,9 +264,9 @@ fn here(road: Road<'_>, paths: Vec<PathBuf>) -> Result<i32> {
     };
     say(road.first.as_ref());
     if c.out.dry_run {
-        print!("{shown}");
-        println!("resolved spec:");
-        println!(
+        crate::console::out!("{shown}");
+        crate::console::outln!("resolved spec:");
+        crate::console::outln!(
             "{}",
             serde_json::to_string_pretty(&job).map_err(|e| VbError::run(e.to_string()))?
         );
@@ -292,7 +292,7 @@ pub(crate) fn run_here(
     let obs = crate::output::live::observers(&o.live)?;
     let (stop, finisher) = stop::arm(out, o.json, expect)?;
     if let Some(s) = shown {
-        eprint!("{s}");
+        crate::console::err!("{s}");
     }
     if let [one] = plans {
         for n in &one.notes {
@@ -375,7 +375,7 @@ fn on_hosts(
                 )
             }
         };
-        print!(
+        crate::console::out!(
             "{}",
             plan::hosts::describe(&hp, &launcher.describe(), &runs)
         );
@@ -389,18 +389,18 @@ fn on_hosts(
             k8s_dry_run(j)?;
         }
         if launcher.is_slurm_step() {
-            println!(
+            crate::console::outln!(
                 "launch:   one srun step for all hosts: {}",
                 step_line(&hp, &remote)
             );
         } else {
-            println!(
+            crate::console::outln!(
                 "launch:   {} at a time (--launch-parallel){mux}",
                 r.launch.launch_parallel
             );
         }
-        println!("resolved spec (per host, before each host checks its targets):");
-        println!(
+        crate::console::outln!("resolved spec (per host, before each host checks its targets):");
+        crate::console::outln!(
             "{}",
             serde_json::to_string_pretty(&hp.template).map_err(|e| VbError::run(e.to_string()))?
         );
@@ -438,11 +438,9 @@ fn on_hosts(
         opts.hosts.len(),
         opts.hosts.iter().map(|h| h.targets.len()).sum::<usize>()
     ));
-    // A host whose ssh has gone must be an error on its pipe, not a SIGPIPE
-    // ending the coordinator; the default comes back for our own output.
-    crate::remote::set_sigpipe(true);
+    // A host whose ssh has gone is an EPIPE on its pipe: SIGPIPE stays
+    // ignored (`console`).
     let doc = coordinator::run(opts, &obs, &stop);
-    crate::remote::set_sigpipe(false);
     finisher.finish(doc?)
 }
 
@@ -473,26 +471,27 @@ fn k8s_job_of(r: &HostArgs, job: &JobSpec) -> Result<Option<k8s::K8sJob>> {
 /// What `--k8s-job` would do: the manifest and the kubectl commands.
 fn k8s_dry_run(j: &k8s::K8sJob) -> Result<()> {
     let line = |argv: Vec<String>| one_line(&crate::remote::quote::line(&argv));
-    println!(
+    crate::console::outln!(
         "kubernetes: Indexed Job {} of {} pods, in order:",
-        j.name, j.pods
+        j.name,
+        j.pods
     );
-    println!("  {}  (the manifest below on stdin)", line(j.apply_argv()));
-    println!(
+    crate::console::outln!("  {}  (the manifest below on stdin)", line(j.apply_argv()));
+    crate::console::outln!(
         "  {}  (until all {} are listed)",
         line(j.list_argv()),
         j.pods
     );
-    println!("  {}", line(j.wait_argv(j.start)));
-    println!(
+    crate::console::outln!("  {}", line(j.wait_argv(j.start)));
+    crate::console::outln!(
         "  {} POD -- ...  (each agent)",
         j.launcher().replace(" {host} --", "")
     );
-    println!(
+    crate::console::outln!(
         "  {}  (at the end, a stop or a failure)",
         line(j.delete_argv())
     );
-    println!(
+    crate::console::outln!(
         "{}",
         serde_json::to_string_pretty(&j.manifest()).map_err(|e| VbError::run(e.to_string()))?
     );

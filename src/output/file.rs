@@ -129,10 +129,7 @@ pub fn check_file(path: &Path) -> Result<()> {
 /// Writes one output file (see the module comment); `-` is stdout.
 pub fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
     if is_stdout(path) {
-        let mut out = std::io::stdout().lock();
-        return out
-            .write_all(bytes)
-            .and_then(|_| out.flush())
+        return crate::console::out_bytes(bytes)
             .map_err(|e| VbError::run(format!("cannot write to stdout: {e}")));
     }
     let (dir, name) = split(path)?;
@@ -379,7 +376,7 @@ impl OutputDir {
 /// `-` is stdout.
 pub fn create_stream(path: &Path, flag: &str) -> Result<Box<dyn Write + Send>> {
     if is_stdout(path) {
-        return Ok(Box::new(std::io::stdout()));
+        return Ok(Box::new(crate::console::Stdout));
     }
     let (dir, name) = split(path)?;
     let fd = open_dir(&dir, false).map_err(|e| {

@@ -102,7 +102,7 @@ pub(crate) fn ensure_mounted() -> Result<()> {
             std::io::Error::last_os_error()
         )));
     }
-    eprintln!("capture: tracefs was not mounted; mounted it on {TRACEFS}");
+    crate::console::errln!("capture: tracefs was not mounted; mounted it on {TRACEFS}");
     Ok(())
 }
 
@@ -306,10 +306,7 @@ pub(crate) fn remove(path: &Path) {
             }
         }
     }
-    eprintln!(
-        "capture: the tracefs instance {} is busy; remove it with rmdir",
-        path.display()
-    );
+    Err("it is busy".into())
 }
 
 impl Drop for Instance {
