@@ -151,6 +151,15 @@ pub fn check_doc(doc: &ResultDoc) -> Result<(), String> {
                         "host '{}': a clock offset of {} ms",
                         h.name,
                         num(v)
+            if let Some(u) = &h.unfinished {
+                let what = format!("host '{}', unfinished run", h.name);
+                if u.intervals.len() > MAX_INTERVALS + 2 {
+                    return Err(format!("{what}: {} intervals", u.intervals.len()));
+                }
+                for iv in &u.intervals {
+                    check_interval(iv, MAX_SECONDS).map_err(|e| format!("{what}: {e}"))?;
+                }
+            }
                     ));
                 }
             }
@@ -484,8 +493,10 @@ pub fn check_run(r: &RunResult, rates: Rates) -> Result<(), String> {
     let measured = phase_seconds(r, PhaseName::Measure);
     check_totals("read", &r.totals.read, &r.workload, measured, rates)?;
     check_totals("write", &r.totals.write, &r.workload, measured, rates)?;
-    check_histogram("read", &r.histograms.read, r.totals.read.ops)?;
-    check_histogram("write", &r.histograms.write, r.totals.write.ops)?;
+    // A run from its interval record has no merged histogram at all.
+    let held = |ops: u64| if r.from_intervals { 0 } else { ops };
+    check_histogram("read", &r.histograms.read, held(r.totals.read.ops))?;
+    check_histogram("write", &r.histograms.write, held(r.totals.write.ops))?;
     if let Some(w) = &r.warmup {
         let secs = phase_seconds(r, PhaseName::Warmup);
         check_totals("warm-up read", &w.read, &r.workload, secs, rates)?;

@@ -95,6 +95,8 @@ pub fn merge_runs(parts: &[&RunResult]) -> Result<RunResult, String> {
         // Each host replayed its part of the trace: the parts add up.
         replay: some(parts, |p| p.replay.as_ref())
             .and_then(|v| crate::result::replay::ReplayResult::merge(&v)),
+        // Hosts' results always hold their histograms (`check_run` below).
+        from_intervals: parts.iter().any(|p| p.from_intervals),
         // Every part carries its share of the rate: targets and results add.
         rate: first.rate.as_ref().map(|r0| {
             let rates: Vec<&RateResult> = parts.iter().filter_map(|p| p.rate.as_ref()).collect();
@@ -347,6 +349,11 @@ pub fn check_run(r: &RunResult, spec: &RunSpec) -> Result<(), String> {
     if r.engine.len() != 1 {
         return Err("a host's result names more than one engine".into());
     }
+    // An agent's run always ends with its workers' own histograms; one
+    // without them would merge into totals its histogram does not hold.
+    if r.from_intervals {
+        return Err("a result without its histograms".into());
+    }
     let max_threads = spec.threads.saturating_mul(spec.iodepth);
     if r.io_threads == 0 || r.io_threads > max_threads || r.depth_per_thread > spec.iodepth {
         return Err(format!(
@@ -523,6 +530,7 @@ mod tests {
         assert_eq!(m.totals.read.lat_us.max, exact.lat_us.max);
         assert_eq!(
             m.histograms.read,
+            from_intervals: false,
             BucketedHistogram::from_histogram(&all_r.hist)
         );
         assert_eq!(m.io_threads, 4);

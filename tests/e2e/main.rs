@@ -15,6 +15,7 @@ mod data;
 mod diag_audit;
 mod diagnosis;
 mod docs;
+mod endings;
 mod environment;
 mod fanout;
 mod fio_tools;

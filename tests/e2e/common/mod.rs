@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod hosts;
+pub mod slurm;
 pub mod volume;
 
 use std::path::Path;
