@@ -26,6 +26,24 @@ pub const MAX_PROGRESS_INTERVAL: Duration = Duration::from_secs(86_400);
 /// --metrics-listen's port: the unprivileged ones. A benchmark run as root
 /// must not take a system service's port without being noticed.
 pub const MIN_METRICS_PORT: u16 = 1024;
+/// `/metrics`: connections served at once (one thread each); past it a
+/// client gets 503 at once, so a crowd of idle clients costs at most this
+/// many threads and never blinds the endpoint for longer than a deadline.
+pub const METRICS_MAX_CONNECTIONS: usize = 16;
+/// `/metrics`: a request's line and headers arrive within this, or 408.
+pub const METRICS_REQUEST_DEADLINE: Duration = Duration::from_secs(5);
+/// `/metrics`: the answer is taken within this, or the connection closes.
+pub const METRICS_RESPONSE_DEADLINE: Duration = Duration::from_secs(10);
+/// `/metrics`: a request's head (line and headers) at most this many bytes
+/// and header lines, or 431.
+pub const METRICS_MAX_HEAD_BYTES: usize = 16 << 10;
+pub const METRICS_MAX_HEADERS: usize = 64;
+/// `/metrics` after the run: up until one more scrape has read the final
+/// figures, for at most one scrape interval as seen during the run plus a
+/// second, this long when fewer than two scrapes came, never longer than
+/// `METRICS_MAX_LINGER`.
+pub const METRICS_LINGER: Duration = Duration::from_secs(5);
+pub const METRICS_MAX_LINGER: Duration = Duration::from_secs(30);
 /// --host-timeout.
 pub const MIN_HOST_TIMEOUT: Duration = Duration::from_secs(1);
 pub const MAX_HOST_TIMEOUT: Duration = Duration::from_secs(3600);
