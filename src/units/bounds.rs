@@ -214,6 +214,25 @@ pub const MAX_CAPTURE_INTERVALS: u64 = 100_000;
 /// devices fit well inside it.
 pub const MAX_PROFILE_FILE: u64 = 512 << 20;
 
+/// `capture --duration`'s help, from the bounds it is checked against.
+pub fn capture_duration_help() -> String {
+    format!(
+        "How long to watch, {}..{}",
+        format_duration(MIN_CAPTURE_DURATION),
+        format_duration(MAX_CAPTURE_DURATION)
+    )
+}
+
+/// `capture --interval`'s help, from the bounds it is checked against.
+pub fn capture_interval_help() -> String {
+    format!(
+        "One line of figures per interval, {}..{}; at most {} intervals in one capture",
+        format_duration(MIN_CAPTURE_INTERVAL),
+        format_duration(MAX_INTERVAL),
+        crate::units::thousands(MAX_CAPTURE_INTERVALS as f64)
+    )
+}
+
 /// `v` within `lo..=hi`, or an error naming the flag and the bounds.
 pub fn count(flag: &str, v: u64, lo: u64, hi: u64) -> Result<u64> {
     if (lo..=hi).contains(&v) {
