@@ -520,6 +520,15 @@ pub fn check_run(r: &RunResult, rates: Rates) -> Result<(), String> {
     if r.intervals.len() > MAX_INTERVALS + 2 {
         return Err(format!("{} intervals", r.intervals.len()));
     }
+        // The skew is what completed between two reads a moment apart: a
+        // histogram far fuller lends its latencies weight they never had.
+        let rated = o.iops * iv.duration_s;
+        if counted as f64 > rated * INTERVAL_HIST_SLACK + INTERVAL_HIST_EXTRA {
+            let r = rated.round();
+            return Err(format!(
+                "{name} interval: a histogram of {counted} I/Os, a rate of {r}"
+            ));
+        }
     for iv in &r.intervals {
         check_interval(iv, MAX_SECONDS)?;
     }
@@ -534,7 +543,13 @@ pub fn check_run(r: &RunResult, rates: Rates) -> Result<(), String> {
     Ok(())
 }
 
-/// One interval: known phase, times within `longest_s`, rates bounded.
+/// The I/Os an interval's latency histogram may hold beyond its rate's
+/// (read a moment apart from the counts: those completed in between).
+const INTERVAL_HIST_SLACK: f64 = 1.25;
+pub(crate) const INTERVAL_HIST_EXTRA: f64 = 256.0;
+
+/// One interval: known phase, times within `longest_s`, rates bounded, and
+/// a latency histogram no fuller than its rate allows.
 pub fn check_interval(iv: &crate::result::Interval, longest_s: f64) -> Result<(), String> {
     bounded("interval time", iv.t_s, longest_s)
         .and_then(|_| bounded("interval duration", iv.duration_s, longest_s))

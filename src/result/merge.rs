@@ -413,6 +413,36 @@ pub fn check_run(r: &RunResult, spec: &RunSpec) -> Result<(), String> {
             "intervals holding {iv_ops:.0} operations in a run of {all_ops:.0}"
         ));
     }
+    // Metadata runs keep their latencies per operation, not in these.
+    if r.workload.meta.is_none() {
+        check_interval_hists(r)?;
+    }
+    Ok(())
+}
+
+/// The I/Os a run's intervals' histograms hold together, at most the run's
+/// (its warm-up's included), give or take the skew at each end.
+fn check_interval_hists(r: &RunResult) -> Result<(), String> {
+    let warm = r
+        .warmup
+        .as_ref()
+        .map_or(0, |w| w.read.ops.saturating_add(w.write.ops));
+    let all = r
+        .totals
+        .read
+        .ops
+        .saturating_add(r.totals.write.ops)
+        .saturating_add(warm) as f64;
+    let held: u64 = r
+        .intervals
+        .iter()
+        .flat_map(|iv| iv.read.lat_hist.iter().chain(&iv.write.lat_hist))
+        .fold(0u64, |a, b| a.saturating_add(b[1]));
+    if held as f64 > all * 1.01 + check::INTERVAL_HIST_EXTRA * (r.intervals.len() as f64).max(1.0) {
+        return Err(format!(
+            "its intervals' latency histograms hold {held} I/Os in a run of {all:.0}"
+        ));
+    }
     Ok(())
 }
 
