@@ -234,6 +234,16 @@ fn split(path: &Path) -> Result<(PathBuf, std::ffi::OsString)> {
                 path.display()
             ))
         })?;
+    // On Windows `CON`, `NUL`, `COM1.txt`... open a device, not a file:
+    // `--live CON` would write to the console (and `NUL` nowhere) while the
+    // user believes a file holds it.
+    #[cfg(windows)]
+    if let Some(why) = crate::io::target::bad_windows_name(&name.to_string_lossy()) {
+        return Err(VbError::input(format!(
+            "{}: {why}; choose another name (or - for stdout)",
+            crate::units::bounds::one_line(&path.display().to_string())
+        )));
+    }
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
