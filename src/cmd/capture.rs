@@ -117,6 +117,10 @@ fn cmd_capture_trace(a: &CaptureArgs) -> Result<i32> {
     };
     check_new_file(&a.output)?;
     tracefs::ensure_mounted()?;
+    // What a capture killed mid-way left tracing is removed (or named).
+    for line in tracefs::sweep_stale() {
+        crate::console::errln!("{line}");
+    }
     let stop = super::stop_flag()?;
     // The instance first: a kernel that refuses it leaves no empty file.
     let inst = tracefs::Instance::create(&dev)?;
