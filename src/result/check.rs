@@ -145,12 +145,6 @@ pub fn check_doc(doc: &ResultDoc) -> Result<(), String> {
                 check_run(r, Rates::Merged)
                     .map_err(|e| format!("host '{}', run '{}': {e}", h.name, r.name))?;
             }
-            for v in [h.clock_offset_ms, h.rtt_ms].into_iter().flatten() {
-                if !(v.is_finite() && v.abs() <= MAX_SECONDS * 1000.0) {
-                    return Err(format!(
-                        "host '{}': a clock offset of {} ms",
-                        h.name,
-                        num(v)
             if let Some(u) = &h.unfinished {
                 let what = format!("host '{}', unfinished run", h.name);
                 if u.intervals.len() > MAX_INTERVALS + 2 {
@@ -160,6 +154,12 @@ pub fn check_doc(doc: &ResultDoc) -> Result<(), String> {
                     check_interval(iv, MAX_SECONDS).map_err(|e| format!("{what}: {e}"))?;
                 }
             }
+            for v in [h.clock_offset_ms, h.rtt_ms].into_iter().flatten() {
+                if !(v.is_finite() && v.abs() <= MAX_SECONDS * 1000.0) {
+                    return Err(format!(
+                        "host '{}': a clock offset of {} ms",
+                        h.name,
+                        num(v)
                     ));
                 }
             }
@@ -520,15 +520,6 @@ pub fn check_run(r: &RunResult, rates: Rates) -> Result<(), String> {
     if r.intervals.len() > MAX_INTERVALS + 2 {
         return Err(format!("{} intervals", r.intervals.len()));
     }
-        // The skew is what completed between two reads a moment apart: a
-        // histogram far fuller lends its latencies weight they never had.
-        let rated = o.iops * iv.duration_s;
-        if counted as f64 > rated * INTERVAL_HIST_SLACK + INTERVAL_HIST_EXTRA {
-            let r = rated.round();
-            return Err(format!(
-                "{name} interval: a histogram of {counted} I/Os, a rate of {r}"
-            ));
-        }
     for iv in &r.intervals {
         check_interval(iv, MAX_SECONDS)?;
     }
@@ -577,6 +568,15 @@ pub fn check_interval(iv: &crate::result::Interval, longest_s: f64) -> Result<()
             counted as f64 / iv.duration_s.max(1e-3),
             MAX_IOPS,
         )?;
+        // The skew is what completed between two reads a moment apart: a
+        // histogram far fuller lends its latencies weight they never had.
+        let rated = o.iops * iv.duration_s;
+        if counted as f64 > rated * INTERVAL_HIST_SLACK + INTERVAL_HIST_EXTRA {
+            let r = rated.round();
+            return Err(format!(
+                "{name} interval: a histogram of {counted} I/Os, a rate of {r}"
+            ));
+        }
     }
     for o in &iv.meta_ops {
         bounded(&format!("{} interval ops/s", o.op), o.iops, MAX_IOPS)?;

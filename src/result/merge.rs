@@ -530,6 +530,7 @@ mod tests {
             rate: None,
             steady: None,
             replay: None,
+            from_intervals: false,
         };
         let mut res = res;
         let (rt, wt) = (&res.totals.read, &res.totals.write);
@@ -560,7 +561,6 @@ mod tests {
         assert_eq!(m.totals.read.lat_us.max, exact.lat_us.max);
         assert_eq!(
             m.histograms.read,
-            from_intervals: false,
             BucketedHistogram::from_histogram(&all_r.hist)
         );
         assert_eq!(m.io_threads, 4);
@@ -599,6 +599,34 @@ mod tests {
             (
                 "intervals holding",
                 Box::new(|r| r.intervals[0].read.iops *= 100.0),
+            ),
+            // An interval's latency histogram fuller than its rate: its 10 s
+            // I/Os would outweigh every real one in the interval's p99.
+            (
+                "a histogram of 100000 I/Os",
+                Box::new(|r| {
+                    let slow = crate::stats::live_hist::bounds(crate::stats::live_hist::index(
+                        10_000_000_000,
+                    ));
+                    r.intervals[0].read.lat_hist = vec![[slow.0, 100_000]];
+                }),
+            ),
+            // Each within its own slack, together a fifth more than the run.
+            (
+                "latency histograms hold",
+                Box::new(|r| {
+                    let lo =
+                        crate::stats::live_hist::bounds(crate::stats::live_hist::index(100_000)).0;
+                    let iv = &mut r.intervals[0];
+                    for o in [&mut iv.read, &mut iv.write] {
+                        let n = (o.iops * iv.duration_s * 1.2).round() as u64;
+                        o.lat_hist = vec![[lo, n]];
+                    }
+                }),
+            ),
+            (
+                "without its histograms",
+                Box::new(|r| r.from_intervals = true),
             ),
             (
                 "min",
