@@ -114,4 +114,9 @@ if [[ $(uname -m) == x86_64 && $(id -u) == 0 ]] && command -v apt-get >/dev/null
   scripts/windows-build harness --quiet
   scripts/windows-build --quiet
 fi
+# The fuzz targets (tests/e2e/fuzz.rs, docs/reference/fuzzing.md) each run
+# over their seeds and then mutations for this many seconds: CI's bounded
+# fuzzing is 12 targets x 8 s, 48 s of wall time on two test threads
+# (measured: 48 s). scripts/fuzz runs them for long (10 min a target).
+export VOLBENCH_FUZZ_SECS="${VOLBENCH_FUZZ_SECS:-8}"
 cargo test --quiet -- --test-threads="${VOLBENCH_TEST_THREADS:-2}"

@@ -21,6 +21,9 @@ pub mod console;
 pub mod error;
 pub(crate) mod events;
 pub(crate) mod executor;
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzz;
 pub mod input;
 pub mod io;
 pub mod output;

@@ -19,6 +19,7 @@ mod endings;
 mod environment;
 mod fanout;
 mod fio_tools;
+mod fuzz;
 mod headroom;
 mod honest_targets;
 mod host_scaling;
