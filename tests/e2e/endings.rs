@@ -142,7 +142,10 @@ fn a_failing_stdout_is_one_line_and_the_results_are_on_disk() {
     assert_eq!(o.status.code(), Some(exit::RUN_FAILED), "{}", stderr(&o));
     assert_eq!(stderr(&o).trim().lines().count(), 1, "{}", stderr(&o));
     let out = d.path().join("out");
+    // compare writes volbench-compare.html where it runs: here, not in
+    // the source tree.
     let o = volbench()
+        .current_dir(d.path())
         .arg("compare")
         .args([&out, &out])
         .stdout(full())
