@@ -192,4 +192,9 @@ if [[ $(uname -m) == x86_64 ]]; then
     grep -qx "$top/$f" <<<"$listing" || fail "no $f"
   done
 fi
+# The fuzz targets (tests/e2e/fuzz.rs, docs/reference/fuzzing.md) each run
+# over their seeds and then mutations for this many seconds: CI's bounded
+# fuzzing is 12 targets x 8 s, 48 s of wall time on two test threads
+# (measured: 48 s). scripts/fuzz runs them for long (10 min a target).
+export VOLBENCH_FUZZ_SECS="${VOLBENCH_FUZZ_SECS:-8}"
 cargo test --quiet -- --test-threads="${VOLBENCH_TEST_THREADS:-2}"

@@ -5,6 +5,7 @@
 //! coordinator raise the events; the terminal, `--live` and
 //! `--metrics-listen` (`output::live`) receive them.
 
+use std::collections::VecDeque;
 use std::sync::Mutex;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -162,10 +163,14 @@ impl Observer for Tee {
 
 /// Passes each part's interval through at once and, once every one of the
 /// `n` parts has reported a period, that period's total (merged exactly,
-/// `result::merge`). One per run; shared by the parts' threads.
+/// `result::merge`). One per run; shared by the parts' threads. A period
+/// is dropped once its total is sent: only the periods some part has not
+/// yet reported are held (every one ever reported was, and a run's memory
+/// grew by its histograms each interval, 25 MiB in a 30-minute soak).
 pub(crate) struct Totals<'a> {
     inner: &'a dyn Observer,
-    state: Mutex<(Vec<Vec<Interval>>, usize)>,
+    /// Each part's periods not yet in a total, oldest first.
+    state: Mutex<Vec<VecDeque<Interval>>>,
     started: AtomicBool,
 }
 
@@ -173,7 +178,7 @@ impl<'a> Totals<'a> {
     pub(crate) fn new(inner: &'a dyn Observer, n: usize) -> Self {
         Self {
             inner,
-            state: Mutex::new((vec![Vec::new(); n], 0)),
+            state: Mutex::new(vec![VecDeque::new(); n]),
             started: AtomicBool::new(false),
         }
     }
@@ -188,16 +193,15 @@ impl<'a> Totals<'a> {
     /// Part `part`'s event: passed on, then any period now complete as a total.
     pub(crate) fn part(&self, part: usize, ev: &IntervalEvent<'_>) {
         self.inner.interval(ev);
-        let Ok(mut st) = self.state.lock() else {
+        let Ok(mut series) = self.state.lock() else {
             return;
         };
-        let (series, sent) = &mut *st;
         if let Some(s) = series.get_mut(part) {
-            s.push(ev.iv.clone());
+            s.push_back(ev.iv.clone());
         }
-        let ready = series.iter().map(Vec::len).min().unwrap_or(0);
-        while *sent < ready {
-            let at: Vec<&Interval> = series.iter().filter_map(|s| s.get(*sent)).collect();
+        while !series.is_empty() && series.iter().all(|s| !s.is_empty()) {
+            let period: Vec<Interval> = series.iter_mut().filter_map(VecDeque::pop_front).collect();
+            let at: Vec<&Interval> = period.iter().collect();
             let merged = crate::result::merge::merge_intervals(&at);
             self.inner.interval(&IntervalEvent {
                 run: ev.run,
@@ -206,7 +210,6 @@ impl<'a> Totals<'a> {
                 iv: &merged,
                 scope: Scope::Total,
             });
-            *sent += 1;
         }
     }
 }
@@ -316,6 +319,46 @@ mod tests {
                 ("total".into(), 150.0)
             ]
         );
+    }
+
+    #[test]
+    fn totals_come_in_order_and_no_period_is_held_after_its_total() {
+        // Every period ever reported was held: a run's memory grew with
+        // its length (25 MiB of histograms in a 30-minute soak).
+        let seen = Seen::default();
+        let totals = Totals::new(&seen, 2);
+        let run = planned();
+        let ev = |i: &'static Interval, t: &'static str| IntervalEvent {
+            run: &run,
+            elapsed_s: 1.0,
+            total_s: 2.0,
+            iv: i,
+            scope: Scope::Part {
+                host: "h",
+                target: t,
+            },
+        };
+        for k in 1..=3 {
+            totals.part(0, &ev(Box::leak(Box::new(iv(100.0 * k as f64))), "a"));
+        }
+        assert_eq!(
+            totals.state.lock().unwrap()[0].len(),
+            3,
+            "b has not reported"
+        );
+        for k in 1..=3 {
+            totals.part(1, &ev(Box::leak(Box::new(iv(k as f64))), "b"));
+        }
+        let got: Vec<f64> = seen
+            .0
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|(w, _)| w == "total")
+            .map(|(_, v)| *v)
+            .collect();
+        assert_eq!(got, [101.0, 202.0, 303.0]);
+        assert!(totals.state.lock().unwrap().iter().all(VecDeque::is_empty));
     }
 
     #[test]

@@ -13,14 +13,18 @@
 //!
 //! A module may use the ones below it in this list of layers, never above:
 //! cmd > remote > report > store > output > executor > events > plan > input > io > proto >
-//! result > spec > units, stats, error.
+//! result > spec > units, stats, console, error.
 
 #![deny(unreachable_pub)]
 
 pub mod cmd;
+pub mod console;
 pub mod error;
 pub(crate) mod events;
 pub(crate) mod executor;
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzz;
 pub mod input;
 pub mod io;
 pub mod output;

@@ -1,14 +1,9 @@
 use clap::error::ErrorKind;
 
 fn main() {
-    // Rust ignores SIGPIPE, which turns `volbench ... | head` into a panic
-    // on the next print; behave like other command-line tools and end quietly.
-    // (Windows has no SIGPIPE.)
-    #[cfg(unix)]
-    // SAFETY: restoring a signal's default disposition before any thread starts.
-    unsafe {
-        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
-    }
+    // SIGPIPE stays ignored (Rust's runtime ignores it): a reader that goes
+    // away is a write error that `volbench::console` handles (the results
+    // are written first), never a death that loses them.
     // At most 6 words: more is never the agent's plain command line (5
     // with `--task-env VAR`; a sixth shows a longer line is not it).
     let first: Vec<std::ffi::OsString> = std::env::args_os().skip(1).take(6).collect();
@@ -37,14 +32,17 @@ fn main() {
                 vec![volbench::units::bounds::one_line(&text)]
             };
             let mut lines = lines.into_iter();
-            eprintln!("volbench: error: {}", lines.next().unwrap_or_default());
+            volbench::console::write_err_line(format_args!(
+                "volbench: error: {}",
+                lines.next().unwrap_or_default()
+            ));
             for line in lines {
-                eprintln!("{line}");
+                volbench::console::write_err_line(format_args!("{line}"));
             }
             e.exit_code()
         }
     };
-    std::process::exit(code);
+    std::process::exit(volbench::console::finish(code));
 }
 
 /// Clap's own errors (an unknown flag, a missing --target) become one line
@@ -68,7 +66,9 @@ fn bad_arguments(e: clap::Error) -> ! {
             let message = message.strip_prefix("error: ").unwrap_or(&message);
             let line = volbench::units::bounds::one_line(message);
             let hint = volbench::units::bounds::one_line(&hints(&e));
-            eprintln!("volbench: error: {line}{hint} (see --help)");
+            volbench::console::write_err_line(format_args!(
+                "volbench: error: {line}{hint} (see --help)"
+            ));
             std::process::exit(volbench::error::exit::BAD_INPUT);
         }
     }

@@ -23,7 +23,7 @@ pub(crate) fn cmd_baseline(c: &BaselineCommand) -> Result<i32> {
                 Some(_) => " (already)".into(),
                 None => String::new(),
             };
-            println!(
+            crate::console::outln!(
                 "baseline of {}: store:{id}{was}",
                 shown_key(&target, &suite)
             );
@@ -33,13 +33,13 @@ pub(crate) fn cmd_baseline(c: &BaselineCommand) -> Result<i32> {
             let mut s = Store::open(&Location::for_reading(store.store.as_deref())?, false)?;
             let all = s.baselines()?;
             if all.is_empty() {
-                eprintln!(
+                crate::console::errln!(
                     "baseline: {} has none (volbench baseline set ID)",
                     s.shown()
                 );
             }
             for (target, suite, id, at) in all {
-                println!("store:{id}\t{}\tset {at}", shown_key(&target, &suite));
+                crate::console::outln!("store:{id}\t{}\tset {at}", shown_key(&target, &suite));
             }
             Ok(exit::OK)
         }

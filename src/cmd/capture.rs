@@ -64,7 +64,7 @@ pub(crate) fn cmd_capture(a: &CaptureArgs) -> Result<i32> {
     let stop = super::stop_flag()?;
     let mut what = watch.devices.clone();
     what.extend(watch.mounts.iter().map(|m| format!("NFS {m}")));
-    eprintln!(
+    crate::console::errln!(
         "capture: watching {} for {}, every {}; no I/O is done. Ctrl-C ends it early and keeps what was seen.",
         what.join(", "),
         a.duration,
@@ -77,15 +77,15 @@ pub(crate) fn cmd_capture(a: &CaptureArgs) -> Result<i32> {
         interval,
         stop: &stop as &AtomicBool,
     };
-    let prof = cap.run(&mut |iv| eprintln!("{}", profile::progress_line(iv, total)));
+    let prof = cap.run(&mut |iv| crate::console::errln!("{}", profile::progress_line(iv, total)));
     let json = serde_json::to_string_pretty(&prof)
         .map_err(|e| VbError::run(format!("cannot encode the profile: {e}")))?;
     write_new_file(&a.output, format!("{json}\n").as_bytes())?;
     if !crate::output::file::is_stdout(&a.output) {
         for t in profile::tables(&prof) {
-            println!("{}\n", t.to_terminal());
+            crate::console::outln!("{}\n", t.to_terminal());
         }
-        eprintln!("capture: profile written to {}", a.output.display());
+        crate::console::errln!("capture: profile written to {}", a.output.display());
     }
     Ok(if prof.stopped.is_some() {
         exit::INTERRUPTED
@@ -117,13 +117,17 @@ fn cmd_capture_trace(a: &CaptureArgs) -> Result<i32> {
     };
     check_new_file(&a.output)?;
     tracefs::ensure_mounted()?;
+    // What a capture killed mid-way left tracing is removed (or named).
+    for line in tracefs::sweep_stale() {
+        crate::console::errln!("{line}");
+    }
     let stop = super::stop_flag()?;
     // The instance first: a kernel that refuses it leaves no empty file.
     let inst = tracefs::Instance::create(&dev)?;
     let out = crate::output::file::create_stream(&a.output, "-o")?;
     let path = inst.path.clone();
     super::stop::on_exit(Box::new(move || tracefs::remove(&path)));
-    eprintln!(
+    crate::console::errln!(
         "capture: tracing every request of {} for {} (tracefs instance {}); no I/O is done. \
          Ctrl-C ends it early and keeps what was seen.",
         dev.name,
@@ -142,10 +146,10 @@ fn cmd_capture_trace(a: &CaptureArgs) -> Result<i32> {
     let (t, stopped) = recorded?;
     let line = trace_summary(&dev.name, &t);
     if crate::output::file::is_stdout(&a.output) {
-        eprintln!("{line}");
+        crate::console::errln!("{line}");
     } else {
-        println!("{line}");
-        eprintln!("capture: trace written to {}", a.output.display());
+        crate::console::outln!("{line}");
+        crate::console::errln!("capture: trace written to {}", a.output.display());
     }
     Ok(if stopped { exit::INTERRUPTED } else { exit::OK })
 }
@@ -237,10 +241,10 @@ pub(crate) fn report_profile(a: &ReportArgs, path: &Path, p: &Profile) -> Result
         Some(o) => {
             crate::output::file::write_file(&o, text.as_bytes())?;
             if !crate::output::file::is_stdout(&o) {
-                eprintln!("report: {}", o.display());
+                crate::console::errln!("report: {}", o.display());
             }
         }
-        None => print!("{text}"),
+        None => crate::console::out!("{text}"),
     }
     Ok(exit::OK)
 }

@@ -10,7 +10,7 @@ pub(crate) fn cmd_clean(a: &CleanArgs) -> Result<i32> {
         Some(done) => done,
         None => crate::io::meta::clean(&a.target)?,
     };
-    println!(
+    crate::console::outln!(
         "removed {} files and {} directories from {}",
         done.files,
         done.dirs,
@@ -18,7 +18,7 @@ pub(crate) fn cmd_clean(a: &CleanArgs) -> Result<i32> {
     );
     if !done.left.is_empty() {
         let shown: Vec<&str> = done.left.iter().take(5).map(String::as_str).collect();
-        eprintln!(
+        crate::console::errln!(
             "left {} entries that are not volbench's (and the marker, so clean can run again): {}{}",
             done.left.len(),
             shown.join(", "),

@@ -33,17 +33,17 @@ pub(crate) fn cmd_compare(a: &CompareArgs) -> Result<i32> {
     let c = report::compare::match_runs(&sources, &all);
     let verdict = gate.judge(&c, &sources, &all);
     if a.json {
-        println!("{}", gate.json(&verdict)?);
+        crate::console::outln!("{}", gate.json(&verdict)?);
     } else {
         print_comparison(a, &c, &sources, &all);
     }
     for w in &c.warnings {
-        eprintln!("warning: {w}");
+        crate::console::errln!("warning: {w}");
     }
     if let Some(o) = html_to {
         let html = report::html::render(&report::compare::page(&sources))?;
         emit(Some(o), &html)?;
-        eprintln!("comparison report: {}", o.display());
+        crate::console::errln!("comparison report: {}", o.display());
     }
     Ok(gate.exit_code(&verdict))
 }
@@ -60,24 +60,24 @@ fn print_comparison(
     let per_op = report::compare::meta::table(c, sources, all);
     if a.markdown {
         if let Some(t) = &conditions {
-            println!("{}", t.to_markdown());
+            crate::console::outln!("{}", t.to_markdown());
         }
-        print!("{}", table.to_markdown());
+        crate::console::out!("{}", table.to_markdown());
         if let Some(t) = &per_op {
-            print!("\n{}", t.to_markdown());
+            crate::console::out!("\n{}", t.to_markdown());
         }
     } else {
         if let Some(t) = &conditions {
-            println!("{}\n", t.to_terminal());
+            crate::console::outln!("{}\n", t.to_terminal());
         }
-        println!("{}", table.to_terminal());
+        crate::console::outln!("{}", table.to_terminal());
         for line in report::compare::headlines(c, all) {
-            println!("{line}");
+            crate::console::outln!("{line}");
         }
         if let Some(t) = &per_op {
-            println!("\n{}", t.to_terminal());
+            crate::console::outln!("\n{}", t.to_terminal());
             for line in report::compare::meta::headlines(c, all) {
-                println!("{line}");
+                crate::console::outln!("{line}");
             }
         }
     }
@@ -117,10 +117,10 @@ fn compare_profile(a: &CompareArgs, profile: &crate::result::profile::Profile) -
     if a.json {
         let text = serde_json::to_string_pretty(&h)
             .map_err(|e| VbError::run(format!("writing the verdict as JSON: {e}")))?;
-        println!("{text}");
+        crate::console::outln!("{text}");
     } else {
         for line in h.lines() {
-            println!("{line}");
+            crate::console::outln!("{line}");
         }
     }
     Ok(if h.passed {

@@ -33,13 +33,13 @@ fn headroom(doc: &mut ResultDoc, shown: &str, profile: &crate::result::profile::
     match report::compare::headroom::headroom(profile, doc, "this run", None) {
         Ok(h) => {
             for line in h.lines() {
-                eprintln!("headroom: {line}");
+                crate::console::errln!("headroom: {line}");
                 doc.notes.push(format!("headroom over {shown}: {line}"));
             }
             doc.headroom = serde_json::to_value(&h).ok();
         }
         Err(e) => {
-            eprintln!("headroom: none stated over {shown}: {e}");
+            crate::console::errln!("headroom: none stated over {shown}: {e}");
             doc.notes
                 .push(format!("no headroom stated over {shown}: {e}"));
         }
@@ -47,45 +47,51 @@ fn headroom(doc: &mut ResultDoc, shown: &str, profile: &crate::result::profile::
 }
 
 /// Writes and prints a result, and picks the exit code from how it ended.
-/// The table is printed first: whatever happens to the files, the numbers
-/// reach the user. If the output directory cannot be written after all,
-/// the files go to a new private directory instead, and the user is told.
+/// The files are written first, then the table printed: a stdout that
+/// fails (a closed pipe, a full disk) cannot cost the files. If the output
+/// directory cannot be written after all, the files go to a new private
+/// directory instead, and the user is told.
 /// Then each sink gets the result (`output::sink`): result.json is on
 /// disk before any of them is tried.
 pub(crate) fn finish(doc: &ResultDoc, to: &Outputs) -> Result<i32> {
+    // The files first: whatever becomes of stdout (a reader that went
+    // away, a full disk, a pipe nobody reads), the results are on disk
+    // before a byte of the table is printed.
+    let mut write_error = None;
+    let mut saved = None;
+    let mut written = None;
+    if let Some(dir) = to.dir.as_deref() {
+        let (at, error) = write_files(doc, dir);
+        write_error = error;
+        written = at;
+    }
     if to.quiet {
         // `-q`: the tables alone, and only where nothing else keeps the
         // result (no --output, no --json).
         if to.dir.is_none() && !to.json {
             let text = output::tables_only(doc);
             if to.live_on_stdout {
-                eprintln!("{text}");
+                crate::console::errln!("{text}");
             } else {
-                println!("{text}");
+                crate::console::outln!("{text}");
             }
         }
     } else if to.json || to.live_on_stdout {
         // stdout carries data (the result, or the interval lines a reader
         // such as jq parses): the table is for a person, on stderr.
-        eprintln!("{}", output::summary(doc));
+        crate::console::errln!("{}", output::summary(doc));
     } else {
-        println!("{}", output::summary(doc));
+        crate::console::outln!("{}", output::summary(doc));
     }
     if to.json {
-        println!("{}", output::to_json(doc)?);
+        crate::console::outln!("{}", output::to_json(doc)?);
     }
-    let mut write_error = None;
-    let mut saved = None;
-    if let Some(dir) = to.dir.as_deref() {
-        let (written, error) = write_files(doc, dir);
-        write_error = error;
-        if let Some(p) = written {
-            if !to.quiet {
-                eprintln!("results: {}", p.join("result.json").display());
-                eprintln!("report: {}", p.join("report.html").display());
-            }
-            saved = Some(p.join("result.json"));
+    if let Some(p) = written {
+        if !to.quiet {
+            crate::console::errln!("results: {}", p.join("result.json").display());
+            crate::console::errln!("report: {}", p.join("report.html").display());
         }
+        saved = Some(p.join("result.json"));
     }
     let failed = to.sinks.put(doc);
     if !failed.is_empty() && saved.is_none() {
@@ -93,7 +99,7 @@ pub(crate) fn finish(doc: &ResultDoc, to: &Outputs) -> Result<i32> {
         // in a new private directory, so it is never lost.
         match OutputDir::fallback().and_then(|f| write_dir(doc, &f).map(|_| f)) {
             Ok(f) => saved = Some(f.path().join("result.json")),
-            Err(e) => eprintln!("volbench: error: saving the result failed too ({e})"),
+            Err(e) => crate::console::errln!("volbench: error: saving the result failed too ({e})"),
         }
     }
     let kept = match &saved {
@@ -101,11 +107,11 @@ pub(crate) fn finish(doc: &ResultDoc, to: &Outputs) -> Result<i32> {
         None => "the table above is all that is left".to_string(),
     };
     for (name, e) in &failed {
-        eprintln!("volbench: error: {name}: {e}; {kept}");
+        crate::console::errln!("volbench: error: {name}: {e}; {kept}");
     }
     let sink_error = failed.first().map(|(_, e)| e.exit_code());
     if let Some(e) = &doc.error {
-        eprintln!("volbench: error: {e}");
+        crate::console::errln!("volbench: error: {e}");
         return Ok(crate::error::failed_run_code(e));
     }
     if let Some(code) = write_error.or(sink_error) {
@@ -133,13 +139,13 @@ fn write_files(doc: &ResultDoc, dir: &OutputDir) -> (Option<std::path::PathBuf>,
     let fallback =
         OutputDir::fallback().and_then(|f| write_dir(doc, &f).map(|_| f.path().to_path_buf()));
     match &fallback {
-        Ok(p) => eprintln!(
+        Ok(p) => crate::console::errln!(
             "volbench: error: {e}; the results were saved in {} instead",
             p.display()
         ),
-        Err(f) => eprintln!(
+        Err(f) => crate::console::errln!(
             "volbench: error: {e}; saving them elsewhere failed too ({f}): \
-             the table above is all that is left"
+             the table is all that is left"
         ),
     }
     (fallback.ok(), Some(e.exit_code()))

@@ -43,14 +43,14 @@ pub(crate) fn cmd_history(a: &HistoryArgs) -> Result<i32> {
         });
         let text = serde_json::to_string_pretty(&v)
             .map_err(|e| VbError::run(format!("writing the history as JSON: {e}")))?;
-        println!("{text}");
+        crate::console::outln!("{text}");
         return Ok(exit::OK);
     }
     if rows.is_empty() {
-        eprintln!("history: no run in {} matches", store.shown());
+        crate::console::errln!("history: no run in {} matches", store.shown());
         return Ok(exit::OK);
     }
-    println!("{}", table(&rows, &store.shown()).to_terminal());
+    crate::console::outln!("{}", table(&rows, &store.shown()).to_terminal());
     Ok(exit::OK)
 }
 

@@ -64,7 +64,7 @@ fn vdbench(files: &[PathBuf], map: &PathMap) -> Result<Imported> {
 
 fn print_notes(imp: &Imported) {
     for n in imp.printed() {
-        eprintln!("volbench: note: {}", bounds::one_line(&n));
+        crate::console::errln!("volbench: note: {}", bounds::one_line(&n));
     }
 }
 
@@ -99,7 +99,7 @@ pub(crate) fn cmd_import(c: &ImportCommand) -> Result<i32> {
     let to_file = (to.output.as_deref()).filter(|p| !crate::output::file::is_stdout(p));
     match to_file {
         None => {
-            print!("{}", render::suite_toml(&imp, "SUITE.toml", "HOSTS.txt")?);
+            crate::console::out!("{}", render::suite_toml(&imp, "SUITE.toml", "HOSTS.txt")?);
         }
         Some(path) => {
             let hosts_path = PathBuf::from(format!("{}.hosts", path.display()));
@@ -109,12 +109,12 @@ pub(crate) fn cmd_import(c: &ImportCommand) -> Result<i32> {
             crate::input::suite::parse(&shown, &text)?;
             if let Some(h) = render::hosts_file(&imp) {
                 write_new(&hosts_path, &h)?;
-                eprintln!("hosts: {}", one_line(&hosts_path.display().to_string()));
+                crate::console::errln!("hosts: {}", one_line(&hosts_path.display().to_string()));
             }
             write_new(path, &text)?;
             // The paths are the user's text: escaped for the terminal.
-            eprintln!("suite: {}", one_line(&shown));
-            eprintln!(
+            crate::console::errln!("suite: {}", one_line(&shown));
+            crate::console::errln!(
                 "run it: {}",
                 one_line(&render::command_line(
                     &imp,
@@ -154,11 +154,11 @@ fn run(imp: Imported, a: &ImportRunArgs) -> Result<i32> {
     let origin = format!("suite imported from {}", imp.suite.source);
     let text = render::suite_toml(&imp, "SUITE.toml", "HOSTS.txt")?;
     if a.out.dry_run {
-        println!("# the imported suite:");
-        print!("{text}");
+        crate::console::outln!("# the imported suite:");
+        crate::console::out!("{text}");
         if let Some(h) = render::hosts_file(&imp) {
-            println!("# its hosts:");
-            print!("{h}");
+            crate::console::outln!("# its hosts:");
+            crate::console::out!("{h}");
         }
     }
     let target = a

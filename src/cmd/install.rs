@@ -88,7 +88,12 @@ pub(crate) fn cmd_completions(shell: CompletionShell) -> Result<i32> {
         CompletionShell::Fish => clap_complete::Shell::Fish,
     };
     let mut cmd = with_hints(help::command());
-    clap_complete::generate(shell, &mut cmd, "volbench", &mut std::io::stdout());
+    // Written whole through the console: clap_complete panics on a write
+    // error (`> /dev/full`).
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut cmd, "volbench", &mut script);
+    crate::console::out_bytes(&script)
+        .map_err(|e| VbError::run(format!("cannot write the completions: {e}")))?;
     if shell == clap_complete::Shell::Fish {
         // clap's fish script completes no positional values: the suite
         // names are added here, beside fish's file completion (a suite
@@ -97,7 +102,7 @@ pub(crate) fn cmd_completions(shell: CompletionShell) -> Result<i32> {
             .iter()
             .map(|(n, _)| *n)
             .collect();
-        println!(
+        crate::console::outln!(
             "complete -c volbench -n \"__fish_volbench_using_subcommand suite; and __fish_seen_subcommand_from run show\" -a \"{}\"",
             names.join(" ")
         );
@@ -134,7 +139,7 @@ pub(crate) fn cmd_man(a: &ManArgs) -> Result<i32> {
         for (name, text) in &pages {
             out.write(name, &String::from_utf8_lossy(text))?;
         }
-        eprintln!("{} man pages in {}", pages.len(), dir.display());
+        crate::console::errln!("{} man pages in {}", pages.len(), dir.display());
         return Ok(exit::OK);
     }
     let want = if a.command.is_empty() {
@@ -153,9 +158,7 @@ pub(crate) fn cmd_man(a: &ManArgs) -> Result<i32> {
             names.join(", ")
         )));
     };
-    use std::io::Write;
-    std::io::stdout()
-        .write_all(text)
+    crate::console::out_bytes(text)
         .map_err(|e| VbError::run(format!("cannot write the man page: {e}")))?;
     Ok(exit::OK)
 }

@@ -76,7 +76,7 @@ pub fn main(cli: Cli) -> Result<i32> {
         }
         Command::Suite(SuiteCommand::Run(a)) => run::cmd_suite_run(&a),
         Command::Plan(a) => {
-            println!("{}", littles_law::answer(&a)?);
+            crate::console::outln!("{}", littles_law::answer(&a)?);
             Ok(exit::OK)
         }
         Command::Size(a) => service::cmd_size(&a),

@@ -44,7 +44,7 @@ pub(crate) fn cmd_quick(a: &QuickArgs) -> Result<i32> {
             // directory; nothing else is deleted.
             if at.exists() {
                 if let Err(e) = crate::io::target::remove_set_dir(&at) {
-                    eprintln!("volbench: the scratch directory was left: {e}");
+                    crate::console::errln!("volbench: the scratch directory was left: {e}");
                 }
             }
         }));

@@ -12,7 +12,7 @@ use crate::report;
 pub(crate) fn emit(path: Option<&Path>, text: &str) -> Result<()> {
     match path {
         None => {
-            print!("{text}");
+            crate::console::out!("{text}");
             Ok(())
         }
         Some(p) => crate::output::file::write_file(p, text.as_bytes()),
@@ -47,7 +47,7 @@ pub(crate) fn cmd_report(a: &ReportArgs) -> Result<i32> {
         for (name, text) in &files {
             dir.write(name, text)?;
         }
-        eprintln!("report: {} fio JSON files in {}", files.len(), o.display());
+        crate::console::errln!("report: {} fio JSON files in {}", files.len(), o.display());
         return Ok(exit::OK);
     }
     if let Some(o) = &a.output {
@@ -82,7 +82,7 @@ pub(crate) fn cmd_report(a: &ReportArgs) -> Result<i32> {
     };
     emit(out.as_deref(), &text)?;
     if let Some(p) = out.filter(|p| !crate::output::file::is_stdout(p)) {
-        eprintln!("report: {}", p.display());
+        crate::console::errln!("report: {}", p.display());
     }
     Ok(exit::OK)
 }

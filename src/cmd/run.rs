@@ -20,7 +20,7 @@ pub(crate) fn cmd_run(a: &RunArgs) -> Result<i32> {
     // with the figure it came from; flags the user gave win.
     let (a, derived) = crate::input::like::resolve(a)?;
     for l in derived {
-        eprintln!("{l}");
+        crate::console::errln!("{l}");
     }
     go(job::of_run(&a)?)
 }
@@ -29,7 +29,7 @@ pub(crate) fn cmd_run(a: &RunArgs) -> Result<i32> {
 pub(crate) fn cmd_suite_run(a: &SuiteRunArgs) -> Result<i32> {
     let (suite, said) = Suite::load(&a.suite, a.published.published)?;
     for l in said {
-        eprintln!("{l}");
+        crate::console::errln!("{l}");
     }
     go(suite.job(&a.common, a.no_warmup_run, None)?)
 }
@@ -56,10 +56,10 @@ pub(crate) fn go(job: Job) -> Result<i32> {
         JobPlan::Hosts(p) => Box::new(Hosts::new(p)?),
     };
     if let Some(l) = &job.first {
-        eprintln!("{l}");
+        crate::console::errln!("{l}");
     }
     if job.outputs.dry_run {
-        print!("{}", runner.dry_run()?);
+        crate::console::out!("{}", runner.dry_run()?);
         return Ok(exit::OK);
     }
     let to = finish::Outputs::open(&job.outputs)?;

@@ -12,7 +12,7 @@ pub(crate) fn cmd_size(a: &SizeArgs) -> Result<i32> {
         (Some(q), None) => size::capacity(&all, &a.service, Some(size::parse_quota(q)?))?,
         (None, None) => size::capacity(&all, &a.service, None)?,
     };
-    println!("{}", terminal(&text));
+    crate::console::outln!("{}", terminal(&text));
     Ok(exit::OK)
 }
 
@@ -24,18 +24,18 @@ pub(crate) fn cmd_service(c: &ServiceCommand) -> Result<i32> {
             for s in &all {
                 if s.origin != origin {
                     origin = &s.origin;
-                    println!("# {}", terminal(origin));
+                    crate::console::outln!("# {}", terminal(origin));
                 }
-                println!("{}", terminal(&size::brief(s)));
+                crate::console::outln!("{}", terminal(&size::brief(s)));
             }
-            println!(
+            crate::console::outln!(
                 "\n`volbench service show NAME` prints an entry with its source; \
                  `volbench size --service NAME --quota SIZE | --need RATE` works out a volume."
             );
         }
         ServiceCommand::Show { name, catalogue } => {
             let all = catalogue::load(catalogue.catalogue.as_deref())?;
-            println!("{}", terminal(&size::show(catalogue::find(&all, name)?)));
+            crate::console::outln!("{}", terminal(&size::show(catalogue::find(&all, name)?)));
         }
     }
     Ok(exit::OK)

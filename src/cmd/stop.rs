@@ -9,7 +9,6 @@
 //! at once, but never before the result is on disk: a write under way is
 //! finished first.
 
-use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::Duration;
@@ -53,26 +52,38 @@ pub(crate) fn stop_flag() -> Result<Arc<AtomicBool>> {
     if let Some(s) = STOP.get() {
         return Ok(s.clone());
     }
-    let stop = Arc::new(AtomicBool::new(false));
-    let flag = stop.clone();
-    super::signals::spawn(move |name| {
-        if flag.swap(true, Ordering::SeqCst) {
+    let stop = STOP
+        .get_or_init(|| Arc::new(AtomicBool::new(false)))
+        .clone();
+    super::signals::spawn(on_stop)?;
+    Ok(stop)
+}
+
+/// A stop, from a signal or a closed stdout: the first sets the flag the
+/// job polls and arms the grace; a second ends it now (once the result is
+/// written).
+fn on_stop(name: &str) {
+    let Some(flag) = STOP.get() else { return };
+    // The job's result is already written whole (the metrics endpoint
+    // lingering for a last scrape): nothing is left to wait for.
+    if WRITTEN.try_lock().is_ok_and(|w| *w) {
+        rescue_and_exit();
+    }
+    if flag.swap(true, Ordering::SeqCst) {
+        rescue_and_exit();
+    }
+    let grace = *lock(&JOB_GRACE);
+    crate::console::errln!(
+        "volbench: {name}: stopping; the results so far are written within {}s \
+         (a second signal ends it sooner, once they are written)",
+        grace.as_secs() + 1
+    );
+    let _ = std::thread::Builder::new()
+        .name("vb-grace".into())
+        .spawn(move || {
+            std::thread::sleep(grace);
             rescue_and_exit();
-        }
-        let grace = *lock(&JOB_GRACE);
-        eprintln!(
-            "volbench: {name}: stopping; the results so far are written within {}s \
-             (a second signal ends it sooner, once they are written)",
-            grace.as_secs() + 1
-        );
-        let _ = std::thread::Builder::new()
-            .name("vb-grace".into())
-            .spawn(move || {
-                std::thread::sleep(grace);
-                rescue_and_exit();
-            });
-    })?;
-    Ok(STOP.get_or_init(|| stop).clone())
+        });
 }
 
 /// Names where the job's result goes, so a stop can write it too; returns
@@ -88,12 +99,18 @@ pub(crate) fn arm(
     let stop = stop_flag()?;
     let job = Job { to, expect };
     *lock(&JOB) = Some(job.clone());
+    // A reader of stdout that goes away while the I/O runs (`--live -`
+    // into `| head`) stops the run as a closed terminal does: the results
+    // so far are written, exit 130.
+    crate::console::on_stdout_closed(Some(Box::new(|| on_stop("stdout closed (EPIPE)"))));
     Ok((stop, job))
 }
 
 impl Job {
     /// Writes the job's result, unless a stop already wrote one.
     pub(crate) fn finish(&self, doc: ResultDoc) -> Result<i32> {
+        // The job's own summary into a closed pipe stops nothing.
+        crate::console::on_stdout_closed(None);
         let mut written = lock(&WRITTEN);
         if *written {
             return Ok(exit::INTERRUPTED);
@@ -107,7 +124,7 @@ impl Job {
         // A host lost mid-run marks the result interrupted too; the line is
         // for a stop the user asked for.
         if doc.interrupted && STOP.get().is_some_and(|s| s.load(Ordering::Relaxed)) {
-            eprintln!("{}", stopped_line(&doc));
+            crate::console::errln!("{}", stopped_line(&doc));
         }
         let doc = super::finish::annotate(doc, self.expect.clone());
         super::finish::finish(&doc, &self.to)
@@ -151,7 +168,7 @@ pub(crate) fn cleanup() {
             let _ = tx.send(());
         });
     if spawned.is_ok() && rx.recv_timeout(GRACE).is_err() {
-        eprintln!(
+        crate::console::errln!(
             "volbench: the scratch files could not be removed in time (the file system does not answer)"
         );
     }
@@ -167,16 +184,16 @@ fn rescue_and_exit() -> ! {
             match (job, rescue::take()) {
                 (Some(job), Some(doc)) => {
                     if let Err(e) = job.write(doc) {
-                        eprintln!("volbench: error: {e}");
+                        crate::console::errln!("volbench: error: {e}");
                     }
                 }
-                _ => eprintln!("volbench: stopped before the run began: nothing was measured"),
+                _ => crate::console::errln!(
+                    "volbench: stopped before the run began: nothing was measured"
+                ),
             }
             *written = true;
         }
         cleanup();
-        let _ = std::io::stdout().flush();
-        let _ = std::io::stderr().flush();
         std::process::exit(exit::INTERRUPTED);
     }
 }

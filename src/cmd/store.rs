@@ -21,21 +21,21 @@ pub(crate) fn cmd_store(c: &StoreCommand) -> Result<i32> {
                 match o.what {
                     Ok((p, source)) if p.new => {
                         new += 1;
-                        println!("store:{}\t{}\t{}", p.id, source, o.path.display());
+                        crate::console::outln!("store:{}\t{}\t{}", p.id, source, o.path.display());
                     }
                     Ok((p, _)) => {
                         known += 1;
-                        println!("store:{}\talready stored\t{}", p.id, o.path.display());
+                        crate::console::outln!("store:{}\talready stored\t{}", p.id, o.path.display());
                     }
                     Err(e) => {
-                        eprintln!("volbench: error: {e}");
+                        crate::console::errln!("volbench: error: {e}");
                         if code == exit::OK {
                             code = e.exit_code();
                         }
                     }
                 }
             }
-            eprintln!(
+            crate::console::errln!(
                 "store import: {new} stored, {known} already there, in {} (reading {read_s:.3} s, \
                  storing {store_s:.3} s)",
                 s.shown()

@@ -74,10 +74,10 @@ pub(crate) fn cmd_trend(a: &ReportArgs) -> Result<i32> {
     page.title = format!("Trend on {target}");
     let html = report::html::render(&page)?;
     if crate::output::file::is_stdout(&out) {
-        print!("{html}");
+        crate::console::out!("{html}");
     } else {
         crate::output::file::write_file(&out, html.as_bytes())?;
-        eprintln!("report: {}", out.display());
+        crate::console::errln!("report: {}", out.display());
     }
     Ok(exit::OK)
 }

@@ -14,22 +14,22 @@ pub(crate) fn cmd_verify(a: &VerifyArgs) -> Result<i32> {
     let r = crate::io::scan::scan(&a.target, a.journal.as_deref(), &stop, &mut |line| {
         shown += 1;
         if shown <= SHOWN {
-            eprintln!("data error: {line}");
+            crate::console::errln!("data error: {line}");
         }
     })?;
     if r.buffered {
-        eprintln!(
+        crate::console::errln!(
             "note: O_DIRECT was refused, so the set was read through the page cache: data still \
              cached proves nothing about the device"
         );
     }
     if let Some(j) = &r.journal {
-        eprintln!("{j}");
+        crate::console::errln!("{j}");
     }
     if r.errors > SHOWN {
-        eprintln!("... and {} more", r.errors - SHOWN);
+        crate::console::errln!("... and {} more", r.errors - SHOWN);
     }
-    println!(
+    crate::console::outln!(
         "verified {} in {} files ({} blocks): {} data error(s)",
         format_size(r.bytes),
         r.files,

@@ -13,7 +13,7 @@ mod data;
 mod intervals;
 pub(crate) mod meta;
 mod prepare;
-mod record;
+pub(crate) mod record;
 mod replay;
 pub(crate) mod rescue;
 mod run;

@@ -89,6 +89,7 @@ pub(super) fn build_result(
         targets: Vec::new(),
         stalls: t.stalls.clone(),
         replay: None,
+        from_intervals: false,
     }
 }
 
@@ -102,15 +103,26 @@ pub(super) fn from_intervals(run: &PlannedRun, t: &Timeline) -> RunResult {
     let mut r = build_result(run, t.clone(), &none, &none);
     let measured = t.measure.1;
     let ivs = || t.intervals.iter().filter(|i| i.phase == PhaseName::Measure);
+    let (min_bs, max_bs) = (run.spec.min_bs(), run.spec.max_bs());
     let total = |pick: fn(&crate::result::Interval) -> &crate::result::IntervalOp| {
-        let (mut ops, mut bytes, mut lat, mut hist) = (0.0, 0.0, 0.0, Vec::new());
+        let (mut ops, mut bytes, mut lat, mut hist) = (0u64, 0u64, 0.0, Vec::new());
         for iv in ivs() {
             let op = pick(iv);
-            let n = op.iops * iv.duration_s;
-            ops += n;
-            bytes += op.mib_s * 1048576.0 * iv.duration_s;
-            lat += op.lat_us_mean * n;
+            // Each interval's rate is its whole count over its length.
+            let n = (op.iops * iv.duration_s).round().max(0.0) as u64;
+            ops = ops.saturating_add(n);
+            let b = (op.mib_s * 1048576.0 * iv.duration_s).round().max(0.0) as u64;
+            bytes = bytes.saturating_add(b);
+            lat += op.lat_us_mean * n as f64;
             hist = crate::stats::live_hist::sparse_add(&hist, &op.lat_hist);
+        }
+        // The rates went through floating point: the bytes are brought back
+        // within what that many operations of these sizes can move.
+        if run.spec.replay.is_none() && run.spec.meta.is_none() {
+            bytes = bytes.clamp(
+                ops.saturating_mul(min_bs),
+                ops.saturating_mul(max_bs.max(min_bs)),
+            );
         }
         let pct =
             |p: f64| crate::stats::live_hist::sparse_percentile(&hist, p).unwrap_or(0.0) / 1000.0;
@@ -120,12 +132,12 @@ pub(super) fn from_intervals(run: &PlannedRun, t: &Timeline) -> RunResult {
             f64::INFINITY
         };
         OpTotals {
-            ops: ops.round() as u64,
-            bytes: bytes.round() as u64,
-            iops: ops.round() / secs,
-            mib_s: bytes / 1048576.0 / secs,
+            ops,
+            bytes,
+            iops: ops as f64 / secs,
+            mib_s: bytes as f64 / 1048576.0 / secs,
             lat_us: LatSummary {
-                mean: if ops > 0.0 { lat / ops } else { 0.0 },
+                mean: if ops > 0 { lat / ops as f64 } else { 0.0 },
                 p50: pct(50.0),
                 p90: pct(90.0),
                 p99: pct(99.0),
@@ -141,8 +153,45 @@ pub(super) fn from_intervals(run: &PlannedRun, t: &Timeline) -> RunResult {
     r.littles_law.iops_x_latency = (r.totals.read.iops * r.totals.read.lat_us.mean
         + r.totals.write.iops * r.totals.write.lat_us.mean)
         / 1e6;
+    if let Some(rate) = &mut r.rate {
+        rate.achieved_iops = r.totals.read.iops + r.totals.write.iops;
+    }
     r.interrupted = true;
+    r.from_intervals = true;
     r
+}
+
+/// A run known only by the intervals that arrived (hosts lost before their
+/// results came): the same figures as `from_intervals`, its phases as long
+/// as the intervals of each, ending now.
+pub(crate) fn from_interval_record(
+    run: &PlannedRun,
+    intervals: Vec<crate::result::Interval>,
+) -> RunResult {
+    let secs = |p: PhaseName| -> f64 {
+        intervals
+            .iter()
+            .filter(|i| i.phase == p)
+            .map(|i| i.duration_s)
+            .sum()
+    };
+    let (warm, measure) = (secs(PhaseName::Warmup), secs(PhaseName::Measure));
+    let now = SystemTime::now();
+    let ago = |s: f64| {
+        now.checked_sub(std::time::Duration::from_secs_f64(s.clamp(0.0, 1e9)))
+            .unwrap_or(now)
+    };
+    let t = Timeline {
+        intervals,
+        warmup: (warm > 0.0).then(|| (ago(warm + measure), warm)),
+        measure: (ago(measure), measure),
+        cpu: Default::default(),
+        steady: None,
+        interrupted: true,
+        counters: None,
+        stalls: Vec::new(),
+    };
+    from_intervals(run, &t)
 }
 
 /// Whether a rate-limited run kept up with its target. Evenly spaced I/Os

@@ -80,7 +80,7 @@ pub(super) fn finish(result: &mut RunResult, run: &PlannedRun, report: &Mutex<Re
         Some(v) => format!("scheduled {:.3} s at {v}x", trace_s / v),
         None => "as fast as the depth allowed".to_string(),
     };
-    eprintln!(
+    crate::console::errln!(
         "replay: {} of {} requests in {secs:.3} s ({pace}); {} late (every slot busy), \
          latest {:.3} ms behind{}",
         r.issued,

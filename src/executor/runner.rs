@@ -59,7 +59,7 @@ impl Runner for Local {
             show,
         } = self.0;
         if show {
-            eprint!("{shown}");
+            crate::console::err!("{shown}");
         }
         if let [one] = plans.as_slice() {
             for n in &one.notes {

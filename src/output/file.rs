@@ -129,10 +129,7 @@ pub fn check_file(path: &Path) -> Result<()> {
 /// Writes one output file (see the module comment); `-` is stdout.
 pub fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
     if is_stdout(path) {
-        let mut out = std::io::stdout().lock();
-        return out
-            .write_all(bytes)
-            .and_then(|_| out.flush())
+        return crate::console::out_bytes(bytes)
             .map_err(|e| VbError::run(format!("cannot write to stdout: {e}")));
     }
     let (dir, name) = split(path)?;
@@ -237,6 +234,16 @@ fn split(path: &Path) -> Result<(PathBuf, std::ffi::OsString)> {
                 path.display()
             ))
         })?;
+    // On Windows `CON`, `NUL`, `COM1.txt`... open a device, not a file:
+    // `--live CON` would write to the console (and `NUL` nowhere) while the
+    // user believes a file holds it.
+    #[cfg(windows)]
+    if let Some(why) = crate::io::target::bad_windows_name(&name.to_string_lossy()) {
+        return Err(VbError::input(format!(
+            "{}: {why}; choose another name (or - for stdout)",
+            crate::units::bounds::one_line(&path.display().to_string())
+        )));
+    }
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
@@ -379,7 +386,7 @@ impl OutputDir {
 /// `-` is stdout.
 pub fn create_stream(path: &Path, flag: &str) -> Result<Box<dyn Write + Send>> {
     if is_stdout(path) {
-        return Ok(Box::new(std::io::stdout()));
+        return Ok(Box::new(crate::console::Stdout));
     }
     let (dir, name) = split(path)?;
     let fd = open_dir(&dir, false).map_err(|e| {

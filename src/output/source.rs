@@ -81,6 +81,6 @@ pub fn read_result(path: &Path) -> Result<ResultDoc> {
         path.to_path_buf()
     };
     let text = crate::input::file::read_text(&file, "result file", MAX_RESULT_BYTES)?;
-    crate::result::check::parse_result(text.as_bytes())
+    crate::result::check::parse_result_owned(text.into_bytes())
         .map_err(|e| VbError::input(format!("{} is not a volbench result: {e}", file.display())))
 }

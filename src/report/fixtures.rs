@@ -196,6 +196,7 @@ impl RunFixture {
             targets: Vec::new(),
             stalls: Vec::new(),
             replay: None,
+            from_intervals: false,
             rate: self.rate_pct.map(|_| crate::result::RateResult {
                 target_iops: self.iops,
                 achieved_iops: self.iops,

@@ -2,7 +2,8 @@
 //! row per operation, from result.json alone, for spreadsheets and plots of
 //! a run over time (vdbench's interval lines, elbencho's --livecsv after
 //! the fact). A multi-host result adds each host's own intervals beside the
-//! merged ones (`host` column; `all` for the merge).
+//! merged ones (`host` column; `all` for the merge), and a host lost in a
+//! run its intervals before the loss (`NAME (lost)`: not in the totals).
 
 use super::Source;
 use crate::error::{Result, VbError};
@@ -40,6 +41,16 @@ pub(crate) fn intervals_csv(sources: &[Source]) -> Result<String> {
         for h in s.doc.cluster.iter().flat_map(|c| &c.hosts) {
             for run in &h.runs {
                 rows(&mut w, &s.label, run, &h.name).map_err(err)?;
+            }
+            // A lost host's intervals, shaped as the run they belong to.
+            let lost = h.unfinished.as_ref().and_then(|u| {
+                let run = s.doc.runs.iter().find(|r| r.name == u.run)?;
+                Some((u, run))
+            });
+            if let Some((u, run)) = lost {
+                let mut part = run.clone();
+                part.intervals = u.intervals.clone();
+                rows(&mut w, &s.label, &part, &format!("{} (lost)", h.name)).map_err(err)?;
             }
         }
     }

@@ -29,8 +29,7 @@ pub const MAX_SECONDS: f64 = 366.0 * 86400.0;
 pub const MAX_CPU_PCT: f64 = 1e7;
 /// Longest string kept from an untrusted result (a path, a note, an error).
 pub const MAX_STRING: usize = 8192;
-/// Runs in one result, and runs/hosts in a cluster section.
-pub const MAX_RUNS: usize = 100_000;
+use super::sizes::{check_counts, most_runs};
 const MIB: f64 = 1024.0 * 1024.0;
 
 /// Replaces control characters (terminal escapes, newlines that would break
@@ -70,16 +69,21 @@ pub fn clean_strings(v: &mut Value, newlines: bool) {
 
 /// Parses and checks a result.json. Errors say what is wrong, in one line.
 /// The text goes straight into the typed structure (strings cleaned in the
-/// text first), never through a `serde_json::Value`, whose overhead a
-/// hostile file could multiply many times over; the counts that typed
-/// parsing could still multiply are bounded by the file's size
-/// (`check_sizes`).
+/// text first, the file's own bytes dropped as soon as the cleaned copy is
+/// made: `report` reads files of up to 256 MiB), never through a
+/// `serde_json::Value`, whose overhead a hostile file could multiply many
+/// times over; the counts typed parsing could still multiply are bounded.
 pub fn parse_result(bytes: &[u8]) -> Result<ResultDoc, String> {
+    parse_result_owned(bytes.to_vec())
+}
+
+/// `parse_result` of bytes it may drop (a file read whole).
+pub fn parse_result_owned(bytes: Vec<u8>) -> Result<ResultDoc, String> {
     #[derive(serde::Deserialize)]
     struct Head {
         schema: Option<Value>,
     }
-    let head: Head = serde_json::from_slice(bytes).map_err(|e| match e.classify() {
+    let head: Head = serde_json::from_slice(&bytes).map_err(|e| match e.classify() {
         serde_json::error::Category::Data => "it is not an object with a schema field".into(),
         _ => e.to_string(),
     })?;
@@ -93,7 +97,8 @@ pub fn parse_result(bytes: &[u8]) -> Result<ResultDoc, String> {
         }
         None => return Err("it has no schema field".into()),
     }
-    let text = super::clean_json::clean_json_strings(bytes, MAX_STRING);
+    let text = super::clean_json::clean_json_strings(&bytes, MAX_STRING);
+    drop(bytes);
     let mut doc: ResultDoc = serde_json::from_slice(&text).map_err(|e| e.to_string())?;
     super::targets::upgrade(&mut doc);
     check_doc(&doc)?;
@@ -102,8 +107,12 @@ pub fn parse_result(bytes: &[u8]) -> Result<ResultDoc, String> {
 
 /// Everything the views rely on.
 pub fn check_doc(doc: &ResultDoc) -> Result<(), String> {
-    if doc.runs.len() > MAX_RUNS {
-        return Err(format!("{} runs, more than {MAX_RUNS}", doc.runs.len()));
+    let most = most_runs(doc);
+    if doc.runs.len() > most {
+        return Err(format!(
+            "{} runs, more than {most}: no volbench job writes that many",
+            doc.runs.len()
+        ));
     }
     check_counts(doc)?;
     // A multi-host merge adds rates measured over each part's own window,
@@ -137,13 +146,22 @@ pub fn check_doc(doc: &ResultDoc) -> Result<(), String> {
         }
     }
     if let Some(c) = &doc.cluster {
-        if c.hosts.len() > MAX_RUNS || c.runs.len() > MAX_RUNS {
+        if c.hosts.len() > crate::units::bounds::MAX_HOSTS || c.runs.len() > most {
             return Err("a cluster section out of bounds".into());
         }
         for h in &c.hosts {
             for r in &h.runs {
                 check_run(r, Rates::Merged)
                     .map_err(|e| format!("host '{}', run '{}': {e}", h.name, r.name))?;
+            }
+            if let Some(u) = &h.unfinished {
+                let what = format!("host '{}', unfinished run", h.name);
+                if u.intervals.len() > MAX_INTERVALS + 2 {
+                    return Err(format!("{what}: {} intervals", u.intervals.len()));
+                }
+                for iv in &u.intervals {
+                    check_interval(iv, MAX_SECONDS).map_err(|e| format!("{what}: {e}"))?;
+                }
             }
             for v in [h.clock_offset_ms, h.rtt_ms].into_iter().flatten() {
                 if !(v.is_finite() && v.abs() <= MAX_SECONDS * 1000.0) {
@@ -175,60 +193,6 @@ pub fn check_doc(doc: &ResultDoc) -> Result<(), String> {
             bounded("coordinator time", v, MAX_SECONDS)?;
         }
         bounded("coordinator CPU", k.cpu_pct, MAX_CPU_PCT)?;
-    }
-    Ok(())
-}
-
-/// The lists that cost the views far more than their text: a note of two
-/// bytes (`""`) becomes a table row and an HTML paragraph, a long run name
-/// is repeated in every table and chart. volbench writes a few notes per
-/// run and per file set, a handful of findings per run and target, a few
-/// lines of basis and names of at most `MAX_NAME_CHARS`; a file with more
-/// is not one it wrote, and is refused before any view is built, so the
-/// memory a report takes stays a small multiple of the file's size.
-fn check_counts(doc: &ResultDoc) -> Result<(), String> {
-    use crate::units::bounds::MAX_NAME_CHARS;
-    let many = |what: &str, n: usize, max: usize| {
-        if n > max {
-            Err(format!("{n} {what}, more than {max}"))
-        } else {
-            Ok(())
-        }
-    };
-    many("runs in its spec", doc.spec.runs.len(), MAX_RUNS)?;
-    let sets = doc.runs.len() + doc.spec.runs.len() + doc.fill.len();
-    many("notes", doc.notes.len(), 16 + 4 * sets)?;
-    let targets: usize = doc.runs.iter().map(|r| r.targets.len()).sum();
-    let hosts = doc.cluster.as_ref().map_or(0, |c| c.hosts.len());
-    many(
-        "findings",
-        doc.diagnosis.len(),
-        16 * (1 + doc.runs.len() + targets + hosts),
-    )?;
-    for f in &doc.diagnosis {
-        many("runs named by one finding", f.runs.len(), doc.runs.len())?;
-        if f.figures.len() > 64 {
-            return Err(format!("a finding with {} figures", f.figures.len()));
-        }
-    }
-    if let Some(e) = &doc.expect {
-        many("lines of the expectation's basis", e.basis.len(), 16)?;
-    }
-    let all_runs = doc.runs.iter().chain(
-        doc.cluster
-            .iter()
-            .flat_map(|c| c.hosts.iter().flat_map(|h| &h.runs)),
-    );
-    for r in all_runs {
-        let n = r.name.chars().count();
-        if n > MAX_NAME_CHARS {
-            return Err(format!(
-                "a run name of {n} characters; volbench names runs in at most {MAX_NAME_CHARS}"
-            ));
-        }
-        if let Some(c) = &r.counters {
-            many("counter intervals", c.intervals.len(), MAX_INTERVALS + 2)?;
-        }
     }
     Ok(())
 }
@@ -484,8 +448,10 @@ pub fn check_run(r: &RunResult, rates: Rates) -> Result<(), String> {
     let measured = phase_seconds(r, PhaseName::Measure);
     check_totals("read", &r.totals.read, &r.workload, measured, rates)?;
     check_totals("write", &r.totals.write, &r.workload, measured, rates)?;
-    check_histogram("read", &r.histograms.read, r.totals.read.ops)?;
-    check_histogram("write", &r.histograms.write, r.totals.write.ops)?;
+    // A run from its interval record has no merged histogram at all.
+    let held = |ops: u64| if r.from_intervals { 0 } else { ops };
+    check_histogram("read", &r.histograms.read, held(r.totals.read.ops))?;
+    check_histogram("write", &r.histograms.write, held(r.totals.write.ops))?;
     if let Some(w) = &r.warmup {
         let secs = phase_seconds(r, PhaseName::Warmup);
         check_totals("warm-up read", &w.read, &r.workload, secs, rates)?;
@@ -523,7 +489,13 @@ pub fn check_run(r: &RunResult, rates: Rates) -> Result<(), String> {
     Ok(())
 }
 
-/// One interval: known phase, times within `longest_s`, rates bounded.
+/// The I/Os an interval's latency histogram may hold beyond its rate's
+/// (read a moment apart from the counts: those completed in between).
+const INTERVAL_HIST_SLACK: f64 = 1.25;
+pub(crate) const INTERVAL_HIST_EXTRA: f64 = 256.0;
+
+/// One interval: known phase, times within `longest_s`, rates bounded, and
+/// a latency histogram no fuller than its rate allows.
 pub fn check_interval(iv: &crate::result::Interval, longest_s: f64) -> Result<(), String> {
     bounded("interval time", iv.t_s, longest_s)
         .and_then(|_| bounded("interval duration", iv.duration_s, longest_s))
@@ -551,6 +523,15 @@ pub fn check_interval(iv: &crate::result::Interval, longest_s: f64) -> Result<()
             counted as f64 / iv.duration_s.max(1e-3),
             MAX_IOPS,
         )?;
+        // The skew is what completed between two reads a moment apart: a
+        // histogram far fuller lends its latencies weight they never had.
+        let rated = o.iops * iv.duration_s;
+        if counted as f64 > rated * INTERVAL_HIST_SLACK + INTERVAL_HIST_EXTRA {
+            let r = rated.round();
+            return Err(format!(
+                "{name} interval: a histogram of {counted} I/Os, a rate of {r}"
+            ));
+        }
     }
     for o in &iv.meta_ops {
         bounded(&format!("{} interval ops/s", o.op), o.iops, MAX_IOPS)?;
@@ -571,8 +552,9 @@ fn check_targets(r: &RunResult, cluster: Option<&Cluster>) -> Result<(), String>
     if r.targets.is_empty() {
         return Ok(());
     }
-    if r.targets.len() > MAX_RUNS {
-        return Err(format!("{} targets, more than {MAX_RUNS}", r.targets.len()));
+    let most = crate::units::bounds::MAX_HOSTS * crate::units::bounds::MAX_TARGETS;
+    if r.targets.len() > most {
+        return Err(format!("{} targets, more than {most}", r.targets.len()));
     }
     let sum = |ts: &[&TargetRun]| {
         ts.iter().fold([0u64; 4], |mut s, t| {

@@ -18,6 +18,7 @@ pub(crate) mod ops;
 pub mod profile;
 pub(crate) mod replay;
 pub(crate) mod search;
+pub(crate) mod sizes;
 pub(crate) mod targets;
 
 use serde::{Deserialize, Serialize};
@@ -219,6 +220,13 @@ pub struct RunResult {
     /// A replayed trace (`--replay`): the trace, its pace, and how late it ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replay: Option<replay::ReplayResult>,
+    /// The run's figures come from its interval record alone (a stop whose
+    /// I/O threads were still blocked, hosts lost before their results
+    /// came): operations and bytes exact, latency percentiles from the
+    /// per-interval histograms, no min, max or spread, and no merged
+    /// histogram (`histograms` is empty).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub from_intervals: bool,
 }
 
 /// One stall of the whole process, seen by the collector as a wall-clock

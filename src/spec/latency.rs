@@ -9,6 +9,11 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Result, VbError};
 use crate::units::bounds;
 
+/// A limit's latency as it was typed (bounded by `parse`, so exact in ns).
+fn shown(us: f64) -> String {
+    crate::units::format_duration(std::time::Duration::from_nanos((us * 1e3).round() as u64))
+}
+
 /// Which operations a limit is judged on.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -74,11 +79,33 @@ impl LatencyLimit {
         })
     }
 
-    /// A comma-separated list of limits, all of which must hold.
+    /// A comma-separated list of limits, all of which must hold; one
+    /// percentile of one kind of operation has at most one limit.
     pub fn parse_list(flag: &str, text: &str) -> Result<Vec<Self>> {
-        let mut out = Vec::new();
+        let mut out: Vec<Self> = Vec::new();
         for part in text.split(',') {
-            out.push(Self::parse(flag, part)?);
+            let l = Self::parse(flag, part)?;
+            // Two limits on one percentile of the same operations: one of
+            // them is never the one that decides, and which was meant is
+            // the user's to say.
+            if let Some(o) = out
+                .iter()
+                .find(|o| o.op == l.op && o.percentile == l.percentile)
+            {
+                return Err(VbError::input(format!(
+                    "{flag} '{}': two limits on {}p{} ({} and {}); give one",
+                    crate::units::bounds::one_line(text),
+                    match l.op {
+                        LatencyOp::All => "",
+                        LatencyOp::Read => "read:",
+                        LatencyOp::Write => "write:",
+                    },
+                    l.percentile,
+                    shown(o.limit_us),
+                    shown(l.limit_us),
+                )));
+            }
+            out.push(l);
         }
         if out.len() > bounds::MAX_LATENCY_LIMITS {
             return Err(VbError::input(format!(
@@ -191,6 +218,24 @@ impl LatencySearch {
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn two_limits_on_one_percentile_are_refused_naming_both() {
+        let e = LatencyLimit::parse_list("--latency-target", "p99=2ms,p99=5ms").unwrap_err();
+        assert_eq!(e.exit_code(), crate::error::exit::BAD_INPUT);
+        assert!(e.message.contains("two limits on p99"), "{}", e.message);
+        assert!(e.message.contains("2ms and 5ms"), "{}", e.message);
+        let e =
+            LatencyLimit::parse_list("--latency-target", "read:p99.9=1ms,r:p99.9=1ms").unwrap_err();
+        assert!(e.message.contains("read:p99.9"), "{}", e.message);
+        // One percentile of different operations, or two percentiles, are fine.
+        for ok in ["p99=2ms,read:p99=1ms,write:p99=3ms", "p99=2ms,p99.9=5ms"] {
+            assert!(
+                LatencyLimit::parse_list("--latency-target", ok).is_ok(),
+                "{ok}"
+            );
+        }
+    }
 
     #[test]
     fn limits_read_as_people_write_them() {

@@ -191,7 +191,7 @@ fn hold_for_test() {
     #[cfg(debug_assertions)]
     if std::env::var_os("VOLBENCH_STORE_TEST_HOLD").is_some() {
         use std::io::Read;
-        eprintln!("volbench: store: holding the write open (test)");
+        crate::console::errln!("volbench: store: holding the write open (test)");
         let _ = std::io::stdin().read_to_end(&mut Vec::new());
     }
 }

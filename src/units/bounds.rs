@@ -26,6 +26,24 @@ pub const MAX_PROGRESS_INTERVAL: Duration = Duration::from_secs(86_400);
 /// --metrics-listen's port: the unprivileged ones. A benchmark run as root
 /// must not take a system service's port without being noticed.
 pub const MIN_METRICS_PORT: u16 = 1024;
+/// `/metrics`: connections served at once (one thread each); past it a
+/// client gets 503 at once, so a crowd of idle clients costs at most this
+/// many threads and never blinds the endpoint for longer than a deadline.
+pub const METRICS_MAX_CONNECTIONS: usize = 16;
+/// `/metrics`: a request's line and headers arrive within this, or 408.
+pub const METRICS_REQUEST_DEADLINE: Duration = Duration::from_secs(5);
+/// `/metrics`: the answer is taken within this, or the connection closes.
+pub const METRICS_RESPONSE_DEADLINE: Duration = Duration::from_secs(10);
+/// `/metrics`: a request's head (line and headers) at most this many bytes
+/// and header lines, or 431.
+pub const METRICS_MAX_HEAD_BYTES: usize = 16 << 10;
+pub const METRICS_MAX_HEADERS: usize = 64;
+/// `/metrics` after the run: up until one more scrape has read the final
+/// figures, for at most one scrape interval as seen during the run plus a
+/// second, this long when fewer than two scrapes came, never longer than
+/// `METRICS_MAX_LINGER`.
+pub const METRICS_LINGER: Duration = Duration::from_secs(5);
+pub const METRICS_MAX_LINGER: Duration = Duration::from_secs(30);
 /// --host-timeout.
 pub const MIN_HOST_TIMEOUT: Duration = Duration::from_secs(1);
 pub const MAX_HOST_TIMEOUT: Duration = Duration::from_secs(3600);
@@ -219,6 +237,25 @@ pub const MAX_CAPTURE_INTERVALS: u64 = 100_000;
 /// A profile read back (report, run --like): 100,000 intervals of a few
 /// devices fit well inside it.
 pub const MAX_PROFILE_FILE: u64 = 512 << 20;
+
+/// `capture --duration`'s help, from the bounds it is checked against.
+pub fn capture_duration_help() -> String {
+    format!(
+        "How long to watch, {}..{}",
+        format_duration(MIN_CAPTURE_DURATION),
+        format_duration(MAX_CAPTURE_DURATION)
+    )
+}
+
+/// `capture --interval`'s help, from the bounds it is checked against.
+pub fn capture_interval_help() -> String {
+    format!(
+        "One line of figures per interval, {}..{}; at most {} intervals in one capture",
+        format_duration(MIN_CAPTURE_INTERVAL),
+        format_duration(MAX_INTERVAL),
+        crate::units::thousands(MAX_CAPTURE_INTERVALS as f64)
+    )
+}
 
 /// `v` within `lo..=hi`, or an error naming the flag and the bounds.
 pub fn count(flag: &str, v: u64, lo: u64, hi: u64) -> Result<u64> {

@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 
 /// Top to bottom. A module may use itself and anything after it.
 const LAYERS: &[&str] = &[
-    "cmd", "remote", "report", "store", "output", "executor", "events", "plan", "input", "io",
-    "proto", "result", "spec", "units", "stats", "error",
+    "fuzz", "cmd", "remote", "report", "store", "output", "executor", "events", "plan", "input",
+    "io", "proto", "result", "spec", "units", "stats", "console", "error",
 ];
 
 /// No file in src/ may grow past this many lines: past it, a file does
@@ -1430,4 +1430,79 @@ let d = "psync";
         .map(|q| code.matches(q).count())
         .collect();
     assert_eq!(hits, [1, 2, 0], "{code}");
+}
+
+/// What writes to stdout or stderr besides `src/console.rs`: the std
+/// macros panic when the write fails (`> /dev/full`, a dead terminal) and
+/// the process dies with its results; a handle of its own would bypass the
+/// one record of a failed or closed stdout.
+const CONSOLE_ONLY: &[&str] = &[
+    "println!",
+    "print!",
+    "eprintln!",
+    "eprint!",
+    "dbg!",
+    "io::stdout(",
+    "io::stderr(",
+];
+
+fn console_writes(code: &str) -> Vec<String> {
+    let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    let mut found = Vec::new();
+    for (n, line) in code.lines().enumerate() {
+        for w in CONSOLE_ONLY {
+            for (i, _) in line.match_indices(w) {
+                if !word(line[..i].chars().next_back()) {
+                    found.push(format!("line {}: {w}", n + 1));
+                }
+            }
+        }
+    }
+    found
+}
+
+/// Every byte the product prints goes through `console` (`outln!`,
+/// `errln!`, `console::Stdout`), which never panics on a failed write and
+/// records a closed or failed stdout (test code aside, and `main.rs`, which
+/// calls the console by its functions).
+#[test]
+fn only_the_console_writes_to_stdout_and_stderr() {
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    let mut found = Vec::new();
+    for f in &files {
+        let rel = f
+            .strip_prefix(src())
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        let test_file = rel.ends_with("tests.rs") || rel.contains("tests/");
+        if rel == "console.rs" || test_file {
+            continue;
+        }
+        let code = code_only(&fs::read_to_string(f).unwrap());
+        let (code, _) = without_test_items(&code);
+        for hit in console_writes(&code) {
+            found.push(format!("src/{rel} {hit}"));
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "these write to stdout or stderr outside src/console.rs (use console::outln!, \
+         errln!, or console::Stdout):\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_console_check_sees_macros_and_handles_not_their_names() {
+    let code = code_only(
+        "fn f() { println!(\"x\"); console::outln!(\"y\"); }\n\
+         fn g() { let o = std::io::stdout(); eprint!(\"z\"); } // println!\n\
+         fn h() { let s = \"eprintln!\"; writeln!(w, \"ok\"); my_print!(); }",
+    );
+    assert_eq!(
+        console_writes(&code),
+        ["line 1: println!", "line 2: eprint!", "line 2: io::stdout("]
+    );
 }

@@ -307,3 +307,45 @@ fn capture_trace_refuses_bad_input_before_tracing() {
     assert!(stderr(&r).contains("never replaces"), "{}", stderr(&r));
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "keep me");
 }
+
+/// A capture killed with SIGKILL cannot remove its tracefs instance, which
+/// then traces the device forever; the next capture finds it (ours by its
+/// name, its pid no longer a capture), disables it and removes it, and says
+/// so.
+#[test]
+fn the_next_capture_removes_the_instance_a_killed_one_left_tracing() {
+    let test = "the_next_capture_removes_the_instance_a_killed_one_left_tracing";
+    if let Some(why) = unavailable() {
+        return skip(test, &why);
+    }
+    let vol = Volume::create(test, &VolumeSpec::new(64 << 20)).expect("emulated volume");
+    let d = tempfile::tempdir().unwrap();
+    let mut child = volbench()
+        .args(["capture", "--trace", "--device", vol.device_str()])
+        .args(["--duration", "1h", "-o"])
+        .arg(d.path().join("t1.csv"))
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for_stderr_line(&mut child, "capture: tracing every request");
+    let left = instance(child.id());
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(left.is_dir(), "a SIGKILL leaves the instance");
+    let enabled = std::fs::read_to_string(left.join("events/block/block_rq_issue/enable"));
+    assert_eq!(enabled.unwrap().trim(), "1", "and it still traces");
+    let o = volbench()
+        .args(["capture", "--trace", "--device", vol.device_str()])
+        .args(["--duration", "1s", "-o"])
+        .arg(d.path().join("t2.csv"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!left.exists(), "the stale instance is removed");
+    let e = stderr(&o);
+    assert!(
+        e.contains("removed the tracefs instance") && e.contains(&left.display().to_string()),
+        "{e}"
+    );
+}

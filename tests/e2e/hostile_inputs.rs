@@ -267,6 +267,34 @@ fn a_result_with_notes_by_the_million_is_refused_in_one_line() {
 }
 
 #[test]
+fn a_result_with_more_runs_than_any_job_writes_is_refused_in_one_line() {
+    // 20,000 runs took 1.2 GB to report; no job runs more than 10,000 (and
+    // a suite's warm-up copy), so a file with more is not volbench's.
+    let d = tempfile::tempdir().unwrap();
+    let mut doc = volbench::report::fixtures::six_patterns();
+    let one = doc.runs[0].clone();
+    doc.runs = (0..10_002)
+        .map(|i| {
+            let mut r = one.clone();
+            r.name = format!("r{i}");
+            r
+        })
+        .collect();
+    doc.diagnosis.clear();
+    let path = write_result(d.path(), &doc);
+    let o = vb(["report"])
+        .arg(&path)
+        .arg("-o")
+        .arg(d.path().join("rep"))
+        .output();
+    refused_with(
+        &o,
+        "10002 runs, more than 10001: no volbench job writes that many",
+    );
+    assert!(!d.path().join("rep").exists());
+}
+
+#[test]
 fn an_included_file_that_is_no_job_file_is_not_echoed() {
     // `include /etc/shadow` printed the file's first line (a password
     // hash) in the error; now only where, and what was wrong.

@@ -443,3 +443,99 @@ fn quiet_prints_nothing_but_errors() {
     assert_eq!(o.status.code(), Some(exit::BAD_INPUT));
     assert!(stderr(&o).contains("volbench: error:"), "{}", stderr(&o));
 }
+
+/// A Prometheus scraping 127.0.0.1:`mport` every second, its API on
+/// `pport`; None (skipped, with the reason) without prometheus and curl.
+fn prometheus(test: &str, dir: &Path, mport: u16, pport: u16) -> Option<Prometheus> {
+    for tool in ["prometheus", "curl"] {
+        if Command::new(tool).arg("--version").output().is_err() {
+            skip(
+                test,
+                &format!("{tool} is missing (apt-get install prometheus curl)"),
+            );
+            return None;
+        }
+    }
+    let conf = dir.join("prometheus.yml");
+    std::fs::write(
+        &conf,
+        format!(
+            "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\nscrape_configs:\n  - job_name: volbench\n    static_configs:\n      - targets: ['127.0.0.1:{mport}']\n"
+        ),
+    )
+    .unwrap();
+    Some(Prometheus(
+        Command::new("prometheus")
+            .arg(format!("--config.file={}", conf.display()))
+            .arg(format!(
+                "--storage.tsdb.path={}",
+                dir.join("tsdb").display()
+            ))
+            .arg(format!("--web.listen-address=127.0.0.1:{pport}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    ))
+}
+
+/// A run named with a quote and a backslash, with a client that connects
+/// and never says a word holding the endpoint for the whole run: Prometheus
+/// still scrapes every interval (its count of operations is the run's,
+/// the last interval included) and the final `done`, and reads the name.
+#[test]
+fn prometheus_gets_every_interval_past_an_idle_client_and_a_quoted_name() {
+    let test = "prometheus_gets_every_interval_past_an_idle_client_and_a_quoted_name";
+    let tmp = tempfile::tempdir().unwrap();
+    let (mport, pport) = (free_port(), free_port());
+    let Some(_prom) = prometheus(test, tmp.path(), mport, pport) else {
+        return;
+    };
+    let mut run = volbench()
+        .args(["run", "--engine", "null", "--size", "4m", "--buffered"])
+        .args(["--rate", "2000", "--warmup", "0", "--duration", "4s"])
+        .args(["--name", r#"q"u\o"#])
+        .arg("--target")
+        .arg(tmp.path().join("t"))
+        .arg("--output")
+        .arg(tmp.path().join("out"))
+        .arg("--metrics-listen")
+        .arg(format!("127.0.0.1:{mport}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Bound before any I/O: connected as soon as the run listens, then silent.
+    let until = Instant::now() + Duration::from_secs(60);
+    let idle = loop {
+        match TcpStream::connect(("127.0.0.1", mport)) {
+            Ok(c) => break c,
+            Err(_) if Instant::now() < until => std::thread::yield_now(),
+            Err(e) => panic!("the endpoint never listened: {e}"),
+        }
+    };
+    let mut err = String::new();
+    run.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+    assert!(run.wait().unwrap().success(), "{err}");
+    drop(idle);
+    assert!(err.contains("metrics: serving the final figures"), "{err}");
+    let doc = read_json(&tmp.path().join("out/result.json"));
+    let want: f64 = doc["runs"][0]["intervals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|iv| iv["phase"] == "measure")
+        .map(|iv| {
+            (iv["read"]["iops"].as_f64().unwrap() * iv["duration_s"].as_f64().unwrap()).round()
+        })
+        .sum();
+    let got = query(
+        pport,
+        "sum(last_over_time(volbench_ops_total{op=\"read\",phase=\"measure\"}[5m]))",
+    );
+    assert_eq!(got, Some(want), "every interval, the last included");
+    let done = query(pport, "last_over_time(volbench_phase{phase=\"done\"}[5m])");
+    assert_eq!(done, Some(1.0), "the final state was scraped");
+    let named = query(pport, r#"last_over_time(volbench_run{run="q\"u\\o"}[5m])"#);
+    assert!(named.is_some(), "the quoted run name reached Prometheus");
+}

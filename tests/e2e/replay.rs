@@ -523,3 +523,43 @@ fn replay_split_flags_are_checked_before_any_host_is_reached() {
         assert!(!target.exists());
     }
 }
+
+/// A FIFO (a pipe nobody writes into), a directory or a device given as the
+/// trace is one line and exit 2 at once: opening one must not wait for a
+/// writer that never comes.
+#[test]
+fn a_fifo_or_any_file_that_is_not_regular_is_refused_without_waiting() {
+    let d = tempfile::tempdir().unwrap();
+    let fifo = d.path().join("trace.fifo");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    for trace in [fifo.as_path(), d.path(), Path::new("/dev/null")] {
+        let mut child = volbench()
+            .args([
+                "run",
+                "--target",
+                p(&d.path().join("t")),
+                "--replay",
+                p(trace),
+            ])
+            .args(["--buffered", "--engine", "psync"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut status = None;
+        let ended = crate::common::hosts::wait_until(std::time::Duration::from_secs(30), || {
+            status = child.try_wait().unwrap();
+            status.is_some()
+        });
+        if !ended {
+            let _ = child.kill();
+            panic!("--replay {} waited", trace.display());
+        }
+        let o = child.wait_with_output().unwrap();
+        assert_eq!(o.status.code(), Some(exit::BAD_INPUT), "{}", stderr(&o));
+        let e = stderr(&o);
+        assert_eq!(e.trim().lines().count(), 1, "{e}");
+        assert!(e.contains("--replay"), "{e}");
+    }
+}

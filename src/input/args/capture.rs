@@ -25,13 +25,22 @@ pub struct CaptureArgs {
     #[arg(long, requires = "devices", conflicts_with_all = ["mounts", "interval"])]
     pub trace: bool,
 
-    /// How long to watch, 1s..30d.
-    #[arg(long, value_name = "TIME", default_value = "60s")]
+    // The help of these two is made from the bounds they are checked
+    // against, so it cannot disagree with them.
+    #[arg(
+        long,
+        value_name = "TIME",
+        default_value = "60s",
+        help = crate::units::bounds::capture_duration_help()
+    )]
     pub duration: String,
 
-    /// One line of figures per interval, 100ms..1h; at most 1,000,000
-    /// intervals in one capture.
-    #[arg(long, value_name = "TIME", default_value = "1s")]
+    #[arg(
+        long,
+        value_name = "TIME",
+        default_value = "1s",
+        help = crate::units::bounds::capture_interval_help()
+    )]
     pub interval: String,
 
     /// The profile to write (JSON, volbench.profile/v1), or with --trace

@@ -147,7 +147,8 @@ pub fn read_file(path: &Path) -> Result<Vec<HostSpec>> {
     parse_file(&text, &path.display().to_string())
 }
 
-/// A hosts file: one host a line, `#` starts a comment, and optional
+/// A hosts file: one host a line, `#` at the start of a word starts a
+/// comment, and optional
 /// `key=value` overrides after the name: `target=PATH-TEMPLATE`, `threads=N`,
 /// `os=windows` (a Windows host: its agent is started through cmd.exe),
 /// `volbench=PATH` (its installed volbench), `push_dir=DIR` (where
@@ -164,7 +165,7 @@ pub fn read_file(path: &Path) -> Result<Vec<HostSpec>> {
 pub fn parse_file(text: &str, origin: &str) -> Result<Vec<HostSpec>> {
     let mut hosts = Vec::new();
     for (n, raw) in crate::input::file::strip_bom(text).lines().enumerate() {
-        let line = raw.split('#').next().unwrap_or("").trim();
+        let line = strip_comment(raw).trim();
         if line.is_empty() {
             continue;
         }
@@ -192,7 +193,10 @@ pub fn parse_file(text: &str, origin: &str) -> Result<Vec<HostSpec>> {
             }
             seen.push(k);
             match k {
-                "target" if !v.is_empty() => host.target = Some(v.to_string()),
+                "target" if !v.is_empty() => {
+                    check_host_target(v, name).map_err(at)?;
+                    host.target = Some(v.to_string());
+                }
                 "threads" => {
                     let t = parse_count_in("threads", v, 1, bounds::MAX_THREADS)
                         .map_err(|e| at(e.message))?;
@@ -243,6 +247,45 @@ pub fn parse_file(text: &str, origin: &str) -> Result<Vec<HostSpec>> {
         return Err(VbError::input(format!("{origin} names no host")));
     }
     Ok(hosts)
+}
+
+/// A line without its comment: `#` starts one at the start of the line or
+/// of a word, as in a shell; inside a word it is the word's
+/// (`target=/mnt/a#1/{host}` was cut to `/mnt/a` without a word).
+fn strip_comment(line: &str) -> &str {
+    let mut after_space = true;
+    for (i, c) in line.char_indices() {
+        if c == '#' && after_space {
+            return line.get(..i).unwrap_or_default();
+        }
+        after_space = c.is_whitespace();
+    }
+    line
+}
+
+/// A host's own target names where it is: each path it expands to is
+/// absolute (`/...`, or `D:\...` and `\\server\...` for a Windows host).
+/// A relative one (`../../../etc/{host}`) would be taken from whatever
+/// directory the host's launcher leaves its agent in (ssh: the home
+/// directory), not from where the user wrote it.
+fn check_host_target(template: &str, host: &str) -> std::result::Result<(), String> {
+    let windows_drive = |p: &str| {
+        let b = p.as_bytes();
+        b.len() >= 3
+            && b.first().is_some_and(u8::is_ascii_alphabetic)
+            && b.get(1) == Some(&b':')
+            && matches!(b.get(2), Some(b'\\' | b'/'))
+    };
+    for p in expand_target(template, host, 0).map_err(|e| e.message)? {
+        if !(p.starts_with('/') || p.starts_with("\\\\") || windows_drive(&p)) {
+            return Err(
+                "target= is a relative path; a host's target is absolute (its agent \
+                 does not start in this directory)"
+                    .into(),
+            );
+        }
+    }
+    Ok(())
 }
 
 /// Expands a target template for one host: `{host}` and `{index}` (the
@@ -476,6 +519,49 @@ mod tests {
         let e = parse_file("vm1\nvm2 speed=3\n", "hosts.txt").unwrap_err();
         assert!(e.to_string().contains("hosts.txt line 2"), "{e}");
         assert!(parse_file("# nothing\n", "f").is_err());
+    }
+
+    #[test]
+    fn a_hash_inside_a_value_is_the_values_and_starts_a_comment_only_as_a_word() {
+        // `target=/mnt/a#1/{host}` was cut to `/mnt/a` without a word.
+        let hosts = parse_file(
+            "vm1 target=/mnt/a#1/{host}   #  the second array\nvm2#x\n",
+            "hosts.txt",
+        );
+        let e = hosts.unwrap_err();
+        assert!(e.to_string().starts_with("hosts.txt line 2:"), "{e}");
+        let hosts = parse_file("vm1 target=/mnt/a#1/{host}\t# note\n#vm2\n", "f").unwrap();
+        assert_eq!(hosts.len(), 1);
+        assert_eq!(hosts[0].target.as_deref(), Some("/mnt/a#1/{host}"));
+    }
+
+    #[test]
+    fn a_hosts_file_target_is_absolute() {
+        // ../../../etc/{host} was taken from the agent's home directory.
+        for t in [
+            "../../../etc/{host}",
+            "bench/{host}",
+            "{host}",
+            "{/mnt/a,b}",
+            "D:bench",
+        ] {
+            let e = parse_file(&format!("vm1 target={t}\n"), "hosts.txt").unwrap_err();
+            assert!(
+                e.to_string()
+                    .starts_with("hosts.txt line 1: target= is a relative path"),
+                "{t}: {e}"
+            );
+        }
+        for t in [
+            "/mnt/{host}",
+            "{/mnt/a,/mnt/b}/x",
+            r"D:\bench",
+            "C:/b",
+            r"\\srv\share\{host}",
+        ] {
+            let h = parse_file(&format!("vm1 target={t}\n"), "f").unwrap();
+            assert_eq!(h[0].target.as_deref(), Some(t));
+        }
     }
 
     #[test]

@@ -20,6 +20,23 @@ pub mod vdbench;
 #[cfg(test)]
 mod tests;
 
+/// Refused options one import error names; the rest are counted.
+const MAX_NAMED: usize = 8;
+/// Longest stretch of the file an import error quotes (a location, an
+/// option and its value); what it says of it may be four times as long.
+const MAX_QUOTED: usize = 160;
+
+/// `s`, or its first `max` characters and "...".
+fn clip(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        s.to_string()
+    } else {
+        let mut c: String = s.chars().take(max).collect();
+        c.push_str("...");
+        c
+    }
+}
+
 /// How one source option became part of the suite.
 #[derive(Debug, Clone, PartialEq)]
 pub enum How {
@@ -78,7 +95,10 @@ impl Notes {
         self.refuse(at, option, format!("not supported yet ({what})"));
     }
 
-    /// One error naming every refused option, or Ok when there is none.
+    /// One error naming the refused options, or Ok when there is none. It
+    /// names the first `MAX_NAMED`, each part cut to a readable length, and
+    /// counts the rest: a file of a thousand bad lines (or one line of a
+    /// 60 KB value) made one error line of tens of KB (found by fuzzing).
     pub fn check(&self) -> Result<()> {
         if self.refused.is_empty() {
             return Ok(());
@@ -88,11 +108,22 @@ impl Notes {
 
     /// The one error naming every refused option.
     pub(crate) fn refusal(&self) -> VbError {
-        let all: Vec<String> = self
+        let mut all: Vec<String> = self
             .refused
             .iter()
-            .map(|(at, opt, why)| format!("{at}: {opt}: {why}"))
+            .take(MAX_NAMED)
+            .map(|(at, opt, why)| {
+                format!(
+                    "{}: {}: {}",
+                    clip(at, MAX_QUOTED),
+                    clip(opt, MAX_QUOTED),
+                    clip(why, 4 * MAX_QUOTED)
+                )
+            })
             .collect();
+        if self.refused.len() > MAX_NAMED {
+            all.push(format!("and {} more", self.refused.len() - MAX_NAMED));
+        }
         VbError::input(bounds::one_line(&all.join("; ")))
     }
 

@@ -102,7 +102,7 @@ pub(crate) fn ensure_mounted() -> Result<()> {
             std::io::Error::last_os_error()
         )));
     }
-    eprintln!("capture: tracefs was not mounted; mounted it on {TRACEFS}");
+    crate::console::errln!("capture: tracefs was not mounted; mounted it on {TRACEFS}");
     Ok(())
 }
 
@@ -117,6 +117,71 @@ fn mono_ns() -> u64 {
 #[cfg(windows)]
 fn mono_ns() -> u64 {
     crate::io::phase::now_ns()
+}
+
+/// What `sweep_stale` did with each instance a capture no longer running
+/// left behind, as a line for the user.
+#[cfg(unix)]
+pub(crate) fn sweep_stale() -> Vec<String> {
+    sweep_stale_in(&Path::new(TRACEFS).join("instances"), |pid| {
+        pid_is_a_trace_capture(pid)
+    })
+}
+
+/// A capture killed with SIGKILL (or a machine that lost power mid-way)
+/// cannot remove its instance, which then traces forever at a cost to every
+/// I/O of the device. An instance is ours by its name (`volbench-PID`) and
+/// stale when that process is no longer a `capture --trace` (gone, or the
+/// pid reused): its events are disabled and it is removed. One still in
+/// use by a live capture is left alone; one that cannot be removed is
+/// named.
+#[cfg(unix)]
+fn sweep_stale_in(instances: &Path, live: impl Fn(u32) -> bool) -> Vec<String> {
+    let mut said = Vec::new();
+    let Ok(entries) = std::fs::read_dir(instances) else {
+        return said;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix("volbench-"))
+            .and_then(|p| p.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if pid == std::process::id() || live(pid) {
+            continue;
+        }
+        let path = e.path();
+        match remove_quietly(&path) {
+            Ok(()) => said.push(format!(
+                "capture: removed the tracefs instance {} that an earlier capture (pid {pid}, \
+                 no longer running) left tracing",
+                path.display()
+            )),
+            Err(why) => said.push(format!(
+                "capture: the tracefs instance {} an earlier capture (pid {pid}) left could not \
+                 be removed ({why}); it still traces: rmdir it as root",
+                path.display()
+            )),
+        }
+    }
+    said
+}
+
+/// Whether `pid` is a running volbench `capture --trace` (its command line
+/// read from /proc: the instance named for it may be in use).
+#[cfg(unix)]
+fn pid_is_a_trace_capture(pid: u32) -> bool {
+    let Ok(cmd) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
+        return false;
+    };
+    let args: Vec<&[u8]> = cmd.split(|b| *b == 0).collect();
+    let named = args
+        .first()
+        .is_some_and(|a| a.ends_with(b"volbench") || a.ends_with(b"volbench.exe"));
+    named && args.contains(&&b"capture"[..]) && args.contains(&&b"--trace"[..])
 }
 
 /// Our instance: made by `create`, removed by `remove` (or its Drop).
@@ -289,31 +354,64 @@ const EBUSY: i32 = libc::EBUSY;
 const EBUSY: i32 = 170;
 
 pub(crate) fn remove(path: &Path) {
+    if let Err(why) = remove_quietly(path) {
+        crate::console::errln!(
+            "capture: cannot remove the tracefs instance {}: {why}; remove it with rmdir",
+            path.display()
+        );
+    }
+}
+
+/// `remove`, the failure returned instead of said.
+fn remove_quietly(path: &Path) -> std::result::Result<(), String> {
     for ev in EVENTS {
         let _ = gate::write_knob(&path.join(format!("events/block/{ev}/enable")), b"0");
     }
     for _ in 0..50 {
         match gate::remove_empty_dir(path) {
-            Ok(()) => return,
-            Err(e) if e.kind() == ErrorKind::NotFound => return,
+            Ok(()) => return Ok(()),
+            Err(e) if e.kind() == ErrorKind::NotFound => return Ok(()),
             Err(e) if e.raw_os_error() == Some(EBUSY) => std::thread::sleep(IDLE),
-            Err(e) => {
-                eprintln!(
-                    "capture: cannot remove the tracefs instance {}: {e}",
-                    path.display()
-                );
-                return;
-            }
+            Err(e) => return Err(e.to_string()),
         }
     }
-    eprintln!(
-        "capture: the tracefs instance {} is busy; remove it with rmdir",
-        path.display()
-    );
+    Err("it is busy".into())
 }
 
 impl Drop for Instance {
     fn drop(&mut self) {
         remove(&self.path);
+    }
+}
+
+#[cfg(test)]
+#[cfg(unix)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stale_instances_of_ours_are_removed_and_live_or_foreign_ones_kept() {
+        let d = tempfile::tempdir().unwrap();
+        for n in [
+            "volbench-4000000001",
+            "volbench-4000000002",
+            "volbench-x",
+            "other-7",
+        ] {
+            std::fs::create_dir(d.path().join(n)).unwrap();
+        }
+        let said = sweep_stale_in(d.path(), |pid| pid == 4_000_000_002);
+        assert_eq!(said.len(), 1, "{said:?}");
+        assert!(said[0].contains("pid 4000000001"), "{said:?}");
+        assert!(!d.path().join("volbench-4000000001").exists());
+        for kept in ["volbench-4000000002", "volbench-x", "other-7"] {
+            assert!(d.path().join(kept).exists(), "{kept}");
+        }
+    }
+
+    #[test]
+    fn this_test_is_no_trace_capture() {
+        assert!(!pid_is_a_trace_capture(std::process::id()));
+        assert!(!pid_is_a_trace_capture(u32::MAX));
     }
 }

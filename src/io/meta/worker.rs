@@ -168,7 +168,7 @@ impl Skipped {
 
     fn report(&self) {
         if self.count > 0 {
-            eprintln!(
+            crate::console::errln!(
                 "volbench: note: left {} files in the tree untouched, not volbench's: {}{}",
                 self.count,
                 self.first.join(", "),

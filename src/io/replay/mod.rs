@@ -99,11 +99,22 @@ impl Trace {
         blk_event: Option<char>,
         map: ReplayMap,
     ) -> Result<Trace> {
-        let file = std::fs::File::open(path).map_err(|e| bad(path, e))?;
+        use crate::io::sys::fs::{Mode, OFlags};
+        // O_NONBLOCK: opening a FIFO without a writer waits forever, and a
+        // FIFO is refused below anyway; cleared before any read.
+        let fd = crate::io::sys::fs::open(
+            path,
+            OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC | OFlags::NOCTTY,
+            Mode::empty(),
+        )
+        .map_err(|e| bad(path, std::io::Error::from(e)))?;
+        let file = std::fs::File::from(fd);
         let meta = file.metadata().map_err(|e| bad(path, e))?;
         if !meta.is_file() {
             return Err(bad(path, "not a regular file (a trace is read twice)"));
         }
+        crate::io::sys::fs::fcntl_setfl(&file, OFlags::empty())
+            .map_err(|e| bad(path, std::io::Error::from(e)))?;
         if meta.len() > bounds::MAX_TRACE_BYTES {
             return Err(bad(
                 path,

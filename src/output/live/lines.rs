@@ -148,7 +148,7 @@ impl Lines {
         let Some(out) = guard.as_mut() else { return };
         if let Err(e) = out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
             // The run goes on; the live file stops where it could.
-            eprintln!(
+            crate::console::errln!(
                 "volbench: {}: cannot write ({e}); no more live lines",
                 self.flag
             );

@@ -5,13 +5,13 @@
 //! (Little's law on the last interval); the run, the phase and each host's
 //! state. A multi-host run's coordinator serves every host's series.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::AtomicU64;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpListener};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
-use prometheus_client::encoding::{EncodeLabelSet, EncodeMetric, MetricEncoder};
+use prometheus_client::encoding::{
+    EncodeLabelSet, EncodeLabelValue, EncodeMetric, LabelValueEncoder, MetricEncoder,
+};
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
@@ -33,41 +33,75 @@ pub(crate) const LATENCY_BUCKETS_S: [f64; 19] = [
 /// The phases the `volbench_phase` state set names.
 const PHASES: [&str; 5] = ["preparing", "filling", "warmup", "measure", "done"];
 
+/// A label value as the exposition formats write it: `\`, `"` and a line
+/// break escaped (`\\`, `\"`, `\n`). The encoder writes values as they
+/// are, and one run name or target path holding a quote would make
+/// Prometheus refuse every scrape of the run.
+#[derive(Clone, Debug, Hash, PartialEq, Eq)]
+struct Label(String);
+
+impl From<&str> for Label {
+    fn from(s: &str) -> Self {
+        Label(s.to_string())
+    }
+}
+
+impl From<String> for Label {
+    fn from(s: String) -> Self {
+        Label(s)
+    }
+}
+
+impl EncodeLabelValue for Label {
+    fn encode(&self, encoder: &mut LabelValueEncoder) -> std::fmt::Result {
+        use std::fmt::Write;
+        for c in self.0.chars() {
+            match c {
+                '\\' => encoder.write_str("\\\\")?,
+                '"' => encoder.write_str("\\\"")?,
+                '\n' => encoder.write_str("\\n")?,
+                c => encoder.write_char(c)?,
+            }
+        }
+        Ok(())
+    }
+}
+
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct OpLabels {
-    op: String,
-    host: String,
-    target: String,
-    phase: String,
+    op: Label,
+    host: Label,
+    target: Label,
+    phase: Label,
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct PartLabels {
-    host: String,
-    target: String,
+    host: Label,
+    target: Label,
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct LatLabels {
-    op: String,
-    host: String,
-    target: String,
+    op: Label,
+    host: Label,
+    target: Label,
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct PhaseLabels {
-    phase: String,
+    phase: Label,
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct RunLabels {
-    run: String,
+    run: Label,
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct HostLabels {
-    host: String,
-    state: String,
+    host: Label,
+    state: Label,
 }
 
 /// A Prometheus histogram fed whole buckets at a time: an interval's
@@ -114,7 +148,9 @@ impl EncodeMetric for Buckets {
         let buckets: Vec<(f64, u64)> = LATENCY_BUCKETS_S
             .iter()
             .copied()
-            .chain([f64::INFINITY])
+            // The encoder writes `le="+Inf"` for f64::MAX (INFINITY came
+            // out as `inf`, which the exposition formats do not know).
+            .chain([f64::MAX])
             .enumerate()
             .map(|(i, b)| (b, counts.get(i).copied().unwrap_or(0)))
             .collect();
@@ -192,9 +228,7 @@ impl Metrics {
 
     fn set_phase(&self, now: &str) {
         for p in PHASES {
-            let l = PhaseLabels {
-                phase: p.to_string(),
-            };
+            let l = PhaseLabels { phase: p.into() };
             self.phase.get_or_create(&l).set(i64::from(p == now));
         }
     }
@@ -246,15 +280,22 @@ fn add_latency(
 }
 
 /// The endpoint: bound before any I/O (a port in use or an address not
-/// of this machine is one line and exit 2), served by one thread.
+/// of this machine is one line and exit 2), served by `serve::Server`, and
+/// kept up after the run until one more scrape has read the final figures
+/// (`serve::Server::linger`, when the exporter is dropped).
 pub(crate) struct Exporter {
     m: Metrics,
     what: Mutex<String>,
     run: Mutex<Option<String>>,
+    server: Arc<super::serve::Server>,
+    /// Whether any run began: a job refused before its first run has no
+    /// final figures to wait for.
+    ran: AtomicBool,
+    quiet: bool,
 }
 
 impl Exporter {
-    pub(crate) fn listen(addr: SocketAddr) -> Result<(Self, SocketAddr)> {
+    pub(crate) fn listen(addr: SocketAddr, quiet: bool) -> Result<(Self, SocketAddr)> {
         let listener = TcpListener::bind(addr).map_err(|e| {
             let why = match e.kind() {
                 std::io::ErrorKind::AddrInUse => "the port is in use".to_string(),
@@ -269,23 +310,16 @@ impl Exporter {
         let mut reg = Registry::default();
         let m = Metrics::register(&mut reg);
         m.set_phase("preparing");
-        let reg = Arc::new(reg);
-        // A std listener and one thread, not an HTTP crate: the endpoint
-        // answers one GET from a scraper every few seconds, and the
-        // protocol it needs is a request line and a response.
-        std::thread::Builder::new()
-            .name("vb-metrics".into())
-            .spawn(move || {
-                for conn in listener.incoming().flatten() {
-                    let _ = serve(conn, &reg);
-                }
-            })
+        let server = super::serve::Server::start(listener, Arc::new(reg), Default::default())
             .map_err(|e| VbError::run(format!("cannot start the metrics thread: {e}")))?;
         Ok((
             Exporter {
                 m,
                 what: Mutex::new("preparing".into()),
                 run: Mutex::new(None),
+                server,
+                ran: AtomicBool::new(false),
+                quiet,
             },
             addr,
         ))
@@ -300,88 +334,24 @@ impl Exporter {
     }
 }
 
-/// One request: `GET /metrics` gets the exposition, anything else a 404.
-/// A scraper that sends nothing is dropped after 5 s.
-fn serve(conn: TcpStream, reg: &Registry) -> std::io::Result<()> {
-    conn.set_read_timeout(Some(Duration::from_secs(5)))?;
-    conn.set_write_timeout(Some(Duration::from_secs(5)))?;
-    let mut reader = BufReader::new(conn.try_clone()?);
-    let mut line = String::new();
-    // At most one request line of 8 KiB; the headers are not needed.
-    (&mut reader).take(8192).read_line(&mut line)?;
-    let mut header = String::new();
-    let mut openmetrics = false;
-    while (&mut reader).take(8192).read_line(&mut header)? > 2 {
-        let h = header.to_ascii_lowercase();
-        if h.starts_with("accept:") && h.contains("application/openmetrics-text") {
-            openmetrics = true;
+impl Drop for Exporter {
+    /// The job is over (its result written): the phase says `done`, and the
+    /// endpoint stays up until one more scrape reads it.
+    fn drop(&mut self) {
+        if !self.ran.load(Ordering::Relaxed) {
+            return;
         }
-        header.clear();
-    }
-    let mut conn = conn;
-    let path = line.split_whitespace().nth(1).unwrap_or("");
-    if !line.starts_with("GET ") || (path != "/metrics" && !path.starts_with("/metrics?")) {
-        let body = "volbench serves /metrics\n";
-        return write!(
-            conn,
-            "HTTP/1.1 404 Not Found\r\nContent-Type: text/plain\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-            body.len()
-        );
-    }
-    let mut body = String::new();
-    if prometheus_client::encoding::text::encode(&mut body, reg).is_err() {
-        body = "# EOF\n".into();
-    }
-    let kind = if openmetrics {
-        "application/openmetrics-text; version=1.0.0"
-    } else {
-        body = prometheus_text(&body);
-        "text/plain; version=0.0.4"
-    };
-    write!(
-        conn,
-        "HTTP/1.1 200 OK\r\nContent-Type: {kind}; charset=utf-8\r\n\
-         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    )
-}
-
-/// OpenMetrics text as Prometheus' older text format, for scrapers that do
-/// not ask for OpenMetrics (curl, promtool): a counter's family takes its
-/// samples' `_total` name, and there is no `# EOF`. The rest is the same.
-pub(crate) fn prometheus_text(om: &str) -> String {
-    let mut out = String::with_capacity(om.len());
-    let mut help: Option<&str> = None;
-    for line in om.lines() {
-        if line == "# EOF" {
-            continue;
-        }
-        if line.starts_with("# HELP ") {
-            help = Some(line);
-            continue;
-        }
-        if let Some(rest) = line.strip_prefix("# TYPE ") {
-            let counter = rest.ends_with(" counter");
-            let name = rest.split(' ').next().unwrap_or("");
-            let fix = |l: &str| {
-                if counter {
-                    l.replacen(&format!(" {name} "), &format!(" {name}_total "), 1)
-                } else {
-                    l.to_string()
-                }
-            };
-            if let Some(h) = help.take() {
-                out.push_str(&fix(h));
-                out.push('\n');
+        self.phase("done");
+        let quiet = self.quiet;
+        self.server.linger(|wait| {
+            if !quiet && !wait.is_zero() {
+                crate::console::errln!(
+                    "metrics: serving the final figures until the next scrape (at most {})",
+                    crate::units::format_duration(wait)
+                );
             }
-            out.push_str(&fix(line));
-            out.push('\n');
-            continue;
-        }
-        out.push_str(line);
-        out.push('\n');
+        });
     }
-    out
 }
 
 impl Observer for Exporter {
@@ -410,6 +380,7 @@ impl Observer for Exporter {
 
 impl Exporter {
     fn run_started(&self, run: &PlannedRun) {
+        self.ran.store(true, Ordering::Relaxed);
         let name = run.spec.name.clone();
         let old = self
             .run
@@ -417,9 +388,15 @@ impl Exporter {
             .ok()
             .and_then(|mut cur| cur.replace(name.clone()));
         if let Some(old) = old {
-            self.m.run.get_or_create(&RunLabels { run: old }).set(0);
+            self.m
+                .run
+                .get_or_create(&RunLabels { run: old.into() })
+                .set(0);
         }
-        self.m.run.get_or_create(&RunLabels { run: name }).set(1);
+        self.m
+            .run
+            .get_or_create(&RunLabels { run: name.into() })
+            .set(1);
         self.phase(if run.spec.warmup_s > 0.0 {
             "warmup"
         } else {
@@ -434,5 +411,57 @@ impl Exporter {
             };
             self.m.hosts.get_or_create(&l).set(i64::from(s == state));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::result::{Interval, PhaseName};
+
+    /// The exposition of one interval of a run and target named with every
+    /// character the formats escape.
+    fn exposition() -> String {
+        let mut reg = Registry::default();
+        let m = Metrics::register(&mut reg);
+        m.run
+            .get_or_create(&RunLabels {
+                run: "a \"quoted\" \\ run".into(),
+            })
+            .set(1);
+        let lo = |ns: u64| crate::stats::live_hist::bounds(crate::stats::live_hist::index(ns)).0;
+        let iv = Interval {
+            t_s: 1.0,
+            duration_s: 1.0,
+            phase: PhaseName::Measure,
+            read: IntervalOp {
+                iops: 10.0,
+                mib_s: 0.04,
+                lat_us_mean: 100.0,
+                service_us_mean: None,
+                // One I/O far past the last bound: the +Inf bucket's.
+                lat_hist: vec![[lo(100_000), 9], [lo(60_000_000_000), 1]],
+            },
+            write: IntervalOp::default(),
+            meta_ops: Vec::new(),
+        };
+        m.part("h1", "/mnt/new\nline", "measure", &iv);
+        let mut text = String::new();
+        prometheus_client::encoding::text::encode(&mut text, &reg).unwrap();
+        text
+    }
+
+    #[test]
+    fn label_values_are_escaped_and_the_top_bucket_is_plus_inf() {
+        let text = exposition();
+        assert!(text.contains(r#"run="a \"quoted\" \\ run""#), "{text}");
+        assert!(text.contains(r#"target="/mnt/new\nline""#), "{text}");
+        assert!(!text.contains("new\nline"), "a raw line break in a label");
+        let top = text
+            .lines()
+            .find(|l| l.starts_with("volbench_latency_seconds_bucket") && l.contains("+Inf"))
+            .unwrap_or_else(|| panic!("no +Inf bucket:\n{text}"));
+        assert!(top.ends_with(" 10"), "{top}");
+        assert!(!text.contains("le=\"inf\""), "{text}");
     }
 }

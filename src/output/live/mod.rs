@@ -1,12 +1,13 @@
 //! Views made while a run goes, each an `events::Observer`: the terminal
 //! (`terminal.rs`), `--live`/`--live-csv` (`lines.rs`) and
-//! `--metrics-listen` (`metrics.rs`). `observers` builds the `Tee` a
+//! `--metrics-listen` (`metrics.rs`, served by `serve.rs`). `observers` builds the `Tee` a
 //! command hands the runner, checking every flag and opening every file
 //! and port before any I/O.
 
 mod hosts;
 pub(crate) mod lines;
 pub(crate) mod metrics;
+mod serve;
 pub(crate) mod terminal;
 
 use crate::error::Result;
@@ -19,7 +20,7 @@ pub(crate) fn observers(a: &LiveSpec) -> Result<Tee> {
     let mut said = Vec::new();
     let mut rest: Vec<Box<dyn crate::events::Observer>> = Vec::new();
     if let Some(addr) = a.metrics {
-        let (exp, addr) = metrics::Exporter::listen(addr)?;
+        let (exp, addr) = metrics::Exporter::listen(addr, a.quiet)?;
         said.push(format!(
             "metrics: http://{addr}/metrics{}",
             if addr.ip().is_loopback() {
@@ -56,7 +57,7 @@ pub(crate) fn observers(a: &LiveSpec) -> Result<Tee> {
     }
     if !a.quiet {
         for l in said {
-            eprintln!("{l}");
+            crate::console::errln!("{l}");
         }
     }
     Ok(tee)

@@ -5,7 +5,6 @@
 //! holds. A run on many hosts adds a row per host under the status line
 //! (`hosts.rs`).
 
-use std::io::IsTerminal;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -38,7 +37,7 @@ impl TerminalObserver {
     pub(crate) fn with(chatty: bool, verbose: bool, plain_every: Option<Duration>) -> Self {
         Self {
             bar: Mutex::new(None),
-            live: chatty && std::io::stderr().is_terminal(),
+            live: chatty && crate::console::stderr_is_terminal(),
             chatty,
             verbose: chatty && verbose,
             plain: plain_every
@@ -135,7 +134,7 @@ impl TerminalObserver {
             }
         });
         if !printed {
-            eprintln!("{line}");
+            crate::console::errln!("{line}");
         }
     }
 }

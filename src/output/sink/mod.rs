@@ -47,7 +47,7 @@ impl Sinks {
         let mut failed = Vec::new();
         for s in &self.0 {
             match s.put(doc) {
-                Ok(at) => eprintln!("{at}"),
+                Ok(at) => crate::console::errln!("{at}"),
                 Err(e) => failed.push((s.name(), e)),
             }
         }

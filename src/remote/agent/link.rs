@@ -10,8 +10,7 @@ use super::{Control, EXIT_LOST, GRACE, Link, Shared, unix_ns};
 use crate::remote::protocol::{FromAgent, ToAgent, read_line};
 
 pub(super) fn write_loop(rx: Receiver<String>, shared: &Shared) {
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+    let mut out = crate::console::Stdout;
     for line in rx {
         if out
             .write_all(line.as_bytes())
@@ -167,7 +166,7 @@ pub(super) fn watchdog(shared: &Shared, link: &Link) {
         if shared.lost.load(Ordering::SeqCst) {
             let at = *lost_at.get_or_insert_with(Instant::now);
             if at.elapsed() > GRACE {
-                eprintln!("volbench agent: the I/O did not stop in time; exiting");
+                crate::console::errln!("volbench agent: the I/O did not stop in time; exiting");
                 std::process::exit(EXIT_LOST);
             }
         }

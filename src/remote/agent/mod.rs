@@ -41,9 +41,6 @@ pub(crate) const EXIT_LOST: i32 = 75;
 /// its stdin is then framed, and it keeps only the lines for its task.
 pub(crate) fn main(task_env: Option<&str>) -> Result<i32> {
     let task = task_env.map(task_number).transpose()?;
-    // A vanished coordinator shows as a write error (then a clean stop),
-    // not as SIGPIPE killing the agent mid-write.
-    super::set_sigpipe(true);
     // Every thread that allocates gets a glibc arena of its own, and a
     // thousand agents on one machine pay for every arena's touched pages;
     // the agent's few threads allocate little, so two arenas are plenty.
@@ -136,7 +133,7 @@ impl Shared {
 
     fn lose(&self, why: &str) {
         if !self.lost.swap(true, Ordering::SeqCst) {
-            eprintln!("volbench agent: {why}; stopping");
+            crate::console::errln!("volbench agent: {why}; stopping");
         }
         self.stop.store(true, Ordering::SeqCst);
     }

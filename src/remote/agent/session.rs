@@ -18,7 +18,7 @@ pub(super) fn session(shared: &Shared, link: &Link, ctl: Receiver<Control>) -> i
         Ok(Control::Msg(m)) => m,
         Ok(Control::Closed) => return EXIT_LOST,
         Err(_) => {
-            eprintln!(
+            crate::console::errln!(
                 "volbench agent: no hello from a coordinator; this command is started by `volbench run --hosts`"
             );
             return EXIT_LOST;
@@ -48,7 +48,7 @@ pub(super) fn session(shared: &Shared, link: &Link, ctl: Receiver<Control>) -> i
             "this agent is volbench {} speaking protocol {PROTOCOL}; the coordinator is volbench {version} speaking protocol {protocol}",
             env!("CARGO_PKG_VERSION")
         );
-        eprintln!("volbench agent: refused: {message}");
+        crate::console::errln!("volbench agent: refused: {message}");
         link.send(&FromAgent::Error { message, code: 2 });
         return 2;
     }

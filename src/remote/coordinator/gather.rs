@@ -17,6 +17,7 @@ impl Coordinator<'_> {
         let mut host_results: Vec<RunResult> = Vec::new();
         let mut targets: Vec<TargetRun> = Vec::new();
         let mut starts: Vec<i128> = Vec::new();
+        let mut kept_aside = Vec::new();
         for h in &mut self.hosts {
             starts.extend(h.run.started.iter().flatten().copied());
             let parts: Vec<&RunResult> = h
@@ -27,11 +28,14 @@ impl Coordinator<'_> {
                 .unwrap_or_default();
             if parts.is_empty() {
                 if h.failed.is_some() && h.unfinished.is_none() {
+                    let intervals =
+                        merge::merge_series(h.run.intervals.iter().map(|s| s.as_slice()));
+                    if !intervals.is_empty() {
+                        kept_aside.push(h.a.host.name.clone());
+                    }
                     h.unfinished = Some(Unfinished {
                         run: spec.name.clone(),
-                        intervals: merge::merge_series(
-                            h.run.intervals.iter().map(|s| s.as_slice()),
-                        ),
+                        intervals,
                     });
                 }
                 continue;
@@ -61,9 +65,30 @@ impl Coordinator<'_> {
                 }
             }
         }
+        if !kept_aside.is_empty() {
+            // One note for all of them: a thousand lost hosts are one line.
+            let n = kept_aside.len();
+            let shown = kept_aside
+                .iter()
+                .take(4)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", ");
+            let more = if n > 4 {
+                format!(" and {} more", n - 4)
+            } else {
+                String::new()
+            };
+            self.notes.push(format!(
+                "run '{}': what {n} lost host(s) ({shown}{more}) measured before the loss is \
+                 kept apart from the totals (cluster.hosts[].unfinished; `report --format \
+                 intervals-csv` lists it as HOST (lost))",
+                spec.name
+            ));
+        }
         let refs: Vec<&RunResult> = host_results.iter().collect();
         let merged = if refs.is_empty() {
-            None
+            self.run_of_lost_hosts(spec)
         } else {
             match merge::merge_runs(&refs) {
                 Ok(mut m) => {
@@ -121,6 +146,44 @@ impl Coordinator<'_> {
             },
             merged,
         )
+    }
+
+    /// A run no host sent results for (every host in it was lost: a
+    /// `scancel`, a Slurm time limit, one host cut): what arrived is kept,
+    /// the lost hosts' intervals added position by position, as a run whose
+    /// figures come from its interval record, marked interrupted.
+    fn run_of_lost_hosts(&mut self, spec: &RunSpec) -> Option<RunResult> {
+        let planned = self.run.as_ref().map(|r| r.1.clone())?;
+        let series: Vec<Vec<crate::result::Interval>> = self
+            .hosts
+            .iter()
+            .filter(|h| h.failed.is_some() && !h.run.idle)
+            .map(|h| merge::merge_series(h.run.intervals.iter().map(|s| s.as_slice())))
+            .filter(|s| !s.is_empty())
+            .collect();
+        let longest = series.iter().map(Vec::len).max()?;
+        let intervals: Vec<crate::result::Interval> = (0..longest)
+            .map(|k| {
+                let at: Vec<&crate::result::Interval> =
+                    series.iter().filter_map(|s| s.get(k)).collect();
+                merge::merge_intervals(&at)
+            })
+            .collect();
+        let mut planned = planned;
+        planned.spec = spec.clone();
+        let mut run = crate::executor::record::from_interval_record(&planned, intervals);
+        run.workload.host_count = spec.host_count;
+        let note = format!(
+            "run '{}': no host sent its results ({} lost); its figures come from the \
+             intervals that arrived from them ({} s measured; operations and bytes exact, \
+             percentiles from the per-interval histograms)",
+            spec.name,
+            series.len(),
+            crate::units::trim(run.phases.iter().map(|p| p.duration_s).sum::<f64>(), 1)
+        );
+        self.obs.note(&note);
+        self.notes.push(note);
+        Some(run)
     }
 
     /// The result's target line: the template, with the first host's kind.

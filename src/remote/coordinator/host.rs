@@ -111,8 +111,8 @@ impl Direct {
         self.flush()
     }
 
-    /// False when the pipe is broken. SIGPIPE is ignored while the
-    /// coordinator runs (`cmd/run.rs`), so a gone agent is an EPIPE here.
+    /// False when the pipe is broken. SIGPIPE is ignored (`console`), so a
+    /// gone agent is an EPIPE here.
     fn flush(&mut self) -> bool {
         use std::io::{ErrorKind, Write};
         while !self.pending.is_empty() {

@@ -177,13 +177,9 @@ impl Runner for Hosts {
             ssh_mux: how.ssh_mux,
             k8s,
         };
-        // A host whose ssh has gone must be an error on its pipe, not a
-        // SIGPIPE ending the coordinator; the default comes back for our
-        // own output.
-        crate::remote::set_sigpipe(true);
-        let doc = super::run(opts, w.obs, w.stop);
-        crate::remote::set_sigpipe(false);
-        doc
+        // A host whose ssh has gone is an EPIPE on its pipe: SIGPIPE stays
+        // ignored (`console`).
+        super::run(opts, w.obs, w.stop)
     }
 }
 

@@ -255,7 +255,6 @@ fn to_agent_pipe(
     spawn(
         format!("vb-to-{index}"),
         Box::new(move || {
-            crate::remote::block_sigpipe_in_this_thread();
             let mut stdin = stdin;
             for line in rx {
                 if stdin

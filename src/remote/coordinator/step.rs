@@ -152,7 +152,6 @@ fn thread(name: &str, f: impl FnOnce() + Send + 'static) -> Result<Receiver<()>>
 /// list: a thousand heartbeats a period would otherwise be a thousand lines
 /// read by every agent. Ends, closing srun's stdin, when every tap is gone.
 fn write_loop(stdin: ChildStdin, rx: Receiver<ToTask>, n: usize) {
-    crate::remote::block_sigpipe_in_this_thread();
     let mut out = std::io::BufWriter::new(stdin);
     let mut open = vec![true; n];
     let mut open_count = n;

@@ -366,7 +366,7 @@ mod tests {
         )
         .unwrap();
         if Command::new("ssh").arg("-V").output().is_err() {
-            eprintln!("skipped: no ssh client to resolve the aliases");
+            crate::console::errln!("skipped: no ssh client to resolve the aliases");
             return;
         }
         let l = Launcher::new(Some(&format!("ssh -F {}", cfg.display())), None).unwrap();

@@ -517,6 +517,38 @@ fn put_perms(b: &mut Vec<u8>, perms: u32) {
     put_u32(b, perms);
 }
 
+/// Every reply a server could send, read from a byte stream as the session
+/// reads them (framing, then each kind's body the way its request reads
+/// it); the fuzz target of the SFTP replies (`crate::fuzz`). Returns the
+/// replies read and the error that ended the stream.
+#[cfg(feature = "fuzzing")]
+pub(crate) fn read_replies(mut bytes: &[u8]) -> (usize, SftpError) {
+    let mut n = 0;
+    loop {
+        let reply = match read_packet(&mut bytes) {
+            Ok(r) => r,
+            Err(e) => return (n, e),
+        };
+        n += 1;
+        if reply.first() == Some(&VERSION) {
+            let _ = Reader::new(reply.get(1..).unwrap_or_default()).u32();
+            continue;
+        }
+        let (kind, _, body) = match split_reply(&reply) {
+            Ok(r) => r,
+            Err(e) => return (n, e),
+        };
+        let mut r = Reader::new(&body);
+        let _ = match kind {
+            STATUS => status_ok(kind, &body).map(|_| ()),
+            ATTRS => read_attrs(&mut r).map(|_| ()),
+            HANDLE => r.string().map(|_| ()),
+            NAME => r.u32().and_then(|_| r.string()).map(|_| ()),
+            other => Err(unexpected(other)),
+        };
+    }
+}
+
 /// Big-endian fields out of a reply, each read checked against its end.
 struct Reader<'a> {
     b: &'a [u8],

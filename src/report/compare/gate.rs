@@ -133,15 +133,15 @@ impl Gate {
         if let Some(r) = self.fail_below {
             let failed = failure_lines(&v);
             for line in &failed {
-                eprintln!("failed: {line}");
+                crate::console::errln!("failed: {line}");
             }
             if failed.is_empty() {
-                eprintln!(
+                crate::console::errln!(
                     "gate passed: {} figure(s), none below {r} of the base",
                     v.figures.len()
                 );
             } else {
-                eprintln!(
+                crate::console::errln!(
                     "gate failed: {} of {} figure(s) below {r} of the base",
                     failed.len(),
                     v.figures.len()

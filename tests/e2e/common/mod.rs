@@ -5,6 +5,7 @@
 pub mod hosts;
 pub mod nfs;
 pub mod postgres;
+pub mod slurm;
 pub mod smb;
 pub mod volume;
 

@@ -656,3 +656,28 @@ fn vdbench_skewed_hotband_workloads_run_as_one_with_hot_zones() {
         "{e}"
     );
 }
+
+#[test]
+fn an_import_error_names_the_first_refusals_cut_short_and_counts_the_rest() {
+    // A file of a thousand bad lines made one error line of tens of KB.
+    let mut n = Notes::default();
+    for i in 0..1000 {
+        n.refuse(
+            &format!("job.fio line {i}"),
+            &"e=1g".repeat(100),
+            "not supported yet",
+        );
+    }
+    let e = n.check().unwrap_err().message;
+    assert!(e.starts_with("job.fio line 0: e=1ge=1g"), "{e}");
+    assert!(e.contains("job.fio line 7: "), "{e}");
+    assert!(!e.contains("job.fio line 8: "), "{e}");
+    assert!(e.ends_with("; and 992 more"), "{e}");
+    assert!(e.len() < 8192 && !e.contains('\n'), "{} bytes", e.len());
+    let mut one = Notes::default();
+    one.refuse("job.fio line 1", "rw=trim", "not supported yet");
+    assert_eq!(
+        one.check().unwrap_err().message,
+        "job.fio line 1: rw=trim: not supported yet"
+    );
+}

@@ -313,7 +313,7 @@ mod tests {
         } else {
             // Only root can give a file away; as a user the check is the
             // same comparison, shown by the root run of this test.
-            eprintln!("skipping the foreign-owner case: it needs root to chown");
+            crate::console::errln!("skipping the foreign-owner case: it needs root to chown");
             return;
         };
         std::os::unix::fs::chown(&lock, Some(other), None).unwrap();

@@ -407,11 +407,12 @@ impl Drop for Owned {
         let job = self.0.lock().unwrap_or_else(|p| p.into_inner()).take();
         if let Some(job) = job {
             match job.delete(job.api) {
-                Ok(()) => eprintln!("volbench: Kubernetes Job {} deleted", job.name),
-                Err(e) => eprintln!(
+                Ok(()) => crate::console::errln!("volbench: Kubernetes Job {} deleted", job.name),
+                Err(e) => crate::console::errln!(
                     "volbench: warning: Kubernetes Job {} may still exist ({e}); \
                      it ends by itself after {}s",
-                    job.name, job.deadline_s
+                    job.name,
+                    job.deadline_s
                 ),
             }
         }

@@ -76,7 +76,7 @@ fn sftp_server(test: &str) -> Option<PathBuf> {
             std::env::var("CI").as_deref() != Ok("true"),
             "{test}: no sftp-server (openssh-sftp-server) on CI"
         );
-        eprintln!("SKIP {test}: no sftp-server (install openssh-sftp-server)");
+        crate::console::errln!("SKIP {test}: no sftp-server (install openssh-sftp-server)");
     }
     found
 }

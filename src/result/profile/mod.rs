@@ -9,6 +9,8 @@ use serde::{Deserialize, Serialize};
 
 use super::counters::{HostCpu, NetRates, NfsRates};
 
+mod read;
+
 pub const PROFILE_SCHEMA: &str = "volbench.profile/v1";
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -328,37 +330,6 @@ impl NetSummary {
 }
 
 impl Profile {
-    /// A profile read back: refused (with what it is) unless it is one
-    /// this volbench writes.
-    pub fn from_json(text: &str, shown: &str) -> Result<Profile, String> {
-        #[derive(Deserialize)]
-        struct Head {
-            schema: Option<String>,
-        }
-        let head: Head = serde_json::from_str(text)
-            .map_err(|e| format!("{shown} is not a volbench profile (JSON: {e})"))?;
-        match head.schema.as_deref() {
-            Some(PROFILE_SCHEMA) => {}
-            Some(s) if s.starts_with("volbench.profile/") => {
-                return Err(format!(
-                    "{shown} is a profile of schema {s}, newer than this volbench reads \
-                     ({PROFILE_SCHEMA}); read it with the volbench that wrote it"
-                ));
-            }
-            Some(s) => {
-                return Err(format!(
-                    "{shown} is a {s} file, not a profile ({PROFILE_SCHEMA}; `volbench capture` writes one)"
-                ));
-            }
-            None => {
-                return Err(format!(
-                    "{shown} has no schema: not a volbench profile ({PROFILE_SCHEMA})"
-                ));
-            }
-        }
-        serde_json::from_str(text).map_err(|e| format!("{shown}: bad {PROFILE_SCHEMA}: {e}"))
-    }
-
     /// The summary of the device named `name`, else of the busiest device.
     pub fn device(&self, name: Option<&str>) -> Option<&DeviceSummary> {
         match name {
@@ -441,5 +412,56 @@ mod tests {
         };
         let text = serde_json::to_string(&p).unwrap();
         assert_eq!(Profile::from_json(&text, "p").unwrap(), p);
+    }
+
+    /// A profile of one device over two intervals, as a capture writes it.
+    fn captured() -> Profile {
+        let ivs: Vec<ProfileInterval> = (0..2)
+            .map(|i| ProfileInterval {
+                t_s: i as f64 + 1.0,
+                duration_s: 1.0,
+                devices: vec![dev(700.0, 300.0, 8.0, 2.0)],
+                ..Default::default()
+            })
+            .collect();
+        let summary = DeviceSummary::of("vdb", &ivs, &dev(700.0, 300.0, 8.0, 2.0));
+        Profile {
+            schema: PROFILE_SCHEMA.into(),
+            volbench: "0.1.0".into(),
+            host: "db1".into(),
+            cpus: 4,
+            interval_s: 1.0,
+            duration_s: 2.0,
+            devices: vec!["vdb".into()],
+            intervals: ivs,
+            summary: vec![summary],
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_hostile_profile_is_refused_whole_not_clamped() {
+        let read = |p: &Profile| Profile::from_json(&serde_json::to_string(p).unwrap(), "p.json");
+        assert!(read(&captured()).is_ok());
+        let mut escape = captured();
+        escape.summary[0].name = "vdb\u{1b}]0;owned\u{7}".into();
+        let e = read(&escape).unwrap_err();
+        assert!(e.contains("control character"), "{e}");
+        assert!(
+            !e.contains('\u{1b}'),
+            "the escape reached the message: {e:?}"
+        );
+        let mut huge = captured();
+        huge.summary[0].iops.peak = 1e30;
+        assert!(read(&huge).unwrap_err().contains("IOPS"));
+        let mut pct = captured();
+        pct.summary[0].read_pct.mean = 150.0;
+        assert!(read(&pct).unwrap_err().contains("read %"));
+        let mut negative = captured();
+        negative.intervals[1].devices[0].read_await_ms = -1.0;
+        assert!(read(&negative).unwrap_err().contains("await"));
+        let mut many = captured();
+        many.devices = vec!["d".into(); 4097];
+        assert!(read(&many).unwrap_err().contains("devices"));
     }
 }

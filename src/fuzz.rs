@@ -1,0 +1,277 @@
+//! Fuzz targets: one function per parser of outside input, each taking any
+//! bytes and holding what every parser promises: no panic, no unbounded
+//! memory (each format's caps), a refusal that is one non-empty line of
+//! bounded length, and whatever is accepted carried through to the views
+//! and checks that read it next. Compiled only with the `fuzzing` feature.
+//!
+//! Three runners share these functions: `cargo fuzz` (`fuzz/`, one binary
+//! per target, coverage-guided), `tests/e2e/fuzz.rs` (each target over its
+//! seeds in `fuzz/corpus/TARGET/` and mutations of them, on stable Rust,
+//! bounded in time for CI), and `scripts/fuzz` (either, for longer).
+//!
+//! A new parser of outside input is a function here, its row in `TARGETS`,
+//! a seed directory `fuzz/corpus/NAME/` and a file in `fuzz/fuzz_targets/`
+//! (docs/reference/fuzzing.md). The NFS and SMB replies (`src/proto/`) go
+//! here when they land, as `nfs` and `smb`.
+
+use std::path::{Path, PathBuf};
+
+/// A fuzz target: panics when a promise is broken.
+pub type Target = fn(&[u8]);
+
+/// Every target, by the name its seed directory and `cargo fuzz` use.
+pub const TARGETS: &[(&str, Target)] = &[
+    ("fio", fio),
+    ("vdbench", vdbench),
+    ("diskspd", diskspd),
+    ("hosts", hosts),
+    ("suite", suite),
+    ("catalogue", catalogue),
+    ("profile", profile),
+    ("trace", trace),
+    ("trace_pipe", trace_pipe),
+    ("result", result),
+    ("protocol", protocol),
+    ("sftp", sftp),
+];
+
+/// The longest refusal a parser may print: it names the file, the line and
+/// the rule, never the whole input.
+const MAX_MESSAGE: usize = 8192;
+
+/// A refusal as the user would read it: one non-empty line (main.rs
+/// escapes what would break it, so only its length and content matter).
+fn refusal(what: &str, message: &str) {
+    assert!(!message.trim().is_empty(), "{what}: an empty refusal");
+    assert!(
+        message.len() <= MAX_MESSAGE,
+        "{what}: a refusal of {} bytes: {}...",
+        message.len(),
+        message.chars().take(200).collect::<String>()
+    );
+}
+
+fn text(data: &[u8]) -> std::borrow::Cow<'_, str> {
+    String::from_utf8_lossy(data)
+}
+
+/// Reads an include as the same small file: the fuzzer drives the parser,
+/// not this machine's files.
+fn read_fixed(path: &Path) -> crate::error::Result<String> {
+    Ok(match path.file_name().and_then(|n| n.to_str()) {
+        Some("inc.fio") => "[k]\ninclude inc.fio\n".into(),
+        Some("inc.vdb") => "include=inc.vdb\n".into(),
+        _ => String::new(),
+    })
+}
+
+/// What an importer accepted renders as a suite that parses, or says why.
+fn render_and_parse(imp: crate::input::import::Imported) {
+    let toml = match crate::input::import::render::suite_toml(&imp, "s.toml", "s.toml.hosts") {
+        Ok(t) => t,
+        Err(e) => return refusal("rendered suite", &e.message),
+    };
+    if let Err(e) = crate::input::suite::parse("s.toml", &toml) {
+        refusal("rendered suite", &e.message);
+    }
+}
+
+/// fio job files.
+pub fn fio(data: &[u8]) {
+    use crate::input::import::{PathMap, fio};
+    let env = |n: &str| (n == "HOME").then(|| "/tmp/vb-fuzz".to_string());
+    let src = fio::Sources {
+        env: &env,
+        read: &read_fixed,
+        cwd: PathBuf::from("/tmp"),
+    };
+    let t = text(data);
+    let path = Path::new("/tmp/job.fio");
+    match fio::import_text("job.fio", &t, path, &PathMap::default(), &src) {
+        Ok(imp) => render_and_parse(imp),
+        Err(e) => refusal("fio", &e.message),
+    }
+}
+
+/// vdbench parameter files.
+pub fn vdbench(data: &[u8]) {
+    use crate::input::import::{PathMap, vdbench};
+    let src = vdbench::Sources { read: &read_fixed };
+    match vdbench::import_text("p.vdb", &text(data), &PathMap::default(), &src) {
+        Ok(imp) => render_and_parse(imp),
+        Err(e) => refusal("vdbench", &e.message),
+    }
+}
+
+/// diskspd command lines (the words of the first line).
+pub fn diskspd(data: &[u8]) {
+    use crate::input::import::{PathMap, diskspd};
+    let t = text(data);
+    let args: Vec<String> = t
+        .lines()
+        .next()
+        .unwrap_or("")
+        .split_whitespace()
+        .map(str::to_string)
+        .collect();
+    match diskspd::import_args(&args, &PathMap::default()) {
+        Ok(imp) => render_and_parse(imp),
+        Err(e) => refusal("diskspd", &e.message),
+    }
+}
+
+/// Hosts files, the `--hosts` list of their first line, and `--hosts-from`
+/// output.
+pub fn hosts(data: &[u8]) {
+    let t = text(data);
+    if let Err(e) = crate::input::hosts::parse_file(&t, "hosts") {
+        refusal("hosts file", &e.message);
+    }
+    if let Err(e) = crate::input::hosts::parse_list(t.lines().next().unwrap_or("")) {
+        refusal("--hosts", &e.message);
+    }
+    if let Err(e) = crate::input::hosts::from_command::parse(&t) {
+        refusal("--hosts-from", &e.message);
+    }
+}
+
+/// Suite files, expanded into a job as `suite run` would.
+pub fn suite(data: &[u8]) {
+    let t = text(data);
+    match crate::input::suite::parse("s.toml", &t) {
+        Ok(s) => {
+            let o = crate::input::suite::Overrides::default();
+            if let Err(e) = crate::input::suite::to_job("s.toml", &t, &s, &o) {
+                refusal("suite expansion", &e.message);
+            }
+        }
+        Err(e) => refusal("suite", &e.message),
+    }
+}
+
+/// The catalogue's service files.
+pub fn catalogue(data: &[u8]) {
+    if let Err(e) = crate::input::catalogue::parse("services.toml", &text(data)) {
+        refusal("catalogue", &e.message);
+    }
+}
+
+/// Capture profiles, and every view of one that is accepted.
+pub fn profile(data: &[u8]) {
+    match crate::result::profile::Profile::from_json(&text(data), "p.json") {
+        Ok(p) => {
+            for t in crate::output::profile::tables(&p) {
+                let _ = t.to_terminal();
+            }
+            if let Err(e) = crate::report::profile::profile_html(&p) {
+                refusal("profile report", &e.message);
+            }
+        }
+        Err(e) => refusal("profile", &e),
+    }
+}
+
+/// Traces in the three formats (`run --replay`: volbench's, fio's iolog,
+/// blktrace), scanned whole as a run does before any I/O. The bytes are a
+/// file only in memory (a memfd): the scan opens it by path, as a run does.
+#[cfg(target_os = "linux")]
+pub fn trace(data: &[u8]) {
+    use crate::io::sys::fs::{MemfdFlags, memfd_create};
+    let Ok(fd) = memfd_create("volbench-fuzz-trace", MemfdFlags::CLOEXEC) else {
+        return;
+    };
+    let mut rest = data;
+    while !rest.is_empty() {
+        match rustix::io::write(&fd, rest) {
+            Ok(0) | Err(_) => return,
+            Ok(n) => rest = rest.get(n..).unwrap_or_default(),
+        }
+    }
+    use std::os::fd::AsRawFd;
+    let path = PathBuf::from(format!("/proc/self/fd/{}", fd.as_raw_fd()));
+    if let Err(e) = crate::io::replay::scan_mapped(&path, Default::default()) {
+        refusal("trace", &e.message);
+    }
+}
+
+/// Traces need a memfd: Linux only.
+#[cfg(not(target_os = "linux"))]
+pub fn trace(_: &[u8]) {}
+
+/// `capture --trace`'s reading of the kernel's trace_pipe lines.
+pub fn trace_pipe(data: &[u8]) {
+    for line in text(data).lines() {
+        let _ = crate::io::capture::trace::parse_line(line);
+    }
+}
+
+/// result.json as `report` and `compare` read it, and every view of one
+/// that is accepted.
+pub fn result(data: &[u8]) {
+    match crate::result::check::parse_result(data) {
+        Ok(doc) => views(doc),
+        Err(e) => refusal("result.json", &e),
+    }
+}
+
+fn views(doc: crate::result::ResultDoc) {
+    use crate::report;
+    let mut sources = vec![
+        crate::output::source::Source {
+            label: "a".into(),
+            path: "a".into(),
+            doc: doc.clone(),
+        },
+        crate::output::source::Source {
+            label: "b".into(),
+            path: "b".into(),
+            doc,
+        },
+    ];
+    crate::output::source::label_sources(&mut sources);
+    let _ = report::export::markdown(&sources);
+    let _ = report::export::csv(&sources);
+    let _ = report::export::json(&sources);
+    let _ = report::html::report_html(&sources[..1]);
+    let all = report::items(&sources);
+    let c = report::compare::match_runs(&sources, &all);
+    let _ = report::compare::table(&c, &sources, &all).to_terminal();
+    let _ = report::compare::headlines(&c, &all);
+    let _ = report::html::render(&report::compare::page(&sources));
+    let _ = crate::output::summary(&sources[0].doc);
+    let _ = report::intervals_csv::intervals_csv(&sources);
+}
+
+/// The agent protocol: lines as the coordinator and the agent read them;
+/// a run's results checked against their own workload, and merged when
+/// they pass.
+pub fn protocol(data: &[u8]) {
+    use crate::remote::protocol::{FromAgent, ToAgent, decode, read_line};
+    let mut r = std::io::BufReader::new(data);
+    let mut buf = Vec::new();
+    while let Ok(Some(())) = read_line(&mut r, &mut buf) {
+        if let Ok(FromAgent::RunDone { results, .. }) = decode::<FromAgent>(&buf) {
+            for t in &results {
+                match crate::result::merge::check_run(&t.result, &t.result.workload) {
+                    Ok(()) => {
+                        let m = crate::result::merge::merge_runs(&[&t.result, &t.result]);
+                        assert!(m.is_ok(), "a checked result does not merge: {m:?}");
+                    }
+                    Err(e) => refusal("agent result", &e),
+                }
+            }
+        }
+        let _ = decode::<ToAgent>(&buf);
+    }
+}
+
+/// SFTP replies as the push to a Windows host reads them.
+pub fn sftp(data: &[u8]) {
+    let (_, e) = crate::remote::push::sftp::read_replies(data);
+    refusal("sftp", &e.message);
+}
+
+/// The target named `name`.
+pub fn target(name: &str) -> Option<Target> {
+    TARGETS.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
+}
