@@ -25,7 +25,11 @@ pub(crate) fn cmd_store(c: &StoreCommand) -> Result<i32> {
                     }
                     Ok((p, _)) => {
                         known += 1;
-                        crate::console::outln!("store:{}\talready stored\t{}", p.id, o.path.display());
+                        crate::console::outln!(
+                            "store:{}\talready stored\t{}",
+                            p.id,
+                            o.path.display()
+                        );
                     }
                     Err(e) => {
                         crate::console::errln!("volbench: error: {e}");

@@ -5,7 +5,7 @@
 //! (Little's law on the last interval); the run, the phase and each host's
 //! state. A multi-host run's coordinator serves every host's series.
 
-use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpListener};
+use std::net::{SocketAddr, TcpListener};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 

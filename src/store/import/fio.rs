@@ -36,7 +36,7 @@ pub(crate) fn to_result(v: &Value, shown: &str) -> Result<ResultDoc> {
         .get("jobs")
         .and_then(Value::as_array)
         .ok_or_else(|| bad("without jobs".into()))?;
-    if jobs.len() > crate::result::check::MAX_RUNS {
+    if jobs.len() > crate::result::sizes::MAX_RUNS {
         return Err(bad(format!("with {} jobs", jobs.len())));
     }
     let mut notes = vec![format!(
@@ -246,6 +246,8 @@ fn job_run(
         targets: Vec::new(),
         stalls: Vec::new(),
         replay: None,
+        // fio's own summary, not an interval record.
+        from_intervals: false,
     }))
 }
 
