@@ -170,6 +170,23 @@ fn bases(t: &Path) -> Vec<Base> {
     let job = p("job.fio");
     let parm = p("parm.vdb");
     vec![
+        // The store's commands, each on a store of the test's own.
+        Base {
+            path: &["history"],
+            args: vec!["--store".into(), p("store.db")],
+        },
+        Base {
+            path: &["baseline", "set"],
+            args: vec!["1".into(), "--store".into(), p("store.db")],
+        },
+        Base {
+            path: &["baseline", "list"],
+            args: vec!["--store".into(), p("store.db")],
+        },
+        Base {
+            path: &["store", "import"],
+            args: vec![result.clone(), "--store".into(), p("store.db")],
+        },
         Base {
             path: &["run"],
             args: vec!["--target".into(), missing.clone(), "--dry-run".into()],

@@ -161,6 +161,47 @@ fn the_bounds_page_states_every_bound() {
             span(n(0), human(MAX_PROGRESS_INTERVAL)),
         ),
         (
+            "METRICS_MAX_CONNECTIONS",
+            "`--metrics-listen`",
+            format!("at most {METRICS_MAX_CONNECTIONS} connections served at once"),
+        ),
+        (
+            "METRICS_REQUEST_DEADLINE",
+            "`--metrics-listen`",
+            format!(
+                "a request's line and headers within {}",
+                human(METRICS_REQUEST_DEADLINE)
+            ),
+        ),
+        (
+            "METRICS_RESPONSE_DEADLINE",
+            "`--metrics-listen`",
+            format!(
+                "the answer read within {}",
+                human(METRICS_RESPONSE_DEADLINE)
+            ),
+        ),
+        (
+            "METRICS_MAX_HEAD_BYTES",
+            "`--metrics-listen`",
+            format!("at most {} and", format_size(METRICS_MAX_HEAD_BYTES as u64)),
+        ),
+        (
+            "METRICS_MAX_HEADERS",
+            "`--metrics-listen`",
+            format!("{METRICS_MAX_HEADERS} header lines"),
+        ),
+        (
+            "METRICS_LINGER",
+            "`--metrics-listen`",
+            format!("{} without one", human(METRICS_LINGER)),
+        ),
+        (
+            "METRICS_MAX_LINGER",
+            "`--metrics-listen`",
+            format!("never over {}", human(METRICS_MAX_LINGER)),
+        ),
+        (
             "MIN_METRICS_PORT",
             "`--metrics-listen`",
             format!("{MIN_METRICS_PORT}..65535"),
