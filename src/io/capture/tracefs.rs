@@ -128,6 +128,13 @@ pub(crate) fn sweep_stale() -> Vec<String> {
     })
 }
 
+/// Never reached on Windows (`ensure_mounted` refuses first): nothing to
+/// sweep.
+#[cfg(windows)]
+pub(crate) fn sweep_stale() -> Vec<String> {
+    Vec::new()
+}
+
 /// A capture killed with SIGKILL (or a machine that lost power mid-way)
 /// cannot remove its instance, which then traces forever at a cost to every
 /// I/O of the device. An instance is ours by its name (`volbench-PID`) and
