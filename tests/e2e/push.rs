@@ -136,18 +136,26 @@ fn gated_ssh(h: &TestHosts, dir: &Path) -> (String, PathBuf) {
 
 /// Kills everything host `i` runs but its sshd listener (the one process
 /// there whose parent is not there too): the far side of every session
-/// (sshd's session process, the shell, `cat`) dies at once.
+/// (sshd's session process, the shell, `cat`) dies at once. All are
+/// stopped first, then killed: killed one by one, a shell whose `cat` died
+/// first could run its EXIT trap (and remove the temporary) before its own
+/// SIGKILL came, which a busy machine's scheduling allows.
 fn kill_far_side(h: &TestHosts, i: usize) {
     let pids = h.pids_in(i);
     let parent = |pid: u32| -> Option<u32> {
         let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
         stat.rsplit_once(") ")?.1.split(' ').nth(1)?.parse().ok()
     };
-    for &pid in &pids {
-        if parent(pid).is_some_and(|p| pids.contains(&p)) {
+    let far: Vec<u32> = pids
+        .iter()
+        .copied()
+        .filter(|&pid| parent(pid).is_some_and(|p| pids.contains(&p)))
+        .collect();
+    for signal in [rustix::process::Signal::STOP, rustix::process::Signal::KILL] {
+        for &pid in &far {
             let _ = rustix::process::kill_process(
                 rustix::process::Pid::from_raw(pid as i32).unwrap(),
-                rustix::process::Signal::KILL,
+                signal,
             );
         }
     }
