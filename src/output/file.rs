@@ -102,11 +102,7 @@ fn write_at(dir: BorrowedFd, name: &OsStr, shown: &Path, bytes: &[u8]) -> Result
     written
 }
 
-/// Whether an output path means stdout: `-`, or `/dev/stdout` as scripts
-/// write it (a character device otherwise refused as an output file).
-pub fn is_stdout(path: &Path) -> bool {
-    path.as_os_str() == "-" || path == Path::new("/dev/stdout")
-}
+pub use crate::spec::output::is_stdout;
 
 /// Checks, before any work is done, that `path` can be written as an
 /// output file: its directory exists and nothing but a regular file is at

@@ -23,6 +23,13 @@ pub(crate) struct OutputSpec {
     pub sinks: Vec<SinkSpec>,
 }
 
+/// Whether an output path means stdout: `-`, or `/dev/stdout` as scripts
+/// write it (a character device otherwise refused as an output file). The
+/// one rule, for the flags' reading (`input`) and the writers (`output`).
+pub fn is_stdout(path: &std::path::Path) -> bool {
+    path.as_os_str() == "-" || path == std::path::Path::new("/dev/stdout")
+}
+
 /// The environment variable that names a store, as `--store` does.
 pub(crate) const STORE_ENV: &str = "VOLBENCH_STORE";
 

@@ -153,11 +153,7 @@ pub struct OutputArgs {
 impl OutputArgs {
     /// Where the result goes, as the flags say.
     pub(crate) fn spec(&self) -> crate::spec::output::OutputSpec {
-        // `-` (or /dev/stdout) is stdout, as `output::file` reads it.
-        let stdout = |p: &Option<PathBuf>| {
-            p.as_deref()
-                .is_some_and(|p| p.as_os_str() == "-" || p == std::path::Path::new("/dev/stdout"))
-        };
+        let stdout = |p: &Option<PathBuf>| p.as_deref().is_some_and(crate::spec::output::is_stdout);
         crate::spec::output::OutputSpec {
             dir: self.output.clone(),
             json: self.json,
