@@ -12,8 +12,8 @@ use crate::result::diagnosis;
 use crate::result::expect::Expectation;
 use crate::spec::output::{OutputSpec, SinkSpec};
 
-/// The expectation recorded and the diagnosis made, before the result is
-/// written and shown.
+/// The expectation recorded and the diagnosis made, and the result held to
+/// what its readers read back, before it is written and shown.
 pub(crate) fn annotate(mut doc: ResultDoc, expect: Option<Expectation>) -> ResultDoc {
     let from = expect.as_ref().and_then(|e| e.from.clone());
     if expect.as_ref().is_some_and(|e| !e.given.is_empty()) {
@@ -23,6 +23,11 @@ pub(crate) fn annotate(mut doc: ResultDoc, expect: Option<Expectation>) -> Resul
     if let Some(from) = from {
         headroom(&mut doc, &from.0, &from.1);
     }
+    // Last, so the note it may add is counted: what is written can be
+    // read back by report, compare and store import, however many hosts
+    // sent however long a record (a few KiB of room for the stdout copy's
+    // newline and the file writer's).
+    crate::result::thin::fit(&mut doc, output::MAX_RESULT_BYTES - (64 << 10));
     doc
 }
 

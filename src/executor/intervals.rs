@@ -1,8 +1,7 @@
 //! The interval record of a run, bounded in length: past `MAX_INTERVALS`
 //! adjacent intervals of one phase are merged, time-weighted.
 
-use crate::result::{Interval, IntervalOp, MAX_INTERVAL_BUCKETS, MAX_INTERVALS};
-use crate::stats::live_hist::sparse_add;
+use crate::result::{Interval, MAX_INTERVAL_BUCKETS, MAX_INTERVALS};
 
 /// Interval records with a bounded length: past `MAX_INTERVALS`, adjacent
 /// pairs in the same phase are merged (time-weighted), halving the count.
@@ -36,17 +35,7 @@ impl IntervalLog {
     }
 
     fn compact(&mut self) {
-        let old = std::mem::take(&mut self.items);
-        let mut it = old.into_iter().peekable();
-        while let Some(a) = it.next() {
-            match it.peek() {
-                Some(b) if b.phase == a.phase => {
-                    let b = it.next().unwrap_or_else(|| unreachable!("peeked"));
-                    self.items.push(merge_intervals(&a, &b));
-                }
-                _ => self.items.push(a),
-            }
-        }
+        crate::result::thin::halve(&mut self.items);
         self.buckets = self.items.iter().map(buckets).sum();
     }
 
@@ -55,47 +44,10 @@ impl IntervalLog {
     }
 }
 
-fn merge_intervals(a: &Interval, b: &Interval) -> Interval {
-    let secs = a.duration_s + b.duration_s;
-    let op = |x: &IntervalOp, y: &IntervalOp| {
-        let (ox, oy) = (x.iops * a.duration_s, y.iops * b.duration_s);
-        let ops = ox + oy;
-        IntervalOp {
-            iops: ops / secs,
-            mib_s: (x.mib_s * a.duration_s + y.mib_s * b.duration_s) / secs,
-            lat_us_mean: if ops > 0.0 {
-                (x.lat_us_mean * ox + y.lat_us_mean * oy) / ops
-            } else {
-                0.0
-            },
-            service_us_mean: match (x.service_us_mean, y.service_us_mean) {
-                (Some(sx), Some(sy)) if ops > 0.0 => Some((sx * ox + sy * oy) / ops),
-                (a, b) => a.or(b),
-            },
-            lat_hist: sparse_add(&x.lat_hist, &y.lat_hist),
-        }
-    };
-    Interval {
-        t_s: b.t_s,
-        duration_s: secs,
-        phase: a.phase,
-        read: op(&a.read, &b.read),
-        write: op(&a.write, &b.write),
-        meta_ops: crate::result::meta::merge_interval_ops(
-            [
-                (&a.meta_ops[..], a.duration_s),
-                (&b.meta_ops[..], b.duration_s),
-            ]
-            .into_iter(),
-            Some(secs),
-        ),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::result::PhaseName;
+    use crate::result::{IntervalOp, PhaseName};
 
     fn iv(t: f64, phase: PhaseName, iops: f64, lat: f64) -> Interval {
         Interval {

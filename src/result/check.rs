@@ -448,8 +448,16 @@ pub fn check_run(r: &RunResult, rates: Rates) -> Result<(), String> {
     let measured = phase_seconds(r, PhaseName::Measure);
     check_totals("read", &r.totals.read, &r.workload, measured, rates)?;
     check_totals("write", &r.totals.write, &r.workload, measured, rates)?;
-    // A run from its interval record has no merged histogram at all.
-    let held = |ops: u64| if r.from_intervals { 0 } else { ops };
+    // A run from its interval record has no merged histogram at all, nor
+    // has a host's run whose histograms were left out to keep the file
+    // readable (`thin::fit`).
+    let held = |ops: u64| {
+        if r.from_intervals || r.histograms_left_out {
+            0
+        } else {
+            ops
+        }
+    };
     check_histogram("read", &r.histograms.read, held(r.totals.read.ops))?;
     check_histogram("write", &r.histograms.write, held(r.totals.write.ops))?;
     if let Some(w) = &r.warmup {

@@ -97,6 +97,7 @@ pub fn merge_runs(parts: &[&RunResult]) -> Result<RunResult, String> {
             .and_then(|v| crate::result::replay::ReplayResult::merge(&v)),
         // Hosts' results always hold their histograms (`check_run` below).
         from_intervals: parts.iter().any(|p| p.from_intervals),
+        histograms_left_out: false,
         // Every part carries its share of the rate: targets and results add.
         rate: first.rate.as_ref().map(|r0| {
             let rates: Vec<&RateResult> = parts.iter().filter_map(|p| p.rate.as_ref()).collect();

@@ -20,6 +20,7 @@ pub(crate) mod replay;
 pub(crate) mod search;
 pub(crate) mod sizes;
 pub(crate) mod targets;
+pub mod thin;
 
 use serde::{Deserialize, Serialize};
 
@@ -227,6 +228,11 @@ pub struct RunResult {
     /// histogram (`histograms` is empty).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub from_intervals: bool,
+    /// A host's run in a result held to its readers' bound
+    /// (`thin::fit`): its histograms were left out (`histograms` is
+    /// empty); its totals and percentiles stay.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub histograms_left_out: bool,
 }
 
 /// One stall of the whole process, seen by the collector as a wall-clock

@@ -54,6 +54,7 @@ mod replay;
 mod replay_fio;
 mod replay_hosts;
 mod report;
+mod result_bound;
 mod ring;
 mod run_cli;
 mod run_sizes;
