@@ -206,7 +206,6 @@ fi
 echo "test.sh: built; target/ holds $(du -sh target 2>/dev/null | cut -f1), $(df -h --output=avail target | tail -1 | tr -d ' ') free" >&2
 # The fuzz targets (tests/e2e/fuzz.rs, docs/reference/fuzzing.md) each run
 # over their seeds and then mutations for this many seconds: CI's bounded
-# fuzzing is 12 targets x 8 s, 48 s of wall time on two test threads
-# (measured: 48 s). scripts/fuzz runs them for long (10 min a target).
+# fuzzing is 14 targets x 8 s, 56 s of wall time on two test threads. scripts/fuzz runs them for long (10 min a target).
 export VOLBENCH_FUZZ_SECS="${VOLBENCH_FUZZ_SECS:-8}"
 cargo test --quiet -- --test-threads="${VOLBENCH_TEST_THREADS:-2}"

@@ -11,8 +11,7 @@
 //!
 //! A new parser of outside input is a function here, its row in `TARGETS`,
 //! a seed directory `fuzz/corpus/NAME/` and a file in `fuzz/fuzz_targets/`
-//! (docs/reference/fuzzing.md). The NFS and SMB replies (`src/proto/`) go
-//! here when they land, as `nfs` and `smb`.
+//! (docs/reference/fuzzing.md).
 
 use std::path::{Path, PathBuf};
 
@@ -33,6 +32,8 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("result", result),
     ("protocol", protocol),
     ("sftp", sftp),
+    ("nfs", nfs),
+    ("smb", smb),
 ];
 
 /// The longest refusal a parser may print: it names the file, the line and
@@ -269,6 +270,149 @@ pub fn protocol(data: &[u8]) {
 pub fn sftp(data: &[u8]) {
     let (_, e) = crate::remote::push::sftp::read_replies(data);
     refusal("sftp", &e.message);
+}
+
+/// NFS server replies as the client reads them off a connection: record
+/// marking reassembled under the client's record bound, the RPC reply
+/// header, then the results as NFSv3 (first byte even) or NFSv4.1 (odd)
+/// for the request kind the second byte names, a READ's data found where
+/// the transport finds it, and every set-up reply (MOUNT, EXPORT,
+/// EXCHANGE_ID, CREATE_SESSION, the path walk, OPEN) over the same bytes.
+pub fn nfs(data: &[u8]) {
+    use crate::proto::nfs::types::{DirPage, OP_KINDS};
+    use crate::proto::nfs::{v3, v4::reply as v4};
+    use crate::proto::rpc::{msg, record};
+    let (Some(&version), Some(&k)) = (data.first(), data.get(1)) else {
+        return;
+    };
+    let kind = OP_KINDS[k as usize % OP_KINDS.len()];
+    // The client's own bound: its largest transfer and room for the rest.
+    const MAX_RECORD: u32 = (1 << 20) + (64 << 10);
+    let mut stream = &data[2..];
+    let mut rec = Vec::new();
+    let mut page = DirPage::default();
+    while !stream.is_empty() {
+        let used = match record::reassemble(stream, MAX_RECORD, &mut rec) {
+            Ok(n) => n,
+            Err(e) => return refusal("nfs record", &e.to_string()),
+        };
+        assert!(rec.len() <= MAX_RECORD as usize, "a record past its bound");
+        stream = &stream[used..];
+        let head = match msg::parse_reply(&rec) {
+            Ok(h) => h,
+            Err(e) => {
+                refusal("nfs reply", &e.to_string());
+                continue;
+            }
+        };
+        let Ok(at) = head.outcome else {
+            continue;
+        };
+        let results = rec.get(at..).unwrap_or_default();
+        let one = |r: std::result::Result<(), String>| {
+            if let Err(e) = r {
+                refusal("nfs results", &e);
+            }
+        };
+        page.clear();
+        if version % 2 == 0 {
+            let (head, data_len) = match v3::data_at(results) {
+                Ok(Some((start, len))) if start + len <= results.len() => (&results[..start], len),
+                _ => (results, 0),
+            };
+            one(v3::decode(kind, head, data_len, &mut page)
+                .map(drop)
+                .map_err(|e| e.to_string()));
+            one(v3::decode_mnt(results).map(drop));
+            one(v3::decode_exports(results, 4096)
+                .map(drop)
+                .map_err(|e| e.to_string()));
+        } else {
+            let (head, data_len) = match v4::data_at(results) {
+                Ok(Some((start, len))) if start + len <= results.len() => (&results[..start], len),
+                _ => (results, 0),
+            };
+            let mut seq = None;
+            let r = v4::decode(kind, head, data_len, &mut page, &mut seq);
+            one(r.map(drop).map_err(|e| e.to_string()));
+            one(v4::exchange_id(results)
+                .map(drop)
+                .map_err(|e| e.to_string()));
+            one(v4::create_session(results)
+                .map(drop)
+                .map_err(|e| e.to_string()));
+            one(v4::walk(results, 1 + k as usize % 4)
+                .map(drop)
+                .map_err(|e| e.to_string()));
+            one(v4::open_fh(results, &mut seq)
+                .map(drop)
+                .map_err(|e| e.to_string()));
+        }
+        // A directory page holds no more entries than its reply had room
+        // for (each at least a cookie, a file id and a name's length).
+        assert!(
+            page.entries.len() <= rec.len() / 16 + 1,
+            "entries past the reply's size"
+        );
+    }
+}
+
+/// SMB2 responses as the client reads them: the header, every response
+/// decoder over the same message (each checks its own StructureSize), the
+/// variable parts they point at (directory entries, file and volume
+/// information, the server's interfaces, the validation of the
+/// negotiation), the transform header, and the security blobs (SPNEGO
+/// and the NTLM challenge inside it).
+pub fn smb(data: &[u8]) {
+    use crate::proto::smb::auth::{ntlm, spnego};
+    use crate::proto::smb::header::{HEADER_LEN, decode_header, decode_transform};
+    use crate::proto::smb::msg::{dir, file, info, ioctl, negotiate, session};
+    let one = |what: &str, r: std::result::Result<(), crate::proto::smb::wire::Malformed>| {
+        if let Err(e) = r {
+            refusal(what, &e.to_string());
+        }
+    };
+    one("header", decode_header(data).map(drop));
+    one("transform", decode_transform(data).map(drop));
+    one("negotiate", negotiate::decode_negotiate(data).map(drop));
+    one(
+        "session setup",
+        session::decode_session_setup(data).map(drop),
+    );
+    one("tree connect", session::decode_tree_connect(data).map(drop));
+    one("empty", session::decode_empty(data).map(drop));
+    one("create", file::decode_create(data).map(drop));
+    one("close", file::decode_close(data).map(drop));
+    one("write", file::decode_write(data).map(drop));
+    if let Some(fixed) = data.get(HEADER_LEN..) {
+        one("read", file::decode_read_fixed(fixed).map(drop));
+    }
+    one("set info", info::decode_set_info(data).map(drop));
+    match dir::decode_query_directory(data) {
+        Ok(buf) => {
+            if let Ok(v) = dir::decode_entries(buf) {
+                assert!(v.len() <= buf.len() / 80, "entries past the buffer");
+            }
+        }
+        Err(e) => refusal("query directory", &e.to_string()),
+    }
+    if let Ok(buf) = info::decode_query_info(data) {
+        one("file info", info::decode_file_all(buf).map(drop));
+        one("fs info", info::decode_fs_full_size(buf).map(drop));
+    }
+    if let Ok(buf) = ioctl::decode_ioctl(data) {
+        one("interfaces", ioctl::decode_interfaces(buf).map(drop));
+        one("validate", ioctl::decode_validate_negotiate(buf).map(drop));
+    }
+    // The security blob as SESSION_SETUP carries it, and bare.
+    let blob = session::decode_session_setup(data)
+        .map(|r| r.blob)
+        .unwrap_or_else(|_| data.to_vec());
+    match spnego::decode_server_token(&blob) {
+        Ok(t) => one("challenge", ntlm::decode_challenge(&t.token).map(drop)),
+        Err(e) => refusal("spnego", &e.to_string()),
+    }
+    one("challenge", ntlm::decode_challenge(&blob).map(drop));
 }
 
 /// The target named `name`.

@@ -5,7 +5,7 @@
 //! control characters, long lines) until its time is up. A seeded random
 //! source makes a failure reproducible; the input that failed is written to
 //! `target/fuzz-failures/` and named in the panic. `VOLBENCH_FUZZ_SECS` sets
-//! each target's time (default 8 s: 48 s for all of them on two test
+//! each target's time (default 8 s: 56 s for all of them on two test
 //! threads, what CI runs); `scripts/fuzz` runs longer, and
 //! coverage-guided with `cargo fuzz` where it is installed.
 
@@ -246,5 +246,5 @@ macro_rules! targets {
 
 targets!(
     fio, vdbench, diskspd, hosts, suite, catalogue, profile, trace, trace_pipe, result, protocol,
-    sftp
+    sftp, nfs, smb
 );
