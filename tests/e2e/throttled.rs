@@ -3,6 +3,16 @@
 //! saturated run must satisfy Little's law (requests in flight = IOPS x mean
 //! latency), which checks the latency figures against the throughput ones.
 //! Each test drives the real binary for about 6 seconds (1 s warm-up + 5 s).
+//!
+//! Why the figures hold on a busy machine: each run keeps at least 50 ms of
+//! the cap's work queued at the device (32 reads at 500 IOPS, 16 writes at
+//! 300, 16 x 64 KiB at 16 MiB/s). A thread that waits for a CPU to submit
+//! its next I/O (CFS stretches its 24 ms period with every runnable task;
+//! four CPU-bound processes on two cores make it tens of ms) leaves the
+//! queue still full, so the cap alone sets the rate; at 4 in flight (16 ms
+//! of work) a loaded run read 15.39 of 16 MiB/s. The 2% tolerance is the
+//! throttle's own: it grants its budget per 100 ms slice, one slice in the
+//! 5-second measured phase.
 
 use crate::common::volume::{self, Volume, VolumeSpec};
 use crate::common::*;
@@ -98,13 +108,13 @@ fn read_iops_cap_of_500_reads_as_500() {
             "--threads",
             "4",
             "--iodepth",
-            "4",
+            "8",
         ],
     );
     assert_within("read IOPS", f(&run["totals"]["read"]["iops"]), 500.0, 0.02);
     assert_eq!(run["totals"]["write"]["ops"], 0);
-    // 16 requests queued against a 500 IOPS cap: the device is saturated.
-    assert_littles_law(&run, "read", 16);
+    // 32 requests queued against a 500 IOPS cap: the device is saturated.
+    assert_littles_law(&run, "read", 32);
     // The intervals tell the same story as the totals.
     let measured: Vec<f64> = run["intervals"]
         .as_array()
@@ -140,13 +150,13 @@ fn littles_law_holds_on_a_saturated_psync_run() {
             "--bs",
             "4k",
             "--threads",
-            "2",
+            "4",
             "--iodepth",
             "4",
         ],
     );
     assert_eq!(run["engine"], "psync");
-    assert_littles_law(&run, "read", 8);
+    assert_littles_law(&run, "read", 16);
     assert_within("read IOPS", f(&run["totals"]["read"]["iops"]), 500.0, 0.02);
 }
 
@@ -170,7 +180,7 @@ fn write_iops_cap_of_300_writes_as_300() {
             "--threads",
             "2",
             "--iodepth",
-            "4",
+            "8",
         ],
     );
     assert_within(
@@ -180,7 +190,7 @@ fn write_iops_cap_of_300_writes_as_300() {
         0.02,
     );
     assert_eq!(run["totals"]["read"]["ops"], 0);
-    assert_littles_law(&run, "write", 8);
+    assert_littles_law(&run, "write", 16);
 }
 
 /// A file-system target on a bandwidth-capped volume: volbench lays out its
@@ -215,7 +225,7 @@ fn read_bandwidth_cap_through_ext4_reads_as_the_cap() {
             "--threads",
             "2",
             "--iodepth",
-            "2",
+            "8",
         ],
     );
     assert_within(
@@ -229,5 +239,5 @@ fn read_bandwidth_cap_through_ext4_reads_as_the_cap() {
         t["bytes"].as_u64().expect("bytes"),
         t["ops"].as_u64().expect("ops") * 65536
     );
-    assert_littles_law(&run, "read", 4);
+    assert_littles_law(&run, "read", 16);
 }
