@@ -51,8 +51,7 @@ pub(crate) fn open(path: &Path, mode: Mode) -> Result<(rusqlite::Connection, boo
                      `volbench store import --store {shown} DIR`)"
                 )));
             };
-            create(path, parents, &shown)?;
-            made = true;
+            made = create(path, parents, &shown)?;
             proven(path, &shown)?.ok_or_else(|| {
                 VbError::refused(format!("{shown}: the new store vanished as it was made"))
             })?
@@ -80,8 +79,11 @@ pub(crate) fn open(path: &Path, mode: Mode) -> Result<(rusqlite::Connection, boo
 }
 
 /// Makes the store file new (and, for the default location, its parents),
-/// through the gate: an existing name is never reused here.
-fn create(path: &Path, parents: bool, shown: &str) -> Result<()> {
+/// through the gate; true when this process made it. A file that appeared
+/// at the name meanwhile (another volbench making the same store: eight
+/// imports into one new store at once) is left for the caller's proof,
+/// the same one an existing store passes, never written through here.
+fn create(path: &Path, parents: bool, shown: &str) -> Result<bool> {
     if parents {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             crate::io::gate::create_dir_all(dir).map_err(|e| {
@@ -92,20 +94,22 @@ fn create(path: &Path, parents: bool, shown: &str) -> Result<()> {
             })?;
         }
     }
-    let fd = crate::io::gate::create_new(path, crate::io::sys::fs::OFlags::RDWR, 0o600).map_err(
-        |e| {
+    match crate::io::gate::create_new(path, crate::io::sys::fs::OFlags::RDWR, 0o600) {
+        Ok(fd) => {
+            drop(fd);
+            Ok(true)
+        }
+        Err(e) => {
             let e = std::io::Error::from(e);
             if e.kind() == std::io::ErrorKind::AlreadyExists {
-                VbError::refused(format!(
-                    "{shown}: appeared while the store was being made: refused"
-                ))
+                Ok(false)
             } else {
-                VbError::target(format!("{shown}: cannot make the store: {e}"))
+                Err(VbError::target(format!(
+                    "{shown}: cannot make the store: {e}"
+                )))
             }
-        },
-    )?;
-    drop(fd);
-    Ok(())
+        }
+    }
 }
 
 /// None when nothing is at `path`; its identity when it is a regular file
