@@ -159,10 +159,13 @@ fn a_rate_above_capacity_queues_and_one_below_does_not() {
     let t = &under["totals"]["read"];
     let (lat, svc) = (f(&t["lat_us"]["mean"]), f(&t["service_lat_us"]["mean"]));
     // No backlog: I/Os start on time, so latency from the intended start is
-    // the service time plus the generator's own lateness (well under 1 ms
-    // even on a loaded 2-core VM; above capacity the gap is hundreds of ms).
+    // the service time plus the generator's own lateness: under 1 ms on a
+    // quiet machine, and on a busy one at most the waits for a CPU, which
+    // CFS keeps within its scheduling period (24 ms at most; 1.6 ms mean
+    // measured beside two compilers). Above capacity the gap is the
+    // backlog's, hundreds of ms, so 20 ms still tells the two apart.
     assert!(
-        lat >= svc && lat - svc <= 1000.0,
+        lat >= svc && lat - svc <= 20_000.0,
         "latency {lat}us vs service {svc}us below capacity"
     );
 }

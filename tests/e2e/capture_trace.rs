@@ -18,7 +18,19 @@ fn unavailable() -> Option<String> {
     if !is_root() {
         return Some("capture --trace needs root".into());
     }
-    if !Path::new("/sys/kernel/tracing/events/block/block_rq_issue").exists() {
+    let events = Path::new("/sys/kernel/tracing/events/block/block_rq_issue");
+    if !events.exists() {
+        // A fresh machine (CI's) may have tracefs in the kernel but not
+        // mounted: mounted here once, as a user would before tracing.
+        static MOUNT: std::sync::Once = std::sync::Once::new();
+        MOUNT.call_once(|| {
+            let _ = Command::new("mount")
+                .args(["-t", "tracefs", "nodev", "/sys/kernel/tracing"])
+                .stderr(Stdio::null())
+                .status();
+        });
+    }
+    if !events.exists() {
         return Some("no block tracepoints in /sys/kernel/tracing (tracefs not mounted?)".into());
     }
     volume::unavailable()

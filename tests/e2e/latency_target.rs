@@ -1,5 +1,5 @@
 //! `--latency-target`: the highest open-loop rate that keeps a latency
-//! percentile, found on a volume whose answer is known (a kernel cap of 500
+//! percentile, found on a volume whose answer is known (a kernel cap of 250
 //! IOPS) and on the same volume uncapped; per-direction rates
 //! (`--rate-iops R,W`); and the bad input that must stop before any I/O.
 //! Each search step is 1 s of warm-up and 2 s measured, at most 10 steps.
@@ -25,8 +25,12 @@ fn f(v: &serde_json::Value) -> f64 {
     v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
 }
 
-/// A search for p99 <= 20ms of 4 KiB random reads, 16 in flight, inside
-/// the volume's cap: the result document.
+/// A search for p99 <= 50ms of 4 KiB random reads, 16 in flight, inside
+/// the volume's cap: the result document. 50 ms is well above what a busy
+/// machine adds (a thread's waits for a CPU stay within CFS's 24 ms
+/// period), so the steps pass or fail on the storage's queueing, not on
+/// the machine's load (p99 <= 20ms failed probes at 80% of a 500 IOPS cap
+/// beside two compilers).
 fn search(vol: &Volume) -> serde_json::Value {
     let o = vol
         .volbench()
@@ -45,7 +49,7 @@ fn search(vol: &Volume) -> serde_json::Value {
             "--iodepth",
             "4",
             "--latency-target",
-            "p99=20ms",
+            "p99=50ms",
         ])
         .args(["--duration", "2s", "--warmup", "1s", "--json"])
         .output()
@@ -54,7 +58,7 @@ fn search(vol: &Volume) -> serde_json::Value {
     let doc: serde_json::Value = serde_json::from_slice(&o.stdout)
         .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {}", stderr(&o)));
     assert!(
-        stderr(&o).contains("highest rate keeping p99 <= 20ms"),
+        stderr(&o).contains("highest rate keeping p99 <= 50ms"),
         "the terminal names the rate found: {}",
         stderr(&o)
     );
@@ -102,7 +106,7 @@ fn check_steps(doc: &serde_json::Value, must_confirm: bool) -> &serde_json::Valu
         }
         let m = &st["measured"][0];
         assert_eq!(m["limit"]["percentile"], 99.0);
-        let pass = f(&m["measured_us"]) <= 20_000.0;
+        let pass = f(&m["measured_us"]) <= 50_000.0;
         assert_eq!(m["pass"], pass, "{st}");
     }
     let last = steps.last().expect("a step");
@@ -140,24 +144,26 @@ fn check_steps(doc: &serde_json::Value, must_confirm: bool) -> &serde_json::Valu
 }
 
 #[test]
-fn latency_target_finds_the_500_iops_cap() {
+fn latency_target_finds_the_250_iops_cap() {
     let _one = crate::common::heavy_io();
-    let test = "latency_target_finds_the_500_iops_cap";
-    let Some(vol) = volume(test, VolumeSpec::new(256 * MIB).read_iops(500)) else {
+    let test = "latency_target_finds_the_250_iops_cap";
+    let Some(vol) = volume(test, VolumeSpec::new(256 * MIB).read_iops(250)) else {
         return;
     };
     let doc = search(&vol);
     let s = check_steps(&doc, true);
     let found = f(&s["found_iops"]);
+    // Just under the cap: the search bisects to its precision below the
+    // knee, and a busy machine's waits for a CPU may fail a probe at 90%.
     assert!(
-        (450.0..=550.0).contains(&found),
-        "found {found} IOPS on a volume capped at 500: {s}"
+        (212.0..=275.0).contains(&found),
+        "found {found} IOPS on a volume capped at 250: {s}"
     );
     // Closed loop, 16 I/Os queue at the cap: Little's law puts the mean at
-    // 16 / 500 = 32 ms, so the ceiling itself misses the target and the
+    // 16 / 250 = 64 ms, so the ceiling itself misses the target and the
     // answer had to come from the open-loop steps.
     let max = &s["steps"][0];
-    assert!(f(&max["measured"][0]["measured_us"]) > 20_000.0, "{max}");
+    assert!(f(&max["measured"][0]["measured_us"]) > 50_000.0, "{max}");
     assert_eq!(max["pass"], false);
 }
 
