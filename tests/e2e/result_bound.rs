@@ -102,7 +102,9 @@ fn a_thinned_result_passes_every_readers_checks() {
     fit(&mut d, cap);
     let hosts = &d.cluster.as_ref().unwrap().hosts;
     assert!(
-        hosts.iter().all(|h| h.runs.iter().all(|r| r.histograms_left_out)),
+        hosts
+            .iter()
+            .all(|h| h.runs.iter().all(|r| r.histograms_left_out)),
         "the bound took the hosts' histograms too: {}",
         d.notes.last().unwrap()
     );
