@@ -197,15 +197,23 @@ impl RunCounters {
     pub fn push_interval(&mut self, iv: CounterInterval) {
         self.intervals.push(iv);
         if self.intervals.len() >= super::MAX_INTERVALS {
-            let old = std::mem::take(&mut self.intervals);
-            let mut it = old.into_iter().peekable();
-            while let Some(a) = it.next() {
-                match it.next_if(|b| b.phase == a.phase) {
-                    Some(b) => self.intervals.push(combine(&a, &b)),
-                    None => self.intervals.push(a),
-                }
+            self.halve();
+        }
+    }
+
+    /// Neighbours of the same phase merged pairwise: about half as many.
+    /// Returns whether anything was merged.
+    pub fn halve(&mut self) -> bool {
+        let before = self.intervals.len();
+        let old = std::mem::take(&mut self.intervals);
+        let mut it = old.into_iter().peekable();
+        while let Some(a) = it.next() {
+            match it.next_if(|b| b.phase == a.phase) {
+                Some(b) => self.intervals.push(combine(&a, &b)),
+                None => self.intervals.push(a),
             }
         }
+        self.intervals.len() < before
     }
 }
 

@@ -11,7 +11,6 @@
 
 use std::io::Write;
 
-use super::counters::{RunCounters, combine as combine_counters};
 use super::{Interval, IntervalOp, ResultDoc, RunResult};
 use crate::stats::live_hist::sparse_add;
 
@@ -72,19 +71,6 @@ pub fn halve(v: &mut Vec<Interval>) -> bool {
         }
     }
     v.len() < before
-}
-
-fn halve_counters(c: &mut RunCounters) -> bool {
-    let before = c.intervals.len();
-    let old = std::mem::take(&mut c.intervals);
-    let mut it = old.into_iter().peekable();
-    while let Some(a) = it.next() {
-        match it.next_if(|b| b.phase == a.phase) {
-            Some(b) => c.intervals.push(combine_counters(&a, &b)),
-            None => c.intervals.push(a),
-        }
-    }
-    c.intervals.len() < before
 }
 
 /// The bytes `serde_json::to_writer_pretty` makes of `doc` (what
@@ -167,7 +153,7 @@ const STEPS: [(&str, Step, bool); 6] = [
             }
             for r in host_runs(d) {
                 if let Some(c) = r.counters.as_mut() {
-                    any |= halve_counters(c);
+                    any |= c.halve();
                 }
             }
             any
