@@ -36,6 +36,15 @@ fn unavailable() -> Option<String> {
     volume::unavailable()
 }
 
+/// One capture at a time in this file: every capture sweeps the stale
+/// volbench instances it finds in tracefs, so one starting beside the
+/// killed-capture test would remove the instance that test kills a capture
+/// to leave (and it did, on CI: "it still traces" read 0).
+fn one_capture() -> std::sync::MutexGuard<'static, ()> {
+    static ONE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    ONE.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 fn instance(pid: u32) -> PathBuf {
     PathBuf::from(format!("/sys/kernel/tracing/instances/volbench-{pid}"))
 }
@@ -128,6 +137,7 @@ fn fio_under_capture(dev: &str, dir: &Path) -> (PathBuf, serde_json::Value, Stri
 /// while `capture --trace` records 5 s around it.
 #[test]
 fn capture_trace_records_every_request_fio_made() {
+    let _one = one_capture();
     let test = "capture_trace_records_every_request_fio_made";
     if let Some(why) = unavailable() {
         return skip(test, &why);
@@ -177,6 +187,7 @@ fn capture_trace_records_every_request_fio_made() {
 /// the trace's timing kept, over the same time as the original.
 #[test]
 fn a_captured_trace_replays_fio_s_job_on_another_device() {
+    let _one = one_capture();
     let test = "a_captured_trace_replays_fio_s_job_on_another_device";
     if let Some(why) = unavailable() {
         return skip(test, &why);
@@ -252,6 +263,7 @@ fn a_captured_trace_replays_fio_s_job_on_another_device() {
 /// instance is removed.
 #[test]
 fn a_stopped_trace_keeps_its_rows_and_removes_the_instance() {
+    let _one = one_capture();
     let test = "a_stopped_trace_keeps_its_rows_and_removes_the_instance";
     if let Some(why) = unavailable() {
         return skip(test, &why);
@@ -326,6 +338,7 @@ fn capture_trace_refuses_bad_input_before_tracing() {
 /// so.
 #[test]
 fn the_next_capture_removes_the_instance_a_killed_one_left_tracing() {
+    let _one = one_capture();
     let test = "the_next_capture_removes_the_instance_a_killed_one_left_tracing";
     if let Some(why) = unavailable() {
         return skip(test, &why);

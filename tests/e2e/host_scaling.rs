@@ -139,8 +139,13 @@ fn two_hosts_on_one_throttled_volume_are_flat_and_name_a_shared_limit() {
             "read",
             "--bs",
             "64k",
+            // 16 x 64 KiB is 125 ms of the 8 MiB/s cap's work queued: a
+            // host's thread waiting for a CPU on a busy machine leaves the
+            // device busy, so one host alone reaches the cap (at 4 in
+            // flight, 31 ms, one host read 6.6 MiB/s beside two compilers
+            // and the "flat" check failed for the machine's sake).
             "--iodepth",
-            "4",
+            "16",
             "--size",
             "16m",
             "--warmup",
