@@ -123,7 +123,7 @@ pub enum AnyEngine {
     /// A back end's own engine (`backend::Files::Own`): files named by its
     /// handles, requests over its connections. A virtual call per I/O,
     /// beside a network round trip, costs nothing the local engines pay.
-    #[cfg_attr(not(test), allow(dead_code))]
+    #[cfg_attr(not(any(test, unix)), allow(dead_code))]
     Own(Box<dyn Engine + Send>),
 }
 
@@ -212,6 +212,14 @@ pub fn build(
             return Err(io::Error::new(
                 io::ErrorKind::Unsupported,
                 "the overlapped engine runs on Windows only",
+            ));
+        }
+        // Its engine is the back end's own (`Files::Own`, from an nfs://
+        // target's `Dir::open_files`): local descriptors never reach it.
+        EngineKind::Nfs => {
+            return Err(io::Error::new(
+                io::ErrorKind::Unsupported,
+                "the nfs engine runs on an nfs:// target only",
             ));
         }
     })

@@ -135,7 +135,7 @@ impl Agent {
                                     .iter()
                                     .map(|r| PlannedRunInfo {
                                         engine: if self.fault == Fault::UnknownEngine {
-                                            "nfs".into()
+                                            "rbd".into()
                                         } else {
                                             crate::spec::EngineKind::Psync.name().into()
                                         },
