@@ -133,12 +133,14 @@ fn nfs_connections_are_that_many_tcp_connections_per_io_thread() {
         return;
     };
     let url = srv.url("conns", "4.1");
+    let out = tempfile::tempdir().expect("a temporary folder");
     let mut child = vb(["run", "--target", &url])
         .args(["--size", "4m", "--rw", "randread", "--bs", "4k"])
         .args(["--threads", "2", "--iodepth", "4", "--nfs-connections", "3"])
-        .args(["--warmup", "0", "--duration", "3s", "--json"])
+        .args(["--warmup", "0", "--duration", "3s", "--output"])
+        .arg(out.path())
         .into_command()
-        .stdout(Stdio::piped())
+        .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
         .expect("volbench starts");
@@ -150,10 +152,10 @@ fn nfs_connections_are_that_many_tcp_connections_per_io_thread() {
         most = most.max(srv.connections());
         std::thread::sleep(Duration::from_millis(20));
     }
-    let o = child.wait_with_output().expect("volbench ends");
-    assert!(o.status.success(), "{:?}", o.status);
+    let status = child.wait().expect("volbench ends");
+    assert!(status.success(), "{status:?}");
     assert_eq!(most, 1 + 2 * 3, "connections seen by ss at most");
-    let doc = json_of(&o);
+    let doc = crate::common::read_json(&out.path().join("result.json"));
     assert!(
         doc["target"]["path"]
             .as_str()
