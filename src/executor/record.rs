@@ -90,6 +90,7 @@ pub(super) fn build_result(
         stalls: t.stalls.clone(),
         replay: None,
         from_intervals: false,
+        protocol: None,
     }
 }
 

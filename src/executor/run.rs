@@ -361,11 +361,15 @@ fn gather(
     let mut error = None;
     let mut ops = Vec::new();
     let mut data = crate::io::verify::DataReport::default();
+    let mut protocol: Option<crate::result::protocol::ProtoSeen> = None;
     for h in handles {
         match h.join() {
             Ok(r) => {
                 warm.merge(&r.warmup);
                 meas.merge(&r.measure);
+                if let Some(p) = r.protocol {
+                    protocol.get_or_insert_with(Default::default).merge(p);
+                }
                 super::meta::merge(&mut ops, r.meta);
                 data.merge(r.data);
                 if error.is_none() {
@@ -377,6 +381,7 @@ fn gather(
     }
     let mut result = build_result(run, timeline, &warm, &meas);
     result.meta_ops = super::meta::results(ops, &result);
+    result.protocol = protocol.map(|p| p.stats());
     if prepared.data.as_ref().is_some_and(|d| d.max_errors() > 0) {
         result.data_errors = Some(data.errors);
     }

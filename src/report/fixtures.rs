@@ -197,6 +197,7 @@ impl RunFixture {
             stalls: Vec::new(),
             replay: None,
             from_intervals: false,
+            protocol: None,
             rate: self.rate_pct.map(|_| crate::result::RateResult {
                 target_iops: self.iops,
                 achieved_iops: self.iops,

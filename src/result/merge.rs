@@ -87,6 +87,12 @@ pub fn merge_runs(parts: &[&RunResult]) -> Result<RunResult, String> {
             .filter_map(|p| p.data_errors)
             .reduce(|a, b| a + b),
         // Per-target figures belong to the caller that knows the targets.
+        protocol: crate::result::protocol::merge(
+            &parts
+                .iter()
+                .filter_map(|p| p.protocol.as_ref())
+                .collect::<Vec<_>>(),
+        ),
         targets: Vec::new(),
         stalls: parts
             .iter()
@@ -231,7 +237,7 @@ fn merge_unbucketed<'a>(parts: impl Iterator<Item = &'a OpTotals>) -> OpTotals {
 /// Combines latency summaries of `ops` operations each: the mean and the
 /// standard deviation exactly (from each part's moments), min and max
 /// exactly, percentiles as the highest of the parts.
-fn merge_lat<'a>(parts: impl Iterator<Item = (u64, &'a LatSummary)>) -> LatSummary {
+pub(crate) fn merge_lat<'a>(parts: impl Iterator<Item = (u64, &'a LatSummary)>) -> LatSummary {
     let mut lat = LatSummary {
         min: f64::INFINITY,
         ..LatSummary::default()

@@ -46,6 +46,19 @@ fn ops_bytes(run: &serde_json::Value, dir: &str) -> (u64, u64) {
     )
 }
 
+/// Calls and bytes of one operation type in `runs[].protocol`.
+fn calls(run: &serde_json::Value, op: &str) -> (u64, u64) {
+    run["protocol"]["ops"]
+        .as_array()
+        .and_then(|o| o.iter().find(|x| x["op"] == op))
+        .map_or((0, 0), |x| {
+            (
+                x["calls"].as_u64().unwrap_or(0),
+                x["bytes"].as_u64().unwrap_or(0),
+            )
+        })
+}
+
 #[test]
 fn a_write_and_a_randread_run_land_exactly_in_the_exported_directory() {
     let test = "a_write_and_a_randread_run_land_exactly_in_the_exported_directory";
@@ -68,6 +81,15 @@ fn a_write_and_a_randread_run_land_exactly_in_the_exported_directory() {
         assert_eq!(run["engine"], "nfs", "v{v}");
         assert_eq!(ops_bytes(run, "write"), (128, 8 << 20), "v{v}: writes");
         assert_eq!(ops_bytes(run, "read"), (0, 0), "v{v}");
+        // What the client saw: one 64 KiB WRITE call per write.
+        assert_eq!(
+            calls(run, "WRITE"),
+            (128, 8 << 20),
+            "v{v}: {}",
+            run["protocol"]
+        );
+        assert_eq!(run["protocol"]["version"], v);
+        assert_eq!(run["protocol"]["connections"], 1);
         let dir = srv.export.join(&name);
         let files = set_files(&dir);
         let data: Vec<_> = files
@@ -105,6 +127,23 @@ fn a_write_and_a_randread_run_land_exactly_in_the_exported_directory() {
         let doc = json_of(&o);
         let run = &doc["runs"][0];
         assert_eq!(ops_bytes(run, "read"), (1024, 4 << 20), "v{v}: reads");
+        assert_eq!(
+            calls(run, "READ"),
+            (1024, 4 << 20),
+            "v{v}: {}",
+            run["protocol"]
+        );
+        let read = run["protocol"]["ops"]
+            .as_array()
+            .and_then(|o| o.iter().find(|x| x["op"] == "READ"))
+            .expect("READ");
+        let (rtt, exec) = (
+            read["rtt_us"]["mean"].as_f64().unwrap_or(0.0),
+            read["exec_us"]["mean"].as_f64().unwrap_or(0.0),
+        );
+        // Execute time holds the round trip: queued no later than sent,
+        // completed no earlier than the reply was read.
+        assert!(rtt > 0.0 && exec >= rtt, "v{v}: rtt {rtt} exec {exec}");
         assert_eq!(ops_bytes(run, "write"), (0, 0), "v{v}");
         assert_eq!(run["interrupted"], false, "v{v}");
         assert_eq!(run["depth_per_thread"], 16, "v{v}: the queue depth is real");

@@ -69,6 +69,16 @@ pub trait Engine {
         let _ = timeout;
         self.submit_and_wait(min, out)
     }
+
+    /// The measured phase starts: a client that counts what it sees per
+    /// operation starts over, so its figures are the phase's.
+    fn measure_started(&mut self) {}
+
+    /// What the engine's own protocol client saw since `measure_started`
+    /// (`result::protocol`); None for the kernel engines.
+    fn protocol(&mut self) -> Option<crate::result::protocol::ProtoSeen> {
+        None
+    }
 }
 
 pub use crate::spec::EngineKind;
@@ -172,6 +182,19 @@ impl Engine for AnyEngine {
             #[cfg(windows)]
             Self::Overlapped(e) => e.submit_and_wait_for(min, timeout, out),
             Self::Own(e) => e.submit_and_wait_for(min, timeout, out),
+        }
+    }
+
+    fn measure_started(&mut self) {
+        if let Self::Own(e) = self {
+            e.measure_started();
+        }
+    }
+
+    fn protocol(&mut self) -> Option<crate::result::protocol::ProtoSeen> {
+        match self {
+            Self::Own(e) => e.protocol(),
+            _ => None,
         }
     }
 }

@@ -84,6 +84,7 @@ fn result(seed: u64, n: usize, secs: f64) -> (RunResult, OpStats, OpStats) {
         steady: None,
         replay: None,
         from_intervals: false,
+        protocol: None,
     };
     let mut res = res;
     let (rt, wt) = (&res.totals.read, &res.totals.write);

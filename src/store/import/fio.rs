@@ -248,6 +248,7 @@ fn job_run(
         replay: None,
         // fio's own summary, not an interval record.
         from_intervals: false,
+        protocol: None,
     }))
 }
 

@@ -19,7 +19,8 @@ use crate::error::{Result, VbError};
 use crate::io::backend::{Dir, IoOpen};
 use crate::io::engine::{Completion, Engine};
 use crate::io::workload::IoOp;
-use crate::proto::nfs::{self, Client, FileType, Reply, Request, Stable};
+use crate::proto::nfs::{self, Client, FileType, OpKind, Reply, Request, Stable};
+use crate::result::protocol::{ProtoOpSeen, ProtoSeen};
 
 /// How long one `submit_and_wait` waits for its first completion when
 /// given no timeout: the client's own call timeouts and reconnects end a
@@ -152,6 +153,41 @@ impl Engine for NfsEngine {
             });
         }
         Ok(())
+    }
+
+    fn measure_started(&mut self) {
+        self.client.reset_stats();
+    }
+
+    fn protocol(&mut self) -> Option<ProtoSeen> {
+        let mut seen = ProtoSeen {
+            protocol: "nfs",
+            version: self.client.version().to_string(),
+            connections: self.client.conn_stats().count() as u32,
+            reconnects: 0,
+            ops: Vec::new(),
+        };
+        for c in self.client.conn_stats() {
+            seen.reconnects += c.reconnects;
+            for (k, s) in c.ops.iter().enumerate() {
+                let (Some(s), Some(kind)) = (s, OpKind::from_index(k as u8)) else {
+                    continue;
+                };
+                let one = ProtoSeen {
+                    ops: vec![ProtoOpSeen {
+                        op: kind.name(),
+                        rtt: s.rtt.clone(),
+                        exec: s.exec.clone(),
+                        errors: s.errors,
+                        retrans: s.retrans,
+                        timeouts: s.timeouts,
+                    }],
+                    ..ProtoSeen::default()
+                };
+                seen.merge(one);
+            }
+        }
+        Some(seen)
     }
 }
 
