@@ -111,44 +111,6 @@ impl ProtoSeen {
     }
 }
 
-/// Hosts' figures of one run, merged: counts added, latencies weighted by
-/// their calls (`merge::merge_lat`).
-pub(crate) fn merge(parts: &[&ProtocolStats]) -> Option<ProtocolStats> {
-    let first = parts.first()?;
-    let mut out = ProtocolStats {
-        protocol: first.protocol.clone(),
-        version: first.version.clone(),
-        connections: parts.iter().map(|p| p.connections).sum(),
-        reconnects: parts.iter().map(|p| p.reconnects).sum(),
-        ops: Vec::new(),
-    };
-    let mut names: Vec<&str> = Vec::new();
-    for p in parts {
-        for o in &p.ops {
-            if !names.contains(&o.op.as_str()) {
-                names.push(&o.op);
-            }
-        }
-    }
-    for name in names {
-        let same: Vec<&ProtocolOp> = parts
-            .iter()
-            .flat_map(|p| p.ops.iter().filter(|o| o.op == name))
-            .collect();
-        out.ops.push(ProtocolOp {
-            op: name.to_string(),
-            calls: same.iter().map(|o| o.calls).sum(),
-            bytes: same.iter().map(|o| o.bytes).sum(),
-            rtt_us: super::merge::merge_lat(same.iter().map(|o| (o.calls, &o.rtt_us))),
-            exec_us: super::merge::merge_lat(same.iter().map(|o| (o.calls, &o.exec_us))),
-            errors: same.iter().map(|o| o.errors).sum(),
-            retrans: same.iter().map(|o| o.retrans).sum(),
-            timeouts: same.iter().map(|o| o.timeouts).sum(),
-        });
-    }
-    Some(out)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -175,7 +137,7 @@ mod tests {
     }
 
     #[test]
-    fn threads_merge_by_operation_and_hosts_by_weight() {
+    fn threads_merge_by_operation_type() {
         let mut a = seen("READ", &[1000, 3000]);
         a.merge(seen("READ", &[2000]));
         a.merge(seen("WRITE", &[5000]));
@@ -186,10 +148,5 @@ mod tests {
         assert_eq!(s.ops[0].bytes, 3 * 4096);
         assert!((s.ops[0].rtt_us.mean - 2.0).abs() < 1e-9, "{:?}", s.ops[0]);
         assert_eq!(s.ops[0].retrans, 2);
-        let both = merge(&[&s, &seen("READ", &[8000]).stats()]).unwrap();
-        let read = &both.ops[0];
-        assert_eq!(read.calls, 4);
-        assert!((read.rtt_us.mean - 3.5).abs() < 1e-9, "{read:?}");
-        assert_eq!(both.connections, 8);
     }
 }

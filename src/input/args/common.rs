@@ -51,9 +51,10 @@ pub struct CommonArgs {
     #[arg(long, value_name = "D", allow_negative_numbers = true)]
     pub warmup: Option<String>,
 
-    /// I/O engine: auto, psync, io_uring, null, overlapped [default: auto].
+    /// I/O engine: auto, psync, io_uring, null, overlapped, nfs [default: auto].
     /// auto uses io_uring when iodepth > 1 and psync otherwise on Linux;
-    /// overlapped (I/O completion ports) is the Windows build's engine.
+    /// overlapped (I/O completion ports) is the Windows build's engine; nfs
+    /// (volbench's own NFS client) is what an nfs:// target runs on.
     #[arg(long, value_name = "ENGINE")]
     pub engine: Option<String>,
 

@@ -463,6 +463,47 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_url_target_chooses_its_engine_and_is_refused_any_other() {
+        use crate::spec::{EngineChoice, EngineKind};
+        let url = Path::new("nfs://s/e/d?version=3");
+        let local = Path::new("/mnt/data");
+        assert!(is_url(url) && !is_url(local) && !is_url(Path::new("a:b/c")));
+        assert_eq!(
+            engine_choice(url, EngineChoice::Auto, false).unwrap(),
+            EngineChoice::Only(EngineKind::Nfs)
+        );
+        assert_eq!(
+            engine_choice(local, EngineChoice::Auto, false).unwrap(),
+            EngineChoice::Auto
+        );
+        // null touches no file: it runs anywhere.
+        let null = EngineChoice::Only(EngineKind::Null);
+        assert_eq!(engine_choice(url, null, false).unwrap(), null);
+        let psync = EngineChoice::Only(EngineKind::Psync);
+        assert!(engine_choice(url, psync, false).is_err());
+        let nfs = EngineChoice::Only(EngineKind::Nfs);
+        assert!(engine_choice(local, nfs, false).is_err());
+        assert!(engine_choice(url, EngineChoice::Auto, true).is_err());
+        assert!(check_url(Path::new("smb://s/share")).is_err());
+        #[cfg(unix)]
+        {
+            assert!(check_url(url).is_ok());
+            assert!(check_url(Path::new("nfs://s/e/d?vers=3")).is_err());
+        }
+        assert_eq!(storage_for(url, EngineKind::Nfs.row()), Storage::Nfs);
+        assert!(
+            refusals(
+                caps(Storage::Nfs),
+                &Ask {
+                    tree: true,
+                    ..Ask::default()
+                }
+            )
+            .is_err()
+        );
+    }
+
+    #[test]
     fn the_local_file_system_is_refused_nothing_and_a_lesser_back_end_is_named_why() {
         let all = Ask {
             named_target: false,

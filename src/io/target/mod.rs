@@ -14,6 +14,7 @@ use crate::error::{Result, VbError};
 use crate::io::workload::Layout;
 use crate::units::format_size;
 
+mod cleanset;
 mod device;
 mod fileset;
 mod marker;
@@ -31,7 +32,8 @@ pub(crate) mod readset;
 
 pub(crate) use crate::io::gate::setdir::{self, Access, read_up_to};
 
-pub use fileset::{Progress, clean_set, remove_set_dir};
+pub use cleanset::{clean_set, remove_set_dir};
+pub use fileset::Progress;
 pub(crate) use marker::unchecked;
 pub use marker::{FILE_PREFIX, MARKER_NAME, MAX_FILES, SetIdentity, set_identity};
 pub use place::{kernel_root, normalise, refuse_kernel_fs};

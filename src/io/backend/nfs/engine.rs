@@ -161,7 +161,7 @@ impl Engine for NfsEngine {
 
     fn protocol(&mut self) -> Option<ProtoSeen> {
         let mut seen = ProtoSeen {
-            protocol: "nfs",
+            protocol: crate::spec::EngineKind::Nfs.name(),
             version: self.client.version().to_string(),
             connections: self.client.conn_stats().count() as u32,
             reconnects: 0,

@@ -188,23 +188,8 @@ pub(crate) fn open(path: &Path, create: bool) -> Result<Arc<dyn Dir>> {
 /// The directory `name` in `dir`, made if missing; anything else at the
 /// name (a symlink, a file) is refused, never followed.
 fn make_dir(c: &mut Client, dir: &Fh, name: &str) -> std::result::Result<Fh, String> {
-    match c.lookup(dir, name.as_bytes()) {
-        Ok((fh, a)) if a.kind == FileType::Directory => Ok(fh),
-        Ok((_, a)) => Err(format!(
-            "it is {}, and volbench never follows links nor uses what it did not make",
-            what_is(a.kind)
-        )),
-        Err(e) if e.is(code::NOENT) => match c.mkdir(dir, name.as_bytes(), 0o755) {
-            Ok((fh, _)) => Ok(fh),
-            // Made meanwhile by another run: looked at again.
-            Err(e) if e.is(code::EXIST) => match c.lookup(dir, name.as_bytes()) {
-                Ok((fh, a)) if a.kind == FileType::Directory => Ok(fh),
-                _ => Err(e.to_string()),
-            },
-            Err(e) => Err(e.to_string()),
-        },
-        Err(e) => Err(e.to_string()),
-    }
+    c.ensure_dir(dir, name.as_bytes(), 0o755)
+        .map_err(|e| e.to_string())
 }
 
 /// One directory of an NFS target.
@@ -531,5 +516,63 @@ impl Dir for NfsDir {
 
     fn open_files(&self, files: &[(String, u64)], how: &IoOpen) -> Result<Files> {
         engine::open(self, files, how).map(|e| Files::Own(Box::new(e)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nfs_connections_go_into_the_url_once() {
+        let p = |s: &str| Path::new(s).to_path_buf();
+        assert_eq!(
+            with_connections(&p("nfs://s/e/d"), 4).unwrap(),
+            p("nfs://s/e/d?nconnect=4")
+        );
+        assert_eq!(
+            with_connections(&p("nfs://s/e/d?version=3"), 2).unwrap(),
+            p("nfs://s/e/d?version=3&nconnect=2")
+        );
+        // The same value twice is one setting; two values are an error.
+        assert_eq!(
+            with_connections(&p("nfs://s/e/d?nconnect=2"), 2).unwrap(),
+            p("nfs://s/e/d?nconnect=2")
+        );
+        let e = with_connections(&p("nfs://s/e/d?nconnect=3"), 2).unwrap_err();
+        assert!(e.message.contains("disagree"), "{e}");
+        assert!(with_connections(&p("nfs://s/e/d?nconnect=1"), 65).is_err());
+    }
+
+    #[test]
+    fn the_servers_attributes_are_what_the_proofs_read() {
+        let a = nfs::Attr {
+            kind: FileType::Regular,
+            nlink: 1,
+            uid: Some(1000),
+            fileid: 77,
+            fsid: (1, 2),
+            size: 4096,
+            ..nfs::Attr::default()
+        };
+        let x = attr_of(&a);
+        assert_eq!(
+            (x.kind, x.id, x.links, x.uid, x.size),
+            (Kind::Regular, 77, 1, 1000, 4096)
+        );
+        assert!(set_file_ours(&x, 1000, x.dev).is_ok());
+        // An owner the server names but this host cannot map is no uid.
+        let nobody = attr_of(&nfs::Attr { uid: None, ..a });
+        assert!(set_file_ours(&nobody, 1000, x.dev).is_err());
+        assert_eq!(
+            attr_of(&nfs::Attr {
+                kind: FileType::Symlink,
+                ..a
+            })
+            .kind,
+            Kind::Symlink
+        );
+        // Another file system is another fsid.
+        assert_ne!(attr_of(&nfs::Attr { fsid: (2, 1), ..a }).dev, x.dev);
     }
 }
