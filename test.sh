@@ -109,6 +109,12 @@ if ((!quick)); then
   fi
 fi
 
+# CI builds once from a clean checkout: the incremental caches (GiBs for the
+# debug build, its static twin and the Windows build) would only cost disk.
+if [[ ${CI:-} == true ]]; then
+  export CARGO_INCREMENTAL=0
+fi
+
 # Every test that skips appends "name: why" here (tests/e2e/common skip()),
 # listed at the end: a skip is never only a line in captured output.
 export VOLBENCH_SKIP_LOG=$PWD/target/test-skips.txt
@@ -192,6 +198,12 @@ if [[ $(uname -m) == x86_64 ]]; then
     grep -qx "$top/$f" <<<"$listing" || fail "no $f"
   done
 fi
+# On CI the static build's intermediates go once the binary is linked and
+# packed (the tests run only the binary): about a GiB of disk back.
+if [[ ${CI:-} == true && -x ${VOLBENCH_STATIC_BIN:-} ]]; then
+  rm -rf target/x86_64-unknown-linux-gnu/debug/{deps,build,incremental,.fingerprint}
+fi
+echo "test.sh: built; target/ holds $(du -sh target 2>/dev/null | cut -f1), $(df -h --output=avail target | tail -1 | tr -d ' ') free" >&2
 # The fuzz targets (tests/e2e/fuzz.rs, docs/reference/fuzzing.md) each run
 # over their seeds and then mutations for this many seconds: CI's bounded
 # fuzzing is 12 targets x 8 s, 48 s of wall time on two test threads
