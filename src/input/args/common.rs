@@ -17,7 +17,8 @@ pub struct CommonArgs {
     /// per target at a time (a lock says who holds it). Under /dev, /proc
     /// and /sys only an existing block device; tmpfs, ramfs and zram are
     /// run but named as memory. Or a directory on an NFS server, without a
-    /// mount: nfs://SERVER[:PORT]/EXPORT/DIR[?version=3|4.1&uid=N&gid=N&rsize=N&wsize=N].
+    /// mount: nfs://SERVER/EXPORT/DIR?version=3 (or 4.1; a :PORT after the
+    /// server, and uid=, gid=, rsize=, wsize= keys, as docs/guide/nfs.md says).
     #[arg(long, value_name = "PATH|URL")]
     pub target: PathBuf,
 
