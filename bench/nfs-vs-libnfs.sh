@@ -6,7 +6,9 @@
 #
 #   sudo bench/nfs-vs-libnfs.sh [--duration 5] [--repeat 3] [--size 256]
 #                               [--cases randread-4k-qd1,randread-4k-qd16,read-64k-qd16,write-64k-qd16]
-#                               [--loop PATH]   (a built nfs-loop to use instead of building one)
+#                               [--loop PATH]   (a built nfs-loop to use instead of building one;
+#                                                none: leave the loop out, its columns 0)
+#                               [--bin PATH]    (a volbench binary to use instead of building one)
 #
 # Cases: 4 KiB random reads at queue depth 1 and 16, 64 KiB sequential reads
 # and writes at depth 16 (unstable writes, as libnfs sends them), NFSv3 over one
@@ -17,9 +19,14 @@
 #
 # The C loop (bench/nfs-loop/libnfs-loop.c) keeps DEPTH nfs_pread_async /
 # nfs_pwrite_async calls in flight, one poll() and nfs_service() per turn.
-# volbench's side is bench/nfs-loop/ (the same loop over volbench::proto::nfs)
-# until volbench runs NFS targets itself. CPU is each process's getrusage
-# (user + system) over its measured loop; IOPS per CPU-second = ops / CPU.
+# volbench's side twice: bench/nfs-loop/ (the same loop over
+# volbench::proto::nfs: the client alone) and `volbench run --target nfs://`
+# (the whole tool: the nfs engine under the worker loop, its histograms,
+# intervals and result, on a file set of the same size filled once before
+# the first round). CPU is each loop's getrusage (user + system) over its
+# measured loop, and the whole volbench process for the run (its set-up,
+# connect and result included: a little against it); IOPS per CPU-second =
+# ops / CPU.
 # Where a kernel NFS client exists, the same workload through a mount would go
 # beside them; this machine's kernel has none (no nfs module), so it is left out.
 # Needs root (ganesha), cc with libnfs-dev, cargo.
@@ -27,7 +34,7 @@ set -euo pipefail
 
 die() { echo "nfs-vs-libnfs: $*" >&2; exit 2; }
 
-duration=5 repeat=3 size_mib=256 vbloop=""
+duration=5 repeat=3 size_mib=256 vbloop="" bin=""
 cases=randread-4k-qd1,randread-4k-qd16,read-64k-qd16,write-64k-qd16
 while (($#)); do
   case $1 in
@@ -36,6 +43,7 @@ while (($#)); do
     --size) size_mib=${2:?}; shift 2 ;;
     --cases) cases=${2:?}; shift 2 ;;
     --loop) vbloop=${2:?}; shift 2 ;;
+    --bin) bin=${2:?}; shift 2 ;;
     *) die "unknown argument $1" ;;
   esac
 done
@@ -58,6 +66,10 @@ if [[ -z $vbloop ]]; then
   (cd "$here/nfs-loop" && cargo build --release --quiet)
   vbloop=$here/nfs-loop/target/release/nfs-loop
 fi
+if [[ -z $bin ]]; then
+  (cd "$here/.." && cargo build --release --quiet)
+  bin=$here/../target/release/volbench
+fi
 
 # The server: ganesha on two free loopback ports, exporting $work/export.
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
@@ -78,12 +90,34 @@ grep -q "NFS SERVER INITIALIZED" "$work/ganesha.log" || die "ganesha did not sta
 pid=$(cat "$work/ganesha.pid")
 head -c $((size_mib << 20)) /dev/urandom > "$work/export/data"
 url="nfs://127.0.0.1$work/export/data?version=3&nfsport=$port&mountport=$mport"
+seturl="nfs://127.0.0.1$work/export/set?version=3&nfsport=$port&mountport=$mport"
+# volbench's own file set, filled once (the runs reuse it).
+"$bin" run --target "$seturl" --size "${size_mib}m" --rw read --io-limit 4k \
+  --warmup 0 --duration 5s --no-counters >/dev/null 2>&1 || die "volbench could not fill its set"
 
 # One run: prints "iops iops_per_cpu".
 run() { # tool bs depth mode
   local out
   if [[ $1 == libnfs ]]; then
     out=$("$work/libnfs-loop" "$url" "$duration" "$3" "$2" "$4")
+  elif [[ $1 == run ]]; then
+    out=$(python3 - "$bin" "$seturl" "$size_mib" "$duration" "$3" "$2" "$4" <<'PY'
+import json, resource, subprocess, sys
+bin, url, size, secs, depth, bs, mode = sys.argv[1:]
+before = resource.getrusage(resource.RUSAGE_CHILDREN)
+p = subprocess.run([bin, "run", "--target", url, "--size", size + "m", "--rw", mode,
+                    "--bs", bs, "--iodepth", depth, "--threads", "1", "--warmup", "0",
+                    "--duration", secs + "s", "--no-counters", "--json"],
+                   capture_output=True, check=True)
+after = resource.getrusage(resource.RUSAGE_CHILDREN)
+cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+run = json.loads(p.stdout)["runs"][0]
+t = run["totals"]
+ops = t["read"]["ops"] + t["write"]["ops"]
+measured = sum(ph["duration_s"] for ph in run["phases"] if ph["name"] == "measure")
+print(f"ops={ops} seconds={measured} cpu={cpu}")
+PY
+)
   else
     out=$("$vbloop" "$url" "$duration" "$3" "$2" "$4" 1 2>/dev/null)
   fi
@@ -97,7 +131,8 @@ PY
 
 median() { python3 -c 'import sys,statistics; print(statistics.median(float(x) for x in sys.argv[1:]))' "$@"; }
 
-printf "%-18s %12s %12s %8s %16s %16s %8s\n" case "vb IOPS" "libnfs IOPS" ratio "vb IOPS/CPU-s" "libnfs IOPS/CPU-s" ratio
+printf "%-18s %12s %12s %12s %8s %8s %16s %16s %16s %8s %8s\n" case "loop IOPS" "run IOPS" "libnfs IOPS" "loop/c" "run/c" \
+  "loop IOPS/CPU-s" "run IOPS/CPU-s" "libnfs IOPS/CPU-s" "loop/c" "run/c"
 IFS=, read -ra list <<<"$cases"
 for c in "${list[@]}"; do
   case $c in
@@ -107,20 +142,30 @@ for c in "${list[@]}"; do
     write-64k-qd16) bs=65536 depth=16 mode=write ;;
     *) die "unknown case $c" ;;
   esac
-  vi=() vc=() li=() lc=()
+  vi=() vc=() ri=() rc=() li=() lc=()
   for r in $(seq "$repeat"); do
-    # Alternate which goes first, so neither always meets a warmer cache.
-    order=(vb libnfs)
-    ((r % 2 == 0)) && order=(libnfs vb)
+    # Alternate which goes first, so none always meets a warmer cache.
+    order=(vb run libnfs)
+    ((r % 2 == 0)) && order=(libnfs run vb)
+    if [[ $vbloop == none ]]; then
+      order=(run libnfs)
+      ((r % 2 == 0)) && order=(libnfs run)
+      vi+=(0) vc+=(0)
+    fi
     for t in "${order[@]}"; do
       read -r iops per < <(run "$t" "$bs" "$depth" "$mode")
-      if [[ $t == vb ]]; then vi+=("$iops") vc+=("$per"); else li+=("$iops") lc+=("$per"); fi
+      case $t in
+        vb) vi+=("$iops") vc+=("$per") ;;
+        run) ri+=("$iops") rc+=("$per") ;;
+        *) li+=("$iops") lc+=("$per") ;;
+      esac
     done
   done
-  mvi=$(median "${vi[@]}") mli=$(median "${li[@]}") mvc=$(median "${vc[@]}") mlc=$(median "${lc[@]}")
-  python3 - "$c" "$mvi" "$mli" "$mvc" "$mlc" <<'PY'
+  python3 - "$c" "$(median "${vi[@]}")" "$(median "${ri[@]}")" "$(median "${li[@]}")" \
+    "$(median "${vc[@]}")" "$(median "${rc[@]}")" "$(median "${lc[@]}")" <<'PY'
 import sys
-c, vi, li, vc, lc = sys.argv[1], *map(float, sys.argv[2:])
-print(f"{c:<18} {vi:12.0f} {li:12.0f} {vi / li:7.2f}x {vc:16.0f} {lc:16.0f} {vc / lc:7.2f}x")
+c, vi, ri, li, vc, rc, lc = sys.argv[1], *map(float, sys.argv[2:])
+print(f"{c:<18} {vi:12.0f} {ri:12.0f} {li:12.0f} {vi / li:7.2f}x {ri / li:7.2f}x "
+      f"{vc:16.0f} {rc:16.0f} {lc:16.0f} {vc / lc:7.2f}x {rc / lc:7.2f}x")
 PY
 done

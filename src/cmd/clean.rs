@@ -5,6 +5,16 @@ use crate::error::{Result, exit};
 use crate::input::args::CleanArgs;
 
 pub(crate) fn cmd_clean(a: &CleanArgs) -> Result<i32> {
+    // A file set on a server (nfs://): its own files, proven, nothing else.
+    if crate::io::backend::is_url(&a.target) {
+        crate::io::backend::check_url(&a.target)?;
+        let files = crate::io::target::clean_set(&a.target)?;
+        crate::console::outln!(
+            "removed {files} files from {} (anything else there is left)",
+            a.target.display()
+        );
+        return Ok(exit::OK);
+    }
     // A tree many hosts shared: its parts (hostN), each a tree of its own.
     let done = match crate::io::meta::shared::clean_parts(&a.target)? {
         Some(done) => done,

@@ -28,13 +28,18 @@ pub(crate) fn cmd_quick(a: &QuickArgs) -> Result<i32> {
     )?
     .as_secs_f64();
     let size = parse_size_in("--size", &a.size, 1, crate::units::bounds::MAX_SIZE)?;
-    if !a.dir.is_dir() {
+    // A directory on an NFS server: the scratch set is made there by the
+    // run (its back end creates the last component) and removed through it.
+    let remote = crate::io::backend::is_url(&a.dir);
+    if remote {
+        crate::io::backend::check_url(&a.dir)?;
+    } else if !a.dir.is_dir() {
         return Err(VbError::target(format!(
             "{} is not a directory",
             a.dir.display()
         )));
     }
-    let dir = a.dir.join(format!("volbench-quick-{}", std::process::id()));
+    let dir = scratch_in(&a.dir, &format!("volbench-quick-{}", std::process::id()));
     let _scratch = Scratch;
     if !a.keep {
         let at = dir.clone();
@@ -42,7 +47,7 @@ pub(crate) fn cmd_quick(a: &QuickArgs) -> Result<i32> {
             // Through the file set's own removal: only the files its
             // marker lists, the marker and the lock, then the empty
             // directory; nothing else is deleted.
-            if at.exists() {
+            if remote || at.exists() {
                 if let Err(e) = crate::io::target::remove_set_dir(&at) {
                     crate::console::errln!("volbench: the scratch directory was left: {e}");
                 }
@@ -66,10 +71,13 @@ pub(crate) fn cmd_quick(a: &QuickArgs) -> Result<i32> {
         suite::to_job(&origin, &text, &parsed, &overrides)
     };
     let mut job = make(true)?;
-    crate::io::gate::create_dir_all(&dir)
-        .map_err(|e| VbError::target(format!("cannot create {}: {e}", dir.display())))?;
     let mut notes = Vec::new();
-    if crate::io::target::probe_dir_direct(&dir).is_err() {
+    if !remote {
+        crate::io::gate::create_dir_all(&dir)
+            .map_err(|e| VbError::target(format!("cannot create {}: {e}", dir.display())))?;
+    }
+    // Over NFS every I/O is direct: the client keeps no cache.
+    if !remote && crate::io::target::probe_dir_direct(&dir).is_err() {
         notes.push(format!(
             "{} does not support direct I/O; quick falls back to buffered I/O (page cache included)",
             a.dir.display()
@@ -95,4 +103,33 @@ pub(crate) fn cmd_quick(a: &QuickArgs) -> Result<i32> {
         spec: job,
     };
     super::run::go(job)
+}
+
+/// The scratch directory `name` in `dir`: a path joined, or a URL's path
+/// with the name added before its query (`nfs://s/e/d?version=3` ->
+/// `nfs://s/e/d/NAME?version=3`).
+fn scratch_in(dir: &std::path::Path, name: &str) -> std::path::PathBuf {
+    if !crate::io::backend::is_url(dir) {
+        return dir.join(name);
+    }
+    let text = dir.to_string_lossy();
+    let (base, query) = match text.split_once('?') {
+        Some((b, q)) => (b, format!("?{q}")),
+        None => (&*text, String::new()),
+    };
+    std::path::PathBuf::from(format!("{}/{name}{query}", base.trim_end_matches('/')))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_scratch_directory_of_a_url_goes_before_its_query() {
+        let at = |d: &str| super::scratch_in(std::path::Path::new(d), "q");
+        assert_eq!(at("/mnt/x"), std::path::PathBuf::from("/mnt/x/q"));
+        assert_eq!(
+            at("nfs://s/e/d?version=3&nconnect=2"),
+            std::path::PathBuf::from("nfs://s/e/d/q?version=3&nconnect=2")
+        );
+        assert_eq!(at("nfs://s/e/"), std::path::PathBuf::from("nfs://s/e/q"));
+    }
 }

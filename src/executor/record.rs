@@ -91,6 +91,7 @@ pub(super) fn build_result(
         replay: None,
         from_intervals: false,
         histograms_left_out: false,
+        protocol: None,
     }
 }
 

@@ -90,6 +90,7 @@ pub(crate) fn run_one(
                             job.target.direct && !spec.buffered,
                             job.target.write_sync,
                             run.engine.caps().kernel_async,
+                            (run.depth, spec.max_bs()),
                         )
                         .map_err(|e| e.to_string())
                     };
@@ -224,7 +225,14 @@ fn set_up(
     let spec = &run.spec;
     let n = run.io_threads;
     let buffered = !job.target.direct || spec.buffered;
-    if buffered && job.target.fill.invalidate && !run.engine.caps().diskless && spec.meta.is_none()
+    // Local descriptors only: a back end with its own client has no cache
+    // of this host's to drop.
+    let local = run.engine.caps().storage == crate::spec::Storage::Local;
+    if buffered
+        && job.target.fill.invalidate
+        && !run.engine.caps().diskless
+        && local
+        && spec.meta.is_none()
     {
         // fio's invalidate=1: each run starts from the storage, not from the
         // pages the fill or the run before left cached. Advice only, so a
@@ -232,7 +240,7 @@ fn set_up(
         // Windows has no such advice: a buffered run there starts from
         // whatever its cache holds (docs/guide/windows.md).
         #[cfg(unix)]
-        for fd in target::open_files(prepared, false, job.target.write_sync, false)
+        for fd in target::open_files(prepared, false, job.target.write_sync, false, (1, 4096))
             .map_err(|e| (e, None))?
             .fds()
         {
@@ -276,6 +284,7 @@ fn set_up(
                 job.target.direct && !spec.buffered,
                 job.target.write_sync,
                 run.engine.caps().kernel_async,
+                (run.depth, spec.max_bs()),
             )
             .map_err(|e| (e, None))?
         };
@@ -352,11 +361,15 @@ fn gather(
     let mut error = None;
     let mut ops = Vec::new();
     let mut data = crate::io::verify::DataReport::default();
+    let mut protocol: Option<crate::result::protocol::ProtoSeen> = None;
     for h in handles {
         match h.join() {
             Ok(r) => {
                 warm.merge(&r.warmup);
                 meas.merge(&r.measure);
+                if let Some(p) = r.protocol {
+                    protocol.get_or_insert_with(Default::default).merge(p);
+                }
                 super::meta::merge(&mut ops, r.meta);
                 data.merge(r.data);
                 if error.is_none() {
@@ -368,6 +381,7 @@ fn gather(
     }
     let mut result = build_result(run, timeline, &warm, &meas);
     result.meta_ops = super::meta::results(ops, &result);
+    result.protocol = protocol.map(|p| p.stats());
     if prepared.data.as_ref().is_some_and(|d| d.max_errors() > 0) {
         result.data_errors = Some(data.errors);
     }
@@ -435,8 +449,14 @@ fn readvise(
         advise(setup.files.fds(), spec.rw.is_random());
     }
     if drop_per_pass && !setup.files.fds().is_empty() {
-        let files = target::open_files(prepared, false, crate::spec::WriteSync::default(), false)
-            .map_err(|e| e.to_string())?;
+        let files = target::open_files(
+            prepared,
+            false,
+            crate::spec::WriteSync::default(),
+            false,
+            (1, 4096),
+        )
+        .map_err(|e| e.to_string())?;
         if let crate::io::backend::Files::Fds(fds) = files {
             setup.io_gen.drop_at_pass_end(fds);
         }

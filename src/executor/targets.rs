@@ -133,6 +133,8 @@ impl OnHost {
         let first = sets.first().map(|(_, s)| s);
         let kind = first.map_or(p.target.kind, |s| s.kind);
         let path = &p.job.target.path;
+        // A URL names no mount, memory or block sizes of this host.
+        let here = !crate::io::backend::is_url(path);
         Some(TargetInfo {
             kind,
             path: path.display().to_string(),
@@ -141,10 +143,15 @@ impl OnHost {
             align: first.map_or(1, |s| s.align),
             mount: match kind {
                 TargetKind::BlockDevice => None,
+                _ if !here => None,
                 _ => crate::io::mounts::for_path(path),
             },
-            memory: super::memory_of(kind, path),
-            blocks: crate::io::mounts::block_sizes(path, kind),
+            memory: here.then(|| super::memory_of(kind, path)).flatten(),
+            blocks: if here {
+                crate::io::mounts::block_sizes(path, kind)
+            } else {
+                Default::default()
+            },
         })
     }
 

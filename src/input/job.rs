@@ -53,7 +53,7 @@ pub(crate) enum Place {
 
 /// `volbench run`'s job (`--like` already resolved into flags).
 pub(crate) fn of_run(a: &RunArgs) -> Result<Job> {
-    let c = &a.common;
+    let c = &with_nfs_connections(&a.common)?;
     let expect = super::expect::expectation(c)?;
     let counts = c.remote.counts.host_counts.clone();
     let at = Where::of(c, false, counts.as_ref().map(|_| "--host-counts"))?;
@@ -133,6 +133,7 @@ impl Suite {
         no_warmup_run: bool,
         listed: Option<Vec<HostSpec>>,
     ) -> Result<Job> {
+        let c = &with_nfs_connections(c)?;
         let expect = super::expect::expectation(c)?;
         let multi_host = c.remote.is_multi_host() || listed.is_some();
         let c = &with_suite_threads_total(c, self.parsed.threads_total, multi_host)?;
@@ -161,6 +162,34 @@ impl Suite {
             notes: Vec::new(),
         })
     }
+}
+
+/// The flags with `--nfs-connections` read once into the target's URL
+/// (`nconnect=`), where every host and the result find it.
+fn with_nfs_connections(c: &CommonArgs) -> Result<CommonArgs> {
+    let mut c = c.clone();
+    let Some(text) = c.nfs_connections.take() else {
+        return Ok(c);
+    };
+    let n = crate::units::parse_count_in(
+        "--nfs-connections",
+        &text,
+        1,
+        crate::units::bounds::MAX_NFS_CONNECTIONS,
+    )?;
+    if !c.target.to_string_lossy().starts_with("nfs://") {
+        return Err(VbError::input(format!(
+            "--nfs-connections is for an nfs:// target, and {} is not one",
+            c.target.display()
+        )));
+    }
+    #[cfg(unix)]
+    {
+        c.target = crate::io::backend::nfs::with_connections(&c.target, n)?;
+    }
+    #[cfg(not(unix))]
+    let _ = n;
+    Ok(c)
 }
 
 /// The flags with a suite's `threads_total = true` applied: over a local

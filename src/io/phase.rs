@@ -104,6 +104,8 @@ pub(crate) struct WorkerResult {
     pub meta: Vec<MetaOpStats>,
     /// Reads that returned what was not written (--verify).
     pub data: crate::io::verify::DataReport,
+    /// What a back end's own protocol client saw in the measured phase.
+    pub protocol: Option<crate::result::protocol::ProtoSeen>,
 }
 
 pub(crate) struct WorkerSetup {

@@ -101,6 +101,7 @@ fn run_loop<const RATED: bool, const VERIFY: bool, const SHAPED: bool>(
                 error: Some(format!("cannot set up the {} engine: {e}", kind.name())),
                 meta: Vec::new(),
                 data: Default::default(),
+                protocol: None,
             };
         }
     };
@@ -130,10 +131,19 @@ fn run_loop<const RATED: bool, const VERIFY: bool, const SHAPED: bool>(
         };
     }
 
+    // The phase the engine was last told of (a protocol client's figures
+    // start over with the measured phase).
+    let mut told = PHASE_WARMUP;
     loop {
         let phase = control.phase.load(Ordering::Relaxed);
         if phase >= PHASE_STOP {
             break;
+        }
+        if phase != told {
+            if phase == PHASE_MEASURE {
+                engine.measure_started();
+            }
+            told = phase;
         }
         // Rate-limited workers issue only what is due by now.
         let due_by = if RATED { Some(now_ns()) } else { None };
@@ -330,6 +340,7 @@ fn run_loop<const RATED: bool, const VERIFY: bool, const SHAPED: bool>(
             control.failed.store(true, Ordering::Relaxed);
         }
     }
+    let protocol = engine.protocol();
     drop(engine);
     if VERIFY && in_flight > 0 {
         if let Some(d) = &data {
@@ -349,6 +360,7 @@ fn run_loop<const RATED: bool, const VERIFY: bool, const SHAPED: bool>(
         error,
         meta: Vec::new(),
         data: data_report,
+        protocol,
     }
 }
 
@@ -401,6 +413,7 @@ pub(crate) fn not_started(control: &Control, error: String, ready: impl FnOnce()
         error: Some(error),
         meta: Vec::new(),
         data: Default::default(),
+        protocol: None,
     }
 }
 

@@ -108,6 +108,13 @@ pub(crate) fn plan_sized(mut job: JobSpec, size_given: bool) -> Result<Plan> {
 pub(crate) fn plan(job: JobSpec) -> Result<Plan> {
     job.validate()?;
     job.engine.check_platform()?;
+    // An nfs:// target's runs use the nfs engine; other engines, local paths.
+    let choice = crate::io::backend::engine_choice(
+        &job.target.path,
+        job.engine,
+        job.runs.iter().any(|r| r.meta.is_some()),
+    )?;
+    choice.check_platform()?;
     let insp = meta::inspect(&job)?;
     let uring = engine::probe_io_uring();
     let mut notes = Vec::new();
@@ -115,7 +122,7 @@ pub(crate) fn plan(job: JobSpec) -> Result<Plan> {
         .runs
         .iter()
         .map(|r| {
-            let (engine, engine_note) = engine::resolve(job.engine, r.iodepth, &uring);
+            let (engine, engine_note) = engine::resolve(choice, r.iodepth, &uring);
             // A synchronous engine keeps one I/O in flight per thread, so the
             // requested concurrency becomes threads x iodepth threads.
             let (io_threads, depth) = if engine.is_sync() {

@@ -198,6 +198,7 @@ impl RunFixture {
             replay: None,
             from_intervals: false,
             histograms_left_out: false,
+            protocol: None,
             rate: self.rate_pct.map(|_| crate::result::RateResult {
                 target_iops: self.iops,
                 achieved_iops: self.iops,

@@ -7,6 +7,7 @@ use crate::result::check;
 pub use crate::result::cluster::{
     Cluster, ClusterRun, CoordinatorCost, HostResult, HostStatus, Unfinished,
 };
+use crate::result::protocol::{ProtocolOp, ProtocolStats};
 use crate::result::{
     Cpu, Histograms, Interval, IntervalOp, LatSummary, LittlesLaw, OpPair, OpTotals, Phase,
     PhaseName, RateResult, RunResult, SteadyResult, Totals,
@@ -87,6 +88,12 @@ pub fn merge_runs(parts: &[&RunResult]) -> Result<RunResult, String> {
             .filter_map(|p| p.data_errors)
             .reduce(|a, b| a + b),
         // Per-target figures belong to the caller that knows the targets.
+        protocol: merge_protocol(
+            &parts
+                .iter()
+                .filter_map(|p| p.protocol.as_ref())
+                .collect::<Vec<_>>(),
+        ),
         targets: Vec::new(),
         stalls: parts
             .iter()
@@ -229,10 +236,48 @@ fn merge_unbucketed<'a>(parts: impl Iterator<Item = &'a OpTotals>) -> OpTotals {
     t
 }
 
+/// Hosts' figures of one run, merged: counts added, latencies weighted by
+/// their calls (`merge_lat`).
+pub(crate) fn merge_protocol(parts: &[&ProtocolStats]) -> Option<ProtocolStats> {
+    let first = parts.first()?;
+    let mut out = ProtocolStats {
+        protocol: first.protocol.clone(),
+        version: first.version.clone(),
+        connections: parts.iter().map(|p| p.connections).sum(),
+        reconnects: parts.iter().map(|p| p.reconnects).sum(),
+        ops: Vec::new(),
+    };
+    let mut names: Vec<&str> = Vec::new();
+    for p in parts {
+        for o in &p.ops {
+            if !names.contains(&o.op.as_str()) {
+                names.push(&o.op);
+            }
+        }
+    }
+    for name in names {
+        let same: Vec<&ProtocolOp> = parts
+            .iter()
+            .flat_map(|p| p.ops.iter().filter(|o| o.op == name))
+            .collect();
+        out.ops.push(ProtocolOp {
+            op: name.to_string(),
+            calls: same.iter().map(|o| o.calls).sum(),
+            bytes: same.iter().map(|o| o.bytes).sum(),
+            rtt_us: merge_lat(same.iter().map(|o| (o.calls, &o.rtt_us))),
+            exec_us: merge_lat(same.iter().map(|o| (o.calls, &o.exec_us))),
+            errors: same.iter().map(|o| o.errors).sum(),
+            retrans: same.iter().map(|o| o.retrans).sum(),
+            timeouts: same.iter().map(|o| o.timeouts).sum(),
+        });
+    }
+    Some(out)
+}
+
 /// Combines latency summaries of `ops` operations each: the mean and the
 /// standard deviation exactly (from each part's moments), min and max
 /// exactly, percentiles as the highest of the parts.
-fn merge_lat<'a>(parts: impl Iterator<Item = (u64, &'a LatSummary)>) -> LatSummary {
+pub(crate) fn merge_lat<'a>(parts: impl Iterator<Item = (u64, &'a LatSummary)>) -> LatSummary {
     let mut lat = LatSummary {
         min: f64::INFINITY,
         ..LatSummary::default()

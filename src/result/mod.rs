@@ -16,6 +16,7 @@ pub(crate) mod meta;
 pub(crate) mod mount;
 pub(crate) mod ops;
 pub mod profile;
+pub mod protocol;
 pub(crate) mod replay;
 pub(crate) mod search;
 pub(crate) mod sizes;
@@ -233,6 +234,10 @@ pub struct RunResult {
     /// empty); its totals and percentiles stay.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub histograms_left_out: bool,
+    /// A run through volbench's own protocol client (an `nfs://` target):
+    /// what the client saw per operation type in the measured phase.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protocol: Option<protocol::ProtocolStats>,
 }
 
 /// One stall of the whole process, seen by the collector as a wall-clock

@@ -17,6 +17,7 @@ pub enum EngineKind {
     IoUring,
     Null,
     Overlapped,
+    Nfs,
 }
 
 /// Where an engine can run.
@@ -57,6 +58,9 @@ impl Platform {
 pub enum Storage {
     /// The local file system (and block devices), through the gate.
     Local,
+    /// A directory on an NFS server, reached by volbench's own client
+    /// (`nfs://` targets; `io::backend::nfs`, Unix only).
+    Nfs,
     /// Files in memory: the test double that shows the seam carries a
     /// whole run (`io::backend::mem`); no engine row names it.
     #[cfg(test)]
@@ -112,7 +116,7 @@ const NONE: Caps = Caps {
 };
 
 /// Every engine volbench has.
-pub const ENGINES: &[EngineRow] = &[PSYNC, IO_URING, NULL, OVERLAPPED];
+pub const ENGINES: &[EngineRow] = &[PSYNC, IO_URING, NULL, OVERLAPPED, NFS];
 
 const PSYNC: EngineRow = EngineRow {
     kind: EngineKind::Psync,
@@ -169,6 +173,23 @@ const OVERLAPPED: EngineRow = EngineRow {
         ..NONE
     },
     about: "Windows overlapped I/O on a completion port, --iodepth I/Os in flight per thread",
+};
+
+const NFS: EngineRow = EngineRow {
+    kind: EngineKind::Nfs,
+    name: "nfs",
+    aliases: &[],
+    caps: Caps {
+        // Pipelined READ and WRITE calls over its own connections: no
+        // client cache, so every I/O is direct.
+        direct: true,
+        queue_depth: true,
+        // Its transport is Unix's (poll(2)).
+        platform: Platform::Linux,
+        storage: Storage::Nfs,
+        ..NONE
+    },
+    about: "volbench's own NFSv3/NFSv4.1 client on an nfs:// target, --iodepth calls in flight per thread",
 };
 
 /// The names `--engine` accepts, for messages: "auto, psync, io_uring, null".
@@ -380,9 +401,9 @@ mod tests {
             assert!(e.contains(row.name), "{e}");
         }
         assert!(e.contains("auto"), "{e}");
-        let e = EngineKind::from_name("nfs").unwrap_err();
+        let e = EngineKind::from_name("rbd").unwrap_err();
         assert!(
-            e.contains("'nfs'") && ENGINES.iter().all(|r| e.contains(r.name)),
+            e.contains("'rbd'") && ENGINES.iter().all(|r| e.contains(r.name)),
             "{e}"
         );
         // Results and agents spell names exactly: an alias is not a name there.
@@ -411,11 +432,11 @@ mod tests {
             serde_json::to_string(&EngineChoice::Auto).ok().as_deref(),
             Some("\"auto\"")
         );
-        let e = serde_json::from_str::<EngineKind>("\"nfs\"")
+        let e = serde_json::from_str::<EngineKind>("\"rbd\"")
             .unwrap_err()
             .to_string();
-        assert!(e.contains("unknown engine 'nfs'"), "{e}");
-        assert!(serde_json::from_str::<EngineChoice>("\"nfs\"").is_err());
+        assert!(e.contains("unknown engine 'rbd'"), "{e}");
+        assert!(serde_json::from_str::<EngineChoice>("\"rbd\"").is_err());
     }
 
     #[test]

@@ -42,6 +42,7 @@ mod meta_intervals;
 mod methods;
 mod multihost;
 mod nfs;
+mod nfs_target;
 mod prop_import;
 mod prop_input;
 mod prop_untrusted;

@@ -247,6 +247,11 @@ fn the_bounds_page_states_every_bound() {
             format!("weights 1..{MAX_BS_WEIGHT}"),
         ),
         ("MAX_THREADS", "`--threads`", format!("1..{MAX_THREADS}")),
+        (
+            "MAX_NFS_CONNECTIONS",
+            "`--nfs-connections`",
+            format!("1..{MAX_NFS_CONNECTIONS}"),
+        ),
         ("MAX_IODEPTH", "`--iodepth`", format!("1..{MAX_IODEPTH}")),
         (
             "MAX_IN_FLIGHT",

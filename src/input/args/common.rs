@@ -16,8 +16,10 @@ pub struct CommonArgs {
     /// is followed; only regular files volbench created are written; one run
     /// per target at a time (a lock says who holds it). Under /dev, /proc
     /// and /sys only an existing block device; tmpfs, ramfs and zram are
-    /// run but named as memory.
-    #[arg(long, value_name = "PATH")]
+    /// run but named as memory. Or a directory on an NFS server, without a
+    /// mount: nfs://SERVER/EXPORT/DIR?version=3 (or 4.1; a :PORT after the
+    /// server, and uid=, gid=, rsize=, wsize= keys, as docs/guide/nfs.md says).
+    #[arg(long, value_name = "PATH|URL")]
     pub target: PathBuf,
 
     /// Working set on this host: 512, 4k, 64KiB, 1m, 4G, 1T (binary units;
@@ -50,15 +52,22 @@ pub struct CommonArgs {
     #[arg(long, value_name = "D", allow_negative_numbers = true)]
     pub warmup: Option<String>,
 
-    /// I/O engine: auto, psync, io_uring, null, overlapped [default: auto].
+    /// I/O engine: auto, psync, io_uring, null, overlapped, nfs [default: auto].
     /// auto uses io_uring when iodepth > 1 and psync otherwise on Linux;
-    /// overlapped (I/O completion ports) is the Windows build's engine.
+    /// overlapped (I/O completion ports) is the Windows build's engine; nfs
+    /// (volbench's own NFS client) is what an nfs:// target runs on.
     #[arg(long, value_name = "ENGINE")]
     pub engine: Option<String>,
 
     /// Go through the page cache instead of O_DIRECT.
     #[arg(long)]
     pub buffered: bool,
+
+    /// An nfs:// target: TCP connections each I/O thread's own client opens
+    /// to the server, its requests spread over them (a mount's nconnect;
+    /// the URL's nconnect= says the same), 1..64 [default: 1].
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub nfs_connections: Option<String>,
 
     /// What each write waits for: none, dsync (O_DSYNC: its data on stable
     /// storage, write-through) or sync (O_SYNC: data and metadata) [default: none].

@@ -285,7 +285,8 @@ pub struct AgentArgs {
 #[derive(Args, Debug, Clone)]
 pub struct CleanArgs {
     /// The tree's directory (the --target of the run that made it; for a
-    /// tree many hosts shared, every hostN part in it is cleaned).
-    #[arg(long, value_name = "DIR")]
+    /// tree many hosts shared, every hostN part in it is cleaned), or an
+    /// nfs:// target's file set (its own files, proven, nothing else).
+    #[arg(long, value_name = "DIR|URL")]
     pub target: PathBuf,
 }

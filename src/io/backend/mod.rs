@@ -27,6 +27,8 @@
 pub(crate) mod local;
 #[cfg(test)]
 pub(crate) mod mem;
+#[cfg(unix)]
+pub(crate) mod nfs;
 
 use std::ffi::CStr;
 use std::path::{Path, PathBuf};
@@ -154,6 +156,12 @@ pub(crate) struct IoOpen {
     /// Windows opens its handles for overlapped I/O.
     #[cfg_attr(not(windows), allow(dead_code))]
     pub overlapped: bool,
+    /// I/Os the worker keeps in flight, and the largest: what a back end
+    /// with its own engine sizes its client for.
+    #[cfg_attr(not(unix), allow(dead_code))]
+    pub depth: u32,
+    #[cfg_attr(not(unix), allow(dead_code))]
+    pub max_io: u64,
 }
 
 /// One file of a set, open.
@@ -239,7 +247,7 @@ pub(crate) enum Files {
     /// A back end's own engine over its handles and connections: what a
     /// back end that is not local builds (the test double today, NFS and
     /// SMB next).
-    #[cfg_attr(not(test), allow(dead_code))]
+    #[cfg_attr(not(any(test, unix)), allow(dead_code))]
     Own(Box<dyn crate::io::engine::Engine + Send>),
 }
 
@@ -273,17 +281,86 @@ pub(crate) fn engine(
 }
 
 /// Which back end a directory target's storage is reached through: what
-/// the engine row says it works on (`spec::Storage`), the local file
-/// system by default. A URL target (`nfs://`, `smb://`) will choose its
-/// back end here from the URL's scheme with the row's `storage`.
+/// the engine row says it works on (`spec::Storage`; an `nfs://` target's
+/// runs use the `nfs` row, `engine_choice`), the local file system by
+/// default.
 pub(crate) fn storage_for(_target: &Path, row: &crate::spec::EngineRow) -> Storage {
     row.caps.storage
+}
+
+/// Whether a target names storage by URL (`nfs://...`) rather than a path
+/// of this system.
+pub(crate) fn is_url(target: &Path) -> bool {
+    target.to_str().is_some_and(|t| {
+        t.split_once("://").is_some_and(|(scheme, _)| {
+            !scheme.is_empty() && scheme.chars().all(|c| c.is_ascii_alphanumeric())
+        })
+    })
+}
+
+/// Checks a URL target before anything is opened (its URL parses, this
+/// build has its back end): one line, before any I/O.
+pub(crate) fn check_url(target: &Path) -> Result<()> {
+    let text = target.to_string_lossy();
+    if text.starts_with("nfs://") {
+        #[cfg(unix)]
+        return nfs::url_of(target).map(|_| ());
+        #[cfg(not(unix))]
+        return Err(VbError::input(
+            "an nfs:// target needs the Linux build (its client is Unix only for now)",
+        ));
+    }
+    let scheme = text.split("://").next().unwrap_or_default();
+    Err(VbError::input(format!(
+        "--target {}: volbench reaches storage by nfs:// URLs or by paths of this system, not {scheme}://",
+        crate::units::bounds::one_line(&text)
+    )))
+}
+
+/// The engine runs on `target` use: an `nfs://` target's runs go through
+/// the `nfs` engine (its own client), and any other engine that touches
+/// files is refused for it, as `nfs` is for a local path; a metadata run
+/// over NFS is not offered yet.
+pub(crate) fn engine_choice(
+    target: &Path,
+    choice: crate::spec::EngineChoice,
+    metadata: bool,
+) -> Result<crate::spec::EngineChoice> {
+    use crate::spec::{EngineChoice, EngineKind};
+    let nfs_target = target.to_str().is_some_and(|t| t.starts_with("nfs://"));
+    match choice.kind() {
+        _ if nfs_target && metadata => Err(VbError::input(
+            "a metadata run (--ops) on an nfs:// target is not offered yet; run it on a mounted path",
+        )),
+        None if nfs_target => Ok(EngineChoice::Only(EngineKind::Nfs)),
+        Some(k) if nfs_target && k != EngineKind::Nfs && !k.caps().diskless => {
+            Err(VbError::input(format!(
+                "--engine {k} works on local files; an nfs:// target runs on the nfs engine \
+                 (leave --engine out, or give --engine nfs)"
+            )))
+        }
+        Some(EngineKind::Nfs) if !nfs_target => Err(VbError::input(format!(
+            "--engine nfs needs an nfs:// target (nfs://SERVER/EXPORT/DIR), not {}",
+            target.display()
+        ))),
+        _ => Ok(choice),
+    }
 }
 
 /// A back end's capabilities.
 pub(crate) fn caps(storage: Storage) -> Caps {
     match storage {
         Storage::Local => LOCAL,
+        // A user-space client: a directory of files, no descriptors, no
+        // syncs, discards or cache drops, no metadata trees yet.
+        Storage::Nfs => Caps {
+            fds: false,
+            named_targets: false,
+            flush: false,
+            discard: false,
+            drop_caches: false,
+            trees: false,
+        },
         // What a user-space network client offers first: files and trees,
         // no descriptors, no syncs or discards yet.
         #[cfg(test)]
@@ -303,6 +380,16 @@ pub(crate) fn caps(storage: Storage) -> Caps {
 pub(crate) fn open_dir(storage: Storage, path: &Path, create: bool) -> Result<Arc<dyn Dir>> {
     match storage {
         Storage::Local => local::open(path, create),
+        #[cfg(unix)]
+        Storage::Nfs => nfs::open(path, create),
+        #[cfg(not(unix))]
+        Storage::Nfs => {
+            let _ = create;
+            Err(VbError::input(format!(
+                "{}: an nfs:// target needs the Linux build",
+                path.display()
+            )))
+        }
         #[cfg(test)]
         Storage::Memory => {
             let _ = create;
@@ -314,14 +401,16 @@ pub(crate) fn open_dir(storage: Storage, path: &Path, create: bool) -> Result<Ar
 /// The metadata tree at `path` on a back end that is not local: its root,
 /// where each worker opens it, and the tree's lock. (The local tree is
 /// `io::meta::prepare`'s, on directory descriptors.) For the test double
-/// only until the first such back end (NFS) lands and drops the `cfg`.
+/// only until a back end that is not local offers trees (`Caps::trees`).
 #[cfg(test)]
 pub(crate) fn open_tree(
     storage: Storage,
     path: &Path,
 ) -> Result<(Arc<dyn TreeRoot>, Box<dyn Held>)> {
     match storage {
-        Storage::Local => Err(VbError::run("the local tree is io::meta::prepare's")),
+        Storage::Local | Storage::Nfs => Err(VbError::run(
+            "the local tree is io::meta::prepare's; NFS offers no trees yet",
+        )),
         Storage::Memory => mem::tree(path),
     }
 }
@@ -372,6 +461,47 @@ pub(crate) struct Ask {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_url_target_chooses_its_engine_and_is_refused_any_other() {
+        use crate::spec::{EngineChoice, EngineKind};
+        let url = Path::new("nfs://s/e/d?version=3");
+        let local = Path::new("/mnt/data");
+        assert!(is_url(url) && !is_url(local) && !is_url(Path::new("a:b/c")));
+        assert_eq!(
+            engine_choice(url, EngineChoice::Auto, false).unwrap(),
+            EngineChoice::Only(EngineKind::Nfs)
+        );
+        assert_eq!(
+            engine_choice(local, EngineChoice::Auto, false).unwrap(),
+            EngineChoice::Auto
+        );
+        // null touches no file: it runs anywhere.
+        let null = EngineChoice::Only(EngineKind::Null);
+        assert_eq!(engine_choice(url, null, false).unwrap(), null);
+        let psync = EngineChoice::Only(EngineKind::Psync);
+        assert!(engine_choice(url, psync, false).is_err());
+        let nfs = EngineChoice::Only(EngineKind::Nfs);
+        assert!(engine_choice(local, nfs, false).is_err());
+        assert!(engine_choice(url, EngineChoice::Auto, true).is_err());
+        assert!(check_url(Path::new("smb://s/share")).is_err());
+        #[cfg(unix)]
+        {
+            assert!(check_url(url).is_ok());
+            assert!(check_url(Path::new("nfs://s/e/d?vers=3")).is_err());
+        }
+        assert_eq!(storage_for(url, EngineKind::Nfs.row()), Storage::Nfs);
+        assert!(
+            refusals(
+                caps(Storage::Nfs),
+                &Ask {
+                    tree: true,
+                    ..Ask::default()
+                }
+            )
+            .is_err()
+        );
+    }
 
     #[test]
     fn the_local_file_system_is_refused_nothing_and_a_lesser_back_end_is_named_why() {

@@ -69,6 +69,16 @@ pub trait Engine {
         let _ = timeout;
         self.submit_and_wait(min, out)
     }
+
+    /// The measured phase starts: a client that counts what it sees per
+    /// operation starts over, so its figures are the phase's.
+    fn measure_started(&mut self) {}
+
+    /// What the engine's own protocol client saw since `measure_started`
+    /// (`result::protocol`); None for the kernel engines.
+    fn protocol(&mut self) -> Option<crate::result::protocol::ProtoSeen> {
+        None
+    }
 }
 
 pub use crate::spec::EngineKind;
@@ -123,7 +133,7 @@ pub enum AnyEngine {
     /// A back end's own engine (`backend::Files::Own`): files named by its
     /// handles, requests over its connections. A virtual call per I/O,
     /// beside a network round trip, costs nothing the local engines pay.
-    #[cfg_attr(not(test), allow(dead_code))]
+    #[cfg_attr(not(any(test, unix)), allow(dead_code))]
     Own(Box<dyn Engine + Send>),
 }
 
@@ -174,6 +184,19 @@ impl Engine for AnyEngine {
             Self::Own(e) => e.submit_and_wait_for(min, timeout, out),
         }
     }
+
+    fn measure_started(&mut self) {
+        if let Self::Own(e) = self {
+            e.measure_started();
+        }
+    }
+
+    fn protocol(&mut self) -> Option<crate::result::protocol::ProtoSeen> {
+        match self {
+            Self::Own(e) => e.protocol(),
+            _ => None,
+        }
+    }
 }
 
 /// Builds the kernel engine for one worker over its own file descriptors
@@ -212,6 +235,14 @@ pub fn build(
             return Err(io::Error::new(
                 io::ErrorKind::Unsupported,
                 "the overlapped engine runs on Windows only",
+            ));
+        }
+        // Its engine is the back end's own (`Files::Own`, from an nfs://
+        // target's `Dir::open_files`): local descriptors never reach it.
+        EngineKind::Nfs => {
+            return Err(io::Error::new(
+                io::ErrorKind::Unsupported,
+                "the nfs engine runs on an nfs:// target only",
             ));
         }
     })

@@ -235,6 +235,11 @@ pub(crate) fn prepare_on(
 ) -> Result<TreeReady> {
     match storage {
         Storage::Local => prepare(path, m, make_leaves),
+        // Refused when planning (`backend::engine_choice`): no trees yet.
+        Storage::Nfs => Err(VbError::input(format!(
+            "{}: a metadata run on an nfs:// target is not offered yet",
+            path.display()
+        ))),
         #[cfg(test)]
         far => prepare_far(far, path, m, make_leaves),
     }

@@ -119,6 +119,7 @@ impl Tally {
             error,
             meta,
             data: Default::default(),
+            protocol: None,
         }
     }
 }

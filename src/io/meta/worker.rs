@@ -470,6 +470,7 @@ pub(crate) fn run(m: MetaWorker, setup: WorkerSetup, ready: impl FnOnce()) -> Wo
             error: Some(e),
             meta: Vec::new(),
             data: Default::default(),
+            protocol: None,
         }
     };
     let (root, id) = match open_tree(&m) {

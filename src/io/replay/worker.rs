@@ -439,6 +439,7 @@ fn finish(
         error,
         meta: Vec::new(),
         data: Default::default(),
+        protocol: None,
     }
 }
 

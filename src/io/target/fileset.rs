@@ -20,7 +20,7 @@ pub use crate::io::progress::Progress;
 use crate::io::workload::Layout;
 use crate::units::format_size;
 
-fn file_name(i: u32) -> String {
+pub(super) fn file_name(i: u32) -> String {
     format!("{FILE_PREFIX}{i}.dat")
 }
 
@@ -31,27 +31,6 @@ enum Slot {
     Ours(Attr),
     /// A regular file volbench cannot show it made.
     Foreign(Attr),
-}
-
-/// Removes a directory volbench created for a set of its own (quick's
-/// scratch directory): the files its marker lists, the marker and the lock
-/// file, then the directory itself, which must be empty by then; anything
-/// else found there is left, and so is the directory.
-pub fn remove_set_dir(path: &Path) -> Result<()> {
-    let dir = crate::io::backend::local::open(path, false)?;
-    if let Some(m) = read_marker(&*dir, false)? {
-        for (i, &ino) in m.inodes.iter().enumerate() {
-            dir.remove_if_ours(&file_name(i as u32), ino);
-        }
-    }
-    for name in [MARKER_NAME, super::LOCK_NAME] {
-        if let Ok(Entry::Regular(a)) = dir.entry(name) {
-            dir.remove_if_ours(name, a.id);
-        }
-    }
-    drop(dir);
-    crate::io::gate::remove_empty_dir(path)
-        .map_err(|e| VbError::target(format!("cannot remove {}: {e}", path.display())))
 }
 
 /// Prepares the file set in the directory the user named (created if

@@ -14,6 +14,7 @@ use crate::error::{Result, VbError};
 use crate::io::workload::Layout;
 use crate::units::format_size;
 
+mod cleanset;
 mod device;
 mod fileset;
 mod marker;
@@ -31,7 +32,8 @@ pub(crate) mod readset;
 
 pub(crate) use crate::io::gate::setdir::{self, Access, read_up_to};
 
-pub use fileset::{Progress, remove_set_dir};
+pub use cleanset::{clean_set, remove_set_dir};
+pub use fileset::Progress;
 pub(crate) use marker::unchecked;
 pub use marker::{FILE_PREFIX, MARKER_NAME, MAX_FILES, SetIdentity, set_identity};
 pub use place::{kernel_root, normalise, refuse_kernel_fs};
@@ -49,6 +51,16 @@ pub struct Inspection {
 }
 
 pub fn inspect(path: &Path) -> Result<Inspection> {
+    // Storage named by URL (nfs://): a directory on a server, which its
+    // back end makes and checks when preparing; here its URL is checked.
+    if crate::io::backend::is_url(path) {
+        crate::io::backend::check_url(path)?;
+        return Ok(Inspection {
+            kind: TargetKind::Directory,
+            path: path.into(),
+            existing_size: None,
+        });
+    }
     // A disk is a block device as on Linux (the write rules are in
     // `prepare`); a volume is a mounted file system, never written raw.
     #[cfg(windows)]
@@ -370,6 +382,8 @@ fn prepare_existing(insp: &Inspection, opts: &PrepareOptions, device: bool) -> R
             direct: true,
             sync: crate::spec::WriteSync::None,
             overlapped: false,
+            depth: 1,
+            max_io: 4096,
         };
         match file.open(&how)? {
             Files::Fds(fds) => fds.first().map_or(4096, |fd| {
@@ -427,18 +441,23 @@ pub(crate) use crate::io::gate::setdir::open_error;
 /// share a file object's reference count; each open checks the file is
 /// still the one prepared. `overlapped`: the engine keeps I/Os in flight
 /// in the kernel (`Caps::kernel_async`); Windows then opens the handles
-/// for overlapped I/O, which the synchronous calls cannot use.
+/// for overlapped I/O, which the synchronous calls cannot use. `depth`
+/// and `max_io`: the I/Os a worker keeps in flight and the largest, which
+/// a back end with its own engine sizes its client for.
 pub(crate) fn open_files(
     prep: &Prepared,
     direct: bool,
     sync: crate::spec::WriteSync,
     overlapped: bool,
+    (depth, max_io): (u32, u64),
 ) -> Result<Files> {
     let how = IoOpen {
         write: prep.writable,
         direct,
         sync,
         overlapped,
+        depth,
+        max_io,
     };
     match &prep.files {
         Some(f) => f.open(&how),

@@ -83,6 +83,13 @@ impl Client {
         self.rpc.conns.iter().map(|c| &c.stats)
     }
 
+    /// Starts every connection's figures over (a run's measured phase).
+    pub fn reset_stats(&mut self) {
+        for c in &mut self.rpc.conns {
+            c.stats = ConnStats::new();
+        }
+    }
+
     /// Connections that are up now.
     pub fn connections_up(&self) -> usize {
         self.rpc.conns.iter().filter(|c| c.stream.is_some()).count()

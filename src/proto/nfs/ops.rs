@@ -88,6 +88,47 @@ impl Client {
         }
     }
 
+    /// The directory `name` in `dir`, made (MKDIR with `mode`) when
+    /// missing. Anything else at the name (a symbolic link, a file) is
+    /// refused, never followed; one another client made meanwhile is looked
+    /// at again.
+    pub fn ensure_dir(&mut self, dir: &Fh, name: &[u8], mode: u32) -> Result<Fh, NfsError> {
+        let not_dir = |kind: FileType| {
+            invalid(
+                OpKind::Lookup,
+                if kind == FileType::Symlink {
+                    "a symbolic link is at the name: never followed"
+                } else {
+                    "something that is not a directory is at the name"
+                },
+            )
+        };
+        match self.lookup(dir, name) {
+            Ok((fh, a)) if a.kind == FileType::Directory => Ok(fh),
+            Ok((_, a)) => Err(not_dir(a.kind)),
+            Err(e) if e.is(code::NOENT) => match self.mkdir(dir, name, mode) {
+                Ok((fh, _)) => Ok(fh),
+                Err(e) if e.is(code::EXIST) => match self.lookup(dir, name)? {
+                    (fh, a) if a.kind == FileType::Directory => Ok(fh),
+                    (_, a) => Err(not_dir(a.kind)),
+                },
+                Err(e) => Err(e),
+            },
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Removes the directory `name` in `dir` when it is one and empty:
+    /// RMDIR fails on a directory with entries, and anything else at the
+    /// name is refused before it is sent.
+    pub fn remove_empty_dir(&mut self, dir: &Fh, name: &[u8]) -> Result<(), NfsError> {
+        let (_, a) = self.lookup(dir, name)?;
+        if a.kind != FileType::Directory {
+            return Err(invalid(OpKind::Rmdir, "it is not a directory"));
+        }
+        self.rmdir(dir, name)
+    }
+
     pub fn remove(&mut self, dir: &Fh, name: &[u8]) -> Result<(), NfsError> {
         self.call(Request::Remove { dir, name }).map(|_| ())
     }

@@ -9,8 +9,8 @@ use super::types::{NAME_MAX, Version};
 
 /// The longest path the MOUNT protocol takes.
 const MAX_PATH: usize = 1024;
-/// The most connections a client opens (Linux's nconnect stops at 16).
-pub const MAX_CONNECTIONS: usize = 64;
+/// The most connections a client opens (`units::bounds`).
+pub const MAX_CONNECTIONS: usize = crate::units::bounds::MAX_NFS_CONNECTIONS as usize;
 /// rsize and wsize: 4 KiB to 16 MiB.
 pub const MIN_XFER: u32 = 4096;
 pub const MAX_XFER: u32 = 16 << 20;

@@ -135,7 +135,7 @@ impl Agent {
                                     .iter()
                                     .map(|r| PlannedRunInfo {
                                         engine: if self.fault == Fault::UnknownEngine {
-                                            "nfs".into()
+                                            "rbd".into()
                                         } else {
                                             crate::spec::EngineKind::Psync.name().into()
                                         },
@@ -681,7 +681,7 @@ fn a_host_planning_an_unknown_engine_is_refused_not_shown_as_another() {
     let (out, seen) = drive(&[Fault::None, Fault::UnknownEngine]);
     let e = out.err().expect("h1 named an engine outside the table");
     assert!(
-        e.message.contains("h1") && e.message.contains("unknown engine 'nfs'"),
+        e.message.contains("h1") && e.message.contains("unknown engine 'rbd'"),
         "{}",
         e.message
     );

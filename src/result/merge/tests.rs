@@ -85,6 +85,7 @@ fn result(seed: u64, n: usize, secs: f64) -> (RunResult, OpStats, OpStats) {
         replay: None,
         from_intervals: false,
         histograms_left_out: false,
+        protocol: None,
     };
     let mut res = res;
     let (rt, wt) = (&res.totals.read, &res.totals.write);
@@ -257,4 +258,33 @@ fn host_status_keeps_its_json_strings() {
     );
     let back: HostStatus = serde_json::from_str("\"failed\"").unwrap();
     assert_eq!(back, HostStatus::Failed);
+}
+
+#[test]
+fn hosts_protocol_figures_add_and_their_latencies_weigh_by_calls() {
+    use crate::result::protocol::{ProtocolOp, ProtocolStats};
+    let host = |calls: u64, mean: f64| ProtocolStats {
+        protocol: "nfs".into(),
+        version: "3".into(),
+        connections: 2,
+        reconnects: 1,
+        ops: vec![ProtocolOp {
+            op: "READ".into(),
+            calls,
+            bytes: calls * 4096,
+            rtt_us: LatSummary {
+                mean,
+                min: mean,
+                max: mean,
+                ..LatSummary::default()
+            },
+            ..ProtocolOp::default()
+        }],
+    };
+    let (a, b) = (host(3, 2.0), host(1, 6.0));
+    let m = super::merge_protocol(&[&a, &b]).expect("merged");
+    assert_eq!((m.connections, m.reconnects), (4, 2));
+    assert_eq!((m.ops[0].calls, m.ops[0].bytes), (4, 4 * 4096));
+    assert!((m.ops[0].rtt_us.mean - 3.0).abs() < 1e-9, "{:?}", m.ops[0]);
+    assert!(super::merge_protocol(&[]).is_none());
 }

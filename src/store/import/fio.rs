@@ -249,6 +249,7 @@ fn job_run(
         // fio's own summary, not an interval record.
         from_intervals: false,
         histograms_left_out: false,
+        protocol: None,
     }))
 }
 

@@ -1,0 +1,210 @@
+//! A worker's engine over NFS: its own client (`nconnect` connections of
+//! its own, the target's version, rsize and wsize), its files looked up
+//! from the set's directory handle and proven the files prepared, and
+//! `io::engine::Engine`'s shape over the client's: `queue` encodes a READ
+//! or WRITE into a slot and puts it on a connection's send queue (never
+//! blocks), `submit_and_wait` sends and reaps completions. The queue depth
+//! is real: up to `--iodepth` calls in flight per worker (NFSv4.1's
+//! session slots bound it too), spread over the connections.
+//!
+//! Nothing here allocates per I/O: completions land in a vector kept
+//! between calls, and an error is a negative errno in the completion, as
+//! the kernel engines report it.
+
+use std::time::Duration;
+
+use super::file::errno;
+use super::{NfsDir, attr_of};
+use crate::error::{Result, VbError};
+use crate::io::backend::{Dir, IoOpen};
+use crate::io::engine::{Completion, Engine};
+use crate::io::workload::IoOp;
+use crate::proto::nfs::{self, Client, FileType, OpKind, Reply, Request, Stable};
+use crate::result::protocol::{ProtoOpSeen, ProtoSeen};
+
+/// How long one `submit_and_wait` waits for its first completion when
+/// given no timeout: the client's own call timeouts and reconnects end a
+/// call long before (`nfs::Options`), so this only keeps the wait bounded.
+const WAIT_CAP: Duration = Duration::from_secs(3600);
+
+pub(super) struct NfsEngine {
+    client: Client,
+    /// The client's number of each of the worker's files, by `IoOp::file`.
+    files: Vec<u32>,
+    stable: Stable,
+    /// Completions from the client, reused between calls.
+    got: Vec<nfs::Completion>,
+    /// Requests refused at queue time, completed at the next submit.
+    refused: Vec<Completion>,
+}
+
+// SAFETY: the client's raw pointers are the worker's buffers, used only on
+// the worker's thread between queue and completion (`Engine::queue`'s
+// contract); the engine moves to that thread once, before any I/O.
+unsafe impl Send for NfsEngine {}
+
+/// Opens a worker's files over a client of its own.
+pub(super) fn open(dir: &NfsDir, files: &[(String, u64)], how: &IoOpen) -> Result<NfsEngine> {
+    let shared = dir.shared();
+    let mut opts = shared.opts.clone();
+    opts.connections = shared.url.nconnect.unwrap_or(1);
+    opts.depth = (how.depth as usize).max(1);
+    opts.max_io = u32::try_from(how.max_io.max(4096)).unwrap_or(u32::MAX);
+    let url = &shared.url;
+    let mount = nfs::connect(url, &opts)
+        .map_err(|e| VbError::target(format!("cannot reach the NFS target: {e}")))?;
+    let mut client = mount.client;
+    let mut numbers = Vec::with_capacity(files.len());
+    for (name, id) in files {
+        let path = || dir.path_of(name).display().to_string();
+        let (fh, a) = client
+            .lookup(dir.handle(), name.as_bytes())
+            .map_err(|e| VbError::target(format!("cannot look up {}: {e}", path())))?;
+        let same = a.kind == FileType::Regular
+            && a.fileid == *id
+            && attr_of(&a).dev == shared.dev
+            && (!how.write || a.nlink == 1);
+        if !same {
+            return Err(VbError::refused(format!(
+                "refusing to use {}: it was replaced after volbench prepared it",
+                path()
+            )));
+        }
+        let n = client
+            .open(&fh)
+            .map_err(|e| VbError::target(format!("cannot open {}: {e}", path())))?;
+        numbers.push(n);
+    }
+    Ok(NfsEngine {
+        client,
+        files: numbers,
+        stable: match how.sync {
+            crate::spec::WriteSync::None => Stable::Unstable,
+            crate::spec::WriteSync::Dsync => Stable::DataSync,
+            crate::spec::WriteSync::Sync => Stable::FileSync,
+        },
+        got: Vec::with_capacity(opts.depth),
+        refused: Vec::new(),
+    })
+}
+
+impl NfsEngine {
+    fn refuse(&mut self, slot: u32, errno: i32) {
+        self.refused.push(Completion {
+            slot,
+            result: -i64::from(errno),
+        });
+    }
+}
+
+impl Engine for NfsEngine {
+    unsafe fn queue(&mut self, slot: u32, op: IoOp, buf: *mut u8) {
+        let Some(&file) = self.files.get(op.file as usize) else {
+            return self.refuse(slot, libc::EINVAL);
+        };
+        let req = if op.write {
+            Request::Write {
+                file,
+                offset: op.offset,
+                len: op.len,
+                buf,
+                stable: self.stable,
+            }
+        } else {
+            Request::Read {
+                file,
+                offset: op.offset,
+                len: op.len,
+                buf,
+            }
+        };
+        // SAFETY: `Engine::queue`'s contract is the client's: `buf` holds
+        // `op.len` bytes left alone until this slot's completion.
+        if let Err(e) = unsafe { self.client.queue(slot, req) } {
+            self.refuse(slot, e.errno());
+        }
+    }
+
+    fn submit_and_wait(&mut self, min: usize, out: &mut Vec<Completion>) -> std::io::Result<()> {
+        self.submit_and_wait_for(min, WAIT_CAP, out)
+    }
+
+    fn submit_and_wait_for(
+        &mut self,
+        min: usize,
+        timeout: Duration,
+        out: &mut Vec<Completion>,
+    ) -> std::io::Result<()> {
+        let had = self.refused.len();
+        out.append(&mut self.refused);
+        self.got.clear();
+        self.client
+            .poll(min.saturating_sub(had), timeout, &mut self.got)
+            .map_err(|e| std::io::Error::other(e.to_string()))?;
+        for c in self.got.drain(..) {
+            let result = match c.result {
+                Ok(Reply::Read { count, .. }) | Ok(Reply::Write { count, .. }) => i64::from(count),
+                Ok(_) => -i64::from(libc::EIO),
+                Err(e) => -i64::from(errno(&e).raw_os_error()),
+            };
+            out.push(Completion {
+                slot: c.slot,
+                result,
+            });
+        }
+        Ok(())
+    }
+
+    fn measure_started(&mut self) {
+        self.client.reset_stats();
+    }
+
+    fn protocol(&mut self) -> Option<ProtoSeen> {
+        let mut seen = ProtoSeen {
+            protocol: crate::spec::EngineKind::Nfs.name(),
+            version: self.client.version().to_string(),
+            connections: self.client.conn_stats().count() as u32,
+            reconnects: 0,
+            ops: Vec::new(),
+        };
+        for c in self.client.conn_stats() {
+            seen.reconnects += c.reconnects;
+            for (k, s) in c.ops.iter().enumerate() {
+                let (Some(s), Some(kind)) = (s, OpKind::from_index(k as u8)) else {
+                    continue;
+                };
+                let one = ProtoSeen {
+                    ops: vec![ProtoOpSeen {
+                        op: kind.name(),
+                        rtt: s.rtt.clone(),
+                        exec: s.exec.clone(),
+                        errors: s.errors,
+                        retrans: s.retrans,
+                        timeouts: s.timeouts,
+                    }],
+                    ..ProtoSeen::default()
+                };
+                seen.merge(one);
+            }
+        }
+        Some(seen)
+    }
+}
+
+impl Drop for NfsEngine {
+    /// What was written UNSTABLE is committed, and each file closed
+    /// (NFSv4.1's open state), once the run's I/O is over: after the
+    /// measured time, as a kernel client's close flushes.
+    fn drop(&mut self) {
+        for &file in &self.files {
+            if self.stable != Stable::FileSync {
+                let _ = self.client.call(Request::Commit {
+                    file,
+                    offset: 0,
+                    len: 0,
+                });
+            }
+            let _ = self.client.close(file);
+        }
+    }
+}

@@ -1,0 +1,88 @@
+//! Removing a file set volbench made: quick's scratch directory (the set,
+//! then the empty directory), and `volbench clean` on a set named by URL,
+//! each only what the set's marker lists and the files still prove ours.
+
+use std::path::Path;
+
+use super::marker::{MARKER_NAME, read_marker};
+use crate::error::{Result, VbError};
+use crate::io::backend::{Dir, Entry, Storage};
+use crate::io::gate::owner::set_file_ours;
+
+use super::fileset::file_name;
+
+/// Removes a directory volbench created for a set of its own (quick's
+/// scratch directory): the files its marker lists, the marker and the lock
+/// file, then the directory itself, which must be empty by then; anything
+/// else found there is left, and so is the directory.
+pub fn remove_set_dir(path: &Path) -> Result<()> {
+    #[cfg(unix)]
+    if crate::io::backend::is_url(path) {
+        let dir = crate::io::backend::open_dir(Storage::Nfs, path, false)?;
+        remove_set(&*dir)?;
+        for name in [MARKER_NAME, crate::io::backend::nfs::NFS_LOCK_NAME] {
+            if let Ok(Entry::Regular(a)) = dir.entry(name) {
+                dir.remove_if_ours(name, a.id);
+            }
+        }
+        drop(dir);
+        return crate::io::backend::nfs::remove_empty_dir(path);
+    }
+    let dir = crate::io::backend::local::open(path, false)?;
+    remove_set(&*dir)?;
+    for name in [MARKER_NAME, super::LOCK_NAME] {
+        if let Ok(Entry::Regular(a)) = dir.entry(name) {
+            dir.remove_if_ours(name, a.id);
+        }
+    }
+    drop(dir);
+    crate::io::gate::remove_empty_dir(path)
+        .map_err(|e| VbError::target(format!("cannot remove {}: {e}", path.display())))
+}
+
+/// Removes the files of the set in `dir` that its marker lists and that
+/// are still those files (the id it records, regular, one link, this
+/// user's, on the set's file system), then the marker once none is left;
+/// anything else is left where it is. Returns the files removed.
+pub(crate) fn remove_set(dir: &dyn Dir) -> Result<u64> {
+    let Some(m) = read_marker(dir, false)? else {
+        return Ok(0);
+    };
+    let (uid, dev) = (dir.uid(), dir.attr()?.dev);
+    let mut removed = 0;
+    let mut kept = false;
+    for (i, &ino) in m.inodes.iter().enumerate() {
+        let name = file_name(i as u32);
+        match dir.entry(&name)? {
+            Entry::Regular(a) if a.id == ino && set_file_ours(&a, uid, dev).is_ok() => {
+                dir.remove_if_ours(&name, ino);
+                removed += 1;
+            }
+            Entry::Missing => {}
+            _ => kept = true,
+        }
+    }
+    if !kept {
+        if let Ok(Entry::Regular(a)) = dir.entry(MARKER_NAME) {
+            dir.remove_if_ours(MARKER_NAME, a.id);
+        }
+    }
+    Ok(removed)
+}
+
+/// `volbench clean` on a file set named by URL: the set's lock taken (a
+/// run using it refuses the clean), its own files removed, nothing else.
+pub fn clean_set(path: &Path) -> Result<u64> {
+    let storage = match path.to_str() {
+        Some(t) if t.starts_with("nfs://") => Storage::Nfs,
+        _ => {
+            return Err(VbError::input(format!(
+                "{} is not a file set URL",
+                path.display()
+            )));
+        }
+    };
+    let dir = crate::io::backend::open_dir(storage, path, false)?;
+    let _lock = dir.lock()?;
+    remove_set(&*dir)
+}

@@ -1,0 +1,152 @@
+//! What a protocol client saw during a run's measured phase, per
+//! operation type: the figures a kernel client's `mountstats` gives (calls,
+//! bytes, round-trip time from the call sent to its reply, execute time
+//! from the call queued to its completion, so client queueing shows as the
+//! difference; errors, retransmissions, timeouts), summed over the run's
+//! I/O threads, each with a client of its own. `runs[].protocol` in
+//! result.json, for a run on an `nfs://` target.
+
+use serde::{Deserialize, Serialize};
+
+use super::LatSummary;
+use crate::stats::OpStats;
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct ProtocolStats {
+    /// "nfs".
+    pub protocol: String,
+    /// "3", "4.1".
+    pub version: String,
+    /// TCP connections the I/O threads' clients held (each thread its own).
+    pub connections: u32,
+    /// Connections made again after a loss.
+    pub reconnects: u64,
+    /// One entry per operation type seen, by name ("READ", "WRITE").
+    pub ops: Vec<ProtocolOp>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct ProtocolOp {
+    pub op: String,
+    /// Calls answered, and the data they moved.
+    pub calls: u64,
+    pub bytes: u64,
+    /// Call sent to reply read, in µs.
+    pub rtt_us: LatSummary,
+    /// Call queued to completion, in µs: above `rtt_us` by the time calls
+    /// waited in the client (a session slot, a connection's send queue).
+    pub exec_us: LatSummary,
+    pub errors: u64,
+    pub retrans: u64,
+    pub timeouts: u64,
+}
+
+/// One operation type as the client counts it, mergeable over threads.
+#[derive(Debug, Clone)]
+pub struct ProtoOpSeen {
+    pub op: &'static str,
+    pub rtt: OpStats,
+    pub exec: OpStats,
+    pub errors: u64,
+    pub retrans: u64,
+    pub timeouts: u64,
+}
+
+/// What one I/O thread's client saw, mergeable over threads.
+#[derive(Debug, Clone, Default)]
+pub struct ProtoSeen {
+    pub protocol: &'static str,
+    pub version: String,
+    pub connections: u32,
+    pub reconnects: u64,
+    pub ops: Vec<ProtoOpSeen>,
+}
+
+impl ProtoSeen {
+    /// Adds another thread's figures.
+    pub fn merge(&mut self, o: ProtoSeen) {
+        if self.protocol.is_empty() {
+            self.protocol = o.protocol;
+            self.version = o.version.clone();
+        }
+        self.connections += o.connections;
+        self.reconnects += o.reconnects;
+        for op in o.ops {
+            match self.ops.iter_mut().find(|s| s.op == op.op) {
+                Some(s) => {
+                    s.rtt.merge(&op.rtt);
+                    s.exec.merge(&op.exec);
+                    s.errors += op.errors;
+                    s.retrans += op.retrans;
+                    s.timeouts += op.timeouts;
+                }
+                None => self.ops.push(op),
+            }
+        }
+    }
+
+    /// The figures as result.json states them.
+    pub fn stats(&self) -> ProtocolStats {
+        ProtocolStats {
+            protocol: self.protocol.to_string(),
+            version: self.version.clone(),
+            connections: self.connections,
+            reconnects: self.reconnects,
+            ops: self
+                .ops
+                .iter()
+                .filter(|s| s.rtt.ops + s.errors > 0)
+                .map(|s| ProtocolOp {
+                    op: s.op.to_string(),
+                    calls: s.rtt.ops,
+                    bytes: s.rtt.bytes,
+                    rtt_us: LatSummary::from_stats(&s.rtt),
+                    exec_us: LatSummary::from_stats(&s.exec),
+                    errors: s.errors,
+                    retrans: s.retrans,
+                    timeouts: s.timeouts,
+                })
+                .collect(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn seen(op: &'static str, lat_ns: &[u64]) -> ProtoSeen {
+        let mut rtt = OpStats::new();
+        for &l in lat_ns {
+            rtt.record(l, 4096);
+        }
+        ProtoSeen {
+            protocol: "nfs",
+            version: "3".into(),
+            connections: 2,
+            reconnects: 0,
+            ops: vec![ProtoOpSeen {
+                op,
+                exec: rtt.clone(),
+                rtt,
+                errors: 0,
+                retrans: 1,
+                timeouts: 0,
+            }],
+        }
+    }
+
+    #[test]
+    fn threads_merge_by_operation_type() {
+        let mut a = seen("READ", &[1000, 3000]);
+        a.merge(seen("READ", &[2000]));
+        a.merge(seen("WRITE", &[5000]));
+        let s = a.stats();
+        assert_eq!(s.connections, 6);
+        assert_eq!(s.ops.len(), 2);
+        assert_eq!((s.ops[0].op.as_str(), s.ops[0].calls), ("READ", 3));
+        assert_eq!(s.ops[0].bytes, 3 * 4096);
+        assert!((s.ops[0].rtt_us.mean - 2.0).abs() < 1e-9, "{:?}", s.ops[0]);
+        assert_eq!(s.ops[0].retrans, 2);
+    }
+}
