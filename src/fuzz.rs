@@ -32,8 +32,8 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("result", result),
     ("protocol", protocol),
     ("sftp", sftp),
-    ("nfs", nfs),
-    ("smb", smb),
+    ("nfs_reply", nfs_reply),
+    ("smb_reply", smb_reply),
 ];
 
 /// The longest refusal a parser may print: it names the file, the line and
@@ -278,7 +278,7 @@ pub fn sftp(data: &[u8]) {
 /// for the request kind the second byte names, a READ's data found where
 /// the transport finds it, and every set-up reply (MOUNT, EXPORT,
 /// EXCHANGE_ID, CREATE_SESSION, the path walk, OPEN) over the same bytes.
-pub fn nfs(data: &[u8]) {
+pub fn nfs_reply(data: &[u8]) {
     use crate::proto::nfs::types::{DirPage, OP_KINDS};
     use crate::proto::nfs::{v3, v4::reply as v4};
     use crate::proto::rpc::{msg, record};
@@ -363,7 +363,7 @@ pub fn nfs(data: &[u8]) {
 /// information, the server's interfaces, the validation of the
 /// negotiation), the transform header, and the security blobs (SPNEGO
 /// and the NTLM challenge inside it).
-pub fn smb(data: &[u8]) {
+pub fn smb_reply(data: &[u8]) {
     use crate::proto::smb::auth::{ntlm, spnego};
     use crate::proto::smb::header::{HEADER_LEN, decode_header, decode_transform};
     use crate::proto::smb::msg::{dir, file, info, ioctl, negotiate, session};
