@@ -93,8 +93,9 @@ pub fn json_bytes(doc: &ResultDoc) -> u64 {
     c.0
 }
 
-/// Every run a host kept of its own (its runs, and the intervals of a run
-/// it did not finish), for the steps below.
+/// Every run a host finished, for the steps that read its counters and
+/// histograms (a run it did not finish has only intervals:
+/// `host_interval_lists`).
 fn host_runs(doc: &mut ResultDoc) -> impl Iterator<Item = &mut RunResult> {
     doc.cluster
         .iter_mut()
