@@ -127,19 +127,21 @@ fn cmd_capture_trace(a: &CaptureArgs) -> Result<i32> {
     let out = crate::output::file::create_stream(&a.output, "-o")?;
     let path = inst.path.clone();
     super::stop::on_exit(Box::new(move || tracefs::remove(&path)));
-    crate::console::errln!(
-        "capture: tracing every request of {} for {} (tracefs instance {}); no I/O is done. \
-         Ctrl-C ends it early and keeps what was seen.",
-        dev.name,
-        a.duration,
-        inst.path.display()
-    );
     let recorded = inst.record(
         &dev.name,
         duration,
         &stop as &AtomicBool,
         std::io::BufWriter::new(out),
         MAX_TRACE_PENDING,
+        || {
+            crate::console::errln!(
+                "capture: tracing every request of {} for {} (tracefs instance {}); no I/O is \
+                 done. Ctrl-C ends it early and keeps what was seen.",
+                dev.name,
+                a.duration,
+                inst.path.display()
+            )
+        },
     );
     drop(inst);
     super::stop::cleanup();

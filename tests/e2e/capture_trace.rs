@@ -45,8 +45,16 @@ fn one_capture() -> std::sync::MutexGuard<'static, ()> {
     ONE.lock().unwrap_or_else(|p| p.into_inner())
 }
 
+/// The instance a capture of `pid` makes: named for its pid namespace
+/// (this test's, as the capture is its child) and its pid.
 fn instance(pid: u32) -> PathBuf {
-    PathBuf::from(format!("/sys/kernel/tracing/instances/volbench-{pid}"))
+    let ns = std::fs::read_link("/proc/self/ns/pid").expect("/proc/self/ns/pid");
+    let ns = ns.to_string_lossy();
+    let ns = ns
+        .strip_prefix("pid:[")
+        .and_then(|n| n.strip_suffix(']'))
+        .expect("pid:[inode]");
+    PathBuf::from(format!("/sys/kernel/tracing/instances/volbench-{ns}-{pid}"))
 }
 
 /// The trace's rows: (issue_ns, complete_ns, op, offset, bytes).

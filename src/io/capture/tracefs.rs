@@ -1,6 +1,6 @@
 //! `capture --trace`, the kernel half: a tracefs instance of our own
-//! (instances/volbench-PID, so another tracer's settings and buffer are not
-//! touched) with block_rq_issue and block_rq_complete enabled and filtered
+//! (instances/volbench-PIDNS-PID, so another tracer's settings and buffer
+//! are not touched) with block_rq_issue and block_rq_complete enabled and filtered
 //! on one device, its `trace_pipe` read into a `trace::Recorder`, and the
 //! instance removed at the end. Every write to tracefs goes through the
 //! gate (`write_knob`, `mkdir`, `remove_empty_dir`).
@@ -123,7 +123,7 @@ fn mono_ns() -> u64 {
 /// left behind, as a line for the user.
 #[cfg(unix)]
 pub(crate) fn sweep_stale() -> Vec<String> {
-    sweep_stale_in(&Path::new(TRACEFS).join("instances"), |pid| {
+    sweep_stale_in(&Path::new(TRACEFS).join("instances"), pid_ns(), |pid| {
         pid_is_a_trace_capture(pid)
     })
 }
@@ -137,26 +137,34 @@ pub(crate) fn sweep_stale() -> Vec<String> {
 
 /// A capture killed with SIGKILL (or a machine that lost power mid-way)
 /// cannot remove its instance, which then traces forever at a cost to every
-/// I/O of the device. An instance is ours by its name (`volbench-PID`) and
-/// stale when that process is no longer a `capture --trace` (gone, or the
-/// pid reused): its events are disabled and it is removed. One still in
-/// use by a live capture is left alone; one that cannot be removed is
-/// named.
+/// I/O of the device. An instance is ours by its name
+/// (`volbench-PIDNS-PID`) and stale when it was made in this pid namespace
+/// and that process is no longer a `capture --trace` (gone, or the pid
+/// reused): its events are disabled and it is removed. tracefs is one for
+/// the whole kernel while /proc shows only this namespace, so an instance
+/// of another container's capture, whose pid cannot be looked at from
+/// here, is never taken for stale (an older volbench's `volbench-PID`
+/// neither). One still in use by a live capture is left alone; one that
+/// cannot be removed is named.
 #[cfg(unix)]
-fn sweep_stale_in(instances: &Path, live: impl Fn(u32) -> bool) -> Vec<String> {
+fn sweep_stale_in(instances: &Path, ns: u64, live: impl Fn(u32) -> bool) -> Vec<String> {
     let mut said = Vec::new();
     let Ok(entries) = std::fs::read_dir(instances) else {
         return said;
     };
     for e in entries.flatten() {
         let name = e.file_name();
-        let Some(pid) = name
+        let Some((their_ns, pid)) = name
             .to_str()
             .and_then(|n| n.strip_prefix("volbench-"))
-            .and_then(|p| p.parse::<u32>().ok())
+            .and_then(|p| p.split_once('-'))
+            .and_then(|(n, p)| Some((n.parse::<u64>().ok()?, p.parse::<u32>().ok()?)))
         else {
             continue;
         };
+        if their_ns != ns {
+            continue;
+        }
         if pid == std::process::id() || live(pid) {
             continue;
         }
@@ -175,6 +183,22 @@ fn sweep_stale_in(instances: &Path, live: impl Fn(u32) -> bool) -> Vec<String> {
         }
     }
     said
+}
+
+/// This process's pid namespace, by its inode (`/proc/self/ns/pid` reads
+/// `pid:[4026531836]`); 0 where it cannot be read, a value no namespace
+/// has, so that such a capture sweeps only what another such one left.
+fn pid_ns() -> u64 {
+    std::fs::read_link("/proc/self/ns/pid")
+        .ok()
+        .and_then(|l| {
+            l.to_str()?
+                .strip_prefix("pid:[")?
+                .strip_suffix(']')?
+                .parse()
+                .ok()
+        })
+        .unwrap_or(0)
 }
 
 /// Whether `pid` is a running volbench `capture --trace` (its command line
@@ -197,9 +221,14 @@ pub(crate) struct Instance {
 }
 
 impl Instance {
-    /// The instance's path for this process.
+    /// The instance's path for this process: its pid namespace and pid,
+    /// which together name one process on this kernel.
     pub(crate) fn path_for_pid() -> PathBuf {
-        Path::new(TRACEFS).join(format!("instances/volbench-{}", std::process::id()))
+        Path::new(TRACEFS).join(format!(
+            "instances/volbench-{}-{}",
+            pid_ns(),
+            std::process::id()
+        ))
     }
 
     /// Checks the events exist with the fields we read, then makes the
@@ -265,8 +294,10 @@ impl Instance {
     }
 
     /// Reads the pipe into `rec` until `duration` has passed or `stop` is
-    /// set, then disables the events and reads what is left. Returns the
-    /// totals and whether a stop ended it.
+    /// set, then disables the events and reads what is left. `tracing` is
+    /// called once the events are enabled (not before: a user, or a test,
+    /// who starts the workload on that word must find every request of it
+    /// traced). Returns the totals and whether a stop ended it.
     pub(crate) fn record<W: Write>(
         &self,
         device: &str,
@@ -274,6 +305,7 @@ impl Instance {
         stop: &AtomicBool,
         out: W,
         limit: usize,
+        tracing: impl FnOnce(),
     ) -> Result<(Totals, bool)> {
         // Not the gate's business: trace_pipe exists and is only read.
         let mut pipe = crate::io::sys::fs::open(
@@ -293,6 +325,7 @@ impl Instance {
             |e: std::io::Error| VbError::run(format!("capture --trace: writing the trace: {e}"));
         let mut rec = Recorder::new(out, device, start_ns, start_unix_ns, limit).map_err(werr)?;
         self.enable(true)?;
+        tracing();
         let began = Instant::now();
         let mut buf = vec![0u8; 1 << 16];
         let mut tail = Vec::new();
@@ -400,20 +433,36 @@ mod tests {
     fn stale_instances_of_ours_are_removed_and_live_or_foreign_ones_kept() {
         let d = tempfile::tempdir().unwrap();
         for n in [
-            "volbench-4000000001",
-            "volbench-4000000002",
+            "volbench-77-4000000001",
+            "volbench-77-4000000002",
+            // Another pid namespace's (a container's): its pid cannot be
+            // looked at from here, so it is never taken for stale.
+            "volbench-78-4000000003",
+            // An older volbench's name, whose namespace is not known.
+            "volbench-4000000004",
             "volbench-x",
             "other-7",
         ] {
             std::fs::create_dir(d.path().join(n)).unwrap();
         }
-        let said = sweep_stale_in(d.path(), |pid| pid == 4_000_000_002);
+        let said = sweep_stale_in(d.path(), 77, |pid| pid == 4_000_000_002);
         assert_eq!(said.len(), 1, "{said:?}");
         assert!(said[0].contains("pid 4000000001"), "{said:?}");
-        assert!(!d.path().join("volbench-4000000001").exists());
-        for kept in ["volbench-4000000002", "volbench-x", "other-7"] {
+        assert!(!d.path().join("volbench-77-4000000001").exists());
+        for kept in [
+            "volbench-77-4000000002",
+            "volbench-78-4000000003",
+            "volbench-4000000004",
+            "volbench-x",
+            "other-7",
+        ] {
             assert!(d.path().join(kept).exists(), "{kept}");
         }
+    }
+
+    #[test]
+    fn the_pid_namespace_is_read() {
+        assert_ne!(pid_ns(), 0, "/proc/self/ns/pid");
     }
 
     #[test]
