@@ -27,6 +27,26 @@ pub mod exit {
     pub const INTERRUPTED: i32 = 130;
 }
 
+/// Longest stretch of outside input (a flag's value, a line of a file) a
+/// message quotes: enough to find it, never kilobytes of it.
+pub const MAX_QUOTED: usize = 160;
+
+/// `s` as a message quotes it: whole when at most `MAX_QUOTED` characters,
+/// else its start, "..." and its length.
+pub fn clip(s: &str) -> String {
+    clip_to(s, MAX_QUOTED)
+}
+
+/// `clip` at `max` characters.
+pub fn clip_to(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        s.to_string()
+    } else {
+        let head: String = s.chars().take(max).collect();
+        format!("{head}... ({} bytes)", s.len())
+    }
+}
+
 /// The exit code of a run that failed after it started: the target's
 /// when the file system refused a write (read-only, permission denied) or
 /// had no room left for it (no space, inodes or quota, mid-run too),

@@ -116,6 +116,10 @@ pub const MAX_RUNS: usize = 10_000;
 pub const MAX_TARGETS: usize = 256;
 /// Hosts in one multi-host run (and plan --hosts).
 pub const MAX_HOSTS: usize = 1024;
+/// A host name, in bytes: a DNS name is at most 253, and OpenSSH's own
+/// buffer for one (NI_MAXHOST) 1025 with its NUL; room for `user@` and an
+/// ssh_config alias, and a refusal that never quotes kilobytes of input.
+pub const MAX_HOST_NAME_BYTES: usize = 1024;
 /// plan --iops and --concurrency.
 pub const MIN_PLAN_IOPS: f64 = 0.001;
 pub const MAX_PLAN_IOPS: f64 = 1e12;

@@ -387,6 +387,11 @@ fn the_bounds_page_states_every_bound() {
             format!("{MIN_PLAN_CONCURRENCY}..{MAX_PLAN_CONCURRENCY:e}"),
         ),
         (
+            "MAX_HOST_NAME_BYTES",
+            "host names",
+            format!("at most {MAX_HOST_NAME_BYTES} bytes"),
+        ),
+        (
             "MAX_NAME_CHARS",
             "`--name`",
             format!("at most {MAX_NAME_CHARS} characters"),

@@ -6,7 +6,7 @@
 use std::process::{Command, Stdio};
 
 use super::{HostSpec, check_host_name};
-use crate::error::{Result, VbError};
+use crate::error::{Result, VbError, clip};
 use crate::units::bounds::HOSTS_FROM_TIMEOUT as TIMEOUT;
 use crate::units::bounds::{MAX_HOSTS, MAX_INPUT_FILE};
 
@@ -18,7 +18,7 @@ pub(crate) fn read(command: &str) -> Result<Vec<HostSpec>> {
 }
 
 fn read_within(command: &str, timeout: std::time::Duration) -> Result<Vec<HostSpec>> {
-    let bad = |msg: String| VbError::input(format!("--hosts-from '{command}': {msg}"));
+    let bad = |msg: String| VbError::input(format!("--hosts-from '{}': {msg}", clip(command)));
     let words = super::super::words::split_words(command).map_err(&bad)?;
     let Some((program, args)) = words.split_first() else {
         return Err(VbError::input("--hosts-from is empty"));

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use crate::error::{Result, VbError};
+use crate::error::{Result, VbError, clip};
 use crate::input::words::split_words;
 use crate::units::bounds::MAX_LAUNCHER_BYTES as MAX_TEMPLATE_BYTES;
 
@@ -112,7 +112,7 @@ impl LaunchSpec {
     }
 
     fn parse(text: &str, flag: &str) -> Result<Self> {
-        let bad = |msg: String| VbError::input(format!("{flag} '{text}': {msg}"));
+        let bad = |msg: String| VbError::input(format!("{flag} '{}': {msg}", clip(text)));
         if text.len() > MAX_TEMPLATE_BYTES {
             return Err(VbError::input(format!(
                 "{flag} is {} bytes long; at most {MAX_TEMPLATE_BYTES}",

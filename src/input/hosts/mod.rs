@@ -14,7 +14,7 @@ pub(crate) mod trees;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use crate::error::{Result, VbError};
+use crate::error::{Result, VbError, clip};
 use crate::units::bounds::{self, MAX_HOSTS};
 use crate::units::parse_count_in;
 
@@ -73,6 +73,15 @@ pub const MAX_PATH_BYTES: usize = 4096;
 pub fn check_host_name(name: &str) -> Result<()> {
     if name.is_empty() {
         return Err(VbError::input("an empty host name"));
+    }
+    // First, so that no refusal below quotes kilobytes of input.
+    if name.len() > bounds::MAX_HOST_NAME_BYTES {
+        return Err(VbError::input(format!(
+            "a host name of {} bytes ('{}...'): at most {} bytes",
+            name.len(),
+            name.chars().take(40).collect::<String>().escape_debug(),
+            bounds::MAX_HOST_NAME_BYTES
+        )));
     }
     if name.starts_with('-') {
         return Err(VbError::input(format!(
@@ -292,7 +301,7 @@ fn check_host_target(template: &str, host: &str) -> std::result::Result<(), Stri
 /// host's position, from 0) are substituted, then each brace list (`{a,b}`,
 /// `{1..6}`, `{01..12}` zero-padded) multiplies the paths, left to right.
 pub fn expand_target(template: &str, host: &str, index: u32) -> Result<Vec<String>> {
-    let bad = |msg: String| VbError::input(format!("--target '{template}': {msg}"));
+    let bad = |msg: String| VbError::input(format!("--target '{}': {msg}", clip(template)));
     // Split into literal text and {groups}.
     let mut parts: Vec<Vec<String>> = Vec::new();
     let mut rest = template;
@@ -339,6 +348,7 @@ pub fn expand_target(template: &str, host: &str, index: u32) -> Result<Vec<Strin
 }
 
 fn expand_group(inner: &str, host: &str, index: u32) -> std::result::Result<Vec<String>, String> {
+    let quoted = clip(inner);
     match inner {
         "host" => return Ok(vec![host.to_string()]),
         "index" => return Ok(vec![index.to_string()]),
@@ -350,13 +360,13 @@ fn expand_group(inner: &str, host: &str, index: u32) -> std::result::Result<Vec<
             (Ok(x), Ok(y)) => (x, y),
             _ => {
                 return Err(format!(
-                    "{{{inner}}} is not a range of numbers like {{1..6}}"
+                    "{{{quoted}}} is not a range of numbers like {{1..6}}"
                 ));
             }
         };
         if x > y || y - x >= MAX_TARGETS_PER_HOST as u64 {
             return Err(format!(
-                "{{{inner}}} must go upwards, at most {MAX_TARGETS_PER_HOST} values"
+                "{{{quoted}}} must go upwards, at most {MAX_TARGETS_PER_HOST} values"
             ));
         }
         // {01..12}: a leading zero asks for fixed-width numbers, as in bash.
@@ -370,12 +380,12 @@ fn expand_group(inner: &str, host: &str, index: u32) -> std::result::Result<Vec<
     if inner.contains(',') {
         let alts: Vec<String> = inner.split(',').map(str::to_string).collect();
         if alts.iter().any(String::is_empty) {
-            return Err(format!("{{{inner}}} has an empty alternative"));
+            return Err(format!("{{{quoted}}} has an empty alternative"));
         }
         return Ok(alts);
     }
     Err(format!(
-        "unknown placeholder {{{inner}}} (use {{host}}, {{index}}, {{1..6}} or {{a,b}})"
+        "unknown placeholder {{{quoted}}} (use {{host}}, {{index}}, {{1..6}} or {{a,b}})"
     ))
 }
 
@@ -423,10 +433,12 @@ pub fn assign(hosts: &[HostSpec], template: &str, shared: bool) -> Result<Vec<As
                         format!("hosts '{other}' and '{}'", h.name)
                     };
                     return Err(VbError::refused(format!(
-                        "--target gives {who} the same path {p}; on a shared file system they \
+                        "--target gives {who} the same path {}; on a shared file system they \
                      would write the same files. Put {{host}} or {{index}} in the path \
-                     (e.g. '{tpl}/{{host}}'), or pass --shared-target if the paths are each \
-                     host's own disk or sharing is what you want"
+                     (e.g. '{}/{{host}}'), or pass --shared-target if the paths are each \
+                     host's own disk or sharing is what you want",
+                        clip(p),
+                        clip(tpl)
                     )));
                 }
             }
@@ -612,6 +624,23 @@ mod tests {
         }
         // Dots inside a name are a DNS name's.
         assert_eq!(parse_list("vm1.lab,10.0.0.1,..x").unwrap().len(), 3);
+    }
+
+    #[test]
+    fn a_refusal_quotes_a_long_value_cut_short() {
+        let long = "h".repeat(9000);
+        for bad in [
+            format!("{long}$"),
+            format!("{long}[1-"),
+            format!("n[{long}]"),
+            format!("n[1-3{long}]"),
+        ] {
+            let e = parse_list(&bad).unwrap_err().to_string();
+            assert!(e.len() < 1024, "{} bytes: {}", e.len(), &e[..200]);
+            assert!(e.contains("bytes"), "{e}");
+        }
+        let e = expand_target(&format!("/x/{{{long}}}"), "h", 0).unwrap_err();
+        assert!(e.to_string().len() < 1024, "{e}");
     }
 
     #[test]

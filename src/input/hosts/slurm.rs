@@ -4,6 +4,7 @@
 //! launcher (a bracket is never part of a host name ssh or Kubernetes takes).
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
+use crate::error::clip;
 use crate::units::bounds::MAX_HOSTS;
 
 /// Splits a comma list at the commas outside brackets and expands each
@@ -28,9 +29,9 @@ fn split_top(text: &str) -> Result<Vec<&str>, String> {
     for (i, c) in text.char_indices() {
         match c {
             '[' if depth == 0 => depth = 1,
-            '[' => return Err(format!("'{text}': nested brackets")),
+            '[' => return Err(format!("'{}': nested brackets", clip(text))),
             ']' if depth == 1 => depth = 0,
-            ']' => return Err(format!("'{text}': a ']' without its '['")),
+            ']' => return Err(format!("'{}': a ']' without its '['", clip(text))),
             ',' if depth == 0 => {
                 items.push(text.get(start..i).unwrap_or(""));
                 start = i + 1;
@@ -39,7 +40,7 @@ fn split_top(text: &str) -> Result<Vec<&str>, String> {
         }
     }
     if depth != 0 {
-        return Err(format!("'{text}': a '[' without its ']'"));
+        return Err(format!("'{}': a '[' without its ']'", clip(text)));
     }
     items.push(text.get(start..).unwrap_or(""));
     Ok(items)
@@ -53,8 +54,8 @@ fn expand_item(item: &str, room: usize) -> Result<Vec<String>, String> {
     while let Some((before, after)) = rest.split_once('[') {
         let (inner, tail) = after
             .split_once(']')
-            .ok_or_else(|| format!("'{item}': a '[' without its ']'"))?;
-        let values = expand_ranges(inner, room).map_err(|e| format!("'{item}': {e}"))?;
+            .ok_or_else(|| format!("'{}': a '[' without its ']'", clip(item)))?;
+        let values = expand_ranges(inner, room).map_err(|e| format!("'{}': {e}", clip(item)))?;
         if names.len().saturating_mul(values.len()) > room {
             return Err(too_many(item));
         }
@@ -71,30 +72,38 @@ fn expand_item(item: &str, room: usize) -> Result<Vec<String>, String> {
 }
 
 fn too_many(item: &str) -> String {
-    format!("'{item}' expands to more than {MAX_HOSTS} hosts in all; at most {MAX_HOSTS}")
+    format!(
+        "'{}' expands to more than {MAX_HOSTS} hosts in all; at most {MAX_HOSTS}",
+        clip(item)
+    )
 }
 
 /// `01-03,7` -> 01, 02, 03, 7 (a leading zero fixes the width, as Slurm does).
 fn expand_ranges(inner: &str, room: usize) -> Result<Vec<String>, String> {
     let mut out = Vec::new();
+    let whole = clip(inner);
     for part in inner.split(',') {
         let (a, b) = part.split_once('-').unwrap_or((part, part));
         let num = |s: &str| {
             if s.is_empty() || !s.bytes().all(|c| c.is_ascii_digit()) {
                 return Err(format!(
-                    "[{inner}]: '{part}' is not a number or a range like 1-4"
+                    "[{whole}]: '{}' is not a number or a range like 1-4",
+                    clip(part)
                 ));
             }
             s.parse::<u64>()
-                .map_err(|_| format!("[{inner}]: '{s}' is too large"))
+                .map_err(|_| format!("[{whole}]: '{}' is too large", clip(s)))
         };
         let (x, y) = (num(a)?, num(b)?);
         if x > y {
-            return Err(format!("[{inner}]: the range {part} goes downwards"));
+            return Err(format!(
+                "[{whole}]: the range {} goes downwards",
+                clip(part)
+            ));
         }
         if y - x >= (room.saturating_sub(out.len())) as u64 {
             return Err(format!(
-                "[{inner}] names more than {MAX_HOSTS} hosts in all; at most {MAX_HOSTS}"
+                "[{whole}] names more than {MAX_HOSTS} hosts in all; at most {MAX_HOSTS}"
             ));
         }
         let width = if a.len() > 1 && a.starts_with('0') {

@@ -5,7 +5,7 @@
 //! downstream knows where it came from.
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
-use crate::error::{Result, VbError};
+use crate::error::{Result, VbError, clip_to};
 use crate::input::hosts::HostSpec;
 use crate::input::suite::{RunEntry, SuiteFile};
 use crate::units::bounds;
@@ -25,17 +25,6 @@ const MAX_NAMED: usize = 8;
 /// Longest stretch of the file an import error quotes (a location, an
 /// option and its value); what it says of it may be four times as long.
 const MAX_QUOTED: usize = 160;
-
-/// `s`, or its first `max` characters and "...".
-fn clip(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        s.to_string()
-    } else {
-        let mut c: String = s.chars().take(max).collect();
-        c.push_str("...");
-        c
-    }
-}
 
 /// How one source option became part of the suite.
 #[derive(Debug, Clone, PartialEq)]
@@ -115,9 +104,9 @@ impl Notes {
             .map(|(at, opt, why)| {
                 format!(
                     "{}: {}: {}",
-                    clip(at, MAX_QUOTED),
-                    clip(opt, MAX_QUOTED),
-                    clip(why, 4 * MAX_QUOTED)
+                    clip_to(at, MAX_QUOTED),
+                    clip_to(opt, MAX_QUOTED),
+                    clip_to(why, 4 * MAX_QUOTED)
                 )
             })
             .collect();
