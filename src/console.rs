@@ -67,12 +67,12 @@ fn stdout_bytes(bytes: &[u8]) -> std::io::Result<()> {
 }
 
 /// `print!`, without the panic.
-pub fn write_out(args: fmt::Arguments<'_>) {
+pub(crate) fn write_out(args: fmt::Arguments<'_>) {
     let _ = stdout_bytes(fmt::format(args).as_bytes());
 }
 
 /// `println!`, without the panic.
-pub fn write_out_line(args: fmt::Arguments<'_>) {
+pub(crate) fn write_out_line(args: fmt::Arguments<'_>) {
     let mut s = fmt::format(args);
     s.push('\n');
     let _ = stdout_bytes(s.as_bytes());
@@ -81,7 +81,7 @@ pub fn write_out_line(args: fmt::Arguments<'_>) {
 /// Bytes to stdout (an output file named `-`, a man page): a failure is
 /// returned for the caller to report; a closed pipe is not one (the reader
 /// chose to stop reading).
-pub fn out_bytes(bytes: &[u8]) -> std::io::Result<()> {
+pub(crate) fn out_bytes(bytes: &[u8]) -> std::io::Result<()> {
     match stdout_bytes(bytes) {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         Err(e) => {
@@ -95,7 +95,7 @@ pub fn out_bytes(bytes: &[u8]) -> std::io::Result<()> {
 }
 
 /// `eprint!`, without the panic: a failed stderr is ignored.
-pub fn write_err(args: fmt::Arguments<'_>) {
+pub(crate) fn write_err(args: fmt::Arguments<'_>) {
     let s = fmt::format(args);
     let mut e = std::io::stderr().lock();
     let _ = e.write_all(s.as_bytes()).and_then(|_| e.flush());
@@ -112,7 +112,7 @@ pub fn write_err_line(args: fmt::Arguments<'_>) {
 /// Stdout as a `Write` for what streams as it goes (`--live -`, an agent's
 /// protocol): each call written through and flushed, failures recorded
 /// here and returned to the caller.
-pub struct Stdout;
+pub(crate) struct Stdout;
 
 impl Write for Stdout {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
@@ -134,19 +134,6 @@ pub(crate) fn on_stdout_closed(hook: Option<Hook>) {
 pub(crate) fn stderr_is_terminal() -> bool {
     use std::io::IsTerminal;
     std::io::stderr().is_terminal()
-}
-
-/// Whether stdout is known closed (EPIPE).
-pub fn stdout_closed() -> bool {
-    *lock(&STDOUT) == State::Closed
-}
-
-/// The failure of stdout other than a closed pipe, if any.
-pub fn stdout_failure() -> Option<String> {
-    match &*lock(&STDOUT) {
-        State::Failed(e, _) => Some(e.clone()),
-        _ => None,
-    }
 }
 
 /// The exit code of a command that returned `code`: a stdout that failed

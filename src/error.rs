@@ -33,12 +33,12 @@ pub const MAX_QUOTED: usize = 160;
 
 /// `s` as a message quotes it: whole when at most `MAX_QUOTED` characters,
 /// else its start, "..." and its length.
-pub fn clip(s: &str) -> String {
+pub(crate) fn clip(s: &str) -> String {
     clip_to(s, MAX_QUOTED)
 }
 
 /// `clip` at `max` characters.
-pub fn clip_to(s: &str, max: usize) -> String {
+pub(crate) fn clip_to(s: &str, max: usize) -> String {
     if s.chars().count() <= max {
         s.to_string()
     } else {
@@ -52,7 +52,7 @@ pub fn clip_to(s: &str, max: usize) -> String {
 /// had no room left for it (no space, inodes or quota, mid-run too),
 /// as docs/reference/exit-codes.md says, else `RUN_FAILED`. An I/O thread's error
 /// reaches the command as text carrying the OS error number as std prints it.
-pub fn failed_run_code(message: &str) -> i32 {
+pub(crate) fn failed_run_code(message: &str) -> i32 {
     // EROFS, EACCES, ENOSPC (also inodes), EDQUOT.
     const TARGET_ERRNOS: [&str; 4] = [
         "(os error 30)",
@@ -85,31 +85,31 @@ pub struct VbError {
 pub type Result<T> = std::result::Result<T, VbError>;
 
 impl VbError {
-    pub fn input(message: impl Into<String>) -> Self {
+    pub(crate) fn input(message: impl Into<String>) -> Self {
         Self {
             kind: Kind::Input,
             message: message.into(),
         }
     }
-    pub fn refused(message: impl Into<String>) -> Self {
+    pub(crate) fn refused(message: impl Into<String>) -> Self {
         Self {
             kind: Kind::Refused,
             message: message.into(),
         }
     }
-    pub fn target(message: impl Into<String>) -> Self {
+    pub(crate) fn target(message: impl Into<String>) -> Self {
         Self {
             kind: Kind::Target,
             message: message.into(),
         }
     }
-    pub fn unchecked(message: impl Into<String>) -> Self {
+    pub(crate) fn unchecked(message: impl Into<String>) -> Self {
         Self {
             kind: Kind::Unchecked,
             message: message.into(),
         }
     }
-    pub fn run(message: impl Into<String>) -> Self {
+    pub(crate) fn run(message: impl Into<String>) -> Self {
         Self {
             kind: Kind::Run,
             message: message.into(),

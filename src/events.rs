@@ -27,12 +27,12 @@ pub(crate) enum Scope<'a> {
 /// Every part of a period comes before the period's total.
 #[derive(Clone, Copy)]
 pub(crate) struct IntervalEvent<'a> {
-    pub run: &'a PlannedRun,
+    pub(crate) run: &'a PlannedRun,
     /// Seconds of the run so far, and the run's planned length.
-    pub elapsed_s: f64,
-    pub total_s: f64,
-    pub iv: &'a Interval,
-    pub scope: Scope<'a>,
+    pub(crate) elapsed_s: f64,
+    pub(crate) total_s: f64,
+    pub(crate) iv: &'a Interval,
+    pub(crate) scope: Scope<'a>,
 }
 
 /// Everything a running job tells whoever watches it. An observer takes
@@ -217,10 +217,10 @@ impl<'a> Totals<'a> {
 /// An observer that passes everything to `inner` but makes each interval
 /// a part of `totals` (one target of a run on this host).
 pub(crate) struct PartObserver<'a> {
-    pub totals: &'a Totals<'a>,
-    pub part: usize,
+    pub(crate) totals: &'a Totals<'a>,
+    pub(crate) part: usize,
     /// Notes are prefixed with the target when there are several.
-    pub prefix: Option<String>,
+    pub(crate) prefix: Option<String>,
 }
 
 impl Observer for PartObserver<'_> {

@@ -160,14 +160,14 @@ fn write_files(doc: &ResultDoc, dir: &OutputDir) -> (Option<std::path::PathBuf>,
 /// directory, stdout as JSON, the sinks.
 #[derive(Clone, Default)]
 pub(crate) struct Outputs {
-    pub dir: Option<std::sync::Arc<OutputDir>>,
-    pub json: bool,
+    pub(crate) dir: Option<std::sync::Arc<OutputDir>>,
+    pub(crate) json: bool,
     /// `--live -` or `--live-csv -`: stdout carries the interval lines, so
     /// the table goes to stderr.
-    pub live_on_stdout: bool,
+    pub(crate) live_on_stdout: bool,
     /// `-q`: nothing for a person but errors.
-    pub quiet: bool,
-    pub sinks: Sinks,
+    pub(crate) quiet: bool,
+    pub(crate) sinks: Sinks,
 }
 
 impl Outputs {

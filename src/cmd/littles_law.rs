@@ -10,17 +10,17 @@ use crate::units::bounds;
 use crate::units::{parse_count_in, parse_duration_in};
 
 /// In-flight I/Os needed for `iops` at `latency_s`.
-pub fn concurrency(iops: f64, latency_s: f64) -> f64 {
+pub(crate) fn concurrency(iops: f64, latency_s: f64) -> f64 {
     iops * latency_s
 }
 
 /// IOPS that `in_flight` I/Os sustain at `latency_s`.
-pub fn iops(in_flight: f64, latency_s: f64) -> f64 {
+pub(crate) fn iops(in_flight: f64, latency_s: f64) -> f64 {
     in_flight / latency_s
 }
 
 /// The latency at which `in_flight` I/Os give `iops`.
-pub fn latency_s(in_flight: f64, iops: f64) -> f64 {
+pub(crate) fn latency_s(in_flight: f64, iops: f64) -> f64 {
     in_flight / iops
 }
 

@@ -29,14 +29,14 @@ const STALL: Duration = Duration::from_secs(1);
 /// was cut short.
 #[derive(Clone)]
 pub(super) struct Timeline {
-    pub intervals: Vec<Interval>,
-    pub warmup: Option<(SystemTime, f64)>,
-    pub measure: (SystemTime, f64),
-    pub cpu: Cpu,
-    pub steady: Option<SteadyResult>,
-    pub interrupted: bool,
-    pub counters: Option<RunCounters>,
-    pub stalls: Vec<Stall>,
+    pub(crate) intervals: Vec<Interval>,
+    pub(crate) warmup: Option<(SystemTime, f64)>,
+    pub(crate) measure: (SystemTime, f64),
+    pub(crate) cpu: Cpu,
+    pub(crate) steady: Option<SteadyResult>,
+    pub(crate) interrupted: bool,
+    pub(crate) counters: Option<RunCounters>,
+    pub(crate) stalls: Vec<Stall>,
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -15,11 +15,11 @@ use crate::result::ResultDoc;
 
 /// What a runner reports to and is stopped by.
 pub(crate) struct Watch<'a> {
-    pub obs: &'a dyn Observer,
-    pub stop: &'a Arc<AtomicBool>,
+    pub(crate) obs: &'a dyn Observer,
+    pub(crate) stop: &'a Arc<AtomicBool>,
     /// Registers what to undo however the process ends, a stop that ends
     /// it included (a Kubernetes Job to delete).
-    pub on_exit: &'a dyn Fn(Box<dyn FnOnce() + Send>),
+    pub(crate) on_exit: &'a dyn Fn(Box<dyn FnOnce() + Send>),
 }
 
 pub(crate) trait Runner {

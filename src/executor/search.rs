@@ -17,8 +17,8 @@ use crate::spec::latency::LatencySearch;
 /// One step to run: its rate for the whole job (None: closed loop) and the
 /// name of its run (which says its kind).
 pub(crate) struct Step {
-    pub rate: Option<f64>,
-    pub name: String,
+    pub(crate) rate: Option<f64>,
+    pub(crate) name: String,
 }
 
 /// How a step ran: `Judged` when its merged result was pushed onto

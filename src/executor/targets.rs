@@ -52,8 +52,8 @@ pub(crate) enum Fill {
 /// given as a share of an earlier run is resolved against the target's
 /// own).
 pub(crate) struct OnHost {
-    pub plans: Vec<Plan>,
-    pub sets: Vec<Sets>,
+    pub(crate) plans: Vec<Plan>,
+    pub(crate) sets: Vec<Sets>,
     done: Vec<Vec<RunResult>>,
 }
 

@@ -21,20 +21,20 @@ use crate::spec::output::OutputSpec;
 pub(crate) struct Job {
     /// The workload; its target path is the first local target, or the
     /// hosts' template.
-    pub spec: JobSpec,
+    pub(crate) spec: JobSpec,
     /// The user gave the working set (else a file or device is used whole).
-    pub size_given: bool,
-    pub place: Place,
-    pub live: LiveSpec,
-    pub outputs: OutputSpec,
+    pub(crate) size_given: bool,
+    pub(crate) place: Place,
+    pub(crate) live: LiveSpec,
+    pub(crate) outputs: OutputSpec,
     /// `--expect` / `--expect-from`, recorded in the result.
-    pub expect: Option<Expectation>,
+    pub(crate) expect: Option<Expectation>,
     /// The plan is shown before the run (suites), not only for --dry-run.
-    pub show_plan: bool,
+    pub(crate) show_plan: bool,
     /// A line to say once the job is planned (before any I/O).
-    pub first: Option<String>,
+    pub(crate) first: Option<String>,
     /// Notes the front end adds to the plan's (quick's buffered fallback).
-    pub notes: Vec<String>,
+    pub(crate) notes: Vec<String>,
 }
 
 /// Where a job runs, decided once.

@@ -98,21 +98,21 @@ fn shape(flag: &str, text: Option<&str>, default: u32, lo: u64, hi: u64) -> Resu
 
 /// A tree and its operations as text, from flags or suite keys.
 pub(crate) struct TreeText<'a> {
-    pub ops: &'a str,
-    pub depth: Option<&'a str>,
-    pub width: Option<&'a str>,
-    pub files_per_dir: Option<&'a str>,
-    pub file_size: Option<&'a str>,
-    pub shared_dirs: bool,
-    pub drop_caches: bool,
-    pub direct: bool,
+    pub(crate) ops: &'a str,
+    pub(crate) depth: Option<&'a str>,
+    pub(crate) width: Option<&'a str>,
+    pub(crate) files_per_dir: Option<&'a str>,
+    pub(crate) file_size: Option<&'a str>,
+    pub(crate) shared_dirs: bool,
+    pub(crate) drop_caches: bool,
+    pub(crate) direct: bool,
 }
 
 /// Warm-up, duration and steady as given (None: not given).
 pub(crate) struct Timing {
-    pub warmup_s: Option<f64>,
-    pub duration_s: Option<f64>,
-    pub steady: bool,
+    pub(crate) warmup_s: Option<f64>,
+    pub(crate) duration_s: Option<f64>,
+    pub(crate) steady: bool,
 }
 
 /// The runs of a tree: one phase per operation of a plain list (named

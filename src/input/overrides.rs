@@ -65,12 +65,12 @@ impl Overrides {
 /// what the flags left out.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct DataFlags {
-    pub compress: Option<f64>,
-    pub dedup: Option<u64>,
-    pub dedup_unit: Option<u64>,
-    pub verify: bool,
-    pub max_data_errors: Option<u64>,
-    pub journal: Option<PathBuf>,
+    pub(crate) compress: Option<f64>,
+    pub(crate) dedup: Option<u64>,
+    pub(crate) dedup_unit: Option<u64>,
+    pub(crate) verify: bool,
+    pub(crate) max_data_errors: Option<u64>,
+    pub(crate) journal: Option<PathBuf>,
 }
 
 impl DataFlags {

@@ -161,19 +161,19 @@ pub(crate) fn parse_speed(text: Option<&str>) -> Result<Option<f64>> {
 
 /// A replay as the command line or a suite states it.
 pub(crate) struct Given<'a> {
-    pub path: &'a std::path::Path,
+    pub(crate) path: &'a std::path::Path,
     /// Times divided by this; None: as fast as the depth allows.
-    pub speed: Option<f64>,
-    pub wrap: bool,
-    pub split: Option<ReplaySplit>,
-    pub map: ReplayMap,
+    pub(crate) speed: Option<f64>,
+    pub(crate) wrap: bool,
+    pub(crate) split: Option<ReplaySplit>,
+    pub(crate) map: ReplayMap,
     /// The target's size was stated (--size, a suite's size).
-    pub sized: bool,
+    pub(crate) sized: bool,
     /// The run was named (--name); else it is named after the trace.
-    pub named: bool,
+    pub(crate) named: bool,
     /// A duration was stated: the replay stops there if not done before.
-    pub timed: bool,
-    pub multi_host: bool,
+    pub(crate) timed: bool,
+    pub(crate) multi_host: bool,
 }
 
 /// Makes `job`'s one run the replay of `--replay FILE`.

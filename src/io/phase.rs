@@ -21,15 +21,15 @@ pub(crate) const PHASE_STOP: u8 = 3;
 /// Shared by the collector (writer) and the workers (readers).
 #[derive(Default)]
 pub(crate) struct Control {
-    pub phase: AtomicU8,
+    pub(crate) phase: AtomicU8,
     /// Set by a worker that hit an error, so the collector ends the run.
-    pub failed: AtomicBool,
+    pub(crate) failed: AtomicBool,
     /// Workers that have finished on their own (their --io-limit share done).
-    pub finished: AtomicU32,
+    pub(crate) finished: AtomicU32,
     /// When the last of them finished: the end of an --io-limit run is that
     /// moment, not the collector's next poll (which would add up to a poll
     /// interval to the measured time and understate IOPS on short runs).
-    pub finished_at: std::sync::Mutex<Option<std::time::Instant>>,
+    pub(crate) finished_at: std::sync::Mutex<Option<std::time::Instant>>,
 }
 
 impl Control {
@@ -54,10 +54,10 @@ impl Control {
 /// runs, service time (from the actual submission) beside it.
 #[derive(Clone, Default)]
 pub(crate) struct PhaseStats {
-    pub read: OpStats,
-    pub write: OpStats,
-    pub read_service: OpStats,
-    pub write_service: OpStats,
+    pub(crate) read: OpStats,
+    pub(crate) write: OpStats,
+    pub(crate) read_service: OpStats,
+    pub(crate) write_service: OpStats,
 }
 
 impl PhaseStats {
@@ -74,13 +74,13 @@ impl PhaseStats {
 /// every I/O that should have started during it (no coordinated omission).
 pub(crate) struct Schedule {
     /// Mean gap between this worker's I/Os.
-    pub gap: Duration,
-    pub poisson: bool,
+    pub(crate) gap: Duration,
+    pub(crate) poisson: bool,
     /// Offset of this worker's first I/O, so workers do not fire in lockstep.
-    pub offset: Duration,
+    pub(crate) offset: Duration,
     /// A bandwidth cap (--rate 100MiB/s): each I/O's gap is its length
     /// times this, so a block-size mix keeps the byte rate; 0 = IOPS.
-    pub ns_per_byte: f64,
+    pub(crate) ns_per_byte: f64,
 }
 
 impl Schedule {
@@ -97,47 +97,47 @@ impl Schedule {
 }
 
 pub(crate) struct WorkerResult {
-    pub warmup: PhaseStats,
-    pub measure: PhaseStats,
-    pub error: Option<String>,
+    pub(crate) warmup: PhaseStats,
+    pub(crate) measure: PhaseStats,
+    pub(crate) error: Option<String>,
     /// Per-operation statistics of a metadata run (empty otherwise).
-    pub meta: Vec<MetaOpStats>,
+    pub(crate) meta: Vec<MetaOpStats>,
     /// Reads that returned what was not written (--verify).
-    pub data: crate::io::verify::DataReport,
+    pub(crate) data: crate::io::verify::DataReport,
     /// What a back end's own protocol client saw in the measured phase.
-    pub protocol: Option<crate::result::protocol::ProtoSeen>,
+    pub(crate) protocol: Option<crate::result::protocol::ProtoSeen>,
 }
 
 pub(crate) struct WorkerSetup {
-    pub index: u32,
-    pub engine: EngineKind,
-    pub depth: u32,
+    pub(crate) index: u32,
+    pub(crate) engine: EngineKind,
+    pub(crate) depth: u32,
     /// The files its engine runs on, opened on the target's back end.
-    pub files: crate::io::backend::Files,
-    pub io_gen: IoGen,
-    pub max_bs: usize,
-    pub buf_align: usize,
+    pub(crate) files: crate::io::backend::Files,
+    pub(crate) io_gen: IoGen,
+    pub(crate) max_bs: usize,
+    pub(crate) buf_align: usize,
     /// Bytes of the ring writes are issued from (`io::ring`); 0: they copy.
-    pub ring: usize,
-    pub seed: u64,
+    pub(crate) ring: usize,
+    pub(crate) seed: u64,
     /// Bytes this worker may issue over the whole run (--io-limit), if capped.
-    pub budget: Option<u64>,
+    pub(crate) budget: Option<u64>,
     /// Open-loop schedule for this worker, if the run is rate-limited.
-    pub rate: Option<Schedule>,
-    pub control: Arc<Control>,
-    pub counters: Arc<LiveCounters>,
+    pub(crate) rate: Option<Schedule>,
+    pub(crate) control: Arc<Control>,
+    pub(crate) counters: Arc<LiveCounters>,
     /// The data to write and the checks of reads, unless the default.
-    pub data: Option<Arc<crate::io::verify::DataPlan>>,
+    pub(crate) data: Option<Arc<crate::io::verify::DataPlan>>,
     /// Syncs and think time between I/Os, when the run asks for them.
-    pub shaper: Option<crate::io::shaping::Shaper>,
+    pub(crate) shaper: Option<crate::io::shaping::Shaper>,
 }
 
 /// One operation's statistics from one worker, warm-up and measured apart.
 #[derive(Clone, Debug)]
 pub(crate) struct MetaOpStats {
-    pub op: MetaOp,
-    pub warmup: OpStats,
-    pub measure: OpStats,
+    pub(crate) op: MetaOp,
+    pub(crate) warmup: OpStats,
+    pub(crate) measure: OpStats,
 }
 
 /// Sleeping wakes up tens of microseconds late on a busy or virtual machine,

@@ -44,9 +44,9 @@ pub(crate) fn sysctl_triple(text: &str) -> Option<[u64; 3]> {
 /// The DMI fields the platform is told apart by.
 #[derive(Debug, Default)]
 pub(crate) struct Dmi {
-    pub sys_vendor: String,
-    pub product_name: String,
-    pub chassis_asset_tag: String,
+    pub(crate) sys_vendor: String,
+    pub(crate) product_name: String,
+    pub(crate) chassis_asset_tag: String,
 }
 
 /// This machine's platform: cloud-init's instance data where it says, DMI

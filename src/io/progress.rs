@@ -3,7 +3,7 @@
 //! layer knowing who watches; `events::Observer` builds on it.
 
 /// Receives fill progress; the terminal shows a bar, tests and pipes nothing.
-pub trait Progress: Sync {
+pub(crate) trait Progress: Sync {
     fn start(&self, total_bytes: u64, what: &str);
     fn advance(&self, bytes: u64);
     fn finish(&self);

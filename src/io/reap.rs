@@ -12,26 +12,26 @@ use crate::stats::LiveCounters;
 
 /// A worker's slots: `depth` of them, each free or holding one op in flight.
 pub(crate) struct Slots<O> {
-    pub ops: Vec<O>,
+    pub(crate) ops: Vec<O>,
     /// When each slot's op was due: its latency counts from here.
-    pub intended: Vec<u64>,
+    pub(crate) intended: Vec<u64>,
     /// When it was handed to the engine: its service time counts from here.
-    pub issued: Vec<u64>,
-    pub free: Vec<u32>,
-    pub in_flight: u32,
+    pub(crate) issued: Vec<u64>,
+    pub(crate) free: Vec<u32>,
+    pub(crate) in_flight: u32,
 }
 
 /// One completion, as the loop records it.
 #[derive(Clone, Copy)]
 pub(crate) struct Reaped<O> {
-    pub slot: u32,
-    pub op: O,
+    pub(crate) slot: u32,
+    pub(crate) op: O,
     /// Bytes moved, or a negative errno.
-    pub result: i64,
+    pub(crate) result: i64,
     /// From the due time to the completion.
-    pub lat: u64,
+    pub(crate) lat: u64,
     /// From the issue to the completion.
-    pub svc: u64,
+    pub(crate) svc: u64,
 }
 
 impl<O: Copy> Slots<O> {

@@ -23,13 +23,13 @@ use crate::io::target::readset;
 const CHUNK: usize = 1 << 20;
 
 pub(crate) struct ScanResult {
-    pub files: u32,
-    pub bytes: u64,
-    pub blocks: u64,
-    pub errors: u64,
+    pub(crate) files: u32,
+    pub(crate) bytes: u64,
+    pub(crate) blocks: u64,
+    pub(crate) errors: u64,
     /// The set was read through the page cache (O_DIRECT refused).
-    pub buffered: bool,
-    pub journal: Option<String>,
+    pub(crate) buffered: bool,
+    pub(crate) journal: Option<String>,
 }
 
 /// Reads every file of the set in `dir` and checks it; each mismatch is

@@ -31,14 +31,14 @@ pub(crate) struct Shaper {
     since: u32,
     datasync: bool,
     end_fsync: bool,
-    pub think_ns: u64,
+    pub(crate) think_ns: u64,
     /// When the pause after the last completion ends (0: no pause).
-    pub think_until: u64,
+    pub(crate) think_until: u64,
     fds: Vec<Raw>,
     dirty: Vec<bool>,
     /// A sync is due: the worker issues nothing until its I/O has drained.
-    pub sync_due: bool,
-    pub syncs: u64,
+    pub(crate) sync_due: bool,
+    pub(crate) syncs: u64,
 }
 
 impl Shaper {

@@ -6,23 +6,23 @@ use crate::spec::{BlockSize, Pattern};
 
 /// The file set as the generator sees it: `nfiles` files of `file_size` bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Layout {
-    pub nfiles: u32,
-    pub file_size: u64,
+pub(crate) struct Layout {
+    pub(crate) nfiles: u32,
+    pub(crate) file_size: u64,
 }
 
 impl Layout {
-    pub fn total(&self) -> u64 {
+    pub(crate) fn total(&self) -> u64 {
         self.nfiles as u64 * self.file_size
     }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct IoOp {
-    pub write: bool,
-    pub file: u32,
-    pub offset: u64,
-    pub len: u32,
+pub(crate) struct IoOp {
+    pub(crate) write: bool,
+    pub(crate) file: u32,
+    pub(crate) offset: u64,
+    pub(crate) len: u32,
 }
 
 pub(crate) struct IoGen {

@@ -102,12 +102,12 @@ fn write_at(dir: BorrowedFd, name: &OsStr, shown: &Path, bytes: &[u8]) -> Result
     written
 }
 
-pub use crate::spec::output::is_stdout;
+pub(crate) use crate::spec::output::is_stdout;
 
 /// Checks, before any work is done, that `path` can be written as an
 /// output file: its directory exists and nothing but a regular file is at
 /// the path. stdout (`is_stdout`) always can.
-pub fn check_file(path: &Path) -> Result<()> {
+pub(crate) fn check_file(path: &Path) -> Result<()> {
     if is_stdout(path) {
         return Ok(());
     }
@@ -123,7 +123,7 @@ pub fn check_file(path: &Path) -> Result<()> {
 }
 
 /// Writes one output file (see the module comment); `-` is stdout.
-pub fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
+pub(crate) fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
     if is_stdout(path) {
         return crate::console::out_bytes(bytes)
             .map_err(|e| VbError::run(format!("cannot write to stdout: {e}")));
@@ -144,7 +144,7 @@ pub fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
 /// is a record of production that cannot be taken again). The data goes
 /// to a temporary file first and is renamed without replacing, so a file
 /// that appeared meanwhile is kept. `-` is stdout.
-pub fn write_new_file(path: &Path, bytes: &[u8]) -> Result<()> {
+pub(crate) fn write_new_file(path: &Path, bytes: &[u8]) -> Result<()> {
     if is_stdout(path) {
         return write_file(path, bytes);
     }
@@ -183,7 +183,7 @@ fn exists(path: &Path) -> VbError {
 
 /// Checks, before any work, that nothing at all is at `path` and its
 /// directory exists (`write_new_file`'s rule).
-pub fn check_new_file(path: &Path) -> Result<()> {
+pub(crate) fn check_new_file(path: &Path) -> Result<()> {
     if is_stdout(path) {
         return Ok(());
     }
@@ -248,7 +248,8 @@ fn split(path: &Path) -> Result<(PathBuf, std::ffi::OsString)> {
 }
 
 /// The files a result directory always receives; checked up front.
-pub const RESULT_FILES: [&str; 4] = ["result.json", "summary.csv", "tables.md", "report.html"];
+pub(crate) const RESULT_FILES: [&str; 4] =
+    ["result.json", "summary.csv", "tables.md", "report.html"];
 
 /// An output directory, checked and opened before the benchmark starts and
 /// written through the same descriptor at the end.
@@ -327,11 +328,11 @@ impl OutputDir {
         Ok(())
     }
 
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.path
     }
 
-    pub fn write(&self, name: &str, text: &str) -> Result<()> {
+    pub(crate) fn write(&self, name: &str, text: &str) -> Result<()> {
         write_at(
             self.fd.as_fd(),
             OsStr::new(name),
@@ -342,7 +343,7 @@ impl OutputDir {
 
     /// A new private directory for results that could not be written where
     /// asked: under $TMPDIR, never an existing one.
-    pub fn fallback() -> Result<Self> {
+    pub(crate) fn fallback() -> Result<Self> {
         let base = std::env::temp_dir();
         let stamp = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -380,7 +381,7 @@ impl OutputDir {
 /// through the gate (O_EXCL, no link followed), so an existing path of any
 /// kind is refused before any I/O, as `--output` refuses what is not ours;
 /// `-` is stdout.
-pub fn create_stream(path: &Path, flag: &str) -> Result<Box<dyn Write + Send>> {
+pub(crate) fn create_stream(path: &Path, flag: &str) -> Result<Box<dyn Write + Send>> {
     if is_stdout(path) {
         return Ok(Box::new(crate::console::Stdout));
     }

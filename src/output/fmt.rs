@@ -7,7 +7,7 @@
 //! because the layers below `output` (spec, plan, targets) print them too;
 //! they are re-exported here so outputs have one place to look.
 
-pub use crate::units::{format_duration as duration, format_size as size, thousands, trim};
+pub(crate) use crate::units::{format_size as size, thousands, trim};
 
 use crate::result::Cpu;
 
@@ -46,17 +46,17 @@ pub fn micros(us: f64) -> String {
 }
 
 /// Throughput in MiB/s, one decimal: "323.4".
-pub fn mib_s(v: f64) -> String {
+pub(crate) fn mib_s(v: f64) -> String {
     format!("{v:.1}")
 }
 
 /// I/Os in flight (Little's law: IOPS x mean latency), two decimals: "4.55".
-pub fn in_flight(v: f64) -> String {
+pub(crate) fn in_flight(v: f64) -> String {
     format!("{v:.2}")
 }
 
 /// CPU time of the process as user/system percent of one core: "3%/37%".
-pub fn cpu(c: &Cpu) -> String {
+pub(crate) fn cpu(c: &Cpu) -> String {
     format!("{:.0}%/{:.0}%", c.user_pct, c.sys_pct)
 }
 

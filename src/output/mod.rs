@@ -5,13 +5,13 @@ pub(crate) mod diagnosis;
 pub mod export;
 pub mod file;
 pub mod fmt;
-pub(crate) mod live;
-pub(crate) mod profile;
-pub(crate) mod search;
-pub(crate) mod sink;
-pub(crate) mod small_files;
+pub mod live;
+pub mod profile;
+pub mod search;
+pub mod sink;
+pub mod small_files;
 pub mod source;
-pub(crate) mod table;
+pub mod table;
 pub(crate) mod tables;
 pub(crate) mod target_table;
 
@@ -58,7 +58,7 @@ const CSV_HEADER: [&str; 31] = [
 /// summary.csv: one row per run and operation type, stable column names
 /// (documented in `docs/reference/summary-csv.md`). New columns are only
 /// ever added at the end.
-pub fn summary_csv(doc: &ResultDoc) -> Result<String> {
+pub(crate) fn summary_csv(doc: &ResultDoc) -> Result<String> {
     let mut w = csv::Writer::from_writer(Vec::new());
     let err = |e: csv::Error| VbError::run(format!("cannot format CSV: {e}"));
     w.write_record(CSV_HEADER).map_err(err)?;
@@ -120,21 +120,21 @@ pub fn summary_csv(doc: &ResultDoc) -> Result<String> {
 }
 
 /// The text a CSV writer into memory holds, once flushed.
-pub fn csv_text(w: csv::Writer<Vec<u8>>) -> Result<String> {
+pub(crate) fn csv_text(w: csv::Writer<Vec<u8>>) -> Result<String> {
     let bytes = w
         .into_inner()
         .map_err(|e| VbError::run(format!("cannot format CSV: {e}")))?;
     String::from_utf8(bytes).map_err(|e| VbError::run(e.to_string()))
 }
 
-pub fn to_json(doc: &ResultDoc) -> Result<String> {
+pub(crate) fn to_json(doc: &ResultDoc) -> Result<String> {
     serde_json::to_string_pretty(doc)
         .map_err(|e| VbError::run(format!("cannot encode the result: {e}")))
 }
 
 /// The result's tables alone, without the fill line or the findings
 /// (`-q` when the tables are the run's one record).
-pub fn tables_only(doc: &ResultDoc) -> String {
+pub(crate) fn tables_only(doc: &ResultDoc) -> String {
     let parts: Vec<String> = tables::views(doc)
         .iter()
         .map(table::Table::to_terminal)

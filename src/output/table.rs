@@ -10,18 +10,18 @@ use serde::Serialize;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Table {
-    pub title: String,
-    pub head: Vec<String>,
-    pub rows: Vec<Vec<String>>,
+    pub(crate) title: String,
+    pub(crate) head: Vec<String>,
+    pub(crate) rows: Vec<Vec<String>>,
     /// Per column: figures, right-aligned.
-    pub numeric: Vec<bool>,
+    pub(crate) numeric: Vec<bool>,
     /// Lines shown under the table (discarded warm-up runs, a knee...).
-    pub notes: Vec<String>,
+    pub(crate) notes: Vec<String>,
 }
 
 impl Table {
     /// An empty table whose columns from `numeric_from` on hold figures.
-    pub fn new(title: impl Into<String>, head: &[&str], numeric_from: usize) -> Self {
+    pub(crate) fn new(title: impl Into<String>, head: &[&str], numeric_from: usize) -> Self {
         Self {
             title: title.into(),
             head: head.iter().map(|h| h.to_string()).collect(),
@@ -104,7 +104,7 @@ impl Table {
     /// says `(µs)`, `3%/37%` two columns of percents, `-` an empty cell.
     /// The figures are those shown (three significant digits for a
     /// latency); summary.csv keeps them whole.
-    pub fn to_csv(&self) -> Result<String, String> {
+    pub(crate) fn to_csv(&self) -> Result<String, String> {
         let mut w = csv::Writer::from_writer(Vec::new());
         let kinds: Vec<ColumnKind> = (0..self.head.len()).map(|i| self.column_kind(i)).collect();
         let mut head = Vec::new();

@@ -14,18 +14,18 @@ use crate::units::bounds::one_line;
 
 /// Everything the coordinator runs, and how it reaches the hosts.
 pub(crate) struct HostsPlan {
-    pub hosts: Vec<Assignment>,
+    pub(crate) hosts: Vec<Assignment>,
     /// One job per host (per-host thread overrides applied), same order.
-    pub jobs: Vec<JobSpec>,
+    pub(crate) jobs: Vec<JobSpec>,
     /// The job as given, its target the template; it heads the result.
-    pub template: JobSpec,
-    pub session: String,
-    pub heartbeat: Duration,
-    pub timeout: Duration,
+    pub(crate) template: JobSpec,
+    pub(crate) session: String,
+    pub(crate) heartbeat: Duration,
+    pub(crate) timeout: Duration,
     /// The user gave the working set (else each host sizes its targets).
-    pub size_given: bool,
+    pub(crate) size_given: bool,
     /// How the hosts are reached, what they run, what a lost host means.
-    pub how: HostsSpec,
+    pub(crate) how: HostsSpec,
 }
 
 /// The plan for `template_job` (its target path the template) on the

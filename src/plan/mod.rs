@@ -22,20 +22,20 @@ use crate::units::{format_duration, format_size};
 
 #[derive(Debug, Clone)]
 pub(crate) struct PlannedRun {
-    pub spec: RunSpec,
-    pub engine: EngineKind,
+    pub(crate) spec: RunSpec,
+    pub(crate) engine: EngineKind,
     /// Why the engine differs from the one asked for, if it does.
-    pub engine_note: Option<String>,
-    pub io_threads: u32,
-    pub depth: u32,
+    pub(crate) engine_note: Option<String>,
+    pub(crate) io_threads: u32,
+    pub(crate) depth: u32,
 }
 
 #[derive(Debug, Clone)]
 pub(crate) struct Plan {
-    pub job: JobSpec,
-    pub target: Inspection,
-    pub runs: Vec<PlannedRun>,
-    pub notes: Vec<String>,
+    pub(crate) job: JobSpec,
+    pub(crate) target: Inspection,
+    pub(crate) runs: Vec<PlannedRun>,
+    pub(crate) notes: Vec<String>,
 }
 
 /// What a job comes to: its plans on this host's targets, or the plan of
@@ -50,11 +50,11 @@ pub(crate) enum JobPlan {
 /// A job on this host: one plan per target, the job as resolved (it heads
 /// the result), and the plan as `--dry-run` and a suite show it.
 pub(crate) struct HerePlan {
-    pub job: JobSpec,
-    pub plans: Vec<Plan>,
-    pub shown: String,
+    pub(crate) job: JobSpec,
+    pub(crate) plans: Vec<Plan>,
+    pub(crate) shown: String,
     /// The plan is shown before the run, not only for --dry-run.
-    pub show: bool,
+    pub(crate) show: bool,
 }
 
 /// Plans a job where its input placed it.

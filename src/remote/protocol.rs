@@ -33,15 +33,15 @@ use crate::spec::JobSpec;
 /// Bumped on any change to the messages below. 2: `run` carries an
 /// optional latency-search `step`; an agent of protocol 1 would ignore it
 /// and run the plain run, so the two are refused at hello instead.
-pub const PROTOCOL: u32 = 2;
+pub(crate) const PROTOCOL: u32 = 2;
 
 /// The most trace text one `trace` message carries: well inside `MAX_LINE`
 /// even if every byte were escaped.
-pub const TRACE_CHUNK: usize = 4 << 20;
+pub(crate) const TRACE_CHUNK: usize = 4 << 20;
 
 /// A replay part's text in `trace` messages, cut at line ends (the text
 /// is ASCII, so every piece is a valid string).
-pub fn trace_chunks(text: &[u8]) -> Vec<ToAgent> {
+pub(crate) fn trace_chunks(text: &[u8]) -> Vec<ToAgent> {
     let mut out = Vec::new();
     let mut rest = text;
     while !rest.is_empty() {
@@ -66,11 +66,11 @@ pub fn trace_chunks(text: &[u8]) -> Vec<ToAgent> {
 /// Longest line either side accepts. A result with full histograms and a
 /// long interval series is a few hundred KiB; anything much larger is not
 /// a volbench agent talking.
-pub const MAX_LINE: usize = 16 << 20;
+pub(crate) const MAX_LINE: usize = 16 << 20;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
-pub enum ToAgent {
+pub(crate) enum ToAgent {
     Hello {
         protocol: u32,
         version: String,
@@ -114,22 +114,22 @@ pub enum ToAgent {
 /// A latency-search step as one host runs it: the run renamed, at this
 /// rate on each of the host's targets (None: closed loop).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct StepRun {
-    pub name: String,
-    pub rate_iops: Option<f64>,
+pub(crate) struct StepRun {
+    pub(crate) name: String,
+    pub(crate) rate_iops: Option<f64>,
 }
 
 /// What one host runs: the job, with this host's targets and overrides.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct AgentJob {
+pub(crate) struct AgentJob {
     /// The host's name as the user gave it (for messages).
-    pub host: String,
-    pub index: u32,
+    pub(crate) host: String,
+    pub(crate) index: u32,
     /// The job; its target path is replaced by each of `targets` in turn.
-    pub job: JobSpec,
-    pub targets: Vec<PathBuf>,
+    pub(crate) job: JobSpec,
+    pub(crate) targets: Vec<PathBuf>,
     /// `--size` was given; otherwise a file or device target is used whole.
-    pub size_given: bool,
+    pub(crate) size_given: bool,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -204,26 +204,26 @@ pub struct TargetResult {
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct PlannedTarget {
-    pub path: String,
-    pub runs: Vec<PlannedRunInfo>,
+    pub(crate) path: String,
+    pub(crate) runs: Vec<PlannedRunInfo>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct PlannedRunInfo {
-    pub engine: String,
-    pub io_threads: u32,
-    pub depth: u32,
+pub(crate) struct PlannedRunInfo {
+    pub(crate) engine: String,
+    pub(crate) io_threads: u32,
+    pub(crate) depth: u32,
     /// The run's own working set, as the agent read it from the job: an
     /// agent that predates per-run sizes sends none, and would quietly use
     /// the job's size instead (`sizes_understood`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub size: Option<u64>,
+    pub(crate) size: Option<u64>,
 }
 
 /// Whether an agent read every run's own size from the job it was sent;
 /// the message says which run it would get wrong. A job without per-run
 /// sizes passes with agents of any version (the protocol is unchanged).
-pub fn sizes_understood(job: &JobSpec, planned: &[PlannedTarget]) -> Result<(), String> {
+pub(crate) fn sizes_understood(job: &JobSpec, planned: &[PlannedTarget]) -> Result<(), String> {
     for t in planned {
         for (run, info) in job.runs.iter().zip(&t.runs) {
             if run.size.is_some() && info.size != run.size {
@@ -306,7 +306,7 @@ pub fn read_line(r: &mut impl BufRead, buf: &mut Vec<u8>) -> io::Result<Option<(
 
 /// Makes text from a remote host safe to print: no control characters
 /// (terminal escapes), bounded length.
-pub fn sanitize(text: &str, max: usize) -> String {
+pub(crate) fn sanitize(text: &str, max: usize) -> String {
     let mut out: String = text
         .chars()
         .map(|c| if c.is_control() && c != '\n' { '?' } else { c })

@@ -20,18 +20,18 @@ pub(crate) enum SweepKind {
 /// when several sources repeat the same points (a comparison).
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Line {
-    pub source: Option<usize>,
-    pub items: Vec<usize>,
+    pub(crate) source: Option<usize>,
+    pub(crate) items: Vec<usize>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Sweep {
-    pub kind: SweepKind,
+    pub(crate) kind: SweepKind,
     /// What varies, e.g. "read_pct", "threads", "threads, iodepth", "rate".
-    pub axis: String,
+    pub(crate) axis: String,
     /// What the runs share, e.g. "random 8KiB, 4 threads x qd 8".
-    pub label: String,
-    pub lines: Vec<Line>,
+    pub(crate) label: String,
+    pub(crate) lines: Vec<Line>,
 }
 
 /// A sweep needs this many distinct points on one line to be drawn as a

@@ -15,7 +15,7 @@ use crate::spec::output::View;
 /// The views a command writes: `None` for `run --output DIR` (result.json,
 /// summary.csv, the tables, then report.html), `Some(format)` for the one
 /// `report --format` asks for.
-pub fn exporters(format: Option<View>) -> Exporters {
+pub(crate) fn exporters(format: Option<View>) -> Exporters {
     let Some(format) = format else {
         let mut all = Exporters::output_dir();
         all.push(Box::new(Report(View::Html)));
@@ -27,7 +27,7 @@ pub fn exporters(format: Option<View>) -> Exporters {
 }
 
 /// One of `report --format`'s views, as one file.
-pub struct Report(pub View);
+pub(crate) struct Report(pub(crate) View);
 
 impl Export for Report {
     fn name(&self) -> &'static str {

@@ -25,9 +25,9 @@ pub struct RunFixture {
     /// Total IOPS over reads and writes, split by `read_pct`.
     pub iops: f64,
     /// Mean latency in µs; the synthetic distribution has a tail 10x longer.
-    pub lat_us: f64,
+    pub(crate) lat_us: f64,
     pub intervals: usize,
-    pub warmup_intervals: usize,
+    pub(crate) warmup_intervals: usize,
     /// A rate-limited point of a latency curve: percent of the maximum.
     pub rate_pct: Option<f64>,
 }
@@ -97,7 +97,7 @@ impl RunFixture {
         }
     }
 
-    pub fn build(&self) -> RunResult {
+    pub(crate) fn build(&self) -> RunResult {
         let spec = self.spec();
         let secs = spec.duration_s.max(1.0);
         let share = [

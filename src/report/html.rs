@@ -8,7 +8,7 @@ use super::charts;
 use super::charts::limit_lines::{self, Dim};
 use super::charts::transfer;
 use super::detect::{self, SweepKind};
-pub use super::page::{Env, Group, Page, Section};
+pub(crate) use super::page::{Env, Group, Page, Section};
 use super::tables;
 use super::{Item, Source, items, run_label};
 use crate::error::{Result, VbError};
@@ -26,7 +26,7 @@ pub fn render(page: &Page) -> Result<String> {
         .map_err(|e| VbError::run(format!("cannot render the report: {e}")))
 }
 
-pub fn envs(sources: &[Source]) -> Vec<Env> {
+pub(crate) fn envs(sources: &[Source]) -> Vec<Env> {
     sources
         .iter()
         .map(|s| Env {
@@ -38,7 +38,7 @@ pub fn envs(sources: &[Source]) -> Vec<Env> {
 }
 
 /// Problems a reader must see before the numbers.
-pub fn warnings(sources: &[Source]) -> Vec<String> {
+pub(crate) fn warnings(sources: &[Source]) -> Vec<String> {
     let mut w = Vec::new();
     for s in sources {
         let d = &s.doc;
@@ -101,7 +101,7 @@ fn subtitle(sources: &[Source]) -> Vec<String> {
 /// The report over one or more results: all their runs together, so runs
 /// from separate invocations (one per read percentage, say) still form a
 /// sweep.
-pub fn report_page(sources: &[Source]) -> Page {
+pub(crate) fn report_page(sources: &[Source]) -> Page {
     let all = items(sources);
     let sweeps = detect::sweeps(&all);
     let labelled: Vec<(String, Item)> =

@@ -7,14 +7,14 @@
 pub(crate) mod buckets_csv;
 pub(crate) mod charts;
 pub mod compare;
-pub(crate) mod detect;
+pub mod detect;
 pub mod export;
-pub(crate) mod fio_json;
+pub mod fio_json;
 pub mod html;
-pub(crate) mod intervals_csv;
-pub(crate) mod page;
-pub(crate) mod profile;
-pub(crate) mod sections;
+pub mod intervals_csv;
+pub mod page;
+pub mod profile;
+pub mod sections;
 #[cfg(test)]
 mod snapshot;
 pub(crate) mod svg;
@@ -50,13 +50,13 @@ pub fn items(sources: &[Source]) -> Vec<Item<'_>> {
 /// Which figure the papers quote for a workload: MiB/s for large transfers
 /// (64 KiB sequential), IOPS for small ones (4-8 KiB random).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Metric {
+pub(crate) enum Metric {
     Iops,
     MibS,
 }
 
 impl Metric {
-    pub fn of(run: &RunResult) -> Self {
+    pub(crate) fn of(run: &RunResult) -> Self {
         if run.workload.max_bs() >= 32 * 1024 {
             Metric::MibS
         } else {
@@ -64,14 +64,14 @@ impl Metric {
         }
     }
 
-    pub fn get(self, op: &OpTotals) -> f64 {
+    pub(crate) fn get(self, op: &OpTotals) -> f64 {
         match self {
             Metric::Iops => op.iops,
             Metric::MibS => op.mib_s,
         }
     }
 
-    pub fn unit(self) -> &'static str {
+    pub(crate) fn unit(self) -> &'static str {
         match self {
             Metric::Iops => "IOPS",
             Metric::MibS => "MiB/s",
@@ -81,14 +81,14 @@ impl Metric {
 
 /// Percentiles the latency-distribution chart plots, as far as the sample
 /// count supports them (p99.99 needs at least 10,000 operations).
-pub const PLOT_PERCENTILES: [f64; 16] = [
+pub(crate) const PLOT_PERCENTILES: [f64; 16] = [
     0.0, 10.0, 25.0, 50.0, 75.0, 90.0, 95.0, 98.0, 99.0, 99.5, 99.8, 99.9, 99.95, 99.99, 99.995,
     99.999,
 ];
 
 /// (percentile, latency in µs) points of one operation type, rebuilt from
 /// the run's stored histogram.
-pub fn percentile_points(run: &RunResult, op: Op) -> Vec<(f64, f64)> {
+pub(crate) fn percentile_points(run: &RunResult, op: Op) -> Vec<(f64, f64)> {
     let (h, t) = (run.histograms.op(op), run.totals.op(op));
     if t.ops == 0 {
         return Vec::new();
@@ -115,7 +115,7 @@ pub fn percentile_points(run: &RunResult, op: Op) -> Vec<(f64, f64)> {
 /// Where a result ran, as a header names it: the host, or for a multi-host
 /// result the hosts that ran the I/O (the first few, then how many more),
 /// not the coordinator that only gathered them.
-pub fn where_run(d: &ResultDoc) -> String {
+pub(crate) fn where_run(d: &ResultDoc) -> String {
     const SHOWN: usize = 6;
     let Some(c) = d.cluster.as_ref().filter(|c| !c.hosts.is_empty()) else {
         return d.host.hostname.clone();
@@ -134,12 +134,12 @@ pub fn where_run(d: &ResultDoc) -> String {
 }
 
 /// "2 x qd 4" for a run's concurrency as asked.
-pub fn concurrency(run: &RunResult) -> String {
+pub(crate) fn concurrency(run: &RunResult) -> String {
     format!("{} x qd {}", run.workload.threads, run.workload.iodepth)
 }
 
 /// Run names as shown: plain with one source, "source: run" with several.
-pub fn run_label(sources: &[Source], item: &Item) -> String {
+pub(crate) fn run_label(sources: &[Source], item: &Item) -> String {
     if sources.len() > 1 {
         format!("{}: {}", sources[item.source].label, item.run.name)
     } else {

@@ -8,25 +8,25 @@ use super::charts::Figure;
 use crate::output::table::Table;
 
 #[derive(Debug, Clone, Serialize)]
-pub struct Group {
-    pub heading: String,
+pub(crate) struct Group {
+    pub(crate) heading: String,
     /// Small multiples, laid out three a row.
-    pub small: bool,
-    pub figures: Vec<Figure>,
+    pub(crate) small: bool,
+    pub(crate) figures: Vec<Figure>,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct Section {
-    pub id: String,
-    pub heading: String,
-    pub intro: String,
-    pub tables_before: Vec<Table>,
-    pub groups: Vec<Group>,
-    pub tables: Vec<Table>,
+pub(crate) struct Section {
+    pub(crate) id: String,
+    pub(crate) heading: String,
+    pub(crate) intro: String,
+    pub(crate) tables_before: Vec<Table>,
+    pub(crate) groups: Vec<Group>,
+    pub(crate) tables: Vec<Table>,
 }
 
 impl Section {
-    pub fn new(id: &str, heading: &str, intro: &str) -> Self {
+    pub(crate) fn new(id: &str, heading: &str, intro: &str) -> Self {
         Self {
             id: id.into(),
             heading: heading.into(),
@@ -37,7 +37,7 @@ impl Section {
         }
     }
 
-    pub fn figures(mut self, figs: Vec<Figure>) -> Self {
+    pub(crate) fn figures(mut self, figs: Vec<Figure>) -> Self {
         if !figs.is_empty() {
             self.groups.push(Group {
                 heading: String::new(),
@@ -50,18 +50,18 @@ impl Section {
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct Env {
-    pub label: String,
-    pub table: Table,
-    pub spec: String,
+pub(crate) struct Env {
+    pub(crate) label: String,
+    pub(crate) table: Table,
+    pub(crate) spec: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Page {
-    pub title: String,
-    pub subtitle: Vec<String>,
-    pub version: String,
-    pub warnings: Vec<String>,
-    pub sections: Vec<Section>,
-    pub envs: Vec<Env>,
+    pub(crate) title: String,
+    pub(crate) subtitle: Vec<String>,
+    pub(crate) version: String,
+    pub(crate) warnings: Vec<String>,
+    pub(crate) sections: Vec<Section>,
+    pub(crate) envs: Vec<Env>,
 }

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use crate::result::cluster::Cluster;
 use crate::result::environment::check_environment;
-pub use crate::result::environment::{check_blocks, check_host_environment};
+pub(crate) use crate::result::environment::{check_blocks, check_host_environment};
 use crate::result::targets::TargetRun;
 use crate::result::{
     LatSummary, MAX_INTERVALS, OpTotals, PhaseName, ResultDoc, RunResult, SCHEMA, Totals,
@@ -18,15 +18,15 @@ use crate::stats::{BucketedHistogram, GROUPING_POWER, MAX_VALUE_POWER};
 
 /// Highest latency a histogram can hold (2^40 ns, about 18 minutes), in µs:
 /// no recorded latency is larger.
-pub const MAX_LAT_US: f64 = ((1u64 << MAX_VALUE_POWER) as f64) / 1000.0;
+pub(crate) const MAX_LAT_US: f64 = ((1u64 << MAX_VALUE_POWER) as f64) / 1000.0;
 /// No client does more: 10^10 operations per second per result.
-pub const MAX_IOPS: f64 = 1e10;
+pub(crate) const MAX_IOPS: f64 = 1e10;
 /// 10^9 MiB/s (about 1 PiB/s).
-pub const MAX_MIB_S: f64 = 1e9;
+pub(crate) const MAX_MIB_S: f64 = 1e9;
 /// A year in seconds bounds every duration and time.
-pub const MAX_SECONDS: f64 = 366.0 * 86400.0;
+pub(crate) const MAX_SECONDS: f64 = 366.0 * 86400.0;
 /// CPU in percent of one core: 100,000 cores.
-pub const MAX_CPU_PCT: f64 = 1e7;
+pub(crate) const MAX_CPU_PCT: f64 = 1e7;
 /// Longest string kept from an untrusted result (a path, a note, an error).
 pub const MAX_STRING: usize = 8192;
 use super::sizes::{check_counts, most_runs};
@@ -53,7 +53,7 @@ fn clean_keeping(text: &str, max: usize, newlines: bool) -> String {
 
 /// Cleans every string in a JSON value (see `clean`); `newlines` keeps
 /// line breaks, for messages printed as they are.
-pub fn clean_strings(v: &mut Value, newlines: bool) {
+pub(crate) fn clean_strings(v: &mut Value, newlines: bool) {
     match v {
         Value::String(s) => {
             let bad = |c: char| c.is_control() && !(newlines && c == '\n');
@@ -199,7 +199,7 @@ pub fn check_doc(doc: &ResultDoc) -> Result<(), String> {
 
 /// How a result's rates must relate to its operation counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Rates {
+pub(crate) enum Rates {
     /// Computed by one process over the phase's duration: IOPS = ops /
     /// seconds exactly (up to rounding in the JSON).
     Exact,
@@ -209,7 +209,7 @@ pub enum Rates {
 }
 
 /// A number that must be finite, at least 0 and at most `max`.
-pub fn bounded(what: &str, v: f64, max: f64) -> Result<(), String> {
+pub(crate) fn bounded(what: &str, v: f64, max: f64) -> Result<(), String> {
     if v.is_finite() && (0.0..=max).contains(&v) {
         Ok(())
     } else {
@@ -218,7 +218,7 @@ pub fn bounded(what: &str, v: f64, max: f64) -> Result<(), String> {
 }
 
 /// A number as a person reads it: 1e308, not 309 digits.
-pub fn num(v: f64) -> String {
+pub(crate) fn num(v: f64) -> String {
     if v.is_finite() && v != 0.0 && !(1e-6..1e15).contains(&v.abs()) {
         format!("{v:e}")
     } else {
@@ -365,7 +365,7 @@ fn check_totals(
 /// A stored histogram: our configuration (any other would make rebuilding
 /// it allocate what it asks, 20 GB for the asking), its canonical form, and
 /// as many operations as the totals claim.
-pub fn check_histogram(what: &str, h: &BucketedHistogram, ops: u64) -> Result<(), String> {
+pub(crate) fn check_histogram(what: &str, h: &BucketedHistogram, ops: u64) -> Result<(), String> {
     if h.unit != "ns" || h.grouping_power != GROUPING_POWER || h.max_value_power != MAX_VALUE_POWER
     {
         return Err(format!(
@@ -437,7 +437,7 @@ fn check_meta_ops(r: &RunResult, measured: f64, rates: Rates) -> Result<(), Stri
 /// One run result, on its own: every number finite and bounded, latencies
 /// ordered, histograms sound, and every rate in agreement with its
 /// operation count and its phase's duration.
-pub fn check_run(r: &RunResult, rates: Rates) -> Result<(), String> {
+pub(crate) fn check_run(r: &RunResult, rates: Rates) -> Result<(), String> {
     check_workload(&r.workload)?;
     if r.phases.len() > 2 {
         return Err("more than two phases".into());
@@ -504,7 +504,7 @@ pub(crate) const INTERVAL_HIST_EXTRA: f64 = 256.0;
 
 /// One interval: known phase, times within `longest_s`, rates bounded, and
 /// a latency histogram no fuller than its rate allows.
-pub fn check_interval(iv: &crate::result::Interval, longest_s: f64) -> Result<(), String> {
+pub(crate) fn check_interval(iv: &crate::result::Interval, longest_s: f64) -> Result<(), String> {
     bounded("interval time", iv.t_s, longest_s)
         .and_then(|_| bounded("interval duration", iv.duration_s, longest_s))
         .map_err(|e| format!("{e} (an interval longer than the run, {longest_s}s)"))?;

@@ -71,7 +71,7 @@ fn option(m: &crate::result::mount::MountInfo, key: &str) -> Option<String> {
 }
 
 /// (condition, value) for one result, in the order they are listed.
-pub fn conditions(d: &ResultDoc) -> Vec<(String, String)> {
+pub(crate) fn conditions(d: &ResultDoc) -> Vec<(String, String)> {
     let hs = hosts(d);
     let ms = mounts(d);
     let mut v = vec![

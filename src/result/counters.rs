@@ -113,7 +113,7 @@ pub struct HostCpu {
 
 impl HostCpu {
     /// User + system + steal: the part of the host's CPUs not available.
-    pub fn busy_pct(&self) -> f64 {
+    pub(crate) fn busy_pct(&self) -> f64 {
         self.user_pct + self.system_pct + self.steal_pct
     }
 }
@@ -136,10 +136,10 @@ pub struct DeviceRates {
 }
 
 impl DeviceRates {
-    pub fn iops(&self) -> f64 {
+    pub(crate) fn iops(&self) -> f64 {
         self.read_iops + self.write_iops
     }
-    pub fn mib_s(&self) -> f64 {
+    pub(crate) fn mib_s(&self) -> f64 {
         self.read_mib_s + self.write_mib_s
     }
 }
@@ -185,16 +185,16 @@ pub struct NfsOpRates {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SmbRates {
     /// As the kernel names it: "\\server\share".
-    pub share: String,
-    pub smbs_s: f64,
-    pub read_mib_s: f64,
-    pub write_mib_s: f64,
+    pub(crate) share: String,
+    pub(crate) smbs_s: f64,
+    pub(crate) read_mib_s: f64,
+    pub(crate) write_mib_s: f64,
 }
 
 impl RunCounters {
     /// The intervals are kept bounded like a run's own (`MAX_INTERVALS`):
     /// past it, neighbours in the same phase are merged, time-weighted.
-    pub fn push_interval(&mut self, iv: CounterInterval) {
+    pub(crate) fn push_interval(&mut self, iv: CounterInterval) {
         self.intervals.push(iv);
         if self.intervals.len() >= super::MAX_INTERVALS {
             self.halve();
@@ -203,7 +203,7 @@ impl RunCounters {
 
     /// Neighbours of the same phase merged pairwise: about half as many.
     /// Returns whether anything was merged.
-    pub fn halve(&mut self) -> bool {
+    pub(crate) fn halve(&mut self) -> bool {
         let before = self.intervals.len();
         let old = std::mem::take(&mut self.intervals);
         let mut it = old.into_iter().peekable();
@@ -218,7 +218,7 @@ impl RunCounters {
 }
 
 /// Two consecutive stretches as one: every rate weighted by its duration.
-pub fn combine(a: &CounterInterval, b: &CounterInterval) -> CounterInterval {
+pub(crate) fn combine(a: &CounterInterval, b: &CounterInterval) -> CounterInterval {
     let (wa, wb) = (a.duration_s, b.duration_s);
     let total = wa + wb;
     let avg = |x: f64, y: f64| {
@@ -300,7 +300,9 @@ pub fn combine(a: &CounterInterval, b: &CounterInterval) -> CounterInterval {
 /// The targets of one host share its counters: the first part's are kept,
 /// with the devices the other targets sit on added. Parts from different
 /// hosts have none in the merge; each host keeps its own.
-pub fn merge<'a>(parts: impl Iterator<Item = Option<&'a RunCounters>>) -> Option<RunCounters> {
+pub(crate) fn merge<'a>(
+    parts: impl Iterator<Item = Option<&'a RunCounters>>,
+) -> Option<RunCounters> {
     let parts: Vec<&RunCounters> = parts.collect::<Option<Vec<_>>>()?;
     let first = *parts.first()?;
     if parts.iter().any(|p| p.host != first.host) {

@@ -21,7 +21,7 @@ pub struct NetBuffers {
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub wmem_max: Option<u64>,
+    pub(crate) wmem_max: Option<u64>,
     /// min, default, max.
     #[serde(
         rename = "net.ipv4.tcp_rmem",
@@ -38,12 +38,12 @@ pub struct NetBuffers {
 }
 
 impl NetBuffers {
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         *self == NetBuffers::default()
     }
 
     /// (sysctl name, value as `sysctl` prints it), the ones recorded.
-    pub fn rows(&self) -> Vec<(&'static str, String)> {
+    pub(crate) fn rows(&self) -> Vec<(&'static str, String)> {
         let triple = |t: &[u64; 3]| format!("{} {} {}", t[0], t[1], t[2]);
         [
             ("net.core.rmem_max", self.rmem_max.map(|v| v.to_string())),
@@ -63,21 +63,21 @@ impl NetBuffers {
 pub struct Platform {
     /// "azure", "aws", "gce"... as cloud-init names it, or as DMI shows.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cloud: Option<String>,
+    pub(crate) cloud: Option<String>,
     /// The VM size or instance type the platform names ("m6i.4xlarge",
     /// "Standard_D16s_v5"); `HostInfo::vm_size` takes it when the user
     /// named none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub vm_size: Option<String>,
+    pub(crate) vm_size: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub region: Option<String>,
     /// Where it was read: "dmi", "cloud-init".
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub source: Option<String>,
+    pub(crate) source: Option<String>,
 }
 
 impl Platform {
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         *self == Platform::default()
     }
 }
@@ -94,17 +94,17 @@ pub struct BlockSizes {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub logical_sector: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub physical_sector: Option<u32>,
+    pub(crate) physical_sector: Option<u32>,
 }
 
 impl BlockSizes {
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         *self == BlockSizes::default()
     }
 
     /// "block 4096 bytes", "logical sector 512, physical 4096 bytes";
     /// None when nothing was recorded.
-    pub fn describe(&self) -> Option<String> {
+    pub(crate) fn describe(&self) -> Option<String> {
         let mut parts = Vec::new();
         if let Some(b) = self.fs_block {
             parts.push(format!("block {b}"));
@@ -149,7 +149,7 @@ pub(crate) fn check_environment(doc: &super::ResultDoc) -> Result<(), String> {
 
 /// One host's sysctls and platform names; also what an agent's hello must
 /// pass, so no host can make the merged result unreadable.
-pub fn check_host_environment(h: &crate::result::HostInfo) -> Result<(), String> {
+pub(crate) fn check_host_environment(h: &crate::result::HostInfo) -> Result<(), String> {
     let n = &h.net;
     let sysctls = [n.rmem_max, n.wmem_max].into_iter().flatten();
     let triples = [n.tcp_rmem, n.tcp_wmem].into_iter().flatten().flatten();
@@ -181,7 +181,7 @@ pub fn check_host_environment(h: &crate::result::HostInfo) -> Result<(), String>
 
 /// A target's block and sector sizes; also what an agent's prepared
 /// targets must pass.
-pub fn check_blocks(t: &crate::result::TargetInfo) -> Result<(), String> {
+pub(crate) fn check_blocks(t: &crate::result::TargetInfo) -> Result<(), String> {
     let b = &t.blocks;
     let fs_ok = [b.fs_block, b.fs_fragment]
         .into_iter()

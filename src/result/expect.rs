@@ -46,7 +46,7 @@ pub struct Expectation {
 
 impl Expectation {
     /// "500 IOPS, 60 MiB/s" (what a finding names as "the limit").
-    pub fn limits_text(&self) -> String {
+    pub(crate) fn limits_text(&self) -> String {
         let mut parts = Vec::new();
         if let Some(i) = self.iops {
             parts.push(format!("{} IOPS", crate::units::trim(i, 2)));

@@ -34,7 +34,7 @@ pub struct FillResult {
 
 impl FillResult {
     /// One line for the terminal and the report's notes.
-    pub fn line(&self) -> String {
+    pub(crate) fn line(&self) -> String {
         let host = if self.host.is_empty() {
             String::new()
         } else {
@@ -62,7 +62,7 @@ impl FillResult {
     /// Checks a fill volbench did not just measure (a result.json read
     /// back, an agent's report) against the bounds its own fills keep: the
     /// error is one line naming the field.
-    pub fn check(&self) -> Result<(), String> {
+    pub(crate) fn check(&self) -> Result<(), String> {
         let max_files = bounds::MAX_FILES as u32;
         if !(1..=max_files).contains(&self.files) {
             return Err(format!("files is {}, outside 1..{max_files}", self.files));

@@ -4,7 +4,7 @@
 //! result for another workload is refused, never averaged in.
 
 use crate::result::check;
-pub use crate::result::cluster::{
+pub(crate) use crate::result::cluster::{
     Cluster, ClusterRun, CoordinatorCost, HostResult, HostStatus, Unfinished,
 };
 use crate::result::protocol::{ProtocolOp, ProtocolStats};
@@ -312,7 +312,7 @@ pub(crate) fn merge_lat<'a>(parts: impl Iterator<Item = (u64, &'a LatSummary)>) 
 
 /// Intervals of several parts side by side: the k-th of each are added.
 /// Only positions every part has are kept.
-pub fn merge_series<'a>(series: impl Iterator<Item = &'a [Interval]>) -> Vec<Interval> {
+pub(crate) fn merge_series<'a>(series: impl Iterator<Item = &'a [Interval]>) -> Vec<Interval> {
     let series: Vec<&[Interval]> = series.collect();
     let len = series.iter().map(|s| s.len()).min().unwrap_or(0);
     (0..len)
@@ -325,7 +325,7 @@ pub fn merge_series<'a>(series: impl Iterator<Item = &'a [Interval]>) -> Vec<Int
 
 /// The same interval from several parts: rates add, mean latency is
 /// weighted by operations, times are the parts' latest and longest.
-pub fn merge_intervals(parts: &[&Interval]) -> Interval {
+pub(crate) fn merge_intervals(parts: &[&Interval]) -> Interval {
     let op = |f: fn(&Interval) -> &IntervalOp| {
         let mut o = IntervalOp::default();
         let mut ops = 0.0;
@@ -364,7 +364,7 @@ pub fn merge_intervals(parts: &[&Interval]) -> Interval {
 // ---- checks on what a remote host sends ----
 
 /// An interval as a host streams it: sound, and no longer than the run.
-pub fn check_interval(iv: &Interval, longest_s: f64) -> Result<(), String> {
+pub(crate) fn check_interval(iv: &Interval, longest_s: f64) -> Result<(), String> {
     check::check_interval(iv, longest_s)
 }
 

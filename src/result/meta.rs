@@ -10,18 +10,23 @@ use crate::stats::{BucketedHistogram, OpStats};
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct MetaOpResult {
-    pub op: MetaOp,
+    pub(crate) op: MetaOp,
     /// The measured phase; `iops` is operations per second, `bytes` the
     /// data the operation moved (create, read, write, append).
-    pub totals: OpTotals,
+    pub(crate) totals: OpTotals,
     /// The warm-up, apart, when the run had one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub warmup: Option<OpTotals>,
-    pub histogram: BucketedHistogram,
+    pub(crate) warmup: Option<OpTotals>,
+    pub(crate) histogram: BucketedHistogram,
 }
 
 impl MetaOpResult {
-    pub fn new(op: MetaOp, meas: &OpStats, meas_s: f64, warm: Option<(&OpStats, f64)>) -> Self {
+    pub(crate) fn new(
+        op: MetaOp,
+        meas: &OpStats,
+        meas_s: f64,
+        warm: Option<(&OpStats, f64)>,
+    ) -> Self {
         Self {
             op,
             totals: OpTotals::from_stats(meas, meas_s),
@@ -34,7 +39,7 @@ impl MetaOpResult {
 impl RunResult {
     /// The rows a run is shown with, named as summary.csv's `op` column: a
     /// metadata run's operations, else its read and write totals.
-    pub fn op_rows(&self) -> Vec<(&'static str, &OpTotals)> {
+    pub(crate) fn op_rows(&self) -> Vec<(&'static str, &OpTotals)> {
         if !self.meta_ops.is_empty() {
             return self
                 .meta_ops
@@ -52,11 +57,11 @@ impl RunResult {
 /// One operation's figures over one interval of a metadata run, so a mix
 /// shows each operation's rate over time, not only the look/change classes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct IntervalMetaOp {
-    pub op: MetaOp,
+pub(crate) struct IntervalMetaOp {
+    pub(crate) op: MetaOp,
     /// Operations per second over the interval.
-    pub iops: f64,
-    pub lat_us_mean: f64,
+    pub(crate) iops: f64,
+    pub(crate) lat_us_mean: f64,
 }
 
 /// From one interval's deltas (cumulative counters indexed by

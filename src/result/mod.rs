@@ -3,23 +3,23 @@
 //! it carries the merged histograms so it can be re-read and merged again.
 
 pub mod check;
-pub(crate) mod clean_json;
-pub(crate) mod cluster;
+pub mod clean_json;
+pub mod cluster;
 pub mod conditions;
 pub mod counters;
 pub mod diagnosis;
-pub(crate) mod environment;
+pub mod environment;
 pub mod expect;
 pub mod fill;
 pub mod merge;
-pub(crate) mod meta;
-pub(crate) mod mount;
-pub(crate) mod ops;
+pub mod meta;
+pub mod mount;
+pub mod ops;
 pub mod profile;
 pub mod protocol;
-pub(crate) mod replay;
-pub(crate) mod search;
-pub(crate) mod sizes;
+pub mod replay;
+pub mod search;
+pub mod sizes;
 pub(crate) mod targets;
 pub mod thin;
 
@@ -32,14 +32,14 @@ pub use ops::Op;
 
 /// At most this many intervals are kept per run; beyond it, neighbours are
 /// merged pairwise, so memory stays flat however long a run lasts.
-pub const MAX_INTERVALS: usize = 4096;
+pub(crate) const MAX_INTERVALS: usize = 4096;
 /// At most this many latency buckets over all of a run's intervals
 /// (`IntervalOp::lat_hist`, about 2 MiB of JSON); beyond it intervals are
 /// merged pairwise as above, so a long run with a wide latency spread
 /// still fits the remote protocol's line and stays readable.
-pub const MAX_INTERVAL_BUCKETS: usize = 131_072;
+pub(crate) const MAX_INTERVAL_BUCKETS: usize = 131_072;
 
-pub const SCHEMA: &str = "volbench.result/v1";
+pub(crate) const SCHEMA: &str = "volbench.result/v1";
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ResultDoc {
@@ -52,9 +52,9 @@ pub struct ResultDoc {
     pub target: Option<TargetInfo>,
     pub runs: Vec<RunResult>,
     /// Stopped by Ctrl-C or SIGTERM before the plan finished.
-    pub interrupted: bool,
+    pub(crate) interrupted: bool,
     /// Why the invocation failed, when it did.
-    pub error: Option<String>,
+    pub(crate) error: Option<String>,
     /// Things the user should know about how the numbers were produced.
     pub notes: Vec<String>,
     /// A multi-host run: each host's own figures, start skew and clock
@@ -74,17 +74,17 @@ pub struct ResultDoc {
     /// Each `--latency-target` search: its steps (runs in `runs`) and the
     /// rate found.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub latency_search: Vec<search::LatencySearchResult>,
+    pub(crate) latency_search: Vec<search::LatencySearchResult>,
     /// `run --expect-from PROFILE`: the headroom statement of `compare
     /// PROFILE RESULT` (schema volbench.headroom/v1), kept as it was
     /// written since its shape belongs to the comparison.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub headroom: Option<serde_json::Value>,
+    pub(crate) headroom: Option<serde_json::Value>,
 }
 
 impl ResultDoc {
     /// A result about to be filled in: this tool, no runs, no findings yet.
-    pub fn begin(host: HostInfo, started: String, spec: JobSpec) -> Self {
+    pub(crate) fn begin(host: HostInfo, started: String, spec: JobSpec) -> Self {
         ResultDoc {
             schema: SCHEMA.into(),
             tool: Tool::this(),
@@ -108,12 +108,12 @@ impl ResultDoc {
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Tool {
-    pub name: String,
-    pub version: String,
+    pub(crate) name: String,
+    pub(crate) version: String,
 }
 
 impl Tool {
-    pub fn this() -> Self {
+    pub(crate) fn this() -> Self {
         Self {
             name: "volbench".into(),
             version: env!("CARGO_PKG_VERSION").into(),
@@ -125,20 +125,20 @@ impl Tool {
 pub struct HostInfo {
     pub hostname: String,
     pub kernel: String,
-    pub cpus: u32,
-    pub memory_bytes: u64,
+    pub(crate) cpus: u32,
+    pub(crate) memory_bytes: u64,
     /// "AMD EPYC 7763 64-Core Processor" from /proc/cpuinfo; empty when
     /// unknown (and in results written before it was recorded).
     #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub cpu_model: String,
+    pub(crate) cpu_model: String,
     /// The machine as its firmware names it (DMI vendor and product; on
     /// AWS Nitro the instance type), empty when unknown.
     #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub machine: String,
+    pub(crate) machine: String,
     /// The size the user named (`--vm-size`, a hosts file's `vm_size=`),
     /// else the one the platform names (`platform.vm_size`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub vm_size: Option<String>,
+    pub(crate) vm_size: Option<String>,
     /// Socket buffer sysctls (empty in results written before they were
     /// recorded).
     #[serde(default, skip_serializing_if = "environment::NetBuffers::is_empty")]
@@ -149,16 +149,16 @@ pub struct HostInfo {
 }
 
 /// What a target that is the host's memory can be (`TargetInfo::memory`).
-pub const MEMORY_KINDS: [&str; 4] = ["tmpfs", "ramfs", "zram", "brd"];
+pub(crate) const MEMORY_KINDS: [&str; 4] = ["tmpfs", "ramfs", "zram", "brd"];
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TargetInfo {
-    pub kind: TargetKind,
-    pub path: String,
-    pub files: u32,
-    pub file_size: u64,
+    pub(crate) kind: TargetKind,
+    pub(crate) path: String,
+    pub(crate) files: u32,
+    pub(crate) file_size: u64,
     /// Offset/size alignment used for direct I/O (1 when buffered).
-    pub align: u64,
+    pub(crate) align: u64,
     /// The file system the target lives on and its mount options (absent
     /// for block devices, and in results written before it was recorded).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -185,11 +185,11 @@ pub struct RunResult {
     /// Threads doing I/O, and I/Os in flight per thread. Synchronous engines
     /// run threads x iodepth threads of depth 1 to keep the concurrency asked for.
     pub io_threads: u32,
-    pub depth_per_thread: u32,
+    pub(crate) depth_per_thread: u32,
     pub phases: Vec<Phase>,
     pub totals: Totals,
     /// The warm-up, measured and reported apart; not part of `totals`.
-    pub warmup: Option<OpPair>,
+    pub(crate) warmup: Option<OpPair>,
     pub intervals: Vec<Interval>,
     pub histograms: Histograms,
     pub littles_law: LittlesLaw,
@@ -198,8 +198,8 @@ pub struct RunResult {
     pub rate: Option<RateResult>,
     /// Runs with --steady: whether IOPS settled before the warm-up cap.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub steady: Option<SteadyResult>,
-    pub interrupted: bool,
+    pub(crate) steady: Option<SteadyResult>,
+    pub(crate) interrupted: bool,
     /// Metadata runs: one entry per operation, in the order of `spec::meta::ALL_OPS`.
     #[serde(default, rename = "ops", skip_serializing_if = "Vec::is_empty")]
     pub meta_ops: Vec<meta::MetaOpResult>,
@@ -209,7 +209,7 @@ pub struct RunResult {
     /// Reads that returned what was not written (--verify); absent when
     /// nothing was checked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub data_errors: Option<u64>,
+    pub(crate) data_errors: Option<u64>,
     /// A run over several targets (a local list, or hosts' targets): each
     /// one's own figures; the totals above are their exact merge.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -218,17 +218,17 @@ pub struct RunResult {
     /// stopped, the machine paused): I/Os in flight then count the stall
     /// in their latency, so the result says when and how long.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub stalls: Vec<Stall>,
+    pub(crate) stalls: Vec<Stall>,
     /// A replayed trace (`--replay`): the trace, its pace, and how late it ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub replay: Option<replay::ReplayResult>,
+    pub(crate) replay: Option<replay::ReplayResult>,
     /// The run's figures come from its interval record alone (a stop whose
     /// I/O threads were still blocked, hosts lost before their results
     /// came): operations and bytes exact, latency percentiles from the
     /// per-interval histograms, no min, max or spread, and no merged
     /// histogram (`histograms` is empty).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub from_intervals: bool,
+    pub(crate) from_intervals: bool,
     /// A host's run in a result held to its readers' bound
     /// (`thin::fit`): its histograms were left out (`histograms` is
     /// empty); its totals and percentiles stay.
@@ -237,21 +237,21 @@ pub struct RunResult {
     /// A run through volbench's own protocol client (an `nfs://` target):
     /// what the client saw per operation type in the measured phase.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub protocol: Option<protocol::ProtocolStats>,
+    pub(crate) protocol: Option<protocol::ProtocolStats>,
 }
 
 /// One stall of the whole process, seen by the collector as a wall-clock
 /// gap far beyond its poll.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
-pub struct Stall {
+pub(crate) struct Stall {
     /// When it began, seconds since the run started.
-    pub at_s: f64,
-    pub secs: f64,
+    pub(crate) at_s: f64,
+    pub(crate) secs: f64,
 }
 
 impl Stall {
     /// The one line the terminal and the tables show for it.
-    pub fn line(&self, run: &str) -> String {
+    pub(crate) fn line(&self, run: &str) -> String {
         format!(
             "{run}: volbench itself stood still for {:.1} s at {:.1} s (the process was \
              stopped, or the machine paused); I/Os in flight then count it in their latency",
@@ -270,10 +270,10 @@ pub struct RateResult {
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct SteadyResult {
-    pub reached: bool,
+pub(crate) struct SteadyResult {
+    pub(crate) reached: bool,
     /// Seconds of warm-up before measuring began.
-    pub after_s: f64,
+    pub(crate) after_s: f64,
 }
 
 /// The parts of a run: the warm-up (reported apart) and the measured phase.
@@ -304,7 +304,7 @@ impl std::fmt::Display for PhaseName {
 pub struct Phase {
     pub name: PhaseName,
     /// RFC 3339 UTC.
-    pub start: String,
+    pub(crate) start: String,
     pub duration_s: f64,
 }
 
@@ -316,21 +316,21 @@ pub struct Totals {
     /// Flushes and discards a replayed trace issued (absent otherwise):
     /// counted and timed apart, not in the read and write figures.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub flush: Option<OpTotals>,
+    pub(crate) flush: Option<OpTotals>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub discard: Option<OpTotals>,
+    pub(crate) discard: Option<OpTotals>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct OpPair {
-    pub read: OpTotals,
-    pub write: OpTotals,
+pub(crate) struct OpPair {
+    pub(crate) read: OpTotals,
+    pub(crate) write: OpTotals,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct OpTotals {
     pub ops: u64,
-    pub bytes: u64,
+    pub(crate) bytes: u64,
     pub iops: f64,
     pub mib_s: f64,
     /// Latency; for rate-limited runs measured from each I/O's intended start.
@@ -345,12 +345,12 @@ pub struct LatSummary {
     pub mean: f64,
     pub min: f64,
     pub max: f64,
-    pub stddev: f64,
-    pub p50: f64,
-    pub p90: f64,
+    pub(crate) stddev: f64,
+    pub(crate) p50: f64,
+    pub(crate) p90: f64,
     pub p99: f64,
-    pub p99_9: f64,
-    pub p99_99: f64,
+    pub(crate) p99_9: f64,
+    pub(crate) p99_99: f64,
 }
 
 /// CPU time of the whole volbench process over the measured phase, in
@@ -364,24 +364,24 @@ pub struct Cpu {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Interval {
     /// End of the interval, seconds since the run started.
-    pub t_s: f64,
+    pub(crate) t_s: f64,
     pub duration_s: f64,
-    pub phase: PhaseName,
+    pub(crate) phase: PhaseName,
     pub read: IntervalOp,
     pub write: IntervalOp,
     /// Metadata runs: each operation's rate over the interval.
     #[serde(default, rename = "ops", skip_serializing_if = "Vec::is_empty")]
-    pub meta_ops: Vec<meta::IntervalMetaOp>,
+    pub(crate) meta_ops: Vec<meta::IntervalMetaOp>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct IntervalOp {
     pub iops: f64,
-    pub mib_s: f64,
-    pub lat_us_mean: f64,
+    pub(crate) mib_s: f64,
+    pub(crate) lat_us_mean: f64,
     /// Mean service time (submission to completion) of rate-limited runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub service_us_mean: Option<f64>,
+    pub(crate) service_us_mean: Option<f64>,
     /// This interval's latency distribution, `[lower_ns, count]` per
     /// non-empty bucket (`stats::live_hist`), for its own p50/p99; empty
     /// in results written before it was recorded.
@@ -445,7 +445,7 @@ impl LatSummary {
 }
 
 impl IntervalOp {
-    pub fn from_delta(
+    pub(crate) fn from_delta(
         ops: u64,
         bytes: u64,
         lat_ns: u64,
@@ -473,7 +473,7 @@ impl IntervalOp {
 
     /// The interval's p-th latency percentile in µs, from its own
     /// histogram; None when it has none.
-    pub fn lat_percentile_us(&self, p: f64) -> Option<f64> {
+    pub(crate) fn lat_percentile_us(&self, p: f64) -> Option<f64> {
         crate::stats::live_hist::sparse_percentile(&self.lat_hist, p).map(|ns| ns / 1000.0)
     }
 }
@@ -498,12 +498,12 @@ impl RunResult {
     }
 }
 
-pub fn now_rfc3339() -> String {
+pub(crate) fn now_rfc3339() -> String {
     humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string()
 }
 
 /// Engines as a person reads them, and as the JSON spells them: "psync+io_uring".
-pub fn engine_names(engines: &[EngineKind]) -> String {
+pub(crate) fn engine_names(engines: &[EngineKind]) -> String {
     let names: Vec<&str> = engines.iter().map(|e| e.name()).collect();
     names.join("+")
 }

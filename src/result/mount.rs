@@ -6,10 +6,10 @@ use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct MountInfo {
-    pub mount_point: String,
-    pub fs_type: String,
+    pub(crate) mount_point: String,
+    pub(crate) fs_type: String,
     /// What is mounted: a device, or `server:/export` for NFS.
-    pub source: String,
+    pub(crate) source: String,
     /// Per-mount and file-system options together, as /proc/mounts shows
     /// them (NFS puts vers, rsize, wsize and nconnect among them).
     pub options: String,
@@ -18,7 +18,7 @@ pub struct MountInfo {
 impl MountInfo {
     /// The options a storage reader looks for first, e.g. `vers=3`,
     /// `nconnect=16`, `rsize=65536`; empty when none apply.
-    pub fn key_options(&self) -> Vec<String> {
+    pub(crate) fn key_options(&self) -> Vec<String> {
         const KEYS: [&str; 6] = ["vers", "nconnect", "rsize", "wsize", "proto", "max_connect"];
         self.options
             .split(',')

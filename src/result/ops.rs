@@ -16,10 +16,10 @@ pub enum Op {
 }
 
 impl Op {
-    pub const ALL: [Op; 2] = [Op::Read, Op::Write];
+    pub(crate) const ALL: [Op; 2] = [Op::Read, Op::Write];
 
     /// As in summary.csv's `op` column and the result's field names.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Op::Read => "read",
             Op::Write => "write",
@@ -27,7 +27,7 @@ impl Op {
     }
 
     /// As a row heading in the papers' mix tables.
-    pub fn title(self) -> &'static str {
+    pub(crate) fn title(self) -> &'static str {
         match self {
             Op::Read => "Read",
             Op::Write => "Write",
@@ -42,7 +42,7 @@ impl std::fmt::Display for Op {
 }
 
 impl Totals {
-    pub fn op(&self, op: Op) -> &OpTotals {
+    pub(crate) fn op(&self, op: Op) -> &OpTotals {
         match op {
             Op::Read => &self.read,
             Op::Write => &self.write,
@@ -51,7 +51,7 @@ impl Totals {
 }
 
 impl Histograms {
-    pub fn op(&self, op: Op) -> &BucketedHistogram {
+    pub(crate) fn op(&self, op: Op) -> &BucketedHistogram {
         match op {
             Op::Read => &self.read,
             Op::Write => &self.write,
@@ -60,7 +60,7 @@ impl Histograms {
 }
 
 impl super::Interval {
-    pub fn op(&self, op: Op) -> &IntervalOp {
+    pub(crate) fn op(&self, op: Op) -> &IntervalOp {
         match op {
             Op::Read => &self.read,
             Op::Write => &self.write,
@@ -71,7 +71,7 @@ impl super::Interval {
 impl RunResult {
     /// Whether the workload does this operation (a 100% read run does no
     /// writes, whatever its write totals hold).
-    pub fn does(&self, op: Op) -> bool {
+    pub(crate) fn does(&self, op: Op) -> bool {
         match op {
             Op::Read => self.workload.read_pct > 0,
             Op::Write => self.workload.read_pct < 100,
@@ -146,7 +146,7 @@ impl RunResult {
     /// Mean service time (submission to completion) over reads and writes,
     /// for rate-limited runs, whose latency counts from each I/O's intended
     /// start; None for runs that did not record it.
-    pub fn service_mean_us(&self) -> Option<f64> {
+    pub(crate) fn service_mean_us(&self) -> Option<f64> {
         let (r, w) = (&self.totals.read, &self.totals.write);
         let (rs, ws) = (r.service_lat_us.as_ref(), w.service_lat_us.as_ref());
         if rs.is_none() && ws.is_none() {

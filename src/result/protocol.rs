@@ -12,59 +12,59 @@ use super::LatSummary;
 use crate::stats::OpStats;
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct ProtocolStats {
+pub(crate) struct ProtocolStats {
     /// "nfs".
-    pub protocol: String,
+    pub(crate) protocol: String,
     /// "3", "4.1".
-    pub version: String,
+    pub(crate) version: String,
     /// TCP connections the I/O threads' clients held (each thread its own).
-    pub connections: u32,
+    pub(crate) connections: u32,
     /// Connections made again after a loss.
-    pub reconnects: u64,
+    pub(crate) reconnects: u64,
     /// One entry per operation type seen, by name ("READ", "WRITE").
-    pub ops: Vec<ProtocolOp>,
+    pub(crate) ops: Vec<ProtocolOp>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct ProtocolOp {
-    pub op: String,
+pub(crate) struct ProtocolOp {
+    pub(crate) op: String,
     /// Calls answered, and the data they moved.
-    pub calls: u64,
-    pub bytes: u64,
+    pub(crate) calls: u64,
+    pub(crate) bytes: u64,
     /// Call sent to reply read, in µs.
-    pub rtt_us: LatSummary,
+    pub(crate) rtt_us: LatSummary,
     /// Call queued to completion, in µs: above `rtt_us` by the time calls
     /// waited in the client (a session slot, a connection's send queue).
-    pub exec_us: LatSummary,
-    pub errors: u64,
-    pub retrans: u64,
-    pub timeouts: u64,
+    pub(crate) exec_us: LatSummary,
+    pub(crate) errors: u64,
+    pub(crate) retrans: u64,
+    pub(crate) timeouts: u64,
 }
 
 /// One operation type as the client counts it, mergeable over threads.
 #[derive(Debug, Clone)]
-pub struct ProtoOpSeen {
-    pub op: &'static str,
-    pub rtt: OpStats,
-    pub exec: OpStats,
-    pub errors: u64,
-    pub retrans: u64,
-    pub timeouts: u64,
+pub(crate) struct ProtoOpSeen {
+    pub(crate) op: &'static str,
+    pub(crate) rtt: OpStats,
+    pub(crate) exec: OpStats,
+    pub(crate) errors: u64,
+    pub(crate) retrans: u64,
+    pub(crate) timeouts: u64,
 }
 
 /// What one I/O thread's client saw, mergeable over threads.
 #[derive(Debug, Clone, Default)]
-pub struct ProtoSeen {
-    pub protocol: &'static str,
-    pub version: String,
-    pub connections: u32,
-    pub reconnects: u64,
-    pub ops: Vec<ProtoOpSeen>,
+pub(crate) struct ProtoSeen {
+    pub(crate) protocol: &'static str,
+    pub(crate) version: String,
+    pub(crate) connections: u32,
+    pub(crate) reconnects: u64,
+    pub(crate) ops: Vec<ProtoOpSeen>,
 }
 
 impl ProtoSeen {
     /// Adds another thread's figures.
-    pub fn merge(&mut self, o: ProtoSeen) {
+    pub(crate) fn merge(&mut self, o: ProtoSeen) {
         if self.protocol.is_empty() {
             self.protocol = o.protocol;
             self.version = o.version.clone();
@@ -86,7 +86,7 @@ impl ProtoSeen {
     }
 
     /// The figures as result.json states them.
-    pub fn stats(&self) -> ProtocolStats {
+    pub(crate) fn stats(&self) -> ProtocolStats {
         ProtocolStats {
             protocol: self.protocol.to_string(),
             version: self.version.clone(),

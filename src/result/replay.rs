@@ -6,36 +6,36 @@ use serde::{Deserialize, Serialize};
 use crate::spec::replay::TraceFormat;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ReplayResult {
-    pub trace: String,
-    pub format: TraceFormat,
+pub(crate) struct ReplayResult {
+    pub(crate) trace: String,
+    pub(crate) format: TraceFormat,
     /// The pace: times divided by this; null: as fast as the depth allowed.
-    pub speed: Option<f64>,
+    pub(crate) speed: Option<f64>,
     /// Offsets beyond the target wrapped around it.
-    pub wrap: bool,
+    pub(crate) wrap: bool,
     /// Requests in the trace, and how many the run issued (fewer only when
     /// it was stopped or failed).
-    pub requests: u64,
-    pub issued: u64,
+    pub(crate) requests: u64,
+    pub(crate) issued: u64,
     /// Requests whose offset wrapped (`wrap`).
-    pub wrapped: u64,
+    pub(crate) wrapped: u64,
     /// The trace's last request's time, and that time at this pace.
-    pub trace_s: f64,
-    pub scheduled_s: Option<f64>,
+    pub(crate) trace_s: f64,
+    pub(crate) scheduled_s: Option<f64>,
     /// How long the replay took.
-    pub ran_s: f64,
+    pub(crate) ran_s: f64,
     /// Requests due while every slot (--iodepth) was busy, and how late
     /// those went on average; the latest any request went, for any reason.
-    pub late: u64,
-    pub late_mean_us: f64,
-    pub behind_max_us: f64,
+    pub(crate) late: u64,
+    pub(crate) late_mean_us: f64,
+    pub(crate) behind_max_us: f64,
 }
 
 impl ReplayResult {
     /// The replay of several parts (hosts, targets), each replaying its
     /// part of the trace: counts add, the worst lateness and the longest
     /// time are kept, the mean lateness is weighted by the late requests.
-    pub fn merge(parts: &[&ReplayResult]) -> Option<ReplayResult> {
+    pub(crate) fn merge(parts: &[&ReplayResult]) -> Option<ReplayResult> {
         let first = parts.first()?;
         let mut m = (*first).clone();
         m.requests = parts.iter().map(|p| p.requests).sum();

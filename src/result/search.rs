@@ -13,7 +13,7 @@ use crate::stats::percentile_ns;
 /// What a step of the search was for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum StepKind {
+pub(crate) enum StepKind {
     /// Closed loop, as fast as it goes: the ceiling of the search.
     Max,
     /// Open loop at a rate the bisection chose.
@@ -23,7 +23,7 @@ pub enum StepKind {
 }
 
 impl StepKind {
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Self::Max => "max",
             Self::Probe => "probe",
@@ -34,51 +34,51 @@ impl StepKind {
 
 /// One limit held against one step.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct LimitCheck {
-    pub limit: LatencyLimit,
+pub(crate) struct LimitCheck {
+    pub(crate) limit: LatencyLimit,
     /// The percentile measured, µs; None when the step completed no I/O
     /// of the kind the limit is about (which fails it).
-    pub measured_us: Option<f64>,
-    pub pass: bool,
+    pub(crate) measured_us: Option<f64>,
+    pub(crate) pass: bool,
 }
 
 /// One run of the search.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SearchStep {
+pub(crate) struct SearchStep {
     /// 1 for the closed-loop run, then in order.
-    pub step: u32,
+    pub(crate) step: u32,
     /// The run's name in `runs`.
-    pub run: String,
-    pub kind: StepKind,
+    pub(crate) run: String,
+    pub(crate) kind: StepKind,
     /// The open-loop rate tried, IOPS across all threads (and hosts);
     /// None for the closed-loop step.
-    pub rate_iops: Option<f64>,
+    pub(crate) rate_iops: Option<f64>,
     /// IOPS achieved.
-    pub iops: f64,
-    pub measured: Vec<LimitCheck>,
+    pub(crate) iops: f64,
+    pub(crate) measured: Vec<LimitCheck>,
     /// Every limit held, and an open-loop step carried its rate.
-    pub pass: bool,
+    pub(crate) pass: bool,
 }
 
 /// A whole search: what was asked, each step, what was found.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct LatencySearchResult {
+pub(crate) struct LatencySearchResult {
     /// The searched run's name (its steps are `NAME-s1-max`, `NAME-s2-...`).
-    pub run: String,
-    pub limits: Vec<LatencyLimit>,
+    pub(crate) run: String,
+    pub(crate) limits: Vec<LatencyLimit>,
     /// The closed-loop step's IOPS, when it ran.
-    pub max_iops: Option<f64>,
+    pub(crate) max_iops: Option<f64>,
     /// The highest rate that kept every limit: the confirmed one, else the
     /// highest that passed below any that failed.
-    pub found_iops: Option<f64>,
+    pub(crate) found_iops: Option<f64>,
     /// Whether `found_iops` passed its confirming run.
-    pub confirmed: bool,
-    pub steps: Vec<SearchStep>,
+    pub(crate) confirmed: bool,
+    pub(crate) steps: Vec<SearchStep>,
 }
 
 impl LatencySearchResult {
     /// The one line every view prints for the search.
-    pub fn line(&self) -> String {
+    pub(crate) fn line(&self) -> String {
         let what = self
             .limits
             .iter()

@@ -22,14 +22,14 @@ pub struct TargetRun {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub host: Option<String>,
     /// Index into the run's target list (local) or the host's `targets`.
-    pub target: u32,
+    pub(crate) target: u32,
     pub path: String,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub kind: Option<TargetKind>,
+    pub(crate) kind: Option<TargetKind>,
     /// I/O threads this target ran (0 in results written before it was kept).
     pub io_threads: u32,
     /// The target's own measured phase: its rates are its counts over it.
-    pub duration_s: f64,
+    pub(crate) duration_s: f64,
     pub read: OpTotals,
     pub write: OpTotals,
     /// Reads and writes together, from the target's own histograms.
@@ -40,7 +40,7 @@ pub struct TargetRun {
 }
 
 impl TargetRun {
-    pub fn of(r: &RunResult, target: u32, path: &str, kind: Option<TargetKind>) -> Self {
+    pub(crate) fn of(r: &RunResult, target: u32, path: &str, kind: Option<TargetKind>) -> Self {
         Self {
             host: None,
             target,
@@ -55,16 +55,16 @@ impl TargetRun {
         }
     }
 
-    pub fn on_host(mut self, host: &str) -> Self {
+    pub(crate) fn on_host(mut self, host: &str) -> Self {
         self.host = Some(host.to_string());
         self
     }
 
-    pub fn total_iops(&self) -> f64 {
+    pub(crate) fn total_iops(&self) -> f64 {
         self.read.iops + self.write.iops
     }
 
-    pub fn total_mib_s(&self) -> f64 {
+    pub(crate) fn total_mib_s(&self) -> f64 {
         self.read.mib_s + self.write.mib_s
     }
 }

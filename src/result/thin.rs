@@ -17,7 +17,7 @@ use crate::stats::live_hist::sparse_add;
 /// Two consecutive intervals of one phase as one: rates weighted by
 /// duration, latency means by operations, the latency buckets added, so
 /// operations, bytes and the distribution are all kept.
-pub fn combine(a: &Interval, b: &Interval) -> Interval {
+pub(crate) fn combine(a: &Interval, b: &Interval) -> Interval {
     let secs = a.duration_s + b.duration_s;
     let op = |x: &IntervalOp, y: &IntervalOp| {
         let (ox, oy) = (x.iops * a.duration_s, y.iops * b.duration_s);
@@ -60,7 +60,7 @@ pub fn combine(a: &Interval, b: &Interval) -> Interval {
 
 /// Neighbours of the same phase merged pairwise: about half as many.
 /// Returns whether anything was merged.
-pub fn halve(v: &mut Vec<Interval>) -> bool {
+pub(crate) fn halve(v: &mut Vec<Interval>) -> bool {
     let before = v.len();
     let old = std::mem::take(v);
     let mut it = old.into_iter().peekable();

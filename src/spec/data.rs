@@ -15,21 +15,21 @@ use crate::units::format_size;
 pub struct DataSpec {
     /// Each block compresses about this much (1 = incompressible).
     #[serde(default = "one_f")]
-    pub compress: f64,
+    pub(crate) compress: f64,
     /// Copies of each distinct `dedup_unit` block over the data set.
     #[serde(default = "one")]
-    pub dedup: u64,
+    pub(crate) dedup: u64,
     #[serde(default = "unit")]
-    pub dedup_unit: u64,
+    pub(crate) dedup_unit: u64,
     /// Every read checks what the last write (or the fill) put there.
     #[serde(default)]
-    pub verify: bool,
+    pub(crate) verify: bool,
     /// Stop the run at this many mismatches.
     #[serde(default = "one")]
-    pub max_data_errors: u64,
+    pub(crate) max_data_errors: u64,
     /// Where the per-block write counters are kept across runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub journal: Option<PathBuf>,
+    pub(crate) journal: Option<PathBuf>,
 }
 
 fn one() -> u64 {
@@ -64,13 +64,13 @@ impl Default for DataSpec {
 }
 
 impl DataSpec {
-    pub fn is_default(&self) -> bool {
+    pub(crate) fn is_default(&self) -> bool {
         *self == Self::default()
     }
 
     /// The data format of a set this spec fills, recorded in the set's
     /// marker: two sets with the same tag hold the same kind of data.
-    pub fn fill_tag(&self) -> String {
+    pub(crate) fn fill_tag(&self) -> String {
         let mut tag = String::from("s1");
         if self.compress != 1.0 {
             tag.push_str(&format!("c{}", self.compress));
@@ -84,7 +84,7 @@ impl DataSpec {
     /// Whether a filled set whose marker records `tag` holds the data this
     /// spec writes. Sets made before tags existed hold unique incompressible
     /// data without checkable sector headers: fine for plain runs only.
-    pub fn can_reuse(&self, tag: Option<&str>) -> bool {
+    pub(crate) fn can_reuse(&self, tag: Option<&str>) -> bool {
         match tag {
             Some(t) => t == self.fill_tag(),
             None => self.compress == 1.0 && self.dedup == 1 && !self.verify,
@@ -93,7 +93,7 @@ impl DataSpec {
 
     /// Checks every number against its bound and the combinations that
     /// cannot work; `block_sizes` are every --bs of every run.
-    pub fn validate(&self, block_sizes: &[u64]) -> Result<()> {
+    pub(crate) fn validate(&self, block_sizes: &[u64]) -> Result<()> {
         bounds::number(
             "--compress",
             self.compress,
@@ -154,7 +154,7 @@ impl DataSpec {
 impl DataSpec {
     /// --verify's map (4 bytes per block of the largest size dividing every
     /// --bs) must stay within its bound; checked before any I/O.
-    pub fn check_map_size(&self, block_sizes: &[u64], size: u64, files: u32) -> Result<()> {
+    pub(crate) fn check_map_size(&self, block_sizes: &[u64], size: u64, files: u32) -> Result<()> {
         if !self.verify {
             return Ok(());
         }

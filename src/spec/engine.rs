@@ -22,7 +22,7 @@ pub enum EngineKind {
 
 /// Where an engine can run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Platform {
+pub(crate) enum Platform {
     Linux,
     Windows,
     /// Either system: no system call of its own (null), or calls both
@@ -32,13 +32,13 @@ pub enum Platform {
 
 impl Platform {
     /// The operating system this binary was built for.
-    pub const HERE: Self = if cfg!(windows) {
+    pub(crate) const HERE: Self = if cfg!(windows) {
         Self::Windows
     } else {
         Self::Linux
     };
 
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Self::Linux => "Linux",
             Self::Windows => "Windows",
@@ -46,7 +46,7 @@ impl Platform {
         }
     }
 
-    pub fn runs_here(self) -> bool {
+    pub(crate) fn runs_here(self) -> bool {
         self == Self::Any || self == Self::HERE
     }
 }
@@ -69,39 +69,37 @@ pub enum Storage {
 
 /// What an engine can do: the rest of the program asks these, never the name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Caps {
+pub(crate) struct Caps {
     /// Honours O_DIRECT on the files it is handed.
-    pub direct: bool,
+    pub(crate) direct: bool,
     /// Keeps up to `--iodepth` I/Os in flight from one thread; without it a
     /// thread has one I/O in flight and depth becomes threads.
-    pub queue_depth: bool,
+    pub(crate) queue_depth: bool,
     /// I/Os are in flight in the kernel between submit and reap, so
     /// sequential I/O is submitted as it is queued (the next offset must not
     /// wait for a batch) and its issue time is read per I/O.
-    pub kernel_async: bool,
+    pub(crate) kernel_async: bool,
     /// Buffers are registered with the kernel once, up front.
-    pub registered_buffers: bool,
+    pub(crate) registered_buffers: bool,
     /// Touches no file: no files are opened for it.
-    pub diskless: bool,
+    pub(crate) diskless: bool,
     /// Metadata runs (`--ops`) are recorded under it (they make their own
     /// system calls and use no engine for block I/O).
-    pub metadata: bool,
-    pub platform: Platform,
+    pub(crate) metadata: bool,
+    pub(crate) platform: Platform,
     /// The back end its files are on.
-    pub storage: Storage,
+    pub(crate) storage: Storage,
 }
 
 /// One engine.
 #[derive(Debug, Clone, Copy)]
 pub struct EngineRow {
-    pub kind: EngineKind,
+    pub(crate) kind: EngineKind,
     /// Its name in `--engine`, suites, results and the agents' protocol.
     pub name: &'static str,
     /// Other spellings `--engine` and suites accept.
-    pub aliases: &'static [&'static str],
-    pub caps: Caps,
-    /// One line for `--help` and error messages.
-    pub about: &'static str,
+    pub(crate) aliases: &'static [&'static str],
+    pub(crate) caps: Caps,
 }
 
 const NONE: Caps = Caps {
@@ -130,7 +128,6 @@ const PSYNC: EngineRow = EngineRow {
         platform: Platform::Any,
         ..NONE
     },
-    about: "pread/pwrite, one I/O in flight per thread",
 };
 
 const IO_URING: EngineRow = EngineRow {
@@ -144,7 +141,6 @@ const IO_URING: EngineRow = EngineRow {
         registered_buffers: true,
         ..NONE
     },
-    about: "io_uring, --iodepth I/Os in flight per thread",
 };
 
 const NULL: EngineRow = EngineRow {
@@ -158,7 +154,6 @@ const NULL: EngineRow = EngineRow {
         platform: Platform::Any,
         ..NONE
     },
-    about: "no I/O at all: volbench's own overhead",
 };
 
 const OVERLAPPED: EngineRow = EngineRow {
@@ -172,7 +167,6 @@ const OVERLAPPED: EngineRow = EngineRow {
         platform: Platform::Windows,
         ..NONE
     },
-    about: "Windows overlapped I/O on a completion port, --iodepth I/Os in flight per thread",
 };
 
 const NFS: EngineRow = EngineRow {
@@ -189,7 +183,6 @@ const NFS: EngineRow = EngineRow {
         storage: Storage::Nfs,
         ..NONE
     },
-    about: "volbench's own NFSv3/NFSv4.1 client on an nfs:// target, --iodepth calls in flight per thread",
 };
 
 /// The names `--engine` accepts, for messages: "auto, psync, io_uring, null".
@@ -213,28 +206,28 @@ fn row_named(text: &str) -> Option<&'static EngineRow> {
 }
 
 impl EngineKind {
-    pub fn row(self) -> &'static EngineRow {
+    pub(crate) fn row(self) -> &'static EngineRow {
         // Every kind has its row (`every_kind_has_one_row`); the fallback
         // only keeps this total.
         ENGINES.iter().find(|r| r.kind == self).unwrap_or(&PSYNC)
     }
 
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         self.row().name
     }
 
-    pub fn caps(self) -> Caps {
+    pub(crate) fn caps(self) -> Caps {
         self.row().caps
     }
 
     /// Synchronous engines have one I/O in flight per OS thread.
-    pub fn is_sync(self) -> bool {
+    pub(crate) fn is_sync(self) -> bool {
         !self.caps().queue_depth
     }
 
     /// This system's first engine with I/Os in flight in the kernel
     /// (diskspd's overlapped I/O): io_uring on Linux, overlapped on Windows.
-    pub fn kernel_async_here() -> Self {
+    pub(crate) fn kernel_async_here() -> Self {
         ENGINES
             .iter()
             .find(|r| r.caps.kernel_async && r.caps.platform.runs_here())
@@ -242,7 +235,7 @@ impl EngineKind {
     }
 
     /// The engine recorded for metadata runs.
-    pub fn for_metadata() -> Self {
+    pub(crate) fn for_metadata() -> Self {
         ENGINES
             .iter()
             .find(|r| r.caps.metadata)
@@ -251,7 +244,7 @@ impl EngineKind {
 
     /// An engine by its exact name, as results and agents spell it: an
     /// unknown name is an error naming the known ones, never a default.
-    pub fn from_name(name: &str) -> std::result::Result<Self, String> {
+    pub(crate) fn from_name(name: &str) -> std::result::Result<Self, String> {
         ENGINES
             .iter()
             .find(|r| r.name == name)
@@ -311,7 +304,7 @@ impl<'de> Deserialize<'de> for EngineChoice {
 }
 
 impl EngineChoice {
-    pub fn parse(text: &str) -> Result<Self> {
+    pub(crate) fn parse(text: &str) -> Result<Self> {
         if text.trim().eq_ignore_ascii_case("auto") {
             return Ok(Self::Auto);
         }
@@ -328,7 +321,7 @@ impl EngineChoice {
     /// run (`--engine io_uring` on Windows, `--engine overlapped` on Linux):
     /// its name is still known, so results and agents' messages that carry
     /// it are read everywhere.
-    pub fn check_platform(self) -> Result<()> {
+    pub(crate) fn check_platform(self) -> Result<()> {
         match self.kind() {
             Some(k) if !k.caps().platform.runs_here() => Err(VbError::input(format!(
                 "--engine {} runs on {} only; this volbench runs on {} (its engines here: {})",
@@ -347,14 +340,14 @@ impl EngineChoice {
     }
 
     /// The one engine asked for, or `None` for `auto`.
-    pub fn kind(self) -> Option<EngineKind> {
+    pub(crate) fn kind(self) -> Option<EngineKind> {
         match self {
             Self::Auto => None,
             Self::Only(k) => Some(k),
         }
     }
 
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         self.kind().map_or("auto", EngineKind::name)
     }
 }

@@ -17,12 +17,12 @@ pub(crate) const DEFAULT_BS: u64 = 1 << 20;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FillSpec {
     /// Bytes per fill write (the last write of a file may be shorter).
-    pub bs: u64,
+    pub(crate) bs: u64,
     /// Drop the target's cached pages before each buffered run, as fio's
     /// `invalidate=1` (its default): each run then starts from the device,
     /// not from what the fill or the run before left in memory.
     #[serde(default = "yes")]
-    pub invalidate: bool,
+    pub(crate) invalidate: bool,
 }
 
 fn yes() -> bool {
@@ -39,13 +39,13 @@ impl Default for FillSpec {
 }
 
 impl FillSpec {
-    pub fn is_default(&self) -> bool {
+    pub(crate) fn is_default(&self) -> bool {
         *self == Self::default()
     }
 
     /// The bound, and whole sectors when the set is written with O_DIRECT
     /// (the target's own alignment is checked again before the fill).
-    pub fn validate(&self, direct: bool) -> Result<()> {
+    pub(crate) fn validate(&self, direct: bool) -> Result<()> {
         bounds::size(
             "--fill-bs",
             self.bs,

@@ -17,7 +17,7 @@ fn shown(us: f64) -> String {
 /// Which operations a limit is judged on.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum LatencyOp {
+pub(crate) enum LatencyOp {
     /// Reads and writes together: the percentile of their merged histogram.
     #[default]
     All,
@@ -27,17 +27,17 @@ pub enum LatencyOp {
 
 /// "The p-th percentile of latency stays at or below this."
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct LatencyLimit {
+pub(crate) struct LatencyLimit {
     #[serde(default)]
-    pub op: LatencyOp,
+    pub(crate) op: LatencyOp,
     /// In (0, 100]; 100 is the slowest I/O.
-    pub percentile: f64,
-    pub limit_us: f64,
+    pub(crate) percentile: f64,
+    pub(crate) limit_us: f64,
 }
 
 impl LatencyLimit {
     /// `[read:|write:]pNN[.N]=DURATION`, e.g. `p99=2ms`, `read:p99.9=500us`.
-    pub fn parse(flag: &str, text: &str) -> Result<Self> {
+    pub(crate) fn parse(flag: &str, text: &str) -> Result<Self> {
         let t = text.trim();
         let bad = |why: &str| {
             VbError::input(format!(
@@ -81,7 +81,7 @@ impl LatencyLimit {
 
     /// A comma-separated list of limits, all of which must hold; one
     /// percentile of one kind of operation has at most one limit.
-    pub fn parse_list(flag: &str, text: &str) -> Result<Vec<Self>> {
+    pub(crate) fn parse_list(flag: &str, text: &str) -> Result<Vec<Self>> {
         let mut out: Vec<Self> = Vec::new();
         for part in text.split(',') {
             let l = Self::parse(flag, part)?;
@@ -119,7 +119,7 @@ impl LatencyLimit {
 
     /// Checks a limit that did not come through `parse` (a result or job
     /// read back).
-    pub fn validate(&self, flag: &str) -> Result<()> {
+    pub(crate) fn validate(&self, flag: &str) -> Result<()> {
         if !(self.percentile > 0.0 && self.percentile <= bounds::MAX_PERCENTILE) {
             return Err(VbError::input(format!(
                 "{flag}: percentile {} is outside (0, 100]",
@@ -136,7 +136,7 @@ impl LatencyLimit {
     }
 
     /// "read p99 <= 2ms", as every view names the limit.
-    pub fn label(&self) -> String {
+    pub(crate) fn label(&self) -> String {
         let op = match self.op {
             LatencyOp::All => "",
             LatencyOp::Read => "read ",
@@ -166,13 +166,13 @@ pub(crate) fn show_us(us: f64) -> String {
 /// and a confirming run at the rate found.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LatencySearch {
-    pub limits: Vec<LatencyLimit>,
+    pub(crate) limits: Vec<LatencyLimit>,
     /// Runs the search may make, the closed-loop one and the confirmation
     /// included.
-    pub max_steps: u32,
+    pub(crate) max_steps: u32,
     /// Stop bisecting once the rates that pass and fail are this close,
     /// as a percentage of the closed-loop maximum.
-    pub precision_pct: f64,
+    pub(crate) precision_pct: f64,
 }
 
 /// What `--search-steps` and `--search-precision` default to: a closed
@@ -182,7 +182,7 @@ pub(crate) const SEARCH_STEPS: u32 = 10;
 pub(crate) const SEARCH_PRECISION_PCT: f64 = 5.0;
 
 impl LatencySearch {
-    pub fn validate(&self) -> Result<()> {
+    pub(crate) fn validate(&self) -> Result<()> {
         if self.limits.is_empty() {
             return Err(VbError::input("--latency-target names no limit"));
         }
@@ -205,7 +205,7 @@ impl LatencySearch {
     }
 
     /// "p99 <= 2ms and read p99.9 <= 5ms".
-    pub fn label(&self) -> String {
+    pub(crate) fn label(&self) -> String {
         self.limits
             .iter()
             .map(LatencyLimit::label)

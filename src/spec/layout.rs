@@ -10,25 +10,25 @@ use super::{JobSpec, RunSpec};
 use crate::units::format_size;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SetLayout {
-    pub files: u32,
+pub(crate) struct SetLayout {
+    pub(crate) files: u32,
     /// The working set over all files, in bytes, as the user gave it.
-    pub size: u64,
+    pub(crate) size: u64,
 }
 
 impl SetLayout {
     /// Each file's size: whole 4 KiB pages, as the file set makes them.
-    pub fn file_size(&self) -> u64 {
+    pub(crate) fn file_size(&self) -> u64 {
         self.size / u64::from(self.files.max(1)) / 4096 * 4096
     }
 
     /// The bytes a fill writes: every file to its end.
-    pub fn fill_bytes(&self) -> u64 {
+    pub(crate) fn fill_bytes(&self) -> u64 {
         self.file_size().saturating_mul(u64::from(self.files))
     }
 
     /// `10 x 2GiB`.
-    pub fn label(&self) -> String {
+    pub(crate) fn label(&self) -> String {
         format!("{} x {}", self.files, format_size(self.file_size()))
     }
 }
@@ -49,7 +49,7 @@ pub(crate) fn exact_size_label(bytes: u64) -> String {
 
 impl JobSpec {
     /// The file set `run` works on.
-    pub fn layout_of(&self, run: &RunSpec) -> SetLayout {
+    pub(crate) fn layout_of(&self, run: &RunSpec) -> SetLayout {
         SetLayout {
             files: run.files.unwrap_or(self.target.files),
             size: run.size.unwrap_or(self.target.size),
@@ -58,7 +58,7 @@ impl JobSpec {
 
     /// Every distinct file set the block-I/O runs use, in the order the
     /// runs first need them; empty for a job of metadata runs only.
-    pub fn layouts(&self) -> Vec<SetLayout> {
+    pub(crate) fn layouts(&self) -> Vec<SetLayout> {
         let mut out: Vec<SetLayout> = Vec::new();
         for r in self.runs.iter().filter(|r| r.meta.is_none()) {
             let l = self.layout_of(r);
@@ -73,7 +73,7 @@ impl JobSpec {
     /// target. Sets of the target's own size keep the `files-N` name they
     /// always had (so sets made before per-run sizes are reused); another
     /// size is named exactly, so two sizes never share a directory.
-    pub fn subset_name(&self, l: &SetLayout) -> String {
+    pub(crate) fn subset_name(&self, l: &SetLayout) -> String {
         if l.size == self.target.size {
             format!("files-{}", l.files)
         } else {

@@ -12,15 +12,15 @@ pub(crate) const PROGRESS_EVERY: Duration = Duration::from_secs(10);
 #[derive(Debug, Clone)]
 pub(crate) struct LiveSpec {
     /// `--live FILE`: JSON Lines (`-` is stdout).
-    pub lines: Option<PathBuf>,
+    pub(crate) lines: Option<PathBuf>,
     /// `--live-csv FILE`: the same lines as CSV.
-    pub csv: Option<PathBuf>,
+    pub(crate) csv: Option<PathBuf>,
     /// `--metrics-listen`: where OpenMetrics is served.
-    pub metrics: Option<SocketAddr>,
+    pub(crate) metrics: Option<SocketAddr>,
     /// Between plain progress lines off a terminal; zero for none.
-    pub progress_every: Duration,
-    pub quiet: bool,
-    pub verbose: bool,
+    pub(crate) progress_every: Duration,
+    pub(crate) quiet: bool,
+    pub(crate) verbose: bool,
 }
 
 impl Default for LiveSpec {

@@ -10,7 +10,7 @@ use crate::units::format_size;
 /// One file-system operation, timed as a whole (open to close included).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum MetaOp {
+pub(crate) enum MetaOp {
     Mkdir,
     Create,
     Open,
@@ -41,7 +41,7 @@ pub(crate) const ALL_OPS: [MetaOp; 12] = [
 ];
 
 impl MetaOp {
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Self::Mkdir => "mkdir",
             Self::Create => "create",
@@ -58,24 +58,24 @@ impl MetaOp {
         }
     }
 
-    pub fn parse(text: &str) -> Option<Self> {
+    pub(crate) fn parse(text: &str) -> Option<Self> {
         let t = text.trim().to_ascii_lowercase();
         ALL_OPS.into_iter().find(|op| op.name() == t)
     }
 
     /// Index into per-operation tables.
-    pub fn index(self) -> usize {
+    pub(crate) fn index(self) -> usize {
         self as usize
     }
 
     /// Changes the tree (names, contents or attributes): counted with the
     /// writes in a run's read/write totals; the others with the reads.
-    pub fn mutates(self) -> bool {
+    pub(crate) fn mutates(self) -> bool {
         !matches!(self, Self::Open | Self::Stat | Self::Read | Self::Readdir)
     }
 
     /// Works on leaf directories rather than files.
-    pub fn on_dirs(self) -> bool {
+    pub(crate) fn on_dirs(self) -> bool {
         matches!(self, Self::Mkdir | Self::Readdir | Self::Rmdir)
     }
 }
@@ -87,9 +87,9 @@ impl std::fmt::Display for MetaOp {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct MetaOpWeight {
-    pub op: MetaOp,
-    pub weight: u32,
+pub(crate) struct MetaOpWeight {
+    pub(crate) op: MetaOp,
+    pub(crate) weight: u32,
 }
 
 /// The tree's bounds, stated in `units::bounds` and in the errors.
@@ -101,49 +101,49 @@ pub(crate) const MAX_FILE_SIZE: u64 = crate::units::bounds::MAX_TREE_FILE_SIZE;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MetaSpec {
     /// Directory levels below the tree root; files sit in the deepest level.
-    pub depth: u32,
+    pub(crate) depth: u32,
     /// Directories per directory.
-    pub width: u32,
-    pub files_per_dir: u32,
+    pub(crate) width: u32,
+    pub(crate) files_per_dir: u32,
     /// File sizes (from 0 bytes), one size or a weighted mix; each file's
     /// size follows from its index, so every phase agrees on it.
-    pub file_size: Vec<BlockSize>,
+    pub(crate) file_size: Vec<BlockSize>,
     /// One operation for a phase over the whole tree; a weighted mix for a
     /// timed run over an existing tree.
-    pub ops: Vec<MetaOpWeight>,
+    pub(crate) ops: Vec<MetaOpWeight>,
     /// Every file (or leaf directory) once, then stop; else timed.
-    pub whole_tree: bool,
+    pub(crate) whole_tree: bool,
     /// All threads work in the same directories instead of each in its own.
     #[serde(default)]
-    pub shared_dirs: bool,
+    pub(crate) shared_dirs: bool,
     /// Sync and drop the client's caches before the run (root).
     #[serde(default)]
-    pub drop_caches: bool,
+    pub(crate) drop_caches: bool,
     /// O_DIRECT for files whose size is a multiple of 4 KiB; buffered otherwise.
     #[serde(default)]
-    pub direct: bool,
+    pub(crate) direct: bool,
     /// One host's part of a tree shared by many hosts: the target is
     /// `ROOT/hostN`, and ROOT is made if missing and may hold only such parts.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub host_part: bool,
+    pub(crate) host_part: bool,
 }
 
 impl MetaSpec {
     /// Leaf directories: width^depth.
-    pub fn leaves(&self) -> u64 {
+    pub(crate) fn leaves(&self) -> u64 {
         (self.width as u64).saturating_pow(self.depth)
     }
 
-    pub fn total_files(&self) -> u64 {
+    pub(crate) fn total_files(&self) -> u64 {
         self.leaves().saturating_mul(self.files_per_dir as u64)
     }
 
-    pub fn max_file_size(&self) -> u64 {
+    pub(crate) fn max_file_size(&self) -> u64 {
         self.file_size.iter().map(|b| b.bytes).max().unwrap_or(0)
     }
 
     /// Mean bytes per file, by the mix's weights.
-    pub fn mean_file_size(&self) -> f64 {
+    pub(crate) fn mean_file_size(&self) -> f64 {
         let w: u64 = self.file_size.iter().map(|b| b.weight as u64).sum();
         if w == 0 {
             return 0.0;
@@ -156,7 +156,7 @@ impl MetaSpec {
     }
 
     /// Share of the mix's operations that only look (stat, open, read, readdir).
-    pub fn read_pct(&self) -> u8 {
+    pub(crate) fn read_pct(&self) -> u8 {
         let total: u64 = self.ops.iter().map(|o| o.weight as u64).sum();
         let reads: u64 = self
             .ops
@@ -170,7 +170,7 @@ impl MetaSpec {
         ((reads * 100 + total / 2) / total) as u8
     }
 
-    pub fn size_label(&self) -> String {
+    pub(crate) fn size_label(&self) -> String {
         if let [only] = self.file_size.as_slice() {
             return format_size(only.bytes);
         }
@@ -181,7 +181,7 @@ impl MetaSpec {
             .join(",")
     }
 
-    pub fn ops_label(&self) -> String {
+    pub(crate) fn ops_label(&self) -> String {
         if self.whole_tree {
             if let [only] = self.ops.as_slice() {
                 return only.op.name().into();
@@ -195,7 +195,7 @@ impl MetaSpec {
     }
 
     /// Checks the tree and the operations; `threads` to see they can share it.
-    pub fn validate(&self, threads: u32) -> Result<(), String> {
+    pub(crate) fn validate(&self, threads: u32) -> Result<(), String> {
         if self.depth > MAX_DEPTH {
             return Err(format!("--depth {} is outside 0..{MAX_DEPTH}", self.depth));
         }

@@ -5,16 +5,16 @@
 
 pub(crate) mod data;
 pub(crate) mod engine;
-pub(crate) mod fill;
+pub mod fill;
 pub(crate) mod latency;
 pub(crate) mod layout;
 pub(crate) mod live;
 pub(crate) mod meta;
 pub(crate) mod output;
-pub(crate) mod reading;
+pub mod reading;
 pub(crate) mod replay;
 pub mod shape;
-pub(crate) mod targets;
+pub mod targets;
 mod validate;
 
 pub use engine::{ENGINES, EngineChoice, EngineKind, EngineRow, Storage};
@@ -39,7 +39,7 @@ pub enum Pattern {
 }
 
 impl Pattern {
-    pub fn parse(text: &str) -> Result<Self> {
+    pub(crate) fn parse(text: &str) -> Result<Self> {
         Ok(match text.trim().to_ascii_lowercase().as_str() {
             "read" => Self::Read,
             "write" => Self::Write,
@@ -55,16 +55,16 @@ impl Pattern {
         })
     }
 
-    pub fn is_random(self) -> bool {
+    pub(crate) fn is_random(self) -> bool {
         matches!(self, Self::Randread | Self::Randwrite | Self::Randrw)
     }
 
-    pub fn is_mixed(self) -> bool {
+    pub(crate) fn is_mixed(self) -> bool {
         matches!(self, Self::Rw | Self::Randrw)
     }
 
     /// The read share a pure pattern implies, or None for the mixed ones.
-    pub fn fixed_read_pct(self) -> Option<u8> {
+    pub(crate) fn fixed_read_pct(self) -> Option<u8> {
         match self {
             Self::Read | Self::Randread => Some(100),
             Self::Write | Self::Randwrite => Some(0),
@@ -72,7 +72,7 @@ impl Pattern {
         }
     }
 
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Self::Read => "read",
             Self::Write => "write",
@@ -129,7 +129,7 @@ pub enum WriteSync {
 }
 
 impl WriteSync {
-    pub fn parse(text: &str) -> Result<Self> {
+    pub(crate) fn parse(text: &str) -> Result<Self> {
         match text.trim().to_ascii_lowercase().as_str() {
             "none" => Ok(Self::None),
             "dsync" | "o_dsync" => Ok(Self::Dsync),
@@ -140,7 +140,7 @@ impl WriteSync {
         }
     }
 
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Self::None => "none",
             Self::Dsync => "dsync",
@@ -148,7 +148,7 @@ impl WriteSync {
         }
     }
 
-    pub fn is_none(&self) -> bool {
+    pub(crate) fn is_none(&self) -> bool {
         *self == Self::None
     }
 }
@@ -225,26 +225,26 @@ pub struct RunSpec {
 
 /// What every front end (the `run` flags, suite files) uses for a value the
 /// user left out, defined once; `--help` and docs/ quote these.
-pub mod defaults {
+pub(crate) mod defaults {
     use super::{Arrivals, EngineChoice, Pattern};
 
     /// Working set of a directory target (a file or device is used whole).
-    pub const DIR_SIZE: u64 = 1 << 30;
-    pub const FILES: u32 = 1;
-    pub const PATTERN: Pattern = Pattern::Randread;
+    pub(crate) const DIR_SIZE: u64 = 1 << 30;
+    pub(crate) const FILES: u32 = 1;
+    pub(crate) const PATTERN: Pattern = Pattern::Randread;
     /// Read share of the mixed patterns (rw, randrw).
-    pub const MIXED_READ_PCT: u8 = 50;
-    pub const BLOCK_SIZE: u64 = 4096;
-    pub const THREADS: u32 = 1;
-    pub const IODEPTH: u32 = 1;
-    pub const DURATION_S: f64 = 60.0;
-    pub const WARMUP_S: f64 = 5.0;
-    pub const INTERVAL_S: f64 = 1.0;
-    pub const SEED: u64 = 1;
-    pub const ENGINE: EngineChoice = EngineChoice::Auto;
-    pub const ARRIVALS: Arrivals = Arrivals::Uniform;
+    pub(crate) const MIXED_READ_PCT: u8 = 50;
+    pub(crate) const BLOCK_SIZE: u64 = 4096;
+    pub(crate) const THREADS: u32 = 1;
+    pub(crate) const IODEPTH: u32 = 1;
+    pub(crate) const DURATION_S: f64 = 60.0;
+    pub(crate) const WARMUP_S: f64 = 5.0;
+    pub(crate) const INTERVAL_S: f64 = 1.0;
+    pub(crate) const SEED: u64 = 1;
+    pub(crate) const ENGINE: EngineChoice = EngineChoice::Auto;
+    pub(crate) const ARRIVALS: Arrivals = Arrivals::Uniform;
     /// Direct I/O unless the user asks for the page cache.
-    pub const DIRECT: bool = true;
+    pub(crate) const DIRECT: bool = true;
 }
 
 impl Default for RunSpec {
@@ -285,7 +285,7 @@ impl Default for RunSpec {
 /// What a target is; in results as "directory", "file" or "block_device".
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum TargetKind {
+pub(crate) enum TargetKind {
     /// A directory (existing or to be created) holding volbench's file set.
     Directory,
     /// An existing regular file volbench did not create.
@@ -294,7 +294,7 @@ pub enum TargetKind {
 }
 
 impl TargetKind {
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Self::Directory => "directory",
             Self::File => "file",
@@ -321,7 +321,7 @@ pub enum Arrivals {
 }
 
 impl Arrivals {
-    pub fn parse(text: &str) -> Result<Self> {
+    pub(crate) fn parse(text: &str) -> Result<Self> {
         match text.trim().to_ascii_lowercase().as_str() {
             "uniform" => Ok(Self::Uniform),
             "poisson" => Ok(Self::Poisson),
@@ -334,29 +334,29 @@ impl Arrivals {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RatePct {
-    pub percent: f64,
+    pub(crate) percent: f64,
     /// Name of the run whose measured IOPS is 100%.
-    pub of: String,
+    pub(crate) of: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StopRule {
     /// Runs sharing a group are judged together, in order.
-    pub group: String,
+    pub(crate) group: String,
     /// Skip once the last run gained less than this over the one before (percent of IOPS).
     #[serde(default)]
-    pub gain_below_pct: Option<f64>,
+    pub(crate) gain_below_pct: Option<f64>,
     /// Skip once the last run's mean latency passed this (microseconds).
     #[serde(default)]
-    pub latency_above_us: Option<f64>,
+    pub(crate) latency_above_us: Option<f64>,
     /// Skip once the last run broke any of these percentile limits
     /// (`curve_stop_latency = "p99=2ms"`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub percentile_above: Vec<latency::LatencyLimit>,
+    pub(crate) percentile_above: Vec<latency::LatencyLimit>,
 }
 
 impl RunSpec {
-    pub fn min_bs(&self) -> u64 {
+    pub(crate) fn min_bs(&self) -> u64 {
         self.bs.iter().map(|b| b.bytes).min().unwrap_or(4096)
     }
 
@@ -364,7 +364,7 @@ impl RunSpec {
         self.bs.iter().map(|b| b.bytes).max().unwrap_or(4096)
     }
 
-    pub fn bs_label(&self) -> String {
+    pub(crate) fn bs_label(&self) -> String {
         if let [only] = self.bs.as_slice() {
             return format_size(only.bytes);
         }
@@ -375,7 +375,7 @@ impl RunSpec {
             .join(",")
     }
 
-    pub fn has_writes(&self) -> bool {
+    pub(crate) fn has_writes(&self) -> bool {
         self.read_pct < 100
     }
 
@@ -460,7 +460,7 @@ pub enum TableKind {
 
 /// Direct I/O needs sizes and offsets in whole sectors; the target's own
 /// alignment (often 4096) is checked again once it is probed.
-pub const MIN_DIRECT_ALIGN: u64 = 512;
+pub(crate) const MIN_DIRECT_ALIGN: u64 = 512;
 
 #[cfg(test)]
 pub(crate) mod tests;

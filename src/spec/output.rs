@@ -8,25 +8,25 @@ use std::path::PathBuf;
 #[derive(Debug, Clone, Default)]
 pub(crate) struct OutputSpec {
     /// `--output DIR`: result.json, summary.csv, the tables, report.html.
-    pub dir: Option<PathBuf>,
+    pub(crate) dir: Option<PathBuf>,
     /// `--json`: the result on stdout (the summary goes to stderr).
-    pub json: bool,
+    pub(crate) json: bool,
     /// `--dry-run`: the plan shown, nothing run.
-    pub dry_run: bool,
+    pub(crate) dry_run: bool,
     /// `--live -` or `--live-csv -`: stdout carries the interval lines, so
     /// the table goes to stderr (a pipe into jq reads JSON lines only).
-    pub live_on_stdout: bool,
+    pub(crate) live_on_stdout: bool,
     /// `-q`: nothing for a person but errors: no fill line, no findings, no
     /// paths; the tables only when they are the run's one record.
-    pub quiet: bool,
+    pub(crate) quiet: bool,
     /// Where else the finished result goes, each opened before any I/O.
-    pub sinks: Vec<SinkSpec>,
+    pub(crate) sinks: Vec<SinkSpec>,
 }
 
 /// Whether an output path means stdout: `-`, or `/dev/stdout` as scripts
 /// write it (a character device otherwise refused as an output file). The
 /// one rule, for the flags' reading (`input`) and the writers (`output`).
-pub fn is_stdout(path: &std::path::Path) -> bool {
+pub(crate) fn is_stdout(path: &std::path::Path) -> bool {
     path.as_os_str() == "-" || path == std::path::Path::new("/dev/stdout")
 }
 
@@ -46,7 +46,7 @@ pub(crate) enum SinkSpec {
 /// One view of a set of results (`report --format`): its name is the
 /// flag's value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum View {
+pub(crate) enum View {
     Html,
     Json,
     Csv,

@@ -10,10 +10,10 @@ pub struct ReadingSpec {
     /// `--no-counters`: no client counters sampled (nothing read from
     /// /proc or /sys during the runs), none in the result.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub no_counters: bool,
+    pub(crate) no_counters: bool,
     /// `--vm-size NAME` (or a hosts file's `vm_size=`): the machine size
     /// as the user names it, recorded with the host; volbench never asks a
     /// metadata service.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub vm_size: Option<String>,
+    pub(crate) vm_size: Option<String>,
 }

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 /// The trace formats volbench reads, told apart by the file's first bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum TraceFormat {
+pub(crate) enum TraceFormat {
     /// `# volbench.trace/v1`: CSV rows of issue time, op, offset, bytes.
     Volbench,
     /// fio's `write_iolog` without timestamps (`fio version 2 iolog`).
@@ -20,7 +20,7 @@ pub enum TraceFormat {
 }
 
 impl TraceFormat {
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Self::Volbench => "volbench.trace/v1",
             Self::FioV2 => "fio iolog v2",
@@ -32,90 +32,90 @@ impl TraceFormat {
 
 /// What a scan of the whole trace counted (every request, before any I/O).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct TraceSummary {
-    pub requests: u64,
-    pub reads: u64,
-    pub writes: u64,
-    pub flushes: u64,
-    pub discards: u64,
-    pub read_bytes: u64,
-    pub write_bytes: u64,
-    pub discard_bytes: u64,
+pub(crate) struct TraceSummary {
+    pub(crate) requests: u64,
+    pub(crate) reads: u64,
+    pub(crate) writes: u64,
+    pub(crate) flushes: u64,
+    pub(crate) discards: u64,
+    pub(crate) read_bytes: u64,
+    pub(crate) write_bytes: u64,
+    pub(crate) discard_bytes: u64,
     /// The end of the furthest request (offset + bytes): the span the
     /// target must hold.
-    pub span_bytes: u64,
+    pub(crate) span_bytes: u64,
     /// The largest read or write: the size of each in-flight buffer.
-    pub max_bytes: u64,
+    pub(crate) max_bytes: u64,
     /// The last request's issue time, ns from the trace's start.
-    pub last_ns: u64,
+    pub(crate) last_ns: u64,
     /// Every offset and length of a read or write is a multiple of this
     /// (up to 4096): direct I/O needs the target's sector.
-    pub align: u64,
+    pub(crate) align: u64,
     /// blktrace: which event marks an issue (`Q` queued, else `D` issued).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub blk_event: Option<char>,
+    pub(crate) blk_event: Option<char>,
 }
 
 /// A replay as the run carries it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ReplaySpec {
-    pub path: std::path::PathBuf,
-    pub format: TraceFormat,
+    pub(crate) path: std::path::PathBuf,
+    pub(crate) format: TraceFormat,
     /// Times divided by this (2 = twice as fast); None: as fast as the
     /// queue depth allows (`--replay-speed max`).
-    pub speed: Option<f64>,
+    pub(crate) speed: Option<f64>,
     /// Offsets beyond the target wrap around it instead of being refused.
     #[serde(default)]
-    pub wrap: bool,
-    pub summary: TraceSummary,
+    pub(crate) wrap: bool,
+    pub(crate) summary: TraceSummary,
     /// Across hosts (`--hosts`): how the trace is dealt to them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub split: Option<ReplaySplit>,
+    pub(crate) split: Option<ReplaySplit>,
     /// On one host of many: which part of the trace it replays; `summary`
     /// is then this part's, and the part itself arrives as `text`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub part: Option<HostPart>,
+    pub(crate) part: Option<HostPart>,
     /// The part's requests as volbench.trace/v1 text, held in memory: the
     /// coordinator's trace is not on the agent's host, so it is sent over
     /// the protocol (bounded by `bounds::MAX_REMOTE_TRACE_BYTES`) and never
     /// written there. Not serialized: it travels in chunks of its own.
     #[serde(skip)]
-    pub text: Option<std::sync::Arc<[u8]>>,
+    pub(crate) text: Option<std::sync::Arc<[u8]>>,
     /// How each recorded request is changed before it is issued (fio's
     /// replay_scale, replay_align, replay_skip); as recorded by default.
     #[serde(default, skip_serializing_if = "ReplayMap::is_identity")]
-    pub map: ReplayMap,
+    pub(crate) map: ReplayMap,
 }
 
 /// fio's replay options on a trace's requests, applied as each request is
 /// read, so the scan, the hosts' parts and the worker see the same ones.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ReplayMap {
+pub(crate) struct ReplayMap {
     /// Offsets divided by this (fio's replay_scale); 0 and 1 keep them.
     #[serde(default)]
-    pub scale: u64,
+    pub(crate) scale: u64,
     /// Offsets rounded down to a multiple of this power of two (fio's
     /// replay_align); 0 keeps them.
     #[serde(default)]
-    pub align: u64,
+    pub(crate) align: u64,
     /// Ops left out (fio's replay_skip), `SKIP_*` bits.
     #[serde(default)]
-    pub skip: u8,
+    pub(crate) skip: u8,
 }
 
 impl ReplayMap {
-    pub const SKIP_READ: u8 = 1;
-    pub const SKIP_WRITE: u8 = 2;
-    pub const SKIP_FLUSH: u8 = 4;
-    pub const SKIP_DISCARD: u8 = 8;
+    pub(crate) const SKIP_READ: u8 = 1;
+    pub(crate) const SKIP_WRITE: u8 = 2;
+    pub(crate) const SKIP_FLUSH: u8 = 4;
+    pub(crate) const SKIP_DISCARD: u8 = 8;
 
-    pub fn is_identity(&self) -> bool {
+    pub(crate) fn is_identity(&self) -> bool {
         self.scale <= 1 && self.align == 0 && self.skip == 0
     }
 
     /// An offset as replayed.
     #[inline]
-    pub fn offset(&self, recorded: u64) -> u64 {
+    pub(crate) fn offset(&self, recorded: u64) -> u64 {
         let o = if self.scale > 1 {
             recorded / self.scale
         } else {
@@ -132,7 +132,7 @@ impl ReplayMap {
 /// How a trace is dealt to the hosts of a multi-host replay.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "rule")]
-pub enum ReplaySplit {
+pub(crate) enum ReplaySplit {
     /// Each request to one host, chosen by its offset's 1 MiB stripe
     /// (stripe number modulo the hosts), so the merged run issues the
     /// trace once; a flush goes with the request before it.
@@ -143,21 +143,21 @@ pub enum ReplaySplit {
 
 /// One host's part of a multi-host replay.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct HostPart {
+pub(crate) struct HostPart {
     /// This host's index and the number of hosts.
-    pub host: u32,
-    pub hosts: u32,
+    pub(crate) host: u32,
+    pub(crate) hosts: u32,
     /// The length of `text`, so an agent knows it received all of it.
-    pub bytes: u64,
+    pub(crate) bytes: u64,
     /// Its requests start this much later than recorded (`whole` with an
     /// offset), in wall time whatever the pace.
-    pub delay_ns: u64,
+    pub(crate) delay_ns: u64,
 }
 
 impl ReplaySpec {
     /// The recorded time a request is due at, scaled: ns from the start.
     #[inline]
-    pub fn due_ns(&self, trace_ns: u64) -> u64 {
+    pub(crate) fn due_ns(&self, trace_ns: u64) -> u64 {
         let delay = self.part.as_ref().map_or(0, |p| p.delay_ns);
         delay
             + match self.speed {

@@ -30,8 +30,8 @@ pub enum Distribution {
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct HotZone {
-    pub io_pct: f64,
-    pub space_pct: f64,
+    pub(crate) io_pct: f64,
+    pub(crate) space_pct: f64,
 }
 
 impl Distribution {
@@ -130,11 +130,11 @@ impl Distribution {
         Ok(())
     }
 
-    pub fn is_uniform(&self) -> bool {
+    pub(crate) fn is_uniform(&self) -> bool {
         *self == Self::Uniform
     }
 
-    pub fn label(&self) -> String {
+    pub(crate) fn label(&self) -> String {
         match self {
             Self::Uniform => "uniform".into(),
             Self::Zipf { theta } => format!("zipf:{theta}"),
@@ -154,7 +154,7 @@ impl Distribution {
 /// The sync call `fsync_every` makes.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum SyncCall {
+pub(crate) enum SyncCall {
     #[default]
     Fsync,
     Fdatasync,
@@ -165,31 +165,31 @@ pub enum SyncCall {
 #[serde(default)]
 pub struct Shape {
     #[serde(skip_serializing_if = "Distribution::is_uniform")]
-    pub distribution: Distribution,
+    pub(crate) distribution: Distribution,
     /// Random patterns: the share of I/Os that seek to a random offset; the
     /// others continue sequentially from the last one (vdbench seekpct).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub seek_pct: Option<u8>,
+    pub(crate) seek_pct: Option<u8>,
     /// Random patterns: each thread visits every block once per pass, in a
     /// shuffled order, as fio's random map (its default); a buffered run
     /// drops the set's cached pages when a pass ends, as fio does, so a
     /// pass never re-reads what it cached. Off: independent offsets.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub random_map: bool,
+    pub(crate) random_map: bool,
     /// Each thread syncs the file after every N writes it completed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fsync_every: Option<u32>,
     #[serde(skip_serializing_if = "is_fsync")]
-    pub sync_call: SyncCall,
+    pub(crate) sync_call: SyncCall,
     /// Sync every file a thread wrote once its run ends (fio end_fsync).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub end_fsync: bool,
+    pub(crate) end_fsync: bool,
     /// Pause after each completion before a thread issues again, seconds.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub think_time_s: Option<f64>,
     /// Keep the I/O going this long after measuring, not counted (diskspd -C).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub cooldown_s: Option<f64>,
+    pub(crate) cooldown_s: Option<f64>,
     /// Bandwidth cap across all threads, bytes per second (fio rate=).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rate_bytes: Option<f64>,
@@ -200,13 +200,13 @@ fn is_fsync(c: &SyncCall) -> bool {
 }
 
 impl Shape {
-    pub fn is_plain(&self) -> bool {
+    pub(crate) fn is_plain(&self) -> bool {
         *self == Self::default()
     }
 
     /// Checks every value against its bound; `random` says whether the
     /// run's pattern is a random one (skew and seek_pct need one).
-    pub fn validate(&self, random: bool, has_writes: bool, rate_iops: bool) -> Result<()> {
+    pub(crate) fn validate(&self, random: bool, has_writes: bool, rate_iops: bool) -> Result<()> {
         self.distribution.validate()?;
         if !self.distribution.is_uniform() && !random {
             return Err(VbError::input(format!(
@@ -279,7 +279,7 @@ impl Shape {
     }
 
     /// What `--dry-run` says about the shape: `  [zipf:1.2] [fsync every 4 writes]`.
-    pub fn plan_label(&self) -> String {
+    pub(crate) fn plan_label(&self) -> String {
         let mut s = String::new();
         if !self.distribution.is_uniform() {
             s.push_str(&format!("  [offsets {}]", self.distribution.label()));
@@ -319,7 +319,7 @@ impl Shape {
     }
 
     /// Short words for a run name (`-zipf1.2-seek30`), empty when plain.
-    pub fn name_suffix(&self) -> String {
+    pub(crate) fn name_suffix(&self) -> String {
         let mut s = String::new();
         if !self.distribution.is_uniform() {
             s.push('-');
@@ -342,7 +342,7 @@ impl Shape {
 /// its byte unit and no "/s" (`50MiB`, `2GB`: a rate in bytes can only be
 /// bytes a second, as diskspd's -g and vdbench's MB/s iorate write it).
 /// None for a plain figure (IOPS: `5000`, `5k`), which never ends in B.
-pub fn bandwidth_size(text: &str) -> Option<&str> {
+pub(crate) fn bandwidth_size(text: &str) -> Option<&str> {
     let t = text.trim();
     t.strip_suffix("/s")
         .or_else(|| t.strip_suffix("/S"))
@@ -356,7 +356,7 @@ pub fn bandwidth_size(text: &str) -> Option<&str> {
 /// A bandwidth such as `100MiB/s`, `1g/s`, `500KB/s` or `50MiB` (binary
 /// units, as everywhere), or None when `text` is not one (a plain IOPS
 /// figure).
-pub fn parse_bandwidth(flag: &str, text: &str) -> Result<Option<f64>> {
+pub(crate) fn parse_bandwidth(flag: &str, text: &str) -> Result<Option<f64>> {
     let Some(size) = bandwidth_size(text) else {
         return Ok(None);
     };

@@ -15,15 +15,15 @@ use crate::units::bounds;
 /// the first), and how `threads` is counted over them.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TargetList {
-    pub paths: Vec<PathBuf>,
+    pub(crate) paths: Vec<PathBuf>,
     /// `threads` is the total over all targets, spread evenly (diskspd -F);
     /// otherwise each target gets `threads` of its own (diskspd -t).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub threads_total: bool,
+    pub(crate) threads_total: bool,
 }
 
 impl TargetList {
-    pub fn validate(&self, threads: impl Iterator<Item = u32>) -> Result<()> {
+    pub(crate) fn validate(&self, threads: impl Iterator<Item = u32>) -> Result<()> {
         let n = self.paths.len();
         if !(2..=bounds::MAX_TARGETS).contains(&n) {
             return Err(VbError::input(format!(
@@ -61,7 +61,7 @@ impl TargetList {
 
     /// Threads target `i` runs: its own `threads`, or its even share of
     /// the total (the first `threads % n` targets take one more).
-    pub fn threads_of(&self, threads: u32, i: usize) -> u32 {
+    pub(crate) fn threads_of(&self, threads: u32, i: usize) -> u32 {
         if !self.threads_total {
             return threads;
         }
@@ -70,7 +70,7 @@ impl TargetList {
     }
 
     /// Threads over every target.
-    pub fn threads_in_all(&self, threads: u32) -> u32 {
+    pub(crate) fn threads_in_all(&self, threads: u32) -> u32 {
         if self.threads_total {
             threads
         } else {

@@ -46,7 +46,7 @@ pub(crate) fn bounds(i: usize) -> (u64, u64) {
 
 /// One worker's counts per bucket of one operation type.
 #[derive(Debug)]
-pub struct LiveHist {
+pub(crate) struct LiveHist {
     counts: Box<[AtomicU64; BUCKETS]>,
 }
 
@@ -62,14 +62,14 @@ impl LiveHist {
     /// Called by the one worker that owns it: no other thread writes, so
     /// a load and a store suffice (no locked instruction per I/O).
     #[inline]
-    pub fn record(&self, lat_ns: u64) {
+    pub(crate) fn record(&self, lat_ns: u64) {
         let c = &self.counts[index(lat_ns)];
         c.store(c.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
     }
 
     /// Adds this histogram's counts into `into` (the collector's sum over
     /// workers).
-    pub fn add_to(&self, into: &mut [u64]) {
+    pub(crate) fn add_to(&self, into: &mut [u64]) {
         for (a, c) in into.iter_mut().zip(self.counts.iter()) {
             *a += c.load(Ordering::Relaxed);
         }

@@ -11,23 +11,24 @@ use serde::{Deserialize, Serialize};
 
 /// 2^7 = 128 linear buckets per power of two: relative bucket width under
 /// 0.8%, close to fio's 64-per-group resolution.
-pub const GROUPING_POWER: u8 = 7;
+pub(crate) const GROUPING_POWER: u8 = 7;
 /// Values are nanoseconds; 2^40 ns is about 18 minutes, far above any I/O.
-pub const MAX_VALUE_POWER: u8 = 40;
+pub(crate) const MAX_VALUE_POWER: u8 = 40;
 const MAX_VALUE_NS: u64 = (1u64 << MAX_VALUE_POWER) - 1;
 
+#[cfg(test)]
 /// The percentiles every report carries.
-pub const PERCENTILES: [f64; 5] = [50.0, 90.0, 99.0, 99.9, 99.99];
+pub(crate) const PERCENTILES: [f64; 5] = [50.0, 90.0, 99.0, 99.9, 99.99];
 
 /// Exact moments plus a log-linear histogram of one operation type.
 #[derive(Clone, Debug)]
 pub struct OpStats {
     pub ops: u64,
     pub bytes: u64,
-    pub lat_sum_ns: u128,
-    pub lat_sumsq_ns: f64,
-    pub lat_min_ns: u64,
-    pub lat_max_ns: u64,
+    pub(crate) lat_sum_ns: u128,
+    pub(crate) lat_sumsq_ns: f64,
+    pub(crate) lat_min_ns: u64,
+    pub(crate) lat_max_ns: u64,
     pub hist: Histogram,
 }
 
@@ -66,7 +67,7 @@ impl OpStats {
     }
 
     /// Exact merge: counts, sums and buckets add.
-    pub fn merge(&mut self, other: &OpStats) {
+    pub(crate) fn merge(&mut self, other: &OpStats) {
         self.ops += other.ops;
         self.bytes += other.bytes;
         self.lat_sum_ns += other.lat_sum_ns;
@@ -77,7 +78,7 @@ impl OpStats {
         let _ = self.hist.checked_add_assign(&other.hist);
     }
 
-    pub fn mean_ns(&self) -> f64 {
+    pub(crate) fn mean_ns(&self) -> f64 {
         if self.ops == 0 {
             0.0
         } else {
@@ -85,7 +86,7 @@ impl OpStats {
         }
     }
 
-    pub fn stddev_ns(&self) -> f64 {
+    pub(crate) fn stddev_ns(&self) -> f64 {
         if self.ops < 2 {
             return 0.0;
         }
@@ -97,12 +98,12 @@ impl OpStats {
     /// The p-th percentile (0..100): the value below or at which p% of the
     /// operations completed, read as the midpoint of its histogram bucket and
     /// kept inside the exact min and max.
-    pub fn percentile_ns(&self, p: f64) -> f64 {
+    pub(crate) fn percentile_ns(&self, p: f64) -> f64 {
         percentile_ns(&self.hist, p, self.lat_min_ns, self.lat_max_ns)
     }
 }
 
-pub fn percentile_ns(hist: &Histogram, p: f64, min: u64, max: u64) -> f64 {
+pub(crate) fn percentile_ns(hist: &Histogram, p: f64, min: u64, max: u64) -> f64 {
     match hist.quantile_bucket((p / 100.0).clamp(0.0, 1.0)) {
         Ok(Some(bucket)) => {
             let mid = (bucket.start() as f64 + bucket.end() as f64) / 2.0;
@@ -116,10 +117,10 @@ pub fn percentile_ns(hist: &Histogram, p: f64, min: u64, max: u64) -> f64 {
 /// configuration and the non-empty buckets as `[lower_ns, upper_ns, count]`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BucketedHistogram {
-    pub unit: String,
+    pub(crate) unit: String,
     pub grouping_power: u8,
     pub max_value_power: u8,
-    pub buckets: Vec<[u64; 3]>,
+    pub(crate) buckets: Vec<[u64; 3]>,
 }
 
 impl BucketedHistogram {
@@ -137,7 +138,7 @@ impl BucketedHistogram {
     }
 
     /// Rebuilds the histogram, e.g. to merge results from several files or hosts.
-    pub fn to_histogram(&self) -> Result<Histogram, String> {
+    pub(crate) fn to_histogram(&self) -> Result<Histogram, String> {
         let mut h = Histogram::new(self.grouping_power, self.max_value_power)
             .map_err(|e| format!("bad histogram configuration: {e}"))?;
         for [lo, _, count] in &self.buckets {
@@ -153,44 +154,44 @@ impl BucketedHistogram {
 /// interval, so the cache line moves once per interval, not per I/O.
 #[derive(Default, Debug)]
 #[repr(align(128))]
-pub struct LiveCounters {
-    pub read_ops: AtomicU64,
-    pub read_bytes: AtomicU64,
-    pub read_lat_ns: AtomicU64,
-    pub write_ops: AtomicU64,
-    pub write_bytes: AtomicU64,
-    pub write_lat_ns: AtomicU64,
+pub(crate) struct LiveCounters {
+    pub(crate) read_ops: AtomicU64,
+    pub(crate) read_bytes: AtomicU64,
+    pub(crate) read_lat_ns: AtomicU64,
+    pub(crate) write_ops: AtomicU64,
+    pub(crate) write_bytes: AtomicU64,
+    pub(crate) write_lat_ns: AtomicU64,
     /// Service-time sums (rate-limited runs; zero otherwise).
-    pub read_svc_ns: AtomicU64,
-    pub write_svc_ns: AtomicU64,
+    pub(crate) read_svc_ns: AtomicU64,
+    pub(crate) write_svc_ns: AtomicU64,
     /// Latency per bucket, for each interval's own percentiles.
-    pub read_hist: live_hist::LiveHist,
-    pub write_hist: live_hist::LiveHist,
+    pub(crate) read_hist: live_hist::LiveHist,
+    pub(crate) write_hist: live_hist::LiveHist,
     /// Metadata runs: operations and latency sums per operation (by index).
-    pub meta_ops: [AtomicU64; META_OPS],
-    pub meta_lat_ns: [AtomicU64; META_OPS],
+    pub(crate) meta_ops: [AtomicU64; META_OPS],
+    pub(crate) meta_lat_ns: [AtomicU64; META_OPS],
 }
 
 /// Operations a metadata run tells apart (`spec::meta::ALL_OPS`).
-pub const META_OPS: usize = 12;
+pub(crate) const META_OPS: usize = 12;
 
 /// A snapshot of `LiveCounters`, and the difference of two snapshots.
 #[derive(Default, Debug, Clone, Copy, PartialEq)]
-pub struct CounterSnapshot {
-    pub read_ops: u64,
-    pub read_bytes: u64,
-    pub read_lat_ns: u64,
-    pub write_ops: u64,
-    pub write_bytes: u64,
-    pub write_lat_ns: u64,
-    pub read_svc_ns: u64,
-    pub write_svc_ns: u64,
-    pub meta_ops: [u64; META_OPS],
-    pub meta_lat_ns: [u64; META_OPS],
+pub(crate) struct CounterSnapshot {
+    pub(crate) read_ops: u64,
+    pub(crate) read_bytes: u64,
+    pub(crate) read_lat_ns: u64,
+    pub(crate) write_ops: u64,
+    pub(crate) write_bytes: u64,
+    pub(crate) write_lat_ns: u64,
+    pub(crate) read_svc_ns: u64,
+    pub(crate) write_svc_ns: u64,
+    pub(crate) meta_ops: [u64; META_OPS],
+    pub(crate) meta_lat_ns: [u64; META_OPS],
 }
 
 impl LiveCounters {
-    pub fn snapshot(&self) -> CounterSnapshot {
+    pub(crate) fn snapshot(&self) -> CounterSnapshot {
         CounterSnapshot {
             read_ops: self.read_ops.load(Ordering::Relaxed),
             read_bytes: self.read_bytes.load(Ordering::Relaxed),
@@ -207,7 +208,7 @@ impl LiveCounters {
 }
 
 impl CounterSnapshot {
-    pub fn add(&mut self, o: &CounterSnapshot) {
+    pub(crate) fn add(&mut self, o: &CounterSnapshot) {
         self.read_ops += o.read_ops;
         self.read_bytes += o.read_bytes;
         self.read_lat_ns += o.read_lat_ns;
@@ -222,7 +223,7 @@ impl CounterSnapshot {
         }
     }
 
-    pub fn since(&self, earlier: &CounterSnapshot) -> CounterSnapshot {
+    pub(crate) fn since(&self, earlier: &CounterSnapshot) -> CounterSnapshot {
         CounterSnapshot {
             read_ops: self.read_ops.saturating_sub(earlier.read_ops),
             read_bytes: self.read_bytes.saturating_sub(earlier.read_bytes),

@@ -42,9 +42,9 @@ pub(crate) struct Store {
 /// What storing a result did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Put {
-    pub id: i64,
+    pub(crate) id: i64,
     /// False when the same result.json was already stored (as `id`).
-    pub new: bool,
+    pub(crate) new: bool,
 }
 
 impl Store {

@@ -13,34 +13,34 @@ use crate::error::{Result, VbError};
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Filter {
     /// A target path, `*` matching any run of characters.
-    pub target: String,
-    pub suite: Option<String>,
+    pub(crate) target: String,
+    pub(crate) suite: Option<String>,
     /// Runs started at or after this time (seconds since 1970).
-    pub since_s: Option<f64>,
-    pub limit: u64,
+    pub(crate) since_s: Option<f64>,
+    pub(crate) limit: u64,
 }
 
 /// One line of `history`.
 #[derive(Debug, Clone, serde::Serialize)]
 pub(crate) struct HistoryRow {
-    pub id: i64,
-    pub started: String,
-    pub target: String,
-    pub suite: String,
-    pub hosts: i64,
-    pub workloads: i64,
+    pub(crate) id: i64,
+    pub(crate) started: String,
+    pub(crate) target: String,
+    pub(crate) suite: String,
+    pub(crate) hosts: i64,
+    pub(crate) workloads: i64,
     /// The first measured workload, whose figures follow.
-    pub headline: String,
-    pub iops: Option<f64>,
-    pub mib_s: Option<f64>,
-    pub p99_us: Option<f64>,
-    pub interrupted: bool,
-    pub error: Option<String>,
-    pub findings: i64,
-    pub source: String,
-    pub tool_version: String,
+    pub(crate) headline: String,
+    pub(crate) iops: Option<f64>,
+    pub(crate) mib_s: Option<f64>,
+    pub(crate) p99_us: Option<f64>,
+    pub(crate) interrupted: bool,
+    pub(crate) error: Option<String>,
+    pub(crate) findings: i64,
+    pub(crate) source: String,
+    pub(crate) tool_version: String,
     /// The baseline of its target and suite.
-    pub baseline: bool,
+    pub(crate) baseline: bool,
 }
 
 /// `*` as SQL's `%`, the text's own `%`, `_` and `\` escaped.
@@ -212,15 +212,15 @@ impl Store {
 /// One stored run of a workload, for the trend.
 #[derive(Debug, Clone)]
 pub(crate) struct TrendPoint {
-    pub id: i64,
-    pub started: String,
-    pub t_s: f64,
-    pub conditions: BTreeMap<String, String>,
-    pub environment: Vec<(String, String)>,
+    pub(crate) id: i64,
+    pub(crate) started: String,
+    pub(crate) t_s: f64,
+    pub(crate) conditions: BTreeMap<String, String>,
+    pub(crate) environment: Vec<(String, String)>,
     /// Stopped before its planned end: its figures cover what ran.
-    pub interrupted: bool,
+    pub(crate) interrupted: bool,
     /// (op, IOPS, p99 µs) per operation type it did.
-    pub ops: Vec<(String, f64, f64)>,
+    pub(crate) ops: Vec<(String, f64, f64)>,
 }
 
 impl TrendPoint {

@@ -15,14 +15,14 @@ use crate::result::{OpTotals, ResultDoc, RunResult, engine_names};
 /// order of its `*_COLUMNS`).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Rows {
-    pub run: Vec<Val>,
-    pub workloads: Vec<Vec<Val>>,
-    pub op_totals: Vec<Vec<Val>>,
-    pub intervals: Vec<Vec<Val>>,
-    pub hosts: Vec<Vec<Val>>,
-    pub host_totals: Vec<Vec<Val>>,
-    pub targets: Vec<Vec<Val>>,
-    pub findings: Vec<Vec<Val>>,
+    pub(crate) run: Vec<Val>,
+    pub(crate) workloads: Vec<Vec<Val>>,
+    pub(crate) op_totals: Vec<Vec<Val>>,
+    pub(crate) intervals: Vec<Vec<Val>>,
+    pub(crate) hosts: Vec<Vec<Val>>,
+    pub(crate) host_totals: Vec<Vec<Val>>,
+    pub(crate) targets: Vec<Vec<Val>>,
+    pub(crate) findings: Vec<Vec<Val>>,
 }
 
 pub(crate) const RUN_COLUMNS: &[&str] = &[
@@ -140,17 +140,17 @@ pub(crate) const FINDING_COLUMNS: &[&str] = &["idx", "kind", "confidence", "mess
 #[derive(Debug, Clone)]
 pub(crate) struct Origin {
     /// `run`, `import` (a result directory) or `fio` (fio's JSON output).
-    pub source: &'static str,
+    pub(crate) source: &'static str,
     /// The directory or file imported; empty for a run.
-    pub path: String,
+    pub(crate) path: String,
 }
 
 /// The result.json text as the store keeps it: compressed, with its
 /// length and codec.
 pub(crate) struct Blob {
-    pub codec: &'static str,
-    pub text_len: usize,
-    pub bytes: Vec<u8>,
+    pub(crate) codec: &'static str,
+    pub(crate) text_len: usize,
+    pub(crate) bytes: Vec<u8>,
 }
 
 /// The content digest that makes a result stored twice one run: the same

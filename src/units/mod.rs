@@ -34,7 +34,7 @@ pub fn thousands(v: f64) -> String {
 
 /// The power of two a size unit stands for (`k`, `KB`, `KiB` -> 10), or
 /// None for an unknown unit; every size parser shares this one table.
-pub fn unit_shift(unit: &str) -> Option<u32> {
+pub(crate) fn unit_shift(unit: &str) -> Option<u32> {
     Some(match unit.trim().to_ascii_lowercase().as_str() {
         "" | "b" => 0,
         "k" | "kb" | "kib" => 10,
@@ -216,7 +216,7 @@ pub fn format_size(bytes: u64) -> String {
 
 /// Formats a duration compactly for plans and summaries: `60s`, `1m30s`,
 /// `0.5s`, `2ms`, `30d`.
-pub fn format_duration(d: Duration) -> String {
+pub(crate) fn format_duration(d: Duration) -> String {
     if d < Duration::from_millis(10) && !d.is_zero() {
         let ns = d.subsec_nanos();
         return if ns % 1_000_000 == 0 {
@@ -245,13 +245,6 @@ pub fn format_duration(d: Duration) -> String {
     } else {
         rest
     }
-}
-
-/// Parses a whole number, naming the flag in the error.
-pub fn parse_count(flag: &str, text: &str) -> Result<u64> {
-    text.trim()
-        .parse::<u64>()
-        .map_err(|_| VbError::input(format!("{flag} '{text}' is not a whole number")))
 }
 
 /// A whole number for `flag`, within `lo..=hi`.
@@ -301,7 +294,7 @@ pub fn parse_bs_list(text: &str) -> Result<Vec<(u64, u32)>> {
 }
 
 /// One block size of the `--bs` value `whole`: 1..`MAX_BS` bytes.
-pub fn parse_block_size(whole: &str, size: &str) -> Result<u64> {
+pub(crate) fn parse_block_size(whole: &str, size: &str) -> Result<u64> {
     let bs = parse_size(size).map_err(|e| VbError::input(format!("--bs: {}", e.message)))?;
     if bs == 0 || bs > bounds::MAX_BS {
         return Err(VbError::input(format!(

@@ -10,7 +10,7 @@ use super::{CatalogueArg, HostArgs, live};
 /// The flags `run` and `suite run` share, defined once. A value left out
 /// takes the suite's own or, failing that, `spec::defaults`.
 #[derive(Args, Debug, Clone, Default)]
-pub struct CommonArgs {
+pub(crate) struct CommonArgs {
     /// A directory (volbench creates and fills its own file set there), an
     /// existing regular file, or a block device. No symbolic link below it
     /// is followed; only regular files volbench created are written; one run
@@ -20,143 +20,143 @@ pub struct CommonArgs {
     /// mount: nfs://SERVER/EXPORT/DIR?version=3 (or 4.1; a :PORT after the
     /// server, and uid=, gid=, rsize=, wsize= keys, as docs/guide/nfs.md says).
     #[arg(long, value_name = "PATH|URL")]
-    pub target: PathBuf,
+    pub(crate) target: PathBuf,
 
     /// Working set on this host: 512, 4k, 64KiB, 1m, 4G, 1T (binary units;
     /// at most 8P) [default: 1G for a directory, the whole file or device otherwise].
     #[arg(long, value_name = "SIZE", allow_negative_numbers = true)]
-    pub size: Option<String>,
+    pub(crate) size: Option<String>,
 
     /// Number of files the working set is split into (directory targets,
     /// 1..65536) [default: 1]; a list sweeps, each count with its own file
     /// set under TARGET/files-N.
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
-    pub files: Option<String>,
+    pub(crate) files: Option<String>,
 
     /// Threads issuing I/O, 1..4096 [default: 1]; a list or range sweeps
     /// (1,2,4,8 or 1:64:*2; at most 10000 points, 10000 runs in all).
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
-    pub threads: Option<String>,
+    pub(crate) threads: Option<String>,
 
     /// Outstanding I/Os per thread, 1..4096 [default: 1] (threads x iodepth
     /// at most 65536); a list or range sweeps.
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
-    pub iodepth: Option<String>,
+    pub(crate) iodepth: Option<String>,
 
     /// Measured time per run: 60s, 5m, 1m30s (1ms..30d) [default: 60s].
     #[arg(long, value_name = "D", allow_negative_numbers = true)]
-    pub duration: Option<String>,
+    pub(crate) duration: Option<String>,
 
     /// Warm-up before measuring (0..30d) [default: 5s]; measured and
     /// reported apart, excluded from totals.
     #[arg(long, value_name = "D", allow_negative_numbers = true)]
-    pub warmup: Option<String>,
+    pub(crate) warmup: Option<String>,
 
     /// I/O engine: auto, psync, io_uring, null, overlapped, nfs [default: auto].
     /// auto uses io_uring when iodepth > 1 and psync otherwise on Linux;
     /// overlapped (I/O completion ports) is the Windows build's engine; nfs
     /// (volbench's own NFS client) is what an nfs:// target runs on.
     #[arg(long, value_name = "ENGINE")]
-    pub engine: Option<String>,
+    pub(crate) engine: Option<String>,
 
     /// Go through the page cache instead of O_DIRECT.
     #[arg(long)]
-    pub buffered: bool,
+    pub(crate) buffered: bool,
 
     /// An nfs:// target: TCP connections each I/O thread's own client opens
     /// to the server, its requests spread over them (a mount's nconnect;
     /// the URL's nconnect= says the same), 1..64 [default: 1].
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
-    pub nfs_connections: Option<String>,
+    pub(crate) nfs_connections: Option<String>,
 
     /// What each write waits for: none, dsync (O_DSYNC: its data on stable
     /// storage, write-through) or sync (O_SYNC: data and metadata) [default: none].
     #[arg(long, value_name = "MODE")]
-    pub write_sync: Option<String>,
+    pub(crate) write_sync: Option<String>,
 
     /// Spacing of rate-limited I/Os: uniform or poisson [default: uniform].
     #[arg(long, value_name = "KIND")]
-    pub arrivals: Option<String>,
+    pub(crate) arrivals: Option<String>,
 
     /// End the warm-up once IOPS are steady (last 5 intervals within 10% of
     /// their mean, drift under 10%); --warmup becomes the cap.
     #[arg(long)]
-    pub steady: bool,
+    pub(crate) steady: bool,
 
     /// Length of each time-series interval (50ms..1h) [default: 1s].
     #[arg(long, value_name = "D", allow_negative_numbers = true)]
-    pub interval: Option<String>,
+    pub(crate) interval: Option<String>,
 
     /// Random seed: the same seed gives the same offsets [default: 1].
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
-    pub seed: Option<String>,
+    pub(crate) seed: Option<String>,
 
     /// Allow writing to a block device or to an existing file volbench did
     /// not create. Its data is destroyed.
     #[arg(long)]
-    pub allow_overwrite: bool,
+    pub(crate) allow_overwrite: bool,
 
     /// What the storage should deliver, to compare with: a catalogue entry
     /// and quota (anf-premium:4TiB, azure-p30) or figures (iops=500,mib_s=60),
     /// or both (an explicit figure wins). Recorded in result.json; the
     /// diagnosis says how near each run came.
     #[arg(long, value_name = "SERVICE[:QUOTA]|iops=N,mib_s=N")]
-    pub expect: Option<String>,
+    pub(crate) expect: Option<String>,
 
     /// A production profile (`volbench capture -o PROFILE`): at its end the
     /// run states its headroom over production, as `compare PROFILE
     /// RESULT` does (terminal, result.json `headroom`, report). A file that
     /// is not a profile, or one of a newer schema, is refused before any I/O.
     #[arg(long, value_name = "PROFILE")]
-    pub expect_from: Option<std::path::PathBuf>,
+    pub(crate) expect_from: Option<std::path::PathBuf>,
 
     #[command(flatten)]
-    pub shape: crate::input::args::shape::ShapeArgs,
+    pub(crate) shape: crate::input::args::shape::ShapeArgs,
 
     #[command(flatten)]
-    pub targets: crate::input::args::targets::TargetListArgs,
+    pub(crate) targets: crate::input::args::targets::TargetListArgs,
 
     #[command(flatten)]
-    pub catalogue: CatalogueArg,
+    pub(crate) catalogue: CatalogueArg,
 
     #[command(flatten)]
-    pub data: crate::input::args::data::DataArgs,
+    pub(crate) data: crate::input::args::data::DataArgs,
 
     #[command(flatten)]
-    pub fill: crate::input::args::fill::FillArgs,
+    pub(crate) fill: crate::input::args::fill::FillArgs,
 
     #[command(flatten)]
-    pub out: OutputArgs,
+    pub(crate) out: OutputArgs,
 
     #[command(flatten)]
-    pub remote: HostArgs,
+    pub(crate) remote: HostArgs,
 
     #[command(flatten)]
-    pub reading: crate::input::args::reading::ReadingArgs,
+    pub(crate) reading: crate::input::args::reading::ReadingArgs,
 }
 
 /// Where results go, for every command that runs a job.
 #[derive(Args, Debug, Clone, Default)]
-pub struct OutputArgs {
+pub(crate) struct OutputArgs {
     /// Write result.json, summary.csv, tables.md, table CSVs and report.html
     /// into this directory (checked before any I/O; files are never written
     /// over anything but volbench's own regular files).
     #[arg(long, value_name = "DIR")]
-    pub output: Option<PathBuf>,
+    pub(crate) output: Option<PathBuf>,
 
     /// Print the result as JSON on stdout (the summary goes to stderr).
     #[arg(long)]
-    pub json: bool,
+    pub(crate) json: bool,
 
     /// Print the resolved spec and plan, do no I/O.
     #[arg(long)]
-    pub dry_run: bool,
+    pub(crate) dry_run: bool,
 
     #[command(flatten)]
-    pub live: live::LiveArgs,
+    pub(crate) live: live::LiveArgs,
 
     #[command(flatten)]
-    pub keep: super::results::KeepArg,
+    pub(crate) keep: super::results::KeepArg,
 }
 
 impl OutputArgs {

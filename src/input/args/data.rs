@@ -119,13 +119,13 @@ pub(crate) fn dedup_unit(key: &str, t: &str) -> Result<u64> {
 }
 
 #[derive(Args, Debug, Clone)]
-pub struct VerifyArgs {
+pub(crate) struct VerifyArgs {
     /// The directory holding the file set (as given to `run --target`).
     #[arg(long, value_name = "DIR")]
-    pub target: PathBuf,
+    pub(crate) target: PathBuf,
 
     /// The journal a `run --verify --journal` kept for this set: each block
     /// must then hold its last acknowledged write, not just any.
     #[arg(long, value_name = "FILE")]
-    pub journal: Option<PathBuf>,
+    pub(crate) journal: Option<PathBuf>,
 }

@@ -8,25 +8,25 @@ use crate::spec::fill::FillSpec;
 use crate::units::{bounds, parse_size_in};
 
 #[derive(Args, Debug, Clone, Default)]
-pub struct FillArgs {
+pub(crate) struct FillArgs {
     /// Transfer size of the fill, the sequential write of every file of a
     /// set volbench creates before the first run (vdbench FillWrite
     /// xfersize), 512..64M in whole 512-byte sectors [default: 1M]; with
     /// direct I/O a multiple of the target's alignment.
     #[arg(long, value_name = "SIZE", allow_negative_numbers = true)]
-    pub fill_bs: Option<String>,
+    pub(crate) fill_bs: Option<String>,
 
     /// Keep the target's cached pages between runs; by default volbench
     /// drops them (posix_fadvise DONTNEED on each file) before every
     /// buffered run, as fio's invalidate=1, so a run measures the storage,
     /// not what the fill or the run before left in memory.
     #[arg(long, conflicts_with = "invalidate")]
-    pub no_invalidate: bool,
+    pub(crate) no_invalidate: bool,
 
     /// Drop the target's cached pages before each buffered run (the
     /// default; overrides a suite's `invalidate = false`).
     #[arg(long)]
-    pub invalidate: bool,
+    pub(crate) invalidate: bool,
 }
 
 /// The flags' word on invalidation, if they say one.

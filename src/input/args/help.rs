@@ -11,7 +11,7 @@ use clap::{Command, CommandFactory, FromArgMatches};
 use super::Cli;
 
 /// Every exit code, for `-h` and `--help` (docs/reference/exit-codes.md).
-pub const EXIT_CODES: &str = "Exit codes: 0 done; 1 the run failed (an I/O error, data that \
+pub(crate) const EXIT_CODES: &str = "Exit codes: 0 done; 1 the run failed (an I/O error, data that \
     came back wrong); 2 bad input; 3 refused for safety; 4 target unusable; 5 data cannot be \
     checked (written without --verify); 6 compare --fail-below: a figure below the ratio; \
     130 interrupted (results so far written).";
@@ -22,13 +22,13 @@ const BOUNDS: &str =
 /// `run -h`: these flags (argument ids), in this order; the rest with
 /// `--help`. The workload first (what, how hard, how long), then where
 /// the results go.
-pub const RUN_SHORT: [&str; 16] = [
+pub(crate) const RUN_SHORT: [&str; 16] = [
     "target", "size", "rw", "read_pct", "bs", "threads", "iodepth", "duration", "warmup", "direct",
     "rate", "files", "output", "dry_run", "quiet", "hosts",
 ];
 
 /// The command line's definition as parsed, printed, completed and paged.
-pub fn command() -> Command {
+pub(crate) fn command() -> Command {
     let exits = format!("{EXIT_CODES}\n{BOUNDS}");
     Cli::command()
         .after_help(exits.clone())

@@ -15,58 +15,58 @@ const REMOTE_VOLBENCH: &str = "volbench";
 /// Running one job on many client hosts at once, over ssh.
 #[derive(Args, Debug, Clone, Default)]
 #[command(next_help_heading = "Many hosts")]
-pub struct HostArgs {
+pub(crate) struct HostArgs {
     /// Run on these hosts at once (comma list; anything ssh accepts: names,
     /// addresses, user@host, ~/.ssh/config aliases). --target becomes a
     /// template: {host}, {index} (position from 0), {1..6}, {a,b}.
     #[arg(long, value_name = "HOST,...", conflicts_with = "hosts_file")]
-    pub hosts: Option<String>,
+    pub(crate) hosts: Option<String>,
 
     /// Like --hosts, one host a line; '#' comments; per-host overrides after
     /// the name: target=TEMPLATE threads=N, os=windows (started through
     /// cmd.exe over ssh), volbench=PATH (its installed volbench).
     #[arg(long, value_name = "FILE")]
-    pub hosts_file: Option<PathBuf>,
+    pub(crate) hosts_file: Option<PathBuf>,
 
     /// The command that reaches a host, run as CMD HOST REMOTE-COMMAND
     /// [default: ssh, or $VOLBENCH_SSH_COMMAND]. When the program is ssh,
     /// -T -o BatchMode=yes -o ServerAliveInterval=5 -o ServerAliveCountMax=3
     /// -o ConnectTimeout=10 are added after your words.
     #[arg(long, value_name = "CMD")]
-    pub ssh_command: Option<String>,
+    pub(crate) ssh_command: Option<String>,
 
     #[command(flatten)]
-    pub launch: launch::LaunchArgs,
+    pub(crate) launch: launch::LaunchArgs,
 
     #[command(flatten)]
-    pub counts: host_counts::HostCountArgs,
+    pub(crate) counts: host_counts::HostCountArgs,
 
     /// Copy this volbench binary to each host (into --push-dir, named by
     /// its content hash, reused when already there) and run that copy.
     #[arg(long)]
-    pub push_binary: bool,
+    pub(crate) push_binary: bool,
 
     /// Cache directory on the hosts for --push-binary (a host's push_dir=
     /// in the hosts file comes first; on a Windows host ~/ is its home,
     /// or give a drive path).
     #[arg(long, value_name = "DIR", default_value = PUSH_DIR)]
-    pub push_dir: String,
+    pub(crate) push_dir: String,
 
     /// The volbench.exe --push-binary sends to os=windows hosts (default:
     /// this binary on Windows; on Linux the volbench.exe of this build
     /// beside it, as scripts/windows-build leaves it).
     #[arg(long, value_name = "PATH")]
-    pub windows_exe: Option<std::path::PathBuf>,
+    pub(crate) windows_exe: Option<std::path::PathBuf>,
 
     /// volbench on the hosts, when not pushed: a command on their PATH or a path.
     #[arg(long, value_name = "PATH", default_value = REMOTE_VOLBENCH)]
-    pub remote_volbench: String,
+    pub(crate) remote_volbench: String,
 
     /// Let several hosts use the same target path (each host's own disk
     /// under one name, or deliberately shared files). Hosts sharing a path
     /// prepare it one after the other.
     #[arg(long)]
-    pub shared_target: bool,
+    pub(crate) shared_target: bool,
 
     /// Give up on a host silent this long (1s..1h; no heartbeat, no data, or
     /// no hello from its agent at the start); an agent that hears nothing
@@ -77,22 +77,22 @@ pub struct HostArgs {
         default_value = "5s",
         allow_negative_numbers = true
     )]
-    pub host_timeout: String,
+    pub(crate) host_timeout: String,
 
     /// When a host is lost (it dies, falls silent past --host-timeout, or
     /// never answers): fail stops the others and keeps what was measured,
     /// naming the lost hosts; continue drops it and goes on with the rest,
     /// the totals marked partial.
     #[arg(long, value_enum, value_name = "WHAT", default_value = "fail")]
-    pub on_host_loss: HostLoss,
+    pub(crate) on_host_loss: HostLoss,
 
     /// Name shown on the agents' command lines (to find them with ps).
     #[arg(long, value_name = "NAME", hide = true)]
-    pub session: Option<String>,
+    pub(crate) session: Option<String>,
 }
 
 impl HostArgs {
-    pub fn is_multi_host(&self) -> bool {
+    pub(crate) fn is_multi_host(&self) -> bool {
         self.hosts.is_some()
             || self.hosts_file.is_some()
             || self.launch.hosts_from.is_some()
@@ -102,7 +102,7 @@ impl HostArgs {
     /// The first flag given that means something only on many hosts (so a
     /// run here refuses it rather than ignore it): the push's and the
     /// installed binary's.
-    pub fn hosts_only_flag(&self) -> Option<&'static str> {
+    pub(crate) fn hosts_only_flag(&self) -> Option<&'static str> {
         [
             (self.push_binary, "--push-binary"),
             (self.windows_exe.is_some(), "--windows-exe"),
@@ -116,7 +116,7 @@ impl HostArgs {
 
 /// `--on-host-loss`.
 #[derive(ValueEnum, Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum HostLoss {
+pub(crate) enum HostLoss {
     #[default]
     Fail,
     Continue,

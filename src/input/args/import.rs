@@ -9,7 +9,7 @@ use super::{HostArgs, OutputArgs};
 
 /// `volbench import TOOL ...`.
 #[derive(Subcommand, Debug)]
-pub enum ImportCommand {
+pub(crate) enum ImportCommand {
     /// A fio job file (`include` followed, `${VAR}` from the environment).
     Fio {
         #[arg(value_name = "FILE")]
@@ -41,69 +41,69 @@ pub enum ImportCommand {
 
 /// Where an import goes and how foreign paths are found.
 #[derive(Args, Debug, Clone, Default)]
-pub struct ImportTo {
+pub(crate) struct ImportTo {
     /// Write the suite here (and, for many hosts, its hosts file beside it
     /// as FILE.hosts) instead of printing it (`-` or /dev/stdout prints
     /// it); an existing file is never replaced.
     #[arg(short = 'o', long, value_name = "FILE")]
-    pub output: Option<PathBuf>,
+    pub(crate) output: Option<PathBuf>,
 
     #[command(flatten)]
-    pub map: MapArgs,
+    pub(crate) map: MapArgs,
 }
 
 #[derive(Args, Debug, Clone, Default)]
-pub struct MapArgs {
+pub(crate) struct MapArgs {
     /// Where a Windows path or disk number is on this machine:
     /// 'z:\=/mnt/share/', '#1=/dev/sdb' (repeatable; longest prefix wins).
     #[arg(long = "map", value_name = "FROM=TO")]
-    pub map: Vec<String>,
+    pub(crate) map: Vec<String>,
 }
 
 /// The flags of `volbench fio|vdbench|diskspd`: the import's target can be
 /// replaced, and the run flags of `suite run` apply.
 #[derive(Args, Debug, Clone, Default)]
-pub struct ImportRunArgs {
+pub(crate) struct ImportRunArgs {
     /// Run against this target instead of the one the job names.
     #[arg(long, value_name = "PATH")]
-    pub target: Option<PathBuf>,
+    pub(crate) target: Option<PathBuf>,
 
     /// Allow writing to a block device or to an existing file volbench did
     /// not create. Its data is destroyed.
     #[arg(long)]
-    pub allow_overwrite: bool,
+    pub(crate) allow_overwrite: bool,
 
     #[command(flatten)]
-    pub map: MapArgs,
+    pub(crate) map: MapArgs,
 
     #[command(flatten)]
-    pub out: OutputArgs,
+    pub(crate) out: OutputArgs,
 
     #[command(flatten)]
-    pub remote: HostArgs,
+    pub(crate) remote: HostArgs,
 }
 
 #[derive(Args, Debug, Clone)]
-pub struct FioRunArgs {
+pub(crate) struct FioRunArgs {
     #[arg(value_name = "FILE")]
-    pub file: PathBuf,
+    pub(crate) file: PathBuf,
     #[command(flatten)]
-    pub run: ImportRunArgs,
+    pub(crate) run: ImportRunArgs,
 }
 
 #[derive(Args, Debug, Clone)]
-pub struct VdbenchRunArgs {
+pub(crate) struct VdbenchRunArgs {
     /// Parameter files, as vdbench's -f.
     #[arg(short = 'f', value_name = "FILE", required = true, num_args = 1..)]
-    pub files: Vec<PathBuf>,
+    pub(crate) files: Vec<PathBuf>,
     #[command(flatten)]
-    pub run: ImportRunArgs,
+    pub(crate) run: ImportRunArgs,
 }
 
 #[derive(Args, Debug, Clone)]
-pub struct DiskspdRunArgs {
+pub(crate) struct DiskspdRunArgs {
     #[command(flatten)]
-    pub run: ImportRunArgs,
+    pub(crate) run: ImportRunArgs,
     /// diskspd's switches and targets, as written for diskspd.
     #[arg(
         value_name = "ARGS",
@@ -111,5 +111,5 @@ pub struct DiskspdRunArgs {
         trailing_var_arg = true,
         allow_hyphen_values = true
     )]
-    pub args: Vec<String>,
+    pub(crate) args: Vec<String>,
 }

@@ -16,7 +16,7 @@ pub(crate) mod live;
 pub(crate) mod rate;
 pub(crate) mod reading;
 pub(crate) mod replay;
-pub mod results;
+pub(crate) mod results;
 mod run;
 pub(crate) mod shape;
 pub(crate) mod suite_variant;
@@ -26,13 +26,13 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-pub use common::{CommonArgs, OutputArgs};
-pub use hosts::HostArgs;
-pub use import::{
-    DiskspdRunArgs, FioRunArgs, ImportCommand, ImportRunArgs, ImportTo, MapArgs, VdbenchRunArgs,
+pub(crate) use common::{CommonArgs, OutputArgs};
+pub(crate) use hosts::HostArgs;
+pub(crate) use import::{
+    DiskspdRunArgs, FioRunArgs, ImportCommand, ImportRunArgs, ImportTo, VdbenchRunArgs,
 };
-pub use results::{CompareArgs, ReportArgs, ReportFormat};
-pub use run::{MetaArgs, RunArgs};
+pub(crate) use results::{CompareArgs, ReportArgs, ReportFormat};
+pub(crate) use run::RunArgs;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -44,13 +44,13 @@ pub use run::{MetaArgs, RunArgs};
 // The exit codes and `run -h`'s short list are set in help.rs.
 pub struct Cli {
     #[command(subcommand)]
-    pub command: Command,
+    pub(crate) command: Command,
 }
 
 // Parsed once per process: the size difference between variants is irrelevant.
 #[allow(clippy::large_enum_variant)]
 #[derive(Subcommand, Debug)]
-pub enum Command {
+pub(crate) enum Command {
     /// Run one workload (or a sweep of them) against a target.
     Run(RunArgs),
     /// Watch the host's block devices, NFS mounts, CPUs and interfaces
@@ -143,7 +143,7 @@ pub enum Command {
 
 #[allow(clippy::large_enum_variant)]
 #[derive(Subcommand, Debug)]
-pub enum SuiteCommand {
+pub(crate) enum SuiteCommand {
     /// List the built-in suites.
     List,
     /// Print a suite's file (built-in name or path), to copy and edit.
@@ -158,7 +158,7 @@ pub enum SuiteCommand {
 }
 
 #[derive(Subcommand, Debug)]
-pub enum ServiceCommand {
+pub(crate) enum ServiceCommand {
     /// List the catalogue: name, what it is, its limits.
     List(CatalogueArg),
     /// Show one entry: its limits, formula and source.
@@ -172,50 +172,50 @@ pub enum ServiceCommand {
 
 /// Where the catalogue comes from besides the built-in one.
 #[derive(Args, Debug, Clone, Default)]
-pub struct CatalogueArg {
+pub(crate) struct CatalogueArg {
     /// A catalogue file of your own (TOML, `[[service]]` entries as in
     /// `services/` of the source; an entry replaces a built-in one of the
     /// same name). ~/.config/volbench/services.toml is read too when it exists.
     #[arg(long, value_name = "FILE")]
-    pub catalogue: Option<PathBuf>,
+    pub(crate) catalogue: Option<PathBuf>,
 }
 
 #[derive(Args, Debug, Clone)]
-pub struct SizeArgs {
+pub(crate) struct SizeArgs {
     /// A catalogue entry (anf-premium, azure-p30, aws-gp3...) or a family
     /// of disk tiers (azure-premium-ssd, azure-standard-hdd).
     #[arg(long, value_name = "NAME")]
-    pub service: String,
+    pub(crate) service: String,
 
     /// The provisioned size to answer for: 500GiB, 4TiB, 70.31TiB.
     #[arg(long, value_name = "SIZE", conflicts_with = "need")]
-    pub quota: Option<String>,
+    pub(crate) quota: Option<String>,
 
     /// What is needed: 4500MiB/s, 2GiB/s or 20000iops; answers the quota.
     #[arg(long, value_name = "RATE")]
-    pub need: Option<String>,
+    pub(crate) need: Option<String>,
 
     #[command(flatten)]
-    pub catalogue: CatalogueArg,
+    pub(crate) catalogue: CatalogueArg,
 }
 
 #[derive(Args, Debug, Clone)]
-pub struct SuiteRunArgs {
+pub(crate) struct SuiteRunArgs {
     /// Built-in suite name (see `suite list`) or a suite file.
     #[arg(value_name = "NAME|FILE")]
-    pub suite: String,
+    pub(crate) suite: String,
 
     /// Do not run (and discard) a copy of the first run before the others.
     #[arg(long)]
-    pub no_warmup_run: bool,
+    pub(crate) no_warmup_run: bool,
 
     #[command(flatten)]
-    pub published: crate::input::args::suite_variant::PublishedArg,
+    pub(crate) published: crate::input::args::suite_variant::PublishedArg,
 
     /// A value given here replaces the suite's own for every run; runs that
     /// set threads or iodepth themselves keep theirs.
     #[command(flatten)]
-    pub common: CommonArgs,
+    pub(crate) common: CommonArgs,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -243,10 +243,10 @@ pub struct PlanArgs {
 }
 
 #[derive(Args, Debug, Clone)]
-pub struct QuickArgs {
+pub(crate) struct QuickArgs {
     /// Directory to create the temporary file set in.
     #[arg(long, value_name = "DIR", default_value = ".")]
-    pub dir: PathBuf,
+    pub(crate) dir: PathBuf,
 
     /// Measured time per pattern.
     #[arg(
@@ -255,7 +255,7 @@ pub struct QuickArgs {
         default_value = "5s",
         allow_negative_numbers = true
     )]
-    pub duration: String,
+    pub(crate) duration: String,
 
     /// Working set.
     #[arg(
@@ -264,29 +264,29 @@ pub struct QuickArgs {
         default_value = "256m",
         allow_negative_numbers = true
     )]
-    pub size: String,
+    pub(crate) size: String,
 
     /// Write result.json, summary.csv and report.html into this directory.
     #[arg(long, value_name = "DIR")]
-    pub output: Option<PathBuf>,
+    pub(crate) output: Option<PathBuf>,
 
     /// Keep the temporary file set instead of removing it.
     #[arg(long)]
-    pub keep: bool,
+    pub(crate) keep: bool,
 }
 
 #[derive(Args, Debug, Clone)]
-pub struct AgentArgs {
+pub(crate) struct AgentArgs {
     /// The coordinator's session name (informational).
     #[arg(long, value_name = "NAME")]
-    pub session: Option<String>,
+    pub(crate) session: Option<String>,
 }
 
 #[derive(Args, Debug, Clone)]
-pub struct CleanArgs {
+pub(crate) struct CleanArgs {
     /// The tree's directory (the --target of the run that made it; for a
     /// tree many hosts shared, every hostN part in it is cleaned), or an
     /// nfs:// target's file set (its own files, proven, nothing else).
     #[arg(long, value_name = "DIR|URL")]
-    pub target: PathBuf,
+    pub(crate) target: PathBuf,
 }

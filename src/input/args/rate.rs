@@ -5,14 +5,14 @@
 use clap::Args;
 
 #[derive(Args, Debug, Clone, Default)]
-pub struct RateArgs {
+pub(crate) struct RateArgs {
     /// Reads and writes per second across all threads, as fio's
     /// rate_iops=R,W: 500,200 caps reads at 500/s and writes at 200/s
     /// (0 or empty: that direction uncapped). Without --read-pct the mix
     /// follows the caps (500,200 = 71% reads); with it, the first cap a
     /// direction reaches sets the pace. Each 0.01..1e9; not with --rate.
     #[arg(long, value_name = "R,W", allow_negative_numbers = true)]
-    pub rate_iops: Option<String>,
+    pub(crate) rate_iops: Option<String>,
 
     /// Find the highest open-loop rate at which latency stays within these
     /// limits: p99=2ms, read:p99.9=5ms, write:p50=1ms (comma-separated,
@@ -22,14 +22,14 @@ pub struct RateArgs {
     /// each step runs on all of them, judged on their merged histograms, at
     /// a rate for the whole job (dealt over the targets as --rate is).
     #[arg(long, value_name = "LIMITS")]
-    pub latency_target: Option<String>,
+    pub(crate) latency_target: Option<String>,
 
     /// Runs one --latency-target search may make, 3..40 [default: 10].
     #[arg(long, value_name = "N", requires = "latency_target")]
-    pub search_steps: Option<String>,
+    pub(crate) search_steps: Option<String>,
 
     /// How close the passing and failing rates come before the search
     /// confirms, in % of the closed-loop maximum, 0.1..50 [default: 5].
     #[arg(long, value_name = "PCT", requires = "latency_target")]
-    pub search_precision: Option<String>,
+    pub(crate) search_precision: Option<String>,
 }

@@ -12,22 +12,22 @@ use crate::units::bounds::MAX_VM_SIZE_LEN;
 // would otherwise run on over every flag after them (--rw, --bs, ...).
 #[derive(Args, Debug, Clone, Default)]
 #[command(next_help_heading = None::<&str>)]
-pub struct ReadingArgs {
+pub(crate) struct ReadingArgs {
     /// Sample no client counters (CPU, devices, interfaces, NFS/SMB) during
     /// the runs; result.json records that they were off. Same as
     /// VOLBENCH_NO_COUNTERS=1, and passed to every host.
     #[arg(long)]
-    pub no_counters: bool,
+    pub(crate) no_counters: bool,
 
     /// The machine's size as you name it (e.g. Standard_D16s_v5,
     /// m6i.4xlarge), recorded with the host and compared by `compare`.
     /// A hosts file's `vm_size=NAME` sets it per host.
     #[arg(long, value_name = "NAME")]
-    pub vm_size: Option<String>,
+    pub(crate) vm_size: Option<String>,
 }
 
 impl ReadingArgs {
-    pub fn spec(&self) -> Result<ReadingSpec> {
+    pub(crate) fn spec(&self) -> Result<ReadingSpec> {
         let vm_size = match &self.vm_size {
             Some(v) => Some(vm_size(v).map_err(|m| VbError::input(format!("--vm-size: {m}")))?),
             None => None,

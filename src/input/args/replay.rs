@@ -7,7 +7,7 @@ use clap::Args;
 
 #[derive(Args, Debug, Clone, Default)]
 #[command(next_help_heading = "Replay")]
-pub struct ReplayArgs {
+pub(crate) struct ReplayArgs {
     /// Replay a trace: volbench.trace/v1 (`capture --trace`), fio's iolog
     /// v2/v3 (write_iolog) or a blktrace binary (blkparse -d), told apart by
     /// its first bytes. Each request is issued at its recorded time with up
@@ -18,7 +18,7 @@ pub struct ReplayArgs {
     /// says the same (with fio's scale, align and skip), and `volbench fio`
     /// maps read_iolog and replay_* onto it. See docs/reference/replay.md.
     #[arg(long, value_name = "FILE")]
-    pub replay: Option<PathBuf>,
+    pub(crate) replay: Option<PathBuf>,
 
     /// Replay N times as fast as recorded (0.5 = half speed), 0.001..1000,
     /// or `max`: as fast as the depth allows [default: 1].
@@ -28,12 +28,12 @@ pub struct ReplayArgs {
         requires = "replay",
         allow_negative_numbers = true
     )]
-    pub replay_speed: Option<String>,
+    pub(crate) replay_speed: Option<String>,
 
     /// Wrap offsets beyond the target around it (modulo its size) instead
     /// of refusing the trace.
     #[arg(long, requires = "replay")]
-    pub replay_wrap: bool,
+    pub(crate) replay_wrap: bool,
 
     /// With --hosts: `share` (default) deals each request to one host by
     /// its offset's 1 MiB stripe, so the hosts together issue the trace
@@ -42,10 +42,10 @@ pub struct ReplayArgs {
     /// each host its part (at most 512 MiB of trace text a host);
     /// --dry-run lists each host's part.
     #[arg(long, value_name = "RULE", requires = "replay", value_parser = ["share", "whole"])]
-    pub replay_split: Option<String>,
+    pub(crate) replay_split: Option<String>,
 
     /// With --replay-split whole: how much later each host starts than the
     /// one before (0..1h) [default: 0].
     #[arg(long, value_name = "DURATION", requires = "replay_split")]
-    pub replay_offset: Option<String>,
+    pub(crate) replay_offset: Option<String>,
 }

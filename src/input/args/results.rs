@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use clap::{Args, Subcommand};
 
 #[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ReportFormat {
+pub(crate) enum ReportFormat {
     /// Self-contained page with charts.
     Html,
     /// The loaded results plus the sweeps found in them.
@@ -42,120 +42,120 @@ impl From<ReportFormat> for crate::spec::output::View {
 }
 
 #[derive(Args, Debug, Clone)]
-pub struct ReportArgs {
+pub(crate) struct ReportArgs {
     /// Result directories (holding result.json), result.json files, or runs
     /// in the store: store:ID, store:latest, store:baseline.
     #[arg(value_name = "DIR", required_unless_present = "trend")]
-    pub dirs: Vec<PathBuf>,
+    pub(crate) dirs: Vec<PathBuf>,
 
     /// Where to write. Default for html: DIR/report.html with one DIR (a
     /// required option with several); stdout for the other formats. `-`
     /// or /dev/stdout means stdout. fio-json into an existing directory: a file per run.
     #[arg(short = 'o', long, value_name = "FILE")]
-    pub output: Option<PathBuf>,
+    pub(crate) output: Option<PathBuf>,
 
     /// What to produce.
     #[arg(long, value_enum, default_value = "html")]
-    pub format: ReportFormat,
+    pub(crate) format: ReportFormat,
 
     #[command(flatten)]
-    pub trend: TrendArgs,
+    pub(crate) trend: TrendArgs,
 
     #[command(flatten)]
-    pub store: StoreArg,
+    pub(crate) store: StoreArg,
 }
 
 #[derive(Args, Debug, Clone)]
-pub struct CompareArgs {
+pub(crate) struct CompareArgs {
     /// Result directories (or result.json files, or store:ID, store:latest,
     /// store:baseline); the first is the base the ratios are taken against.
     /// Or a profile (volbench capture) and one result: the headroom of that
     /// volume over production.
     #[arg(value_name = "DIR", num_args = 1.., required = true)]
-    pub dirs: Vec<PathBuf>,
+    pub(crate) dirs: Vec<PathBuf>,
 
     /// Compare against the store's baseline of the results' target and
     /// suite (`volbench baseline set`): it becomes the base, first.
     #[arg(long, value_name = "WHAT", value_parser = ["baseline"])]
-    pub against: Option<String>,
+    pub(crate) against: Option<String>,
 
     #[command(flatten)]
-    pub store: StoreArg,
+    pub(crate) store: StoreArg,
 
     /// Write the HTML comparison report to FILE (none without it, so a
     /// comparison leaves nothing in the current directory; `-`: none).
     #[arg(short = 'o', long, value_name = "FILE")]
-    pub output: Option<PathBuf>,
+    pub(crate) output: Option<PathBuf>,
 
     /// Print the comparison table as Markdown instead of a terminal table.
     #[arg(long, conflicts_with = "json")]
-    pub markdown: bool,
+    pub(crate) markdown: bool,
 
     /// Print the verdict as JSON (schema volbench.compare/v1: every matched
     /// figure, its ratio, and whether it failed) instead of the tables.
     #[arg(long)]
-    pub json: bool,
+    pub(crate) json: bool,
 
     /// Exit 6 when any matched figure of a later result is worse than RATIO
     /// times the first's (0 < RATIO <= 10): IOPS and MiB/s below RATIO x the
     /// base, latencies above base / RATIO. 0.9 fails a 10% drop.
     #[arg(long, value_name = "RATIO")]
-    pub fail_below: Option<String>,
+    pub(crate) fail_below: Option<String>,
 
     /// The figures --fail-below judges, comma-separated: iops, mib_s,
     /// mean_lat, p99_lat [default: all four].
     #[arg(long, value_name = "LIST", requires = "fail_below")]
-    pub fail_on: Option<String>,
+    pub(crate) fail_on: Option<String>,
 }
 
 /// `run --store`: keep the run's result in a store as well.
 #[derive(Args, Debug, Clone, Default)]
-pub struct KeepArg {
+pub(crate) struct KeepArg {
     /// Keep the result in a store too: a SQLite file (made when absent),
     /// or postgres://USER@HOST/DB for a team (password from PGPASSWORD or
     /// the URL, never printed). Alone: the default store,
     /// $XDG_DATA_HOME/volbench/history.db. $VOLBENCH_STORE does the same.
     /// Checked before any I/O.
     #[arg(long, value_name = "PATH|URL", num_args = 0..=1, default_missing_value = "")]
-    pub store: Option<String>,
+    pub(crate) store: Option<String>,
 }
 
 /// The store a command reads.
 #[derive(Args, Debug, Clone, Default)]
-pub struct StoreArg {
+pub(crate) struct StoreArg {
     /// The store to read (a SQLite file or postgres://...) [default:
     /// $VOLBENCH_STORE, else $XDG_DATA_HOME/volbench/history.db].
     #[arg(long, value_name = "PATH|URL")]
-    pub store: Option<String>,
+    pub(crate) store: Option<String>,
 }
 
 /// `report --trend`: one workload on one target over time, from the store.
 #[derive(Args, Debug, Clone, Default)]
-pub struct TrendArgs {
+pub(crate) struct TrendArgs {
     /// Add the trend to the HTML report: IOPS and p99 of each stored run of
     /// the workload on the target, oldest first, runs whose conditions
     /// differ from the newest marked. Without results named, the report is
     /// of the target's newest stored run.
     #[arg(long)]
-    pub trend: bool,
+    pub(crate) trend: bool,
 
     /// The target the trend is of [default: that of the first result
     /// named, else of the newest stored run].
     #[arg(long, value_name = "PATH", requires = "trend")]
-    pub target: Option<String>,
+    pub(crate) target: Option<String>,
 
     /// The workload (run name) [default: each one the report's result ran].
     #[arg(long, value_name = "NAME", requires = "trend")]
-    pub workload: Option<String>,
+    pub(crate) workload: Option<String>,
 
     /// Only runs since then: 2026-11-01, an RFC 3339 time, or 30d.
     #[arg(long, value_name = "WHEN", requires = "trend")]
-    pub since: Option<String>,
+    pub(crate) since: Option<String>,
 }
 
 /// The store's commands, flattened into the top-level command list.
 #[derive(Subcommand, Debug)]
-pub enum StoreCommands {
+pub(crate) enum StoreCommands {
     /// List the runs kept in the store, newest first.
     History(HistoryArgs),
     /// The baseline of a target and suite, which `compare --against
@@ -168,33 +168,33 @@ pub enum StoreCommands {
 }
 
 #[derive(Args, Debug, Clone)]
-pub struct HistoryArgs {
+pub(crate) struct HistoryArgs {
     /// Only runs on this target (`*` matches any text: '/mnt/anf*').
     #[arg(long, value_name = "PATH")]
-    pub target: Option<String>,
+    pub(crate) target: Option<String>,
 
     /// Only runs of this suite.
     #[arg(long, value_name = "NAME")]
-    pub suite: Option<String>,
+    pub(crate) suite: Option<String>,
 
     /// Only runs started since then: 2026-11-01, an RFC 3339 time, or 30d.
     #[arg(long, value_name = "WHEN")]
-    pub since: Option<String>,
+    pub(crate) since: Option<String>,
 
     /// At most this many runs, newest first (1..1000000) [default: 50].
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
-    pub limit: Option<String>,
+    pub(crate) limit: Option<String>,
 
     /// Print the runs as JSON (schema volbench.history/v1).
     #[arg(long)]
-    pub json: bool,
+    pub(crate) json: bool,
 
     #[command(flatten)]
-    pub store: StoreArg,
+    pub(crate) store: StoreArg,
 }
 
 #[derive(Subcommand, Debug)]
-pub enum BaselineCommand {
+pub(crate) enum BaselineCommand {
     /// Make run ID (`volbench history` lists them) the baseline of its
     /// target and suite, in place of the one before.
     Set {
@@ -211,7 +211,7 @@ pub enum BaselineCommand {
 }
 
 #[derive(Subcommand, Debug)]
-pub enum StoreCommand {
+pub(crate) enum StoreCommand {
     /// Store earlier results: result directories, result.json files, fio
     /// JSON output (--output-format=json or json+), or a directory of them.
     Import {

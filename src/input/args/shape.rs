@@ -5,50 +5,50 @@
 use clap::Args;
 
 #[derive(Args, Debug, Clone, Default)]
-pub struct ShapeArgs {
+pub(crate) struct ShapeArgs {
     /// Where random offsets land: uniform, zipf:THETA (0.01..10; block k
     /// gets weight 1/k^THETA), pareto:H (0.01..0.99; H of the I/O to the
     /// first 1-H of the space) or hot:IO%/SPACE%[,...] (up to 64 zones from
     /// the start: hot:80/20 sends 80% of the I/O to the first 20%)
     /// [default: uniform]. Random patterns only.
     #[arg(long, value_name = "DIST")]
-    pub distribution: Option<String>,
+    pub(crate) distribution: Option<String>,
 
     /// Random patterns: the percentage of I/Os (0..100) that seek to a
     /// random offset; the others continue sequentially from the last one
     /// (vdbench seekpct) [default: 100].
     #[arg(long, value_name = "PCT", allow_negative_numbers = true)]
-    pub seek_pct: Option<String>,
+    pub(crate) seek_pct: Option<String>,
 
     /// Each thread syncs the files it wrote after every N writes it
     /// completed (1..1000000000; fio fsync=N); its I/O drains first.
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
-    pub fsync_every: Option<String>,
+    pub(crate) fsync_every: Option<String>,
 
     /// Make the syncs of --fsync-every and --end-fsync fdatasync (data
     /// only), as fio's fdatasync=N.
     #[arg(long)]
-    pub fdatasync: bool,
+    pub(crate) fdatasync: bool,
 
     /// Sync every file a thread wrote when the run ends (fio end_fsync);
     /// not counted in the figures.
     #[arg(long)]
-    pub end_fsync: bool,
+    pub(crate) end_fsync: bool,
 
     /// Random patterns: each thread reads or writes every block once per
     /// pass in a shuffled order, as fio's random map (its default; fio's
     /// norandommap is volbench's default); buffered runs drop the set's
     /// cached pages at each pass's end, as fio does.
     #[arg(long)]
-    pub random_map: bool,
+    pub(crate) random_map: bool,
 
     /// Pause each thread this long after a completion before it issues
     /// again (0..1h; fio thinktime).
     #[arg(long, value_name = "D", allow_negative_numbers = true)]
-    pub think_time: Option<String>,
+    pub(crate) think_time: Option<String>,
 
     /// Keep the I/O going this long after measuring, counted nowhere
     /// (0..1d; diskspd -C).
     #[arg(long, value_name = "D", allow_negative_numbers = true)]
-    pub cooldown: Option<String>,
+    pub(crate) cooldown: Option<String>,
 }

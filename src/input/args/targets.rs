@@ -4,10 +4,10 @@
 use clap::Args;
 
 #[derive(Args, Debug, Clone, Default)]
-pub struct TargetListArgs {
+pub(crate) struct TargetListArgs {
     /// With several targets (`--target '/mnt/x{0..9}.dat'`): --threads is
     /// the total over all of them, spread evenly (diskspd -F). By default
     /// each target gets --threads of its own (diskspd -t).
     #[arg(long)]
-    pub threads_total: bool,
+    pub(crate) threads_total: bool,
 }

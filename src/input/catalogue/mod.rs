@@ -21,7 +21,7 @@ use serde::Deserialize;
 use crate::error::{Result, VbError};
 
 /// The built-in catalogue files, in the order `service list` shows them.
-pub const BUILTIN: &[(&str, &str)] = &[
+pub(crate) const BUILTIN: &[(&str, &str)] = &[
     (
         "azure-netapp-files.toml",
         include_str!("../../../services/azure-netapp-files.toml"),
@@ -48,8 +48,8 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ),
 ];
 
-pub const GIB: f64 = (1u64 << 30) as f64;
-pub const TIB: f64 = (1u64 << 40) as f64;
+pub(crate) const GIB: f64 = (1u64 << 30) as f64;
+pub(crate) const TIB: f64 = (1u64 << 40) as f64;
 const MIB: f64 = (1u64 << 20) as f64;
 /// At most this many entries in a catalogue file (a typo'd generator must
 /// not make `service list` scroll forever).
@@ -127,24 +127,24 @@ struct RawFile {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Limit {
     /// A figure that does not depend on the quota (a disk tier, a baseline).
-    pub fixed: Option<f64>,
-    pub base: f64,
-    pub per_gib: f64,
-    pub min: Option<f64>,
-    pub max: Option<f64>,
+    pub(crate) fixed: Option<f64>,
+    pub(crate) base: f64,
+    pub(crate) per_gib: f64,
+    pub(crate) min: Option<f64>,
+    pub(crate) max: Option<f64>,
     /// Round the per-capacity part up to a whole unit (Azure Files' CEILING).
-    pub round_up: bool,
+    pub(crate) round_up: bool,
     /// Can be bought up to this, apart from capacity.
-    pub provisioned_max: Option<f64>,
+    pub(crate) provisioned_max: Option<f64>,
     /// ...at most this much per GiB of quota.
-    pub per_gib_max: Option<f64>,
+    pub(crate) per_gib_max: Option<f64>,
     /// ...(MiB/s) at most this much per provisioned IOPS.
-    pub per_iops_max: Option<f64>,
+    pub(crate) per_iops_max: Option<f64>,
 }
 
 impl Limit {
     /// Whether the limit follows the quota.
-    pub fn scales(&self) -> bool {
+    pub(crate) fn scales(&self) -> bool {
         self.fixed.is_none() && (self.per_gib > 0.0 || self.base > 0.0)
     }
 
@@ -171,7 +171,7 @@ impl Limit {
     }
 
     /// The most that can be provisioned at a quota of `gib` GiB.
-    pub fn provisionable(&self, gib: Option<f64>) -> Option<f64> {
+    pub(crate) fn provisionable(&self, gib: Option<f64>) -> Option<f64> {
         let max = self.provisioned_max?;
         Some(match (self.per_gib_max, gib) {
             (Some(r), Some(g)) => max.min(r * g),
@@ -182,37 +182,37 @@ impl Limit {
 
 /// Quota bounds and increment, in bytes.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Quota {
-    pub min: u64,
-    pub max: u64,
-    pub step: u64,
+pub(crate) struct Quota {
+    pub(crate) min: u64,
+    pub(crate) max: u64,
+    pub(crate) step: u64,
 }
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Service {
     pub name: String,
-    pub title: String,
+    pub(crate) title: String,
     /// volume, pool, share, disk, account, vm.
-    pub kind: String,
+    pub(crate) kind: String,
     /// Tiers of one product (azure-premium-ssd: P10 ... P80).
-    pub family: Option<String>,
-    pub source: String,
-    pub url: String,
-    pub note: Option<String>,
+    pub(crate) family: Option<String>,
+    pub(crate) source: String,
+    pub(crate) url: String,
+    pub(crate) note: Option<String>,
     /// The vendor's own formula, as published.
-    pub formula: Option<String>,
+    pub(crate) formula: Option<String>,
     /// A fixed size (disk tiers), in bytes.
-    pub size: Option<u64>,
-    pub quota: Option<Quota>,
+    pub(crate) size: Option<u64>,
+    pub(crate) quota: Option<Quota>,
     pub iops: Limit,
     pub mib_s: Limit,
     /// Where the entry came from: "built-in azure-disks.toml" or a path.
-    pub origin: String,
+    pub(crate) origin: String,
 }
 
 impl Service {
     /// Figures of the limits at a quota (or the fixed size, or none).
-    pub fn at(&self, quota: Option<u64>) -> (Option<f64>, Option<f64>) {
+    pub(crate) fn at(&self, quota: Option<u64>) -> (Option<f64>, Option<f64>) {
         let gib = quota.or(self.size).map(|b| b as f64 / GIB).unwrap_or(0.0);
         (self.iops.at(gib), self.mib_s.at(gib))
     }
@@ -357,7 +357,7 @@ fn user_file() -> Option<PathBuf> {
 
 /// The built-in catalogue, then the user's file, then `extra` (--catalogue):
 /// a later entry with the same name replaces an earlier one.
-pub fn load(extra: Option<&Path>) -> Result<Vec<Service>> {
+pub(crate) fn load(extra: Option<&Path>) -> Result<Vec<Service>> {
     let mut all: Vec<Service> = Vec::new();
     let mut add = |list: Vec<Service>| {
         for s in list {
@@ -378,7 +378,7 @@ pub fn load(extra: Option<&Path>) -> Result<Vec<Service>> {
 }
 
 /// Looks an entry up by name, or says which names exist.
-pub fn find<'a>(all: &'a [Service], name: &str) -> Result<&'a Service> {
+pub(crate) fn find<'a>(all: &'a [Service], name: &str) -> Result<&'a Service> {
     all.iter().find(|s| s.name == name).ok_or_else(|| {
         VbError::input(format!(
             "no service '{}' in the catalogue (see `volbench service list`)",
@@ -388,7 +388,7 @@ pub fn find<'a>(all: &'a [Service], name: &str) -> Result<&'a Service> {
 }
 
 /// The tiers of a family, smallest first.
-pub fn family<'a>(all: &'a [Service], name: &str) -> Vec<&'a Service> {
+pub(crate) fn family<'a>(all: &'a [Service], name: &str) -> Vec<&'a Service> {
     let mut v: Vec<&Service> = all
         .iter()
         .filter(|s| s.family.as_deref() == Some(name) && s.size.is_some())

@@ -8,11 +8,11 @@ use crate::result::diagnosis::num;
 use crate::result::expect::Expectation;
 
 /// Bounds of a need or an expected figure.
-pub const MAX_IOPS: f64 = 1e9;
-pub const MAX_MIB_S: f64 = 1e9;
+pub(crate) const MAX_IOPS: f64 = 1e9;
+pub(crate) const MAX_MIB_S: f64 = 1e9;
 
 /// A size with binary units and decimals allowed: 4TiB, 70.31TiB, 500GiB, 1.5T.
-pub fn parse_quota(text: &str) -> Result<u64> {
+pub(crate) fn parse_quota(text: &str) -> Result<u64> {
     let t = text.trim();
     // Catalogue files and flags alike: the text goes back in one line.
     let text = &crate::units::bounds::one_line(text);
@@ -44,14 +44,14 @@ pub fn parse_quota(text: &str) -> Result<u64> {
 
 /// What a `--need` asks for.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Need {
+pub(crate) enum Need {
     Iops(f64),
     MibS(f64),
 }
 
 /// 4500MiB/s, 4.5GiB/s, 20000iops, 20k iops. Binary units, as everywhere
 /// in volbench (MB/s reads as MiB/s).
-pub fn parse_need(text: &str) -> Result<Need> {
+pub(crate) fn parse_need(text: &str) -> Result<Need> {
     let t = text
         .trim()
         .to_ascii_lowercase()
@@ -91,7 +91,7 @@ pub fn parse_need(text: &str) -> Result<Need> {
 }
 
 /// 72000 GiB -> "70.31 TiB (72,000 GiB)"; 600 GiB -> "600 GiB".
-pub fn quota_text(bytes: u64) -> String {
+pub(crate) fn quota_text(bytes: u64) -> String {
     let b = bytes as f64;
     let gib = b / GIB;
     let gib_text = if (gib - gib.round()).abs() < 1e-9 {
@@ -240,7 +240,7 @@ fn resolve<'a>(
 }
 
 /// What a quota of a service gives.
-pub fn capacity(all: &[Service], name: &str, quota: Option<u64>) -> Result<String> {
+pub(crate) fn capacity(all: &[Service], name: &str, quota: Option<u64>) -> Result<String> {
     // A family answers with the tier at or above the quota, as it is billed.
     let s = resolve(all, name, |s| {
         s.size.zip(quota).is_some_and(|(z, q)| z >= q)
@@ -275,7 +275,7 @@ pub fn capacity(all: &[Service], name: &str, quota: Option<u64>) -> Result<Strin
 }
 
 /// The quota (or provisioning) a need takes.
-pub fn quota_for(all: &[Service], name: &str, need: Need) -> Result<String> {
+pub(crate) fn quota_for(all: &[Service], name: &str, need: Need) -> Result<String> {
     let (v, unit) = match need {
         Need::Iops(v) => (v, "IOPS"),
         Need::MibS(v) => (v, "MiB/s"),

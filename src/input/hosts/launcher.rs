@@ -16,12 +16,12 @@ pub(crate) const SSH_ENV: &str = "VOLBENCH_SSH_COMMAND";
 #[derive(Debug)]
 pub(crate) struct Builtin {
     /// What `--launcher` takes.
-    pub name: &'static str,
+    pub(crate) name: &'static str,
     /// The command it stands for: a template with `{host}` (exec form) or a
     /// program that takes the host first (ssh's form).
-    pub template: &'static str,
+    pub(crate) template: &'static str,
     /// How its agents start.
-    pub start: Start,
+    pub(crate) start: Start,
 }
 
 /// How a launcher's agents start.
@@ -84,12 +84,12 @@ pub(crate) enum LaunchForm {
 /// the text as the user gave it.
 #[derive(Debug, Clone)]
 pub(crate) struct LaunchSpec {
-    pub words: Vec<String>,
-    pub form: LaunchForm,
+    pub(crate) words: Vec<String>,
+    pub(crate) form: LaunchForm,
     /// As the user named it (`slurm`, or the template).
-    pub given: String,
+    pub(crate) given: String,
     /// How its agents start (a template of the user's: one per host).
-    pub start: Start,
+    pub(crate) start: Start,
 }
 
 impl LaunchSpec {

@@ -23,12 +23,12 @@ use crate::units::parse_count_in;
 pub struct HostSpec {
     /// Anything `ssh` accepts: a name, an address, a `~/.ssh/config` alias, user@host.
     pub name: String,
-    pub target: Option<String>,
+    pub(crate) target: Option<String>,
     pub threads: Option<u32>,
     /// `vm_size=NAME`: this host's machine size, recorded with it.
-    pub vm_size: Option<String>,
+    pub(crate) vm_size: Option<String>,
     /// `os=` and `volbench=`: how this host's agent is started.
-    pub agent: AgentSide,
+    pub(crate) agent: AgentSide,
 }
 
 /// The system a host runs, from its `os=` setting: it decides the shell
@@ -37,7 +37,7 @@ pub struct HostSpec {
 /// probe would need a command both shells read alike, and a fleet's
 /// systems are known to whoever lists it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum HostOs {
+pub(crate) enum HostOs {
     #[default]
     Linux,
     Windows,
@@ -45,22 +45,22 @@ pub enum HostOs {
 
 /// How one host's agent is started.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct AgentSide {
-    pub os: HostOs,
+pub(crate) struct AgentSide {
+    pub(crate) os: HostOs,
     /// `volbench=PATH`: this host's installed volbench, in place of
     /// `--remote-volbench` (a mixed fleet keeps it in different places).
-    pub volbench: Option<String>,
+    pub(crate) volbench: Option<String>,
     /// `push_dir=DIR`: where `--push-binary` puts this host's copy, in
     /// place of `--push-dir` (`D:\volbench` on a Windows host).
-    pub push_dir: Option<String>,
+    pub(crate) push_dir: Option<String>,
 }
 
 /// One host with its position and expanded target paths.
 #[derive(Debug, Clone)]
-pub struct Assignment {
-    pub host: HostSpec,
-    pub index: u32,
-    pub targets: Vec<PathBuf>,
+pub(crate) struct Assignment {
+    pub(crate) host: HostSpec,
+    pub(crate) index: u32,
+    pub(crate) targets: Vec<PathBuf>,
 }
 
 /// At most this many targets per host after brace expansion.
@@ -151,7 +151,7 @@ pub fn parse_list(text: &str) -> Result<Vec<HostSpec>> {
 
 /// Reads and parses `--hosts-file` (a regular file or a pipe, at most
 /// `MAX_INPUT_FILE` bytes).
-pub fn read_file(path: &Path) -> Result<Vec<HostSpec>> {
+pub(crate) fn read_file(path: &Path) -> Result<Vec<HostSpec>> {
     let text = crate::input::file::read_text(path, "--hosts-file", bounds::MAX_INPUT_FILE)?;
     parse_file(&text, &path.display().to_string())
 }
@@ -391,7 +391,7 @@ fn expand_group(inner: &str, host: &str, index: u32) -> std::result::Result<Vec<
 
 /// Expands every host's targets and checks that no two hosts (or two targets
 /// of one host) write the same path, unless `shared` says that is intended.
-pub fn assign(hosts: &[HostSpec], template: &str, shared: bool) -> Result<Vec<Assignment>> {
+pub(crate) fn assign(hosts: &[HostSpec], template: &str, shared: bool) -> Result<Vec<Assignment>> {
     if hosts.len() > MAX_HOSTS {
         return Err(VbError::input(format!(
             "{} hosts; at most {MAX_HOSTS}",

@@ -15,27 +15,27 @@ pub(crate) struct HostsSpec {
     /// The hosts, in order: listed, read from a file, printed by a command,
     /// an import's, or the pods `--k8s-job` will make (named before they
     /// exist, as Kubernetes names an Indexed Job's pods).
-    pub hosts: Vec<HostSpec>,
+    pub(crate) hosts: Vec<HostSpec>,
     /// How a host is reached.
-    pub launcher: LaunchSpec,
+    pub(crate) launcher: LaunchSpec,
     /// `--k8s-job`: the Job whose pods are the hosts.
-    pub k8s: Option<K8sSpec>,
+    pub(crate) k8s: Option<K8sSpec>,
     /// `--launch-parallel`.
-    pub launch_parallel: usize,
+    pub(crate) launch_parallel: usize,
     /// `--ssh-mux on`.
-    pub ssh_mux: bool,
-    pub binary: Binary,
+    pub(crate) ssh_mux: bool,
+    pub(crate) binary: Binary,
     /// `--shared-target`.
-    pub shared_target: bool,
+    pub(crate) shared_target: bool,
     /// `--host-timeout`.
-    pub timeout: Duration,
+    pub(crate) timeout: Duration,
     /// `--on-host-loss continue`.
-    pub keep_going: bool,
+    pub(crate) keep_going: bool,
     /// `--session`, checked.
-    pub session: Option<String>,
+    pub(crate) session: Option<String>,
     /// A host-count sweep: the flag or suite key that asked, and its
     /// points.
-    pub counts: Option<(&'static str, Vec<u32>)>,
+    pub(crate) counts: Option<(&'static str, Vec<u32>)>,
 }
 
 /// Which volbench the hosts run.
@@ -58,17 +58,17 @@ pub(crate) enum Binary {
 pub(crate) struct K8sSpec {
     /// The Job's name, chosen here so the hosts can be named (and their
     /// targets planned) before the Job exists.
-    pub name: String,
-    pub pods: usize,
-    pub image: String,
-    pub namespace: Option<String>,
-    pub volume: Option<String>,
+    pub(crate) name: String,
+    pub(crate) pods: usize,
+    pub(crate) image: String,
+    pub(crate) namespace: Option<String>,
+    pub(crate) volume: Option<String>,
     /// `--k8s-requests` and `--k8s-limits` as given (read, with their
     /// defaults, where the Job is built: `remote::launch::k8s::Placement`).
-    pub requests: Option<String>,
-    pub limits: Option<String>,
+    pub(crate) requests: Option<String>,
+    pub(crate) limits: Option<String>,
     /// `--k8s-one-per-node` (on unless `off`).
-    pub one_per_node: bool,
+    pub(crate) one_per_node: bool,
 }
 
 impl K8sSpec {

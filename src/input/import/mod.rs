@@ -28,7 +28,7 @@ const MAX_QUOTED: usize = 160;
 
 /// How one source option became part of the suite.
 #[derive(Debug, Clone, PartialEq)]
-pub enum How {
+pub(crate) enum How {
     /// Same meaning in volbench.
     Exact(String),
     /// Close, and the user is told how it differs.
@@ -36,20 +36,20 @@ pub enum How {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct Mapping {
+pub(crate) struct Mapping {
     /// "job.fio line 12" or "argument 3".
-    pub at: String,
+    pub(crate) at: String,
     /// The option as written: `rw=randread`, `-w20`.
-    pub option: String,
-    pub how: How,
+    pub(crate) option: String,
+    pub(crate) how: How,
 }
 
 /// Everything said about the source's options, in order.
 #[derive(Debug, Default, Clone)]
-pub struct Notes {
-    pub mapped: Vec<Mapping>,
+pub(crate) struct Notes {
+    pub(crate) mapped: Vec<Mapping>,
     /// (where, option, why): any one makes the import fail.
-    pub refused: Vec<(String, String, String)>,
+    pub(crate) refused: Vec<(String, String, String)>,
 }
 
 /// Whether `key` could be an option name (`rw`, `iodepth_batch`): only
@@ -63,7 +63,7 @@ pub(crate) fn option_like(key: &str) -> bool {
 }
 
 impl Notes {
-    pub fn exact(&mut self, at: &str, option: &str, how: impl Into<String>) {
+    pub(crate) fn exact(&mut self, at: &str, option: &str, how: impl Into<String>) {
         self.mapped.push(Mapping {
             at: at.into(),
             option: option.into(),
@@ -71,7 +71,7 @@ impl Notes {
         });
     }
 
-    pub fn refuse(&mut self, at: &str, option: &str, why: impl Into<String>) {
+    pub(crate) fn refuse(&mut self, at: &str, option: &str, why: impl Into<String>) {
         let r = (at.into(), option.into(), why.into());
         // A [global] option is judged once per job; the user needs it once.
         if !self.refused.contains(&r) {
@@ -80,7 +80,7 @@ impl Notes {
     }
 
     /// Refuses an option volbench has no way to express yet.
-    pub fn unsupported(&mut self, at: &str, option: &str, what: &str) {
+    pub(crate) fn unsupported(&mut self, at: &str, option: &str, what: &str) {
         self.refuse(at, option, format!("not supported yet ({what})"));
     }
 
@@ -88,7 +88,7 @@ impl Notes {
     /// names the first `MAX_NAMED`, each part cut to a readable length, and
     /// counts the rest: a file of a thousand bad lines (or one line of a
     /// 60 KB value) made one error line of tens of KB (found by fuzzing).
-    pub fn check(&self) -> Result<()> {
+    pub(crate) fn check(&self) -> Result<()> {
         if self.refused.is_empty() {
             return Ok(());
         }
@@ -117,7 +117,7 @@ impl Notes {
     }
 
     /// The notes a user must see when importing or running.
-    pub fn printed(&self) -> Vec<String> {
+    pub(crate) fn printed(&self) -> Vec<String> {
         self.mapped
             .iter()
             .filter_map(|m| match &m.how {
@@ -134,19 +134,19 @@ impl Notes {
 #[derive(Debug, Clone)]
 pub struct Imported {
     /// The suite file.
-    pub suite: SuiteFile,
+    pub(crate) suite: SuiteFile,
     /// How the options that hold for the whole suite were mapped (the
     /// file's first comments).
-    pub said: Vec<Mapping>,
+    pub(crate) said: Vec<Mapping>,
     /// How each run's options were mapped: one list per entry of
     /// `suite.runs`, in its order (the comments above each `[[run]]`).
-    pub run_said: Vec<Vec<Mapping>>,
+    pub(crate) run_said: Vec<Vec<Mapping>>,
     /// The target the suite runs on (`--target`): a directory for
     /// volbench's file set, an existing file or device, or a brace list.
     /// With `hosts`, each host's own targets win.
-    pub target: String,
+    pub(crate) target: String,
     /// Many hosts: the hosts file's lines, each host with its targets.
-    pub hosts: Vec<HostSpec>,
+    pub(crate) hosts: Vec<HostSpec>,
 }
 
 impl Imported {
@@ -178,7 +178,7 @@ impl Imported {
 
     /// Every note the user must see, from the whole suite and each run,
     /// each once.
-    pub fn printed(&self) -> Vec<String> {
+    pub(crate) fn printed(&self) -> Vec<String> {
         let mut all = Notes::default();
         for m in self.said.iter().chain(self.run_said.iter().flatten()) {
             if !all.mapped.contains(m) {
@@ -191,7 +191,7 @@ impl Imported {
 
 /// Mappings in order, each once: a `default` entry applies to every
 /// definition after it, yet says one thing.
-pub fn dedup(list: Vec<Mapping>) -> Vec<Mapping> {
+pub(crate) fn dedup(list: Vec<Mapping>) -> Vec<Mapping> {
     let mut out: Vec<Mapping> = Vec::with_capacity(list.len());
     for m in list {
         if !out.contains(&m) {
@@ -240,10 +240,10 @@ pub struct PathMap {
 }
 
 /// At most this many --map pairs.
-pub const MAX_MAPS: usize = 256;
+pub(crate) const MAX_MAPS: usize = 256;
 
 impl PathMap {
-    pub fn parse(items: &[String]) -> Result<Self> {
+    pub(crate) fn parse(items: &[String]) -> Result<Self> {
         if items.len() > MAX_MAPS {
             return Err(VbError::input(format!(
                 "--map given {} times; at most {MAX_MAPS}",
@@ -276,7 +276,7 @@ impl PathMap {
 
     /// The path `raw` names here, or why it cannot be used. A path that
     /// looks like Windows (a drive letter, backslashes, `#N`) must be mapped.
-    pub fn resolve(&self, raw: &str) -> std::result::Result<(String, bool), String> {
+    pub(crate) fn resolve(&self, raw: &str) -> std::result::Result<(String, bool), String> {
         self.resolve_on(raw, crate::spec::engine::Platform::HERE)
     }
 
@@ -375,7 +375,7 @@ fn windows_native(raw: &str) -> std::result::Result<(String, bool), String> {
 
 /// Why volbench's own file set cannot go in `dir`: under `/dev`, `/proc` or
 /// `/sys` it would sit among the kernel's files (and /dev is memory).
-pub fn kernel_set_dir(dir: &str) -> Option<String> {
+pub(crate) fn kernel_set_dir(dir: &str) -> Option<String> {
     let root = crate::io::target::kernel_root(std::path::Path::new(dir))?;
     Some(format!(
         "volbench's own file set would go in {dir}, among the kernel's files ({root}), not \
@@ -384,7 +384,7 @@ pub fn kernel_set_dir(dir: &str) -> Option<String> {
 }
 
 /// The parent directory of a file path (where volbench's own file set goes).
-pub fn parent_dir(path: &str) -> String {
+pub(crate) fn parent_dir(path: &str) -> String {
     if cfg!(windows) {
         return parent_dir_windows(path);
     }
@@ -414,7 +414,7 @@ fn parent_dir_windows(path: &str) -> String {
 }
 
 /// Seconds as the duration text suites take: "600s", "250ms".
-pub fn secs_text(s: f64) -> String {
+pub(crate) fn secs_text(s: f64) -> String {
     if s.fract() == 0.0 {
         format!("{}s", s as u64)
     } else {
@@ -423,7 +423,7 @@ pub fn secs_text(s: f64) -> String {
 }
 
 /// Bytes as the shortest exact size text: 65536 -> "64k".
-pub fn size_text(bytes: u64) -> String {
+pub(crate) fn size_text(bytes: u64) -> String {
     for (shift, unit) in [(50, "p"), (40, "t"), (30, "g"), (20, "m"), (10, "k")] {
         let unit_bytes = 1u64 << shift;
         if bytes >= unit_bytes && bytes % unit_bytes == 0 {
@@ -434,7 +434,7 @@ pub fn size_text(bytes: u64) -> String {
 }
 
 /// A name volbench accepts for a run: printable, one line, bounded.
-pub fn run_name(raw: &str) -> String {
+pub(crate) fn run_name(raw: &str) -> String {
     let clean: String = raw
         .chars()
         .filter(|c| !c.is_control())
@@ -466,7 +466,7 @@ pub(super) fn is_block_device(md: &std::fs::Metadata) -> bool {
 /// that is there and is not a block device (`/dev/null`), or one in
 /// `/proc` or `/sys`, where volbench would make its own file set. A device
 /// not on this machine is left to the run, which checks it where it runs.
-pub fn kernel_target(full: &str) -> Option<String> {
+pub(crate) fn kernel_target(full: &str) -> Option<String> {
     let root = crate::io::target::kernel_root(std::path::Path::new(full))?;
     if root == "/dev" {
         match std::fs::metadata(full) {

@@ -10,7 +10,7 @@ use crate::error::Result;
 use crate::units::bounds;
 
 /// The hosts file: one host a line with its own targets.
-pub fn hosts_file(imp: &Imported) -> Option<String> {
+pub(crate) fn hosts_file(imp: &Imported) -> Option<String> {
     if imp.hosts.is_empty() {
         return None;
     }
@@ -32,7 +32,7 @@ pub fn hosts_file(imp: &Imported) -> Option<String> {
 }
 
 /// How to run the suite, for its header and for `import`'s closing line.
-pub fn command_line(imp: &Imported, suite_path: &str, hosts_path: &str) -> String {
+pub(crate) fn command_line(imp: &Imported, suite_path: &str, hosts_path: &str) -> String {
     let hosts = if imp.hosts.is_empty() {
         String::new()
     } else {

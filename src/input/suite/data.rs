@@ -10,10 +10,10 @@ use crate::spec::data::DataSpec;
 
 /// The suite's data defaults, as written in its `[defaults]`.
 pub(super) struct Keys<'a> {
-    pub compress: &'a P,
-    pub dedup: &'a P,
-    pub dedup_unit: &'a P,
-    pub verify: &'a P,
+    pub(crate) compress: &'a P,
+    pub(crate) dedup: &'a P,
+    pub(crate) dedup_unit: &'a P,
+    pub(crate) verify: &'a P,
 }
 
 pub(super) fn spec(cx: &Ctx, flags: &DataFlags, k: &Keys) -> Result<DataSpec> {

@@ -15,7 +15,7 @@ use crate::units::bounds;
 use crate::units::parse_duration_in;
 
 /// The built-in suites, in the order `suite list` shows them.
-pub const BUILTIN: [(&str, &str); 10] = [
+pub(crate) const BUILTIN: [(&str, &str); 10] = [
     (
         "six-patterns",
         include_str!("../../../suites/six-patterns.toml"),
@@ -49,7 +49,7 @@ pub const BUILTIN: [(&str, &str); 10] = [
 /// A value that may be one item or a sweep: `4`, `"4k"`, `[1, 2]`, `"1:64:*2"`.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(untagged)]
-pub enum Param {
+pub(crate) enum Param {
     Int(i64),
     Float(f64),
     Bool(bool),
@@ -78,36 +78,36 @@ pub(crate) type P = Option<Spanned<Param>>;
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct SuiteFile {
-    pub name: String,
+    pub(crate) name: String,
     #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub description: String,
+    pub(crate) description: String,
     #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub source: String,
-    pub table: TableKind,
+    pub(crate) source: String,
+    pub(crate) table: TableKind,
     /// Run a copy of the first run first and discard it (the papers' advice).
     #[serde(default = "yes")]
-    pub warmup_run: bool,
+    pub(crate) warmup_run: bool,
     /// The runs' threads are the total over a local target list, spread
     /// over its targets (as `--threads-total`; an imported diskspd -F or a
     /// fio job over `filename=a:b` says so here, so the file runs as
     /// imported without the flag).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub threads_total: bool,
+    pub(crate) threads_total: bool,
     #[serde(default, skip_serializing_if = "Defaults::is_empty")]
-    pub defaults: Defaults,
+    pub(crate) defaults: Defaults,
     #[serde(rename = "run", default, skip_serializing_if = "Vec::is_empty")]
-    pub runs: Vec<Spanned<RunEntry>>,
+    pub(crate) runs: Vec<Spanned<RunEntry>>,
     /// The paper's own values (`--published`).
     #[serde(default)]
-    pub published: Option<published::Published>,
+    pub(crate) published: Option<published::Published>,
     /// A host-count sweep (`--host-counts` overrides it): a list or a range.
     #[serde(default)]
-    pub host_counts: P,
+    pub(crate) host_counts: P,
 }
 
 impl SuiteFile {
     /// The suite's host-count sweep as `--host-counts` text.
-    pub fn host_counts_text(&self) -> Option<String> {
+    pub(crate) fn host_counts_text(&self) -> Option<String> {
         self.host_counts.as_ref().map(|p| p.get_ref().text())
     }
 }
@@ -118,7 +118,7 @@ fn yes() -> bool {
 
 #[derive(Debug, Default, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-pub struct Defaults {
+pub(crate) struct Defaults {
     pub(crate) size: P,
     pub(crate) files: P,
     pub(crate) threads: P,
@@ -144,7 +144,7 @@ pub struct Defaults {
 
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-pub struct RunEntry {
+pub(crate) struct RunEntry {
     pub(crate) name: Spanned<String>,
     pub(crate) rw: P,
     pub(crate) read_pct: P,
@@ -304,7 +304,7 @@ impl Ctx<'_> {
 }
 
 /// One line per built-in suite for `suite list`.
-pub fn list() -> Vec<(String, String, String)> {
+pub(crate) fn list() -> Vec<(String, String, String)> {
     BUILTIN
         .iter()
         .map(|(name, text)| match parse(name, text) {

@@ -14,17 +14,17 @@ use crate::error::{Result, VbError};
 
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-pub struct Published {
+pub(crate) struct Published {
     /// Where the numbers come from: the paper and its command line.
-    pub source: String,
+    pub(crate) source: String,
     /// What volbench runs differently from the paper, said on every run.
     #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub note: String,
-    pub warmup_run: Option<bool>,
+    pub(crate) note: String,
+    pub(crate) warmup_run: Option<bool>,
     #[serde(default)]
-    pub defaults: Defaults,
+    pub(crate) defaults: Defaults,
     #[serde(rename = "run", default, skip_serializing_if = "Vec::is_empty")]
-    pub runs: Vec<Spanned<RunEntry>>,
+    pub(crate) runs: Vec<Spanned<RunEntry>>,
 }
 
 /// The suite as published, and the lines that say where it comes from.

@@ -23,22 +23,22 @@ use crate::spec::meta::{ALL_OPS, MetaOp};
 /// What the back end was asked to do.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub(crate) struct Counts {
-    pub creates: u64,
-    pub write_opens: u64,
-    pub removes: u64,
-    pub locks: u64,
+    pub(crate) creates: u64,
+    pub(crate) write_opens: u64,
+    pub(crate) removes: u64,
+    pub(crate) locks: u64,
     /// Bytes written through `SetFile` (the fill, the marker).
-    pub file_bytes: u64,
+    pub(crate) file_bytes: u64,
     /// The engine's I/Os and bytes.
-    pub reads: u64,
-    pub writes: u64,
-    pub read_bytes: u64,
-    pub write_bytes: u64,
+    pub(crate) reads: u64,
+    pub(crate) writes: u64,
+    pub(crate) read_bytes: u64,
+    pub(crate) write_bytes: u64,
     /// Metadata operations done, by `MetaOp::index`.
-    pub meta: [u64; ALL_OPS.len()],
+    pub(crate) meta: [u64; ALL_OPS.len()],
     /// Files and directories in the tree now.
-    pub tree_files: u64,
-    pub tree_dirs: u64,
+    pub(crate) tree_files: u64,
+    pub(crate) tree_dirs: u64,
 }
 
 #[derive(Debug)]

@@ -51,20 +51,20 @@ use crate::spec::meta::MetaOp;
 pub(crate) struct Caps {
     /// Files are local descriptors: the kernel engines run on them, and
     /// read-ahead advice, O_DIRECT probes and the page cache apply.
-    pub fds: bool,
+    pub(crate) fds: bool,
     /// A target may be an existing file or a block device, not only a
     /// directory volbench makes its set in.
-    pub named_targets: bool,
+    pub(crate) named_targets: bool,
     /// Writes can be made durable on request (fsync=N, end_fsync, a
     /// replayed trace's flushes).
-    pub flush: bool,
+    pub(crate) flush: bool,
     /// Ranges can be deallocated (a replayed trace's discards).
-    pub discard: bool,
+    pub(crate) discard: bool,
     /// The client's caches can be dropped between metadata phases
     /// (`--drop-caches`).
-    pub drop_caches: bool,
+    pub(crate) drop_caches: bool,
     /// Trees of small files for metadata runs.
-    pub trees: bool,
+    pub(crate) trees: bool,
 }
 
 /// The local file system: everything.
@@ -149,19 +149,19 @@ pub(crate) trait Dir: Send + Sync + std::fmt::Debug {
 /// How a worker opens its files.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct IoOpen {
-    pub write: bool,
-    pub direct: bool,
-    pub sync: crate::spec::WriteSync,
+    pub(crate) write: bool,
+    pub(crate) direct: bool,
+    pub(crate) sync: crate::spec::WriteSync,
     /// The engine keeps I/Os in flight in the kernel (`Caps::kernel_async`):
     /// Windows opens its handles for overlapped I/O.
     #[cfg_attr(not(windows), allow(dead_code))]
-    pub overlapped: bool,
+    pub(crate) overlapped: bool,
     /// I/Os the worker keeps in flight, and the largest: what a back end
     /// with its own engine sizes its client for.
     #[cfg_attr(not(unix), allow(dead_code))]
-    pub depth: u32,
+    pub(crate) depth: u32,
     #[cfg_attr(not(unix), allow(dead_code))]
-    pub max_io: u64,
+    pub(crate) max_io: u64,
 }
 
 /// One file of a set, open.
@@ -181,16 +181,16 @@ pub(crate) trait SetFile: Send + Sync {
 /// What a metadata operation needs besides the directory and the name.
 pub(crate) struct MetaIo<'a> {
     /// Data to write (at least the file's size) and room to read into.
-    pub buf: &'a mut [u8],
+    pub(crate) buf: &'a mut [u8],
     /// The file's size by the tree's arithmetic.
-    pub size: usize,
+    pub(crate) size: usize,
     /// Use direct I/O for this file's data (its size is aligned).
-    pub direct: bool,
+    pub(crate) direct: bool,
     /// Scratch for reading a directory.
-    pub dents: &'a mut [std::mem::MaybeUninit<u8>],
+    pub(crate) dents: &'a mut [std::mem::MaybeUninit<u8>],
     /// The tree's proven identity: what each file is checked against
     /// before it is overwritten, renamed, re-timed or removed.
-    pub owner: &'a Identity,
+    pub(crate) owner: &'a Identity,
 }
 
 /// Why a metadata operation did not happen.
@@ -451,11 +451,11 @@ pub(crate) fn refusals(caps: Caps, ask: &Ask) -> Result<()> {
 /// What a job asks of its target's storage, for `refusals`.
 #[derive(Debug, Default, Clone, Copy)]
 pub(crate) struct Ask {
-    pub named_target: bool,
-    pub flush: bool,
-    pub trace_barriers: bool,
-    pub drop_caches: bool,
-    pub tree: bool,
+    pub(crate) named_target: bool,
+    pub(crate) flush: bool,
+    pub(crate) trace_barriers: bool,
+    pub(crate) drop_caches: bool,
+    pub(crate) tree: bool,
 }
 
 #[cfg(test)]

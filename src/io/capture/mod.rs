@@ -24,9 +24,9 @@ const SYS: &str = "/sys";
 /// What a capture watches, worked out once before it starts.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct Watch {
-    pub devices: Vec<String>,
-    pub mounts: Vec<String>,
-    pub interfaces: Vec<String>,
+    pub(crate) devices: Vec<String>,
+    pub(crate) mounts: Vec<String>,
+    pub(crate) interfaces: Vec<String>,
 }
 
 fn read(path: &str) -> String {
@@ -253,10 +253,10 @@ pub(crate) fn between(a: &Sample, b: &Sample, t_s: f64) -> ProfileInterval {
 
 /// How a capture goes: its length, its tick, and what stops it early.
 pub(crate) struct Capture<'a> {
-    pub watch: &'a Watch,
-    pub duration: Duration,
-    pub interval: Duration,
-    pub stop: &'a AtomicBool,
+    pub(crate) watch: &'a Watch,
+    pub(crate) duration: Duration,
+    pub(crate) interval: Duration,
+    pub(crate) stop: &'a AtomicBool,
 }
 
 /// The longest a stop waits to be noticed: the sleeps between samples are

@@ -61,11 +61,11 @@ pub(crate) enum Kind {
 /// and the request's sector range; `op` None for an rwbs with no op here.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Event {
-    pub kind: Kind,
-    pub ts_ns: u64,
-    pub op: Option<Op>,
-    pub sector: u64,
-    pub nr_sector: u64,
+    pub(crate) kind: Kind,
+    pub(crate) ts_ns: u64,
+    pub(crate) op: Option<Op>,
+    pub(crate) sector: u64,
+    pub(crate) nr_sector: u64,
 }
 
 /// What a line of `trace_pipe` says.
@@ -160,21 +160,21 @@ struct Request {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct Totals {
     /// Requests written, by op: R, W, F, D.
-    pub requests: [u64; 4],
-    pub bytes: [u64; 4],
-    pub completed: u64,
-    pub latency_ns_sum: u64,
+    pub(crate) requests: [u64; 4],
+    pub(crate) bytes: [u64; 4],
+    pub(crate) completed: u64,
+    pub(crate) latency_ns_sum: u64,
     /// Written without a completion because the end came first.
-    pub uncompleted: u64,
+    pub(crate) uncompleted: u64,
     /// Written without a completion because `MAX_TRACE_PENDING` was reached.
-    pub evicted: u64,
+    pub(crate) evicted: u64,
     /// Completions of requests issued before the trace started (or
     /// evicted): no row of theirs.
-    pub unmatched: u64,
+    pub(crate) unmatched: u64,
     /// Requests whose rwbs has no op in the format (N: write-zeroes...).
-    pub other: u64,
+    pub(crate) other: u64,
     /// Events the kernel's buffer dropped ([LOST n EVENTS]).
-    pub lost: u64,
+    pub(crate) lost: u64,
 }
 
 impl Totals {
@@ -210,7 +210,7 @@ pub(crate) struct Recorder<W: Write> {
     /// several flushes (sector 0) may be in flight at once, first in first
     /// out.
     open: HashMap<(u64, Op), VecDeque<u64>>,
-    pub totals: Totals,
+    pub(crate) totals: Totals,
 }
 
 impl<W: Write> Recorder<W> {

@@ -30,8 +30,8 @@ const IDLE: Duration = Duration::from_millis(20);
 /// carry it (major << 20 | minor, the kernel's own encoding).
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Device {
-    pub name: String,
-    pub dev: u64,
+    pub(crate) name: String,
+    pub(crate) dev: u64,
 }
 
 /// `--device` resolved like the counters' capture does, and its numbers
@@ -217,7 +217,7 @@ fn pid_is_a_trace_capture(pid: u32) -> bool {
 
 /// Our instance: made by `create`, removed by `remove` (or its Drop).
 pub(crate) struct Instance {
-    pub path: PathBuf,
+    pub(crate) path: PathBuf,
 }
 
 impl Instance {

@@ -27,21 +27,21 @@ const MAX_DEPTH: usize = 8;
 /// that the rates need).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub(crate) struct DiskStat {
-    pub reads: u64,
-    pub read_sectors: u64,
-    pub writes: u64,
-    pub write_sectors: u64,
+    pub(crate) reads: u64,
+    pub(crate) read_sectors: u64,
+    pub(crate) writes: u64,
+    pub(crate) write_sectors: u64,
     /// Milliseconds with at least one request in flight.
-    pub io_ticks_ms: u64,
+    pub(crate) io_ticks_ms: u64,
     /// Milliseconds of request time, summed over requests in flight.
-    pub queue_ms: u64,
+    pub(crate) queue_ms: u64,
     /// Milliseconds spent by completed reads and writes, from arrival to
     /// completion (what iostat's r_await and w_await divide).
-    pub read_ms: u64,
-    pub write_ms: u64,
+    pub(crate) read_ms: u64,
+    pub(crate) write_ms: u64,
     /// Completed discards (Linux 4.18 on) and flushes (5.5 on); 0 before.
-    pub discards: u64,
-    pub flushes: u64,
+    pub(crate) discards: u64,
+    pub(crate) flushes: u64,
 }
 
 /// The lines of /proc/diskstats for `names`, in that order (a name not

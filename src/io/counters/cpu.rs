@@ -6,14 +6,14 @@ use crate::result::counters::HostCpu;
 /// Jiffies spent in each state since boot (guest time is already in user).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub(crate) struct CpuTimes {
-    pub user: u64,
-    pub nice: u64,
-    pub system: u64,
-    pub idle: u64,
-    pub iowait: u64,
-    pub irq: u64,
-    pub softirq: u64,
-    pub steal: u64,
+    pub(crate) user: u64,
+    pub(crate) nice: u64,
+    pub(crate) system: u64,
+    pub(crate) idle: u64,
+    pub(crate) iowait: u64,
+    pub(crate) irq: u64,
+    pub(crate) softirq: u64,
+    pub(crate) steal: u64,
 }
 
 impl CpuTimes {
@@ -46,8 +46,8 @@ impl CpuTimes {
 
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct CpuSample {
-    pub all: CpuTimes,
-    pub each: Vec<CpuTimes>,
+    pub(crate) all: CpuTimes,
+    pub(crate) each: Vec<CpuTimes>,
 }
 
 /// The `cpu` and `cpuN` lines of /proc/stat; None when there is no `cpu` line.

@@ -7,10 +7,10 @@ use crate::result::counters::{InterfaceInfo, NetRates};
 
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub(crate) struct NetStat {
-    pub rx_bytes: u64,
-    pub rx_packets: u64,
-    pub tx_bytes: u64,
-    pub tx_packets: u64,
+    pub(crate) rx_bytes: u64,
+    pub(crate) rx_packets: u64,
+    pub(crate) tx_bytes: u64,
+    pub(crate) tx_packets: u64,
 }
 
 /// Every interface in /proc/net/dev, loopback included (the caller picks).

@@ -13,18 +13,18 @@ use crate::result::counters::{NfsOpRates, NfsRates};
 
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub(crate) struct OpStat {
-    pub ops: u64,
-    pub trans: u64,
-    pub rtt_ms: u64,
-    pub exe_ms: u64,
+    pub(crate) ops: u64,
+    pub(crate) trans: u64,
+    pub(crate) rtt_ms: u64,
+    pub(crate) exe_ms: u64,
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct NfsStat {
-    pub ops: BTreeMap<String, OpStat>,
+    pub(crate) ops: BTreeMap<String, OpStat>,
     /// Summed over the mount's transports (one per nconnect connection).
-    pub sends: u64,
-    pub backlog_sum: u64,
+    pub(crate) sends: u64,
+    pub(crate) backlog_sum: u64,
 }
 
 /// The statistics of the NFS mount at `mount_point`, if mountstats lists one.

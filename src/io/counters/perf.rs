@@ -13,11 +13,11 @@ use super::net::NetStat;
 /// includes the idle, DPC and interrupt time.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub(crate) struct ProcessorTimes {
-    pub idle: u64,
-    pub kernel: u64,
-    pub user: u64,
-    pub dpc: u64,
-    pub interrupt: u64,
+    pub(crate) idle: u64,
+    pub(crate) kernel: u64,
+    pub(crate) user: u64,
+    pub(crate) dpc: u64,
+    pub(crate) interrupt: u64,
 }
 
 impl ProcessorTimes {
@@ -56,14 +56,14 @@ pub(crate) fn cpu_sample(each: &[ProcessorTimes]) -> Option<CpuSample> {
 /// `query_time` is when it was read).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub(crate) struct DiskPerformance {
-    pub bytes_read: u64,
-    pub bytes_written: u64,
-    pub read_time: u64,
-    pub write_time: u64,
-    pub idle_time: u64,
-    pub read_count: u64,
-    pub write_count: u64,
-    pub query_time: u64,
+    pub(crate) bytes_read: u64,
+    pub(crate) bytes_written: u64,
+    pub(crate) read_time: u64,
+    pub(crate) write_time: u64,
+    pub(crate) idle_time: u64,
+    pub(crate) read_count: u64,
+    pub(crate) write_count: u64,
+    pub(crate) query_time: u64,
 }
 
 /// As /proc/diskstats would count it: 512-byte sectors, and milliseconds.

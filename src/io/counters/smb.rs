@@ -5,9 +5,9 @@ use crate::result::counters::SmbRates;
 
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub(crate) struct ShareStat {
-    pub smbs: u64,
-    pub bytes_read: u64,
-    pub bytes_written: u64,
+    pub(crate) smbs: u64,
+    pub(crate) bytes_read: u64,
+    pub(crate) bytes_written: u64,
 }
 
 /// Each share's block: "N) \\server\share", then "SMBs: N" and

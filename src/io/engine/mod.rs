@@ -13,12 +13,12 @@ mod null;
 mod overlapped;
 mod psync;
 #[cfg(windows)]
-pub use overlapped::OverlappedEngine;
+pub(crate) use overlapped::OverlappedEngine;
 #[cfg(target_os = "linux")]
 mod uring;
 
-pub use null::NullEngine;
-pub use psync::PsyncEngine;
+pub(crate) use null::NullEngine;
+pub(crate) use psync::PsyncEngine;
 #[cfg(target_os = "linux")]
 pub use uring::{UringEngine, probe_io_uring};
 
@@ -31,12 +31,12 @@ pub fn probe_io_uring() -> Result<(), String> {
 /// One finished I/O: the slot it was queued in and the kernel's result
 /// (bytes transferred, or a negative errno).
 #[derive(Debug, Clone, Copy)]
-pub struct Completion {
-    pub slot: u32,
+pub(crate) struct Completion {
+    pub(crate) slot: u32,
     pub result: i64,
 }
 
-pub trait Engine {
+pub(crate) trait Engine {
     /// Queues `op` in `slot`, reading into or writing from `buf`. Never blocks.
     ///
     /// # Safety
@@ -81,13 +81,13 @@ pub trait Engine {
     }
 }
 
-pub use crate::spec::EngineKind;
+pub(crate) use crate::spec::EngineKind;
 
 /// Picks the engine for a run. `auto` uses io_uring only where it wins: with
 /// more than one I/O in flight per thread. At depth 1 (and on page-cache
 /// reads, where io_uring punts to kernel workers) plain pread is cheaper.
 /// Returns the engine and, when the choice differs from the request, why.
-pub fn resolve(
+pub(crate) fn resolve(
     choice: EngineChoice,
     iodepth: u32,
     uring: &Result<(), String>,
@@ -123,7 +123,7 @@ pub fn resolve(
 // One per worker, built once: its size does not matter, and boxing the
 // ring would put a pointer chase back on the hot path.
 #[allow(clippy::large_enum_variant)]
-pub enum AnyEngine {
+pub(crate) enum AnyEngine {
     Null(NullEngine),
     Psync(PsyncEngine),
     #[cfg(target_os = "linux")]
@@ -202,7 +202,7 @@ impl Engine for AnyEngine {
 /// Builds the kernel engine for one worker over its own file descriptors
 /// (a back end with its own engine hands that over instead:
 /// `backend::engine`).
-pub fn build(
+pub(crate) fn build(
     kind: EngineKind,
     files: Vec<OwnedFd>,
     depth: u32,

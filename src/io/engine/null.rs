@@ -6,12 +6,12 @@ use std::io;
 use super::{Completion, Engine};
 use crate::io::workload::IoOp;
 
-pub struct NullEngine {
+pub(crate) struct NullEngine {
     pending: Vec<Completion>,
 }
 
 impl NullEngine {
-    pub fn new(depth: u32) -> Self {
+    pub(crate) fn new(depth: u32) -> Self {
         Self {
             pending: Vec::with_capacity(depth as usize),
         }

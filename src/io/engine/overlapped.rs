@@ -23,7 +23,7 @@ use windows_sys::Win32::System::IO::{
 use super::{Completion, Engine};
 use crate::io::workload::IoOp;
 
-pub struct OverlappedEngine {
+pub(crate) struct OverlappedEngine {
     port: HANDLE,
     files: Vec<OwnedHandle>,
     /// One `OVERLAPPED` per slot, boxed so its address stays put while the
@@ -46,7 +46,7 @@ unsafe impl Send for OverlappedEngine {}
 impl OverlappedEngine {
     /// `files` must have been opened with FILE_FLAG_OVERLAPPED (the target's
     /// `open_files` does so on Windows).
-    pub fn new(files: Vec<OwnedHandle>, depth: u32) -> io::Result<Self> {
+    pub(crate) fn new(files: Vec<OwnedHandle>, depth: u32) -> io::Result<Self> {
         let depth = depth.max(1) as usize;
         // SAFETY: a new port with no file yet; checked below.
         let port = unsafe { CreateIoCompletionPort(INVALID_HANDLE_VALUE, ptr::null_mut(), 0, 1) };

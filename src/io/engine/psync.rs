@@ -6,13 +6,13 @@ use std::io;
 use super::{Completion, Engine};
 use crate::io::workload::IoOp;
 
-pub struct PsyncEngine {
+pub(crate) struct PsyncEngine {
     files: Vec<OwnedFd>,
     pending: Vec<(u32, IoOp, *mut u8)>,
 }
 
 impl PsyncEngine {
-    pub fn new(files: Vec<OwnedFd>, depth: u32) -> Self {
+    pub(crate) fn new(files: Vec<OwnedFd>, depth: u32) -> Self {
         Self {
             files,
             pending: Vec::with_capacity(depth as usize),

@@ -42,7 +42,7 @@ impl UringEngine {
     /// `submit_each`: submit every I/O as it is queued (sequential patterns)
     /// instead of in batches. `buffers`: one per slot, then optionally one
     /// shared region any slot may write from.
-    pub fn new(
+    pub(crate) fn new(
         files: Vec<OwnedFd>,
         depth: u32,
         buffers: &[(*mut u8, usize)],

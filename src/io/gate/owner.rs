@@ -37,20 +37,20 @@ pub(crate) enum Kind {
 /// file information), so the rules are one whatever the storage.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Attr {
-    pub kind: Kind,
+    pub(crate) kind: Kind,
     /// Inode, NFS file id, SMB file id.
-    pub id: u64,
+    pub(crate) id: u64,
     /// Device, NFS fsid, SMB volume: the file system it is on.
-    pub dev: u64,
-    pub size: u64,
+    pub(crate) dev: u64,
+    pub(crate) size: u64,
     /// Bytes allocated to it.
-    pub allocated: u64,
-    pub links: u64,
-    pub uid: u32,
+    pub(crate) allocated: u64,
+    pub(crate) links: u64,
+    pub(crate) uid: u32,
     /// Permission bits.
-    pub mode: u32,
+    pub(crate) mode: u32,
     /// Birth time where recorded, else change time (seconds, nanoseconds).
-    pub born: (i64, u32),
+    pub(crate) born: (i64, u32),
 }
 
 impl Attr {
@@ -98,15 +98,15 @@ pub(crate) fn set_file_ours(a: &Attr, uid: u32, dev: u64) -> Result<(), &'static
 pub(crate) struct Identity {
     /// The directory's device and inode: a marker copied elsewhere names
     /// another directory.
-    pub dev: u64,
-    pub ino: u64,
+    pub(crate) dev: u64,
+    pub(crate) ino: u64,
     /// The effective uid that made it.
-    pub uid: u32,
+    pub(crate) uid: u32,
     /// The marker's birth (or, where none is recorded, change) time, in
     /// the file system's own clock: what volbench makes afterwards is born
     /// no earlier.
-    pub born_s: i64,
-    pub born_ns: u32,
+    pub(crate) born_s: i64,
+    pub(crate) born_ns: u32,
 }
 
 /// Clock steps (NTP) between two creations on one file system stay under this.
@@ -303,19 +303,19 @@ pub(crate) fn plausibly_ours(st: &crate::io::sys::fs::Stat, dev: u64) -> bool {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SetIdentity {
     /// The set's fill id; "file" or "device" for a target volbench did not make.
-    pub id: String,
+    pub(crate) id: String,
     /// The set directory's inode (a file's inode, a device's number).
-    pub ino: u64,
-    pub dev: u64,
+    pub(crate) ino: u64,
+    pub(crate) dev: u64,
 }
 
 impl SetIdentity {
-    pub fn same_set(&self, other: &SetIdentity) -> bool {
+    pub(crate) fn same_set(&self, other: &SetIdentity) -> bool {
         self.id == other.id && self.ino == other.ino
     }
 
     /// The identity of a file or device target (no marker, no fill id).
-    pub fn named(device: bool, dev: u64, ino: u64) -> Self {
+    pub(crate) fn named(device: bool, dev: u64, ino: u64) -> Self {
         Self {
             id: if device { "device" } else { "file" }.into(),
             ino,

@@ -31,7 +31,7 @@ pub(crate) struct SetDir {
     path: PathBuf,
     /// The directory's file system, which every file of the set must share
     /// (a file on another device is a mount over one of volbench's names).
-    pub dev: u64,
+    pub(crate) dev: u64,
 }
 
 fn describe(ft: FileType) -> &'static str {

@@ -20,11 +20,11 @@ use crate::io::gate::{self, owner};
 /// What `clean` removed and what it left.
 #[derive(Debug, Default)]
 pub(crate) struct Cleaned {
-    pub files: u64,
-    pub dirs: u64,
+    pub(crate) files: u64,
+    pub(crate) dirs: u64,
     /// Entries that are not volbench's, left in place (with why, for files
     /// that fail the ownership check).
-    pub left: Vec<String>,
+    pub(crate) left: Vec<String>,
 }
 
 /// Removes a volbench tree: under a marker proven this user's for this

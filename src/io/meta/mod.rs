@@ -200,18 +200,18 @@ fn tolerated(name: &[u8]) -> bool {
 
 /// What `prepare` found and did.
 pub(crate) struct TreeReady {
-    pub notes: Vec<String>,
+    pub(crate) notes: Vec<String>,
     /// One run per tree: held until the run ends.
-    pub lock: Box<dyn Held>,
+    pub(crate) lock: Box<dyn Held>,
     /// Where each worker opens the tree.
-    pub root: Arc<dyn TreeRoot>,
+    pub(crate) root: Arc<dyn TreeRoot>,
 }
 
 /// A tree on the local file system: each worker opens the root at its
 /// path, following no link, and proves it by its marker.
 #[derive(Debug)]
 pub(crate) struct LocalTree {
-    pub path: PathBuf,
+    pub(crate) path: PathBuf,
 }
 
 impl TreeRoot for LocalTree {

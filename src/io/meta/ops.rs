@@ -19,7 +19,7 @@ pub(crate) use crate::io::backend::{Fail, MetaIo as Io};
 
 /// A directory of a tree on the local file system: a descriptor reached
 /// without following a link, the operations system calls relative to it.
-pub(crate) struct LocalTreeDir(pub OwnedFd);
+pub(crate) struct LocalTreeDir(pub(crate) OwnedFd);
 
 impl TreeDir for LocalTreeDir {
     fn open_below(&self, rel: &CStr) -> Result<Box<dyn TreeDir>, Errno> {

@@ -64,10 +64,10 @@ impl Name {
 
 #[derive(Debug, Clone)]
 pub(crate) struct Tree {
-    pub depth: u32,
-    pub width: u64,
-    pub files_per_dir: u64,
-    pub leaves: u64,
+    pub(crate) depth: u32,
+    pub(crate) width: u64,
+    pub(crate) files_per_dir: u64,
+    pub(crate) leaves: u64,
     sizes: Vec<u64>,
     /// Cumulative weights of `sizes`, for picking a size by hash.
     cumulative: Vec<u64>,

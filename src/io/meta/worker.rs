@@ -27,15 +27,15 @@ use crate::spec::meta::{MetaOp, MetaSpec};
 #[derive(Clone)]
 pub(crate) struct MetaWorker {
     /// The tree's root as the user named it, for messages.
-    pub root: PathBuf,
+    pub(crate) root: PathBuf,
     /// Where each worker opens the tree, on its back end.
-    pub tree: Arc<dyn TreeRoot>,
-    pub spec: MetaSpec,
-    pub seed: u64,
-    pub index: u32,
-    pub workers: u32,
+    pub(crate) tree: Arc<dyn TreeRoot>,
+    pub(crate) spec: MetaSpec,
+    pub(crate) seed: u64,
+    pub(crate) index: u32,
+    pub(crate) workers: u32,
     /// Directory descriptors this worker may keep open.
-    pub dir_cache: usize,
+    pub(crate) dir_cache: usize,
 }
 
 impl MetaWorker {

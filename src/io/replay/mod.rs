@@ -31,16 +31,16 @@ pub(crate) enum ReqOp {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Request {
     /// Issue time, ns from the trace's start.
-    pub at_ns: u64,
-    pub op: ReqOp,
-    pub offset: u64,
-    pub len: u64,
+    pub(crate) at_ns: u64,
+    pub(crate) op: ReqOp,
+    pub(crate) offset: u64,
+    pub(crate) len: u64,
 }
 
 /// A trace read one request at a time.
 pub(crate) struct Trace {
     inner: Inner,
-    pub format: TraceFormat,
+    pub(crate) format: TraceFormat,
     last_ns: u64,
     count: u64,
     /// fio's replay options, applied to each request as it is read (none

@@ -27,8 +27,8 @@ pub(crate) const STRIPE: u64 = 1 << 20;
 
 /// One host's part: its text and what it holds.
 pub(crate) struct Part {
-    pub text: Arc<[u8]>,
-    pub summary: TraceSummary,
+    pub(crate) text: Arc<[u8]>,
+    pub(crate) summary: TraceSummary,
 }
 
 const HEAD: &str = "# volbench.trace/v1\nissue_ns,complete_ns,op,offset,bytes\n";

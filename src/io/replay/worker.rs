@@ -28,28 +28,28 @@ use crate::stats::OpStats;
 
 /// What a worker needs besides the common setup.
 pub(crate) struct ReplayWorker {
-    pub spec: ReplaySpec,
+    pub(crate) spec: ReplaySpec,
     /// Bytes of the target the offsets land on.
-    pub target_bytes: u64,
-    pub workers: u32,
-    pub report: Arc<Mutex<ReplayReport>>,
+    pub(crate) target_bytes: u64,
+    pub(crate) workers: u32,
+    pub(crate) report: Arc<Mutex<ReplayReport>>,
 }
 
 /// What the workers of one replay add up to, beside the read and write
 /// statistics every run has.
 #[derive(Default, Debug, Clone)]
 pub(crate) struct ReplayReport {
-    pub flush: OpStats,
-    pub discard: OpStats,
+    pub(crate) flush: OpStats,
+    pub(crate) discard: OpStats,
     /// Requests due while every slot was busy, and how late they went.
-    pub late: u64,
-    pub late_sum_ns: u128,
+    pub(crate) late: u64,
+    pub(crate) late_sum_ns: u128,
     /// The latest any request was issued after its due time, for any reason.
-    pub behind_max_ns: u64,
+    pub(crate) behind_max_ns: u64,
     /// Requests issued (all ops).
-    pub issued: u64,
+    pub(crate) issued: u64,
     /// Requests whose offset wrapped around the target (`--replay-wrap`).
-    pub wrapped: u64,
+    pub(crate) wrapped: u64,
 }
 
 impl ReplayReport {

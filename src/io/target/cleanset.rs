@@ -15,7 +15,7 @@ use super::fileset::file_name;
 /// scratch directory): the files its marker lists, the marker and the lock
 /// file, then the directory itself, which must be empty by then; anything
 /// else found there is left, and so is the directory.
-pub fn remove_set_dir(path: &Path) -> Result<()> {
+pub(crate) fn remove_set_dir(path: &Path) -> Result<()> {
     #[cfg(unix)]
     if crate::io::backend::is_url(path) {
         let dir = crate::io::backend::open_dir(Storage::Nfs, path, false)?;
@@ -72,7 +72,7 @@ pub(crate) fn remove_set(dir: &dyn Dir) -> Result<u64> {
 
 /// `volbench clean` on a file set named by URL: the set's lock taken (a
 /// run using it refuses the clean), its own files removed, nothing else.
-pub fn clean_set(path: &Path) -> Result<u64> {
+pub(crate) fn clean_set(path: &Path) -> Result<u64> {
     let storage = match path.to_str() {
         Some(t) if t.starts_with("nfs://") => Storage::Nfs,
         _ => {

@@ -16,7 +16,7 @@ use crate::io::backend::{Access, Attr, Dir, Entry, Held, SetFile, Storage};
 use crate::io::data::AlignedBuf;
 use crate::io::gate::owner::set_file_ours;
 use crate::io::gate::setdir::not_regular;
-pub use crate::io::progress::Progress;
+pub(crate) use crate::io::progress::Progress;
 use crate::io::workload::Layout;
 use crate::units::format_size;
 

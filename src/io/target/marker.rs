@@ -24,28 +24,28 @@ const MAX_TEXT: usize = 512;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(super) struct Marker {
-    pub created_by: String,
-    pub files: u32,
-    pub file_size: u64,
-    pub filled: bool,
+    pub(crate) created_by: String,
+    pub(crate) files: u32,
+    pub(crate) file_size: u64,
+    pub(crate) filled: bool,
     /// The inode of each file, in order: what makes a file volbench's own.
     /// A marker copied or forged into another directory lists inodes that
     /// are not the files found there.
     #[serde(default)]
-    pub inodes: Vec<u64>,
+    pub(crate) inodes: Vec<u64>,
     /// The data format it was filled with (`DataSpec::fill_tag`); absent
     /// in sets made before formats were recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub data: Option<String>,
+    pub(crate) data: Option<String>,
     /// Drawn anew at every fill: a journal records the id of the fill it
     /// follows, so a journal of another set (or of an earlier fill of this
     /// one) is told apart even when the shapes agree.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub set_id: Option<String>,
+    pub(crate) set_id: Option<String>,
     /// The first write since the fill that carried no sector headers (a run
     /// without --verify writes a light stamp), said as when it happened.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub unstamped: Option<String>,
+    pub(crate) unstamped: Option<String>,
 }
 
 pub use crate::io::gate::owner::SetIdentity;
@@ -148,12 +148,12 @@ pub(super) fn write_marker(dir: &dyn Dir, m: &Marker) -> Result<u64> {
 /// What an existing set's marker records, for reading the set back
 /// (`volbench verify`) and for checking a journal against it.
 pub(crate) struct SetShape {
-    pub files: u32,
-    pub file_size: u64,
-    pub inodes: Vec<u64>,
-    pub format: Option<String>,
-    pub identity: SetIdentity,
-    pub unstamped: Option<String>,
+    pub(crate) files: u32,
+    pub(crate) file_size: u64,
+    pub(crate) inodes: Vec<u64>,
+    pub(crate) format: Option<String>,
+    pub(crate) identity: SetIdentity,
+    pub(crate) unstamped: Option<String>,
 }
 
 /// The identity of the set in `dir` (whose inode is `ino`, device `dev`).

@@ -23,7 +23,7 @@ mod rawdisk;
 mod room;
 mod winname;
 
-pub use crate::io::backend::local::lock::{LOCK_NAME, Lock, lock_tree};
+pub(crate) use crate::io::backend::local::lock::{LOCK_NAME, lock_tree};
 /// A coordinator names files on its Windows hosts (`--push-binary`).
 pub(crate) use winname::bad_component as bad_windows_name;
 #[cfg(windows)]
@@ -32,25 +32,25 @@ pub(crate) mod readset;
 
 pub(crate) use crate::io::gate::setdir::{self, Access, read_up_to};
 
-pub use cleanset::{clean_set, remove_set_dir};
-pub use fileset::Progress;
+pub(crate) use cleanset::{clean_set, remove_set_dir};
+pub(crate) use fileset::Progress;
 pub(crate) use marker::unchecked;
 pub use marker::{FILE_PREFIX, MARKER_NAME, MAX_FILES, SetIdentity, set_identity};
 pub use place::{kernel_root, normalise, refuse_kernel_fs};
-pub use room::check_room_for_sets;
+pub(crate) use room::check_room_for_sets;
 
-pub use crate::spec::TargetKind;
+pub(crate) use crate::spec::TargetKind;
 
 /// What is at the target path, found without changing anything.
 #[derive(Debug, Clone)]
-pub struct Inspection {
-    pub kind: TargetKind,
-    pub path: PathBuf,
+pub(crate) struct Inspection {
+    pub(crate) kind: TargetKind,
+    pub(crate) path: PathBuf,
     /// Size of an existing file or device.
-    pub existing_size: Option<u64>,
+    pub(crate) existing_size: Option<u64>,
 }
 
-pub fn inspect(path: &Path) -> Result<Inspection> {
+pub(crate) fn inspect(path: &Path) -> Result<Inspection> {
     // Storage named by URL (nfs://): a directory on a server, which its
     // back end makes and checks when preparing; here its URL is checked.
     if crate::io::backend::is_url(path) {
@@ -152,15 +152,15 @@ fn inspect_type(path: &Path) -> Result<Inspection> {
 
 /// A target ready for I/O: the files to open and how they are laid out.
 #[derive(Debug, Clone)]
-pub struct Prepared {
-    pub kind: TargetKind,
-    pub paths: Vec<PathBuf>,
-    pub layout: Layout,
+pub(crate) struct Prepared {
+    pub(crate) kind: TargetKind,
+    pub(crate) paths: Vec<PathBuf>,
+    pub(crate) layout: Layout,
     /// Offset and size alignment direct I/O needs on this target.
-    pub align: u64,
-    pub writable: bool,
+    pub(crate) align: u64,
+    pub(crate) writable: bool,
     /// Something the user should know (reused file set, sparse file...).
-    pub notes: Vec<String>,
+    pub(crate) notes: Vec<String>,
     /// How each worker reopens each file, checking it is still the file
     /// that was prepared.
     files: Option<FileRef>,
@@ -169,16 +169,16 @@ pub struct Prepared {
     /// A metadata run's tree, where its workers open it.
     pub(crate) tree: Option<Arc<dyn TreeRoot>>,
     /// The set was (re)filled by this prepare: it holds the fill and nothing else.
-    pub filled_now: bool,
+    pub(crate) filled_now: bool,
     /// The data runs on this target write and check (set by the executor).
-    pub data: Option<Arc<crate::io::verify::DataPlan>>,
+    pub(crate) data: Option<Arc<crate::io::verify::DataPlan>>,
     /// The fill of a file set: what it wrote, or that it was reused.
-    pub fill: Option<crate::result::fill::FillResult>,
+    pub(crate) fill: Option<crate::result::fill::FillResult>,
     /// Which set (or file, or device) this is: what a journal must name.
-    pub identity: Option<SetIdentity>,
+    pub(crate) identity: Option<SetIdentity>,
     /// A file set's identity before this prepare refilled it: a journal of
     /// it may start over with the new fill; one of any other set may not.
-    pub identity_before: Option<SetIdentity>,
+    pub(crate) identity_before: Option<SetIdentity>,
 }
 
 impl Prepared {
@@ -213,7 +213,7 @@ impl Prepared {
     /// A directory target for an engine that touches no file (`diskless`):
     /// nothing is created, filled or locked, so a run of a thousand null
     /// agents costs no storage; `layout` is only the offsets' range.
-    pub fn diskless(layout: Layout) -> Self {
+    pub(crate) fn diskless(layout: Layout) -> Self {
         Self {
             tree: None,
             kind: TargetKind::Directory,
@@ -276,25 +276,29 @@ impl FileRef {
 
 /// Options for `prepare` that come from the spec.
 #[derive(Clone, Copy)]
-pub struct PrepareOptions<'a> {
-    pub size: u64,
-    pub files: u32,
-    pub direct: bool,
-    pub allow_overwrite: bool,
-    pub needs_write: bool,
-    pub progress: &'a dyn Progress,
+pub(crate) struct PrepareOptions<'a> {
+    pub(crate) size: u64,
+    pub(crate) files: u32,
+    pub(crate) direct: bool,
+    pub(crate) allow_overwrite: bool,
+    pub(crate) needs_write: bool,
+    pub(crate) progress: &'a dyn Progress,
     /// Stop asked for (Ctrl-C) while filling.
-    pub stop: &'a std::sync::atomic::AtomicBool,
+    pub(crate) stop: &'a std::sync::atomic::AtomicBool,
     /// The data the set is filled with (and must have been, to be reused).
-    pub data: &'a crate::spec::data::DataSpec,
+    pub(crate) data: &'a crate::spec::data::DataSpec,
     /// Bytes per fill write.
-    pub fill_bs: u64,
+    pub(crate) fill_bs: u64,
 }
 
 /// Makes the target ready: creates and fills a file set, or checks that an
 /// existing file or device may be used as asked. The target stays locked
 /// against other volbench runs while the returned `Prepared` lives.
-pub fn prepare(insp: &Inspection, storage: Storage, opts: &PrepareOptions) -> Result<Prepared> {
+pub(crate) fn prepare(
+    insp: &Inspection,
+    storage: Storage,
+    opts: &PrepareOptions,
+) -> Result<Prepared> {
     match insp.kind {
         TargetKind::Directory => {
             // Checked when planning; the file system may have changed since.
@@ -310,7 +314,7 @@ pub fn prepare(insp: &Inspection, storage: Storage, opts: &PrepareOptions) -> Re
 
 /// Prepares a file set in subdirectory `name` of the directory target
 /// `parent` (one set per file count), never following a link at `name`.
-pub fn prepare_subset(
+pub(crate) fn prepare_subset(
     parent: &Path,
     storage: Storage,
     name: &str,
@@ -467,7 +471,7 @@ pub(crate) fn open_files(
 
 /// Checks whether a directory's file system accepts O_DIRECT, with a
 /// scratch file created (never reused) in it and removed at once.
-pub fn probe_dir_direct(dir: &Path) -> Result<()> {
+pub(crate) fn probe_dir_direct(dir: &Path) -> Result<()> {
     let dir = setdir::SetDir::open_or_create(dir)?;
     let name = format!(".volbench-direct-probe.{}", std::process::id());
     // O_DIRECT after the create: a create that then fails on O_DIRECT

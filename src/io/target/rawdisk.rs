@@ -45,9 +45,9 @@ pub(crate) fn classify(path: &str) -> Raw {
 /// extents lie on, and where it is mounted (drive letters, folders).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct VolumeOnDisks {
-    pub name: String,
-    pub disks: Vec<u32>,
-    pub mounts: Vec<String>,
+    pub(crate) name: String,
+    pub(crate) disks: Vec<u32>,
+    pub(crate) mounts: Vec<String>,
 }
 
 /// May disk `disk` be written? Not if any volume lies on it: a mounted one

@@ -10,17 +10,17 @@ use crate::io::backend::{Held, SetFile};
 use crate::io::workload::Layout;
 
 pub(crate) struct ReadSet {
-    pub layout: Layout,
+    pub(crate) layout: Layout,
     /// The data format the marker records (None: made before formats were).
-    pub format: Option<String>,
-    pub paths: Vec<PathBuf>,
-    pub files: Vec<Box<dyn SetFile>>,
+    pub(crate) format: Option<String>,
+    pub(crate) paths: Vec<PathBuf>,
+    pub(crate) files: Vec<Box<dyn SetFile>>,
     /// Whether the files were opened with O_DIRECT (else the page cache).
-    pub direct: bool,
+    pub(crate) direct: bool,
     /// The set's identity, which a journal of it names.
-    pub identity: SetIdentity,
+    pub(crate) identity: SetIdentity,
     /// A write without --verify's stamps since the fill, said as when.
-    pub unstamped: Option<String>,
+    pub(crate) unstamped: Option<String>,
     _lock: Box<dyn Held>,
 }
 

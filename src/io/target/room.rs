@@ -16,7 +16,7 @@ pub(super) type SetNeed<'a> = (&'a str, u32, u64);
 /// Refuses (exit 4) when the sets need more than the target's file system
 /// has free. What files already sit at a set's names counts as room: a
 /// reused set needs nothing, a set refilled in place reuses its blocks.
-pub fn check_room_for_sets(target: &Path, sets: &[SetNeed]) -> Result<()> {
+pub(crate) fn check_room_for_sets(target: &Path, sets: &[SetNeed]) -> Result<()> {
     let mut need = 0u64;
     let mut shown = Vec::new();
     for &(name, files, file_size) in sets {

@@ -42,7 +42,7 @@ const RUN: usize = 256;
 
 /// How an open journal relates to the data.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Opened {
+pub(crate) enum Opened {
     /// A new journal: every block starts at the given counter.
     Created,
     /// An existing journal of this set, closed cleanly.
@@ -51,15 +51,15 @@ pub enum Opened {
 
 /// The set a run's journal is for: what it is now and, when this job
 /// refilled it, what it was before (a journal of that fill starts over).
-pub struct Owner<'a> {
-    pub now: &'a SetIdentity,
-    pub before: Option<&'a SetIdentity>,
-    pub refilled: bool,
+pub(crate) struct Owner<'a> {
+    pub(crate) now: &'a SetIdentity,
+    pub(crate) before: Option<&'a SetIdentity>,
+    pub(crate) refilled: bool,
 }
 
 type Alarm = Box<dyn Fn() + Send + Sync>;
 
-pub struct Journal {
+pub(crate) struct Journal {
     fd: OwnedFd,
     path: PathBuf,
     len: u64,
@@ -90,7 +90,7 @@ impl Journal {
     /// `init`. An existing journal of another set or format, or one not
     /// closed cleanly, is refused and left untouched; one of the fill this
     /// job just replaced starts over at `init`.
-    pub fn open(
+    pub(crate) fn open(
         path: &Path,
         layout: Layout,
         unit: u64,
@@ -185,7 +185,7 @@ impl Journal {
 
     /// Opens an existing journal to check data against (`volbench verify`):
     /// its header and every entry checked, loaded into memory.
-    pub fn open_existing(path: &Path) -> Result<Self> {
+    pub(crate) fn open_existing(path: &Path) -> Result<Self> {
         let (fd, h) = read_header(path, true)?
             .ok_or_else(|| VbError::input(format!("--journal {}: no such file", path.display())))?;
         let (ack, issued) = load_tables(&fd, path, &h)?;
@@ -237,7 +237,7 @@ impl Journal {
         self.flush()
     }
 
-    pub fn header(&self) -> Header {
+    pub(crate) fn header(&self) -> Header {
         self.header_now()
     }
 
@@ -248,28 +248,29 @@ impl Journal {
         }
     }
 
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.path
     }
 
-    pub fn blocks(&self) -> usize {
+    pub(crate) fn blocks(&self) -> usize {
         self.blocks
     }
 
     /// The counter of the last acknowledged write of `block`.
-    pub fn ack(&self, block: usize) -> u32 {
+    pub(crate) fn ack(&self, block: usize) -> u32 {
         self.ack.get(block).map_or(0, |e| e.load(Ordering::Relaxed))
     }
 
+    #[cfg(test)]
     /// The counter of the last write issued to `block`.
-    pub fn issued(&self, block: usize) -> u32 {
+    pub(crate) fn issued(&self, block: usize) -> u32 {
         self.issued
             .get(block)
             .map_or(0, |e| e.load(Ordering::Relaxed))
     }
 
     #[inline]
-    pub fn issue(&self, block: usize, counter: u32) {
+    pub(crate) fn issue(&self, block: usize, counter: u32) {
         if let Some(e) = self.issued.get(block) {
             e.store(counter, Ordering::SeqCst);
             self.touch(block);
@@ -277,7 +278,7 @@ impl Journal {
     }
 
     #[inline]
-    pub fn acknowledge(&self, block: usize, counter: u32) {
+    pub(crate) fn acknowledge(&self, block: usize, counter: u32) {
         if let Some(e) = self.ack.get(block) {
             e.store(counter, Ordering::SeqCst);
             self.touch(block);
@@ -299,18 +300,19 @@ impl Journal {
     }
 
     /// Some I/O never completed: the journal must not claim it is clean.
-    pub fn mark_dirty(&self) {
+    pub(crate) fn mark_dirty(&self) {
         self.unclean.store(true, Ordering::Relaxed);
     }
 
+    #[cfg(test)]
     /// Why the journal stopped recording, if it did.
-    pub fn failure(&self) -> Option<String> {
+    pub(crate) fn failure(&self) -> Option<String> {
         self.failure.get().cloned()
     }
 
     /// Calls `alarm` (and drops the previous one) when the journal fails
     /// from now on; at once if it already has.
-    pub fn on_failure(&self, alarm: Option<Alarm>) {
+    pub(crate) fn on_failure(&self, alarm: Option<Alarm>) {
         if let Ok(mut slot) = self.alarm.lock() {
             *slot = alarm;
             if self.failure.get().is_some() {
@@ -366,7 +368,7 @@ impl Journal {
     /// Writes the chunks changed since the last sync and puts them on stable
     /// storage; a header whose highest counter must rise is written (and
     /// synced) first, so the file never holds an entry above it.
-    pub fn flush(&self) -> Result<()> {
+    pub(crate) fn flush(&self) -> Result<()> {
         let _one = self.io.lock().unwrap_or_else(|p| p.into_inner());
         self.guarded(|| {
             self.check_file()?;
@@ -432,7 +434,7 @@ impl Journal {
 
     /// Syncs the journal every second from a thread of its own until
     /// `close`: acknowledgements reach stable storage within about a second.
-    pub fn start_sync(self: &std::sync::Arc<Self>) {
+    pub(crate) fn start_sync(self: &std::sync::Arc<Self>) {
         let Ok(mut slot) = self.sync.lock() else {
             return;
         };
@@ -460,7 +462,7 @@ impl Journal {
     /// Stops the sync thread, syncs, and marks the journal clean (with the
     /// checksum of its tables) if every write it recorded completed
     /// (`all_done`) and nothing failed.
-    pub fn close(&self, all_done: bool) -> Result<()> {
+    pub(crate) fn close(&self, all_done: bool) -> Result<()> {
         if let Ok(mut slot) = self.sync.lock() {
             if let Some((tx, h)) = slot.take() {
                 drop(tx);

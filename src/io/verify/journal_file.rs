@@ -33,28 +33,28 @@ pub(crate) const MAGIC: &str = "volbench-journal/v2";
 const OLD_MAGIC: &str = "volbench-journal/v1";
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Header {
-    pub journal: String,
-    pub files: u32,
-    pub file_size: u64,
-    pub unit: u64,
-    pub blocks: u64,
+pub(crate) struct Header {
+    pub(crate) journal: String,
+    pub(crate) files: u32,
+    pub(crate) file_size: u64,
+    pub(crate) unit: u64,
+    pub(crate) blocks: u64,
     /// The set's data format (`DataSpec::fill_tag`).
-    pub format: String,
+    pub(crate) format: String,
     /// The set (one fill of it) whose writes the journal records.
-    pub set: SetIdentity,
+    pub(crate) set: SetIdentity,
     /// The highest counter any write recorded here reached: no entry may
     /// exceed it. Stored before the entries that raise it reach the file.
-    pub high: u32,
+    pub(crate) high: u32,
     /// Closed after every write it records had completed and been synced.
-    pub clean: bool,
+    pub(crate) clean: bool,
     /// With `clean`: the xxh3 of both tables, so a damaged entry is found.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sum: Option<String>,
+    pub(crate) sum: Option<String>,
 }
 
 impl Header {
-    pub fn layout(&self) -> Layout {
+    pub(crate) fn layout(&self) -> Layout {
         Layout {
             nfiles: self.files,
             file_size: self.file_size,
@@ -62,7 +62,7 @@ impl Header {
     }
 
     /// The header as written: one line of JSON padded to HEADER_BYTES.
-    pub fn bytes(&self) -> Result<Vec<u8>> {
+    pub(crate) fn bytes(&self) -> Result<Vec<u8>> {
         let mut text = serde_json::to_string(self).map_err(|e| VbError::run(e.to_string()))?;
         text.push('\n');
         if text.len() > HEADER_BYTES {

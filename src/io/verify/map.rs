@@ -25,16 +25,16 @@ pub(crate) fn next_counter(c: u32) -> u32 {
     if c + 1 >= FORMED { 1 } else { c + 1 }
 }
 
-pub struct BlockMap {
+pub(crate) struct BlockMap {
     unit: u64,
     per_file: u64,
     cells: Box<[AtomicU32]>,
     /// The files, for error messages.
-    pub paths: Vec<PathBuf>,
+    pub(crate) paths: Vec<PathBuf>,
     /// Mismatches over the whole job, against --max-data-errors.
-    pub errors: AtomicU64,
-    pub max_errors: u64,
-    pub journal: Option<std::sync::Arc<Journal>>,
+    pub(crate) errors: AtomicU64,
+    pub(crate) max_errors: u64,
+    pub(crate) journal: Option<std::sync::Arc<Journal>>,
 }
 
 /// Memory the map of a set of `total` bytes in `unit`-byte blocks takes.
@@ -54,7 +54,7 @@ pub(crate) fn block_unit(sizes: impl IntoIterator<Item = u64>) -> u64 {
 impl BlockMap {
     /// Every block starts at `init`: 0 for a set just filled, FORMED for
     /// one volbench filled earlier, UNKNOWN for anything else.
-    pub fn new(
+    pub(crate) fn new(
         layout: Layout,
         unit: u64,
         init: u32,
@@ -84,22 +84,19 @@ impl BlockMap {
         })
     }
 
-    pub fn unit(&self) -> u64 {
-        self.unit
-    }
-
-    pub fn blocks(&self) -> usize {
+    pub(crate) fn blocks(&self) -> usize {
         self.cells.len()
     }
 
     /// Loads counters (from a journal).
-    pub fn set(&self, block: usize, counter: u32) {
+    pub(crate) fn set(&self, block: usize, counter: u32) {
         if let Some(c) = self.cells.get(block) {
             c.store(counter & !BUSY, Ordering::Relaxed);
         }
     }
 
-    pub fn get(&self, block: usize) -> u32 {
+    #[cfg(test)]
+    pub(crate) fn get(&self, block: usize) -> u32 {
         self.cells
             .get(block)
             .map_or(UNKNOWN, |c| c.load(Ordering::Acquire) & !BUSY)
@@ -116,7 +113,7 @@ impl BlockMap {
     /// Takes every block of `op`; a write also moves each to its next
     /// counter. False (holding nothing) if another I/O owns one of them.
     #[inline]
-    pub fn acquire(&self, op: &IoOp) -> bool {
+    pub(crate) fn acquire(&self, op: &IoOp) -> bool {
         let range = self.range(op);
         for i in range.clone() {
             let cell = &self.cells[i];
@@ -147,7 +144,7 @@ impl BlockMap {
 
     /// The counter of the block holding byte `at` of `op` (owned by the caller).
     #[inline]
-    pub fn counter_at(&self, op: &IoOp, at: u64) -> u32 {
+    pub(crate) fn counter_at(&self, op: &IoOp, at: u64) -> u32 {
         let i = self.range(op).start + (at / self.unit) as usize;
         self.cells
             .get(i)
@@ -157,7 +154,7 @@ impl BlockMap {
     /// Gives `op`'s blocks back once it completed; a write that failed
     /// leaves its blocks' content unknown.
     #[inline]
-    pub fn release(&self, op: &IoOp, ok: bool) {
+    pub(crate) fn release(&self, op: &IoOp, ok: bool) {
         for i in self.range(op) {
             let c = &self.cells[i];
             let v = c.load(Ordering::Relaxed) & !BUSY;

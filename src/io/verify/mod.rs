@@ -18,7 +18,7 @@ use sectors::{Dedup, Found, Pool, SECTOR, check_sector, first_bytes, stamp_heade
 
 /// How a run's writes (and the fill) make their data, and the checks of its
 /// reads. Shared by the workers of every run on one file set.
-pub struct DataPlan {
+pub(crate) struct DataPlan {
     /// Made at once for a plan that writes or checks; a read-only run never
     /// needs its 8 MiB (a thousand null-engine agents carried 8 GB of it),
     /// so there it is made only if something asks after all.
@@ -27,7 +27,7 @@ pub struct DataPlan {
     dedup: Option<Dedup>,
     /// Unique data without checkable headers: --compress alone.
     light: bool,
-    pub map: Option<BlockMap>,
+    pub(crate) map: Option<BlockMap>,
 }
 
 impl std::fmt::Debug for DataPlan {
@@ -42,9 +42,9 @@ impl std::fmt::Debug for DataPlan {
 /// What one worker found wrong.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct DataReport {
-    pub errors: u64,
+    pub(crate) errors: u64,
     /// The first few mismatches, described.
-    pub samples: Vec<String>,
+    pub(crate) samples: Vec<String>,
 }
 
 /// Mismatches a worker describes in full; the rest are only counted.
@@ -63,13 +63,18 @@ impl DataReport {
 
 impl DataPlan {
     /// The plan for `spec` over a set of `layout`; `map` when --verify.
-    pub fn new(spec: &DataSpec, layout: Layout, map: Option<BlockMap>) -> Self {
+    pub(crate) fn new(spec: &DataSpec, layout: Layout, map: Option<BlockMap>) -> Self {
         Self::sized(spec, layout, map, true)
     }
 
     /// Like `new`; `writes` false (no write, no check in any run) leaves the
     /// pool unmade until first asked for.
-    pub fn sized(spec: &DataSpec, layout: Layout, map: Option<BlockMap>, writes: bool) -> Self {
+    pub(crate) fn sized(
+        spec: &DataSpec,
+        layout: Layout,
+        map: Option<BlockMap>,
+        writes: bool,
+    ) -> Self {
         let pool = std::sync::OnceLock::new();
         if writes || map.is_some() {
             let _ = pool.set(Pool::new(spec.compress));
@@ -90,7 +95,7 @@ impl DataPlan {
 
     /// Fills `buf`, to be written at `offset` of file `file` by the fill:
     /// the same data the runs write, with counter 0 in checkable sectors.
-    pub fn fill_chunk(&self, buf: &mut [u8], file: u32, offset: u64, pos: u64) {
+    pub(crate) fn fill_chunk(&self, buf: &mut [u8], file: u32, offset: u64, pos: u64) {
         if let Some(d) = &self.dedup {
             d.write(self.pool(), buf, file, offset);
             return;
@@ -102,13 +107,20 @@ impl DataPlan {
 
     /// Takes the blocks of `op` (with --verify); false if another I/O owns one.
     #[inline]
-    pub fn acquire(&self, op: &IoOp) -> bool {
+    pub(crate) fn acquire(&self, op: &IoOp) -> bool {
         self.map.as_ref().is_none_or(|m| m.acquire(op))
     }
 
     /// Makes the data of write `op` in `buf` (its slot's buffer, op.len long).
     #[inline]
-    pub fn write(&self, buf: &mut [u8], op: &IoOp, key: u64, seq: u64, rng: &mut fastrand::Rng) {
+    pub(crate) fn write(
+        &self,
+        buf: &mut [u8],
+        op: &IoOp,
+        key: u64,
+        seq: u64,
+        rng: &mut fastrand::Rng,
+    ) {
         if let Some(d) = &self.dedup {
             d.write(self.pool(), buf, op.file, op.offset);
             return;
@@ -120,19 +132,19 @@ impl DataPlan {
 
     /// Whether writes may come from a ring of the pool stamped in place
     /// (`io::ring`): not with --dedup, whose blocks' bytes are their group's.
-    pub fn ring_ok(&self) -> bool {
+    pub(crate) fn ring_ok(&self) -> bool {
         self.dedup.is_none()
     }
 
     /// Fills a worker's ring with the pool, repeated to its length.
-    pub fn fill_ring(&self, ring: &mut [u8]) {
+    pub(crate) fn fill_ring(&self, ring: &mut [u8]) {
         self.pool().copy_into(ring, 0);
     }
 
     /// Stamps write `op`'s sector headers into `buf`, which holds pool
     /// sectors from `pos` on (a ring window: ring sector `pos`).
     #[inline]
-    pub fn stamp_window(&self, buf: &mut [u8], op: &IoOp, key: u64, seq: u64, pos: u64) {
+    pub(crate) fn stamp_window(&self, buf: &mut [u8], op: &IoOp, key: u64, seq: u64, pos: u64) {
         debug_assert!(self.light || self.map.is_some());
         match &self.map {
             Some(m) => stamp_headers(buf, self.pool(), op.file, op.offset, pos, |i| {
@@ -145,7 +157,7 @@ impl DataPlan {
     /// Checks read `op`'s data in `buf` (with --verify): the first sector
     /// that is not what the map says, described.
     #[inline]
-    pub fn check(&self, buf: &mut [u8], op: &IoOp) -> Option<String> {
+    pub(crate) fn check(&self, buf: &mut [u8], op: &IoOp) -> Option<String> {
         let m = self.map.as_ref()?;
         for (i, s) in buf.chunks_exact_mut(SECTOR).enumerate() {
             let at = (i * SECTOR) as u64;
@@ -180,30 +192,30 @@ impl DataPlan {
 
     /// Gives `op`'s blocks back once it completed (`ok`: in full).
     #[inline]
-    pub fn release(&self, op: &IoOp, ok: bool) {
+    pub(crate) fn release(&self, op: &IoOp, ok: bool) {
         if let Some(m) = &self.map {
             m.release(op, ok);
         }
     }
 
     /// Counts one mismatch; true once --max-data-errors is reached.
-    pub fn count_error(&self) -> bool {
+    pub(crate) fn count_error(&self) -> bool {
         self.map.as_ref().is_some_and(|m| {
             m.errors.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1 >= m.max_errors
         })
     }
 
-    pub fn max_errors(&self) -> u64 {
+    pub(crate) fn max_errors(&self) -> u64 {
         self.map.as_ref().map_or(0, |m| m.max_errors)
     }
 
     /// The journal the block map keeps, if any.
-    pub fn journal(&self) -> Option<Arc<journal::Journal>> {
+    pub(crate) fn journal(&self) -> Option<Arc<journal::Journal>> {
         self.map.as_ref().and_then(|m| m.journal.clone())
     }
 
     /// A worker gave up on I/Os still in flight.
-    pub fn abandoned(&self) {
+    pub(crate) fn abandoned(&self) {
         if let Some(j) = self.map.as_ref().and_then(|m| m.journal.as_ref()) {
             j.mark_dirty();
         }

@@ -192,10 +192,10 @@ pub(crate) fn first_bytes(s: &[u8]) -> String {
 /// Content of the dedup copies: unit `u` of a set of `units` units holds
 /// the same bytes as every other unit of its group.
 pub(crate) struct Dedup {
-    pub unit: u64,
-    pub groups: u64,
+    pub(crate) unit: u64,
+    pub(crate) groups: u64,
     /// Units per file (a partial last unit counts).
-    pub per_file: u64,
+    pub(crate) per_file: u64,
 }
 
 const DEDUP_KEY: u64 = 0x6465_6475_705f_6b65;

@@ -16,7 +16,7 @@ fn first(sources: &[Source]) -> Result<&ResultDoc> {
 }
 
 /// `result.json`: the result itself (`volbench.result/v1`).
-pub struct ResultJson;
+pub(crate) struct ResultJson;
 
 impl Export for ResultJson {
     fn name(&self) -> &'static str {
@@ -28,7 +28,7 @@ impl Export for ResultJson {
 }
 
 /// `summary.csv`: one row per run and operation (docs/reference/summary-csv.md).
-pub struct SummaryCsv;
+pub(crate) struct SummaryCsv;
 
 impl Export for SummaryCsv {
     fn name(&self) -> &'static str {
@@ -41,7 +41,7 @@ impl Export for SummaryCsv {
 
 /// `tables.md`: the tables in the papers' layout, a latency search's steps
 /// and the diagnosis.
-pub struct TablesMd;
+pub(crate) struct TablesMd;
 
 impl Export for TablesMd {
     fn name(&self) -> &'static str {
@@ -60,7 +60,7 @@ impl Export for TablesMd {
 }
 
 /// `table-N-title.csv`: each of those tables as CSV.
-pub struct TableCsvs;
+pub(crate) struct TableCsvs;
 
 impl Export for TableCsvs {
     fn name(&self) -> &'static str {

@@ -8,14 +8,14 @@
 
 mod files;
 
-pub use files::{ResultJson, SummaryCsv, TableCsvs, TablesMd};
+pub(crate) use files::{ResultJson, SummaryCsv, TableCsvs, TablesMd};
 
 use crate::error::Result;
 use crate::output::file::OutputDir;
 use crate::output::source::Source;
 
 /// One view of a set of results, written as one or more files.
-pub trait Export {
+pub(crate) trait Export {
     /// What it is, as `--format` and messages name it.
     fn name(&self) -> &'static str;
     /// Its files, `(file name, text)`, in the order they are written.
@@ -39,16 +39,12 @@ impl Exporters {
         ])
     }
 
-    pub fn push(&mut self, e: Box<dyn Export>) {
+    pub(crate) fn push(&mut self, e: Box<dyn Export>) {
         self.0.push(e);
     }
 
-    pub fn names(&self) -> Vec<&'static str> {
-        self.0.iter().map(|e| e.name()).collect()
-    }
-
     /// Every file of every view, rendered.
-    pub fn render(&self, sources: &[Source]) -> Result<Vec<(String, String)>> {
+    pub(crate) fn render(&self, sources: &[Source]) -> Result<Vec<(String, String)>> {
         let mut out = Vec::new();
         for e in &self.0 {
             out.extend(e.render(sources)?);

@@ -45,12 +45,12 @@ pub(super) struct Board {
 /// One host's row as shown.
 #[derive(Debug, Clone, PartialEq)]
 pub(super) struct Row {
-    pub host: String,
-    pub iops: f64,
-    pub mib_s: f64,
-    pub p99_us: Option<f64>,
+    pub(crate) host: String,
+    pub(crate) iops: f64,
+    pub(crate) mib_s: f64,
+    pub(crate) p99_us: Option<f64>,
     /// "failed", "silent 12s", "slow", else the coordinator's state.
-    pub mark: String,
+    pub(crate) mark: String,
     /// Ordering key: problems (failed, silent) before the rest.
     alarm: bool,
 }

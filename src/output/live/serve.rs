@@ -26,13 +26,13 @@ use crate::units::bounds::{
 /// The limits one server keeps (the bounds' values; shorter in tests).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Limits {
-    pub connections: usize,
-    pub request: Duration,
-    pub response: Duration,
-    pub head_bytes: usize,
-    pub headers: usize,
-    pub linger: Duration,
-    pub max_linger: Duration,
+    pub(crate) connections: usize,
+    pub(crate) request: Duration,
+    pub(crate) response: Duration,
+    pub(crate) head_bytes: usize,
+    pub(crate) headers: usize,
+    pub(crate) linger: Duration,
+    pub(crate) max_linger: Duration,
 }
 
 impl Default for Limits {

@@ -301,9 +301,9 @@ fn measured_s(from: &mut Option<f64>, elapsed_s: f64, interval_s: f64) -> f64 {
 
 /// A phase's clock for the status line.
 pub(crate) struct Clock {
-    pub phase: &'static str,
-    pub done_s: f64,
-    pub of_s: f64,
+    pub(crate) phase: &'static str,
+    pub(crate) done_s: f64,
+    pub(crate) of_s: f64,
 }
 
 /// The width a status line keeps within: an 80-column terminal, less one

@@ -49,7 +49,7 @@ impl Client {
         }
     }
 
-    pub fn version(&self) -> Version {
+    pub(crate) fn version(&self) -> Version {
         self.st.version
     }
 
@@ -60,22 +60,6 @@ impl Client {
 
     pub fn wsize(&self) -> u32 {
         self.wsize
-    }
-
-    /// Calls the server takes at once: NFSv4.1's session slots, or the
-    /// client's own table for NFSv3 (which has no such bound).
-    pub fn max_in_flight(&self) -> usize {
-        match &self.st.v4 {
-            Some(s) => (s.target as usize + 1)
-                .saturating_sub(s.retired as usize)
-                .max(1),
-            None => self.rpc.calls.capacity(),
-        }
-    }
-
-    /// Requests in flight, counted in calls.
-    pub fn in_flight(&self) -> usize {
-        self.rpc.in_flight()
     }
 
     /// What each connection saw.
@@ -98,11 +82,6 @@ impl Client {
     /// The last READDIR's entries.
     pub fn dir_page(&self) -> &DirPage {
         &self.st.page
-    }
-
-    /// An open file's handle.
-    pub fn file(&self, file: u32) -> Option<&Fh> {
-        self.st.files.get(file as usize).map(|f| &f.fh)
     }
 
     /// Queues `req` in user slot `slot` (below `Options::depth`); its
@@ -571,28 +550,6 @@ impl Client {
         // Calls held with an old slot are given new ones.
         for id in self.st.waiting.iter().copied().collect::<Vec<_>>() {
             self.st.extra[id as usize].slot = NO_SLOT;
-        }
-        Ok(())
-    }
-
-    /// NFSv4.1 keeps its state (the session, open files) only while the
-    /// client renews its lease: any call does, and this sends a SEQUENCE
-    /// alone when nothing has for a third of the lease. Call it when idle
-    /// (between runs); NFSv3 has nothing to renew.
-    pub fn keep_alive(&mut self) -> Result<(), NfsError> {
-        let due = self
-            .st
-            .v4
-            .as_ref()
-            .is_some_and(|s| s.last_sequence.elapsed() >= s.lease / 3);
-        if due && self.rpc.in_flight() == 0 {
-            let bytes = self.raw(v4::PROC_COMPOUND, OpKind::Session, true, v4::encode_renew)?;
-            if !v4reply_sequenced(&bytes) {
-                if let Some(s) = self.st.v4.as_mut() {
-                    s.lost = true;
-                }
-                self.recover()?;
-            }
         }
         Ok(())
     }

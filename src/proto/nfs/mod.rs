@@ -5,15 +5,15 @@
 //! `Client::queue` and `Client::poll` are the engine's shape, `Client::call`
 //! and the helpers in `ops.rs` the blocking one.
 
-pub mod client;
-pub mod error;
-pub mod ops;
+pub(crate) mod client;
+pub(crate) mod error;
+pub(crate) mod ops;
 pub(crate) mod setup;
-pub mod state;
-pub mod types;
+pub(crate) mod state;
+pub(crate) mod types;
 pub mod url;
-pub mod v3;
-pub mod v4;
+pub(crate) mod v3;
+pub(crate) mod v4;
 
 #[cfg(test)]
 mod tests;
@@ -21,7 +21,7 @@ mod tests;
 use std::time::Duration;
 
 pub use client::Client;
-pub use error::NfsError;
+pub(crate) use error::NfsError;
 pub use state::Completion;
 pub use types::{Attr, CreateHow, DirPage, Fh, FileType, OpKind, Reply, Request, Stable, Version};
 pub use url::Url;
@@ -97,9 +97,7 @@ pub struct Mount {
     pub client: Client,
     /// The target directory's handle and attributes.
     pub dir: Fh,
-    pub attr: Attr,
-    /// NFSv3: the export mounted (the rest of the path was looked up).
-    pub export: String,
+    pub(crate) attr: Attr,
 }
 
 /// Connects to the directory `url` names, as `o` says: one line of error

@@ -12,7 +12,7 @@ use super::types::{
 use super::v3;
 
 /// The most READDIR pages one listing reads before it gives up.
-pub const MAX_DIR_PAGES: usize = 1 << 20;
+pub(crate) const MAX_DIR_PAGES: usize = 1 << 20;
 
 impl Client {
     pub fn getattr(&mut self, fh: &Fh) -> Result<Attr, NfsError> {
@@ -92,7 +92,7 @@ impl Client {
     /// missing. Anything else at the name (a symbolic link, a file) is
     /// refused, never followed; one another client made meanwhile is looked
     /// at again.
-    pub fn ensure_dir(&mut self, dir: &Fh, name: &[u8], mode: u32) -> Result<Fh, NfsError> {
+    pub(crate) fn ensure_dir(&mut self, dir: &Fh, name: &[u8], mode: u32) -> Result<Fh, NfsError> {
         let not_dir = |kind: FileType| {
             invalid(
                 OpKind::Lookup,
@@ -121,7 +121,7 @@ impl Client {
     /// Removes the directory `name` in `dir` when it is one and empty:
     /// RMDIR fails on a directory with entries, and anything else at the
     /// name is refused before it is sent.
-    pub fn remove_empty_dir(&mut self, dir: &Fh, name: &[u8]) -> Result<(), NfsError> {
+    pub(crate) fn remove_empty_dir(&mut self, dir: &Fh, name: &[u8]) -> Result<(), NfsError> {
         let (_, a) = self.lookup(dir, name)?;
         if a.kind != FileType::Directory {
             return Err(invalid(OpKind::Rmdir, "it is not a directory"));

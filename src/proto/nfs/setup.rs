@@ -42,7 +42,7 @@ pub(crate) fn connect(url: &Url, o: &Options) -> Result<Mount, String> {
     let at = |e: String| format!("{url}: {e}");
     let rpcbind = resolve(&url.host, PMAP_PORT).map_err(at)?;
     let wait = o.connect_timeout;
-    let (client, dir, attr, export) = match o.version {
+    let (client, dir, attr) = match o.version {
         Version::V3 => {
             let mport = match o.mount_port {
                 Some(p) => p,
@@ -67,7 +67,7 @@ pub(crate) fn connect(url: &Url, o: &Options) -> Result<Mount, String> {
                 _ => FsInfo::default(),
             };
             sizes(&mut c, fs, o, u32::MAX);
-            (c, dir, attr, export)
+            (c, dir, attr)
         }
         Version::V41 => {
             let addr = SocketAddr::new(rpcbind.ip(), o.nfs_port.unwrap_or(NFS_PORT));
@@ -104,7 +104,7 @@ pub(crate) fn connect(url: &Url, o: &Options) -> Result<Mount, String> {
                     .as_ref()
                     .map_or(u32::MAX, |s| s.max_resp.min(s.max_req));
             sizes(&mut c, fs, o, bound.saturating_sub(1024));
-            (c, dir, attr, String::new())
+            (c, dir, attr)
         }
     };
     if attr.kind != FileType::Directory {
@@ -113,12 +113,7 @@ pub(crate) fn connect(url: &Url, o: &Options) -> Result<Mount, String> {
             url.path_string()
         )));
     }
-    Ok(Mount {
-        client,
-        dir,
-        attr,
-        export,
-    })
+    Ok(Mount { client, dir, attr })
 }
 
 /// Calls per user request at most.

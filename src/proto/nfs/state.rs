@@ -18,11 +18,11 @@ use crate::proto::rpc::msg::Refusal;
 use crate::proto::rpc::xdr::XdrError;
 
 /// The tag of the client's own blocking calls (their results decoded).
-pub const INTERNAL: u64 = u64::MAX;
+pub(crate) const INTERNAL: u64 = u64::MAX;
 /// The tag of raw blocking calls (their results kept as bytes).
-pub const RAW: u64 = u64::MAX - 1;
+pub(crate) const RAW: u64 = u64::MAX - 1;
 /// No NFSv4.1 slot.
-pub const NO_SLOT: u32 = u32::MAX;
+pub(crate) const NO_SLOT: u32 = u32::MAX;
 /// DELAY or GRACE answers one call may get before it fails.
 const MAX_DELAYS: u8 = 30;
 
@@ -35,25 +35,25 @@ pub struct Completion {
 
 /// An open file.
 #[derive(Debug, Clone, Copy)]
-pub struct OpenFile {
-    pub fh: Fh,
-    pub stateid: Stateid,
+pub(crate) struct OpenFile {
+    pub(crate) fh: Fh,
+    pub(crate) stateid: Stateid,
     /// NFSv4.1: the server forgot its stateid; opened again before use.
-    pub stale: bool,
-    pub closed: bool,
+    pub(crate) stale: bool,
+    pub(crate) closed: bool,
 }
 
 /// A user slot: the calls of one request still out, and what they sum to.
 #[derive(Debug, Clone, Copy)]
-pub struct UserSlot {
-    pub left: u32,
-    pub bytes: u32,
-    pub eof: bool,
-    pub committed: Stable,
-    pub verf: [u8; 8],
-    pub error: Option<NfsError>,
-    pub reply: Option<Reply>,
-    pub stateid: Option<Stateid>,
+pub(crate) struct UserSlot {
+    pub(crate) left: u32,
+    pub(crate) bytes: u32,
+    pub(crate) eof: bool,
+    pub(crate) committed: Stable,
+    pub(crate) verf: [u8; 8],
+    pub(crate) error: Option<NfsError>,
+    pub(crate) reply: Option<Reply>,
+    pub(crate) stateid: Option<Stateid>,
 }
 
 impl UserSlot {
@@ -71,18 +71,18 @@ impl UserSlot {
 
 /// Per call: what the client needs at its reply.
 #[derive(Debug, Clone, Copy)]
-pub struct CallExtra {
-    pub seq_at: u32,
-    pub stateid_at: u32,
-    pub file: u32,
-    pub slot: u32,
-    pub delays: u8,
-    pub retry_at: Option<Instant>,
-    pub open: bool,
+pub(crate) struct CallExtra {
+    pub(crate) seq_at: u32,
+    pub(crate) stateid_at: u32,
+    pub(crate) file: u32,
+    pub(crate) slot: u32,
+    pub(crate) delays: u8,
+    pub(crate) retry_at: Option<Instant>,
+    pub(crate) open: bool,
 }
 
 impl CallExtra {
-    pub const NONE: CallExtra = CallExtra {
+    pub(crate) const NONE: CallExtra = CallExtra {
         seq_at: 0,
         stateid_at: 0,
         file: u32::MAX,
@@ -94,31 +94,31 @@ impl CallExtra {
 }
 
 /// An NFSv4.1 session.
-pub struct Session {
-    pub clientid: u64,
-    pub id: SessionId,
-    pub owner: Vec<u8>,
-    pub verifier: [u8; 8],
+pub(crate) struct Session {
+    pub(crate) clientid: u64,
+    pub(crate) id: SessionId,
+    pub(crate) owner: Vec<u8>,
+    pub(crate) verifier: [u8; 8],
     /// Next sequence number per slot.
-    pub seq: Vec<u32>,
-    pub free: Vec<u32>,
+    pub(crate) seq: Vec<u32>,
+    pub(crate) free: Vec<u32>,
     /// Slots not used again (their sequence is uncertain).
-    pub retired: u32,
+    pub(crate) retired: u32,
     /// The server's target highest slot: slots above are not handed out.
-    pub target: u32,
-    pub max_req: u32,
-    pub max_resp: u32,
+    pub(crate) target: u32,
+    pub(crate) max_req: u32,
+    pub(crate) max_resp: u32,
     /// The server forgot the session (restarted): set up again before use.
-    pub lost: bool,
-    pub lease: Duration,
-    pub last_sequence: Instant,
+    pub(crate) lost: bool,
+    pub(crate) lease: Duration,
+    pub(crate) last_sequence: Instant,
     /// When it was made: a reply to a call sent before is the old
     /// session's (its slot is not this session's).
-    pub created: Instant,
+    pub(crate) created: Instant,
 }
 
 impl Session {
-    pub fn take(&mut self) -> Option<(u32, u32)> {
+    pub(crate) fn take(&mut self) -> Option<(u32, u32)> {
         let slot = self.free.pop()?;
         let s = self.seq[slot as usize];
         self.seq[slot as usize] = s.wrapping_add(1);
@@ -126,7 +126,7 @@ impl Session {
         Some((slot, s))
     }
 
-    pub fn give_back(&mut self, slot: u32) {
+    pub(crate) fn give_back(&mut self, slot: u32) {
         if slot != NO_SLOT && (slot as usize) < self.seq.len() {
             if slot <= self.target {
                 self.free.push(slot);
@@ -136,30 +136,30 @@ impl Session {
         }
     }
 
-    pub fn highest(&self) -> u32 {
+    pub(crate) fn highest(&self) -> u32 {
         self.seq.len() as u32 - 1
     }
 }
 
-pub struct State {
-    pub version: Version,
-    pub files: Vec<OpenFile>,
-    pub user: Vec<UserSlot>,
-    pub extra: Vec<CallExtra>,
-    pub out: Vec<Completion>,
-    pub internal: Option<Result<(Reply, Option<Stateid>), NfsError>>,
-    pub raw: Vec<u8>,
-    pub page: DirPage,
-    pub v4: Option<Session>,
+pub(crate) struct State {
+    pub(crate) version: Version,
+    pub(crate) files: Vec<OpenFile>,
+    pub(crate) user: Vec<UserSlot>,
+    pub(crate) extra: Vec<CallExtra>,
+    pub(crate) out: Vec<Completion>,
+    pub(crate) internal: Option<Result<(Reply, Option<Stateid>), NfsError>>,
+    pub(crate) raw: Vec<u8>,
+    pub(crate) page: DirPage,
+    pub(crate) v4: Option<Session>,
     /// NFSv4.1 calls encoded and waiting for a slot, oldest first.
-    pub waiting: VecDeque<u32>,
+    pub(crate) waiting: VecDeque<u32>,
     /// NFSv4.1 calls kept to be sent again (after DELAY, a lost session,
     /// a forgotten stateid).
-    pub parked: Vec<u32>,
+    pub(crate) parked: Vec<u32>,
 }
 
 impl State {
-    pub fn new(version: Version, depth: usize, max_calls: usize) -> State {
+    pub(crate) fn new(version: Version, depth: usize, max_calls: usize) -> State {
         State {
             version,
             files: Vec::new(),

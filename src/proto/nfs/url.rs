@@ -10,32 +10,32 @@ use super::types::{NAME_MAX, Version};
 /// The longest path the MOUNT protocol takes.
 const MAX_PATH: usize = 1024;
 /// The most connections a client opens (`units::bounds`).
-pub const MAX_CONNECTIONS: usize = crate::units::bounds::MAX_NFS_CONNECTIONS as usize;
+pub(crate) const MAX_CONNECTIONS: usize = crate::units::bounds::MAX_NFS_CONNECTIONS as usize;
 /// rsize and wsize: 4 KiB to 16 MiB.
-pub const MIN_XFER: u32 = 4096;
-pub const MAX_XFER: u32 = 16 << 20;
+pub(crate) const MIN_XFER: u32 = 4096;
+pub(crate) const MAX_XFER: u32 = 16 << 20;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Url {
     /// The server's name or address (an IPv6 address without brackets).
-    pub host: String,
+    pub(crate) host: String,
     /// The port in the authority (the NFS port), if given.
-    pub port: Option<u16>,
+    pub(crate) port: Option<u16>,
     /// The path's components, percent-decoded: the export, then the directory.
-    pub path: Vec<String>,
-    pub version: Option<Version>,
-    pub uid: Option<u32>,
-    pub gid: Option<u32>,
-    pub nfsport: Option<u16>,
-    pub mountport: Option<u16>,
-    pub nconnect: Option<usize>,
-    pub rsize: Option<u32>,
-    pub wsize: Option<u32>,
+    pub(crate) path: Vec<String>,
+    pub(crate) version: Option<Version>,
+    pub(crate) uid: Option<u32>,
+    pub(crate) gid: Option<u32>,
+    pub(crate) nfsport: Option<u16>,
+    pub(crate) mountport: Option<u16>,
+    pub(crate) nconnect: Option<usize>,
+    pub(crate) rsize: Option<u32>,
+    pub(crate) wsize: Option<u32>,
 }
 
 impl Url {
     /// The path as the server sees it ("/export/dir").
-    pub fn path_string(&self) -> String {
+    pub(crate) fn path_string(&self) -> String {
         format!("/{}", self.path.join("/"))
     }
 }

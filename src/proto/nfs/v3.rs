@@ -10,22 +10,21 @@ use super::types::{
 };
 use crate::proto::rpc::xdr::{Dec, Enc, Xdr, XdrError};
 
-pub const PROG: u32 = 100003;
-pub const VERS: u32 = 3;
-pub const MOUNT_PROG: u32 = 100005;
-pub const MOUNT_VERS: u32 = 3;
-pub const MOUNTPROC_MNT: u32 = 1;
-pub const MOUNTPROC_UMNT: u32 = 3;
-pub const MOUNTPROC_EXPORT: u32 = 5;
+pub(crate) const PROG: u32 = 100003;
+pub(crate) const VERS: u32 = 3;
+pub(crate) const MOUNT_PROG: u32 = 100005;
+pub(crate) const MOUNT_VERS: u32 = 3;
+pub(crate) const MOUNTPROC_MNT: u32 = 1;
+pub(crate) const MOUNTPROC_EXPORT: u32 = 5;
 const FHSIZE3: usize = 64;
 const MNTPATHLEN: usize = 1024;
 const MNTNAMLEN: usize = 255;
 /// Bytes asked for per READDIR page (and per READDIRPLUS's names).
-pub const DIR_COUNT: u32 = 8192;
+pub(crate) const DIR_COUNT: u32 = 8192;
 /// READDIRPLUS's whole reply, attributes and handles included.
-pub const DIRPLUS_MAX: u32 = 32768;
+pub(crate) const DIRPLUS_MAX: u32 = 32768;
 
-pub fn proc_of(kind: OpKind) -> u32 {
+pub(crate) fn proc_of(kind: OpKind) -> u32 {
     match kind {
         OpKind::Null => 0,
         OpKind::Getattr => 1,
@@ -78,7 +77,7 @@ fn sattr(e: &mut Enc, mode: Option<u32>, size: Option<u64>, server_times: bool) 
 
 /// The procedure and arguments of `req`; `file` is the handle of the file
 /// a READ, WRITE or COMMIT names.
-pub fn encode(e: &mut Enc, req: &Request, file: Option<&Fh>) -> Result<u32, &'static str> {
+pub(crate) fn encode(e: &mut Enc, req: &Request, file: Option<&Fh>) -> Result<u32, &'static str> {
     let need_file = || file.ok_or("a file number that is not open");
     match *req {
         Request::Null => {}
@@ -175,7 +174,7 @@ pub fn encode(e: &mut Enc, req: &Request, file: Option<&Fh>) -> Result<u32, &'st
 /// The arguments of a SETATTR that sets the mode and the times to the
 /// server's clock: what follows an EXCLUSIVE create, whose verifier the
 /// server kept in the times.
-pub fn encode_after_exclusive(e: &mut Enc, f: &Fh, mode: u32) -> u32 {
+pub(crate) fn encode_after_exclusive(e: &mut Enc, f: &Fh, mode: u32) -> u32 {
     fh(e, f);
     sattr(e, Some(mode), None, true);
     e.bool(false);
@@ -189,7 +188,7 @@ fn time(d: &mut Dec) -> Xdr<Time> {
     })
 }
 
-pub fn fattr3(d: &mut Dec) -> Xdr<Attr> {
+pub(crate) fn fattr3(d: &mut Dec) -> Xdr<Attr> {
     let kind = FileType::from_wire(d.u32()?);
     let mode = d.u32()?;
     let nlink = d.u32()?;
@@ -265,7 +264,7 @@ fn bad(op: OpKind, e: XdrError) -> NfsError {
 /// For a READ reply: where its data starts in `results` and how long it
 /// is, or None for a failed READ (no data). `Short` when `results` is only
 /// a prefix that ends before the data.
-pub fn data_at(results: &[u8]) -> Xdr<Option<(usize, usize)>> {
+pub(crate) fn data_at(results: &[u8]) -> Xdr<Option<(usize, usize)>> {
     let mut d = Dec::new(results);
     if d.u32()? != 0 {
         return Ok(None);
@@ -284,7 +283,7 @@ pub fn data_at(results: &[u8]) -> Xdr<Option<(usize, usize)>> {
 
 /// Decodes the results of a `kind` request. For a READ, `results` ends
 /// where its data began and `data_len` bytes were placed in the buffer.
-pub fn decode(
+pub(crate) fn decode(
     kind: OpKind,
     results: &[u8],
     data_len: usize,
@@ -434,7 +433,7 @@ fn readdir(d: &mut Dec, plus: bool, page: &mut DirPage) -> Result<Reply, Fail> {
 }
 
 /// MOUNT's MNT results: the export's root handle.
-pub fn decode_mnt(results: &[u8]) -> Result<Fh, String> {
+pub(crate) fn decode_mnt(results: &[u8]) -> Result<Fh, String> {
     let mut d = Dec::new(results);
     let status = d.u32().map_err(|e| format!("MOUNT reply: {e}"))?;
     if status != 0 {
@@ -457,7 +456,7 @@ pub fn decode_mnt(results: &[u8]) -> Result<Fh, String> {
 }
 
 /// MOUNT's EXPORT results: the exported paths, at most `max` of them.
-pub fn decode_exports(results: &[u8], max: usize) -> Result<Vec<String>, XdrError> {
+pub(crate) fn decode_exports(results: &[u8], max: usize) -> Result<Vec<String>, XdrError> {
     let mut d = Dec::new(results);
     let mut out = Vec::new();
     while d.bool()? {
@@ -482,6 +481,6 @@ pub fn decode_exports(results: &[u8], max: usize) -> Result<Vec<String>, XdrErro
 }
 
 /// MNT and UMNT's argument.
-pub fn encode_dirpath(e: &mut Enc, path: &str) {
+pub(crate) fn encode_dirpath(e: &mut Enc, path: &str) {
     e.opaque(&path.as_bytes()[..path.len().min(MNTPATHLEN)]);
 }

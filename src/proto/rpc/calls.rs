@@ -13,12 +13,12 @@ use std::time::Instant;
 /// Room for one call's header and arguments (the record mark, the RPC
 /// header with an AUTH_SYS credential of at most 400 bytes, and arguments
 /// of at most two file handles and two names of 255 bytes), its data aside.
-pub const HDR_ROOM: usize = 2048;
+pub(crate) const HDR_ROOM: usize = 2048;
 /// The table's largest size: the index is 16 bits of the xid.
-pub const MAX_CALLS: usize = 1 << 16;
+pub(crate) const MAX_CALLS: usize = 1 << 16;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum State {
+pub(crate) enum State {
     Free,
     /// Encoded and waiting (in a connection's send queue, or held by the
     /// protocol layer until an NFSv4.1 slot is free).
@@ -29,31 +29,31 @@ pub enum State {
 
 /// One call in flight.
 #[derive(Debug, Clone, Copy)]
-pub struct Call {
-    pub xid: u32,
-    pub state: State,
+pub(crate) struct Call {
+    pub(crate) xid: u32,
+    pub(crate) state: State,
     /// The connection it was sent or queued on.
-    pub conn: u16,
+    pub(crate) conn: u16,
     /// The protocol layer's operation type (stats index).
-    pub kind: u8,
+    pub(crate) kind: u8,
     /// Safe to send again after a connection was lost with it sent.
-    pub idempotent: bool,
+    pub(crate) idempotent: bool,
     /// Its reply carries bulk data into `data` (a READ).
-    pub reads_data: bool,
+    pub(crate) reads_data: bool,
     /// Times sent (1 after the first send).
-    pub sends: u8,
+    pub(crate) sends: u8,
     /// The protocol layer's own reference (a user slot, a file...).
-    pub tag: u64,
-    pub hdr_len: u32,
+    pub(crate) tag: u64,
+    pub(crate) hdr_len: u32,
     /// A WRITE's source or a READ's destination; the caller keeps it alive
     /// and untouched until the call completes (`Engine::queue`'s contract).
-    pub data: *mut u8,
-    pub data_len: u32,
-    pub queued: Instant,
-    pub sent: Instant,
+    pub(crate) data: *mut u8,
+    pub(crate) data_len: u32,
+    pub(crate) queued: Instant,
+    pub(crate) sent: Instant,
 }
 
-pub struct Calls {
+pub(crate) struct Calls {
     calls: Vec<Call>,
     arena: Vec<u8>,
     free: Vec<u32>,
@@ -62,7 +62,7 @@ pub struct Calls {
 }
 
 impl Calls {
-    pub fn new(capacity: usize) -> Calls {
+    pub(crate) fn new(capacity: usize) -> Calls {
         let capacity = capacity.clamp(1, MAX_CALLS);
         let now = Instant::now();
         let blank = Call {
@@ -93,16 +93,16 @@ impl Calls {
         }
     }
 
-    pub fn capacity(&self) -> usize {
+    pub(crate) fn capacity(&self) -> usize {
         self.calls.len()
     }
 
-    pub fn in_use(&self) -> usize {
+    pub(crate) fn in_use(&self) -> usize {
         self.in_use
     }
 
     /// A free call with a fresh xid, or None when every one is in flight.
-    pub fn alloc(&mut self, now: Instant) -> Option<u32> {
+    pub(crate) fn alloc(&mut self, now: Instant) -> Option<u32> {
         let id = self.free.pop()?;
         let i = id as usize;
         self.generation[i] = self.generation[i].wrapping_add(1);
@@ -119,7 +119,7 @@ impl Calls {
         Some(id)
     }
 
-    pub fn release(&mut self, id: u32) {
+    pub(crate) fn release(&mut self, id: u32) {
         let c = &mut self.calls[id as usize];
         if c.state != State::Free {
             c.state = State::Free;
@@ -130,37 +130,37 @@ impl Calls {
 
     /// The call a reply's xid answers, if it is in flight on `conn`.
     #[inline]
-    pub fn by_xid(&self, xid: u32, conn: u16) -> Option<u32> {
+    pub(crate) fn by_xid(&self, xid: u32, conn: u16) -> Option<u32> {
         let id = xid & 0xffff;
         let c = self.calls.get(id as usize)?;
         (c.xid == xid && c.state == State::Sent && c.conn == conn).then_some(id)
     }
 
     #[inline]
-    pub fn get(&self, id: u32) -> &Call {
+    pub(crate) fn get(&self, id: u32) -> &Call {
         &self.calls[id as usize]
     }
 
     #[inline]
-    pub fn get_mut(&mut self, id: u32) -> &mut Call {
+    pub(crate) fn get_mut(&mut self, id: u32) -> &mut Call {
         &mut self.calls[id as usize]
     }
 
     /// The call's header room (all of it, for encoding).
-    pub fn room(&mut self, id: u32) -> &mut [u8] {
+    pub(crate) fn room(&mut self, id: u32) -> &mut [u8] {
         let at = id as usize * HDR_ROOM;
         &mut self.arena[at..at + HDR_ROOM]
     }
 
     /// The call's encoded header.
     #[inline]
-    pub fn header(&self, id: u32) -> &[u8] {
+    pub(crate) fn header(&self, id: u32) -> &[u8] {
         let at = id as usize * HDR_ROOM;
         &self.arena[at..at + self.calls[id as usize].hdr_len as usize]
     }
 
     /// Every call not free, by id.
-    pub fn busy(&self) -> impl Iterator<Item = u32> + '_ {
+    pub(crate) fn busy(&self) -> impl Iterator<Item = u32> + '_ {
         self.calls
             .iter()
             .enumerate()

@@ -17,7 +17,7 @@ use super::stats::ConnStats;
 use super::xdr::{XdrError, pad};
 
 /// What the protocol layer does with replies.
-pub trait Sink {
+pub(crate) trait Sink {
     /// For a call that reads data (`Call::reads_data`): in its results (the
     /// reply after the RPC header, maybe only a prefix of it), where the
     /// data starts and how long it is; `None` when this reply carries none
@@ -48,7 +48,7 @@ pub trait Sink {
 
 /// What a reply did to its call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Outcome {
+pub(crate) enum Outcome {
     /// Done, successfully.
     Ok,
     /// Done, with an error (counted).
@@ -69,7 +69,7 @@ const PROBE: usize = 1024;
 /// A READ at least this large has its data read straight into the caller's
 /// buffer; below it, one read into the staging buffer takes many replies
 /// at once and the copy costs less than the system calls it saves.
-pub const DIRECT_MIN: u32 = 16 * 1024;
+pub(crate) const DIRECT_MIN: u32 = 16 * 1024;
 
 #[derive(Debug, Clone, Copy)]
 enum Rx {
@@ -93,19 +93,19 @@ enum Rx {
 
 /// What is in flight on a connection.
 #[derive(Debug, Default, Clone, Copy)]
-pub struct Load {
+pub(crate) struct Load {
     /// Calls queued or sent here.
-    pub outstanding: u32,
+    pub(crate) outstanding: u32,
     /// READs of at least DIRECT_MIN among them.
-    pub large_reads: u32,
+    pub(crate) large_reads: u32,
 }
 
-pub struct Conn {
+pub(crate) struct Conn {
     /// Its index among the client's connections (calls record it).
-    pub me: u16,
-    pub stream: Option<TcpStream>,
+    pub(crate) me: u16,
+    pub(crate) stream: Option<TcpStream>,
     /// Calls to write, in order; the first may be partly written.
-    pub send_q: VecDeque<u32>,
+    pub(crate) send_q: VecDeque<u32>,
     send_off: usize,
     rx: Box<[u8]>,
     head: usize,
@@ -115,17 +115,17 @@ pub struct Conn {
     keep: [u8; HDR_KEEP],
     /// The longest record accepted.
     max_record: u32,
-    pub load: Load,
-    pub stats: ConnStats,
+    pub(crate) load: Load,
+    pub(crate) stats: ConnStats,
     /// When the connection was lost, and when to try again.
-    pub down_since: Option<Instant>,
-    pub next_try: Instant,
-    pub last_error: Option<io::ErrorKind>,
+    pub(crate) down_since: Option<Instant>,
+    pub(crate) next_try: Instant,
+    pub(crate) last_error: Option<io::ErrorKind>,
 }
 
 /// Why a connection must be dropped.
 #[derive(Debug)]
-pub enum ConnError {
+pub(crate) enum ConnError {
     Io(io::Error),
     Closed,
     Protocol(&'static str),
@@ -143,7 +143,13 @@ enum Header {
 impl Conn {
     /// `staging` bounds every reply but a READ's data; `max_record` bounds
     /// every record.
-    pub fn new(me: u16, stream: TcpStream, staging: usize, max_record: u32, depth: usize) -> Conn {
+    pub(crate) fn new(
+        me: u16,
+        stream: TcpStream,
+        staging: usize,
+        max_record: u32,
+        depth: usize,
+    ) -> Conn {
         Conn {
             me,
             stream: Some(stream),
@@ -165,7 +171,7 @@ impl Conn {
     }
 
     /// Forgets everything received and unsent (the connection is gone).
-    pub fn reset(&mut self) {
+    pub(crate) fn reset(&mut self) {
         self.stream = None;
         self.send_q.clear();
         self.send_off = 0;
@@ -176,12 +182,12 @@ impl Conn {
         self.load = Load::default();
     }
 
-    pub fn wants_write(&self) -> bool {
+    pub(crate) fn wants_write(&self) -> bool {
         !self.send_q.is_empty() && self.stream.is_some()
     }
 
     /// Queues a call to be written by the next flush.
-    pub fn push(&mut self, calls: &mut Calls, id: u32) {
+    pub(crate) fn push(&mut self, calls: &mut Calls, id: u32) {
         let c = calls.get_mut(id);
         c.conn = self.me;
         c.state = State::Queued;
@@ -195,7 +201,7 @@ impl Conn {
     /// Writes what is queued, as far as the socket takes it, with one
     /// `writev` per batch of calls. Marks each call whose last byte went
     /// out as sent.
-    pub fn flush(&mut self, calls: &mut Calls) -> Result<(), ConnError> {
+    pub(crate) fn flush(&mut self, calls: &mut Calls) -> Result<(), ConnError> {
         const MAX_IOV: usize = 64;
         static ZEROS: [u8; 4] = [0; 4];
         while !self.send_q.is_empty() {
@@ -261,7 +267,11 @@ impl Conn {
     /// is being read straight there), then every complete reply handed to
     /// `sink`. Returns whether the read filled all it offered (more may be
     /// waiting).
-    pub fn receive(&mut self, calls: &mut Calls, sink: &mut impl Sink) -> Result<bool, ConnError> {
+    pub(crate) fn receive(
+        &mut self,
+        calls: &mut Calls,
+        sink: &mut impl Sink,
+    ) -> Result<bool, ConnError> {
         if self.stream.is_none() {
             return Ok(false);
         }
@@ -654,6 +664,6 @@ fn deliver(
 }
 
 #[inline]
-pub fn ns(later: Instant, earlier: Instant) -> u64 {
+pub(crate) fn ns(later: Instant, earlier: Instant) -> u64 {
     later.saturating_duration_since(earlier).as_nanos() as u64
 }

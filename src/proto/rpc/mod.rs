@@ -10,13 +10,13 @@
 //! nothing allocated per call, a READ's data read straight into the
 //! caller's buffer, and per-connection timing of every call.
 
-pub mod calls;
-pub mod conn;
-pub mod msg;
-pub mod record;
-pub mod stats;
-pub mod transport;
-pub mod xdr;
+pub(crate) mod calls;
+pub(crate) mod conn;
+pub(crate) mod msg;
+pub(crate) mod record;
+pub(crate) mod stats;
+pub(crate) mod transport;
+pub(crate) mod xdr;
 
 use std::io;
 use std::net::SocketAddr;
@@ -115,7 +115,7 @@ impl Sink for One {
 
 /// One call on its own connection, waited for: setup's calls (rpcbind,
 /// MOUNT), never the I/O path. Returns the results' bytes.
-pub fn call_once(
+pub(crate) fn call_once(
     addr: SocketAddr,
     prog_vers_proc: (u32, u32, u32),
     auth: &Auth,
@@ -155,15 +155,20 @@ pub fn call_once(
 }
 
 /// rpcbind's (portmapper version 2) program number and port.
-pub const PMAP_PROG: u32 = 100000;
-pub const PMAP_PORT: u16 = 111;
+pub(crate) const PMAP_PROG: u32 = 100000;
+pub(crate) const PMAP_PORT: u16 = 111;
 const PMAP_VERS: u32 = 2;
 const PMAPPROC_GETPORT: u32 = 3;
 const IPPROTO_TCP: u32 = 6;
 
 /// The TCP port `prog` version `vers` listens on, as the host's rpcbind
 /// says (PMAPPROC_GETPORT); an error when it is not registered.
-pub fn getport(host: SocketAddr, prog: u32, vers: u32, timeout: Duration) -> Result<u16, String> {
+pub(crate) fn getport(
+    host: SocketAddr,
+    prog: u32,
+    vers: u32,
+    timeout: Duration,
+) -> Result<u16, String> {
     let r = call_once(
         host,
         (PMAP_PROG, PMAP_VERS, PMAPPROC_GETPORT),

@@ -9,23 +9,23 @@ const REPLY: u32 = 1;
 const RPC_VERSION: u32 = 2;
 const MSG_ACCEPTED: u32 = 0;
 const MSG_DENIED: u32 = 1;
-pub const AUTH_NONE: u32 = 0;
-pub const AUTH_SYS: u32 = 1;
+pub(crate) const AUTH_NONE: u32 = 0;
+pub(crate) const AUTH_SYS: u32 = 1;
 /// RFC 5531: a credential or verifier body is at most 400 bytes.
 const MAX_AUTH_BODY: usize = 400;
 /// AUTH_SYS: a machine name of at most 255 bytes, at most 16 groups.
-pub const MAX_MACHINE_NAME: usize = 255;
-pub const MAX_GIDS: usize = 16;
+pub(crate) const MAX_MACHINE_NAME: usize = 255;
+pub(crate) const MAX_GIDS: usize = 16;
 
 /// A credential and verifier, encoded once and copied into every call.
 #[derive(Clone)]
-pub struct Auth {
+pub(crate) struct Auth {
     bytes: [u8; 2 * (8 + MAX_AUTH_BODY)],
     len: usize,
 }
 
 impl Auth {
-    pub fn none() -> Auth {
+    pub(crate) fn none() -> Auth {
         let mut a = Auth {
             bytes: [0; 2 * (8 + MAX_AUTH_BODY)],
             len: 0,
@@ -41,7 +41,7 @@ impl Auth {
 
     /// AUTH_SYS with these ids (the machine name cut to 255 bytes and the
     /// groups to 16, the protocol's limits), and an AUTH_NONE verifier.
-    pub fn sys(stamp: u32, machine: &str, uid: u32, gid: u32, gids: &[u32]) -> Auth {
+    pub(crate) fn sys(stamp: u32, machine: &str, uid: u32, gid: u32, gids: &[u32]) -> Auth {
         let mut a = Auth::none();
         let name = &machine.as_bytes()[..machine.len().min(MAX_MACHINE_NAME)];
         let gids = &gids[..gids.len().min(MAX_GIDS)];
@@ -66,14 +66,14 @@ impl Auth {
         a
     }
 
-    pub fn bytes(&self) -> &[u8] {
+    pub(crate) fn bytes(&self) -> &[u8] {
         &self.bytes[..self.len]
     }
 }
 
 /// Writes a record mark placeholder (4 bytes, patched once the length is
 /// known) and the call header. The arguments follow.
-pub fn call_header(e: &mut Enc, xid: u32, prog: u32, vers: u32, proc_: u32, auth: &Auth) {
+pub(crate) fn call_header(e: &mut Enc, xid: u32, prog: u32, vers: u32, proc_: u32, auth: &Auth) {
     e.u32(0);
     e.u32(xid);
     e.u32(CALL);
@@ -83,9 +83,6 @@ pub fn call_header(e: &mut Enc, xid: u32, prog: u32, vers: u32, proc_: u32, auth
     e.u32(proc_);
     e.fixed(auth.bytes());
 }
-
-/// Where in an encoded call its xid sits (after the record mark).
-pub const XID_AT: usize = 4;
 
 /// A server's refusal of a call, as the reply header says it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -144,13 +141,13 @@ impl std::fmt::Display for Refusal {
 /// A reply's header: its xid, and where its results start in the record,
 /// or what the server refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ReplyHead {
-    pub xid: u32,
-    pub outcome: Result<usize, Refusal>,
+pub(crate) struct ReplyHead {
+    pub(crate) xid: u32,
+    pub(crate) outcome: Result<usize, Refusal>,
 }
 
 /// The xid of a record, from its first 4 bytes.
-pub fn xid_of(record: &[u8]) -> Option<u32> {
+pub(crate) fn xid_of(record: &[u8]) -> Option<u32> {
     record
         .get(..4)
         .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
@@ -158,7 +155,7 @@ pub fn xid_of(record: &[u8]) -> Option<u32> {
 
 /// Decodes a reply header. `record` may be a prefix of the record (a READ's
 /// data still arriving): `Short` means the header itself is incomplete.
-pub fn parse_reply(record: &[u8]) -> Xdr<ReplyHead> {
+pub(crate) fn parse_reply(record: &[u8]) -> Xdr<ReplyHead> {
     let mut d = Dec::new(record);
     let xid = d.u32()?;
     if d.u32()? != REPLY {

@@ -6,18 +6,18 @@
 
 use super::xdr::XdrError;
 
-pub const LAST: u32 = 0x8000_0000;
+pub(crate) const LAST: u32 = 0x8000_0000;
 
 /// One fragment's mark.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Mark {
-    pub last: bool,
-    pub len: u32,
+pub(crate) struct Mark {
+    pub(crate) last: bool,
+    pub(crate) len: u32,
 }
 
 /// The mark in `b` (its first 4 bytes), held to `max` bytes. A fragment
 /// too short to hold an RPC reply's xid, type and status is refused too.
-pub fn parse_mark(b: &[u8], max: u32) -> Result<Mark, XdrError> {
+pub(crate) fn parse_mark(b: &[u8], max: u32) -> Result<Mark, XdrError> {
     let Some(w) = b.get(..4) else {
         return Err(XdrError::Short);
     };
@@ -35,7 +35,7 @@ pub fn parse_mark(b: &[u8], max: u32) -> Result<Mark, XdrError> {
 }
 
 /// The mark of a one-fragment record of `len` bytes.
-pub fn mark(len: usize) -> u32 {
+pub(crate) fn mark(len: usize) -> u32 {
     LAST | len as u32
 }
 
@@ -45,7 +45,7 @@ pub fn mark(len: usize) -> u32 {
 /// took, or `Short` when the stream ends first. A pure function over the
 /// stream for the tests and the fuzz harness; the transport does the same
 /// work in place without copying.
-pub fn reassemble(stream: &[u8], max: u32, out: &mut Vec<u8>) -> Result<usize, XdrError> {
+pub(crate) fn reassemble(stream: &[u8], max: u32, out: &mut Vec<u8>) -> Result<usize, XdrError> {
     out.clear();
     let mut at = 0;
     loop {

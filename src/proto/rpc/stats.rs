@@ -10,7 +10,7 @@
 use crate::stats::OpStats;
 
 /// Operation types are the protocol layer's small numbers, below this.
-pub const OP_KINDS: usize = 40;
+pub(crate) const OP_KINDS: usize = 40;
 
 /// One operation type on one connection.
 #[derive(Clone, Debug, Default)]
@@ -18,17 +18,18 @@ pub struct OpSeen {
     /// Send to reply; `ops` and `bytes` (data moved) are counted here.
     pub rtt: OpStats,
     /// Queued to completion.
-    pub exec: OpStats,
+    pub(crate) exec: OpStats,
     /// Calls that completed with an error (the server's or the transport's).
-    pub errors: u64,
+    pub(crate) errors: u64,
     /// Calls sent again, after a reconnect or a timeout.
-    pub retrans: u64,
+    pub(crate) retrans: u64,
     /// Calls that waited past the call timeout.
-    pub timeouts: u64,
+    pub(crate) timeouts: u64,
 }
 
 impl OpSeen {
-    pub fn merge(&mut self, o: &OpSeen) {
+    #[cfg(test)]
+    pub(crate) fn merge(&mut self, o: &OpSeen) {
         self.rtt.merge(&o.rtt);
         self.exec.merge(&o.exec);
         self.errors += o.errors;
@@ -40,18 +41,18 @@ impl OpSeen {
 /// One connection's figures.
 #[derive(Clone, Debug, Default)]
 pub struct ConnStats {
-    pub ops: Vec<Option<Box<OpSeen>>>,
+    pub(crate) ops: Vec<Option<Box<OpSeen>>>,
     /// Connections made again after the first.
     pub reconnects: u64,
-    pub bytes_sent: u64,
-    pub bytes_received: u64,
+    pub(crate) bytes_sent: u64,
+    pub(crate) bytes_received: u64,
     /// Calls sent, replies read (retransmissions counted as calls).
-    pub calls_sent: u64,
-    pub replies: u64,
+    pub(crate) calls_sent: u64,
+    pub(crate) replies: u64,
 }
 
 impl ConnStats {
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         ConnStats {
             ops: (0..OP_KINDS).map(|_| None).collect(),
             ..Default::default()
@@ -59,7 +60,7 @@ impl ConnStats {
     }
 
     #[inline]
-    pub fn op(&mut self, kind: u8) -> &mut OpSeen {
+    pub(crate) fn op(&mut self, kind: u8) -> &mut OpSeen {
         self.ops[kind as usize % OP_KINDS].get_or_insert_with(Default::default)
     }
 
@@ -67,7 +68,8 @@ impl ConnStats {
         self.ops.get(kind as usize).and_then(|o| o.as_deref())
     }
 
-    pub fn merge(&mut self, o: &ConnStats) {
+    #[cfg(test)]
+    pub(crate) fn merge(&mut self, o: &ConnStats) {
         if self.ops.len() < OP_KINDS {
             self.ops.resize_with(OP_KINDS, || None);
         }
@@ -88,12 +90,9 @@ impl ConnStats {
         self.ops.iter().flatten().map(|s| s.rtt.ops).sum()
     }
 
-    pub fn total_timeouts(&self) -> u64 {
+    #[cfg(test)]
+    pub(crate) fn total_timeouts(&self) -> u64 {
         self.ops.iter().flatten().map(|s| s.timeouts).sum()
-    }
-
-    pub fn total_retrans(&self) -> u64 {
-        self.ops.iter().flatten().map(|s| s.retrans).sum()
     }
 }
 

@@ -37,22 +37,22 @@ const LOST_SENDS: u8 = 10;
 
 /// What the transport is asked to do.
 #[derive(Debug, Clone)]
-pub struct Config {
-    pub connections: usize,
+pub(crate) struct Config {
+    pub(crate) connections: usize,
     /// A call without a reply this long has timed out.
-    pub call_timeout: Duration,
+    pub(crate) call_timeout: Duration,
     /// Sends of one call before it fails (the first and the resends).
-    pub max_sends: u8,
+    pub(crate) max_sends: u8,
     /// How long a lost server is dialled again before its calls fail.
-    pub reconnect_for: Duration,
+    pub(crate) reconnect_for: Duration,
     /// One dial's limit.
-    pub connect_timeout: Duration,
+    pub(crate) connect_timeout: Duration,
     /// The bound of any reply but a READ's data (the staging buffer).
-    pub staging: usize,
+    pub(crate) staging: usize,
     /// The bound of any record (a READ of the largest size, with its header).
-    pub max_record: u32,
+    pub(crate) max_record: u32,
     /// Calls in flight at most.
-    pub max_calls: usize,
+    pub(crate) max_calls: usize,
 }
 
 impl Default for Config {
@@ -72,7 +72,7 @@ impl Default for Config {
 
 /// What a call moves besides its header.
 #[derive(Debug, Clone, Copy)]
-pub enum Data {
+pub(crate) enum Data {
     None,
     /// A WRITE's bytes, sent straight from the caller's buffer.
     Write(*const u8, u32),
@@ -80,13 +80,13 @@ pub enum Data {
     Read(*mut u8, u32),
 }
 
-pub struct Transport {
+pub(crate) struct Transport {
     addr: SocketAddr,
     prog: u32,
     vers: u32,
     auth: Auth,
-    pub conns: Vec<Conn>,
-    pub calls: Calls,
+    pub(crate) conns: Vec<Conn>,
+    pub(crate) calls: Calls,
     cfg: Config,
     rr: usize,
     pollfds: Vec<libc::pollfd>,
@@ -103,7 +103,7 @@ fn dial(addr: SocketAddr, timeout: Duration) -> io::Result<TcpStream> {
 impl Transport {
     /// Dials `cfg.connections` connections to `addr` for RPC program `prog`,
     /// version `vers`.
-    pub fn connect(
+    pub(crate) fn connect(
         addr: SocketAddr,
         prog: u32,
         vers: u32,
@@ -139,23 +139,13 @@ impl Transport {
         })
     }
 
-    pub fn config(&self) -> &Config {
+    pub(crate) fn config(&self) -> &Config {
         &self.cfg
-    }
-
-    pub fn addr(&self) -> SocketAddr {
-        self.addr
-    }
-
-    /// Sets the program version later calls carry (NFSv4 minor versions
-    /// share one; MOUNT and NFS share none).
-    pub fn set_auth(&mut self, auth: Auth) {
-        self.auth = auth;
     }
 
     /// Allocates a call and encodes it: the RPC header, then `args`. The
     /// call is not sent until `send`.
-    pub fn begin(
+    pub(crate) fn begin(
         &mut self,
         proc_: u32,
         kind: u8,
@@ -200,14 +190,14 @@ impl Transport {
     }
 
     /// The call's encoded bytes, for a patch in place before it is sent.
-    pub fn header_mut(&mut self, id: u32) -> &mut [u8] {
+    pub(crate) fn header_mut(&mut self, id: u32) -> &mut [u8] {
         let len = self.calls.get(id).hdr_len as usize;
         &mut self.calls.room(id)[..len]
     }
 
     /// Queues a call on the next connection that is up (round robin). With
     /// every connection lost past `reconnect_for`, fails it at once.
-    pub fn send(&mut self, id: u32) -> Result<(), RpcError> {
+    pub(crate) fn send(&mut self, id: u32) -> Result<(), RpcError> {
         let n = self.conns.len();
         for i in 0..n {
             let c = (self.rr + i) % n;
@@ -240,7 +230,7 @@ impl Transport {
 
     /// Sends again a call its protocol layer kept (`Outcome::Retry`),
     /// counted as a resend.
-    pub fn resend(&mut self, id: u32) -> Result<(), RpcError> {
+    pub(crate) fn resend(&mut self, id: u32) -> Result<(), RpcError> {
         let c = *self.calls.get(id);
         let r = self.send(id);
         if r.is_ok() {
@@ -251,12 +241,12 @@ impl Transport {
     }
 
     /// Fails a call its protocol layer kept, through the sink as any other.
-    pub fn abandon(&mut self, id: u32, err: RpcError, sink: &mut impl Sink) {
+    pub(crate) fn abandon(&mut self, id: u32, err: RpcError, sink: &mut impl Sink) {
         self.fail(id, err, sink);
     }
 
     /// Calls in flight (queued or sent).
-    pub fn in_flight(&self) -> usize {
+    pub(crate) fn in_flight(&self) -> usize {
         self.calls.in_use()
     }
 
@@ -274,7 +264,7 @@ impl Transport {
     /// One round: flush, wait for replies until `until` at the latest (not
     /// at all when `until` has passed), read and hand them to `sink`, then
     /// the timeouts and reconnects that are due.
-    pub fn poll(&mut self, sink: &mut impl Sink, until: Instant) {
+    pub(crate) fn poll(&mut self, sink: &mut impl Sink, until: Instant) {
         for i in 0..self.conns.len() {
             if self.conns[i].wants_write() {
                 if let Err(e) = self.conns[i].flush(&mut self.calls) {

@@ -7,7 +7,7 @@
 
 /// Why a decode stopped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum XdrError {
+pub(crate) enum XdrError {
     /// The bytes ended before the value did: more may come (a reply still
     /// arriving), or the reply was cut short, which the caller tells apart.
     Short,
@@ -25,56 +25,56 @@ impl std::fmt::Display for XdrError {
     }
 }
 
-pub type Xdr<T> = Result<T, XdrError>;
+pub(crate) type Xdr<T> = Result<T, XdrError>;
 
 /// Padding to the next multiple of 4.
 #[inline]
-pub const fn pad(len: usize) -> usize {
+pub(crate) const fn pad(len: usize) -> usize {
     (4 - (len & 3)) & 3
 }
 
 /// A cursor over received bytes.
 #[derive(Clone, Copy)]
-pub struct Dec<'a> {
+pub(crate) struct Dec<'a> {
     buf: &'a [u8],
     pos: usize,
 }
 
 impl<'a> Dec<'a> {
-    pub fn new(buf: &'a [u8]) -> Self {
+    pub(crate) fn new(buf: &'a [u8]) -> Self {
         Dec { buf, pos: 0 }
     }
 
     /// Bytes consumed so far.
     #[inline]
-    pub fn pos(&self) -> usize {
+    pub(crate) fn pos(&self) -> usize {
         self.pos
     }
 
     #[inline]
-    pub fn remaining(&self) -> usize {
+    pub(crate) fn remaining(&self) -> usize {
         self.buf.len() - self.pos
     }
 
     #[inline]
-    pub fn u32(&mut self) -> Xdr<u32> {
+    pub(crate) fn u32(&mut self) -> Xdr<u32> {
         let b = self.fixed(4)?;
         Ok(u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
     }
 
     #[inline]
-    pub fn u64(&mut self) -> Xdr<u64> {
+    pub(crate) fn u64(&mut self) -> Xdr<u64> {
         let hi = self.u32()? as u64;
         let lo = self.u32()? as u64;
         Ok(hi << 32 | lo)
     }
 
     #[inline]
-    pub fn i64(&mut self) -> Xdr<i64> {
+    pub(crate) fn i64(&mut self) -> Xdr<i64> {
         Ok(self.u64()? as i64)
     }
 
-    pub fn bool(&mut self) -> Xdr<bool> {
+    pub(crate) fn bool(&mut self) -> Xdr<bool> {
         match self.u32()? {
             0 => Ok(false),
             1 => Ok(true),
@@ -84,7 +84,7 @@ impl<'a> Dec<'a> {
 
     /// `len` bytes of fixed-length opaque data (padded to 4).
     #[inline]
-    pub fn fixed(&mut self, len: usize) -> Xdr<&'a [u8]> {
+    pub(crate) fn fixed(&mut self, len: usize) -> Xdr<&'a [u8]> {
         let padded = len + pad(len);
         if self.remaining() < padded {
             return Err(XdrError::Short);
@@ -95,7 +95,7 @@ impl<'a> Dec<'a> {
     }
 
     /// Variable-length opaque data of at most `max` bytes.
-    pub fn opaque(&mut self, max: usize) -> Xdr<&'a [u8]> {
+    pub(crate) fn opaque(&mut self, max: usize) -> Xdr<&'a [u8]> {
         let len = self.u32()? as usize;
         if len > max {
             return Err(XdrError::Bad("a length past the protocol's bound"));
@@ -105,7 +105,7 @@ impl<'a> Dec<'a> {
 
     /// The length word of variable-length data whose bytes the caller takes
     /// elsewhere (a READ's data, placed straight into the caller's buffer).
-    pub fn opaque_len(&mut self, max: usize) -> Xdr<usize> {
+    pub(crate) fn opaque_len(&mut self, max: usize) -> Xdr<usize> {
         let len = self.u32()? as usize;
         if len > max {
             return Err(XdrError::Bad("a length past the protocol's bound"));
@@ -116,7 +116,7 @@ impl<'a> Dec<'a> {
     /// An array's element count, bounded twice: by `max`, and by what the
     /// bytes left could hold at `min_size` bytes an element, so a count of
     /// four billion in a 100-byte reply stops here, not in a loop.
-    pub fn count(&mut self, max: usize, min_size: usize) -> Xdr<usize> {
+    pub(crate) fn count(&mut self, max: usize, min_size: usize) -> Xdr<usize> {
         let n = self.u32()? as usize;
         if n > max {
             return Err(XdrError::Bad("an array longer than the protocol allows"));
@@ -127,26 +127,21 @@ impl<'a> Dec<'a> {
         Ok(n)
     }
 
-    pub fn skip(&mut self, len: usize) -> Xdr<()> {
+    pub(crate) fn skip(&mut self, len: usize) -> Xdr<()> {
         self.fixed(len).map(|_| ())
-    }
-
-    /// The bytes not yet consumed.
-    pub fn rest(&self) -> &'a [u8] {
-        &self.buf[self.pos..]
     }
 }
 
 /// An encoder over a fixed slice. A write past its end sets `overflow` and
 /// is dropped: the caller checks once at the end (`finish`), not per value.
-pub struct Enc<'a> {
+pub(crate) struct Enc<'a> {
     buf: &'a mut [u8],
     pos: usize,
     overflow: bool,
 }
 
 impl<'a> Enc<'a> {
-    pub fn new(buf: &'a mut [u8]) -> Self {
+    pub(crate) fn new(buf: &'a mut [u8]) -> Self {
         Enc {
             buf,
             pos: 0,
@@ -155,12 +150,12 @@ impl<'a> Enc<'a> {
     }
 
     #[inline]
-    pub fn pos(&self) -> usize {
+    pub(crate) fn pos(&self) -> usize {
         self.pos
     }
 
     /// The bytes written, or None when they did not fit.
-    pub fn finish(self) -> Option<usize> {
+    pub(crate) fn finish(self) -> Option<usize> {
         (!self.overflow).then_some(self.pos)
     }
 
@@ -176,41 +171,34 @@ impl<'a> Enc<'a> {
     }
 
     #[inline]
-    pub fn u32(&mut self, v: u32) {
+    pub(crate) fn u32(&mut self, v: u32) {
         self.put(&v.to_be_bytes());
     }
 
     #[inline]
-    pub fn u64(&mut self, v: u64) {
+    pub(crate) fn u64(&mut self, v: u64) {
         self.put(&v.to_be_bytes());
     }
 
-    pub fn bool(&mut self, v: bool) {
+    pub(crate) fn bool(&mut self, v: bool) {
         self.u32(v as u32);
     }
 
     /// Fixed-length opaque data, padded.
-    pub fn fixed(&mut self, bytes: &[u8]) {
+    pub(crate) fn fixed(&mut self, bytes: &[u8]) {
         self.put(bytes);
         self.put(&[0u8; 3][..pad(bytes.len())]);
     }
 
     /// Variable-length opaque data: length, bytes, padding.
-    pub fn opaque(&mut self, bytes: &[u8]) {
+    pub(crate) fn opaque(&mut self, bytes: &[u8]) {
         self.u32(bytes.len() as u32);
         self.fixed(bytes);
-    }
-
-    /// Overwrites a 4-byte unit written earlier (a record mark, a slot).
-    pub fn set_u32(&mut self, at: usize, v: u32) {
-        if at + 4 <= self.pos {
-            self.buf[at..at + 4].copy_from_slice(&v.to_be_bytes());
-        }
     }
 }
 
 /// Overwrites a 4-byte unit of an encoded message in place.
-pub fn patch_u32(buf: &mut [u8], at: usize, v: u32) {
+pub(crate) fn patch_u32(buf: &mut [u8], at: usize, v: u32) {
     if let Some(b) = buf.get_mut(at..at + 4) {
         b.copy_from_slice(&v.to_be_bytes());
     }

@@ -27,35 +27,9 @@ pub enum Command {
 }
 
 /// How many commands there are (per-command tables are this long).
-pub const COMMANDS: usize = 19;
+pub(crate) const COMMANDS: usize = 19;
 
 impl Command {
-    pub const ALL: [Command; COMMANDS] = [
-        Command::Negotiate,
-        Command::SessionSetup,
-        Command::Logoff,
-        Command::TreeConnect,
-        Command::TreeDisconnect,
-        Command::Create,
-        Command::Close,
-        Command::Flush,
-        Command::Read,
-        Command::Write,
-        Command::Lock,
-        Command::Ioctl,
-        Command::Cancel,
-        Command::Echo,
-        Command::QueryDirectory,
-        Command::ChangeNotify,
-        Command::QueryInfo,
-        Command::SetInfo,
-        Command::OplockBreak,
-    ];
-
-    pub fn from_code(code: u16) -> Option<Command> {
-        Command::ALL.get(code as usize).copied()
-    }
-
     /// The name Windows' counters and Wireshark use.
     pub fn name(self) -> &'static str {
         match self {
@@ -84,43 +58,43 @@ impl Command {
 
 /// NT status codes this client tells apart ([MS-ERREF] 2.3.1).
 pub mod status {
-    pub const SUCCESS: u32 = 0x0000_0000;
-    pub const PENDING: u32 = 0x0000_0103;
-    pub const NO_MORE_FILES: u32 = 0x8000_0006;
-    pub const BUFFER_OVERFLOW: u32 = 0x8000_0005;
-    pub const MORE_PROCESSING_REQUIRED: u32 = 0xC000_0016;
-    pub const INVALID_PARAMETER: u32 = 0xC000_000D;
-    pub const NO_SUCH_FILE: u32 = 0xC000_000F;
-    pub const END_OF_FILE: u32 = 0xC000_0011;
+    pub(crate) const SUCCESS: u32 = 0x0000_0000;
+    pub(crate) const PENDING: u32 = 0x0000_0103;
+    pub(crate) const NO_MORE_FILES: u32 = 0x8000_0006;
+    pub(crate) const BUFFER_OVERFLOW: u32 = 0x8000_0005;
+    pub(crate) const MORE_PROCESSING_REQUIRED: u32 = 0xC000_0016;
+    pub(crate) const INVALID_PARAMETER: u32 = 0xC000_000D;
+    pub(crate) const NO_SUCH_FILE: u32 = 0xC000_000F;
+    pub(crate) const END_OF_FILE: u32 = 0xC000_0011;
     pub const ACCESS_DENIED: u32 = 0xC000_0022;
-    pub const OBJECT_NAME_INVALID: u32 = 0xC000_0033;
-    pub const OBJECT_NAME_NOT_FOUND: u32 = 0xC000_0034;
+    pub(crate) const OBJECT_NAME_INVALID: u32 = 0xC000_0033;
+    pub(crate) const OBJECT_NAME_NOT_FOUND: u32 = 0xC000_0034;
     pub const OBJECT_NAME_COLLISION: u32 = 0xC000_0035;
     pub const OBJECT_PATH_NOT_FOUND: u32 = 0xC000_003A;
-    pub const SHARING_VIOLATION: u32 = 0xC000_0043;
-    pub const DELETE_PENDING: u32 = 0xC000_0056;
-    pub const LOGON_FAILURE: u32 = 0xC000_006D;
-    pub const ACCOUNT_RESTRICTION: u32 = 0xC000_006E;
-    pub const DISK_FULL: u32 = 0xC000_007F;
-    pub const INSUFFICIENT_RESOURCES: u32 = 0xC000_009A;
-    pub const FILE_IS_A_DIRECTORY: u32 = 0xC000_00BA;
-    pub const NOT_SUPPORTED: u32 = 0xC000_00BB;
-    pub const NETWORK_NAME_DELETED: u32 = 0xC000_00C9;
-    pub const BAD_NETWORK_NAME: u32 = 0xC000_00CC;
-    pub const REQUEST_NOT_ACCEPTED: u32 = 0xC000_00D0;
-    pub const NOT_A_DIRECTORY: u32 = 0xC000_0103;
-    pub const DIRECTORY_NOT_EMPTY: u32 = 0xC000_0101;
-    pub const CANCELLED: u32 = 0xC000_0120;
-    pub const FILE_CLOSED: u32 = 0xC000_0128;
-    pub const USER_SESSION_DELETED: u32 = 0xC000_0203;
-    pub const NETWORK_SESSION_EXPIRED: u32 = 0xC000_035C;
-    pub const STOPPED_ON_SYMLINK: u32 = 0x8000_002D;
-    pub const ACCESS_DENIED_SIGNING: u32 = 0xC000_A100;
-    pub const INVALID_SIGNATURE: u32 = 0xC000_A000;
-    pub const QUOTA_EXCEEDED: u32 = 0xC000_0044;
+    pub(crate) const SHARING_VIOLATION: u32 = 0xC000_0043;
+    pub(crate) const DELETE_PENDING: u32 = 0xC000_0056;
+    pub(crate) const LOGON_FAILURE: u32 = 0xC000_006D;
+    pub(crate) const ACCOUNT_RESTRICTION: u32 = 0xC000_006E;
+    pub(crate) const DISK_FULL: u32 = 0xC000_007F;
+    pub(crate) const INSUFFICIENT_RESOURCES: u32 = 0xC000_009A;
+    pub(crate) const FILE_IS_A_DIRECTORY: u32 = 0xC000_00BA;
+    pub(crate) const NOT_SUPPORTED: u32 = 0xC000_00BB;
+    pub(crate) const NETWORK_NAME_DELETED: u32 = 0xC000_00C9;
+    pub(crate) const BAD_NETWORK_NAME: u32 = 0xC000_00CC;
+    pub(crate) const REQUEST_NOT_ACCEPTED: u32 = 0xC000_00D0;
+    pub(crate) const NOT_A_DIRECTORY: u32 = 0xC000_0103;
+    pub(crate) const DIRECTORY_NOT_EMPTY: u32 = 0xC000_0101;
+    pub(crate) const CANCELLED: u32 = 0xC000_0120;
+    pub(crate) const FILE_CLOSED: u32 = 0xC000_0128;
+    pub(crate) const USER_SESSION_DELETED: u32 = 0xC000_0203;
+    pub(crate) const NETWORK_SESSION_EXPIRED: u32 = 0xC000_035C;
+    pub(crate) const STOPPED_ON_SYMLINK: u32 = 0x8000_002D;
+    pub(crate) const ACCESS_DENIED_SIGNING: u32 = 0xC000_A100;
+    pub(crate) const INVALID_SIGNATURE: u32 = 0xC000_A000;
+    pub(crate) const QUOTA_EXCEEDED: u32 = 0xC000_0044;
 
     /// A short name for a status, as Windows and Samba print them.
-    pub fn name(code: u32) -> &'static str {
+    pub(crate) fn name(code: u32) -> &'static str {
         match code {
             SUCCESS => "STATUS_SUCCESS",
             PENDING => "STATUS_PENDING",
@@ -162,17 +136,20 @@ pub mod status {
 
     /// Errors have the two top bits set; warnings (0x8...) are not failures
     /// for every command (a directory listing's end, a short buffer).
-    pub fn is_error(code: u32) -> bool {
+    pub(crate) fn is_error(code: u32) -> bool {
         code >> 30 == 3
     }
 }
 
 /// Header flags (2.2.1.2).
-pub mod flags {
-    pub const SERVER_TO_REDIR: u32 = 0x0000_0001;
-    pub const ASYNC_COMMAND: u32 = 0x0000_0002;
-    pub const RELATED_OPERATIONS: u32 = 0x0000_0004;
-    pub const SIGNED: u32 = 0x0000_0008;
+// The protocol's whole table, as the spec lists it: a bit or code not
+// used yet is still named here, so a reader checks it against the spec.
+#[allow(dead_code)]
+pub(crate) mod flags {
+    pub(crate) const SERVER_TO_REDIR: u32 = 0x0000_0001;
+    pub(crate) const ASYNC_COMMAND: u32 = 0x0000_0002;
+    pub(crate) const RELATED_OPERATIONS: u32 = 0x0000_0004;
+    pub(crate) const SIGNED: u32 = 0x0000_0008;
 }
 
 /// Dialect revisions (2.2.3).
@@ -185,14 +162,14 @@ pub enum Dialect {
 }
 
 impl Dialect {
-    pub const ALL: [Dialect; 4] = [
+    pub(crate) const ALL: [Dialect; 4] = [
         Dialect::Smb210,
         Dialect::Smb300,
         Dialect::Smb302,
         Dialect::Smb311,
     ];
 
-    pub fn code(self) -> u16 {
+    pub(crate) fn code(self) -> u16 {
         match self {
             Dialect::Smb210 => 0x0210,
             Dialect::Smb300 => 0x0300,
@@ -201,7 +178,7 @@ impl Dialect {
         }
     }
 
-    pub fn from_code(code: u16) -> Option<Dialect> {
+    pub(crate) fn from_code(code: u16) -> Option<Dialect> {
         Dialect::ALL.into_iter().find(|d| d.code() == code)
     }
 
@@ -219,38 +196,41 @@ impl Dialect {
         Dialect::ALL.into_iter().find(|d| d.name() == s)
     }
 
-    pub fn is_smb3(self) -> bool {
+    pub(crate) fn is_smb3(self) -> bool {
         self >= Dialect::Smb300
     }
 }
 
 /// Global capabilities (2.2.3).
-pub mod caps {
-    pub const DFS: u32 = 0x01;
-    pub const LEASING: u32 = 0x02;
-    pub const LARGE_MTU: u32 = 0x04;
-    pub const MULTI_CHANNEL: u32 = 0x08;
-    pub const PERSISTENT_HANDLES: u32 = 0x10;
-    pub const DIRECTORY_LEASING: u32 = 0x20;
-    pub const ENCRYPTION: u32 = 0x40;
+// The protocol's whole table, as the spec lists it: a bit or code not
+// used yet is still named here, so a reader checks it against the spec.
+#[allow(dead_code)]
+pub(crate) mod caps {
+    pub(crate) const DFS: u32 = 0x01;
+    pub(crate) const LEASING: u32 = 0x02;
+    pub(crate) const LARGE_MTU: u32 = 0x04;
+    pub(crate) const MULTI_CHANNEL: u32 = 0x08;
+    pub(crate) const PERSISTENT_HANDLES: u32 = 0x10;
+    pub(crate) const DIRECTORY_LEASING: u32 = 0x20;
+    pub(crate) const ENCRYPTION: u32 = 0x40;
 }
 
 /// Security mode bits (2.2.3).
-pub mod security_mode {
-    pub const SIGNING_ENABLED: u16 = 0x0001;
-    pub const SIGNING_REQUIRED: u16 = 0x0002;
+pub(crate) mod security_mode {
+    pub(crate) const SIGNING_ENABLED: u16 = 0x0001;
+    pub(crate) const SIGNING_REQUIRED: u16 = 0x0002;
 }
 
 /// Session flags in a SESSION_SETUP response (2.2.6).
-pub mod session_flags {
-    pub const IS_GUEST: u16 = 0x0001;
-    pub const IS_NULL: u16 = 0x0002;
-    pub const ENCRYPT_DATA: u16 = 0x0004;
+pub(crate) mod session_flags {
+    pub(crate) const IS_GUEST: u16 = 0x0001;
+    pub(crate) const IS_NULL: u16 = 0x0002;
+    pub(crate) const ENCRYPT_DATA: u16 = 0x0004;
 }
 
 /// Share flags in a TREE_CONNECT response (2.2.10).
-pub mod share_flags {
-    pub const ENCRYPT_DATA: u32 = 0x0000_8000;
+pub(crate) mod share_flags {
+    pub(crate) const ENCRYPT_DATA: u32 = 0x0000_8000;
 }
 
 /// The ciphers of the transform header (2.2.3.1.2).
@@ -270,7 +250,7 @@ impl Cipher {
         Cipher::Aes256Ccm,
     ];
 
-    pub fn code(self) -> u16 {
+    pub(crate) fn code(self) -> u16 {
         match self {
             Cipher::Aes128Ccm => 1,
             Cipher::Aes128Gcm => 2,
@@ -279,7 +259,7 @@ impl Cipher {
         }
     }
 
-    pub fn from_code(code: u16) -> Option<Cipher> {
+    pub(crate) fn from_code(code: u16) -> Option<Cipher> {
         Cipher::ALL.into_iter().find(|c| c.code() == code)
     }
 
@@ -298,7 +278,7 @@ impl Cipher {
             .find(|c| c.name().eq_ignore_ascii_case(s))
     }
 
-    pub fn key_len(self) -> usize {
+    pub(crate) fn key_len(self) -> usize {
         match self {
             Cipher::Aes128Ccm | Cipher::Aes128Gcm => 16,
             Cipher::Aes256Ccm | Cipher::Aes256Gcm => 32,
@@ -316,7 +296,7 @@ pub enum SigningAlgo {
 }
 
 impl SigningAlgo {
-    pub fn code(self) -> u16 {
+    pub(crate) fn code(self) -> u16 {
         match self {
             SigningAlgo::HmacSha256 => 0,
             SigningAlgo::AesCmac => 1,
@@ -324,7 +304,7 @@ impl SigningAlgo {
         }
     }
 
-    pub fn from_code(code: u16) -> Option<SigningAlgo> {
+    pub(crate) fn from_code(code: u16) -> Option<SigningAlgo> {
         [
             SigningAlgo::HmacSha256,
             SigningAlgo::AesCmac,
@@ -344,48 +324,57 @@ impl SigningAlgo {
 }
 
 /// Access mask bits (2.2.13.1).
-pub mod access {
-    pub const READ_DATA: u32 = 0x0000_0001;
-    pub const WRITE_DATA: u32 = 0x0000_0002;
-    pub const APPEND_DATA: u32 = 0x0000_0004;
-    pub const READ_EA: u32 = 0x0000_0008;
-    pub const WRITE_EA: u32 = 0x0000_0010;
-    pub const LIST_DIRECTORY: u32 = 0x0000_0001;
-    pub const ADD_FILE: u32 = 0x0000_0002;
-    pub const ADD_SUBDIRECTORY: u32 = 0x0000_0004;
-    pub const READ_ATTRIBUTES: u32 = 0x0000_0080;
-    pub const WRITE_ATTRIBUTES: u32 = 0x0000_0100;
-    pub const DELETE: u32 = 0x0001_0000;
-    pub const READ_CONTROL: u32 = 0x0002_0000;
-    pub const SYNCHRONIZE: u32 = 0x0010_0000;
+// The protocol's whole table, as the spec lists it: a bit or code not
+// used yet is still named here, so a reader checks it against the spec.
+#[allow(dead_code)]
+pub(crate) mod access {
+    pub(crate) const READ_DATA: u32 = 0x0000_0001;
+    pub(crate) const WRITE_DATA: u32 = 0x0000_0002;
+    pub(crate) const APPEND_DATA: u32 = 0x0000_0004;
+    pub(crate) const READ_EA: u32 = 0x0000_0008;
+    pub(crate) const WRITE_EA: u32 = 0x0000_0010;
+    pub(crate) const LIST_DIRECTORY: u32 = 0x0000_0001;
+    pub(crate) const ADD_FILE: u32 = 0x0000_0002;
+    pub(crate) const ADD_SUBDIRECTORY: u32 = 0x0000_0004;
+    pub(crate) const READ_ATTRIBUTES: u32 = 0x0000_0080;
+    pub(crate) const WRITE_ATTRIBUTES: u32 = 0x0000_0100;
+    pub(crate) const DELETE: u32 = 0x0001_0000;
+    pub(crate) const READ_CONTROL: u32 = 0x0002_0000;
+    pub(crate) const SYNCHRONIZE: u32 = 0x0010_0000;
 }
 
 /// Share access (2.2.13).
-pub mod share {
-    pub const READ: u32 = 1;
-    pub const WRITE: u32 = 2;
-    pub const DELETE: u32 = 4;
-    pub const ALL: u32 = READ | WRITE | DELETE;
+pub(crate) mod share {
+    pub(crate) const READ: u32 = 1;
+    pub(crate) const WRITE: u32 = 2;
+    pub(crate) const DELETE: u32 = 4;
+    pub(crate) const ALL: u32 = READ | WRITE | DELETE;
 }
 
 /// Create options (2.2.13).
-pub mod create_options {
-    pub const DIRECTORY_FILE: u32 = 0x0000_0001;
-    pub const WRITE_THROUGH: u32 = 0x0000_0002;
-    pub const SEQUENTIAL_ONLY: u32 = 0x0000_0004;
-    pub const NO_INTERMEDIATE_BUFFERING: u32 = 0x0000_0008;
-    pub const NON_DIRECTORY_FILE: u32 = 0x0000_0040;
-    pub const RANDOM_ACCESS: u32 = 0x0000_0800;
+// The protocol's whole table, as the spec lists it: a bit or code not
+// used yet is still named here, so a reader checks it against the spec.
+#[allow(dead_code)]
+pub(crate) mod create_options {
+    pub(crate) const DIRECTORY_FILE: u32 = 0x0000_0001;
+    pub(crate) const WRITE_THROUGH: u32 = 0x0000_0002;
+    pub(crate) const SEQUENTIAL_ONLY: u32 = 0x0000_0004;
+    pub(crate) const NO_INTERMEDIATE_BUFFERING: u32 = 0x0000_0008;
+    pub(crate) const NON_DIRECTORY_FILE: u32 = 0x0000_0040;
+    pub(crate) const RANDOM_ACCESS: u32 = 0x0000_0800;
     /// Opens a reparse point (a symbolic link) itself instead of following it.
-    pub const OPEN_REPARSE_POINT: u32 = 0x0020_0000;
+    pub(crate) const OPEN_REPARSE_POINT: u32 = 0x0020_0000;
 }
 
 /// File attributes (MS-FSCC 2.6).
-pub mod attrs {
-    pub const READONLY: u32 = 0x0001;
-    pub const HIDDEN: u32 = 0x0002;
-    pub const DIRECTORY: u32 = 0x0010;
-    pub const ARCHIVE: u32 = 0x0020;
-    pub const NORMAL: u32 = 0x0080;
-    pub const REPARSE_POINT: u32 = 0x0400;
+// The protocol's whole table, as the spec lists it: a bit or code not
+// used yet is still named here, so a reader checks it against the spec.
+#[allow(dead_code)]
+pub(crate) mod attrs {
+    pub(crate) const READONLY: u32 = 0x0001;
+    pub(crate) const HIDDEN: u32 = 0x0002;
+    pub(crate) const DIRECTORY: u32 = 0x0010;
+    pub(crate) const ARCHIVE: u32 = 0x0020;
+    pub(crate) const NORMAL: u32 = 0x0080;
+    pub(crate) const REPARSE_POINT: u32 = 0x0400;
 }

@@ -30,11 +30,11 @@ pub enum SmbError {
 }
 
 impl SmbError {
-    pub fn protocol(server: &str, m: Malformed) -> SmbError {
+    pub(crate) fn protocol(server: &str, m: Malformed) -> SmbError {
         SmbError::Protocol(format!("{server}: {m}"))
     }
 
-    pub fn status(command: Command, status: u32, context: impl Into<String>) -> SmbError {
+    pub(crate) fn status(command: Command, status: u32, context: impl Into<String>) -> SmbError {
         SmbError::Status {
             command,
             status,
@@ -90,4 +90,4 @@ impl fmt::Display for SmbError {
 
 impl std::error::Error for SmbError {}
 
-pub type SmbResult<T> = Result<T, SmbError>;
+pub(crate) type SmbResult<T> = Result<T, SmbError>;

@@ -5,50 +5,50 @@
 use super::consts::flags;
 use super::wire::{Decoded, Malformed, Reader};
 
-pub const HEADER_LEN: usize = 64;
-pub const TRANSFORM_LEN: usize = 52;
+pub(crate) const HEADER_LEN: usize = 64;
+pub(crate) const TRANSFORM_LEN: usize = 52;
 /// Where the signature sits in the header.
-pub const SIGNATURE_AT: usize = 48;
-pub const PROTOCOL_ID: [u8; 4] = [0xFE, b'S', b'M', b'B'];
-pub const TRANSFORM_ID: [u8; 4] = [0xFD, b'S', b'M', b'B'];
+pub(crate) const SIGNATURE_AT: usize = 48;
+pub(crate) const PROTOCOL_ID: [u8; 4] = [0xFE, b'S', b'M', b'B'];
+pub(crate) const TRANSFORM_ID: [u8; 4] = [0xFD, b'S', b'M', b'B'];
 /// Direct TCP frames carry a 3-byte length after a zero byte (2.1 of
 /// [MS-SMB2]), so no frame is ever longer than this.
-pub const MAX_FRAME: usize = 0x00FF_FFFF;
+pub(crate) const MAX_FRAME: usize = 0x00FF_FFFF;
 
 /// A decoded header, sync or async form.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Header {
-    pub credit_charge: u16,
+pub(crate) struct Header {
+    pub(crate) credit_charge: u16,
     /// Status in a response; ChannelSequence in a request.
-    pub status: u32,
-    pub command: u16,
+    pub(crate) status: u32,
+    pub(crate) command: u16,
     /// CreditRequest in a request, CreditResponse in a response.
-    pub credits: u16,
-    pub flags: u32,
-    pub next_command: u32,
-    pub message_id: u64,
+    pub(crate) credits: u16,
+    pub(crate) flags: u32,
+    pub(crate) next_command: u32,
+    pub(crate) message_id: u64,
     /// AsyncId when `flags` has ASYNC_COMMAND.
-    pub async_id: u64,
-    pub tree_id: u32,
-    pub session_id: u64,
-    pub signature: [u8; 16],
+    pub(crate) async_id: u64,
+    pub(crate) tree_id: u32,
+    pub(crate) session_id: u64,
+    pub(crate) signature: [u8; 16],
 }
 
 impl Header {
-    pub fn is_response(&self) -> bool {
+    pub(crate) fn is_response(&self) -> bool {
         self.flags & flags::SERVER_TO_REDIR != 0
     }
 
-    pub fn is_async(&self) -> bool {
+    pub(crate) fn is_async(&self) -> bool {
         self.flags & flags::ASYNC_COMMAND != 0
     }
 
-    pub fn is_signed(&self) -> bool {
+    pub(crate) fn is_signed(&self) -> bool {
         self.flags & flags::SIGNED != 0
     }
 
     /// Writes the header into `out[..64]`.
-    pub fn encode(&self, out: &mut [u8; HEADER_LEN]) {
+    pub(crate) fn encode(&self, out: &mut [u8; HEADER_LEN]) {
         out[0..4].copy_from_slice(&PROTOCOL_ID);
         out[4..6].copy_from_slice(&(HEADER_LEN as u16).to_le_bytes());
         out[6..8].copy_from_slice(&self.credit_charge.to_le_bytes());
@@ -71,7 +71,7 @@ impl Header {
 
 /// Decodes a header from the first 64 bytes of `msg`: the one entry point
 /// a fuzz harness calls for headers.
-pub fn decode_header(msg: &[u8]) -> Decoded<Header> {
+pub(crate) fn decode_header(msg: &[u8]) -> Decoded<Header> {
     let mut r = Reader::new(msg, "SMB2 header");
     let id: [u8; 4] = r.array()?;
     r.check(id == PROTOCOL_ID)?;
@@ -109,18 +109,18 @@ pub fn decode_header(msg: &[u8]) -> Decoded<Header> {
 
 /// The transform header of an encrypted message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Transform {
-    pub signature: [u8; 16],
-    pub nonce: [u8; 16],
-    pub original_size: u32,
+pub(crate) struct Transform {
+    pub(crate) signature: [u8; 16],
+    pub(crate) nonce: [u8; 16],
+    pub(crate) original_size: u32,
     /// 1 (Encrypted) in 3.1.1; the encryption algorithm (1, AES-128-CCM) in
     /// 3.0 and 3.0.2: the same value on the wire.
-    pub flags: u16,
-    pub session_id: u64,
+    pub(crate) flags: u16,
+    pub(crate) session_id: u64,
 }
 
 impl Transform {
-    pub fn encode(&self, out: &mut [u8; TRANSFORM_LEN]) {
+    pub(crate) fn encode(&self, out: &mut [u8; TRANSFORM_LEN]) {
         out[0..4].copy_from_slice(&TRANSFORM_ID);
         out[4..20].copy_from_slice(&self.signature);
         out[20..36].copy_from_slice(&self.nonce);
@@ -132,7 +132,7 @@ impl Transform {
 }
 
 /// Decodes a transform header: the fuzz entry for encrypted frames.
-pub fn decode_transform(msg: &[u8]) -> Decoded<Transform> {
+pub(crate) fn decode_transform(msg: &[u8]) -> Decoded<Transform> {
     let mut r = Reader::new(msg, "SMB2 transform header");
     let id: [u8; 4] = r.array()?;
     r.check(id == TRANSFORM_ID)?;
@@ -153,7 +153,7 @@ pub fn decode_transform(msg: &[u8]) -> Decoded<Transform> {
 
 /// The frame length from a Direct TCP prefix; a non-zero first byte is no
 /// SMB2 frame (NetBIOS session messages other than 0x00 are not spoken).
-pub fn decode_frame_len(prefix: [u8; 4]) -> Decoded<usize> {
+pub(crate) fn decode_frame_len(prefix: [u8; 4]) -> Decoded<usize> {
     if prefix[0] != 0 {
         return Err(Malformed {
             what: "Direct TCP frame prefix (not a session message)",
@@ -163,13 +163,14 @@ pub fn decode_frame_len(prefix: [u8; 4]) -> Decoded<usize> {
     Ok(u32::from_be_bytes(prefix) as usize)
 }
 
-pub fn encode_frame_len(len: usize) -> [u8; 4] {
+pub(crate) fn encode_frame_len(len: usize) -> [u8; 4] {
     (len as u32 & MAX_FRAME as u32).to_be_bytes()
 }
 
+#[cfg(test)]
 /// The error response body (2.2.2): its ErrorData's length, for the one
 /// line a failed command prints. Checked, never trusted.
-pub fn decode_error_body(body: &[u8]) -> Decoded<usize> {
+pub(crate) fn decode_error_body(body: &[u8]) -> Decoded<usize> {
     let mut r = Reader::new(body, "SMB2 ERROR response");
     let size = r.u16()?;
     r.check(size == 9)?;

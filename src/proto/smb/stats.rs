@@ -16,18 +16,18 @@ pub struct CommandStats {
     /// QUERY_DIRECTORY; 0 for commands that move no data.
     pub bytes: u64,
     /// Whole frames on the wire, both ways (headers, signatures included).
-    pub wire_sent: u64,
-    pub wire_received: u64,
+    pub(crate) wire_sent: u64,
+    pub(crate) wire_received: u64,
     pub errors: u64,
     /// Interim STATUS_PENDING replies (the server went asynchronous).
-    pub pending: u64,
+    pub(crate) pending: u64,
     /// Latency from send to final reply; allocated on the first reply, so
     /// a command never sent costs nothing.
     pub latency: Option<Box<OpStats>>,
 }
 
 impl CommandStats {
-    pub fn merge(&mut self, o: &CommandStats) {
+    pub(crate) fn merge(&mut self, o: &CommandStats) {
         self.requests += o.requests;
         self.bytes += o.bytes;
         self.wire_sent += o.wire_sent;
@@ -45,17 +45,17 @@ impl CommandStats {
 /// Everything one channel counts.
 #[derive(Clone, Debug)]
 pub struct ChannelStats {
-    pub commands: [CommandStats; COMMANDS],
+    pub(crate) commands: [CommandStats; COMMANDS],
     /// Credits the server granted, summed over replies.
-    pub credits_granted: u64,
+    pub(crate) credits_granted: u64,
     /// Requests that could not be sent at once for want of credits (or of
     /// a free message-id slot).
     pub credit_waits: u64,
-    pub credit_wait_ns: u64,
+    pub(crate) credit_wait_ns: u64,
     /// The most requests in flight at once.
     pub max_in_flight: u32,
     /// The credits the channel held at the last reply.
-    pub credits_now: u32,
+    pub(crate) credits_now: u32,
 }
 
 impl Default for ChannelStats {
@@ -76,12 +76,12 @@ impl ChannelStats {
         &self.commands[c as usize]
     }
 
-    pub(crate) fn command_mut(&mut self, c: Command) -> &mut CommandStats {
+    pub fn command_mut(&mut self, c: Command) -> &mut CommandStats {
         &mut self.commands[c as usize]
     }
 
     /// Adds another channel's counters (the client's totals).
-    pub fn merge(&mut self, o: &ChannelStats) {
+    pub(crate) fn merge(&mut self, o: &ChannelStats) {
         for (a, b) in self.commands.iter_mut().zip(&o.commands) {
             a.merge(b);
         }
@@ -90,9 +90,5 @@ impl ChannelStats {
         self.credit_wait_ns += o.credit_wait_ns;
         self.max_in_flight = self.max_in_flight.max(o.max_in_flight);
         self.credits_now += o.credits_now;
-    }
-
-    pub fn total_requests(&self) -> u64 {
-        self.commands.iter().map(|c| c.requests).sum()
     }
 }

@@ -23,17 +23,17 @@ pub(super) enum Event {
 
 /// The ssh connection that carries the agent's protocol.
 pub(super) struct Link {
-    pub child: Option<Child>,
+    pub(crate) child: Option<Child>,
     /// Lines to the agent's stdin through a writer thread (where there is
     /// no `Direct`, and in tests); dropping it ends the agent's input.
-    pub tx: Option<Sender<String>>,
+    pub(crate) tx: Option<Sender<String>>,
     /// The agent's stdin written from the coordinator's loop itself.
     #[cfg(unix)]
-    pub out: RefCell<Option<Direct>>,
+    pub(crate) out: RefCell<Option<Direct>>,
     /// Its task's way into the one srun step that carries every agent
     /// (`step.rs`), where there is no process of its own.
-    pub step: Option<crate::remote::launch::slurm::Tap>,
-    pub last_heard: Instant,
+    pub(crate) step: Option<crate::remote::launch::slurm::Tap>,
+    pub(crate) last_heard: Instant,
 }
 
 impl Link {
@@ -134,30 +134,30 @@ impl Direct {
 #[derive(Default)]
 pub(super) struct Clock {
     /// (round trip, offset) in ns, one per answered ping.
-    pub pings: Vec<(u64, i128)>,
-    pub offset_ns: i128,
+    pub(crate) pings: Vec<(u64, i128)>,
+    pub(crate) offset_ns: i128,
     /// 0 until the pings are done.
-    pub rtt_ns: u64,
+    pub(crate) rtt_ns: u64,
 }
 
 /// The fill the host reported last.
 #[derive(Default)]
 pub(super) struct Fill {
-    pub done: u64,
-    pub total: u64,
+    pub(crate) done: u64,
+    pub(crate) total: u64,
     /// It has said how much it has to fill.
-    pub known: bool,
+    pub(crate) known: bool,
 }
 
 /// Planning and preparing the host's targets, before any run.
 #[derive(Default)]
 pub(super) struct Setup {
-    pub planned: Option<Vec<PlannedTarget>>,
-    pub prepare_sent: bool,
-    pub prepared: Option<Vec<TargetInfo>>,
-    pub fill: Fill,
+    pub(crate) planned: Option<Vec<PlannedTarget>>,
+    pub(crate) prepare_sent: bool,
+    pub(crate) prepared: Option<Vec<TargetInfo>>,
+    pub(crate) fill: Fill,
     /// What each of its file sets' fills did, named after the host.
-    pub fills: Vec<crate::result::fill::FillResult>,
+    pub(crate) fills: Vec<crate::result::fill::FillResult>,
 }
 
 /// The run in progress on this host.
@@ -165,15 +165,15 @@ pub(super) struct Setup {
 pub(super) struct RunState {
     /// Not in this run (a host-count sweep's point on fewer hosts): still
     /// connected, sent nothing but heartbeats until the next run.
-    pub idle: bool,
-    pub ready: bool,
+    pub(crate) idle: bool,
+    pub(crate) ready: bool,
     /// We told it to stop this run (so an error it reports is ours, not its).
-    pub stopped: bool,
+    pub(crate) stopped: bool,
     /// Per target: when its I/O began, in our clock.
-    pub started: Vec<Option<i128>>,
-    pub intervals: Vec<Vec<Interval>>,
+    pub(crate) started: Vec<Option<i128>>,
+    pub(crate) intervals: Vec<Vec<Interval>>,
     /// Its results and the error it reported with them, if any.
-    pub done: Option<(Vec<TargetResult>, Option<String>)>,
+    pub(crate) done: Option<(Vec<TargetResult>, Option<String>)>,
 }
 
 impl RunState {
@@ -187,26 +187,26 @@ impl RunState {
 }
 
 pub(super) struct Host {
-    pub a: Assignment,
-    pub job: JobSpec,
-    pub link: Link,
+    pub(crate) a: Assignment,
+    pub(crate) job: JobSpec,
+    pub(crate) link: Link,
     /// Why it failed; a failed host is out of the invocation.
-    pub failed: Option<String>,
+    pub(crate) failed: Option<String>,
     /// Failed before any I/O and left out by `--on-host-loss continue`:
     /// already told, no longer an error of the phases after.
-    pub dropped: bool,
+    pub(crate) dropped: bool,
     /// Exit code kind an agent's own error asked for.
-    pub error_kind: Option<Kind>,
+    pub(crate) error_kind: Option<Kind>,
     /// Its volbench version, once it said hello.
-    pub version: Option<String>,
-    pub info: Option<HostInfo>,
-    pub clock: Clock,
-    pub setup: Setup,
-    pub run: RunState,
+    pub(crate) version: Option<String>,
+    pub(crate) info: Option<HostInfo>,
+    pub(crate) clock: Clock,
+    pub(crate) setup: Setup,
+    pub(crate) run: RunState,
     /// Gathered for the result: its own merged runs, and the intervals of
     /// a run it failed in.
-    pub runs: Vec<RunResult>,
-    pub unfinished: Option<Unfinished>,
+    pub(crate) runs: Vec<RunResult>,
+    pub(crate) unfinished: Option<Unfinished>,
 }
 
 impl Host {

@@ -22,13 +22,13 @@ use crate::error::Result;
 pub(super) type Launched = Result<(Child, ToAgentPipe)>;
 
 pub(super) struct Pool<'a> {
-    pub launcher: &'a Launcher,
-    pub parallel: usize,
+    pub(crate) launcher: &'a Launcher,
+    pub(crate) parallel: usize,
     /// How long one launch is waited for before the next takes its place
     /// (it goes on starting; the wait for the hellos judges it).
-    pub wait: Duration,
-    pub heartbeat: Duration,
-    pub stop: &'a AtomicBool,
+    pub(crate) wait: Duration,
+    pub(crate) heartbeat: Duration,
+    pub(crate) stop: &'a AtomicBool,
 }
 
 impl Pool<'_> {

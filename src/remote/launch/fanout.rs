@@ -70,10 +70,10 @@ pub(crate) fn par_map<T: Sync, R: Send>(
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Group {
     /// The host name the master is started with (the group's first).
-    pub host: String,
-    pub socket: Option<PathBuf>,
+    pub(crate) host: String,
+    pub(crate) socket: Option<PathBuf>,
     /// Indices into the host list.
-    pub agents: Vec<usize>,
+    pub(crate) agents: Vec<usize>,
 }
 
 /// The private socket directory and the masters started in it.

@@ -33,8 +33,8 @@ pub(crate) const SRUN_PIECE: usize = 1024;
 
 /// A line for one task, or its end of input (None).
 pub(crate) struct ToTask {
-    pub task: u32,
-    pub line: Option<String>,
+    pub(crate) task: u32,
+    pub(crate) line: Option<String>,
 }
 
 /// A host's way to its task's input: lines go to the step's one writer;

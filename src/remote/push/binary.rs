@@ -11,7 +11,7 @@ use std::process::{Command, Stdio};
 use crate::error::{Result, VbError};
 
 /// The binary to push and its bytes.
-pub fn to_push() -> Result<(PathBuf, Vec<u8>)> {
+pub(crate) fn to_push() -> Result<(PathBuf, Vec<u8>)> {
     let exe = std::env::current_exe()
         .map_err(|e| VbError::run(format!("cannot find this volbench binary: {e}")))?;
     let bytes = std::fs::read(&exe)
@@ -112,7 +112,7 @@ fn same_version(candidate: &Path) -> bool {
 /// volbench.exe of this very build beside it: `scripts/windows-build` puts
 /// it in `target/x86_64-pc-windows-gnu/{release,debug}/`, an install keeps
 /// it next to `volbench`.
-pub fn windows_exe(given: Option<&Path>) -> Result<(PathBuf, Vec<u8>)> {
+pub(crate) fn windows_exe(given: Option<&Path>) -> Result<(PathBuf, Vec<u8>)> {
     if let Some(p) = given {
         let bytes = std::fs::read(p).map_err(|e| {
             VbError::input(format!(
@@ -176,7 +176,7 @@ fn windows_siblings(exe: &Path) -> Vec<PathBuf> {
 /// The PE header read by hand, as the ELF one above: two offsets and a
 /// machine field. The version is found as text because the file cannot be
 /// run here to ask it: `--version`'s text is in every build.
-pub fn not_this_windows_build(bytes: &[u8]) -> Option<String> {
+pub(crate) fn not_this_windows_build(bytes: &[u8]) -> Option<String> {
     const AMD64: u16 = 0x8664;
     let pe = || -> Option<u16> {
         if bytes.get(..2)? != b"MZ" {

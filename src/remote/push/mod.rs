@@ -34,7 +34,7 @@
 use std::time::Duration;
 
 pub mod binary;
-pub(crate) mod sftp;
+pub mod sftp;
 pub(crate) mod shell;
 pub(crate) mod windows;
 
@@ -87,10 +87,10 @@ pub(crate) fn is_temp(name: &str) -> bool {
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub(crate) struct Swept {
     /// Stale temporaries removed.
-    pub removed: Vec<String>,
+    pub(crate) removed: Vec<String>,
     /// Temporaries left: recent (maybe a push under way elsewhere) or not
     /// provably ours (not a regular file with one link).
-    pub kept: Vec<String>,
+    pub(crate) kept: Vec<String>,
 }
 
 impl Swept {

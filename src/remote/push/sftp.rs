@@ -58,8 +58,8 @@ const MAX_STDERR: usize = 16 * 1024;
 /// broken session (code None).
 #[derive(Debug)]
 pub(crate) struct SftpError {
-    pub code: Option<u32>,
-    pub message: String,
+    pub(crate) code: Option<u32>,
+    pub(crate) message: String,
 }
 
 impl std::fmt::Display for SftpError {
@@ -91,10 +91,10 @@ pub(crate) enum Kind {
 
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Attrs {
-    pub kind: Kind,
-    pub size: Option<u64>,
+    pub(crate) kind: Kind,
+    pub(crate) size: Option<u64>,
     /// Seconds since the epoch by the host's clock, when the server says.
-    pub mtime: Option<u32>,
+    pub(crate) mtime: Option<u32>,
 }
 
 /// One SFTP session on a started launcher (its stdin and stdout piped).

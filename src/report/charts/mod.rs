@@ -19,7 +19,7 @@ use crate::result::{Op, PhaseName};
 
 /// A drawn chart and what it shows, for the page.
 #[derive(Debug, Clone, Serialize)]
-pub struct Figure {
+pub(crate) struct Figure {
     pub kind: &'static str,
     pub title: String,
     /// One sentence that tells how to read the chart.
@@ -433,10 +433,10 @@ pub(crate) fn pattern_bars(items: &[(String, Item)], limits: [&[svg::RefLine]; 2
 /// One compared quantity: a name ("8k-random-read read") and the value in
 /// each source (None where the run is missing).
 #[derive(Debug, Clone)]
-pub struct CompareRow {
-    pub name: String,
-    pub metric: Metric,
-    pub values: Vec<Option<f64>>,
+pub(crate) struct CompareRow {
+    pub(crate) name: String,
+    pub(crate) metric: Metric,
+    pub(crate) values: Vec<Option<f64>>,
 }
 
 /// Chart 6: bars per source for each matched run and op, each labelled with

@@ -21,40 +21,40 @@ pub(crate) const SCHEMA: &str = "volbench.compare/v1";
 /// One figure of one run held against the base.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct Checked {
-    pub run: String,
-    pub op: String,
-    pub metric: &'static str,
+    pub(crate) run: String,
+    pub(crate) op: String,
+    pub(crate) metric: &'static str,
     /// The result this figure comes from (its label), and the base's.
-    pub result: String,
-    pub base: f64,
-    pub value: f64,
+    pub(crate) result: String,
+    pub(crate) base: f64,
+    pub(crate) value: f64,
     /// value / base, as the comparison table shows it.
-    pub ratio: f64,
+    pub(crate) ratio: f64,
     /// value / base where higher is better, base / value for latencies.
-    pub performance: f64,
-    pub failed: bool,
+    pub(crate) performance: f64,
+    pub(crate) failed: bool,
 }
 
 /// What `--json` prints: the figures, the unmatched runs, the warnings and
 /// whether the gate passed.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct Verdict {
-    pub schema: &'static str,
-    pub base: String,
-    pub fail_below: Option<f64>,
-    pub passed: bool,
-    pub figures: Vec<Checked>,
+    pub(crate) schema: &'static str,
+    pub(crate) base: String,
+    pub(crate) fail_below: Option<f64>,
+    pub(crate) passed: bool,
+    pub(crate) figures: Vec<Checked>,
     /// Runs of the base with no counterpart in a later result: named, not
     /// failed (nothing was measured to compare).
-    pub unmatched: Vec<String>,
+    pub(crate) unmatched: Vec<String>,
     /// Figures whose base is zero: no ratio can be taken.
-    pub no_base: Vec<String>,
-    pub warnings: Vec<String>,
+    pub(crate) no_base: Vec<String>,
+    pub(crate) warnings: Vec<String>,
 }
 
 impl Compared {
     /// The metric's name as `--fail-on` takes it and the JSON writes it.
-    pub fn key(self) -> &'static str {
+    pub(crate) fn key(self) -> &'static str {
         match self {
             Compared::Iops => "iops",
             Compared::MibS => "mib_s",
@@ -68,7 +68,7 @@ impl Compared {
     }
 
     /// `--fail-on`'s names: the key, or a short form.
-    pub fn parse(s: &str) -> Option<Self> {
+    pub(crate) fn parse(s: &str) -> Option<Self> {
         match s.trim().to_ascii_lowercase().as_str() {
             "iops" => Some(Compared::Iops),
             "mib_s" | "mib/s" | "mibs" | "bw" => Some(Compared::MibS),
@@ -82,8 +82,8 @@ impl Compared {
 /// `--fail-below` and `--fail-on` as given, checked.
 #[derive(Debug, Clone)]
 pub(crate) struct Gate {
-    pub fail_below: Option<f64>,
-    pub metrics: Vec<Compared>,
+    pub(crate) fail_below: Option<f64>,
+    pub(crate) metrics: Vec<Compared>,
 }
 
 impl Gate {

@@ -27,70 +27,70 @@ pub(crate) const SIZE_TOLERANCE: f64 = 0.25;
 /// What production did on the device compared, over the capture.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct Production {
-    pub device: String,
-    pub peak_iops: f64,
-    pub p95_iops: f64,
-    pub peak_mib_s: f64,
-    pub p95_mib_s: f64,
+    pub(crate) device: String,
+    pub(crate) peak_iops: f64,
+    pub(crate) p95_iops: f64,
+    pub(crate) peak_mib_s: f64,
+    pub(crate) p95_mib_s: f64,
     /// The busy intervals the p95 is taken over (with fewer than 20, the
     /// p95 is the busiest of them, as nearest-rank gives).
-    pub intervals: usize,
+    pub(crate) intervals: usize,
     /// What the headroom is held against: "p95 of 60 busy intervals".
-    pub yardstick: String,
-    pub read_pct: f64,
-    pub request_kib: f64,
+    pub(crate) yardstick: String,
+    pub(crate) read_pct: f64,
+    pub(crate) request_kib: f64,
     /// Mean time per request (iostat's await) in the worst interval and at
     /// the p95 of intervals: the block counters give no percentiles.
-    pub peak_await_ms: f64,
-    pub p95_await_ms: f64,
+    pub(crate) peak_await_ms: f64,
+    pub(crate) p95_await_ms: f64,
 }
 
 /// The run of the result production is held against.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct Measured {
-    pub run: String,
-    pub iops: f64,
-    pub mib_s: f64,
-    pub read_pct: f64,
-    pub request_kib: f64,
+    pub(crate) run: String,
+    pub(crate) iops: f64,
+    pub(crate) mib_s: f64,
+    pub(crate) read_pct: f64,
+    pub(crate) request_kib: f64,
     /// p99 over reads and writes, from the run's merged histograms.
-    pub p99_us: Option<f64>,
+    pub(crate) p99_us: Option<f64>,
     /// Whether its mix and size are within the tolerances of production's.
-    pub resembles: bool,
+    pub(crate) resembles: bool,
     /// The rate the run was held to, when it was (an open-loop `--like`
     /// run): its figures are then that rate, not a ceiling.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub held_to: Option<String>,
+    pub(crate) held_to: Option<String>,
 }
 
 /// One limit and how far above production's peak it lies.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct Limit {
     /// "measured IOPS", "measured MiB/s", "stated IOPS", "IOPS at p99 <= 2 ms"...
-    pub what: String,
-    pub value: f64,
+    pub(crate) what: String,
+    pub(crate) value: f64,
     /// What production's peak reaches of the same figure.
-    pub production: f64,
+    pub(crate) production: f64,
     /// value / production: how many times production's peak fits under it.
-    pub headroom: f64,
+    pub(crate) headroom: f64,
 }
 
 /// The whole statement, and the verdict `--fail-below` makes of it.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct Headroom {
-    pub schema: &'static str,
-    pub production: Production,
-    pub measured: Measured,
+    pub(crate) schema: &'static str,
+    pub(crate) production: Production,
+    pub(crate) measured: Measured,
     /// Why the run does not resemble production, when it does not.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub differences: Vec<String>,
+    pub(crate) differences: Vec<String>,
     /// Every limit found, nearest first.
-    pub limits: Vec<Limit>,
+    pub(crate) limits: Vec<Limit>,
     /// The nearest limit's headroom.
-    pub headroom: f64,
-    pub nearest: String,
-    pub fail_below: Option<f64>,
-    pub passed: bool,
+    pub(crate) headroom: f64,
+    pub(crate) nearest: String,
+    pub(crate) fail_below: Option<f64>,
+    pub(crate) passed: bool,
 }
 
 /// The run's read share and mean request size, measured (what the device

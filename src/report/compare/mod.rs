@@ -19,7 +19,7 @@ use super::{Item, Metric, Source, items};
 use crate::output::fmt::{number, size as format_size};
 use crate::output::table::Table;
 use crate::result::{Op, engine_names};
-pub use model::{Compared, Comparison, Match, ratio, show_ratio};
+pub(crate) use model::{Compared, Comparison, Match, ratio};
 
 fn workload_value(item: &Item) -> serde_json::Map<String, Value> {
     let mut m = match serde_json::to_value(&item.run.workload) {
@@ -210,7 +210,7 @@ pub fn table(c: &Comparison, sources: &[Source], all: &[Item]) -> Table {
 
 /// Each match's headline figure (IOPS or MiB/s, as the papers quote it)
 /// per op, for the comparison bars.
-pub fn headline_rows(c: &Comparison, all: &[Item]) -> Vec<CompareRow> {
+pub(crate) fn headline_rows(c: &Comparison, all: &[Item]) -> Vec<CompareRow> {
     let mut rows = Vec::new();
     for m in &c.matches {
         let Some(first) = m.items.iter().flatten().next() else {

@@ -8,20 +8,20 @@ use crate::result::{Op, RunResult};
 /// One run of the first result and its counterpart in each result
 /// (indices into `items(sources)`; `None` where missing).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Match {
-    pub name: String,
-    pub items: Vec<Option<usize>>,
+pub(crate) struct Match {
+    pub(crate) name: String,
+    pub(crate) items: Vec<Option<usize>>,
 }
 
 #[derive(Debug, Clone, Default)]
 pub struct Comparison {
-    pub matches: Vec<Match>,
-    pub warnings: Vec<String>,
+    pub(crate) matches: Vec<Match>,
+    pub(crate) warnings: Vec<String>,
 }
 
 /// A figure compared for each run and operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Compared {
+pub(crate) enum Compared {
     Iops,
     MibS,
     MeanLatency,
@@ -29,14 +29,14 @@ pub enum Compared {
 }
 
 impl Compared {
-    pub const ALL: [Compared; 4] = [
+    pub(crate) const ALL: [Compared; 4] = [
         Compared::Iops,
         Compared::MibS,
         Compared::MeanLatency,
         Compared::P99Latency,
     ];
 
-    pub fn label(self) -> &'static str {
+    pub(crate) fn label(self) -> &'static str {
         match self {
             Compared::Iops => "IOPS",
             Compared::MibS => "MiB/s",
@@ -55,7 +55,7 @@ impl Compared {
 
     /// The figure of one operation type of a run; None when the run does
     /// not do that operation.
-    pub fn of(self, run: &RunResult, op: Op) -> Option<f64> {
+    pub(crate) fn of(self, run: &RunResult, op: Op) -> Option<f64> {
         let t = run.does(op).then(|| run.totals.op(op))?;
         Some(match self {
             Compared::Iops => t.iops,
@@ -75,7 +75,7 @@ impl Compared {
 
 /// "2.30x", or "-" without a base to divide by. Never "0.00x" or "inf":
 /// three significant digits at any size, and a zero base said in words.
-pub fn ratio(v: Option<f64>, base: Option<f64>) -> String {
+pub(crate) fn ratio(v: Option<f64>, base: Option<f64>) -> String {
     match (v, base) {
         (Some(v), Some(b)) if b > 0.0 && v.is_finite() => show_ratio(v / b),
         (Some(_), Some(0.0)) => "n/a (base 0)".into(),
@@ -84,7 +84,7 @@ pub fn ratio(v: Option<f64>, base: Option<f64>) -> String {
 }
 
 /// A ratio with three significant digits: 2.30x, 0.430x, 0.00432x, 1,234x.
-pub fn show_ratio(r: f64) -> String {
+pub(crate) fn show_ratio(r: f64) -> String {
     if r == 0.0 {
         return "0x".into();
     }

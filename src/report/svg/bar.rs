@@ -12,17 +12,17 @@ use super::{Fmt, Size, colour, esc};
 /// (a ratio such as "2.30x").
 #[derive(Clone, Debug)]
 pub(crate) struct Bar {
-    pub value: f64,
-    pub tip: String,
-    pub label: Option<String>,
+    pub(crate) value: f64,
+    pub(crate) tip: String,
+    pub(crate) label: Option<String>,
 }
 
 /// A category on the x axis with one slot per bar series; `None` leaves the
 /// slot empty (no write bar for a pure read run).
 #[derive(Clone, Debug)]
 pub(crate) struct Category {
-    pub name: String,
-    pub bars: Vec<Option<Bar>>,
+    pub(crate) name: String,
+    pub(crate) bars: Vec<Option<Bar>>,
 }
 
 /// Grouped bars: categories along x, one bar per series inside each. Every

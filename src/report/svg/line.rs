@@ -12,19 +12,19 @@ use super::{Size, colour, esc};
 /// hover texts per point (SVG `<title>`).
 #[derive(Clone, Debug)]
 pub(crate) struct Series {
-    pub name: String,
-    pub colour: usize,
-    pub dashed: bool,
+    pub(crate) name: String,
+    pub(crate) colour: usize,
+    pub(crate) dashed: bool,
     /// Dotted: a third line style, for a third quantity of one colour.
-    pub dotted: bool,
+    pub(crate) dotted: bool,
     /// Points joined by a line; false for points that stand alone.
-    pub line: bool,
-    pub marks: bool,
-    pub points: Vec<(f64, f64)>,
-    pub tips: Vec<String>,
+    pub(crate) line: bool,
+    pub(crate) marks: bool,
+    pub(crate) points: Vec<(f64, f64)>,
+    pub(crate) tips: Vec<String>,
     /// Short texts drawn beside the points (a curve's queue depth), by
     /// point index; empty for none.
-    pub labels: Vec<String>,
+    pub(crate) labels: Vec<String>,
 }
 
 impl Series {
@@ -51,9 +51,9 @@ impl Series {
 /// A shaded span of the x axis with a label (the warm-up).
 #[derive(Clone, Debug)]
 pub(crate) struct Shade {
-    pub from: f64,
-    pub to: f64,
-    pub label: String,
+    pub(crate) from: f64,
+    pub(crate) to: f64,
+    pub(crate) label: String,
 }
 
 /// A line chart. Each point of a series with `marks` is a `circle.mark`;

@@ -110,8 +110,8 @@ pub(crate) fn shorten(s: &str, max: usize) -> String {
 /// plot area's height.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Size {
-    pub w: f64,
-    pub plot_h: f64,
+    pub(crate) w: f64,
+    pub(crate) plot_h: f64,
 }
 
 pub(crate) const FULL: Size = Size {

@@ -11,8 +11,8 @@ use super::scale::Scale;
 /// A horizontal line at `value` on the y axis, labelled at its right end.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct RefLine {
-    pub value: f64,
-    pub label: String,
+    pub(crate) value: f64,
+    pub(crate) label: String,
 }
 
 /// Not a palette colour: a limit must not read as one more series.

@@ -13,14 +13,14 @@ pub(crate) enum ScaleKind {
 /// linear axis start at 0, as throughput axes should.
 #[derive(Clone, Debug)]
 pub(crate) struct Axis {
-    pub title: String,
-    pub kind: ScaleKind,
-    pub fmt: Fmt,
-    pub zero: bool,
+    pub(crate) title: String,
+    pub(crate) kind: ScaleKind,
+    pub(crate) fmt: Fmt,
+    pub(crate) zero: bool,
     /// Fixed range instead of one fitted to the data.
-    pub range: Option<(f64, f64)>,
+    pub(crate) range: Option<(f64, f64)>,
     /// High values on the left (the papers draw 100% read first).
-    pub reverse: bool,
+    pub(crate) reverse: bool,
 }
 
 impl Axis {
@@ -81,7 +81,7 @@ pub(super) struct Scale {
     hi: f64,
     p0: f64,
     p1: f64,
-    pub ticks: Vec<f64>,
+    pub(crate) ticks: Vec<f64>,
 }
 
 impl Scale {

@@ -9,12 +9,12 @@ use crate::result::{ResultDoc, RunResult};
 /// A run with counters: who it ran on (the host's name in a multi-host
 /// run, else its hostname), the run, its counters and their summary.
 pub(super) struct Seen<'a> {
-    pub host: String,
+    pub(crate) host: String,
     /// The host's bare name (a subject of a grouped finding).
-    pub name: String,
-    pub run: &'a RunResult,
-    pub c: &'a RunCounters,
-    pub s: &'a CounterInterval,
+    pub(crate) name: String,
+    pub(crate) run: &'a RunResult,
+    pub(crate) c: &'a RunCounters,
+    pub(crate) s: &'a CounterInterval,
 }
 
 /// Every measured run that has counters, with the host it ran on: the

@@ -26,12 +26,12 @@ const THREAD_BUSY: f64 = 90.0;
 /// volbench's I/O threads of its core) and whether it was the whole host.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct CpuShort {
-    pub busy: f64,
-    pub host_wide: bool,
+    pub(crate) busy: f64,
+    pub(crate) host_wide: bool,
     /// The host's CPUs were busy with other processes' work, volbench using
     /// little of them: its figures may carry waits for a CPU, but nothing
     /// shows the client set their level (a flat cap stays a cap).
-    pub others: bool,
+    pub(crate) others: bool,
 }
 
 /// Whether a run's client was short of CPU, from the run's own counters:

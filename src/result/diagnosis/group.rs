@@ -14,11 +14,11 @@ pub(crate) const GROUP_FROM: usize = 3;
 /// and the same class.
 pub(super) struct Each {
     /// The host's name, or `HOST:PATH` for a target.
-    pub subject: String,
+    pub(crate) subject: String,
     /// The variant of the finding ("busy with other work", "CPU-bound"):
     /// subjects are grouped only within one, since the advice differs.
-    pub class: &'static str,
-    pub finding: Finding,
+    pub(crate) class: &'static str,
+    pub(crate) finding: Finding,
 }
 
 /// The findings of `each`: those alike for `GROUP_FROM` subjects or more said

@@ -24,7 +24,7 @@ pub(crate) mod scaling;
 mod series;
 mod targets;
 mod time;
-pub mod verdict;
+pub(crate) mod verdict;
 
 use std::collections::BTreeMap;
 
@@ -79,18 +79,7 @@ pub enum Kind {
 }
 
 impl Kind {
-    /// Findings that name a limit of the storage (provisioned or inferred).
-    pub fn is_limit(self) -> bool {
-        matches!(
-            self,
-            Kind::AtExpectedLimit
-                | Kind::AboveExpectedLimit
-                | Kind::InferredIopsCap
-                | Kind::InferredBandwidthCap
-        )
-    }
-
-    pub fn title(self) -> &'static str {
+    pub(crate) fn title(self) -> &'static str {
         match self {
             Kind::AtExpectedLimit => "at the provisioned limit",
             Kind::AboveExpectedLimit => "above the expected limit",
@@ -184,10 +173,10 @@ impl Finding {
 }
 
 /// A finder: the findings of one kind of reading, over the whole result.
-pub type Finder = fn(&ResultDoc) -> Vec<Finding>;
+pub(crate) type Finder = fn(&ResultDoc) -> Vec<Finding>;
 
 /// Every finder, in the order their findings are shown.
-pub const FINDERS: &[Finder] = &[
+pub(crate) const FINDERS: &[Finder] = &[
     memory::memory_target,
     limits::expected,
     limits::inferred_iops_cap,
@@ -216,7 +205,7 @@ pub fn diagnose(doc: &ResultDoc) -> Vec<Finding> {
 
 /// Runs whose figures a finder may read: measured, finished, with I/O done.
 /// Discarded warm-up runs are left out (the warm-up finder asks for them).
-pub(crate) fn measured(doc: &ResultDoc) -> impl Iterator<Item = &RunResult> {
+pub fn measured(doc: &ResultDoc) -> impl Iterator<Item = &RunResult> {
     doc.runs.iter().filter(|r| !r.workload.discard && usable(r))
 }
 

@@ -31,9 +31,9 @@ const IOPS_BELOW_BYTES: u64 = 32 << 10;
 /// each host's own run at that point (with its counters, when recorded).
 #[derive(Debug, Clone)]
 pub(crate) struct HostPoint<'a> {
-    pub hosts: u32,
-    pub run: &'a RunResult,
-    pub per_host: Vec<(&'a str, &'a RunResult)>,
+    pub(crate) hosts: u32,
+    pub(crate) run: &'a RunResult,
+    pub(crate) per_host: Vec<(&'a str, &'a RunResult)>,
 }
 
 /// The figure a series is judged on: IOPS for small transfers, MiB/s for

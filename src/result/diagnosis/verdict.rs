@@ -25,7 +25,7 @@ const GAINED: f64 = 1.20;
 
 /// What held a run below a figure, or sets its level.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Limit {
+pub(crate) enum Limit {
     /// The engine does no I/O (null): no storage took part; volbench's own
     /// cost per I/O on the client's CPU is all the figures show.
     NoStorage,
@@ -61,7 +61,7 @@ pub enum Limit {
 
 impl Limit {
     /// Its name in result.json's figures and in `why` fields.
-    pub fn key(&self) -> &'static str {
+    pub(crate) fn key(&self) -> &'static str {
         match self {
             Limit::NoStorage => "no_storage",
             Limit::ClientCpu { .. } => "client_cpu",
@@ -71,14 +71,9 @@ impl Limit {
         }
     }
 
-    /// Whether the storage is what it names.
-    pub fn is_storage(&self) -> bool {
-        matches!(self, Limit::Storage { .. })
-    }
-
     /// The limit as one clause, for a table note or a search step ("too
     /// few I/Os in flight: 1 kept, 4.6 needed at 2.0 ms").
-    pub fn short(&self) -> String {
+    pub(crate) fn short(&self) -> String {
         match self {
             Limit::NoStorage => {
                 "no storage: the engine does no I/O, so the client's CPU is the limit".into()
@@ -124,7 +119,7 @@ impl Limit {
     }
 
     /// The limit with its evidence and what to do, for a finding.
-    pub fn sentence(&self) -> String {
+    pub(crate) fn sentence(&self) -> String {
         match self {
             Limit::NoStorage => "no storage took part: the engine does no I/O, so the figures \
                                  are volbench's own cost per I/O on the client's CPU, whatever \
@@ -180,7 +175,7 @@ fn latency(us: f64) -> String {
 /// Whether the client sets this run's level, asked before anything is
 /// said of the storage: no storage at all, a client short of CPU, or I/Os
 /// not in flight all the time. None: the client is ruled out.
-pub fn client(doc: &ResultDoc, r: &RunResult) -> Option<Limit> {
+pub(crate) fn client(doc: &ResultDoc, r: &RunResult) -> Option<Limit> {
     client_of(r, &merge_hosts(doc, r))
 }
 
@@ -260,7 +255,7 @@ fn workload(r: &RunResult) -> String {
 
 /// What held `r` below `asked` IOPS (its rate, or the IOPS the expected
 /// limit comes to at its size).
-pub fn judge(doc: &ResultDoc, r: &RunResult, asked: f64) -> Limit {
+pub(crate) fn judge(doc: &ResultDoc, r: &RunResult, asked: f64) -> Limit {
     if let Some(l) = client(doc, r) {
         return l;
     }
@@ -340,7 +335,7 @@ fn unfilled(r: &RunResult, asked: f64) -> Option<Limit> {
 /// [`judge`] from the run alone, where no other run is at hand (a table's
 /// note): the client first, then Little's law; the storage is never named
 /// without another run to show a ceiling.
-pub fn alone(r: &RunResult, asked: f64) -> Limit {
+pub(crate) fn alone(r: &RunResult, asked: f64) -> Limit {
     let host = r
         .counters
         .as_ref()

@@ -55,62 +55,62 @@ pub struct Profile {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ProfileInterval {
     /// End of the interval, seconds since the capture started.
-    pub t_s: f64,
-    pub duration_s: f64,
+    pub(crate) t_s: f64,
+    pub(crate) duration_s: f64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cpu: Option<HostCpu>,
+    pub(crate) cpu: Option<HostCpu>,
     #[serde(default)]
-    pub devices: Vec<DeviceSample>,
+    pub(crate) devices: Vec<DeviceSample>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub nfs: Vec<MountSample>,
+    pub(crate) nfs: Vec<MountSample>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub net: Vec<NetRates>,
+    pub(crate) net: Vec<NetRates>,
 }
 
 /// One block device over one stretch of time (from /proc/diskstats).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct DeviceSample {
-    pub name: String,
-    pub read_iops: f64,
-    pub write_iops: f64,
-    pub read_mib_s: f64,
-    pub write_mib_s: f64,
+pub(crate) struct DeviceSample {
+    pub(crate) name: String,
+    pub(crate) read_iops: f64,
+    pub(crate) write_iops: f64,
+    pub(crate) read_mib_s: f64,
+    pub(crate) write_mib_s: f64,
     /// Mean request size of each direction, KiB (0 without requests).
-    pub read_kib: f64,
-    pub write_kib: f64,
+    pub(crate) read_kib: f64,
+    pub(crate) write_kib: f64,
     /// Requests in flight on average: the kernel's time-weighted queue
     /// counter (diskstats field 11) over the stretch.
-    pub in_flight: f64,
+    pub(crate) in_flight: f64,
     /// Mean time from a request's arrival at the block layer to its
     /// completion (iostat's r_await, w_await), milliseconds.
-    pub read_await_ms: f64,
-    pub write_await_ms: f64,
+    pub(crate) read_await_ms: f64,
+    pub(crate) write_await_ms: f64,
     /// Discards and flushes per second (kernels 4.18 and 5.5 on; 0 before).
     #[serde(default)]
-    pub discard_iops: f64,
+    pub(crate) discard_iops: f64,
     #[serde(default)]
-    pub flush_iops: f64,
+    pub(crate) flush_iops: f64,
     /// Time with at least one request in flight, percent.
-    pub busy_pct: f64,
+    pub(crate) busy_pct: f64,
 }
 
 impl DeviceSample {
-    pub fn iops(&self) -> f64 {
+    pub(crate) fn iops(&self) -> f64 {
         self.read_iops + self.write_iops
     }
-    pub fn mib_s(&self) -> f64 {
+    pub(crate) fn mib_s(&self) -> f64 {
         self.read_mib_s + self.write_mib_s
     }
     /// Reads in percent of reads and writes (0 without either).
-    pub fn read_pct(&self) -> f64 {
+    pub(crate) fn read_pct(&self) -> f64 {
         ratio(self.read_iops, self.iops()) * 100.0
     }
     /// Mean request size of both directions together, KiB.
-    pub fn request_kib(&self) -> f64 {
+    pub(crate) fn request_kib(&self) -> f64 {
         ratio(self.mib_s() * 1024.0, self.iops())
     }
     /// Mean await of both directions, weighted by their requests.
-    pub fn await_ms(&self) -> f64 {
+    pub(crate) fn await_ms(&self) -> f64 {
         ratio(
             self.read_await_ms * self.read_iops + self.write_await_ms * self.write_iops,
             self.iops(),
@@ -124,10 +124,10 @@ fn ratio(a: f64, b: f64) -> f64 {
 
 /// One NFS mount over one interval (from /proc/self/mountstats).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct MountSample {
-    pub mount: String,
+pub(crate) struct MountSample {
+    pub(crate) mount: String,
     #[serde(flatten)]
-    pub rates: NfsRates,
+    pub(crate) rates: NfsRates,
 }
 
 /// A figure over the capture: its mean over the whole capture (from the
@@ -188,7 +188,7 @@ fn figure(whole: f64, values: &[f64]) -> Figure {
 impl DeviceSummary {
     /// The summary of `name` from its intervals and `whole`, the rates
     /// between the capture's first and last sample.
-    pub fn of(name: &str, intervals: &[ProfileInterval], whole: &DeviceSample) -> Self {
+    pub(crate) fn of(name: &str, intervals: &[ProfileInterval], whole: &DeviceSample) -> Self {
         let all: Vec<&DeviceSample> = intervals
             .iter()
             .flat_map(|iv| iv.devices.iter().filter(|d| d.name == name))
@@ -235,21 +235,21 @@ impl DeviceSummary {
 /// capture (from the counters at its two ends).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct MountSummary {
-    pub mount: String,
-    pub ops: Vec<MountOpSummary>,
+    pub(crate) mount: String,
+    pub(crate) ops: Vec<MountOpSummary>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct MountOpSummary {
-    pub op: String,
-    pub ops_s: Figure,
-    pub avg_rtt_ms: f64,
-    pub avg_exe_ms: f64,
-    pub retrans_s: f64,
+pub(crate) struct MountOpSummary {
+    pub(crate) op: String,
+    pub(crate) ops_s: Figure,
+    pub(crate) avg_rtt_ms: f64,
+    pub(crate) avg_exe_ms: f64,
+    pub(crate) retrans_s: f64,
 }
 
 impl MountSummary {
-    pub fn of(mount: &str, intervals: &[ProfileInterval], whole: &NfsRates) -> Self {
+    pub(crate) fn of(mount: &str, intervals: &[ProfileInterval], whole: &NfsRates) -> Self {
         let ops = whole
             .ops
             .iter()
@@ -284,13 +284,13 @@ impl MountSummary {
 /// The host's CPUs over the capture, percent of all of them.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct CpuSummary {
-    pub busy_pct: Figure,
-    pub iowait_pct: Figure,
-    pub busiest_cpu_pct: Figure,
+    pub(crate) busy_pct: Figure,
+    pub(crate) iowait_pct: Figure,
+    pub(crate) busiest_cpu_pct: Figure,
 }
 
 impl CpuSummary {
-    pub fn of(intervals: &[ProfileInterval], whole: &HostCpu) -> Self {
+    pub(crate) fn of(intervals: &[ProfileInterval], whole: &HostCpu) -> Self {
         let over = |f: fn(&HostCpu) -> f64| -> Vec<f64> {
             intervals
                 .iter()
@@ -308,13 +308,13 @@ impl CpuSummary {
 /// One network interface over the capture.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct NetSummary {
-    pub name: String,
-    pub rx_mib_s: Figure,
-    pub tx_mib_s: Figure,
+    pub(crate) name: String,
+    pub(crate) rx_mib_s: Figure,
+    pub(crate) tx_mib_s: Figure,
 }
 
 impl NetSummary {
-    pub fn of(intervals: &[ProfileInterval], whole: &NetRates) -> Self {
+    pub(crate) fn of(intervals: &[ProfileInterval], whole: &NetRates) -> Self {
         let over = |f: fn(&NetRates) -> f64| -> Vec<f64> {
             intervals
                 .iter()
@@ -331,7 +331,7 @@ impl NetSummary {
 
 impl Profile {
     /// The summary of the device named `name`, else of the busiest device.
-    pub fn device(&self, name: Option<&str>) -> Option<&DeviceSummary> {
+    pub(crate) fn device(&self, name: Option<&str>) -> Option<&DeviceSummary> {
         match name {
             Some(n) => self.summary.iter().find(|d| d.name == n),
             None => self

@@ -12,7 +12,7 @@ use super::{
 impl Profile {
     /// A profile read back: refused (with what it is) unless it is one
     /// this volbench writes.
-    pub fn from_json(text: &str, shown: &str) -> Result<Profile, String> {
+    pub(crate) fn from_json(text: &str, shown: &str) -> Result<Profile, String> {
         #[derive(Deserialize)]
         struct Head {
             schema: Option<String>,
@@ -49,7 +49,7 @@ impl Profile {
     /// `compare`, `report`) within what a capture can measure, and every
     /// name printable: a profile outside them is refused whole, never
     /// clamped into shape, and no name can drive a terminal.
-    pub fn check(&self) -> Result<(), String> {
+    pub(crate) fn check(&self) -> Result<(), String> {
         use crate::result::check::{MAX_CPU_PCT, MAX_IOPS, MAX_MIB_S, MAX_SECONDS, bounded};
         let max_intervals = crate::units::bounds::MAX_CAPTURE_INTERVALS as usize + 2;
         many("intervals", self.intervals.len(), max_intervals)?;

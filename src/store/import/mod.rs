@@ -18,10 +18,10 @@ use crate::result::ResultDoc;
 /// One file imported, or why not, and the seconds its reading (parse and
 /// check) and its storing took.
 pub(crate) struct Outcome {
-    pub path: PathBuf,
-    pub what: Result<(Put, &'static str)>,
-    pub read_s: f64,
-    pub store_s: f64,
+    pub(crate) path: PathBuf,
+    pub(crate) what: Result<(Put, &'static str)>,
+    pub(crate) read_s: f64,
+    pub(crate) store_s: f64,
 }
 
 /// The result files `paths` name: each file, each directory's result.json,

@@ -14,13 +14,13 @@ use super::parse::Opt;
 #[derive(Debug, Clone, PartialEq)]
 pub(super) struct FileList {
     /// A brace list of targets, or the directory of volbench's file set.
-    pub target: String,
+    pub(crate) target: String,
     /// Existing files or devices, each used whole: no size to lay out.
-    pub whole: bool,
+    pub(crate) whole: bool,
     /// Files per target (the file set's count; 1 for a list).
-    pub files: u64,
+    pub(crate) files: u64,
     /// The job's threads are the total over the list (`--threads-total`).
-    pub threads_total: bool,
+    pub(crate) threads_total: bool,
 }
 
 /// fio's list of names: split at each ':' that `\` does not escape. A lone

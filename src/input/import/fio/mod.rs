@@ -28,7 +28,7 @@ use parse::{Job, Nest, Opt, Section, parse};
 pub use parse::{MAX_EXPANDED_LINE, MAX_INCLUDE_DEPTH, MAX_INCLUDES, MAX_JOBS, Sources};
 
 /// Reads a job file and imports it.
-pub fn import_file(path: &Path, map: &PathMap, src: &Sources) -> Result<Imported> {
+pub(crate) fn import_file(path: &Path, map: &PathMap, src: &Sources) -> Result<Imported> {
     let text = (src.read)(path)?;
     import_text(&path.display().to_string(), &text, path, map, src)
 }

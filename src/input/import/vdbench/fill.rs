@@ -13,10 +13,10 @@ use crate::units::format_size;
 
 #[derive(Default)]
 pub(super) struct Fill {
-    pub bs: Option<u64>,
+    pub(crate) bs: Option<u64>,
     /// The fill rds' runs (and how their keys were mapped), kept only when
     /// nothing else runs.
-    pub runs: Vec<(RunEntry, Vec<Mapping>)>,
+    pub(crate) runs: Vec<(RunEntry, Vec<Mapping>)>,
     mapped: Vec<Mapping>,
 }
 

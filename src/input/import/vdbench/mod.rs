@@ -26,9 +26,9 @@ use crate::error::{Result, VbError};
 use parse::{Def, Opt};
 
 /// Include files nest at most this deep.
-pub const MAX_INCLUDE_DEPTH: usize = 8;
+pub(crate) const MAX_INCLUDE_DEPTH: usize = 8;
 /// Definitions of all kinds, over all files.
-pub const MAX_DEFS: usize = 100_000;
+pub(crate) const MAX_DEFS: usize = 100_000;
 
 pub struct Sources<'a> {
     pub read: &'a dyn Fn(&Path) -> Result<String>,
@@ -36,7 +36,7 @@ pub struct Sources<'a> {
 
 /// Imports one or more parameter files, read as one (as vdbench reads
 /// several `-f` files); a file included twice is read once.
-pub fn import_files(paths: &[PathBuf], map: &PathMap, src: &Sources) -> Result<Imported> {
+pub(crate) fn import_files(paths: &[PathBuf], map: &PathMap, src: &Sources) -> Result<Imported> {
     let mut notes = Notes::default();
     let mut defs = Vec::new();
     let mut seen = BTreeSet::new();

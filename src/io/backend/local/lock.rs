@@ -12,14 +12,14 @@ use crate::io::sys::io::Errno;
 use crate::error::{Result, VbError};
 use crate::io::gate::setdir::{Access, Entry, SetDir, not_regular, write_all};
 
-pub const LOCK_NAME: &str = ".volbench-lock";
+pub(crate) const LOCK_NAME: &str = ".volbench-lock";
 /// The holder line is a few dozen bytes; anything longer is not ours.
 const INFO_CAP: usize = 4096;
 
 /// Held while alive; the kernel drops the lock when the descriptor closes,
 /// so a killed run never leaves a stale lock behind.
 #[derive(Debug)]
-pub struct Lock {
+pub(crate) struct Lock {
     _fd: OwnedFd,
 }
 
@@ -168,7 +168,7 @@ pub(crate) fn lock_path(path: &Path) -> Result<Lock> {
 /// Locks the root of a metadata tree through the descriptor volbench opened
 /// it with (no link followed), for the whole run or `clean`.
 #[cfg(unix)]
-pub fn lock_tree(root: &OwnedFd, path: &Path) -> Result<Lock> {
+pub(crate) fn lock_tree(root: &OwnedFd, path: &Path) -> Result<Lock> {
     let fd = crate::io::sys::io::fcntl_dupfd_cloexec(root, 0).map_err(|e| {
         VbError::target(format!(
             "cannot lock {}: {}",
@@ -183,7 +183,7 @@ pub fn lock_tree(root: &OwnedFd, path: &Path) -> Result<Lock> {
 /// the root's lock is a handle of it that shares no writing (see
 /// `sys::fs::lock_directory`), refused as a held flock is.
 #[cfg(windows)]
-pub fn lock_tree(root: &OwnedFd, path: &Path) -> Result<Lock> {
+pub(crate) fn lock_tree(root: &OwnedFd, path: &Path) -> Result<Lock> {
     match crate::io::sys::fs::lock_directory(root) {
         Ok(fd) => Ok(Lock { _fd: fd }),
         Err(Errno::WOULDBLOCK) => Err(VbError::refused(format!(

@@ -152,10 +152,12 @@ pub(crate) fn open(path: &Path, create: bool) -> Result<Arc<dyn Dir>> {
     let mut opts = nfs::Options::from_url(&url);
     opts.connections = SETUP_CONNECTIONS;
     let fail = |e: String| VbError::target(format!("cannot reach the NFS target: {e}"));
-    let (mount, fh) = match nfs::connect(&url, &opts) {
+    // The directory's attributes: the mount's when it is the directory,
+    // read anew for one just made.
+    let (mount, fh, known) = match nfs::connect(&url, &opts) {
         Ok(m) => {
-            let fh = m.dir;
-            (m, fh)
+            let (fh, attr) = (m.dir, m.attr);
+            (m, fh, Some(attr))
         }
         Err(e) if create && url.path.len() > 1 && e.contains("NOENT") => {
             let mut parent = url.clone();
@@ -164,14 +166,17 @@ pub(crate) fn open(path: &Path, create: bool) -> Result<Arc<dyn Dir>> {
             let dir = m.dir;
             let fh = make_dir(&mut m.client, &dir, &last)
                 .map_err(|e| VbError::target(format!("cannot create {}: {e}", url)))?;
-            (m, fh)
+            (m, fh, None)
         }
         Err(e) => return Err(fail(e)),
     };
     let mut client = mount.client;
-    let attr = client
-        .getattr(&fh)
-        .map_err(|e| VbError::target(format!("cannot inspect {url}: {e}")))?;
+    let attr = match known {
+        Some(a) => a,
+        None => client
+            .getattr(&fh)
+            .map_err(|e| VbError::target(format!("cannot inspect {url}: {e}")))?,
+    };
     let shared = Arc::new(Shared {
         client: Mutex::new(client),
         dev: fold(attr.fsid),

@@ -51,7 +51,7 @@ pub(crate) mod process {
     }
 
     pub(crate) struct Rlimit {
-        pub current: Option<u64>,
+        pub(crate) current: Option<u64>,
     }
 
     /// Windows has no per-process handle limit below its 16 Mi handles.

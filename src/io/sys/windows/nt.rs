@@ -200,11 +200,11 @@ pub(super) fn open_relative_sharing(
 #[repr(C)]
 #[derive(Default)]
 pub(super) struct FullSize {
-    pub total_units: i64,
-    pub caller_available_units: i64,
-    pub actual_available_units: i64,
-    pub sectors_per_unit: u32,
-    pub bytes_per_sector: u32,
+    pub(crate) total_units: i64,
+    pub(crate) caller_available_units: i64,
+    pub(crate) actual_available_units: i64,
+    pub(crate) sectors_per_unit: u32,
+    pub(crate) bytes_per_sector: u32,
 }
 
 /// The size facts of the volume `fd` is on.

@@ -171,45 +171,45 @@ impl FileType {
 /// one) with 0o644 (0o444 if read-only), `st_uid` a digest of the owner SID.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Stat {
-    pub st_dev: u64,
-    pub st_ino: u64,
-    pub st_mode: u32,
-    pub st_nlink: u64,
-    pub st_uid: u32,
-    pub st_rdev: u64,
-    pub st_size: i64,
-    pub st_blocks: i64,
+    pub(crate) st_dev: u64,
+    pub(crate) st_ino: u64,
+    pub(crate) st_mode: u32,
+    pub(crate) st_nlink: u64,
+    pub(crate) st_uid: u32,
+    pub(crate) st_rdev: u64,
+    pub(crate) st_size: i64,
+    pub(crate) st_blocks: i64,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct StatxTimestamp {
-    pub tv_sec: i64,
-    pub tv_nsec: u32,
+    pub(crate) tv_sec: i64,
+    pub(crate) tv_nsec: u32,
 }
 
 /// `statx` on Windows: `Stat`'s facts plus the birth (CreationTime) and
 /// change times, and the alignment unbuffered I/O needs (the sector size).
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Statx {
-    pub stx_mask: u32,
-    pub stx_mode: u16,
-    pub stx_nlink: u32,
-    pub stx_uid: u32,
-    pub stx_ino: u64,
-    pub stx_btime: StatxTimestamp,
-    pub stx_ctime: StatxTimestamp,
-    pub stx_dev_major: u32,
-    pub stx_dev_minor: u32,
-    pub stx_dio_offset_align: u32,
+    pub(crate) stx_mask: u32,
+    pub(crate) stx_mode: u16,
+    pub(crate) stx_nlink: u32,
+    pub(crate) stx_uid: u32,
+    pub(crate) stx_ino: u64,
+    pub(crate) stx_btime: StatxTimestamp,
+    pub(crate) stx_ctime: StatxTimestamp,
+    pub(crate) stx_dev_major: u32,
+    pub(crate) stx_dev_minor: u32,
+    pub(crate) stx_dio_offset_align: u32,
 }
 
 /// Free space, from the volume the handle is on.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct StatVfs {
-    pub f_bsize: u64,
-    pub f_frsize: u64,
-    pub f_bavail: u64,
-    pub f_flag: StatVfsMountFlags,
+    pub(crate) f_bsize: u64,
+    pub(crate) f_frsize: u64,
+    pub(crate) f_bavail: u64,
+    pub(crate) f_flag: StatVfsMountFlags,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -230,14 +230,14 @@ pub(crate) use std::io::SeekFrom;
 
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Timespec {
-    pub tv_sec: i64,
-    pub tv_nsec: i64,
+    pub(crate) tv_sec: i64,
+    pub(crate) tv_nsec: i64,
 }
 
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Timestamps {
-    pub last_access: Timespec,
-    pub last_modification: Timespec,
+    pub(crate) last_access: Timespec,
+    pub(crate) last_modification: Timespec,
 }
 
 /// `utimensat`'s "now", as Linux spells it.

@@ -6,25 +6,25 @@
 use crate::proto::nfs::types::{Attr, FH_MAX, Fh, FileType, FsInfo, Time};
 use crate::proto::rpc::xdr::{Dec, Enc, Xdr, XdrError};
 
-pub const TYPE: u32 = 1;
-pub const CHANGE: u32 = 3;
-pub const SIZE: u32 = 4;
-pub const FSID: u32 = 8;
-pub const LEASE_TIME: u32 = 10;
-pub const RDATTR_ERROR: u32 = 11;
-pub const FILEHANDLE: u32 = 19;
-pub const FILEID: u32 = 20;
-pub const MAXFILESIZE: u32 = 27;
-pub const MAXREAD: u32 = 30;
-pub const MAXWRITE: u32 = 31;
-pub const MODE: u32 = 33;
-pub const NUMLINKS: u32 = 35;
-pub const OWNER: u32 = 36;
-pub const OWNER_GROUP: u32 = 37;
-pub const SPACE_USED: u32 = 45;
-pub const TIME_ACCESS: u32 = 47;
-pub const TIME_METADATA: u32 = 52;
-pub const TIME_MODIFY: u32 = 53;
+pub(crate) const TYPE: u32 = 1;
+pub(crate) const CHANGE: u32 = 3;
+pub(crate) const SIZE: u32 = 4;
+pub(crate) const FSID: u32 = 8;
+pub(crate) const LEASE_TIME: u32 = 10;
+pub(crate) const RDATTR_ERROR: u32 = 11;
+pub(crate) const FILEHANDLE: u32 = 19;
+pub(crate) const FILEID: u32 = 20;
+pub(crate) const MAXFILESIZE: u32 = 27;
+pub(crate) const MAXREAD: u32 = 30;
+pub(crate) const MAXWRITE: u32 = 31;
+pub(crate) const MODE: u32 = 33;
+pub(crate) const NUMLINKS: u32 = 35;
+pub(crate) const OWNER: u32 = 36;
+pub(crate) const OWNER_GROUP: u32 = 37;
+pub(crate) const SPACE_USED: u32 = 45;
+pub(crate) const TIME_ACCESS: u32 = 47;
+pub(crate) const TIME_METADATA: u32 = 52;
+pub(crate) const TIME_MODIFY: u32 = 53;
 
 const fn bits(list: &[u32]) -> [u32; 2] {
     let mut w = [0u32; 2];
@@ -37,7 +37,7 @@ const fn bits(list: &[u32]) -> [u32; 2] {
 }
 
 /// What GETATTR asks for: what `Attr` holds.
-pub const ATTRS: [u32; 2] = bits(&[
+pub(crate) const ATTRS: [u32; 2] = bits(&[
     TYPE,
     CHANGE,
     SIZE,
@@ -53,8 +53,8 @@ pub const ATTRS: [u32; 2] = bits(&[
     TIME_MODIFY,
 ]);
 /// What READDIR asks for per entry (with READDIRPLUS's attributes and handle).
-pub const DIR_ATTRS: [u32; 2] = bits(&[TYPE, RDATTR_ERROR, FILEID]);
-pub const DIRPLUS_ATTRS: [u32; 2] = bits(&[
+pub(crate) const DIR_ATTRS: [u32; 2] = bits(&[TYPE, RDATTR_ERROR, FILEID]);
+pub(crate) const DIRPLUS_ATTRS: [u32; 2] = bits(&[
     TYPE,
     CHANGE,
     SIZE,
@@ -72,16 +72,16 @@ pub const DIRPLUS_ATTRS: [u32; 2] = bits(&[
     TIME_MODIFY,
 ]);
 /// The file system's limits.
-pub const FS_ATTRS: [u32; 2] = bits(&[LEASE_TIME, MAXFILESIZE, MAXREAD, MAXWRITE]);
+pub(crate) const FS_ATTRS: [u32; 2] = bits(&[LEASE_TIME, MAXFILESIZE, MAXREAD, MAXWRITE]);
 
-pub fn bitmap(e: &mut Enc, w: [u32; 2]) {
+pub(crate) fn bitmap(e: &mut Enc, w: [u32; 2]) {
     e.u32(2);
     e.u32(w[0]);
     e.u32(w[1]);
 }
 
 /// A fattr4 that sets the mode (and the size, when given).
-pub fn set_mode_size(e: &mut Enc, mode: Option<u32>, size: Option<u64>) {
+pub(crate) fn set_mode_size(e: &mut Enc, mode: Option<u32>, size: Option<u64>) {
     let mut list = [0u32; 2];
     let mut n = 0;
     if size.is_some() {
@@ -105,11 +105,11 @@ pub fn set_mode_size(e: &mut Enc, mode: Option<u32>, size: Option<u64>) {
 
 /// What a fattr4 held.
 #[derive(Debug, Default, Clone, Copy)]
-pub struct Decoded {
-    pub attr: Attr,
-    pub fh: Option<Fh>,
-    pub fs: FsInfo,
-    pub rdattr_error: u32,
+pub(crate) struct Decoded {
+    pub(crate) attr: Attr,
+    pub(crate) fh: Option<Fh>,
+    pub(crate) fs: FsInfo,
+    pub(crate) rdattr_error: u32,
 }
 
 fn time(d: &mut Dec) -> Xdr<Time> {
@@ -120,7 +120,7 @@ fn time(d: &mut Dec) -> Xdr<Time> {
 }
 
 /// Decodes a fattr4 (bitmap, then the values in bit order).
-pub fn decode(d: &mut Dec) -> Xdr<Decoded> {
+pub(crate) fn decode(d: &mut Dec) -> Xdr<Decoded> {
     let words = d.count(8, 4)?;
     let mut w = [0u32; 8];
     for x in w.iter_mut().take(words) {
@@ -177,7 +177,7 @@ fn value(v: &mut Dec, attr: u32, out: &mut Decoded) -> Xdr<()> {
 /// An NFSv4 owner ("1000", or "name@domain") as a number: a number as
 /// is, a name through this host's user or group database (as the kernel's
 /// idmapper would), else None.
-pub fn owner_id(s: &[u8], group: bool) -> Option<u32> {
+pub(crate) fn owner_id(s: &[u8], group: bool) -> Option<u32> {
     let s = std::str::from_utf8(s).ok()?;
     if let Ok(n) = s.parse::<u32>() {
         return Some(n);

@@ -3,46 +3,49 @@
 //! a slot is given, so a call encoded while every slot is busy waits
 //! encoded), then the operations, each encoded here.
 
-pub mod attrs;
-pub mod reply;
+pub(crate) mod attrs;
+pub(crate) mod reply;
 
 use super::types::{CreateHow, Fh, OpKind, Request};
 use crate::proto::rpc::xdr::{Enc, patch_u32};
 
-pub const PROG: u32 = 100003;
-pub const VERS: u32 = 4;
-pub const PROC_COMPOUND: u32 = 1;
-pub const MINOR: u32 = 1;
+pub(crate) const PROG: u32 = 100003;
+pub(crate) const VERS: u32 = 4;
+pub(crate) const PROC_COMPOUND: u32 = 1;
+pub(crate) const MINOR: u32 = 1;
 
-pub mod op {
-    pub const ACCESS: u32 = 3;
-    pub const CLOSE: u32 = 4;
-    pub const COMMIT: u32 = 5;
-    pub const CREATE: u32 = 6;
-    pub const GETATTR: u32 = 9;
-    pub const GETFH: u32 = 10;
-    pub const LINK: u32 = 11;
-    pub const LOOKUP: u32 = 15;
-    pub const OPEN: u32 = 18;
-    pub const PUTFH: u32 = 22;
-    pub const PUTROOTFH: u32 = 24;
-    pub const READ: u32 = 25;
-    pub const READDIR: u32 = 26;
-    pub const REMOVE: u32 = 28;
-    pub const RENAME: u32 = 29;
-    pub const SAVEFH: u32 = 32;
-    pub const SETATTR: u32 = 34;
-    pub const WRITE: u32 = 38;
-    pub const EXCHANGE_ID: u32 = 42;
-    pub const CREATE_SESSION: u32 = 43;
-    pub const DESTROY_SESSION: u32 = 44;
-    pub const SEQUENCE: u32 = 53;
-    pub const DESTROY_CLIENTID: u32 = 57;
-    pub const RECLAIM_COMPLETE: u32 = 58;
+// The protocol's whole table, as the spec lists it: a bit or code not
+// used yet is still named here, so a reader checks it against the spec.
+#[allow(dead_code)]
+pub(crate) mod op {
+    pub(crate) const ACCESS: u32 = 3;
+    pub(crate) const CLOSE: u32 = 4;
+    pub(crate) const COMMIT: u32 = 5;
+    pub(crate) const CREATE: u32 = 6;
+    pub(crate) const GETATTR: u32 = 9;
+    pub(crate) const GETFH: u32 = 10;
+    pub(crate) const LINK: u32 = 11;
+    pub(crate) const LOOKUP: u32 = 15;
+    pub(crate) const OPEN: u32 = 18;
+    pub(crate) const PUTFH: u32 = 22;
+    pub(crate) const PUTROOTFH: u32 = 24;
+    pub(crate) const READ: u32 = 25;
+    pub(crate) const READDIR: u32 = 26;
+    pub(crate) const REMOVE: u32 = 28;
+    pub(crate) const RENAME: u32 = 29;
+    pub(crate) const SAVEFH: u32 = 32;
+    pub(crate) const SETATTR: u32 = 34;
+    pub(crate) const WRITE: u32 = 38;
+    pub(crate) const EXCHANGE_ID: u32 = 42;
+    pub(crate) const CREATE_SESSION: u32 = 43;
+    pub(crate) const DESTROY_SESSION: u32 = 44;
+    pub(crate) const SEQUENCE: u32 = 53;
+    pub(crate) const DESTROY_CLIENTID: u32 = 57;
+    pub(crate) const RECLAIM_COMPLETE: u32 = 58;
 }
 
-pub type Stateid = [u8; 16];
-pub type SessionId = [u8; 16];
+pub(crate) type Stateid = [u8; 16];
+pub(crate) type SessionId = [u8; 16];
 /// The "current stateid" (RFC 8881 16.2.3.1.2): seqid 1, other all zero.
 const CURRENT_STATEID: Stateid = [0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
 const ANONYMOUS_STATEID: Stateid = [0; 16];
@@ -51,21 +54,21 @@ const ANONYMOUS_STATEID: Stateid = [0; 16];
 const SHARE_BOTH_NO_DELEG: u32 = 3 | 0x0400;
 
 /// What the client's encoder needs besides the request.
-pub struct Ctx<'a> {
-    pub clientid: u64,
-    pub owner: &'a [u8],
+pub(crate) struct Ctx<'a> {
+    pub(crate) clientid: u64,
+    pub(crate) owner: &'a [u8],
     /// A READ's, WRITE's or COMMIT's file: its handle and open stateid.
-    pub file: Option<(&'a Fh, &'a Stateid)>,
+    pub(crate) file: Option<(&'a Fh, &'a Stateid)>,
 }
 
 /// Where the encoder put the parts patched later (offsets in the call).
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Encoded {
-    pub proc_: u32,
+pub(crate) struct Encoded {
+    pub(crate) proc_: u32,
     /// SEQUENCE's arguments (session id first); 0 for a call without one.
-    pub seq_at: usize,
+    pub(crate) seq_at: usize,
     /// A READ's or WRITE's stateid; 0 for none.
-    pub stateid_at: usize,
+    pub(crate) stateid_at: usize,
 }
 
 fn compound(e: &mut Enc, ops: u32) {
@@ -87,7 +90,7 @@ fn sequence(e: &mut Enc, cache: bool) -> usize {
 }
 
 /// Gives a call its session, slot and sequence number.
-pub fn patch_sequence(
+pub(crate) fn patch_sequence(
     call: &mut [u8],
     at: usize,
     session: &SessionId,
@@ -104,7 +107,7 @@ pub fn patch_sequence(
 }
 
 /// Gives a READ or WRITE its file's (new) open stateid.
-pub fn patch_stateid(call: &mut [u8], at: usize, s: &Stateid) {
+pub(crate) fn patch_stateid(call: &mut [u8], at: usize, s: &Stateid) {
     if let Some(b) = call.get_mut(at..at + 16) {
         b.copy_from_slice(s);
     }
@@ -126,7 +129,7 @@ fn open_owner(e: &mut Enc, ctx: &Ctx) {
 }
 
 /// Encodes `req` as a COMPOUND (or the NULL procedure).
-pub fn encode(e: &mut Enc, req: &Request, ctx: &Ctx) -> Result<Encoded, &'static str> {
+pub(crate) fn encode(e: &mut Enc, req: &Request, ctx: &Ctx) -> Result<Encoded, &'static str> {
     let mut out = Encoded {
         proc_: PROC_COMPOUND,
         ..Encoded::default()
@@ -316,7 +319,7 @@ pub fn encode(e: &mut Enc, req: &Request, ctx: &Ctx) -> Result<Encoded, &'static
 }
 
 /// OPEN of an existing file by its handle, for reading and writing.
-pub fn encode_open_fh(e: &mut Enc, fh: &Fh, ctx: &Ctx) -> usize {
+pub(crate) fn encode_open_fh(e: &mut Enc, fh: &Fh, ctx: &Ctx) -> usize {
     compound(e, 4);
     let at = sequence(e, false);
     putfh(e, fh);
@@ -331,7 +334,7 @@ pub fn encode_open_fh(e: &mut Enc, fh: &Fh, ctx: &Ctx) -> usize {
     at
 }
 
-pub fn encode_close(e: &mut Enc, fh: &Fh, st: &Stateid) -> usize {
+pub(crate) fn encode_close(e: &mut Enc, fh: &Fh, st: &Stateid) -> usize {
     compound(e, 3);
     let at = sequence(e, false);
     putfh(e, fh);
@@ -343,7 +346,7 @@ pub fn encode_close(e: &mut Enc, fh: &Fh, st: &Stateid) -> usize {
 
 /// The root handle and the handles on the way down `path`: PUTROOTFH,
 /// LOOKUP per component, GETFH and GETATTR (of the last).
-pub fn encode_walk(e: &mut Enc, path: &[&[u8]]) -> usize {
+pub(crate) fn encode_walk(e: &mut Enc, path: &[&[u8]]) -> usize {
     compound(e, 4 + path.len() as u32);
     let at = sequence(e, false);
     e.u32(op::PUTROOTFH);
@@ -356,13 +359,7 @@ pub fn encode_walk(e: &mut Enc, path: &[&[u8]]) -> usize {
     at
 }
 
-/// A SEQUENCE alone: renews the lease.
-pub fn encode_renew(e: &mut Enc) -> usize {
-    compound(e, 1);
-    sequence(e, false)
-}
-
-pub fn encode_exchange_id(e: &mut Enc, verifier: &[u8; 8], owner: &[u8]) {
+pub(crate) fn encode_exchange_id(e: &mut Enc, verifier: &[u8; 8], owner: &[u8]) {
     compound(e, 1);
     e.u32(op::EXCHANGE_ID);
     e.fixed(verifier);
@@ -375,7 +372,7 @@ pub fn encode_exchange_id(e: &mut Enc, verifier: &[u8; 8], owner: &[u8]) {
 /// CREATE_SESSION asking for `slots` slots and requests and replies of at
 /// most `max_req` and `max_resp` bytes; no back channel (no callbacks, so
 /// no delegations).
-pub fn encode_create_session(
+pub(crate) fn encode_create_session(
     e: &mut Enc,
     clientid: u64,
     seq: u32,
@@ -403,22 +400,10 @@ pub fn encode_create_session(
     e.u32(0);
 }
 
-pub fn encode_reclaim_complete(e: &mut Enc) -> usize {
+pub(crate) fn encode_reclaim_complete(e: &mut Enc) -> usize {
     compound(e, 2);
     let at = sequence(e, false);
     e.u32(op::RECLAIM_COMPLETE);
     e.bool(false);
     at
-}
-
-pub fn encode_destroy_session(e: &mut Enc, s: &SessionId) {
-    compound(e, 1);
-    e.u32(op::DESTROY_SESSION);
-    e.fixed(s);
-}
-
-pub fn encode_destroy_clientid(e: &mut Enc, clientid: u64) {
-    compound(e, 1);
-    e.u32(op::DESTROY_CLIENTID);
-    e.u64(clientid);
 }

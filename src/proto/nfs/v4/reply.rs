@@ -12,10 +12,10 @@ use crate::proto::rpc::xdr::{Dec, Xdr, XdrError};
 
 /// SEQUENCE's results: the slots the server offers now.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Seq {
-    pub highest: u32,
-    pub target: u32,
-    pub flags: u32,
+pub(crate) struct Seq {
+    pub(crate) highest: u32,
+    pub(crate) target: u32,
+    pub(crate) flags: u32,
 }
 
 enum Fail {
@@ -140,7 +140,7 @@ fn open_res(d: &mut Dec) -> Xdr<Stateid> {
 
 /// For a READ reply: where its data starts and how long it is, or None
 /// for a failed READ.
-pub fn data_at(results: &[u8]) -> Xdr<Option<(usize, usize)>> {
+pub(crate) fn data_at(results: &[u8]) -> Xdr<Option<(usize, usize)>> {
     let mut d = Dec::new(results);
     let (status, _) = header(&mut d)?;
     if status != 0 {
@@ -168,16 +168,15 @@ pub fn data_at(results: &[u8]) -> Xdr<Option<(usize, usize)>> {
 
 /// A decoded reply: the reply, SEQUENCE's figures, and an OPEN's stateid.
 #[derive(Debug, Clone, Copy)]
-pub struct Decoded {
-    pub reply: Reply,
-    pub seq: Seq,
-    pub stateid: Option<Stateid>,
+pub(crate) struct Decoded {
+    pub(crate) reply: Reply,
+    pub(crate) stateid: Option<Stateid>,
 }
 
 /// Decodes the reply to a `kind` request encoded by `super::encode` (with
 /// `open` for a Create kept open, `plus` for READDIR's attributes).
 /// `seq` gets SEQUENCE's figures even when a later operation failed.
-pub fn decode(
+pub(crate) fn decode(
     kind: OpKind,
     results: &[u8],
     data_len: usize,
@@ -199,7 +198,6 @@ fn decode_in(
     if kind == OpKind::Null {
         return Ok(Decoded {
             reply: Reply::Done,
-            seq: Seq::default(),
             stateid: None,
         });
     }
@@ -343,7 +341,6 @@ fn decode_in(
     };
     Ok(Decoded {
         reply,
-        seq,
         stateid: opened,
     })
 }
@@ -381,7 +378,7 @@ fn sole<'a>(results: &'a [u8], want: u32) -> Result<Dec<'a>, NfsError> {
 }
 
 /// EXCHANGE_ID's client id and sequence number.
-pub fn exchange_id(results: &[u8]) -> Result<(u64, u32), NfsError> {
+pub(crate) fn exchange_id(results: &[u8]) -> Result<(u64, u32), NfsError> {
     let mut d = sole(results, op::EXCHANGE_ID)?;
     let r: Result<(u64, u32), Fail> = (|| {
         let id = d.u64()?;
@@ -399,15 +396,14 @@ pub fn exchange_id(results: &[u8]) -> Result<(u64, u32), NfsError> {
 
 /// CREATE_SESSION's results.
 #[derive(Debug, Clone, Copy)]
-pub struct SessionGranted {
-    pub id: SessionId,
-    pub max_req: u32,
-    pub max_resp: u32,
-    pub max_ops: u32,
-    pub slots: u32,
+pub(crate) struct SessionGranted {
+    pub(crate) id: SessionId,
+    pub(crate) max_req: u32,
+    pub(crate) max_resp: u32,
+    pub(crate) slots: u32,
 }
 
-pub fn create_session(results: &[u8]) -> Result<SessionGranted, NfsError> {
+pub(crate) fn create_session(results: &[u8]) -> Result<SessionGranted, NfsError> {
     let mut d = sole(results, op::CREATE_SESSION)?;
     let r: Result<SessionGranted, Fail> = (|| {
         let mut id = [0; 16];
@@ -418,7 +414,7 @@ pub fn create_session(results: &[u8]) -> Result<SessionGranted, NfsError> {
         let max_req = d.u32()?;
         let max_resp = d.u32()?;
         d.u32()?; // cached
-        let max_ops = d.u32()?;
+        d.u32()?; // max operations
         let slots = d.u32()?;
         if slots == 0 {
             return Err(Fail::Xdr(XdrError::Bad("a session of no slots")));
@@ -427,19 +423,13 @@ pub fn create_session(results: &[u8]) -> Result<SessionGranted, NfsError> {
             id,
             max_req,
             max_resp,
-            max_ops,
             slots,
         })
     })();
     finish(OpKind::Session, r)
 }
 
-/// A DESTROY_* or RECLAIM_COMPLETE's status (COMPLETE_ALREADY is success).
-pub fn check_sole(results: &[u8], want: u32) -> Result<(), NfsError> {
-    sole(results, want).map(|_| ())
-}
-
-pub fn reclaim_complete(results: &[u8]) -> Result<(), NfsError> {
+pub(crate) fn reclaim_complete(results: &[u8]) -> Result<(), NfsError> {
     let mut d = Dec::new(results);
     let r = (|| {
         header(&mut d)?;
@@ -453,7 +443,7 @@ pub fn reclaim_complete(results: &[u8]) -> Result<(), NfsError> {
 }
 
 /// A path walk's last handle and attributes (`super::encode_walk`).
-pub fn walk(results: &[u8], components: usize) -> Result<(Fh, Attr), NfsError> {
+pub(crate) fn walk(results: &[u8], components: usize) -> Result<(Fh, Attr), NfsError> {
     let mut d = Dec::new(results);
     let r = (|| {
         header(&mut d)?;
@@ -471,7 +461,7 @@ pub fn walk(results: &[u8], components: usize) -> Result<(Fh, Attr), NfsError> {
 }
 
 /// An OPEN by handle's stateid and attributes.
-pub fn open_fh(results: &[u8], seq: &mut Option<Seq>) -> Result<(Stateid, Attr), NfsError> {
+pub(crate) fn open_fh(results: &[u8], seq: &mut Option<Seq>) -> Result<(Stateid, Attr), NfsError> {
     let mut page = DirPage::default();
     let d = decode(OpKind::Open, results, 0, &mut page, seq)?;
     match (d.stateid, d.reply) {

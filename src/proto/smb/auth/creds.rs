@@ -9,7 +9,7 @@ use std::fmt;
 use std::io::Read;
 use std::path::Path;
 
-pub const PASSWORD_ENV: &str = "VOLBENCH_SMB_PASSWORD";
+pub(crate) const PASSWORD_ENV: &str = "VOLBENCH_SMB_PASSWORD";
 /// A credentials file is a few lines; anything larger is not one.
 const MAX_FILE: u64 = 64 * 1024;
 
@@ -21,7 +21,7 @@ impl Secret {
         Secret(s)
     }
 
-    pub fn expose(&self) -> &str {
+    pub(crate) fn expose(&self) -> &str {
         &self.0
     }
 }
@@ -55,7 +55,7 @@ pub struct Credentials {
 /// Why credentials could not be had; the message names the file or the
 /// variable, never the value.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CredsError(pub String);
+pub(crate) struct CredsError(pub(crate) String);
 
 impl fmt::Display for CredsError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -79,7 +79,10 @@ pub fn from_env(user: &str, domain: &str) -> Option<Credentials> {
 /// Reads a credentials file: a regular file, not reached through a
 /// symbolic link, mode 0600 or stricter (no group or other bits) on Unix.
 /// `user` (from the URL) wins over the file's `username=`.
-pub fn from_file(path: &Path, user: Option<&str>) -> Result<Credentials, CredsError> {
+// The credentials file the issue (#35) asks smb:// targets to read; the
+// engine that reads it is that issue's next step. Tested below.
+#[allow(dead_code)]
+pub(crate) fn from_file(path: &Path, user: Option<&str>) -> Result<Credentials, CredsError> {
     let shown = path.display();
     let file =
         open_nofollow(path).map_err(|e| CredsError(format!("credentials file {shown}: {e}")))?;
@@ -108,7 +111,7 @@ pub fn from_file(path: &Path, user: Option<&str>) -> Result<Credentials, CredsEr
 
 /// Parses `key=value` lines; the message for a bad line names its number
 /// only (the line may hold the password).
-pub fn parse_file(text: &str, user: Option<&str>) -> Result<Credentials, String> {
+pub(crate) fn parse_file(text: &str, user: Option<&str>) -> Result<Credentials, String> {
     let (mut file_user, mut domain, mut password) = (None, String::new(), None);
     for (n, line) in text.lines().enumerate() {
         let line = line.trim_end_matches('\r');

@@ -4,5 +4,5 @@
 //! rust-version 1.85 without an async runtime (sspi needs 1.93).
 
 pub mod creds;
-pub mod ntlm;
-pub mod spnego;
+pub(crate) mod ntlm;
+pub(crate) mod spnego;

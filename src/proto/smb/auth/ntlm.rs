@@ -12,22 +12,22 @@ use super::super::wire::{Decoded, Malformed, Reader, Writer, utf16_bytes};
 
 const SIGNATURE: &[u8; 8] = b"NTLMSSP\0";
 
-pub const UNICODE: u32 = 0x0000_0001;
-pub const REQUEST_TARGET: u32 = 0x0000_0004;
-pub const SIGN: u32 = 0x0000_0010;
-pub const SEAL: u32 = 0x0000_0020;
-pub const NTLM: u32 = 0x0000_0200;
-pub const ANONYMOUS: u32 = 0x0000_0800;
-pub const ALWAYS_SIGN: u32 = 0x0000_8000;
-pub const EXTENDED_SESSION_SECURITY: u32 = 0x0008_0000;
-pub const TARGET_INFO: u32 = 0x0080_0000;
-pub const VERSION: u32 = 0x0200_0000;
-pub const N128: u32 = 0x2000_0000;
-pub const KEY_EXCH: u32 = 0x4000_0000;
-pub const N56: u32 = 0x8000_0000;
+pub(crate) const UNICODE: u32 = 0x0000_0001;
+pub(crate) const REQUEST_TARGET: u32 = 0x0000_0004;
+pub(crate) const SIGN: u32 = 0x0000_0010;
+pub(crate) const SEAL: u32 = 0x0000_0020;
+pub(crate) const NTLM: u32 = 0x0000_0200;
+pub(crate) const ANONYMOUS: u32 = 0x0000_0800;
+pub(crate) const ALWAYS_SIGN: u32 = 0x0000_8000;
+pub(crate) const EXTENDED_SESSION_SECURITY: u32 = 0x0008_0000;
+pub(crate) const TARGET_INFO: u32 = 0x0080_0000;
+pub(crate) const VERSION: u32 = 0x0200_0000;
+pub(crate) const N128: u32 = 0x2000_0000;
+pub(crate) const KEY_EXCH: u32 = 0x4000_0000;
+pub(crate) const N56: u32 = 0x8000_0000;
 
 /// What this client asks for.
-pub const CLIENT_FLAGS: u32 = UNICODE
+pub(crate) const CLIENT_FLAGS: u32 = UNICODE
     | REQUEST_TARGET
     | SIGN
     | SEAL
@@ -46,7 +46,7 @@ const VERSION_BLOCK: [u8; 8] = [10, 0, 0x61, 0x4a, 0, 0, 0, 15];
 const AV_EOL: u16 = 0;
 const AV_TIMESTAMP: u16 = 7;
 
-pub fn negotiate_message() -> Vec<u8> {
+pub(crate) fn negotiate_message() -> Vec<u8> {
     let mut v = Vec::with_capacity(40);
     let mut w = Writer::new(&mut v);
     w.bytes(SIGNATURE).u32(1).u32(CLIENT_FLAGS);
@@ -57,12 +57,12 @@ pub fn negotiate_message() -> Vec<u8> {
 
 /// The parts of a CHALLENGE message the response needs.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Challenge {
-    pub flags: u32,
-    pub server_challenge: [u8; 8],
-    pub target_info: Vec<u8>,
+pub(crate) struct Challenge {
+    pub(crate) flags: u32,
+    pub(crate) server_challenge: [u8; 8],
+    pub(crate) target_info: Vec<u8>,
     /// MsvAvTimestamp from the target info, when the server sent one.
-    pub timestamp: Option<u64>,
+    pub(crate) timestamp: Option<u64>,
 }
 
 fn field<'a>(msg: &'a [u8], r: &mut Reader<'_>, what: &'static str) -> Decoded<&'a [u8]> {
@@ -76,7 +76,7 @@ fn field<'a>(msg: &'a [u8], r: &mut Reader<'_>, what: &'static str) -> Decoded<&
 }
 
 /// Decodes a CHALLENGE message: the fuzz entry for NTLMSSP.
-pub fn decode_challenge(msg: &[u8]) -> Decoded<Challenge> {
+pub(crate) fn decode_challenge(msg: &[u8]) -> Decoded<Challenge> {
     let mut r = Reader::new(msg, "NTLMSSP CHALLENGE");
     let sig: [u8; 8] = r.array()?;
     r.check(&sig == SIGNATURE)?;
@@ -130,7 +130,7 @@ fn hmac_md5(key: &[u8], parts: &[&[u8]]) -> [u8; 16] {
 
 /// NTOWFv2: HMAC-MD5 over the user (upper case) and domain, keyed by the
 /// MD4 of the password.
-pub fn ntowf_v2(user: &str, domain: &str, password: &str) -> [u8; 16] {
+pub(crate) fn ntowf_v2(user: &str, domain: &str, password: &str) -> [u8; 16] {
     let nt_hash: [u8; 16] = Md4::digest(utf16_bytes(password)).into();
     let who = utf16_bytes(&(user.to_uppercase() + domain));
     hmac_md5(&nt_hash, &[&who])
@@ -138,7 +138,7 @@ pub fn ntowf_v2(user: &str, domain: &str, password: &str) -> [u8; 16] {
 
 /// Who authenticates.
 #[derive(Clone, Copy)]
-pub enum Identity<'a> {
+pub(crate) enum Identity<'a> {
     Anonymous,
     User {
         user: &'a str,
@@ -149,20 +149,20 @@ pub enum Identity<'a> {
 
 /// The AUTHENTICATE message and the session key both sides now hold (none
 /// for an anonymous session).
-pub struct Authenticate {
-    pub message: Vec<u8>,
-    pub session_key: Option<[u8; 16]>,
+pub(crate) struct Authenticate {
+    pub(crate) message: Vec<u8>,
+    pub(crate) session_key: Option<[u8; 16]>,
 }
 
 /// The random inputs, drawn by the caller (tests pass fixed ones).
-pub struct Nonces {
-    pub client_challenge: [u8; 8],
-    pub exported_session_key: [u8; 16],
+pub(crate) struct Nonces {
+    pub(crate) client_challenge: [u8; 8],
+    pub(crate) exported_session_key: [u8; 16],
     /// FILETIME now, used when the server sent no timestamp.
-    pub now: u64,
+    pub(crate) now: u64,
 }
 
-pub fn authenticate(
+pub(crate) fn authenticate(
     ch: &Challenge,
     who: Identity<'_>,
     n: &Nonces,
@@ -246,12 +246,12 @@ pub fn authenticate(
 
 /// Whether a blob is an NTLMSSP message (a server may answer raw NTLMSSP
 /// rather than SPNEGO).
-pub fn is_ntlmssp(blob: &[u8]) -> bool {
+pub(crate) fn is_ntlmssp(blob: &[u8]) -> bool {
     blob.starts_with(SIGNATURE)
 }
 
 /// The complaint for a server that offered no NTLMSSP.
-pub fn no_ntlmssp() -> Malformed {
+pub(crate) fn no_ntlmssp() -> Malformed {
     Malformed {
         what: "security blob (the server offers no NTLMSSP)",
         at: 0,

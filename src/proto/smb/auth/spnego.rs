@@ -7,7 +7,7 @@
 use super::super::wire::{Decoded, Malformed};
 
 const SPNEGO_OID: &[u8] = &[0x2b, 0x06, 0x01, 0x05, 0x05, 0x02];
-pub const NTLMSSP_OID: &[u8] = &[0x2b, 0x06, 0x01, 0x04, 0x01, 0x82, 0x37, 0x02, 0x02, 0x0a];
+pub(crate) const NTLMSSP_OID: &[u8] = &[0x2b, 0x06, 0x01, 0x04, 0x01, 0x82, 0x37, 0x02, 0x02, 0x0a];
 
 fn der(tag: u8, content: &[u8], out: &mut Vec<u8>) {
     out.push(tag);
@@ -31,7 +31,7 @@ fn wrap(tag: u8, content: &[u8]) -> Vec<u8> {
 }
 
 /// The first token: NegTokenInit offering NTLMSSP, with its first message.
-pub fn init_token(ntlm_negotiate: &[u8]) -> Vec<u8> {
+pub(crate) fn init_token(ntlm_negotiate: &[u8]) -> Vec<u8> {
     let mech_list = wrap(0x30, &wrap(0x06, NTLMSSP_OID));
     let mut seq = wrap(0xa0, &mech_list);
     seq.extend(wrap(0xa2, &wrap(0x04, ntlm_negotiate)));
@@ -42,7 +42,7 @@ pub fn init_token(ntlm_negotiate: &[u8]) -> Vec<u8> {
 }
 
 /// A follow-up token: NegTokenResp carrying the next NTLMSSP message.
-pub fn response_token(ntlm: &[u8]) -> Vec<u8> {
+pub(crate) fn response_token(ntlm: &[u8]) -> Vec<u8> {
     let seq = wrap(0xa2, &wrap(0x04, ntlm));
     wrap(0xa1, &wrap(0x30, &seq))
 }
@@ -74,15 +74,15 @@ fn tlv(b: &[u8]) -> Decoded<(u8, &[u8], &[u8])> {
 
 /// What a server's NegTokenResp says.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct ServerToken {
+pub(crate) struct ServerToken {
     /// 0 accept-completed, 1 accept-incomplete, 2 reject, 3 request-mic.
-    pub state: Option<u8>,
-    pub mech_is_ntlmssp: Option<bool>,
-    pub token: Vec<u8>,
+    pub(crate) state: Option<u8>,
+    pub(crate) mech_is_ntlmssp: Option<bool>,
+    pub(crate) token: Vec<u8>,
 }
 
 /// Decodes a server's SPNEGO response token: the fuzz entry for SPNEGO.
-pub fn decode_server_token(b: &[u8]) -> Decoded<ServerToken> {
+pub(crate) fn decode_server_token(b: &[u8]) -> Decoded<ServerToken> {
     let bad = Malformed {
         what: "SPNEGO response",
         at: 0,
@@ -113,7 +113,7 @@ pub fn decode_server_token(b: &[u8]) -> Decoded<ServerToken> {
 
 /// Whether the server's NEGOTIATE blob (NegTokenInit2) lists NTLMSSP; an
 /// empty blob says nothing, so NTLMSSP is tried.
-pub fn offers_ntlmssp(blob: &[u8]) -> bool {
+pub(crate) fn offers_ntlmssp(blob: &[u8]) -> bool {
     if blob.is_empty() {
         return true;
     }

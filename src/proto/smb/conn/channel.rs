@@ -20,19 +20,19 @@ use super::socket::Socket;
 
 /// Bounds and wishes for a channel.
 #[derive(Debug, Clone, Copy)]
-pub struct ChannelOptions {
+pub(crate) struct ChannelOptions {
     /// A request not answered within this fails the channel.
-    pub request_timeout: Duration,
+    pub(crate) request_timeout: Duration,
     /// After an interim STATUS_PENDING, the final reply must come within
     /// this (a server that answers "pending" forever gets one error).
-    pub pending_timeout: Duration,
+    pub(crate) pending_timeout: Duration,
     /// The credits the channel asks the server to keep open: the most
     /// requests it can have in flight.
-    pub credit_target: u16,
+    pub(crate) credit_target: u16,
     /// The largest frame accepted (set from the negotiated maxima).
-    pub max_frame: usize,
+    pub(crate) max_frame: usize,
     /// Multi-credit requests (LARGE_MTU): reads and writes over 64 KiB.
-    pub large_mtu: bool,
+    pub(crate) large_mtu: bool,
 }
 
 impl Default for ChannelOptions {
@@ -49,17 +49,17 @@ impl Default for ChannelOptions {
 
 /// The keys a channel signs and seals with.
 #[derive(Clone, Default)]
-pub struct ChannelKeys {
+pub(crate) struct ChannelKeys {
     /// This channel's signing key (the session's on the first channel).
-    pub signer: Option<Signer>,
+    pub(crate) signer: Option<Signer>,
     /// The session's key: a binding SESSION_SETUP is signed with it.
-    pub session_signer: Option<Signer>,
+    pub(crate) session_signer: Option<Signer>,
     /// Sign every request (and require signed replies).
-    pub sign: bool,
-    pub seal_out: Option<Sealer>,
-    pub seal_in: Option<Sealer>,
+    pub(crate) sign: bool,
+    pub(crate) seal_out: Option<Sealer>,
+    pub(crate) seal_in: Option<Sealer>,
     /// Encrypt every request after session setup.
-    pub encrypt: bool,
+    pub(crate) encrypt: bool,
 }
 
 /// A segment of the bytes to send: our own (a range of `out`) or a WRITE's
@@ -99,11 +99,11 @@ pub struct Channel {
 
 /// Tags of the synchronous calls and of the credit top-ups (the engine's
 /// tags are slot numbers).
-pub const CALL_TAG: u64 = u64::MAX - 1;
+pub(crate) const CALL_TAG: u64 = u64::MAX - 1;
 pub(crate) const TOPUP_TAG: u64 = u64::MAX - 2;
 
 impl Channel {
-    pub fn connect(
+    pub(crate) fn connect(
         addr: SocketAddr,
         timeout: Duration,
         index: u16,
@@ -167,12 +167,8 @@ impl Channel {
         self.slots.waiting.len()
     }
 
-    pub fn options(&self) -> &ChannelOptions {
-        &self.opts
-    }
-
     /// Sets the limits the negotiation decided (set-up time: may allocate).
-    pub fn set_limits(&mut self, max_frame: usize, large_mtu: bool) {
+    pub(crate) fn set_limits(&mut self, max_frame: usize, large_mtu: bool) {
         self.opts.max_frame = max_frame;
         self.opts.large_mtu = large_mtu;
         self.rx.resize(max_frame, self.keys.seal_in.is_some());
@@ -185,7 +181,7 @@ impl Channel {
     }
 
     /// The credit charge of a payload of `len` bytes (3.1.5.2).
-    pub fn charge_for(&self, len: usize) -> u16 {
+    pub(crate) fn charge_for(&self, len: usize) -> u16 {
         if self.opts.large_mtu {
             (len.saturating_sub(1) / 65536 + 1).min(u16::MAX as usize) as u16
         } else {
@@ -300,7 +296,6 @@ impl Channel {
                 sent_at: now,
                 payload: s.payload,
                 class: s.class,
-                wire: wire as u32,
                 charge: s.charge,
                 async_id: 0,
                 interim_at: None,
@@ -525,14 +520,14 @@ impl Channel {
     }
 
     /// Sends what can be sent now. Never blocks.
-    pub fn submit(&mut self) -> SmbResult<()> {
+    pub(crate) fn submit(&mut self) -> SmbResult<()> {
         self.check_broken()?;
         self.dispatch();
         self.flush()
     }
 
     /// Sends, then takes every reply already here. Never blocks.
-    pub fn reap(&mut self, out: &mut Vec<Completion>) -> SmbResult<usize> {
+    pub(crate) fn reap(&mut self, out: &mut Vec<Completion>) -> SmbResult<usize> {
         let before = out.len();
         out.append(&mut self.backlog);
         self.submit()?;

@@ -4,11 +4,11 @@
 //! thread may drive several channels at once (`wait::wait_all`).
 
 pub mod channel;
-pub mod queue;
-pub mod rx;
-pub mod rxbuf;
-pub mod slots;
-pub mod socket;
+pub(crate) mod queue;
+pub(crate) mod rx;
+pub(crate) mod rxbuf;
+pub(crate) mod slots;
+pub(crate) mod socket;
 pub mod wait;
 
 use super::consts::Command;
@@ -34,10 +34,10 @@ pub enum Outcome {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Completion {
     pub tag: u64,
-    pub command: Command,
+    pub(crate) command: Command,
     /// The NT status (0 success).
     pub status: u32,
     pub outcome: Outcome,
     /// Send to reply, nanoseconds.
-    pub latency_ns: u64,
+    pub(crate) latency_ns: u64,
 }

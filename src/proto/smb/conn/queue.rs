@@ -70,19 +70,19 @@ impl Channel {
         s.ext_len = len as usize;
     }
 
-    pub fn queue_flush(&mut self, tag: u64, tree: u32, file: FileId) {
+    pub(crate) fn queue_flush(&mut self, tag: u64, tree: u32, file: FileId) {
         self.stage(Command::Flush, tag, tree, Sink::None, 1, 0, |v| {
             file::encode_flush(file, v)
         });
     }
 
-    pub fn queue_create(&mut self, tag: u64, tree: u32, req: &CreateRequest<'_>) {
+    pub(crate) fn queue_create(&mut self, tag: u64, tree: u32, req: &CreateRequest<'_>) {
         self.stage(Command::Create, tag, tree, Sink::None, 1, 0, |v| {
             file::encode_create(req, v)
         });
     }
 
-    pub fn queue_close(&mut self, tag: u64, tree: u32, file: FileId) {
+    pub(crate) fn queue_close(&mut self, tag: u64, tree: u32, file: FileId) {
         self.stage(Command::Close, tag, tree, Sink::None, 1, 0, |v| {
             file::encode_close(file, v)
         });
@@ -90,7 +90,7 @@ impl Channel {
 
     /// Queues a QUERY_INFO of FileAllInformation (Outcome::Info) or, with
     /// `volume`, FileFsFullSizeInformation (Outcome::FsSize).
-    pub fn queue_query_info(&mut self, tag: u64, tree: u32, file: FileId, volume: bool) {
+    pub(crate) fn queue_query_info(&mut self, tag: u64, tree: u32, file: FileId, volume: bool) {
         let (kind, class) = if volume {
             (info::INFO_FILESYSTEM, info::FS_FULL_SIZE_INFORMATION)
         } else {
@@ -102,13 +102,13 @@ impl Channel {
         s.class = class;
     }
 
-    pub fn queue_set_info(&mut self, tag: u64, tree: u32, file: FileId, what: SetInfo<'_>) {
+    pub(crate) fn queue_set_info(&mut self, tag: u64, tree: u32, file: FileId, what: SetInfo<'_>) {
         self.stage(Command::SetInfo, tag, tree, Sink::None, 1, 0, |v| {
             info::encode_set_info(what, file, v)
         });
     }
 
-    pub fn queue_echo(&mut self, tag: u64) {
+    pub(crate) fn queue_echo(&mut self, tag: u64) {
         self.stage(
             Command::Echo,
             tag,

@@ -30,7 +30,7 @@ pub(super) struct Direct {
     pub(super) wire: usize,
 }
 
-pub struct Rx {
+pub(crate) struct Rx {
     pub(super) buf: Vec<u8>,
     pub(super) start: usize,
     pub(super) end: usize,
@@ -38,7 +38,7 @@ pub struct Rx {
 }
 
 impl Rx {
-    pub fn new(max_frame: usize) -> Rx {
+    pub(crate) fn new(max_frame: usize) -> Rx {
         Rx {
             buf: vec![0; (max_frame + 4).min(PLAIN_BUFFER)],
             start: 0,
@@ -49,7 +49,7 @@ impl Rx {
 
     /// Sizes the buffer for the negotiated frames: whole frames when sealed
     /// (a sealed frame is opened in one piece).
-    pub fn resize(&mut self, max_frame: usize, sealed: bool) {
+    pub(crate) fn resize(&mut self, max_frame: usize, sealed: bool) {
         let want = if sealed {
             max_frame + 4
         } else {

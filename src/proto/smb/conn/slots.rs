@@ -11,7 +11,7 @@ use super::super::consts::Command;
 
 /// Where a reply's payload goes.
 #[derive(Debug, Clone, Copy)]
-pub enum Sink {
+pub(crate) enum Sink {
     /// Nothing beyond the typed outcome.
     None,
     /// A READ's data (or another command's output buffer) is written to
@@ -25,72 +25,71 @@ pub enum Sink {
 
 /// A request encoded but not yet sent (no message id yet).
 #[derive(Debug, Clone, Copy)]
-pub struct Staged {
-    pub tag: u64,
-    pub command: Command,
-    pub sink: Sink,
+pub(crate) struct Staged {
+    pub(crate) tag: u64,
+    pub(crate) command: Command,
+    pub(crate) sink: Sink,
     /// Where its header and body sit in the staging buffer.
-    pub start: usize,
-    pub len: usize,
+    pub(crate) start: usize,
+    pub(crate) len: usize,
     /// WRITE data in the caller's buffer, sent from there.
-    pub ext: *const u8,
-    pub ext_len: usize,
-    pub charge: u16,
-    pub tree_id: u32,
+    pub(crate) ext: *const u8,
+    pub(crate) ext_len: usize,
+    pub(crate) charge: u16,
+    pub(crate) tree_id: u32,
     /// Payload bytes for the statistics.
-    pub payload: u32,
+    pub(crate) payload: u32,
     /// The information class a QUERY_INFO asks for.
-    pub class: u8,
+    pub(crate) class: u8,
     /// Keep the request's final bytes (the preauth hash needs them).
-    pub keep_request: bool,
+    pub(crate) keep_request: bool,
     /// Sent unsigned and unencrypted whatever the session does (NEGOTIATE,
     /// the first SESSION_SETUP).
-    pub plain: bool,
+    pub(crate) plain: bool,
     /// Sign with this key instead of the channel's (a binding request is
     /// signed with the session's key).
-    pub sign_override: bool,
-    pub session_flags: u32,
-    pub waiting_since: Option<Instant>,
+    pub(crate) sign_override: bool,
+    pub(crate) session_flags: u32,
+    pub(crate) waiting_since: Option<Instant>,
 }
 
 /// A request in flight.
 #[derive(Debug, Clone, Copy)]
-pub struct InFlight {
-    pub mid: u64,
-    pub tag: u64,
-    pub command: Command,
-    pub sink: Sink,
-    pub sent_at: Instant,
-    pub payload: u32,
-    pub class: u8,
-    pub wire: u32,
-    pub charge: u16,
-    pub async_id: u64,
-    pub interim_at: Option<Instant>,
+pub(crate) struct InFlight {
+    pub(crate) mid: u64,
+    pub(crate) tag: u64,
+    pub(crate) command: Command,
+    pub(crate) sink: Sink,
+    pub(crate) sent_at: Instant,
+    pub(crate) payload: u32,
+    pub(crate) class: u8,
+    pub(crate) charge: u16,
+    pub(crate) async_id: u64,
+    pub(crate) interim_at: Option<Instant>,
 }
 
-pub struct Slots {
+pub(crate) struct Slots {
     ring: Vec<Option<InFlight>>,
     mask: u64,
     /// The lowest message id that may still be in flight.
     low: u64,
-    pub next_mid: u64,
-    pub credits: u64,
+    pub(crate) next_mid: u64,
+    pub(crate) credits: u64,
     /// Requests in flight now.
-    pub in_flight: u32,
+    pub(crate) in_flight: u32,
     /// The credits the sum of in-flight charges holds.
-    pub charged: u64,
-    pub waiting: VecDeque<Staged>,
+    pub(crate) charged: u64,
+    pub(crate) waiting: VecDeque<Staged>,
 }
 
 /// The most credits this client keeps; a server granting more (a hostile
 /// one granting 65535 each time) is held to this, so nothing overflows.
-pub const MAX_CREDITS: u64 = 8192;
+pub(crate) const MAX_CREDITS: u64 = 8192;
 
 impl Slots {
     /// `ring` is rounded up to a power of two; `queue` is the most staged
     /// requests expected at once (it can grow past that, off the I/O path).
-    pub fn new(ring: usize, queue: usize) -> Slots {
+    pub(crate) fn new(ring: usize, queue: usize) -> Slots {
         let n = ring.next_power_of_two().max(64);
         Slots {
             ring: vec![None; n],
@@ -107,7 +106,7 @@ impl Slots {
     /// Whether a request of `charge` credits can go now: the server granted
     /// the credits, and the credits in flight stay within `cap` (the queue
     /// depth asked for; a request larger than it goes alone).
-    pub fn can_send(&mut self, charge: u16, cap: u64) -> bool {
+    pub(crate) fn can_send(&mut self, charge: u16, cap: u64) -> bool {
         let c = u64::from(charge.max(1));
         self.advance_low();
         self.credits >= c
@@ -117,7 +116,7 @@ impl Slots {
     }
 
     /// Takes the next message id for a request of `charge`.
-    pub fn take(&mut self, charge: u16) -> u64 {
+    pub(crate) fn take(&mut self, charge: u16) -> u64 {
         let c = u64::from(charge.max(1));
         let mid = self.next_mid;
         self.next_mid += c;
@@ -126,19 +125,19 @@ impl Slots {
         mid
     }
 
-    pub fn insert(&mut self, f: InFlight) {
+    pub(crate) fn insert(&mut self, f: InFlight) {
         let i = (f.mid & self.mask) as usize;
         self.ring[i] = Some(f);
         self.in_flight += 1;
     }
 
-    pub fn get_mut(&mut self, mid: u64) -> Option<&mut InFlight> {
+    pub(crate) fn get_mut(&mut self, mid: u64) -> Option<&mut InFlight> {
         let i = (mid & self.mask) as usize;
         self.ring[i].as_mut().filter(|f| f.mid == mid)
     }
 
     /// Removes the request answered by `mid`, returning the charge it held.
-    pub fn remove(&mut self, mid: u64) -> Option<InFlight> {
+    pub(crate) fn remove(&mut self, mid: u64) -> Option<InFlight> {
         let i = (mid & self.mask) as usize;
         let f = self.ring[i].filter(|f| f.mid == mid)?;
         self.ring[i] = None;
@@ -147,7 +146,7 @@ impl Slots {
         Some(f)
     }
 
-    pub fn grant(&mut self, n: u16) {
+    pub(crate) fn grant(&mut self, n: u16) {
         self.credits = (self.credits + u64::from(n)).min(MAX_CREDITS);
     }
 
@@ -158,20 +157,12 @@ impl Slots {
     }
 
     /// The oldest request in flight (for the timeout check).
-    pub fn oldest(&mut self) -> Option<InFlight> {
+    pub(crate) fn oldest(&mut self) -> Option<InFlight> {
         self.advance_low();
         if self.low < self.next_mid {
             self.ring[(self.low & self.mask) as usize]
         } else {
             None
         }
-    }
-
-    /// Every request in flight, for failing them when the connection dies.
-    pub fn drain(&mut self) -> Vec<InFlight> {
-        let out: Vec<InFlight> = self.ring.iter_mut().filter_map(Option::take).collect();
-        self.in_flight = 0;
-        self.charged = 0;
-        out
     }
 }

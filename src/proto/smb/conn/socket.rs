@@ -8,15 +8,15 @@ use std::net::{SocketAddr, TcpStream};
 use std::time::Duration;
 
 /// The most sockets one wait covers: channels driven by one thread.
-pub const MAX_POLLED: usize = 64;
+pub(crate) const MAX_POLLED: usize = 64;
 
-pub struct Socket {
+pub(crate) struct Socket {
     stream: TcpStream,
-    pub peer: SocketAddr,
+    pub(crate) peer: SocketAddr,
 }
 
 impl Socket {
-    pub fn connect(addr: SocketAddr, timeout: Duration) -> io::Result<Socket> {
+    pub(crate) fn connect(addr: SocketAddr, timeout: Duration) -> io::Result<Socket> {
         let stream = TcpStream::connect_timeout(&addr, timeout)?;
         stream.set_nodelay(true)?;
         stream.set_nonblocking(true)?;
@@ -25,7 +25,7 @@ impl Socket {
 
     /// Reads what is there; Ok(0) is the server closing the connection,
     /// WouldBlock means nothing yet.
-    pub fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+    pub(crate) fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         loop {
             match self.stream.read(buf) {
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
@@ -34,7 +34,7 @@ impl Socket {
         }
     }
 
-    pub fn write_vectored(&mut self, bufs: &[io::IoSlice<'_>]) -> io::Result<usize> {
+    pub(crate) fn write_vectored(&mut self, bufs: &[io::IoSlice<'_>]) -> io::Result<usize> {
         loop {
             match self.stream.write_vectored(bufs) {
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
@@ -43,7 +43,7 @@ impl Socket {
         }
     }
 
-    pub fn shutdown(&self) {
+    pub(crate) fn shutdown(&self) {
         let _ = self.stream.shutdown(std::net::Shutdown::Both);
     }
 
@@ -62,7 +62,7 @@ impl Socket {
 
 /// Waits until one of `socks` is readable (or writable, where its flag
 /// asks) or `timeout` passes. Returns whether anything is ready.
-pub fn poll(socks: &[(&Socket, bool)], timeout: Duration) -> io::Result<bool> {
+pub(crate) fn poll(socks: &[(&Socket, bool)], timeout: Duration) -> io::Result<bool> {
     let n = socks.len().min(MAX_POLLED);
     let ms = timeout.as_millis().min(i32::MAX as u128) as i32;
     poll_raw(&socks[..n], ms)

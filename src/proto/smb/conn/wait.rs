@@ -12,16 +12,6 @@ use super::slots::Sink;
 use super::socket::{MAX_POLLED, Socket, poll};
 
 impl Channel {
-    /// Waits until `min` completions are in `out` (or `timeout` passes).
-    pub fn wait(
-        &mut self,
-        min: usize,
-        timeout: Duration,
-        out: &mut Vec<Completion>,
-    ) -> SmbResult<usize> {
-        wait_all(std::slice::from_mut(self), min, timeout, out)
-    }
-
     /// Sends one request staged with `Sink::Keep` and waits for its reply;
     /// other completions met meanwhile wait in the backlog. Returns the
     /// status; the reply is in `kept`.

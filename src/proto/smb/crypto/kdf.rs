@@ -9,7 +9,7 @@ use super::super::consts::Dialect;
 /// KDF(Ki, Label, Context) with L = 8 * out.len() bits: each 32-byte block
 /// is HMAC-SHA256(Ki, i || Label || 0x00 || Context || L), big-endian
 /// counters; labels carry their own trailing NUL as the spec spells them.
-pub fn kdf(key: &[u8], label: &[u8], context: &[u8], out: &mut [u8]) {
+pub(crate) fn kdf(key: &[u8], label: &[u8], context: &[u8], out: &mut [u8]) {
     let bits = (out.len() as u32 * 8).to_be_bytes();
     for (i, chunk) in out.chunks_mut(32).enumerate() {
         // HMAC accepts any key length: this cannot fail.
@@ -26,12 +26,12 @@ pub fn kdf(key: &[u8], label: &[u8], context: &[u8], out: &mut [u8]) {
 
 /// The keys of a session (or, for signing, of one channel).
 #[derive(Clone, PartialEq, Eq)]
-pub struct Keys {
-    pub signing: [u8; 16],
+pub(crate) struct Keys {
+    pub(crate) signing: [u8; 16],
     /// Client to server; 16 or 32 bytes used, by the cipher's key length.
-    pub encrypt: [u8; 32],
-    pub decrypt: [u8; 32],
-    pub application: [u8; 16],
+    pub(crate) encrypt: [u8; 32],
+    pub(crate) decrypt: [u8; 32],
+    pub(crate) application: [u8; 16],
 }
 
 impl std::fmt::Debug for Keys {
@@ -42,7 +42,7 @@ impl std::fmt::Debug for Keys {
 
 /// Derives the session's keys for `dialect`. `preauth` is the session's
 /// preauth integrity hash (3.1.1 only); `cipher_key_len` 16 or 32.
-pub fn derive(
+pub(crate) fn derive(
     dialect: Dialect,
     session_key: &[u8; 16],
     preauth: &[u8; 64],
@@ -96,7 +96,7 @@ pub fn derive(
 /// A bound channel's signing key, from the key the binding's own logon
 /// produced (a new NTLM exchange, a new key): 3.1.1 with the binding's
 /// preauth hash as context, 3.0 and 3.0.2 as the session's was made.
-pub fn channel_signing_key(
+pub(crate) fn channel_signing_key(
     dialect: Dialect,
     binding_key: &[u8; 16],
     preauth: &[u8; 64],

@@ -5,7 +5,7 @@
 //! keyed state is built once per session or channel and cloned per
 //! message, so signing and sealing allocate nothing.
 
-pub mod kdf;
-pub mod preauth;
-pub mod seal;
-pub mod sign;
+pub(crate) mod kdf;
+pub(crate) mod preauth;
+pub(crate) mod seal;
+pub(crate) mod sign;

@@ -5,7 +5,7 @@
 use sha2::{Digest, Sha512};
 
 #[derive(Clone, PartialEq, Eq)]
-pub struct Preauth(pub [u8; 64]);
+pub(crate) struct Preauth(pub(crate) [u8; 64]);
 
 impl Default for Preauth {
     fn default() -> Self {
@@ -16,7 +16,7 @@ impl Default for Preauth {
 impl Preauth {
     /// H = SHA-512(H || message), `message` being the whole SMB2 message
     /// without the 4-byte Direct TCP prefix.
-    pub fn update(&mut self, message: &[u8]) {
+    pub(crate) fn update(&mut self, message: &[u8]) {
         let mut h = Sha512::new();
         h.update(self.0);
         h.update(message);

@@ -16,7 +16,7 @@ type Aes256Ccm = Ccm<Aes256, U16, U11>;
 
 /// A keyed cipher, one direction.
 #[derive(Clone)]
-pub enum Sealer {
+pub(crate) enum Sealer {
     Gcm128(Box<Aes128Gcm>),
     Gcm256(Box<Aes256Gcm>),
     Ccm128(Box<Aes128Ccm>),
@@ -25,11 +25,11 @@ pub enum Sealer {
 
 /// The message failed its tag: altered, or not for this key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct BadTag;
+pub(crate) struct BadTag;
 
 impl Sealer {
     /// `key` is 16 or 32 bytes as the cipher needs (longer keys are cut).
-    pub fn new(cipher: Cipher, key: &[u8; 32]) -> Sealer {
+    pub(crate) fn new(cipher: Cipher, key: &[u8; 32]) -> Sealer {
         match cipher {
             Cipher::Aes128Gcm => Sealer::Gcm128(Box::new(Aes128Gcm::new(key[..16].into()))),
             Cipher::Aes256Gcm => Sealer::Gcm256(Box::new(Aes256Gcm::new(key.into()))),
@@ -39,7 +39,7 @@ impl Sealer {
     }
 
     /// How many nonce bytes the cipher uses (the rest of the 16 are zero).
-    pub fn nonce_len(&self) -> usize {
+    pub(crate) fn nonce_len(&self) -> usize {
         match self {
             Sealer::Gcm128(_) | Sealer::Gcm256(_) => 12,
             Sealer::Ccm128(_) | Sealer::Ccm256(_) => 11,
@@ -47,7 +47,7 @@ impl Sealer {
     }
 
     /// Encrypts `buf` in place; returns the tag.
-    pub fn seal(&self, nonce: &[u8; 16], aad: &[u8], buf: &mut [u8]) -> [u8; 16] {
+    pub(crate) fn seal(&self, nonce: &[u8; 16], aad: &[u8], buf: &mut [u8]) -> [u8; 16] {
         // Encryption fails only for a plaintext over the cipher's limit
         // (2^36 bytes for GCM, 2^40 for CCM with an 11-byte nonce), far
         // above a frame's 16 MiB.
@@ -61,7 +61,7 @@ impl Sealer {
     }
 
     /// Decrypts `buf` in place after checking `tag`.
-    pub fn open(
+    pub(crate) fn open(
         &self,
         nonce: &[u8; 16],
         aad: &[u8],

@@ -17,14 +17,14 @@ use super::super::header::{HEADER_LEN, SIGNATURE_AT};
 
 /// A keyed signing algorithm.
 #[derive(Clone)]
-pub enum Signer {
+pub(crate) enum Signer {
     HmacSha256(Hmac<Sha256>),
     Cmac(Cmac<Aes128>),
     Gmac { aes: Aes128, ghash: GHash },
 }
 
 impl Signer {
-    pub fn new(algo: SigningAlgo, key: &[u8; 16]) -> Signer {
+    pub(crate) fn new(algo: SigningAlgo, key: &[u8; 16]) -> Signer {
         match algo {
             // Any key length is valid for HMAC.
             SigningAlgo::HmacSha256 => Signer::HmacSha256(
@@ -45,7 +45,7 @@ impl Signer {
 
     /// Starts one message whose header is `header` (its signature field is
     /// read as zeros). `response` and `cancel` feed GMAC's nonce.
-    pub fn start(&self, header: &[u8; HEADER_LEN], response: bool, cancel: bool) -> Running {
+    pub(crate) fn start(&self, header: &[u8; HEADER_LEN], response: bool, cancel: bool) -> Running {
         let mut run = match self {
             Signer::HmacSha256(m) => Running::Hmac(m.clone()),
             Signer::Cmac(m) => Running::Cmac(m.clone()),
@@ -78,7 +78,7 @@ impl Signer {
 // Lives on the stack for one message: boxing the large variant would
 // allocate per I/O, which the I/O path never does.
 #[allow(clippy::large_enum_variant)]
-pub enum Running {
+pub(crate) enum Running {
     Hmac(Hmac<Sha256>),
     Cmac(Cmac<Aes128>),
     Gmac {
@@ -91,7 +91,7 @@ pub enum Running {
 }
 
 impl Running {
-    pub fn update(&mut self, mut data: &[u8]) {
+    pub(crate) fn update(&mut self, mut data: &[u8]) {
         match self {
             Running::Hmac(m) => m.update(data),
             Running::Cmac(m) => m.update(data),
@@ -126,7 +126,7 @@ impl Running {
     }
 
     /// The 16-byte signature.
-    pub fn finish(self) -> [u8; 16] {
+    pub(crate) fn finish(self) -> [u8; 16] {
         match self {
             Running::Hmac(m) => {
                 let full = m.finalize().into_bytes();
@@ -161,6 +161,6 @@ impl Running {
 
 /// Compares signatures in constant time (a timing difference would tell a
 /// forger how many bytes were right).
-pub fn equal(a: &[u8; 16], b: &[u8; 16]) -> bool {
+pub(crate) fn equal(a: &[u8; 16], b: &[u8; 16]) -> bool {
     a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }

@@ -6,10 +6,10 @@ use super::super::header::HEADER_LEN;
 use super::super::wire::{Decoded, Reader, Writer, slice_at, utf16_string};
 use super::{FileId, body, part};
 
-pub const FILE_ID_FULL_DIRECTORY_INFORMATION: u8 = 38;
-pub const RESTART_SCANS: u8 = 0x01;
+pub(crate) const FILE_ID_FULL_DIRECTORY_INFORMATION: u8 = 38;
+pub(crate) const RESTART_SCANS: u8 = 0x01;
 
-pub fn encode_query_directory(
+pub(crate) fn encode_query_directory(
     file: FileId,
     flags: u8,
     pattern: &str,
@@ -27,7 +27,7 @@ pub fn encode_query_directory(
     w.utf16(pattern);
 }
 
-pub fn decode_query_directory(msg: &[u8]) -> Decoded<&[u8]> {
+pub(crate) fn decode_query_directory(msg: &[u8]) -> Decoded<&[u8]> {
     let mut r = body(msg, 9, "QUERY_DIRECTORY response")?;
     let off = r.u16()? as usize;
     let len = r.u32()? as usize;
@@ -38,18 +38,18 @@ pub fn decode_query_directory(msg: &[u8]) -> Decoded<&[u8]> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DirEntry {
     pub name: String,
-    pub creation: u64,
-    pub last_write: u64,
-    pub change: u64,
+    pub(crate) creation: u64,
+    pub(crate) last_write: u64,
+    pub(crate) change: u64,
     pub end_of_file: u64,
-    pub attributes: u32,
-    pub file_id: u64,
+    pub(crate) attributes: u32,
+    pub(crate) file_id: u64,
 }
 
 /// Every entry of one QUERY_DIRECTORY output buffer. Entries chain by
 /// NextEntryOffset, which must move forward and stay inside the buffer, so
 /// a hostile server cannot make this loop forever or read past the end.
-pub fn decode_entries(buf: &[u8]) -> Decoded<Vec<DirEntry>> {
+pub(crate) fn decode_entries(buf: &[u8]) -> Decoded<Vec<DirEntry>> {
     let mut out = Vec::new();
     let mut off = 0usize;
     loop {

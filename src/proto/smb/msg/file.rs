@@ -8,7 +8,7 @@ use super::{FileId, body};
 
 /// What CREATE does when the name exists or not (2.2.13).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Disposition {
+pub(crate) enum Disposition {
     /// Open an existing file; fail if it is missing.
     Open = 1,
     /// Create a new file; fail with OBJECT_NAME_COLLISION if the name exists.
@@ -17,17 +17,17 @@ pub enum Disposition {
 
 /// A CREATE request's fields that vary.
 #[derive(Debug, Clone, Copy)]
-pub struct CreateRequest<'a> {
+pub(crate) struct CreateRequest<'a> {
     /// Path relative to the share root, backslash-separated, no leading one.
-    pub path: &'a str,
-    pub access: u32,
-    pub attributes: u32,
-    pub share: u32,
-    pub disposition: Disposition,
-    pub options: u32,
+    pub(crate) path: &'a str,
+    pub(crate) access: u32,
+    pub(crate) attributes: u32,
+    pub(crate) share: u32,
+    pub(crate) disposition: Disposition,
+    pub(crate) options: u32,
 }
 
-pub fn encode_create(req: &CreateRequest<'_>, out: &mut Vec<u8>) {
+pub(crate) fn encode_create(req: &CreateRequest<'_>, out: &mut Vec<u8>) {
     let mut w = Writer::new(out);
     let name_len = req.path.encode_utf16().count() * 2;
     w.u16(57).u8(0).u8(0); // SecurityFlags, RequestedOplockLevel none
@@ -50,27 +50,27 @@ pub fn encode_create(req: &CreateRequest<'_>, out: &mut Vec<u8>) {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct FileTimes {
     /// FILETIMEs: 100 ns units since 1601-01-01 UTC.
-    pub creation: u64,
-    pub last_access: u64,
-    pub last_write: u64,
-    pub change: u64,
-    pub allocation_size: u64,
-    pub end_of_file: u64,
-    pub attributes: u32,
+    pub(crate) creation: u64,
+    pub(crate) last_access: u64,
+    pub(crate) last_write: u64,
+    pub(crate) change: u64,
+    pub(crate) allocation_size: u64,
+    pub(crate) end_of_file: u64,
+    pub(crate) attributes: u32,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CreateResponse {
     /// 0 superseded, 1 opened, 2 created, 3 overwritten.
     pub action: u32,
-    pub times: FileTimes,
+    pub(crate) times: FileTimes,
     pub file_id: FileId,
 }
 
 /// CreateAction: the file was created by this request.
 pub const FILE_CREATED: u32 = 2;
 
-pub fn decode_create(msg: &[u8]) -> Decoded<CreateResponse> {
+pub(crate) fn decode_create(msg: &[u8]) -> Decoded<CreateResponse> {
     let mut r = body(msg, 89, "CREATE response")?;
     r.skip(2)?; // OplockLevel, Flags
     let action = r.u32()?;
@@ -99,11 +99,11 @@ pub fn decode_create(msg: &[u8]) -> Decoded<CreateResponse> {
 }
 
 /// CLOSE with POSTQUERY_ATTRIB: the server reports the final times.
-pub fn encode_close(file: FileId, out: &mut Vec<u8>) {
+pub(crate) fn encode_close(file: FileId, out: &mut Vec<u8>) {
     Writer::new(out).u16(24).u16(1).u32(0).bytes(&file.0);
 }
 
-pub fn decode_close(msg: &[u8]) -> Decoded<FileTimes> {
+pub(crate) fn decode_close(msg: &[u8]) -> Decoded<FileTimes> {
     let mut r = body(msg, 60, "CLOSE response")?;
     r.skip(6)?;
     Ok(FileTimes {
@@ -117,17 +117,17 @@ pub fn decode_close(msg: &[u8]) -> Decoded<FileTimes> {
     })
 }
 
-pub fn encode_flush(file: FileId, out: &mut Vec<u8>) {
+pub(crate) fn encode_flush(file: FileId, out: &mut Vec<u8>) {
     Writer::new(out).u16(24).u16(0).u32(0).bytes(&file.0);
 }
 
-pub const READ_LEN: usize = 49;
+pub(crate) const READ_LEN: usize = 49;
 /// Where a READ response's data starts when the server packs it (header +
 /// the 16 fixed bytes); the offset asked of the server in the request.
-pub const READ_DATA_AT: u8 = (HEADER_LEN + 16) as u8;
+pub(crate) const READ_DATA_AT: u8 = (HEADER_LEN + 16) as u8;
 
 /// A READ body in a fixed array (48 bytes plus the one-byte buffer).
-pub fn encode_read(file: FileId, offset: u64, len: u32, out: &mut [u8; READ_LEN]) {
+pub(crate) fn encode_read(file: FileId, offset: u64, len: u32, out: &mut [u8; READ_LEN]) {
     out[0..2].copy_from_slice(&49u16.to_le_bytes());
     out[2] = READ_DATA_AT; // Padding: where we want the data
     out[3] = 0; // Flags
@@ -145,13 +145,13 @@ pub fn encode_read(file: FileId, offset: u64, len: u32, out: &mut [u8; READ_LEN]
 /// header) and how long it is. The data itself goes straight into the
 /// caller's buffer, so only these 16 bytes are decoded here.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ReadResponse {
-    pub data_offset: usize,
-    pub data_len: usize,
+pub(crate) struct ReadResponse {
+    pub(crate) data_offset: usize,
+    pub(crate) data_len: usize,
 }
 
 /// Decodes the 16 bytes after the header (`fixed`), not the data.
-pub fn decode_read_fixed(fixed: &[u8]) -> Decoded<ReadResponse> {
+pub(crate) fn decode_read_fixed(fixed: &[u8]) -> Decoded<ReadResponse> {
     let mut r = super::super::wire::Reader::new(fixed, "READ response");
     let size = r.u16()?;
     r.check(size == 17 || size == 16)?;
@@ -166,12 +166,18 @@ pub fn decode_read_fixed(fixed: &[u8]) -> Decoded<ReadResponse> {
     })
 }
 
-pub const WRITE_LEN: usize = 48;
+pub(crate) const WRITE_LEN: usize = 48;
 /// The data follows the WRITE body directly.
-pub const WRITE_DATA_AT: usize = HEADER_LEN + WRITE_LEN;
-pub const WRITE_THROUGH: u32 = 1;
+pub(crate) const WRITE_DATA_AT: usize = HEADER_LEN + WRITE_LEN;
+pub(crate) const WRITE_THROUGH: u32 = 1;
 
-pub fn encode_write(file: FileId, offset: u64, len: u32, flags: u32, out: &mut [u8; WRITE_LEN]) {
+pub(crate) fn encode_write(
+    file: FileId,
+    offset: u64,
+    len: u32,
+    flags: u32,
+    out: &mut [u8; WRITE_LEN],
+) {
     out[0..2].copy_from_slice(&49u16.to_le_bytes());
     out[2..4].copy_from_slice(&(WRITE_DATA_AT as u16).to_le_bytes());
     out[4..8].copy_from_slice(&len.to_le_bytes());
@@ -182,7 +188,7 @@ pub fn encode_write(file: FileId, offset: u64, len: u32, flags: u32, out: &mut [
 }
 
 /// The count of bytes written.
-pub fn decode_write(msg: &[u8]) -> Decoded<u32> {
+pub(crate) fn decode_write(msg: &[u8]) -> Decoded<u32> {
     let mut r = body(msg, 17, "WRITE response")?;
     r.skip(2)?;
     r.u32()

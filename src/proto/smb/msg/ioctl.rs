@@ -8,11 +8,11 @@ use super::super::header::HEADER_LEN;
 use super::super::wire::{Decoded, Reader, Writer, slice_at};
 use super::{FileId, body, part};
 
-pub const FSCTL_QUERY_NETWORK_INTERFACE_INFO: u32 = 0x0014_01FC;
-pub const FSCTL_VALIDATE_NEGOTIATE_INFO: u32 = 0x0014_0204;
+pub(crate) const FSCTL_QUERY_NETWORK_INTERFACE_INFO: u32 = 0x0014_01FC;
+pub(crate) const FSCTL_VALIDATE_NEGOTIATE_INFO: u32 = 0x0014_0204;
 const IS_FSCTL: u32 = 1;
 
-pub fn encode_ioctl(code: u32, file: FileId, input: &[u8], max_out: u32, out: &mut Vec<u8>) {
+pub(crate) fn encode_ioctl(code: u32, file: FileId, input: &[u8], max_out: u32, out: &mut Vec<u8>) {
     let mut w = Writer::new(out);
     let in_off = if input.is_empty() { 0 } else { HEADER_LEN + 56 };
     w.u16(57).u16(0).u32(code).bytes(&file.0);
@@ -23,7 +23,7 @@ pub fn encode_ioctl(code: u32, file: FileId, input: &[u8], max_out: u32, out: &m
 }
 
 /// The output buffer of an IOCTL response.
-pub fn decode_ioctl(msg: &[u8]) -> Decoded<&[u8]> {
+pub(crate) fn decode_ioctl(msg: &[u8]) -> Decoded<&[u8]> {
     let mut r = body(msg, 49, "IOCTL response")?;
     r.skip(2 + 4 + 16 + 8)?; // Reserved, CtlCode, FileId, Input offset/count
     let off = r.u32()? as usize;
@@ -34,18 +34,18 @@ pub fn decode_ioctl(msg: &[u8]) -> Decoded<&[u8]> {
 /// One of the server's interfaces, as it reports them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct NetInterface {
-    pub index: u32,
-    pub rss: bool,
-    pub rdma: bool,
+    pub(crate) index: u32,
+    pub(crate) rss: bool,
+    pub(crate) rdma: bool,
     /// Bits per second.
-    pub link_speed: u64,
+    pub(crate) link_speed: u64,
     pub addr: IpAddr,
 }
 
 /// Decodes NETWORK_INTERFACE_INFO entries (2.2.32.5); entries of another
 /// address family are skipped. The chain must move forward inside the
 /// buffer, so a hostile reply cannot loop.
-pub fn decode_interfaces(buf: &[u8]) -> Decoded<Vec<NetInterface>> {
+pub(crate) fn decode_interfaces(buf: &[u8]) -> Decoded<Vec<NetInterface>> {
     let mut out = Vec::new();
     let mut off = 0usize;
     if buf.is_empty() {
@@ -97,7 +97,7 @@ pub fn decode_interfaces(buf: &[u8]) -> Decoded<Vec<NetInterface>> {
 
 /// The interfaces' addresses at `port`, fastest first (as the Windows
 /// client orders its channels), skipping duplicates.
-pub fn channel_addresses(ifaces: &[NetInterface], port: u16) -> Vec<SocketAddr> {
+pub(crate) fn channel_addresses(ifaces: &[NetInterface], port: u16) -> Vec<SocketAddr> {
     let mut sorted: Vec<&NetInterface> = ifaces.iter().collect();
     sorted.sort_by_key(|i| std::cmp::Reverse(i.link_speed));
     let mut out: Vec<SocketAddr> = Vec::new();
@@ -111,7 +111,7 @@ pub fn channel_addresses(ifaces: &[NetInterface], port: u16) -> Vec<SocketAddr> 
 }
 
 /// VALIDATE_NEGOTIATE_INFO's input (2.2.31.4): what this client offered.
-pub fn encode_validate_negotiate(
+pub(crate) fn encode_validate_negotiate(
     capabilities: u32,
     guid: [u8; 16],
     security_mode: u16,
@@ -129,14 +129,14 @@ pub fn encode_validate_negotiate(
 
 /// Its output: what the server says it negotiated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ValidateNegotiate {
-    pub capabilities: u32,
-    pub guid: [u8; 16],
-    pub security_mode: u16,
-    pub dialect: u16,
+pub(crate) struct ValidateNegotiate {
+    pub(crate) capabilities: u32,
+    pub(crate) guid: [u8; 16],
+    pub(crate) security_mode: u16,
+    pub(crate) dialect: u16,
 }
 
-pub fn decode_validate_negotiate(buf: &[u8]) -> Decoded<ValidateNegotiate> {
+pub(crate) fn decode_validate_negotiate(buf: &[u8]) -> Decoded<ValidateNegotiate> {
     let mut r = Reader::new(buf, "VALIDATE_NEGOTIATE_INFO response");
     Ok(ValidateNegotiate {
         capabilities: r.u32()?,

@@ -4,20 +4,20 @@
 //! received message (header included, since SMB2's offsets count from the
 //! header's first byte), one `decode_*` per response for the fuzz harness.
 
-pub mod dir;
+pub(crate) mod dir;
 pub mod file;
 pub mod info;
-pub mod ioctl;
-pub mod negotiate;
-pub mod session;
+pub(crate) mod ioctl;
+pub(crate) mod negotiate;
+pub(crate) mod session;
 
 /// A 16-byte SMB2 file handle (persistent and volatile parts).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub struct FileId(pub [u8; 16]);
+pub struct FileId(pub(crate) [u8; 16]);
 
 impl FileId {
     /// The handle an IOCTL that names no file carries.
-    pub const NONE: FileId = FileId([0xFF; 16]);
+    pub(crate) const NONE: FileId = FileId([0xFF; 16]);
 }
 
 /// The fixed part of a response, after checking its StructureSize: the

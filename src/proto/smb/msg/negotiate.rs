@@ -9,23 +9,23 @@ const PREAUTH_CONTEXT: u16 = 1;
 const ENCRYPTION_CONTEXT: u16 = 2;
 const NETNAME_CONTEXT: u16 = 5;
 const SIGNING_CONTEXT: u16 = 8;
-pub const SHA512: u16 = 1;
+pub(crate) const SHA512: u16 = 1;
 
 /// What the client offers.
 #[derive(Debug, Clone)]
-pub struct NegotiateRequest<'a> {
-    pub dialects: &'a [Dialect],
-    pub security_mode: u16,
-    pub capabilities: u32,
-    pub client_guid: [u8; 16],
-    pub salt: [u8; 32],
-    pub ciphers: &'a [Cipher],
-    pub signing: &'a [SigningAlgo],
-    pub server_name: &'a str,
+pub(crate) struct NegotiateRequest<'a> {
+    pub(crate) dialects: &'a [Dialect],
+    pub(crate) security_mode: u16,
+    pub(crate) capabilities: u32,
+    pub(crate) client_guid: [u8; 16],
+    pub(crate) salt: [u8; 32],
+    pub(crate) ciphers: &'a [Cipher],
+    pub(crate) signing: &'a [SigningAlgo],
+    pub(crate) server_name: &'a str,
 }
 
 /// Writes the NEGOTIATE body; `base` is where the header starts in `out`.
-pub fn encode_negotiate(req: &NegotiateRequest<'_>, out: &mut Vec<u8>, base: usize) {
+pub(crate) fn encode_negotiate(req: &NegotiateRequest<'_>, out: &mut Vec<u8>, base: usize) {
     let with_contexts = req.dialects.contains(&Dialect::Smb311);
     let mut w = Writer::new(out);
     w.u16(36).u16(req.dialects.len() as u16);
@@ -86,26 +86,26 @@ pub fn encode_negotiate(req: &NegotiateRequest<'_>, out: &mut Vec<u8>, base: usi
 
 /// What the server chose.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NegotiateResponse {
-    pub security_mode: u16,
-    pub dialect: Dialect,
-    pub server_guid: [u8; 16],
-    pub capabilities: u32,
-    pub max_transact: u32,
-    pub max_read: u32,
-    pub max_write: u32,
-    pub system_time: u64,
-    pub security_blob: Vec<u8>,
+pub(crate) struct NegotiateResponse {
+    pub(crate) security_mode: u16,
+    pub(crate) dialect: Dialect,
+    pub(crate) server_guid: [u8; 16],
+    pub(crate) capabilities: u32,
+    pub(crate) max_transact: u32,
+    pub(crate) max_read: u32,
+    pub(crate) max_write: u32,
+    pub(crate) system_time: u64,
+    pub(crate) security_blob: Vec<u8>,
     /// 3.1.1: the preauth hash the server chose (SHA-512 is the only one).
-    pub preauth_hash: Option<u16>,
-    pub cipher: Option<Cipher>,
+    pub(crate) preauth_hash: Option<u16>,
+    pub(crate) cipher: Option<Cipher>,
     /// A cipher id the server chose that this client does not know.
-    pub unknown_cipher: Option<u16>,
-    pub signing: Option<SigningAlgo>,
+    pub(crate) unknown_cipher: Option<u16>,
+    pub(crate) signing: Option<SigningAlgo>,
 }
 
 /// Decodes a NEGOTIATE response (the whole message, header first).
-pub fn decode_negotiate(msg: &[u8]) -> Decoded<NegotiateResponse> {
+pub(crate) fn decode_negotiate(msg: &[u8]) -> Decoded<NegotiateResponse> {
     let mut r = body(msg, 65, "NEGOTIATE response")?;
     let security_mode = r.u16()?;
     let code = r.u16()?;

@@ -201,7 +201,7 @@ impl Client {
     }
 
     /// Binds one more connection, to `addr`, to this session.
-    pub fn bind(&mut self, addr: SocketAddr) -> SmbResult<()> {
+    pub(crate) fn bind(&mut self, addr: SocketAddr) -> SmbResult<()> {
         let (Some(signer), Some(_), Some(_)) =
             (self.session_signer.clone(), self.session_key, &self.keys)
         else {

@@ -5,7 +5,7 @@
 
 pub mod client;
 pub mod ops;
-pub mod setup;
+pub(crate) mod setup;
 
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -88,20 +88,20 @@ pub struct Negotiated {
     /// The signing algorithm, and whether I/O requests are signed.
     pub signing_algo: Option<SigningAlgo>,
     pub signing: bool,
-    pub server_requires_signing: bool,
+    pub(crate) server_requires_signing: bool,
     /// The cipher, when the session encrypts.
     pub cipher: Option<Cipher>,
     /// Whether the server (session or share) demanded encryption.
     pub server_requires_encryption: bool,
-    pub capabilities: u32,
+    pub(crate) capabilities: u32,
     pub multichannel: bool,
-    pub max_read: u32,
-    pub max_write: u32,
-    pub max_transact: u32,
+    pub(crate) max_read: u32,
+    pub(crate) max_write: u32,
+    pub(crate) max_transact: u32,
     /// The READ/WRITE size limit in force: the server's and the user's.
     pub max_io: u32,
     pub guest: bool,
     pub anonymous: bool,
-    pub share_flags: u32,
-    pub server_guid: [u8; 16],
+    pub(crate) share_flags: u32,
+    pub(crate) server_guid: [u8; 16],
 }

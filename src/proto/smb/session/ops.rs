@@ -12,7 +12,7 @@ use super::super::error::{SmbError, SmbResult};
 use super::super::msg::FileId;
 use super::super::msg::dir::{self, DirEntry};
 use super::super::msg::file::{CreateRequest, CreateResponse, Disposition, FileTimes};
-use super::super::msg::info::{FileInfo, FsSize, SetInfo};
+use super::super::msg::info::{FileInfo, SetInfo};
 use super::client::Client;
 use super::setup::{Call, roundtrip};
 
@@ -72,7 +72,7 @@ impl Open {
 }
 
 /// Paths are given with '/' and sent with '\' (relative to the share).
-pub fn wire_path(path: &str) -> String {
+pub(crate) fn wire_path(path: &str) -> String {
     path.trim_start_matches('/').replace('/', "\\")
 }
 
@@ -126,21 +126,6 @@ impl Client {
         })?;
         match c.outcome {
             Outcome::Info(i) => Ok(i),
-            _ => Err(SmbError::Protocol(
-                "a QUERY_INFO reply without its fields".into(),
-            )),
-        }
-    }
-
-    /// The share's volume size.
-    pub fn fs_size(&mut self) -> SmbResult<FsSize> {
-        let root = self.open("", Open::Read)?;
-        let c = self.sync("reading the volume's size", |ch, tree| {
-            ch.queue_query_info(CALL_TAG, tree, root.file_id, true)
-        });
-        let _ = self.close(root.file_id);
-        match c?.outcome {
-            Outcome::FsSize(s) => Ok(s),
             _ => Err(SmbError::Protocol(
                 "a QUERY_INFO reply without its fields".into(),
             )),

@@ -20,17 +20,17 @@ use super::{Auth, Options};
 
 /// How a set-up request is sent.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Call {
+pub(crate) struct Call {
     /// Unsigned and unencrypted whatever the session does.
-    pub plain: bool,
+    pub(crate) plain: bool,
     /// Keep the request's bytes (for the preauth hash).
-    pub keep_request: bool,
+    pub(crate) keep_request: bool,
     /// Signed with the session's key (a binding request).
-    pub sign_with_session: bool,
+    pub(crate) sign_with_session: bool,
 }
 
 /// Sends one request and waits for its reply (kept in the channel).
-pub fn roundtrip(
+pub(crate) fn roundtrip(
     ch: &mut Channel,
     command: Command,
     tree: u32,
@@ -54,7 +54,7 @@ fn kept(ch: &Channel) -> (Vec<u8>, Vec<u8>) {
 }
 
 /// Random bytes from the operating system.
-pub fn random<const N: usize>() -> SmbResult<[u8; N]> {
+pub(crate) fn random<const N: usize>() -> SmbResult<[u8; N]> {
     let mut b = [0u8; N];
     getrandom::fill(&mut b).map_err(|e| {
         SmbError::Unsupported(format!("no random numbers from the operating system: {e}"))
@@ -63,10 +63,10 @@ pub fn random<const N: usize>() -> SmbResult<[u8; N]> {
 }
 
 /// The capabilities this client announces.
-pub const CLIENT_CAPS: u32 = caps::LARGE_MTU | caps::MULTI_CHANNEL | caps::ENCRYPTION;
+pub(crate) const CLIENT_CAPS: u32 = caps::LARGE_MTU | caps::MULTI_CHANNEL | caps::ENCRYPTION;
 
 /// The security mode this client announces.
-pub fn client_security_mode(opts: &Options) -> u16 {
+pub(crate) fn client_security_mode(opts: &Options) -> u16 {
     match opts.signing {
         super::Signing::On => security_mode::SIGNING_ENABLED | security_mode::SIGNING_REQUIRED,
         _ => security_mode::SIGNING_ENABLED,
@@ -75,7 +75,7 @@ pub fn client_security_mode(opts: &Options) -> u16 {
 
 /// NEGOTIATE on a fresh connection. Returns the server's answer and the
 /// connection's preauth hash (3.1.1).
-pub fn negotiate(
+pub(crate) fn negotiate(
     ch: &mut Channel,
     opts: &Options,
     guid: [u8; 16],
@@ -140,7 +140,7 @@ pub fn negotiate(
 }
 
 /// How SESSION_SETUP is to go.
-pub enum Logon<'a> {
+pub(crate) enum Logon<'a> {
     /// A new session.
     New,
     /// Binds this connection to the session `id`, whose requests are
@@ -149,16 +149,15 @@ pub enum Logon<'a> {
 }
 
 /// What a logon produced.
-pub struct LoggedOn {
-    pub session_id: u64,
+pub(crate) struct LoggedOn {
     /// NTLM's exported session key (none for an anonymous logon).
-    pub session_key: Option<[u8; 16]>,
-    pub flags: u16,
+    pub(crate) session_key: Option<[u8; 16]>,
+    pub(crate) flags: u16,
     /// The session's preauth hash (3.1.1), for its keys.
-    pub preauth: Preauth,
+    pub(crate) preauth: Preauth,
     /// The final reply, whose signature the caller checks once it has
     /// derived the key.
-    pub final_reply: Vec<u8>,
+    pub(crate) final_reply: Vec<u8>,
 }
 
 fn filetime_now() -> u64 {
@@ -183,7 +182,7 @@ fn server_ntlm(blob: &[u8], peer: &str) -> SmbResult<(Vec<u8>, bool)> {
 }
 
 /// SESSION_SETUP rounds with NTLMSSP in SPNEGO.
-pub fn logon(
+pub(crate) fn logon(
     ch: &mut Channel,
     neg: &NegotiateResponse,
     mut pre: Preauth,
@@ -270,7 +269,6 @@ pub fn logon(
     let r = msg::decode_session_setup(&reply).map_err(|m| SmbError::protocol(&peer, m))?;
     let anonymous = r.session_flags & (session_flags::IS_NULL | session_flags::IS_GUEST) != 0;
     Ok(LoggedOn {
-        session_id: ch.session_id,
         session_key: if anonymous { None } else { a.session_key },
         flags: r.session_flags,
         preauth: pre,
@@ -281,7 +279,7 @@ pub fn logon(
 /// Checks the final SESSION_SETUP reply's signature with the new key: the
 /// proof that the server knows the same session key (and, in 3.1.1, saw
 /// the same negotiation).
-pub fn check_final_signature(
+pub(crate) fn check_final_signature(
     reply: &[u8],
     signer: &Signer,
     required: bool,

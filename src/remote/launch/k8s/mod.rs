@@ -31,21 +31,21 @@ const POLL: Duration = Duration::from_millis(500);
 /// The Job of one run: what it is called, where, how many pods of what.
 #[derive(Debug, Clone)]
 pub(crate) struct K8sJob {
-    pub name: String,
-    pub pods: u32,
-    pub image: String,
-    pub namespace: Option<String>,
+    pub(crate) name: String,
+    pub(crate) pods: u32,
+    pub(crate) image: String,
+    pub(crate) namespace: Option<String>,
     /// `activeDeadlineSeconds`, and how long the holder sleeps.
-    pub deadline_s: u64,
+    pub(crate) deadline_s: u64,
     /// `--k8s-volume`: a claim and where every pod mounts it.
-    pub volume: Option<(String, String)>,
+    pub(crate) volume: Option<(String, String)>,
     /// For the pods to be made and Ready: --host-timeout, at least
     /// `K8S_MIN_START`.
-    pub start: Duration,
+    pub(crate) start: Duration,
     /// For one kubectl call to the API server (apply, get, delete):
     /// --host-timeout, at least `K8S_MIN_API`.
-    pub api: Duration,
-    pub placement: Placement,
+    pub(crate) api: Duration,
+    pub(crate) placement: Placement,
 }
 
 /// An RFC 1123 label (what a namespace is): lowercase letters, digits and

@@ -12,11 +12,11 @@ use crate::units::bounds::MAX_K8S_RESOURCES;
 /// What each pod asks of its node, and where the pods may go.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Placement {
-    pub requests: Vec<(String, String)>,
-    pub limits: Vec<(String, String)>,
+    pub(crate) requests: Vec<(String, String)>,
+    pub(crate) limits: Vec<(String, String)>,
     /// One pod per node (a required pod anti-affinity on the node's host
     /// name), so N pods are N clients.
-    pub one_per_node: bool,
+    pub(crate) one_per_node: bool,
 }
 
 /// `--k8s-requests` unless given: enough to be scheduled on any node, a

@@ -159,8 +159,8 @@ copy_of() { [ -n "$(find "./$1" -prune -type f -size "${n}c" -perm -100 -print 2
 #[derive(Debug)]
 pub(crate) struct Pushed {
     /// The copy, as the far side's shell reads it (`"$HOME"/'.cache/volbench'/volbench-...`).
-    pub word: String,
-    pub swept: Swept,
+    pub(crate) word: String,
+    pub(crate) swept: Swept,
 }
 
 /// Makes sure `host` has this very binary in `dir` (named by its content),
