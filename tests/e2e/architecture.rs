@@ -1513,3 +1513,77 @@ fn the_console_check_sees_macros_and_handles_not_their_names() {
         ["line 1: println!", "line 2: eprint!", "line 2: io::stdout("]
     );
 }
+
+/// Where a caller tells errors apart in `src` (test modules aside): a match
+/// guard on an `Err` that reads the error's words, or a test of a
+/// `VbError`'s message against a word (`code` has its comments blanked,
+/// its strings kept).
+fn branches_on_words(code: &str) -> Vec<usize> {
+    let mut found = Vec::new();
+    let line_of = |at: usize| code[..at].matches('\n').count() + 1;
+    for (at, _) in code.match_indices("Err(") {
+        let rest = &code[at..];
+        let Some(close) = rest.find(')') else {
+            continue;
+        };
+        let after = rest[close + 1..].trim_start();
+        if !after.starts_with("if ") {
+            continue;
+        }
+        let guard = &after[..after.find("=>").unwrap_or(after.len())];
+        if [".contains(", ".starts_with(", ".ends_with(", "find("]
+            .iter()
+            .any(|w| guard.contains(w))
+        {
+            found.push(line_of(at));
+        }
+    }
+    // Against a word of its own (a literal): whether a message already
+    // names a path or a key it is given, to say it once, is wording.
+    for w in [
+        ".message.contains(\"",
+        ".message.starts_with(\"",
+        ".message.ends_with(\"",
+    ] {
+        found.extend(code.match_indices(w).map(|(at, _)| line_of(at)));
+    }
+    found
+}
+
+/// A caller that must tell one failure from another gets it typed (a
+/// status, a kind, an `Option` for "taken"), never by reading the words,
+/// which change with any rewording: NFS's "the name is taken" and "NOENT"
+/// were read that way until this test.
+#[test]
+fn no_caller_branches_on_an_error_s_words() {
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    let mut found = Vec::new();
+    for f in &files {
+        let rel = f
+            .strip_prefix(src())
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        if rel.ends_with("/tests.rs") || rel.contains("/tests/") {
+            continue;
+        }
+        let text = fs::read_to_string(f).unwrap();
+        let code = without_test_modules(&blank_out(&text, false));
+        for line in branches_on_words(&code) {
+            found.push(format!("src/{rel}:{line}"));
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "errors told apart by their words (type them: a status, a kind):\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_error_word_scanner_sees_guards_and_message_tests() {
+    let code = "match r {\n    Err(e) if e.contains(\"NOENT\") => {}\n    Err(e) if e.is(2) => {}\n}\nif e.message.contains(\"x\") {}\nif e.message.contains(&shown) {}\n";
+    assert_eq!(branches_on_words(code), [2, 5]);
+    assert!(branches_on_words("Err(e) if e.kind() == K => {}").is_empty());
+}

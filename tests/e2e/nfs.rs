@@ -20,7 +20,7 @@ fn connect(url: &str, f: impl FnOnce(&mut nfs::Options)) -> Result<nfs::Mount, S
     let u = nfs::url::parse(url)?;
     let mut o = nfs::Options::from_url(&u);
     f(&mut o);
-    nfs::connect(&u, &o)
+    nfs::connect(&u, &o).map_err(|e| e.message)
 }
 
 /// Ops and bytes of one kind, summed over the connections.

@@ -372,3 +372,55 @@ fn a_missing_export_is_one_line_before_io() {
         assert!(line.contains("/no/such/export"), "v{v}: {line}");
     }
 }
+
+/// The set's lock over NFS is a file made exclusively: a second run finds
+/// it and is refused with its holder named, the user's set untouched; the
+/// lock of a run of this host whose process is gone is taken over.
+#[test]
+fn a_held_lock_refuses_a_second_run_and_a_dead_run_s_is_taken_over() {
+    let test = "a_held_lock_refuses_a_second_run_and_a_dead_run_s_is_taken_over";
+    let Some(srv) = NfsServer::start(test) else {
+        return;
+    };
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap();
+    // A process that has ended: its pid names no run.
+    let mut gone = std::process::Command::new("true").spawn().unwrap();
+    let gone_pid = gone.id();
+    gone.wait().unwrap();
+    for v in VERSIONS {
+        let name = format!("locked-v{v}");
+        let url = srv.url(&name, v);
+        let args = ["--size", "1m", "--rw", "write", "--warmup", "0"];
+        vb(["run", "--target", &url])
+            .args(args)
+            .args(["--io-limit", "64k", "--duration", "10s"])
+            .expect(exit::OK);
+        let dir = srv.export.join(&name);
+        let lock = dir.join(".volbench-nfs-lock");
+        // Held by a live process of this host (this test).
+        std::fs::write(&lock, format!("{} {}\n", host.trim(), std::process::id())).unwrap();
+        let o = vb(["run", "--target", &url])
+            .args(args)
+            .args(["--duration", "1s"])
+            .output();
+        assert_eq!(o.status.code(), Some(exit::REFUSED), "v{v}: {}", stderr(&o));
+        let line = one_line_error(&o);
+        assert!(
+            line.contains("in use by another run")
+                && line.contains(&std::process::id().to_string()),
+            "v{v}: {line}"
+        );
+        assert!(lock.exists(), "v{v}: the holder's lock is left");
+        // Left by a run whose process is gone: taken over, and removed at
+        // the end.
+        std::fs::write(&lock, format!("{} {gone_pid}\n", host.trim())).unwrap();
+        vb(["run", "--target", &url])
+            .args(args)
+            .args(["--io-limit", "64k", "--duration", "10s"])
+            .expect(exit::OK);
+        assert!(
+            !lock.exists(),
+            "v{v}: the stale lock was taken over and removed"
+        );
+    }
+}

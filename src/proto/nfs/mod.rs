@@ -100,8 +100,30 @@ pub struct Mount {
     pub(crate) attr: Attr,
 }
 
+/// Why a connect failed: one line (the URL first), and the server's status
+/// when it gave one, so that a caller branches on the status, never on the
+/// words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConnectError {
+    pub message: String,
+    pub(crate) status: Option<u32>,
+}
+
+impl ConnectError {
+    /// Whether the server answered with `code` (`error::code`).
+    pub(crate) fn is(&self, code: u32) -> bool {
+        self.status == Some(code)
+    }
+}
+
+impl std::fmt::Display for ConnectError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
 /// Connects to the directory `url` names, as `o` says: one line of error
 /// (the URL first) when it cannot.
-pub fn connect(url: &Url, o: &Options) -> Result<Mount, String> {
+pub fn connect(url: &Url, o: &Options) -> Result<Mount, ConnectError> {
     setup::connect(url, o)
 }

@@ -14,7 +14,7 @@ use super::types::{Attr, Fh, FileType, FsInfo, OpKind, Reply, Request, Version};
 use super::url::Url;
 use super::v3;
 use super::v4::{self, reply as v4reply};
-use super::{Mount, Options};
+use super::{ConnectError, Mount, Options};
 use crate::proto::rpc::msg::Auth;
 use crate::proto::rpc::transport::{Config, Transport};
 use crate::proto::rpc::{self, PMAP_PORT, call_once, getport};
@@ -38,8 +38,17 @@ fn auth(o: &Options) -> Auth {
 }
 
 /// Connects as `o` says to the directory `url` names.
-pub(crate) fn connect(url: &Url, o: &Options) -> Result<Mount, String> {
-    let at = |e: String| format!("{url}: {e}");
+pub(crate) fn connect(url: &Url, o: &Options) -> Result<Mount, ConnectError> {
+    let at = |e: String| ConnectError {
+        message: format!("{url}: {e}"),
+        status: None,
+    };
+    // A walk's failure keeps the server's status (NOENT: a missing
+    // directory the caller may make).
+    let walked = |e: NfsError| ConnectError {
+        message: format!("{url}: {e}"),
+        status: e.status(),
+    };
     let rpcbind = resolve(&url.host, PMAP_PORT).map_err(at)?;
     let wait = o.connect_timeout;
     let (client, dir, attr) = match o.version {
@@ -58,7 +67,7 @@ pub(crate) fn connect(url: &Url, o: &Options) -> Result<Mount, String> {
                 client(SocketAddr::new(rpcbind.ip(), nport), v3::PROG, v3::VERS, o).map_err(at)?;
             let depth = export.split('/').filter(|s| !s.is_empty()).count();
             let rest: Vec<&[u8]> = url.path[depth..].iter().map(|s| s.as_bytes()).collect();
-            let (dir, attr) = walk_v3(&mut c, root, &rest).map_err(|e| at(e.to_string()))?;
+            let (dir, attr) = walk_v3(&mut c, root, &rest).map_err(walked)?;
             let fs = match c
                 .call(Request::Fsinfo(&root))
                 .map_err(|e| at(e.to_string()))?
@@ -86,7 +95,7 @@ pub(crate) fn connect(url: &Url, o: &Options) -> Result<Mount, String> {
             c.start_session(verifier, owner, slots, max, max)
                 .map_err(|e| at(e.to_string()))?;
             let comps: Vec<&[u8]> = url.path.iter().map(|s| s.as_bytes()).collect();
-            let (dir, attr) = walk_v4(&mut c, &comps).map_err(|e| at(e.to_string()))?;
+            let (dir, attr) = walk_v4(&mut c, &comps).map_err(walked)?;
             let fs = match c
                 .call(Request::Fsinfo(&dir))
                 .map_err(|e| at(e.to_string()))?

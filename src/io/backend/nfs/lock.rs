@@ -66,25 +66,22 @@ fn stale(text: &str) -> bool {
 /// Takes the set's lock, or says who holds it.
 pub(super) fn take(dir: &NfsDir) -> Result<Box<dyn Held>> {
     for _ in 0..2 {
-        match dir.create_new(NFS_LOCK_NAME, crate::io::backend::Access::Write) {
-            Ok((f, a)) => {
-                let text = holder();
-                let mut done = 0;
-                while done < text.len() {
-                    match f.write_at(&text.as_bytes()[done..], done as u64) {
-                        Ok(0) | Err(_) => break,
-                        Ok(n) => done += n,
-                    }
+        // Made new, it is ours; else the name is taken (below).
+        if let Some((f, a)) = dir.create_new_or_taken(NFS_LOCK_NAME)? {
+            let text = holder();
+            let mut done = 0;
+            while done < text.len() {
+                match f.write_at(&text.as_bytes()[done..], done as u64) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => done += n,
                 }
-                let _ = f.settle();
-                return Ok(Box::new(NfsLock {
-                    shared: dir.shared().clone(),
-                    dir: *dir.handle(),
-                    id: a.id,
-                }));
             }
-            Err(e) if !e.message.contains("the name is taken") => return Err(e),
-            Err(_) => {}
+            let _ = f.settle();
+            return Ok(Box::new(NfsLock {
+                shared: dir.shared().clone(),
+                dir: *dir.handle(),
+                id: a.id,
+            }));
         }
         let Entry::Regular(a) = dir.entry(NFS_LOCK_NAME)? else {
             continue;

@@ -151,7 +151,7 @@ pub(crate) fn open(path: &Path, create: bool) -> Result<Arc<dyn Dir>> {
     let url = url_of(path)?;
     let mut opts = nfs::Options::from_url(&url);
     opts.connections = SETUP_CONNECTIONS;
-    let fail = |e: String| VbError::target(format!("cannot reach the NFS target: {e}"));
+    let fail = |e: nfs::ConnectError| VbError::target(format!("cannot reach the NFS target: {e}"));
     // The directory's attributes: the mount's when it is the directory,
     // read anew for one just made.
     let (mount, fh, known) = match nfs::connect(&url, &opts) {
@@ -159,7 +159,7 @@ pub(crate) fn open(path: &Path, create: bool) -> Result<Arc<dyn Dir>> {
             let (fh, attr) = (m.dir, m.attr);
             (m, fh, Some(attr))
         }
-        Err(e) if create && url.path.len() > 1 && e.contains("NOENT") => {
+        Err(e) if create && url.path.len() > 1 && e.is(code::NOENT) => {
             let mut parent = url.clone();
             let last = parent.path.pop().unwrap_or_default();
             let mut m = nfs::connect(&parent, &opts).map_err(|_| fail(e))?;
@@ -247,32 +247,50 @@ impl NfsDir {
         Box::new(NfsFile::new(self.shared.clone(), file, fh))
     }
 
-    /// Creates `name` new (EXCLUSIVE), open.
-    fn create(&self, c: &mut Client, name: &str) -> Result<(u32, Fh, nfs::Attr)> {
+    /// Creates `name` new (EXCLUSIVE), open; `None` when the name is
+    /// taken (the server's EXIST), which a caller such as the lock treats
+    /// apart from a failure.
+    fn create_or_taken(&self, c: &mut Client, name: &str) -> Result<Option<(u32, Fh, nfs::Attr)>> {
         let verf = fastrand::u64(..).to_be_bytes();
-        let (file, fh, a) = c
-            .create_file(
-                &self.fh,
-                name.as_bytes(),
-                0o644,
-                CreateHow::Exclusive(verf),
-                true,
-            )
-            .map_err(|e| {
-                if e.is(code::EXIST) {
-                    VbError::target(format!(
-                        "cannot create {}: the name is taken",
-                        self.path_of(name).display()
-                    ))
-                } else {
-                    self.err("create", name, e)
-                }
-            })?;
+        let made = c.create_file(
+            &self.fh,
+            name.as_bytes(),
+            0o644,
+            CreateHow::Exclusive(verf),
+            true,
+        );
+        let (file, fh, a) = match made {
+            Ok(m) => m,
+            Err(e) if e.is(code::EXIST) => return Ok(None),
+            Err(e) => return Err(self.err("create", name, e)),
+        };
         let file = match file {
             Some(f) => f,
             None => c.open(&fh).map_err(|e| self.err("open", name, e))?,
         };
-        Ok((file, fh, a))
+        Ok(Some((file, fh, a)))
+    }
+
+    /// `create_or_taken`, a taken name refused.
+    fn create(&self, c: &mut Client, name: &str) -> Result<(u32, Fh, nfs::Attr)> {
+        self.create_or_taken(c, name)?.ok_or_else(|| {
+            VbError::target(format!(
+                "cannot create {}: the name is taken",
+                self.path_of(name).display()
+            ))
+        })
+    }
+
+    /// A new file `name`, open for writing, or `None` when the name is
+    /// taken.
+    pub(super) fn create_new_or_taken(
+        &self,
+        name: &str,
+    ) -> Result<Option<(Box<dyn SetFile>, Attr)>> {
+        let mut c = self.shared.client();
+        Ok(self
+            .create_or_taken(&mut c, name)?
+            .map(|(file, fh, a)| (self.file(file, fh), attr_of(&a))))
     }
 
     /// Writes all of `bytes` at 0 to the open `file`, on stable storage.
