@@ -28,9 +28,13 @@ pub(crate) fn read_text(path: &Path, what: &str, cap: u64) -> Result<String> {
     let st =
         crate::io::sys::fs::fstat(&fd).map_err(|e| fail(std::io::Error::from(e).to_string()))?;
     let kind = FileType::from_raw_mode(st.st_mode);
+    // A regular file's length, to read it into one allocation: growing
+    // the buffer by doubling would hold up to twice a 256 MiB result.
+    let mut expected = 0usize;
     match kind {
         FileType::RegularFile => {
             let len = u64::try_from(st.st_size).unwrap_or(0);
+            expected = usize::try_from(len.min(cap)).unwrap_or(0);
             if len > cap {
                 return Err(VbError::input(format!(
                     "{what} {shown} is {}; at most {} is read",
@@ -49,7 +53,7 @@ pub(crate) fn read_text(path: &Path, what: &str, cap: u64) -> Result<String> {
     }
     crate::io::sys::fs::fcntl_setfl(&fd, OFlags::empty())
         .map_err(|e| fail(std::io::Error::from(e).to_string()))?;
-    let mut bytes = Vec::new();
+    let mut bytes = Vec::with_capacity(expected.saturating_add(1));
     // One byte past the cap tells a stream that is too long (or a file that
     // grew since fstat) from one that fits.
     std::fs::File::from(fd)
@@ -62,13 +66,16 @@ pub(crate) fn read_text(path: &Path, what: &str, cap: u64) -> Result<String> {
             format_size(cap)
         )));
     }
-    let text = String::from_utf8(bytes).map_err(|e| {
+    let mut text = String::from_utf8(bytes).map_err(|e| {
         VbError::input(format!(
             "{what} {shown} is not UTF-8 text (invalid byte at offset {})",
             e.utf8_error().valid_up_to()
         ))
     })?;
-    Ok(strip_bom(&text).to_string())
+    // In place: a copy would hold the file twice.
+    let bom = text.len() - strip_bom(&text).len();
+    text.drain(..bom);
+    Ok(text)
 }
 
 /// Editors on some systems start UTF-8 files with a byte-order mark; it is

@@ -87,6 +87,12 @@ pub fn parse_result_owned(bytes: Vec<u8>) -> Result<ResultDoc, String> {
         serde_json::error::Category::Data => "it is not an object with a schema field".into(),
         _ => e.to_string(),
     })?;
+    // Too many runs or hosts are refused before any is built.
+    if head.schema.as_ref().and_then(Value::as_str) == Some(SCHEMA) {
+        if let Ok(counts) = serde_json::from_slice::<super::sizes::Counts>(&bytes) {
+            counts.check()?;
+        }
+    }
     match head.schema.as_ref().and_then(Value::as_str) {
         Some(SCHEMA) => {}
         Some(other) => {

@@ -2,7 +2,9 @@
 //! text (runs, notes, findings, names), bounded before any view is built:
 //! with the file's own cap (256 MiB), what `report` and `compare` hold.
 //! A report of 20,000 runs took 1.2 GB: no job volbench runs writes that
-//! many, so such a file is refused in one line.
+//! many, so such a file is refused in one line, its runs counted in the
+//! text before any is built (a 253 MB file of 20,000 runs: 256 MB peak,
+//! 665 MB when they were built first).
 
 use crate::result::{MAX_INTERVALS, ResultDoc};
 use crate::units::bounds::MAX_SEARCH_STEPS;
@@ -77,4 +79,144 @@ pub(crate) fn check_counts(doc: &ResultDoc) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// The counts `most_runs` and the cluster check need, read from the text
+/// without building a run: a file of 20,000 runs is refused at the cost of
+/// its text (its runs, each tens of kilobytes once built, never are).
+#[derive(serde::Deserialize)]
+pub(crate) struct Counts {
+    #[serde(default)]
+    runs: Count,
+    #[serde(default)]
+    latency_search: SearchSteps,
+    #[serde(default)]
+    cluster: Option<ClusterCounts>,
+}
+
+#[derive(serde::Deserialize)]
+struct ClusterCounts {
+    #[serde(default)]
+    hosts: Count,
+    #[serde(default)]
+    runs: Count,
+}
+
+impl Counts {
+    /// The refusal `check_doc` would give, before the runs are built.
+    pub(crate) fn check(&self) -> Result<(), String> {
+        let most = MAX_RUNS + self.latency_search.0;
+        if self.runs.0 > most {
+            return Err(format!(
+                "{} runs, more than {most}: no volbench job writes that many",
+                self.runs.0
+            ));
+        }
+        if let Some(c) = &self.cluster {
+            if c.hosts.0 > crate::units::bounds::MAX_HOSTS || c.runs.0 > most {
+                return Err("a cluster section out of bounds".into());
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The length of a JSON array, its elements skipped.
+#[derive(Default)]
+struct Count(usize);
+
+impl<'de> serde::Deserialize<'de> for Count {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Count;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an array")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut a: A) -> Result<Count, A::Error> {
+                let mut n = 0usize;
+                while a.next_element::<serde::de::IgnoredAny>()?.is_some() {
+                    n += 1;
+                }
+                Ok(Count(n))
+            }
+        }
+        d.deserialize_seq(V)
+    }
+}
+
+/// What `most_runs` adds for latency searches: each search's steps, at
+/// most `MAX_SEARCH_STEPS + 1`, over the first `MAX_RUNS` searches.
+#[derive(Default)]
+struct SearchSteps(usize);
+
+impl<'de> serde::Deserialize<'de> for SearchSteps {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(serde::Deserialize)]
+        struct Search {
+            #[serde(default)]
+            steps: Count,
+        }
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = SearchSteps;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an array of searches")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut a: A,
+            ) -> Result<SearchSteps, A::Error> {
+                let per_search = MAX_SEARCH_STEPS as usize + 1;
+                let (mut seen, mut steps) = (0usize, 0usize);
+                while seen < crate::units::bounds::MAX_RUNS {
+                    match a.next_element::<Search>()? {
+                        Some(s) => steps += s.steps.0.min(per_search),
+                        None => return Ok(SearchSteps(steps)),
+                    }
+                    seen += 1;
+                }
+                while a.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+                Ok(SearchSteps(steps))
+            }
+        }
+        d.deserialize_seq(V)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::result::check::parse_result_owned;
+
+    /// A result.json of `runs` runs that are not runs at all (`0`): only a
+    /// count read before the runs are built can name their number.
+    fn doc(runs: usize, extra: &str) -> Vec<u8> {
+        let list = vec!["0"; runs].join(",");
+        format!(
+            "{{\"schema\":\"{}\",{extra}\"runs\":[{list}]}}",
+            crate::result::SCHEMA
+        )
+        .into_bytes()
+    }
+
+    #[test]
+    fn too_many_runs_are_counted_and_refused_before_any_is_built() {
+        let e = parse_result_owned(doc(super::MAX_RUNS + 1, "")).unwrap_err();
+        assert!(e.starts_with("10002 runs, more than 10001"), "{e}");
+        // A latency search's steps are runs of their own: within the bound
+        // so counted, the runs are built (and these, not being runs, fail).
+        let search = "\"latency_search\":[{\"steps\":[0,0,0]}],";
+        let e = parse_result_owned(doc(super::MAX_RUNS + 1, search)).unwrap_err();
+        assert!(!e.contains("runs, more than"), "{e}");
+        let e = parse_result_owned(doc(super::MAX_RUNS + 4, search)).unwrap_err();
+        assert!(e.starts_with("10005 runs, more than 10004"), "{e}");
+    }
+
+    #[test]
+    fn too_many_hosts_are_refused_before_any_is_built() {
+        let hosts = vec!["0"; crate::units::bounds::MAX_HOSTS + 1].join(",");
+        let cluster = format!("\"cluster\":{{\"hosts\":[{hosts}],\"runs\":[]}},");
+        let e = parse_result_owned(doc(1, &cluster)).unwrap_err();
+        assert_eq!(e, "a cluster section out of bounds");
+    }
 }

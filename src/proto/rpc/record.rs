@@ -39,6 +39,7 @@ pub(crate) fn mark(len: usize) -> u32 {
     LAST | len as u32
 }
 
+#[cfg(any(test, feature = "fuzzing"))] // the fuzz target's framing of a byte stream; the client reads records off its socket itself
 /// A whole record read out of a byte stream that may hold several
 /// fragments: the bytes of every fragment joined, each mark checked, the
 /// total held to `max`. Returns the record and the bytes of `stream` it
