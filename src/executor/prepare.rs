@@ -62,6 +62,7 @@ pub(crate) fn prepare_on(
         stop,
         data: &job.target.data,
         fill_bs: job.target.fill.bs,
+        fill_threads: job.target.fill.threads_for(job.target.files),
     };
     let mut sets = prepare_sets(plan, storage, &opts)?;
     for (key, p) in &mut sets {

@@ -73,6 +73,12 @@ impl CommonArgs {
                 .as_deref()
                 .map(|t| parse_size_in("--fill-bs", t, bounds::MIN_FILL_BS, bounds::MAX_FILL_BS))
                 .transpose()?,
+            fill_threads: self
+                .fill
+                .fill_threads
+                .as_deref()
+                .map(|t| crate::input::args::fill::fill_threads("--fill-threads", t))
+                .transpose()?,
             invalidate: crate::input::args::fill::invalidate_flag(&self.fill),
             data: self.data.flags()?,
             shape: crate::input::shape::from_flags(&self.shape)?,

@@ -143,6 +143,7 @@ pub(crate) fn job_from_run_args(a: &RunArgs) -> Result<JobSpec> {
             fill: crate::spec::fill::FillSpec {
                 bs: o.fill_bs.unwrap_or(crate::spec::fill::DEFAULT_BS),
                 invalidate: o.invalidate.unwrap_or(true),
+                threads: o.fill_threads,
             },
         },
         engine: o.engine.unwrap_or(defaults::ENGINE),

@@ -37,6 +37,8 @@ pub struct Overrides {
     pub(crate) allow_overwrite: bool,
     /// The fill's transfer size, in bytes.
     pub(crate) fill_bs: Option<u64>,
+    /// The fill's threads.
+    pub(crate) fill_threads: Option<u32>,
     /// `--invalidate` / `--no-invalidate`.
     pub(crate) invalidate: Option<bool>,
     pub(crate) data: DataFlags,

@@ -23,6 +23,10 @@ pub struct FillResult {
     pub bytes: u64,
     /// Transfer size of the fill's writes.
     pub bs: u64,
+    /// Threads that wrote the files, each one file at a time (0 in a
+    /// result of a volbench that did not say).
+    #[serde(default)]
+    pub threads: u32,
     /// Wall time of the fill (0 when the set was reused).
     pub seconds: f64,
     /// bytes / seconds, MiB/s (0 when the set was reused).
@@ -66,6 +70,13 @@ impl FillResult {
         let max_files = bounds::MAX_FILES as u32;
         if !(1..=max_files).contains(&self.files) {
             return Err(format!("files is {}, outside 1..{max_files}", self.files));
+        }
+        if self.threads > bounds::MAX_FILL_THREADS.min(self.files) {
+            return Err(format!(
+                "threads is {}, more than {} (--fill-threads' bound, one file each)",
+                self.threads,
+                bounds::MAX_FILL_THREADS.min(self.files)
+            ));
         }
         if self.bytes == 0 || self.bytes > bounds::MAX_SIZE {
             return Err(format!(
@@ -143,6 +154,7 @@ mod tests {
             files: 4,
             bytes: 4 << 20,
             bs: 1 << 20,
+            threads: 4,
             seconds: 0.5,
             mib_s: 8.0,
             skipped_reused: false,

@@ -23,6 +23,22 @@ pub struct FillSpec {
     /// not from what the fill or the run before left in memory.
     #[serde(default = "yes")]
     pub(crate) invalidate: bool,
+    /// Threads writing the files (`--fill-threads`), each one file at a
+    /// time; `None`: one per file, at most `DEFAULT_THREADS`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) threads: Option<u32>,
+}
+
+/// The fill's threads when the user gives none: one per file, at most
+/// four, which keeps a device's queue busy without thrashing a disk's
+/// heads between many sequential streams.
+pub(crate) const DEFAULT_THREADS: u32 = 4;
+
+impl FillSpec {
+    /// The threads a fill of `files` files runs.
+    pub(crate) fn threads_for(&self, files: u32) -> u32 {
+        self.threads.unwrap_or(DEFAULT_THREADS).min(files).max(1)
+    }
 }
 
 fn yes() -> bool {
@@ -34,6 +50,7 @@ impl Default for FillSpec {
         Self {
             bs: DEFAULT_BS,
             invalidate: true,
+            threads: None,
         }
     }
 }

@@ -205,6 +205,10 @@ pub const MAX_EXPECT_MIB_S: f64 = 1e9;
 /// one buffer of it).
 pub const MIN_FILL_BS: u64 = 512;
 pub const MAX_FILL_BS: u64 = 64 << 20;
+/// Threads of the fill (`--fill-threads`, vdbench's `forthreads` on its
+/// FillWrite): each writes one file at a time, so more than the files
+/// never run.
+pub const MAX_FILL_THREADS: u32 = 64;
 /// --replay: the trace file is streamed (read twice, never held), so
 /// memory stays flat; these cap what one replay may ask for. A trace of
 /// more requests or bytes than this is refused before any I/O.

@@ -259,6 +259,7 @@ fn filled() -> volbench::result::fill::FillResult {
         files: 4,
         bytes: 4 << 20,
         bs: 1 << 20,
+        threads: 4,
         seconds: 0.25,
         mib_s: 16.0,
         skipped_reused: false,

@@ -372,3 +372,54 @@ fn a_fill_bs_outside_its_bound_or_off_sector_is_refused_before_any_io() {
     }
     assert!(!t.exists(), "nothing created");
 }
+
+/// `--fill-threads N`: the fill's files are written by N threads, one file
+/// each at a time (strace sees the fill's pwrites come from N threads), and
+/// result.json's `fill` says how many; out of its bound it is one line
+/// before any I/O.
+#[test]
+fn fill_threads_is_how_many_threads_write_the_fill() {
+    if std::process::Command::new("strace")
+        .arg("-V")
+        .output()
+        .is_err()
+    {
+        return skip("fill_threads", "strace is not installed");
+    }
+    for (n, want) in [("1", 1usize), ("3", 3)] {
+        let d = tempfile::tempdir().unwrap();
+        let trace = d.path().join("trace");
+        let o = std::process::Command::new("strace")
+            .args(["-ff", "-qq", "-e", "trace=pwrite64", "-o"])
+            .arg(&trace)
+            .arg(env!("CARGO_BIN_EXE_volbench"))
+            .args(["run", "--rw", "read", "--engine", "psync", "--buffered"])
+            .args(["--size", "8m", "--files", "4", "--fill-bs", "64k"])
+            .args(["--fill-threads", n, "--duration", "50ms", "--warmup", "0"])
+            .arg("--target")
+            .arg(d.path().join("t"))
+            .arg("--output")
+            .arg(d.path().join("out"))
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(exit::OK), "{}", stderr_of(&o));
+        // One trace file per thread; those with pwrites are the fill's.
+        let writers = std::fs::read_dir(d.path())
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy().starts_with("trace."))
+            .filter(|e| std::fs::read_to_string(e.path()).is_ok_and(|t| t.contains("pwrite64(")))
+            .count();
+        assert_eq!(writers, want, "--fill-threads {n}");
+        let doc = read_json(&d.path().join("out/result.json"));
+        assert_eq!(doc["fill"][0]["threads"].as_u64(), Some(want as u64));
+    }
+    let d = tempfile::tempdir().unwrap();
+    let t = d.path().join("t");
+    for v in ["0", "65", "two"] {
+        let o = vb(["run", "--fill-threads", v, "--target", t.to_str().unwrap()])
+            .expect(exit::BAD_INPUT);
+        assert!(stderr(&o).contains("--fill-threads"), "{v}: {}", stderr(&o));
+    }
+    assert!(!t.exists(), "nothing created");
+}

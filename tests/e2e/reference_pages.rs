@@ -594,6 +594,11 @@ fn the_bounds_page_states_every_bound() {
             span(format_size(MIN_FILL_BS), format_size(MAX_FILL_BS)),
         ),
         (
+            "MAX_FILL_THREADS",
+            "`--fill-threads`",
+            format!("1..{MAX_FILL_THREADS} threads"),
+        ),
+        (
             "MAX_TRACE_BYTES",
             "`--replay` trace",
             format!("at most {}", format_size(MAX_TRACE_BYTES)),

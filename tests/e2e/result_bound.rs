@@ -128,3 +128,40 @@ fn a_thinned_result_passes_every_readers_checks() {
         .unwrap();
     assert!(o.status.success(), "compare: {}", stderr(&o));
 }
+
+/// A result.json of `runs` runs that are not runs at all (`0`): only a
+/// count read before the runs are built can name their number.
+fn not_runs(runs: usize, extra: &str) -> Vec<u8> {
+    let schema = serde_json::to_value(fixtures::six_patterns()).unwrap()["schema"].clone();
+    let list = vec!["0"; runs].join(",");
+    format!("{{\"schema\":{schema},{extra}\"runs\":[{list}]}}").into_bytes()
+}
+
+/// Too many runs or hosts are refused from a count of the text, before
+/// any run is built (a 253 MB file of 20,000 runs took 665 MB to refuse
+/// when they were built first; `volbench report` now holds its text).
+#[test]
+fn too_many_runs_or_hosts_are_refused_before_any_is_built() {
+    use volbench::result::check::parse_result;
+    use volbench::units::bounds::{MAX_HOSTS, MAX_RUNS};
+    let most = MAX_RUNS + 1;
+    let e = parse_result(&not_runs(most + 1, "")).unwrap_err();
+    assert!(
+        e.starts_with(&format!("{} runs, more than {most}", most + 1)),
+        "{e}"
+    );
+    // A latency search's steps are runs of their own: within the bound so
+    // counted, the runs are built (and these, not being runs, fail).
+    let search = "\"latency_search\":[{\"steps\":[0,0,0]}],";
+    let e = parse_result(&not_runs(most + 1, search)).unwrap_err();
+    assert!(!e.contains("runs, more than"), "{e}");
+    let e = parse_result(&not_runs(most + 4, search)).unwrap_err();
+    assert!(
+        e.starts_with(&format!("{} runs, more than {}", most + 4, most + 3)),
+        "{e}"
+    );
+    let hosts = vec!["0"; MAX_HOSTS + 1].join(",");
+    let cluster = format!("\"cluster\":{{\"hosts\":[{hosts}],\"runs\":[]}},");
+    let e = parse_result(&not_runs(1, &cluster)).unwrap_err();
+    assert_eq!(e, "a cluster section out of bounds");
+}

@@ -16,6 +16,12 @@ pub(crate) struct FillArgs {
     #[arg(long, value_name = "SIZE", allow_negative_numbers = true)]
     pub(crate) fill_bs: Option<String>,
 
+    /// Threads of the fill, 1..64, each writing one file at a time
+    /// (vdbench's forthreads on its FillWrite) [default: one per file, at
+    /// most 4]; 1 writes the files one after the other.
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub(crate) fill_threads: Option<String>,
+
     /// Keep the target's cached pages between runs; by default volbench
     /// drops them (posix_fadvise DONTNEED on each file) before every
     /// buffered run, as fio's invalidate=1, so a run measures the storage,
@@ -40,11 +46,21 @@ pub(crate) fn invalidate_flag(a: &FillArgs) -> Option<bool> {
     }
 }
 
+/// `--fill-threads` or the suite's `fill_threads`, `key` naming it.
+pub(crate) fn fill_threads(key: &str, text: &str) -> Result<u32> {
+    let n = crate::units::parse_count_in(key, text, 1, u64::from(bounds::MAX_FILL_THREADS))?;
+    Ok(u32::try_from(n).unwrap_or(bounds::MAX_FILL_THREADS))
+}
+
 /// `key` names the value in errors (`--fill-bs` or the suite's `fill_bs`).
 pub(crate) fn fill_spec(key: &str, text: Option<&str>, invalidate: bool) -> Result<FillSpec> {
     let bs = match text {
         None => crate::spec::fill::DEFAULT_BS,
         Some(t) => parse_size_in(key, t, bounds::MIN_FILL_BS, bounds::MAX_FILL_BS)?,
     };
-    Ok(FillSpec { bs, invalidate })
+    Ok(FillSpec {
+        bs,
+        invalidate,
+        threads: None,
+    })
 }

@@ -88,6 +88,11 @@ pub fn to_job(origin: &str, text: &str, suite: &SuiteFile, o: &Overrides) -> Res
     let fill_bs = cx.value("fill_bs", (&None, o.fill_bs, &d.fill_bs), |t| {
         crate::input::args::fill::fill_spec("fill_bs", Some(t), invalidate).map(|f| f.bs)
     })?;
+    let fill_threads = cx.value(
+        "fill_threads",
+        (&None, o.fill_threads, &d.fill_threads),
+        |t| crate::input::args::fill::fill_threads("fill_threads", t),
+    )?;
 
     let mut runs: Vec<RunSpec> = Vec::new();
     for entry in &suite.runs {
@@ -136,6 +141,7 @@ pub fn to_job(origin: &str, text: &str, suite: &SuiteFile, o: &Overrides) -> Res
             fill: crate::spec::fill::FillSpec {
                 bs: fill_bs.unwrap_or(crate::spec::fill::DEFAULT_BS),
                 invalidate,
+                threads: fill_threads,
             },
         },
         engine,

@@ -133,6 +133,8 @@ pub(crate) struct Defaults {
     pub(crate) arrivals: P,
     /// The fill's transfer size (`--fill-bs`).
     pub(crate) fill_bs: P,
+    /// The fill's threads (`--fill-threads`).
+    pub(crate) fill_threads: P,
     /// Drop cached pages before each buffered run (`--no-invalidate`).
     pub(crate) invalidate: P,
     /// The data flags (`suite/data.rs`).

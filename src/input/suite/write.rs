@@ -239,7 +239,7 @@ mod tests {
         );
         (d.fill_bs, d.invalidate, d.compress, d.dedup) =
             (value("256k"), value(false), value(2.5), value(3u64));
-        (d.dedup_unit, d.verify) = (value("4k"), value(false));
+        (d.dedup_unit, d.verify, d.fill_threads) = (value("4k"), value(false), value(1u64));
         let mut r = RunEntry::named("one");
         (r.rw, r.read_pct, r.bs, r.threads) = (
             value("randrw"),

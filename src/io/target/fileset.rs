@@ -159,6 +159,7 @@ fn prepare_in(dir: Arc<dyn Dir>, file_size: u64, opts: &PrepareOptions) -> Resul
         files: opts.files,
         bytes: total,
         bs: opts.fill_bs,
+        threads: opts.fill_threads.min(opts.files).max(1),
         seconds: 0.0,
         mib_s: 0.0,
         skipped_reused: reusable,
@@ -408,7 +409,7 @@ fn fill(
     opts.progress.start(total, "filling");
     let next = AtomicU64::new(0);
     let failed = AtomicBool::new(false);
-    let parallel = paths.len().clamp(1, 4);
+    let parallel = (opts.fill_threads as usize).clamp(1, paths.len().max(1));
     let errors: Vec<Result<()>> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..parallel)
             .map(|_| {
@@ -555,6 +556,7 @@ mod tests {
             stop,
             data: &DEFAULT_DATA,
             fill_bs: 1 << 20,
+            fill_threads: 4,
         }
     }
 

@@ -289,6 +289,8 @@ pub(crate) struct PrepareOptions<'a> {
     pub(crate) data: &'a crate::spec::data::DataSpec,
     /// Bytes per fill write.
     pub(crate) fill_bs: u64,
+    /// Threads of the fill, each one file at a time.
+    pub(crate) fill_threads: u32,
 }
 
 /// Makes the target ready: creates and fills a file set, or checks that an

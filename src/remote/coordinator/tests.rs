@@ -186,6 +186,7 @@ impl Agent {
                                 files: 2,
                                 bytes: 2 << 20,
                                 bs: 1 << 20,
+                                threads: 2,
                                 seconds: 0.5,
                                 mib_s: 4.0,
                                 skipped_reused: false,

@@ -14,6 +14,8 @@ use crate::units::format_size;
 #[derive(Default)]
 pub(super) struct Fill {
     pub(crate) bs: Option<u64>,
+    /// The fill rd's threads (vdbench papers fill with `forthreads=1`).
+    pub(crate) threads: Option<u64>,
     /// The fill rds' runs (and how their keys were mapped), kept only when
     /// nothing else runs.
     pub(crate) runs: Vec<(RunEntry, Vec<Mapping>)>,
@@ -28,11 +30,38 @@ impl Fill {
         seek: &str,
         read_pct: u8,
         bs: &[(u64, u32)],
+        threads: u64,
         wd: &Def,
         notes: &mut Notes,
     ) -> bool {
         if seek != "eof" || read_pct != 0 {
             return false;
+        }
+        match self.threads {
+            None if threads <= u64::from(crate::units::bounds::MAX_FILL_THREADS) => {
+                self.threads = Some(threads);
+                self.mapped.push(Mapping {
+                    at: wd.at.clone(),
+                    option: format!("forthreads of wd={} seekpct=eof", wd.name),
+                    how: How::Exact(format!(
+                        "fill_threads = {threads}: the fill's threads, each writing one file at a time"
+                    )),
+                });
+            }
+            None => notes.unsupported(
+                &wd.at,
+                &format!("forthreads={threads} of wd={} seekpct=eof", wd.name),
+                &format!(
+                    "a fill of more than {} threads",
+                    crate::units::bounds::MAX_FILL_THREADS
+                ),
+            ),
+            Some(had) if had == threads => {}
+            Some(_) => notes.unsupported(
+                &wd.at,
+                &format!("forthreads of wd={} seekpct=eof", wd.name),
+                "two fills of different thread counts",
+            ),
         }
         let option = format!("wd={} seekpct=eof xfersize", wd.name);
         match (bs, self.bs) {

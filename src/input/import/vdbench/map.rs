@@ -60,6 +60,7 @@ pub(super) fn translate(
         }
     }
     let fill_bs = su.fill.bs;
+    let fill_threads = su.fill.threads;
     let fill = std::mem::take(&mut su.fill);
     fill.settle(&mut su.runs, &mut su.global);
     notes.check()?;
@@ -97,6 +98,7 @@ pub(super) fn translate(
         size: size.map(size_text).and_then(value),
         files: value(1u64),
         fill_bs: fill_bs.map(size_text).and_then(value),
+        fill_threads: fill_threads.and_then(value),
         direct: value(su.direct.unwrap_or(false)),
         write_sync: su.write_sync.and_then(value),
         engine: value(crate::spec::EngineKind::Psync.name()),
@@ -440,7 +442,7 @@ impl Run<'_> {
             .as_ref()
             .map(|c| c.iter().map(|p| Param::from(*p)).collect::<Vec<Param>>())
             .and_then(value);
-        if su.fill.takes(sk, pct, &run_bs, wd, notes) {
+        if su.fill.takes(sk, pct, &run_bs, th, wd, notes) {
             su.fill.runs.push((run, notes_here));
         } else {
             su.runs.push((run, notes_here));
