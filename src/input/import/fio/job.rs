@@ -131,7 +131,7 @@ fn place(
     // fio's nfs engine names its files on the server, from nfs_url's path.
     let nfs = r.engine == "nfs";
     if nfs || r.nfs_url.is_some() {
-        return super::nfs::place(s, o, r, nfs, notes);
+        return super::nfs::place(o, r, nfs, notes);
     }
     let target_at = o.get("filename").or_else(|| o.get("directory"));
     let resolved = |raw: &str, notes: &mut Notes| -> Option<String> {

@@ -11,10 +11,10 @@
 use std::collections::BTreeMap;
 
 use super::super::table::{self, Row, Rule, Said, Verdict, row};
-use super::super::{How, Mapping, Notes};
+use super::super::{Mapping, Notes};
 use super::files::{FileList, split};
 use super::job::Place;
-use super::parse::{Opt, Read, Section};
+use super::parse::{Opt, Read};
 
 use Rule::{Always, Judge, Map};
 use Verdict::{Exact, Note, Refuse};
@@ -344,7 +344,6 @@ fn renote(r: &mut Read, opt: &Opt, how: &str, exact: bool) {
 /// Where a job with fio's nfs engine, or with nfs_url, does its I/O: a
 /// job with one and not the other is refused.
 pub(super) fn place(
-    s: &Section,
     o: &BTreeMap<String, Opt>,
     r: &mut Read,
     engine: bool,
@@ -430,14 +429,27 @@ pub(super) fn place(
     } else {
         ""
     };
+    let files = match named {
+        None => {
+            "its own files there, volbench.N.dat, one per job and nrfiles, for fio's jobname.N.M"
+        }
+        Some(_) => "its own files there (filename=)",
+    };
+    // One note for the job's place, on nfs_url: jobs that share it say it once.
     r.mapped.push(url_opt.mapping(
         format!(
             "the target {shown}: volbench's own NFS client at the same server and path, no mount \
-             (libnfs mounts the URL's whole path; volbench finds the export that holds it){sizes}"
+             (libnfs mounts the URL's whole path; volbench finds the export that holds it); \
+             {files}, {LAYOUT}{sizes}"
         ),
-        true,
+        false,
     ));
     r.mapped.append(&mut u.args.said);
+    if let Some(opt) = o.get("directory") {
+        let how = "the directory below nfs_url's path: fio's nfs engine names its files from its \
+                   mount, a leading '/' too";
+        renote(r, opt, how, true);
+    }
     // libnfs keeps no cache, nor does volbench's client: fio's direct=
     // changes nothing, and its sync= is not passed to libnfs's open.
     for key in ["direct", "buffered"] {
@@ -454,49 +466,31 @@ pub(super) fn place(
         renote(r, opt, how, false);
         r.write_sync = None;
     }
-    let (how, at_opt, shared_file, list) = match named {
-        None => (
-            format!(
-                "volbench's own file set in {shown}: volbench.N.dat, one file per job and \
-                 nrfiles instead of fio's jobname.N.M, {LAYOUT}"
-            ),
-            o.get("directory").cloned(),
-            false,
-            None,
-        ),
-        Some((opt, 1)) => (
-            format!(
-                "volbench writes only files it creates: its own file (volbench.0.dat) in \
-                 {shown}, shared by the jobs, {LAYOUT}"
-            ),
-            Some(opt),
-            true,
-            None,
-        ),
-        Some((opt, n)) => (
-            format!(
+    let (shared_file, list) = match named {
+        None => (false, None),
+        Some((opt, 1)) => {
+            let how = format!(
+                "volbench writes only files it creates: its own file (volbench.0.dat) in {shown}, \
+                 shared by the jobs"
+            );
+            renote(r, &opt, &how, false);
+            (true, None)
+        }
+        Some((opt, n)) => {
+            let how = format!(
                 "volbench writes only files it creates: its own {n} files volbench.N.dat in \
-                 {shown}, the size split among them as fio does, every thread reaching every \
-                 file, {LAYOUT}"
-            ),
-            Some(opt),
-            true,
-            Some(FileList {
+                 {shown}, the size split among them as fio does, every thread reaching every file"
+            );
+            renote(r, &opt, &how, false);
+            let list = FileList {
                 target: target.clone(),
                 whole: false,
                 files: n as u64,
                 threads_total: false,
-            }),
-        ),
+            };
+            (true, Some(list))
+        }
     };
-    match at_opt {
-        Some(opt) => renote(r, &opt, &how, false),
-        None => r.mapped.push(Mapping {
-            at: s.at.clone(),
-            option: format!("[{}] (no filename or directory)", s.name),
-            how: How::Note(how),
-        }),
-    }
     Some(Place {
         target,
         shared_file,

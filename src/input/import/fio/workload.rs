@@ -240,7 +240,8 @@ pub(super) fn ioengine(opt: &Opt, r: &mut Read, notes: &mut Notes) {
         "nfs" => (
             "nfs",
             "nfs: volbench's own NFS client at nfs_url's server and path, no mount; each thread \
-             keeps iodepth calls in flight over its own connection, as each of fio's nfs jobs does",
+             keeps iodepth calls in flight over its own connection, as each of fio's nfs jobs does; \
+             neither client caches, so the run is direct",
             true,
         ),
         _ => {

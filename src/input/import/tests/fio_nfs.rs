@@ -63,16 +63,18 @@ fn an_nfs_job_runs_on_volbenchs_client_at_the_same_server_and_path() {
     ] {
         assert!(text.contains(said), "{said} not said:\n{text}");
     }
-    // The arguments volbench's URL has are exact; what differs is noted:
-    // volbench lays out its own set, where fio's nfs engine lays none out.
+    // The arguments volbench's URL has are exact; what differs is noted
+    // once, on nfs_url: volbench lays out its own set, where fio's nfs
+    // engine lays none out.
     let notes = imp.printed();
     assert!(!notes.iter().any(|n| n.contains("nfs_url's")), "{notes:?}");
-    let layout = printed_about(&imp, "(no filename or directory)");
-    assert_eq!(layout.len(), 1, "{notes:?}");
+    assert_eq!(notes.len(), 1, "{notes:?}");
     assert!(
-        layout[0].contains(&format!("volbench's own file set in {URL}:"))
-            && layout[0].contains("lays no file out"),
-        "{layout:?}"
+        notes[0].contains(&format!("line 3: nfs_url={URL}?"))
+            && notes[0].contains(&format!("the target {URL}: volbench's own NFS client"))
+            && notes[0].contains("volbench.N.dat, one per job and nrfiles")
+            && notes[0].contains("lays no file out"),
+        "{notes:?}"
     );
 }
 
@@ -101,8 +103,18 @@ fn directory_and_filename_name_files_below_the_urls_path() {
     for d in ["/runs/a", "runs/a", "./runs//a/"] {
         let imp = fio_ok(&nfs_job(URL, &format!("directory={d}")));
         assert_eq!(imp.target, format!("{URL}/runs/a?{SIZES}"), "{d}");
-        let n = printed_about(&imp, &format!("directory={d}"));
-        assert!(n.len() == 1 && n[0].contains("one file per job"), "{n:?}");
+        let n = printed_about(&imp, "nfs_url=");
+        assert!(
+            n.len() == 1 && n[0].contains(&format!("the target {URL}/runs/a:")),
+            "{n:?}"
+        );
+        let text = render::suite_toml(&imp, "s.toml", "h.txt").unwrap();
+        assert!(
+            text.contains(&format!(
+                "directory={d} -> the directory below nfs_url's path"
+            )),
+            "{text}"
+        );
     }
     // One named file: volbench's own file in its directory, shared.
     let imp = fio_ok(&nfs_job(URL, "directory=runs\nfilename=sub/data.bin"));
