@@ -110,12 +110,12 @@ pub(super) fn job(
 }
 
 /// Where a job's I/O goes.
-pub(super) struct Place {
-    pub(super) target: String,
+struct Place {
+    target: String,
     /// One file (or device) every clone shares, rather than one each.
-    pub(super) shared_file: bool,
+    shared_file: bool,
     /// filename= naming several files.
-    pub(super) list: Option<FileList>,
+    list: Option<FileList>,
 }
 
 /// Where the I/O goes. volbench writes only files it created, so a named
@@ -131,7 +131,12 @@ fn place(
     // fio's nfs engine names its files on the server, from nfs_url's path.
     let nfs = r.engine == "nfs";
     if nfs || r.nfs_url.is_some() {
-        return super::nfs::place(o, r, nfs, notes);
+        let (target, shared_file, list) = super::nfs::place(o, r, nfs, notes)?;
+        return Some(Place {
+            target,
+            shared_file,
+            list,
+        });
     }
     let target_at = o.get("filename").or_else(|| o.get("directory"));
     let resolved = |raw: &str, notes: &mut Notes| -> Option<String> {

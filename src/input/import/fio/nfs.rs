@@ -13,7 +13,6 @@ use std::collections::BTreeMap;
 use super::super::table::{self, Row, Rule, Said, Verdict, row};
 use super::super::{Mapping, Notes};
 use super::files::{FileList, split};
-use super::job::Place;
 use super::parse::{Opt, Read};
 
 use Rule::{Always, Judge, Map};
@@ -341,14 +340,16 @@ fn renote(r: &mut Read, opt: &Opt, how: &str, exact: bool) {
     r.say(opt, how, exact);
 }
 
-/// Where a job with fio's nfs engine, or with nfs_url, does its I/O: a
-/// job with one and not the other is refused.
+/// Where a job with fio's nfs engine, or with nfs_url, does its I/O: the
+/// target, whether the jobs share one named file, and a named list; a job
+/// with the engine and not nfs_url, or nfs_url and not the engine, is
+/// refused.
 pub(super) fn place(
     o: &BTreeMap<String, Opt>,
     r: &mut Read,
     engine: bool,
     notes: &mut Notes,
-) -> Option<Place> {
+) -> Option<(String, bool, Option<FileList>)> {
     let Some(url_opt) = r.nfs_url.clone() else {
         let opt = o.get("ioengine")?;
         opt.refuse(
@@ -491,9 +492,5 @@ pub(super) fn place(
             (true, Some(list))
         }
     };
-    Some(Place {
-        target,
-        shared_file,
-        list,
-    })
+    Some((target, shared_file, list))
 }
