@@ -539,3 +539,112 @@ fn prometheus_gets_every_interval_past_an_idle_client_and_a_quoted_name() {
     let named = query(pport, r#"last_over_time(volbench_run{run="q\"u\\o"}[5m])"#);
     assert!(named.is_some(), "the quoted run name reached Prometheus");
 }
+
+/// Prometheus's answer to `q`: whether it was a valid query, and each
+/// series' labels and value.
+fn query_all(port: u16, q: &str) -> Option<(bool, Vec<(Value, f64)>)> {
+    let out = Command::new("curl")
+        .args(["-s", "--get", "--data-urlencode"])
+        .arg(format!("query={q}"))
+        .arg(format!("http://127.0.0.1:{port}/api/v1/query"))
+        .output()
+        .ok()?;
+    let v: Value = serde_json::from_slice(&out.stdout).ok()?;
+    let series = v["data"]["result"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|s| Some((s["metric"].clone(), s["value"][1].as_str()?.parse().ok()?)))
+                .collect()
+        })
+        .unwrap_or_default();
+    Some((v["status"] == "success", series))
+}
+
+/// A sweep's runs are series of their own: Prometheus counts each run's
+/// operations under its name, exactly as its result does, and every query
+/// of the Grafana dashboard in docs/ is one Prometheus accepts and answers.
+#[test]
+fn a_sweep_s_runs_are_separate_series_and_the_dashboard_s_queries_answer() {
+    let test = "a_sweep_s_runs_are_separate_series_and_the_dashboard_s_queries_answer";
+    let tmp = tempfile::tempdir().unwrap();
+    let (mport, pport) = (free_port(), free_port());
+    let Some(_prom) = prometheus(test, tmp.path(), mport, pport) else {
+        return;
+    };
+    let run = volbench()
+        .args(["run", "--engine", "null", "--size", "4m", "--buffered"])
+        .args(["--bs", "4k,16k", "--rw", "randread"])
+        .args(["--rate", "1000", "--warmup", "0", "--duration", "3s"])
+        .arg("--target")
+        .arg(tmp.path().join("t"))
+        .arg("--output")
+        .arg(tmp.path().join("out"))
+        .arg("--metrics-listen")
+        .arg(format!("127.0.0.1:{mport}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let doc = read_json(&tmp.path().join("out/result.json"));
+    let runs = doc["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2, "two runs of the sweep");
+    for r in runs {
+        let name = r["name"].as_str().unwrap();
+        let want: f64 = r["intervals"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|iv| iv["phase"] == "measure")
+            .map(|iv| {
+                (iv["read"]["iops"].as_f64().unwrap() * iv["duration_s"].as_f64().unwrap()).round()
+            })
+            .sum();
+        let q = format!(
+            "sum(last_over_time(volbench_ops_total{{run=\"{name}\",op=\"read\",phase=\"measure\"}}[5m]))"
+        );
+        assert_eq!(
+            query(pport, &q),
+            Some(want),
+            "run {name}: its own operations"
+        );
+    }
+    let board: Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/grafana-dashboard.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let mut exprs = 0;
+    for panel in board["panels"].as_array().unwrap() {
+        for t in panel["targets"].as_array().into_iter().flatten() {
+            let e = t["expr"].as_str().unwrap();
+            // Grafana's variables as "all" and a fixed rate window.
+            let q = e
+                .replace("$run", ".*")
+                .replace("$host", ".*")
+                .replace("$__rate_interval", "5m");
+            let (valid, series) = query_all(pport, &q).expect("Prometheus answered");
+            assert!(valid, "{}: not a valid query: {q}", panel["title"]);
+            if q.contains("volbench_interval_seconds_total") {
+                let runs: std::collections::BTreeSet<String> = series
+                    .iter()
+                    .filter_map(|(m, _)| m["run"].as_str().map(str::to_string))
+                    .collect();
+                assert_eq!(
+                    runs.len(),
+                    2,
+                    "the measured figure is one per run: {series:?}"
+                );
+            }
+            exprs += 1;
+        }
+    }
+    assert!(exprs >= 8, "{exprs} queries in the dashboard");
+}

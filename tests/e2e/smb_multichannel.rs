@@ -31,12 +31,21 @@ fn ip(args: &[&str]) -> bool {
         .unwrap_or(false)
 }
 
+/// Removes what an earlier run may have left, or this one made: that it
+/// is not there is no error, and not printed.
+fn ip_gone(args: &[&str]) {
+    let _ = Command::new("ip")
+        .args(args)
+        .stderr(std::process::Stdio::null())
+        .status();
+}
+
 impl Net {
     /// A namespace with two links to this one: 10.79.K.2 and 10.80.K.2.
     fn up(k: u8) -> Option<Net> {
         let ns = format!("vbsmb{k}");
         let links = [format!("vbsmb{k}a"), format!("vbsmb{k}b")];
-        ip(&["netns", "del", &ns]);
+        ip_gone(&["netns", "del", &ns]);
         if !ip(&["netns", "add", &ns]) {
             return None;
         }
@@ -46,7 +55,7 @@ impl Net {
         };
         for (i, l) in links.iter().enumerate() {
             let net = 79 + i;
-            ip(&["link", "del", l]);
+            ip_gone(&["link", "del", l]);
             let ok = ip(&[
                 "link",
                 "add",
@@ -94,9 +103,9 @@ impl Net {
 impl Drop for Net {
     fn drop(&mut self) {
         for l in &self.links {
-            ip(&["link", "del", l]);
+            ip_gone(&["link", "del", l]);
         }
-        ip(&["netns", "del", &self.ns]);
+        ip_gone(&["netns", "del", &self.ns]);
     }
 }
 

@@ -69,6 +69,7 @@ impl EncodeLabelValue for Label {
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct OpLabels {
+    run: Label,
     op: Label,
     host: Label,
     target: Label,
@@ -77,12 +78,14 @@ struct OpLabels {
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct PartLabels {
+    run: Label,
     host: Label,
     target: Label,
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct LatLabels {
+    run: Label,
     op: Label,
     host: Label,
     target: Label,
@@ -189,17 +192,17 @@ impl Metrics {
         };
         reg.register(
             "volbench_ops",
-            "I/O operations completed, by op, host, target and phase",
+            "I/O operations completed, by run, op, host, target and phase",
             m.ops.clone(),
         );
         reg.register(
             "volbench_bytes",
-            "Bytes transferred, by op, host, target and phase",
+            "Bytes transferred, by run, op, host, target and phase",
             m.bytes.clone(),
         );
         reg.register(
             "volbench_interval_seconds",
-            "Seconds of intervals counted, by host, target and phase (ops / seconds = IOPS)",
+            "Seconds of intervals counted, by run, op, host, target and phase (ops / seconds = IOPS)",
             m.seconds.clone(),
         );
         reg.register(
@@ -233,10 +236,13 @@ impl Metrics {
         }
     }
 
-    fn part(&self, host: &str, target: &str, phase: &str, iv: &crate::result::Interval) {
+    /// One host's interval of one target, counted under `run` (a sweep's
+    /// runs are series of their own, never blended).
+    fn part(&self, run: &str, host: &str, target: &str, phase: &str, iv: &crate::result::Interval) {
         let mut inflight = 0.0;
         for (name, op) in [("read", &iv.read), ("write", &iv.write)] {
             let l = OpLabels {
+                run: run.into(),
                 op: name.into(),
                 host: host.into(),
                 target: target.into(),
@@ -248,10 +254,17 @@ impl Metrics {
                 .get_or_create(&l)
                 .inc_by((op.mib_s * iv.duration_s * 1024.0 * 1024.0).round() as u64);
             self.seconds.get_or_create(&l).inc_by(iv.duration_s);
-            add_latency(&self.latency, name, host, target, op, n);
+            let at = LatLabels {
+                run: run.into(),
+                op: name.into(),
+                host: host.into(),
+                target: target.into(),
+            };
+            add_latency(&self.latency, at, op, n);
             inflight += op.iops * op.lat_us_mean / 1e6;
         }
         let l = PartLabels {
+            run: run.into(),
             host: host.into(),
             target: target.into(),
         };
@@ -259,22 +272,10 @@ impl Metrics {
     }
 }
 
-fn add_latency(
-    fam: &Family<LatLabels, Buckets>,
-    op: &str,
-    host: &str,
-    target: &str,
-    o: &IntervalOp,
-    n: f64,
-) {
+fn add_latency(fam: &Family<LatLabels, Buckets>, l: LatLabels, o: &IntervalOp, n: f64) {
     if o.lat_hist.is_empty() {
         return;
     }
-    let l = LatLabels {
-        op: op.into(),
-        host: host.into(),
-        target: target.into(),
-    };
     fam.get_or_create(&l)
         .add(&o.lat_hist, o.lat_us_mean * n / 1e6);
 }
@@ -362,7 +363,11 @@ impl Observer for Exporter {
             Event::Interval(iv) => {
                 let phase = iv.iv.phase.to_string();
                 match iv.scope {
-                    Scope::Part { host, target } => self.m.part(host, target, &phase, iv.iv),
+                    Scope::Part { host, target } => {
+                        let run = self.run.lock().ok().and_then(|r| r.clone());
+                        let run = run.as_deref().unwrap_or_default();
+                        self.m.part(run, host, target, &phase, iv.iv);
+                    }
                     Scope::Total => self.phase(&phase),
                 }
             }
@@ -445,7 +450,7 @@ mod tests {
             write: IntervalOp::default(),
             meta_ops: Vec::new(),
         };
-        m.part("h1", "/mnt/new\nline", "measure", &iv);
+        m.part("r1", "h1", "/mnt/new\nline", "measure", &iv);
         let mut text = String::new();
         prometheus_client::encoding::text::encode(&mut text, &reg).unwrap();
         text

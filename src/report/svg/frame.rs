@@ -49,9 +49,32 @@ pub(super) fn dash_attr(dashed: bool, dotted: bool) -> &'static str {
     }
 }
 
-/// Legend below the plot, three entries a row.
+/// The widest a 12-unit character of the legend is drawn, in user units
+/// (digits and most letters are narrower; a name of wide letters still
+/// keeps out of the next column).
+const LEGEND_CHAR_W: f64 = 7.0;
+
+/// The most characters a legend name keeps in a column of a chart `w`
+/// wide (after its 28-unit swatch and a gap); the whole name is its
+/// hover title.
+pub(super) fn legend_chars(w: f64) -> usize {
+    let col = (w - LEFT - RIGHT) / 3.0;
+    (((col - 28.0 - 6.0) / LEGEND_CHAR_W).floor() as usize).max(6)
+}
+
+/// Legend below the plot, three entries a row, each name cut to its
+/// column (compare's long names ran into the next one).
 pub(super) fn legend(out: &mut String, entries: &[(String, usize, &str)], w: f64, y0: f64) {
     let col = (w - LEFT - RIGHT) / 3.0;
+    let fit = legend_chars(w);
+    let label = |name: &str| {
+        let cut = shorten(name, fit);
+        if cut == name {
+            esc(name)
+        } else {
+            format!("<title>{}</title>{}", esc(name), esc(&cut))
+        }
+    };
     out.push_str("<g class=\"legend\">");
     for (i, (name, c, dash)) in entries.iter().enumerate() {
         let x = LEFT + (i % 3) as f64 * col;
@@ -65,7 +88,7 @@ pub(super) fn legend(out: &mut String, entries: &[(String, usize, &str)], w: f64
                 colour(*c),
                 f1(x + 28.0),
                 f1(y),
-                esc(&shorten(name, 34)),
+                label(name),
             );
             continue;
         }
@@ -80,7 +103,7 @@ pub(super) fn legend(out: &mut String, entries: &[(String, usize, &str)], w: f64
             colour(*c),
             f1(x + 28.0),
             f1(y),
-            esc(&shorten(name, 34)),
+            label(name),
         );
     }
     out.push_str("</g>");

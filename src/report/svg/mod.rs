@@ -73,7 +73,9 @@ pub(crate) fn fmt_value(v: f64, f: Fmt) -> String {
     match f {
         Fmt::Number => number(v),
         Fmt::Micros => micros(v),
-        Fmt::Seconds => format!("{}s", trim(v, 1)),
+        // Ticks are 1, 2, 2.5 or 5 times a power of ten: three decimals
+        // show 0.25 s and 0.025 s as they are (one read 0.25 as "0.2s").
+        Fmt::Seconds => format!("{}s", trim(v, 3)),
         Fmt::Nines => {
             let p = 100.0 * (1.0 - 10f64.powf(-v));
             format!("p{}", trim(p, 4))
@@ -136,10 +138,38 @@ mod tests {
     }
 
     #[test]
+    fn legend_names_stay_in_their_column_and_keep_their_whole_name_as_a_title() {
+        let long = "a-long-run-name-as-compare-draws-two-results-side-by-side";
+        for size in [FULL, SMALL] {
+            let entries = vec![
+                (long.to_string(), 0, ""),
+                ("short".to_string(), 1, ""),
+                (long.to_string(), 2, frame::POINTS_ONLY),
+            ];
+            let mut out = String::new();
+            frame::legend(&mut out, &entries, size.w, 100.0);
+            let col = (size.w - frame::LEFT - frame::RIGHT) / 3.0;
+            let fit = frame::legend_chars(size.w);
+            assert!(28.0 + fit as f64 * 7.0 <= col, "{fit} characters in {col}");
+            assert_eq!(out.matches(&format!("<title>{long}</title>")).count(), 2);
+            assert!(
+                !out.contains(&format!("</title>{long}</text>")),
+                "cut: {out}"
+            );
+            let cut = shorten(long, fit);
+            assert!(out.contains(&format!("</title>{cut}</text>")), "{out}");
+            assert!(out.contains(">short</text>"), "{out}");
+        }
+    }
+
+    #[test]
     fn labels_read_well() {
         assert_eq!(fmt_value(250.0, Fmt::Micros), "250 µs");
         assert_eq!(fmt_value(126397.0, Fmt::Number), "126,397");
         assert_eq!(fmt_value(2.0, Fmt::Nines), "p99");
         assert_eq!(fmt_value(3.0, Fmt::Nines), "p99.9");
+        assert_eq!(fmt_value(0.25, Fmt::Seconds), "0.25s");
+        assert_eq!(fmt_value(0.025, Fmt::Seconds), "0.025s");
+        assert_eq!(fmt_value(120.0, Fmt::Seconds), "120s");
     }
 }
