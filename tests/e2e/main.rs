@@ -31,6 +31,7 @@ mod import_data;
 mod import_fidelity;
 mod import_lists;
 mod import_meta;
+mod import_nfs;
 mod kubernetes;
 mod latency_target;
 mod launchers;

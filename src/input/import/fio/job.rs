@@ -33,6 +33,10 @@ pub(super) fn job(
         return None;
     }
     if r.replay.log.is_some() {
+        if let (true, Some(opt)) = (r.engine == "nfs", o.get("ioengine")) {
+            notes.unsupported(&opt.at, &opt.text(), "replaying a log over NFS");
+            return None;
+        }
         // Which options read into a job (a row that maps), for the replay
         // to refuse those that would shape another workload.
         let maps = |key: &str| super::options::find(key).is_some_and(|row| row.kind() == Kind::Map);
@@ -124,6 +128,16 @@ fn place(
     src: &Sources,
     notes: &mut Notes,
 ) -> Option<Place> {
+    // fio's nfs engine names its files on the server, from nfs_url's path.
+    let nfs = r.engine == "nfs";
+    if nfs || r.nfs_url.is_some() {
+        let (target, shared_file, list) = super::nfs::place(o, r, nfs, notes)?;
+        return Some(Place {
+            target,
+            shared_file,
+            list,
+        });
+    }
     let target_at = o.get("filename").or_else(|| o.get("directory"));
     let resolved = |raw: &str, notes: &mut Notes| -> Option<String> {
         match map.resolve(raw) {

@@ -9,6 +9,7 @@ pub(crate) mod engines;
 mod files;
 mod job;
 mod meta;
+pub(crate) mod nfs;
 pub(crate) mod options;
 mod parse;
 mod rate;

@@ -7,7 +7,7 @@
 
 use super::super::table::{Row, Rule, Verdict, alias, row};
 use super::parse::{Opt, Read, bool_opt};
-use super::{data, rate, replay, shape, workload as w};
+use super::{data, nfs, rate, replay, shape, workload as w};
 use crate::units::parse_size;
 
 use Rule::{Always, Judge, Map};
@@ -56,6 +56,7 @@ pub(crate) const OPTIONS: &[Row<Read>] = &[
     row("rate_process", Map(w::rate_process)),
     row("filename", Map(w::filename)),
     row("directory", Map(w::directory)),
+    row("nfs_url", Map(nfs::nfs_url)),
     alias("nrfiles", &["nr_files"], Map(w::nrfiles)),
     row("size", Map(w::size)),
     row("filesize", Map(w::filesize)),

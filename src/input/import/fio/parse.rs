@@ -275,6 +275,8 @@ pub(crate) struct Read {
     pub(crate) arrivals: Option<Arrivals>,
     pub(crate) filename: Option<String>,
     pub(crate) directory: Option<String>,
+    /// nfs_url= (fio's nfs engine), read with the job's place (`nfs.rs`).
+    pub(crate) nfs_url: Option<Opt>,
     pub(crate) nrfiles: u64,
     pub(crate) size: Option<u64>,
     pub(crate) filesize: Option<u64>,
@@ -327,6 +329,7 @@ impl Default for Read {
             arrivals: None,
             filename: None,
             directory: None,
+            nfs_url: None,
             nrfiles: 1,
             size: None,
             filesize: None,

@@ -237,11 +237,18 @@ pub(super) fn ioengine(opt: &Opt, r: &mut Read, notes: &mut Notes) {
             false,
         ),
         "null" => ("null", "null", true),
+        "nfs" => (
+            "nfs",
+            "nfs: volbench's own NFS client at nfs_url's server and path, no mount; each thread \
+             keeps iodepth calls in flight over its own connection, as each of fio's nfs jobs does; \
+             neither client caches, so the run is direct",
+            true,
+        ),
         _ => {
             return notes.unsupported(
                 &opt.at,
                 &opt.text(),
-                "volbench has psync, io_uring and null, and filecreate, filestat and filedelete as metadata runs; not fio's directory engines",
+                "volbench has psync, io_uring, null and nfs (with nfs_url), and filecreate, filestat and filedelete as metadata runs; not fio's directory engines",
             );
         }
     };

@@ -121,6 +121,12 @@ fn the_guide_names_every_fio_option_with_its_rule() {
         &rows(&["fio option (file engines)", "rule", "volbench"]),
         fio_key,
     );
+    hold(
+        "libnfs URL argument",
+        &docs(fio::nfs::URL_ARGS),
+        &rows(&["libnfs URL argument", "rule", "volbench"]),
+        fio_key,
+    );
 }
 
 #[test]

@@ -608,6 +608,8 @@ mod corpus_fio;
 
 mod fio_meta;
 
+mod fio_nfs;
+
 mod fio_fidelity;
 
 mod fio_rates;
