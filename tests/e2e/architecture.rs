@@ -1382,27 +1382,34 @@ fn without_test_modules(code: &str) -> String {
     out
 }
 
+/// Every source file of `src` but the test files, by its path under
+/// `src`, with comments and test modules blanked and string literals kept.
+fn product_code() -> Vec<(String, String)> {
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    files
+        .iter()
+        .filter_map(|f| {
+            let rel = f.strip_prefix(src()).ok()?.to_string_lossy().into_owned();
+            if rel.ends_with("/tests.rs") || rel.contains("/tests/") {
+                return None;
+            }
+            let text = fs::read_to_string(f).ok()?;
+            Some((rel, without_test_modules(&blank_out(&text, false))))
+        })
+        .collect()
+}
+
 /// Every engine is named in its row of `spec::ENGINES` alone: the rest of
 /// the program asks the table, so a new engine is its file plus a row, and
 /// no name can silently fall through to another engine.
 #[test]
 fn no_engine_is_named_outside_the_engine_table() {
-    let mut files = Vec::new();
-    rust_files(&src(), &mut files);
     let mut found = Vec::new();
-    for f in &files {
-        let rel = f
-            .strip_prefix(src())
-            .unwrap()
-            .to_string_lossy()
-            .into_owned();
-        let test_file = rel.ends_with("/tests.rs") || rel.contains("/tests/");
-        if rel == "spec/engine.rs" || test_file || FOREIGN_ENGINE_NAMES.contains(&rel.as_str()) {
+    for (rel, code) in product_code() {
+        if rel == "spec/engine.rs" || FOREIGN_ENGINE_NAMES.contains(&rel.as_str()) {
             continue;
         }
-        let text = fs::read_to_string(f).unwrap();
-        // Comments and test modules blanked, string literals kept.
-        let code = without_test_modules(&blank_out(&text, false));
         for row in volbench::spec::ENGINES {
             let quoted = format!("\"{}\"", row.name);
             for (at, _) in code.match_indices(&quoted) {
@@ -1556,20 +1563,8 @@ fn branches_on_words(code: &str) -> Vec<usize> {
 /// were read that way until this test.
 #[test]
 fn no_caller_branches_on_an_error_s_words() {
-    let mut files = Vec::new();
-    rust_files(&src(), &mut files);
     let mut found = Vec::new();
-    for f in &files {
-        let rel = f
-            .strip_prefix(src())
-            .unwrap()
-            .to_string_lossy()
-            .into_owned();
-        if rel.ends_with("/tests.rs") || rel.contains("/tests/") {
-            continue;
-        }
-        let text = fs::read_to_string(f).unwrap();
-        let code = without_test_modules(&blank_out(&text, false));
+    for (rel, code) in product_code() {
         for line in branches_on_words(&code) {
             found.push(format!("src/{rel}:{line}"));
         }

@@ -495,12 +495,7 @@ fn prometheus_gets_every_interval_past_an_idle_client_and_a_quoted_name() {
         .args(["run", "--engine", "null", "--size", "4m", "--buffered"])
         .args(["--rate", "2000", "--warmup", "0", "--duration", "4s"])
         .args(["--name", r#"q"u\o"#])
-        .arg("--target")
-        .arg(tmp.path().join("t"))
-        .arg("--output")
-        .arg(tmp.path().join("out"))
-        .arg("--metrics-listen")
-        .arg(format!("127.0.0.1:{mport}"))
+        .args(served(tmp.path(), mport))
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -520,15 +515,7 @@ fn prometheus_gets_every_interval_past_an_idle_client_and_a_quoted_name() {
     drop(idle);
     assert!(err.contains("metrics: serving the final figures"), "{err}");
     let doc = read_json(&tmp.path().join("out/result.json"));
-    let want: f64 = doc["runs"][0]["intervals"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|iv| iv["phase"] == "measure")
-        .map(|iv| {
-            (iv["read"]["iops"].as_f64().unwrap() * iv["duration_s"].as_f64().unwrap()).round()
-        })
-        .sum();
+    let want = measured_reads(&doc["runs"][0]);
     let got = query(
         pport,
         "sum(last_over_time(volbench_ops_total{op=\"read\",phase=\"measure\"}[5m]))",
@@ -538,6 +525,31 @@ fn prometheus_gets_every_interval_past_an_idle_client_and_a_quoted_name() {
     assert_eq!(done, Some(1.0), "the final state was scraped");
     let named = query(pport, r#"last_over_time(volbench_run{run="q\"u\\o"}[5m])"#);
     assert!(named.is_some(), "the quoted run name reached Prometheus");
+}
+
+/// A run's target and output in `dir`, its metrics served on `mport`.
+fn served(dir: &Path, mport: u16) -> Vec<std::ffi::OsString> {
+    vec![
+        "--target".into(),
+        dir.join("t").into(),
+        "--output".into(),
+        dir.join("out").into(),
+        "--metrics-listen".into(),
+        format!("127.0.0.1:{mport}").into(),
+    ]
+}
+
+/// A run's measured reads, interval by interval as Prometheus counts them.
+fn measured_reads(run: &Value) -> f64 {
+    run["intervals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|iv| iv["phase"] == "measure")
+        .map(|iv| {
+            (iv["read"]["iops"].as_f64().unwrap() * iv["duration_s"].as_f64().unwrap()).round()
+        })
+        .sum()
 }
 
 /// Prometheus's answer to `q`: whether it was a valid query, and each
@@ -576,12 +588,7 @@ fn a_sweep_s_runs_are_separate_series_and_the_dashboard_s_queries_answer() {
         .args(["run", "--engine", "null", "--size", "4m", "--buffered"])
         .args(["--bs", "4k,16k", "--rw", "randread"])
         .args(["--rate", "1000", "--warmup", "0", "--duration", "3s"])
-        .arg("--target")
-        .arg(tmp.path().join("t"))
-        .arg("--output")
-        .arg(tmp.path().join("out"))
-        .arg("--metrics-listen")
-        .arg(format!("127.0.0.1:{mport}"))
+        .args(served(tmp.path(), mport))
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .output()
@@ -596,15 +603,7 @@ fn a_sweep_s_runs_are_separate_series_and_the_dashboard_s_queries_answer() {
     assert_eq!(runs.len(), 2, "two runs of the sweep");
     for r in runs {
         let name = r["name"].as_str().unwrap();
-        let want: f64 = r["intervals"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|iv| iv["phase"] == "measure")
-            .map(|iv| {
-                (iv["read"]["iops"].as_f64().unwrap() * iv["duration_s"].as_f64().unwrap()).round()
-            })
-            .sum();
+        let want = measured_reads(r);
         let q = format!(
             "sum(last_over_time(volbench_ops_total{{run=\"{name}\",op=\"read\",phase=\"measure\"}}[5m]))"
         );
