@@ -270,6 +270,7 @@ fn reused() -> volbench::result::fill::FillResult {
     volbench::result::fill::FillResult {
         path: "/t/files-1".into(),
         files: 1,
+        threads: 1,
         seconds: 0.0,
         mib_s: 0.0,
         skipped_reused: true,

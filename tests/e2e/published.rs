@@ -410,7 +410,17 @@ fn fill_threads_is_how_many_threads_write_the_fill() {
             .filter(|e| e.file_name().to_string_lossy().starts_with("trace."))
             .filter(|e| std::fs::read_to_string(e.path()).is_ok_and(|t| t.contains("pwrite64(")))
             .count();
-        assert_eq!(writers, want, "--fill-threads {n}");
+        // At most N threads write; with more files than threads a thread
+        // may find every file taken before it starts (a busy machine), so
+        // only one thread is exact.
+        if want == 1 {
+            assert_eq!(writers, 1, "--fill-threads 1");
+        } else {
+            assert!(
+                (1..=want).contains(&writers),
+                "--fill-threads {n}: {writers} wrote"
+            );
+        }
         let doc = read_json(&d.path().join("out/result.json"));
         assert_eq!(doc["fill"][0]["threads"].as_u64(), Some(want as u64));
     }

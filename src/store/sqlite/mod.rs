@@ -84,13 +84,17 @@ impl Sqlite {
     /// What the file holds, read without writing.
     fn found(&mut self) -> Result<Found> {
         let shown = self.shown.clone();
-        let app: i64 = self
+        // One statement, so one snapshot: read apart, a sibling making the
+        // store could commit between them, and its tables without the id
+        // read before them made a new store look foreign (CI saw it).
+        let (app, tables): (i64, i64) = self
             .conn
-            .query_row("PRAGMA application_id", [], |r| r.get(0))
-            .map_err(|e| damaged(&shown, &e))?;
-        let tables: i64 = self
-            .conn
-            .query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))
+            .query_row(
+                "SELECT (SELECT application_id FROM pragma_application_id()), \
+                        (SELECT count(*) FROM sqlite_master)",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
             .map_err(|e| damaged(&shown, &e))?;
         Ok(match (app, tables) {
             (0, 0) => Found::Empty,
