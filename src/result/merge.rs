@@ -246,6 +246,9 @@ pub(crate) fn merge_protocol(parts: &[&ProtocolStats]) -> Option<ProtocolStats> 
         connections: parts.iter().map(|p| p.connections).sum(),
         reconnects: parts.iter().map(|p| p.reconnects).sum(),
         ops: Vec::new(),
+        smb: crate::result::smb::merge_hosts(
+            &parts.iter().filter_map(|p| p.smb.as_ref()).collect::<Vec<_>>(),
+        ),
     };
     let mut names: Vec<&str> = Vec::new();
     for p in parts {

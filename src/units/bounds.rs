@@ -64,6 +64,9 @@ pub const MAX_IODEPTH: u64 = 4096;
 /// --nfs-connections (an nfs:// URL's nconnect=): TCP connections one
 /// I/O thread's client opens (Linux's nconnect stops at 16).
 pub const MAX_NFS_CONNECTIONS: u64 = 64;
+/// --smb-channels (an smb:// URL's channels=): channels bound to one I/O
+/// thread's SMB session (Windows' MaxChannelPerSession is 32).
+pub const MAX_SMB_CHANNELS: u64 = 32;
 /// threads x iodepth: I/Os in flight on one host.
 pub const MAX_IN_FLIGHT: u64 = 65_536;
 /// OS threads one host may start: a synchronous engine needs one per I/O

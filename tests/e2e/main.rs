@@ -71,6 +71,7 @@ mod small_files;
 mod smb;
 mod smb_hostile;
 mod smb_multichannel;
+mod smb_target;
 mod stops;
 mod store;
 mod store_pg;

@@ -252,6 +252,11 @@ fn the_bounds_page_states_every_bound() {
             "`--nfs-connections`",
             format!("1..{MAX_NFS_CONNECTIONS}"),
         ),
+        (
+            "MAX_SMB_CHANNELS",
+            "`--smb-channels`",
+            format!("1..{MAX_SMB_CHANNELS}"),
+        ),
         ("MAX_IODEPTH", "`--iodepth`", format!("1..{MAX_IODEPTH}")),
         (
             "MAX_IN_FLIGHT",

@@ -29,6 +29,8 @@ pub(crate) mod local;
 pub(crate) mod mem;
 #[cfg(unix)]
 pub(crate) mod nfs;
+#[cfg(unix)]
+pub(crate) mod smb;
 
 use std::ffi::CStr;
 use std::path::{Path, PathBuf};
@@ -298,51 +300,83 @@ pub(crate) fn is_url(target: &Path) -> bool {
     })
 }
 
+/// The back end a URL names by its scheme, and the engine its runs use.
+fn scheme_of(target: &Path) -> Option<(Storage, crate::spec::EngineKind)> {
+    use crate::spec::EngineKind;
+    let t = target.to_str()?;
+    if t.starts_with("nfs://") {
+        Some((Storage::Nfs, EngineKind::Nfs))
+    } else if t.starts_with("smb://") {
+        Some((Storage::Smb, EngineKind::Smb))
+    } else {
+        None
+    }
+}
+
+/// The back end a URL target is reached through (`nfs://`, `smb://`).
+pub(crate) fn url_storage(target: &Path) -> Option<Storage> {
+    scheme_of(target).map(|(s, _)| s)
+}
+
 /// Checks a URL target before anything is opened (its URL parses, this
 /// build has its back end): one line, before any I/O.
 pub(crate) fn check_url(target: &Path) -> Result<()> {
     let text = target.to_string_lossy();
-    if text.starts_with("nfs://") {
+    match scheme_of(target) {
         #[cfg(unix)]
-        return nfs::url_of(target).map(|_| ());
-        #[cfg(not(unix))]
-        return Err(VbError::input(
-            "an nfs:// target needs the Linux build (its client is Unix only for now)",
-        ));
+        Some((Storage::Nfs, _)) => nfs::url_of(target).map(|_| ()),
+        #[cfg(unix)]
+        Some((Storage::Smb, _)) => smb::url_of(target).map(|_| ()),
+        Some((_, k)) => Err(VbError::input(format!(
+            "a {k}:// target needs the Linux build (its client is Unix only for now)"
+        ))),
+        None => {
+            let scheme = text.split("://").next().unwrap_or_default();
+            Err(VbError::input(format!(
+                "--target {}: volbench reaches storage by nfs:// and smb:// URLs or by paths \
+                 of this system, not {scheme}://",
+                crate::units::bounds::one_line(&text)
+            )))
+        }
     }
-    let scheme = text.split("://").next().unwrap_or_default();
-    Err(VbError::input(format!(
-        "--target {}: volbench reaches storage by nfs:// URLs or by paths of this system, not {scheme}://",
-        crate::units::bounds::one_line(&text)
-    )))
 }
 
-/// The engine runs on `target` use: an `nfs://` target's runs go through
-/// the `nfs` engine (its own client), and any other engine that touches
-/// files is refused for it, as `nfs` is for a local path; a metadata run
-/// over NFS is not offered yet.
+/// The engine runs on `target` use: a URL target's runs go through its
+/// back end's own engine (`nfs`, `smb`), and any other engine that touches
+/// files is refused for it, as those engines are for a local path; a
+/// metadata run over a URL is not offered yet.
 pub(crate) fn engine_choice(
     target: &Path,
     choice: crate::spec::EngineChoice,
     metadata: bool,
 ) -> Result<crate::spec::EngineChoice> {
-    use crate::spec::{EngineChoice, EngineKind};
-    let nfs_target = target.to_str().is_some_and(|t| t.starts_with("nfs://"));
-    match choice.kind() {
-        _ if nfs_target && metadata => Err(VbError::input(
-            "a metadata run (--ops) on an nfs:// target is not offered yet; run it on a mounted path",
-        )),
-        None if nfs_target => Ok(EngineChoice::Only(EngineKind::Nfs)),
-        Some(k) if nfs_target && k != EngineKind::Nfs && !k.caps().diskless => {
+    use crate::spec::EngineChoice;
+    let own = scheme_of(target).map(|(_, k)| k);
+    match (own, choice.kind()) {
+        (Some(k), _) if metadata => Err(VbError::input(format!(
+            "a metadata run (--ops) on an {k}:// target is not offered yet; run it on a mounted path"
+        ))),
+        (Some(k), None) => Ok(EngineChoice::Only(k)),
+        (Some(own), Some(k)) if k != own && !k.caps().diskless => Err(VbError::input(format!(
+            "--engine {k} works on {}; an {own}:// target runs on the {own} engine \
+             (leave --engine out, or give --engine {own})",
+            if k.caps().storage == Storage::Local {
+                "local files".to_string()
+            } else {
+                format!("{k}:// targets")
+            }
+        ))),
+        (None, Some(k)) if k.caps().storage != Storage::Local => {
             Err(VbError::input(format!(
-                "--engine {k} works on local files; an nfs:// target runs on the nfs engine \
-                 (leave --engine out, or give --engine nfs)"
+                "--engine {k} needs an {k}:// target ({k}://SERVER/{}/DIR), not {}",
+                if k.caps().storage == Storage::Nfs {
+                    "EXPORT"
+                } else {
+                    "SHARE"
+                },
+                target.display()
             )))
         }
-        Some(EngineKind::Nfs) if !nfs_target => Err(VbError::input(format!(
-            "--engine nfs needs an nfs:// target (nfs://SERVER/EXPORT/DIR), not {}",
-            target.display()
-        ))),
         _ => Ok(choice),
     }
 }
@@ -353,7 +387,7 @@ pub(crate) fn caps(storage: Storage) -> Caps {
         Storage::Local => LOCAL,
         // A user-space client: a directory of files, no descriptors, no
         // syncs, discards or cache drops, no metadata trees yet.
-        Storage::Nfs => Caps {
+        Storage::Nfs | Storage::Smb => Caps {
             fds: false,
             named_targets: false,
             flush: false,
@@ -382,11 +416,13 @@ pub(crate) fn open_dir(storage: Storage, path: &Path, create: bool) -> Result<Ar
         Storage::Local => local::open(path, create),
         #[cfg(unix)]
         Storage::Nfs => nfs::open(path, create),
+        #[cfg(unix)]
+        Storage::Smb => smb::open(path, create),
         #[cfg(not(unix))]
-        Storage::Nfs => {
+        Storage::Nfs | Storage::Smb => {
             let _ = create;
             Err(VbError::input(format!(
-                "{}: an nfs:// target needs the Linux build",
+                "{}: a URL target needs the Linux build",
                 path.display()
             )))
         }
@@ -408,8 +444,8 @@ pub(crate) fn open_tree(
     path: &Path,
 ) -> Result<(Arc<dyn TreeRoot>, Box<dyn Held>)> {
     match storage {
-        Storage::Local | Storage::Nfs => Err(VbError::run(
-            "the local tree is io::meta::prepare's; NFS offers no trees yet",
+        Storage::Local | Storage::Nfs | Storage::Smb => Err(VbError::run(
+            "the local tree is io::meta::prepare's; NFS and SMB offer no trees yet",
         )),
         Storage::Memory => mem::tree(path),
     }
@@ -484,12 +520,24 @@ mod tests {
         let nfs = EngineChoice::Only(EngineKind::Nfs);
         assert!(engine_choice(local, nfs, false).is_err());
         assert!(engine_choice(url, EngineChoice::Auto, true).is_err());
-        assert!(check_url(Path::new("smb://s/share")).is_err());
+        assert!(check_url(Path::new("cifs://s/share")).is_err());
         #[cfg(unix)]
         {
             assert!(check_url(url).is_ok());
             assert!(check_url(Path::new("nfs://s/e/d?vers=3")).is_err());
+            assert!(check_url(Path::new("smb://s/share/d?channels=2")).is_ok());
+            assert!(check_url(Path::new("smb://s/share/d?vers=3")).is_err());
         }
+        let share = Path::new("smb://u@s/share/d");
+        let smb = EngineChoice::Only(EngineKind::Smb);
+        assert_eq!(engine_choice(share, EngineChoice::Auto, false).unwrap(), smb);
+        assert!(engine_choice(share, nfs, false).is_err());
+        assert!(engine_choice(url, smb, false).is_err());
+        assert!(engine_choice(local, smb, false).is_err());
+        assert!(engine_choice(share, EngineChoice::Auto, true).is_err());
+        assert_eq!(engine_choice(share, null, false).unwrap(), null);
+        assert_eq!(storage_for(share, EngineKind::Smb.row()), Storage::Smb);
+        assert_eq!(url_storage(share), Some(Storage::Smb));
         assert_eq!(storage_for(url, EngineKind::Nfs.row()), Storage::Nfs);
         assert!(
             refusals(

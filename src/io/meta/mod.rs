@@ -236,8 +236,8 @@ pub(crate) fn prepare_on(
     match storage {
         Storage::Local => prepare(path, m, make_leaves),
         // Refused when planning (`backend::engine_choice`): no trees yet.
-        Storage::Nfs => Err(VbError::input(format!(
-            "{}: a metadata run on an nfs:// target is not offered yet",
+        Storage::Nfs | Storage::Smb => Err(VbError::input(format!(
+            "{}: a metadata run on a URL target is not offered yet",
             path.display()
         ))),
         #[cfg(test)]

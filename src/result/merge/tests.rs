@@ -280,6 +280,7 @@ fn hosts_protocol_figures_add_and_their_latencies_weigh_by_calls() {
             },
             ..ProtocolOp::default()
         }],
+        smb: None,
     };
     let (a, b) = (host(3, 2.0), host(1, 6.0));
     let m = super::merge_protocol(&[&a, &b]).expect("merged");

@@ -166,6 +166,7 @@ impl Engine for NfsEngine {
             connections: self.client.conn_stats().count() as u32,
             reconnects: 0,
             ops: Vec::new(),
+            smb: None,
         };
         for c in self.client.conn_stats() {
             seen.reconnects += c.reconnects;
