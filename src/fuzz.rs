@@ -439,7 +439,13 @@ pub fn smb_url(data: &[u8]) {
     let shown = u.to_string();
     let again = url::parse(&shown).unwrap_or_else(|e| panic!("{shown} does not parse back: {e}"));
     assert_eq!(
-        (&again.host, again.port, &again.user, &again.share, &again.path),
+        (
+            &again.host,
+            again.port,
+            &again.user,
+            &again.share,
+            &again.path
+        ),
         (&u.host, u.port, &u.user, &u.share, &u.path),
         "{shown}"
     );

@@ -247,7 +247,10 @@ pub(crate) fn merge_protocol(parts: &[&ProtocolStats]) -> Option<ProtocolStats> 
         reconnects: parts.iter().map(|p| p.reconnects).sum(),
         ops: Vec::new(),
         smb: crate::result::smb::merge_hosts(
-            &parts.iter().filter_map(|p| p.smb.as_ref()).collect::<Vec<_>>(),
+            &parts
+                .iter()
+                .filter_map(|p| p.smb.as_ref())
+                .collect::<Vec<_>>(),
         ),
     };
     let mut names: Vec<&str> = Vec::new();

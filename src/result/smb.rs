@@ -275,7 +275,14 @@ mod tests {
         let got: Vec<(u32, u32, u64, u64)> = s
             .channels
             .iter()
-            .map(|c| (c.channel, c.sessions, c.commands[0].requests, c.credit_waits))
+            .map(|c| {
+                (
+                    c.channel,
+                    c.sessions,
+                    c.commands[0].requests,
+                    c.credit_waits,
+                )
+            })
             .collect();
         assert_eq!(got, [(0, 2, 4, 2), (1, 2, 7, 2)]);
         assert!((s.channels[0].commands[0].latency_us.mean - 100.0).abs() < 1e-9);

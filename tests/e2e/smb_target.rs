@@ -194,7 +194,11 @@ fn smb_target_runs_land_exactly_in_the_share_and_the_set_is_reused() {
         "{}",
         doc["target"]
     );
-    assert_eq!(listing(&dir), files, "a read run changes nothing on the share");
+    assert_eq!(
+        listing(&dir),
+        files,
+        "a read run changes nothing on the share"
+    );
     assert!(!stdout(&o).contains(PASSWORD) && !stderr(&o).contains(PASSWORD));
 }
 
@@ -238,7 +242,9 @@ fn smb_two_channels_carry_traffic_on_both_and_a_thread_sweep_counts_them() {
         );
         let chans = smb["channels"].as_array().expect("channels");
         assert!(
-            chans.iter().all(|c| c["sessions"].as_u64() == Some(*threads)),
+            chans
+                .iter()
+                .all(|c| c["sessions"].as_u64() == Some(*threads)),
             "{smb}"
         );
     }
@@ -293,9 +299,18 @@ fn smb_a_foreign_file_or_a_link_in_the_set_is_refused_and_left_untouched() {
             .args(args)
             .args(["--duration", "1s"])
             .output();
-        assert_eq!(o.status.code(), Some(exit::REFUSED), "{name}: {}", stderr(&o));
+        assert_eq!(
+            o.status.code(),
+            Some(exit::REFUSED),
+            "{name}: {}",
+            stderr(&o)
+        );
         one_line_error(&o);
-        assert_eq!(std::fs::read(&to).unwrap(), before, "{name}: the link's target");
+        assert_eq!(
+            std::fs::read(&to).unwrap(),
+            before,
+            "{name}: the link's target"
+        );
         assert!(
             std::fs::symlink_metadata(d.join("volbench.0.dat"))
                 .unwrap()
@@ -396,7 +411,13 @@ fn smb_a_wrong_password_a_missing_share_and_a_bad_url_are_one_line_before_io() {
             exit::BAD_INPUT,
             "a password never goes in the URL",
         ),
-        (url(&s, "d4", ""), None, &[], exit::BAD_INPUT, "VOLBENCH_SMB_PASSWORD"),
+        (
+            url(&s, "d4", ""),
+            None,
+            &[],
+            exit::BAD_INPUT,
+            "VOLBENCH_SMB_PASSWORD",
+        ),
         (
             url(&s, "d5", ""),
             Some(PASSWORD),
@@ -427,7 +448,12 @@ fn smb_a_wrong_password_a_missing_share_and_a_bad_url_are_one_line_before_io() {
         ),
     ] {
         let o = run(&target, pw, extra);
-        assert_eq!(o.status.code(), Some(code), "{target} {extra:?}: {}", stderr(&o));
+        assert_eq!(
+            o.status.code(),
+            Some(code),
+            "{target} {extra:?}: {}",
+            stderr(&o)
+        );
         let line = one_line_error(&o);
         assert!(line.contains(why), "{target} {extra:?}: {line}");
         assert!(!line.contains(PASSWORD), "the password shown: {line}");

@@ -366,17 +366,15 @@ pub(crate) fn engine_choice(
                 format!("{k}:// targets")
             }
         ))),
-        (None, Some(k)) if k.caps().storage != Storage::Local => {
-            Err(VbError::input(format!(
-                "--engine {k} needs an {k}:// target ({k}://SERVER/{}/DIR), not {}",
-                if k.caps().storage == Storage::Nfs {
-                    "EXPORT"
-                } else {
-                    "SHARE"
-                },
-                target.display()
-            )))
-        }
+        (None, Some(k)) if k.caps().storage != Storage::Local => Err(VbError::input(format!(
+            "--engine {k} needs an {k}:// target ({k}://SERVER/{}/DIR), not {}",
+            if k.caps().storage == Storage::Nfs {
+                "EXPORT"
+            } else {
+                "SHARE"
+            },
+            target.display()
+        ))),
         _ => Ok(choice),
     }
 }
@@ -530,7 +528,10 @@ mod tests {
         }
         let share = Path::new("smb://u@s/share/d");
         let smb = EngineChoice::Only(EngineKind::Smb);
-        assert_eq!(engine_choice(share, EngineChoice::Auto, false).unwrap(), smb);
+        assert_eq!(
+            engine_choice(share, EngineChoice::Auto, false).unwrap(),
+            smb
+        );
         assert!(engine_choice(share, nfs, false).is_err());
         assert!(engine_choice(url, smb, false).is_err());
         assert!(engine_choice(local, smb, false).is_err());

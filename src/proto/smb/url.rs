@@ -150,9 +150,9 @@ fn number(key: &str, v: &str, lo: u64, hi: u64) -> Result<u64, String> {
 
 fn cipher(v: &str) -> Option<Cipher> {
     let v = v.to_ascii_uppercase().replace('_', "-");
-    Cipher::ALL.into_iter().find(|c| {
-        c.name() == v || c.name().replace('-', "") == v.replace('-', "")
-    })
+    Cipher::ALL
+        .into_iter()
+        .find(|c| c.name() == v || c.name().replace('-', "") == v.replace('-', ""))
 }
 
 /// Splits `[USER@]HOST[:PORT]` (the user already split off) into the
@@ -212,7 +212,11 @@ fn scrub(s: &str) -> String {
     };
     let mut out = format!(
         "{}{auth}{path}",
-        if head.starts_with("smb://") { "smb://" } else { "" }
+        if head.starts_with("smb://") {
+            "smb://"
+        } else {
+            ""
+        }
     );
     if let Some(q) = query {
         let pairs: Vec<String> = q
@@ -314,9 +318,10 @@ pub fn parse(s: &str) -> Result<Url, String> {
         let v = decode(v).map_err(err)?;
         match k {
             "dialect" => {
-                url.dialect = Some(Dialect::parse(&v).ok_or_else(|| {
-                    err(format!("dialect={v}: use 2.1, 3.0, 3.0.2 or 3.1.1"))
-                })?)
+                url.dialect = Some(
+                    Dialect::parse(&v)
+                        .ok_or_else(|| err(format!("dialect={v}: use 2.1, 3.0, 3.0.2 or 3.1.1")))?,
+                )
             }
             "signing" => {
                 url.signing = Some(match v.as_str() {
@@ -378,7 +383,9 @@ pub fn parse(s: &str) -> Result<Url, String> {
     }
     if url.signing == Some(Signing::Off) && url.encryption.is_some_and(|e| e != Encryption::Off) {
         // Encryption signs every message: the two wishes contradict.
-        return Err(err("encryption signs every message: signing=off cannot go with it".into()));
+        return Err(err(
+            "encryption signs every message: signing=off cannot go with it".into(),
+        ));
     }
     Ok(url)
 }
@@ -409,7 +416,10 @@ mod tests {
         assert_eq!(u.credentials.as_deref(), Some("/root/.smb"));
         assert_eq!(u.to_string(), "smb://bench@10.0.0.5:4450/data/runs/a b");
         let g = parse("smb://[::1]/share").unwrap();
-        assert_eq!((g.host.as_str(), g.port(), g.user.as_deref()), ("::1", 445, None));
+        assert_eq!(
+            (g.host.as_str(), g.port(), g.user.as_deref()),
+            ("::1", 445, None)
+        );
         assert_eq!(g.dir(), "");
         assert_eq!(g.to_string(), "smb://[::1]/share");
         assert_eq!(

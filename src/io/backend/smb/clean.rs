@@ -22,7 +22,10 @@ pub(crate) fn remove_empty_dir(path: &Path) -> Result<()> {
     let fail = |e: &dyn std::fmt::Display| VbError::target(format!("cannot remove {url}: {e}"));
     let r = c.open(&url.dir(), Open::Change).map_err(|e| fail(&e))?;
     let gone = match c.file_info(r.file_id) {
-        Ok(i) if i.directory && i.attributes & crate::proto::smb::consts::attrs::REPARSE_POINT == 0 => {
+        Ok(i)
+            if i.directory
+                && i.attributes & crate::proto::smb::consts::attrs::REPARSE_POINT == 0 =>
+        {
             c.set_info(r.file_id, SetInfo::DeleteOnClose)
                 .map_err(|e| fail(&e))
         }

@@ -59,12 +59,14 @@ pub(crate) fn auth_of(u: &Url) -> Result<Auth> {
         }
         return Ok(Auth::Ntlm(c));
     }
-    creds::from_env(user, &domain).map(Auth::Ntlm).ok_or_else(|| {
-        VbError::input(format!(
-            "{u}: no password for {user}: set VOLBENCH_SMB_PASSWORD or give credentials=FILE \
+    creds::from_env(user, &domain)
+        .map(Auth::Ntlm)
+        .ok_or_else(|| {
+            VbError::input(format!(
+                "{u}: no password for {user}: set VOLBENCH_SMB_PASSWORD or give credentials=FILE \
              (a mode-0600 file with password=); leave the user out for a guest logon"
-        ))
-    })
+            ))
+        })
 }
 
 /// What the client offers, as the URL asks.
@@ -163,10 +165,7 @@ mod tests {
     fn the_url_decides_what_is_offered_and_who_logs_on() {
         let u = url::parse("smb://s/sh?dialect=3.0&signing=on&encryption=aes-128-ccm").unwrap();
         let o = options_of(&u);
-        assert_eq!(
-            o.dialects,
-            [crate::proto::smb::consts::Dialect::Smb300]
-        );
+        assert_eq!(o.dialects, [crate::proto::smb::consts::Dialect::Smb300]);
         assert_eq!(o.signing, crate::proto::smb::session::Signing::On);
         assert_eq!(o.encryption, [Cipher::Aes128Ccm]);
         assert!(matches!(auth_of(&u), Ok(Auth::Guest)));
@@ -179,7 +178,10 @@ mod tests {
         std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o644)).unwrap();
         let u = url::parse(&format!("smb://bench@s/sh?credentials={}", f.display())).unwrap();
         let e = auth_of(&u).unwrap_err();
-        assert!(e.message.contains("chmod 600") && !e.message.contains("hunter2"), "{e}");
+        assert!(
+            e.message.contains("chmod 600") && !e.message.contains("hunter2"),
+            "{e}"
+        );
         std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o600)).unwrap();
         match auth_of(&u) {
             Ok(Auth::Ntlm(c)) => assert_eq!(c.user, "bench"),

@@ -200,13 +200,11 @@ impl Engine for SmbEngine {
                 (status::SUCCESS, Outcome::Bytes(n)) => i64::from(n),
                 (status::END_OF_FILE, _) => 0,
                 (status::SUCCESS, _) => -i64::from(libc::EIO),
-                (st, _) => -i64::from(errno_of(
-                    &crate::proto::smb::error::SmbError::Status {
-                        command: Command::Read,
-                        status: st,
-                        context: String::new(),
-                    },
-                )),
+                (st, _) => -i64::from(errno_of(&crate::proto::smb::error::SmbError::Status {
+                    command: Command::Read,
+                    status: st,
+                    context: String::new(),
+                })),
             };
             if let (Some(t), Some(&w)) = (
                 self.queued_at.get(slot as usize),

@@ -75,10 +75,7 @@ impl SetFile for SmbFile {
 
     /// FLUSH: what the fill wrote is on the server's storage.
     fn settle(&self) -> Result<(), Errno> {
-        self.shared
-            .client()
-            .flush(self.file)
-            .map_err(|e| errno(&e))
+        self.shared.client().flush(self.file).map_err(|e| errno(&e))
     }
 }
 

@@ -262,16 +262,20 @@ impl SmbDir {
     fn open_as(&self, c: &mut Client, name: &str, how: Open) -> Result<(FileId, Attr)> {
         let p = self.at(name)?;
         let r = c.open(&p, how).map_err(|e| {
-            if missing(&e) {
-                VbError::target(format!("{} is missing", self.path_of(name).display()))
-            } else if how == Open::CreateFile
-                && e.nt_status() == Some(status::OBJECT_NAME_COLLISION)
-            {
+            // A name looked up as missing that cannot be created holds
+            // something this session may not see: Samba answers so for a
+            // link out of the share.
+            let unseen = how == Open::CreateFile
+                && (missing(&e) || e.nt_status() == Some(status::OBJECT_NAME_COLLISION));
+            if unseen {
                 VbError::refused(format!(
-                    "refusing to create {}: the name is taken (by something volbench may \
-                     not see, such as a link out of the share); move it away",
+                    "refusing to create {}: the server will not make it new (the name holds \
+                     something volbench may not see, such as a link out of the share); move \
+                     it away",
                     self.path_of(name).display()
                 ))
+            } else if missing(&e) {
+                VbError::target(format!("{} is missing", self.path_of(name).display()))
             } else {
                 self.err("open", name, e)
             }
@@ -407,14 +411,13 @@ impl Dir for SmbDir {
 
     fn attr(&self) -> Result<Attr> {
         let mut c = self.shared.client();
-        let r = c.open(&self.dir, Open::ListDir).map_err(|e| {
-            VbError::target(format!("cannot open {}: {e}", self.path.display()))
-        })?;
+        let r = c
+            .open(&self.dir, Open::ListDir)
+            .map_err(|e| VbError::target(format!("cannot open {}: {e}", self.path.display())))?;
         let info = c.file_info(r.file_id);
         let _ = c.close(r.file_id);
-        let i = info.map_err(|e| {
-            VbError::target(format!("cannot inspect {}: {e}", self.path.display()))
-        })?;
+        let i = info
+            .map_err(|e| VbError::target(format!("cannot inspect {}: {e}", self.path.display())))?;
         Ok(attr_of(&i, self.shared.dev))
     }
 
