@@ -6,7 +6,8 @@
 //! command, the credits granted and the requests that waited for them.
 //! Each I/O thread has its own session; channel K of every session is
 //! added into channel K here (`sessions` says how many), so the spread of
-//! the traffic over the channels is what the user reads.
+//! the traffic over the channels is what the user reads. Hosts' figures
+//! merge the same way (`merge::merge_smb`).
 
 use serde::{Deserialize, Serialize};
 
@@ -169,65 +170,6 @@ impl SmbSeen {
     }
 }
 
-/// Hosts' SMB figures of one run, merged channel K into channel K: counts
-/// added, latencies weighted by their requests (`merge::merge_lat`).
-pub(crate) fn merge_hosts(parts: &[&SmbStats]) -> Option<SmbStats> {
-    let first = parts.first()?;
-    let mut out = SmbStats {
-        channels: Vec::new(),
-        ..(*first).clone()
-    };
-    let mut places: Vec<u32> = parts
-        .iter()
-        .flat_map(|p| p.channels.iter().map(|c| c.channel))
-        .collect();
-    places.sort_unstable();
-    places.dedup();
-    for k in places {
-        let same: Vec<&SmbChannel> = parts
-            .iter()
-            .flat_map(|p| p.channels.iter().filter(|c| c.channel == k))
-            .collect();
-        let mut names: Vec<&str> = Vec::new();
-        for c in &same {
-            for x in &c.commands {
-                if !names.contains(&x.command.as_str()) {
-                    names.push(&x.command);
-                }
-            }
-        }
-        let commands = names
-            .into_iter()
-            .map(|n| {
-                let xs: Vec<&SmbCommand> = same
-                    .iter()
-                    .flat_map(|c| c.commands.iter().filter(|x| x.command == n))
-                    .collect();
-                SmbCommand {
-                    command: n.to_string(),
-                    requests: xs.iter().map(|x| x.requests).sum(),
-                    bytes: xs.iter().map(|x| x.bytes).sum(),
-                    errors: xs.iter().map(|x| x.errors).sum(),
-                    latency_us: super::merge::merge_lat(
-                        xs.iter().map(|x| (x.requests, &x.latency_us)),
-                    ),
-                }
-            })
-            .collect();
-        out.channels.push(SmbChannel {
-            channel: k,
-            server: same.first().map(|c| c.server.clone()).unwrap_or_default(),
-            sessions: same.iter().map(|c| c.sessions).sum(),
-            credits_granted: same.iter().map(|c| c.credits_granted).sum(),
-            credit_waits: same.iter().map(|c| c.credit_waits).sum(),
-            credit_wait_ms: same.iter().map(|c| c.credit_wait_ms).sum(),
-            max_in_flight: same.iter().map(|c| c.max_in_flight).max().unwrap_or(0),
-            commands,
-        });
-    }
-    Some(out)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -286,12 +228,7 @@ mod tests {
             .collect();
         assert_eq!(got, [(0, 2, 4, 2), (1, 2, 7, 2)]);
         assert!((s.channels[0].commands[0].latency_us.mean - 100.0).abs() < 1e-9);
-        // Two hosts: added again, place by place.
-        let two = merge_hosts(&[&s, &s]).unwrap();
-        assert_eq!(two.channels[1].commands[0].requests, 14);
-        assert_eq!(two.channels[1].commands[0].bytes, 14 * 4096);
-        assert_eq!(two.channels[0].sessions, 4);
-        let back: SmbStats = serde_json::from_str(&serde_json::to_string(&two).unwrap()).unwrap();
+        let back: SmbStats = serde_json::from_str(&serde_json::to_string(&s).unwrap()).unwrap();
         assert_eq!(back.channels.len(), 2);
     }
 }
