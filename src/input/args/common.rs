@@ -20,9 +20,10 @@ pub(crate) struct CommonArgs {
     /// mount: nfs://SERVER/EXPORT/DIR?version=3 (or 4.1; a :PORT after the
     /// server, and uid=, gid=, rsize=, wsize= keys, as docs/guide/nfs.md says).
     /// Or a directory on an SMB share, without Windows or a mount:
-    /// smb://[USER@]SERVER/SHARE/DIR?dialect=3.1.1 (signing=, encryption=,
-    /// channels= keys; the password from VOLBENCH_SMB_PASSWORD or a mode-0600
-    /// credentials= file, as docs/guide/smb.md says).
+    /// smb://USER@SERVER/SHARE/DIR?dialect=3.1.1 (USER@ left out for a guest;
+    /// signing=, encryption=, channels= keys; the password from
+    /// VOLBENCH_SMB_PASSWORD or a mode-0600 credentials= file, as
+    /// docs/guide/smb.md says).
     #[arg(long, value_name = "PATH|URL")]
     pub(crate) target: PathBuf,
 
