@@ -6,7 +6,7 @@ use std::path::Path;
 
 use super::marker::{MARKER_NAME, read_marker};
 use crate::error::{Result, VbError};
-use crate::io::backend::{Dir, Entry, Storage};
+use crate::io::backend::{Dir, Entry};
 use crate::io::gate::owner::set_file_ours;
 
 use super::fileset::file_name;
@@ -18,7 +18,7 @@ use super::fileset::file_name;
 pub(crate) fn remove_set_dir(path: &Path) -> Result<()> {
     #[cfg(unix)]
     if let Some(storage) = crate::io::backend::url_storage(path) {
-        use crate::io::backend::{nfs, smb};
+        use crate::io::backend::{Storage, nfs, smb};
         let dir = crate::io::backend::open_dir(storage, path, false)?;
         remove_set(&*dir)?;
         let lock = match storage {
