@@ -275,7 +275,9 @@ pub fn parse(s: &str) -> Result<Url, String> {
         None => None,
     };
     let (host, port) = host_port(auth).map_err(err)?;
-    if path.len() > MAX_PATH {
+    // Bounded as written (each byte escaped at most: three) and, below,
+    // as decoded, so what is shown, escaped again, parses back.
+    if path.len() > 3 * MAX_PATH {
         return Err(err(format!("a path longer than {MAX_PATH} bytes")));
     }
     let mut components = Vec::new();
@@ -291,6 +293,9 @@ pub fn parse(s: &str) -> Result<Url, String> {
     }
     if components.is_empty() {
         return Err(err("no share named (smb://SERVER/SHARE/DIR)".into()));
+    }
+    if components.iter().map(|c| c.len() + 1).sum::<usize>() > MAX_PATH {
+        return Err(err(format!("a path longer than {MAX_PATH} bytes")));
     }
     let share = components.remove(0);
     if share.len() > SHARE_MAX || share.contains(['[', ']', ';', '=', ',', '+']) {
