@@ -38,9 +38,7 @@ use crate::error::{Result, VbError};
 use crate::io::sys::fd::OwnedFd;
 use crate::io::sys::io::Errno;
 
-#[cfg(test)]
-pub(crate) use crate::io::gate::owner::Kind;
-pub(crate) use crate::io::gate::owner::{Attr, Identity};
+pub(crate) use crate::io::gate::owner::{Attr, Identity, Kind};
 pub(crate) use crate::io::gate::setdir::Access;
 pub(crate) use crate::spec::Storage;
 use crate::spec::meta::MetaOp;
@@ -232,6 +230,41 @@ pub(crate) trait TreeDir: Send {
         name: &CStr,
         id: &Identity,
     ) -> std::result::Result<(), Option<&'static str>>;
+    /// Every entry of the directory `rel` below this one (empty: this
+    /// one), "." and ".." left out, with its attributes as the storage
+    /// reports them, to `each`; at most `MAX_LIST` of them. What a far
+    /// tree's set-up and `clean` read (`io::meta::far`); a local tree
+    /// reads its directories by descriptor (`io::meta::scan_dir`).
+    fn list(
+        &self,
+        _rel: &CStr,
+        _each: &mut dyn FnMut(&[u8], &Attr),
+    ) -> std::result::Result<(), Errno> {
+        Err(Errno::NOSYS)
+    }
+    /// The worker's measured phase began: a protocol client's figures
+    /// start over (warm-up and set-up calls are not the run's).
+    fn measure_started(&self) {}
+    /// What the back end's protocol client saw since `measure_started`
+    /// (`result::protocol`); None for a local tree.
+    fn protocol(&self) -> Option<crate::result::protocol::ProtoSeen> {
+        None
+    }
+}
+
+/// The most entries one `TreeDir::list` reads: a tree's directory holds
+/// at most its files (or subdirectories) and the tree's own few names.
+#[cfg_attr(not(unix), allow(dead_code))]
+pub(crate) const MAX_LIST: u64 = crate::units::bounds::MAX_TREE_FILES + 16;
+
+/// A tree on a back end that is not local, before its marker proves it
+/// (`io::meta::far`, the same rules for every such back end): the root as
+/// a `Dir` (its attributes, the uid, the marker's reads, creation and
+/// removal, the run's lock) and the root's operations on a connection of
+/// the caller's own (each worker opens one).
+pub(crate) trait FarTree: Send + Sync + std::fmt::Debug {
+    fn dir(&self) -> Arc<dyn Dir>;
+    fn open(&self) -> Result<Box<dyn TreeDir>>;
 }
 
 /// A prepared tree: each metadata worker opens its root here.
@@ -298,6 +331,18 @@ pub(crate) fn is_url(target: &Path) -> bool {
     })
 }
 
+/// A target as messages name what is under it: a URL without its query
+/// (its options), a path as it is.
+pub(crate) fn shown(target: &Path) -> PathBuf {
+    #[cfg(unix)]
+    if url_storage(target) == Some(Storage::Nfs) {
+        if let Ok(u) = nfs::url_of(target) {
+            return PathBuf::from(u.to_string());
+        }
+    }
+    target.to_path_buf()
+}
+
 /// Checks a URL target before anything is opened (its URL parses, this
 /// build has its back end): one line, before any I/O.
 pub(crate) fn check_url(target: &Path) -> Result<()> {
@@ -318,9 +363,9 @@ pub(crate) fn check_url(target: &Path) -> Result<()> {
 }
 
 /// The engine runs on `target` use: an `nfs://` target's runs go through
-/// the `nfs` engine (its own client), and any other engine that touches
-/// files is refused for it, as `nfs` is for a local path; a metadata run
-/// over NFS is not offered yet.
+/// the `nfs` engine (its own client; a metadata job's too, whose engine
+/// names the local one), and any other engine that touches files is
+/// refused for it, as `nfs` is for a local path.
 pub(crate) fn engine_choice(
     target: &Path,
     choice: crate::spec::EngineChoice,
@@ -329,9 +374,7 @@ pub(crate) fn engine_choice(
     use crate::spec::{EngineChoice, EngineKind};
     let nfs_target = target.to_str().is_some_and(|t| t.starts_with("nfs://"));
     match choice.kind() {
-        _ if nfs_target && metadata => Err(VbError::input(
-            "a metadata run (--ops) on an nfs:// target is not offered yet; run it on a mounted path",
-        )),
+        _ if nfs_target && metadata => Ok(EngineChoice::Only(EngineKind::Nfs)),
         None if nfs_target => Ok(EngineChoice::Only(EngineKind::Nfs)),
         Some(k) if nfs_target && k != EngineKind::Nfs && !k.caps().diskless => {
             Err(VbError::input(format!(
@@ -351,15 +394,16 @@ pub(crate) fn engine_choice(
 pub(crate) fn caps(storage: Storage) -> Caps {
     match storage {
         Storage::Local => LOCAL,
-        // A user-space client: a directory of files, no descriptors, no
-        // syncs, discards or cache drops, no metadata trees yet.
+        // A user-space client: a directory of files and trees of them, no
+        // descriptors, no syncs or discards yet, and no client cache to
+        // drop.
         Storage::Nfs => Caps {
             fds: false,
             named_targets: false,
             flush: false,
             discard: false,
             drop_caches: false,
-            trees: false,
+            trees: true,
         },
         // What a user-space network client offers first: files and trees,
         // no descriptors, no syncs or discards yet.
@@ -398,20 +442,37 @@ pub(crate) fn open_dir(storage: Storage, path: &Path, create: bool) -> Result<Ar
     }
 }
 
-/// The metadata tree at `path` on a back end that is not local: its root,
-/// where each worker opens it, and the tree's lock. (The local tree is
-/// `io::meta::prepare`'s, on directory descriptors.) For the test double
-/// only until a back end that is not local offers trees (`Caps::trees`).
-#[cfg(test)]
-pub(crate) fn open_tree(
-    storage: Storage,
-    path: &Path,
-) -> Result<(Arc<dyn TreeRoot>, Box<dyn Held>)> {
+/// The metadata tree at `path` on a back end that is not local (the local
+/// tree is `io::meta::prepare`'s, on directory descriptors), its
+/// directory made (one level) if missing when `create`.
+pub(crate) fn open_tree(storage: Storage, path: &Path, create: bool) -> Result<Arc<dyn FarTree>> {
     match storage {
-        Storage::Local | Storage::Nfs => Err(VbError::run(
-            "the local tree is io::meta::prepare's; NFS offers no trees yet",
+        Storage::Local => Err(VbError::run(
+            "the local tree is io::meta::prepare's, on directory descriptors",
         )),
-        Storage::Memory => mem::tree(path),
+        #[cfg(unix)]
+        Storage::Nfs => nfs::tree::open(path, create),
+        #[cfg(not(unix))]
+        Storage::Nfs => {
+            let _ = create;
+            Err(VbError::input(format!(
+                "{}: an nfs:// target needs the Linux build",
+                path.display()
+            )))
+        }
+        #[cfg(test)]
+        Storage::Memory => {
+            let _ = create;
+            mem::tree(path)
+        }
+    }
+}
+
+/// The back end a URL target names, by its scheme; None for a path.
+pub(crate) fn url_storage(target: &Path) -> Option<Storage> {
+    match target.to_str() {
+        Some(t) if t.starts_with("nfs://") => Some(Storage::Nfs),
+        _ => None,
     }
 }
 
@@ -483,7 +544,13 @@ mod tests {
         assert!(engine_choice(url, psync, false).is_err());
         let nfs = EngineChoice::Only(EngineKind::Nfs);
         assert!(engine_choice(local, nfs, false).is_err());
-        assert!(engine_choice(url, EngineChoice::Auto, true).is_err());
+        // A metadata job names the local engine; on a URL it is the client's.
+        let meta = EngineChoice::Only(EngineKind::for_metadata());
+        assert_eq!(
+            engine_choice(url, meta, true).unwrap(),
+            EngineChoice::Only(EngineKind::Nfs)
+        );
+        assert_eq!(engine_choice(local, meta, true).unwrap(), meta);
         assert!(check_url(Path::new("smb://s/share")).is_err());
         #[cfg(unix)]
         {
@@ -491,16 +558,21 @@ mod tests {
             assert!(check_url(Path::new("nfs://s/e/d?vers=3")).is_err());
         }
         assert_eq!(storage_for(url, EngineKind::Nfs.row()), Storage::Nfs);
-        assert!(
-            refusals(
-                caps(Storage::Nfs),
-                &Ask {
-                    tree: true,
-                    ..Ask::default()
-                }
-            )
-            .is_err()
-        );
+        assert_eq!(url_storage(url), Some(Storage::Nfs));
+        assert_eq!(url_storage(local), None);
+        #[cfg(unix)]
+        assert_eq!(shown(url), Path::new("nfs://s/e/d"));
+        assert_eq!(shown(local), local);
+        let tree = Ask {
+            tree: true,
+            ..Ask::default()
+        };
+        assert!(refusals(caps(Storage::Nfs), &tree).is_ok());
+        let drop = Ask {
+            drop_caches: true,
+            ..tree
+        };
+        assert!(refusals(caps(Storage::Nfs), &drop).is_err());
     }
 
     #[test]
