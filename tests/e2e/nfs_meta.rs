@@ -406,3 +406,53 @@ fn a_directory_that_is_not_a_tree_or_a_tree_over_the_bounds_is_refused_before_an
         assert!(!srv.export.join(&name).exists(), "v{v}: nothing made");
     }
 }
+
+#[test]
+fn a_timed_mix_counts_each_operation_as_the_calls_it_sent() {
+    let test = "a_timed_mix_counts_each_operation_as_the_calls_it_sent";
+    let Some(srv) = NfsServer::start(test) else {
+        return;
+    };
+    let work = tempfile::tempdir().unwrap();
+    for v in VERSIONS {
+        let name = format!("mix-v{v}");
+        let url = srv.url(&name, v);
+        let o = meta(&url, &work.path().join(format!("c-{v}")), "create", &SHAPE);
+        assert_eq!(o.status.code(), Some(exit::OK), "v{v}: {}", stderr(&o));
+        // A warm-up, then the measured time: the client's figures start
+        // over with it, as the operations' totals do.
+        let out = work.path().join(format!("mix-{v}"));
+        let mut shape = SHAPE.to_vec();
+        shape.extend(["--warmup", "1s", "--duration", "2s"]);
+        let o = meta(&url, &out, "stat:40,create:20,delete:20,setattr:20", &shape);
+        assert_eq!(o.status.code(), Some(exit::OK), "v{v}: {}", stderr(&o));
+        let run = &runs_of(&out)[0];
+        let ops = |op: &str| run.ops.iter().find(|o| o.0 == op).map_or(0, |o| o.1);
+        assert!(ops("stat") > 20, "v{v}: too few to judge: {:?}", run.ops);
+        assert_eq!(run.calls("CREATE"), ops("create"), "v{v}: {:?}", run.ops);
+        assert_eq!(run.calls("WRITE"), ops("create"), "v{v}");
+        assert_eq!(run.calls("REMOVE"), ops("delete"), "v{v}");
+        assert_eq!(run.calls("SETATTR"), ops("setattr"), "v{v}");
+        // Every operation but create starts with its file's LOOKUP; the
+        // directories' walks come on top.
+        let looked = ops("stat") + ops("delete") + ops("setattr");
+        assert!(run.calls("LOOKUP") >= looked, "v{v}");
+        // What is on the server is what the counts say.
+        let made =
+            FILES + ops("create") + warm(&out, "create") - ops("delete") - warm(&out, "delete");
+        assert_eq!(
+            tree_files(&srv.export.join(&name)).len() as u64,
+            made,
+            "v{v}"
+        );
+    }
+}
+
+/// An operation's count in the warm-up (`ops[].warmup`).
+fn warm(out: &Path, op: &str) -> u64 {
+    let doc = read_json(&out.join("result.json"));
+    doc["runs"][0]["ops"]
+        .as_array()
+        .and_then(|o| o.iter().find(|x| x["op"] == op))
+        .map_or(0, |x| x["warmup"]["ops"].as_u64().unwrap_or(0))
+}

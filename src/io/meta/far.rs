@@ -393,7 +393,7 @@ impl Walk<'_> {
                     }
                 };
                 self.dir(&*sub, &here, level + 1, out)?;
-                self.rmdir(dir, n.as_cstr(), &here, out)?;
+                self.prune(dir, n.as_cstr(), &here, out)?;
             } else if ours(&name, self.files_per_dir) {
                 match dir.remove_ours(n.as_cstr(), &self.id) {
                     Ok(()) => out.files += 1,
@@ -407,7 +407,7 @@ impl Walk<'_> {
         Ok(())
     }
 
-    fn rmdir(&self, dir: &dyn TreeDir, name: &CStr, here: &str, out: &mut Cleaned) -> Result<()> {
+    fn prune(&self, dir: &dyn TreeDir, name: &CStr, here: &str, out: &mut Cleaned) -> Result<()> {
         no_data(&self.id, |io| match dir.op(MetaOp::Rmdir, name, c"", io) {
             Ok(_) => {
                 out.dirs += 1;

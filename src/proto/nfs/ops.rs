@@ -88,6 +88,13 @@ impl Client {
         }
     }
 
+    /// A new directory `name` in `dir` (MKDIR with `mode`): EXIST when the
+    /// name is taken, whatever is there, which is never reused or
+    /// followed (a tree's mkdir).
+    pub(crate) fn new_dir(&mut self, dir: &Fh, name: &[u8], mode: u32) -> Result<Fh, NfsError> {
+        self.mkdir(dir, name, mode).map(|(fh, _)| fh)
+    }
+
     /// The directory `name` in `dir`, made (MKDIR with `mode`) when
     /// missing. Anything else at the name (a symbolic link, a file) is
     /// refused, never followed; one another client made meanwhile is looked

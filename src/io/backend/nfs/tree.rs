@@ -373,12 +373,16 @@ impl TreeDir for NfsTreeDir {
         let c = &mut *c;
         let name = name.to_bytes();
         match op {
-            MetaOp::Mkdir => c.mkdir(&self.fh, name, DIR_MODE).map(|_| 0).map_err(sys),
-            MetaOp::Rmdir => {
-                let (_, a) = c.lookup(&self.fh, name).map_err(sys)?;
-                need_dir(a.kind)?;
-                c.rmdir(&self.fh, name).map(|()| 0).map_err(sys)
-            }
+            MetaOp::Mkdir => c.new_dir(&self.fh, name, DIR_MODE).map(|_| 0).map_err(sys),
+            // LOOKUP, then RMDIR of what it shows is a directory (a link
+            // there is NOTDIR, as rmdir(2) says of one).
+            MetaOp::Rmdir => c
+                .remove_empty_dir(&self.fh, name)
+                .map(|()| 0)
+                .map_err(|e| match e {
+                    NfsError::Invalid { .. } => Fail::Sys(Errno::NOTDIR),
+                    e => sys(e),
+                }),
             MetaOp::Create => self.create(c, name, io),
             MetaOp::Stat => c.lookup(&self.fh, name).map(|_| 0).map_err(sys),
             MetaOp::Open => {
