@@ -160,36 +160,43 @@ impl Engine for NfsEngine {
     }
 
     fn protocol(&mut self) -> Option<ProtoSeen> {
-        let mut seen = ProtoSeen {
-            protocol: crate::spec::EngineKind::Nfs.name(),
-            version: self.client.version().to_string(),
-            connections: self.client.conn_stats().count() as u32,
-            reconnects: 0,
-            ops: Vec::new(),
-            smb: None,
-        };
-        for c in self.client.conn_stats() {
-            seen.reconnects += c.reconnects;
-            for (k, s) in c.ops.iter().enumerate() {
-                let (Some(s), Some(kind)) = (s, OpKind::from_index(k as u8)) else {
-                    continue;
-                };
-                let one = ProtoSeen {
-                    ops: vec![ProtoOpSeen {
-                        op: kind.name(),
-                        rtt: s.rtt.clone(),
-                        exec: s.exec.clone(),
-                        errors: s.errors,
-                        retrans: s.retrans,
-                        timeouts: s.timeouts,
-                    }],
-                    ..ProtoSeen::default()
-                };
-                seen.merge(one);
-            }
-        }
-        Some(seen)
+        Some(seen(&self.client))
     }
+}
+
+/// What `client` saw since its figures last started over, per operation
+/// type over its connections: a worker's part of `runs[].protocol` (the
+/// block engine's and a metadata worker's alike).
+pub(super) fn seen(client: &Client) -> ProtoSeen {
+    let mut seen = ProtoSeen {
+        protocol: crate::spec::EngineKind::Nfs.name(),
+        version: client.version().to_string(),
+        connections: client.conn_stats().count() as u32,
+        reconnects: 0,
+        ops: Vec::new(),
+        smb: None,
+    };
+    for c in client.conn_stats() {
+        seen.reconnects += c.reconnects;
+        for (k, s) in c.ops.iter().enumerate() {
+            let (Some(s), Some(kind)) = (s, OpKind::from_index(k as u8)) else {
+                continue;
+            };
+            let one = ProtoSeen {
+                ops: vec![ProtoOpSeen {
+                    op: kind.name(),
+                    rtt: s.rtt.clone(),
+                    exec: s.exec.clone(),
+                    errors: s.errors,
+                    retrans: s.retrans,
+                    timeouts: s.timeouts,
+                }],
+                ..ProtoSeen::default()
+            };
+            seen.merge(one);
+        }
+    }
+    seen
 }
 
 impl Drop for NfsEngine {
