@@ -131,6 +131,7 @@ fn other_key(e: &RunEntry) -> Option<&'static str> {
         shared_dirs,
         distribution,
         seek_pct,
+        streams,
         random_map,
         fsync_every,
         fdatasync,
@@ -138,7 +139,7 @@ fn other_key(e: &RunEntry) -> Option<&'static str> {
         think_time,
         cooldown,
     } = e;
-    let given: [(&'static str, &P); 32] = [
+    let given: [(&'static str, &P); 33] = [
         ("rw", rw),
         ("read_pct", read_pct),
         ("bs", bs),
@@ -165,6 +166,7 @@ fn other_key(e: &RunEntry) -> Option<&'static str> {
         ("shared_dirs", shared_dirs),
         ("distribution", distribution),
         ("seek_pct", seek_pct),
+        ("streams", streams),
         ("random_map", random_map),
         ("fsync_every", fsync_every),
         ("fdatasync", fdatasync),
