@@ -160,7 +160,8 @@ pub(crate) fn plan(job: JobSpec) -> Result<Plan> {
                 .region(total, r.spec.min_bs(), t, n)
                 .is_some_and(|(start, end)| end.saturating_sub(start) >= r.spec.max_bs())
         };
-        if !r.spec.rw.is_random() && !(fits(0) && fits(n - 1)) {
+        let random = r.spec.rw.is_random();
+        if !random && (!fits(0) || !fits(n - 1)) {
             let how = if streams.is_split() {
                 format!(
                     "{n} sequential streams over {} leave less than one {} block each; \
