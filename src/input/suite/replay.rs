@@ -86,6 +86,7 @@ pub(super) fn apply(
         sized: o.size.is_some() || d.size.is_some(),
         named: true,
         timed: e.duration.is_some() || o.duration_s.is_some() || d.duration.is_some(),
+        depth_given: e.iodepth.is_some() || o.iodepth.is_some() || d.iodepth.is_some(),
         multi_host: o.multi_host,
     };
     crate::input::replay::apply_given(&given, job)
