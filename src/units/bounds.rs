@@ -219,6 +219,10 @@ pub const MAX_TRACE_BYTES: u64 = 256 << 30;
 pub const MAX_TRACE_REQUESTS: u64 = 1_000_000_000;
 /// One line of a text trace: a longer one is refused, never buffered.
 pub const MAX_TRACE_LINE: usize = 4096;
+/// A timed replay's depth when none is given: the trace's most requests
+/// within 1 ms, at most this (each slot owns a buffer of the largest
+/// request; --iodepth goes to MAX_IODEPTH).
+pub const MAX_REPLAY_AUTO_DEPTH: u64 = 256;
 /// One request of a trace: each in-flight request owns a buffer this large.
 pub const MAX_TRACE_REQUEST_BYTES: u64 = 64 << 20;
 /// --replay-speed: 1000 times slower to 1000 times faster than recorded.

@@ -614,6 +614,11 @@ fn the_bounds_page_states_every_bound() {
             format!("{MAX_TRACE_REQUESTS} requests"),
         ),
         (
+            "MAX_REPLAY_AUTO_DEPTH",
+            "`--replay` trace",
+            format!("1..{MAX_REPLAY_AUTO_DEPTH}"),
+        ),
+        (
             "MAX_TRACE_LINE",
             "`--replay` trace",
             format!("at most {MAX_TRACE_LINE} bytes"),
