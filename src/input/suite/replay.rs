@@ -113,6 +113,7 @@ fn other_key(e: &RunEntry) -> Option<&'static str> {
         size,
         rate,
         rate_iops,
+        rate_bw,
         latency_target,
         search_steps,
         search_precision,
@@ -138,7 +139,7 @@ fn other_key(e: &RunEntry) -> Option<&'static str> {
         think_time,
         cooldown,
     } = e;
-    let given: [(&'static str, &P); 32] = [
+    let given: [(&'static str, &P); 33] = [
         ("rw", rw),
         ("read_pct", read_pct),
         ("bs", bs),
@@ -147,6 +148,7 @@ fn other_key(e: &RunEntry) -> Option<&'static str> {
         ("size", size),
         ("rate", rate),
         ("rate_iops", rate_iops),
+        ("rate_bw", rate_bw),
         ("latency_target", latency_target),
         ("search_steps", search_steps),
         ("search_precision", search_precision),
