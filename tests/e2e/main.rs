@@ -44,6 +44,7 @@ mod methods;
 mod multihost;
 mod nfs;
 mod nfs_target;
+mod per_thread;
 mod prop_import;
 mod prop_input;
 mod prop_untrusted;
