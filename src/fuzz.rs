@@ -242,6 +242,9 @@ fn views(doc: crate::result::ResultDoc) {
     let _ = report::html::render(&report::compare::page(&sources));
     let _ = crate::output::summary(&sources[0].doc);
     let _ = report::intervals_csv::intervals_csv(&sources);
+    for t in report::threads::tables(&sources) {
+        let _ = (t.to_terminal(), t.to_markdown(), t.to_csv());
+    }
 }
 
 /// The agent protocol: lines as the coordinator and the agent read them;

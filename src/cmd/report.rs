@@ -19,9 +19,45 @@ pub(crate) fn emit(path: Option<&Path>, text: &str) -> Result<()> {
     }
 }
 
+/// `report --per-thread`: each run's threads as a table.
+fn per_thread(a: &ReportArgs) -> Result<i32> {
+    if let Some(o) = &a.output {
+        crate::output::file::check_file(o)?;
+    }
+    let sources = crate::store::refs::load(&a.dirs, a.store.store.as_deref())?;
+    let tables = report::threads::tables(&sources);
+    let text = match a.format {
+        ReportFormat::Html => tables.iter().map(|t| t.to_terminal() + "\n").collect(),
+        ReportFormat::Md => tables.iter().map(|t| t.to_markdown() + "\n").collect(),
+        ReportFormat::Csv => {
+            let mut out = String::new();
+            for t in &tables {
+                out.push_str(&t.to_csv().map_err(VbError::run)?);
+            }
+            out
+        }
+        _ => {
+            return Err(VbError::input(
+                "--per-thread prints a table (terminal, --format md or csv); the figures \
+                 themselves are result.json's runs[].threads[]",
+            ));
+        }
+    };
+    emit(a.output.as_deref(), &text)?;
+    Ok(exit::OK)
+}
+
 pub(crate) fn cmd_report(a: &ReportArgs) -> Result<i32> {
     if a.trend.trend {
+        if a.per_thread {
+            return Err(VbError::input(
+                "--per-thread shows one result's threads; --trend draws runs over time: give one",
+            ));
+        }
         return super::trend::cmd_trend(a);
+    }
+    if a.per_thread {
+        return per_thread(a);
     }
     let profile = match a.dirs.as_slice() {
         [one] => super::capture::load_profile(one)?.map(|p| (one, p)),

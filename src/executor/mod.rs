@@ -201,7 +201,7 @@ fn settle(
         let (Some(plan), Some(sets)) = (plans.get(t), prepared.get(t)) else {
             continue;
         };
-        let r = match o {
+        let mut r = match o {
             Ok(r) => r,
             Err(f) => {
                 let (e, partial) = *f;
@@ -224,6 +224,9 @@ fn settle(
             }
         };
         let kind = sets.first().map_or(plan.target.kind, |(_, s)| s.kind);
+        if many {
+            crate::result::threads::label(&mut r.threads, None, Some(t as u32));
+        }
         rows.push(TargetRun::of(
             &r,
             t as u32,

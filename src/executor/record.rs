@@ -91,6 +91,8 @@ pub(super) fn build_result(
         replay: None,
         from_intervals: false,
         histograms_left_out: false,
+        threads: Vec::new(),
+        threads_left_out: 0,
         protocol: None,
     }
 }

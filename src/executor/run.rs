@@ -362,9 +362,26 @@ fn gather(
     let mut ops = Vec::new();
     let mut data = crate::io::verify::DataReport::default();
     let mut protocol: Option<crate::result::protocol::ProtoSeen> = None;
-    for h in handles {
+    // Each thread's own figures, from its own histograms before the merge
+    // (a metadata run's operations are its `ops`, not reads and writes).
+    let mut threads = Vec::new();
+    let mut left_out = 0u32;
+    let measured_s = timeline.measure.1;
+    for (i, h) in handles.into_iter().enumerate() {
         match h.join() {
             Ok(r) => {
+                if spec.meta.is_none() {
+                    if threads.len() < crate::result::threads::MAX_KEPT_THREADS {
+                        threads.push(crate::result::threads::ThreadRun::of(
+                            i as u32,
+                            &r.measure.read,
+                            &r.measure.write,
+                            measured_s,
+                        ));
+                    } else {
+                        left_out += 1;
+                    }
+                }
                 warm.merge(&r.warmup);
                 meas.merge(&r.measure);
                 if let Some(p) = r.protocol {
@@ -380,6 +397,8 @@ fn gather(
         }
     }
     let mut result = build_result(run, timeline, &warm, &meas);
+    result.threads = threads;
+    result.threads_left_out = left_out;
     result.meta_ops = super::meta::results(ops, &result);
     result.protocol = protocol.map(|p| p.stats());
     if prepared.data.as_ref().is_some_and(|d| d.max_errors() > 0) {

@@ -104,10 +104,17 @@ pub(crate) fn job_from_run_args(a: &RunArgs) -> Result<JobSpec> {
         },
         ..RunSpec::default()
     };
-    if a.rates.rate_iops.is_some() && read_pcts.len() > 1 {
-        return Err(VbError::input(
-            "--rate-iops caps each direction of one mix; sweep --read-pct without it",
-        ));
+    if read_pcts.len() > 1 {
+        let flag = match (&a.rates.rate_iops, &a.rates.rate_bw) {
+            (Some(_), _) => Some("--rate-iops"),
+            (None, Some(_)) => Some("--rate-bw"),
+            (None, None) => None,
+        };
+        if let Some(flag) = flag {
+            return Err(VbError::input(format!(
+                "{flag} caps each direction of one mix; sweep --read-pct without it"
+            )));
+        }
     }
     let mix_given = a.read_pct.is_some() || !rw.is_mixed();
     crate::input::rate::apply(&a.rates, mix_given, &mut base)?;

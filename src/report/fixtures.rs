@@ -198,6 +198,8 @@ impl RunFixture {
             replay: None,
             from_intervals: false,
             histograms_left_out: false,
+            threads: Vec::new(),
+            threads_left_out: 0,
             protocol: None,
             rate: self.rate_pct.map(|_| crate::result::RateResult {
                 target_iops: self.iops,

@@ -19,6 +19,7 @@ pub mod sections;
 mod snapshot;
 pub(crate) mod svg;
 pub(crate) mod tables;
+pub(crate) mod threads;
 
 pub use crate::output::source::{Source, label_sources, load, own_source};
 use crate::result::{Op, OpTotals, ResultDoc, RunResult};

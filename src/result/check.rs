@@ -121,14 +121,15 @@ pub fn check_doc(doc: &ResultDoc) -> Result<(), String> {
         ));
     }
     check_counts(doc)?;
-    // A multi-host merge adds rates measured over each part's own window,
-    // so only one-man results must match their ops and duration exactly.
-    let rates = if doc.cluster.is_some() {
-        Rates::Merged
-    } else {
-        Rates::Exact
-    };
+    // A merge of hosts or of a local list of targets adds rates measured
+    // over each part's own window, so only one-man results must match
+    // their ops and duration exactly.
     for r in &doc.runs {
+        let rates = if doc.cluster.is_some() || !r.targets.is_empty() {
+            Rates::Merged
+        } else {
+            Rates::Exact
+        };
         check_run(r, rates).map_err(|e| format!("run '{}': {e}", r.name))?;
         check_targets(r, doc.cluster.as_ref()).map_err(|e| format!("run '{}': {e}", r.name))?;
     }
@@ -472,6 +473,9 @@ pub(crate) fn check_run(r: &RunResult, rates: Rates) -> Result<(), String> {
         check_totals("warm-up write", &w.write, &r.workload, secs, rates)?;
     }
     check_meta_ops(r, measured, rates)?;
+    crate::result::threads::check(r, |what, t| {
+        check_totals(what, t, &r.workload, measured, rates)
+    })?;
     bounded("cpu user", r.totals.cpu.user_pct, MAX_CPU_PCT)?;
     bounded("cpu sys", r.totals.cpu.sys_pct, MAX_CPU_PCT)?;
     bounded(

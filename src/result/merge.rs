@@ -35,6 +35,7 @@ pub fn merge_runs(parts: &[&RunResult]) -> Result<RunResult, String> {
         write: merge_unbucketed(warmups.iter().map(|w| &w.write)),
     });
     let in_flight = (read.iops * read.lat_us.mean + write.iops * write.lat_us.mean) / 1e6;
+    let (threads, threads_left_out) = crate::result::threads::concat(parts);
     let mut concurrency = 0u32;
     let mut io_threads = 0u32;
     for p in parts {
@@ -106,6 +107,8 @@ pub fn merge_runs(parts: &[&RunResult]) -> Result<RunResult, String> {
         // Hosts' results always hold their histograms (`check_run` below).
         from_intervals: parts.iter().any(|p| p.from_intervals),
         histograms_left_out: false,
+        threads,
+        threads_left_out,
         // Every part carries its share of the rate: targets and results add.
         rate: first.rate.as_ref().map(|r0| {
             let rates: Vec<&RateResult> = parts.iter().filter_map(|p| p.rate.as_ref()).collect();

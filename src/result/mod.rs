@@ -23,6 +23,7 @@ pub mod sizes;
 pub(crate) mod smb;
 pub(crate) mod targets;
 pub mod thin;
+pub mod threads;
 
 use serde::{Deserialize, Serialize};
 
@@ -235,6 +236,16 @@ pub struct RunResult {
     /// empty); its totals and percentiles stay.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub histograms_left_out: bool,
+    /// Each I/O thread's own figures (`threads::ThreadRun`); empty for a
+    /// metadata run, a run from its interval record, and results written
+    /// before they were kept. Their ops and bytes add up to `totals`
+    /// unless `threads_left_out` says some were not kept.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub threads: Vec<threads::ThreadRun>,
+    /// Threads past `threads::MAX_KEPT_THREADS`, or dropped to keep
+    /// result.json within its readers' bound (`thin::fit`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub threads_left_out: u32,
     /// A run through volbench's own protocol client (an `nfs://` target):
     /// what the client saw per operation type in the measured phase.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -406,6 +417,10 @@ pub struct LittlesLaw {
 }
 
 const MIB: f64 = 1024.0 * 1024.0;
+
+fn is_zero(v: &u32) -> bool {
+    *v == 0
+}
 
 impl OpTotals {
     pub fn from_stats(s: &OpStats, seconds: f64) -> Self {

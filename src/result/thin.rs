@@ -128,12 +128,33 @@ fn clear_hists(v: &mut [Interval]) -> bool {
     any
 }
 
+fn drop_threads(r: &mut RunResult) -> bool {
+    let n = u32::try_from(r.threads.len()).unwrap_or(u32::MAX);
+    r.threads_left_out = r.threads_left_out.saturating_add(n);
+    r.threads = Vec::new();
+    n > 0
+}
+
 /// One way of giving up detail; true if it changed anything.
 type Step = fn(&mut ResultDoc) -> bool;
 
 /// The steps, least valuable detail first, each with what the note says.
 /// The per-host steps that halve repeat while they merge anything.
-const STEPS: [(&str, Step, bool); 6] = [
+const STEPS: [(&str, Step, bool); 7] = [
+    (
+        "the per-thread figures (their count stays)",
+        |d| {
+            let mut any = false;
+            for r in &mut d.runs {
+                any |= drop_threads(r);
+            }
+            for r in host_runs(d) {
+                any |= drop_threads(r);
+            }
+            any
+        },
+        false,
+    ),
     (
         "each host's per-interval latency buckets",
         |d| {

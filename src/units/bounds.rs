@@ -72,6 +72,9 @@ pub const MAX_IN_FLIGHT: u64 = 65_536;
 /// OS threads one host may start: a synchronous engine needs one per I/O
 /// in flight (threads x iodepth).
 pub const MAX_IO_THREADS: u64 = 4096;
+/// Per-thread rows a run keeps in result.json (`runs[].threads[]`), across
+/// its targets and hosts; past it the first are kept and the rest counted.
+pub const MAX_KEPT_THREADS: usize = 1024;
 /// threads x iodepth x largest block: the I/O buffers held at once.
 pub const MAX_BUFFER_BYTES: u64 = 4 << 30;
 /// --vm-size and a hosts file's vm_size=: a name shown in tables.

@@ -46,6 +46,7 @@ mod multihost;
 mod nfs;
 mod nfs_meta;
 mod nfs_target;
+mod per_thread;
 mod prop_import;
 mod prop_input;
 mod prop_untrusted;

@@ -123,6 +123,29 @@ fn hosts_over_a_local_ssh_merge_exactly_and_template_their_targets() {
     assert_eq!(doc["runs"][0]["io_threads"], 8);
     assert!(ops(&doc["runs"][0], "read") > 0 && ops(&doc["runs"][0], "write") > 0);
     assert_merge_is_sum(&doc);
+    // Each thread kept once, in the merged run, named by host and target;
+    // they add up to the merged totals.
+    let threads = doc["runs"][0]["threads"].as_array().unwrap();
+    let mut who: Vec<(String, u64, u64)> = threads
+        .iter()
+        .map(|t| {
+            let n = |k: &str| t[k].as_u64().unwrap();
+            (
+                t["host"].as_str().unwrap().to_string(),
+                n("target"),
+                n("thread"),
+            )
+        })
+        .collect();
+    who.sort();
+    assert_eq!(who.len(), 8);
+    assert_eq!(who[0], ("a".to_string(), 0, 0));
+    assert_eq!(who[7], ("b".to_string(), 1, 1));
+    for op in ["read", "write"] {
+        let sum: u64 = threads.iter().map(|t| t[op]["ops"].as_u64().unwrap()).sum();
+        assert_eq!(sum, ops(&doc["runs"][0], op), "{op}");
+    }
+    assert!(c["hosts"][0]["runs"][0].get("threads").is_none());
 }
 
 /// A job on one host records its target as the same job run here does:

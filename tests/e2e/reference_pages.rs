@@ -269,6 +269,11 @@ fn the_bounds_page_states_every_bound() {
             format!("at most {MAX_IO_THREADS} per host"),
         ),
         (
+            "MAX_KEPT_THREADS",
+            "per-thread rows",
+            format!("at most {MAX_KEPT_THREADS} threads per run"),
+        ),
+        (
             "MAX_BUFFER_BYTES",
             "I/O buffers",
             format!("at most {}", format_size(MAX_BUFFER_BYTES)),

@@ -1,5 +1,6 @@
 //! The flags of a run's rate beyond `--rate`: per-direction caps
-//! (`--rate-iops R,W`, as fio's rate_iops) and the latency search
+//! (`--rate-iops R,W`, as fio's rate_iops; `--rate-bw R,W`, as fio's
+//! rate=R,W) and the latency search
 //! (`--latency-target`, `--search-steps`, `--search-precision`).
 
 use clap::Args;
@@ -13,6 +14,14 @@ pub(crate) struct RateArgs {
     /// direction reaches sets the pace. Each 0.01..1e9; not with --rate.
     #[arg(long, value_name = "R,W", allow_negative_numbers = true)]
     pub(crate) rate_iops: Option<String>,
+
+    /// Read and write bandwidth per second across all threads, as fio's
+    /// rate=R,W: 40MiB/s,10MiB/s caps reads at 40 MiB/s and writes at
+    /// 10 MiB/s ("/s" may be left out; 0 or empty: that direction
+    /// uncapped). The mix follows the caps unless --read-pct is given, as
+    /// with --rate-iops. Each 1KiB/s..1PiB/s; not with --rate or --rate-iops.
+    #[arg(long, value_name = "R,W", allow_negative_numbers = true)]
+    pub(crate) rate_bw: Option<String>,
 
     /// Find the highest open-loop rate at which latency stays within these
     /// limits: p99=2ms, read:p99.9=5ms, write:p50=1ms (comma-separated,

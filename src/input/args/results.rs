@@ -61,6 +61,13 @@ pub(crate) struct ReportArgs {
     #[command(flatten)]
     pub(crate) trend: TrendArgs,
 
+    /// Print each I/O thread's figures per run (ops, MiB, IOPS, MiB/s, mean,
+    /// p50, p99, max from the thread's own histogram), as diskspd -L does,
+    /// with the run's totals beneath; a terminal table, or Markdown / CSV
+    /// with --format md / csv.
+    #[arg(long)]
+    pub(crate) per_thread: bool,
+
     #[command(flatten)]
     pub(crate) store: StoreArg,
 }

@@ -464,14 +464,16 @@ fn rates_of(cx: &Ctx, e: &super::RunEntry, mix_points: usize, base: &mut RunSpec
     let text = |p: &P| p.as_ref().map(|v| v.get_ref().text());
     let args = crate::input::args::rate::RateArgs {
         rate_iops: text(&e.rate_iops),
+        rate_bw: text(&e.rate_bw),
         latency_target: text(&e.latency_target),
         search_steps: text(&e.search_steps),
         search_precision: text(&e.search_precision),
     };
-    let (key, at) = match (&e.rate_iops, &e.latency_target) {
-        (Some(v), _) => ("rate_iops", Some(v)),
-        (None, Some(v)) => ("latency_target", Some(v)),
-        (None, None) => match (&e.search_steps, &e.search_precision) {
+    let (key, at) = match (&e.rate_iops, &e.rate_bw, &e.latency_target) {
+        (Some(v), ..) => ("rate_iops", Some(v)),
+        (None, Some(v), _) => ("rate_bw", Some(v)),
+        (None, None, Some(v)) => ("latency_target", Some(v)),
+        (None, None, None) => match (&e.search_steps, &e.search_precision) {
             (Some(v), _) => {
                 return Err(cx.err(v, "search_steps", VbError::input("needs latency_target")));
             }
@@ -485,10 +487,14 @@ fn rates_of(cx: &Ctx, e: &super::RunEntry, mix_points: usize, base: &mut RunSpec
             (None, None) => return Ok(()),
         },
     };
-    if let (true, Some(v)) = (mix_points > 1, &e.rate_iops) {
+    let capped = e.rate_iops.as_ref().map(|v| ("rate_iops", v));
+    if let (true, Some((key, v))) = (
+        mix_points > 1,
+        capped.or(e.rate_bw.as_ref().map(|v| ("rate_bw", v))),
+    ) {
         return Err(cx.err(
             v,
-            "rate_iops",
+            key,
             VbError::input("caps each direction of one mix; sweep read_pct without it"),
         ));
     }

@@ -159,6 +159,8 @@ pub(crate) struct RunEntry {
     pub(crate) rate: P,
     /// Reads and writes per second apart (`--rate-iops R,W`).
     pub(crate) rate_iops: P,
+    /// Read and write bandwidth apart (`--rate-bw R,W`).
+    pub(crate) rate_bw: P,
     /// The latency search (`--latency-target`, `--search-steps`,
     /// `--search-precision`), parsed by `input::rate`.
     pub(crate) latency_target: P,

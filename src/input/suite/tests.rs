@@ -313,7 +313,19 @@ fn a_curve_stops_on_a_percentile_and_a_run_searches_its_latency_target() {
     assert_eq!((s.limits[0].percentile, s.max_steps), (99.9, 6));
     let j = text_job(&format!("{run}rate_iops = \"300,100\"\n"));
     assert_eq!((j.runs[0].read_pct, j.runs[0].rate_iops), (75, Some(400.0)));
+    let j = text_job(&format!("{run}rate_bw = \"30MiB/s,10MiB/s\"\n"));
+    let r = &j.runs[0];
+    assert_eq!(
+        (r.read_pct, r.rate_iops, r.shape.rate_bytes),
+        (75, None, Some(40.0 * 1048576.0))
+    );
     for (extra, says) in [
+        ("rate_bw = \"5MiB,5MiB\"\nread_pct = \"50,70\"\n", "rate_bw"),
+        ("rate_bw = \"5MiB\"\n", "--rate-bw '5MiB' takes read,write"),
+        (
+            "rate_bw = \"5MiB,5MiB\"\nrate = \"100\"\n",
+            "--rate-bw and --rate",
+        ),
         ("curve_stop_latency = \"p101=2ms\"\n", "my.toml line 7"),
         ("latency_target = \"p0=1ms\"\n", "my.toml line 7"),
         ("search_steps = 5\n", "needs latency_target"),

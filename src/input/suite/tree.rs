@@ -34,6 +34,7 @@ pub(super) fn tree_entry(
         ("curve", &e.curve),
         ("until_gain_below", &e.until_gain_below),
         ("rate_iops", &e.rate_iops),
+        ("rate_bw", &e.rate_bw),
         ("latency_target", &e.latency_target),
         ("search_steps", &e.search_steps),
         ("search_precision", &e.search_precision),

@@ -119,6 +119,7 @@ impl RunEntry {
             size: None,
             rate: None,
             rate_iops: None,
+            rate_bw: None,
             latency_target: None,
             search_steps: None,
             search_precision: None,

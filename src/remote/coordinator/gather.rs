@@ -41,7 +41,18 @@ impl Coordinator<'_> {
                 continue;
             }
             match merge::merge_runs(&parts) {
-                Ok(r) => {
+                Ok(mut r) => {
+                    // The merge keeps the parts' threads in order: each
+                    // target's stretch is labelled with it and the host.
+                    let mut from = 0;
+                    for t in h.run.done.iter().flat_map(|d| d.0.iter()) {
+                        let to = (from + t.result.threads.len()).min(r.threads.len());
+                        if let Some(s) = r.threads.get_mut(from..to) {
+                            let target = (parts.len() > 1).then_some(t.target);
+                            crate::result::threads::label(s, Some(&h.a.host.name), target);
+                        }
+                        from = to;
+                    }
                     for t in h.run.done.iter().flat_map(|d| d.0.iter()) {
                         let path = h.a.targets.get(t.target as usize);
                         let path = path.map(|p| p.display().to_string()).unwrap_or_default();
@@ -55,7 +66,12 @@ impl Coordinator<'_> {
                                 .on_host(&h.a.host.name),
                         );
                     }
-                    h.runs.push(r.clone());
+                    // The merged run keeps every thread, labelled with its
+                    // host: a host's own copy would only repeat them.
+                    let mut own = r.clone();
+                    own.threads = Vec::new();
+                    own.threads_left_out = 0;
+                    h.runs.push(own);
                     host_results.push(r);
                 }
                 Err(e) => {

@@ -85,6 +85,9 @@ fn result(seed: u64, n: usize, secs: f64) -> (RunResult, OpStats, OpStats) {
         replay: None,
         from_intervals: false,
         histograms_left_out: false,
+        // One thread did it all: its row is the totals.
+        threads: vec![crate::result::threads::ThreadRun::of(0, &r, &w, secs)],
+        threads_left_out: 0,
         protocol: None,
     };
     let mut res = res;
@@ -118,6 +121,11 @@ fn merge_equals_one_result_of_all_operations() {
         BucketedHistogram::from_histogram(&all_r.hist)
     );
     assert_eq!(m.io_threads, 4);
+    // Each part's threads, in order; they add up to the merged totals.
+    assert_eq!((m.threads.len(), m.threads_left_out), (2, 0));
+    let sums = crate::result::threads::sums(&m.threads).unwrap();
+    assert_eq!(sums[0], (m.totals.read.ops, m.totals.read.bytes));
+    assert_eq!(sums[1], (m.totals.write.ops, m.totals.write.bytes));
     assert_eq!(m.intervals.len(), 1);
     assert!(close(
         m.intervals[0].read.iops,
@@ -127,10 +135,41 @@ fn merge_equals_one_result_of_all_operations() {
 }
 
 #[test]
+fn threads_past_the_bound_are_counted_not_kept() {
+    use crate::result::threads::MAX_KEPT_THREADS;
+    let (mut a, _, _) = result(4, 1_000, 10.0);
+    let row = a.threads[0].clone();
+    a.threads = vec![row; MAX_KEPT_THREADS - 10];
+    let (mut b, _, _) = result(5, 1_000, 10.0);
+    b.threads_left_out = 3;
+    b.threads = vec![b.threads[0].clone(); 20];
+    let m = merge_runs(&[&a, &b]).unwrap();
+    assert_eq!(m.threads.len(), MAX_KEPT_THREADS);
+    // 10 of b's 20 kept, the other 10 and the 3 b had left out counted.
+    assert_eq!(m.threads_left_out, 13);
+}
+
+#[test]
 fn hostile_results_are_refused() {
     let (good, _, _) = result(3, 5_000, 10.0);
     type Breaker = Box<dyn Fn(&mut RunResult)>;
     let cases: Vec<(&str, Breaker)> = vec![
+        (
+            "threads' reads",
+            Box::new(|r| {
+                r.threads[0].read.ops -= 1;
+                r.threads[0].read.bytes -= 4096;
+                r.threads[0].read.iops = r.threads[0].read.ops as f64 / 10.0;
+                r.threads[0].read.mib_s = r.threads[0].read.bytes as f64 / 1048576.0 / 10.0;
+            }),
+        ),
+        (
+            "per-thread rows",
+            Box::new(|r| {
+                let row = r.threads[0].clone();
+                r.threads = vec![row; crate::result::threads::MAX_KEPT_THREADS + 1];
+            }),
+        ),
         (
             "histogram holds",
             Box::new(|r| {

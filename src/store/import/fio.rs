@@ -249,6 +249,8 @@ fn job_run(
         // fio's own summary, not an interval record.
         from_intervals: false,
         histograms_left_out: false,
+        threads: Vec::new(),
+        threads_left_out: 0,
         protocol: None,
     }))
 }
