@@ -141,7 +141,7 @@ fn other_key(e: &RunEntry) -> Option<&'static str> {
         think_time,
         cooldown,
     } = e;
-    let given: [(&'static str, &P); 33] = [
+    let given: [(&'static str, &P); 34] = [
         ("rw", rw),
         ("read_pct", read_pct),
         ("bs", bs),
