@@ -23,6 +23,28 @@ pub(crate) struct ProtocolStats {
     pub(crate) reconnects: u64,
     /// One entry per operation type seen, by name ("READ", "WRITE").
     pub(crate) ops: Vec<ProtocolOp>,
+    /// One entry per connection, I/O thread by thread (at most
+    /// `bounds::MAX_PROTOCOL_CONNS_LISTED`; the sums above count them all):
+    /// where a server restart was reconnected, one connection carrying the
+    /// load while another idles.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) per_connection: Vec<ProtocolConn>,
+}
+
+/// What one TCP connection carried in the measured phase.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct ProtocolConn {
+    /// The I/O thread whose client held it, and its number there.
+    pub(crate) thread: u32,
+    pub(crate) conn: u32,
+    /// Calls answered and the data they moved, every operation type.
+    pub(crate) calls: u64,
+    pub(crate) bytes: u64,
+    pub(crate) errors: u64,
+    pub(crate) retrans: u64,
+    pub(crate) timeouts: u64,
+    /// Times it was made again after a loss.
+    pub(crate) reconnects: u64,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -60,6 +82,10 @@ pub(crate) struct ProtoSeen {
     pub(crate) connections: u32,
     pub(crate) reconnects: u64,
     pub(crate) ops: Vec<ProtoOpSeen>,
+    /// Per connection; `thread` counts from 0 in each part merged.
+    pub(crate) conns: Vec<ProtocolConn>,
+    /// I/O threads merged in.
+    pub(crate) threads: u32,
 }
 
 impl ProtoSeen {
@@ -71,6 +97,16 @@ impl ProtoSeen {
         }
         self.connections += o.connections;
         self.reconnects += o.reconnects;
+        let cap = crate::units::bounds::MAX_PROTOCOL_CONNS_LISTED;
+        for c in o.conns {
+            if self.conns.len() < cap {
+                self.conns.push(ProtocolConn {
+                    thread: self.threads + c.thread,
+                    ..c
+                });
+            }
+        }
+        self.threads += o.threads;
         for op in o.ops {
             match self.ops.iter_mut().find(|s| s.op == op.op) {
                 Some(s) => {
@@ -107,6 +143,7 @@ impl ProtoSeen {
                     timeouts: s.timeouts,
                 })
                 .collect(),
+            per_connection: self.conns.clone(),
         }
     }
 }
@@ -125,6 +162,19 @@ mod tests {
             version: "3".into(),
             connections: 2,
             reconnects: 0,
+            conns: vec![
+                ProtocolConn {
+                    conn: 0,
+                    calls: lat_ns.len() as u64,
+                    ..ProtocolConn::default()
+                },
+                ProtocolConn {
+                    conn: 1,
+                    reconnects: 1,
+                    ..ProtocolConn::default()
+                },
+            ],
+            threads: 1,
             ops: vec![ProtoOpSeen {
                 op,
                 exec: rtt.clone(),
@@ -148,5 +198,16 @@ mod tests {
         assert_eq!(s.ops[0].bytes, 3 * 4096);
         assert!((s.ops[0].rtt_us.mean - 2.0).abs() < 1e-9, "{:?}", s.ops[0]);
         assert_eq!(s.ops[0].retrans, 2);
+        // Each thread's connections listed under its own number.
+        let ids: Vec<(u32, u32, u64)> = s
+            .per_connection
+            .iter()
+            .map(|c| (c.thread, c.conn, c.calls))
+            .collect();
+        assert_eq!(
+            ids,
+            [(0, 0, 2), (0, 1, 0), (1, 0, 1), (1, 1, 0), (2, 0, 1), (2, 1, 0)]
+        );
+        assert_eq!(s.per_connection[3].reconnects, 1);
     }
 }

@@ -43,6 +43,7 @@ mod meta_intervals;
 mod methods;
 mod multihost;
 mod nfs;
+mod nfs_faults;
 mod nfs_target;
 mod prop_import;
 mod prop_input;

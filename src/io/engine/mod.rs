@@ -79,6 +79,13 @@ pub(crate) trait Engine {
     fn protocol(&mut self) -> Option<crate::result::protocol::ProtoSeen> {
         None
     }
+
+    /// Why a failed completion failed, when the engine knows more than
+    /// its errno (a protocol client: the server gone, and for how long it
+    /// was waited for); read only once an I/O has failed.
+    fn failure(&self) -> Option<String> {
+        None
+    }
 }
 
 pub(crate) use crate::spec::EngineKind;
@@ -194,6 +201,13 @@ impl Engine for AnyEngine {
     fn protocol(&mut self) -> Option<crate::result::protocol::ProtoSeen> {
         match self {
             Self::Own(e) => e.protocol(),
+            _ => None,
+        }
+    }
+
+    fn failure(&self) -> Option<String> {
+        match self {
+            Self::Own(e) => e.failure(),
             _ => None,
         }
     }

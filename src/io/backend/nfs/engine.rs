@@ -20,7 +20,7 @@ use crate::io::backend::{Dir, IoOpen};
 use crate::io::engine::{Completion, Engine};
 use crate::io::workload::IoOp;
 use crate::proto::nfs::{self, Client, FileType, OpKind, Reply, Request, Stable};
-use crate::result::protocol::{ProtoOpSeen, ProtoSeen};
+use crate::result::protocol::{ProtoOpSeen, ProtoSeen, ProtocolConn};
 
 /// How long one `submit_and_wait` waits for its first completion when
 /// given no timeout: the client's own call timeouts and reconnects end a
@@ -36,6 +36,12 @@ pub(super) struct NfsEngine {
     got: Vec<nfs::Completion>,
     /// Requests refused at queue time, completed at the next submit.
     refused: Vec<Completion>,
+    /// The server, for the line that says it was lost.
+    server: String,
+    /// The first call that failed because the server was gone (not
+    /// reached again within the URL's `reconnect=`, a connection lost with
+    /// it too often, no reply within the call timeouts).
+    lost: Option<String>,
 }
 
 // SAFETY: the client's raw pointers are the worker's buffers, used only on
@@ -85,6 +91,8 @@ pub(super) fn open(dir: &NfsDir, files: &[(String, u64)], how: &IoOpen) -> Resul
         },
         got: Vec::with_capacity(opts.depth),
         refused: Vec::new(),
+        server: url.to_string(),
+        lost: None,
     })
 }
 
@@ -145,7 +153,12 @@ impl Engine for NfsEngine {
             let result = match c.result {
                 Ok(Reply::Read { count, .. }) | Ok(Reply::Write { count, .. }) => i64::from(count),
                 Ok(_) => -i64::from(libc::EIO),
-                Err(e) => -i64::from(errno(&e).raw_os_error()),
+                Err(e) => {
+                    if self.lost.is_none() && server_gone(&e) {
+                        self.lost = Some(format!("{e} (the NFS server of {})", self.server));
+                    }
+                    -i64::from(errno(&e).raw_os_error())
+                }
             };
             out.push(Completion {
                 slot: c.slot,
@@ -159,6 +172,10 @@ impl Engine for NfsEngine {
         self.client.reset_stats();
     }
 
+    fn failure(&self) -> Option<String> {
+        self.lost.clone()
+    }
+
     fn protocol(&mut self) -> Option<ProtoSeen> {
         let mut seen = ProtoSeen {
             protocol: crate::spec::EngineKind::Nfs.name(),
@@ -166,9 +183,22 @@ impl Engine for NfsEngine {
             connections: self.client.conn_stats().count() as u32,
             reconnects: 0,
             ops: Vec::new(),
+            conns: Vec::new(),
+            threads: 1,
         };
-        for c in self.client.conn_stats() {
+        for (i, c) in self.client.conn_stats().enumerate() {
             seen.reconnects += c.reconnects;
+            let each = c.ops.iter().flatten();
+            seen.conns.push(ProtocolConn {
+                thread: 0,
+                conn: i as u32,
+                calls: c.total_ops(),
+                bytes: each.clone().map(|s| s.rtt.bytes).sum(),
+                errors: each.clone().map(|s| s.errors).sum(),
+                retrans: each.clone().map(|s| s.retrans).sum(),
+                timeouts: each.map(|s| s.timeouts).sum(),
+                reconnects: c.reconnects,
+            });
             for (k, s) in c.ops.iter().enumerate() {
                 let (Some(s), Some(kind)) = (s, OpKind::from_index(k as u8)) else {
                     continue;
@@ -189,6 +219,18 @@ impl Engine for NfsEngine {
         }
         Some(seen)
     }
+}
+
+/// The call failed because the server went away, not for what it asked.
+fn server_gone(e: &nfs::NfsError) -> bool {
+    use crate::proto::rpc::RpcError;
+    matches!(
+        e,
+        nfs::NfsError::Rpc {
+            err: RpcError::Unreachable { .. } | RpcError::Lost { .. } | RpcError::Timeout { .. },
+            ..
+        }
+    )
 }
 
 impl Drop for NfsEngine {
