@@ -153,10 +153,13 @@ mod tests {
         );
         assert_eq!(
             l[1],
-            "  READ   1,000 calls 3.9MiB, rtt 120 µs exec 180 µs (mean), 8 resent"
+            "  READ   1,000 calls 3.91MiB, rtt 120 µs exec 180 µs (mean), 8 resent"
         );
         let quiet = run_with(stats(0, [500, 500]));
-        assert!(quiet[0].ends_with("2 connections, no reconnects"), "{quiet:?}");
+        assert!(
+            quiet[0].ends_with("2 connections, no reconnects"),
+            "{quiet:?}"
+        );
         assert!(!quiet[1].contains("resent"), "{quiet:?}");
     }
 
@@ -165,8 +168,14 @@ mod tests {
         let l = run_with(stats(0, [900, 100]));
         assert_eq!(
             l.last().map(String::as_str),
-            Some("  connections uneven: thread 0 connection 0 carried 900 calls, thread 0 connection 1 100")
+            Some(
+                "  connections uneven: thread 0 connection 0 carried 900 calls, thread 0 connection 1 100"
+            )
         );
-        assert_eq!(run_with(stats(0, [200, 100])).len(), 2, "no line when even enough");
+        assert_eq!(
+            run_with(stats(0, [200, 100])).len(),
+            2,
+            "no line when even enough"
+        );
     }
 }

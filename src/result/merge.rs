@@ -253,13 +253,19 @@ pub(crate) fn merge_protocol(parts: &[&ProtocolStats]) -> Option<ProtocolStats> 
     for p in parts {
         for c in &p.per_connection {
             if out.per_connection.len() < crate::units::bounds::MAX_PROTOCOL_CONNS_LISTED {
-                out.per_connection.push(crate::result::protocol::ProtocolConn {
-                    thread: threads + c.thread,
-                    ..*c
-                });
+                out.per_connection
+                    .push(crate::result::protocol::ProtocolConn {
+                        thread: threads + c.thread,
+                        ..*c
+                    });
             }
         }
-        threads += p.per_connection.iter().map(|c| c.thread + 1).max().unwrap_or(0);
+        threads += p
+            .per_connection
+            .iter()
+            .map(|c| c.thread + 1)
+            .max()
+            .unwrap_or(0);
     }
     let mut names: Vec<&str> = Vec::new();
     for p in parts {

@@ -63,6 +63,50 @@ pub(crate) struct ProtocolOp {
     pub(crate) timeouts: u64,
 }
 
+/// What a protocol client did in one interval, every I/O thread's client
+/// summed: the live outputs' `protocol` (`--live` lines, the exporter's
+/// `volbench_protocol_*` series).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub(crate) struct ProtocolInterval {
+    /// Calls answered, and the data they moved.
+    pub(crate) calls: u64,
+    pub(crate) bytes: u64,
+    /// Mean round-trip time (call sent to reply) and execute time (call
+    /// queued to completion) of those calls, in µs; 0 without calls.
+    pub(crate) rtt_us_mean: f64,
+    pub(crate) exec_us_mean: f64,
+    pub(crate) errors: u64,
+    pub(crate) retrans: u64,
+    pub(crate) timeouts: u64,
+    /// Connections made again in the interval (a server restart).
+    pub(crate) reconnects: u64,
+}
+
+impl ProtocolInterval {
+    /// From the difference of two readings of `stats::LiveCounters::proto`.
+    pub(crate) fn from_delta(d: &[u64; crate::stats::PROTO_FIELDS]) -> ProtocolInterval {
+        use crate::stats::proto;
+        let calls = d[proto::CALLS];
+        let mean = |ns: u64| {
+            if calls == 0 {
+                0.0
+            } else {
+                ns as f64 / calls as f64 / 1000.0
+            }
+        };
+        ProtocolInterval {
+            calls,
+            bytes: d[proto::BYTES],
+            rtt_us_mean: mean(d[proto::RTT_NS]),
+            exec_us_mean: mean(d[proto::EXEC_NS]),
+            errors: d[proto::ERRORS],
+            retrans: d[proto::RETRANS],
+            timeouts: d[proto::TIMEOUTS],
+            reconnects: d[proto::RECONNECTS],
+        }
+    }
+}
+
 /// One operation type as the client counts it, mergeable over threads.
 #[derive(Debug, Clone)]
 pub(crate) struct ProtoOpSeen {
@@ -206,7 +250,14 @@ mod tests {
             .collect();
         assert_eq!(
             ids,
-            [(0, 0, 2), (0, 1, 0), (1, 0, 1), (1, 1, 0), (2, 0, 1), (2, 1, 0)]
+            [
+                (0, 0, 2),
+                (0, 1, 0),
+                (1, 0, 1),
+                (1, 1, 0),
+                (2, 0, 1),
+                (2, 1, 0)
+            ]
         );
         assert_eq!(s.per_connection[3].reconnects, 1);
     }

@@ -295,7 +295,11 @@ fn hosts_protocol_figures_add_and_their_latencies_weigh_by_calls() {
         .iter()
         .map(|c| (c.thread, c.conn, c.calls))
         .collect();
-    assert_eq!(conns, [(0, 1, 3), (1, 1, 1)], "each host's threads numbered on");
+    assert_eq!(
+        conns,
+        [(0, 1, 3), (1, 1, 1)],
+        "each host's threads numbered on"
+    );
     assert_eq!((m.ops[0].calls, m.ops[0].bytes), (4, 4 * 4096));
     assert!((m.ops[0].rtt_us.mean - 3.0).abs() < 1e-9, "{:?}", m.ops[0]);
     assert!(super::merge_protocol(&[]).is_none());

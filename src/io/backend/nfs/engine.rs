@@ -21,6 +21,7 @@ use crate::io::engine::{Completion, Engine};
 use crate::io::workload::IoOp;
 use crate::proto::nfs::{self, Client, FileType, OpKind, Reply, Request, Stable};
 use crate::result::protocol::{ProtoOpSeen, ProtoSeen, ProtocolConn};
+use crate::stats::{LiveCounters, PROTO_FIELDS, proto};
 
 /// How long one `submit_and_wait` waits for its first completion when
 /// given no timeout: the client's own call timeouts and reconnects end a
@@ -42,6 +43,11 @@ pub(super) struct NfsEngine {
     /// reached again within the URL's `reconnect=`, a connection lost with
     /// it too often, no reply within the call timeouts).
     lost: Option<String>,
+    /// The live totals counted before the measured phase started the
+    /// client's figures over, so what is published never goes back.
+    carried: [u64; PROTO_FIELDS],
+    /// The client's figures when the measured phase ended.
+    ended: Option<ProtoSeen>,
 }
 
 // SAFETY: the client's raw pointers are the worker's buffers, used only on
@@ -93,10 +99,75 @@ pub(super) fn open(dir: &NfsDir, files: &[(String, u64)], how: &IoOpen) -> Resul
         refused: Vec::new(),
         server: url.to_string(),
         lost: None,
+        carried: [0; PROTO_FIELDS],
+        ended: None,
     })
 }
 
 impl NfsEngine {
+    /// What the client saw since the measured phase started.
+    fn seen(&self) -> ProtoSeen {
+        let mut seen = ProtoSeen {
+            protocol: crate::spec::EngineKind::Nfs.name(),
+            version: self.client.version().to_string(),
+            connections: self.client.conn_stats().count() as u32,
+            reconnects: 0,
+            ops: Vec::new(),
+            conns: Vec::new(),
+            threads: 1,
+        };
+        for (i, c) in self.client.conn_stats().enumerate() {
+            seen.reconnects += c.reconnects;
+            let each = c.ops.iter().flatten();
+            seen.conns.push(ProtocolConn {
+                thread: 0,
+                conn: i as u32,
+                calls: c.total_ops(),
+                bytes: each.clone().map(|s| s.rtt.bytes).sum(),
+                errors: each.clone().map(|s| s.errors).sum(),
+                retrans: each.clone().map(|s| s.retrans).sum(),
+                timeouts: each.map(|s| s.timeouts).sum(),
+                reconnects: c.reconnects,
+            });
+            for (k, s) in c.ops.iter().enumerate() {
+                let (Some(s), Some(kind)) = (s, OpKind::from_index(k as u8)) else {
+                    continue;
+                };
+                let one = ProtoSeen {
+                    ops: vec![ProtoOpSeen {
+                        op: kind.name(),
+                        rtt: s.rtt.clone(),
+                        exec: s.exec.clone(),
+                        errors: s.errors,
+                        retrans: s.retrans,
+                        timeouts: s.timeouts,
+                    }],
+                    ..ProtoSeen::default()
+                };
+                seen.merge(one);
+            }
+        }
+        seen
+    }
+    /// Every connection's figures summed, on top of what was carried: a
+    /// few additions per operation type seen, no allocation.
+    fn live_totals(&self) -> [u64; PROTO_FIELDS] {
+        let mut t = self.carried;
+        for c in self.client.conn_stats() {
+            t[proto::RECONNECTS] += c.reconnects;
+            for s in c.ops.iter().flatten() {
+                t[proto::CALLS] += s.rtt.ops;
+                t[proto::BYTES] += s.rtt.bytes;
+                t[proto::RTT_NS] += s.rtt.lat_sum_ns.min(u64::MAX as u128) as u64;
+                t[proto::EXEC_NS] += s.exec.lat_sum_ns.min(u64::MAX as u128) as u64;
+                t[proto::ERRORS] += s.errors;
+                t[proto::RETRANS] += s.retrans;
+                t[proto::TIMEOUTS] += s.timeouts;
+            }
+        }
+        t
+    }
+
     fn refuse(&mut self, slot: u32, errno: i32) {
         self.refused.push(Completion {
             slot,
@@ -169,7 +240,16 @@ impl Engine for NfsEngine {
     }
 
     fn measure_started(&mut self) {
+        self.carried = self.live_totals();
         self.client.reset_stats();
+    }
+
+    fn measure_ended(&mut self) {
+        self.ended = Some(self.seen());
+    }
+
+    fn publish_live(&mut self, counters: &LiveCounters) {
+        counters.store_proto(&self.live_totals());
     }
 
     fn failure(&self) -> Option<String> {
@@ -177,47 +257,7 @@ impl Engine for NfsEngine {
     }
 
     fn protocol(&mut self) -> Option<ProtoSeen> {
-        let mut seen = ProtoSeen {
-            protocol: crate::spec::EngineKind::Nfs.name(),
-            version: self.client.version().to_string(),
-            connections: self.client.conn_stats().count() as u32,
-            reconnects: 0,
-            ops: Vec::new(),
-            conns: Vec::new(),
-            threads: 1,
-        };
-        for (i, c) in self.client.conn_stats().enumerate() {
-            seen.reconnects += c.reconnects;
-            let each = c.ops.iter().flatten();
-            seen.conns.push(ProtocolConn {
-                thread: 0,
-                conn: i as u32,
-                calls: c.total_ops(),
-                bytes: each.clone().map(|s| s.rtt.bytes).sum(),
-                errors: each.clone().map(|s| s.errors).sum(),
-                retrans: each.clone().map(|s| s.retrans).sum(),
-                timeouts: each.map(|s| s.timeouts).sum(),
-                reconnects: c.reconnects,
-            });
-            for (k, s) in c.ops.iter().enumerate() {
-                let (Some(s), Some(kind)) = (s, OpKind::from_index(k as u8)) else {
-                    continue;
-                };
-                let one = ProtoSeen {
-                    ops: vec![ProtoOpSeen {
-                        op: kind.name(),
-                        rtt: s.rtt.clone(),
-                        exec: s.exec.clone(),
-                        errors: s.errors,
-                        retrans: s.retrans,
-                        timeouts: s.timeouts,
-                    }],
-                    ..ProtoSeen::default()
-                };
-                seen.merge(one);
-            }
-        }
-        Some(seen)
+        Some(self.ended.take().unwrap_or_else(|| self.seen()))
     }
 }
 
