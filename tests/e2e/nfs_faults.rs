@@ -62,6 +62,33 @@ fn wait_for(
     false
 }
 
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port")
+}
+
+/// GET /metrics from the run, as text.
+fn scrape(port: u16) -> Option<String> {
+    use std::io::{Read, Write};
+    let mut c = std::net::TcpStream::connect(("127.0.0.1", port)).ok()?;
+    c.write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+        .ok()?;
+    let mut text = String::new();
+    c.read_to_string(&mut text).ok()?;
+    let (head, body) = text.split_once("\r\n\r\n")?;
+    head.starts_with("HTTP/1.1 200").then(|| body.to_string())
+}
+
+/// A counter's value summed over its series (one target, its phases).
+fn metric(text: &str, name: &str) -> f64 {
+    text.lines()
+        .filter(|l| l.starts_with(&format!("{name}{{")))
+        .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+        .sum()
+}
+
 /// Waits for a spawned run to end, within `limit`.
 fn wait_end(child: &mut Child, limit: Duration) -> std::process::ExitStatus {
     let until = Instant::now() + limit;
@@ -88,11 +115,13 @@ fn a_server_restart_mid_run_is_reconnected_counted_and_the_run_goes_on() {
         let url = srv.url(&name, v);
         let tmp = tempfile::tempdir().expect("a temporary folder");
         let (live, out) = (tmp.path().join("live.jsonl"), tmp.path().join("out"));
+        let port = free_port();
         let mut child = vb(["run", "--target", &url])
             .args([
                 "--size", "8m", "--files", "2", "--rw", "randrw", "--bs", "4k",
             ])
             .args(["--iodepth", "8", "--nfs-connections", "2", "--verify"])
+            .args(["--metrics-listen", &port.to_string()])
             .args(["--warmup", "0", "--duration", "12s", "--interval", "500ms"])
             .arg("--live")
             .arg(&live)
@@ -123,6 +152,18 @@ fn a_server_restart_mid_run_is_reconnected_counted_and_the_run_goes_on() {
                 |l| busy_intervals(l) > before
             ),
             "v{v}: the run moved data again after the restart"
+        );
+        // The exporter's counters say the reconnect while the run goes.
+        let until = Instant::now() + Duration::from_secs(60);
+        let mut seen = String::new();
+        while Instant::now() < until && metric(&seen, "volbench_protocol_reconnects_total") < 1.0 {
+            std::thread::sleep(Duration::from_millis(100));
+            seen = scrape(port).unwrap_or_default();
+        }
+        assert!(
+            metric(&seen, "volbench_protocol_reconnects_total") >= 1.0
+                && metric(&seen, "volbench_protocol_calls_total") > 0.0,
+            "v{v}: /metrics: {seen}"
         );
         let status = wait_end(&mut child, Duration::from_secs(120));
         let o = child.wait_with_output().expect("output");
