@@ -18,7 +18,9 @@ pub(crate) struct CommonArgs {
     /// and /sys only an existing block device; tmpfs, ramfs and zram are
     /// run but named as memory. Or a directory on an NFS server, without a
     /// mount: nfs://SERVER/EXPORT/DIR?version=3 (or 4.1; a :PORT after the
-    /// server, and uid=, gid=, rsize=, wsize= keys, as docs/guide/nfs.md says).
+    /// server, and uid=, gid=, rsize=, wsize=, reconnect=SECONDS (how long a
+    /// lost server is waited for, 1..3600, default 60) keys, as
+    /// docs/guide/nfs.md says).
     #[arg(long, value_name = "PATH|URL")]
     pub(crate) target: PathBuf,
 
