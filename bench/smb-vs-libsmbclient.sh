@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# smb-vs-libsmbclient.sh: the user-space SMB client (src/proto/smb/, driven
-# by examples/smb_bench.rs until volbench runs smb:// targets) against the
-# best other client here, on the same Samba in one sitting: a bare C loop
-# over libsmbclient (bench/smb/loop.c) for random 4 KiB and sequential
-# 1 MiB reads and writes, smbclient's `get` for sequential MiB/s, and the
-# client's own 1 against 2 and 4 channels. Rounds alternate; medians.
+# smb-vs-libsmbclient.sh: the user-space SMB client (src/proto/smb/), both
+# bare (examples/smb_bench.rs) and as `volbench run --target smb://` (the
+# whole product: the back end, its engine, the worker loop, one process per
+# run), against the best other client here, on the same Samba in one
+# sitting: a bare C loop over libsmbclient (bench/smb/loop.c) for random
+# 4 KiB and sequential 1 MiB reads and writes, smbclient's `get` for
+# sequential MiB/s, and the client's own 1 against 2 and 4 channels.
+# Rounds alternate; medians.
 #
 #   bench/smb-vs-libsmbclient.sh [--seconds 5] [--repeat 3] [--size 256M] [--no-build]
 #
@@ -80,12 +82,42 @@ echo "building the C loop and the harness..." >&2
 cc -O2 -o "$work/loop" bench/smb/loop.c -I/usr/include/samba-4.0 -lsmbclient
 # SMB_BENCH_PROFILE=dev measures the dev build (quicker to make, slower).
 profile=${SMB_BENCH_PROFILE:-release}
-((build)) && cargo build --quiet --profile "$profile" --example smb_bench
-vb=target/$([[ $profile == dev ]] && echo debug || echo "$profile")/examples/smb_bench
+((build)) && cargo build --quiet --profile "$profile" --example smb_bench --bin volbench
+out=target/$([[ $profile == dev ]] && echo debug || echo "$profile")
+vb=$out/examples/smb_bench
+bin=$out/volbench
 url="smb://127.0.0.1:$port/bench"
+# volbench's own file set for `volbench run`, filled once (the runs reuse it).
+seturl="smb://root@127.0.0.1:$port/bench/set"
+"$bin" run --target "$seturl" --size "$bytes" --rw read --io-limit 4k \
+  --warmup 0 --duration 5s --no-counters >/dev/null 2>&1 || die "volbench could not fill its set"
 
 c_run() { "$work/loop" "$url/$2" "$1" "$3" "$bytes" "$seconds"; }
 vb_run() { "$vb" --addr "127.0.0.1:$port" --share bench --user root --file "$2" --rw "$1" --bs "$3" --qd "$4" --channels "$5" --size "$bytes" --seconds "$seconds"; }
+# `volbench run` on its set: the measured phase's ops and bytes, the whole
+# process's CPU (start-up and log-on included, so this is the product's
+# cost, not the loop's alone).
+run_run() {
+  python3 - "$bin" "$seturl" "$bytes" "$seconds" "$1" "$2" "$3" "$4" <<'PY'
+import json, resource, subprocess, sys
+bin, url, size, secs, rw, bs, qd, ch = sys.argv[1:]
+before = resource.getrusage(resource.RUSAGE_CHILDREN)
+p = subprocess.run([bin, "run", "--target", url, "--size", size, "--rw", rw, "--bs", bs,
+                    "--iodepth", qd, "--smb-channels", ch, "--threads", "1", "--warmup", "0",
+                    "--duration", secs + "s", "--no-counters", "--json"],
+                   capture_output=True, check=True)
+after = resource.getrusage(resource.RUSAGE_CHILDREN)
+cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+run = json.loads(p.stdout)["runs"][0]
+t = run["totals"]
+ops = t["read"]["ops"] + t["write"]["ops"]
+nbytes = t["read"]["bytes"] + t["write"]["bytes"]
+measured = sum(ph["duration_s"] for ph in run["phases"] if ph["name"] == "measure")
+print(json.dumps({"client": "volbench run", "rw": rw, "bs": int(bs), "qd": int(qd),
+                  "channels": int(ch), "ops": ops, "bytes": nbytes, "errors": 0,
+                  "seconds": measured, "cpu": cpu}))
+PY
+}
 get_run() {
   local t0 c0 out
   out=$( { TIMEFORMAT='%3U %3S %3R'; time smbclient -p "$port" //127.0.0.1/bench -A "$work/auth" -m SMB3_11 -c 'get data /dev/null' >/dev/null 2>&1; } 2>&1 )
@@ -96,12 +128,15 @@ cases=(
   "c randread data 4096 1 1"
   "vb randread data 4096 1 1"
   "vb randread data 4096 16 1"
+  "run randread - 4096 1 1"
+  "run randread - 4096 16 1"
   "c randwrite wdata 4096 1 1"
   "vb randwrite wdata 4096 1 1"
   "vb randwrite wdata 4096 16 1"
   "c read data 1048576 1 1"
   "vb read data 1048576 1 1"
   "vb read data 1048576 4 1"
+  "run read - 1048576 1 1"
   "get read data 0 0 1"
   "c write wdata 1048576 1 1"
   "vb write wdata 1048576 1 1"
@@ -112,6 +147,7 @@ cases=(
   "vb randread data 4096 32 1"
   "vb randread data 4096 32 2"
   "vb randread data 4096 32 4"
+  "run randread - 4096 32 2"
 )
 results=$work/results.jsonl
 for ((r = 1; r <= repeat; r++)); do
@@ -122,6 +158,7 @@ for ((r = 1; r <= repeat; r++)); do
       c) line=$(c_run "$rw" "$file" "$bs") ;;
       vb) line=$(vb_run "$rw" "$file" "$bs" "$qd" "$ch") ;;
       get) line=$(get_run) ;;
+      run) line=$(run_run "$rw" "$bs" "$qd" "$ch") ;;
     esac
     echo "$line" >> "$results"
   done
@@ -152,6 +189,9 @@ def ratio(a, b, i):
 print()
 for rw, bs, i, unit in [("randread", 4096, 2, "IOPS/cpu-s"), ("randwrite", 4096, 2, "IOPS/cpu-s"), ("read", 1048576, 3, "MiB/s/cpu-s"), ("write", 1048576, 3, "MiB/s/cpu-s")]:
     print(f"{rw} {bs}: volbench-smb qd1 / libsmbclient = {ratio(('volbench-smb', rw, bs, 1, 1), ('libsmbclient', rw, bs, 1, 1), i):.2f} ({unit})")
+for rw, bs, qd, i, unit in [("randread", 4096, 1, 2, "IOPS/cpu-s"), ("randread", 4096, 16, 2, "IOPS/cpu-s"), ("read", 1048576, 1, 3, "MiB/s/cpu-s")]:
+    print(f"{rw} {bs} qd{qd}: volbench run / bare client = {ratio(('volbench run', rw, bs, qd, 1), ('volbench-smb', rw, bs, qd, 1), i):.2f} ({unit})")
+print(f"randread 4096 qd1: volbench run / libsmbclient = {ratio(('volbench run', 'randread', 4096, 1, 1), ('libsmbclient', 'randread', 4096, 1, 1), 2):.2f} (IOPS/cpu-s)")
 print(f"read 1M: volbench-smb qd1 / smbclient get = {ratio(('volbench-smb', 'read', 1048576, 1, 1), ('smbclient get', 'read', 0, 0, 1), 3):.2f} (MiB/s/cpu-s)")
 for ch in (2, 4):
     print(f"read 1M qd8: {ch} channels / 1 channel = {ratio(('volbench-smb', 'read', 1048576, 8, ch), ('volbench-smb', 'read', 1048576, 8, 1), 1):.2f} (MiB/s)")

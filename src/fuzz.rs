@@ -34,6 +34,7 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("sftp", sftp),
     ("nfs_reply", nfs_reply),
     ("smb_reply", smb_reply),
+    ("smb_url", smb_url),
 ];
 
 /// The longest refusal a parser may print: it names the file, the line and
@@ -418,4 +419,34 @@ pub fn smb_reply(data: &[u8]) {
 /// The target named `name`.
 pub fn target(name: &str) -> Option<Target> {
     TARGETS.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
+}
+
+/// `--target smb://...` as a user types it: parsed by the one parser, or
+/// refused in one line; what is accepted shows (in messages and results)
+/// as a URL that parses back to the same server, share and directory, each
+/// component one name (no separator, stream or wildcard), the channels
+/// within their bound, the password never a part of it.
+pub fn smb_url(data: &[u8]) {
+    use crate::proto::smb::url::{self, MAX_CHANNELS, component_ok};
+    let text = text(data);
+    let u = match url::parse(&text) {
+        Ok(u) => u,
+        Err(e) => return refusal("smb url", &e),
+    };
+    assert!(component_ok(&u.share), "share {:?}", u.share);
+    assert!(u.path.iter().all(|c| component_ok(c)), "{:?}", u.path);
+    assert!(u.channels.is_none_or(|n| (1..=MAX_CHANNELS).contains(&n)));
+    let shown = u.to_string();
+    let again = url::parse(&shown).unwrap_or_else(|e| panic!("{shown} does not parse back: {e}"));
+    assert_eq!(
+        (
+            &again.host,
+            again.port,
+            &again.user,
+            &again.share,
+            &again.path
+        ),
+        (&u.host, u.port, &u.user, &u.share, &u.path),
+        "{shown}"
+    );
 }

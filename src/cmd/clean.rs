@@ -5,9 +5,18 @@ use crate::error::{Result, exit};
 use crate::input::args::CleanArgs;
 
 pub(crate) fn cmd_clean(a: &CleanArgs) -> Result<i32> {
-    // A file set on a server (nfs://): its own files, proven, nothing else.
-    if crate::io::backend::is_url(&a.target) {
+    // On a server (nfs://): a tree by the local tree's rules, else a file
+    // set's own files, proven, nothing else.
+    let on_server = crate::io::backend::is_url(&a.target);
+    if on_server {
         crate::io::backend::check_url(&a.target)?;
+    }
+    let tree = if on_server {
+        crate::io::meta::far::clean_url(&a.target)?
+    } else {
+        None
+    };
+    if on_server && tree.is_none() {
         let files = crate::io::target::clean_set(&a.target)?;
         crate::console::outln!(
             "removed {files} files from {} (anything else there is left)",
@@ -16,9 +25,12 @@ pub(crate) fn cmd_clean(a: &CleanArgs) -> Result<i32> {
         return Ok(exit::OK);
     }
     // A tree many hosts shared: its parts (hostN), each a tree of its own.
-    let done = match crate::io::meta::shared::clean_parts(&a.target)? {
+    let done = match tree {
         Some(done) => done,
-        None => crate::io::meta::clean(&a.target)?,
+        None => match crate::io::meta::shared::clean_parts(&a.target)? {
+            Some(done) => done,
+            None => crate::io::meta::clean(&a.target)?,
+        },
     };
     crate::console::outln!(
         "removed {} files and {} directories from {}",

@@ -91,7 +91,7 @@ pub(crate) fn worker(
 ) -> Option<meta::MetaWorker> {
     let m = run.spec.meta.as_ref()?;
     let tree = prepared.tree.clone()?;
-    let root = plan.job.target.path.clone();
+    let root = crate::io::backend::shown(&plan.job.target.path);
     Some(meta::MetaWorker::new(root, tree, m, plan.job.seed, w, n))
 }
 

@@ -80,8 +80,22 @@ pub(super) fn finish(result: &mut RunResult, run: &PlannedRun, report: &Mutex<Re
         Some(v) => format!("scheduled {:.3} s at {v}x", trace_s / v),
         None => "as fast as the depth allowed".to_string(),
     };
+    // Requests in flight at most: a synchronous engine runs one thread per.
+    let in_flight = run.io_threads.saturating_mul(run.depth);
+    let depth = if spec.depth_from_trace && s.recorded_in_flight > 0 {
+        format!(
+            "depth {in_flight} from the trace (the most it recorded in flight; --iodepth sets it)"
+        )
+    } else if spec.depth_from_trace {
+        format!(
+            "depth {in_flight} from the trace (its most requests within 1 ms: {}; --iodepth sets it)",
+            s.peak_1ms
+        )
+    } else {
+        format!("depth {in_flight}")
+    };
     crate::console::errln!(
-        "replay: {} of {} requests in {secs:.3} s ({pace}); {} late (every slot busy), \
+        "replay: {} of {} requests in {secs:.3} s ({pace}, {depth}); {} late (every slot busy), \
          latest {:.3} ms behind{}",
         r.issued,
         s.requests,
@@ -105,6 +119,8 @@ pub(super) fn finish(result: &mut RunResult, run: &PlannedRun, report: &Mutex<Re
         scheduled_s: spec.speed.map(|v| trace_s / v),
         ran_s: secs,
         late: r.late,
+        depth: in_flight,
+        depth_from_trace: spec.depth_from_trace,
         late_mean_us: if r.late > 0 {
             r.late_sum_ns as f64 / r.late as f64 / 1000.0
         } else {

@@ -53,7 +53,7 @@ pub(crate) enum Place {
 
 /// `volbench run`'s job (`--like` already resolved into flags).
 pub(crate) fn of_run(a: &RunArgs) -> Result<Job> {
-    let c = &with_nfs_connections(&a.common)?;
+    let c = &with_url_flags(&a.common)?;
     let expect = super::expect::expectation(c)?;
     let counts = c.remote.counts.host_counts.clone();
     let at = Where::of(c, false, counts.as_ref().map(|_| "--host-counts"))?;
@@ -133,7 +133,7 @@ impl Suite {
         no_warmup_run: bool,
         listed: Option<Vec<HostSpec>>,
     ) -> Result<Job> {
-        let c = &with_nfs_connections(c)?;
+        let c = &with_url_flags(c)?;
         let expect = super::expect::expectation(c)?;
         let multi_host = c.remote.is_multi_host() || listed.is_some();
         let c = &with_suite_threads_total(c, self.parsed.threads_total, multi_host)?;
@@ -162,6 +162,39 @@ impl Suite {
             notes: Vec::new(),
         })
     }
+}
+
+/// The flags with `--nfs-connections` and `--smb-channels` read once into
+/// the target's URL, where every host and the result find them.
+fn with_url_flags(c: &CommonArgs) -> Result<CommonArgs> {
+    with_smb_channels(&with_nfs_connections(c)?)
+}
+
+/// `--smb-channels` into the target's URL (`channels=`).
+fn with_smb_channels(c: &CommonArgs) -> Result<CommonArgs> {
+    let mut c = c.clone();
+    let Some(text) = c.smb_channels.take() else {
+        return Ok(c);
+    };
+    let n = crate::units::parse_count_in(
+        "--smb-channels",
+        &text,
+        1,
+        crate::units::bounds::MAX_SMB_CHANNELS,
+    )?;
+    if !c.target.to_string_lossy().starts_with("smb://") {
+        return Err(VbError::input(format!(
+            "--smb-channels is for an smb:// target, and {} is not one",
+            c.target.display()
+        )));
+    }
+    #[cfg(unix)]
+    {
+        c.target = crate::io::backend::smb::with_channels(&c.target, n)?;
+    }
+    #[cfg(not(unix))]
+    let _ = n;
+    Ok(c)
 }
 
 /// The flags with `--nfs-connections` read once into the target's URL

@@ -32,6 +32,7 @@ pub(crate) fn apply(shape: &mut Shape, key: &str, text: &str) -> Result<()> {
         }
         "end_fsync" => shape.end_fsync = yes(text)?,
         "random_map" => shape.random_map = yes(text)?,
+        "streams" => shape.streams = crate::spec::streams::Streams::parse(text)?,
         "think_time" => {
             let d = parse_duration_in(
                 &flag,
@@ -62,6 +63,7 @@ pub(crate) fn flag_texts(a: &ShapeArgs) -> Vec<(&'static str, String)> {
     };
     text("distribution", &a.distribution);
     text("seek_pct", &a.seek_pct);
+    text("streams", &a.streams);
     text("fsync_every", &a.fsync_every);
     text("think_time", &a.think_time);
     text("cooldown", &a.cooldown);

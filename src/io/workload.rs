@@ -40,6 +40,10 @@ pub(crate) struct IoGen {
     region_start: u64,
     region_end: u64,
     cursor: u64,
+    /// Writes' own position when reads and writes stream apart (fio's
+    /// jobs keep one per direction; `Streams::Each`); unused otherwise.
+    write_cursor: u64,
+    two_cursors: bool,
     /// Random patterns: the share of I/Os (percent) that seek; 100 unless
     /// --seek-pct says otherwise, the rest continue from the last I/O.
     seek_pct: u32,
@@ -49,6 +53,10 @@ pub(crate) struct IoGen {
     slots_per_file: u64,
     /// fio's random map: every slot once per pass (`--random-map`).
     visit: Option<Box<Visit>>,
+    /// This thread's index and the run's thread count, which place its
+    /// sequential stream (`spec::streams`).
+    worker: u32,
+    workers: u32,
 }
 
 /// One pass over `slots` slots in a shuffled order: a counter through the
@@ -159,14 +167,9 @@ impl IoGen {
                 cum
             })
             .collect();
-        let total = layout.total();
-        let per = (total / workers.max(1) as u64) / align * align;
-        let region_start = per * worker as u64;
-        let region_end = if worker + 1 == workers {
-            total / align * align
-        } else {
-            region_start + per
-        };
+        let (region_start, region_end) = crate::spec::streams::Streams::Split
+            .region(layout.total(), align, worker, workers)
+            .unwrap_or((0, 0));
         Self {
             rng: fastrand::Rng::with_seed(worker_seed(seed, worker)),
             random: pattern.is_random(),
@@ -183,11 +186,30 @@ impl IoGen {
             region_start,
             region_end,
             cursor: region_start,
+            write_cursor: region_start,
+            two_cursors: false,
             seek_pct: 100,
             skew: Vec::new(),
             slots_per_file: (layout.file_size / align).max(1),
             visit: None,
+            worker,
+            workers,
         }
+    }
+
+    /// Sequential streams as `streams` places them (`spec::streams`):
+    /// each thread its share, or each its own pass. A pass that would leave
+    /// the set gets an empty region, which `region_too_small` reports.
+    fn streamed(mut self, streams: crate::spec::streams::Streams) -> Self {
+        let (start, end) = streams
+            .region(self.layout.total(), self.align, self.worker, self.workers)
+            .unwrap_or((0, 0));
+        self.region_start = start;
+        self.region_end = end;
+        self.cursor = start;
+        self.write_cursor = start;
+        self.two_cursors = !streams.is_split() && self.read_pct != 0 && self.read_pct != 100;
+        self
     }
 
     /// fio's random map (`--random-map`): every block once per pass. The spec allows it only
@@ -215,11 +237,12 @@ impl IoGen {
         self.visit.as_ref().map_or(0, |v| v.passes)
     }
 
-    /// Applies a run's shape: skewed offsets and partial seeks (random
-    /// patterns only; the spec refuses them for sequential ones).
+    /// Applies a run's shape: where sequential streams run, or skewed
+    /// offsets and partial seeks (random patterns only; the spec refuses
+    /// them for sequential ones).
     pub(crate) fn shaped(mut self, shape: &crate::spec::shape::Shape) -> Self {
         if !self.random {
-            return self;
+            return self.streamed(shape.streams);
         }
         if !shape.distribution.is_uniform() {
             let slots = self.slots_per_file * self.layout.nfiles as u64;
@@ -301,18 +324,23 @@ impl IoGen {
             };
         }
         let l = len as u64;
+        let cursor = if write && self.two_cursors {
+            &mut self.write_cursor
+        } else {
+            &mut self.cursor
+        };
         loop {
-            if self.cursor + l > self.region_end {
-                self.cursor = self.region_start;
+            if *cursor + l > self.region_end {
+                *cursor = self.region_start;
             }
-            let file = self.cursor / fs;
-            let offset = self.cursor % fs;
+            let file = *cursor / fs;
+            let offset = *cursor % fs;
             if offset + l > fs {
                 // An I/O never straddles two files: move to the next file's start.
-                self.cursor = (file + 1) * fs;
+                *cursor = (file + 1) * fs;
                 continue;
             }
-            self.cursor += l;
+            *cursor += l;
             return IoOp {
                 write,
                 file: file as u32,
@@ -416,6 +444,67 @@ mod tests {
         assert_eq!((last.file, last.offset), (3, (1 << 20) - 65536));
         let wrapped = g.next_op();
         assert_eq!((wrapped.file, wrapped.offset), (2, 0));
+    }
+
+    #[test]
+    fn each_thread_makes_its_own_pass_from_its_start_as_fio_s_jobs_do() {
+        use crate::spec::shape::{Shape, Streams};
+        // 4 MiB as one set; threads from 1 MiB + t x 1 MiB, passes of 2 MiB.
+        let layout = Layout {
+            nfiles: 1,
+            file_size: 4 << 20,
+        };
+        let shape = Shape {
+            streams: Streams::Each {
+                offset: 1 << 20,
+                step: 1 << 20,
+            },
+            ..Shape::default()
+        };
+        for t in 0..2u32 {
+            let mut g =
+                IoGen::new(Pattern::Read, 100, &bs(&[(65536, 1)]), layout, 1, t, 2).shaped(&shape);
+            let start = (1 + t as u64) << 20;
+            let offs: Vec<u64> = (0..33).map(|_| g.next_op().offset).collect();
+            assert_eq!(offs[0], start);
+            assert_eq!(offs[31], start + (2 << 20) - 65536, "a pass is 2 MiB");
+            assert_eq!(offs[32], start, "and wraps to the thread's own start");
+        }
+        // Without a step every thread walks the whole set from 0.
+        let shape = Shape {
+            streams: Streams::Each { offset: 0, step: 0 },
+            ..Shape::default()
+        };
+        let mut g = IoGen::new(Pattern::Read, 100, &bs(&[(65536, 1)]), L, 1, 1, 2).shaped(&shape);
+        let first = g.next_op();
+        assert_eq!(
+            (first.file, first.offset),
+            (0, 0),
+            "thread 1 starts at the set's start"
+        );
+    }
+
+    #[test]
+    fn a_mixed_each_stream_keeps_reads_and_writes_on_their_own_positions() {
+        use crate::spec::shape::{Shape, Streams};
+        let shape = Shape {
+            streams: Streams::Each { offset: 0, step: 0 },
+            ..Shape::default()
+        };
+        let mut g = IoGen::new(Pattern::Rw, 60, &bs(&[(4096, 1)]), L, 7, 0, 1).shaped(&shape);
+        let (mut next_read, mut next_write) = (0u64, 0u64);
+        for _ in 0..1000 {
+            let op = g.next_op();
+            let at = op.file as u64 * L.file_size + op.offset;
+            let next = if op.write {
+                &mut next_write
+            } else {
+                &mut next_read
+            };
+            assert_eq!(at, *next, "each direction continues where it left off");
+            *next += 4096;
+        }
+        assert!(next_read > 0 && next_write > 0);
     }
 
     #[test]

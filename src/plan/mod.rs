@@ -148,19 +148,39 @@ pub(crate) fn plan(job: JobSpec) -> Result<Plan> {
     let memory = host::memory_bytes();
     for r in &runs {
         check_resources(&job, r, fd_limit, memory)?;
-        // Sequential streams each get their own region of the working set;
-        // each must hold at least one block.
+        // Sequential streams each get their own region of the working set
+        // (`spec::streams`); each must hold at least one block. The first
+        // thread's share is the smallest under split, the last thread's
+        // start the furthest under each.
         let total = job.layout_of(&r.spec).fill_bytes();
-        if !r.spec.rw.is_random()
-            && total / r.io_threads as u64 / r.spec.min_bs() * r.spec.min_bs() < r.spec.max_bs()
-        {
+        let n = r.io_threads.max(1);
+        let streams = r.spec.shape.streams;
+        let fits = |t: u32| {
+            streams
+                .region(total, r.spec.min_bs(), t, n)
+                .is_some_and(|(start, end)| end.saturating_sub(start) >= r.spec.max_bs())
+        };
+        let random = r.spec.rw.is_random();
+        if !random && (!fits(0) || !fits(n - 1)) {
+            let how = if streams.is_split() {
+                format!(
+                    "{n} sequential streams over {} leave less than one {} block each; \
+                         use fewer threads or a larger --size",
+                    format_size(total),
+                    format_size(r.spec.max_bs())
+                )
+            } else {
+                format!(
+                    "--streams {} over {} leaves the last of {n} threads less than one {} block; \
+                         use a smaller offset or step, fewer threads or a larger --size",
+                    streams.label(),
+                    format_size(total),
+                    format_size(r.spec.max_bs())
+                )
+            };
             return Err(crate::error::VbError::input(format!(
-                "run '{}': {} sequential streams over {} leave less than one {} block each; \
-                 use fewer threads or a larger --size",
-                r.spec.name,
-                r.io_threads,
-                format_size(total),
-                format_size(r.spec.max_bs())
+                "run '{}': {how}",
+                r.spec.name
             )));
         }
     }

@@ -8,6 +8,7 @@ pub(crate) use crate::result::cluster::{
     Cluster, ClusterRun, CoordinatorCost, HostResult, HostStatus, Unfinished,
 };
 use crate::result::protocol::{ProtocolOp, ProtocolStats};
+use crate::result::smb::{SmbChannel, SmbCommand, SmbStats};
 use crate::result::{
     Cpu, Histograms, Interval, IntervalOp, LatSummary, LittlesLaw, OpPair, OpTotals, Phase,
     PhaseName, RateResult, RunResult, SteadyResult, Totals,
@@ -248,6 +249,12 @@ pub(crate) fn merge_protocol(parts: &[&ProtocolStats]) -> Option<ProtocolStats> 
         ops: Vec::new(),
         // Hosts' connections one after another, threads numbered on.
         per_connection: Vec::new(),
+        smb: merge_smb(
+            &parts
+                .iter()
+                .filter_map(|p| p.smb.as_ref())
+                .collect::<Vec<_>>(),
+        ),
     };
     let mut threads = 0;
     for p in parts {
@@ -289,6 +296,63 @@ pub(crate) fn merge_protocol(parts: &[&ProtocolStats]) -> Option<ProtocolStats> 
             errors: same.iter().map(|o| o.errors).sum(),
             retrans: same.iter().map(|o| o.retrans).sum(),
             timeouts: same.iter().map(|o| o.timeouts).sum(),
+        });
+    }
+    Some(out)
+}
+
+/// Hosts' SMB figures of one run, merged channel K into channel K: counts
+/// added, latencies weighted by their requests (`merge::merge_lat`).
+pub(crate) fn merge_smb(parts: &[&SmbStats]) -> Option<SmbStats> {
+    let first = parts.first()?;
+    let mut out = SmbStats {
+        channels: Vec::new(),
+        ..(*first).clone()
+    };
+    let mut places: Vec<u32> = parts
+        .iter()
+        .flat_map(|p| p.channels.iter().map(|c| c.channel))
+        .collect();
+    places.sort_unstable();
+    places.dedup();
+    for k in places {
+        let same: Vec<&SmbChannel> = parts
+            .iter()
+            .flat_map(|p| p.channels.iter().filter(|c| c.channel == k))
+            .collect();
+        let mut names: Vec<&str> = Vec::new();
+        for c in &same {
+            for x in &c.commands {
+                if !names.contains(&x.command.as_str()) {
+                    names.push(&x.command);
+                }
+            }
+        }
+        let commands = names
+            .into_iter()
+            .map(|n| {
+                let xs: Vec<&SmbCommand> = same
+                    .iter()
+                    .flat_map(|c| c.commands.iter().filter(|x| x.command == n))
+                    .collect();
+                SmbCommand {
+                    command: n.to_string(),
+                    requests: xs.iter().map(|x| x.requests).sum(),
+                    bytes: xs.iter().map(|x| x.bytes).sum(),
+                    errors: xs.iter().map(|x| x.errors).sum(),
+                    latency_us: merge_lat(xs.iter().map(|x| (x.requests, &x.latency_us))),
+                }
+            })
+            .collect();
+        out.channels.push(SmbChannel {
+            channel: k,
+            server: same.first().map(|c| c.server.clone()).unwrap_or_default(),
+            sessions: same.iter().map(|c| c.sessions).sum(),
+            credits_granted: same.iter().map(|c| c.credits_granted).sum(),
+            credit_waits: same.iter().map(|c| c.credit_waits).sum(),
+            credit_wait_ms: same.iter().map(|c| c.credit_wait_ms).sum(),
+            max_in_flight: same.iter().map(|c| c.max_in_flight).max().unwrap_or(0),
+            commands,
         });
     }
     Some(out)

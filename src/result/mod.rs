@@ -20,6 +20,7 @@ pub mod protocol;
 pub mod replay;
 pub mod search;
 pub mod sizes;
+pub(crate) mod smb;
 pub(crate) mod targets;
 pub mod thin;
 

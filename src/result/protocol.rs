@@ -4,7 +4,7 @@
 //! from the call queued to its completion, so client queueing shows as the
 //! difference; errors, retransmissions, timeouts), summed over the run's
 //! I/O threads, each with a client of its own. `runs[].protocol` in
-//! result.json, for a run on an `nfs://` target.
+//! result.json, for a run on an `nfs://` or `smb://` target.
 
 use serde::{Deserialize, Serialize};
 
@@ -23,6 +23,9 @@ pub(crate) struct ProtocolStats {
     pub(crate) reconnects: u64,
     /// One entry per operation type seen, by name ("READ", "WRITE").
     pub(crate) ops: Vec<ProtocolOp>,
+    /// An SMB session's negotiation and per-channel counters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) smb: Option<super::smb::SmbStats>,
     /// One entry per connection, I/O thread by thread (at most
     /// `bounds::MAX_PROTOCOL_CONNS_LISTED`; the sums above count them all):
     /// where a server restart was reconnected, one connection carrying the
@@ -130,6 +133,7 @@ pub(crate) struct ProtoSeen {
     pub(crate) conns: Vec<ProtocolConn>,
     /// I/O threads merged in.
     pub(crate) threads: u32,
+    pub(crate) smb: Option<super::smb::SmbSeen>,
 }
 
 impl ProtoSeen {
@@ -151,6 +155,9 @@ impl ProtoSeen {
             }
         }
         self.threads += o.threads;
+        if let Some(smb) = o.smb {
+            self.smb.get_or_insert_with(Default::default).merge(smb);
+        }
         for op in o.ops {
             match self.ops.iter_mut().find(|s| s.op == op.op) {
                 Some(s) => {
@@ -188,6 +195,7 @@ impl ProtoSeen {
                 })
                 .collect(),
             per_connection: self.conns.clone(),
+            smb: self.smb.as_ref().map(super::smb::SmbSeen::stats),
         }
     }
 }
@@ -227,6 +235,7 @@ mod tests {
                 retrans: 1,
                 timeouts: 0,
             }],
+            smb: None,
         }
     }
 

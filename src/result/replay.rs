@@ -29,6 +29,13 @@ pub(crate) struct ReplayResult {
     pub(crate) late: u64,
     pub(crate) late_mean_us: f64,
     pub(crate) behind_max_us: f64,
+    /// Requests the replay kept in flight at most, and whether that depth
+    /// came from the trace's timing (its most requests within 1 ms) rather
+    /// than --iodepth.
+    #[serde(default)]
+    pub(crate) depth: u32,
+    #[serde(default)]
+    pub(crate) depth_from_trace: bool,
 }
 
 impl ReplayResult {

@@ -18,6 +18,7 @@ pub enum EngineKind {
     Null,
     Overlapped,
     Nfs,
+    Smb,
 }
 
 /// Where an engine can run.
@@ -61,6 +62,9 @@ pub enum Storage {
     /// A directory on an NFS server, reached by volbench's own client
     /// (`nfs://` targets; `io::backend::nfs`, Unix only).
     Nfs,
+    /// A directory on an SMB share, reached by volbench's own client
+    /// (`smb://` targets; `io::backend::smb`, Unix only).
+    Smb,
     /// Files in memory: the test double that shows the seam carries a
     /// whole run (`io::backend::mem`); no engine row names it.
     #[cfg(test)]
@@ -114,7 +118,7 @@ const NONE: Caps = Caps {
 };
 
 /// Every engine volbench has.
-pub const ENGINES: &[EngineRow] = &[PSYNC, IO_URING, NULL, OVERLAPPED, NFS];
+pub const ENGINES: &[EngineRow] = &[PSYNC, IO_URING, NULL, OVERLAPPED, NFS, SMB];
 
 const PSYNC: EngineRow = EngineRow {
     kind: EngineKind::Psync,
@@ -181,6 +185,22 @@ const NFS: EngineRow = EngineRow {
         // Its transport is Unix's (poll(2)).
         platform: Platform::Linux,
         storage: Storage::Nfs,
+        ..NONE
+    },
+};
+
+const SMB: EngineRow = EngineRow {
+    kind: EngineKind::Smb,
+    name: "smb",
+    aliases: &[],
+    caps: Caps {
+        // READ and WRITE requests kept in flight over the session's
+        // channels, as credits allow: no client cache, every I/O direct.
+        direct: true,
+        queue_depth: true,
+        // Its channels wait with poll(2).
+        platform: Platform::Linux,
+        storage: Storage::Smb,
         ..NONE
     },
 };

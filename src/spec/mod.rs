@@ -14,6 +14,7 @@ pub(crate) mod output;
 pub mod reading;
 pub(crate) mod replay;
 pub mod shape;
+pub(crate) mod streams;
 pub mod targets;
 mod validate;
 

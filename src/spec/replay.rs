@@ -51,9 +51,23 @@ pub(crate) struct TraceSummary {
     /// Every offset and length of a read or write is a multiple of this
     /// (up to 4096): direct I/O needs the target's sector.
     pub(crate) align: u64,
+    /// The most reads and writes issued within any 1 ms of the trace's
+    /// time (at most `bounds::MAX_REPLAY_AUTO_DEPTH`): the depth a timed
+    /// replay needs so that none waits for another at a 1 ms service time.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub(crate) peak_1ms: u64,
+    /// The most reads and writes the trace recorded in flight at once
+    /// (from its completion times, when it has them; at most
+    /// `MAX_REPLAY_AUTO_DEPTH`): the depth it was recorded at.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub(crate) recorded_in_flight: u64,
     /// blktrace: which event marks an issue (`Q` queued, else `D` issued).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) blk_event: Option<char>,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
 }
 
 /// A replay as the run carries it.
@@ -85,6 +99,10 @@ pub struct ReplaySpec {
     /// replay_scale, replay_align, replay_skip); as recorded by default.
     #[serde(default, skip_serializing_if = "ReplayMap::is_identity")]
     pub(crate) map: ReplayMap,
+    /// The depth was chosen from the trace's timing (`peak_1ms`), not
+    /// given (--iodepth, a suite's iodepth).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) depth_from_trace: bool,
 }
 
 /// fio's replay options on a trace's requests, applied as each request is

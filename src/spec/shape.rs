@@ -9,6 +9,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Result, VbError};
+pub(crate) use crate::spec::streams::Streams;
 use crate::units::bounds;
 use crate::units::{format_size, parse_size};
 
@@ -176,6 +177,10 @@ pub struct Shape {
     /// pass never re-reads what it cached. Off: independent offsets.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub(crate) random_map: bool,
+    /// Sequential patterns: each thread a share of the set, or each its
+    /// own pass over it as fio's jobs on a shared file (`spec::streams`).
+    #[serde(skip_serializing_if = "Streams::is_split")]
+    pub(crate) streams: Streams,
     /// Each thread syncs the file after every N writes it completed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fsync_every: Option<u32>,
@@ -222,6 +227,14 @@ impl Shape {
                      (a sequential pattern is --seek-pct 0)"
                 )));
             }
+        }
+        self.streams.validate()?;
+        if random && self.streams.confines() {
+            return Err(VbError::input(format!(
+                "--streams {} starts each thread's sequential stream at its own offset; \
+                 random offsets roam the whole set (use a sequential pattern, or --streams each)",
+                self.streams.label()
+            )));
         }
         if self.random_map {
             // The shuffled pass covers the blocks evenly; a skew or
@@ -286,6 +299,12 @@ impl Shape {
         }
         if let Some(p) = self.seek_pct {
             s.push_str(&format!("  [seek {p}%, else sequential]"));
+        }
+        if !self.streams.is_split() {
+            s.push_str(&format!(
+                "  [streams {}: each thread its own pass]",
+                self.streams.label()
+            ));
         }
         if self.random_map {
             s.push_str("  [each block once per pass]");

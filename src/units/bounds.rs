@@ -72,6 +72,9 @@ pub const DEFAULT_NFS_RECONNECT_SECS: u64 = 60;
 /// Connections a run's result lists one by one (`runs[].protocol.
 /// per_connection`): 64 threads of 16; the sums count every one.
 pub const MAX_PROTOCOL_CONNS_LISTED: usize = 1024;
+/// --smb-channels (an smb:// URL's channels=): channels bound to one I/O
+/// thread's SMB session (Windows' MaxChannelPerSession is 32).
+pub const MAX_SMB_CHANNELS: u64 = 32;
 /// threads x iodepth: I/Os in flight on one host.
 pub const MAX_IN_FLIGHT: u64 = 65_536;
 /// OS threads one host may start: a synchronous engine needs one per I/O
@@ -224,6 +227,10 @@ pub const MAX_TRACE_BYTES: u64 = 256 << 30;
 pub const MAX_TRACE_REQUESTS: u64 = 1_000_000_000;
 /// One line of a text trace: a longer one is refused, never buffered.
 pub const MAX_TRACE_LINE: usize = 4096;
+/// A timed replay's depth when none is given: the trace's most requests
+/// within 1 ms, at most this (each slot owns a buffer of the largest
+/// request; --iodepth goes to MAX_IODEPTH).
+pub const MAX_REPLAY_AUTO_DEPTH: u64 = 256;
 /// One request of a trace: each in-flight request owns a buffer this large.
 pub const MAX_TRACE_REQUEST_BYTES: u64 = 64 << 20;
 /// --replay-speed: 1000 times slower to 1000 times faster than recorded.

@@ -252,6 +252,11 @@ fn the_bounds_page_states_every_bound() {
             "`--nfs-connections`",
             format!("1..{MAX_NFS_CONNECTIONS}"),
         ),
+        (
+            "MAX_SMB_CHANNELS",
+            "`--smb-channels`",
+            format!("1..{MAX_SMB_CHANNELS}"),
+        ),
         ("MAX_IODEPTH", "`--iodepth`", format!("1..{MAX_IODEPTH}")),
         (
             "MAX_IN_FLIGHT",
@@ -607,6 +612,11 @@ fn the_bounds_page_states_every_bound() {
             "MAX_TRACE_REQUESTS",
             "`--replay` trace",
             format!("{MAX_TRACE_REQUESTS} requests"),
+        ),
+        (
+            "MAX_REPLAY_AUTO_DEPTH",
+            "`--replay` trace",
+            format!("1..{MAX_REPLAY_AUTO_DEPTH}"),
         ),
         (
             "MAX_TRACE_LINE",

@@ -563,3 +563,34 @@ fn a_fifo_or_any_file_that_is_not_regular_is_refused_without_waiting() {
         assert!(e.contains("--replay"), "{e}");
     }
 }
+
+#[test]
+fn a_timed_replay_takes_the_depth_its_trace_needs_unless_told() {
+    let d = tempfile::tempdir().unwrap();
+    // Recorded at depth 4: four requests at once every 5 ms, 50 bursts.
+    let mut t = HEAD.to_string();
+    for burst in 0..50u64 {
+        for i in 0..4u64 {
+            t.push_str(&format!(
+                "{},,R,{},4096\n",
+                burst * 5_000_000,
+                (burst * 4 + i) * 4096
+            ));
+        }
+    }
+    let trace = d.path().join("depth4.csv");
+    std::fs::write(&trace, t).unwrap();
+    let auto = replay(d.path(), &trace, &[]);
+    let r = &auto["replay"];
+    assert_eq!(r["depth"], 4, "{r}");
+    assert_eq!(r["depth_from_trace"], true, "{r}");
+    // Told depth 1, three of each burst's four must wait for a slot.
+    let one = replay(d.path(), &trace, &["--iodepth", "1"]);
+    let late_one = one["replay"]["late"].as_u64().unwrap();
+    assert!(late_one >= 150, "{}", one["replay"]);
+    assert_eq!(one["replay"]["depth_from_trace"], false);
+    assert!(
+        r["late"].as_u64().unwrap() < late_one,
+        "the trace's own depth keeps its bursts on time: {r}"
+    );
+}

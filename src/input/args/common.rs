@@ -21,6 +21,11 @@ pub(crate) struct CommonArgs {
     /// server, and uid=, gid=, rsize=, wsize=, reconnect=SECONDS (how long a
     /// lost server is waited for, 1..3600, default 60) keys, as
     /// docs/guide/nfs.md says).
+    /// Or a directory on an SMB share, without Windows or a mount:
+    /// smb://USER@SERVER/SHARE/DIR?dialect=3.1.1 (USER@ left out for a guest;
+    /// signing=, encryption=, channels= keys; the password from
+    /// VOLBENCH_SMB_PASSWORD or a mode-0600 credentials= file, as
+    /// docs/guide/smb.md says).
     #[arg(long, value_name = "PATH|URL")]
     pub(crate) target: PathBuf,
 
@@ -54,10 +59,11 @@ pub(crate) struct CommonArgs {
     #[arg(long, value_name = "D", allow_negative_numbers = true)]
     pub(crate) warmup: Option<String>,
 
-    /// I/O engine: auto, psync, io_uring, null, overlapped, nfs [default: auto].
+    /// I/O engine: auto, psync, io_uring, null, overlapped, nfs, smb [default: auto].
     /// auto uses io_uring when iodepth > 1 and psync otherwise on Linux;
     /// overlapped (I/O completion ports) is the Windows build's engine; nfs
-    /// (volbench's own NFS client) is what an nfs:// target runs on.
+    /// and smb (volbench's own NFS and SMB clients) are what nfs:// and
+    /// smb:// targets run on.
     #[arg(long, value_name = "ENGINE")]
     pub(crate) engine: Option<String>,
 
@@ -70,6 +76,13 @@ pub(crate) struct CommonArgs {
     /// the URL's nconnect= says the same), 1..64 [default: 1].
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub(crate) nfs_connections: Option<String>,
+
+    /// An smb:// target: channels bound to each I/O thread's SMB session
+    /// (multichannel, over the server's interfaces as it reports them), its
+    /// requests spread over them (the URL's channels= says the same), 1..32
+    /// [default: 1].
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub(crate) smb_channels: Option<String>,
 
     /// What each write waits for: none, dsync (O_DSYNC: its data on stable
     /// storage, write-through) or sync (O_SYNC: data and metadata) [default: none].

@@ -286,7 +286,8 @@ pub(crate) struct AgentArgs {
 pub(crate) struct CleanArgs {
     /// The tree's directory (the --target of the run that made it; for a
     /// tree many hosts shared, every hostN part in it is cleaned), or an
-    /// nfs:// target's file set (its own files, proven, nothing else).
+    /// nfs:// or smb:// target's file set (its own files, proven, nothing
+    /// else).
     #[arg(long, value_name = "DIR|URL")]
     pub(crate) target: PathBuf,
 }

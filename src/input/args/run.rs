@@ -70,7 +70,9 @@ pub(crate) struct MetaArgs {
     /// (stat:40,open:20,read:20,create:10,delete:10). Operations: mkdir,
     /// create, open, stat, setattr, read, write, append, rename, readdir,
     /// delete, rmdir. With --hosts, each host works in TARGET/hostN of one
-    /// shared tree, or in a tree of its own if --target has {host}.
+    /// shared tree, or in a tree of its own if --target has {host}. An
+    /// nfs:// target runs them through the protocol, no mount (each host a
+    /// tree of its own).
     #[arg(long, value_name = "OPS")]
     pub(crate) ops: Option<String>,
 

@@ -20,6 +20,14 @@ pub(crate) struct ShapeArgs {
     #[arg(long, value_name = "PCT", allow_negative_numbers = true)]
     pub(crate) seek_pct: Option<String>,
 
+    /// Sequential patterns: where each thread streams. split: each thread
+    /// walks its own share of the set, together once over it [default].
+    /// each[:OFFSET[,STEP]]: each thread makes its own pass, thread t from
+    /// OFFSET + t x STEP, all as long as the last thread's fits in the set
+    /// (fio's jobs on a shared file: offset, offset_increment, size).
+    #[arg(long, value_name = "HOW")]
+    pub(crate) streams: Option<String>,
+
     /// Each thread syncs the files it wrote after every N writes it
     /// completed (1..1000000000; fio fsync=N); its I/O drains first.
     #[arg(long, value_name = "N", allow_negative_numbers = true)]

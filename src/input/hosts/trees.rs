@@ -47,6 +47,15 @@ pub(crate) fn tree_targets(
     let mut parts = Vec::with_capacity(hosts.len());
     for h in hosts.iter_mut() {
         let own = h.target.as_deref().unwrap_or(template);
+        if shared_tree(own) && crate::io::backend::is_url(std::path::Path::new(own)) {
+            // A part is a path below the target; a URL's query ends it.
+            return Err(VbError::input(format!(
+                "--ops with --hosts on {}: a tree shared by many hosts is made on a local or \
+                 mounted path; give each host a directory of its own on the server ({{host}} \
+                 or {{index}} in the URL's path)",
+                crate::units::bounds::one_line(own)
+            )));
+        }
         parts.push(shared_tree(own));
         if let Some(t) = &mut h.target {
             *t = part_template(t);
@@ -67,6 +76,37 @@ pub(crate) fn mark_part(job: &mut JobSpec, part: bool) {
 mod tests {
     use super::*;
     use crate::input::hosts::{assign, parse_list};
+
+    #[test]
+    fn a_url_shared_by_hosts_is_refused_and_one_per_host_is_kept() {
+        let mut job = crate::spec::tests::sample();
+        job.runs[0].meta = Some(crate::spec::meta::MetaSpec {
+            depth: 1,
+            width: 2,
+            files_per_dir: 2,
+            file_size: vec![crate::spec::BlockSize {
+                bytes: 0,
+                weight: 1,
+            }],
+            ops: vec![crate::spec::meta::MetaOpWeight {
+                op: crate::spec::meta::MetaOp::Create,
+                weight: 1,
+            }],
+            whole_tree: true,
+            shared_dirs: false,
+            drop_caches: false,
+            direct: false,
+            host_part: false,
+        });
+        let mut hosts = parse_list("a,b").unwrap();
+        let e = tree_targets(&job, &mut hosts, "nfs://s/e/t?version=3", false).unwrap_err();
+        assert!(e.message.contains("a directory of its own"), "{e}");
+        let (t, parts) = tree_targets(&job, &mut hosts, "nfs://s/e/{host}?version=3", false)
+            .unwrap()
+            .unwrap();
+        assert_eq!(t, "nfs://s/e/{host}?version=3");
+        assert_eq!(parts, [false, false]);
+    }
 
     #[test]
     fn one_target_becomes_one_part_per_host_and_host_templates_stay() {

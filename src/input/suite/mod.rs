@@ -187,6 +187,7 @@ pub(crate) struct RunEntry {
     /// How the I/O is shaped (`spec::shape`; parsed in `suite/shape.rs`).
     pub(crate) distribution: P,
     pub(crate) seek_pct: P,
+    pub(crate) streams: P,
     pub(crate) random_map: P,
     pub(crate) fsync_every: P,
     pub(crate) fdatasync: P,

@@ -86,6 +86,7 @@ pub(super) fn apply(
         sized: o.size.is_some() || d.size.is_some(),
         named: true,
         timed: e.duration.is_some() || o.duration_s.is_some() || d.duration.is_some(),
+        depth_given: e.iodepth.is_some() || o.iodepth.is_some() || d.iodepth.is_some(),
         multi_host: o.multi_host,
     };
     crate::input::replay::apply_given(&given, job)
@@ -131,6 +132,7 @@ fn other_key(e: &RunEntry) -> Option<&'static str> {
         shared_dirs,
         distribution,
         seek_pct,
+        streams,
         random_map,
         fsync_every,
         fdatasync,
@@ -138,7 +140,7 @@ fn other_key(e: &RunEntry) -> Option<&'static str> {
         think_time,
         cooldown,
     } = e;
-    let given: [(&'static str, &P); 32] = [
+    let given: [(&'static str, &P); 33] = [
         ("rw", rw),
         ("read_pct", read_pct),
         ("bs", bs),
@@ -165,6 +167,7 @@ fn other_key(e: &RunEntry) -> Option<&'static str> {
         ("shared_dirs", shared_dirs),
         ("distribution", distribution),
         ("seek_pct", seek_pct),
+        ("streams", streams),
         ("random_map", random_map),
         ("fsync_every", fsync_every),
         ("fdatasync", fdatasync),

@@ -1,4 +1,4 @@
-//! A run entry's shape keys (distribution, seek_pct, random_map, fsync_every,
+//! A run entry's shape keys (distribution, seek_pct, streams, random_map, fsync_every,
 //! fdatasync, end_fsync, think_time, cooldown, and `rate` as a bandwidth),
 //! with `suite run`'s flags over them, parsed by `input::shape`.
 
@@ -23,10 +23,11 @@ pub(super) fn set_keys(e: &RunEntry) -> Vec<(&'static str, &P)> {
         .collect()
 }
 
-fn own(e: &RunEntry) -> [(&'static str, &P); 8] {
+fn own(e: &RunEntry) -> [(&'static str, &P); 9] {
     [
         ("distribution", &e.distribution),
         ("seek_pct", &e.seek_pct),
+        ("streams", &e.streams),
         ("random_map", &e.random_map),
         ("fsync_every", &e.fsync_every),
         ("fdatasync", &e.fdatasync),

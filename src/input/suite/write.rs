@@ -140,6 +140,7 @@ impl RunEntry {
             direct: None,
             distribution: None,
             seek_pct: None,
+            streams: None,
             random_map: None,
             fsync_every: None,
             fdatasync: None,

@@ -11,8 +11,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::ffi::CStr;
 
 use super::{
-    Access, Attr, Dir, Entry, Fail, Files, Held, Identity, IoOpen, Kind, MetaIo, Proof, SetFile,
-    TreeDir, TreeRoot,
+    Access, Attr, Dir, Entry, Fail, FarTree, Files, Held, Identity, IoOpen, Kind, MetaIo, Proof,
+    SetFile, TreeDir,
 };
 use crate::error::{Result, VbError};
 use crate::io::engine::{Completion, Engine};
@@ -437,36 +437,31 @@ impl Engine for MemEngine {
     }
 }
 
-/// The tree at `path` in memory: its root (made on first use) and the
-/// tree's lock.
-pub(crate) fn tree(path: &Path) -> Result<(Arc<dyn TreeRoot>, Box<dyn Held>)> {
+/// The tree at `path` in memory: its root directory (made on first use).
+pub(crate) fn tree(path: &Path) -> Result<Arc<dyn FarTree>> {
     let dir = open(path)?;
-    let lock = dir.lock()?;
     let fs = filesystems().lock().unwrap().get(path).cloned().unwrap();
     let root = dir.attr()?.id;
-    Ok((Arc::new(MemTree { fs, root }), lock))
+    Ok(Arc::new(MemTree { fs, root, dir }))
 }
 
 #[derive(Debug)]
 struct MemTree {
     fs: Arc<MemFs>,
     root: u64,
+    dir: Arc<dyn Dir>,
 }
 
-impl TreeRoot for MemTree {
-    fn open(&self) -> std::result::Result<(Box<dyn TreeDir>, Identity), String> {
-        let id = Identity {
-            dev: DEV,
-            ino: self.root,
-            uid: UID,
-            born_s: 0,
-            born_ns: 0,
-        };
-        let dir = MemTreeDir {
+impl FarTree for MemTree {
+    fn dir(&self) -> Arc<dyn Dir> {
+        self.dir.clone()
+    }
+
+    fn open(&self) -> Result<Box<dyn TreeDir>> {
+        Ok(Box::new(MemTreeDir {
             fs: self.fs.clone(),
             id: self.root,
-        };
-        Ok((Box::new(dir), id))
+        }))
     }
 }
 
@@ -610,6 +605,26 @@ impl TreeDir for MemTreeDir {
         };
         st.counts.meta[op.index()] += 1;
         Ok(bytes)
+    }
+
+    fn list(
+        &self,
+        rel: &CStr,
+        each: &mut dyn FnMut(&[u8], &Attr),
+    ) -> std::result::Result<(), Errno> {
+        let st = self.fs.state.lock().unwrap();
+        let mut id = self.id;
+        for part in text(rel).split('/').filter(|p| !p.is_empty()) {
+            id = *st.names.get(&(id, part.to_string())).ok_or(Errno::NOENT)?;
+        }
+        for ((d, name), &f) in &st.names {
+            if *d == id {
+                if let Some(a) = self.fs.attr(&st, f) {
+                    each(name.as_bytes(), &a);
+                }
+            }
+        }
+        Ok(())
     }
 
     fn remove_ours(

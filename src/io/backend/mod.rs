@@ -29,6 +29,8 @@ pub(crate) mod local;
 pub(crate) mod mem;
 #[cfg(unix)]
 pub(crate) mod nfs;
+#[cfg(unix)]
+pub(crate) mod smb;
 
 use std::ffi::CStr;
 use std::path::{Path, PathBuf};
@@ -38,9 +40,7 @@ use crate::error::{Result, VbError};
 use crate::io::sys::fd::OwnedFd;
 use crate::io::sys::io::Errno;
 
-#[cfg(test)]
-pub(crate) use crate::io::gate::owner::Kind;
-pub(crate) use crate::io::gate::owner::{Attr, Identity};
+pub(crate) use crate::io::gate::owner::{Attr, Identity, Kind};
 pub(crate) use crate::io::gate::setdir::Access;
 pub(crate) use crate::spec::Storage;
 use crate::spec::meta::MetaOp;
@@ -232,6 +232,41 @@ pub(crate) trait TreeDir: Send {
         name: &CStr,
         id: &Identity,
     ) -> std::result::Result<(), Option<&'static str>>;
+    /// Every entry of the directory `rel` below this one (empty: this
+    /// one), "." and ".." left out, with its attributes as the storage
+    /// reports them, to `each`; at most `MAX_LIST` of them. What a far
+    /// tree's set-up and `clean` read (`io::meta::far`); a local tree
+    /// reads its directories by descriptor (`io::meta::scan_dir`).
+    fn list(
+        &self,
+        _rel: &CStr,
+        _each: &mut dyn FnMut(&[u8], &Attr),
+    ) -> std::result::Result<(), Errno> {
+        Err(Errno::NOSYS)
+    }
+    /// The worker's measured phase began: a protocol client's figures
+    /// start over (warm-up and set-up calls are not the run's).
+    fn measure_started(&self) {}
+    /// What the back end's protocol client saw since `measure_started`
+    /// (`result::protocol`); None for a local tree.
+    fn protocol(&self) -> Option<crate::result::protocol::ProtoSeen> {
+        None
+    }
+}
+
+/// The most entries one `TreeDir::list` reads: a tree's directory holds
+/// at most its files (or subdirectories) and the tree's own few names.
+#[cfg_attr(not(unix), allow(dead_code))]
+pub(crate) const MAX_LIST: u64 = crate::units::bounds::MAX_TREE_FILES + 16;
+
+/// A tree on a back end that is not local, before its marker proves it
+/// (`io::meta::far`, the same rules for every such back end): the root as
+/// a `Dir` (its attributes, the uid, the marker's reads, creation and
+/// removal, the run's lock) and the root's operations on a connection of
+/// the caller's own (each worker opens one).
+pub(crate) trait FarTree: Send + Sync + std::fmt::Debug {
+    fn dir(&self) -> Arc<dyn Dir>;
+    fn open(&self) -> Result<Box<dyn TreeDir>>;
 }
 
 /// A prepared tree: each metadata worker opens its root here.
@@ -298,49 +333,95 @@ pub(crate) fn is_url(target: &Path) -> bool {
     })
 }
 
+/// The back end a URL names by its scheme, and the engine its runs use.
+fn scheme_of(target: &Path) -> Option<(Storage, crate::spec::EngineKind)> {
+    use crate::spec::EngineKind;
+    let t = target.to_str()?;
+    if t.starts_with("nfs://") {
+        Some((Storage::Nfs, EngineKind::Nfs))
+    } else if t.starts_with("smb://") {
+        Some((Storage::Smb, EngineKind::Smb))
+    } else {
+        None
+    }
+}
+
+/// The back end a URL target is reached through (`nfs://`, `smb://`).
+pub(crate) fn url_storage(target: &Path) -> Option<Storage> {
+    scheme_of(target).map(|(s, _)| s)
+}
+
+/// A target as messages name what is under it: a URL without its query
+/// (its options), a path as it is.
+pub(crate) fn shown(target: &Path) -> PathBuf {
+    #[cfg(unix)]
+    if url_storage(target) == Some(Storage::Nfs) {
+        if let Ok(u) = nfs::url_of(target) {
+            return PathBuf::from(u.to_string());
+        }
+    }
+    target.to_path_buf()
+}
+
 /// Checks a URL target before anything is opened (its URL parses, this
 /// build has its back end): one line, before any I/O.
 pub(crate) fn check_url(target: &Path) -> Result<()> {
     let text = target.to_string_lossy();
-    if text.starts_with("nfs://") {
+    match scheme_of(target) {
         #[cfg(unix)]
-        return nfs::url_of(target).map(|_| ());
-        #[cfg(not(unix))]
-        return Err(VbError::input(
-            "an nfs:// target needs the Linux build (its client is Unix only for now)",
-        ));
+        Some((Storage::Nfs, _)) => nfs::url_of(target).map(|_| ()),
+        #[cfg(unix)]
+        Some((Storage::Smb, _)) => smb::url_of(target).map(|_| ()),
+        Some((_, k)) => Err(VbError::input(format!(
+            "a {k}:// target needs the Linux build (its client is Unix only for now)"
+        ))),
+        None => {
+            let scheme = text.split("://").next().unwrap_or_default();
+            Err(VbError::input(format!(
+                "--target {}: volbench reaches storage by nfs:// and smb:// URLs or by paths \
+                 of this system, not {scheme}://",
+                crate::units::bounds::one_line(&text)
+            )))
+        }
     }
-    let scheme = text.split("://").next().unwrap_or_default();
-    Err(VbError::input(format!(
-        "--target {}: volbench reaches storage by nfs:// URLs or by paths of this system, not {scheme}://",
-        crate::units::bounds::one_line(&text)
-    )))
 }
 
-/// The engine runs on `target` use: an `nfs://` target's runs go through
-/// the `nfs` engine (its own client), and any other engine that touches
-/// files is refused for it, as `nfs` is for a local path; a metadata run
-/// over NFS is not offered yet.
+/// The engine runs on `target` use: a URL target's runs go through its
+/// back end's own engine (`nfs`, `smb`; a metadata job's too, whose engine
+/// names the local one, where the back end has trees), and any other
+/// engine that touches files is refused for it, as those engines are for a
+/// local path.
 pub(crate) fn engine_choice(
     target: &Path,
     choice: crate::spec::EngineChoice,
     metadata: bool,
 ) -> Result<crate::spec::EngineChoice> {
-    use crate::spec::{EngineChoice, EngineKind};
-    let nfs_target = target.to_str().is_some_and(|t| t.starts_with("nfs://"));
-    match choice.kind() {
-        _ if nfs_target && metadata => Err(VbError::input(
-            "a metadata run (--ops) on an nfs:// target is not offered yet; run it on a mounted path",
-        )),
-        None if nfs_target => Ok(EngineChoice::Only(EngineKind::Nfs)),
-        Some(k) if nfs_target && k != EngineKind::Nfs && !k.caps().diskless => {
-            Err(VbError::input(format!(
-                "--engine {k} works on local files; an nfs:// target runs on the nfs engine \
-                 (leave --engine out, or give --engine nfs)"
-            )))
-        }
-        Some(EngineKind::Nfs) if !nfs_target => Err(VbError::input(format!(
-            "--engine nfs needs an nfs:// target (nfs://SERVER/EXPORT/DIR), not {}",
+    use crate::spec::EngineChoice;
+    let own = scheme_of(target);
+    let trees = own.is_some_and(|(storage, _)| caps(storage).trees);
+    let own = own.map(|(_, k)| k);
+    match (own, choice.kind()) {
+        (Some(k), _) if metadata && trees => Ok(EngineChoice::Only(k)),
+        (Some(k), _) if metadata => Err(VbError::input(format!(
+            "a metadata run (--ops) on an {k}:// target is not offered yet; run it on a mounted path"
+        ))),
+        (Some(k), None) => Ok(EngineChoice::Only(k)),
+        (Some(own), Some(k)) if k != own && !k.caps().diskless => Err(VbError::input(format!(
+            "--engine {k} works on {}; an {own}:// target runs on the {own} engine \
+             (leave --engine out, or give --engine {own})",
+            if k.caps().storage == Storage::Local {
+                "local files".to_string()
+            } else {
+                format!("{k}:// targets")
+            }
+        ))),
+        (None, Some(k)) if k.caps().storage != Storage::Local => Err(VbError::input(format!(
+            "--engine {k} needs an {k}:// target ({k}://SERVER/{}/DIR), not {}",
+            if k.caps().storage == Storage::Nfs {
+                "EXPORT"
+            } else {
+                "SHARE"
+            },
             target.display()
         ))),
         _ => Ok(choice),
@@ -351,9 +432,19 @@ pub(crate) fn engine_choice(
 pub(crate) fn caps(storage: Storage) -> Caps {
     match storage {
         Storage::Local => LOCAL,
-        // A user-space client: a directory of files, no descriptors, no
-        // syncs, discards or cache drops, no metadata trees yet.
+        // A user-space client: a directory of files and trees of them, no
+        // descriptors, no syncs or discards yet, and no client cache to
+        // drop.
         Storage::Nfs => Caps {
+            fds: false,
+            named_targets: false,
+            flush: false,
+            discard: false,
+            drop_caches: false,
+            trees: true,
+        },
+        // The same, without metadata trees yet.
+        Storage::Smb => Caps {
             fds: false,
             named_targets: false,
             flush: false,
@@ -382,11 +473,13 @@ pub(crate) fn open_dir(storage: Storage, path: &Path, create: bool) -> Result<Ar
         Storage::Local => local::open(path, create),
         #[cfg(unix)]
         Storage::Nfs => nfs::open(path, create),
+        #[cfg(unix)]
+        Storage::Smb => smb::open(path, create),
         #[cfg(not(unix))]
-        Storage::Nfs => {
+        Storage::Nfs | Storage::Smb => {
             let _ = create;
             Err(VbError::input(format!(
-                "{}: an nfs:// target needs the Linux build",
+                "{}: a URL target needs the Linux build",
                 path.display()
             )))
         }
@@ -398,20 +491,29 @@ pub(crate) fn open_dir(storage: Storage, path: &Path, create: bool) -> Result<Ar
     }
 }
 
-/// The metadata tree at `path` on a back end that is not local: its root,
-/// where each worker opens it, and the tree's lock. (The local tree is
-/// `io::meta::prepare`'s, on directory descriptors.) For the test double
-/// only until a back end that is not local offers trees (`Caps::trees`).
-#[cfg(test)]
-pub(crate) fn open_tree(
-    storage: Storage,
-    path: &Path,
-) -> Result<(Arc<dyn TreeRoot>, Box<dyn Held>)> {
+/// The metadata tree at `path` on a back end that is not local (the local
+/// tree is `io::meta::prepare`'s, on directory descriptors), its
+/// directory made (one level) if missing when `create`.
+pub(crate) fn open_tree(storage: Storage, path: &Path, create: bool) -> Result<Arc<dyn FarTree>> {
     match storage {
-        Storage::Local | Storage::Nfs => Err(VbError::run(
-            "the local tree is io::meta::prepare's; NFS offers no trees yet",
+        Storage::Local | Storage::Smb => Err(VbError::run(
+            "the local tree is io::meta::prepare's, on directory descriptors; SMB offers no trees yet",
         )),
-        Storage::Memory => mem::tree(path),
+        #[cfg(unix)]
+        Storage::Nfs => nfs::tree::open(path, create),
+        #[cfg(not(unix))]
+        Storage::Nfs => {
+            let _ = create;
+            Err(VbError::input(format!(
+                "{}: an nfs:// target needs the Linux build",
+                path.display()
+            )))
+        }
+        #[cfg(test)]
+        Storage::Memory => {
+            let _ = create;
+            mem::tree(path)
+        }
     }
 }
 
@@ -483,24 +585,55 @@ mod tests {
         assert!(engine_choice(url, psync, false).is_err());
         let nfs = EngineChoice::Only(EngineKind::Nfs);
         assert!(engine_choice(local, nfs, false).is_err());
-        assert!(engine_choice(url, EngineChoice::Auto, true).is_err());
-        assert!(check_url(Path::new("smb://s/share")).is_err());
+        // A metadata job names the local engine; on a URL it is the client's.
+        let meta = EngineChoice::Only(EngineKind::for_metadata());
+        assert_eq!(
+            engine_choice(url, meta, true).unwrap(),
+            EngineChoice::Only(EngineKind::Nfs)
+        );
+        assert_eq!(engine_choice(local, meta, true).unwrap(), meta);
+        assert!(check_url(Path::new("cifs://s/share")).is_err());
+        let share_meta = Path::new("smb://u@s/share/d");
+        assert!(
+            engine_choice(share_meta, meta, true).is_err(),
+            "no SMB trees yet"
+        );
         #[cfg(unix)]
         {
             assert!(check_url(url).is_ok());
             assert!(check_url(Path::new("nfs://s/e/d?vers=3")).is_err());
+            assert!(check_url(Path::new("smb://s/share/d?channels=2")).is_ok());
+            assert!(check_url(Path::new("smb://s/share/d?vers=3")).is_err());
         }
-        assert_eq!(storage_for(url, EngineKind::Nfs.row()), Storage::Nfs);
-        assert!(
-            refusals(
-                caps(Storage::Nfs),
-                &Ask {
-                    tree: true,
-                    ..Ask::default()
-                }
-            )
-            .is_err()
+        let share = Path::new("smb://u@s/share/d");
+        let smb = EngineChoice::Only(EngineKind::Smb);
+        assert_eq!(
+            engine_choice(share, EngineChoice::Auto, false).unwrap(),
+            smb
         );
+        assert!(engine_choice(share, nfs, false).is_err());
+        assert!(engine_choice(url, smb, false).is_err());
+        assert!(engine_choice(local, smb, false).is_err());
+        assert!(engine_choice(share, EngineChoice::Auto, true).is_err());
+        assert_eq!(engine_choice(share, null, false).unwrap(), null);
+        assert_eq!(storage_for(share, EngineKind::Smb.row()), Storage::Smb);
+        assert_eq!(url_storage(share), Some(Storage::Smb));
+        assert_eq!(storage_for(url, EngineKind::Nfs.row()), Storage::Nfs);
+        assert_eq!(url_storage(url), Some(Storage::Nfs));
+        assert_eq!(url_storage(local), None);
+        #[cfg(unix)]
+        assert_eq!(shown(url), Path::new("nfs://s/e/d"));
+        assert_eq!(shown(local), local);
+        let tree = Ask {
+            tree: true,
+            ..Ask::default()
+        };
+        assert!(refusals(caps(Storage::Nfs), &tree).is_ok());
+        let drop = Ask {
+            drop_caches: true,
+            ..tree
+        };
+        assert!(refusals(caps(Storage::Nfs), &drop).is_err());
     }
 
     #[test]

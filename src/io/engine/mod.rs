@@ -275,10 +275,10 @@ pub(crate) fn build(
         }
         // Its engine is the back end's own (`Files::Own`, from an nfs://
         // target's `Dir::open_files`): local descriptors never reach it.
-        EngineKind::Nfs => {
+        EngineKind::Nfs | EngineKind::Smb => {
             return Err(io::Error::new(
                 io::ErrorKind::Unsupported,
-                "the nfs engine runs on an nfs:// target only",
+                format!("the {kind} engine runs on a {kind}:// target only"),
             ));
         }
     })

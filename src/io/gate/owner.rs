@@ -185,6 +185,31 @@ pub(crate) fn check_marker(
     Ok(())
 }
 
+/// `check_marker` over what a back end that is not local reports: the
+/// tree's directory `dir`, its marker `marker` (looked up without
+/// following it), the identity the marker claims and the uid this
+/// process has on that storage.
+pub(crate) fn judge_marker(
+    dir: &Attr,
+    marker: &Attr,
+    id: &Identity,
+    uid: u32,
+) -> Result<(), &'static str> {
+    if marker.kind != Kind::Regular || marker.links != 1 {
+        return Err("the marker is not a regular file with one link");
+    }
+    if marker.uid != uid || id.uid != uid {
+        return Err("the marker was not written by this user");
+    }
+    if marker.mode & 0o022 != 0 {
+        return Err("the marker is writable by others");
+    }
+    if dir.dev != id.dev || dir.id != id.ino || marker.dev != id.dev {
+        return Err("the marker was written for another directory (copied here?)");
+    }
+    Ok(())
+}
+
 /// Why the file `a` (as a back end reports it) may not be removed or
 /// overwritten in the tree `id`, or Ok: the tree's per-file proof.
 pub(crate) fn judge_attr(a: &Attr, id: &Identity) -> Result<(), &'static str> {
@@ -337,6 +362,51 @@ impl std::fmt::Display for SetIdentity {
 mod tests {
     use super::*;
     use crate::io::sys::fs::{Mode, OFlags};
+
+    #[test]
+    fn a_far_marker_is_trusted_only_for_its_directory_and_its_writer() {
+        let dir = Attr {
+            kind: Kind::Directory,
+            id: 10,
+            dev: 3,
+            size: 0,
+            allocated: 0,
+            links: 2,
+            uid: 1000,
+            mode: 0o755,
+            born: (100, 0),
+        };
+        let marker = Attr {
+            kind: Kind::Regular,
+            id: 11,
+            links: 1,
+            mode: 0o600,
+            ..dir
+        };
+        let id = Identity {
+            dev: 3,
+            ino: 10,
+            uid: 1000,
+            born_s: 100,
+            born_ns: 0,
+        };
+        assert_eq!(judge_marker(&dir, &marker, &id, 1000), Ok(()));
+        assert!(judge_marker(&dir, &marker, &id, 0).is_err(), "another user");
+        let copied = Attr { id: 12, ..dir };
+        assert!(judge_marker(&copied, &marker, &id, 1000).is_err());
+        let linked = Attr { links: 2, ..marker };
+        assert!(judge_marker(&dir, &linked, &id, 1000).is_err());
+        let open = Attr {
+            mode: 0o666,
+            ..marker
+        };
+        assert!(judge_marker(&dir, &open, &id, 1000).is_err());
+        let link = Attr {
+            kind: Kind::Symlink,
+            ..marker
+        };
+        assert!(judge_marker(&dir, &link, &id, 1000).is_err());
+    }
 
     #[test]
     fn our_new_file_passes_and_a_hard_link_or_old_file_does_not() {

@@ -62,7 +62,7 @@ struct Walk<'a> {
 }
 
 /// `dN`, N a plain decimal number.
-fn dir_name(name: &[u8]) -> bool {
+pub(super) fn dir_name(name: &[u8]) -> bool {
     name.strip_prefix(b"d").is_some_and(|d| {
         !d.is_empty()
             && d.len() <= 10

@@ -5,6 +5,7 @@
 //! names the tree's arithmetic produces are ever created or removed.
 
 mod clean;
+pub(crate) mod far;
 pub(crate) mod ops;
 pub(crate) mod shared;
 mod tally;
@@ -190,8 +191,13 @@ fn write_marker(root: &OwnedFd, path: &Path, m: &MetaSpec) -> Result<()> {
     crate::io::gate::setdir::write_all(&fd, text.as_bytes()).map_err(fail)
 }
 
-/// Names a fresh target may already hold: a volbench file set beside the tree.
+/// Names a fresh target may already hold: a volbench file set beside the
+/// tree, and the run's lock where it is a file (NFS's).
 fn tolerated(name: &[u8]) -> bool {
+    #[cfg(unix)]
+    if name == crate::io::backend::nfs::NFS_LOCK_NAME.as_bytes() {
+        return true;
+    }
     name == b"."
         || name == b".."
         || name.starts_with(b"volbench.")
@@ -225,8 +231,9 @@ impl TreeRoot for LocalTree {
     }
 }
 
-/// Makes `path` ready as the tree of `m` on `storage` (`prepare` on the
-/// local file system).
+/// Makes `path` ready as the tree of `m` on `storage`: `prepare` on the
+/// local file system, `far::prepare` (the same rules through the back
+/// end's operations) on any other.
 pub(crate) fn prepare_on(
     storage: Storage,
     path: &Path,
@@ -236,68 +243,12 @@ pub(crate) fn prepare_on(
     match storage {
         Storage::Local => prepare(path, m, make_leaves),
         // Refused when planning (`backend::engine_choice`): no trees yet.
-        Storage::Nfs => Err(VbError::input(format!(
-            "{}: a metadata run on an nfs:// target is not offered yet",
+        Storage::Smb => Err(VbError::input(format!(
+            "{}: a metadata run on an smb:// target is not offered yet",
             path.display()
         ))),
-        #[cfg(test)]
-        far => prepare_far(far, path, m, make_leaves),
+        far => far::prepare(far, path, m, make_leaves),
     }
-}
-
-/// A tree on a back end that is not local: its root and lock from the
-/// back end, its skeleton made through the seam's own operations (mkdir
-/// relative to each parent). The marker and the scan for foreign entries
-/// the local tree gets are the next step here, shared by every such back
-/// end. Compiled for the test double only until the first such back end
-/// (NFS) lands and drops the `cfg`.
-#[cfg(test)]
-fn prepare_far(
-    storage: Storage,
-    path: &Path,
-    m: &MetaSpec,
-    make_leaves: bool,
-) -> Result<TreeReady> {
-    let (root, lock) = crate::io::backend::open_tree(storage, path)?;
-    let (dir, id) = root.open().map_err(VbError::target)?;
-    let tree = Tree::new(m, 0);
-    let mut buf = [0u8; 0];
-    let mut dents: [MaybeUninit<u8>; 0] = [];
-    let mut io = crate::io::backend::MetaIo {
-        buf: &mut buf,
-        size: 0,
-        direct: false,
-        dents: &mut dents,
-        owner: &id,
-    };
-    let mut n = Name::default();
-    let mut count = 1u64;
-    for level in 1..=tree.depth {
-        count *= tree.width;
-        let stride = tree.leaves / count;
-        if level == tree.depth && !make_leaves {
-            break;
-        }
-        for j in 0..count {
-            tree.dir_path(j * stride, level, &mut n);
-            let (parent, leaf) = split_last(n.as_str());
-            let (mut p, mut l) = (Name::default(), Name::default());
-            p.push(parent.as_bytes());
-            l.push(leaf.as_bytes());
-            let pd = dir
-                .open_below(p.as_cstr())
-                .map_err(|e| VbError::target(errno_text(e)))?;
-            match pd.op(crate::spec::meta::MetaOp::Mkdir, l.as_cstr(), c"", &mut io) {
-                Ok(_) | Err(crate::io::backend::Fail::Sys(Errno::EXIST)) => {}
-                Err(e) => return Err(VbError::target(format!("{e:?}"))),
-            }
-        }
-    }
-    Ok(TreeReady {
-        notes: Vec::new(),
-        lock,
-        root,
-    })
 }
 
 /// Makes `path` ready as the tree of `m`: creates it (or takes an empty

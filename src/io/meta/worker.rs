@@ -18,7 +18,8 @@ use crate::io::meta::ops;
 use crate::io::meta::tally::Tally;
 use crate::io::meta::tree::{Name, Share, Tree};
 use crate::io::phase::{
-    Control, PHASE_STOP, PhaseStats, Schedule, WorkerResult, WorkerSetup, now_ns, wait_until,
+    Control, PHASE_MEASURE, PHASE_STOP, PHASE_WARMUP, PhaseStats, Schedule, WorkerResult,
+    WorkerSetup, now_ns, wait_until,
 };
 use crate::io::reap::Slots;
 use crate::spec::meta::{MetaOp, MetaSpec};
@@ -347,13 +348,15 @@ fn resolve<'c>(
     op: MetaOp,
     unit: u64,
 ) -> (Result<&'c dyn TreeDir, crate::io::sys::io::Errno>, usize) {
-    if op == MetaOp::Readdir {
-        tree.leaf_path(unit, &mut names.name);
-        if names.name.as_str().is_empty() {
-            names.name.push(b".");
-        }
+    if op == MetaOp::Readdir && tree.depth == 0 {
+        names.leaf = None;
+        names.path.clear();
+        names.name.clear();
+        names.name.push(b".");
         return (Ok(root), 0);
     }
+    // mkdir, rmdir and readdir: the leaf's name in its parent, the
+    // parent's directory cached as a file's is.
     if op.on_dirs() {
         names.leaf = None;
         tree.leaf_path(unit, &mut names.path);
@@ -512,10 +515,19 @@ pub(crate) fn run(m: MetaWorker, setup: WorkerSetup, ready: impl FnOnce()) -> Wo
     let mut done: Vec<Completion> = Vec::with_capacity(1);
     ready();
 
+    // The phase the back end was last told of (a protocol client's
+    // figures start over with the measured phase).
+    let mut told = PHASE_WARMUP;
     loop {
         let phase = control.phase.load(Ordering::Relaxed);
         if phase >= PHASE_STOP {
             break;
+        }
+        if phase != told {
+            if phase == PHASE_MEASURE {
+                root.measure_started();
+            }
+            told = phase;
         }
         let Some((op, unit, k)) = plan.pick(spec, &mut rng, &present, &mut next) else {
             break;
@@ -551,8 +563,11 @@ pub(crate) fn run(m: MetaWorker, setup: WorkerSetup, ready: impl FnOnce()) -> Wo
             }
             Err(Fail::Sys(e)) => {
                 let (path, name) = (names.path.as_str(), names.name.as_str());
-                let at = if path.is_empty() || op == MetaOp::Readdir {
+                // A directory operation's path is its leaf's, name included.
+                let at = if path.is_empty() {
                     format!("{}/{name}", m.root.display())
+                } else if op.on_dirs() {
+                    format!("{}/{path}", m.root.display())
                 } else {
                     format!("{}/{path}/{name}", m.root.display())
                 };
@@ -596,7 +611,9 @@ pub(crate) fn run(m: MetaWorker, setup: WorkerSetup, ready: impl FnOnce()) -> Wo
     {
         remove_made(&plan, next, &*root, &id, &mut cache, &mut names);
     }
-    tally.into_result(error)
+    let mut result = tally.into_result(error);
+    result.protocol = root.protocol();
+    result
 }
 
 #[cfg(test)]

@@ -212,6 +212,16 @@ impl Trace {
         }
     }
 
+    /// The last request's recorded completion time (volbench traces that
+    /// have one).
+    fn done_ns(&self) -> Option<u64> {
+        match &self.inner {
+            Inner::Text(t) => t.done_ns,
+            Inner::Mem(t) => t.done_ns,
+            Inner::Blk(_) => None,
+        }
+    }
+
     /// The next request as recorded, checked against the bounds every
     /// format shares.
     fn next_recorded(&mut self) -> Result<Option<Request>> {
@@ -304,8 +314,37 @@ pub(crate) fn scan_mapped(path: &Path, map: ReplayMap) -> Result<(TraceFormat, T
         blk_event,
         ..TraceSummary::default()
     };
+    // The issue times of the last 1 ms's reads and writes, and the
+    // completion times of those recorded in flight, each bounded: the
+    // peaks only need to be known up to the depth they may choose.
+    let mut window = std::collections::VecDeque::new();
+    let mut in_flight = std::collections::BinaryHeap::new();
     while let Some(r) = t.next_request()? {
         count(&mut s, &r);
+        if let (Some(done), true) = (t.done_ns(), matches!(r.op, ReqOp::Read | ReqOp::Write)) {
+            while in_flight
+                .peek()
+                .is_some_and(|&std::cmp::Reverse(d)| d <= r.at_ns)
+            {
+                in_flight.pop();
+            }
+            in_flight.push(std::cmp::Reverse(done));
+            if in_flight.len() as u64 > bounds::MAX_REPLAY_AUTO_DEPTH {
+                in_flight.pop();
+            }
+            s.recorded_in_flight = s.recorded_in_flight.max(in_flight.len() as u64);
+        }
+        if matches!(r.op, ReqOp::Read | ReqOp::Write) {
+            window.push_back(r.at_ns);
+            let since = r.at_ns.saturating_sub(999_999);
+            while window.front().is_some_and(|&at| at < since) {
+                window.pop_front();
+            }
+            if window.len() as u64 > bounds::MAX_REPLAY_AUTO_DEPTH {
+                window.pop_front();
+            }
+            s.peak_1ms = s.peak_1ms.max(window.len() as u64);
+        }
     }
     if s.requests == 0 {
         let why = if map.skip != 0 {

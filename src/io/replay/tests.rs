@@ -203,6 +203,7 @@ fn a_split_trace_reads_back_as_its_parts() {
         part: None,
         text: None,
         map: Default::default(),
+        depth_from_trace: false,
     };
     let parts = split::split(&spec, 2).unwrap();
     assert_eq!(parts.len(), 2);
@@ -243,4 +244,52 @@ fn a_split_trace_reads_back_as_its_parts() {
         .map(|e| e.to_string())
         .unwrap_or_default();
     assert!(e.contains("never arrived"), "{e}");
+}
+
+#[test]
+fn the_scan_finds_the_most_requests_within_one_millisecond() {
+    // 3 at 0, 2 at 0.5 ms, 1 at 1.2 ms (which sees the 2 at 0.5 ms), a
+    // flush among them that takes no slot, then 300 at once (the bound).
+    let mut t = String::from("# volbench.trace/v1\nissue_ns,complete_ns,op,offset,bytes\n");
+    for (at, n) in [(0u64, 3u64), (500_000, 2), (1_200_000, 1)] {
+        for i in 0..n {
+            t.push_str(&format!("{at},,R,{},4096\n", i * 4096));
+        }
+    }
+    t.push_str("1200000,,F,0,0\n");
+    let f = file(t.as_bytes());
+    let (_, s) = scan(f.path()).unwrap();
+    assert_eq!(s.peak_1ms, 5, "{s:?}");
+    assert_eq!(crate::input::replay::depth_for(&s, Some(1.0)), 5);
+    assert_eq!(
+        crate::input::replay::depth_for(&s, Some(2.0)),
+        10,
+        "twice the pace"
+    );
+    assert_eq!(crate::input::replay::depth_for(&s, Some(0.5)), 5);
+    for i in 0..300u64 {
+        t.push_str(&format!("9000000,,W,{},4096\n", i * 4096));
+    }
+    let f = file(t.as_bytes());
+    let (_, s) = scan(f.path()).unwrap();
+    assert_eq!(s.peak_1ms, crate::units::bounds::MAX_REPLAY_AUTO_DEPTH);
+    assert_eq!(s.recorded_in_flight, 0, "no completion times");
+}
+
+#[test]
+fn a_trace_with_completions_replays_at_the_depth_it_was_recorded_at() {
+    // Two requests always in flight: each completes 300 us after its issue,
+    // the next issued 150 us after the one before.
+    let mut t = String::from("# volbench.trace/v1\nissue_ns,complete_ns,op,offset,bytes\n");
+    for i in 0..100u64 {
+        let at = i * 150_000;
+        t.push_str(&format!("{at},{},R,{},4096\n", at + 300_000, i * 4096));
+    }
+    let f = file(t.as_bytes());
+    let (_, s) = scan(f.path()).unwrap();
+    assert_eq!(s.recorded_in_flight, 2, "{s:?}");
+    assert_eq!(s.peak_1ms, 7, "{s:?}");
+    // The recorded depth wins over the timing's, at any pace.
+    assert_eq!(crate::input::replay::depth_for(&s, Some(1.0)), 2);
+    assert_eq!(crate::input::replay::depth_for(&s, None), 2);
 }

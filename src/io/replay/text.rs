@@ -45,6 +45,8 @@ pub(crate) struct TextReader<R> {
     /// volbench: the request count the first line claims, if it does.
     claimed: Option<u64>,
     seen: u64,
+    /// volbench: the last request's completion time, when recorded.
+    pub(crate) done_ns: Option<u64>,
 }
 
 impl<R: BufRead> TextReader<R> {
@@ -58,6 +60,7 @@ impl<R: BufRead> TextReader<R> {
             clock_ns: 0,
             file: None,
             claimed: None,
+            done_ns: None,
             seen: 0,
         }
     }
@@ -144,7 +147,11 @@ impl<R: BufRead> TextReader<R> {
                 continue;
             }
             let r = match self.format {
-                TraceFormat::Volbench => Some(self.volbench_row(&line)?),
+                TraceFormat::Volbench => {
+                    let (r, done) = self.volbench_row(&line)?;
+                    self.done_ns = done;
+                    Some(r)
+                }
                 _ => self.fio_line(&line)?,
             };
             if let Some(r) = r {
@@ -226,7 +233,7 @@ impl<R: BufRead> TextReader<R> {
     }
 
     /// `issue_ns,complete_ns,op,offset,bytes`.
-    fn volbench_row(&self, line: &str) -> Result<Request> {
+    fn volbench_row(&self, line: &str) -> Result<(Request, Option<u64>)> {
         let cols: Vec<&str> = line.split(',').collect();
         let [issue, complete, op, offset, len] = cols.as_slice() else {
             return Err(self.err(format!(
@@ -235,7 +242,12 @@ impl<R: BufRead> TextReader<R> {
             )));
         };
         let at_ns = self.number("issue_ns", issue)?;
-        if !complete.trim().is_empty() && self.number("complete_ns", complete)? < at_ns {
+        let done = if complete.trim().is_empty() {
+            None
+        } else {
+            Some(self.number("complete_ns", complete)?)
+        };
+        if done.is_some_and(|d| d < at_ns) {
             return Err(self.err("complete_ns is before issue_ns"));
         }
         let op = match op.trim() {
@@ -250,12 +262,13 @@ impl<R: BufRead> TextReader<R> {
                 )));
             }
         };
-        Ok(Request {
+        let r = Request {
             at_ns,
             op,
             offset: self.number("offset", offset)?,
             len: self.number("bytes", len)?,
-        })
+        };
+        Ok((r, done))
     }
 
     /// `[usec] file action [offset length]`; None for a file action or a wait.

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use super::marker::{MARKER_NAME, read_marker};
 use crate::error::{Result, VbError};
-use crate::io::backend::{Dir, Entry, Storage};
+use crate::io::backend::{Dir, Entry};
 use crate::io::gate::owner::set_file_ours;
 
 use super::fileset::file_name;
@@ -17,16 +17,24 @@ use super::fileset::file_name;
 /// else found there is left, and so is the directory.
 pub(crate) fn remove_set_dir(path: &Path) -> Result<()> {
     #[cfg(unix)]
-    if crate::io::backend::is_url(path) {
-        let dir = crate::io::backend::open_dir(Storage::Nfs, path, false)?;
+    if let Some(storage) = crate::io::backend::url_storage(path) {
+        use crate::io::backend::{Storage, nfs, smb};
+        let dir = crate::io::backend::open_dir(storage, path, false)?;
         remove_set(&*dir)?;
-        for name in [MARKER_NAME, crate::io::backend::nfs::NFS_LOCK_NAME] {
+        let lock = match storage {
+            Storage::Smb => smb::SMB_LOCK_NAME,
+            _ => nfs::NFS_LOCK_NAME,
+        };
+        for name in [MARKER_NAME, lock] {
             if let Ok(Entry::Regular(a)) = dir.entry(name) {
                 dir.remove_if_ours(name, a.id);
             }
         }
         drop(dir);
-        return crate::io::backend::nfs::remove_empty_dir(path);
+        return match storage {
+            Storage::Smb => smb::remove_empty_dir(path),
+            _ => nfs::remove_empty_dir(path),
+        };
     }
     let dir = crate::io::backend::local::open(path, false)?;
     remove_set(&*dir)?;
@@ -73,14 +81,11 @@ pub(crate) fn remove_set(dir: &dyn Dir) -> Result<u64> {
 /// `volbench clean` on a file set named by URL: the set's lock taken (a
 /// run using it refuses the clean), its own files removed, nothing else.
 pub(crate) fn clean_set(path: &Path) -> Result<u64> {
-    let storage = match path.to_str() {
-        Some(t) if t.starts_with("nfs://") => Storage::Nfs,
-        _ => {
-            return Err(VbError::input(format!(
-                "{} is not a file set URL",
-                path.display()
-            )));
-        }
+    let Some(storage) = crate::io::backend::url_storage(path) else {
+        return Err(VbError::input(format!(
+            "{} is not a file set URL",
+            path.display()
+        )));
     };
     let dir = crate::io::backend::open_dir(storage, path, false)?;
     let _lock = dir.lock()?;

@@ -476,13 +476,12 @@ impl Client {
             Version::V3 => [0; 16],
             Version::V41 => self.open_stateid(fh)?,
         };
-        self.st.files.push(OpenFile {
+        Ok(self.st.add_file(OpenFile {
             fh: *fh,
             stateid,
             stale: false,
             closed: false,
-        });
-        Ok(self.st.files.len() as u32 - 1)
+        }))
     }
 
     fn open_stateid(&mut self, fh: &Fh) -> Result<Stateid, NfsError> {
@@ -511,7 +510,8 @@ impl Client {
         Ok(())
     }
 
-    /// Closes an open file (NFSv4.1: CLOSE; its number is not used again).
+    /// Closes an open file (NFSv4.1: CLOSE); its number may name the next
+    /// file opened.
     pub fn close(&mut self, file: u32) -> Result<(), NfsError> {
         let Some(f) = self.st.files.get(file as usize).copied() else {
             return Err(invalid(OpKind::Close, "a file number that is not open"));
@@ -528,6 +528,7 @@ impl Client {
             v4reply::decode(OpKind::Close, &bytes, 0, &mut page, &mut seq)?;
         }
         self.st.files[file as usize].closed = true;
+        self.st.free_files.push(file);
         Ok(())
     }
 

@@ -31,10 +31,16 @@ impl NfsError {
     }
 
     /// The errno a local file system would have returned (NFS's status
-    /// codes below 10000 are errnos; the rest map to the nearest).
+    /// codes below 60 are Linux's errnos; those above are BSD's numbers,
+    /// given Linux's; the rest map to the nearest).
     pub fn errno(&self) -> i32 {
         match self {
             NfsError::Status { code, .. } => match *code {
+                63 => 36,  // ENAMETOOLONG
+                66 => 39,  // ENOTEMPTY
+                69 => 122, // EDQUOT
+                70 => 116, // ESTALE
+                71 => 66,  // EREMOTE
                 c @ 1..=9999 => c as i32,
                 10001 | 10003 | 10007 | 10025 | 10023 | 10024 => 22, // EINVAL
                 10004 | 10043 => 95,                                 // EOPNOTSUPP

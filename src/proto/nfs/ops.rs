@@ -97,6 +97,13 @@ impl Client {
         }
     }
 
+    /// A new directory `name` in `dir` (MKDIR with `mode`): EXIST when the
+    /// name is taken, whatever is there, which is never reused or
+    /// followed (a tree's mkdir).
+    pub(crate) fn new_dir(&mut self, dir: &Fh, name: &[u8], mode: u32) -> Result<Fh, NfsError> {
+        self.mkdir(dir, name, mode).map(|(fh, _)| fh)
+    }
+
     /// The directory `name` in `dir`, made (MKDIR with `mode`) when
     /// missing. Anything else at the name (a symbolic link, a file) is
     /// refused, never followed; one another client made meanwhile is looked
@@ -166,25 +173,10 @@ impl Client {
         to_name: &[u8],
     ) -> Result<(), NfsError> {
         let (fh, attr) = self.lookup(from, from_name)?;
-        if attr.kind != FileType::Directory {
-            match self.call(Request::Link {
-                fh: &fh,
-                dir: to,
-                name: to_name,
-            }) {
-                Ok(_) => {
-                    let (_, now) = self.lookup(from, from_name)?;
-                    if now.fileid != attr.fileid {
-                        return Err(invalid(
-                            OpKind::Rename,
-                            "the old name changed to another file meanwhile: both names were left",
-                        ));
-                    }
-                    return self.remove(from, from_name);
-                }
-                Err(e) if e.is(code::NOTSUPP) => {}
-                Err(e) => return Err(e),
-            }
+        if attr.kind != FileType::Directory
+            && self.relink(from, from_name, &fh, attr.fileid, to, to_name)?
+        {
+            return Ok(());
         }
         match self.lookup(to, to_name) {
             Err(e) if e.is(code::NOENT) => {}
@@ -211,6 +203,41 @@ impl Client {
             ));
         }
         Ok(())
+    }
+
+    /// Moves the regular file `fh` (file id `fileid`, which the caller
+    /// looked up at `from_name` in `from`) to `to_name` in `to` without
+    /// replacing anything there: LINK under the new name (EXIST when it is
+    /// taken, atomically on the server), a LOOKUP that the old name is
+    /// still that file, then REMOVE of the old name: three calls, with
+    /// `rename_noreplace`'s one window. `Ok(false)`: the server has no
+    /// LINK (NOTSUPP), nothing was done.
+    pub(crate) fn relink(
+        &mut self,
+        from: &Fh,
+        from_name: &[u8],
+        fh: &Fh,
+        fileid: u64,
+        to: &Fh,
+        to_name: &[u8],
+    ) -> Result<bool, NfsError> {
+        match self.call(Request::Link {
+            fh,
+            dir: to,
+            name: to_name,
+        }) {
+            Ok(_) => {}
+            Err(e) if e.is(code::NOTSUPP) => return Ok(false),
+            Err(e) => return Err(e),
+        }
+        let (_, now) = self.lookup(from, from_name)?;
+        if now.fileid != fileid {
+            return Err(invalid(
+                OpKind::Rename,
+                "the old name changed to another file meanwhile: both names were left",
+            ));
+        }
+        self.remove(from, from_name).map(|()| true)
     }
 
     /// Every entry of `dir` ("." and ".." left out), page by page, to `f`;

@@ -144,6 +144,9 @@ impl Session {
 pub(crate) struct State {
     pub(crate) version: Version,
     pub(crate) files: Vec<OpenFile>,
+    /// Numbers of closed files, given again to the next files opened, so a
+    /// client that opens and closes millions (a metadata run) stays small.
+    pub(crate) free_files: Vec<u32>,
     pub(crate) user: Vec<UserSlot>,
     pub(crate) extra: Vec<CallExtra>,
     pub(crate) out: Vec<Completion>,
@@ -163,6 +166,7 @@ impl State {
         State {
             version,
             files: Vec::new(),
+            free_files: Vec::new(),
             user: vec![UserSlot::IDLE; depth],
             extra: vec![CallExtra::NONE; max_calls],
             out: Vec::with_capacity(depth.max(1) * 2),
@@ -349,13 +353,12 @@ impl Sink for State {
         let ok = result.is_ok();
         let result = match result {
             Ok((Reply::Handle { fh, attr }, st)) if x.open => {
-                self.files.push(OpenFile {
+                let file = self.add_file(OpenFile {
                     fh,
                     stateid: st.unwrap_or([0; 16]),
                     stale: false,
                     closed: false,
                 });
-                let file = self.files.len() as u32 - 1;
                 Ok((Reply::Opened { file, fh, attr }, st))
             }
             r => r,
@@ -378,6 +381,20 @@ impl Sink for State {
 }
 
 impl State {
+    /// A file opened: its number, a closed file's when there is one.
+    pub(crate) fn add_file(&mut self, f: OpenFile) -> u32 {
+        match self.free_files.pop() {
+            Some(n) => {
+                self.files[n as usize] = f;
+                n
+            }
+            None => {
+                self.files.push(f);
+                self.files.len() as u32 - 1
+            }
+        }
+    }
+
     /// An NFSv4.1 error the client recovers from by sending the call again
     /// later: after DELAY or GRACE, after setting up a lost session, after
     /// opening a file whose stateid the server forgot.

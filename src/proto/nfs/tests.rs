@@ -144,6 +144,28 @@ fn read_error(m: &mut super::Mount) -> String {
 }
 
 #[test]
+fn status_codes_give_linux_errnos() {
+    use super::NfsError;
+    use super::types::OpKind;
+    let e = |code| {
+        NfsError::Status {
+            op: OpKind::Rmdir,
+            code,
+            v4: false,
+        }
+        .errno()
+    };
+    // Below 60 the protocol's numbers are Linux's; above, BSD's.
+    assert_eq!(e(2), libc::ENOENT);
+    assert_eq!(e(17), libc::EEXIST);
+    assert_eq!(e(63), libc::ENAMETOOLONG);
+    assert_eq!(e(66), libc::ENOTEMPTY);
+    assert_eq!(e(69), libc::EDQUOT);
+    assert_eq!(e(70), libc::ESTALE);
+    assert_eq!(e(71), libc::EREMOTE);
+}
+
+#[test]
 fn a_reply_to_a_call_never_made_is_refused() {
     let (port, _stop) = fake(|_, xid| {
         let body = accepted(xid ^ 0x5555_0000, &words(&[0]));

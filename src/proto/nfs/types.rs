@@ -342,11 +342,13 @@ pub enum Request<'a> {
         dir: &'a Fh,
         name: &'a [u8],
     },
-    /// SETATTR of the size (and mode, when given).
+    /// SETATTR of the size and the mode, when given, and with `times` the
+    /// access and modify times set to the server's clock (a `touch`).
     Setattr {
         fh: &'a Fh,
         size: Option<u64>,
         mode: Option<u32>,
+        times: bool,
     },
     /// One page of a directory, into the client's page (`Client::dir_page`).
     Readdir {
@@ -485,14 +487,14 @@ pub enum Reply {
 /// One directory entry of a page.
 #[derive(Debug, Clone, Copy)]
 pub struct Entry {
-    // READDIRPLUS returns them with each name; decoded and kept for the
-    // metadata workload over NFS (issue #34), which has no reader yet.
+    // READDIRPLUS returns the id and handle with each name; decoded and
+    // kept, though no reader needs them yet (a tree's listing reads the
+    // attributes).
     #[allow(dead_code)]
     pub(crate) fileid: u64,
     pub(crate) cookie: u64,
     name_at: u32,
     name_len: u16,
-    #[allow(dead_code)]
     pub(crate) attr: Option<Attr>,
     #[allow(dead_code)]
     pub(crate) fh: Option<Fh>,

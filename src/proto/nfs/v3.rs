@@ -126,9 +126,14 @@ pub(crate) fn encode(e: &mut Enc, req: &Request, file: Option<&Fh>) -> Result<u3
             fh(e, f);
             diropargs(e, dir, name);
         }
-        Request::Setattr { fh: f, size, mode } => {
+        Request::Setattr {
+            fh: f,
+            size,
+            mode,
+            times,
+        } => {
             fh(e, f);
-            sattr(e, mode, size, false);
+            sattr(e, mode, size, times);
             e.bool(false); // no guard
         }
         Request::Readdir {

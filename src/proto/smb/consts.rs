@@ -30,6 +30,58 @@ pub enum Command {
 pub(crate) const COMMANDS: usize = 19;
 
 impl Command {
+    /// Every command, in wire-code order (index = code).
+    // Read by the smb:// back end (Unix only for now).
+    #[cfg_attr(not(unix), allow(dead_code))]
+    pub(crate) const ALL: [Command; COMMANDS] = [
+        Command::Negotiate,
+        Command::SessionSetup,
+        Command::Logoff,
+        Command::TreeConnect,
+        Command::TreeDisconnect,
+        Command::Create,
+        Command::Close,
+        Command::Flush,
+        Command::Read,
+        Command::Write,
+        Command::Lock,
+        Command::Ioctl,
+        Command::Cancel,
+        Command::Echo,
+        Command::QueryDirectory,
+        Command::ChangeNotify,
+        Command::QueryInfo,
+        Command::SetInfo,
+        Command::OplockBreak,
+    ];
+
+    /// The name as [MS-SMB2] spells it ("READ", "QUERY_INFO"), as the
+    /// per-operation figures of every protocol client name their calls.
+    #[cfg_attr(not(unix), allow(dead_code))]
+    pub(crate) fn wire_name(self) -> &'static str {
+        match self {
+            Command::Negotiate => "NEGOTIATE",
+            Command::SessionSetup => "SESSION_SETUP",
+            Command::Logoff => "LOGOFF",
+            Command::TreeConnect => "TREE_CONNECT",
+            Command::TreeDisconnect => "TREE_DISCONNECT",
+            Command::Create => "CREATE",
+            Command::Close => "CLOSE",
+            Command::Flush => "FLUSH",
+            Command::Read => "READ",
+            Command::Write => "WRITE",
+            Command::Lock => "LOCK",
+            Command::Ioctl => "IOCTL",
+            Command::Cancel => "CANCEL",
+            Command::Echo => "ECHO",
+            Command::QueryDirectory => "QUERY_DIRECTORY",
+            Command::ChangeNotify => "CHANGE_NOTIFY",
+            Command::QueryInfo => "QUERY_INFO",
+            Command::SetInfo => "SET_INFO",
+            Command::OplockBreak => "OPLOCK_BREAK",
+        }
+    }
+
     /// The name Windows' counters and Wireshark use.
     pub fn name(self) -> &'static str {
         match self {

@@ -18,6 +18,7 @@ pub mod header;
 pub mod msg;
 pub mod session;
 pub mod stats;
+pub mod url;
 pub mod wire;
 
 #[cfg(test)]

@@ -286,6 +286,7 @@ fn hosts_protocol_figures_add_and_their_latencies_weigh_by_calls() {
             },
             ..ProtocolOp::default()
         }],
+        smb: None,
     };
     let (a, b) = (host(3, 2.0), host(1, 6.0));
     let m = super::merge_protocol(&[&a, &b]).expect("merged");
@@ -303,4 +304,55 @@ fn hosts_protocol_figures_add_and_their_latencies_weigh_by_calls() {
     assert_eq!((m.ops[0].calls, m.ops[0].bytes), (4, 4 * 4096));
     assert!((m.ops[0].rtt_us.mean - 3.0).abs() < 1e-9, "{:?}", m.ops[0]);
     assert!(super::merge_protocol(&[]).is_none());
+}
+
+#[test]
+fn hosts_smb_figures_add_channel_by_channel() {
+    use crate::result::smb::{SmbChannel, SmbCommand, SmbStats};
+    let chan = |k: u32, requests: u64, mean: f64| SmbChannel {
+        channel: k,
+        server: "10.0.0.1:445".into(),
+        sessions: 2,
+        credit_waits: 1,
+        max_in_flight: 8 * u32::from(k == 0) + 4,
+        commands: vec![SmbCommand {
+            command: "read".into(),
+            requests,
+            bytes: requests * 4096,
+            errors: 0,
+            latency_us: LatSummary {
+                mean,
+                min: mean,
+                max: mean,
+                ..LatSummary::default()
+            },
+        }],
+        ..SmbChannel::default()
+    };
+    let host = |a: u64, b: u64| SmbStats {
+        dialect: "3.1.1".into(),
+        channels_per_session: 2,
+        channels: vec![chan(0, a, 100.0), chan(1, b, 300.0)],
+        ..SmbStats::default()
+    };
+    let m = super::merge_smb(&[&host(3, 1), &host(1, 3)]).expect("merged");
+    assert_eq!(m.dialect, "3.1.1");
+    let got: Vec<(u32, u32, u64, u64, u32)> = m
+        .channels
+        .iter()
+        .map(|c| {
+            let r = &c.commands[0];
+            (
+                c.channel,
+                c.sessions,
+                r.requests,
+                c.credit_waits,
+                c.max_in_flight,
+            )
+        })
+        .collect();
+    assert_eq!(got, [(0, 4, 4, 2, 12), (1, 4, 4, 2, 4)]);
+    assert_eq!(m.channels[1].commands[0].bytes, 4 * 4096);
+    assert!((m.channels[0].commands[0].latency_us.mean - 100.0).abs() < 1e-9);
+    assert!(super::merge_smb(&[]).is_none());
 }

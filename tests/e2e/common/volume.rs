@@ -29,6 +29,10 @@ pub struct VolumeSpec {
     pub write_bps: u64,
     /// Make an ext4 file system and mount it (for directory targets).
     pub ext4: bool,
+    /// Bytes of page cache (and memory) the capped programs may hold, 0
+    /// for no limit: a file larger than this is read from the device on
+    /// every pass unless readers share their passes.
+    pub cache: u64,
 }
 
 impl VolumeSpec {
@@ -58,6 +62,10 @@ impl VolumeSpec {
         self.ext4 = true;
         self
     }
+    pub fn cache(mut self, bytes: u64) -> Self {
+        self.cache = bytes;
+        self
+    }
 }
 
 /// Which cgroup interface carries the cap.
@@ -70,6 +78,7 @@ enum Throttle {
 }
 
 const V1_BLKIO: &str = "/sys/fs/cgroup/blkio";
+const V1_MEMORY: &str = "/sys/fs/cgroup/memory";
 const V2_ROOTS: [&str; 2] = ["/sys/fs/cgroup", "/sys/fs/cgroup/unified"];
 
 fn find_throttle() -> Result<Throttle, String> {
@@ -128,6 +137,8 @@ pub struct Volume {
     pub cgroup: PathBuf,
     /// Where the file system is mounted, with `ext4`.
     pub mountpoint: Option<PathBuf>,
+    /// cgroup v1's separate memory cgroup holding `cache`, when asked for.
+    memory: Option<PathBuf>,
     pub image: PathBuf,
     // Holds the image and the mount point; removed last.
     dir: Option<tempfile::TempDir>,
@@ -193,6 +204,7 @@ impl Volume {
             majmin: String::new(),
             cgroup: PathBuf::new(),
             mountpoint: None,
+            memory: None,
             image: image.clone(),
             dir: Some(dir),
             attached: false,
@@ -243,6 +255,9 @@ impl Volume {
             .map_err(|e| format!("mkdir {}: {e}", vol.cgroup.display()))?;
         vol.cgroup_made = true;
         vol.set_caps(&throttle, spec)?;
+        if spec.cache > 0 {
+            vol.limit_cache(&throttle, spec.cache)?;
+        }
         Ok(vol)
     }
 
@@ -288,13 +303,35 @@ impl Volume {
         Ok(())
     }
 
-    /// A command that runs `program` inside the volume's cgroup: a shell
-    /// moves itself in, then execs the program, so no I/O escapes the cap.
+    /// The page cache limit: v1 has a memory hierarchy of its own, v2
+    /// limits the volume's cgroup itself.
+    fn limit_cache(&mut self, throttle: &Throttle, bytes: u64) -> Result<(), String> {
+        let (dir, file) = match throttle {
+            Throttle::V1(_) => {
+                let dir = Path::new(V1_MEMORY).join(&self.name);
+                std::fs::create_dir(&dir).map_err(|e| format!("mkdir {}: {e}", dir.display()))?;
+                self.memory = Some(dir.clone());
+                (dir, "memory.limit_in_bytes")
+            }
+            Throttle::V2(root) => {
+                let _ = std::fs::write(root.join("cgroup.subtree_control"), "+memory");
+                (self.cgroup.clone(), "memory.max")
+            }
+        };
+        std::fs::write(dir.join(file), bytes.to_string())
+            .map_err(|e| format!("write {bytes} to {}: {e}", dir.join(file).display()))
+    }
+
+    /// A command that runs `program` inside the volume's cgroup (and its
+    /// memory cgroup, with a cache limit on v1): a shell moves itself in,
+    /// then execs the program, so no I/O escapes the cap.
     pub fn command(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
         let mut cmd = Command::new("sh");
+        let memory = self.memory.as_ref().map(|m| m.join("cgroup.procs"));
         cmd.arg("-c")
-            .arg(r#"echo $$ > "$0" && exec "$@""#)
+            .arg(r#"echo $$ > "$0" && { [ "$1" = - ] || echo $$ > "$1"; } && shift && exec "$@""#)
             .arg(self.cgroup.join("cgroup.procs"))
+            .arg(memory.unwrap_or_else(|| PathBuf::from("-")))
             .arg(program);
         cmd
     }
@@ -351,6 +388,14 @@ impl Drop for Volume {
             let rmdir = || {
                 std::fs::remove_dir(&self.cgroup)
                     .map_err(|e| format!("rmdir {}: {e}", self.cgroup.display()))
+            };
+            if let Err(e) = retry(Duration::from_secs(5), rmdir) {
+                eprintln!("volume {}: {e}", self.name);
+            }
+        }
+        if let Some(memory) = self.memory.take() {
+            let rmdir = || {
+                std::fs::remove_dir(&memory).map_err(|e| format!("rmdir {}: {e}", memory.display()))
             };
             if let Err(e) = retry(Duration::from_secs(5), rmdir) {
                 eprintln!("volume {}: {e}", self.name);

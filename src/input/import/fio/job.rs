@@ -60,6 +60,7 @@ pub(super) fn job(
     rate(&mut r, notes)?;
     order(s, &mut r, notes)?;
     let (duration_s, io_limit) = limits(s, o, &mut r, per_job, &place, notes)?;
+    let (set_size, step) = streams(s, &mut r, &place, per_job, notes)?;
     if notes.refused.len() > before {
         return None;
     }
@@ -98,7 +99,8 @@ pub(super) fn job(
         io_limit,
         target: place.target,
         shared_file: place.shared_file,
-        size: per_job,
+        step,
+        size: set_size,
         files,
         direct: r.direct,
         engine: r.engine,
@@ -245,6 +247,104 @@ fn place(
         shared_file: true,
         list: None,
     })
+}
+
+/// Where the job's clones stream over a shared file. fio's clones each
+/// make their own pass from `offset + i x offset_increment` over `size`
+/// bytes, and each direction of a mix keeps its own position: volbench's
+/// `streams = each` walks the same offsets. The set is then as large as the
+/// last clone's pass reaches (fio extends the file as far). Returns the
+/// set's size and the step; a clone's own files start at 0 in volbench.
+fn streams(
+    s: &Section,
+    r: &mut Read,
+    place: &Place,
+    per_job: Option<u64>,
+    notes: &mut Notes,
+) -> Option<(Option<u64>, u64)> {
+    use crate::spec::streams::Streams;
+    let offset = r.offset.as_ref().map_or(0, |(v, _)| *v);
+    let step = r.offset_increment.as_ref().map_or(0, |(v, _)| *v);
+    let given = r.offset.iter().chain(r.offset_increment.iter());
+    let given: Vec<Opt> = given
+        .filter(|(v, _)| *v > 0)
+        .map(|(_, o)| o.clone())
+        .collect();
+    let shared = place.shared_file && place.list.is_none();
+    if !shared || r.rw.is_random() {
+        if let Some(opt) = given.first() {
+            let why = if shared {
+                "random offsets kept to a part of the file (volbench's roam the whole set)"
+            } else {
+                "an offset into each job's own files (volbench's files are walked from their start)"
+            };
+            notes.unsupported(&opt.at, &opt.text(), why);
+            return None;
+        }
+        // fio's random clones each roam the whole file, as volbench's threads do.
+        return Some((per_job, 0));
+    }
+    if r.numjobs <= 1 && given.is_empty() {
+        return Some((per_job, 0));
+    }
+    let reach = step
+        .checked_mul(r.numjobs.saturating_sub(1))
+        .and_then(|x| x.checked_add(offset));
+    let set = match (reach, per_job) {
+        (Some(at), Some(p)) => match at
+            .checked_add(p)
+            .filter(|t| *t <= crate::units::bounds::MAX_SIZE)
+        {
+            Some(t) => Some(t),
+            None => {
+                let opt = given.first().or(r.offset.as_ref().map(|(_, o)| o))?;
+                notes.unsupported(&opt.at, &opt.text(), "a file larger than 8p");
+                return None;
+            }
+        },
+        (Some(_), None) => None,
+        (None, _) => {
+            let opt = given.first()?;
+            notes.unsupported(&opt.at, &opt.text(), "a file larger than 8p");
+            return None;
+        }
+    };
+    let how = Streams::Each { offset, step };
+    r.run.streams = value(how.label());
+    let whom = if r.numjobs > 1 {
+        format!("each of the {} jobs", r.numjobs)
+    } else {
+        "the job".to_string()
+    };
+    let from = match (offset, step) {
+        (0, 0) => "from the file's start".to_string(),
+        (o, 0) => format!("from {}", crate::units::format_size(o)),
+        (o, s) => format!(
+            "from {} + i x {}",
+            crate::units::format_size(o),
+            crate::units::format_size(s)
+        ),
+    };
+    let mut said = format!(
+        "streams = \"{}\": {whom} makes its own pass over the file {from}, reads and writes each \
+         on from their last offset, as fio's jobs do",
+        how.label()
+    );
+    if let Some(t) = set {
+        said.push_str(&format!("; the file is {}", crate::units::format_size(t)));
+    }
+    match given.first() {
+        Some(opt) => {
+            let opt = opt.clone();
+            r.say(&opt, said, true);
+        }
+        None => r.mapped.push(Mapping {
+            at: s.at.clone(),
+            option: format!("numjobs={} on one file", r.numjobs),
+            how: How::Exact(said),
+        }),
+    }
+    Some((set, step))
 }
 
 /// The working set of one job over its files; None inside Some for a

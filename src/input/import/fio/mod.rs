@@ -204,6 +204,19 @@ fn merge(g: Vec<Job>, notes: &mut Notes) -> Option<Job> {
             );
             continue;
         }
+        if j.name != first.name && (j.step > 0 || first.step > 0) {
+            notes.refuse(
+                &j.at,
+                &format!("[{}]", j.name),
+                format!(
+                    "shares its file with [{}] in one group with offset_increment: fio counts each \
+                     job's clones from 0, volbench's threads are counted over the run (put \
+                     stonewall in [{}] to run it after)",
+                    first.name, j.name
+                ),
+            );
+            continue;
+        }
         threads += j.threads;
         if j.shared_file {
             files = j.files;

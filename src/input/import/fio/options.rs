@@ -8,7 +8,6 @@
 use super::super::table::{Row, Rule, Verdict, alias, row};
 use super::parse::{Opt, Read, bool_opt};
 use super::{data, nfs, rate, replay, shape, workload as w};
-use crate::units::parse_size;
 
 use Rule::{Always, Judge, Map};
 use Verdict::{Exact, Note, Refuse};
@@ -107,7 +106,8 @@ pub(crate) const OPTIONS: &[Row<Read>] = &[
     row("random_generator", Judge(random_generator)),
     row("kb_base", Judge(kb_base)),
     row("loops", Judge(loops)),
-    alias("offset", &["fileoffset"], Judge(offset)),
+    alias("offset", &["fileoffset"], Map(w::offset)),
+    row("offset_increment", Map(w::offset_increment)),
     row("fsync_on_close", Judge(fsync_on_close)),
     row("exit_what", Judge(exit_what)),
     row("filename_format", Judge(filename_format)),
@@ -278,13 +278,6 @@ fn loops(o: &Opt) -> Verdict {
     match o.val().trim() {
         "1" => Exact("one pass"),
         _ => Refuse("several passes over the job (give time_based and runtime)"),
-    }
-}
-
-fn offset(o: &Opt) -> Verdict {
-    match parse_size(o.val()) {
-        Ok(0) => Exact("from the start"),
-        _ => Refuse("a job starting at an offset into its files"),
     }
 }
 

@@ -228,6 +228,9 @@ pub(crate) struct Job {
     pub(crate) target: String,
     /// A file every clone shares (filename=) rather than one each.
     pub(crate) shared_file: bool,
+    /// offset_increment on a shared file: the clones' starts are spaced by
+    /// it, counted from this job's first clone.
+    pub(crate) step: u64,
     /// Bytes per job (over its files) and files per job; None = whole device.
     pub(crate) size: Option<u64>,
     pub(crate) files: u64,
@@ -285,6 +288,10 @@ pub(crate) struct Read {
     pub(crate) number_ios: Option<(u64, Opt)>,
     /// blockalign: offsets aligned to this many bytes.
     pub(crate) blockalign: Option<(u64, Opt)>,
+    /// offset= and offset_increment=: where job i's pass over its file
+    /// starts (offset + i x offset_increment), in bytes.
+    pub(crate) offset: Option<(u64, Opt)>,
+    pub(crate) offset_increment: Option<(u64, Opt)>,
     /// fio's random map is on unless norandommap says otherwise.
     pub(crate) norandommap: bool,
     pub(crate) seed: Option<u64>,
@@ -336,6 +343,8 @@ impl Default for Read {
             io_size: None,
             number_ios: None,
             blockalign: None,
+            offset: None,
+            offset_increment: None,
             norandommap: false,
             seed: None,
             stonewall: false,

@@ -273,6 +273,7 @@ pub(super) fn job(
         io_limit: None,
         target,
         shared_file: true,
+        step: 0,
         size: None,
         files: 1,
         direct: r.direct,

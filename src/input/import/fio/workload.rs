@@ -199,6 +199,45 @@ pub(super) fn blockalign(opt: &Opt, r: &mut Read, notes: &mut Notes) {
     }
 }
 
+/// `offset=` and `offset_increment=` in bytes (0 allowed); where they
+/// apply is the job's to say (`job::streams`), once its file is known.
+fn start_bytes(opt: &Opt, notes: &mut Notes) -> Option<(u64, Opt)> {
+    let v = opt.val().trim();
+    if v.ends_with('%') {
+        notes.unsupported(
+            &opt.at,
+            &opt.text(),
+            "an offset as a share of the file (give it in bytes)",
+        );
+        return None;
+    }
+    match parse_size(v) {
+        Ok(b) if b <= bounds::MAX_SIZE => Some((b, opt.clone())),
+        Ok(_) => {
+            bad(opt, notes, "must be 0..8p");
+            None
+        }
+        Err(e) => {
+            bad(opt, notes, e.message);
+            None
+        }
+    }
+}
+
+pub(super) fn offset(opt: &Opt, r: &mut Read, notes: &mut Notes) {
+    r.offset = start_bytes(opt, notes);
+    if matches!(r.offset, Some((0, _))) {
+        r.say(opt, "from the start", true);
+    }
+}
+
+pub(super) fn offset_increment(opt: &Opt, r: &mut Read, notes: &mut Notes) {
+    r.offset_increment = start_bytes(opt, notes);
+    if matches!(r.offset_increment, Some((0, _))) {
+        r.say(opt, "every job from the same offset", true);
+    }
+}
+
 pub(super) fn iodepth(opt: &Opt, r: &mut Read, notes: &mut Notes) {
     match opt.val().trim().parse::<u64>() {
         Ok(d) if (1..=bounds::MAX_IODEPTH).contains(&d) => {

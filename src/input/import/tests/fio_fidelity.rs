@@ -205,3 +205,66 @@ fn every_fio_option_row_is_named_once_and_in_the_import_guide() {
         }
     }
 }
+
+/// A sequential job on one shared file, with `extra` options.
+fn shared(extra: &str) -> Result<Imported> {
+    fio_with(
+        &format!(
+            "[global]\nfilename=/d/shared\nsize=64m\ntime_based\nruntime=5\n[s]\nbs=128k\n{extra}\n"
+        ),
+        &[],
+        &no_env,
+    )
+}
+
+#[test]
+fn fio_jobs_on_one_file_each_make_their_own_pass_over_it() {
+    let imp = shared("rw=read\nnumjobs=4").unwrap();
+    let j = job_of(&imp);
+    assert_eq!(
+        j.runs[0].shape.streams,
+        crate::spec::shape::Streams::Each { offset: 0, step: 0 }
+    );
+    assert_eq!(j.runs[0].threads, 4);
+    assert_eq!(j.target.size, 64 << 20, "every job walks the same 64 MiB");
+    assert!(said(&imp).iter().any(|n| n.contains("its own pass")));
+    // offset and offset_increment place each clone's pass; the file
+    // reaches as far as the last one's: 8M + 3 x 64M + 64M.
+    let imp = shared("rw=rw\nnumjobs=4\noffset=8m\noffset_increment=64m").unwrap();
+    let j = job_of(&imp);
+    assert_eq!(
+        j.runs[0].shape.streams,
+        crate::spec::shape::Streams::Each {
+            offset: 8 << 20,
+            step: 64 << 20
+        }
+    );
+    assert_eq!(j.target.size, (8 + 3 * 64 + 64) << 20);
+    // One job from the start is one stream either way: nothing to say.
+    let one = job_of(&shared("rw=read").unwrap());
+    assert!(one.runs[0].shape.streams.is_split());
+}
+
+#[test]
+fn fio_offsets_volbench_cannot_keep_are_refused_by_name() {
+    for (extra, why) in [
+        ("rw=randread\noffset=4m", "random offsets kept to a part"),
+        ("rw=read\noffset=25%", "share of the file"),
+        ("rw=read\noffset_increment=1x", "offset_increment=1x"),
+    ] {
+        let e = shared(extra).unwrap_err().to_string();
+        assert!(e.contains(why), "{extra}: {e}");
+    }
+    let e = buffered("rw=read\noffset=4m").unwrap_err().to_string();
+    assert!(e.contains("each job's own files"), "{e}");
+    // Random clones roam the whole file in fio and in volbench alike.
+    let r = job_of(&shared("rw=randread\nnumjobs=2\noffset=0").unwrap());
+    assert!(r.runs[0].shape.streams.is_split());
+    // Two job sections joined on one file with a step: fio counts each
+    // section's clones from 0, volbench's threads over the run.
+    let e = fio_err(
+        "[global]\nfilename=/d/shared\nsize=64m\nrw=read\nbs=128k\noffset_increment=64m\n\
+         time_based\nruntime=5\n[a]\nnumjobs=2\n[b]\nnumjobs=2\n",
+    );
+    assert!(e.contains("counts each job's clones from 0"), "{e}");
+}

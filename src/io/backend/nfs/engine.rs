@@ -105,50 +105,6 @@ pub(super) fn open(dir: &NfsDir, files: &[(String, u64)], how: &IoOpen) -> Resul
 }
 
 impl NfsEngine {
-    /// What the client saw since the measured phase started.
-    fn seen(&self) -> ProtoSeen {
-        let mut seen = ProtoSeen {
-            protocol: crate::spec::EngineKind::Nfs.name(),
-            version: self.client.version().to_string(),
-            connections: self.client.conn_stats().count() as u32,
-            reconnects: 0,
-            ops: Vec::new(),
-            conns: Vec::new(),
-            threads: 1,
-        };
-        for (i, c) in self.client.conn_stats().enumerate() {
-            seen.reconnects += c.reconnects;
-            let each = c.ops.iter().flatten();
-            seen.conns.push(ProtocolConn {
-                thread: 0,
-                conn: i as u32,
-                calls: c.total_ops(),
-                bytes: each.clone().map(|s| s.rtt.bytes).sum(),
-                errors: each.clone().map(|s| s.errors).sum(),
-                retrans: each.clone().map(|s| s.retrans).sum(),
-                timeouts: each.map(|s| s.timeouts).sum(),
-                reconnects: c.reconnects,
-            });
-            for (k, s) in c.ops.iter().enumerate() {
-                let (Some(s), Some(kind)) = (s, OpKind::from_index(k as u8)) else {
-                    continue;
-                };
-                let one = ProtoSeen {
-                    ops: vec![ProtoOpSeen {
-                        op: kind.name(),
-                        rtt: s.rtt.clone(),
-                        exec: s.exec.clone(),
-                        errors: s.errors,
-                        retrans: s.retrans,
-                        timeouts: s.timeouts,
-                    }],
-                    ..ProtoSeen::default()
-                };
-                seen.merge(one);
-            }
-        }
-        seen
-    }
     /// Every connection's figures summed, on top of what was carried: a
     /// few additions per operation type seen, no allocation.
     fn live_totals(&self) -> [u64; PROTO_FIELDS] {
@@ -245,7 +201,7 @@ impl Engine for NfsEngine {
     }
 
     fn measure_ended(&mut self) {
-        self.ended = Some(self.seen());
+        self.ended = Some(seen(&self.client));
     }
 
     fn publish_live(&mut self, counters: &LiveCounters) {
@@ -257,7 +213,7 @@ impl Engine for NfsEngine {
     }
 
     fn protocol(&mut self) -> Option<ProtoSeen> {
-        Some(self.ended.take().unwrap_or_else(|| self.seen()))
+        Some(self.ended.take().unwrap_or_else(|| seen(&self.client)))
     }
 }
 
@@ -271,6 +227,54 @@ fn server_gone(e: &nfs::NfsError) -> bool {
             ..
         }
     )
+}
+
+/// What `client` saw since its figures last started over, per operation
+/// type over its connections: a worker's part of `runs[].protocol` (the
+/// block engine's and a metadata worker's alike).
+pub(super) fn seen(client: &Client) -> ProtoSeen {
+    let mut seen = ProtoSeen {
+        protocol: crate::spec::EngineKind::Nfs.name(),
+        version: client.version().to_string(),
+        connections: client.conn_stats().count() as u32,
+        reconnects: 0,
+        ops: Vec::new(),
+        smb: None,
+        conns: Vec::new(),
+        threads: 1,
+    };
+    for (i, c) in client.conn_stats().enumerate() {
+        seen.reconnects += c.reconnects;
+        let each = c.ops.iter().flatten();
+        seen.conns.push(ProtocolConn {
+            thread: 0,
+            conn: i as u32,
+            calls: c.total_ops(),
+            bytes: each.clone().map(|s| s.rtt.bytes).sum(),
+            errors: each.clone().map(|s| s.errors).sum(),
+            retrans: each.clone().map(|s| s.retrans).sum(),
+            timeouts: each.map(|s| s.timeouts).sum(),
+            reconnects: c.reconnects,
+        });
+        for (k, s) in c.ops.iter().enumerate() {
+            let (Some(s), Some(kind)) = (s, OpKind::from_index(k as u8)) else {
+                continue;
+            };
+            let one = ProtoSeen {
+                ops: vec![ProtoOpSeen {
+                    op: kind.name(),
+                    rtt: s.rtt.clone(),
+                    exec: s.exec.clone(),
+                    errors: s.errors,
+                    retrans: s.retrans,
+                    timeouts: s.timeouts,
+                }],
+                ..ProtoSeen::default()
+            };
+            seen.merge(one);
+        }
+    }
+    seen
 }
 
 impl Drop for NfsEngine {

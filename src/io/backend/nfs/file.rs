@@ -63,6 +63,7 @@ impl SetFile for NfsFile {
                 fh: &self.fh,
                 size: Some(len),
                 mode: None,
+                times: false,
             })
             .map(|_| ())
             .map_err(|e| errno(&e))

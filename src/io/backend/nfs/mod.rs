@@ -22,6 +22,7 @@ mod clean;
 mod engine;
 mod file;
 mod lock;
+pub(crate) mod tree;
 
 pub(crate) use clean::remove_empty_dir;
 pub(crate) use lock::NFS_LOCK_NAME;
@@ -148,6 +149,11 @@ fn what_is(kind: FileType) -> &'static str {
 /// A URL that does not parse, a server that does not answer, an export
 /// that does not exist: one line naming the URL, before any I/O.
 pub(crate) fn open(path: &Path, create: bool) -> Result<Arc<dyn Dir>> {
+    Ok(Arc::new(open_nfs(path, create)?))
+}
+
+/// `open`, as the NFS directory itself (a tree's root).
+fn open_nfs(path: &Path, create: bool) -> Result<NfsDir> {
     let url = url_of(path)?;
     let mut opts = nfs::Options::from_url(&url);
     opts.connections = SETUP_CONNECTIONS;
@@ -183,11 +189,11 @@ pub(crate) fn open(path: &Path, create: bool) -> Result<Arc<dyn Dir>> {
         opts,
         url: url.clone(),
     });
-    Ok(Arc::new(NfsDir {
+    Ok(NfsDir {
         shared,
         fh,
         path: PathBuf::from(url.to_string()),
-    }))
+    })
 }
 
 /// The directory `name` in `dir`, made if missing; anything else at the

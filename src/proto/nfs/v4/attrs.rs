@@ -25,8 +25,10 @@ pub(crate) const SPACE_AVAIL: u32 = 42;
 pub(crate) const SPACE_TOTAL: u32 = 44;
 pub(crate) const SPACE_USED: u32 = 45;
 pub(crate) const TIME_ACCESS: u32 = 47;
+pub(crate) const TIME_ACCESS_SET: u32 = 48;
 pub(crate) const TIME_METADATA: u32 = 52;
 pub(crate) const TIME_MODIFY: u32 = 53;
+pub(crate) const TIME_MODIFY_SET: u32 = 54;
 
 const fn bits(list: &[u32]) -> [u32; 2] {
     let mut w = [0u32; 2];
@@ -86,7 +88,14 @@ pub(crate) fn bitmap(e: &mut Enc, w: [u32; 2]) {
 
 /// A fattr4 that sets the mode (and the size, when given).
 pub(crate) fn set_mode_size(e: &mut Enc, mode: Option<u32>, size: Option<u64>) {
-    let mut list = [0u32; 2];
+    set_attrs(e, mode, size, false);
+}
+
+/// A fattr4 that sets the size, the mode and the access and modify times
+/// to the server's clock (SET_TO_SERVER_TIME4), each when asked, in bit
+/// order.
+pub(crate) fn set_attrs(e: &mut Enc, mode: Option<u32>, size: Option<u64>, server_times: bool) {
+    let mut list = [0u32; 4];
     let mut n = 0;
     if size.is_some() {
         list[n] = SIZE;
@@ -96,14 +105,24 @@ pub(crate) fn set_mode_size(e: &mut Enc, mode: Option<u32>, size: Option<u64>) {
         list[n] = MODE;
         n += 1;
     }
+    if server_times {
+        list[n] = TIME_ACCESS_SET;
+        list[n + 1] = TIME_MODIFY_SET;
+        n += 2;
+    }
     bitmap(e, bits(&list[..n]));
-    let len = size.map_or(0, |_| 8) + mode.map_or(0, |_| 4);
+    let len = size.map_or(0, |_| 8) + mode.map_or(0, |_| 4) + if server_times { 8 } else { 0 };
     e.u32(len);
     if let Some(s) = size {
         e.u64(s);
     }
     if let Some(m) = mode {
         e.u32(m);
+    }
+    if server_times {
+        // time_how4: SET_TO_SERVER_TIME4 is 0 and carries no time.
+        e.u32(0);
+        e.u32(0);
     }
 }
 

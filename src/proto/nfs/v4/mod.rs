@@ -251,13 +251,18 @@ pub(crate) fn encode(e: &mut Enc, req: &Request, ctx: &Ctx) -> Result<Encoded, &
             e.u32(op::LINK);
             e.opaque(name);
         }
-        Request::Setattr { fh, size, mode } => {
+        Request::Setattr {
+            fh,
+            size,
+            mode,
+            times,
+        } => {
             compound(e, 4);
             out.seq_at = sequence(e, cache);
             putfh(e, fh);
             e.u32(op::SETATTR);
             e.fixed(&ANONYMOUS_STATEID);
-            attrs::set_mode_size(e, mode, size);
+            attrs::set_attrs(e, mode, size, times);
             getattr(e, attrs::ATTRS);
         }
         Request::Readdir {

@@ -154,6 +154,13 @@ impl Channel {
         &self.stats
     }
 
+    /// Starts the counters over; the credits held are kept.
+    pub(crate) fn reset_stats(&mut self) {
+        let credits_now = self.stats.credits_now;
+        self.stats = ChannelStats::default();
+        self.stats.credits_now = credits_now;
+    }
+
     pub fn in_flight(&self) -> u32 {
         self.slots.in_flight
     }

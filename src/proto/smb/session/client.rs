@@ -130,6 +130,15 @@ impl Client {
         t
     }
 
+    /// Starts every channel's counters over (a run's measured phase begins):
+    /// what was sent before is left out, replaced channels' too.
+    pub fn reset_stats(&mut self) {
+        self.retired = ChannelStats::default();
+        for c in &mut self.channels {
+            c.reset_stats();
+        }
+    }
+
     /// The server's network interfaces (FSCTL_QUERY_NETWORK_INTERFACE_INFO).
     pub fn query_interfaces(&mut self) -> SmbResult<Vec<NetInterface>> {
         let tree = self.tree_id;

@@ -190,6 +190,20 @@ impl Client {
         }
     }
 
+    /// The volume's size and what the caller may still use, as the share
+    /// holding the open `file` reports it.
+    pub fn fs_size(&mut self, file: FileId) -> SmbResult<super::super::msg::info::FsSize> {
+        let c = self.sync("reading the volume's size", |ch, tree| {
+            ch.queue_query_info(CALL_TAG, tree, file, true)
+        })?;
+        match c.outcome {
+            Outcome::FsSize(f) => Ok(f),
+            _ => Err(SmbError::Protocol(
+                "a QUERY_INFO reply without the volume's size".into(),
+            )),
+        }
+    }
+
     pub fn echo(&mut self) -> SmbResult<()> {
         self.sync("ECHO", |ch, _| ch.queue_echo(CALL_TAG))?;
         Ok(())

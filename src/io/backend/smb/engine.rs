@@ -1,0 +1,318 @@
+//! A worker's engine over SMB: its own session (the target's dialect,
+//! signing and encryption, `channels=` channels bound to it), its files
+//! opened from the set's directory and proven the files prepared, and
+//! `io::engine::Engine`'s shape over the channels: `queue` stages a READ
+//! or WRITE on the next channel in turn (never blocks), `submit_and_wait`
+//! sends what the credits allow and reaps completions from every channel
+//! in one poll. The queue depth is real: up to `--iodepth` requests in
+//! flight per worker, spread over its channels, bounded by the credits
+//! the server grants (waits for them are counted).
+//!
+//! Nothing here allocates per I/O: completions land in a vector kept
+//! between calls, and an error is a negative errno in the completion, as
+//! the kernel engines report it.
+
+use std::time::{Duration, Instant};
+
+use super::file::errno_of;
+use super::{SmbDir, attr_of, connect};
+use crate::error::{Result, VbError};
+use crate::io::backend::{Dir, IoOpen};
+use crate::io::engine::{Completion, Engine};
+use crate::io::gate::owner::Kind;
+use crate::io::workload::IoOp;
+use crate::proto::smb::conn::wait::wait_all;
+use crate::proto::smb::conn::{self, Outcome};
+use crate::proto::smb::consts::{Command, status};
+use crate::proto::smb::msg::FileId;
+use crate::proto::smb::session::client::Client;
+use crate::proto::smb::session::ops::Open;
+use crate::result::protocol::{ProtoOpSeen, ProtoSeen};
+use crate::result::smb::{SmbChannelSeen, SmbCommandSeen, SmbSeen};
+use crate::stats::OpStats;
+
+/// How long one `submit_and_wait` waits when given no timeout: the
+/// channels' own request timeouts fail a silent server long before, so
+/// this only keeps the wait bounded.
+const WAIT_CAP: Duration = Duration::from_secs(3600);
+
+/// The most credits a channel asks the server to keep open (Samba grants
+/// up to 8192 by default).
+const MAX_CREDITS: u64 = 8192;
+
+pub(super) struct SmbEngine {
+    client: Client,
+    tree: u32,
+    /// The worker's files, by `IoOp::file`.
+    files: Vec<FileId>,
+    write_through: bool,
+    /// The channel the next request goes on.
+    next: usize,
+    /// When each slot's request was queued, and whether it is a write:
+    /// the execute time (queued to completion, credit waits included).
+    queued_at: Vec<Instant>,
+    writes: Vec<bool>,
+    exec: [OpStats; 2],
+    /// Completions from the channels, reused between calls.
+    got: Vec<conn::Completion>,
+    /// Requests refused at queue time, completed at the next submit.
+    refused: Vec<Completion>,
+}
+
+// SAFETY: the channels' raw pointers are the worker's buffers, used only
+// on the worker's thread between queue and completion (`Engine::queue`'s
+// contract); the engine moves to that thread once, before any I/O.
+unsafe impl Send for SmbEngine {}
+
+/// Logs a worker on with its own session and opens its files.
+pub(super) fn open(dir: &SmbDir, files: &[(String, u64)], how: &IoOpen) -> Result<SmbEngine> {
+    let url = &dir.shared().url;
+    let channels = url.channels.unwrap_or(1);
+    let depth = u64::from(how.depth.max(1));
+    let mut opts = connect::options_of(url);
+    let charge = how.max_io.max(1).div_ceil(65536);
+    opts.credit_target = (depth * charge).clamp(16, MAX_CREDITS) as u16;
+    opts.max_io = u32::try_from(how.max_io.max(4096)).unwrap_or(u32::MAX);
+    let mut client = connect::connect(url, opts, channels)?;
+    let max_io = client.negotiated().max_io;
+    if how.max_io > u64::from(max_io) {
+        client.logoff();
+        return Err(VbError::input(format!(
+            "{}: a {} byte I/O is larger than the {max_io} bytes the server takes in one READ \
+             or WRITE; use a smaller --bs",
+            dir.path().display(),
+            how.max_io
+        )));
+    }
+    let mut ids = Vec::with_capacity(files.len());
+    let how_open = if how.write {
+        Open::WriteExisting
+    } else {
+        Open::Read
+    };
+    for (name, id) in files {
+        let path = || dir.path_of(name).display().to_string();
+        let at = dir.at(name)?;
+        let r = client
+            .open(&at, how_open)
+            .map_err(|e| VbError::target(format!("cannot open {}: {e}", path())))?;
+        let info = client
+            .file_info(r.file_id)
+            .map_err(|e| VbError::target(format!("cannot inspect {}: {e}", path())));
+        let same = info.as_ref().is_ok_and(|i| {
+            let a = attr_of(i, dir.shared().dev);
+            a.kind == Kind::Regular && a.id == *id && (!how.write || a.links == 1)
+        });
+        if !same {
+            let _ = client.close(r.file_id);
+            info?;
+            return Err(VbError::refused(format!(
+                "refusing to use {}: it was replaced after volbench prepared it",
+                path()
+            )));
+        }
+        ids.push(r.file_id);
+    }
+    let slots = depth as usize;
+    Ok(SmbEngine {
+        tree: client.tree_id(),
+        client,
+        files: ids,
+        write_through: how.sync != crate::spec::WriteSync::None,
+        next: 0,
+        queued_at: vec![Instant::now(); slots],
+        writes: vec![false; slots],
+        exec: [OpStats::new(), OpStats::new()],
+        got: Vec::with_capacity(slots),
+        refused: Vec::new(),
+    })
+}
+
+impl SmbEngine {
+    fn refuse(&mut self, slot: u32, errno: i32) {
+        self.refused.push(Completion {
+            slot,
+            result: -i64::from(errno),
+        });
+    }
+}
+
+impl Engine for SmbEngine {
+    unsafe fn queue(&mut self, slot: u32, op: IoOp, buf: *mut u8) {
+        let Some(&file) = self.files.get(op.file as usize) else {
+            return self.refuse(slot, libc::EINVAL);
+        };
+        let chans = self.client.channels_mut();
+        let k = self.next % chans.len().max(1);
+        self.next = k + 1;
+        let Some(ch) = chans.get_mut(k) else {
+            return self.refuse(slot, libc::EIO);
+        };
+        // SAFETY: `Engine::queue`'s contract is the channel's: `buf` holds
+        // `op.len` bytes left alone until this slot's completion.
+        unsafe {
+            if op.write {
+                ch.queue_write(
+                    u64::from(slot),
+                    self.tree,
+                    file,
+                    op.offset,
+                    op.len,
+                    buf,
+                    self.write_through,
+                );
+            } else {
+                ch.queue_read(u64::from(slot), self.tree, file, op.offset, op.len, buf);
+            }
+        }
+        if let Some(t) = self.queued_at.get_mut(slot as usize) {
+            *t = Instant::now();
+        }
+        if let Some(w) = self.writes.get_mut(slot as usize) {
+            *w = op.write;
+        }
+    }
+
+    fn submit_and_wait(&mut self, min: usize, out: &mut Vec<Completion>) -> std::io::Result<()> {
+        self.submit_and_wait_for(min, WAIT_CAP, out)
+    }
+
+    fn submit_and_wait_for(
+        &mut self,
+        min: usize,
+        timeout: Duration,
+        out: &mut Vec<Completion>,
+    ) -> std::io::Result<()> {
+        let had = self.refused.len();
+        out.append(&mut self.refused);
+        self.got.clear();
+        wait_all(
+            self.client.channels_mut(),
+            min.saturating_sub(had),
+            timeout,
+            &mut self.got,
+        )
+        .map_err(|e| std::io::Error::other(e.to_string()))?;
+        let now = Instant::now();
+        for c in self.got.drain(..) {
+            let slot = c.tag as u32;
+            let result = match (c.status, c.outcome) {
+                (status::SUCCESS, Outcome::Bytes(n)) => i64::from(n),
+                (status::END_OF_FILE, _) => 0,
+                (status::SUCCESS, _) => -i64::from(libc::EIO),
+                (st, _) => -i64::from(errno_of(&crate::proto::smb::error::SmbError::Status {
+                    command: Command::Read,
+                    status: st,
+                    context: String::new(),
+                })),
+            };
+            if let (Some(t), Some(&w)) = (
+                self.queued_at.get(slot as usize),
+                self.writes.get(slot as usize),
+            ) {
+                let ns = now.saturating_duration_since(*t).as_nanos() as u64;
+                self.exec[usize::from(w)].record(ns, result.max(0) as u64);
+            }
+            out.push(Completion { slot, result });
+        }
+        Ok(())
+    }
+
+    fn measure_started(&mut self) {
+        self.client.reset_stats();
+        self.exec = [OpStats::new(), OpStats::new()];
+    }
+
+    fn protocol(&mut self) -> Option<ProtoSeen> {
+        let n = self.negotiated_seen();
+        let mut seen = ProtoSeen {
+            protocol: crate::spec::EngineKind::Smb.name(),
+            version: n.dialect.to_string(),
+            connections: self.client.channels().len() as u32,
+            reconnects: u64::from(self.client.reconnects()),
+            ops: Vec::new(),
+            smb: None,
+            // Its channels are listed in `smb` instead.
+            conns: Vec::new(),
+            threads: 1,
+        };
+        let total = self.client.total_stats();
+        for cmd in Command::ALL {
+            let s = total.command(cmd);
+            let Some(rtt) = s.latency.as_deref() else {
+                continue;
+            };
+            let exec = match cmd {
+                Command::Read => self.exec[0].clone(),
+                Command::Write => self.exec[1].clone(),
+                _ => rtt.clone(),
+            };
+            seen.ops.push(ProtoOpSeen {
+                op: cmd.wire_name(),
+                rtt: rtt.clone(),
+                exec,
+                errors: s.errors,
+                retrans: 0,
+                timeouts: 0,
+            });
+        }
+        seen.smb = Some(n);
+        Some(seen)
+    }
+}
+
+impl SmbEngine {
+    /// The session's negotiation and each channel's counters.
+    fn negotiated_seen(&self) -> SmbSeen {
+        let n = self.client.negotiated();
+        let chans = self.client.channels();
+        SmbSeen {
+            dialect: n.dialect.name(),
+            signing: n.signing,
+            signing_algorithm: n.signing_algo.map(|a| a.name()),
+            encryption: n.cipher.map(|c| c.name()),
+            channels_per_session: chans.len() as u32,
+            max_io: n.max_io,
+            channels: chans
+                .iter()
+                .map(|ch| {
+                    let st = ch.stats();
+                    SmbChannelSeen {
+                        channel: u32::from(ch.index()),
+                        server: ch.peer().to_string(),
+                        sessions: 1,
+                        credits_granted: st.credits_granted,
+                        credit_waits: st.credit_waits,
+                        credit_wait_ns: st.credit_wait_ns,
+                        max_in_flight: st.max_in_flight,
+                        commands: Command::ALL
+                            .into_iter()
+                            .filter_map(|cmd| {
+                                let s = st.command(cmd);
+                                (s.requests + s.errors > 0).then(|| SmbCommandSeen {
+                                    command: cmd.name(),
+                                    requests: s.requests,
+                                    bytes: s.bytes,
+                                    errors: s.errors,
+                                    latency: s.latency.as_deref().cloned().unwrap_or_default(),
+                                })
+                            })
+                            .collect(),
+                    }
+                })
+                .collect(),
+        }
+    }
+}
+
+impl Drop for SmbEngine {
+    /// Each file closed, then the session logged off, once the run's I/O
+    /// is over (a kernel client's close flushes nothing more here: every
+    /// WRITE went to the server).
+    fn drop(&mut self) {
+        for &f in &self.files {
+            let _ = self.client.close(f);
+        }
+        self.client.logoff();
+    }
+}
