@@ -33,6 +33,9 @@ pub(crate) struct IntervalEvent<'a> {
     pub(crate) total_s: f64,
     pub(crate) iv: &'a Interval,
     pub(crate) scope: Scope<'a>,
+    /// What the run's protocol client did in the interval (an `nfs://`
+    /// target's part on this host; None elsewhere and on totals).
+    pub(crate) proto: Option<crate::result::protocol::ProtocolInterval>,
 }
 
 /// Everything a running job tells whoever watches it. An observer takes
@@ -209,6 +212,7 @@ impl<'a> Totals<'a> {
                 total_s: ev.total_s,
                 iv: &merged,
                 scope: Scope::Total,
+                proto: None,
             });
         }
     }
@@ -302,6 +306,7 @@ mod tests {
                 host: "h",
                 target: t,
             },
+            proto: None,
         };
         let (a, b) = (
             Box::leak(Box::new(iv(100.0))),
@@ -337,6 +342,7 @@ mod tests {
                 host: "h",
                 target: t,
             },
+            proto: None,
         };
         for k in 1..=3 {
             totals.part(0, &ev(Box::leak(Box::new(iv(100.0 * k as f64))), "a"));
@@ -381,6 +387,7 @@ mod tests {
             total_s: 1.0,
             iv: &i,
             scope: Scope::Total,
+            proto: None,
         });
         assert_eq!(one.0.lock().unwrap().len(), 2);
     }

@@ -3,6 +3,7 @@
 //! switches warm-up to measurement, and notices Ctrl-C, failures and the
 //! end of an --io-limit.
 
+use crate::result::protocol::ProtocolInterval;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant, SystemTime};
@@ -75,6 +76,7 @@ pub(super) fn collect(
         hist_prev: [vec![0u64; BUCKETS], vec![0u64; BUCKETS]],
         prev_t: t0,
         rated: run.spec.rate_iops.is_some() || run.spec.shape.rate_bytes.is_some(),
+        proto: None,
     };
     let mut st = Seen {
         wall0,
@@ -136,6 +138,7 @@ pub(super) fn collect(
                     host: crate::events::this_host(),
                     target,
                 },
+                proto: reader.proto,
             });
             st.log.push(iv);
         }
@@ -230,6 +233,8 @@ struct Reader {
     hist_prev: [Vec<u64>; 2],
     prev_t: Instant,
     rated: bool,
+    /// The last interval's protocol figures (a protocol client's run).
+    proto: Option<ProtocolInterval>,
 }
 
 impl Reader {
@@ -258,6 +263,12 @@ impl Reader {
             c.write_hist.add_to(&mut hist_now[1]);
         }
         let rated = self.rated;
+        // A protocol client's engine publishes totals; the others none.
+        self.proto = snap
+            .proto
+            .iter()
+            .any(|&v| v > 0)
+            .then(|| ProtocolInterval::from_delta(&d.proto));
         let mut iv = Interval {
             t_s: (now - t0).as_secs_f64(),
             duration_s: secs,

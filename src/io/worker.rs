@@ -136,14 +136,16 @@ fn run_loop<const RATED: bool, const VERIFY: bool, const SHAPED: bool>(
     let mut told = PHASE_WARMUP;
     loop {
         let phase = control.phase.load(Ordering::Relaxed);
-        if phase >= PHASE_STOP {
-            break;
-        }
         if phase != told {
             if phase == PHASE_MEASURE {
                 engine.measure_started();
+            } else if told == PHASE_MEASURE {
+                engine.measure_ended();
             }
             told = phase;
+        }
+        if phase >= PHASE_STOP {
+            break;
         }
         // Rate-limited workers issue only what is due by now.
         let due_by = if RATED { Some(now_ns()) } else { None };
@@ -304,7 +306,7 @@ fn run_loop<const RATED: bool, const VERIFY: bool, const SHAPED: bool>(
                 }
             }
             if r.result != op.len as i64 {
-                error = Some(describe_failure(&op, r.result));
+                error = Some(describe_failure(&op, r.result, engine.failure()));
                 return;
             }
             let svc = if RATED { Some(r.svc) } else { None };
@@ -314,6 +316,7 @@ fn run_loop<const RATED: bool, const VERIFY: bool, const SHAPED: bool>(
             }
         });
         publish::<RATED>(&counters, &stats);
+        engine.publish_live(&counters);
         if error.is_some() {
             break;
         }
@@ -445,10 +448,13 @@ pub(crate) fn publish<const RATED: bool>(counters: &LiveCounters, stats: &[Phase
         .store(svc(&a.write_service, &b.write_service), r);
 }
 
-pub(crate) fn describe_failure(op: &IoOp, result: i64) -> String {
+/// One line for a failed I/O; `why`, the engine's own account, stands in
+/// for the errno's words when it has one.
+pub(crate) fn describe_failure(op: &IoOp, result: i64, why: Option<String>) -> String {
     let what = if op.write { "write" } else { "read" };
     if result < 0 {
-        let err = std::io::Error::from_raw_os_error((-result) as i32);
+        let err =
+            why.unwrap_or_else(|| std::io::Error::from_raw_os_error((-result) as i32).to_string());
         format!(
             "{what} of {} bytes at offset {} of file #{} failed: {err}",
             op.len, op.offset, op.file

@@ -7,6 +7,7 @@ pub mod file;
 pub mod fmt;
 pub mod live;
 pub mod profile;
+pub(crate) mod protocol;
 pub mod search;
 pub mod sink;
 pub mod small_files;
@@ -164,6 +165,11 @@ pub fn summary(doc: &ResultDoc) -> String {
                 ),
             );
         }
+    }
+    // What an NFS client saw, under the tables: reconnects first.
+    let seen: Vec<String> = doc.runs.iter().flat_map(protocol::lines).collect();
+    if !seen.is_empty() {
+        parts.push(seen.join("\n"));
     }
     // The report's per-host table (a spread past a few dozen hosts).
     parts.extend(target_table::per_host(doc).map(|t| t.to_terminal()));

@@ -250,6 +250,8 @@ pub(crate) fn merge_protocol(parts: &[&ProtocolStats]) -> Option<ProtocolStats> 
         connections: parts.iter().map(|p| p.connections).sum(),
         reconnects: parts.iter().map(|p| p.reconnects).sum(),
         ops: Vec::new(),
+        // Hosts' connections one after another, threads numbered on.
+        per_connection: Vec::new(),
         smb: merge_smb(
             &parts
                 .iter()
@@ -257,6 +259,24 @@ pub(crate) fn merge_protocol(parts: &[&ProtocolStats]) -> Option<ProtocolStats> 
                 .collect::<Vec<_>>(),
         ),
     };
+    let mut threads = 0;
+    for p in parts {
+        for c in &p.per_connection {
+            if out.per_connection.len() < crate::units::bounds::MAX_PROTOCOL_CONNS_LISTED {
+                out.per_connection
+                    .push(crate::result::protocol::ProtocolConn {
+                        thread: threads + c.thread,
+                        ..*c
+                    });
+            }
+        }
+        threads += p
+            .per_connection
+            .iter()
+            .map(|c| c.thread + 1)
+            .max()
+            .unwrap_or(0);
+    }
     let mut names: Vec<&str> = Vec::new();
     for p in parts {
         for o in &p.ops {

@@ -26,6 +26,28 @@ pub(crate) struct ProtocolStats {
     /// An SMB session's negotiation and per-channel counters.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) smb: Option<super::smb::SmbStats>,
+    /// One entry per connection, I/O thread by thread (at most
+    /// `bounds::MAX_PROTOCOL_CONNS_LISTED`; the sums above count them all):
+    /// where a server restart was reconnected, one connection carrying the
+    /// load while another idles.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) per_connection: Vec<ProtocolConn>,
+}
+
+/// What one TCP connection carried in the measured phase.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct ProtocolConn {
+    /// The I/O thread whose client held it, and its number there.
+    pub(crate) thread: u32,
+    pub(crate) conn: u32,
+    /// Calls answered and the data they moved, every operation type.
+    pub(crate) calls: u64,
+    pub(crate) bytes: u64,
+    pub(crate) errors: u64,
+    pub(crate) retrans: u64,
+    pub(crate) timeouts: u64,
+    /// Times it was made again after a loss.
+    pub(crate) reconnects: u64,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -42,6 +64,50 @@ pub(crate) struct ProtocolOp {
     pub(crate) errors: u64,
     pub(crate) retrans: u64,
     pub(crate) timeouts: u64,
+}
+
+/// What a protocol client did in one interval, every I/O thread's client
+/// summed: the live outputs' `protocol` (`--live` lines, the exporter's
+/// `volbench_protocol_*` series).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub(crate) struct ProtocolInterval {
+    /// Calls answered, and the data they moved.
+    pub(crate) calls: u64,
+    pub(crate) bytes: u64,
+    /// Mean round-trip time (call sent to reply) and execute time (call
+    /// queued to completion) of those calls, in µs; 0 without calls.
+    pub(crate) rtt_us_mean: f64,
+    pub(crate) exec_us_mean: f64,
+    pub(crate) errors: u64,
+    pub(crate) retrans: u64,
+    pub(crate) timeouts: u64,
+    /// Connections made again in the interval (a server restart).
+    pub(crate) reconnects: u64,
+}
+
+impl ProtocolInterval {
+    /// From the difference of two readings of `stats::LiveCounters::proto`.
+    pub(crate) fn from_delta(d: &[u64; crate::stats::PROTO_FIELDS]) -> ProtocolInterval {
+        use crate::stats::proto;
+        let calls = d[proto::CALLS];
+        let mean = |ns: u64| {
+            if calls == 0 {
+                0.0
+            } else {
+                ns as f64 / calls as f64 / 1000.0
+            }
+        };
+        ProtocolInterval {
+            calls,
+            bytes: d[proto::BYTES],
+            rtt_us_mean: mean(d[proto::RTT_NS]),
+            exec_us_mean: mean(d[proto::EXEC_NS]),
+            errors: d[proto::ERRORS],
+            retrans: d[proto::RETRANS],
+            timeouts: d[proto::TIMEOUTS],
+            reconnects: d[proto::RECONNECTS],
+        }
+    }
 }
 
 /// One operation type as the client counts it, mergeable over threads.
@@ -63,6 +129,10 @@ pub(crate) struct ProtoSeen {
     pub(crate) connections: u32,
     pub(crate) reconnects: u64,
     pub(crate) ops: Vec<ProtoOpSeen>,
+    /// Per connection; `thread` counts from 0 in each part merged.
+    pub(crate) conns: Vec<ProtocolConn>,
+    /// I/O threads merged in.
+    pub(crate) threads: u32,
     pub(crate) smb: Option<super::smb::SmbSeen>,
 }
 
@@ -75,6 +145,16 @@ impl ProtoSeen {
         }
         self.connections += o.connections;
         self.reconnects += o.reconnects;
+        let cap = crate::units::bounds::MAX_PROTOCOL_CONNS_LISTED;
+        for c in o.conns {
+            if self.conns.len() < cap {
+                self.conns.push(ProtocolConn {
+                    thread: self.threads + c.thread,
+                    ..c
+                });
+            }
+        }
+        self.threads += o.threads;
         if let Some(smb) = o.smb {
             self.smb.get_or_insert_with(Default::default).merge(smb);
         }
@@ -114,6 +194,7 @@ impl ProtoSeen {
                     timeouts: s.timeouts,
                 })
                 .collect(),
+            per_connection: self.conns.clone(),
             smb: self.smb.as_ref().map(super::smb::SmbSeen::stats),
         }
     }
@@ -133,6 +214,19 @@ mod tests {
             version: "3".into(),
             connections: 2,
             reconnects: 0,
+            conns: vec![
+                ProtocolConn {
+                    conn: 0,
+                    calls: lat_ns.len() as u64,
+                    ..ProtocolConn::default()
+                },
+                ProtocolConn {
+                    conn: 1,
+                    reconnects: 1,
+                    ..ProtocolConn::default()
+                },
+            ],
+            threads: 1,
             ops: vec![ProtoOpSeen {
                 op,
                 exec: rtt.clone(),
@@ -157,5 +251,23 @@ mod tests {
         assert_eq!(s.ops[0].bytes, 3 * 4096);
         assert!((s.ops[0].rtt_us.mean - 2.0).abs() < 1e-9, "{:?}", s.ops[0]);
         assert_eq!(s.ops[0].retrans, 2);
+        // Each thread's connections listed under its own number.
+        let ids: Vec<(u32, u32, u64)> = s
+            .per_connection
+            .iter()
+            .map(|c| (c.thread, c.conn, c.calls))
+            .collect();
+        assert_eq!(
+            ids,
+            [
+                (0, 0, 2),
+                (0, 1, 0),
+                (1, 0, 1),
+                (1, 1, 0),
+                (2, 0, 1),
+                (2, 1, 0)
+            ]
+        );
+        assert_eq!(s.per_connection[3].reconnects, 1);
     }
 }

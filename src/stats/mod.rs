@@ -170,10 +170,28 @@ pub(crate) struct LiveCounters {
     /// Metadata runs: operations and latency sums per operation (by index).
     pub(crate) meta_ops: [AtomicU64; META_OPS],
     pub(crate) meta_lat_ns: [AtomicU64; META_OPS],
+    /// A protocol client's running totals (`proto::*` below), stored by
+    /// its engine after each batch of completions; zero for the others.
+    pub(crate) proto: [AtomicU64; PROTO_FIELDS],
 }
 
 /// Operations a metadata run tells apart (`spec::meta::ALL_OPS`).
 pub(crate) const META_OPS: usize = 12;
+
+/// What a protocol client counts, by index into `LiveCounters::proto`.
+pub(crate) const PROTO_FIELDS: usize = 8;
+pub(crate) mod proto {
+    /// Calls answered, and the data they moved.
+    pub(crate) const CALLS: usize = 0;
+    pub(crate) const BYTES: usize = 1;
+    /// Round-trip and execute time, summed over the calls, in ns.
+    pub(crate) const RTT_NS: usize = 2;
+    pub(crate) const EXEC_NS: usize = 3;
+    pub(crate) const ERRORS: usize = 4;
+    pub(crate) const RETRANS: usize = 5;
+    pub(crate) const TIMEOUTS: usize = 6;
+    pub(crate) const RECONNECTS: usize = 7;
+}
 
 /// A snapshot of `LiveCounters`, and the difference of two snapshots.
 #[derive(Default, Debug, Clone, Copy, PartialEq)]
@@ -188,6 +206,7 @@ pub(crate) struct CounterSnapshot {
     pub(crate) write_svc_ns: u64,
     pub(crate) meta_ops: [u64; META_OPS],
     pub(crate) meta_lat_ns: [u64; META_OPS],
+    pub(crate) proto: [u64; PROTO_FIELDS],
 }
 
 impl LiveCounters {
@@ -203,6 +222,14 @@ impl LiveCounters {
             write_svc_ns: self.write_svc_ns.load(Ordering::Relaxed),
             meta_ops: std::array::from_fn(|i| self.meta_ops[i].load(Ordering::Relaxed)),
             meta_lat_ns: std::array::from_fn(|i| self.meta_lat_ns[i].load(Ordering::Relaxed)),
+            proto: std::array::from_fn(|i| self.proto[i].load(Ordering::Relaxed)),
+        }
+    }
+
+    /// A protocol client's totals so far (never smaller than the last).
+    pub(crate) fn store_proto(&self, totals: &[u64; PROTO_FIELDS]) {
+        for (a, &v) in self.proto.iter().zip(totals) {
+            a.store(v, Ordering::Relaxed);
         }
     }
 }
@@ -221,6 +248,9 @@ impl CounterSnapshot {
             self.meta_ops[i] += o.meta_ops[i];
             self.meta_lat_ns[i] += o.meta_lat_ns[i];
         }
+        for i in 0..PROTO_FIELDS {
+            self.proto[i] += o.proto[i];
+        }
     }
 
     pub(crate) fn since(&self, earlier: &CounterSnapshot) -> CounterSnapshot {
@@ -237,6 +267,7 @@ impl CounterSnapshot {
             meta_lat_ns: std::array::from_fn(|i| {
                 self.meta_lat_ns[i].saturating_sub(earlier.meta_lat_ns[i])
             }),
+            proto: std::array::from_fn(|i| self.proto[i].saturating_sub(earlier.proto[i])),
         }
     }
 }

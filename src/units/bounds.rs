@@ -64,6 +64,14 @@ pub const MAX_IODEPTH: u64 = 4096;
 /// --nfs-connections (an nfs:// URL's nconnect=): TCP connections one
 /// I/O thread's client opens (Linux's nconnect stops at 16).
 pub const MAX_NFS_CONNECTIONS: u64 = 64;
+/// An nfs:// URL's reconnect=SECONDS: how long a lost server is dialled
+/// again (every 50 ms, doubling to 1 s) before its calls fail and the run
+/// ends; 60 s when not given (a restarted server answers well within it).
+pub const MAX_NFS_RECONNECT_SECS: u64 = 3600;
+pub const DEFAULT_NFS_RECONNECT_SECS: u64 = 60;
+/// Connections a run's result lists one by one (`runs[].protocol.
+/// per_connection`): 64 threads of 16; the sums count every one.
+pub const MAX_PROTOCOL_CONNS_LISTED: usize = 1024;
 /// --smb-channels (an smb:// URL's channels=): channels bound to one I/O
 /// thread's SMB session (Windows' MaxChannelPerSession is 32).
 pub const MAX_SMB_CHANNELS: u64 = 32;

@@ -44,6 +44,7 @@ mod meta_intervals;
 mod methods;
 mod multihost;
 mod nfs;
+mod nfs_faults;
 mod nfs_meta;
 mod nfs_target;
 mod per_thread;

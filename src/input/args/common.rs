@@ -18,7 +18,9 @@ pub(crate) struct CommonArgs {
     /// and /sys only an existing block device; tmpfs, ramfs and zram are
     /// run but named as memory. Or a directory on an NFS server, without a
     /// mount: nfs://SERVER/EXPORT/DIR?version=3 (or 4.1; a :PORT after the
-    /// server, and uid=, gid=, rsize=, wsize= keys, as docs/guide/nfs.md says).
+    /// server, and uid=, gid=, rsize=, wsize=, reconnect=SECONDS (how long a
+    /// lost server is waited for, 1..3600, default 60) keys, as
+    /// docs/guide/nfs.md says).
     /// Or a directory on an SMB share, without Windows or a mount:
     /// smb://USER@SERVER/SHARE/DIR?dialect=3.1.1 (USER@ left out for a guest;
     /// signing=, encryption=, channels= keys; the password from

@@ -74,11 +74,27 @@ pub(crate) trait Engine {
     /// operation starts over, so its figures are the phase's.
     fn measure_started(&mut self) {}
 
+    /// The measured phase is over: what `protocol` returns stops here, so
+    /// the calls of the cool-down and the final drain (which the run's
+    /// figures do not count) are not in the client's either.
+    fn measure_ended(&mut self) {}
+
     /// What the engine's own protocol client saw since `measure_started`
     /// (`result::protocol`); None for the kernel engines.
     fn protocol(&mut self) -> Option<crate::result::protocol::ProtoSeen> {
         None
     }
+
+    /// Why a failed completion failed, when the engine knows more than
+    /// its errno (a protocol client: the server gone, and for how long it
+    /// was waited for); read only once an I/O has failed.
+    fn failure(&self) -> Option<String> {
+        None
+    }
+
+    /// After each batch of completions: a protocol client stores its
+    /// running totals for the live outputs (`LiveCounters::proto`).
+    fn publish_live(&mut self, _counters: &crate::stats::LiveCounters) {}
 }
 
 pub(crate) use crate::spec::EngineKind;
@@ -191,10 +207,30 @@ impl Engine for AnyEngine {
         }
     }
 
+    fn measure_ended(&mut self) {
+        if let Self::Own(e) = self {
+            e.measure_ended();
+        }
+    }
+
     fn protocol(&mut self) -> Option<crate::result::protocol::ProtoSeen> {
         match self {
             Self::Own(e) => e.protocol(),
             _ => None,
+        }
+    }
+
+    fn failure(&self) -> Option<String> {
+        match self {
+            Self::Own(e) => e.failure(),
+            _ => None,
+        }
+    }
+
+    #[inline]
+    fn publish_live(&mut self, counters: &crate::stats::LiveCounters) {
+        if let Self::Own(e) = self {
+            e.publish_live(counters);
         }
     }
 }

@@ -389,7 +389,11 @@ pub(crate) fn run(rw: ReplayWorker, setup: WorkerSetup, ready: impl FnOnce()) ->
         slots.reap(&mut done, t_done, |r| {
             let op = r.op;
             if r.result != op.len as i64 {
-                error = Some(crate::io::worker::describe_failure(&op, r.result));
+                error = Some(crate::io::worker::describe_failure(
+                    &op,
+                    r.result,
+                    engine.failure(),
+                ));
                 return;
             }
             record_io(

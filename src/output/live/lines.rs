@@ -13,6 +13,7 @@ use serde::Serialize;
 use crate::events::{Event, IntervalEvent, Observer, Scope};
 
 use crate::result::IntervalOp;
+use crate::result::protocol::ProtocolInterval;
 use crate::stats::live_hist::sparse_percentile;
 
 pub(crate) const SCHEMA: &str = "volbench.live/v1";
@@ -57,6 +58,9 @@ struct Line<'a> {
     target: Option<&'a str>,
     read: Op,
     write: Op,
+    /// What a protocol client (an `nfs://` target) did in the interval.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    protocol: Option<ProtocolInterval>,
 }
 
 const CSV_HEADER: &str = "schema,time,run,phase,t_s,interval_s,scope,host,target,\
@@ -193,6 +197,7 @@ impl Lines {
             target,
             read: op(&ev.iv.read),
             write: op(&ev.iv.write),
+            protocol: ev.proto,
         };
         let text = match self.format {
             Format::Json => match serde_json::to_string(&line) {
@@ -267,6 +272,15 @@ mod tests {
                 total_s: 10.0,
                 iv: &iv,
                 scope,
+                proto: matches!(scope, Scope::Part { .. }).then_some(ProtocolInterval {
+                    calls: 1010,
+                    bytes: 1010 * 4096,
+                    rtt_us_mean: 90.0,
+                    exec_us_mean: 120.0,
+                    retrans: 3,
+                    reconnects: 1,
+                    ..ProtocolInterval::default()
+                }),
             });
         }
         String::from_utf8(buf.0.lock().unwrap().clone()).unwrap()
@@ -302,6 +316,18 @@ mod tests {
         );
         assert_eq!(part["read"]["iops"], 1010.0);
         assert!(part["write"]["lat_us"].is_null(), "no writes, no latency");
+        // The protocol client's interval, on the part that has one.
+        let p = &part["protocol"];
+        assert_eq!(
+            (p["calls"].as_u64(), p["reconnects"].as_u64()),
+            (Some(1010), Some(1))
+        );
+        assert_eq!(
+            (p["rtt_us_mean"].as_f64(), p["exec_us_mean"].as_f64()),
+            (Some(90.0), Some(120.0))
+        );
+        assert_eq!(p["retrans"], 3);
+        assert!(total.get("protocol").is_none(), "{total}");
     }
 
     #[test]

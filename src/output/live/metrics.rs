@@ -22,6 +22,7 @@ use crate::error::{Result, VbError};
 use crate::events::{Event, Observer, Scope};
 use crate::plan::PlannedRun;
 use crate::result::IntervalOp;
+use crate::result::protocol::ProtocolInterval;
 
 /// The histogram's upper bounds, in seconds: 10 µs to 10 s, three per
 /// decade, the range of storage latencies from NVMe to a struggling share.
@@ -81,6 +82,14 @@ struct PartLabels {
     run: Label,
     host: Label,
     target: Label,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct PhasePartLabels {
+    run: Label,
+    host: Label,
+    target: Label,
+    phase: Label,
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -176,6 +185,15 @@ struct Metrics {
     phase: Family<PhaseLabels, Gauge>,
     run: Family<RunLabels, Gauge>,
     hosts: Family<HostLabels, Gauge>,
+    /// A protocol client's calls, their round-trip and execute seconds
+    /// (summed: over calls, the means), retransmissions, timeouts and
+    /// reconnects (an `nfs://` target).
+    proto_calls: Family<PhasePartLabels, Counter>,
+    proto_rtt: Family<PhasePartLabels, Counter<f64, AtomicU64>>,
+    proto_exec: Family<PhasePartLabels, Counter<f64, AtomicU64>>,
+    proto_retrans: Family<PhasePartLabels, Counter>,
+    proto_timeouts: Family<PhasePartLabels, Counter>,
+    proto_reconnects: Family<PhasePartLabels, Counter>,
 }
 
 impl Metrics {
@@ -189,6 +207,12 @@ impl Metrics {
             phase: Family::default(),
             run: Family::default(),
             hosts: Family::default(),
+            proto_calls: Family::default(),
+            proto_rtt: Family::default(),
+            proto_exec: Family::default(),
+            proto_retrans: Family::default(),
+            proto_timeouts: Family::default(),
+            proto_reconnects: Family::default(),
         };
         reg.register(
             "volbench_ops",
@@ -226,7 +250,54 @@ impl Metrics {
             "1 for each host's state (running, idle, failed)",
             m.hosts.clone(),
         );
+        for (name, help, fam) in [
+            (
+                "volbench_protocol_calls",
+                "Calls a protocol client (nfs://) had answered",
+                &m.proto_calls,
+            ),
+            (
+                "volbench_protocol_retransmissions",
+                "Calls a protocol client sent again (after a reconnect or a timeout)",
+                &m.proto_retrans,
+            ),
+            (
+                "volbench_protocol_timeouts",
+                "Calls a protocol client waited for past the call timeout",
+                &m.proto_timeouts,
+            ),
+            (
+                "volbench_protocol_reconnects",
+                "Connections a protocol client made again after the server was lost",
+                &m.proto_reconnects,
+            ),
+        ] {
+            reg.register(name, help, fam.clone());
+        }
+        reg.register(
+            "volbench_protocol_rtt_seconds",
+            "Round-trip seconds of a protocol client's calls, summed (over calls: the mean)",
+            m.proto_rtt.clone(),
+        );
+        reg.register(
+            "volbench_protocol_exec_seconds",
+            "Execute seconds (queued to completed) of a protocol client's calls, summed",
+            m.proto_exec.clone(),
+        );
         m
+    }
+
+    /// One host's protocol client's interval of one target.
+    fn proto(&self, l: PhasePartLabels, p: &ProtocolInterval) {
+        self.proto_calls.get_or_create(&l).inc_by(p.calls);
+        let secs = |us: f64| us * p.calls as f64 / 1e6;
+        self.proto_rtt.get_or_create(&l).inc_by(secs(p.rtt_us_mean));
+        self.proto_exec
+            .get_or_create(&l)
+            .inc_by(secs(p.exec_us_mean));
+        self.proto_retrans.get_or_create(&l).inc_by(p.retrans);
+        self.proto_timeouts.get_or_create(&l).inc_by(p.timeouts);
+        self.proto_reconnects.get_or_create(&l).inc_by(p.reconnects);
     }
 
     fn set_phase(&self, now: &str) {
@@ -367,6 +438,15 @@ impl Observer for Exporter {
                         let run = self.run.lock().ok().and_then(|r| r.clone());
                         let run = run.as_deref().unwrap_or_default();
                         self.m.part(run, host, target, &phase, iv.iv);
+                        if let Some(p) = &iv.proto {
+                            let l = PhasePartLabels {
+                                run: run.into(),
+                                host: host.into(),
+                                target: target.into(),
+                                phase: phase.as_str().into(),
+                            };
+                            self.m.proto(l, p);
+                        }
                     }
                     Scope::Total => self.phase(&phase),
                 }
@@ -468,5 +548,43 @@ mod tests {
             .unwrap_or_else(|| panic!("no +Inf bucket:\n{text}"));
         assert!(top.ends_with(" 10"), "{top}");
         assert!(!text.contains("le=\"inf\""), "{text}");
+    }
+
+    #[test]
+    fn a_protocol_clients_interval_adds_to_its_counters() {
+        let mut reg = Registry::default();
+        let m = Metrics::register(&mut reg);
+        let l = || PhasePartLabels {
+            run: "r".into(),
+            host: "h".into(),
+            target: "nfs://s/e/d".into(),
+            phase: "measure".into(),
+        };
+        let p = ProtocolInterval {
+            calls: 2000,
+            rtt_us_mean: 100.0,
+            exec_us_mean: 150.0,
+            retrans: 4,
+            reconnects: 1,
+            ..ProtocolInterval::default()
+        };
+        m.proto(l(), &p);
+        m.proto(l(), &ProtocolInterval { reconnects: 0, ..p });
+        let mut text = String::new();
+        prometheus_client::encoding::text::encode(&mut text, &reg).unwrap();
+        let value = |name: &str| {
+            text.lines()
+                .find(|x| x.starts_with(name))
+                .and_then(|x| x.rsplit(' ').next())
+                .and_then(|v| v.parse::<f64>().ok())
+                .unwrap_or_else(|| panic!("no {name}:\n{text}"))
+        };
+        assert_eq!(value("volbench_protocol_calls_total{"), 4000.0);
+        assert_eq!(value("volbench_protocol_retransmissions_total{"), 8.0);
+        assert_eq!(value("volbench_protocol_reconnects_total{"), 1.0);
+        // 4000 calls of 100 µs and 150 µs: their sums in seconds.
+        assert!((value("volbench_protocol_rtt_seconds_total{") - 0.4).abs() < 1e-9);
+        assert!((value("volbench_protocol_exec_seconds_total{") - 0.6).abs() < 1e-9);
+        assert!(text.contains(r#"target="nfs://s/e/d""#), "{text}");
     }
 }

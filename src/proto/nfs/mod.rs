@@ -54,7 +54,8 @@ pub struct Options {
 
 impl Options {
     /// Defaults (NFSv3, one connection, the process's own uid and gid,
-    /// 60 s per call sent up to 3 times, a lost server waited for 60 s),
+    /// 60 s per call sent up to 3 times, a lost server dialled again for
+    /// 60 s or the URL's `reconnect=`),
     /// with what `url` sets.
     pub fn from_url(url: &Url) -> Options {
         let (uid, gid) = ids();
@@ -71,7 +72,10 @@ impl Options {
             max_io: 1 << 20,
             call_timeout: Duration::from_secs(60),
             max_sends: 3,
-            reconnect_for: Duration::from_secs(60),
+            reconnect_for: Duration::from_secs(
+                url.reconnect
+                    .unwrap_or(crate::units::bounds::DEFAULT_NFS_RECONNECT_SECS),
+            ),
             connect_timeout: Duration::from_secs(10),
             nfs_port: url.port.or(url.nfsport),
             mount_port: url.mountport,

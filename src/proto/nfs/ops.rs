@@ -22,6 +22,15 @@ impl Client {
         }
     }
 
+    /// The bytes free to this user on `fh`'s file system, and its size
+    /// (NFSv3 FSSTAT's abytes and tbytes; NFSv4 space_avail, space_total).
+    pub fn space(&mut self, fh: &Fh) -> Result<(u64, u64), NfsError> {
+        match self.call(Request::Fsstat(fh))? {
+            Reply::Space { avail, total } => Ok((avail, total)),
+            _ => Err(invalid(OpKind::Fsstat, "no space figures in the reply")),
+        }
+    }
+
     /// LOOKUP, with the object's attributes (asked for when the reply had none).
     pub fn lookup(&mut self, dir: &Fh, name: &[u8]) -> Result<(Fh, Attr), NfsError> {
         match self.call(Request::Lookup { dir, name })? {

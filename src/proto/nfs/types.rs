@@ -197,10 +197,13 @@ pub enum OpKind {
     /// RECLAIM_COMPLETE, a SEQUENCE alone (lease renewal), DESTROY_*.
     Session,
     Mount,
+    /// The file system's space: NFSv3 FSSTAT, NFSv4 GETATTR of
+    /// space_avail and space_total.
+    Fsstat,
 }
 
 /// Every kind, by its number.
-pub(crate) const OP_KINDS: [OpKind; 21] = [
+pub(crate) const OP_KINDS: [OpKind; 22] = [
     OpKind::Null,
     OpKind::Getattr,
     OpKind::Setattr,
@@ -222,6 +225,7 @@ pub(crate) const OP_KINDS: [OpKind; 21] = [
     OpKind::Close,
     OpKind::Session,
     OpKind::Mount,
+    OpKind::Fsstat,
 ];
 
 impl OpKind {
@@ -248,6 +252,7 @@ impl OpKind {
             OpKind::Close => "CLOSE",
             OpKind::Session => "SESSION",
             OpKind::Mount => "MOUNT",
+            OpKind::Fsstat => "FSSTAT",
         }
     }
 
@@ -283,6 +288,9 @@ pub struct FsInfo {
     pub(crate) maxfilesize: u64,
     /// NFSv4.1: the lease, in seconds (state is renewed well within it).
     pub(crate) lease: u32,
+    /// NFSv4 space_avail and space_total (FSSTAT's in NFSv3).
+    pub(crate) avail: u64,
+    pub(crate) total: u64,
 }
 
 /// A request, borrowed for as long as `queue` takes to encode it; only a
@@ -350,6 +358,7 @@ pub enum Request<'a> {
         plus: bool,
     },
     Fsinfo(&'a Fh),
+    Fsstat(&'a Fh),
     /// `file` is a number from the client's file table (`Client::open`).
     Read {
         file: u32,
@@ -388,6 +397,7 @@ impl Request<'_> {
             Request::Readdir { plus: false, .. } => OpKind::Readdir,
             Request::Readdir { plus: true, .. } => OpKind::Readdirplus,
             Request::Fsinfo(_) => OpKind::Fsinfo,
+            Request::Fsstat(_) => OpKind::Fsstat,
             Request::Read { .. } => OpKind::Read,
             Request::Write { .. } => OpKind::Write,
             Request::Commit { .. } => OpKind::Commit,
@@ -467,6 +477,11 @@ pub enum Reply {
         verf: [u8; 8],
     },
     Fsinfo(FsInfo),
+    /// The file system's bytes: free to this user, and in all.
+    Space {
+        avail: u64,
+        total: u64,
+    },
 }
 
 /// One directory entry of a page.

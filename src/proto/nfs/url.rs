@@ -1,7 +1,7 @@
 //! `nfs://SERVER[:PORT]/EXPORT/DIR[?key=value&...]`: the target's URL,
 //! parsed strictly. The keys are libnfs's where they mean the same (so
 //! fio's `nfs_url=` carries over): `version`, `uid`, `gid`, `nfsport`,
-//! `mountport`, plus `nconnect`, `rsize` and `wsize`. An unknown or
+//! `mountport`, plus `nconnect`, `rsize`, `wsize` and `reconnect`. An unknown or
 //! repeated key, a path with `.` or `..`, a port or number out of range:
 //! one clear error, never a value silently dropped.
 
@@ -31,6 +31,8 @@ pub struct Url {
     pub(crate) nconnect: Option<usize>,
     pub(crate) rsize: Option<u32>,
     pub(crate) wsize: Option<u32>,
+    /// Seconds a lost server is dialled again before its calls fail.
+    pub(crate) reconnect: Option<u64>,
 }
 
 impl Url {
@@ -160,6 +162,7 @@ pub fn parse(s: &str) -> Result<Url, String> {
         nconnect: None,
         rsize: None,
         wsize: None,
+        reconnect: None,
     };
     let mut seen = Vec::new();
     for kv in query.unwrap_or("").split('&').filter(|p| !p.is_empty()) {
@@ -202,9 +205,14 @@ pub fn parse(s: &str) -> Result<Url, String> {
             "wsize" => {
                 url.wsize = Some(number("wsize", v, MIN_XFER as u64, MAX_XFER as u64).map_err(err)?)
             }
+            "reconnect" => {
+                let max = crate::units::bounds::MAX_NFS_RECONNECT_SECS;
+                url.reconnect = Some(number("reconnect", v, 1, max).map_err(err)?)
+            }
             _ => {
                 return Err(err(format!(
-                    "unknown key '{k}' (known: version, uid, gid, nfsport, mountport, nconnect, rsize, wsize)"
+                    "unknown key '{k}' (known: version, uid, gid, nfsport, mountport, nconnect, \
+                     rsize, wsize, reconnect)"
                 )));
             }
         }
@@ -236,6 +244,7 @@ mod tests {
         let v6 = parse("nfs://[::1]:20490/x").unwrap();
         assert_eq!((v6.host.as_str(), v6.port), ("::1", Some(20490)));
         assert_eq!(v6.to_string(), "nfs://[::1]:20490/x");
+        assert_eq!(parse("nfs://x/y?reconnect=5").unwrap().reconnect, Some(5));
     }
 
     #[test]
@@ -255,6 +264,8 @@ mod tests {
             ("nfs://x/y%zz", "percent"),
             ("nfs://[::1/y", "closing"),
             ("nfs://x:1/y?nfsport=2", "twice"),
+            ("nfs://x/y?reconnect=0", "out of range (1 to 3600)"),
+            ("nfs://x/y?reconnect=1h", "not a whole number"),
         ] {
             let e = parse(url).unwrap_err();
             assert!(e.contains(why), "{url}: {e}");

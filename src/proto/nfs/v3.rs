@@ -41,6 +41,7 @@ pub(crate) fn proc_of(kind: OpKind) -> u32 {
         OpKind::Link => 15,
         OpKind::Readdir => 16,
         OpKind::Readdirplus => 17,
+        OpKind::Fsstat => 18,
         OpKind::Fsinfo => 19,
         OpKind::Commit => 21,
         // Not NFSv3 procedures: refused before encoding.
@@ -81,7 +82,7 @@ pub(crate) fn encode(e: &mut Enc, req: &Request, file: Option<&Fh>) -> Result<u3
     let need_file = || file.ok_or("a file number that is not open");
     match *req {
         Request::Null => {}
-        Request::Getattr(f) | Request::Fsinfo(f) => fh(e, f),
+        Request::Getattr(f) | Request::Fsinfo(f) | Request::Fsstat(f) => fh(e, f),
         Request::Lookup { dir, name }
         | Request::Remove { dir, name }
         | Request::Rmdir { dir, name } => diropargs(e, dir, name),
@@ -395,9 +396,18 @@ fn decode_in(
                     d.u32()?
                 },
                 maxfilesize: d.u64()?,
-                lease: 0,
+                ..FsInfo::default()
             };
             Reply::Fsinfo(i)
+        }
+        OpKind::Fsstat => {
+            // FSSTAT3resok: tbytes, fbytes, abytes (free to this user),
+            // then the files' counts and invarsec, not read.
+            post_op_attr(d)?;
+            let total = d.u64()?;
+            d.u64()?;
+            let avail = d.u64()?;
+            Reply::Space { avail, total }
         }
         OpKind::Commit => {
             wcc(d)?;

@@ -81,6 +81,7 @@ impl Coordinator<'_> {
                 total_s,
                 iv: &iv,
                 scope: crate::events::Scope::Total,
+                proto: None,
             });
             self.printed += 1;
         }
@@ -106,5 +107,6 @@ pub(super) fn pass_through(
             host: h.name(),
             target: target.as_deref().unwrap_or_default(),
         },
+        proto: None,
     });
 }

@@ -307,6 +307,12 @@ fn hosts_protocol_figures_add_and_their_latencies_weigh_by_calls() {
         version: "3".into(),
         connections: 2,
         reconnects: 1,
+        per_connection: vec![crate::result::protocol::ProtocolConn {
+            conn: 1,
+            calls,
+            reconnects: 1,
+            ..Default::default()
+        }],
         ops: vec![ProtocolOp {
             op: "READ".into(),
             calls,
@@ -324,6 +330,16 @@ fn hosts_protocol_figures_add_and_their_latencies_weigh_by_calls() {
     let (a, b) = (host(3, 2.0), host(1, 6.0));
     let m = super::merge_protocol(&[&a, &b]).expect("merged");
     assert_eq!((m.connections, m.reconnects), (4, 2));
+    let conns: Vec<(u32, u32, u64)> = m
+        .per_connection
+        .iter()
+        .map(|c| (c.thread, c.conn, c.calls))
+        .collect();
+    assert_eq!(
+        conns,
+        [(0, 1, 3), (1, 1, 1)],
+        "each host's threads numbered on"
+    );
     assert_eq!((m.ops[0].calls, m.ops[0].bytes), (4, 4 * 4096));
     assert!((m.ops[0].rtt_us.mean - 3.0).abs() < 1e-9, "{:?}", m.ops[0]);
     assert!(super::merge_protocol(&[]).is_none());

@@ -20,7 +20,8 @@ use crate::io::backend::{Dir, IoOpen};
 use crate::io::engine::{Completion, Engine};
 use crate::io::workload::IoOp;
 use crate::proto::nfs::{self, Client, FileType, OpKind, Reply, Request, Stable};
-use crate::result::protocol::{ProtoOpSeen, ProtoSeen};
+use crate::result::protocol::{ProtoOpSeen, ProtoSeen, ProtocolConn};
+use crate::stats::{LiveCounters, PROTO_FIELDS, proto};
 
 /// How long one `submit_and_wait` waits for its first completion when
 /// given no timeout: the client's own call timeouts and reconnects end a
@@ -36,6 +37,17 @@ pub(super) struct NfsEngine {
     got: Vec<nfs::Completion>,
     /// Requests refused at queue time, completed at the next submit.
     refused: Vec<Completion>,
+    /// The server, for the line that says it was lost.
+    server: String,
+    /// The first call that failed because the server was gone (not
+    /// reached again within the URL's `reconnect=`, a connection lost with
+    /// it too often, no reply within the call timeouts).
+    lost: Option<String>,
+    /// The live totals counted before the measured phase started the
+    /// client's figures over, so what is published never goes back.
+    carried: [u64; PROTO_FIELDS],
+    /// The client's figures when the measured phase ended.
+    ended: Option<ProtoSeen>,
 }
 
 // SAFETY: the client's raw pointers are the worker's buffers, used only on
@@ -85,10 +97,33 @@ pub(super) fn open(dir: &NfsDir, files: &[(String, u64)], how: &IoOpen) -> Resul
         },
         got: Vec::with_capacity(opts.depth),
         refused: Vec::new(),
+        server: url.to_string(),
+        lost: None,
+        carried: [0; PROTO_FIELDS],
+        ended: None,
     })
 }
 
 impl NfsEngine {
+    /// Every connection's figures summed, on top of what was carried: a
+    /// few additions per operation type seen, no allocation.
+    fn live_totals(&self) -> [u64; PROTO_FIELDS] {
+        let mut t = self.carried;
+        for c in self.client.conn_stats() {
+            t[proto::RECONNECTS] += c.reconnects;
+            for s in c.ops.iter().flatten() {
+                t[proto::CALLS] += s.rtt.ops;
+                t[proto::BYTES] += s.rtt.bytes;
+                t[proto::RTT_NS] += s.rtt.lat_sum_ns.min(u64::MAX as u128) as u64;
+                t[proto::EXEC_NS] += s.exec.lat_sum_ns.min(u64::MAX as u128) as u64;
+                t[proto::ERRORS] += s.errors;
+                t[proto::RETRANS] += s.retrans;
+                t[proto::TIMEOUTS] += s.timeouts;
+            }
+        }
+        t
+    }
+
     fn refuse(&mut self, slot: u32, errno: i32) {
         self.refused.push(Completion {
             slot,
@@ -145,7 +180,12 @@ impl Engine for NfsEngine {
             let result = match c.result {
                 Ok(Reply::Read { count, .. }) | Ok(Reply::Write { count, .. }) => i64::from(count),
                 Ok(_) => -i64::from(libc::EIO),
-                Err(e) => -i64::from(errno(&e).raw_os_error()),
+                Err(e) => {
+                    if self.lost.is_none() && server_gone(&e) {
+                        self.lost = Some(format!("{e} (the NFS server of {})", self.server));
+                    }
+                    -i64::from(errno(&e).raw_os_error())
+                }
             };
             out.push(Completion {
                 slot: c.slot,
@@ -156,12 +196,37 @@ impl Engine for NfsEngine {
     }
 
     fn measure_started(&mut self) {
+        self.carried = self.live_totals();
         self.client.reset_stats();
     }
 
-    fn protocol(&mut self) -> Option<ProtoSeen> {
-        Some(seen(&self.client))
+    fn measure_ended(&mut self) {
+        self.ended = Some(seen(&self.client));
     }
+
+    fn publish_live(&mut self, counters: &LiveCounters) {
+        counters.store_proto(&self.live_totals());
+    }
+
+    fn failure(&self) -> Option<String> {
+        self.lost.clone()
+    }
+
+    fn protocol(&mut self) -> Option<ProtoSeen> {
+        Some(self.ended.take().unwrap_or_else(|| seen(&self.client)))
+    }
+}
+
+/// The call failed because the server went away, not for what it asked.
+fn server_gone(e: &nfs::NfsError) -> bool {
+    use crate::proto::rpc::RpcError;
+    matches!(
+        e,
+        nfs::NfsError::Rpc {
+            err: RpcError::Unreachable { .. } | RpcError::Lost { .. } | RpcError::Timeout { .. },
+            ..
+        }
+    )
 }
 
 /// What `client` saw since its figures last started over, per operation
@@ -175,9 +240,22 @@ pub(super) fn seen(client: &Client) -> ProtoSeen {
         reconnects: 0,
         ops: Vec::new(),
         smb: None,
+        conns: Vec::new(),
+        threads: 1,
     };
-    for c in client.conn_stats() {
+    for (i, c) in client.conn_stats().enumerate() {
         seen.reconnects += c.reconnects;
+        let each = c.ops.iter().flatten();
+        seen.conns.push(ProtocolConn {
+            thread: 0,
+            conn: i as u32,
+            calls: c.total_ops(),
+            bytes: each.clone().map(|s| s.rtt.bytes).sum(),
+            errors: each.clone().map(|s| s.errors).sum(),
+            retrans: each.clone().map(|s| s.retrans).sum(),
+            timeouts: each.map(|s| s.timeouts).sum(),
+            reconnects: c.reconnects,
+        });
         for (k, s) in c.ops.iter().enumerate() {
             let (Some(s), Some(kind)) = (s, OpKind::from_index(k as u8)) else {
                 continue;

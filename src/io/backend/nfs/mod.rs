@@ -521,8 +521,14 @@ impl Dir for NfsDir {
     }
 
     fn free_bytes(&self) -> Option<u64> {
-        // FSSTAT is not asked yet: a full export shows as NOSPC mid-fill.
-        None
+        // NFSv3 FSSTAT's abytes, NFSv4 space_avail: what this user may
+        // still write. A server that cannot say (an error, or a file
+        // system of no size) leaves it unknown: a full export then shows
+        // as NOSPC mid-fill, as before.
+        match self.shared.client().space(&self.fh) {
+            Ok((_, 0)) | Err(_) => None,
+            Ok((avail, _)) => Some(avail),
+        }
     }
 
     fn open_sub(&self, name: &str) -> Result<Arc<dyn Dir>> {

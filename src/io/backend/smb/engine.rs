@@ -232,6 +232,9 @@ impl Engine for SmbEngine {
             reconnects: u64::from(self.client.reconnects()),
             ops: Vec::new(),
             smb: None,
+            // Its channels are listed in `smb` instead.
+            conns: Vec::new(),
+            threads: 1,
         };
         let total = self.client.total_stats();
         for cmd in Command::ALL {

@@ -21,6 +21,8 @@ pub(crate) const MODE: u32 = 33;
 pub(crate) const NUMLINKS: u32 = 35;
 pub(crate) const OWNER: u32 = 36;
 pub(crate) const OWNER_GROUP: u32 = 37;
+pub(crate) const SPACE_AVAIL: u32 = 42;
+pub(crate) const SPACE_TOTAL: u32 = 44;
 pub(crate) const SPACE_USED: u32 = 45;
 pub(crate) const TIME_ACCESS: u32 = 47;
 pub(crate) const TIME_ACCESS_SET: u32 = 48;
@@ -75,6 +77,8 @@ pub(crate) const DIRPLUS_ATTRS: [u32; 2] = bits(&[
 ]);
 /// The file system's limits.
 pub(crate) const FS_ATTRS: [u32; 2] = bits(&[LEASE_TIME, MAXFILESIZE, MAXREAD, MAXWRITE]);
+/// The file system's space (FSSTAT's).
+pub(crate) const SPACE_ATTRS: [u32; 2] = bits(&[SPACE_AVAIL, SPACE_TOTAL]);
 
 pub(crate) fn bitmap(e: &mut Enc, w: [u32; 2]) {
     e.u32(2);
@@ -184,6 +188,8 @@ fn value(v: &mut Dec, attr: u32, out: &mut Decoded) -> Xdr<()> {
         NUMLINKS => a.nlink = v.u32()?,
         OWNER => a.uid = owner_id(v.opaque(1024)?, false),
         OWNER_GROUP => a.gid = owner_id(v.opaque(1024)?, true),
+        SPACE_AVAIL => out.fs.avail = v.u64()?,
+        SPACE_TOTAL => out.fs.total = v.u64()?,
         SPACE_USED => a.used = v.u64()?,
         TIME_ACCESS => a.atime = time(v)?,
         TIME_METADATA => a.ctime = time(v)?,

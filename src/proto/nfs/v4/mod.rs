@@ -150,6 +150,12 @@ pub(crate) fn encode(e: &mut Enc, req: &Request, ctx: &Ctx) -> Result<Encoded, &
             putfh(e, fh);
             getattr(e, attrs::FS_ATTRS);
         }
+        Request::Fsstat(fh) => {
+            compound(e, 3);
+            out.seq_at = sequence(e, cache);
+            putfh(e, fh);
+            getattr(e, attrs::SPACE_ATTRS);
+        }
         Request::Lookup { dir, name } => {
             compound(e, 5);
             out.seq_at = sequence(e, cache);

@@ -214,6 +214,14 @@ fn decode_in(
             next(d, kind, op::PUTFH)?;
             Reply::Fsinfo(getattr(d, kind)?.fs)
         }
+        OpKind::Fsstat => {
+            next(d, kind, op::PUTFH)?;
+            let fs = getattr(d, kind)?.fs;
+            Reply::Space {
+                avail: fs.avail,
+                total: fs.total,
+            }
+        }
         OpKind::Lookup => {
             next(d, kind, op::PUTFH)?;
             next(d, kind, op::LOOKUP)?;

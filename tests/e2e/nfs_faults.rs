@@ -1,0 +1,354 @@
+//! A run on an `nfs://` target when the server fails under it, against a
+//! real server (nfs-ganesha, `common::nfs`), NFSv3 and NFSv4.1: a server
+//! restarted mid-run is reconnected to, the calls in flight are sent
+//! again, the reconnects are counted in result.json and said in the
+//! summary, and the run goes on with every byte it counted where it
+//! counted it; a server that stays away ends the run with one line, a
+//! non-zero exit and the intervals gathered before the loss on disk.
+//! Synchronised on the run's `--live` lines and the server's pid and port,
+//! never on sleeps.
+
+use std::path::Path;
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use volbench::error::exit;
+
+use crate::common::nfs::NfsServer;
+use crate::common::{read_json, vb};
+
+const VERSIONS: [&str; 2] = ["3", "4.1"];
+
+/// The lines of a live file, each parsed (a torn last line is left for
+/// the next look).
+fn live_lines(path: &Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    text.lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
+/// Measured intervals of the run's total that moved data.
+fn busy_intervals(lines: &[Value]) -> usize {
+    lines
+        .iter()
+        .filter(|l| l["scope"] == "total" && l["phase"] == "measure")
+        .filter(|l| {
+            l["read"]["iops"].as_f64().unwrap_or(0.0) + l["write"]["iops"].as_f64().unwrap_or(0.0)
+                > 0.0
+        })
+        .count()
+}
+
+/// Polls the live file until `done` holds, while `child` runs; false if
+/// the child ended first or `limit` passed.
+fn wait_for(
+    child: &mut Child,
+    live: &Path,
+    limit: Duration,
+    done: impl Fn(&[Value]) -> bool,
+) -> bool {
+    let until = Instant::now() + limit;
+    while Instant::now() < until {
+        if done(&live_lines(live)) {
+            return true;
+        }
+        if child.try_wait().expect("wait").is_some() {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    false
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port")
+}
+
+/// GET /metrics from the run, as text.
+fn scrape(port: u16) -> Option<String> {
+    use std::io::{Read, Write};
+    let mut c = std::net::TcpStream::connect(("127.0.0.1", port)).ok()?;
+    c.write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+        .ok()?;
+    let mut text = String::new();
+    c.read_to_string(&mut text).ok()?;
+    let (head, body) = text.split_once("\r\n\r\n")?;
+    head.starts_with("HTTP/1.1 200").then(|| body.to_string())
+}
+
+/// A counter's value summed over its series (one target, its phases).
+fn metric(text: &str, name: &str) -> f64 {
+    text.lines()
+        .filter(|l| l.starts_with(&format!("{name}{{")))
+        .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+        .sum()
+}
+
+/// Waits for a spawned run to end, within `limit`.
+fn wait_end(child: &mut Child, limit: Duration) -> std::process::ExitStatus {
+    let until = Instant::now() + limit;
+    loop {
+        if let Some(s) = child.try_wait().expect("wait") {
+            return s;
+        }
+        if Instant::now() >= until {
+            let _ = child.kill();
+            panic!("the run did not end within {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn a_server_restart_mid_run_is_reconnected_counted_and_the_run_goes_on() {
+    let test = "a_server_restart_mid_run_is_reconnected_counted_and_the_run_goes_on";
+    let Some(mut srv) = NfsServer::start(test) else {
+        return;
+    };
+    for v in VERSIONS {
+        let name = format!("restart-v{v}");
+        let url = srv.url(&name, v);
+        let tmp = tempfile::tempdir().expect("a temporary folder");
+        let (live, out) = (tmp.path().join("live.jsonl"), tmp.path().join("out"));
+        let port = free_port();
+        let mut child = vb(["run", "--target", &url])
+            .args([
+                "--size", "8m", "--files", "2", "--rw", "randrw", "--bs", "4k",
+            ])
+            .args(["--iodepth", "8", "--nfs-connections", "2", "--verify"])
+            .args(["--metrics-listen", &port.to_string()])
+            .args(["--warmup", "0", "--duration", "12s", "--interval", "500ms"])
+            .arg("--live")
+            .arg(&live)
+            .arg("--output")
+            .arg(&out)
+            .into_command()
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("volbench starts");
+        assert!(
+            wait_for(
+                &mut child,
+                &live,
+                Duration::from_secs(120),
+                |l| busy_intervals(l) >= 2
+            ),
+            "v{v}: the run measured before the restart"
+        );
+        srv.kill();
+        srv.restart();
+        let before = busy_intervals(&live_lines(&live));
+        assert!(
+            wait_for(
+                &mut child,
+                &live,
+                Duration::from_secs(60),
+                |l| busy_intervals(l) > before
+            ),
+            "v{v}: the run moved data again after the restart"
+        );
+        // The exporter's counters say the reconnect while the run goes.
+        let until = Instant::now() + Duration::from_secs(60);
+        let mut seen = String::new();
+        while Instant::now() < until && metric(&seen, "volbench_protocol_reconnects_total") < 1.0 {
+            std::thread::sleep(Duration::from_millis(100));
+            seen = scrape(port).unwrap_or_default();
+        }
+        assert!(
+            metric(&seen, "volbench_protocol_reconnects_total") >= 1.0
+                && metric(&seen, "volbench_protocol_calls_total") > 0.0,
+            "v{v}: /metrics: {seen}"
+        );
+        let status = wait_end(&mut child, Duration::from_secs(120));
+        let o = child.wait_with_output().expect("output");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(status.code(), Some(exit::OK), "v{v}: {err}");
+        let doc = read_json(&out.join("result.json"));
+        let run = &doc["runs"][0];
+        let p = &run["protocol"];
+        let reconnects = p["reconnects"].as_u64().unwrap_or(0);
+        assert!(reconnects >= 1, "v{v}: {p}");
+        let per: u64 = p["per_connection"].as_array().map_or(0, |c| {
+            c.iter()
+                .map(|c| c["reconnects"].as_u64().unwrap_or(0))
+                .sum()
+        });
+        assert_eq!(per, reconnects, "v{v}: counted per connection: {p}");
+        let summary = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            summary.contains("after the server was lost"),
+            "v{v}: the summary says the reconnects: {summary}"
+        );
+        assert_eq!(run["data_errors"], 0, "v{v}: every read saw the last write");
+        // The live lines said it in the interval it happened: the parts'
+        // protocol figures add up to the result's.
+        let lines = live_lines(&live);
+        let parts = || {
+            lines
+                .iter()
+                .filter(|l| l["scope"] == "part" && l["phase"] == "measure")
+        };
+        let live_reconnects: u64 = parts()
+            .map(|l| l["protocol"]["reconnects"].as_u64().unwrap_or(0))
+            .sum();
+        assert_eq!(
+            live_reconnects, reconnects,
+            "v{v}: --live says the reconnects"
+        );
+        let live_calls: u64 = parts()
+            .map(|l| l["protocol"]["calls"].as_u64().unwrap_or(0))
+            .sum();
+        assert!(live_calls > 0, "v{v}: --live carries the calls");
+        // Each I/O counted is one READ or WRITE answered (4 KiB calls),
+        // none twice for being sent again.
+        for (dir, op) in [("read", "READ"), ("write", "WRITE")] {
+            let ops = run["totals"][dir]["ops"].as_u64().unwrap_or(0);
+            let calls = p["ops"]
+                .as_array()
+                .and_then(|o| o.iter().find(|x| x["op"] == op))
+                .and_then(|x| x["calls"].as_u64())
+                .unwrap_or(0);
+            assert!(ops > 0, "v{v}: {dir}");
+            assert_eq!(ops, calls, "v{v}: {dir} I/Os and {op} calls: {p}");
+            let bytes = run["totals"][dir]["bytes"].as_u64().unwrap_or(0);
+            assert_eq!(bytes, ops * 4096, "v{v}: {dir} bytes");
+        }
+        // What landed in the export: the set whole, at its sizes, and
+        // every read (before and after the restart) found there what the
+        // run's last write to that block put, the fill's before it
+        // (--verify's per-sector offset, counter and checksum).
+        let dir = srv.export.join(&name);
+        for f in ["volbench.0.dat", "volbench.1.dat"] {
+            let len = std::fs::metadata(dir.join(f)).map(|m| m.len()).unwrap_or(0);
+            assert_eq!(len, 4 << 20, "v{v}: {f} on the server");
+        }
+    }
+}
+
+#[test]
+fn a_server_that_stays_away_ends_the_run_with_one_line_and_the_intervals_before() {
+    let test = "a_server_that_stays_away_ends_the_run_with_one_line_and_the_intervals_before";
+    let Some(mut srv) = NfsServer::start(test) else {
+        return;
+    };
+    for v in VERSIONS {
+        if v == "4.1" {
+            srv.restart();
+        }
+        let name = format!("gone-v{v}");
+        // Dialled again for 3 s, then given up.
+        let url = format!("{}&reconnect=3", srv.url(&name, v));
+        let tmp = tempfile::tempdir().expect("a temporary folder");
+        let (live, out) = (tmp.path().join("live.jsonl"), tmp.path().join("out"));
+        let mut child = vb(["run", "--target", &url])
+            .args([
+                "--size",
+                "8m",
+                "--rw",
+                "randread",
+                "--bs",
+                "4k",
+                "--iodepth",
+                "4",
+            ])
+            .args(["--warmup", "0", "--duration", "120s", "--interval", "500ms"])
+            .arg("--live")
+            .arg(&live)
+            .arg("--output")
+            .arg(&out)
+            .into_command()
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("volbench starts");
+        assert!(
+            wait_for(
+                &mut child,
+                &live,
+                Duration::from_secs(120),
+                |l| busy_intervals(l) >= 2
+            ),
+            "v{v}: the run measured before the loss"
+        );
+        srv.stop();
+        let lost = Instant::now();
+        let status = wait_end(&mut child, Duration::from_secs(60));
+        let o = child.wait_with_output().expect("output");
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        eprintln!(
+            "v{v}: ended {:?} after the loss: {status:?}\n{err}",
+            lost.elapsed()
+        );
+        assert_eq!(status.code(), Some(exit::RUN_FAILED), "v{v}: {err}");
+        let errors: Vec<&str> = err
+            .lines()
+            .filter(|l| l.starts_with("volbench: error:"))
+            .collect();
+        assert_eq!(errors.len(), 1, "v{v}: one line: {err}");
+        assert!(
+            errors[0].contains("did not come back within 3 s"),
+            "v{v}: it says the server is gone and for how long it was waited for: {}",
+            errors[0]
+        );
+        let doc = read_json(&out.join("result.json"));
+        let run = &doc["runs"][0];
+        let measured = run["intervals"]
+            .as_array()
+            .map_or(0, |i| i.iter().filter(|x| x["phase"] == "measure").count());
+        assert!(
+            measured >= 2,
+            "v{v}: the intervals before the loss are kept: {measured}"
+        );
+        assert!(
+            run["totals"]["read"]["ops"].as_u64().unwrap_or(0) > 0,
+            "v{v}: the I/O before the loss is counted"
+        );
+        srv.restart();
+    }
+}
+
+#[test]
+fn a_fill_larger_than_the_exports_free_space_is_refused_before_any_io() {
+    let test = "a_fill_larger_than_the_exports_free_space_is_refused_before_any_io";
+    let Some(srv) = NfsServer::start(test) else {
+        return;
+    };
+    let st = rustix::fs::statvfs(&srv.export).expect("statvfs of the export");
+    let free = st.f_bavail * st.f_frsize;
+    for v in VERSIONS {
+        let name = format!("full-v{v}");
+        let url = srv.url(&name, v);
+        // Twice what is free, and at least 1 GiB more.
+        let size = format!("{}", free * 2 + (1 << 30));
+        let o = vb(["run", "--target", &url])
+            .args(["--size", &size, "--rw", "write", "--bs", "1m"])
+            .args(["--warmup", "0", "--duration", "1s", "--json"])
+            .expect(exit::TARGET);
+        let err = String::from_utf8_lossy(&o.stderr);
+        let lines: Vec<&str> = err.lines().filter(|l| !l.trim().is_empty()).collect();
+        assert_eq!(lines.len(), 1, "v{v}: one line: {err}");
+        assert!(
+            lines[0].contains("is free") && lines[0].contains("--size"),
+            "v{v}: {}",
+            lines[0]
+        );
+        let written: Vec<String> = std::fs::read_dir(srv.export.join(&name))
+            .map(|r| {
+                r.flatten()
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .filter(|n| n.ends_with(".dat"))
+                    .collect()
+            })
+            .unwrap_or_default();
+        assert!(
+            written.is_empty(),
+            "v{v}: no file of the set was made: {written:?}"
+        );
+    }
+}
