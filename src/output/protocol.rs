@@ -112,6 +112,7 @@ mod tests {
             protocol: "nfs".into(),
             version: "4.1".into(),
             connections: 2,
+            smb: None,
             reconnects,
             ops: vec![ProtocolOp {
                 op: "READ".into(),
