@@ -244,7 +244,7 @@ pub(crate) fn apply_given(g: &Given<'_>, job: &mut JobSpec) -> Result<()> {
     // A recorded depth holds at any pace; without one, timing gives it.
     let depth_from_trace = !g.depth_given && (speed.is_some() || summary.recorded_in_flight > 0);
     if depth_from_trace {
-        run.iodepth = depth_for(&summary, speed) as u32;
+        run.iodepth = summary.depth_for(speed) as u32;
     }
     run.warmup_s = 0.0;
     if !g.timed {
@@ -298,23 +298,6 @@ pub(crate) fn apply_given(g: &Given<'_>, job: &mut JobSpec) -> Result<()> {
         depth_from_trace,
     });
     Ok(())
-}
-
-/// The depth a replay takes when none is given: the most requests the
-/// trace recorded in flight, when it has completion times (the depth it
-/// was recorded at); else, for a timed replay, what its timing needs for
-/// no request to wait for another: the most requests it issues within
-/// 1 ms (Little's law at a 1 ms service time, an upper end for the
-/// volumes the papers measure), scaled by the pace (at 2x, the requests of
-/// 2 ms of trace come due within one). 1..`MAX_REPLAY_AUTO_DEPTH`. More
-/// slots than requests in flight cost only their buffers; fewer make
-/// requests late (`replay.late`).
-pub(crate) fn depth_for(s: &crate::spec::replay::TraceSummary, speed: Option<f64>) -> u64 {
-    if s.recorded_in_flight > 0 {
-        return s.recorded_in_flight.min(bounds::MAX_REPLAY_AUTO_DEPTH);
-    }
-    let pace = speed.unwrap_or(1.0).max(1.0);
-    ((s.peak_1ms.max(1) as f64 * pace).ceil() as u64).clamp(1, bounds::MAX_REPLAY_AUTO_DEPTH)
 }
 
 /// A trace that reaches past an existing file or device is bad input,

@@ -66,6 +66,26 @@ pub(crate) struct TraceSummary {
     pub(crate) blk_event: Option<char>,
 }
 
+impl TraceSummary {
+    /// The depth a replay takes when none is given: the most requests the
+    /// trace recorded in flight, when it has completion times (the depth it
+    /// was recorded at); else, for a timed replay, what its timing needs for
+    /// no request to wait for another: the most requests it issues within
+    /// 1 ms (Little's law at a 1 ms service time, an upper end for the
+    /// volumes the papers measure), scaled by the pace (at 2x, the requests of
+    /// 2 ms of trace come due within one). 1..`MAX_REPLAY_AUTO_DEPTH`. More
+    /// slots than requests in flight cost only their buffers; fewer make
+    /// requests late (`replay.late`).
+    pub(crate) fn depth_for(&self, speed: Option<f64>) -> u64 {
+        use crate::units::bounds::MAX_REPLAY_AUTO_DEPTH;
+        if self.recorded_in_flight > 0 {
+            return self.recorded_in_flight.min(MAX_REPLAY_AUTO_DEPTH);
+        }
+        let pace = speed.unwrap_or(1.0).max(1.0);
+        ((self.peak_1ms.max(1) as f64 * pace).ceil() as u64).clamp(1, MAX_REPLAY_AUTO_DEPTH)
+    }
+}
+
 fn is_zero(v: &u64) -> bool {
     *v == 0
 }

@@ -253,6 +253,21 @@ fn the_bounds_page_states_every_bound() {
             format!("1..{MAX_NFS_CONNECTIONS}"),
         ),
         (
+            "MAX_NFS_RECONNECT_SECS",
+            "an `nfs://` URL's `reconnect=`",
+            format!("1..{MAX_NFS_RECONNECT_SECS} seconds"),
+        ),
+        (
+            "DEFAULT_NFS_RECONNECT_SECS",
+            "an `nfs://` URL's `reconnect=`",
+            format!("(default {DEFAULT_NFS_RECONNECT_SECS})"),
+        ),
+        (
+            "MAX_PROTOCOL_CONNS_LISTED",
+            "`runs[].protocol.per_connection`",
+            format!("at most {MAX_PROTOCOL_CONNS_LISTED} connections"),
+        ),
+        (
             "MAX_SMB_CHANNELS",
             "`--smb-channels`",
             format!("1..{MAX_SMB_CHANNELS}"),

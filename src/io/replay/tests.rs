@@ -260,13 +260,9 @@ fn the_scan_finds_the_most_requests_within_one_millisecond() {
     let f = file(t.as_bytes());
     let (_, s) = scan(f.path()).unwrap();
     assert_eq!(s.peak_1ms, 5, "{s:?}");
-    assert_eq!(crate::input::replay::depth_for(&s, Some(1.0)), 5);
-    assert_eq!(
-        crate::input::replay::depth_for(&s, Some(2.0)),
-        10,
-        "twice the pace"
-    );
-    assert_eq!(crate::input::replay::depth_for(&s, Some(0.5)), 5);
+    assert_eq!(s.depth_for(Some(1.0)), 5);
+    assert_eq!(s.depth_for(Some(2.0)), 10, "twice the pace");
+    assert_eq!(s.depth_for(Some(0.5)), 5);
     for i in 0..300u64 {
         t.push_str(&format!("9000000,,W,{},4096\n", i * 4096));
     }
@@ -290,6 +286,6 @@ fn a_trace_with_completions_replays_at_the_depth_it_was_recorded_at() {
     assert_eq!(s.recorded_in_flight, 2, "{s:?}");
     assert_eq!(s.peak_1ms, 7, "{s:?}");
     // The recorded depth wins over the timing's, at any pace.
-    assert_eq!(crate::input::replay::depth_for(&s, Some(1.0)), 2);
-    assert_eq!(crate::input::replay::depth_for(&s, None), 2);
+    assert_eq!(s.depth_for(Some(1.0)), 2);
+    assert_eq!(s.depth_for(None), 2);
 }
