@@ -21,9 +21,9 @@ pub(crate) struct ShapeArgs {
     pub(crate) seek_pct: Option<String>,
 
     /// Sequential patterns: where each thread streams. split: each thread
-    /// walks its own share of the set, together once over it [default].
-    /// each[:OFFSET[,STEP]]: each thread makes its own pass, thread t from
-    /// OFFSET + t x STEP, all as long as the last thread's fits in the set
+    /// walks its own share of the set, together once over it (the default).
+    /// each, each:OFFSET or each:OFFSET,STEP: each thread makes its own pass,
+    /// thread t from OFFSET + t x STEP, all as long as the last thread's fits in the set
     /// (fio's jobs on a shared file: offset, offset_increment, size).
     #[arg(long, value_name = "HOW")]
     pub(crate) streams: Option<String>,
