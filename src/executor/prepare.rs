@@ -197,12 +197,12 @@ fn check_alignment(plan: &Plan, prepared: &Prepared) -> Result<()> {
         return Ok(());
     }
     for r in &plan.runs {
-        for b in &r.spec.bs {
-            if b.bytes % prepared.align != 0 {
+        for b in r.spec.all_bs() {
+            if b % prepared.align != 0 {
                 return Err(VbError::input(format!(
                     "--bs {} is not a multiple of {} bytes, the direct-I/O alignment of {}; \
                      use a multiple of it, or --buffered",
-                    b.bytes,
+                    b,
                     prepared.align,
                     plan.job.target.path.display()
                 )));

@@ -258,6 +258,7 @@ fn set_up(
             w,
             n,
         )
+        .sized_writes(&spec.write_bs)
         .shaped(&spec.shape);
         let io_gen = if spec.shape.random_map {
             io_gen.visit_once(job.seed, w)

@@ -12,17 +12,7 @@ pub(super) fn rate(spec: &RunSpec, w: u32, n: u32) -> Option<Schedule> {
     let bytes = spec.shape.rate_bytes?;
     let ns_per_byte = n as f64 * 1e9 / bytes;
     // The first I/Os stagger by a mean-sized block's share, as with IOPS.
-    let mean_bs = spec
-        .bs
-        .iter()
-        .map(|b| b.bytes as f64 * b.weight as f64)
-        .sum::<f64>()
-        / spec
-            .bs
-            .iter()
-            .map(|b| b.weight as f64)
-            .sum::<f64>()
-            .max(1.0);
+    let mean_bs = spec.mean_bs();
     let gap = Duration::from_secs_f64((ns_per_byte * mean_bs / 1e9).min(3600.0));
     Some(Schedule {
         gap,

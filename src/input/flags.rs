@@ -43,6 +43,10 @@ pub(crate) fn job_from_run_args(a: &RunArgs) -> Result<JobSpec> {
         Some(t) => parse_bs_points(t)?,
         None => vec![RunSpec::default().bs],
     };
+    let write_bs = match &a.write_bs {
+        Some(t) => sweep::parse_write_bs("--write-bs", t)?,
+        None => Vec::new(),
+    };
     // The flags `run` shares with `suite run`, each read once.
     let o = c.overrides()?;
     let or = |v: &Option<Vec<u64>>, default: u32| v.clone().unwrap_or(vec![u64::from(default)]);
@@ -90,6 +94,7 @@ pub(crate) fn job_from_run_args(a: &RunArgs) -> Result<JobSpec> {
         rw,
         read_pct: read_pcts.first().copied().unwrap_or(50).min(100) as u8,
         bs: bs.first().cloned().unwrap_or_default(),
+        write_bs,
         threads: first(&threads),
         iodepth: first(&iodepth),
         warmup_s,

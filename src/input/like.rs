@@ -5,7 +5,8 @@
 
 use crate::error::{Result, VbError};
 use crate::input::args::RunArgs;
-use crate::result::profile::Profile;
+use crate::result::profile::sizes::{MixSize, SIZE_GROUP_RATIO, sectors};
+use crate::result::profile::{DeviceSummary, Profile};
 use crate::units::bounds::{MAX_PROFILE_FILE, MAX_RATE, MAX_THREADS, MIN_RATE};
 use crate::units::trim;
 
@@ -22,12 +23,6 @@ fn scale(text: Option<&str>) -> Result<f64> {
             "--scale {t}: a factor such as 2x or 1.5, {MIN_SCALE}..{MAX_SCALE}"
         ))),
     }
-}
-
-/// A request size as --bs takes it: the mean rounded to whole 512-byte
-/// sectors (diskstats counts sectors), at least one.
-fn block_size(kib: f64) -> u64 {
-    ((kib * 2.0).round().max(1.0) as u64) * 512
 }
 
 /// `a` with the flags `--like` derives filled in, and the lines that say
@@ -107,22 +102,7 @@ pub(crate) fn derive(a: &RunArgs, p: &Profile, shown: &str) -> Result<(RunArgs, 
             out.read_pct = Some(v);
         }
     }
-    let bs = block_size(d.request_kib.mean);
-    let from = format!(
-        "mean request {} KiB (reads {} KiB, writes {} KiB; intervals within {}% of it)",
-        trim(d.request_kib.mean, 2),
-        trim(d.read_kib, 1),
-        trim(d.write_kib, 1),
-        trim(d.request_kib_spread * 100.0, 0)
-    );
-    let bs = if bs & 1023 == 0 {
-        format!("{}k", bs / 1024)
-    } else {
-        bs.to_string()
-    };
-    if let Some(v) = note("--bs", a.bs.is_some(), bs, from) {
-        out.bs = Some(v);
-    }
+    sizes(a, p, d, rw, &mut out, &mut note);
     let scaled = if factor == 1.0 {
         String::new()
     } else {
@@ -164,6 +144,92 @@ pub(crate) fn derive(a: &RunArgs, p: &Profile, shown: &str) -> Result<(RunArgs, 
     Ok((out, lines))
 }
 
+/// A size as --bs takes it: `8k`, or bytes when not whole KiB.
+fn size_text(bytes: u64) -> String {
+    if bytes & 1023 == 0 {
+        format!("{}k", bytes / 1024)
+    } else {
+        bytes.to_string()
+    }
+}
+
+/// A mix as --bs takes it: `8k`, or `4k:984,1024k:16`.
+fn mix_text(mix: &[MixSize]) -> String {
+    match mix {
+        [only] => size_text(only.bytes),
+        _ => mix
+            .iter()
+            .map(|m| format!("{}:{}", size_text(m.bytes), m.weight))
+            .collect::<Vec<_>>()
+            .join(","),
+    }
+}
+
+/// --bs, and --write-bs when writes differ from reads: each direction's
+/// sizes as production made them (`Profile::size_mix`), or the mean when
+/// the profile's intervals do not hold the device (an older capture).
+fn sizes(
+    a: &RunArgs,
+    p: &Profile,
+    d: &DeviceSummary,
+    rw: &str,
+    out: &mut RunArgs,
+    note: &mut impl FnMut(&str, bool, String, String) -> Option<String>,
+) {
+    let mean = |kib: f64| {
+        let kib = if kib > 0.0 { kib } else { d.request_kib.mean };
+        vec![MixSize {
+            bytes: sectors(kib),
+            weight: 1,
+        }]
+    };
+    let mix = |writes: bool, kib: f64| {
+        let m = p.size_mix(&d.name, writes);
+        if m.is_empty() { mean(kib) } else { m }
+    };
+    let (reads, writes) = match rw {
+        "randread" => (mix(false, d.read_kib), Vec::new()),
+        "randwrite" => (mix(true, d.write_kib), Vec::new()),
+        _ => (mix(false, d.read_kib), mix(true, d.write_kib)),
+    };
+    let how = |m: &[MixSize], kib: f64| match m {
+        [_] => format!("{} KiB", trim(kib, 1)),
+        _ => format!(
+            "{} KiB on average, in {} sizes (intervals whose means lie within {}% of each \
+             other make one size, weighted by their requests)",
+            trim(kib, 1),
+            m.len(),
+            trim((SIZE_GROUP_RATIO - 1.0) * 100.0, 0)
+        ),
+    };
+    let given = a.bs.is_some();
+    if writes.is_empty() || writes == reads {
+        let from = format!(
+            "mean request {} KiB (reads {}, writes {}; intervals within {}% of it)",
+            trim(d.request_kib.mean, 2),
+            how(&reads, d.read_kib),
+            how(if writes.is_empty() { &reads } else { &writes }, d.write_kib),
+            trim(d.request_kib_spread * 100.0, 0)
+        );
+        if let Some(v) = note("--bs", given, mix_text(&reads), from) {
+            out.bs = Some(v);
+        }
+        return;
+    }
+    let from = format!("reads' requests {}", how(&reads, d.read_kib));
+    if let Some(v) = note("--bs", given, mix_text(&reads), from) {
+        out.bs = Some(v);
+    }
+    // A --bs given alone sizes every I/O ("the same, but 64k"): writes too.
+    if given && a.write_bs.is_none() {
+        return;
+    }
+    let from = format!("writes' requests {}", how(&writes, d.write_kib));
+    if let Some(v) = note("--write-bs", a.write_bs.is_some(), mix_text(&writes), from) {
+        out.write_bs = Some(v);
+    }
+}
+
 /// Slots kept per I/O the rate needs in flight at the profile's latency:
 /// an open loop's arrivals bunch (Poisson), and a burst that finds every
 /// slot busy waits outside the storage, so twice the mean.
@@ -173,7 +239,7 @@ const SLOT_MARGIN: f64 = 2.0;
 /// at the p95 await over the intervals so the slower ones fit too), with a
 /// margin, and never fewer than production kept in flight (its p95); the
 /// line that says how.
-fn slots(rate: f64, d: &crate::result::profile::DeviceSummary) -> (u64, String) {
+fn slots(rate: f64, d: &DeviceSummary) -> (u64, String) {
     let await_ms = d.await_ms.p95.max(d.await_ms.mean);
     let need = rate * await_ms / 1000.0;
     let n = (need * SLOT_MARGIN)
@@ -284,6 +350,62 @@ mod tests {
             lines.iter().any(|l| l.contains("--bs: given, kept")),
             "{lines:?}"
         );
+    }
+
+    /// Production's reads of 8 KiB and writes of 128 KiB, interval by
+    /// interval, as capture records them.
+    fn split_profile() -> Profile {
+        let mut p = profile();
+        p.summary[0].read_kib = 8.0;
+        p.summary[0].write_kib = 127.9;
+        p.intervals = (0..10)
+            .map(|k| crate::result::profile::ProfileInterval {
+                duration_s: 1.0,
+                devices: vec![crate::result::profile::DeviceSample {
+                    name: "sdb".into(),
+                    read_iops: 1600.0,
+                    read_kib: 8.0,
+                    write_iops: 700.0,
+                    write_kib: 127.0 + (k % 3) as f64,
+                    ..Default::default()
+                }],
+                ..Default::default()
+            })
+            .collect();
+        p
+    }
+
+    #[test]
+    fn reads_and_writes_keep_their_own_sizes() {
+        let (a, lines) = derive(&run_args(&[]), &split_profile(), "p.json").unwrap();
+        assert_eq!(a.bs.as_deref(), Some("8k"));
+        assert_eq!(a.write_bs.as_deref(), Some("128k"));
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.contains("--write-bs 128k: writes' requests 127.9 KiB")),
+            "{lines:?}"
+        );
+        // A --bs given alone sizes both directions; --write-bs alone keeps
+        // the reads' derived size.
+        let (a, _) = derive(&run_args(&["--bs", "64k"]), &split_profile(), "p.json").unwrap();
+        assert_eq!((a.bs.as_deref(), a.write_bs.as_deref()), (Some("64k"), None));
+        let (a, lines) = derive(
+            &run_args(&["--write-bs", "1m"]),
+            &split_profile(),
+            "p.json",
+        )
+        .unwrap();
+        assert_eq!((a.bs.as_deref(), a.write_bs.as_deref()), (Some("8k"), Some("1m")));
+        assert!(
+            lines.iter().any(|l| l.contains("--write-bs: given, kept")),
+            "{lines:?}"
+        );
+        // A read-only production has no writes to size.
+        let mut p = split_profile();
+        p.summary[0].read_pct = fig(100.0);
+        let (a, _) = derive(&run_args(&[]), &p, "p.json").unwrap();
+        assert_eq!((a.bs.as_deref(), a.write_bs.as_deref()), (Some("8k"), None));
     }
 
     #[test]

@@ -232,6 +232,7 @@ pub(crate) fn job(a: &RunArgs) -> Result<Option<JobSpec>> {
     let block_only = [
         ("--rw", a.rw.is_some()),
         ("--bs", a.bs.is_some()),
+        ("--write-bs", a.write_bs.is_some()),
         ("--iodepth", c.iodepth.is_some()),
         ("--files", c.files.is_some()),
         ("--read-pct", a.read_pct.is_some()),

@@ -16,10 +16,11 @@ pub(crate) fn check_flags(a: &RunArgs) -> Result<()> {
         return Ok(());
     }
     let c = &a.common;
-    let given: [(&str, bool); 17] = [
+    let given: [(&str, bool); 18] = [
         ("--rw", a.rw.is_some()),
         ("--read-pct", a.read_pct.is_some()),
         ("--bs", a.bs.is_some()),
+        ("--write-bs", a.write_bs.is_some()),
         ("--io-limit", a.io_limit.is_some()),
         ("--rate", a.rate.is_some()),
         ("--rate-iops", a.rates.rate_iops.is_some()),

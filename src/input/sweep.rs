@@ -145,6 +145,19 @@ pub fn parse_bs_points(text: &str) -> Result<Vec<Vec<BlockSize>>> {
         .collect()
 }
 
+/// `--write-bs` (or the suite's `write_bs`): one size or one weighted mix,
+/// never a sweep (the reads' `--bs` sweeps; writes keep their size).
+pub fn parse_write_bs(flag: &str, text: &str) -> Result<Vec<BlockSize>> {
+    let mut points = parse_bs_points(text)
+        .map_err(|e| VbError::input(e.message.replacen("--bs", flag, 1)))?;
+    if points.len() != 1 {
+        return Err(VbError::input(format!(
+            "{flag} '{text}': one size or one weighted mix (64k:30,1m:70); sweep --bs instead"
+        )));
+    }
+    Ok(points.remove(0))
+}
+
 /// The swept values of one run; `None` keeps the base run's value.
 #[derive(Default, Debug, Clone)]
 pub struct Axes {

@@ -13,11 +13,63 @@ pub(crate) fn this_host() -> HostInfo {
         memory_bytes: memory_bytes().unwrap_or(0),
         cpu_model: cpu_model().unwrap_or_default(),
         machine: machine().unwrap_or_default(),
+        os: os(),
         // The platform's word until the user names one (`--vm-size` wins).
         vm_size: platform.vm_size.clone(),
         net: super::platform::net_buffers(),
         platform,
     }
+}
+
+/// "Debian GNU/Linux 12 (bookworm)": os-release's PRETTY_NAME (else NAME
+/// and VERSION_ID), printable and capped as a VM size is, as it ends up in
+/// table titles.
+#[cfg(unix)]
+fn os() -> String {
+    use std::io::Read;
+    // A file of a few hundred bytes; a larger one is not read further.
+    let read = |p: &str| {
+        let mut t = String::new();
+        let f = std::fs::File::open(p).ok()?;
+        f.take(64 << 10).read_to_string(&mut t).ok()?;
+        Some(t)
+    };
+    ["/etc/os-release", "/usr/lib/os-release"]
+        .iter()
+        .find_map(|p| read(p))
+        .map_or_else(String::new, |t| os_name(&t))
+}
+
+/// Windows names itself in the kernel's version.
+#[cfg(windows)]
+fn os() -> String {
+    kernel()
+}
+
+/// The name an os-release file gives, or empty.
+#[cfg_attr(windows, allow(dead_code))]
+fn os_name(text: &str) -> String {
+    let field = |key: &str| {
+        text.lines().find_map(|l| {
+            let v = l.strip_prefix(key)?.strip_prefix('=')?;
+            let v = v.trim().trim_matches(['"', '\'']).trim();
+            (!v.is_empty()).then(|| v.to_string())
+        })
+    };
+    let name = field("PRETTY_NAME").or_else(|| {
+        let n = field("NAME")?;
+        Some(match field("VERSION_ID") {
+            Some(v) => format!("{n} {v}"),
+            None => n,
+        })
+    });
+    name.map(|n| {
+        n.chars()
+            .filter(|c| !c.is_control())
+            .take(crate::units::bounds::MAX_VM_SIZE_LEN)
+            .collect()
+    })
+    .unwrap_or_default()
 }
 
 /// This machine's name.
@@ -168,5 +220,23 @@ mod win {
     /// A FILETIME duration (100 ns units) in seconds.
     fn secs(t: FILETIME) -> f64 {
         ((u64::from(t.dwHighDateTime) << 32) | u64::from(t.dwLowDateTime)) as f64 / 1e7
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::os_name;
+
+    #[test]
+    fn the_os_is_named_as_os_release_names_it() {
+        let debian = "PRETTY_NAME=\"Debian GNU/Linux 12 (bookworm)\"\nNAME=\"Debian GNU/Linux\"\nVERSION_ID=\"12\"\n";
+        assert_eq!(os_name(debian), "Debian GNU/Linux 12 (bookworm)");
+        // Without PRETTY_NAME: NAME and VERSION_ID; quotes either way.
+        assert_eq!(os_name("NAME='Rocky Linux'\nVERSION_ID=9.2\n"), "Rocky Linux 9.2");
+        assert_eq!(os_name("ID=x\n"), "");
+        // Control characters go; the name is cut to a table title's length.
+        let long = format!("PRETTY_NAME=\"A\u{7}{}\"", "b".repeat(500));
+        let n = os_name(&long);
+        assert!(n.starts_with("Ab") && n.chars().count() == crate::units::bounds::MAX_VM_SIZE_LEN);
     }
 }

@@ -22,6 +22,8 @@ pub(crate) fn net_buffers() -> NetBuffers {
     NetBuffers {
         rmem_max: read("net.core.rmem_max").and_then(|t| sysctl_number(&t)),
         wmem_max: read("net.core.wmem_max").and_then(|t| sysctl_number(&t)),
+        rmem_default: read("net.core.rmem_default").and_then(|t| sysctl_number(&t)),
+        wmem_default: read("net.core.wmem_default").and_then(|t| sysctl_number(&t)),
         tcp_rmem: read("net.ipv4.tcp_rmem").and_then(|t| sysctl_triple(&t)),
         tcp_wmem: read("net.ipv4.tcp_wmem").and_then(|t| sysctl_triple(&t)),
     }

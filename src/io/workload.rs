@@ -29,12 +29,17 @@ pub(crate) struct IoGen {
     rng: fastrand::Rng,
     random: bool,
     read_pct: u32,
+    /// Reads' sizes, then writes' own when they have them (`writes`).
     sizes: Vec<u32>,
     /// Per size: how many aligned offsets fit in a file, precomputed so the
     /// hot path draws an offset without a 64-bit division (tens of cycles).
     positions: Vec<u64>,
+    /// Cumulative weights, restarting at each direction's first size.
     cum_weights: Vec<u32>,
-    total_weight: u32,
+    /// Where each direction's sizes sit in `sizes`: (first, count, total
+    /// weight); the same for both unless writes have their own.
+    reads: (usize, usize, u32),
+    writes: (usize, usize, u32),
     align: u64,
     layout: Layout,
     region_start: u64,
@@ -158,43 +163,98 @@ impl IoGen {
         worker: u32,
         workers: u32,
     ) -> Self {
-        let align = bs.iter().map(|b| b.bytes).min().unwrap_or(4096).max(1);
-        let mut cum = 0u32;
-        let cum_weights = bs
-            .iter()
-            .map(|b| {
-                cum = cum.saturating_add(b.weight);
-                cum
-            })
-            .collect();
-        let (region_start, region_end) = crate::spec::streams::Streams::Split
-            .region(layout.total(), align, worker, workers)
-            .unwrap_or((0, 0));
-        Self {
+        let mut g = Self {
             rng: fastrand::Rng::with_seed(worker_seed(seed, worker)),
             random: pattern.is_random(),
             read_pct: read_pct as u32,
-            sizes: bs.iter().map(|b| b.bytes as u32).collect(),
-            positions: bs
-                .iter()
-                .map(|b| layout.file_size.saturating_sub(b.bytes) / align + 1)
-                .collect(),
-            cum_weights,
-            total_weight: cum,
-            align,
+            sizes: Vec::new(),
+            positions: Vec::new(),
+            cum_weights: Vec::new(),
+            reads: (0, 0, 0),
+            writes: (0, 0, 0),
+            align: 1,
             layout,
-            region_start,
-            region_end,
-            cursor: region_start,
-            write_cursor: region_start,
+            region_start: 0,
+            region_end: 0,
+            cursor: 0,
+            write_cursor: 0,
             two_cursors: false,
             seek_pct: 100,
             skew: Vec::new(),
-            slots_per_file: (layout.file_size / align).max(1),
+            slots_per_file: 1,
             visit: None,
             worker,
             workers,
+        };
+        g.size_table(bs, &[]);
+        g
+    }
+
+    /// Writes drawn from their own sizes (fio bs=R,W); empty keeps the
+    /// reads' sizes for both.
+    pub(crate) fn sized_writes(mut self, write_bs: &[BlockSize]) -> Self {
+        if !write_bs.is_empty() {
+            let reads: Vec<BlockSize> = self
+                .sizes
+                .iter()
+                .zip(&self.cum_weights)
+                .scan(0u32, |prev, (&bytes, &cum)| {
+                    let weight = cum - *prev;
+                    *prev = cum;
+                    Some(BlockSize {
+                        bytes: bytes.into(),
+                        weight,
+                    })
+                })
+                .collect();
+            self.size_table(&reads, write_bs);
         }
+        self
+    }
+
+    /// The size tables and what hangs on the smallest size: offsets are
+    /// aligned to it over both directions, as fio aligns to its smallest.
+    fn size_table(&mut self, reads: &[BlockSize], writes: &[BlockSize]) {
+        let align = reads
+            .iter()
+            .chain(writes)
+            .map(|b| b.bytes)
+            .min()
+            .unwrap_or(4096)
+            .max(1);
+        let layout = self.layout;
+        let mut cum_weights = Vec::with_capacity(reads.len() + writes.len());
+        let mut total = |list: &[BlockSize]| {
+            let mut cum = 0u32;
+            for b in list {
+                cum = cum.saturating_add(b.weight);
+                cum_weights.push(cum);
+            }
+            cum
+        };
+        let read_total = total(reads);
+        self.reads = (0, reads.len(), read_total);
+        self.writes = if writes.is_empty() {
+            self.reads
+        } else {
+            (reads.len(), writes.len(), total(writes))
+        };
+        self.cum_weights = cum_weights;
+        self.sizes = reads.iter().chain(writes).map(|b| b.bytes as u32).collect();
+        self.positions = reads
+            .iter()
+            .chain(writes)
+            .map(|b| layout.file_size.saturating_sub(b.bytes) / align + 1)
+            .collect();
+        self.align = align;
+        self.slots_per_file = (layout.file_size / align).max(1);
+        let (start, end) = crate::spec::streams::Streams::Split
+            .region(layout.total(), align, self.worker, self.workers)
+            .unwrap_or((0, 0));
+        self.region_start = start;
+        self.region_end = end;
+        self.cursor = start;
+        self.write_cursor = start;
     }
 
     /// Sequential streams as `streams` places them (`spec::streams`):
@@ -274,15 +334,16 @@ impl IoGen {
         (file as u32, within.min(last) * self.align)
     }
 
-    /// The index of the next block size in `sizes`.
+    /// The index in `sizes` of the next block size of a read or a write.
     #[inline]
-    fn pick_size(&mut self) -> usize {
-        if self.sizes.len() == 1 {
-            return 0;
+    fn pick_size(&mut self, write: bool) -> usize {
+        let (first, count, total) = if write { self.writes } else { self.reads };
+        if count <= 1 {
+            return first;
         }
-        let r = self.rng.u32(0..self.total_weight);
-        let i = self.cum_weights.partition_point(|&c| c <= r);
-        i.min(self.sizes.len() - 1)
+        let r = self.rng.u32(0..total.max(1));
+        let cum = self.cum_weights.get(first..first + count).unwrap_or(&[]);
+        first + cum.partition_point(|&c| c <= r).min(count - 1)
     }
 
     #[inline]
@@ -292,7 +353,7 @@ impl IoGen {
             0 => true,
             p => self.rng.u32(0..100) >= p,
         };
-        let size = self.pick_size();
+        let size = self.pick_size(write);
         let len = self.sizes[size];
         let fs = self.layout.file_size;
         if self.random && (self.seek_pct == 100 || self.rng.u32(0..100) < self.seek_pct) {
@@ -395,6 +456,32 @@ mod tests {
         let va: Vec<_> = (0..100).map(|_| a.next_op()).collect();
         let vb: Vec<_> = (0..100).map(|_| b.next_op()).collect();
         assert_ne!(va, vb);
+    }
+
+    #[test]
+    fn writes_draw_their_own_sizes() {
+        let mut g = IoGen::new(Pattern::Randrw, 70, &bs(&[(8192, 1)]), L, 3, 0, 1)
+            .sized_writes(&bs(&[(65536, 3), (131072, 1)]));
+        let (mut reads, mut big, mut writes) = (0, 0, 0);
+        for _ in 0..20_000 {
+            let op = g.next_op();
+            assert!(op.offset % 8192 == 0 && op.offset + op.len as u64 <= L.file_size);
+            if op.write {
+                assert!(op.len == 65536 || op.len == 131072, "{op:?}");
+                writes += 1;
+                big += usize::from(op.len == 131072);
+            } else {
+                assert_eq!(op.len, 8192);
+                reads += 1;
+            }
+        }
+        // 70% reads, and a quarter of the writes at 128 KiB (binomial
+        // spread of 20,000 draws is well under 1%).
+        assert!((reads as f64 / 20_000.0 - 0.7).abs() < 0.02, "{reads}");
+        assert!((big as f64 / writes as f64 - 0.25).abs() < 0.03, "{big}/{writes}");
+        // Without sizes of their own, writes draw from the reads' list.
+        let mut g = IoGen::new(Pattern::Randrw, 50, &bs(&[(4096, 1)]), L, 3, 0, 1).sized_writes(&[]);
+        assert!((0..1000).all(|_| g.next_op().len == 4096));
     }
 
     #[test]

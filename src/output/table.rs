@@ -11,6 +11,10 @@ use serde::Serialize;
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Table {
     pub(crate) title: String,
+    /// What ran it, as the papers title their tables ("8 hosts, Ubuntu
+    /// 22.04.3 LTS"): shown after the title, kept out of file names.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub(crate) about: String,
     pub(crate) head: Vec<String>,
     pub(crate) rows: Vec<Vec<String>>,
     /// Per column: figures, right-aligned.
@@ -24,10 +28,21 @@ impl Table {
     pub(crate) fn new(title: impl Into<String>, head: &[&str], numeric_from: usize) -> Self {
         Self {
             title: title.into(),
+            about: String::new(),
             head: head.iter().map(|h| h.to_string()).collect(),
             rows: Vec::new(),
             numeric: (0..head.len()).map(|i| i >= numeric_from).collect(),
             notes: Vec::new(),
+        }
+    }
+
+    /// The title, and what ran it when known: `Results (1 host, Debian
+    /// GNU/Linux 12 (bookworm))`.
+    pub(crate) fn heading(&self) -> String {
+        if self.about.is_empty() {
+            self.title.clone()
+        } else {
+            format!("{} ({})", self.title, self.about)
         }
     }
 
@@ -46,7 +61,7 @@ impl Table {
         }
         let mut out = String::new();
         if !self.title.is_empty() {
-            out.push_str(&self.title);
+            out.push_str(&self.heading());
             out.push('\n');
         }
         out.push_str(&t.to_string());
@@ -62,7 +77,7 @@ impl Table {
     pub fn to_markdown(&self) -> String {
         let mut out = String::new();
         if !self.title.is_empty() {
-            out.push_str(&format!("### {}\n\n", md_cell(&self.title)));
+            out.push_str(&format!("### {}\n\n", md_cell(&self.heading())));
         }
         let line = |cells: &[String]| {
             format!(

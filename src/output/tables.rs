@@ -39,6 +39,10 @@ pub(crate) fn run_views(doc: &ResultDoc) -> Vec<Table> {
         .filter(|r| r.workload.discard)
         .map(|r| r.name.as_str())
         .collect();
+    let about = ran_on(doc);
+    for t in &mut out {
+        t.about = about.clone();
+    }
     if let Some(first) = out.first_mut() {
         if !discarded.is_empty() {
             first.notes.insert(
@@ -53,6 +57,60 @@ pub(crate) fn run_views(doc: &ResultDoc) -> Vec<Table> {
         }
     }
     out
+}
+
+/// What the runs ran on, as the papers title their tables: the host count
+/// and the operating system ("1 host, Debian GNU/Linux 12 (bookworm)",
+/// "8 hosts: 6 Ubuntu 22.04.3 LTS, 2 Rocky Linux 9.2"); a host that did
+/// not name its OS is named by its kernel.
+pub(crate) fn ran_on(doc: &ResultDoc) -> String {
+    let name = |h: &crate::result::HostInfo| {
+        if !h.os.is_empty() {
+            h.os.clone()
+        } else if !h.kernel.is_empty() {
+            format!("kernel {}", h.kernel)
+        } else {
+            "an unnamed OS".into()
+        }
+    };
+    let names: Vec<String> = match &doc.cluster {
+        Some(c) => c
+            .hosts
+            .iter()
+            .map(|h| h.host.as_ref().map_or_else(|| "an unnamed OS".into(), name))
+            .collect(),
+        None => vec![name(&doc.host)],
+    };
+    let mut counted: Vec<(String, usize)> = Vec::new();
+    for n in &names {
+        match counted.iter_mut().find(|(m, _)| m == n) {
+            Some((_, k)) => *k += 1,
+            None => counted.push((n.clone(), 1)),
+        }
+    }
+    let hosts = match names.len() {
+        1 => "1 host".to_string(),
+        n => format!("{} hosts", thousands(n as f64)),
+    };
+    match counted.as_slice() {
+        [(os, _)] => format!("{hosts}, {os}"),
+        _ => {
+            counted.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+            // A title, not a list: the three commonest, then how many more.
+            let shown: Vec<String> = counted
+                .iter()
+                .take(3)
+                .map(|(os, k)| format!("{k} {os}"))
+                .collect();
+            let more = counted.len().saturating_sub(3);
+            let tail = if more > 0 {
+                format!(", {more} more")
+            } else {
+                String::new()
+            };
+            format!("{hosts}: {}{tail}", shown.join(", "))
+        }
+    }
 }
 
 /// One row per run and operation type, with the latency percentiles.
@@ -255,6 +313,7 @@ pub(crate) fn mix(runs: &[&RunResult]) -> Vec<Table> {
                 .collect();
             Table {
                 title: format!("{key} ({unit}, by read/write mix)"),
+                about: String::new(),
                 numeric: (0..head.len()).map(|i| i > 0).collect(),
                 head,
                 rows,
@@ -406,4 +465,29 @@ pub(crate) fn threads(runs: &[&RunResult]) -> Table {
         rows,
         notes,
     )
+}
+
+#[cfg(test)]
+mod ran_on_tests {
+    use super::ran_on;
+    use crate::report::fixtures::{RunFixture, doc};
+    use crate::spec::Pattern;
+
+    #[test]
+    fn titles_say_how_many_hosts_and_which_os() {
+        let mut d = doc("h", &[RunFixture::new("r", Pattern::Randread, 100, 4096)]);
+        d.host.os = "Ubuntu 22.04.3 LTS".into();
+        assert_eq!(ran_on(&d), "1 host, Ubuntu 22.04.3 LTS");
+        d.host.os.clear();
+        d.host.kernel = "6.1.0-18-amd64".into();
+        assert_eq!(ran_on(&d), "1 host, kernel 6.1.0-18-amd64");
+        let tables = super::views(&d);
+        assert!(
+            tables[0]
+                .to_terminal()
+                .starts_with("Results (1 host, kernel 6.1.0-18-amd64)\n"),
+            "{}",
+            tables[0].to_terminal()
+        );
+    }
 }

@@ -129,8 +129,8 @@ fn share_run(list: &TargetList, r: &mut crate::spec::RunSpec, i: usize) {
     if let Some(b) = &mut r.shape.rate_bytes {
         *b *= part;
     }
+    let unit = r.min_bs().max(1);
     if let Some(limit) = &mut r.io_limit {
-        let unit = r.bs.iter().map(|b| b.bytes).min().unwrap_or(4096).max(1);
         *limit = (((*limit as f64 * part) as u64) / unit).max(1) * unit;
     }
 }

@@ -199,11 +199,19 @@ pub(crate) fn fio_json(sources: &[Source]) -> Result<String> {
             Some(s) if many => format!("{}/{}", s.label, run.name),
             _ => run.name.clone(),
         };
-        let bs =
-            w.bs.iter()
+        // fio's own form: sizes joined by ':', reads' then writes' after a
+        // ',' when they differ (bs=R,W).
+        let sizes = |list: &[crate::spec::BlockSize]| {
+            list.iter()
                 .map(|b| b.bytes.to_string())
                 .collect::<Vec<_>>()
-                .join(":");
+                .join(":")
+        };
+        let bs = if w.write_bs.is_empty() {
+            sizes(&w.bs)
+        } else {
+            format!("{},{}", sizes(&w.bs), sizes(&w.write_bs))
+        };
         jobs.push(json!({
             "jobname": name,
             "groupid": i,

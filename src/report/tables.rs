@@ -85,6 +85,7 @@ pub(crate) fn mix(sweep: &Sweep, items: &[Item], sources: &[Source]) -> Table {
     head.extend(pcts.iter().map(|p| format!("{p}/{}", 100 - p)));
     let mut t = Table {
         title: format!("Read/write mix: {}", sweep.label),
+        about: String::new(),
         numeric: (0..head.len()).map(|i| i > 0).collect(),
         head,
         rows: Vec::new(),

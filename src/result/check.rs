@@ -234,10 +234,14 @@ pub(crate) fn num(v: f64) -> String {
 }
 
 fn check_workload(w: &RunSpec) -> Result<(), String> {
-    if w.bs.is_empty() || w.bs.len() > 1024 {
-        return Err(format!("{} block sizes", w.bs.len()));
+    if w.bs.is_empty() || w.bs.len() > 1024 || w.write_bs.len() > 1024 {
+        return Err(format!(
+            "{} block sizes ({} of writes)",
+            w.bs.len(),
+            w.write_bs.len()
+        ));
     }
-    for b in &w.bs {
+    for b in w.bs.iter().chain(&w.write_bs) {
         if b.bytes == 0 || b.bytes > 1 << 40 || b.weight == 0 {
             return Err(format!(
                 "a block size of {} bytes (weight {})",

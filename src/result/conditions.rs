@@ -129,6 +129,8 @@ pub(crate) fn conditions(d: &ResultDoc) -> Vec<(String, String)> {
     for key in [
         "net.core.rmem_max",
         "net.core.wmem_max",
+        "net.core.rmem_default",
+        "net.core.wmem_default",
         "net.ipv4.tcp_rmem",
         "net.ipv4.tcp_wmem",
     ] {

@@ -22,6 +22,20 @@ pub struct NetBuffers {
         skip_serializing_if = "Option::is_none"
     )]
     pub(crate) wmem_max: Option<u64>,
+    /// What a socket gets unless it asks (seed 000 lists it beside the
+    /// maxima: a client that never sets SO_RCVBUF lives with it).
+    #[serde(
+        rename = "net.core.rmem_default",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub(crate) rmem_default: Option<u64>,
+    #[serde(
+        rename = "net.core.wmem_default",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub(crate) wmem_default: Option<u64>,
     /// min, default, max.
     #[serde(
         rename = "net.ipv4.tcp_rmem",
@@ -48,6 +62,14 @@ impl NetBuffers {
         [
             ("net.core.rmem_max", self.rmem_max.map(|v| v.to_string())),
             ("net.core.wmem_max", self.wmem_max.map(|v| v.to_string())),
+            (
+                "net.core.rmem_default",
+                self.rmem_default.map(|v| v.to_string()),
+            ),
+            (
+                "net.core.wmem_default",
+                self.wmem_default.map(|v| v.to_string()),
+            ),
             ("net.ipv4.tcp_rmem", self.tcp_rmem.as_ref().map(triple)),
             ("net.ipv4.tcp_wmem", self.tcp_wmem.as_ref().map(triple)),
         ]
@@ -151,7 +173,9 @@ pub(crate) fn check_environment(doc: &super::ResultDoc) -> Result<(), String> {
 /// pass, so no host can make the merged result unreadable.
 pub(crate) fn check_host_environment(h: &crate::result::HostInfo) -> Result<(), String> {
     let n = &h.net;
-    let sysctls = [n.rmem_max, n.wmem_max].into_iter().flatten();
+    let sysctls = [n.rmem_max, n.wmem_max, n.rmem_default, n.wmem_default]
+        .into_iter()
+        .flatten();
     let triples = [n.tcp_rmem, n.tcp_wmem].into_iter().flatten().flatten();
     if let Some(v) = sysctls.chain(triples).find(|v| *v > MAX_SOCKET_BUFFER) {
         return Err(format!(
@@ -160,7 +184,9 @@ pub(crate) fn check_host_environment(h: &crate::result::HostInfo) -> Result<(), 
         ));
     }
     let p = &h.platform;
+    let os = (!h.os.is_empty()).then(|| h.os.clone());
     for (what, v) in [
+        ("operating system", &os),
         ("VM size", &h.vm_size),
         ("platform VM size", &p.vm_size),
         ("cloud", &p.cloud),

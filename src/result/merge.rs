@@ -474,6 +474,7 @@ pub fn check_run(r: &RunResult, spec: &RunSpec) -> Result<(), String> {
         || w.rw != spec.rw
         || w.read_pct != spec.read_pct
         || w.bs != spec.bs
+        || w.write_bs != spec.write_bs
         || w.threads != spec.threads
         || w.iodepth != spec.iodepth
     {

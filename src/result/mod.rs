@@ -137,6 +137,11 @@ pub struct HostInfo {
     /// AWS Nitro the instance type), empty when unknown.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub(crate) machine: String,
+    /// The operating system as it names itself ("Ubuntu 22.04.3 LTS", from
+    /// os-release; "Windows 10.0.20348"), as the papers title their
+    /// tables; empty when unknown.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub(crate) os: String,
     /// The size the user named (`--vm-size`, a hosts file's `vm_size=`),
     /// else the one the platform names (`platform.vm_size`).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -161,7 +161,13 @@ pub struct RunSpec {
     pub rw: Pattern,
     /// Share of operations that are reads, 0..=100.
     pub read_pct: u8,
+    /// The block sizes of every I/O, or of reads alone when `write_bs`
+    /// holds the writes' own.
     pub bs: Vec<BlockSize>,
+    /// Writes' own block sizes (fio bs=R,W, `--write-bs`, a profile whose
+    /// reads and writes differ); empty: writes draw from `bs` too.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub write_bs: Vec<BlockSize>,
     pub threads: u32,
     /// Outstanding I/Os per thread.
     pub iodepth: u32,
@@ -260,6 +266,7 @@ impl Default for RunSpec {
                 bytes: defaults::BLOCK_SIZE,
                 weight: 1,
             }],
+            write_bs: Vec::new(),
             threads: defaults::THREADS,
             iodepth: defaults::IODEPTH,
             warmup_s: defaults::WARMUP_S,
@@ -357,23 +364,67 @@ pub struct StopRule {
 }
 
 impl RunSpec {
+    /// Every block size the run uses, reads' and writes'.
+    pub(crate) fn all_bs(&self) -> impl Iterator<Item = u64> + '_ {
+        self.bs.iter().chain(&self.write_bs).map(|b| b.bytes)
+    }
+
     pub(crate) fn min_bs(&self) -> u64 {
-        self.bs.iter().map(|b| b.bytes).min().unwrap_or(4096)
+        self.all_bs().min().unwrap_or(4096)
     }
 
     pub fn max_bs(&self) -> u64 {
-        self.bs.iter().map(|b| b.bytes).max().unwrap_or(4096)
+        self.all_bs().max().unwrap_or(4096)
     }
 
-    pub(crate) fn bs_label(&self) -> String {
-        if let [only] = self.bs.as_slice() {
-            return format_size(only.bytes);
+    /// The one block size of every I/O, when there is one (tables and
+    /// charts that put the size on an axis need it).
+    pub fn single_bs(&self) -> Option<u64> {
+        match (self.bs.as_slice(), self.write_bs.is_empty()) {
+            ([only], true) => Some(only.bytes),
+            _ => None,
         }
-        self.bs
-            .iter()
-            .map(|b| format!("{}:{}", format_size(b.bytes), b.weight))
-            .collect::<Vec<_>>()
-            .join(",")
+    }
+
+    /// The writes' block sizes: their own, or the reads'.
+    pub(crate) fn write_sizes(&self) -> &[BlockSize] {
+        if self.write_bs.is_empty() {
+            &self.bs
+        } else {
+            &self.write_bs
+        }
+    }
+
+    /// The mean bytes of one I/O over the read/write mix, each direction's
+    /// sizes weighted as drawn.
+    pub(crate) fn mean_bs(&self) -> f64 {
+        fn mean(list: &[BlockSize]) -> f64 {
+            let w: f64 = list.iter().map(|b| b.weight as f64).sum();
+            list.iter()
+                .map(|b| b.bytes as f64 * b.weight as f64)
+                .sum::<f64>()
+                / w.max(1.0)
+        }
+        let reads = f64::from(self.read_pct.min(100)) / 100.0;
+        reads * mean(&self.bs) + (1.0 - reads) * mean(self.write_sizes())
+    }
+
+    /// `8KiB`, a mix `4KiB:30,64KiB:70`, or per direction `r8KiB/w128KiB`.
+    pub(crate) fn bs_label(&self) -> String {
+        fn mix(list: &[BlockSize]) -> String {
+            if let [only] = list {
+                return format_size(only.bytes);
+            }
+            list.iter()
+                .map(|b| format!("{}:{}", format_size(b.bytes), b.weight))
+                .collect::<Vec<_>>()
+                .join(",")
+        }
+        if self.write_bs.is_empty() {
+            mix(&self.bs)
+        } else {
+            format!("r{}/w{}", mix(&self.bs), mix(&self.write_bs))
+        }
     }
 
     pub(crate) fn has_writes(&self) -> bool {

@@ -34,7 +34,7 @@ impl JobSpec {
         let sizes: Vec<u64> = self
             .runs
             .iter()
-            .flat_map(|r| r.bs.iter().map(|b| b.bytes))
+            .flat_map(|r| r.all_bs())
             .collect();
         self.target.data.validate(&sizes)?;
         // Each set gets its own map: every layout the runs use is checked.
@@ -118,16 +118,27 @@ impl JobSpec {
         if run.bs.is_empty() {
             return Err(msg("--bs is empty".into()));
         }
-        if run.bs.len() > bounds::MAX_BS_MIX {
+        // A read-only pattern never uses it; a mix's point at 100% reads
+        // (one of a --read-pct sweep) may.
+        if !run.write_bs.is_empty() && run.rw.fixed_read_pct() == Some(100) {
             return Err(msg(format!(
-                "--bs mixes {} sizes; at most {}",
-                run.bs.len(),
-                bounds::MAX_BS_MIX
+                "--write-bs: --rw {} makes no writes",
+                run.rw.name()
             )));
         }
-        for b in &run.bs {
-            bounds::size("--bs", b.bytes, 1, bounds::MAX_BS).map_err(at)?;
-            bounds::count("--bs weight", b.weight.into(), 1, bounds::MAX_BS_WEIGHT).map_err(at)?;
+        for (flag, list) in [("--bs", &run.bs), ("--write-bs", &run.write_bs)] {
+            if list.len() > bounds::MAX_BS_MIX {
+                return Err(msg(format!(
+                    "{flag} mixes {} sizes; at most {}",
+                    list.len(),
+                    bounds::MAX_BS_MIX
+                )));
+            }
+            for b in list {
+                bounds::size(flag, b.bytes, 1, bounds::MAX_BS).map_err(at)?;
+                bounds::count(&format!("{flag} weight"), b.weight.into(), 1, bounds::MAX_BS_WEIGHT)
+                    .map_err(at)?;
+            }
         }
         let buffers = in_flight.saturating_mul(run.max_bs());
         if buffers > bounds::MAX_BUFFER_BYTES {
@@ -245,12 +256,12 @@ impl JobSpec {
                 ))
             })?;
         }
-        for b in &run.bs {
-            if self.target.direct && b.bytes % MIN_DIRECT_ALIGN != 0 {
+        for b in run.all_bs() {
+            if self.target.direct && b % MIN_DIRECT_ALIGN != 0 {
                 return Err(msg(format!(
                     "--bs {} is not a multiple of {MIN_DIRECT_ALIGN} bytes, which direct I/O needs \
                      (use a multiple of 4k, or --buffered)",
-                    b.bytes
+                    b
                 )));
             }
         }

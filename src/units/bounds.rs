@@ -85,7 +85,8 @@ pub const MAX_IO_THREADS: u64 = 4096;
 pub const MAX_KEPT_THREADS: usize = 1024;
 /// threads x iodepth x largest block: the I/O buffers held at once.
 pub const MAX_BUFFER_BYTES: u64 = 4 << 30;
-/// --vm-size and a hosts file's vm_size=: a name shown in tables.
+/// --vm-size and a hosts file's vm_size=: a name shown in tables; a
+/// host's OS name is cut to it.
 pub const MAX_VM_SIZE_LEN: usize = 64;
 /// --files: each I/O thread opens every file of the set.
 pub const MAX_FILES: u64 = 65_536;

@@ -243,3 +243,82 @@ fn a_stopped_capture_keeps_what_it_saw() {
     assert!(!doc["intervals"].as_array().unwrap().is_empty());
     assert!(f(&doc["duration_s"]) < 60.0);
 }
+
+/// Production that read 8 KiB and wrote 128 KiB with 16 requests queued
+/// (fio, libaio, iodepth 16, 700 and 300 per second): the profile keeps
+/// each direction's size, and `run --like` reproduces both sizes and both
+/// rates within 10%, not one mean size for every request.
+#[test]
+fn run_like_keeps_each_direction_s_request_size() {
+    let test = "run_like_keeps_each_direction_s_request_size";
+    if let Some(why) = volume::unavailable() {
+        return skip(test, &why);
+    }
+    if Command::new("fio").arg("--version").output().is_err() {
+        return skip(test, "fio not installed (test.sh installs it)");
+    }
+    let _heavy = heavy_io();
+    let vol = Volume::create(test, &VolumeSpec::new(256 << 20)).expect("emulated volume");
+    let dev = vol.device_str().to_string();
+    let d = tempfile::tempdir().unwrap();
+    let profile = d.path().join("profile.json");
+    let p = profile.to_str().unwrap();
+    let mut cap = volbench()
+        .args(["capture", "--device", &dev, "--duration", "10s"])
+        .args(["--interval", "1s", "-o", p])
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for_stderr_line(&mut cap, "capture: watching");
+    let fio_ok = Command::new("fio")
+        .args([
+            "--name=prod",
+            &format!("--filename={dev}"),
+            "--rw=randrw",
+            "--rwmixread=70",
+            "--bs=8k,128k",
+            "--direct=1",
+            "--ioengine=libaio",
+            "--iodepth=16",
+            "--rate_iops=700,300",
+            "--time_based",
+            "--runtime=7",
+        ])
+        .stdout(Stdio::null())
+        .status()
+        .expect("fio starts");
+    assert!(fio_ok.success(), "fio failed");
+    assert_eq!(cap.wait().unwrap().code(), Some(exit::OK));
+    let doc = read_json(&profile);
+    let s = &doc["summary"][0];
+    // The device saw fio's sizes, each direction its own.
+    within("profile read KiB", f(&s["read_kib"]), 8.0, 0.05);
+    within("profile write KiB", f(&s["write_kib"]), 128.0, 0.05);
+    let o = vb(["run", "--target", &dev, "--allow-overwrite", "--like", p])
+        .args(["--duration", "5s", "--warmup", "1s", "--json"])
+        .expect(exit::OK);
+    let e = stderr(&o);
+    assert!(e.contains("--bs 8k: reads' requests 8 KiB"), "{e}");
+    assert!(e.contains("--write-bs 128k: writes' requests"), "{e}");
+    let run: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let r0 = &run["runs"][0];
+    assert_eq!(r0["workload"]["write_bs"][0]["bytes"], 131072, "{}", r0["workload"]);
+    let t = &r0["totals"];
+    let size = |dir: &str| f(&t[dir]["bytes"]) / f(&t[dir]["ops"]) / 1024.0;
+    within("run --like read KiB", size("read"), f(&s["read_kib"]), 0.10);
+    within("run --like write KiB", size("write"), f(&s["write_kib"]), 0.10);
+    // Each direction's rate: the profile's mean IOPS (idle seconds of the
+    // capture included) split by its read share, unless the slots --like
+    // gave cannot carry it at the service time this run met (Little's
+    // law; a machine busy enough to slow the loop device).
+    let (lr, lw) = (f(&t["read"]["iops"]), f(&t["write"]["iops"]));
+    let service = |dir: &str| f(&t[dir]["service_lat_us"]["mean"]) / 1e6;
+    let latency_s = (lr * service("read") + lw * service("write")) / (lr + lw);
+    let bound = f(&r0["littles_law"]["concurrency"]) / latency_s;
+    let scale = (bound / f(&s["iops"]["mean"])).min(1.0);
+    let read_share = f(&s["read_pct"]["mean"]) / 100.0;
+    let want = f(&s["iops"]["mean"]) * scale;
+    within("run --like read IOPS", lr, want * read_share, 0.10);
+    within("run --like write IOPS", lw, want * (1.0 - read_share), 0.10);
+}

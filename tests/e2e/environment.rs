@@ -41,7 +41,12 @@ fn a_short_run_records_the_socket_buffers_and_the_block_size_under_its_target() 
     let r = read_json(&out.join("result.json"));
     let net = &r["host"]["net"];
     // What the kernel says now is what the result says.
-    for key in ["net.core.rmem_max", "net.core.wmem_max"] {
+    for key in [
+        "net.core.rmem_max",
+        "net.core.wmem_max",
+        "net.core.rmem_default",
+        "net.core.wmem_default",
+    ] {
         if let Some(v) = sysctl(key) {
             assert_eq!(net[key], v[0], "{key}: {net}");
         }

@@ -26,6 +26,12 @@ pub(crate) struct RunArgs {
     #[arg(long, value_name = "SIZE", allow_negative_numbers = true)]
     pub(crate) bs: Option<String>,
 
+    /// Writes' own block size, or one weighted mix of them (64k:30,1m:70);
+    /// --bs then sizes the reads alone: --bs 8k --write-bs 128k (fio
+    /// bs=8k,128k).
+    #[arg(long, value_name = "SIZE", allow_negative_numbers = true)]
+    pub(crate) write_bs: Option<String>,
+
     /// Bypass the page cache with O_DIRECT (the default).
     #[arg(long, conflicts_with = "buffered")]
     pub(crate) direct: bool,

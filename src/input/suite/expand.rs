@@ -214,6 +214,14 @@ fn entry_runs(
             weight: 1,
         }]],
     };
+    let write_bs = match &e.write_bs {
+        Some(v) => cx.with(
+            "write_bs",
+            Some(v),
+            sweep::parse_write_bs("write_bs", &v.get_ref().text()),
+        )?,
+        None => Vec::new(),
+    };
     let rates = match &e.rate {
         Some(v) if shape::is_bandwidth(v) => None,
         Some(v) => Some(cx.with(
@@ -261,6 +269,7 @@ fn entry_runs(
             .unwrap_or(u64::from(defaults::MIXED_READ_PCT))
             .min(100) as u8,
         bs: bs.first().cloned().unwrap_or_default(),
+        write_bs,
         threads: first(&threads),
         iodepth: first(&iodepth),
         warmup_s: cx.seconds(

@@ -151,6 +151,8 @@ pub(crate) struct RunEntry {
     pub(crate) rw: P,
     pub(crate) read_pct: P,
     pub(crate) bs: P,
+    /// Writes' own block size or mix (`--write-bs`).
+    pub(crate) write_bs: P,
     pub(crate) threads: P,
     pub(crate) iodepth: P,
     pub(crate) files: P,

@@ -109,6 +109,7 @@ fn other_key(e: &RunEntry) -> Option<&'static str> {
         rw,
         read_pct,
         bs,
+        write_bs,
         threads,
         files,
         size,
@@ -141,10 +142,11 @@ fn other_key(e: &RunEntry) -> Option<&'static str> {
         think_time,
         cooldown,
     } = e;
-    let given: [(&'static str, &P); 34] = [
+    let given: [(&'static str, &P); 35] = [
         ("rw", rw),
         ("read_pct", read_pct),
         ("bs", bs),
+        ("write_bs", write_bs),
         ("threads", threads),
         ("files", files),
         ("size", size),

@@ -27,6 +27,7 @@ pub(super) fn tree_entry(
         ("rw", &e.rw),
         ("read_pct", &e.read_pct),
         ("bs", &e.bs),
+        ("write_bs", &e.write_bs),
         ("iodepth", &e.iodepth),
         ("files", &e.files),
         ("size", &e.size),

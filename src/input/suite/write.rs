@@ -113,6 +113,7 @@ impl RunEntry {
             rw: None,
             read_pct: None,
             bs: None,
+            write_bs: None,
             threads: None,
             iodepth: None,
             files: None,

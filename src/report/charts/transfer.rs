@@ -20,7 +20,7 @@ pub(crate) fn series(items: &[Item]) -> Vec<Vec<usize>> {
     let mut groups: BTreeMap<(usize, String), Vec<usize>> = BTreeMap::new();
     for (i, it) in items.iter().enumerate() {
         let w = &it.run.workload;
-        if w.bs.len() != 1 || w.meta.is_some() || it.run.rate.is_some() {
+        if w.single_bs().is_none() || w.meta.is_some() || it.run.rate.is_some() {
             continue;
         }
         let mut k = w.clone();

@@ -97,6 +97,7 @@ pub(crate) fn table(c: &Comparison, sources: &[Source], all: &[Item]) -> Option<
     let mut t = Table {
         title: "Per operation".into(),
         numeric: (0..head.len()).map(|i| i >= 3).collect(),
+        about: String::new(),
         head,
         rows: Vec::new(),
         notes: Vec::new(),

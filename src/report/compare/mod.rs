@@ -181,6 +181,7 @@ pub fn table(c: &Comparison, sources: &[Source], all: &[Item]) -> Table {
     let mut t = Table {
         title: "Comparison".into(),
         numeric: (0..head.len()).map(|i| i >= 3).collect(),
+        about: String::new(),
         head,
         rows: Vec::new(),
         notes: Vec::new(),

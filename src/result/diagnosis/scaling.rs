@@ -39,7 +39,7 @@ pub(crate) struct HostPoint<'a> {
 /// The figure a series is judged on: IOPS for small transfers, MiB/s for
 /// large ones, with its unit.
 pub(crate) fn figure(r: &RunResult) -> (f64, &'static str) {
-    if r.workload.bs.iter().map(|b| b.bytes).max().unwrap_or(0) < IOPS_BELOW_BYTES {
+    if r.workload.max_bs() < IOPS_BELOW_BYTES {
         (r.total_iops(), "IOPS")
     } else {
         (r.total_mib_s(), "MiB/s")

@@ -58,7 +58,7 @@ fn from_memory(doc: &ResultDoc, r: &RunResult) -> bool {
 pub(super) fn block_size_series(doc: &ResultDoc) -> Vec<Vec<&RunResult>> {
     let mut groups: BTreeMap<String, Vec<&RunResult>> = BTreeMap::new();
     for r in closed_loop(doc) {
-        if r.workload.bs.len() == 1 {
+        if r.workload.single_bs().is_some() {
             groups.entry(shape_key(r, true)).or_default().push(r);
         }
     }

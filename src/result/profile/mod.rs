@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use super::counters::{HostCpu, NetRates, NfsRates};
 
 mod read;
+pub(crate) mod sizes;
 
 pub const PROFILE_SCHEMA: &str = "volbench.profile/v1";
 

@@ -103,6 +103,7 @@ pub(crate) fn to_result(v: &Value, shown: &str) -> Result<ResultDoc> {
         memory_bytes: 0,
         cpu_model: String::new(),
         machine: String::new(),
+        os: String::new(),
         vm_size: None,
         net: Default::default(),
         platform: Default::default(),
