@@ -46,6 +46,8 @@ pub(crate) enum Place {
     Here {
         paths: Vec<PathBuf>,
         threads_total: bool,
+        /// `--on-host-loss continue` over a list with `nfs://` targets.
+        keep_going: bool,
     },
     /// On many hosts, the target path a template.
     Hosts(HostsSpec),
@@ -273,6 +275,9 @@ impl Where {
         flags::check_here(&c.target)?;
         let paths = expand_local(&c.target)?;
         check_threads_total(c.targets.threads_total, paths.len(), false)?;
+        if c.remote.on_host_loss == crate::input::args::hosts::HostLoss::Continue {
+            crate::input::targets::check_keep_going(&paths)?;
+        }
         Ok(Where::Here(paths))
     }
 
@@ -294,6 +299,7 @@ impl Where {
     ) -> Result<Place> {
         Ok(match self {
             Where::Here(paths) => Place::Here {
+                keep_going: c.remote.on_host_loss == crate::input::args::hosts::HostLoss::Continue,
                 paths,
                 threads_total: c.targets.threads_total,
             },

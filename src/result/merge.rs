@@ -96,6 +96,7 @@ pub fn merge_runs(parts: &[&RunResult]) -> Result<RunResult, String> {
                 .filter_map(|p| p.protocol.as_ref())
                 .collect::<Vec<_>>(),
         ),
+        left_out: parts.iter().flat_map(|p| p.left_out.clone()).collect(),
         targets: Vec::new(),
         stalls: parts
             .iter()

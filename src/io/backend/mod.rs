@@ -252,6 +252,12 @@ pub(crate) trait TreeDir: Send {
     fn protocol(&self) -> Option<crate::result::protocol::ProtoSeen> {
         None
     }
+    /// Whether the back end's server is lost (a protocol client not
+    /// reaching it again within its deadline): read once an operation
+    /// failed, so a list of targets may go on without this one.
+    fn server_lost(&self) -> bool {
+        false
+    }
 }
 
 /// The most entries one `TreeDir::list` reads: a tree's directory holds

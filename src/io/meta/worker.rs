@@ -602,7 +602,7 @@ pub(crate) fn run(m: MetaWorker, setup: WorkerSetup, ready: impl FnOnce()) -> Wo
     }
     tally.live.publish(&counters);
     if error.is_some() {
-        control.failed.store(true, Ordering::Relaxed);
+        control.fail(root.server_lost());
     } else {
         control.mark_finished();
     }
