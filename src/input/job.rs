@@ -37,6 +37,17 @@ pub(crate) struct Job {
     pub(crate) notes: Vec<String>,
 }
 
+impl Job {
+    /// Whether a target of the job is reached by a protocol client
+    /// (`nfs://`, `smb://`): its live CSV has the protocol columns.
+    pub(crate) fn on_protocol_target(&self) -> bool {
+        match &self.place {
+            Place::Here { paths, .. } => paths.iter().any(|p| crate::io::backend::is_url(p)),
+            Place::Hosts(_) => crate::io::backend::is_url(&self.spec.target.path),
+        }
+    }
+}
+
 /// Where a job runs, decided once.
 // One per command: the size difference between variants is irrelevant.
 #[allow(clippy::large_enum_variant)]
