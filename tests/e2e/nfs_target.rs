@@ -525,3 +525,52 @@ fn the_live_csv_of_an_nfs_run_has_the_clients_columns() {
     assert_eq!(sum, moved, "every byte moved is in the CSV's intervals");
     assert!(with_calls >= 1);
 }
+
+/// The diagnosis reads the client's figures (`runs[].protocol`) for
+/// client queueing, server time and an idle connection: a healthy run
+/// against a real server, its calls spread over two connections per
+/// thread, gets none of them (each of them fires on its own shape in the
+/// unit tests of `result::diagnosis::protocol`).
+#[test]
+fn a_healthy_nfs_run_gets_no_protocol_finding() {
+    let test = "a_healthy_nfs_run_gets_no_protocol_finding";
+    let Some(srv) = NfsServer::start(test) else {
+        return;
+    };
+    for v in VERSIONS {
+        let url = srv.url(&format!("healthy-v{v}"), v);
+        let o = vb(["run", "--target", &url])
+            .args(["--size", "8m", "--rw", "randread", "--bs", "4k"])
+            .args(["--threads", "2", "--iodepth", "4", "--nfs-connections", "2"])
+            .args([
+                "--io-limit",
+                "32m",
+                "--warmup",
+                "0",
+                "--duration",
+                "120s",
+                "--json",
+            ])
+            .output();
+        assert!(o.status.success(), "v{v}: {}", stderr(&o));
+        let doc = json_of(&o);
+        let run = &doc["runs"][0];
+        // Enough for every rule to judge: 4 connections, thousands of calls.
+        let conns = run["protocol"]["per_connection"]
+            .as_array()
+            .map_or(0, Vec::len);
+        assert_eq!(conns, 4, "v{v}: {}", run["protocol"]);
+        assert_eq!(calls(run, "READ").0, 8192, "v{v}");
+        let found: Vec<&serde_json::Value> = doc["diagnosis"]
+            .as_array()
+            .map(|d| d.iter().collect())
+            .unwrap_or_default();
+        for f in &found {
+            assert!(
+                !["nfs_queueing", "server_time", "idle_connection"]
+                    .contains(&f["kind"].as_str().unwrap_or("")),
+                "v{v}: a false finding on a healthy run: {f}"
+            );
+        }
+    }
+}
