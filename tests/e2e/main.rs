@@ -47,6 +47,7 @@ mod nfs;
 mod nfs_faults;
 mod nfs_meta;
 mod nfs_target;
+mod nfs_verify;
 mod per_thread;
 mod prop_import;
 mod prop_input;
