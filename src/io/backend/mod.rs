@@ -252,9 +252,8 @@ pub(crate) trait TreeDir: Send {
     fn protocol(&self) -> Option<crate::result::protocol::ProtoSeen> {
         None
     }
-    /// Whether the back end's server is lost (a protocol client not
-    /// reaching it again within its deadline): read once an operation
-    /// failed, so a list of targets may go on without this one.
+    /// Whether the back end's server is lost (not reached again within its
+    /// deadline): read once an operation failed (`Engine::server_lost`).
     fn server_lost(&self) -> bool {
         false
     }
