@@ -35,6 +35,7 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("nfs_reply", nfs_reply),
     ("smb_reply", smb_reply),
     ("smb_url", smb_url),
+    ("nfs_url", nfs_url),
 ];
 
 /// The longest refusal a parser may print: it names the file, the line and
@@ -450,6 +451,40 @@ pub fn smb_url(data: &[u8]) {
             &again.path
         ),
         (&u.host, u.port, &u.user, &u.share, &u.path),
+        "{shown}"
+    );
+}
+
+/// `--target nfs://...` as a user types it (or fio's `nfs_url=`): parsed by
+/// the one parser, or refused in one bounded line; what is accepted shows
+/// as a URL that parses back to the same server, port and path, each path
+/// component one name, the connections and transfer sizes within bounds.
+pub fn nfs_url(data: &[u8]) {
+    use crate::proto::nfs::url::{self, MAX_CONNECTIONS, MAX_XFER, MIN_XFER};
+    let text = text(data);
+    let u = match url::parse(&text) {
+        Ok(u) => u,
+        Err(e) => return refusal("nfs url", &e),
+    };
+    assert!(
+        u.path
+            .iter()
+            .all(|c| !c.is_empty() && c != "." && c != ".." && !c.contains(['/', '\0'])),
+        "{:?}",
+        u.path
+    );
+    assert!(
+        u.nconnect
+            .is_none_or(|n| (1..=MAX_CONNECTIONS).contains(&n))
+    );
+    for size in [u.rsize, u.wsize].into_iter().flatten() {
+        assert!((MIN_XFER..=MAX_XFER).contains(&size), "{size}");
+    }
+    let shown = u.to_string();
+    let again = url::parse(&shown).unwrap_or_else(|e| panic!("{shown} does not parse back: {e}"));
+    assert_eq!(
+        (&again.host, again.port, &again.path),
+        (&u.host, u.port, &u.path),
         "{shown}"
     );
 }
