@@ -79,6 +79,7 @@ mod smb_target;
 mod stops;
 mod store;
 mod store_pg;
+mod suite_include;
 mod target_list;
 mod targets;
 mod targets_hosts;

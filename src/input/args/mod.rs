@@ -201,7 +201,10 @@ pub(crate) struct SizeArgs {
 
 #[derive(Args, Debug, Clone)]
 pub(crate) struct SuiteRunArgs {
-    /// Built-in suite name (see `suite list`) or a suite file.
+    /// Built-in suite name (see `suite list`) or a suite file. A file's
+    /// `[[include]]` entries (`file = "PATH"`, relative to it, or
+    /// `suite = "NAME"`) bring other suites' runs in where they stand, each
+    /// with its own `[defaults]` (docs/reference/suite-format.md).
     #[arg(value_name = "NAME|FILE")]
     pub(crate) suite: String,
 

@@ -63,125 +63,10 @@ pub(crate) fn section<'t>(origin: &str, text: &'t str) -> Result<&'t str> {
     )))
 }
 
-/// What `suite show --published` adds below the table, as TOML comments:
-/// each run as it expands, with the file set it works on and what its fill
-/// writes, so sizes a run sets itself read as the paper gives them.
-pub(crate) fn runs_summary(origin: &str, text: &str) -> Result<String> {
-    let (suite, _) = select(super::parse(origin, text)?, origin)?;
-    // Expanding touches nothing: the path only has to be a path.
-    let o = super::Overrides::new("TARGET".into());
-    let job = super::to_job(origin, text, &suite, &o)?;
-    let mut out = String::from("\n# As published, each run and the file set it works on:\n");
-    let mut filled = Vec::new();
-    for r in &job.runs {
-        if r.meta.is_some() {
-            out.push_str(&format!(
-                "#   {}: {} threads, a metadata run\n",
-                r.name, r.threads
-            ));
-            continue;
-        }
-        let l = job.layout_of(r);
-        // A set is filled once, before the first run; later runs reuse it.
-        let fill = if filled.contains(&l) {
-            String::new()
-        } else {
-            filled.push(l);
-            format!(" (fill {})", crate::units::format_size(l.fill_bytes()))
-        };
-        out.push_str(&format!(
-            "#   {}: {} {}, {} threads x iodepth {}, {} file{} x {}{fill}\n",
-            r.name,
-            r.rw.name(),
-            r.bs_label(),
-            r.threads,
-            r.iodepth,
-            l.files,
-            if l.files == 1 { "" } else { "s" },
-            crate::units::format_size(l.file_size()),
-        ));
-    }
-    Ok(out)
-}
-
-/// What a suite's two variants run, one line each, for `suite list` and
-/// the first line of a scaled-down run: the defaults are scaled to one
-/// small machine, so a user must see that before taking its figures for
-/// the paper's. The second line is None for a suite without a paper's
-/// values.
-pub(crate) fn variants(origin: &str, text: &str) -> Result<(String, Option<String>)> {
-    let parsed = super::parse(origin, text)?;
-    let has_published = parsed.published.is_some();
-    let scaled = footprint(&expand(origin, text, parsed)?);
-    let published = if has_published {
-        let (p, _) = select(super::parse(origin, text)?, origin)?;
-        Some(footprint(&expand(origin, text, p)?))
-    } else {
-        None
-    };
-    Ok((scaled, published))
-}
-
-fn expand(origin: &str, text: &str, suite: SuiteFile) -> Result<crate::spec::JobSpec> {
-    // Expanding touches nothing: the path only has to be a path.
-    let o = super::Overrides::new("TARGET".into());
-    super::to_job(origin, text, &suite, &o)
-}
-
-/// Runs, threads x iodepth (a range when runs differ), the data its file
-/// sets hold, and the time its runs take (warm-ups included, fills not).
-fn footprint(job: &crate::spec::JobSpec) -> String {
-    let range = |v: Vec<u32>| {
-        let lo = v.iter().min().copied().unwrap_or(0);
-        let hi = v.iter().max().copied().unwrap_or(0);
-        if lo == hi {
-            lo.to_string()
-        } else {
-            format!("{lo}..{hi}")
-        }
-    };
-    let runs: Vec<_> = job.runs.iter().filter(|r| !r.discard).collect();
-    let threads = range(runs.iter().map(|r| r.threads).collect());
-    let depth = range(
-        runs.iter()
-            .filter(|r| r.meta.is_none())
-            .map(|r| r.iodepth)
-            .collect(),
-    );
-    let bytes: u64 = job.layouts().iter().map(|l| l.fill_bytes()).sum();
-    // A metadata phase or a run with an I/O limit ends when its work is
-    // done; its duration is only a cap, so it is counted, not timed.
-    let (open, timed): (Vec<_>, Vec<_>) = job
-        .runs
-        .iter()
-        .partition(|r| r.meta.is_some() || r.io_limit.is_some());
-    let seconds: f64 = timed.iter().map(|r| r.warmup_s + r.duration_s).sum();
-    let mut time =
-        crate::units::format_duration(std::time::Duration::from_secs(seconds.ceil() as u64))
-            + " of timed runs";
-    if !open.is_empty() {
-        time.push_str(&format!(" + {} run to completion", open.len()));
-    }
-    let shape = if depth == "0" {
-        format!("{threads} threads")
-    } else {
-        format!("{threads} threads x iodepth {depth}")
-    };
-    let data = if bytes > 0 {
-        format!(", {} of data", crate::units::format_size(bytes))
-    } else {
-        String::new()
-    };
-    format!(
-        "{} run{}, {shape}{data}, {time}",
-        runs.len(),
-        if runs.len() == 1 { "" } else { "s" }
-    )
-}
-
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 mod tests {
+    use super::super::footprint::{runs_summary, variants};
     use super::super::{BUILTIN, Overrides, load, parse, to_job};
     use super::*;
     use crate::spec::JobSpec;
@@ -227,7 +112,7 @@ mod tests {
     #[test]
     fn disk_check_variants_say_threads_size_and_time() {
         let (origin, text) = load("disk-check").unwrap();
-        let (scaled, published) = variants(&origin, &text).unwrap();
+        let (scaled, published) = variants(&origin, &text, None).unwrap();
         // 3 runs of 10 s warm-up + 60 s, and the warm-up run's copy.
         assert!(
             scaled == "3 runs, 4 threads x iodepth 4, 4GiB of data, 4m40s of timed runs",
@@ -238,7 +123,7 @@ mod tests {
             Some("3 runs, 16 threads x iodepth 4, 50GiB of data, 15m15s of timed runs")
         );
         let (origin, text) = load("latency-curve").unwrap();
-        assert_eq!(variants(&origin, &text).unwrap().1, None);
+        assert_eq!(variants(&origin, &text, None).unwrap().1, None);
     }
 
     #[test]
@@ -279,7 +164,7 @@ mod tests {
         );
         assert_eq!(j.layouts().len(), 2);
         let (origin, text) = load("files-threads").unwrap();
-        let shown = runs_summary(&origin, &text).unwrap();
+        let shown = runs_summary(&origin, &text, None).unwrap();
         assert!(
             shown.contains(
                 "#   1-file: randwrite 4KiB, 8 threads x iodepth 8, 1 file x 128GiB (fill 128GiB)"

@@ -91,6 +91,7 @@ impl SuiteFile {
             threads_total: false,
             defaults: Defaults::default(),
             runs: Vec::new(),
+            includes: Vec::new(),
             published: None,
             host_counts: None,
         }

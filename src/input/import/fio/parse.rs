@@ -13,7 +13,7 @@ use crate::input::suite::{Defaults, RunEntry};
 use crate::spec::{Arrivals, Pattern};
 
 /// Include files nest at most this deep (a file including itself stops here).
-pub const MAX_INCLUDE_DEPTH: usize = 8;
+pub use crate::units::bounds::MAX_INCLUDE_DEPTH;
 /// Include files read in one import, all told: depth alone does not bound
 /// a file that includes another many times, each including many more.
 pub const MAX_INCLUDES: usize = 256;

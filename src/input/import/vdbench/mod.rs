@@ -26,7 +26,7 @@ use crate::error::{Result, VbError};
 use parse::{Def, Opt};
 
 /// Include files nest at most this deep.
-pub(crate) const MAX_INCLUDE_DEPTH: usize = 8;
+pub(crate) use crate::units::bounds::MAX_INCLUDE_DEPTH;
 /// Definitions of all kinds, over all files.
 pub(crate) const MAX_DEFS: usize = 100_000;
 
