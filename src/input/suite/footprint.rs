@@ -135,3 +135,115 @@ fn footprint(job: &crate::spec::JobSpec) -> String {
         if runs.len() == 1 { "" } else { "s" }
     )
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+mod tests {
+    use super::super::published::{section, select};
+    use super::super::{BUILTIN, Overrides, load, parse, to_job};
+    use super::*;
+    use crate::spec::JobSpec;
+
+    fn published(name: &str) -> Result<JobSpec> {
+        let (origin, text) = load(name)?;
+        let (suite, _) = select(parse(&origin, &text)?, &origin)?;
+        let o = Overrides::new("/tmp/x".into());
+        to_job(&origin, &text, &suite, &o)
+    }
+
+    #[test]
+    fn the_published_tables_expand_into_valid_jobs_or_are_absent() {
+        let with = [
+            "six-patterns",
+            "disk-check",
+            "files-threads",
+            "mix-table",
+            "mix-sweep",
+        ];
+        for (name, text) in BUILTIN {
+            match published(name) {
+                Ok(j) => {
+                    assert!(with.contains(&name), "{name} has a published table");
+                    // The table is printed from its header to the end.
+                    let s = section(name, text).unwrap();
+                    assert!(s.starts_with("[published]") && text.ends_with(s));
+                    assert!(
+                        !s.contains("\n[[run]]") && !s.contains("\n[defaults]"),
+                        "{name}"
+                    );
+                    assert!(!j.runs.is_empty());
+                }
+                Err(e) => {
+                    assert!(!with.contains(&name), "{name}: {e}");
+                    assert!(e.message.contains("has no published variant"), "{e}");
+                    assert!(section(name, text).is_err());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn disk_check_variants_say_threads_size_and_time() {
+        let (origin, text) = load("disk-check").unwrap();
+        let (scaled, published) = variants(&origin, &text, None).unwrap();
+        // 3 runs of 10 s warm-up + 60 s, and the warm-up run's copy.
+        assert!(
+            scaled == "3 runs, 4 threads x iodepth 4, 4GiB of data, 4m40s of timed runs",
+            "{scaled}"
+        );
+        assert_eq!(
+            published.as_deref(),
+            Some("3 runs, 16 threads x iodepth 4, 50GiB of data, 15m15s of timed runs")
+        );
+        let (origin, text) = load("latency-curve").unwrap();
+        assert_eq!(variants(&origin, &text, None).unwrap().1, None);
+    }
+
+    #[test]
+    fn six_patterns_as_published() {
+        let j = published("six-patterns").unwrap();
+        let t: Vec<(String, u32)> = j.runs.iter().map(|r| (r.name.clone(), r.threads)).collect();
+        let want = [25, 20, 25, 20, 26, 32, 40, 6, 7];
+        assert_eq!(t.iter().map(|x| x.1).collect::<Vec<_>>(), want, "{t:?}");
+        assert!(
+            j.runs
+                .iter()
+                .all(|r| r.warmup_s == 60.0 && r.duration_s == 600.0 && !r.discard)
+        );
+        assert_eq!((j.target.size, j.target.fill.bs), (693 << 30, 64 << 10));
+        // The scaled-down suite is untouched by the table.
+        let (origin, text) = load("six-patterns").unwrap();
+        let plain = parse(&origin, &text).unwrap();
+        assert_eq!(plain.runs.len(), 6);
+    }
+
+    #[test]
+    fn files_threads_as_published_is_ten_2g_files_then_one_128g_file() {
+        let j = published("files-threads").unwrap();
+        let sets: Vec<(String, u32, u64)> = j
+            .runs
+            .iter()
+            .map(|r| {
+                let l = j.layout_of(r);
+                (r.name.clone(), l.files, l.file_size())
+            })
+            .collect();
+        assert_eq!(
+            sets,
+            [
+                ("10-files".to_string(), 10, 2 << 30),
+                ("1-file".to_string(), 1, 128 << 30)
+            ]
+        );
+        assert_eq!(j.layouts().len(), 2);
+        let (origin, text) = load("files-threads").unwrap();
+        let shown = runs_summary(&origin, &text, None).unwrap();
+        assert!(
+            shown.contains(
+                "#   1-file: randwrite 4KiB, 8 threads x iodepth 8, 1 file x 128GiB (fill 128GiB)"
+            ),
+            "{shown}"
+        );
+        assert!(shown.contains("10 files x 2GiB (fill 20GiB)"), "{shown}");
+    }
+}
