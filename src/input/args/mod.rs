@@ -126,6 +126,9 @@ pub(crate) enum Command {
     /// Run a fio job file: its import, then `suite run` (--dry-run shows it).
     Fio(FioRunArgs),
     /// Run vdbench parameter files: their import, then `suite run`.
+    // -v is vdbench's data validation here, as in vdbench's own command
+    // line: --verbose keeps only its long name.
+    #[command(mut_arg("verbose", |a| a.short(None)))]
     Vdbench(VdbenchRunArgs),
     /// Run a diskspd command line: its import, then `suite run`.
     Diskspd(DiskspdRunArgs),

@@ -190,6 +190,8 @@ pub(crate) struct RunEntry {
     pub(crate) file_size: P,
     pub(crate) shared_dirs: P,
     pub(crate) drop_caches: P,
+    /// A create phase keeps the files already complete (`--keep-complete`).
+    pub(crate) keep_complete: P,
     pub(crate) direct: P,
     /// How the I/O is shaped (`spec::shape`; parsed in `suite/shape.rs`).
     pub(crate) distribution: P,

@@ -132,6 +132,7 @@ fn other_key(e: &RunEntry) -> Option<&'static str> {
         files_per_dir,
         file_size,
         shared_dirs,
+        keep_complete,
         distribution,
         seek_pct,
         streams,
@@ -142,7 +143,7 @@ fn other_key(e: &RunEntry) -> Option<&'static str> {
         think_time,
         cooldown,
     } = e;
-    let given: [(&'static str, &P); 34] = [
+    let given: [(&'static str, &P); 35] = [
         ("rw", rw),
         ("read_pct", read_pct),
         ("bs", bs),
@@ -168,6 +169,7 @@ fn other_key(e: &RunEntry) -> Option<&'static str> {
         ("files_per_dir", files_per_dir),
         ("file_size", file_size),
         ("shared_dirs", shared_dirs),
+        ("keep_complete", keep_complete),
         ("distribution", distribution),
         ("seek_pct", seek_pct),
         ("streams", streams),

@@ -139,6 +139,7 @@ impl RunEntry {
             file_size: None,
             shared_dirs: None,
             drop_caches: None,
+            keep_complete: None,
             direct: None,
             distribution: None,
             seek_pct: None,

@@ -4,6 +4,7 @@
 //! for-loops; the luns become each host's targets.
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
+pub(crate) mod cli;
 mod data;
 mod defs;
 mod fill;
