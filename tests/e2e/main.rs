@@ -19,6 +19,7 @@ mod docs;
 mod endings;
 mod environment;
 mod fanout;
+mod fio_rate_dirs;
 mod fio_shared_file;
 mod fio_tools;
 mod fuzz;
