@@ -598,6 +598,7 @@ mod tests {
                 drop_caches: false,
                 direct: false,
                 host_part: false,
+                keep_complete: false,
             }),
             ..crate::spec::RunSpec::default()
         };

@@ -155,6 +155,8 @@ pub(crate) struct MetaOpStats {
     pub(crate) op: MetaOp,
     pub(crate) warmup: OpStats,
     pub(crate) measure: OpStats,
+    /// Files a create phase kept, already complete (`--keep-complete`).
+    pub(crate) kept: u64,
 }
 
 /// Sleeping wakes up tens of microseconds late on a busy or virtual machine,

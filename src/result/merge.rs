@@ -209,6 +209,7 @@ fn merge_ops(parts: &[&RunResult]) -> Result<Vec<crate::result::meta::MetaOpResu
             totals,
             warmup: (!warm.is_empty()).then(|| merge_unbucketed(warm.into_iter())),
             histogram,
+            kept: mine.iter().map(|o| o.kept).sum(),
         });
     }
     Ok(out)
