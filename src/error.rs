@@ -74,6 +74,11 @@ pub enum Kind {
     Target,
     Unchecked,
     Run,
+    /// A run that failed because the server of its target was lost (a
+    /// protocol client not reaching it within its deadline): a run failed
+    /// (the same exit), told apart so a list of targets may go on without
+    /// that one (`--on-host-loss continue`).
+    Lost,
 }
 
 #[derive(Debug)]
@@ -115,6 +120,12 @@ impl VbError {
             message: message.into(),
         }
     }
+    pub(crate) fn lost(message: impl Into<String>) -> Self {
+        Self {
+            kind: Kind::Lost,
+            message: message.into(),
+        }
+    }
 
     pub fn exit_code(&self) -> i32 {
         match self.kind {
@@ -122,7 +133,7 @@ impl VbError {
             Kind::Refused => exit::REFUSED,
             Kind::Target => exit::TARGET,
             Kind::Unchecked => exit::UNCHECKABLE,
-            Kind::Run => exit::RUN_FAILED,
+            Kind::Run | Kind::Lost => exit::RUN_FAILED,
         }
     }
 }

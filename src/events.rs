@@ -174,6 +174,9 @@ pub(crate) struct Totals<'a> {
     inner: &'a dyn Observer,
     /// Each part's periods not yet in a total, oldest first.
     state: Mutex<Vec<VecDeque<Interval>>>,
+    /// Parts that report no more (a target left out): no period waits
+    /// for them.
+    ended: Mutex<Vec<bool>>,
     started: AtomicBool,
 }
 
@@ -182,7 +185,18 @@ impl<'a> Totals<'a> {
         Self {
             inner,
             state: Mutex::new(vec![VecDeque::new(); n]),
+            ended: Mutex::new(vec![false; n]),
             started: AtomicBool::new(false),
+        }
+    }
+
+    /// Part `part` reports no more intervals (a target left out when its
+    /// server was lost): the totals go on with the others.
+    pub(crate) fn part_ended(&self, part: usize) {
+        if let Ok(mut e) = self.ended.lock() {
+            if let Some(x) = e.get_mut(part) {
+                *x = true;
+            }
         }
     }
 
@@ -202,7 +216,19 @@ impl<'a> Totals<'a> {
         if let Some(s) = series.get_mut(part) {
             s.push_back(ev.iv.clone());
         }
-        while !series.is_empty() && series.iter().all(|s| !s.is_empty()) {
+        let Ok(ended) = self.ended.lock() else {
+            return;
+        };
+        // A period is complete when every part still running reported it
+        // (a part that ended adds what it reported before it ended).
+        let complete = |series: &[VecDeque<Interval>]| {
+            series.iter().any(|s| !s.is_empty())
+                && series
+                    .iter()
+                    .enumerate()
+                    .all(|(i, s)| !s.is_empty() || ended.get(i).is_some_and(|e| *e))
+        };
+        while complete(&series) {
             let period: Vec<Interval> = series.iter_mut().filter_map(VecDeque::pop_front).collect();
             let at: Vec<&Interval> = period.iter().collect();
             let merged = crate::result::merge::merge_intervals(&at);
@@ -324,6 +350,42 @@ mod tests {
                 ("total".into(), 150.0)
             ]
         );
+    }
+
+    /// A part left out (its target's server lost) holds no total back:
+    /// what it reported before still counts, then the others alone.
+    #[test]
+    fn a_part_that_ended_holds_no_total_back() {
+        let seen = Seen::default();
+        let totals = Totals::new(&seen, 2);
+        let run = planned();
+        let ev = |i: &'static Interval, t: &'static str| IntervalEvent {
+            run: &run,
+            elapsed_s: 1.0,
+            total_s: 2.0,
+            iv: i,
+            scope: Scope::Part {
+                host: "h",
+                target: t,
+            },
+            proto: None,
+        };
+        totals.part(1, &ev(Box::leak(Box::new(iv(5.0))), "b"));
+        totals.part(0, &ev(Box::leak(Box::new(iv(100.0))), "a"));
+        totals.part(0, &ev(Box::leak(Box::new(iv(200.0))), "a"));
+        totals.part_ended(1);
+        totals.part(0, &ev(Box::leak(Box::new(iv(300.0))), "a"));
+        let got: Vec<f64> = seen
+            .0
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|(t, _)| t == "total")
+            .map(|x| x.1)
+            .collect();
+        // The first period with b's, the second held until b ended, the
+        // third at once.
+        assert_eq!(got, vec![105.0, 200.0, 300.0]);
     }
 
     #[test]

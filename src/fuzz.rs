@@ -35,6 +35,7 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("nfs_reply", nfs_reply),
     ("smb_reply", smb_reply),
     ("smb_url", smb_url),
+    ("nfs_url", nfs_url),
 ];
 
 /// The longest refusal a parser may print: it names the file, the line and
@@ -137,17 +138,57 @@ pub fn hosts(data: &[u8]) {
     }
 }
 
-/// Suite files, expanded into a job as `suite run` would.
+/// Suite files, their includes read and expanded into a job as `suite
+/// run` would. A line `#= NAME` starts another file the suite may include
+/// as `file = "NAME"` (read from memory, never the disk), so includes,
+/// cycles and nesting are fuzzed too.
 pub fn suite(data: &[u8]) {
     let t = text(data);
-    match crate::input::suite::parse("s.toml", &t) {
-        Ok(s) => {
+    let mut files = Vec::new();
+    let mut parts = t.split("\n#= ");
+    let main = parts.next().unwrap_or_default();
+    for part in parts {
+        let (name, body) = part.split_once('\n').unwrap_or((part, ""));
+        files.push((name.trim().to_string(), body.to_string()));
+    }
+    let parsed = match crate::input::suite::parse("s.toml", main) {
+        Ok(s) => s,
+        Err(e) => return refusal("suite", &e.message),
+    };
+    let mut reader = MemFiles(files);
+    let path = std::path::Path::new("s.toml");
+    match crate::input::suite::resolve("s.toml", main, Some(path), parsed, &mut reader, false) {
+        Ok(r) => {
             let o = crate::input::suite::Overrides::default();
-            if let Err(e) = crate::input::suite::to_job("s.toml", &t, &s, &o) {
+            if let Err(e) = crate::input::suite::expand(&r, &o) {
                 refusal("suite expansion", &e.message);
             }
         }
-        Err(e) => refusal("suite", &e.message),
+        Err(e) => refusal("suite include", &e.message),
+    }
+}
+
+/// Suite files an include may name, held in memory.
+struct MemFiles(Vec<(String, String)>);
+
+impl crate::input::suite::include::Reader for MemFiles {
+    fn read(
+        &mut self,
+        _: &std::path::Path,
+        name: &str,
+    ) -> crate::error::Result<crate::input::suite::include::Source> {
+        match self.0.iter().find(|(n, _)| n == name) {
+            Some((n, body)) => Ok(crate::input::suite::include::Source {
+                origin: n.clone(),
+                text: body.clone(),
+                key: n.clone(),
+                path: std::path::PathBuf::from(n),
+            }),
+            None => Err(crate::error::VbError::input(format!(
+                "cannot read suite file {}: no such file",
+                crate::error::clip(name)
+            ))),
+        }
     }
 }
 
@@ -450,6 +491,40 @@ pub fn smb_url(data: &[u8]) {
             &again.path
         ),
         (&u.host, u.port, &u.user, &u.share, &u.path),
+        "{shown}"
+    );
+}
+
+/// `--target nfs://...` as a user types it (or fio's `nfs_url=`): parsed by
+/// the one parser, or refused in one bounded line; what is accepted shows
+/// as a URL that parses back to the same server, port and path, each path
+/// component one name, the connections and transfer sizes within bounds.
+pub fn nfs_url(data: &[u8]) {
+    use crate::proto::nfs::url::{self, MAX_CONNECTIONS, MAX_XFER, MIN_XFER};
+    let text = text(data);
+    let u = match url::parse(&text) {
+        Ok(u) => u,
+        Err(e) => return refusal("nfs url", &e),
+    };
+    assert!(
+        u.path
+            .iter()
+            .all(|c| !c.is_empty() && c != "." && c != ".." && !c.contains(['/', '\0'])),
+        "{:?}",
+        u.path
+    );
+    assert!(
+        u.nconnect
+            .is_none_or(|n| (1..=MAX_CONNECTIONS).contains(&n))
+    );
+    for size in [u.rsize, u.wsize].into_iter().flatten() {
+        assert!((MIN_XFER..=MAX_XFER).contains(&size), "{size}");
+    }
+    let shown = u.to_string();
+    let again = url::parse(&shown).unwrap_or_else(|e| panic!("{shown} does not parse back: {e}"));
+    assert_eq!(
+        (&again.host, again.port, &again.path),
+        (&u.host, u.port, &u.path),
         "{shown}"
     );
 }

@@ -133,8 +133,14 @@ pub(crate) fn cmd_fio(a: &FioRunArgs) -> Result<i32> {
 }
 
 pub(crate) fn cmd_vdbench(a: &VdbenchRunArgs) -> Result<i32> {
-    let imp = vdbench(&a.files, &PathMap::parse(&a.run.map.map)?)?;
-    run(imp, &a.run)
+    let mut imp = vdbench(&a.files, &PathMap::parse(&a.run.map.map)?)?;
+    let switches = import::vdbench::cli::Switches {
+        validate: a.validate.as_deref(),
+        journal: a.journal.as_deref(),
+        journal_file: a.journal_file.as_deref(),
+    };
+    let journal = import::vdbench::cli::apply(&switches, &a.files, &mut imp)?;
+    run_with(imp, &a.run, journal)
 }
 
 pub(crate) fn cmd_diskspd(a: &DiskspdRunArgs) -> Result<i32> {
@@ -150,6 +156,11 @@ pub(crate) fn cmd_diskspd(a: &DiskspdRunArgs) -> Result<i32> {
 
 /// The imported suite through the same path as `suite run`.
 fn run(imp: Imported, a: &ImportRunArgs) -> Result<i32> {
+    run_with(imp, a, None)
+}
+
+/// As `run`, with a journal for the suite's verification (vdbench's -j).
+fn run_with(imp: Imported, a: &ImportRunArgs, journal: Option<PathBuf>) -> Result<i32> {
     print_notes(&imp);
     let origin = format!("suite imported from {}", imp.suite.source);
     let text = render::suite_toml(&imp, "SUITE.toml", "HOSTS.txt")?;
@@ -193,6 +204,11 @@ fn run(imp: Imported, a: &ImportRunArgs) -> Result<i32> {
         allow_overwrite: a.allow_overwrite,
         out: a.out.clone(),
         remote: a.remote.clone(),
+        data: crate::input::args::data::DataArgs {
+            verify: journal.is_some(),
+            journal,
+            ..Default::default()
+        },
         ..CommonArgs::default()
     };
     super::run::run_suite_text(&origin, &text, &common, true, listed)

@@ -88,6 +88,7 @@ pub(crate) fn cmd_quick(a: &QuickArgs) -> Result<i32> {
         place: crate::input::job::Place::Here {
             paths: vec![dir],
             threads_total: false,
+            keep_going: false,
         },
         size_given: true,
         live: Default::default(),

@@ -65,7 +65,7 @@ pub(crate) fn go(job: Job) -> Result<i32> {
     let to = finish::Outputs::open(&job.outputs)?;
     // The terminal and the live outputs the flags ask for, each file
     // created and port bound before any I/O.
-    let obs = crate::output::live::observers(&job.live)?;
+    let obs = crate::output::live::observers(&job.live, job.on_protocol_target())?;
     let (stop, finisher) = stop::arm(to, job.expect, runner.stop_grace())?;
     let doc = runner.run(&Watch {
         obs: &obs,

@@ -12,7 +12,7 @@ pub(crate) fn cmd_suite_list() -> Result<i32> {
             crate::console::outln!("{:<14} from: {source}", "");
         }
         let (origin, text) = suite::load(&name)?;
-        let (scaled, published) = suite::published::variants(&origin, &text)?;
+        let (scaled, published) = suite::footprint::variants(&origin, &text, None)?;
         match published {
             Some(p) => {
                 crate::console::outln!("{:<14} default:     {scaled} (scaled down)", "");
@@ -30,11 +30,11 @@ pub(crate) fn cmd_suite_list() -> Result<i32> {
 
 /// Prints a suite to copy and edit, or its published variant's values.
 pub(crate) fn cmd_suite_show(name: &str, published: bool) -> Result<i32> {
-    let (origin, text) = suite::load(name)?;
+    let (origin, text, path) = suite::load_at(name)?;
     if published {
         suite::parse(&origin, &text)?;
         let section = suite::published::section(&origin, &text)?;
-        let runs = suite::published::runs_summary(&origin, &text)?;
+        let runs = suite::footprint::runs_summary(&origin, &text, path.as_deref())?;
         crate::console::out!("{}", output::fmt::terminal(&format!("{section}{runs}")));
     } else {
         crate::console::out!("{}", output::fmt::terminal(&text));

@@ -396,9 +396,11 @@ fn wind_down(
     }
 }
 
-/// True when the workers are done by themselves: one failed, or all have
-/// finished their --io-limit share.
+/// True when the workers are done by themselves: one failed (or one of
+/// another target of the run: `Control::halt`), or all have finished their
+/// --io-limit share.
 fn ended(control: &Control, workers: usize) -> bool {
     control.failed.load(Ordering::Relaxed)
+        || control.halt.load(Ordering::Relaxed)
         || control.finished.load(Ordering::Relaxed) as usize >= workers
 }

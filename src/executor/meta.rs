@@ -102,6 +102,7 @@ pub(crate) fn merge(acc: &mut Vec<MetaOpStats>, more: Vec<MetaOpStats>) {
             Some(a) => {
                 a.warmup.merge(&s.warmup);
                 a.measure.merge(&s.measure);
+                a.kept += s.kept;
             }
             None => acc.push(s),
         }
@@ -120,7 +121,11 @@ pub(crate) fn results(mut acc: Vec<MetaOpStats>, run: &RunResult) -> Vec<MetaOpR
     let warm = secs(PhaseName::Warmup);
     acc.sort_by_key(|s| s.op.index());
     acc.iter()
-        .map(|s| MetaOpResult::new(s.op, &s.measure, measured, warm.map(|w| (&s.warmup, w))))
+        .map(|s| {
+            let mut r = MetaOpResult::new(s.op, &s.measure, measured, warm.map(|w| (&s.warmup, w)));
+            r.kept = s.kept;
+            r
+        })
         .collect()
 }
 

@@ -11,6 +11,7 @@
 mod collect;
 mod data;
 mod intervals;
+mod lost;
 pub(crate) mod meta;
 mod prepare;
 pub(crate) mod record;
@@ -92,6 +93,7 @@ pub(crate) fn execute(
             .push("stopped while preparing the target: nothing was measured".into());
         return Ok(doc);
     };
+    host.keep_going = job.targets.as_ref().is_some_and(|t| t.keep_going);
     doc.notes.extend(host.notes().cloned());
     doc.fill.extend(host.fills().cloned());
     rescue::keep(&doc, many);
@@ -170,7 +172,22 @@ fn run_on_all(
         rescue::doing(format!("starting run '{}'", spec.name));
         obs.run_started(i, count, &whole);
     };
-    let outcomes = host.run(i, step, &mut on_ready, &observers, Start::Now, stop);
+    // A target left out, now or before, reports no more intervals: the
+    // totals go on without it.
+    let ended = |t: usize| totals.part_ended(t);
+    for (t, why) in host.left_out.iter().enumerate() {
+        if why.is_some() {
+            ended(t);
+        }
+    }
+    let outcomes = host.run(
+        i,
+        step,
+        &mut on_ready,
+        (&observers, &ended),
+        Start::Now,
+        stop,
+    );
     match outcomes {
         Ok(o) => settle(host, &spec, o, doc, obs, stop),
         Err(e) => {
@@ -184,20 +201,21 @@ fn run_on_all(
 /// several targets), an error, or the stop that ended it; false when the
 /// job ends here.
 fn settle(
-    host: &OnHost,
+    host: &mut OnHost,
     spec: &crate::spec::RunSpec,
-    outcomes: Vec<targets::Outcome>,
+    outcomes: Vec<(usize, targets::Outcome)>,
     doc: &mut ResultDoc,
     obs: &dyn Observer,
     stop: &AtomicBool,
 ) -> bool {
+    let (outcomes, gone) = lost::leave_out(host, &spec.name, outcomes, doc, obs);
     let (plans, prepared) = (&host.plans, &host.sets);
     let many = plans.len() > 1;
     let stopped = || stop.load(Ordering::Relaxed);
     let mut parts = Vec::new();
     let mut rows = Vec::new();
     let mut failed = false;
-    for (t, o) in outcomes.into_iter().enumerate() {
+    for (t, o) in outcomes {
         let (Some(plan), Some(sets)) = (plans.get(t), prepared.get(t)) else {
             continue;
         };
@@ -245,7 +263,7 @@ fn settle(
         doc.interrupted |= stopped();
         return false;
     }
-    let result = if many {
+    let mut result = if many {
         match merged(spec, &parts, rows) {
             Ok(r) => r,
             Err(e) => {
@@ -256,6 +274,7 @@ fn settle(
     } else {
         parts.remove(0)
     };
+    result.left_out = gone;
     if !failed && result.interrupted && !measured(&result) {
         // Stopped in its warm-up: nothing of it counts, and a row of zeros
         // would read as a measurement.

@@ -94,6 +94,7 @@ pub(super) fn build_result(
         threads: Vec::new(),
         threads_left_out: 0,
         protocol: None,
+        left_out: Vec::new(),
     }
 }
 

@@ -30,21 +30,35 @@ pub(crate) type RunError = (VbError, Option<Box<RunResult>>);
 /// the common absolute start time. `None` abandons the run before any I/O.
 pub(super) type StartGate<'a> = &'a (dyn Fn() -> Option<Instant> + Sync);
 
+/// What the targets of one run share: the first to fail ends the others'
+/// runs at once, what they measured kept (`--on-host-loss fail`), unless
+/// it lost its server and the job goes on without it (`keep_going`:
+/// `--on-host-loss continue`, a list of targets only).
+#[derive(Default)]
+pub(crate) struct Together {
+    pub(crate) halt: Arc<AtomicBool>,
+    pub(crate) keep_going: bool,
+}
+
 /// Runs one planned run on a prepared target: sets the workers up, waits for
 /// `gate`'s start time, collects intervals (reported to `obs`) and merges the
-/// workers' statistics.
+/// workers' statistics. It ends early, as if its time were up, when another
+/// target of the run failed (`together`).
 pub(crate) fn run_one(
     plan: &Plan,
     run: &PlannedRun,
     prepared: &Prepared,
     obs: &dyn Observer,
     stop: &Arc<AtomicBool>,
-    gate: StartGate,
+    (gate, together): (StartGate, &Together),
 ) -> std::result::Result<RunResult, RunError> {
     let job = &plan.job;
     let spec = &run.spec;
     let n = run.io_threads;
-    let control = Arc::new(Control::default());
+    let control = Arc::new(Control {
+        halt: together.halt.clone(),
+        ..Control::default()
+    });
     let counters: Vec<Arc<LiveCounters>> =
         (0..n).map(|_| Arc::new(LiveCounters::default())).collect();
     let report = Arc::new(std::sync::Mutex::new(Default::default()));
@@ -192,13 +206,17 @@ pub(crate) fn run_one(
             sampler.as_ref(),
         );
         control.phase.store(PHASE_STOP, Ordering::Relaxed);
+        let lost = control.lost.load(Ordering::Relaxed);
+        if control.failed.load(Ordering::Acquire) && !(together.keep_going && lost) {
+            together.halt.store(true, Ordering::Relaxed);
+        }
         // Kept before the threads are joined: on slow or frozen storage
         // they may not return for a long time, and a stop must still be
         // able to write what was measured.
         if timeline.interrupted && timeline.measure.1 > 0.0 {
             super::rescue::keep_run(super::record::from_intervals(run, &timeline));
         }
-        let mut result = gather(handles, run, timeline, prepared, journal);
+        let mut result = gather(handles, run, timeline, prepared, journal, lost);
         match &mut result {
             Ok(r) => super::replay::finish(r, run, &report),
             Err((_, Some(r))) => super::replay::finish(r, run, &report),
@@ -355,6 +373,7 @@ fn gather(
     timeline: super::collect::Timeline,
     prepared: &Prepared,
     journal: Option<Arc<crate::io::verify::journal::Journal>>,
+    lost: bool,
 ) -> std::result::Result<RunResult, RunError> {
     let spec = &run.spec;
     let mut warm = PhaseStats::default();
@@ -406,19 +425,24 @@ fn gather(
         result.data_errors = Some(data.errors);
     }
     let max = prepared.data.as_ref().map_or(0, |d| d.max_errors());
+    // The loss of the server is typed (the error's words are the engine's
+    // account of it), unless a data mismatch or the journal outranks it.
+    let mut kind: fn(String) -> VbError = if lost { VbError::lost } else { VbError::run };
     if let Some(why) = super::data::failure(&data, max) {
         // A mismatch outranks the "stopped at" note that ended the run.
         error = Some(why);
+        kind = VbError::run;
     }
     if let Some(why) = super::data::journal_after_run(journal) {
         error = Some(match error {
             Some(e) if !e.contains(&why) => format!("{why}; {e}"),
             _ => why,
         });
+        kind = VbError::run;
     }
     match error {
         Some(e) => Err((
-            VbError::run(format!("run '{}': {e}", spec.name)),
+            kind(format!("run '{}': {e}", spec.name)),
             Some(Box::new(result)),
         )),
         None => Ok(result),
@@ -522,7 +546,8 @@ mod tests {
         assert!(!path.exists(), "a local directory was made");
         let gate = || Some(Instant::now());
         let run = &plan.runs[0];
-        let res = run_one(&plan, run, &sets[0].1, &obs, &stop, &gate).unwrap();
+        let together = Together::default();
+        let res = run_one(&plan, run, &sets[0].1, &obs, &stop, (&gate, &together)).unwrap();
         let after = mem::counts(&path);
         let ops = res.totals.read.ops + res.totals.write.ops;
         // --io-limit 1 MiB of 4 KiB I/Os: 256, each one the engine's.
@@ -574,6 +599,7 @@ mod tests {
                 drop_caches: false,
                 direct: false,
                 host_part: false,
+                keep_complete: false,
             }),
             ..crate::spec::RunSpec::default()
         };
@@ -596,7 +622,8 @@ mod tests {
         {
             let run = &plan.runs[i];
             let tree = &sets[0].1;
-            let res = run_one(&plan, run, tree, &obs, &stop, &gate).unwrap();
+            let res =
+                run_one(&plan, run, tree, &obs, &stop, (&gate, &Together::default())).unwrap();
             let done: u64 = res
                 .meta_ops
                 .iter()

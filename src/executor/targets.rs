@@ -55,6 +55,12 @@ pub(crate) struct OnHost {
     pub(crate) plans: Vec<Plan>,
     pub(crate) sets: Vec<Sets>,
     done: Vec<Vec<RunResult>>,
+    /// `--on-host-loss continue` (a local list of targets): a target whose
+    /// server is lost is left out and the others go on.
+    pub(crate) keep_going: bool,
+    /// Targets left out so far, each with why (its lost server); the runs
+    /// after go on without them.
+    pub(crate) left_out: Vec<Option<String>>,
 }
 
 impl OnHost {
@@ -109,7 +115,14 @@ impl OnHost {
             }
         }
         let done = vec![Vec::new(); plans.len()];
-        Ok(Some(OnHost { plans, sets, done }))
+        let left_out = vec![None; plans.len()];
+        Ok(Some(OnHost {
+            plans,
+            sets,
+            done,
+            keep_going: false,
+            left_out,
+        }))
     }
 
     /// The notes and fills the preparing made, target by target.
@@ -155,30 +168,56 @@ impl OnHost {
         })
     }
 
-    /// Run `i` on every target at once: each made ready (then made a step
-    /// by `step`, if given), `on_ready` told the runs before any worker
-    /// starts, all released at `start`'s time; each target's result kept
-    /// for the runs after it. An error when a target could not be made
-    /// ready (the run is off for all).
+    /// Run `i` on every target at once (but those left out): each made
+    /// ready (then made a step by `step`, if given), `on_ready` told the
+    /// runs before any worker starts, all released at `start`'s time; each
+    /// target's result kept for the runs after it, by its index. A target
+    /// that lost its server while the others go on (`keep_going`) is told
+    /// to `ended` when its run ends. An error when a target could not be
+    /// made ready (the run is off for all).
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn run(
         &mut self,
         i: usize,
         step: Option<&StepFn<'_>>,
         on_ready: &mut OnReady<'_>,
-        observers: &[&dyn Observer],
+        (observers, ended): (&[&dyn Observer], &(dyn Fn(usize) + Sync)),
         start: Start<'_>,
         stop: &Arc<AtomicBool>,
-    ) -> Result<Vec<Outcome>> {
-        let mut runs = ready(&self.plans, &self.sets, &self.done, i)?;
+    ) -> Result<Vec<(usize, Outcome)>> {
+        let live: Vec<usize> = (0..self.plans.len())
+            .filter(|&t| self.left_out.get(t).is_none_or(Option::is_none))
+            .collect();
+        let plans: Vec<&Plan> = live.iter().filter_map(|&t| self.plans.get(t)).collect();
+        let mut runs = ready(&self.plans, &self.sets, &self.done, i, &live)?;
         if let Some(f) = step {
-            for (t, (r, _)) in runs.iter_mut().enumerate() {
+            for ((r, _), &t) in runs.iter_mut().zip(&live) {
                 *r = f(t, r);
             }
         }
         on_ready(&runs);
-        let outcomes = run_together(&self.plans, &runs, observers, start, stop);
-        for (t, o) in outcomes.iter().enumerate() {
+        let watching: Vec<&dyn Observer> = live
+            .iter()
+            .filter_map(|&t| observers.get(t).copied())
+            .collect();
+        let together = super::run::Together {
+            keep_going: self.keep_going,
+            ..Default::default()
+        };
+        let ended_at = |k: usize| {
+            if let Some(&t) = live.get(k) {
+                ended(t);
+            }
+        };
+        let outcomes: Vec<(usize, Outcome)> = live
+            .iter()
+            .copied()
+            .zip(run_together(
+                &plans, &runs, &watching, start, stop, &together, &ended_at,
+            ))
+            .collect();
+        for (t, o) in &outcomes {
+            let t = *t;
             let r = match o {
                 Ok(r) => r,
                 Err(f) => match &f.1 {
@@ -192,6 +231,27 @@ impl OnHost {
         }
         Ok(outcomes)
     }
+
+    /// Targets prepared as nothing (no file set): what a test of the
+    /// runs' bookkeeping needs.
+    #[cfg(test)]
+    pub(crate) fn for_tests(plans: Vec<Plan>) -> Self {
+        let n = plans.len();
+        OnHost {
+            plans,
+            sets: (0..n).map(|_| Vec::new()).collect(),
+            done: vec![Vec::new(); n],
+            keep_going: false,
+            left_out: vec![None; n],
+        }
+    }
+
+    /// Target `t` is out of the runs after this one (its server was lost).
+    pub(crate) fn leave_out(&mut self, t: usize, why: String) {
+        if let Some(l) = self.left_out.get_mut(t) {
+            *l = Some(why);
+        }
+    }
 }
 
 /// Run `i` made ready on each target: the rate of a run given as a share
@@ -203,6 +263,7 @@ fn ready<'p>(
     prepared: &'p [Sets],
     done: &[Vec<RunResult>],
     i: usize,
+    live: &[usize],
 ) -> Result<Vec<(PlannedRun, &'p Prepared)>> {
     let name = |plan: &Plan, e: VbError| {
         if plans.len() > 1 {
@@ -211,8 +272,11 @@ fn ready<'p>(
             e
         }
     };
-    let mut out = Vec::with_capacity(plans.len());
-    for (t, (plan, sets)) in plans.iter().zip(prepared).enumerate() {
+    let mut out = Vec::with_capacity(live.len());
+    for &t in live {
+        let (Some(plan), Some(sets)) = (plans.get(t), prepared.get(t)) else {
+            continue;
+        };
         let planned = plan
             .runs
             .get(i)
@@ -230,11 +294,13 @@ fn ready<'p>(
 /// workers get ready on their own thread, and all are released at `start`'s
 /// time once every one is; `observers` has one observer per target.
 fn run_together(
-    plans: &[Plan],
+    plans: &[&Plan],
     runs: &[(PlannedRun, &Prepared)],
     observers: &[&dyn Observer],
     start: Start<'_>,
     stop: &Arc<AtomicBool>,
+    together: &super::run::Together,
+    ended: &(dyn Fn(usize) + Sync),
 ) -> Vec<Outcome> {
     let gate = ThreadGate::new();
     let failed = AtomicUsize::new(0);
@@ -243,19 +309,26 @@ fn run_together(
             .iter()
             .zip(runs)
             .zip(observers)
-            .map(|((plan, (run, prep)), obs)| {
+            .enumerate()
+            .map(|(k, ((plan, (run, prep)), obs))| {
                 let (gate, failed) = (&gate, &failed);
                 s.spawn(move || -> Outcome {
                     let arrived = AtomicBool::new(false);
-                    let outcome = run_one(plan, run, prep, *obs, stop, &|| {
+                    let at = || {
                         arrived.store(true, Ordering::SeqCst);
                         gate.arrive();
                         gate.wait_start_at()
-                    });
+                    };
+                    let outcome = run_one(plan, run, prep, *obs, stop, (&at, together));
                     if !arrived.load(Ordering::SeqCst) {
                         // Never reached the line: the run is off for all.
                         failed.fetch_add(1, Ordering::SeqCst);
                         gate.arrive();
+                    }
+                    if let Err((e, _)) = &outcome {
+                        if together.keep_going && e.kind == crate::error::Kind::Lost {
+                            ended(k);
+                        }
                     }
                     outcome.map_err(Box::new)
                 })

@@ -37,6 +37,17 @@ pub(crate) struct Job {
     pub(crate) notes: Vec<String>,
 }
 
+impl Job {
+    /// Whether a target of the job is reached by a protocol client
+    /// (`nfs://`, `smb://`): its live CSV has the protocol columns.
+    pub(crate) fn on_protocol_target(&self) -> bool {
+        match &self.place {
+            Place::Here { paths, .. } => paths.iter().any(|p| crate::io::backend::is_url(p)),
+            Place::Hosts(_) => crate::io::backend::is_url(&self.spec.target.path),
+        }
+    }
+}
+
 /// Where a job runs, decided once.
 // One per command: the size difference between variants is irrelevant.
 #[allow(clippy::large_enum_variant)]
@@ -46,6 +57,8 @@ pub(crate) enum Place {
     Here {
         paths: Vec<PathBuf>,
         threads_total: bool,
+        /// `--on-host-loss continue` over a list with `nfs://` targets.
+        keep_going: bool,
     },
     /// On many hosts, the target path a template.
     Hosts(HostsSpec),
@@ -74,20 +87,19 @@ pub(crate) fn of_run(a: &RunArgs) -> Result<Job> {
     })
 }
 
-/// A suite about to run: its text, parsed, and a line to say once its job
-/// is valid.
+/// A suite about to run: its files read and parsed, and a line to say
+/// once its job is valid.
 pub(crate) struct Suite {
-    origin: String,
-    text: String,
-    parsed: suite::SuiteFile,
+    resolved: suite::Resolved,
     first: Option<String>,
 }
 
 impl Suite {
-    /// A built-in suite or a suite file, its published variant if asked
-    /// (`published`); the lines to say at once (the paper's values taken).
+    /// A built-in suite or a suite file with its includes, its published
+    /// variant if asked (`published`); the lines to say at once (the
+    /// paper's values taken).
     pub(crate) fn load(name: &str, published: bool) -> Result<(Self, Vec<String>)> {
-        let (origin, text) = suite::load(name)?;
+        let (origin, text, path) = suite::load_at(name)?;
         let mut parsed = suite::parse(&origin, &text)?;
         let mut first = None;
         let mut said = Vec::new();
@@ -99,28 +111,46 @@ impl Suite {
             // Said once the job is valid, so no one reads a scaled-down
             // run's figures as the paper's, and bad input is still one
             // error line.
-            let (scaled, published) = suite::published::variants(&origin, &text)?;
+            let (scaled, published) = suite::footprint::variants(&origin, &text, path.as_deref())?;
             first = Some(format!(
                 "volbench: note: {} runs its scaled-down defaults ({scaled}); --published runs the paper's ({})",
                 parsed.name,
                 published.unwrap_or_default()
             ));
         }
-        let suite = Suite {
-            origin,
-            text,
+        let mut files = suite::include::Files;
+        let resolved = suite::resolve(
+            &origin,
+            &text,
+            path.as_deref(),
             parsed,
-            first,
-        };
-        Ok((suite, said))
+            &mut files,
+            published,
+        )?;
+        said.extend(resolved.said.iter().cloned());
+        let unpublished = resolved.unpublished();
+        if !published && !unpublished.is_empty() {
+            let line = format!(
+                "volbench: note: the included {} run{} scaled-down defaults; alone, with --published, the paper's",
+                unpublished.join(", "),
+                if unpublished.len() == 1 {
+                    "s its"
+                } else {
+                    " their"
+                }
+            );
+            first = Some(match first {
+                Some(f) => format!("{f}\n{line}"),
+                None => line,
+            });
+        }
+        Ok((Suite { resolved, first }, said))
     }
 
     /// A suite's text as it is (an import's).
     pub(crate) fn text(origin: &str, text: &str) -> Result<Self> {
         Ok(Suite {
-            origin: origin.to_string(),
-            text: text.to_string(),
-            parsed: suite::parse(origin, text)?,
+            resolved: suite::Resolved::alone(origin, text, suite::parse(origin, text)?)?,
             first: None,
         })
     }
@@ -136,8 +166,13 @@ impl Suite {
         let c = &with_url_flags(c)?;
         let expect = super::expect::expectation(c)?;
         let multi_host = c.remote.is_multi_host() || listed.is_some();
-        let c = &with_suite_threads_total(c, self.parsed.threads_total, multi_host)?;
-        let counts = match (&c.remote.counts.host_counts, self.parsed.host_counts_text()) {
+        let top = self.resolved.top().map(|t| &t.suite);
+        let threads_total = top.is_some_and(|t| t.threads_total);
+        let c = &with_suite_threads_total(c, threads_total, multi_host)?;
+        let counts = match (
+            &c.remote.counts.host_counts,
+            top.and_then(|t| t.host_counts_text()),
+        ) {
             (Some(t), _) => Some(("--host-counts", t.clone())),
             (None, Some(t)) => Some(("host_counts", t)),
             (None, None) => None,
@@ -148,7 +183,7 @@ impl Suite {
             no_warmup_run,
             ..c.overrides()?
         };
-        let spec = suite::to_job(&self.origin, &self.text, &self.parsed, &overrides)?;
+        let spec = suite::expand(&self.resolved, &overrides)?;
         let place = at.place(c, listed, counts)?;
         Ok(Job {
             spec,
@@ -273,6 +308,9 @@ impl Where {
         flags::check_here(&c.target)?;
         let paths = expand_local(&c.target)?;
         check_threads_total(c.targets.threads_total, paths.len(), false)?;
+        if c.remote.on_host_loss == crate::input::args::hosts::HostLoss::Continue {
+            crate::input::targets::check_keep_going(&paths)?;
+        }
         Ok(Where::Here(paths))
     }
 
@@ -294,6 +332,7 @@ impl Where {
     ) -> Result<Place> {
         Ok(match self {
             Where::Here(paths) => Place::Here {
+                keep_going: c.remote.on_host_loss == crate::input::args::hosts::HostLoss::Continue,
                 paths,
                 threads_total: c.targets.threads_total,
             },

@@ -106,6 +106,8 @@ pub(crate) struct TreeText<'a> {
     pub(crate) shared_dirs: bool,
     pub(crate) drop_caches: bool,
     pub(crate) direct: bool,
+    /// A create phase keeps the files already complete (`MetaSpec`).
+    pub(crate) keep_complete: bool,
 }
 
 /// Warm-up, duration and steady as given (None: not given).
@@ -149,7 +151,13 @@ pub(crate) fn tree_runs(
         drop_caches: t.drop_caches,
         direct: t.direct,
         host_part: false,
+        keep_complete: false,
     };
+    if t.keep_complete && (weighted || !ops.iter().any(|o| o.op == MetaOp::Create)) {
+        return Err(VbError::input(
+            "--keep-complete goes with a create phase (--ops create, or a list of phases with create)",
+        ));
+    }
     let base = RunSpec {
         rw: Pattern::Randrw,
         iodepth: 1,
@@ -185,6 +193,8 @@ pub(crate) fn tree_runs(
     for o in ops {
         let mut spec = spec.clone();
         spec.ops = vec![o];
+        // Only a create phase has files to keep.
+        spec.keep_complete = t.keep_complete && o.op == MetaOp::Create;
         let mut run_name = match name {
             Some(n) => format!("{n}-{}", o.op),
             None => o.op.name().to_string(),
@@ -220,6 +230,7 @@ pub(crate) fn job(a: &RunArgs) -> Result<Option<JobSpec>> {
             ("--file-size", m.file_size.is_some()),
             ("--shared-dirs", m.shared_dirs),
             ("--drop-caches", m.drop_caches),
+            ("--keep-complete", m.keep_complete),
         ];
         if let Some((flag, _)) = given.iter().find(|g| g.1) {
             return Err(VbError::input(format!(
@@ -285,6 +296,7 @@ pub(crate) fn job(a: &RunArgs) -> Result<Option<JobSpec>> {
         shared_dirs: m.shared_dirs,
         drop_caches: m.drop_caches,
         direct: a.direct,
+        keep_complete: m.keep_complete,
     };
     let base = RunSpec {
         threads,

@@ -24,16 +24,49 @@ pub(crate) fn expand_local(target: &Path) -> Result<Vec<PathBuf>> {
     Ok(paths.into_iter().map(PathBuf::from).collect())
 }
 
-/// Makes `job` (built for the first target) a job over all of `paths`.
-pub(crate) fn attach(job: &mut JobSpec, paths: Vec<PathBuf>, threads_total: bool) -> Result<()> {
+/// Makes `job` (built for the first target) a job over all of `paths`;
+/// `keep_going`: a target whose server is lost is left out
+/// (`--on-host-loss continue`).
+pub(crate) fn attach(
+    job: &mut JobSpec,
+    paths: Vec<PathBuf>,
+    (threads_total, keep_going): (bool, bool),
+) -> Result<()> {
     if paths.len() < 2 {
         return Err(VbError::input("a list of targets needs at least two"));
     }
     job.targets = Some(TargetList {
         paths,
         threads_total,
+        keep_going,
     });
     job.validate()
+}
+
+/// `--on-host-loss continue` on this host means something only where a
+/// target has a server to lose and another target can go on without it:
+/// a list of targets, at least one of them `nfs://`.
+pub(crate) fn check_keep_going(paths: &[PathBuf]) -> Result<()> {
+    let nfs = paths
+        .iter()
+        .filter(|p| p.to_str().is_some_and(|s| s.starts_with("nfs://")))
+        .count();
+    if nfs == 0 {
+        return Err(VbError::input(
+            "--on-host-loss continue: no target here has a server to lose (a local disk or \
+             file fails as an I/O error); it is for many hosts (--hosts) or a list of \
+             nfs:// targets",
+        ));
+    }
+    if paths.len() < 2 {
+        return Err(VbError::input(
+            "--on-host-loss continue: this run has one target, so once its NFS server is lost \
+             nothing is left to go on with (every thread uses that server); the run ends as \
+             with fail, keeping what was measured. Wait longer for the server with the URL's \
+             reconnect=SECONDS, or give a list of targets ('{nfs://a/x,nfs://b/y}')",
+        ));
+    }
+    Ok(())
 }
 
 /// `--threads-total` means something only over several local targets.

@@ -24,6 +24,14 @@ pub(crate) struct Control {
     pub(crate) phase: AtomicU8,
     /// Set by a worker that hit an error, so the collector ends the run.
     pub(crate) failed: AtomicBool,
+    /// Set (before `failed`) by a worker whose error was the loss of the
+    /// target's server (`Engine::server_lost`): a list of targets may go
+    /// on without this one (`--on-host-loss continue`).
+    pub(crate) lost: AtomicBool,
+    /// Shared by the targets of one run: set when one of them failed, so
+    /// the others end theirs at once, keeping what they measured
+    /// (`executor::run::Together`). A fresh flag for a lone target.
+    pub(crate) halt: Arc<AtomicBool>,
     /// Workers that have finished on their own (their --io-limit share done).
     pub(crate) finished: AtomicU32,
     /// When the last of them finished: the end of an --io-limit run is that
@@ -33,6 +41,15 @@ pub(crate) struct Control {
 }
 
 impl Control {
+    /// A worker's error ends the run; `lost` when it was the loss of the
+    /// target's server (told first, so whoever sees `failed` sees it).
+    pub(crate) fn fail(&self, lost: bool) {
+        if lost {
+            self.lost.store(true, Ordering::Relaxed);
+        }
+        self.failed.store(true, Ordering::Release);
+    }
+
     pub(crate) fn mark_finished(&self) {
         let now = std::time::Instant::now();
         if let Ok(mut at) = self.finished_at.lock() {
@@ -138,6 +155,8 @@ pub(crate) struct MetaOpStats {
     pub(crate) op: MetaOp,
     pub(crate) warmup: OpStats,
     pub(crate) measure: OpStats,
+    /// Files a create phase kept, already complete (`--keep-complete`).
+    pub(crate) kept: u64,
 }
 
 /// Sleeping wakes up tens of microseconds late on a busy or virtual machine,

@@ -325,7 +325,7 @@ fn run_loop<const RATED: bool, const VERIFY: bool, const SHAPED: bool>(
         }
     }
     if error.is_some() {
-        control.failed.store(true, Ordering::Relaxed);
+        control.fail(engine.server_lost());
     } else {
         control.mark_finished();
     }

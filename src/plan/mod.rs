@@ -76,15 +76,16 @@ pub(crate) fn plan_job(job: &crate::input::job::Job) -> Result<JobPlan> {
             }));
         }
     };
-    let threads_total = matches!(
-        job.place,
+    let (threads_total, keep_going) = match job.place {
         Place::Here {
-            threads_total: true,
+            threads_total,
+            keep_going,
             ..
-        }
-    );
+        } => (threads_total, keep_going),
+        Place::Hosts(_) => (false, false),
+    };
     let mut spec = job.spec.clone();
-    crate::input::targets::attach(&mut spec, paths.clone(), threads_total)?;
+    crate::input::targets::attach(&mut spec, paths.clone(), (threads_total, keep_going))?;
     let plans = targets::plan_targets(&spec, job.size_given)?;
     let list = spec
         .targets

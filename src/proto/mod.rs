@@ -13,3 +13,4 @@ pub mod nfs;
 #[cfg(unix)]
 pub mod rpc;
 pub mod smb;
+pub(crate) mod url_text;

@@ -202,6 +202,7 @@ impl RunFixture {
             threads: Vec::new(),
             threads_left_out: 0,
             protocol: None,
+            left_out: Vec::new(),
             rate: self.rate_pct.map(|_| crate::result::RateResult {
                 target_iops: self.iops,
                 achieved_iops: self.iops,

@@ -571,6 +571,23 @@ pub(crate) fn check_interval(iv: &crate::result::Interval, longest_s: f64) -> Re
 /// measured it), no target twice, the host's targets adding up to that
 /// host's totals and all of them to the run's.
 fn check_targets(r: &RunResult, cluster: Option<&Cluster>) -> Result<(), String> {
+    let most = crate::units::bounds::MAX_TARGETS;
+    if r.left_out.len() > most {
+        return Err(format!(
+            "{} targets left out, more than {most}",
+            r.left_out.len()
+        ));
+    }
+    if let Some(l) = r
+        .left_out
+        .iter()
+        .find(|l| !(l.measured_s.is_finite() && l.measured_s >= 0.0))
+    {
+        return Err(format!(
+            "target {} left out after {} s",
+            l.path, l.measured_s
+        ));
+    }
     if r.targets.is_empty() {
         return Ok(());
     }

@@ -96,6 +96,7 @@ pub fn merge_runs(parts: &[&RunResult]) -> Result<RunResult, String> {
                 .filter_map(|p| p.protocol.as_ref())
                 .collect::<Vec<_>>(),
         ),
+        left_out: parts.iter().flat_map(|p| p.left_out.clone()).collect(),
         targets: Vec::new(),
         stalls: parts
             .iter()
@@ -208,6 +209,7 @@ fn merge_ops(parts: &[&RunResult]) -> Result<Vec<crate::result::meta::MetaOpResu
             totals,
             warmup: (!warm.is_empty()).then(|| merge_unbucketed(warm.into_iter())),
             histogram,
+            kept: mine.iter().map(|o| o.kept).sum(),
         });
     }
     Ok(out)

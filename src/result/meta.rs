@@ -18,6 +18,14 @@ pub struct MetaOpResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) warmup: Option<OpTotals>,
     pub(crate) histogram: BucketedHistogram,
+    /// Files a create phase found complete and kept (`--keep-complete`,
+    /// vdbench's format=restart); its `totals` count the files it made.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub(crate) kept: u64,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
 }
 
 impl MetaOpResult {
@@ -32,6 +40,7 @@ impl MetaOpResult {
             totals: OpTotals::from_stats(meas, meas_s),
             warmup: warm.map(|(s, secs)| OpTotals::from_stats(s, secs)),
             histogram: BucketedHistogram::from_histogram(&meas.hist),
+            kept: 0,
         }
     }
 }

@@ -255,6 +255,11 @@ pub struct RunResult {
     /// what the client saw per operation type in the measured phase.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) protocol: Option<protocol::ProtocolStats>,
+    /// Targets of a local list this run went on without (`--on-host-loss
+    /// continue`: their server was lost, in this run or one before): its
+    /// totals are the others' only.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) left_out: Vec<targets::LeftOut>,
 }
 
 /// One stall of the whole process, seen by the collector as a wall-clock

@@ -14,6 +14,18 @@ use serde::{Deserialize, Serialize};
 use super::{LatSummary, OpTotals, PhaseName, ResultDoc, RunResult};
 use crate::spec::TargetKind;
 
+/// A target a run went on without (`--on-host-loss continue`): its
+/// server was lost. Its figures are in no total.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct LeftOut {
+    pub(crate) path: String,
+    /// Why: its run's error (the server, and how long it was waited for).
+    pub(crate) error: String,
+    /// Seconds of this run's measured phase it ran before the loss (0 for
+    /// a target lost in a run before).
+    pub(crate) measured_s: f64,
+}
+
 /// One target's share of one run (on one host, in a multi-host run).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(from = "Wire")]

@@ -126,6 +126,11 @@ pub struct MetaSpec {
     /// `ROOT/hostN`, and ROOT is made if missing and may hold only such parts.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub(crate) host_part: bool,
+    /// A create phase keeps each file already there, the tree's own, at its
+    /// full size, and makes only the others (vdbench's format=restart):
+    /// a tree left part-made is completed rather than made again.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) keep_complete: bool,
 }
 
 impl MetaSpec {
@@ -226,6 +231,11 @@ impl MetaSpec {
                 format_size(MAX_FILE_SIZE)
             ));
         }
+        if self.keep_complete
+            && !(self.whole_tree && self.ops.iter().all(|o| o.op == MetaOp::Create))
+        {
+            return Err("--keep-complete goes with a create phase (--ops create)".into());
+        }
         if self.ops.is_empty() {
             return Err("--ops names no operation".into());
         }
@@ -299,6 +309,7 @@ mod tests {
             drop_caches: false,
             direct: false,
             host_part: false,
+            keep_complete: false,
         }
     }
 

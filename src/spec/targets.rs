@@ -20,6 +20,11 @@ pub struct TargetList {
     /// otherwise each target gets `threads` of its own (diskspd -t).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub(crate) threads_total: bool,
+    /// `--on-host-loss continue`: a target whose server is lost (an
+    /// `nfs://` target past its `reconnect=`) is left out and the others go
+    /// on; otherwise the first target that fails ends the run for all.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) keep_going: bool,
 }
 
 impl TargetList {
@@ -88,6 +93,7 @@ mod tests {
         TargetList {
             paths: (0..n).map(|i| PathBuf::from(format!("/t{i}"))).collect(),
             threads_total: total,
+            keep_going: false,
         }
     }
 

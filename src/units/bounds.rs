@@ -151,6 +151,11 @@ pub const MAX_HISTORY_LIMIT: u64 = 1_000_000;
 pub const MAX_FIO_JSON: u64 = 64 << 20;
 /// A suite or hosts file: these are hand-written text, never large.
 pub const MAX_INPUT_FILE: u64 = 1 << 20;
+/// Files an include chain nests below the file given (a suite's
+/// `[[include]]`, a fio or vdbench `include`), each read whole and at most
+/// MAX_INPUT_FILE: deeper than any hand-built composition, and where a
+/// cycle that renames itself stops.
+pub const MAX_INCLUDE_DEPTH: usize = 8;
 /// `--launch-parallel`: launches in flight at once (at most one a host).
 pub const MAX_LAUNCH_PARALLEL: usize = MAX_HOSTS;
 pub const DEFAULT_LAUNCH_PARALLEL: usize = 32;

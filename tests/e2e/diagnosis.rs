@@ -222,3 +222,194 @@ fn separate_read_and_write_caps_are_each_held_to_their_own() {
     doc.expect = expect(Some(500.0), None);
     assert_eq!(kinds(&diagnose(&doc)), vec![Kind::AboveExpectedLimit]);
 }
+
+/// The report fixtures' runs, each given a protocol client's figures
+/// (`runs[].protocol` as result.json holds it); each READ call one of the
+/// run's reads.
+fn with_protocol(runs: &[RunFixture], each: &[serde_json::Value]) -> ResultDoc {
+    let mut v = serde_json::to_value(fixtures::doc("client-1", runs)).unwrap();
+    for (r, p) in v["runs"].as_array_mut().unwrap().iter_mut().zip(each) {
+        let mut p = p.clone();
+        let reads = r["totals"]["read"]["ops"].clone();
+        for o in p["ops"].as_array_mut().unwrap() {
+            if o["op"] == "READ" {
+                o["calls"] = reads.clone();
+            }
+        }
+        r["protocol"] = p;
+    }
+    serde_json::from_value(v).unwrap()
+}
+
+fn lat(mean: f64) -> serde_json::Value {
+    serde_json::json!({"mean": mean, "min": mean, "max": mean, "stddev": 0.0, "p50": mean,
+        "p90": mean, "p99": mean, "p99_9": mean, "p99_99": mean})
+}
+
+/// An NFS client's figures: its READ round trip and execute means, and
+/// per connection `(thread, conn, calls, reconnects)`.
+fn nfs(
+    version: &str,
+    conns: u32,
+    rtt: f64,
+    exec: f64,
+    each: &[(u32, u32, u64, u64)],
+) -> serde_json::Value {
+    serde_json::json!({
+        "protocol": "nfs", "version": version, "connections": conns, "reconnects": 0,
+        "ops": [{"op": "READ", "calls": 0, "bytes": 0, "rtt_us": lat(rtt), "exec_us": lat(exec),
+                 "errors": 0, "retrans": 0, "timeouts": 0}],
+        "per_connection": each.iter().map(|&(thread, conn, calls, reconnects)| serde_json::json!({
+            "thread": thread, "conn": conn, "calls": calls, "bytes": calls * 4096, "errors": 0,
+            "retrans": 0, "timeouts": 0, "reconnects": reconnects})).collect::<Vec<_>>(),
+    })
+}
+
+/// A 4 KiB random-read run of `iops` at `lat_us`, `conc` in flight.
+fn reads(name: &str, iops: f64, lat_us: f64, conc: u32) -> RunFixture {
+    RunFixture::new(name, Pattern::Randread, 100, 4096)
+        .conc(1, conc)
+        .perf(iops, lat_us)
+}
+
+fn of(f: &[Finding], kind: Kind) -> Vec<&Finding> {
+    f.iter().filter(|x| x.kind == kind).collect()
+}
+
+#[test]
+fn calls_waiting_in_volbench_s_client_are_nfs_queueing_split_by_where() {
+    // 16 in flight on one v4.1 connection: 2.4 ms each, 0.4 ms of it the
+    // round trip, the rest waiting for a slot.
+    let d = with_protocol(
+        &[reads("qd16", 16.0 / 2.4e-3, 2400.0, 16)],
+        &[nfs("4.1", 1, 400.0, 2300.0, &[])],
+    );
+    let all = diagnose(&d);
+    let f = of(&all, Kind::NfsQueueing);
+    assert_eq!(f.len(), 1, "{all:#?}");
+    assert_eq!(f[0].confidence, Confidence::High);
+    assert_eq!(f[0].figures["rtt_us"], 400.0);
+    // The fixture's latencies are a distribution about the mean given.
+    assert!((f[0].figures["io_us"] - 2400.0).abs() < 50.0, "{f:#?}");
+    assert_eq!(f[0].figures["in_flight_per_connection"], 16.0);
+    let m = &f[0].message;
+    assert!(
+        m.contains("1,900 µs it waited in the client for a session slot"),
+        "{m}"
+    );
+    assert!(m.contains("µs for its I/O thread to take it"), "{m}");
+    assert!(m.contains("--nfs-connections"), "{m}");
+    // The I/O thread late, not the client's queue: said so.
+    let d = with_protocol(
+        &[reads("late", 1000.0, 1500.0, 2)],
+        &[nfs("3", 2, 300.0, 350.0, &[])],
+    );
+    let all = diagnose(&d);
+    let f = of(&all, Kind::NfsQueueing);
+    assert!(
+        f[0].message.contains("late to take their completions"),
+        "{all:#?}"
+    );
+}
+
+#[test]
+fn a_healthy_or_slow_nfs_server_is_no_client_queueing() {
+    for (rtt, exec, io) in [
+        // Healthy loopback: all of it the round trip.
+        (150.0, 170.0, 180.0),
+        // A slow server: long, but the round trip is most of it.
+        (8000.0, 8300.0, 8400.0),
+        // Twice the round trip, but a fast network: under 0.5 ms more.
+        (100.0, 150.0, 250.0),
+    ] {
+        let d = with_protocol(
+            &[reads("r", 4.0 / (io * 1e-6), io, 4)],
+            &[nfs("3", 1, rtt, exec, &[])],
+        );
+        let all = diagnose(&d);
+        assert!(
+            of(&all, Kind::NfsQueueing).is_empty(),
+            "{rtt} {exec} {io}: {all:#?}"
+        );
+    }
+    // Too few calls to judge.
+    let d = with_protocol(
+        &[reads("few", 5.0, 5000.0, 1)],
+        &[nfs("3", 1, 400.0, 5000.0, &[])],
+    );
+    assert!(of(&diagnose(&d), Kind::NfsQueueing).is_empty());
+}
+
+#[test]
+fn a_ceiling_spent_in_the_round_trip_is_server_time() {
+    // Depth 4 -> 16 gave 5% more IOPS; the latency grew in the round trip.
+    let runs = [
+        reads("qd4", 4000.0, 1000.0, 4),
+        reads("qd16", 4200.0, 3800.0, 16),
+    ];
+    let d = with_protocol(
+        &runs,
+        &[
+            nfs("3", 1, 900.0, 950.0, &[]),
+            nfs("3", 1, 3500.0, 3600.0, &[]),
+        ],
+    );
+    let all = diagnose(&d);
+    let f = of(&all, Kind::ServerTime);
+    assert_eq!(f.len(), 1, "{all:#?}");
+    assert_eq!(f[0].runs, vec!["qd16".to_string()]);
+    assert!(f[0].figures["rtt_share_pct"] > 90.0);
+    assert!(of(&all, Kind::NfsQueueing).is_empty(), "{all:#?}");
+    // The same ceiling with the time in the client is not the server's.
+    let d = with_protocol(
+        &runs,
+        &[
+            nfs("3", 1, 300.0, 950.0, &[]),
+            nfs("3", 1, 400.0, 3600.0, &[]),
+        ],
+    );
+    let all = diagnose(&d);
+    assert!(of(&all, Kind::ServerTime).is_empty(), "{all:#?}");
+    assert_eq!(of(&all, Kind::NfsQueueing).len(), 1, "{all:#?}");
+}
+
+#[test]
+fn a_connection_that_idled_beside_a_busy_one_is_named() {
+    let even = [
+        (0, 0, 5000, 0),
+        (0, 1, 5001, 0),
+        (1, 0, 4000, 0),
+        (1, 1, 4000, 0),
+    ];
+    let skewed = [
+        (0, 0, 9500, 0),
+        (0, 1, 500, 3),
+        (1, 0, 4000, 0),
+        (1, 1, 4000, 0),
+    ];
+    let run = || [reads("r", 5000.0, 400.0, 2)];
+    let d = with_protocol(&run(), &[nfs("3", 4, 200.0, 210.0, &even)]);
+    assert!(of(&diagnose(&d), Kind::IdleConnection).is_empty());
+    let d = with_protocol(&run(), &[nfs("3", 4, 200.0, 210.0, &skewed)]);
+    let all = diagnose(&d);
+    let f = of(&all, Kind::IdleConnection);
+    assert_eq!(f.len(), 1, "{all:#?}");
+    assert_eq!(f[0].figures["idlest_calls"], 500.0);
+    assert_eq!(f[0].figures["idlest_reconnects"], 3.0);
+    assert!(
+        f[0].message.contains("in 1 of 2 threads"),
+        "{}",
+        f[0].message
+    );
+    assert!(
+        f[0].message.contains("made again 3 time(s)"),
+        "{}",
+        f[0].message
+    );
+    // Too few calls to tell.
+    let d = with_protocol(
+        &run(),
+        &[nfs("3", 2, 200.0, 210.0, &[(0, 0, 90, 0), (0, 1, 0, 0)])],
+    );
+    assert!(of(&diagnose(&d), Kind::IdleConnection).is_empty());
+}

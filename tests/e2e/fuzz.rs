@@ -246,5 +246,5 @@ macro_rules! targets {
 
 targets!(
     fio, vdbench, diskspd, hosts, suite, catalogue, profile, trace, trace_pipe, result, protocol,
-    sftp, nfs_reply, smb_reply, smb_url
+    sftp, nfs_reply, smb_reply, smb_url, nfs_url
 );

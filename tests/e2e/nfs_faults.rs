@@ -352,3 +352,187 @@ fn a_fill_larger_than_the_exports_free_space_is_refused_before_any_io() {
         );
     }
 }
+
+/// A run over a list of two NFS servers that loses one of them mid-run.
+fn two_servers_run(
+    a: &NfsServer,
+    b: &NfsServer,
+    v: &str,
+    tag: &str,
+    extra: &[&str],
+) -> (Child, tempfile::TempDir, String) {
+    let url_a = format!("{}&reconnect=3", a.url(&format!("{tag}-a"), v));
+    let url_b = format!("{}&reconnect=3", b.url(&format!("{tag}-b"), v));
+    let tmp = tempfile::tempdir().expect("a temporary folder");
+    let child = vb(["run", "--target", &format!("{{{url_a},{url_b}}}")])
+        .args([
+            "--size",
+            "8m",
+            "--rw",
+            "randread",
+            "--bs",
+            "4k",
+            "--iodepth",
+            "4",
+        ])
+        .args(["--warmup", "0", "--interval", "500ms"])
+        .args(extra)
+        .arg("--live")
+        .arg(tmp.path().join("live.jsonl"))
+        .arg("--output")
+        .arg(tmp.path().join("out"))
+        .into_command()
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("volbench starts");
+    (child, tmp, url_a)
+}
+
+/// Measured intervals of one target of a list (its `part` lines) that
+/// moved data.
+fn busy_parts(lines: &[Value], target: &str) -> usize {
+    lines
+        .iter()
+        .filter(|l| l["scope"] == "part" && l["phase"] == "measure" && l["target"] == target)
+        .filter(|l| l["read"]["iops"].as_f64().unwrap_or(0.0) > 0.0)
+        .count()
+}
+
+/// `--on-host-loss` over a list of NFS targets, each its own server
+/// (nfs-ganesha twice): `continue` leaves the lost server's target out and
+/// the run goes on to its end on the other (exit 0, the totals the
+/// survivor's, the lost one named with why and when, the live totals going
+/// on); `fail`, the default, ends the run for both within the reconnect
+/// deadline, keeping what each measured (exit 1, one line).
+#[test]
+fn a_lost_server_of_a_list_is_left_out_with_continue_and_ends_the_run_with_fail() {
+    let test = "a_lost_server_of_a_list_is_left_out_with_continue_and_ends_the_run_with_fail";
+    let Some(mut a) = NfsServer::start(test) else {
+        return;
+    };
+    let Some(b) = NfsServer::start(test) else {
+        return;
+    };
+    // continue, over NFSv3: 10 s measured on the survivor.
+    let (mut child, tmp, url_a) = two_servers_run(
+        &a,
+        &b,
+        "3",
+        "go-on",
+        &["--duration", "10s", "--on-host-loss", "continue"],
+    );
+    let live = tmp.path().join("live.jsonl");
+    assert!(
+        wait_for(&mut child, &live, Duration::from_secs(120), |l| {
+            busy_parts(l, &url_a) >= 2
+        }),
+        "the run measured on both before the loss"
+    );
+    a.stop();
+    let status = wait_end(&mut child, Duration::from_secs(120));
+    let o = child.wait_with_output().expect("output");
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(status.code(), Some(exit::OK), "continue: {err}");
+    let doc = read_json(&tmp.path().join("out/result.json"));
+    assert!(doc["error"].is_null(), "{}", doc["error"]);
+    let run = &doc["runs"][0];
+    let gone = run["left_out"].as_array().expect("left_out");
+    assert_eq!(gone.len(), 1, "{gone:?}");
+    assert_eq!(gone[0]["path"], url_a.as_str());
+    assert!(
+        gone[0]["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("did not come back within 3 s")),
+        "why: {}",
+        gone[0]
+    );
+    let ran = gone[0]["measured_s"].as_f64().unwrap_or(0.0);
+    assert!(ran > 0.5 && ran < 10.0, "when: {ran}");
+    // The totals are the survivor's own, and it ran its whole time.
+    let rows = run["targets"].as_array().expect("targets");
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert_ne!(rows[0]["path"], url_a.as_str());
+    assert_eq!(run["totals"]["read"]["ops"], rows[0]["read"]["ops"]);
+    assert!(
+        rows[0]["duration_s"].as_f64().unwrap_or(0.0) >= 9.5,
+        "the survivor ran its time: {}",
+        rows[0]
+    );
+    let notes = doc["notes"].to_string();
+    assert!(
+        notes.contains("left out") && notes.contains("--on-host-loss continue"),
+        "{notes}"
+    );
+    // The live totals went on after the loss (each from the survivor).
+    let lines = live_lines(&live);
+    let after = lines
+        .iter()
+        .filter(|l| l["scope"] == "total" && l["phase"] == "measure")
+        .filter(|l| l["t_s"].as_f64().unwrap_or(0.0) > ran + 4.0)
+        .count();
+    assert!(after >= 2, "total lines after the loss: {after}");
+    a.restart();
+
+    // fail (the default), over NFSv4.1: both stopped within the deadline.
+    let (mut child, tmp, url_a) = two_servers_run(&a, &b, "4.1", "stop", &["--duration", "120s"]);
+    let live = tmp.path().join("live.jsonl");
+    assert!(
+        wait_for(&mut child, &live, Duration::from_secs(120), |l| {
+            busy_parts(l, &url_a) >= 2
+        }),
+        "the run measured on both before the loss"
+    );
+    a.stop();
+    let status = wait_end(&mut child, Duration::from_secs(60));
+    let o = child.wait_with_output().expect("output");
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(status.code(), Some(exit::RUN_FAILED), "fail: {err}");
+    let errors: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("volbench: error:"))
+        .collect();
+    assert_eq!(errors.len(), 1, "one line: {err}");
+    assert!(
+        errors[0].contains(&url_a) && errors[0].contains("did not come back within 3 s"),
+        "{}",
+        errors[0]
+    );
+    let doc = read_json(&tmp.path().join("out/result.json"));
+    let rows = doc["runs"][0]["targets"].as_array().expect("targets");
+    assert_eq!(rows.len(), 2, "what both measured is kept: {rows:?}");
+    for r in rows {
+        assert!(r["read"]["ops"].as_u64().unwrap_or(0) > 0, "{r}");
+        // Stopped with the loss, not run out to 120 s.
+        assert!(r["duration_s"].as_f64().unwrap_or(0.0) < 60.0, "{r}");
+    }
+}
+
+/// `--on-host-loss continue` where nothing could go on without a lost
+/// target: one line before any I/O, naming why.
+#[test]
+fn on_host_loss_continue_without_a_list_of_nfs_targets_is_refused_before_io() {
+    let tmp = tempfile::tempdir().expect("a temporary folder");
+    let dir = tmp.path().join("set");
+    let list = format!("{}/{{a,b}}", tmp.path().display());
+    for (target, says) in [
+        (
+            "nfs://127.0.0.1/export/dir?version=3",
+            "this run has one target",
+        ),
+        (
+            dir.to_str().unwrap_or(""),
+            "no target here has a server to lose",
+        ),
+        (list.as_str(), "no target here has a server to lose"),
+    ] {
+        let o = vb(["run", "--target", target, "--on-host-loss", "continue"])
+            .args(["--size", "1m", "--duration", "1s"])
+            .expect(exit::BAD_INPUT);
+        let err = String::from_utf8_lossy(&o.stderr);
+        let lines: Vec<&str> = err.lines().filter(|l| !l.trim().is_empty()).collect();
+        assert_eq!(lines.len(), 1, "{target}: one line: {err}");
+        assert!(lines[0].contains(says), "{target}: {}", lines[0]);
+    }
+    assert!(!dir.exists(), "nothing was made");
+}

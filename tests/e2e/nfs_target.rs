@@ -425,3 +425,152 @@ fn a_held_lock_refuses_a_second_run_and_a_dead_run_s_is_taken_over() {
         );
     }
 }
+
+/// `--live-csv` of a run on an `nfs://` target carries the client's
+/// figures in its `protocol_*` columns, after the columns a local run has:
+/// the parts' bytes add up to every byte the run moved (a fixed
+/// `--io-limit`), each interval with calls has its round-trip and execute
+/// means, and a total row leaves them empty.
+#[test]
+fn the_live_csv_of_an_nfs_run_has_the_clients_columns() {
+    let test = "the_live_csv_of_an_nfs_run_has_the_clients_columns";
+    let Some(srv) = NfsServer::start(test) else {
+        return;
+    };
+    let tmp = tempfile::tempdir().expect("a temporary folder");
+    let local_csv = tmp.path().join("local.csv");
+    let o = vb(["run", "--target"])
+        .arg(tmp.path().join("set"))
+        .args([
+            "--size",
+            "1m",
+            "--engine",
+            "null",
+            "--duration",
+            "1s",
+            "--warmup",
+            "0",
+        ])
+        .arg("--live-csv")
+        .arg(&local_csv)
+        .args(["--json"])
+        .output();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let local_head = std::fs::read_to_string(&local_csv)
+        .unwrap_or_default()
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    assert!(!local_head.contains("protocol"), "{local_head}");
+    let url = srv.url("csv", "3");
+    let csv_path = tmp.path().join("live.csv");
+    let o = vb(["run", "--target", &url])
+        .args([
+            "--size",
+            "8m",
+            "--rw",
+            "randrw",
+            "--bs",
+            "4k",
+            "--iodepth",
+            "4",
+        ])
+        .args(["--io-limit", "4m", "--warmup", "0", "--duration", "120s"])
+        .args(["--interval", "200ms", "--json"])
+        .arg("--live-csv")
+        .arg(&csv_path)
+        .output();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let run = &json_of(&o)["runs"][0];
+    let moved = ops_bytes(run, "read").1 + ops_bytes(run, "write").1;
+    assert_eq!(moved, 4 << 20);
+    let mut r = csv::Reader::from_path(&csv_path).expect("the CSV");
+    let names: Vec<String> = r
+        .headers()
+        .expect("a header")
+        .iter()
+        .map(str::to_string)
+        .collect();
+    assert_eq!(
+        names.join(",").strip_suffix(
+            ",protocol_calls,protocol_bytes,protocol_rtt_us_mean,protocol_exec_us_mean,\
+             protocol_errors,protocol_retrans,protocol_timeouts,protocol_reconnects"
+        ),
+        Some(local_head.as_str()),
+        "the local columns, then the protocol's"
+    );
+    let col = |n: &str| names.iter().position(|x| x == n).expect(n);
+    let (scope, calls, bytes) = (col("scope"), col("protocol_calls"), col("protocol_bytes"));
+    let (rtt, exec) = (col("protocol_rtt_us_mean"), col("protocol_exec_us_mean"));
+    let mut sum = 0u64;
+    let mut with_calls = 0;
+    for rec in r.records() {
+        let rec = rec.expect("a row");
+        assert_eq!(rec.len(), names.len());
+        if &rec[scope] == "total" {
+            assert_eq!(&rec[calls], "", "a total row has no client: {rec:?}");
+            continue;
+        }
+        sum += rec[bytes].parse::<u64>().expect("bytes");
+        if rec[calls].parse::<u64>().expect("calls") > 0 {
+            with_calls += 1;
+            let (t, e): (f64, f64) = (
+                rec[rtt].parse().expect("rtt"),
+                rec[exec].parse().expect("exec"),
+            );
+            assert!(t > 0.0 && e >= t, "rtt {t} µs, exec {e} µs: {rec:?}");
+        }
+    }
+    assert_eq!(sum, moved, "every byte moved is in the CSV's intervals");
+    assert!(with_calls >= 1);
+}
+
+/// The diagnosis reads the client's figures (`runs[].protocol`) for
+/// client queueing, server time and an idle connection: a healthy run
+/// against a real server, its calls spread over two connections per
+/// thread, gets none of them (each of them fires on its own shape in the
+/// unit tests of `result::diagnosis::protocol`).
+#[test]
+fn a_healthy_nfs_run_gets_no_protocol_finding() {
+    let test = "a_healthy_nfs_run_gets_no_protocol_finding";
+    let Some(srv) = NfsServer::start(test) else {
+        return;
+    };
+    for v in VERSIONS {
+        let url = srv.url(&format!("healthy-v{v}"), v);
+        let o = vb(["run", "--target", &url])
+            .args(["--size", "8m", "--rw", "randread", "--bs", "4k"])
+            .args(["--threads", "2", "--iodepth", "4", "--nfs-connections", "2"])
+            .args([
+                "--io-limit",
+                "32m",
+                "--warmup",
+                "0",
+                "--duration",
+                "120s",
+                "--json",
+            ])
+            .output();
+        assert!(o.status.success(), "v{v}: {}", stderr(&o));
+        let doc = json_of(&o);
+        let run = &doc["runs"][0];
+        // Enough for every rule to judge: 4 connections, thousands of calls.
+        let conns = run["protocol"]["per_connection"]
+            .as_array()
+            .map_or(0, Vec::len);
+        assert_eq!(conns, 4, "v{v}: {}", run["protocol"]);
+        assert_eq!(calls(run, "READ").0, 8192, "v{v}");
+        let found: Vec<&serde_json::Value> = doc["diagnosis"]
+            .as_array()
+            .map(|d| d.iter().collect())
+            .unwrap_or_default();
+        for f in &found {
+            assert!(
+                !["nfs_queueing", "server_time", "idle_connection"]
+                    .contains(&f["kind"].as_str().unwrap_or("")),
+                "v{v}: a false finding on a healthy run: {f}"
+            );
+        }
+    }
+}

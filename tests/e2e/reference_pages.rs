@@ -427,6 +427,11 @@ fn the_bounds_page_states_every_bound() {
             format!("at most {}", format_size(MAX_INPUT_FILE)),
         ),
         (
+            "MAX_INCLUDE_DEPTH",
+            "a suite's `[[include]]`",
+            format!("nested at most {MAX_INCLUDE_DEPTH} files deep"),
+        ),
+        (
             "MAX_LAUNCH_PARALLEL",
             "`--launch-parallel`",
             format!("1..{MAX_LAUNCH_PARALLEL} launches"),

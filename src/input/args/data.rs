@@ -120,7 +120,8 @@ pub(crate) fn dedup_unit(key: &str, t: &str) -> Result<u64> {
 
 #[derive(Args, Debug, Clone)]
 pub(crate) struct VerifyArgs {
-    /// The directory holding the file set (as given to `run --target`).
+    /// The directory holding the file set (as given to `run --target`: a
+    /// path, or an nfs:// URL, read through volbench's own client).
     #[arg(long, value_name = "DIR")]
     pub(crate) target: PathBuf,
 

@@ -96,6 +96,21 @@ pub(crate) struct VdbenchRunArgs {
     /// Parameter files, as vdbench's -f.
     #[arg(short = 'f', value_name = "FILE", required = true, num_args = 1..)]
     pub(crate) files: Vec<PathBuf>,
+    /// vdbench's data validation: -v checks every read against the block's
+    /// last write (volbench's --verify), as -vw; -vr and -vt are refused
+    /// with the reason. Here -v is not --verbose (give that in full).
+    #[arg(short = 'v', value_name = "r|w|t", num_args = 0..=1, default_missing_value = "")]
+    pub(crate) validate: Option<String>,
+    /// vdbench's journal: -j (or -jn) validates as -v and keeps the write
+    /// counters in a journal (--journal, else PARMFILE.jnl in the current
+    /// directory) for `volbench verify` after a crash; -jr and the other
+    /// recovery forms are refused with the command to run instead.
+    #[arg(short = 'j', value_name = "n|r|ro", num_args = 0..=1, default_missing_value = "")]
+    pub(crate) journal: Option<String>,
+    /// With -j: the journal's path [default: the first parameter file's
+    /// name with .jnl, in the current directory].
+    #[arg(long = "journal", value_name = "FILE")]
+    pub(crate) journal_file: Option<PathBuf>,
     #[command(flatten)]
     pub(crate) run: ImportRunArgs,
 }

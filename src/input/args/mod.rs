@@ -126,6 +126,9 @@ pub(crate) enum Command {
     /// Run a fio job file: its import, then `suite run` (--dry-run shows it).
     Fio(FioRunArgs),
     /// Run vdbench parameter files: their import, then `suite run`.
+    // -v is vdbench's data validation here, as in vdbench's own command
+    // line: --verbose keeps only its long name.
+    #[command(mut_arg("verbose", |a| a.short(None)))]
     Vdbench(VdbenchRunArgs),
     /// Run a diskspd command line: its import, then `suite run`.
     Diskspd(DiskspdRunArgs),
@@ -201,7 +204,10 @@ pub(crate) struct SizeArgs {
 
 #[derive(Args, Debug, Clone)]
 pub(crate) struct SuiteRunArgs {
-    /// Built-in suite name (see `suite list`) or a suite file.
+    /// Built-in suite name (see `suite list`) or a suite file. A file's
+    /// `[[include]]` entries (`file = "PATH"`, relative to it, or
+    /// `suite = "NAME"`) bring other suites' runs in where they stand, each
+    /// with its own `[defaults]` (docs/reference/suite-format.md).
     #[arg(value_name = "NAME|FILE")]
     pub(crate) suite: String,
 

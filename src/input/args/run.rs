@@ -108,4 +108,11 @@ pub(crate) struct MetaArgs {
     /// phase, so stat and read are served by the storage (root).
     #[arg(long)]
     pub(crate) drop_caches: bool,
+
+    /// With a create phase: keep each file already in the tree at its full
+    /// size and make only the missing or short ones, so a tree left
+    /// part-made (a create phase stopped) is completed rather than made
+    /// again (vdbench's format=restart); the phase counts the files it made.
+    #[arg(long)]
+    pub(crate) keep_complete: bool,
 }

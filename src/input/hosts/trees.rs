@@ -97,6 +97,7 @@ mod tests {
             drop_caches: false,
             direct: false,
             host_part: false,
+            keep_complete: false,
         });
         let mut hosts = parse_list("a,b").unwrap();
         let e = tree_targets(&job, &mut hosts, "nfs://s/e/t?version=3", false).unwrap_err();

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use super::tree::tree_entry;
-use super::{Ctx, Overrides, P, Param, RunEntry, SuiteFile, line_of, shape};
+use super::{Ctx, Defaults, Overrides, P, Param, Resolved, RunEntry, SuiteFile, line_of, shape};
 use crate::error::{Result, VbError};
 use crate::input::sweep::{self, Axes};
 use crate::spec::defaults;
@@ -16,13 +16,27 @@ use crate::spec::{
 use crate::units::bounds;
 use crate::units::{parse_count_in, parse_duration_in, parse_size_in};
 
-/// Expands a suite into one validated job.
+/// Expands a suite that includes no files (a built-in's, an import's):
+/// `expand` over it alone (`Resolved::alone`).
 pub fn to_job(origin: &str, text: &str, suite: &SuiteFile, o: &Overrides) -> Result<JobSpec> {
-    let cx = Ctx { origin, text };
+    expand(&Resolved::alone(origin, text, suite.clone())?, o)
+}
+
+/// Expands a suite, its includes read, into one validated job.
+pub fn expand(r: &Resolved, o: &Overrides) -> Result<JobSpec> {
+    let Some(top) = r.top() else {
+        return Err(VbError::input("the suite has no file"));
+    };
+    let (origin, suite) = (top.origin.as_str(), &top.suite);
+    let cx = Ctx {
+        origin,
+        text: &top.text,
+    };
     crate::input::flags::check_target_path(&o.target)?;
     // The suite's name is recorded in results and shown in reports.
     bounds::name("name", &suite.name)
         .map_err(|e| VbError::input(format!("{origin}: suite {}", e.message)))?;
+    super::include::check_whole_job(r)?;
     let d = &suite.defaults;
     let size = cx
         .value("size", (&None, o.size, &d.size), |t| {
@@ -95,8 +109,24 @@ pub fn to_job(origin: &str, text: &str, suite: &SuiteFile, o: &Overrides) -> Res
     )?;
 
     let mut runs: Vec<RunSpec> = Vec::new();
-    for entry in &suite.runs {
-        runs.extend(entry_runs(&cx, suite, entry.get_ref(), o)?);
+    for &(file, k) in &r.order {
+        let chain: Vec<Scope> = r
+            .chain(file)
+            .into_iter()
+            .map(|f| Scope {
+                cx: Ctx {
+                    origin: &f.origin,
+                    text: &f.text,
+                },
+                d: &f.suite.defaults,
+            })
+            .collect();
+        let entry = r
+            .files
+            .get(file)
+            .and_then(|f| f.suite.runs.get(k))
+            .ok_or_else(|| VbError::input(format!("{origin}: a run was lost reading includes")))?;
+        runs.extend(entry_runs(&chain, entry.get_ref(), o)?);
     }
     if runs.len() > bounds::MAX_RUNS {
         return Err(VbError::input(format!(
@@ -155,22 +185,22 @@ pub fn to_job(origin: &str, text: &str, suite: &SuiteFile, o: &Overrides) -> Res
         targets: None,
         reading: o.reading.clone(),
     };
-    super::replay::apply(&cx, suite, o, &mut job)?;
+    super::replay::apply(&cx, suite, r.order.len(), o, &mut job)?;
     job.validate()
         .map_err(|e| VbError::input(format!("{origin}: {}", e.message)))?;
     Ok(job)
 }
 
-/// One run entry's runs: its keys over `[defaults]` and the flags, its
-/// sweeps expanded into points, a stop rule on a growth curve, or a latency
-/// curve (`curve_runs`); an `ops` entry is a metadata tree (`tree_entry`).
-fn entry_runs(
-    cx: &Ctx<'_>,
-    suite: &SuiteFile,
-    e: &RunEntry,
-    o: &Overrides,
-) -> Result<Vec<RunSpec>> {
-    let (origin, text, d) = (cx.origin, cx.text, &suite.defaults);
+/// One run entry's runs: its keys over the flags and the `[defaults]` of
+/// its file and of the files including it (`chain`, nearest first), its
+/// sweeps expanded into points, a stop rule on a growth curve, or a
+/// latency curve (`curve_runs`); an `ops` entry is a metadata tree
+/// (`tree_entry`).
+fn entry_runs(chain: &[Scope<'_>], e: &RunEntry, o: &Overrides) -> Result<Vec<RunSpec>> {
+    let Some(cx) = chain.first().map(|s| &s.cx) else {
+        return Ok(Vec::new());
+    };
+    let (origin, text) = (cx.origin, cx.text);
     let name = e.name.get_ref().clone();
     bounds::name("name", &name).map_err(|err| {
         VbError::input(format!(
@@ -183,30 +213,56 @@ fn entry_runs(
         Some(v) => cx.with("rw", Some(v), Pattern::parse(&v.get_ref().text()))?,
         None => defaults::PATTERN,
     };
-    let counts = |key: &str, (own, over, def): (&P, &Option<Vec<u64>>, &P), lo: u64, hi: u64| {
-        cx.value(key, (own, over.clone(), def), |t| {
+    let counts = |key: &str, own: &P, over: &Option<Vec<u64>>, pick: Pick, lo: u64, hi: u64| {
+        scoped(chain, key, own, over.clone(), pick, |t| {
             sweep::parse_counts(key, t, lo, hi)
         })
     };
     let threads = counts(
         "threads",
-        (&e.threads, &o.threads, &d.threads),
+        &e.threads,
+        &o.threads,
+        |d| &d.threads,
         1,
         bounds::MAX_THREADS,
     )?
     .unwrap_or(vec![u64::from(defaults::THREADS)]);
     let iodepth = counts(
         "iodepth",
-        (&e.iodepth, &o.iodepth, &d.iodepth),
+        &e.iodepth,
+        &o.iodepth,
+        |d| &d.iodepth,
         1,
         bounds::MAX_IODEPTH,
     )?
     .unwrap_or(vec![u64::from(defaults::IODEPTH)]);
-    let run_files = counts("files", (&e.files, &None, &None), 1, bounds::MAX_FILES)?;
-    let run_sizes = super::size::sizes(cx, e)?;
-    let read_pct = counts("read_pct", (&e.read_pct, &None, &None), 0, 100)?.unwrap_or(vec![
-        rw.fixed_read_pct().unwrap_or(defaults::MIXED_READ_PCT) as u64,
-    ]);
+    // The suite's own `[defaults]` size and files are the job's set; an
+    // included file's are its runs' own set, unless a flag gives them.
+    let included = chain.split_last().map(|(_, inner)| inner).unwrap_or(&[]);
+    let files_in = |t: &str| sweep::parse_counts("files", t, 1, bounds::MAX_FILES);
+    let run_files = match (
+        &e.files,
+        &o.files,
+        included.iter().find(|s| s.d.files.is_some()),
+    ) {
+        (None, None, Some(s)) => s.cx.value("files", (&None, None, &s.d.files), files_in)?,
+        (own, ..) => cx.value("files", (own, None, &None), files_in)?,
+    };
+    let run_sizes = match (
+        &e.size,
+        o.size,
+        included.iter().find(|s| s.d.size.is_some()),
+    ) {
+        (None, None, Some(s)) => super::size::sizes(&s.cx, &s.d.size)?,
+        _ => super::size::sizes(cx, &e.size)?,
+    };
+    let read_pct = cx
+        .value("read_pct", (&e.read_pct, None, &None), |t| {
+            sweep::parse_counts("read_pct", t, 0, 100)
+        })?
+        .unwrap_or(vec![
+            rw.fixed_read_pct().unwrap_or(defaults::MIXED_READ_PCT) as u64,
+        ]);
     let bs = match &e.bs {
         Some(v) => cx.with("bs", Some(v), sweep::parse_bs_points(&v.get_ref().text()))?,
         None => vec![vec![crate::spec::BlockSize {
@@ -236,13 +292,15 @@ fn entry_runs(
         )?),
         None => None,
     };
-    let arrivals = cx
-        .value(
-            "arrivals",
-            (&e.arrivals, o.arrivals, &d.arrivals),
-            Arrivals::parse,
-        )?
-        .unwrap_or(defaults::ARRIVALS);
+    let arrivals = scoped(
+        chain,
+        "arrivals",
+        &e.arrivals,
+        o.arrivals,
+        |d| &d.arrivals,
+        Arrivals::parse,
+    )?
+    .unwrap_or(defaults::ARRIVALS);
     let steady = match &e.steady {
         Some(v) => match v.get_ref() {
             Param::Bool(b) => *b,
@@ -272,20 +330,16 @@ fn entry_runs(
         write_bs,
         threads: first(&threads),
         iodepth: first(&iodepth),
-        warmup_s: cx.seconds(
-            "warmup",
-            &e.warmup,
-            o.warmup_s,
-            &d.warmup,
+        warmup_s: seconds(
+            chain,
+            ("warmup", &e.warmup, o.warmup_s, |d| &d.warmup),
             defaults::WARMUP_S,
             Duration::ZERO,
             bounds::MAX_WARMUP,
         )?,
-        duration_s: cx.seconds(
-            "duration",
-            &e.duration,
-            o.duration_s,
-            &d.duration,
+        duration_s: seconds(
+            chain,
+            ("duration", &e.duration, o.duration_s, |d| &d.duration),
             defaults::DURATION_S,
             bounds::MIN_DURATION,
             bounds::MAX_DURATION,
@@ -342,6 +396,51 @@ fn entry_runs(
         None => Ok(points),
         Some(c) => curve_runs(cx, e, c, points, &name),
     }
+}
+
+/// One file a run's defaults come from: the run's own file first, the
+/// suite itself last.
+struct Scope<'a> {
+    cx: Ctx<'a>,
+    d: &'a Defaults,
+}
+
+/// Which key of `[defaults]`.
+type Pick = fn(&Defaults) -> &P;
+
+/// A run's `key`: its own value, else the flag's, else the nearest
+/// `[defaults]` in `chain` that sets it, each read (and its error placed)
+/// in the file it is written in.
+fn scoped<T>(
+    chain: &[Scope<'_>],
+    key: &str,
+    own: &P,
+    over: Option<T>,
+    pick: Pick,
+    parse: impl Fn(&str) -> Result<T>,
+) -> Result<Option<T>> {
+    let Some(first) = chain.first() else {
+        return Ok(over);
+    };
+    if own.is_some() || over.is_some() {
+        return first.cx.value(key, (own, over, &None), parse);
+    }
+    match chain.iter().find(|s| pick(s.d).is_some()) {
+        Some(s) => s.cx.value(key, (&None, None, pick(s.d)), parse),
+        None => Ok(None),
+    }
+}
+
+/// A duration in seconds, as `scoped`, `fallback` when none is given.
+fn seconds(
+    chain: &[Scope<'_>],
+    (key, own, over, pick): (&str, &P, Option<f64>, Pick),
+    fallback: f64,
+    lo: Duration,
+    hi: Duration,
+) -> Result<f64> {
+    let parse = |t: &str| parse_duration_in(key, t, lo, hi).map(|d| d.as_secs_f64());
+    Ok(scoped(chain, key, own, over, pick, parse)?.unwrap_or(fallback))
 }
 
 /// A growth curve's stop rule (`until_gain_below`): the points after the

@@ -4,6 +4,7 @@
 //! and edited. Every error names the file and line.
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -97,6 +98,10 @@ pub struct SuiteFile {
     pub(crate) defaults: Defaults,
     #[serde(rename = "run", default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) runs: Vec<Spanned<RunEntry>>,
+    /// Other suites whose runs join these where each entry stands
+    /// (`include.rs`).
+    #[serde(rename = "include", default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) includes: Vec<Spanned<include::IncludeEntry>>,
     /// The paper's own values (`--published`).
     #[serde(default)]
     pub(crate) published: Option<published::Published>,
@@ -187,6 +192,8 @@ pub(crate) struct RunEntry {
     pub(crate) file_size: P,
     pub(crate) shared_dirs: P,
     pub(crate) drop_caches: P,
+    /// A create phase keeps the files already complete (`--keep-complete`).
+    pub(crate) keep_complete: P,
     pub(crate) direct: P,
     /// How the I/O is shaped (`spec::shape`; parsed in `suite/shape.rs`).
     pub(crate) distribution: P,
@@ -206,13 +213,19 @@ pub use crate::input::overrides::Overrides;
 
 /// Finds a built-in suite by name, or reads a suite file.
 pub fn load(name_or_path: &str) -> Result<(String, String)> {
+    load_at(name_or_path).map(|(origin, text, _)| (origin, text))
+}
+
+/// As `load`, with the file's path (None for a built-in suite): its
+/// includes are read relative to it.
+pub(crate) fn load_at(name_or_path: &str) -> Result<(String, String, Option<PathBuf>)> {
     if let Some((name, text)) = BUILTIN.iter().find(|(n, _)| *n == name_or_path) {
-        return Ok((format!("built-in suite {name}"), text.to_string()));
+        return Ok((format!("built-in suite {name}"), text.to_string(), None));
     }
     let path = std::path::Path::new(name_or_path);
     if path.exists() {
         let text = crate::input::file::read_text(path, "suite file", bounds::MAX_INPUT_FILE)?;
-        return Ok((path.display().to_string(), text));
+        return Ok((path.display().to_string(), text, Some(path.to_path_buf())));
     }
     let names: Vec<&str> = BUILTIN.iter().map(|(n, _)| *n).collect();
     Err(VbError::input(format!(
@@ -233,9 +246,9 @@ pub fn parse(origin: &str, text: &str) -> Result<SuiteFile> {
         let msg = e.message().split_whitespace().collect::<Vec<_>>().join(" ");
         VbError::input(format!("{origin} line {line}: {msg}"))
     })?;
-    if suite.runs.is_empty() {
+    if suite.runs.is_empty() && suite.includes.is_empty() {
         return Err(VbError::input(format!(
-            "{origin}: the suite has no [[run]] entries"
+            "{origin}: the suite has no [[run]] or [[include]] entries"
         )));
     }
     Ok(suite)
@@ -323,6 +336,8 @@ pub(crate) fn list() -> Vec<(String, String, String)> {
 
 mod data;
 mod expand;
+pub(crate) mod footprint;
+pub mod include;
 pub(crate) mod published;
 pub(crate) mod replay;
 mod shape;
@@ -330,7 +345,8 @@ mod size;
 mod tree;
 pub(crate) mod write;
 
-pub use expand::to_job;
+pub use expand::{expand, to_job};
+pub use include::{Resolved, resolve};
 
 #[cfg(test)]
 mod tests;

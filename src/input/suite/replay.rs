@@ -28,10 +28,11 @@ pub(crate) struct ReplayEntry {
 }
 
 /// Makes `job`'s run the replay its entry states; a suite with a replay
-/// run holds that run only.
+/// run holds that run only (`runs`: its run entries, its includes' too).
 pub(super) fn apply(
     cx: &Ctx<'_>,
     suite: &SuiteFile,
+    runs: usize,
     o: &Overrides,
     job: &mut JobSpec,
 ) -> Result<()> {
@@ -48,7 +49,7 @@ pub(super) fn apply(
             line_of(cx.text, r.span().start)
         ))
     };
-    if suite.runs.len() != 1 {
+    if runs != 1 {
         return Err(at(
             "a replay is the suite's only run (the trace says what to issue, when and where)"
                 .into(),
@@ -132,6 +133,7 @@ fn other_key(e: &RunEntry) -> Option<&'static str> {
         files_per_dir,
         file_size,
         shared_dirs,
+        keep_complete,
         distribution,
         seek_pct,
         streams,
@@ -169,6 +171,7 @@ fn other_key(e: &RunEntry) -> Option<&'static str> {
         ("files_per_dir", files_per_dir),
         ("file_size", file_size),
         ("shared_dirs", shared_dirs),
+        ("keep_complete", keep_complete),
         ("distribution", distribution),
         ("seek_pct", seek_pct),
         ("streams", streams),

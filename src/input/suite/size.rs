@@ -2,14 +2,15 @@
 //! any other value: `size = ["2G", "128G"]`), bounded like `--size`.
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
-use super::{Ctx, RunEntry};
+use super::{Ctx, P};
 use crate::error::{Result, VbError};
 use crate::units::bounds::{self, MAX_SWEEP_POINTS};
 use crate::units::parse_size_in;
 
-/// The run's sizes, or None when it takes the suite's.
-pub(super) fn sizes(cx: &Ctx, e: &RunEntry) -> Result<Option<Vec<u64>>> {
-    let Some(v) = &e.size else {
+/// A run's sizes (its own `size`, or an included file's default), or
+/// None when it takes the suite's.
+pub(super) fn sizes(cx: &Ctx, size: &P) -> Result<Option<Vec<u64>>> {
+    let Some(v) = size else {
         return Ok(None);
     };
     cx.with("size", Some(v), parse_sizes(&v.get_ref().text()))

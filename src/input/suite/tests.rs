@@ -5,6 +5,8 @@
 use super::*;
 use crate::spec::JobSpec;
 
+mod include;
+
 fn job(name: &str) -> JobSpec {
     let (origin, text) = load(name).unwrap();
     let suite = parse(&origin, &text).unwrap();

@@ -73,6 +73,7 @@ pub(super) fn tree_entry(
         shared_dirs: flag("shared_dirs", &e.shared_dirs)?,
         drop_caches: flag("drop_caches", &e.drop_caches)?,
         direct: flag("direct", &e.direct)?,
+        keep_complete: flag("keep_complete", &e.keep_complete)?,
     };
     let [threads] = threads else {
         return Err(cx.err(

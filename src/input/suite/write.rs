@@ -91,6 +91,7 @@ impl SuiteFile {
             threads_total: false,
             defaults: Defaults::default(),
             runs: Vec::new(),
+            includes: Vec::new(),
             published: None,
             host_counts: None,
         }
@@ -139,6 +140,7 @@ impl RunEntry {
             file_size: None,
             shared_dirs: None,
             drop_caches: None,
+            keep_complete: None,
             direct: None,
             distribution: None,
             seek_pct: None,

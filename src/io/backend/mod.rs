@@ -225,6 +225,11 @@ pub(crate) trait TreeDir: Send {
         alt: &CStr,
         io: &mut MetaIo<'_>,
     ) -> std::result::Result<u64, Fail>;
+    /// Whether `name` is the tree's own (`id`) file of `size` bytes, kept by
+    /// `--keep-complete`; a back end that cannot tell says no (made again).
+    fn complete(&self, _name: &CStr, _size: u64, _id: &Identity) -> bool {
+        false
+    }
     /// Removes `name` if `id` proves it the tree's own; Err(None) when
     /// nothing is there, Err(Some(why)) when it is not ours (left).
     fn remove_ours(
@@ -251,6 +256,11 @@ pub(crate) trait TreeDir: Send {
     /// (`result::protocol`); None for a local tree.
     fn protocol(&self) -> Option<crate::result::protocol::ProtoSeen> {
         None
+    }
+    /// Whether the back end's server is lost (not reached again within its
+    /// deadline): read once an operation failed (`Engine::server_lost`).
+    fn server_lost(&self) -> bool {
+        false
     }
 }
 

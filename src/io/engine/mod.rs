@@ -92,6 +92,14 @@ pub(crate) trait Engine {
         None
     }
 
+    /// Whether the failure was the loss of the engine's server (a protocol
+    /// client's: not reached again within its deadline), which a list of
+    /// targets may leave out and go on without (`--on-host-loss
+    /// continue`); read only once an I/O has failed.
+    fn server_lost(&self) -> bool {
+        false
+    }
+
     /// After each batch of completions: a protocol client stores its
     /// running totals for the live outputs (`LiveCounters::proto`).
     fn publish_live(&mut self, _counters: &crate::stats::LiveCounters) {}
@@ -224,6 +232,13 @@ impl Engine for AnyEngine {
         match self {
             Self::Own(e) => e.failure(),
             _ => None,
+        }
+    }
+
+    fn server_lost(&self) -> bool {
+        match self {
+            Self::Own(e) => e.server_lost(),
+            _ => false,
         }
     }
 

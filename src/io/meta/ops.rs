@@ -34,6 +34,16 @@ impl TreeDir for LocalTreeDir {
         run(op, &self.0, name, alt, io)
     }
 
+    fn complete(&self, name: &CStr, size: u64, id: &Identity) -> bool {
+        let full =
+            crate::io::sys::fs::statat(&self.0, name, AtFlags::SYMLINK_NOFOLLOW).is_ok_and(|st| {
+                crate::io::sys::fs::FileType::from_raw_mode(st.st_mode)
+                    == crate::io::sys::fs::FileType::RegularFile
+                    && u64::try_from(st.st_size).ok() == Some(size)
+            });
+        full && owner::check_at(&self.0, name, id).is_ok()
+    }
+
     fn remove_ours(&self, name: &CStr, id: &Identity) -> Result<(), Option<&'static str>> {
         owner::check_at(&self.0, name, id)?;
         // Gone meanwhile, or not removable: what comes next finds out.

@@ -89,13 +89,16 @@ impl Tally {
 
     /// Class totals (reads = looking, writes = changing) by exact merge of
     /// the per-operation histograms.
-    pub(crate) fn into_result(self, error: Option<String>) -> WorkerResult {
+    /// `kept`: the files a create phase left as they were (`--keep-complete`),
+    /// reported with its creates even when it made none.
+    pub(crate) fn into_result(self, error: Option<String>, kept: u64) -> WorkerResult {
         let [warm_ops, meas_ops] = self.stats;
         let [mut warmup, mut measure] = self.service;
         let mut meta = Vec::new();
         for op in ALL_OPS {
             let (w, s) = (&warm_ops[op.index()], &meas_ops[op.index()]);
-            if w.is_none() && s.is_none() {
+            let keeps = op == MetaOp::Create && kept > 0;
+            if w.is_none() && s.is_none() && !keeps {
                 continue;
             }
             let w = w.as_deref().cloned().unwrap_or_default();
@@ -111,6 +114,7 @@ impl Tally {
                 op,
                 warmup: w,
                 measure: s,
+                kept: if keeps { kept } else { 0 },
             });
         }
         WorkerResult {

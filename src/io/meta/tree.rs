@@ -232,6 +232,7 @@ mod tests {
             drop_caches: false,
             direct: false,
             host_part: false,
+            keep_complete: false,
         };
         Tree::new(&m, 7)
     }

@@ -504,6 +504,8 @@ pub(crate) fn run(m: MetaWorker, setup: WorkerSetup, ready: impl FnOnce()) -> Wo
         }
     };
     let mut skipped = Skipped::default();
+    // Files a create phase found complete and left (`--keep-complete`).
+    let mut kept = 0u64;
     let mut tally = Tally::new();
     let mut error = None;
     let mut next = 0u64;
@@ -541,6 +543,14 @@ pub(crate) fn run(m: MetaWorker, setup: WorkerSetup, ready: impl FnOnce()) -> Wo
                 break;
             }
         };
+        // Untimed, before the pace: a file kept is no operation.
+        if spec.keep_complete
+            && op == MetaOp::Create
+            && dir.complete(names.name.as_cstr(), size as u64, &id)
+        {
+            kept += 1;
+            continue;
+        }
         let Some(intended) = pace(rate.as_ref(), &mut next_due, &mut rng, &control) else {
             break;
         };
@@ -602,7 +612,7 @@ pub(crate) fn run(m: MetaWorker, setup: WorkerSetup, ready: impl FnOnce()) -> Wo
     }
     tally.live.publish(&counters);
     if error.is_some() {
-        control.failed.store(true, Ordering::Relaxed);
+        control.fail(root.server_lost());
     } else {
         control.mark_finished();
     }
@@ -611,7 +621,7 @@ pub(crate) fn run(m: MetaWorker, setup: WorkerSetup, ready: impl FnOnce()) -> Wo
     {
         remove_made(&plan, next, &*root, &id, &mut cache, &mut names);
     }
-    let mut result = tally.into_result(error);
+    let mut result = tally.into_result(error, kept);
     result.protocol = root.protocol();
     result
 }

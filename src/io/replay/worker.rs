@@ -408,7 +408,7 @@ pub(crate) fn run(rw: ReplayWorker, setup: WorkerSetup, ready: impl FnOnce()) ->
         crate::io::worker::publish::<true>(&counters, &stats);
     }
     if error.is_some() {
-        control.failed.store(true, Ordering::Relaxed);
+        control.fail(engine.server_lost());
     } else {
         control.mark_finished();
     }

@@ -184,7 +184,9 @@ pub(super) fn existing_set(dir: &dyn Dir) -> Result<Option<SetShape>> {
 /// locking or changing anything (a plan's check of a journal); None when
 /// there is no valid filled set there (the prepare says why, if it matters).
 pub fn set_identity(dir: &std::path::Path) -> Option<SetIdentity> {
-    let d = crate::io::backend::local::open(dir, false).ok()?;
+    // A URL's set is read through its back end (a few reads, no change).
+    let storage = crate::io::backend::url_storage(dir).unwrap_or(crate::spec::Storage::Local);
+    let d = crate::io::backend::open_dir(storage, dir, false).ok()?;
     existing_set(&*d).ok().flatten().map(|s| s.identity)
 }
 

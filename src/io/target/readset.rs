@@ -24,8 +24,13 @@ pub(crate) struct ReadSet {
     _lock: Box<dyn Held>,
 }
 
+/// Opens the set at `dir`, a local directory or a URL (`nfs://`,
+/// `smb://`: read through that back end's client, which has no cache to
+/// bypass).
 pub(crate) fn open(dir: &Path) -> Result<ReadSet> {
-    let set = crate::io::backend::local::open(dir, false)?;
+    crate::io::backend::check_url(dir)?;
+    let storage = crate::io::backend::url_storage(dir).unwrap_or(crate::spec::Storage::Local);
+    let set = crate::io::backend::open_dir(storage, dir, false)?;
     let lock = set.lock()?;
     let Some(shape) = existing_set(&*set)? else {
         return Err(VbError::target(format!(

@@ -65,7 +65,20 @@ struct Line<'a> {
 
 const CSV_HEADER: &str = "schema,time,run,phase,t_s,interval_s,scope,host,target,\
 read_iops,read_mib_s,read_lat_us_mean,read_lat_us_p50,read_lat_us_p99,read_lat_us_p99_9,read_lat_us_max,\
-write_iops,write_mib_s,write_lat_us_mean,write_lat_us_p50,write_lat_us_p99,write_lat_us_p99_9,write_lat_us_max\n";
+write_iops,write_mib_s,write_lat_us_mean,write_lat_us_p50,write_lat_us_p99,write_lat_us_p99_9,write_lat_us_max";
+
+/// The columns a job on a protocol target (`nfs://`, `smb://`) adds after
+/// the others, the `--live` line's `protocol` object cell by cell; a job
+/// on local targets has none, so its header never changes
+/// (docs/reference/live.md). Empty on a `total` row and where the client
+/// reported nothing.
+const CSV_PROTOCOL: &str = ",protocol_calls,protocol_bytes,protocol_rtt_us_mean,\
+protocol_exec_us_mean,protocol_errors,protocol_retrans,protocol_timeouts,protocol_reconnects";
+
+/// The CSV header, with the protocol columns or without.
+fn csv_header(protocol: bool) -> String {
+    format!("{CSV_HEADER}{}\n", if protocol { CSV_PROTOCOL } else { "" })
+}
 
 fn op(o: &IntervalOp) -> Op {
     let p = |q: f64| sparse_percentile(&o.lat_hist, q).map(|ns| ns / 1000.0);
@@ -90,25 +103,34 @@ pub(crate) struct Lines {
     out: Mutex<Option<Box<dyn Write + Send>>>,
     format: Format,
     flag: &'static str,
+    /// The CSV has the protocol columns (a job on a protocol target).
+    protocol: bool,
 }
 
 impl Lines {
     /// Writes the CSV header at once, so a reader sees the columns before
-    /// the first interval.
-    pub(crate) fn new(mut out: Box<dyn Write + Send>, format: Format, flag: &'static str) -> Self {
+    /// the first interval; `protocol`: the job's targets are reached by a
+    /// protocol client, and its columns are there.
+    pub(crate) fn new(
+        mut out: Box<dyn Write + Send>,
+        format: Format,
+        flag: &'static str,
+        protocol: bool,
+    ) -> Self {
         let ok = format == Format::Json
             || out
-                .write_all(CSV_HEADER.as_bytes())
+                .write_all(csv_header(protocol).as_bytes())
                 .and_then(|_| out.flush())
                 .is_ok();
         Lines {
             out: Mutex::new(ok.then_some(out)),
             format,
             flag,
+            protocol,
         }
     }
 
-    fn csv(l: &Line<'_>) -> String {
+    fn csv(l: &Line<'_>, protocol: bool) -> String {
         // Names come from users: cleaned as every CSV cell is, then quoted
         // when they hold a separator, a quote or a line break.
         let cell = |s: &str| {
@@ -140,6 +162,18 @@ impl Lines {
                     }
                 }
                 None => cells.extend(std::iter::repeat_n(String::new(), 5)),
+            }
+        }
+        if protocol {
+            match &l.protocol {
+                Some(p) => {
+                    cells.extend([p.calls, p.bytes].map(|v| v.to_string()));
+                    cells.extend([p.rtt_us_mean, p.exec_us_mean].map(|v| format!("{v:.3}")));
+                    cells.extend(
+                        [p.errors, p.retrans, p.timeouts, p.reconnects].map(|v| v.to_string()),
+                    );
+                }
+                None => cells.extend(std::iter::repeat_n(String::new(), 8)),
             }
         }
         cells.join(",") + "\n"
@@ -204,7 +238,7 @@ impl Lines {
                 Ok(s) => s + "\n",
                 Err(_) => return,
             },
-            Format::Csv => Self::csv(&line),
+            Format::Csv => Self::csv(&line, self.protocol),
         };
         self.write(&text);
     }
@@ -231,8 +265,12 @@ mod tests {
     }
 
     fn event_lines(format: Format) -> String {
+        event_lines_of(format, false)
+    }
+
+    fn event_lines_of(format: Format, protocol: bool) -> String {
         let buf = Buf::default();
-        let lines = Lines::new(Box::new(buf.clone()), format, "--live");
+        let lines = Lines::new(Box::new(buf.clone()), format, "--live", protocol);
         let run = PlannedRun {
             spec: crate::spec::RunSpec {
                 name: "r,1".into(),
@@ -342,5 +380,41 @@ mod tests {
         for rec in r.records() {
             assert_eq!(rec.unwrap().len(), cols);
         }
+        assert!(
+            !rows[0].contains("protocol"),
+            "a local job's header: {}",
+            rows[0]
+        );
+    }
+
+    /// A job on a protocol target: the header's columns are the local
+    /// one's, then the protocol's, every row as wide; a part's row holds
+    /// its client's interval, a total's none.
+    #[test]
+    fn the_csv_of_a_protocol_target_adds_its_columns_after_the_others() {
+        let local = event_lines_of(Format::Csv, false);
+        let text = event_lines_of(Format::Csv, true);
+        let head = text.lines().next().unwrap();
+        let base = local.lines().next().unwrap();
+        assert_eq!(head, format!("{base}{CSV_PROTOCOL}"));
+        let mut r = csv::Reader::from_reader(text.as_bytes());
+        let names: Vec<String> = r.headers().unwrap().iter().map(str::to_string).collect();
+        let rows: Vec<csv::StringRecord> = r.records().map(Result::unwrap).collect();
+        assert_eq!(rows.len(), 2);
+        let cell = |row: &csv::StringRecord, name: &str| {
+            let i = names.iter().position(|n| n == name).unwrap();
+            row.get(i).unwrap().to_string()
+        };
+        let (part, total) = (&rows[0], &rows[1]);
+        assert_eq!(part.len(), names.len());
+        assert_eq!(cell(part, "protocol_calls"), "1010");
+        assert_eq!(cell(part, "protocol_bytes"), (1010 * 4096).to_string());
+        assert_eq!(cell(part, "protocol_rtt_us_mean"), "90.000");
+        assert_eq!(cell(part, "protocol_exec_us_mean"), "120.000");
+        assert_eq!(cell(part, "protocol_retrans"), "3");
+        assert_eq!(cell(part, "protocol_reconnects"), "1");
+        assert_eq!(cell(part, "protocol_errors"), "0");
+        assert_eq!(cell(total, "scope"), "total");
+        assert_eq!(cell(total, "protocol_calls"), "");
     }
 }

@@ -550,6 +550,65 @@ mod tests {
         assert!(!text.contains("le=\"inf\""), "{text}");
     }
 
+    /// Every series a query of the shipped Grafana dashboard names is one
+    /// the exporter serves (by the samples its families' types give: a
+    /// counter's `_total`, a histogram's `_bucket`, `_sum` and `_count`),
+    /// so a renamed series cannot leave a panel silently empty. That the
+    /// queries are valid PromQL is the live end-to-end test's, against a
+    /// real Prometheus.
+    #[test]
+    fn the_dashboards_queries_name_series_the_exporter_serves() {
+        let mut reg = Registry::default();
+        let _m = Metrics::register(&mut reg);
+        let mut text = String::new();
+        prometheus_client::encoding::text::encode(&mut text, &reg).unwrap();
+        let mut served = std::collections::BTreeSet::new();
+        for l in text.lines() {
+            let Some(rest) = l.strip_prefix("# TYPE ") else {
+                continue;
+            };
+            let (name, kind) = rest.split_once(' ').unwrap();
+            let samples: &[&str] = match kind {
+                "counter" => &["_total"],
+                "histogram" => &["_bucket", "_sum", "_count"],
+                _ => &[""],
+            };
+            for s in samples {
+                served.insert(format!("{name}{s}"));
+            }
+        }
+        let board: serde_json::Value =
+            serde_json::from_str(include_str!("../../../docs/grafana-dashboard.json")).unwrap();
+        let mut named = std::collections::BTreeSet::new();
+        for panel in board["panels"].as_array().unwrap() {
+            for t in panel["targets"].as_array().into_iter().flatten() {
+                let e = t["expr"].as_str().unwrap();
+                let mut rest = e;
+                while let Some(i) = rest.find("volbench_") {
+                    let tail = &rest[i..];
+                    let end = tail
+                        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                        .unwrap_or(tail.len());
+                    named.insert((tail[..end].to_string(), panel["title"].to_string()));
+                    rest = &tail[end..];
+                }
+            }
+        }
+        for (name, panel) in &named {
+            assert!(
+                served.contains(name),
+                "{panel} names {name}, not served: {served:?}"
+            );
+        }
+        // Every protocol series the exporter serves has its panel.
+        for s in served
+            .iter()
+            .filter(|s| s.starts_with("volbench_protocol_"))
+        {
+            assert!(named.iter().any(|(n, _)| n == s), "no panel shows {s}");
+        }
+    }
+
     #[test]
     fn a_protocol_clients_interval_adds_to_its_counters() {
         let mut reg = Registry::default();

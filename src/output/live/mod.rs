@@ -15,7 +15,9 @@ use crate::events::Tee;
 use crate::spec::live::LiveSpec;
 
 /// The observers the spec asks for, the terminal first.
-pub(crate) fn observers(a: &LiveSpec) -> Result<Tee> {
+/// `protocol`: the job's targets are reached by a protocol client (the
+/// CSV's protocol columns).
+pub(crate) fn observers(a: &LiveSpec, protocol: bool) -> Result<Tee> {
     let mut tee = Tee::new();
     let mut said = Vec::new();
     let mut rest: Vec<Box<dyn crate::events::Observer>> = Vec::new();
@@ -37,6 +39,7 @@ pub(crate) fn observers(a: &LiveSpec) -> Result<Tee> {
             out,
             lines::Format::Json,
             "--live",
+            protocol,
         )));
     }
     if let Some(p) = &a.csv {
@@ -45,6 +48,7 @@ pub(crate) fn observers(a: &LiveSpec) -> Result<Tee> {
             out,
             lines::Format::Csv,
             "--live-csv",
+            protocol,
         )));
     }
     tee.push(Box::new(terminal::TerminalObserver::with(

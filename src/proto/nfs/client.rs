@@ -79,6 +79,12 @@ impl Client {
         self.rpc.conns.iter().filter(|c| c.stream.is_some()).count()
     }
 
+    /// The server is lost: every connection down and dialled again in
+    /// vain for the URL's `reconnect=` (a run may leave its target out).
+    pub fn server_lost(&self) -> bool {
+        self.rpc.gone()
+    }
+
     /// The last READDIR's entries.
     pub fn dir_page(&self) -> &DirPage {
         &self.st.page

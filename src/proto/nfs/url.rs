@@ -6,6 +6,8 @@
 //! one clear error, never a value silently dropped.
 
 use super::types::{NAME_MAX, Version};
+use crate::error::clip;
+use crate::proto::url_text::{self, Escaped, decode};
 
 /// The longest path the MOUNT protocol takes.
 const MAX_PATH: usize = 1024;
@@ -52,43 +54,26 @@ impl std::fmt::Display for Url {
         if let Some(p) = self.port {
             write!(f, ":{p}")?;
         }
-        write!(f, "{}", self.path_string())
-    }
-}
-
-fn decode(s: &str) -> Result<String, String> {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%' {
-            let hex = s
-                .get(i + 1..i + 3)
-                .and_then(|h| u8::from_str_radix(h, 16).ok())
-                .ok_or_else(|| format!("a bad percent escape in '{s}'"))?;
-            out.push(hex);
-            i += 3;
-        } else {
-            out.push(b[i]);
-            i += 1;
+        for c in &self.path {
+            write!(f, "/{}", Escaped(c))?;
         }
+        Ok(())
     }
-    String::from_utf8(out).map_err(|_| format!("'{s}' is not UTF-8 once decoded"))
 }
 
 fn number<T: std::str::FromStr>(key: &str, v: &str, lo: u64, hi: u64) -> Result<T, String> {
     let n: u64 = v
         .parse()
-        .map_err(|_| format!("{key}={v}: not a whole number"))?;
+        .map_err(|_| format!("{key}={}: not a whole number", clip(v)))?;
     if n < lo || n > hi {
-        return Err(format!("{key}={v}: out of range ({lo} to {hi})"));
+        return Err(format!("{key}={n}: out of range ({lo} to {hi})"));
     }
-    v.parse().map_err(|_| format!("{key}={v}: out of range"))
+    v.parse().map_err(|_| format!("{key}={n}: out of range"))
 }
 
 /// Parses an `nfs://` URL.
 pub fn parse(s: &str) -> Result<Url, String> {
-    let err = |why: String| format!("'{s}' is not an NFS URL: {why}");
+    let err = |why: String| format!("'{}' is not an NFS URL: {why}", clip(s));
     let rest = s
         .strip_prefix("nfs://")
         .ok_or_else(|| err("it must start with nfs://".into()))?;
@@ -103,37 +88,19 @@ pub fn parse(s: &str) -> Result<Url, String> {
         Some(i) => (&rest[..i], &rest[i..]),
         None => (rest, ""),
     };
-    let (host, port) = if let Some(v6) = auth.strip_prefix('[') {
-        let (h, tail) = v6
-            .split_once(']')
-            .ok_or_else(|| err("an IPv6 address without its closing ']'".into()))?;
-        let port = match tail {
-            "" => None,
-            t => Some(
-                t.strip_prefix(':')
-                    .ok_or_else(|| err(format!("'{t}' after the address")))?,
-            ),
-        };
-        (h.to_string(), port)
-    } else {
-        match auth.rsplit_once(':') {
-            Some((h, p)) => (h.to_string(), Some(p)),
-            None => (auth.to_string(), None),
-        }
-    };
-    if host.is_empty() {
-        return Err(err("no server named".into()));
-    }
-    if host.contains('@') {
+    if auth.contains('@') {
         return Err(err(
             "user names go in uid= and gid=, not before the server".into()
         ));
     }
+    let (host, port) = url_text::host_port(auth).map_err(err)?;
     let port = port
         .map(|p| number::<u16>("port", p, 1, 65535))
         .transpose()
         .map_err(err)?;
-    if path.len() > MAX_PATH {
+    // Bounded as written (each byte escaped at most: three) and, below,
+    // as decoded, so what is shown, escaped again, parses back.
+    if path.len() > 3 * MAX_PATH {
         return Err(err(format!("a path longer than {MAX_PATH} bytes")));
     }
     let mut components = Vec::new();
@@ -143,12 +110,15 @@ pub fn parse(s: &str) -> Result<Url, String> {
             return Err(err("'.' and '..' are not allowed in the path".into()));
         }
         if c.len() > NAME_MAX || c.contains('\0') || c.contains('/') {
-            return Err(err(format!("a bad path component '{c}'")));
+            return Err(err(format!("a bad path component '{}'", clip(&c))));
         }
         components.push(c);
     }
     if components.is_empty() {
         return Err(err("no export named (nfs://SERVER/EXPORT/DIR)".into()));
+    }
+    if components.iter().map(|c| c.len() + 1).sum::<usize>() > MAX_PATH {
+        return Err(err(format!("a path longer than {MAX_PATH} bytes")));
     }
     let mut url = Url {
         host,
@@ -168,9 +138,9 @@ pub fn parse(s: &str) -> Result<Url, String> {
     for kv in query.unwrap_or("").split('&').filter(|p| !p.is_empty()) {
         let (k, v) = kv
             .split_once('=')
-            .ok_or_else(|| err(format!("'{kv}' is not key=value")))?;
+            .ok_or_else(|| err(format!("'{}' is not key=value", clip(kv))))?;
         if seen.contains(&k) {
-            return Err(err(format!("{k}= given twice")));
+            return Err(err(format!("{}= given twice", clip(k))));
         }
         seen.push(k);
         let max_u32 = u32::MAX as u64;
@@ -189,7 +159,7 @@ pub fn parse(s: &str) -> Result<Url, String> {
                             "version 4.2 is not supported yet: use version=4.1 or 3".into(),
                         ));
                     }
-                    _ => return Err(err(format!("version={v}: use 3 or 4.1"))),
+                    _ => return Err(err(format!("version={}: use 3 or 4.1", clip(v)))),
                 })
             }
             "uid" => url.uid = Some(number("uid", v, 0, max_u32).map_err(err)?),
@@ -211,8 +181,9 @@ pub fn parse(s: &str) -> Result<Url, String> {
             }
             _ => {
                 return Err(err(format!(
-                    "unknown key '{k}' (known: version, uid, gid, nfsport, mountport, nconnect, \
-                     rsize, wsize, reconnect)"
+                    "unknown key '{}' (known: version, uid, gid, nfsport, mountport, nconnect, \
+                     rsize, wsize, reconnect)",
+                    clip(k)
                 )));
             }
         }

@@ -250,6 +250,19 @@ impl Transport {
         self.calls.in_use()
     }
 
+    /// The server is lost: no connection is up, and every one has been
+    /// dialled again for `reconnect_for` in vain (its calls have failed
+    /// with `Unreachable`, or will at the next `poll`).
+    pub(crate) fn gone(&self) -> bool {
+        let now = Instant::now();
+        !self.conns.is_empty()
+            && self.conns.iter().all(|c| {
+                c.stream.is_none()
+                    && c.down_since
+                        .is_some_and(|t| now.saturating_duration_since(t) >= self.cfg.reconnect_for)
+            })
+    }
+
     fn unreachable(&self, conn: usize) -> RpcError {
         RpcError::Unreachable {
             kind: self

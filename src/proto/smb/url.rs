@@ -10,6 +10,8 @@
 
 use super::consts::{Cipher, Dialect};
 use super::session::Signing;
+use crate::error::clip;
+use crate::proto::url_text::{self, Escaped, decode};
 
 /// The default SMB port (Direct TCP).
 // The smb:// back end that connects is Unix only for now; Windows parses.
@@ -73,7 +75,7 @@ impl std::fmt::Display for Url {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("smb://")?;
         if let Some(u) = &self.user {
-            write!(f, "{}@", Enc(u))?;
+            write!(f, "{}@", Escaped(u))?;
         }
         if self.host.contains(':') {
             write!(f, "[{}]", self.host)?;
@@ -83,49 +85,12 @@ impl std::fmt::Display for Url {
         if let Some(p) = self.port {
             write!(f, ":{p}")?;
         }
-        write!(f, "/{}", Enc(&self.share))?;
+        write!(f, "/{}", Escaped(&self.share))?;
         for c in &self.path {
-            write!(f, "/{}", Enc(c))?;
+            write!(f, "/{}", Escaped(c))?;
         }
         Ok(())
     }
-}
-
-/// A part of the URL with what `parse` would read as syntax escaped, so
-/// what is shown parses back to the same place.
-struct Enc<'a>(&'a str);
-
-impl std::fmt::Display for Enc<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        for ch in self.0.chars() {
-            if "%#?/@:".contains(ch) {
-                write!(f, "%{:02X}", ch as u32)?;
-            } else {
-                write!(f, "{ch}")?;
-            }
-        }
-        Ok(())
-    }
-}
-
-fn decode(s: &str) -> Result<String, String> {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%' {
-            let hex = s
-                .get(i + 1..i + 3)
-                .and_then(|h| u8::from_str_radix(h, 16).ok())
-                .ok_or_else(|| "a bad percent escape".to_string())?;
-            out.push(hex);
-            i += 3;
-        } else {
-            out.push(b[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).map_err(|_| "a part that is not UTF-8 once decoded".to_string())
 }
 
 /// Whether `c` is a name an SMB path component can be without meaning
@@ -144,9 +109,9 @@ pub(crate) fn component_ok(c: &str) -> bool {
 fn number(key: &str, v: &str, lo: u64, hi: u64) -> Result<u64, String> {
     let n: u64 = v
         .parse()
-        .map_err(|_| format!("{key}={v}: not a whole number"))?;
+        .map_err(|_| format!("{key}={}: not a whole number", clip(v)))?;
     if n < lo || n > hi {
-        return Err(format!("{key}={v}: out of range ({lo} to {hi})"));
+        return Err(format!("{key}={n}: out of range ({lo} to {hi})"));
     }
     Ok(n)
 }
@@ -158,36 +123,10 @@ fn cipher(v: &str) -> Option<Cipher> {
         .find(|c| c.name() == v || c.name().replace('-', "") == v.replace('-', ""))
 }
 
-/// Splits `[USER@]HOST[:PORT]` (the user already split off) into the
-/// host and the port.
+/// Splits `HOST[:PORT]` (the user already split off) into the host and
+/// the port.
 fn host_port(auth: &str) -> Result<(String, Option<u16>), String> {
-    let (host, port) = if let Some(v6) = auth.strip_prefix('[') {
-        let (h, tail) = v6
-            .split_once(']')
-            .ok_or("an IPv6 address without its closing ']'")?;
-        let port = match tail {
-            "" => None,
-            t => Some(
-                t.strip_prefix(':')
-                    .ok_or_else(|| format!("'{t}' after the address"))?,
-            ),
-        };
-        (h.to_string(), port)
-    } else {
-        match auth.rsplit_once(':') {
-            Some((h, p)) => (h.to_string(), Some(p)),
-            None => (auth.to_string(), None),
-        }
-    };
-    if host.is_empty() {
-        return Err("no server named".into());
-    }
-    if host
-        .chars()
-        .any(|c| c.is_control() || c.is_whitespace() || "/\\%[]".contains(c))
-    {
-        return Err(format!("'{host}' is not a server name"));
-    }
+    let (host, port) = url_text::host_port(auth)?;
     let port = port
         .map(|p| number("port", p, 1, 65535).map(|n| n as u16))
         .transpose()?;
@@ -237,7 +176,7 @@ fn scrub(s: &str) -> String {
 
 /// Parses an `smb://` URL.
 pub fn parse(s: &str) -> Result<Url, String> {
-    let shown = scrub(s);
+    let shown = clip(&scrub(s));
     let err = |why: String| format!("'{shown}' is not an SMB URL: {why}");
     let rest = s
         .strip_prefix("smb://")
@@ -285,8 +224,9 @@ pub fn parse(s: &str) -> Result<Url, String> {
         let c = decode(c).map_err(err)?;
         if !component_ok(&c) {
             return Err(err(format!(
-                "'{c}' is not a path component volbench uses ('.', '..', a stream ':' or \
-                 a wildcard, a separator or a control character)"
+                "'{}' is not a path component volbench uses ('.', '..', a stream ':' or \
+                 a wildcard, a separator or a control character)",
+                clip(&c)
             )));
         }
         components.push(c);
@@ -299,7 +239,7 @@ pub fn parse(s: &str) -> Result<Url, String> {
     }
     let share = components.remove(0);
     if share.len() > SHARE_MAX || share.contains(['[', ']', ';', '=', ',', '+']) {
-        return Err(err(format!("'{share}' is not a share name")));
+        return Err(err(format!("'{}' is not a share name", clip(&share))));
     }
     let mut url = Url {
         host,
@@ -318,25 +258,27 @@ pub fn parse(s: &str) -> Result<Url, String> {
     for kv in query.unwrap_or("").split('&').filter(|p| !p.is_empty()) {
         let (k, v) = kv
             .split_once('=')
-            .ok_or_else(|| err(format!("'{kv}' is not key=value")))?;
+            .ok_or_else(|| err(format!("'{}' is not key=value", clip(kv))))?;
         if seen.contains(&k) {
-            return Err(err(format!("{k}= given twice")));
+            return Err(err(format!("{}= given twice", clip(k))));
         }
         seen.push(k);
         let v = decode(v).map_err(err)?;
         match k {
             "dialect" => {
-                url.dialect = Some(
-                    Dialect::parse(&v)
-                        .ok_or_else(|| err(format!("dialect={v}: use 2.1, 3.0, 3.0.2 or 3.1.1")))?,
-                )
+                url.dialect = Some(Dialect::parse(&v).ok_or_else(|| {
+                    err(format!(
+                        "dialect={}: use 2.1, 3.0, 3.0.2 or 3.1.1",
+                        clip(&v)
+                    ))
+                })?)
             }
             "signing" => {
                 url.signing = Some(match v.as_str() {
                     "auto" => Signing::Auto,
                     "on" => Signing::On,
                     "off" => Signing::Off,
-                    _ => return Err(err(format!("signing={v}: use auto, on or off"))),
+                    _ => return Err(err(format!("signing={}: use auto, on or off", clip(&v)))),
                 })
             }
             "encryption" => {
@@ -345,8 +287,9 @@ pub fn parse(s: &str) -> Result<Url, String> {
                     "on" => Encryption::On,
                     c => Encryption::Only(cipher(c).ok_or_else(|| {
                         err(format!(
-                            "encryption={v}: use off, on, or a cipher (aes-128-gcm, \
-                             aes-128-ccm, aes-256-gcm, aes-256-ccm)"
+                            "encryption={}: use off, on, or a cipher (aes-128-gcm, \
+                             aes-128-ccm, aes-256-gcm, aes-256-ccm)",
+                            clip(&v)
                         ))
                     })?),
                 })

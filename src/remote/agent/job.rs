@@ -137,7 +137,9 @@ pub(super) fn run_targets(
         index as usize,
         step.map(|_| &as_step as &StepFn<'_>),
         &mut |_| {},
-        &observers,
+        // An agent's targets never go on without one (its coordinator
+        // decides about its host): none ends early.
+        (&observers, &|_| {}),
         Start::Decided(&decide),
         &shared.stop,
     );
@@ -154,7 +156,7 @@ pub(super) fn run_targets(
     };
     let mut results = Vec::new();
     let mut error = None;
-    for (t, o) in outcomes.into_iter().enumerate() {
+    for (t, o) in outcomes {
         let r = match o {
             Ok(r) => r,
             Err(failed) => {

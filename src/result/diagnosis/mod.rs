@@ -18,6 +18,7 @@ pub(crate) mod group;
 pub(crate) mod hosts;
 mod limits;
 mod memory;
+mod protocol;
 mod rates;
 mod saturation;
 pub(crate) mod scaling;
@@ -60,6 +61,12 @@ pub enum Kind {
     NetworkLimit,
     /// NFS execution time well above the round trip: queueing on the client.
     NfsQueueing,
+    /// A run at a ceiling whose latency is almost all its protocol calls'
+    /// round trip: the server (or the network to it) sets the level.
+    ServerTime,
+    /// One connection of a protocol client idle while another of the same
+    /// thread carried its calls.
+    IdleConnection,
     /// One I/O in flight, and the concurrency a target needs at its latency.
     SingleThreadLatency,
     /// One host of a multi-host run well below the others.
@@ -92,6 +99,8 @@ impl Kind {
             Kind::DeviceBusy => "device busy",
             Kind::NetworkLimit => "network limit",
             Kind::NfsQueueing => "NFS queueing",
+            Kind::ServerTime => "server time",
+            Kind::IdleConnection => "idle connection",
             Kind::SingleThreadLatency => "concurrency needed",
             Kind::SlowHost => "slow host",
             Kind::SlowTarget => "slow target",
@@ -188,6 +197,9 @@ pub(crate) const FINDERS: &[Finder] = &[
     clients::device_busy,
     clients::network,
     clients::nfs_queueing,
+    protocol::client_queueing,
+    protocol::server_time,
+    protocol::idle_connection,
     concurrency::single_thread_concurrency,
     cache::cached_reads,
     hosts::slow_host,

@@ -89,6 +89,7 @@ fn result(seed: u64, n: usize, secs: f64) -> (RunResult, OpStats, OpStats) {
         threads: vec![crate::result::threads::ThreadRun::of(0, &r, &w, secs)],
         threads_left_out: 0,
         protocol: None,
+        left_out: Vec::new(),
     };
     let mut res = res;
     let (rt, wt) = (&res.totals.read, &res.totals.write);

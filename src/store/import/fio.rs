@@ -253,6 +253,7 @@ fn job_run(
         threads: Vec::new(),
         threads_left_out: 0,
         protocol: None,
+        left_out: Vec::new(),
     }))
 }
 

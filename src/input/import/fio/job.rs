@@ -78,7 +78,8 @@ pub(super) fn job(
     let mut run = std::mem::replace(&mut r.run, RunEntry::named(""));
     run.set_name(&run_name(&name));
     run.rw = value(r.rw.name());
-    if r.rw.is_mixed() {
+    // Caps on both directions make the mix (`rate::mix_from_caps`).
+    if r.rw.is_mixed() && !r.mix_from_caps {
         run.read_pct = value(u64::from(read_pct));
     }
     run.bs = value(bs_text(&r.bs));
@@ -415,46 +416,9 @@ fn depth(o: &Opts, r: &mut Read) {
     r.iodepth = 1;
 }
 
-/// fio's rate= in bytes: IOPS over one block size, or a bandwidth shape key;
-/// then the per-direction rates and the latency target (`rate.rs`).
+/// fio's rates (`rate.rs`: each direction's cap as fio sets it) and the
+/// latency target.
 fn rate(r: &mut Read, notes: &mut Notes) -> Option<()> {
-    if let Some((b, opt)) = r.rate_bw.clone() {
-        match r.bs.as_slice() {
-            [(one, _)] => {
-                // With rate_iops= too, fio holds the job to both: the lower.
-                let per = b as f64 / *one as f64;
-                let per = r.rate_iops.map_or(per, |x| x.min(per));
-                r.rate_iops = Some(per);
-                r.rate_opt = Some(opt.clone());
-                let how = format!("rate = {per} IOPS per job (bytes/s over one block size)");
-                r.say(&opt, how, true);
-            }
-            _ if r.rw.is_mixed() => {
-                notes.unsupported(
-                    &opt.at,
-                    &opt.text(),
-                    "fio limits reads and writes each; a mixed job's bandwidth per direction \
-                     with several block sizes",
-                );
-                return None;
-            }
-            _ if r.rate_iops.is_some() => {
-                notes.unsupported(
-                    &opt.at,
-                    &opt.text(),
-                    "a bandwidth cap with several block sizes beside rate_iops= (volbench caps \
-                     a run's IOPS or its bandwidth, not both)",
-                );
-                return None;
-            }
-            _ => {
-                let total = b.saturating_mul(r.numjobs);
-                r.run.rate = value(format!("{total}/s"));
-                let how = format!("rate = {total} bytes/s across the job's threads");
-                r.say(&opt, how, true);
-            }
-        }
-    }
     super::rate::resolve(r, notes)?;
     super::rate::latency(r);
     Some(())

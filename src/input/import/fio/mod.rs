@@ -190,8 +190,10 @@ fn merge(g: Vec<Job>, notes: &mut Notes) -> Option<Job> {
             && j.engine == first.engine
             && j.shared_file == first.shared_file
             && j.rate.is_some() == first.rate.is_some()
-            // A bandwidth cap is per job in fio; joined jobs would need theirs summed.
-            && (j.name == first.name || j.run.rate.is_none());
+            // A bandwidth cap, or caps per direction, are per job in fio;
+            // joined jobs would need theirs summed.
+            && (j.name == first.name
+                || (j.run.rate.is_none() && j.run.rate_iops.is_none() && j.run.rate_bw.is_none()));
         if !same {
             notes.refuse(
                 &j.at,

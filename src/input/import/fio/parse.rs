@@ -13,7 +13,7 @@ use crate::input::suite::{Defaults, RunEntry};
 use crate::spec::{Arrivals, Pattern};
 
 /// Include files nest at most this deep (a file including itself stops here).
-pub const MAX_INCLUDE_DEPTH: usize = 8;
+pub use crate::units::bounds::MAX_INCLUDE_DEPTH;
 /// Include files read in one import, all told: depth alone does not bound
 /// a file that includes another many times, each including many more.
 pub const MAX_INCLUDES: usize = 256;
@@ -271,6 +271,9 @@ pub(crate) struct Read {
     /// Reads and writes capped apart (IOPS, and bytes/s), None: uncapped.
     pub(crate) rate_dirs: Option<(Option<f64>, Option<f64>, Opt)>,
     pub(crate) rate_bw_dirs: Option<(Option<u64>, Option<u64>, Opt)>,
+    /// Both directions capped apart: the mix follows the caps, as fio's
+    /// does, so the run takes no read_pct (`rate.rs`).
+    pub(crate) mix_from_caps: bool,
     /// latency_target (µs) and latency_percentile.
     pub(crate) latency_us: Option<(f64, Opt)>,
     pub(crate) latency_pct: Option<(f64, Opt)>,
@@ -330,6 +333,7 @@ impl Default for Read {
             rate_opt: None,
             rate_dirs: None,
             rate_bw_dirs: None,
+            mix_from_caps: false,
             latency_us: None,
             latency_pct: None,
             steady: None,

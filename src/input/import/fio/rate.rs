@@ -4,7 +4,7 @@
 //! functions, then what the job makes of them once every option is read.
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
-use super::super::Notes;
+use super::super::{How, Notes, size_text};
 use super::parse::{Opt, Read};
 use crate::input::suite::write::value;
 use crate::units::{bounds, parse_duration, parse_size, trim};
@@ -48,14 +48,13 @@ fn positive_size(t: &str) -> Result<u64, String> {
     }
 }
 
-/// `rate_iops=`: one value is the job's rate (each direction of a mixed
-/// job is held to it, as fio does); two differing ones cap each direction.
+/// `rate_iops=`: one value for both directions, or each its own; what
+/// they become is decided with the block sizes (`resolve`).
 pub(super) fn rate_iops(opt: &Opt, r: &mut Read, notes: &mut Notes) {
     match per_direction(opt.val(), positive_rate) {
         Ok((Some(a), Some(b))) if a == b => {
             r.rate_iops = Some(a);
             r.rate_opt = Some(opt.clone());
-            r.say(opt, "rate (IOPS, times numjobs)", true);
         }
         Ok((None, None)) => notes.refuse(&opt.at, &opt.text(), "gives no rate"),
         Ok((a, b)) => r.rate_dirs = Some((a, b, opt.clone())),
@@ -63,8 +62,8 @@ pub(super) fn rate_iops(opt: &Opt, r: &mut Read, notes: &mut Notes) {
     }
 }
 
-/// `rate=` in bytes per second: as `rate_iops`, turned into IOPS over the
-/// job's block size once it is known.
+/// `rate=` in bytes per second: as `rate_iops`, made a cap per direction
+/// once the block sizes are known (`resolve`).
 pub(super) fn rate(opt: &Opt, r: &mut Read, notes: &mut Notes) {
     match per_direction(opt.val(), positive_size) {
         Ok((Some(a), Some(b))) if a == b => r.rate_bw = Some((a, opt.clone())),
@@ -74,60 +73,110 @@ pub(super) fn rate(opt: &Opt, r: &mut Read, notes: &mut Notes) {
     }
 }
 
-/// Per-direction rates onto the run, once the pattern, block size and
-/// numjobs are known: a mixed job's caps become `rate_iops = "R,W"`
-/// (across its threads); a one-direction job takes its own direction's.
-/// A single rate on a mixed job caps each direction at it, as fio does.
-/// None when the rates were refused.
+/// The job's rates onto the run, once the pattern, block sizes and numjobs
+/// are known, as fio sets them (init.c's `setup_rate`): each direction's
+/// cap is `rate=` in bytes a second when given, else `rate_iops=` times the
+/// job's smallest block size, so over one block size a cap is exact IOPS
+/// and over a `bssplit` mix it is bytes. fio holds each direction of a
+/// mixed job at its own cap (it issues the other direction while one is
+/// ahead of its schedule): both capped, the mix follows the caps,
+/// `rate_iops = "R,W"` or `rate_bw = "R,W"` across the job's threads, and
+/// the run takes no read_pct; one capped, refused, as fio then runs the
+/// other uncapped beside it. A one-direction job takes its own direction's
+/// cap. None when the rates were refused.
 pub(super) fn resolve(r: &mut Read, notes: &mut Notes) -> Option<()> {
-    if let Some((a, b, opt)) = r.rate_bw_dirs.take() {
-        let [(bs, _)] = r.bs.as_slice() else {
-            notes.unsupported(
-                &opt.at,
-                &opt.text(),
-                "separate read and write bandwidths with several block sizes (volbench caps \
-                 each direction in IOPS)",
-            );
-            return None;
-        };
-        let bs = *bs as f64;
-        r.rate_dirs = Some((a.map(|x| x as f64 / bs), b.map(|x| x as f64 / bs), opt));
-    }
-    let single = match (r.rw.is_mixed() && r.rate_dirs.is_none(), r.rate_iops) {
-        (true, Some(x)) => r.rate_opt.clone().map(|opt| (x, opt)),
-        _ => None,
+    let (bw_r, bw_w, bw_opt) = match (r.rate_bw.take(), r.rate_bw_dirs.take()) {
+        (Some((b, o)), _) => (Some(b), Some(b), Some(o)),
+        (None, Some((a, b, o))) => (a, b, Some(o)),
+        (None, None) => (None, None, None),
     };
-    if let Some((x, opt)) = single {
-        r.rate_iops = None;
-        // Said again below as what it becomes.
-        r.mapped.retain(|m| m.at != opt.at);
-        r.rate_dirs = Some((Some(x), Some(x), opt));
-    }
-    let Some((a, b, opt)) = r.rate_dirs.take() else {
+    let (io_r, io_w, io_opt) = match (r.rate_iops.take(), r.rate_dirs.take()) {
+        (Some(x), _) => (Some(x), Some(x), r.rate_opt.take()),
+        (None, Some((a, b, o))) => (a, b, Some(o)),
+        (None, None) => (None, None, None),
+    };
+    let Some(opt) = bw_opt.clone().or(io_opt.clone()) else {
         return Some(());
     };
+    // Said again below, as what they become together.
+    for o in [&bw_opt, &io_opt].into_iter().flatten() {
+        r.mapped.retain(|m| m.at != o.at);
+    }
+    let min_bs = r.bs.iter().map(|b| b.0).min().unwrap_or(4096) as f64;
+    let one_bs = r.bs.len() == 1;
+    let cap = |bw: Option<u64>, io: Option<f64>| bw.map(|b| b as f64).or(io.map(|i| i * min_bs));
+    let (read, write) = (cap(bw_r, io_r), cap(bw_w, io_w));
+    let mut from = String::new();
+    if bw_opt.is_some() && io_opt.is_some() {
+        from.push_str("; rate= wins over rate_iops= in a direction both cap, as in fio");
+    } else if io_opt.is_some() && !one_bs {
+        from.push_str(&format!(
+            "; fio caps a job of several block sizes at rate_iops x its smallest ({}) in bytes",
+            size_text(min_bs as u64)
+        ));
+    }
     let n = r.numjobs as f64;
     if r.rw.is_mixed() {
-        let show = |v: Option<f64>| v.map(|x| trim(x * n, 3)).unwrap_or_default();
-        let text = format!("{},{}", show(a), show(b));
-        r.say(
-            &opt,
-            format!("rate_iops = \"{text}\" (reads, writes per second across the job's threads)"),
-            true,
-        );
-        r.run.rate_iops = value(text);
+        let (Some(read), Some(write)) = (read, write) else {
+            return one_sided(&opt, notes);
+        };
+        if one_bs {
+            let text = format!(
+                "{},{}",
+                trim(read / min_bs * n, 3),
+                trim(write / min_bs * n, 3)
+            );
+            r.say(
+                &opt,
+                format!(
+                    "rate_iops = \"{text}\" (reads, writes per second across the job's threads; \
+                     the mix follows the caps{from})"
+                ),
+                true,
+            );
+            r.run.rate_iops = value(text);
+        } else {
+            let across = |x: f64| format!("{}/s", size_text((x * n).round() as u64));
+            let text = format!("{},{}", across(read), across(write));
+            r.say(
+                &opt,
+                format!(
+                    "rate_bw = \"{text}\" (read, write bandwidth across the job's threads; the \
+                     mix follows the caps{from})"
+                ),
+                true,
+            );
+            r.run.rate_bw = value(text);
+        }
+        mix_from_caps(r);
         return Some(());
     }
     let reads = r.rw.fixed_read_pct() == Some(100);
-    let (own, what) = if reads { (a, "reads") } else { (b, "writes") };
+    let (own, what) = if reads {
+        (read, "reads")
+    } else {
+        (write, "writes")
+    };
     match own {
-        Some(x) => {
-            r.rate_iops = Some(x);
+        Some(x) if one_bs => {
+            r.rate_iops = Some(x / min_bs);
             r.say(
                 &opt,
-                format!("rate = {} IOPS per job (the job {what})", trim(x, 3)),
+                format!(
+                    "rate = {} IOPS per job (the job {what}{from})",
+                    trim(x / min_bs, 3)
+                ),
                 true,
             );
+        }
+        Some(x) => {
+            let text = format!("{}/s", size_text((x * n).round() as u64));
+            r.say(
+                &opt,
+                format!("rate = \"{text}\" across the job's threads (the job {what}{from})"),
+                true,
+            );
+            r.run.rate = value(text);
         }
         None => r.say(
             &opt,
@@ -136,6 +185,35 @@ pub(super) fn resolve(r: &mut Read, notes: &mut Notes) -> Option<()> {
         ),
     }
     Some(())
+}
+
+/// A mixed job with one direction capped: fio issues the other whenever
+/// the capped one is ahead of its schedule, so it runs uncapped beside it;
+/// volbench paces a run's reads and writes together.
+fn one_sided(opt: &Opt, notes: &mut Notes) -> Option<()> {
+    notes.unsupported(
+        &opt.at,
+        &opt.text(),
+        "a cap on one direction of a mixed job (fio runs the other uncapped beside it; volbench \
+         paces reads and writes together: cap both, or neither)",
+    );
+    None
+}
+
+/// Both directions capped: fio holds each at its cap and rwmixread only
+/// picks the direction while neither is ahead, so the caps make the mix.
+fn mix_from_caps(r: &mut Read) {
+    r.mix_from_caps = true;
+    for m in &mut r.mapped {
+        if m.option.starts_with("rwmixread") || m.option.starts_with("rwmixwrite") {
+            m.how = How::Note(
+                "the caps make the mix: fio holds each direction at its rate cap (rwmix picks \
+                 the direction only while both are behind: at saturation fio runs this mix, \
+                 volbench the caps' ratio)"
+                    .into(),
+            );
+        }
+    }
 }
 
 /// fio's latency options are microseconds without a unit.

@@ -14,18 +14,47 @@ fn job(opts: &str) -> Result<Imported> {
 
 #[test]
 fn fio_rate_iops_per_direction_caps_reads_and_writes_apart() {
-    // 70% reads capped at 700/s and writes at 100/s, two jobs: the writes'
-    // cap (2 x 100 at 30%) sets the pace of the whole mix.
+    // fio holds each direction of a mixed job at its own cap (it issues the
+    // other direction while one is ahead of its schedule), whatever
+    // rwmixread says: two jobs of 700 reads and 100 writes a second make
+    // 1400 and 200, the mix the caps' (87.5% reads, a whole percent).
     let imp = job("rw=randrw\nrwmixread=70\nrate_iops=700,100\nnumjobs=2").unwrap();
     assert!(rendered_has(&imp, "rate_iops = \"1400,200\""));
     let r = &job_of(&imp).runs[0];
-    assert_eq!(r.read_pct, 70);
+    assert_eq!(r.read_pct, 88);
     let total = r.rate_iops.unwrap();
-    assert!((total - 200.0 / 0.3).abs() < 0.01, "{total}");
-    // Reads only: `500,` leaves writes uncapped.
-    let imp = job("rw=randrw\nrwmixread=50\nrate_iops=500,").unwrap();
-    assert!(rendered_has(&imp, "rate_iops = \"500,\""));
-    assert_eq!(job_of(&imp).runs[0].rate_iops, Some(1000.0));
+    let (reads, writes) = (total * 0.88, total * 0.12);
+    assert!(
+        reads <= 1400.0 + 1e-9 && writes <= 200.0 + 1e-9,
+        "{reads} {writes}"
+    );
+    assert!(
+        (reads - 1400.0).abs() < 1e-6,
+        "the tighter cap is met: {reads}"
+    );
+    // rwmixread is said to yield to the caps.
+    assert!(
+        imp.printed()
+            .iter()
+            .any(|n| n.contains("rwmixread=70: the caps make the mix")),
+        "{:?}",
+        imp.printed()
+    );
+    // One rate on a mixed job caps each direction at it: 50/50.
+    let imp = job("rw=randrw\nrwmixread=70\nrate_iops=300").unwrap();
+    let r = &job_of(&imp).runs[0];
+    assert_eq!((r.read_pct, r.rate_iops), (50, Some(600.0)));
+    // One direction capped: fio runs the other uncapped beside it, which one
+    // paced run cannot; refused by name.
+    for one in ["rate_iops=500,", "rate_iops=,500", "rate=1m,"] {
+        let e = job(&format!("rw=randrw\nrwmixread=50\n{one}"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains(one) && e.contains("a cap on one direction of a mixed job"),
+            "{one}: {e}"
+        );
+    }
     // A read job takes the read rate and ignores the write one, as fio does.
     let imp = job("rw=randread\nrate_iops=300,50").unwrap();
     assert_eq!(job_of(&imp).runs[0].rate_iops, Some(300.0));
@@ -43,18 +72,62 @@ fn fio_rate_iops_per_direction_caps_reads_and_writes_apart() {
 }
 
 #[test]
-fn fio_rate_per_direction_in_bytes_is_iops_over_the_block_size() {
+fn fio_rate_per_direction_in_bytes_is_iops_over_one_block_size() {
     // 8 KiB blocks: 8m/s of reads is 1024 IOPS, 800k/s of writes 100.
     let imp = job("rw=randrw\nrwmixread=90\nrate=8m,800k").unwrap();
     assert!(rendered_has(&imp, "rate_iops = \"1024,100\""));
-    // Several block sizes: no IOPS equal, refused by name.
-    let e = job("rw=randrw\nbssplit=4k/50:64k/50\nrate=8m,800k")
-        .unwrap_err()
-        .to_string();
+    // With rate_iops= too, fio takes rate= in each direction it caps
+    // (init.c's setup_rate), rate_iops= in the others.
+    let imp = job("rw=randrw\nrate=8m,\nrate_iops=500,500").unwrap();
+    assert!(rendered_has(&imp, "rate_iops = \"1024,500\""));
+}
+
+#[test]
+fn fio_rate_per_direction_with_bssplit_is_the_bandwidth_caps() {
+    // Sizes from a mix: the caps in bytes, as fio keeps them, across both
+    // jobs; the mix follows them (reads and writes draw from one size mix,
+    // so the byte share is the I/O share).
+    let imp = job("rw=randrw\nrwmixread=30\nbssplit=4k/50:64k/50\nrate=8m,2m\nnumjobs=2").unwrap();
+    assert!(rendered_has(&imp, "rate_bw = \"16m/s,4m/s\""));
+    let r = &job_of(&imp).runs[0];
+    assert_eq!(r.read_pct, 80);
+    let bytes = r.shape.rate_bytes.unwrap();
+    assert!((bytes * 0.8 - 16.0 * 1048576.0).abs() < 1.0, "{bytes}");
+    assert!(bytes * 0.2 <= 4.0 * 1048576.0 + 1.0, "{bytes}");
     assert!(
-        e.contains("rate=8m,800k") && e.contains("several block sizes"),
-        "{e}"
+        r.rate_iops.is_none(),
+        "bytes, not IOPS over the mix's mean size"
     );
+    // One rate on a mixed job: each direction at it.
+    let imp = job("rw=randrw\nbssplit=4k/50:64k/50\nrate=3m").unwrap();
+    assert!(rendered_has(&imp, "rate_bw = \"3m/s,3m/s\""));
+    assert_eq!(job_of(&imp).runs[0].read_pct, 50);
+    // A one-direction job takes its own cap as a bandwidth.
+    let imp = job("rw=randwrite\nbssplit=4k/50:64k/50\nrate=8m,2m").unwrap();
+    assert!(rendered_has(&imp, "rate = \"2m/s\""));
+    // rate_iops= over a size mix is bytes in fio: the IOPS times the
+    // smallest size (300 x 4k), however large the I/Os drawn.
+    let imp = job("rw=randrw\nbssplit=4k/50:64k/50\nrate_iops=300,100").unwrap();
+    assert!(rendered_has(&imp, "rate_bw = \"1200k/s,400k/s\""));
+    assert_eq!(job_of(&imp).runs[0].read_pct, 75);
+    assert!(
+        imp.printed().is_empty()
+            || !imp
+                .printed()
+                .iter()
+                .any(|n| n.contains("rate_iops=300,100")),
+        "an exact mapping, said in the suite"
+    );
+    let text = render::suite_toml(&imp, "s", "h").unwrap();
+    assert!(
+        text.contains("rate_iops x its smallest (4k) in bytes"),
+        "{text}"
+    );
+    let imp = job("rw=randread\nbssplit=4k/50:64k/50\nrate_iops=300").unwrap();
+    assert!(rendered_has(&imp, "rate = \"1200k/s\""));
+    // Both given with a mix: rate= wins in its direction, as in fio.
+    let imp = job("rw=randrw\nbssplit=4k/50:64k/50\nrate=8m,800k\nrate_iops=100,100").unwrap();
+    assert!(rendered_has(&imp, "rate_bw = \"8m/s,800k/s\""));
 }
 
 #[test]

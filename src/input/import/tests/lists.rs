@@ -169,7 +169,10 @@ fn vdbench_like_wds_on_different_sds_run_together() {
     let e = vd(&format!("{other}rd=r,wd=(w1,w2),threads=2,elapsed=10\n"))
         .unwrap_err()
         .to_string();
-    assert!(e.contains("differ in more than skew="), "{e}");
+    assert!(
+        e.contains("on different sds that differ in more than their sd="),
+        "{e}"
+    );
 }
 
 #[test]

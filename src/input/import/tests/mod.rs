@@ -618,46 +618,7 @@ mod vdbench_fs;
 
 mod corpus_vdbench;
 
-#[test]
-fn vdbench_skewed_hotband_workloads_run_as_one_with_hot_zones() {
-    let read = files(BTreeMap::new());
-    let src = vdbench::Sources { read: &read };
-    // Bands with their share of the I/O, a workload over the whole lun the rest.
-    let imp = vdbench::import_text(
-        "p.txt",
-        "sd=sd1,lun=/dev/sdb,size=10g\n\
-         wd=default,sd=sd1,xfersize=8k,rdpct=70,seekpct=random\n\
-         wd=hot1,skew=20,hotband=(10,12)\n\
-         wd=hot2,skew=30,hotband=(50,60)\n\
-         wd=rest\n\
-         rd=r,wd=*,iorate=max,elapsed=10,threads=4\n",
-        &PathMap::default(),
-        &src,
-    )
-    .unwrap();
-    let j = job_of(&imp);
-    assert_eq!(j.runs.len(), 1, "one workload, not three");
-    let r = &j.runs[0];
-    assert_eq!((r.read_pct, r.bs[0].bytes, r.threads), (70, 8192, 4));
-    assert_eq!(r.shape.distribution.label(), "hot:5/10,21/2,19/38,35/10");
-    let text = render::suite_toml(&imp, "s.toml", "h").unwrap();
-    assert!(
-        text.contains("skew=/hotband= of wd=hot1+hot2+rest"),
-        "{text}"
-    );
-    let e = vdbench::import_text(
-        "p.txt",
-        "sd=sd1,lun=/dev/sdb\nwd=a,sd=sd1,rdpct=100,skew=60\nwd=b,sd=sd1,rdpct=0,skew=40\nrd=r,wd=(a,b)\n",
-        &PathMap::default(),
-        &src,
-    )
-    .unwrap_err()
-    .to_string();
-    assert!(
-        e.contains("p.txt line 4: wd=(a,b)") && e.contains("skew"),
-        "{e}"
-    );
-}
+mod vdbench_skew;
 
 #[test]
 fn an_import_error_names_the_first_refusals_cut_short_and_counts_the_rest() {

@@ -62,10 +62,18 @@ fn vdbench_fs_refuses_what_a_tree_cannot_do_by_name_and_line() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("sd=s") && e.contains("import them apart"), "{e}");
-    let e = vdb("fsd=f,anchor=/d\nfwd=w,fsd=f,operation=read\nrd=r,fwd=w,format=restart\n")
+    let e = vdb("fsd=f,anchor=/d\nfwd=w,fsd=f,operation=read\nrd=r,fwd=w,format=clean\n")
         .unwrap_err()
         .to_string();
-    assert!(e.contains("line 3: format=restart"), "{e}");
+    assert!(e.contains("line 3: format=clean"), "{e}");
+    // format=restart completes the tree: its create phase keeps what is complete.
+    let imp =
+        vdb("fsd=f,anchor=/d\nfwd=w,fsd=f,operation=read\nrd=r,fwd=w,format=restart\n").unwrap();
+    let j = job_of(&imp);
+    let m = j.runs[0].meta.as_ref().unwrap();
+    assert_eq!(j.runs[0].name, "r-format-create");
+    assert!(m.keep_complete && m.whole_tree, "{m:?}");
+    assert!(!j.runs[1].meta.as_ref().unwrap().keep_complete);
     let e = vdb("fsd=f,anchor=/d\nfwd=w,fsd=f,operation=read\nrd=r,fwd=w,fwdrate=curve\n")
         .unwrap_err()
         .to_string();

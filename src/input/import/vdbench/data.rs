@@ -41,7 +41,8 @@ pub(super) const GENERAL: &[Row<General>] = &[
     row(
         "journal",
         Always(Refuse(
-            "volbench's journal is a file: run the imported suite with --verify --journal FILE",
+            "volbench's journal is a file: give -j to `volbench vdbench` (or run the imported \
+             suite with --verify --journal FILE)",
         )),
     ),
     row("messagescan", Always(Note(REPORTING))),

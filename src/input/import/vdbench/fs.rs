@@ -98,6 +98,8 @@ pub(super) struct RdFs {
     interval: Option<f64>,
     rates: Vec<Option<f64>>,
     format: bool,
+    /// `format=restart`: the create phase keeps what is complete.
+    restart: bool,
     said: Vec<Mapping>,
 }
 
@@ -163,7 +165,19 @@ fn format(p: &Opt, r: &mut RdFs, notes: &mut Notes) {
             );
         }
         "no" => exact(&mut r.said, p, "the tree is used as it is"),
-        _ => notes.unsupported(&p.at, &p.text(), "format= other than yes or no"),
+        "restart" => {
+            r.format = true;
+            r.restart = true;
+            noted(
+                &mut r.said,
+                p,
+                "a create phase over the tree before the run with keep_complete = true: each \
+                 file already there at its full size is kept, the missing and short ones made \
+                 (a short one made again whole rather than extended); the phase counts the \
+                 files it made (result.json ops[].kept the others)",
+            );
+        }
+        _ => notes.unsupported(&p.at, &p.text(), "format= other than yes, no or restart"),
     }
 }
 
@@ -275,6 +289,7 @@ fn one_rd(
         interval: None,
         rates: vec![None],
         format: false,
+        restart: false,
         said: Vec::new(),
     };
     for p in &rd.params {
@@ -295,6 +310,9 @@ fn one_rd(
     *formatted |= r.format;
     if r.format {
         let mut run = RunEntry::named(&format!("{name}-format"));
+        if r.restart {
+            run.keep_complete = value(true);
+        }
         run.ops = value("create");
         run.threads = value(threads);
         runs.push((run, Vec::new()));

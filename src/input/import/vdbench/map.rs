@@ -125,12 +125,18 @@ fn one_rd(rd: &Def, wds: &[Def], sds: &[Sd], local: bool, su: &mut Suite, notes:
         return;
     };
     // Several wds at once (skew=) and hotbands: one workload.
-    let Some((wd, zones)) = super::skew::combine(&chosen, notes, &wdp.at, &wdp.text()) else {
+    let Some((wd, zones, mix)) = super::skew::combine(&chosen, notes, &wdp.at, &wdp.text()) else {
         return;
     };
     let mut m: Vec<Mapping> = Vec::new();
     let zones = zones.map(|z| (z, wdp.at.clone()));
     let mut w = workload(&wd, zones, &mut m, notes, &mut su.write_sync);
+    // The wds' skews weigh their reads and sizes into one workload.
+    if let Some(mix) = mix {
+        w.rdpct = mix.read_pct;
+        w.bs = mix.bs;
+        m.push(mix.said);
+    }
     if let Some(p) = rd.get("sd") {
         w.sd_pat = items(p.val());
     }

@@ -4,6 +4,7 @@
 //! for-loops; the luns become each host's targets.
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
+pub(crate) mod cli;
 mod data;
 mod defs;
 mod fill;
@@ -26,7 +27,7 @@ use crate::error::{Result, VbError};
 use parse::{Def, Opt};
 
 /// Include files nest at most this deep.
-pub(crate) const MAX_INCLUDE_DEPTH: usize = 8;
+pub(crate) use crate::units::bounds::MAX_INCLUDE_DEPTH;
 /// Definitions of all kinds, over all files.
 pub(crate) const MAX_DEFS: usize = 100_000;
 

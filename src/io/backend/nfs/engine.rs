@@ -212,6 +212,10 @@ impl Engine for NfsEngine {
         self.lost.clone()
     }
 
+    fn server_lost(&self) -> bool {
+        self.lost.is_some()
+    }
+
     fn protocol(&mut self) -> Option<ProtoSeen> {
         Some(self.ended.take().unwrap_or_else(|| seen(&self.client)))
     }

@@ -483,4 +483,8 @@ impl TreeDir for NfsTreeDir {
     fn protocol(&self) -> Option<ProtoSeen> {
         Some(super::engine::seen(&self.conn.client()))
     }
+
+    fn server_lost(&self) -> bool {
+        self.conn.client().server_lost()
+    }
 }
