@@ -208,7 +208,10 @@ fn sizes(
             "mean request {} KiB (reads {}, writes {}; intervals within {}% of it)",
             trim(d.request_kib.mean, 2),
             how(&reads, d.read_kib),
-            how(if writes.is_empty() { &reads } else { &writes }, d.write_kib),
+            how(
+                if writes.is_empty() { &reads } else { &writes },
+                d.write_kib
+            ),
             trim(d.request_kib_spread * 100.0, 0)
         );
         if let Some(v) = note("--bs", given, mix_text(&reads), from) {
@@ -389,14 +392,16 @@ mod tests {
         // A --bs given alone sizes both directions; --write-bs alone keeps
         // the reads' derived size.
         let (a, _) = derive(&run_args(&["--bs", "64k"]), &split_profile(), "p.json").unwrap();
-        assert_eq!((a.bs.as_deref(), a.write_bs.as_deref()), (Some("64k"), None));
-        let (a, lines) = derive(
-            &run_args(&["--write-bs", "1m"]),
-            &split_profile(),
-            "p.json",
-        )
-        .unwrap();
-        assert_eq!((a.bs.as_deref(), a.write_bs.as_deref()), (Some("8k"), Some("1m")));
+        assert_eq!(
+            (a.bs.as_deref(), a.write_bs.as_deref()),
+            (Some("64k"), None)
+        );
+        let (a, lines) =
+            derive(&run_args(&["--write-bs", "1m"]), &split_profile(), "p.json").unwrap();
+        assert_eq!(
+            (a.bs.as_deref(), a.write_bs.as_deref()),
+            (Some("8k"), Some("1m"))
+        );
         assert!(
             lines.iter().any(|l| l.contains("--write-bs: given, kept")),
             "{lines:?}"

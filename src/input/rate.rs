@@ -176,17 +176,26 @@ fn resolve(
     mix: Option<u8>,
     run: &RunSpec,
 ) -> Result<(u8, f64)> {
-    let read_pct = match (mix, r, w) {
+    // Bandwidth caps become I/O rates over each direction's mean size, so
+    // the mix is of I/Os (what read_pct counts) when writes have sizes of
+    // their own (--write-bs); the total goes back to bytes below.
+    let (size_r, size_w) = match kind {
+        Caps::Bandwidth if !run.write_bs.is_empty() => (run.mean_size(false), run.mean_size(true)),
+        _ => (1.0, 1.0),
+    };
+    let (r_io, w_io) = (r.map(|x| x / size_r), w.map(|x| x / size_w));
+    let read_pct = match (mix, r_io, w_io) {
         (Some(p), ..) => p,
         (None, Some(r), Some(w)) => ((r / (r + w) * 100.0).round() as u8).clamp(1, 99),
         (None, ..) => run.read_pct,
     };
     let share = f64::from(read_pct) / 100.0;
-    let caps = [(r, share, "read"), (w, 1.0 - share, "write")];
+    let caps = [(r_io, share, "read"), (w_io, 1.0 - share, "write")];
     let total = caps
         .iter()
         .filter_map(|&(cap, s, _)| cap.filter(|_| s > 0.0).map(|c| c / s))
-        .min_by(f64::total_cmp);
+        .min_by(f64::total_cmp)
+        .map(|io| io * (share * size_r + (1.0 - share) * size_w));
     let Some(total) = total else {
         let named = caps
             .iter()
@@ -314,6 +323,36 @@ mod tests {
         assert_eq!(
             bandwidths("0,8MiB/s", None, "write").unwrap(),
             (0, 8.0 * MIB)
+        );
+    }
+
+    #[test]
+    fn bandwidth_caps_over_per_direction_sizes_mix_i_os_not_bytes() {
+        // 16 MiB/s of 8 KiB reads and 16 MiB/s of 128 KiB writes are 2048
+        // and 128 I/Os a second: 94% of the I/Os are reads, and the total
+        // keeps both directions' bytes under their caps.
+        let mut base = run("randrw");
+        base.bs = vec![crate::spec::BlockSize {
+            bytes: 8192,
+            weight: 1,
+        }];
+        base.write_bs = vec![crate::spec::BlockSize {
+            bytes: 131072,
+            weight: 1,
+        }];
+        let a = RateArgs {
+            rate_bw: Some("16MiB/s,16MiB/s".into()),
+            ..RateArgs::default()
+        };
+        apply(&a, false, &mut base).unwrap();
+        assert_eq!(base.read_pct, 94);
+        let bytes = base.shape.rate_bytes.unwrap();
+        let io = bytes / base.mean_bs();
+        let (read_b, write_b) = (io * 0.94 * 8192.0, io * 0.06 * 131072.0);
+        assert!(read_b <= 16.0 * MIB * 1.000001 && write_b <= 16.0 * MIB * 1.000001);
+        assert!(
+            (read_b - 16.0 * MIB).abs() < 1.0 || (write_b - 16.0 * MIB).abs() < 1.0,
+            "one direction at its cap: {read_b} {write_b}"
         );
     }
 

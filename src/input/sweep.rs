@@ -148,8 +148,8 @@ pub fn parse_bs_points(text: &str) -> Result<Vec<Vec<BlockSize>>> {
 /// `--write-bs` (or the suite's `write_bs`): one size or one weighted mix,
 /// never a sweep (the reads' `--bs` sweeps; writes keep their size).
 pub fn parse_write_bs(flag: &str, text: &str) -> Result<Vec<BlockSize>> {
-    let mut points = parse_bs_points(text)
-        .map_err(|e| VbError::input(e.message.replacen("--bs", flag, 1)))?;
+    let mut points =
+        parse_bs_points(text).map_err(|e| VbError::input(e.message.replacen("--bs", flag, 1)))?;
     if points.len() != 1 {
         return Err(VbError::input(format!(
             "{flag} '{text}': one size or one weighted mix (64k:30,1m:70); sweep --bs instead"

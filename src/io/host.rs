@@ -232,7 +232,10 @@ mod tests {
         let debian = "PRETTY_NAME=\"Debian GNU/Linux 12 (bookworm)\"\nNAME=\"Debian GNU/Linux\"\nVERSION_ID=\"12\"\n";
         assert_eq!(os_name(debian), "Debian GNU/Linux 12 (bookworm)");
         // Without PRETTY_NAME: NAME and VERSION_ID; quotes either way.
-        assert_eq!(os_name("NAME='Rocky Linux'\nVERSION_ID=9.2\n"), "Rocky Linux 9.2");
+        assert_eq!(
+            os_name("NAME='Rocky Linux'\nVERSION_ID=9.2\n"),
+            "Rocky Linux 9.2"
+        );
         assert_eq!(os_name("ID=x\n"), "");
         // Control characters go; the name is cut to a table title's length.
         let long = format!("PRETTY_NAME=\"A\u{7}{}\"", "b".repeat(500));

@@ -398,15 +398,18 @@ impl RunSpec {
     /// The mean bytes of one I/O over the read/write mix, each direction's
     /// sizes weighted as drawn.
     pub(crate) fn mean_bs(&self) -> f64 {
-        fn mean(list: &[BlockSize]) -> f64 {
-            let w: f64 = list.iter().map(|b| b.weight as f64).sum();
-            list.iter()
-                .map(|b| b.bytes as f64 * b.weight as f64)
-                .sum::<f64>()
-                / w.max(1.0)
-        }
         let reads = f64::from(self.read_pct.min(100)) / 100.0;
-        reads * mean(&self.bs) + (1.0 - reads) * mean(self.write_sizes())
+        reads * self.mean_size(false) + (1.0 - reads) * self.mean_size(true)
+    }
+
+    /// The mean request size of one direction, its mix weighted.
+    pub(crate) fn mean_size(&self, write: bool) -> f64 {
+        let list = if write { self.write_sizes() } else { &self.bs };
+        let w: f64 = list.iter().map(|b| b.weight as f64).sum();
+        list.iter()
+            .map(|b| b.bytes as f64 * b.weight as f64)
+            .sum::<f64>()
+            / w.max(1.0)
     }
 
     /// `8KiB`, a mix `4KiB:30,64KiB:70`, or per direction `r8KiB/w128KiB`.

@@ -31,11 +31,7 @@ impl JobSpec {
         bounds::count("--files", self.target.files.into(), 1, bounds::MAX_FILES)?;
         bounds::size("--size", self.target.size, 1, bounds::MAX_SIZE)?;
         self.target.fill.validate(self.target.direct)?;
-        let sizes: Vec<u64> = self
-            .runs
-            .iter()
-            .flat_map(|r| r.all_bs())
-            .collect();
+        let sizes: Vec<u64> = self.runs.iter().flat_map(|r| r.all_bs()).collect();
         self.target.data.validate(&sizes)?;
         // Each set gets its own map: every layout the runs use is checked.
         for l in self.layouts() {
@@ -136,8 +132,13 @@ impl JobSpec {
             }
             for b in list {
                 bounds::size(flag, b.bytes, 1, bounds::MAX_BS).map_err(at)?;
-                bounds::count(&format!("{flag} weight"), b.weight.into(), 1, bounds::MAX_BS_WEIGHT)
-                    .map_err(at)?;
+                bounds::count(
+                    &format!("{flag} weight"),
+                    b.weight.into(),
+                    1,
+                    bounds::MAX_BS_WEIGHT,
+                )
+                .map_err(at)?;
             }
         }
         let buffers = in_flight.saturating_mul(run.max_bs());

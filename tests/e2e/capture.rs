@@ -303,11 +303,20 @@ fn run_like_keeps_each_direction_s_request_size() {
     assert!(e.contains("--write-bs 128k: writes' requests"), "{e}");
     let run: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let r0 = &run["runs"][0];
-    assert_eq!(r0["workload"]["write_bs"][0]["bytes"], 131072, "{}", r0["workload"]);
+    assert_eq!(
+        r0["workload"]["write_bs"][0]["bytes"], 131072,
+        "{}",
+        r0["workload"]
+    );
     let t = &r0["totals"];
     let size = |dir: &str| f(&t[dir]["bytes"]) / f(&t[dir]["ops"]) / 1024.0;
     within("run --like read KiB", size("read"), f(&s["read_kib"]), 0.10);
-    within("run --like write KiB", size("write"), f(&s["write_kib"]), 0.10);
+    within(
+        "run --like write KiB",
+        size("write"),
+        f(&s["write_kib"]),
+        0.10,
+    );
     // Each direction's rate: the profile's mean IOPS (idle seconds of the
     // capture included) split by its read share, unless the slots --like
     // gave cannot carry it at the service time this run met (Little's

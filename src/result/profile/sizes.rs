@@ -135,18 +135,20 @@ mod tests {
         Profile {
             intervals: samples
                 .iter()
-                .map(|&(read_iops, read_kib, write_iops, write_kib)| ProfileInterval {
-                    duration_s: 1.0,
-                    devices: vec![DeviceSample {
-                        name: "vdb".into(),
-                        read_iops,
-                        read_kib,
-                        write_iops,
-                        write_kib,
+                .map(
+                    |&(read_iops, read_kib, write_iops, write_kib)| ProfileInterval {
+                        duration_s: 1.0,
+                        devices: vec![DeviceSample {
+                            name: "vdb".into(),
+                            read_iops,
+                            read_kib,
+                            write_iops,
+                            write_kib,
+                            ..Default::default()
+                        }],
                         ..Default::default()
-                    }],
-                    ..Default::default()
-                })
+                    },
+                )
                 .collect(),
             ..Default::default()
         }

@@ -54,6 +54,17 @@ pub(super) fn job(
         .get("name")
         .map(|n| n.val().to_string())
         .unwrap_or_else(|| s.name.clone());
+    // One direction's job takes that direction's sizes (fio's bs=R,W on a
+    // read-only job never writes).
+    match r.rw.fixed_read_pct() {
+        Some(0) => {
+            if let Some(w) = r.write_bs.take() {
+                r.bs = w;
+            }
+        }
+        Some(_) => r.write_bs = None,
+        None => {}
+    }
     let place = place(s, o, &mut r, map, src, notes)?;
     let per_job = working_set(s, o, &mut r, &place, notes)?;
     depth(o, &mut r);
@@ -83,6 +94,9 @@ pub(super) fn job(
         run.read_pct = value(u64::from(read_pct));
     }
     run.bs = value(bs_text(&r.bs));
+    if let Some(w) = &r.write_bs {
+        run.write_bs = value(bs_text(w));
+    }
     run.iodepth = value(r.iodepth);
     run.arrivals = r.arrivals.and_then(arrivals_value);
     run.duration = value(secs_text(duration_s));
@@ -427,8 +441,9 @@ fn rate(r: &mut Read, notes: &mut Notes) -> Option<()> {
 /// The order of random offsets: fio's random map (each block once per
 /// pass, its default), `rw=randread:N`, and `blockalign`.
 fn order(s: &Section, r: &mut Read, notes: &mut Notes) -> Option<()> {
-    let one_bs = match r.bs.as_slice() {
-        [(b, _)] => Some(*b),
+    let one_bs = match (r.bs.as_slice(), r.write_bs.as_deref()) {
+        ([(b, _)], None) => Some(*b),
+        ([(b, _)], Some([(w, _)])) if w == b => Some(*b),
         _ => None,
     };
     if let Some((align, opt)) = r.blockalign.clone() {
@@ -554,8 +569,8 @@ fn number_ios(r: &mut Read, notes: &mut Notes) -> Option<Option<u64>> {
     let Some((n, opt)) = r.number_ios.clone() else {
         return Some(None);
     };
-    match r.bs.as_slice() {
-        [(b, _)] => {
+    match (r.bs.as_slice(), r.write_bs.is_some()) {
+        ([(b, _)], false) => {
             let bytes = n.saturating_mul(*b);
             if !r.time_based {
                 let how = format!(

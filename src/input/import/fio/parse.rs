@@ -255,6 +255,8 @@ pub(crate) struct Read {
     pub(crate) rand_every: Option<u64>,
     pub(crate) read_pct: Option<u8>,
     pub(crate) bs: Vec<(u64, u32)>,
+    /// Writes' own sizes (`bs=R,W`, `bssplit=R,W`), when not reads'.
+    pub(crate) write_bs: Option<Vec<(u64, u32)>>,
     pub(crate) iodepth: u64,
     pub(crate) numjobs: u64,
     pub(crate) engine: &'static str,
@@ -320,6 +322,7 @@ impl Default for Read {
             rand_every: None,
             read_pct: None,
             bs: vec![(4096, 1)],
+            write_bs: None,
             iodepth: 1,
             numjobs: 1,
             engine: "psync",

@@ -102,10 +102,16 @@ pub(super) fn resolve(r: &mut Read, notes: &mut Notes) -> Option<()> {
     for o in [&bw_opt, &io_opt].into_iter().flatten() {
         r.mapped.retain(|m| m.at != o.at);
     }
-    let min_bs = r.bs.iter().map(|b| b.0).min().unwrap_or(4096) as f64;
-    let one_bs = r.bs.len() == 1;
-    let cap = |bw: Option<u64>, io: Option<f64>| bw.map(|b| b as f64).or(io.map(|i| i * min_bs));
-    let (read, write) = (cap(bw_r, io_r), cap(bw_w, io_w));
+    // fio keeps each direction's smallest size (min_bs[ddir]): with
+    // bs=R,W a direction's rate_iops is IOPS of its own size.
+    let writes = r.write_bs.clone().unwrap_or_else(|| r.bs.clone());
+    let min_of = |sizes: &[(u64, u32)]| sizes.iter().map(|b| b.0).min().unwrap_or(4096) as f64;
+    let (min_r, min_w) = (min_of(&r.bs), min_of(&writes));
+    let one_bs = r.bs.len() == 1 && writes.len() == 1;
+    let cap =
+        |bw: Option<u64>, io: Option<f64>, min: f64| bw.map(|b| b as f64).or(io.map(|i| i * min));
+    let (read, write) = (cap(bw_r, io_r, min_r), cap(bw_w, io_w, min_w));
+    let min_bs = min_r.min(min_w);
     let mut from = String::new();
     if bw_opt.is_some() && io_opt.is_some() {
         from.push_str("; rate= wins over rate_iops= in a direction both cap, as in fio");
@@ -123,8 +129,8 @@ pub(super) fn resolve(r: &mut Read, notes: &mut Notes) -> Option<()> {
         if one_bs {
             let text = format!(
                 "{},{}",
-                trim(read / min_bs * n, 3),
-                trim(write / min_bs * n, 3)
+                trim(read / min_r * n, 3),
+                trim(write / min_w * n, 3)
             );
             r.say(
                 &opt,
@@ -152,19 +158,19 @@ pub(super) fn resolve(r: &mut Read, notes: &mut Notes) -> Option<()> {
         return Some(());
     }
     let reads = r.rw.fixed_read_pct() == Some(100);
-    let (own, what) = if reads {
-        (read, "reads")
+    let (own, what, min) = if reads {
+        (read, "reads", min_r)
     } else {
-        (write, "writes")
+        (write, "writes", min_w)
     };
     match own {
         Some(x) if one_bs => {
-            r.rate_iops = Some(x / min_bs);
+            r.rate_iops = Some(x / min);
             r.say(
                 &opt,
                 format!(
                     "rate = {} IOPS per job (the job {what}{from})",
-                    trim(x / min_bs, 3)
+                    trim(x / min, 3)
                 ),
                 true,
             );

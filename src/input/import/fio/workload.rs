@@ -151,31 +151,86 @@ fn mix(opt: &Opt, r: &mut Read, notes: &mut Notes, reads: bool) {
     }
 }
 
-pub(super) fn bs(opt: &Opt, r: &mut Read, notes: &mut Notes) {
-    match one_for_both(opt.val()).map(parse_size) {
-        Some(Ok(b)) if b > 0 && b <= bounds::MAX_BS => {
-            r.bs = vec![(b, 1)];
-            r.say(opt, "bs", true);
-        }
-        Some(Ok(_)) => bad(opt, notes, "block size outside 1..1g"),
-        Some(Err(e)) => bad(opt, notes, e.message),
-        None => notes.unsupported(&opt.at, &opt.text(), "different read and write block sizes"),
+/// fio's `a,b[,c]` per-direction form of `bs` and `bssplit`: reads, then
+/// writes (the third, trims, volbench never issues); a value not followed
+/// by a comma holds for the directions after it, so `8k` is both, `8k,` is
+/// 8k reads and the default for writes, and `,8k` the other way round.
+/// None for a side left empty.
+fn read_write(v: &str) -> std::result::Result<(Option<&str>, Option<&str>), String> {
+    let parts: Vec<&str> = v.split(',').map(str::trim).collect();
+    let side = |t: &&str| (!t.is_empty()).then_some(*t);
+    match parts.as_slice() {
+        [a] => Ok((side(a), side(a))),
+        [a, b] | [a, b, _] => Ok((side(a), side(b))),
+        _ => Err("takes reads,writes[,trims]: three values at most".into()),
     }
 }
 
-pub(super) fn bssplit(opt: &Opt, r: &mut Read, notes: &mut Notes) {
-    match one_for_both(opt.val()).map(bssplit_list) {
-        Some(Ok(mix)) => {
-            r.bs = mix;
-            r.say(opt, "a weighted block-size mix", true);
-        }
-        Some(Err(e)) => bad(opt, notes, e),
-        None => notes.unsupported(
-            &opt.at,
-            &opt.text(),
-            "different read and write block-size splits",
-        ),
+/// Sets each direction's sizes from a per-direction value, `each` reading
+/// one side; a side left empty takes `empty` for that direction. Writes
+/// the same as reads leave `write_bs` unset (one mix for both).
+fn sizes_per_direction(
+    opt: &Opt,
+    r: &mut Read,
+    notes: &mut Notes,
+    each: impl Fn(&str) -> std::result::Result<Vec<(u64, u32)>, String>,
+    empty: impl Fn(&Read, bool) -> Vec<(u64, u32)>,
+    what: &str,
+) {
+    let (reads, writes) = match read_write(opt.val()) {
+        Ok(x) => x,
+        Err(e) => return bad(opt, notes, e),
+    };
+    let side = |t: Option<&str>, write: bool| match t {
+        Some(t) => each(t),
+        None => Ok(empty(r, write)),
+    };
+    let (read, write) = match (side(reads, false), side(writes, true)) {
+        (Ok(a), Ok(b)) => (a, b),
+        (Err(e), _) | (_, Err(e)) => return bad(opt, notes, e),
+    };
+    if read == write {
+        r.bs = read;
+        r.write_bs = None;
+        r.say(opt, what, true);
+    } else {
+        r.bs = read;
+        r.write_bs = Some(write);
+        r.say(
+            opt,
+            format!("{what}: reads' sizes, and writes' as write_bs"),
+            true,
+        );
     }
+}
+
+/// One block size, within volbench's bounds.
+fn one_size(t: &str) -> std::result::Result<Vec<(u64, u32)>, String> {
+    match parse_size(t) {
+        Ok(b) if b > 0 && b <= bounds::MAX_BS => Ok(vec![(b, 1)]),
+        Ok(_) => Err("block size outside 1..1g".into()),
+        Err(e) => Err(e.message),
+    }
+}
+
+/// `bs=`: fio's default for a direction left empty is 4 KiB.
+pub(super) fn bs(opt: &Opt, r: &mut Read, notes: &mut Notes) {
+    sizes_per_direction(opt, r, notes, one_size, |_, _| vec![(4096, 1)], "bs");
+}
+
+/// `bssplit=`: a direction left empty keeps the sizes it had (`bs`).
+pub(super) fn bssplit(opt: &Opt, r: &mut Read, notes: &mut Notes) {
+    sizes_per_direction(
+        opt,
+        r,
+        notes,
+        bssplit_list,
+        |r, write| match (&r.write_bs, write) {
+            (Some(w), true) => w.clone(),
+            _ => r.bs.clone(),
+        },
+        "a weighted block-size mix",
+    );
 }
 
 pub(super) fn blocksize_range(opt: &Opt, r: &mut Read, notes: &mut Notes) {

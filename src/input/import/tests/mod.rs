@@ -613,6 +613,7 @@ mod fio_nfs;
 mod fio_fidelity;
 
 mod fio_rates;
+mod fio_sizes;
 
 mod vdbench_fs;
 
