@@ -139,7 +139,7 @@ pub enum FromAgent {
         protocol: u32,
         version: String,
         #[serde(default)]
-        host: Option<HostInfo>,
+        host: Option<Box<HostInfo>>,
         #[serde(default)]
         pid: u32,
     },

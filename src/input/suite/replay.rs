@@ -144,7 +144,7 @@ fn other_key(e: &RunEntry) -> Option<&'static str> {
         think_time,
         cooldown,
     } = e;
-    let given: [(&'static str, &P); 35] = [
+    let given: [(&'static str, &P); 36] = [
         ("rw", rw),
         ("read_pct", read_pct),
         ("bs", bs),

@@ -40,7 +40,7 @@ pub(super) fn session(shared: &Shared, link: &Link, ctl: Receiver<Control>) -> i
     link.send(&FromAgent::Hello {
         protocol: PROTOCOL,
         version: env!("CARGO_PKG_VERSION").into(),
-        host: Some(crate::io::host::this_host()),
+        host: Some(Box::new(crate::io::host::this_host())),
         pid: std::process::id(),
     });
     if protocol != PROTOCOL {

@@ -55,7 +55,7 @@ impl Coordinator<'_> {
                 h.info = host.map(|mut info| {
                     info.hostname = sanitize(&info.hostname, 100);
                     info.kernel = sanitize(&info.kernel, 100);
-                    info
+                    *info
                 });
                 if let Some(info) = &h.info {
                     crate::result::check::check_host_environment(info)?;

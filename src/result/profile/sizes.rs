@@ -127,6 +127,7 @@ impl Profile {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 mod tests {
     use super::super::{DeviceSample, ProfileInterval};
     use super::*;
@@ -172,7 +173,7 @@ mod tests {
         let w = p.size_mix("vdb", true);
         assert_eq!(w.len(), 1);
         // The bytes over the requests: (300x128 + 310x124 + 290x130) / 900.
-        assert_eq!(w[0].bytes, sectors(113_720.0 / 900.0));
+        assert_eq!(w[0].bytes, sectors(114_540.0 / 900.0));
         assert!(p.size_mix("vdc", false).is_empty());
     }
 

@@ -158,7 +158,9 @@ fn mix(opt: &Opt, r: &mut Read, notes: &mut Notes, reads: bool) {
 /// None for a side left empty.
 fn read_write(v: &str) -> std::result::Result<(Option<&str>, Option<&str>), String> {
     let parts: Vec<&str> = v.split(',').map(str::trim).collect();
-    let side = |t: &&str| (!t.is_empty()).then_some(*t);
+    fn side(t: &str) -> Option<&str> {
+        (!t.is_empty()).then_some(t)
+    }
     match parts.as_slice() {
         [a] => Ok((side(a), side(a))),
         [a, b] | [a, b, _] => Ok((side(a), side(b))),

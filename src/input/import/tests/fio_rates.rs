@@ -176,7 +176,7 @@ fn fio_steady_state_on_iops_is_the_steady_warmup() {
     assert!(e.contains("ss=bw:5%") && e.contains("bandwidth"), "{e}");
 }
 
-fn rendered_has(imp: &Imported, line: &str) -> bool {
+pub(super) fn rendered_has(imp: &Imported, line: &str) -> bool {
     let text = render::suite_toml(imp, "s.toml", "h.txt").unwrap();
     text.lines().any(|l| l.trim() == line) || panic!("no `{line}` in\n{text}")
 }

@@ -2,6 +2,7 @@
 //! volbench's `bs` and `write_bs`, fio's comma rules intact; a rate given
 //! in bytes becomes each direction's IOPS of its own size.
 
+use super::fio_rates::rendered_has;
 use super::*;
 
 fn job(opts: &str) -> Result<Imported> {
@@ -12,7 +13,10 @@ fn job(opts: &str) -> Result<Imported> {
     )
 }
 
-fn sizes(r: &crate::spec::RunSpec) -> (Vec<(u64, u32)>, Vec<(u64, u32)>) {
+/// (bytes, weight) of each size.
+type Sizes = Vec<(u64, u32)>;
+
+fn sizes(r: &crate::spec::RunSpec) -> (Sizes, Sizes) {
     let each = |v: &[crate::spec::BlockSize]| v.iter().map(|b| (b.bytes, b.weight)).collect();
     (each(&r.bs), each(&r.write_bs))
 }
@@ -38,7 +42,12 @@ fn fio_bs_per_direction_follows_fio_s_comma_rules() {
             write.map(|w| vec![(w, 1)]).unwrap_or_default(),
         );
         assert_eq!(sizes(r), want, "bs={bs}");
-        assert_eq!(rendered_has(&imp, "write_bs ="), write.is_some(), "bs={bs}");
+        let text = render::suite_toml(&imp, "s.toml", "h.txt").unwrap();
+        assert_eq!(
+            text.lines().any(|l| l.trim().starts_with("write_bs =")),
+            write.is_some(),
+            "bs={bs}:\n{text}"
+        );
     }
     let e = job("rw=randrw\nbs=4k,8k,16k,32k").unwrap_err().to_string();
     assert!(e.contains("three values at most"), "{e}");
