@@ -10,9 +10,12 @@
 //! its next I/O (CFS stretches its 24 ms period with every runnable task;
 //! four CPU-bound processes on two cores make it tens of ms) leaves the
 //! queue still full, so the cap alone sets the rate; at 4 in flight (16 ms
-//! of work) a loaded run read 15.39 of 16 MiB/s. The 2% tolerance is the
-//! throttle's own: it grants its budget per 100 ms slice, one slice in the
-//! 5-second measured phase.
+//! of work) a loaded run read 15.39 of 16 MiB/s. The tolerance is the
+//! throttle's own (`throttle_grain`): it grants its budget per 100 ms
+//! slice and keeps one slice of history when it trims, so over any window
+//! it may let through up to two slices' budget more than the cap (the
+//! kernel's comment: "allowing deviation that is less than two slices"),
+//! 4% of the 5-second measured phase; a loaded CI run read 306.1 of 300.
 
 use std::path::Path;
 
@@ -22,8 +25,26 @@ use volbench::error::exit;
 
 const MIB: u64 = 1 << 20;
 /// blk-throttle's slice: the grain at which it grants a cap's budget
-/// (`throtl_slice`, 100 ms on a non-rotational device).
+/// (`DFL_THROTL_SLICE`, 100 ms).
 const THROTTLE_SLICE_S: f64 = 0.1;
+
+/// The share of a cap a window of `secs` may be off by: the throttle keeps
+/// one slice of history when it trims its slice, so budget left unused
+/// (a submitter starved of CPU) is spent later, up to two slices of it.
+fn throttle_grain(secs: f64) -> f64 {
+    2.0 * THROTTLE_SLICE_S / secs
+}
+
+/// The measured phase's length, seconds.
+fn measured_secs(run: &serde_json::Value) -> f64 {
+    run["phases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "measure")
+        .map(|p| f(&p["duration_s"]))
+        .unwrap()
+}
 
 /// The volume, or None after a loud skip when this machine cannot make one.
 fn volume(test: &str, spec: VolumeSpec) -> Option<Volume> {
@@ -68,22 +89,17 @@ fn reads_as_the_cap(run: &serde_json::Value, op: &str, served: u64, cap: f64, in
         counted.abs_diff(device) <= 2 * in_flight,
         "{op}: volbench counted {counted} measured operations, the device completed {device}"
     );
-    let measured_s = run["phases"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["name"] == "measure")
-        .map(|p| f(&p["duration_s"]))
-        .unwrap();
+    let measured_s = measured_secs(run);
     let device_rate = device as f64 / measured_s;
+    let grain = throttle_grain(measured_s);
     assert_within(
         &format!("{op} IOPS"),
         f(&run["totals"][op]["iops"]),
         cap.min(device_rate),
-        0.02,
+        grain,
     );
     assert!(
-        f(&run["totals"][op]["iops"]) <= cap * 1.02,
+        f(&run["totals"][op]["iops"]) <= cap * (1.0 + grain),
         "{op}: above the cap"
     );
 }
@@ -177,9 +193,8 @@ fn read_iops_cap_of_500_reads_as_500() {
     // 32 requests queued against a 500 IOPS cap: the device is saturated.
     assert_littles_law(&run, "read", 32);
     // The intervals tell the same story as the totals, each within the
-    // throttle's grain: it grants its budget per 100 ms slice, so budget a
-    // starved submitter left unused in one interval can be spent in the
-    // next, one slice's worth (10% of a 1-second interval; a loaded CI run
+    // throttle's grain over its own length (budget a starved submitter
+    // left unused in one interval is spent in the next; a loaded CI run
     // read 541.9 in one).
     let measured: Vec<(f64, f64)> = run["intervals"]
         .as_array()
@@ -190,7 +205,7 @@ fn read_iops_cap_of_500_reads_as_500() {
         .collect();
     assert!(measured.len() >= 4, "{} measured intervals", measured.len());
     for (iops, secs) in measured {
-        assert_within("interval read IOPS", iops, 500.0, THROTTLE_SLICE_S / secs);
+        assert_within("interval read IOPS", iops, 500.0, throttle_grain(secs));
     }
 }
 
@@ -292,7 +307,7 @@ fn read_bandwidth_cap_through_ext4_reads_as_the_cap() {
         "read MiB/s",
         f(&run["totals"]["read"]["mib_s"]),
         cap_mib as f64,
-        0.02,
+        throttle_grain(measured_secs(&run)),
     );
     let t = &run["totals"]["read"];
     assert_eq!(
