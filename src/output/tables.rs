@@ -466,28 +466,3 @@ pub(crate) fn threads(runs: &[&RunResult]) -> Table {
         notes,
     )
 }
-
-#[cfg(test)]
-mod ran_on_tests {
-    use super::ran_on;
-    use crate::report::fixtures::{RunFixture, doc};
-    use crate::spec::Pattern;
-
-    #[test]
-    fn titles_say_how_many_hosts_and_which_os() {
-        let mut d = doc("h", &[RunFixture::new("r", Pattern::Randread, 100, 4096)]);
-        d.host.os = "Ubuntu 22.04.3 LTS".into();
-        assert_eq!(ran_on(&d), "1 host, Ubuntu 22.04.3 LTS");
-        d.host.os.clear();
-        d.host.kernel = "6.1.0-18-amd64".into();
-        assert_eq!(ran_on(&d), "1 host, kernel 6.1.0-18-amd64");
-        let tables = super::views(&d);
-        assert!(
-            tables[0]
-                .to_terminal()
-                .starts_with("Results (1 host, kernel 6.1.0-18-amd64)\n"),
-            "{}",
-            tables[0].to_terminal()
-        );
-    }
-}

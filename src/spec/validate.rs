@@ -111,36 +111,7 @@ impl JobSpec {
                 bounds::MAX_IN_FLIGHT
             )));
         }
-        if run.bs.is_empty() {
-            return Err(msg("--bs is empty".into()));
-        }
-        // A read-only pattern never uses it; a mix's point at 100% reads
-        // (one of a --read-pct sweep) may.
-        if !run.write_bs.is_empty() && run.rw.fixed_read_pct() == Some(100) {
-            return Err(msg(format!(
-                "--write-bs: --rw {} makes no writes",
-                run.rw.name()
-            )));
-        }
-        for (flag, list) in [("--bs", &run.bs), ("--write-bs", &run.write_bs)] {
-            if list.len() > bounds::MAX_BS_MIX {
-                return Err(msg(format!(
-                    "{flag} mixes {} sizes; at most {}",
-                    list.len(),
-                    bounds::MAX_BS_MIX
-                )));
-            }
-            for b in list {
-                bounds::size(flag, b.bytes, 1, bounds::MAX_BS).map_err(at)?;
-                bounds::count(
-                    &format!("{flag} weight"),
-                    b.weight.into(),
-                    1,
-                    bounds::MAX_BS_WEIGHT,
-                )
-                .map_err(at)?;
-            }
-        }
+        block_sizes(run, &msg, &at)?;
         let buffers = in_flight.saturating_mul(run.max_bs());
         if buffers > bounds::MAX_BUFFER_BYTES {
             return Err(msg(format!(
@@ -279,4 +250,44 @@ impl JobSpec {
         }
         Ok(())
     }
+}
+
+/// A run's block sizes: each direction's list within its bounds, writes'
+/// own sizes only where the pattern writes.
+fn block_sizes(
+    run: &RunSpec,
+    msg: &dyn Fn(String) -> VbError,
+    at: &dyn Fn(VbError) -> VbError,
+) -> Result<()> {
+    if run.bs.is_empty() {
+        return Err(msg("--bs is empty".into()));
+    }
+    // A read-only pattern never uses it; a mix's point at 100% reads
+    // (one of a --read-pct sweep) may.
+    if !run.write_bs.is_empty() && run.rw.fixed_read_pct() == Some(100) {
+        return Err(msg(format!(
+            "--write-bs: --rw {} makes no writes",
+            run.rw.name()
+        )));
+    }
+    for (flag, list) in [("--bs", &run.bs), ("--write-bs", &run.write_bs)] {
+        if list.len() > bounds::MAX_BS_MIX {
+            return Err(msg(format!(
+                "{flag} mixes {} sizes; at most {}",
+                list.len(),
+                bounds::MAX_BS_MIX
+            )));
+        }
+        for b in list {
+            bounds::size(flag, b.bytes, 1, bounds::MAX_BS).map_err(at)?;
+            bounds::count(
+                &format!("{flag} weight"),
+                b.weight.into(),
+                1,
+                bounds::MAX_BS_WEIGHT,
+            )
+            .map_err(at)?;
+        }
+    }
+    Ok(())
 }

@@ -196,6 +196,29 @@ pub fn expand(r: &Resolved, o: &Overrides) -> Result<JobSpec> {
 /// sweeps expanded into points, a stop rule on a growth curve, or a
 /// latency curve (`curve_runs`); an `ops` entry is a metadata tree
 /// (`tree_entry`).
+/// A run entry's `bs` (each point of a sweep) and `write_bs` (one list:
+/// writes' sizes do not sweep).
+type Sizes = (Vec<Vec<crate::spec::BlockSize>>, Vec<crate::spec::BlockSize>);
+
+fn block_sizes(cx: &Ctx, e: &RunEntry) -> Result<Sizes> {
+    let bs = match &e.bs {
+        Some(v) => cx.with("bs", Some(v), sweep::parse_bs_points(&v.get_ref().text()))?,
+        None => vec![vec![crate::spec::BlockSize {
+            bytes: 4096,
+            weight: 1,
+        }]],
+    };
+    let write_bs = match &e.write_bs {
+        Some(v) => cx.with(
+            "write_bs",
+            Some(v),
+            sweep::parse_write_bs("write_bs", &v.get_ref().text()),
+        )?,
+        None => Vec::new(),
+    };
+    Ok((bs, write_bs))
+}
+
 fn entry_runs(chain: &[Scope<'_>], e: &RunEntry, o: &Overrides) -> Result<Vec<RunSpec>> {
     let Some(cx) = chain.first().map(|s| &s.cx) else {
         return Ok(Vec::new());
@@ -263,21 +286,7 @@ fn entry_runs(chain: &[Scope<'_>], e: &RunEntry, o: &Overrides) -> Result<Vec<Ru
         .unwrap_or(vec![
             rw.fixed_read_pct().unwrap_or(defaults::MIXED_READ_PCT) as u64,
         ]);
-    let bs = match &e.bs {
-        Some(v) => cx.with("bs", Some(v), sweep::parse_bs_points(&v.get_ref().text()))?,
-        None => vec![vec![crate::spec::BlockSize {
-            bytes: 4096,
-            weight: 1,
-        }]],
-    };
-    let write_bs = match &e.write_bs {
-        Some(v) => cx.with(
-            "write_bs",
-            Some(v),
-            sweep::parse_write_bs("write_bs", &v.get_ref().text()),
-        )?,
-        None => Vec::new(),
-    };
+    let (bs, write_bs) = block_sizes(cx, e)?;
     let rates = match &e.rate {
         Some(v) if shape::is_bandwidth(v) => None,
         Some(v) => Some(cx.with(

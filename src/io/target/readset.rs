@@ -28,7 +28,9 @@ pub(crate) struct ReadSet {
 /// `smb://`: read through that back end's client, which has no cache to
 /// bypass).
 pub(crate) fn open(dir: &Path) -> Result<ReadSet> {
-    crate::io::backend::check_url(dir)?;
+    if crate::io::backend::is_url(dir) {
+        crate::io::backend::check_url(dir)?;
+    }
     let storage = crate::io::backend::url_storage(dir).unwrap_or(crate::spec::Storage::Local);
     let set = crate::io::backend::open_dir(storage, dir, false)?;
     let lock = set.lock()?;
