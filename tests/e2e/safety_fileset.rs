@@ -444,3 +444,38 @@ fn a_lock_file_hard_linked_to_a_users_file_is_refused_and_the_file_kept() {
     assert_eq!(o.status.code(), Some(exit::OK), "{}", stderr(&o));
     assert!(std::fs::metadata(&lock).unwrap().len() > 0);
 }
+
+/// A file system reuses a removed file's inode number at once (ext4 takes
+/// the first free one), so a user's file put where one of the set's was
+/// may carry the number the marker records. It was born after the marker,
+/// which every set file predates: refused, left as the user wrote it, and
+/// left by `volbench clean` too.
+#[test]
+fn a_users_file_in_place_of_the_sets_is_refused_even_with_the_same_inode() {
+    use std::os::unix::fs::MetadataExt;
+    let Some(vol) = volume("replaced_same_inode") else {
+        return;
+    };
+    let dir = set_dir(&vol);
+    make_set(&dir);
+    let one = dir.join("volbench.0.dat");
+    let ino = std::fs::metadata(&one).unwrap().ino();
+    std::fs::remove_file(&one).unwrap();
+    std::fs::write(&one, b"the user's own").unwrap();
+    let reused = std::fs::metadata(&one).unwrap().ino() == ino;
+    eprintln!("inode reused: {reused}");
+    let o = run(randread(&dir, "4m"));
+    assert_refused_naming(&o, &one);
+    assert_eq!(std::fs::read(&one).unwrap(), b"the user's own");
+    let o = run({
+        let mut c = volbench();
+        c.args(["clean", "--target"]).arg(&dir);
+        c
+    });
+    assert_eq!(
+        std::fs::read(&one).unwrap(),
+        b"the user's own",
+        "{}",
+        stderr(&o)
+    );
+}

@@ -92,6 +92,7 @@ impl MemFs {
             uid: UID,
             mode: 0o644,
             born: (0, 0),
+            birth: None,
         })
     }
 

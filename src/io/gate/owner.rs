@@ -51,6 +51,11 @@ pub(crate) struct Attr {
     pub(crate) mode: u32,
     /// Birth time where recorded, else change time (seconds, nanoseconds).
     pub(crate) born: (i64, u32),
+    /// A true birth time, where the back end reports one and it cannot be
+    /// inherited (statx's btime on Linux, SMB's CreationTime); None where
+    /// it does not (a plain stat, NFSv3, Windows, whose creation time a new
+    /// file may inherit from one deleted under its name).
+    pub(crate) birth: Option<(i64, u32)>,
 }
 
 impl Attr {
@@ -73,6 +78,7 @@ impl Attr {
             uid: st.st_uid,
             mode: st.st_mode & 0o7777,
             born: (0, 0),
+            birth: None,
         }
     }
 }
@@ -251,7 +257,22 @@ fn attr_of_statx(s: &Statx) -> Attr {
         uid: s.stx_uid,
         mode: u32::from(s.stx_mode) & 0o7777,
         born: born(s),
+        birth: birth(s),
     }
+}
+
+/// The birth time `s` records, where it records one (Linux: statx's
+/// btime; never on Windows, see `Attr::birth`).
+fn birth(s: &Statx) -> Option<(i64, u32)> {
+    (cfg!(unix) && StatxFlags::from_bits_retain(s.stx_mask).contains(StatxFlags::BTIME))
+        .then_some((s.stx_btime.tv_sec, s.stx_btime.tv_nsec))
+}
+
+/// The birth time of `name` in `dir`, not following a link, where the
+/// file system records one.
+pub(crate) fn birth_at(dir: impl AsFd, name: &str) -> Option<(i64, u32)> {
+    let name = std::ffi::CString::new(name).ok()?;
+    statx_at(dir, &name).ok().as_ref().and_then(birth)
 }
 
 /// Why the file `s` may not be unlinked or overwritten: the one proof,
@@ -375,6 +396,7 @@ mod tests {
             uid: 1000,
             mode: 0o755,
             born: (100, 0),
+            birth: None,
         };
         let marker = Attr {
             kind: Kind::Regular,

@@ -142,6 +142,12 @@ impl SetDir {
         self.path.join(name)
     }
 
+    /// The birth time of `name` here, where the file system records one
+    /// (`owner::Attr::birth`).
+    pub(crate) fn birth_of(&self, name: &str) -> Option<(i64, u32)> {
+        crate::io::gate::owner::birth_at(&self.fd, name)
+    }
+
     pub(crate) fn entry(&self, name: &str) -> Result<Entry> {
         debug_assert!(!name.contains('/'));
         match crate::io::sys::fs::statat(&self.fd, name, AtFlags::SYMLINK_NOFOLLOW) {

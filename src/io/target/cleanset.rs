@@ -57,12 +57,17 @@ pub(crate) fn remove_set(dir: &dyn Dir) -> Result<u64> {
         return Ok(0);
     };
     let (uid, dev) = (dir.uid(), dir.attr()?.dev);
+    let marker_at = super::marker::marker_attr(dir);
     let mut removed = 0;
     let mut kept = false;
     for (i, &ino) in m.inodes.iter().enumerate() {
         let name = file_name(i as u32);
         match dir.entry(&name)? {
-            Entry::Regular(a) if a.id == ino && set_file_ours(&a, uid, dev).is_ok() => {
+            Entry::Regular(a)
+                if a.id == ino
+                    && set_file_ours(&a, uid, dev).is_ok()
+                    && !super::marker::born_after_marker(&a, marker_at.as_ref()) =>
+            {
                 dir.remove_if_ours(&name, ino);
                 removed += 1;
             }

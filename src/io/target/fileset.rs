@@ -7,8 +7,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use super::marker::{
-    FILE_PREFIX, MARKER_NAME, MAX_FILES, Marker, SetIdentity, identity_of, new_set_id, read_marker,
-    unchecked, unstamped_note, write_marker,
+    FILE_PREFIX, MARKER_NAME, MAX_FILES, Marker, SetIdentity, born_after_marker, identity_of,
+    marker_attr, new_set_id, read_marker, unchecked, unstamped_note, write_marker,
 };
 use super::{FileRef, PrepareOptions, Prepared, TargetKind};
 use crate::error::{Result, VbError};
@@ -117,6 +117,7 @@ fn prepare_in(dir: Arc<dyn Dir>, file_size: u64, opts: &PrepareOptions) -> Resul
     let old = read_marker(&*dir, opts.allow_overwrite)?;
     let dir_at = dir.attr()?;
     let names: Vec<String> = (0..opts.files).map(file_name).collect();
+    let marker_at = marker_attr(&*dir);
     let mut slots = Vec::with_capacity(names.len());
     for (i, name) in names.iter().enumerate() {
         slots.push(match dir.entry(name)? {
@@ -125,7 +126,10 @@ fn prepare_in(dir: Arc<dyn Dir>, file_size: u64, opts: &PrepareOptions) -> Resul
             Entry::Regular(a) => {
                 let listed = old.as_ref().and_then(|m| m.inodes.get(i)) == Some(&a.id);
                 // A second link would let a refill reach a file elsewhere.
-                if listed && set_file_ours(&a, dir.uid(), dir_at.dev).is_ok() {
+                if listed
+                    && set_file_ours(&a, dir.uid(), dir_at.dev).is_ok()
+                    && !born_after_marker(&a, marker_at.as_ref())
+                {
                     Slot::Ours(a)
                 } else {
                     Slot::Foreign(a)

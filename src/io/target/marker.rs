@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Result, VbError};
-use crate::io::backend::Dir;
+use crate::io::backend::{Attr, Dir};
 use crate::units::format_size;
 
 pub const MARKER_NAME: &str = ".volbench-fileset.json";
@@ -137,6 +137,28 @@ pub(super) fn read_marker(dir: &dyn Dir, allow_overwrite: bool) -> Result<Option
              it if they are volbench's), or pass --allow-overwrite to make a new set over them",
             dir.path_of(MARKER_NAME).display()
         ))),
+    }
+}
+
+/// Whether `a` was born after the set's marker, so cannot be the file the
+/// marker lists whatever id it has (a file system reuses a removed file's
+/// inode number at once, so a user's file put in the place of one of the
+/// set's may carry the number the marker records). Every file of a set is
+/// made before the marker is written, and each run writes the marker anew
+/// (`Dir::replace`: a new file renamed over the old), so the set's files
+/// are all born before it. False where either birth is unknown.
+pub(super) fn born_after_marker(a: &Attr, marker: Option<&Attr>) -> bool {
+    match (a.birth, marker.and_then(|m| m.birth)) {
+        (Some(file), Some(marker)) => file > marker,
+        _ => false,
+    }
+}
+
+/// The marker's attributes, for `born_after_marker`.
+pub(super) fn marker_attr(dir: &dyn Dir) -> Option<Attr> {
+    match dir.entry(MARKER_NAME) {
+        Ok(crate::io::backend::Entry::Regular(a)) => Some(a),
+        _ => None,
     }
 }
 

@@ -79,7 +79,10 @@ impl Dir for LocalDir {
     fn entry(&self, name: &str) -> Result<Entry> {
         Ok(match self.dir.entry(name)? {
             setdir::Entry::Missing => Entry::Missing,
-            setdir::Entry::Regular(st) => Entry::Regular(attr_of(&st)),
+            setdir::Entry::Regular(st) => Entry::Regular(Attr {
+                birth: self.dir.birth_of(name),
+                ..attr_of(&st)
+            }),
             setdir::Entry::Other(what) => Entry::Other(what),
         })
     }

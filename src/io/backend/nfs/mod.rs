@@ -132,6 +132,8 @@ pub(crate) fn attr_of(a: &nfs::Attr) -> Attr {
         mode: a.mode & 0o7777,
         // NFS keeps no birth time: the change time stands for it.
         born: (a.ctime.secs, a.ctime.nsecs),
+        // NFSv3 has no birth time (ctime moves with every write).
+        birth: None,
     }
 }
 

@@ -131,6 +131,7 @@ pub(crate) fn attr_of(i: &FileInfo, dev: u64) -> Attr {
             0o644
         },
         born: unix_time(i.creation),
+        birth: Some(unix_time(i.creation)),
     }
 }
 
