@@ -4,7 +4,7 @@
 //! must show queueing in the intended-start latency and not in the service
 //! time, and a thread sweep must stop at the knee.
 
-use crate::common::volume::{VolumeSpec, create_or_skip};
+use crate::common::volume::{VolumeSpec, create_or_skip, measured_secs, throttle_grain};
 use crate::common::*;
 use volbench::error::exit;
 
@@ -29,7 +29,9 @@ fn json_ok(o: std::process::Output) -> serde_json::Value {
 fn latency_curve_finds_the_cap_and_holds_the_lower_rates() {
     let _one = crate::common::heavy_io();
     // Uniform arrivals: the count in a window is then exact, so the low
-    // points can be held to 1%.
+    // points can be held to 1%. 32 reads in flight keep 64 ms of the cap's
+    // work queued, so a submitter waiting for a CPU on a busy machine does
+    // not leave the device idle (see `throttled`).
     let Some(vol) = create_or_skip("latency_curve", VolumeSpec::new(256 * MIB).read_iops(500))
     else {
         return;
@@ -45,7 +47,7 @@ fn latency_curve_finds_the_cap_and_holds_the_lower_rates() {
                 "--threads",
                 "4",
                 "--iodepth",
-                "4",
+                "8",
             ])
             .args([
                 "--duration",
@@ -66,10 +68,15 @@ fn latency_curve_finds_the_cap_and_holds_the_lower_rates() {
             .find(|r| r["name"] == n)
             .unwrap_or_else(|| panic!("no run {n}"))
     };
-    let max = f(&by_name("curve-max")["totals"]["read"]["iops"]);
+    // The maximum is the throttle's, which grants its budget in 100 ms
+    // slices: over the measured phase it may be off by two of them.
+    let top = by_name("curve-max");
+    let max = f(&top["totals"]["read"]["iops"]);
+    let grain = throttle_grain(measured_secs(top));
     assert!(
-        (max / 500.0 - 1.0).abs() <= 0.02,
-        "maximum {max}, want 500 within 2%"
+        (max / 500.0 - 1.0).abs() <= grain,
+        "maximum {max}, want 500 within {:.1}%",
+        grain * 100.0
     );
     for pct in [10, 50, 70] {
         let r = by_name(&format!("curve-{pct}pct"));
@@ -127,9 +134,11 @@ fn a_rate_above_capacity_queues_and_one_below_does_not() {
     let over = run("800");
     assert_eq!(over["rate"]["reached"], false);
     let achieved = f(&over["rate"]["achieved_iops"]);
+    let grain = throttle_grain(measured_secs(&over));
     assert!(
-        (achieved / 500.0 - 1.0).abs() < 0.03,
-        "achieved {achieved} over a 500 IOPS cap"
+        (achieved / 500.0 - 1.0).abs() <= grain,
+        "achieved {achieved} over a 500 IOPS cap, want it within {:.1}%",
+        grain * 100.0
     );
     // (The throttle lets a burst through at first; the warm-up absorbs it.)
     let iv: Vec<&serde_json::Value> = over["intervals"]

@@ -19,33 +19,11 @@
 
 use std::path::Path;
 
-use crate::common::volume::{self, Volume, VolumeSpec};
+use crate::common::volume::{self, Volume, VolumeSpec, measured_secs, throttle_grain};
 use crate::common::*;
 use volbench::error::exit;
 
 const MIB: u64 = 1 << 20;
-/// blk-throttle's slice: the grain at which it grants a cap's budget
-/// (`DFL_THROTL_SLICE`, 100 ms).
-const THROTTLE_SLICE_S: f64 = 0.1;
-
-/// The share of a cap a window of `secs` may be off by: the throttle keeps
-/// one slice of history when it trims its slice, so budget left unused
-/// (a submitter starved of CPU) is spent later, up to two slices of it.
-fn throttle_grain(secs: f64) -> f64 {
-    2.0 * THROTTLE_SLICE_S / secs
-}
-
-/// The measured phase's length, seconds.
-fn measured_secs(run: &serde_json::Value) -> f64 {
-    run["phases"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["name"] == "measure")
-        .map(|p| f(&p["duration_s"]))
-        .unwrap()
-}
-
 /// The volume, or None after a loud skip when this machine cannot make one.
 fn volume(test: &str, spec: VolumeSpec) -> Option<Volume> {
     if let Some(why) = volume::unavailable() {

@@ -237,6 +237,32 @@ mod tests {
     }
 
     #[test]
+    fn a_file_born_after_the_marker_is_not_the_set_s_where_both_births_are_known() {
+        use crate::io::gate::owner::Kind;
+        let at = |birth: Option<(i64, u32)>| Attr {
+            kind: Kind::Regular,
+            id: 7,
+            dev: 1,
+            size: 0,
+            allocated: 0,
+            links: 1,
+            uid: 0,
+            mode: 0o644,
+            born: (0, 0),
+            birth,
+        };
+        let marker = at(Some((100, 500)));
+        assert!(born_after_marker(&at(Some((100, 501))), Some(&marker)));
+        assert!(!born_after_marker(&at(Some((100, 500))), Some(&marker)));
+        assert!(!born_after_marker(&at(Some((99, 900))), Some(&marker)));
+        // Unknown on either side (NFSv3, Windows, no btime, no marker):
+        // the inode proof alone, as before.
+        assert!(!born_after_marker(&at(None), Some(&marker)));
+        assert!(!born_after_marker(&at(Some((200, 0))), Some(&at(None))));
+        assert!(!born_after_marker(&at(Some((200, 0))), None));
+    }
+
+    #[test]
     fn a_marker_written_by_volbench_parses() {
         let m = parse_marker(marker(2, 8192, 2).as_bytes()).unwrap();
         assert_eq!((m.files, m.file_size, m.inodes.len()), (2, 8192, 2));

@@ -19,6 +19,28 @@ use std::process::Command;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
+/// blk-throttle's slice: the grain at which it grants a cap's budget
+/// (`DFL_THROTL_SLICE`, 100 ms).
+const THROTTLE_SLICE_S: f64 = 0.1;
+
+/// The share of a cap a window of `secs` may be off by: the throttle keeps
+/// one slice of history when it trims its slice, so budget left unused
+/// (a submitter starved of CPU) is spent later, up to two slices of it,
+/// and a burst may pass two slices' budget over the cap (the kernel's
+/// comment: "allowing deviation that is less than two slices").
+pub fn throttle_grain(secs: f64) -> f64 {
+    2.0 * THROTTLE_SLICE_S / secs
+}
+
+/// A run's measured phase's length, seconds, from its result.
+pub fn measured_secs(run: &serde_json::Value) -> f64 {
+    run["phases"]
+        .as_array()
+        .and_then(|ps| ps.iter().find(|p| p["name"] == "measure"))
+        .and_then(|p| p["duration_s"].as_f64())
+        .unwrap_or_else(|| panic!("no measured phase's duration in {run}"))
+}
+
 /// What to create. Caps of 0 mean "no cap".
 #[derive(Debug, Clone, Default)]
 pub struct VolumeSpec {
