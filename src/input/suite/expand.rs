@@ -198,7 +198,10 @@ pub fn expand(r: &Resolved, o: &Overrides) -> Result<JobSpec> {
 /// (`tree_entry`).
 /// A run entry's `bs` (each point of a sweep) and `write_bs` (one list:
 /// writes' sizes do not sweep).
-type Sizes = (Vec<Vec<crate::spec::BlockSize>>, Vec<crate::spec::BlockSize>);
+type Sizes = (
+    Vec<Vec<crate::spec::BlockSize>>,
+    Vec<crate::spec::BlockSize>,
+);
 
 fn block_sizes(cx: &Ctx, e: &RunEntry) -> Result<Sizes> {
     let bs = match &e.bs {
