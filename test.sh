@@ -130,25 +130,47 @@ skips() {
     echo "test.sh: no test skipped" >&2
   fi
 }
-trap skips EXIT
+# Each step's wall time, listed at the end (also when a step fails or the
+# run is stopped): CI's budget is 90 minutes, and a slow step must be seen.
+steps=()
+step_name=
+step_start=0
+step() {
+  step_name=$1
+  step_start=$SECONDS
+  shift
+  "$@"
+  steps+=("$(printf '%6d s  %s' $((SECONDS - step_start)) "$step_name")")
+  step_name=
+}
+finish() {
+  local rc=$?
+  skips
+  echo "test.sh: steps (wall time):" >&2
+  local s
+  for s in "${steps[@]}"; do echo "  $s" >&2; done
+  [[ -z $step_name ]] || printf '  %6d s  %s (unfinished, exit %d)\n' $((SECONDS - step_start)) "$step_name" "$rc" >&2
+  echo "test.sh: $SECONDS s in all" >&2
+}
+trap finish EXIT
 
 # Guardrails: formatting and lints fail the run like a failing test. The
 # layering (no import cycle) and file-size rules are tests/architecture.rs.
 rustup component list --installed 2>/dev/null | grep -q '^rustfmt' || rustup component add rustfmt clippy >/dev/null 2>&1 || true
-cargo fmt --all -- --check
-cargo clippy --quiet --all-targets -- -D warnings
+step fmt cargo fmt --all -- --check
+step clippy cargo clippy --quiet --all-targets -- -D warnings
 # The code's own documentation builds without a broken link or tag, private
 # items included (most of the crate is pub(crate): unreachable_pub is denied).
-RUSTDOCFLAGS='-D warnings' cargo doc --quiet --no-deps --lib --document-private-items
+RUSTDOCFLAGS='-D warnings' step doc cargo doc --quiet --no-deps --lib --document-private-items
 
 if ((quick)); then
   # One command a line: under `set -e` a failure inside `a && b` does not
   # stop the script, and the lane would have said 0 over failing unit tests.
-  cargo test --quiet --lib
-  cargo test --quiet --test e2e architecture::
+  step unit cargo test --quiet --lib
+  step architecture cargo test --quiet --test e2e architecture::
   exit 0
 fi
-cargo build --quiet --all-targets
+step build cargo build --quiet --all-targets
 # Windows (docs/guide/windows.md): Debian's rustc-web 1.85 checks the Linux
 # build against the declared rust-version, and builds volbench's overlapped
 # engine and volbench.exe for Windows, which tests/e2e/windows.rs runs under
@@ -157,11 +179,11 @@ cargo build --quiet --all-targets
 # prefix in the home directory): only with --install (CI). Without it the
 # Wine tests skip (VOLBENCH_WINE=0), whatever old volbench.exe lies in target/.
 if ((install)) && [[ $(uname -m) == x86_64 && $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
-  scripts/windows-build up >/dev/null
-  scripts/windows-build msrv --quiet
-  scripts/windows-build check --quiet
-  scripts/windows-build harness --quiet
-  scripts/windows-build --quiet
+  step "windows: packages and Wine prefix" scripts/windows-build up >/dev/null
+  step "msrv (rustc 1.85)" scripts/windows-build msrv --quiet
+  step "windows check" scripts/windows-build check --quiet
+  step "windows harness" scripts/windows-build harness --quiet
+  step "windows build" scripts/windows-build --quiet
   windows_built=1
 elif ((!install)); then
   export VOLBENCH_WINE=0
@@ -169,12 +191,12 @@ fi
 # The static build the launchers test runs in a root with no C library
 # (dev profile: a fraction of a release build's time; same linking).
 if [[ $(uname -m) == x86_64 ]]; then
-  RUSTFLAGS='-C target-feature=+crt-static' cargo build --quiet --target x86_64-unknown-linux-gnu
+  RUSTFLAGS='-C target-feature=+crt-static' step "static build" cargo build --quiet --target x86_64-unknown-linux-gnu
   export VOLBENCH_STATIC_BIN=$PWD/target/x86_64-unknown-linux-gnu/debug/volbench
   # The release artifact's layout (`cargo xtask dist`), packed from that
   # same static build (--debug: no release build of minutes): a static
   # binary, a man page per subcommand, completions for bash, zsh and fish.
-  cargo xtask dist --debug >/dev/null
+  step dist cargo xtask dist --debug >/dev/null
   dist=target/dist/debug
   (cd "$dist" && sha256sum --quiet -c SHA256SUMS)
   tarball=$(ls "$dist"/volbench-*-x86_64-linux.tar.gz)
@@ -211,4 +233,4 @@ echo "test.sh: built; target/ holds $(du -sh target 2>/dev/null | cut -f1), $(df
 # over their seeds and then mutations for this many seconds: CI's bounded
 # fuzzing is 14 targets x 8 s, 56 s of wall time on two test threads. scripts/fuzz runs them for long (10 min a target).
 export VOLBENCH_FUZZ_SECS="${VOLBENCH_FUZZ_SECS:-8}"
-cargo test --quiet -- --test-threads="${VOLBENCH_TEST_THREADS:-2}"
+step tests cargo test --quiet -- --test-threads="${VOLBENCH_TEST_THREADS:-2}"
