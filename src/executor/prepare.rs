@@ -49,7 +49,7 @@ pub(crate) fn prepare_on(
     obs: &dyn Observer,
     stop: &Arc<AtomicBool>,
 ) -> Result<Vec<(SetKey, Prepared)>> {
-    raise_fd_limit();
+    crate::io::fd_limit::raise(plan.open_files_wanted());
     check_storage(plan, storage)?;
     let job = &plan.job;
     let opts = PrepareOptions {
@@ -210,22 +210,4 @@ fn check_alignment(plan: &Plan, prepared: &Prepared) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// Windows has no descriptor limit to raise (handles run to millions).
-#[cfg(windows)]
-fn raise_fd_limit() {}
-
-#[cfg(unix)]
-fn raise_fd_limit() {
-    let lim = rustix::process::getrlimit(rustix::process::Resource::Nofile);
-    if lim.current < lim.maximum {
-        let _ = rustix::process::setrlimit(
-            rustix::process::Resource::Nofile,
-            rustix::process::Rlimit {
-                current: lim.maximum,
-                maximum: lim.maximum,
-            },
-        );
-    }
 }

@@ -62,7 +62,7 @@ pub(crate) fn run_one(
     let counters: Vec<Arc<LiveCounters>> =
         (0..n).map(|_| Arc::new(LiveCounters::default())).collect();
     let report = Arc::new(std::sync::Mutex::new(Default::default()));
-    let setups = set_up(plan, run, prepared, &control, &counters, &report)?;
+    let (setups, own_tables) = set_up(plan, run, prepared, &control, &counters, &report)?;
     let buffered = !job.target.direct || spec.buffered;
 
     // Workers report ready once set up, then wait to be released together;
@@ -94,9 +94,10 @@ pub(crate) fn run_one(
             let spawned = std::thread::Builder::new()
                 .name(format!("vb-io-{}", setup.index))
                 .spawn_scoped(s, move || {
-                    // The files opened above proved the target opens;
-                    // the thread reopens them in its own descriptor
-                    // table, which makes every psync I/O cheaper.
+                    // The set opened in set_up proved the target opens;
+                    // a local set's thread opens its own in a descriptor
+                    // table of its own, which makes every psync I/O cheaper
+                    // and keeps one set per table.
                     let mut setup = setup;
                     let reopen = || {
                         target::open_files(
@@ -108,8 +109,10 @@ pub(crate) fn run_one(
                         )
                         .map_err(|e| e.to_string())
                     };
-                    if let Err(e) = worker::own_fd_table(&mut setup.files, reopen) {
-                        return worker::not_started(&setup.control, e, || gate.arrive());
+                    if own_tables {
+                        if let Err(e) = worker::own_fd_table(&mut setup.files, reopen) {
+                            return worker::not_started(&setup.control, e, || gate.arrive());
+                        }
                     }
                     if let Err(e) = readvise(&mut setup, buffered, spec, drop_per_pass, prepared) {
                         return worker::not_started(&setup.control, e, || gate.arrive());
@@ -238,7 +241,7 @@ fn set_up(
     control: &Arc<Control>,
     counters: &[Arc<LiveCounters>],
     report: &Arc<std::sync::Mutex<crate::io::replay::worker::ReplayReport>>,
-) -> std::result::Result<Vec<Setup>, RunError> {
+) -> std::result::Result<(Vec<Setup>, bool), RunError> {
     let job = &plan.job;
     let spec = &run.spec;
     let n = run.io_threads;
@@ -265,6 +268,8 @@ fn set_up(
             let _ = rustix::fs::fadvise(fd, 0, None, rustix::fs::Advice::DontNeed);
         }
     }
+    // A local set's descriptors are each thread's own, opened in its table.
+    let own_tables = local && !run.engine.caps().diskless && spec.meta.is_none();
     let mut setups = Vec::with_capacity(n as usize);
     for w in 0..n {
         let io_gen = IoGen::new(
@@ -296,6 +301,24 @@ fn set_up(
             ));
         }
         let files = if run.engine.caps().diskless || spec.meta.is_some() {
+            crate::io::backend::Files::none()
+        } else if own_tables {
+            // Each thread opens its set in its own table (`own_fd_table`):
+            // opened here, every table would copy every worker's set. The
+            // first worker's set is opened and closed here all the same, as
+            // the proof that the set opens before any thread starts.
+            if w == 0 {
+                drop(
+                    target::open_files(
+                        prepared,
+                        job.target.direct && !spec.buffered,
+                        job.target.write_sync,
+                        run.engine.caps().kernel_async,
+                        (run.depth, spec.max_bs()),
+                    )
+                    .map_err(|e| (e, None))?,
+                );
+            }
             crate::io::backend::Files::none()
         } else {
             target::open_files(
@@ -353,7 +376,7 @@ fn set_up(
             replay,
         ));
     }
-    Ok(setups)
+    Ok((setups, own_tables))
 }
 
 /// A worker's setup, and its share of the tree on a metadata run or of

@@ -8,6 +8,7 @@ pub(crate) mod child;
 pub(crate) mod counters;
 pub(crate) mod data;
 pub mod engine;
+pub(crate) mod fd_limit;
 pub mod gate;
 pub mod host;
 pub(crate) mod meta;

@@ -386,10 +386,6 @@ pub(crate) fn own_fd_table(
     files: &mut crate::io::backend::Files,
     open: impl FnOnce() -> Result<crate::io::backend::Files, String>,
 ) -> Result<(), String> {
-    // A back end's own handles are this worker's already.
-    if files.fds().is_empty() {
-        return Ok(());
-    }
     *files = crate::io::backend::Files::none();
     // SAFETY: the private table starts as a copy of the shared one, so every
     // descriptor this process owns keeps its meaning on this thread (signal

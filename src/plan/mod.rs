@@ -140,12 +140,7 @@ pub(crate) fn plan(job: JobSpec) -> Result<Plan> {
             }
         })
         .collect();
-    #[cfg(unix)]
-    let fd_limit = rustix::process::getrlimit(rustix::process::Resource::Nofile).maximum;
-    // Windows has no descriptor limit to check: a process may hold about
-    // 16 million handles.
-    #[cfg(windows)]
-    let fd_limit: Option<u64> = None;
+    let fd_limit = crate::io::fd_limit::ceiling();
     let memory = host::memory_bytes();
     for r in &runs {
         check_resources(&job, r, fd_limit, memory)?;
@@ -256,14 +251,21 @@ fn check_resources(
             bounds::MAX_IO_THREADS
         )));
     }
-    // Each I/O thread opens every file of the set.
-    let files = u64::from(s.files.unwrap_or(job.target.files));
-    let fds = io_threads.saturating_mul(files);
+    // Each local I/O thread opens the set in a descriptor table of its own.
+    let wanted = fds_per_table(job, r);
     if let Some(limit) = fd_limit {
-        if fds.saturating_add(64) > limit {
+        if wanted > limit {
+            let files = u64::from(s.files.unwrap_or(job.target.files));
             return Err(err(format!(
-                "{io_threads} I/O threads x {files} files need {fds} open files; this host allows \
-             {limit} (ulimit -Hn): use fewer threads or files"
+                "{files} files need {wanted} open files in each I/O thread (the set{}, and {} \
+                 spare); this process may hold {limit} (ulimit -Hn; root with CAP_SYS_RESOURCE \
+                 may raise it up to fs.nr_open): use fewer files, or raise the limit",
+                if wanted >= 2 * files + crate::io::fd_limit::SPARE_FDS {
+                    " twice: a buffered random run keeps a second set to drop the cache at each pass's end"
+                } else {
+                    ""
+                },
+                crate::io::fd_limit::SPARE_FDS
             )));
         }
     }
@@ -283,7 +285,39 @@ fn check_resources(
     Ok(())
 }
 
+/// The open files one I/O thread's descriptor table needs for run `r`:
+/// the set (twice for a buffered random run, which keeps a second set to
+/// drop the cache at each pass's end) and the spare. A back end with its
+/// own client, an engine that touches no file and a metadata run hold no
+/// descriptor per file.
+fn fds_per_table(job: &JobSpec, r: &PlannedRun) -> u64 {
+    let s = &r.spec;
+    let caps = r.engine.caps();
+    let spare = crate::io::fd_limit::SPARE_FDS;
+    if caps.diskless || s.meta.is_some() || caps.storage != crate::spec::Storage::Local {
+        return spare;
+    }
+    let files = u64::from(s.files.unwrap_or(job.target.files));
+    let buffered = !job.target.direct || s.buffered;
+    let sets = if s.shape.random_map && buffered && job.target.fill.invalidate {
+        2
+    } else {
+        1
+    };
+    files.saturating_mul(sets).saturating_add(spare)
+}
+
 impl Plan {
+    /// The open files the most demanding run needs in each I/O thread: what
+    /// the executor raises the process's limit to before it opens the set.
+    pub(crate) fn open_files_wanted(&self) -> u64 {
+        self.runs
+            .iter()
+            .map(|r| fds_per_table(&self.job, r))
+            .max()
+            .unwrap_or(crate::io::fd_limit::SPARE_FDS)
+    }
+
     pub(crate) fn total_seconds(&self) -> f64 {
         self.runs
             .iter()
@@ -446,5 +480,62 @@ impl Plan {
             let _ = writeln!(out, "note:     {n}");
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A planned block run of `files` files and `threads` psync threads on a
+    /// directory that does not exist yet (nothing is made by planning).
+    fn planned(files: u32, threads: u32, buffered_random: bool) -> Plan {
+        let t = tempfile::tempdir().unwrap();
+        let mut job = crate::spec::tests::sample();
+        job.target.path = t.path().join("set");
+        job.target.files = files;
+        job.target.size = u64::from(files) << 20;
+        job.target.direct = !buffered_random;
+        job.engine = crate::spec::EngineChoice::Only(crate::spec::EngineKind::Psync);
+        let r = &mut job.runs[0];
+        (r.threads, r.iodepth, r.read_pct) = (threads, 1, 100);
+        r.rw = if buffered_random {
+            crate::spec::Pattern::Randread
+        } else {
+            crate::spec::Pattern::Read
+        };
+        // fio's random map (each block once a pass), which a buffered run
+        // pairs with a cache drop at each pass's end.
+        r.shape.random_map = buffered_random;
+        plan(job).unwrap()
+    }
+
+    #[test]
+    fn a_thread_table_holds_one_set_whatever_the_thread_count() {
+        let p = planned(150, 8, false);
+        assert_eq!(p.open_files_wanted(), 150 + crate::io::fd_limit::SPARE_FDS);
+        assert!(check_resources(&p.job, &p.runs[0], Some(256), None).is_ok());
+    }
+
+    #[test]
+    fn a_set_past_the_limit_is_refused_naming_the_need_and_the_limit() {
+        let p = planned(400, 1, false);
+        let e = check_resources(&p.job, &p.runs[0], Some(256), None).unwrap_err();
+        let msg = e.to_string();
+        assert!(
+            msg.contains("400 files need 464 open files in each I/O thread"),
+            "{msg}"
+        );
+        assert!(msg.contains("may hold 256 (ulimit -Hn"), "{msg}");
+    }
+
+    #[test]
+    fn a_buffered_random_run_needs_the_set_twice() {
+        let p = planned(100, 2, true);
+        assert_eq!(p.open_files_wanted(), 200 + crate::io::fd_limit::SPARE_FDS);
+        let msg = check_resources(&p.job, &p.runs[0], Some(256), None)
+            .unwrap_err()
+            .to_string();
+        assert!(msg.contains("a second set to drop the cache"), "{msg}");
     }
 }

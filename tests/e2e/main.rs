@@ -38,6 +38,7 @@ mod kubernetes;
 mod latency_target;
 mod launchers;
 mod live;
+mod many_files;
 mod meta;
 mod meta_compare;
 mod meta_hosts;

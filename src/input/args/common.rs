@@ -36,7 +36,8 @@ pub(crate) struct CommonArgs {
 
     /// Number of files the working set is split into (directory targets,
     /// 1..65536) [default: 1]; a list sweeps, each count with its own file
-    /// set under TARGET/files-N.
+    /// set under TARGET/files-N. Each I/O thread holds the set open, so N
+    /// plus 64 must fit the open-file limit (`ulimit -Hn`).
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub(crate) files: Option<String>,
 
