@@ -9,8 +9,10 @@
 #   ./test.sh --install  also, as root on Debian: the packages the tests need
 #                        (apt-get), then the Windows build (mingw-w64, Debian's
 #                        rustc-web 1.85 in /usr/bin, Wine and a Wine prefix in
-#                        ~/.volbench-wine) and its Wine tests. CI=true implies
-#                        it (VOLBENCH_INSTALL=1 too); .ci/run passes it.
+#                        ~/.volbench-wine) and its Wine tests; rustc 1.85 then
+#                        builds the Linux build and the tests too (the MSRV).
+#                        CI=true implies it (VOLBENCH_INSTALL=1 too); .ci/run
+#                        passes it.
 #   ./test.sh --quick    format, lints and unit tests only: the fast lane while editing
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -150,6 +152,10 @@ finish() {
   local s
   for s in "${steps[@]}"; do echo "  $s" >&2; done
   [[ -z $step_name ]] || printf '  %6d s  %s (unfinished, exit %d)\n' $((SECONDS - step_start)) "$step_name" "$rc" >&2
+  if [[ -s ${test_log:-} ]] && grep -q 'has been running for over' "$test_log"; then
+    echo "test.sh: tests that ran past 60 s:" >&2
+    grep -o 'test .* has been running for over' "$test_log" | sed 's/^test /  /; s/ has been.*//' >&2
+  fi
   echo "test.sh: $SECONDS s in all" >&2
 }
 trap finish EXIT
@@ -170,33 +176,52 @@ if ((quick)); then
   step architecture cargo test --quiet --test e2e architecture::
   exit 0
 fi
-step build cargo build --quiet --all-targets
-# Windows (docs/guide/windows.md): Debian's rustc-web 1.85 checks the Linux
-# build against the declared rust-version, and builds volbench's overlapped
-# engine and volbench.exe for Windows, which tests/e2e/windows.rs runs under
-# Wine (the exe: target/x86_64-pc-windows-gnu/debug/volbench.exe).
-# It installs system-wide (mingw-w64, rustc-web in /usr/bin, Wine, a Wine
-# prefix in the home directory): only with --install (CI). Without it the
-# Wine tests skip (VOLBENCH_WINE=0), whatever old volbench.exe lies in target/.
+# Windows (docs/guide/windows.md): Debian's rustc-web 1.85 and mingw-w64
+# build volbench.exe, which tests/e2e/windows.rs runs under Wine (the exe:
+# target/x86_64-pc-windows-gnu/debug/volbench.exe), and volbench's
+# overlapped engine in its harness. It installs system-wide (mingw-w64,
+# rustc-web in /usr/bin, Wine, a Wine prefix in the home directory): only
+# with --install (CI). Without it the Wine tests skip (VOLBENCH_WINE=0),
+# whatever old volbench.exe lies in target/.
+linux_cargo=(cargo)
 if ((install)) && [[ $(uname -m) == x86_64 && $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
   step "windows: packages and Wine prefix" scripts/windows-build up >/dev/null
-  step "msrv (rustc 1.85)" scripts/windows-build msrv --quiet
-  step "windows check" scripts/windows-build check --quiet
-  step "windows harness" scripts/windows-build harness --quiet
-  step "windows build" scripts/windows-build --quiet
-  windows_built=1
+  # The same rustc 1.85 builds the Linux build and the tests below: the
+  # declared rust-version is proven by the build the tests run, with no
+  # check of its own.
+  linux_cargo=(env RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc /usr/bin/cargo)
+  windows=1
 elif ((!install)); then
   export VOLBENCH_WINE=0
 fi
-# The static build the launchers test runs in a root with no C library
-# (dev profile: a fraction of a release build's time; same linking).
+# The Linux build, on x86_64 a static one (+crt-static with an explicit
+# target, so build scripts and proc-macros stay dynamic): the binary the
+# tests run is the one the launchers test runs in a root with no C library
+# and the one the release artifact's layout packs. One build, not two.
+linux() {
+  if [[ $(uname -m) == x86_64 ]]; then
+    CARGO_BUILD_TARGET=x86_64-unknown-linux-gnu \
+      CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_RUSTFLAGS='-C target-feature=+crt-static' \
+      "${linux_cargo[@]}" "$@"
+  else
+    "${linux_cargo[@]}" "$@"
+  fi
+}
+step build linux build --quiet --locked --all-targets
+if [[ ${windows:-} ]]; then
+  # One compile of volbench.exe, its warnings denied (scripts/windows-build
+  # check would compile it a second time to deny them).
+  step "windows build" scripts/windows-build strict
+  step "windows harness" scripts/windows-build harness --quiet
+  windows_built=1
+fi
 if [[ $(uname -m) == x86_64 ]]; then
-  RUSTFLAGS='-C target-feature=+crt-static' step "static build" cargo build --quiet --target x86_64-unknown-linux-gnu
   export VOLBENCH_STATIC_BIN=$PWD/target/x86_64-unknown-linux-gnu/debug/volbench
   # The release artifact's layout (`cargo xtask dist`), packed from that
   # same static build (--debug: no release build of minutes): a static
   # binary, a man page per subcommand, completions for bash, zsh and fish.
-  step dist cargo xtask dist --debug >/dev/null
+  # xtask's own build asks for the same flags, so it finds the binary built.
+  step dist linux xtask dist --debug >/dev/null
   dist=target/dist/debug
   (cd "$dist" && sha256sum --quiet -c SHA256SUMS)
   tarball=$(ls "$dist"/volbench-*-x86_64-linux.tar.gz)
@@ -223,14 +248,21 @@ if [[ $(uname -m) == x86_64 ]]; then
     grep -qx "$top/$f" <<<"$listing" || fail "no $f"
   done
 fi
-# On CI the static build's intermediates go once the binary is linked and
-# packed (the tests run only the binary): about a GiB of disk back.
-if [[ ${CI:-} == true && -x ${VOLBENCH_STATIC_BIN:-} ]]; then
-  rm -rf target/x86_64-unknown-linux-gnu/debug/{deps,build,incremental,.fingerprint}
-fi
 echo "test.sh: built; target/ holds $(du -sh target 2>/dev/null | cut -f1), $(df -h --output=avail target | tail -1 | tr -d ' ') free" >&2
 # The fuzz targets (tests/e2e/fuzz.rs, docs/reference/fuzzing.md) each run
 # over their seeds and then mutations for this many seconds: CI's bounded
 # fuzzing is 14 targets x 8 s, 56 s of wall time on two test threads. scripts/fuzz runs them for long (10 min a target).
 export VOLBENCH_FUZZ_SECS="${VOLBENCH_FUZZ_SECS:-8}"
-step tests cargo test --quiet -- --test-threads="${VOLBENCH_TEST_THREADS:-2}"
+# libtest names each test that runs past 60 s; the names are listed again
+# at the end, where they are seen. On CI the tests stop five minutes before
+# its 90: a test that hangs is then named, and the steps' times are printed.
+test_log=target/test-output.txt
+: >"$test_log"
+run_tests() {
+  local deadline=()
+  local left=$((5100 - SECONDS))
+  ((left > 60)) || left=60
+  [[ ${CI:-} == true ]] && deadline=(timeout --kill-after=30 "$left")
+  "${deadline[@]}" linux test --quiet -- --test-threads="${VOLBENCH_TEST_THREADS:-2}" 2>&1 | tee "$test_log"
+}
+step tests run_tests

@@ -63,31 +63,49 @@ pub fn needs_loader(bytes: &[u8]) -> Option<bool> {
 /// the static `dist` and release builds, then the artifact `cargo xtask dist`
 /// unpacks (`target/dist/volbench-VERSION-ARCH-linux/volbench`).
 fn static_siblings(exe: &Path) -> Vec<PathBuf> {
+    let arch = std::env::consts::ARCH;
+    let mut v = Vec::new();
+    for target in target_dirs(exe) {
+        // `dist` is the profile `cargo xtask dist` builds the artifact with.
+        for libc in ["gnu", "musl"] {
+            for profile in ["dist", "release"] {
+                v.push(
+                    target
+                        .join(format!("{arch}-unknown-linux-{libc}"))
+                        .join(profile)
+                        .join("volbench"),
+                );
+            }
+        }
+        v.push(
+            target
+                .join("dist")
+                .join(format!(
+                    "volbench-{}-{arch}-linux",
+                    env!("CARGO_PKG_VERSION")
+                ))
+                .join("volbench"),
+        );
+    }
+    v
+}
+
+/// The cargo target directory `exe` was built in: the parent of its
+/// profile directory (`target/PROFILE/volbench`), and, for a build for an
+/// explicit target (`target/TRIPLE/PROFILE/volbench`), the one above that
+/// too, where the other targets' builds sit.
+fn target_dirs(exe: &Path) -> Vec<PathBuf> {
     let Some(target) = exe.parent().and_then(Path::parent) else {
         return Vec::new();
     };
-    let arch = std::env::consts::ARCH;
-    // `dist` is the profile `cargo xtask dist` builds the artifact with.
-    let mut v: Vec<PathBuf> = ["gnu", "musl"]
-        .iter()
-        .flat_map(|libc| {
-            ["dist", "release"].map(|profile| {
-                target
-                    .join(format!("{arch}-unknown-linux-{libc}"))
-                    .join(profile)
-                    .join("volbench")
-            })
-        })
-        .collect();
-    v.push(
-        target
-            .join("dist")
-            .join(format!(
-                "volbench-{}-{arch}-linux",
-                env!("CARGO_PKG_VERSION")
-            ))
-            .join("volbench"),
-    );
+    let mut v = vec![target.to_path_buf()];
+    let triple = target
+        .file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.split('-').count() >= 3 && n.contains("-linux-"));
+    if let Some(up) = target.parent().filter(|_| triple) {
+        v.push(up.to_path_buf());
+    }
     v
 }
 
@@ -156,15 +174,15 @@ fn windows_siblings(exe: &Path) -> Vec<PathBuf> {
     let mut v = Vec::new();
     if let Some(dir) = exe.parent() {
         v.push(dir.join("volbench.exe"));
-        if let Some(target) = dir.parent() {
-            for profile in ["release", "debug"] {
-                v.push(
-                    target
-                        .join("x86_64-pc-windows-gnu")
-                        .join(profile)
-                        .join("volbench.exe"),
-                );
-            }
+    }
+    for target in target_dirs(exe) {
+        for profile in ["release", "debug"] {
+            v.push(
+                target
+                    .join("x86_64-pc-windows-gnu")
+                    .join(profile)
+                    .join("volbench.exe"),
+            );
         }
     }
     v
@@ -283,6 +301,29 @@ mod tests {
                 PathBuf::from("/src/vb/target/x86_64-pc-windows-gnu/release/volbench.exe"),
                 PathBuf::from("/src/vb/target/x86_64-pc-windows-gnu/debug/volbench.exe"),
             ]
+        );
+    }
+
+    #[test]
+    fn a_build_for_an_explicit_target_looks_beside_its_target_dir_too() {
+        let s = windows_siblings(Path::new(
+            "/src/vb/target/x86_64-unknown-linux-gnu/debug/volbench",
+        ));
+        assert!(s.contains(&PathBuf::from(
+            "/src/vb/target/x86_64-pc-windows-gnu/debug/volbench.exe"
+        )));
+        let arch = std::env::consts::ARCH;
+        let s = static_siblings(Path::new(&format!(
+            "/src/vb/target/{arch}-unknown-linux-gnu/debug/volbench"
+        )));
+        assert!(s.contains(&PathBuf::from(format!(
+            "/src/vb/target/{arch}-unknown-linux-gnu/release/volbench"
+        ))));
+        // A profile directory's parent that is no target triple is not
+        // climbed out of.
+        assert_eq!(
+            target_dirs(Path::new("/a/b/target/debug/volbench")).len(),
+            1
         );
     }
 
