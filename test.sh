@@ -9,10 +9,9 @@
 #   ./test.sh --install  also, as root on Debian: the packages the tests need
 #                        (apt-get), then the Windows build (mingw-w64, Debian's
 #                        rustc-web 1.85 in /usr/bin, Wine and a Wine prefix in
-#                        ~/.volbench-wine) and its Wine tests; rustc 1.85 then
-#                        builds the Linux build and the tests too (the MSRV).
-#                        CI=true implies it (VOLBENCH_INSTALL=1 too); .ci/run
-#                        passes it.
+#                        ~/.volbench-wine) and its Wine tests, and rustc 1.85's
+#                        check of the Linux build (the MSRV). CI=true implies
+#                        it (VOLBENCH_INSTALL=1 too); .ci/run passes it.
 #   ./test.sh --quick    format, lints and unit tests only: the fast lane while editing
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -183,31 +182,28 @@ fi
 # rustc-web in /usr/bin, Wine, a Wine prefix in the home directory): only
 # with --install (CI). Without it the Wine tests skip (VOLBENCH_WINE=0),
 # whatever old volbench.exe lies in target/.
-linux_cargo=(cargo)
 if ((install)) && [[ $(uname -m) == x86_64 && $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
   step "windows: packages and Wine prefix" scripts/windows-build up >/dev/null
-  # The same rustc 1.85 builds the Linux build and the tests below: the
-  # declared rust-version is proven by the build the tests run, with no
-  # check of its own.
-  linux_cargo=(env RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc /usr/bin/cargo)
+  # The declared rust-version: rustc 1.85 checks the Linux build, all
+  # targets. (Debian's rustc is not profile-optimised as rustup's is: it
+  # compiles at about half the speed, so it checks here, and builds only
+  # what only it can build, for Windows.)
+  step "msrv (rustc 1.85)" scripts/windows-build msrv --quiet
   windows=1
 elif ((!install)); then
   export VOLBENCH_WINE=0
 fi
 # The Linux build, on x86_64 a static one (+crt-static with an explicit
 # target, so build scripts and proc-macros stay dynamic): the binary the
-# tests run is the one the launchers test runs in a root with no C library
-# and the one the release artifact's layout packs. One build, not two.
-linux() {
-  if [[ $(uname -m) == x86_64 ]]; then
-    CARGO_BUILD_TARGET=x86_64-unknown-linux-gnu \
-      CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_RUSTFLAGS='-C target-feature=+crt-static' \
-      "${linux_cargo[@]}" "$@"
-  else
-    "${linux_cargo[@]}" "$@"
-  fi
-}
-step build linux build --quiet --locked --all-targets
+# tests run is the one the launchers test runs in a root with no C library.
+# One build, not a dynamic one and a static twin. (An array, not a
+# function, so that `timeout` below can run it.)
+linux=(cargo)
+if [[ $(uname -m) == x86_64 ]]; then
+  linux=(env CARGO_BUILD_TARGET=x86_64-unknown-linux-gnu
+    CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_RUSTFLAGS='-C target-feature=+crt-static' cargo)
+fi
+step build "${linux[@]}" build --quiet --all-targets
 if [[ ${windows:-} ]]; then
   # One compile of volbench.exe, its warnings denied (scripts/windows-build
   # check would compile it a second time to deny them).
@@ -220,8 +216,9 @@ if [[ $(uname -m) == x86_64 ]]; then
   # The release artifact's layout (`cargo xtask dist`), packed from that
   # same static build (--debug: no release build of minutes): a static
   # binary, a man page per subcommand, completions for bash, zsh and fish.
-  # xtask's own build asks for the same flags, so it finds the binary built.
-  step dist linux xtask dist --debug >/dev/null
+  # xtask builds it again without the features the tests give the library
+  # (test-fixtures, fuzzing); the dependencies are built already.
+  step dist "${linux[@]}" xtask dist --debug >/dev/null
   dist=target/dist/debug
   (cd "$dist" && sha256sum --quiet -c SHA256SUMS)
   tarball=$(ls "$dist"/volbench-*-x86_64-linux.tar.gz)
@@ -263,6 +260,6 @@ run_tests() {
   local left=$((5100 - SECONDS))
   ((left > 60)) || left=60
   [[ ${CI:-} == true ]] && deadline=(timeout --kill-after=30 "$left")
-  "${deadline[@]}" linux test --quiet -- --test-threads="${VOLBENCH_TEST_THREADS:-2}" 2>&1 | tee "$test_log"
+  "${deadline[@]}" "${linux[@]}" test --quiet -- --test-threads="${VOLBENCH_TEST_THREADS:-2}" 2>&1 | tee "$test_log"
 }
 step tests run_tests
