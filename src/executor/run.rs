@@ -99,16 +99,7 @@ pub(crate) fn run_one(
                     // table of its own, which makes every psync I/O cheaper
                     // and keeps one set per table.
                     let mut setup = setup;
-                    let reopen = || {
-                        target::open_files(
-                            prepared,
-                            job.target.direct && !spec.buffered,
-                            job.target.write_sync,
-                            run.engine.caps().kernel_async,
-                            (run.depth, spec.max_bs()),
-                        )
-                        .map_err(|e| e.to_string())
-                    };
+                    let reopen = || open_set(plan, run, prepared).map_err(|e| e.to_string());
                     if own_tables {
                         if let Err(e) = worker::own_fd_table(&mut setup.files, reopen) {
                             return worker::not_started(&setup.control, e, || gate.arrive());
@@ -308,27 +299,11 @@ fn set_up(
             // first worker's set is opened and closed here all the same, as
             // the proof that the set opens before any thread starts.
             if w == 0 {
-                drop(
-                    target::open_files(
-                        prepared,
-                        job.target.direct && !spec.buffered,
-                        job.target.write_sync,
-                        run.engine.caps().kernel_async,
-                        (run.depth, spec.max_bs()),
-                    )
-                    .map_err(|e| (e, None))?,
-                );
+                drop(open_set(plan, run, prepared).map_err(|e| (e, None))?);
             }
             crate::io::backend::Files::none()
         } else {
-            target::open_files(
-                prepared,
-                job.target.direct && !spec.buffered,
-                job.target.write_sync,
-                run.engine.caps().kernel_async,
-                (run.depth, spec.max_bs()),
-            )
-            .map_err(|e| (e, None))?
+            open_set(plan, run, prepared).map_err(|e| (e, None))?
         };
         if buffered {
             advise(files.fds(), spec.rw.is_random());
@@ -377,6 +352,22 @@ fn set_up(
         ));
     }
     Ok((setups, own_tables))
+}
+
+/// The set's files opened as a worker of `run` does its I/O on them.
+fn open_set(
+    plan: &Plan,
+    run: &PlannedRun,
+    prepared: &Prepared,
+) -> crate::error::Result<crate::io::backend::Files> {
+    let (job, spec) = (&plan.job, &run.spec);
+    target::open_files(
+        prepared,
+        job.target.direct && !spec.buffered,
+        job.target.write_sync,
+        run.engine.caps().kernel_async,
+        (run.depth, spec.max_bs()),
+    )
 }
 
 /// A worker's setup, and its share of the tree on a metadata run or of

@@ -5,13 +5,13 @@
 
 use crate::common::{is_root, skip, stderr, vb};
 use std::os::unix::process::CommandExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
 use volbench::error::exit;
 
-/// volbench with its open-file limit (soft and hard) at `n`, as `ulimit -n`
+/// `c` with its open-file limit (soft and hard) at `n`, as `ulimit -n`
 /// leaves a shell.
-fn limited(n: u64, args: &[&str]) -> std::process::Command {
-    let mut c = vb(args).into_command();
+fn limited(mut c: Command, n: u64) -> Command {
     // SAFETY: between fork and exec only setrlimit runs, an async-signal-
     // safe system call that allocates nothing.
     unsafe {
@@ -29,15 +29,26 @@ fn limited(n: u64, args: &[&str]) -> std::process::Command {
     c
 }
 
-fn block_run<'a>(target: &'a str, files: &'a str, size: &'a str, out: &'a str) -> Vec<&'a str> {
-    vec![
+/// A 1-second random-read run of 8 psync threads over `files` files of
+/// 32 KiB, under `ulimit -n 256`, started by `launch` (volbench itself, or
+/// a wrapper given volbench's path and arguments). Returns what it did, the
+/// target and the output directory (in the kept temporary directory).
+fn run_under_256(
+    files: u32,
+    launch: impl FnOnce(Vec<String>) -> Command,
+) -> (Output, tempfile::TempDir, PathBuf, PathBuf) {
+    let t = tempfile::tempdir().unwrap();
+    let (target, out) = (t.path().join("t"), t.path().join("out"));
+    let size = format!("{}k", files * 32);
+    let files = files.to_string();
+    let args: Vec<String> = [
         "run",
         "--target",
-        target,
+        target.to_str().unwrap(),
         "--files",
-        files,
+        &files,
         "--size",
-        size,
+        &size,
         "--rw",
         "randread",
         "--bs",
@@ -51,8 +62,16 @@ fn block_run<'a>(target: &'a str, files: &'a str, size: &'a str, out: &'a str) -
         "--warmup",
         "0",
         "--output",
-        out,
+        out.to_str().unwrap(),
     ]
+    .map(String::from)
+    .to_vec();
+    let o = limited(launch(args), 256).output().unwrap();
+    (o, t, target, out)
+}
+
+fn volbench_with(args: Vec<String>) -> Command {
+    vb(args).into_command()
 }
 
 /// Whether this process may raise its hard limit (CAP_SYS_RESOURCE, bit 24
@@ -68,7 +87,7 @@ fn may_raise_hard_limit() -> bool {
         .is_some_and(|caps| (caps >> 24) & 1 == 1)
 }
 
-fn assert_refused_before_anything(o: &std::process::Output, target: &Path, out: &Path) {
+fn assert_refused_before_anything(o: &Output, target: &Path, out: &Path) {
     assert_eq!(o.status.code(), Some(exit::BAD_INPUT), "{}", stderr(o));
     let err = stderr(o);
     assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
@@ -83,21 +102,9 @@ fn assert_refused_before_anything(o: &std::process::Output, target: &Path, out: 
 
 #[test]
 fn eight_threads_over_a_set_need_one_set_of_descriptors_each() {
-    let t = tempfile::tempdir().unwrap();
-    let (target, out) = (t.path().join("t"), t.path().join("out"));
     // 8 x 150 = 1,200 descriptors if the tables were shared or copied; one
     // set (150) and the spare fit under 256.
-    let o = limited(
-        256,
-        &block_run(
-            target.to_str().unwrap(),
-            "150",
-            "4800k",
-            out.to_str().unwrap(),
-        ),
-    )
-    .output()
-    .unwrap();
+    let (o, _t, _, out) = run_under_256(150, volbench_with);
     assert_eq!(o.status.code(), Some(exit::OK), "{}", stderr(&o));
     let doc = crate::common::read_json(&out.join("result.json"));
     assert!(
@@ -108,19 +115,7 @@ fn eight_threads_over_a_set_need_one_set_of_descriptors_each() {
 
 #[test]
 fn a_set_past_the_limit_is_raised_to_where_allowed_and_refused_past_it() {
-    let t = tempfile::tempdir().unwrap();
-    let (target, out) = (t.path().join("t"), t.path().join("out"));
-    let o = limited(
-        256,
-        &block_run(
-            target.to_str().unwrap(),
-            "400",
-            "12800k",
-            out.to_str().unwrap(),
-        ),
-    )
-    .output()
-    .unwrap();
+    let (o, _t, target, out) = run_under_256(400, volbench_with);
     if may_raise_hard_limit() {
         // The process raises its own hard limit toward fs.nr_open.
         assert_eq!(o.status.code(), Some(exit::OK), "{}", stderr(&o));
@@ -133,48 +128,24 @@ fn a_set_past_the_limit_is_raised_to_where_allowed_and_refused_past_it() {
 fn without_the_capability_a_set_past_the_hard_limit_is_refused_with_one_line() {
     // setpriv drops CAP_SYS_RESOURCE from the bounding set, which only root
     // may do; the refusal itself is the same for any user.
-    if !is_root()
-        || std::process::Command::new("setpriv")
-            .arg("--version")
-            .output()
-            .is_err()
-    {
+    if !is_root() || Command::new("setpriv").arg("--version").output().is_err() {
         skip(
             "many_files::without_the_capability",
             "needs root and setpriv to drop CAP_SYS_RESOURCE",
         );
         return;
     }
-    let t = tempfile::tempdir().unwrap();
-    let (target, out) = (t.path().join("t"), t.path().join("out"));
-    let args = block_run(
-        target.to_str().unwrap(),
-        "400",
-        "12800k",
-        out.to_str().unwrap(),
-    );
-    let mut c = std::process::Command::new("setpriv");
-    c.args([
-        "--bounding-set",
-        "-sys_resource",
-        "--inh-caps",
-        "-sys_resource",
-    ])
-    .arg(env!("CARGO_BIN_EXE_volbench"))
-    .args(&args);
-    // SAFETY: as in `limited`: one async-signal-safe system call.
-    unsafe {
-        c.pre_exec(|| {
-            rustix::process::setrlimit(
-                rustix::process::Resource::Nofile,
-                rustix::process::Rlimit {
-                    current: Some(256),
-                    maximum: Some(256),
-                },
-            )
-            .map_err(std::io::Error::from)
-        });
-    }
-    let o = c.output().unwrap();
+    let (o, _t, target, out) = run_under_256(400, |args| {
+        let mut c = Command::new("setpriv");
+        c.args([
+            "--bounding-set",
+            "-sys_resource",
+            "--inh-caps",
+            "-sys_resource",
+        ])
+        .arg(env!("CARGO_BIN_EXE_volbench"))
+        .args(args);
+        c
+    });
     assert_refused_before_anything(&o, &target, &out);
 }
