@@ -193,17 +193,7 @@ if ((install)) && [[ $(uname -m) == x86_64 && $(id -u) == 0 ]] && command -v apt
 elif ((!install)); then
   export VOLBENCH_WINE=0
 fi
-# The Linux build, on x86_64 a static one (+crt-static with an explicit
-# target, so build scripts and proc-macros stay dynamic): the binary the
-# tests run is the one the launchers test runs in a root with no C library.
-# One build, not a dynamic one and a static twin. (An array, not a
-# function, so that `timeout` below can run it.)
-linux=(cargo)
-if [[ $(uname -m) == x86_64 ]]; then
-  linux=(env CARGO_BUILD_TARGET=x86_64-unknown-linux-gnu
-    CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_RUSTFLAGS='-C target-feature=+crt-static' cargo)
-fi
-step build "${linux[@]}" build --quiet --all-targets
+step build cargo build --quiet --all-targets
 if [[ ${windows:-} ]]; then
   # One compile of volbench.exe, its warnings denied (scripts/windows-build
   # check would compile it a second time to deny them).
@@ -211,14 +201,17 @@ if [[ ${windows:-} ]]; then
   step "windows harness" scripts/windows-build harness --quiet
   windows_built=1
 fi
+# The static build the launchers test runs in a root with no C library
+# (dev profile: a fraction of a release build's time; same linking). Only
+# the binary: test harnesses linked statically against glibc crash (the
+# library's unit tests died of SIGSEGV when tried).
 if [[ $(uname -m) == x86_64 ]]; then
+  RUSTFLAGS='-C target-feature=+crt-static' step "static build" cargo build --quiet --target x86_64-unknown-linux-gnu
   export VOLBENCH_STATIC_BIN=$PWD/target/x86_64-unknown-linux-gnu/debug/volbench
   # The release artifact's layout (`cargo xtask dist`), packed from that
   # same static build (--debug: no release build of minutes): a static
   # binary, a man page per subcommand, completions for bash, zsh and fish.
-  # xtask builds it again without the features the tests give the library
-  # (test-fixtures, fuzzing); the dependencies are built already.
-  step dist "${linux[@]}" xtask dist --debug >/dev/null
+  step dist cargo xtask dist --debug >/dev/null
   dist=target/dist/debug
   (cd "$dist" && sha256sum --quiet -c SHA256SUMS)
   tarball=$(ls "$dist"/volbench-*-x86_64-linux.tar.gz)
@@ -245,6 +238,11 @@ if [[ $(uname -m) == x86_64 ]]; then
     grep -qx "$top/$f" <<<"$listing" || fail "no $f"
   done
 fi
+# On CI the static build's intermediates go once the binary is linked and
+# packed (the tests run only the binary): about a GiB of disk back.
+if [[ ${CI:-} == true && -x ${VOLBENCH_STATIC_BIN:-} ]]; then
+  rm -rf target/x86_64-unknown-linux-gnu/debug/{deps,build,incremental,.fingerprint}
+fi
 echo "test.sh: built; target/ holds $(du -sh target 2>/dev/null | cut -f1), $(df -h --output=avail target | tail -1 | tr -d ' ') free" >&2
 # The fuzz targets (tests/e2e/fuzz.rs, docs/reference/fuzzing.md) each run
 # over their seeds and then mutations for this many seconds: CI's bounded
@@ -260,6 +258,6 @@ run_tests() {
   local left=$((5100 - SECONDS))
   ((left > 60)) || left=60
   [[ ${CI:-} == true ]] && deadline=(timeout --kill-after=30 "$left")
-  "${deadline[@]}" "${linux[@]}" test --quiet -- --test-threads="${VOLBENCH_TEST_THREADS:-2}" 2>&1 | tee "$test_log"
+  "${deadline[@]}" cargo test --quiet -- --test-threads="${VOLBENCH_TEST_THREADS:-2}" 2>&1 | tee "$test_log"
 }
 step tests run_tests
