@@ -80,12 +80,7 @@ pub(crate) fn run_one(
         Ordering::Relaxed,
     );
 
-    // fio drops the cached pages at each pass's end when it would drop them
-    // at the start (invalidate, buffered), so every pass reads the storage.
-    let drop_per_pass = spec.shape.random_map
-        && buffered
-        && job.target.fill.invalidate
-        && !run.engine.caps().diskless;
+    let drop_per_pass = crate::plan::drops_cache_per_pass(job, run);
     std::thread::scope(|s| {
         let mut handles = Vec::with_capacity(setups.len());
         let mut spawn_error = None;

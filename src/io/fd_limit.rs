@@ -42,7 +42,8 @@ pub(crate) fn raise(want: u64) {
     let mut target = hard;
     if want > hard && may_raise_hard() {
         if let Some(max) = nr_open() {
-            target = want.min(max);
+            // Never below the hard limit it has: raising must not lower it.
+            target = want.min(max).max(hard);
         }
     }
     if lim.current.is_some_and(|c| c >= target) && target == hard {

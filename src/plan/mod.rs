@@ -260,7 +260,7 @@ fn check_resources(
                 "{files} files need {wanted} open files in each I/O thread (the set{}, and {} \
                  spare); this process may hold {limit} (ulimit -Hn; root with CAP_SYS_RESOURCE \
                  may raise it up to fs.nr_open): use fewer files, or raise the limit",
-                if wanted >= 2 * files + crate::io::fd_limit::SPARE_FDS {
+                if drops_cache_per_pass(job, r) {
                     " twice: a buffered random run keeps a second set to drop the cache at each pass's end"
                 } else {
                     ""
@@ -298,13 +298,20 @@ fn fds_per_table(job: &JobSpec, r: &PlannedRun) -> u64 {
         return spare;
     }
     let files = u64::from(s.files.unwrap_or(job.target.files));
-    let buffered = !job.target.direct || s.buffered;
-    let sets = if s.shape.random_map && buffered && job.target.fill.invalidate {
-        2
-    } else {
-        1
-    };
+    let sets = if drops_cache_per_pass(job, r) { 2 } else { 1 };
     files.saturating_mul(sets).saturating_add(spare)
+}
+
+/// Whether run `r`'s workers drop the cached pages of the set at each
+/// pass's end, through a second set of descriptors: fio does when it would
+/// drop them at the start (invalidate, buffered), so every pass of a random
+/// map reads the storage. One rule for the executor that does it and the
+/// plan that counts its descriptors.
+pub(crate) fn drops_cache_per_pass(job: &JobSpec, r: &PlannedRun) -> bool {
+    r.spec.shape.random_map
+        && (!job.target.direct || r.spec.buffered)
+        && job.target.fill.invalidate
+        && !r.engine.caps().diskless
 }
 
 impl Plan {
