@@ -96,7 +96,9 @@ pub(crate) fn scan(
     if journal.as_ref().is_some_and(|j| !j.header().clean) {
         seen = vec![UNKNOWN; journal.as_ref().map_or(0, |j| j.blocks())];
     }
-    for (f, file) in set.files.iter().enumerate() {
+    for f in 0..set.paths.len() {
+        // One file open at a time: a set may hold more than the process may.
+        let file = set.file(f)?;
         let path = set.paths.get(f).map(|p| p.display().to_string());
         let path = path.unwrap_or_default();
         let mut off = 0u64;
@@ -105,7 +107,7 @@ pub(crate) fn scan(
                 return Err(VbError::run("interrupted while verifying"));
             }
             let n = (set.layout.file_size - off).min(CHUNK as u64) as usize;
-            let got = read_full(&**file, &mut buf.as_mut_slice()[..n], off)
+            let got = read_full(&*file, &mut buf.as_mut_slice()[..n], off)
                 .map_err(|e| VbError::run(format!("read of {path} at offset {off} failed: {e}")))?;
             if got < n {
                 return Err(VbError::run(format!(

@@ -299,7 +299,9 @@ fn refill(
             dir.remove_if_ours(&file_name(i as u32), ino);
         }
     }
-    let mut files: Vec<Box<dyn SetFile>> = Vec::with_capacity(names.len());
+    // Each file is closed once made and reopened, proven the one made, by
+    // the fill thread that writes it: a set may have more files than this
+    // process may hold open at once (`engine::on_demand`).
     let mut inodes: Vec<u64> = Vec::with_capacity(names.len());
     // Frees the space of a failed fill: every file opened so far is ours now.
     let undo = |inodes: &[u64], marker: Option<u64>| {
@@ -311,6 +313,7 @@ fn refill(
         }
     };
     let (uid, dev) = (dir.uid(), dir.attr()?.dev);
+    let mut align = None;
     for (name, slot) in names.iter().zip(slots) {
         let opened = match slot {
             Slot::Missing => dir.create_new(name, Access::Write),
@@ -339,44 +342,38 @@ fn refill(
                     })
             }
         };
-        match opened {
+        let f = match opened {
             Ok((f, a)) => {
-                files.push(f);
                 inodes.push(a.id);
+                f
             }
             Err(e) => {
                 undo(&inodes, None);
                 return Err(e);
             }
-        }
+        };
         // O_DIRECT is set once the file is recorded: an open that creates
         // the file and then fails on O_DIRECT (tmpfs) would leave behind a
         // file no marker lists.
         if opts.direct {
-            if let Some(f) = files.last() {
-                if let Err(e) = f.set_direct() {
-                    undo(&inodes, None);
-                    return Err(super::open_error(&dir.path_of(name), e, true));
-                }
+            if let Err(e) = f.set_direct() {
+                undo(&inodes, None);
+                return Err(super::open_error(&dir.path_of(name), e, true));
             }
+            align.get_or_insert_with(|| f.dio_align());
         }
     }
     // A fill size the device cannot take is refused before a byte is
     // written, like --bs (whose check against the probed alignment comes
     // only after the fill).
-    if opts.direct {
-        if let Some(f) = files.first() {
-            let align = f.dio_align();
-            if opts.fill_bs % align != 0 {
-                undo(&inodes, None);
-                return Err(VbError::input(format!(
-                    "--fill-bs {} is not a multiple of {align} bytes, the direct-I/O alignment of {}; \
-                 use a multiple of it, or --buffered",
-                    opts.fill_bs,
-                    dir.path().display()
-                )));
-            }
-        }
+    if let Some(align) = align.filter(|a| opts.fill_bs % a != 0) {
+        undo(&inodes, None);
+        return Err(VbError::input(format!(
+            "--fill-bs {} is not a multiple of {align} bytes, the direct-I/O alignment of {}; \
+             use a multiple of it, or --buffered",
+            opts.fill_bs,
+            dir.path().display()
+        )));
     }
     let mut marker = Marker {
         created_by: format!("volbench {}", env!("CARGO_PKG_VERSION")),
@@ -390,7 +387,26 @@ fn refill(
     };
     let marker_ino = write_marker(dir, &marker).inspect_err(|_| undo(&inodes, None))?;
     let paths: Vec<PathBuf> = names.iter().map(|n| dir.path_of(n)).collect();
-    fill(&files, &paths, file_size, opts).inspect_err(|_| undo(&inodes, Some(marker_ino)))?;
+    // The file made as `inodes[i]`, open for its fill.
+    let reopen = |i: usize| -> Result<Box<dyn SetFile>> {
+        let (name, id) = (&names[i], inodes[i]);
+        let proof = |a: &Attr| {
+            if a.id != id {
+                Err("it was replaced while volbench prepared the set")
+            } else if opts.allow_overwrite {
+                Ok(())
+            } else {
+                set_file_ours(a, uid, dev)
+            }
+        };
+        let (f, _) = dir.open_ours(name, Access::Write, &proof)?;
+        if opts.direct {
+            f.set_direct()
+                .map_err(|e| super::open_error(&dir.path_of(name), e, true))?;
+        }
+        Ok(f)
+    };
+    fill(&reopen, &paths, file_size, opts).inspect_err(|_| undo(&inodes, Some(marker_ino)))?;
     marker.filled = true;
     let text = serde_json::to_string_pretty(&marker).map_err(|e| VbError::run(e.to_string()))?;
     dir.rewrite_ours(MARKER_NAME, marker_ino, text.as_bytes())?;
@@ -400,7 +416,7 @@ fn refill(
 /// Writes every file sequentially to its end with incompressible data, as
 /// vdbench's FillWrite and fio's layout do, several files at a time.
 fn fill(
-    files: &[Box<dyn SetFile>],
+    reopen: &(dyn Fn(usize) -> Result<Box<dyn SetFile>> + Sync),
     paths: &[PathBuf],
     file_size: u64,
     opts: &PrepareOptions,
@@ -430,9 +446,10 @@ fn fill(
                         if i >= paths.len() || failed.load(Ordering::Relaxed) {
                             return Ok(());
                         }
-                        if let Err(e) = fill_one(
-                            &*files[i], &paths[i], file_size, &mut buf, i as u32, &data, opts,
-                        ) {
+                        let filled = reopen(i).and_then(|f| {
+                            fill_one(&*f, &paths[i], file_size, &mut buf, i as u32, &data, opts)
+                        });
+                        if let Err(e) = filled {
                             failed.store(true, Ordering::Relaxed);
                             return Err(e);
                         }

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use super::marker::{FILE_PREFIX, MARKER_NAME, SetIdentity, existing_set};
 use crate::error::{Result, VbError};
-use crate::io::backend::{Held, SetFile};
+use crate::io::backend::{Dir, Held, SetFile};
 use crate::io::workload::Layout;
 
 pub(crate) struct ReadSet {
@@ -14,7 +14,11 @@ pub(crate) struct ReadSet {
     /// The data format the marker records (None: made before formats were).
     pub(crate) format: Option<String>,
     pub(crate) paths: Vec<PathBuf>,
-    pub(crate) files: Vec<Box<dyn SetFile>>,
+    /// The set's directory and each file's id: the files are opened one at
+    /// a time (`file`), so a set may have more than this process may hold
+    /// open.
+    dir: std::sync::Arc<dyn Dir>,
+    ids: Vec<u64>,
     /// Whether the files were opened with O_DIRECT (else the page cache).
     pub(crate) direct: bool,
     /// The set's identity, which a journal of it names.
@@ -41,7 +45,6 @@ pub(crate) fn open(dir: &Path) -> Result<ReadSet> {
         )));
     };
     let (nfiles, file_size) = (shape.files, shape.file_size);
-    let mut files = Vec::with_capacity(nfiles as usize);
     let mut paths = Vec::with_capacity(nfiles as usize);
     let mut direct = true;
     for (i, ino) in shape.inodes.iter().enumerate() {
@@ -66,7 +69,6 @@ pub(crate) fn open(dir: &Path) -> Result<ReadSet> {
                 a.size
             )));
         }
-        files.push(f);
         paths.push(path);
     }
     Ok(ReadSet {
@@ -75,8 +77,31 @@ pub(crate) fn open(dir: &Path) -> Result<ReadSet> {
         identity: shape.identity,
         unstamped: shape.unstamped,
         paths,
-        files,
+        dir: set,
+        ids: shape.inodes,
         direct,
         _lock: lock,
     })
+}
+
+impl ReadSet {
+    /// File `i` of the set, open for reading (direct if the set's first
+    /// file took it), still the file the marker lists.
+    pub(crate) fn file(&self, i: usize) -> Result<Box<dyn SetFile>> {
+        let name = format!("{FILE_PREFIX}{i}.dat");
+        let (f, a) = self.dir.open_read(&name)?;
+        if Some(&a.id) != self.ids.get(i) {
+            return Err(VbError::refused(format!(
+                "refusing to check {}: it is not the file the set's marker lists",
+                self.dir.path_of(&name).display()
+            )));
+        }
+        if self.direct && f.set_direct().is_err() {
+            return Err(VbError::target(format!(
+                "{} no longer opens for direct I/O",
+                self.dir.path_of(&name).display()
+            )));
+        }
+        Ok(f)
+    }
 }
