@@ -289,6 +289,9 @@ pub(crate) trait TreeRoot: Send + Sync + std::fmt::Debug {
 pub(crate) enum Files {
     /// Local descriptors, for the kernel engines.
     Fds(Vec<OwnedFd>),
+    /// Local descriptors opened as I/Os need them, a bounded number at a
+    /// time: a set with more files than a thread may hold open.
+    OnDemand(crate::io::engine::on_demand::OnDemand),
     /// A back end's own engine over its handles and connections: what a
     /// back end that is not local builds (the test double today, NFS and
     /// SMB next).
@@ -301,7 +304,7 @@ impl Files {
     pub(crate) fn fds(&self) -> &[OwnedFd] {
         match self {
             Files::Fds(f) => f,
-            Files::Own(_) => &[],
+            Files::OnDemand(_) | Files::Own(_) => &[],
         }
     }
 
@@ -321,7 +324,14 @@ pub(crate) fn engine(
 ) -> std::io::Result<crate::io::engine::AnyEngine> {
     match files {
         Files::Own(e) => Ok(crate::io::engine::AnyEngine::Own(e)),
-        Files::Fds(fds) => crate::io::engine::build(kind, fds, depth, buffers, submit_each),
+        Files::Fds(fds) => {
+            let fds = crate::io::engine::Fds::All(fds);
+            crate::io::engine::build(kind, fds, depth, buffers, submit_each)
+        }
+        Files::OnDemand(c) => {
+            let fds = crate::io::engine::Fds::OnDemand(c);
+            crate::io::engine::build(kind, fds, depth, buffers, submit_each)
+        }
     }
 }
 

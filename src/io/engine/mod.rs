@@ -9,6 +9,7 @@ use crate::io::workload::IoOp;
 use crate::spec::EngineChoice;
 
 mod null;
+pub(crate) mod on_demand;
 #[cfg(windows)]
 mod overlapped;
 mod psync;
@@ -27,6 +28,28 @@ pub use uring::{UringEngine, probe_io_uring};
 pub fn probe_io_uring() -> Result<(), String> {
     Err("io_uring is a Linux interface".into())
 }
+
+/// A worker's files as a kernel engine reaches them: all open for the
+/// whole run, or opened as I/Os need them, a bounded number at a time
+/// (`on_demand`), when the set has more files than a thread may hold.
+pub(crate) enum Fds {
+    All(Vec<OwnedFd>),
+    OnDemand(on_demand::OnDemand),
+}
+
+impl Fds {
+    /// Why a file could not be opened on demand, once one could not.
+    pub(crate) fn failure(&self) -> Option<String> {
+        match self {
+            Fds::All(_) => None,
+            Fds::OnDemand(c) => c.failure(),
+        }
+    }
+}
+
+/// The result of an I/O whose file could not be opened on demand (EIO);
+/// the engine's `failure` says why.
+pub(crate) const OPEN_FAILED: i64 = -5;
 
 /// One finished I/O: the slot it was queued in and the kernel's result
 /// (bytes transferred, or a negative errno).
@@ -231,6 +254,9 @@ impl Engine for AnyEngine {
     fn failure(&self) -> Option<String> {
         match self {
             Self::Own(e) => e.failure(),
+            Self::Psync(e) => e.failure(),
+            #[cfg(target_os = "linux")]
+            Self::IoUring(e) => e.failure(),
             _ => None,
         }
     }
@@ -255,7 +281,7 @@ impl Engine for AnyEngine {
 /// `backend::engine`).
 pub(crate) fn build(
     kind: EngineKind,
-    files: Vec<OwnedFd>,
+    files: Fds,
     depth: u32,
     buffers: &[(*mut u8, usize)],
     submit_each: bool,
@@ -279,7 +305,17 @@ pub(crate) fn build(
         // Its files were opened for overlapped I/O (`open_files`, from the
         // row's kernel_async).
         #[cfg(windows)]
-        EngineKind::Overlapped => AnyEngine::Overlapped(OverlappedEngine::new(files, depth)?),
+        EngineKind::Overlapped => match files {
+            Fds::All(files) => AnyEngine::Overlapped(OverlappedEngine::new(files, depth)?),
+            // Refused when planning: each handle would have to join the
+            // completion port as it opens.
+            Fds::OnDemand(_) => {
+                return Err(io::Error::new(
+                    io::ErrorKind::Unsupported,
+                    "the overlapped engine keeps every file of its set open",
+                ));
+            }
+        },
         // Refused when planning (`EngineChoice::check_platform`); never built here.
         #[cfg(not(windows))]
         EngineKind::Overlapped => {

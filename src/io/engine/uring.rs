@@ -7,13 +7,21 @@ use std::os::fd::{AsRawFd, OwnedFd};
 
 use io_uring::{IoUring, opcode, types};
 
-use super::{Completion, Engine};
+use super::on_demand::OnDemand;
+use super::{Completion, Engine, Fds, OPEN_FAILED};
 use crate::io::workload::IoOp;
 
 pub struct UringEngine {
     ring: IoUring,
     _files: Vec<OwnedFd>,
     raw_fds: Vec<i32>,
+    /// Files opened as I/Os need them (`Fds::OnDemand`): the registered
+    /// table then holds the cache's slots, not the set's files.
+    cache: Option<OnDemand>,
+    /// Per I/O slot, the cache slot its I/O was queued on.
+    pinned: Vec<u32>,
+    /// I/Os whose file could not be opened: completed by the next wait.
+    failed: Vec<Completion>,
     fixed_files: bool,
     fixed_buffers: bool,
     /// A buffer shared by many slots (the worker's write ring): its address
@@ -43,7 +51,7 @@ impl UringEngine {
     /// instead of in batches. `buffers`: one per slot, then optionally one
     /// shared region any slot may write from.
     pub(crate) fn new(
-        files: Vec<OwnedFd>,
+        files: Fds,
         depth: u32,
         buffers: &[(*mut u8, usize)],
         submit_each: bool,
@@ -54,8 +62,20 @@ impl UringEngine {
             .setup_coop_taskrun()
             .build(entries)
             .or_else(|_| IoUring::new(entries))?;
+        let (files, cache) = match files {
+            Fds::All(f) => (f, None),
+            Fds::OnDemand(c) => (Vec::new(), Some(c)),
+        };
         let raw_fds: Vec<i32> = files.iter().map(|f| f.as_raw_fd()).collect();
-        let fixed_files = ring.submitter().register_files(&raw_fds).is_ok();
+        let fixed_files = match &cache {
+            None => ring.submitter().register_files(&raw_fds).is_ok(),
+            // Empty slots (kernel 5.19+), filled as files open; without
+            // them each I/O names its descriptor.
+            Some(c) => ring
+                .submitter()
+                .register_files_sparse(c.capacity() as u32)
+                .is_ok(),
+        };
         let iovecs: Vec<libc::iovec> = buffers
             .iter()
             .map(|&(ptr, len)| libc::iovec {
@@ -90,6 +110,9 @@ impl UringEngine {
             ring,
             _files: files,
             raw_fds,
+            cache,
+            pinned: vec![0; depth as usize],
+            failed: Vec::new(),
             fixed_files,
             fixed_buffers,
             shared,
@@ -103,6 +126,13 @@ impl UringEngine {
 impl Engine for UringEngine {
     #[inline]
     unsafe fn queue(&mut self, slot: u32, op: IoOp, buf: *mut u8) {
+        let Some((file, raw)) = self.file_of(slot, op.file) else {
+            self.failed.push(Completion {
+                slot,
+                result: OPEN_FAILED,
+            });
+            return;
+        };
         let index = if !self.fixed_buffers {
             None
         } else if (buf as usize).wrapping_sub(self.shared.0) < self.shared.1 {
@@ -111,28 +141,24 @@ impl Engine for UringEngine {
             Some(slot as u16)
         };
         let entry = match (op.write, self.fixed_files, index) {
-            (false, true, Some(i)) => opcode::ReadFixed::new(types::Fixed(op.file), buf, op.len, i)
+            (false, true, Some(i)) => opcode::ReadFixed::new(types::Fixed(file), buf, op.len, i)
                 .offset(op.offset)
                 .build(),
-            (true, true, Some(i)) => opcode::WriteFixed::new(types::Fixed(op.file), buf, op.len, i)
+            (true, true, Some(i)) => opcode::WriteFixed::new(types::Fixed(file), buf, op.len, i)
                 .offset(op.offset)
                 .build(),
-            (false, true, None) => opcode::Read::new(types::Fixed(op.file), buf, op.len)
+            (false, true, None) => opcode::Read::new(types::Fixed(file), buf, op.len)
                 .offset(op.offset)
                 .build(),
-            (true, true, None) => opcode::Write::new(types::Fixed(op.file), buf, op.len)
+            (true, true, None) => opcode::Write::new(types::Fixed(file), buf, op.len)
                 .offset(op.offset)
                 .build(),
-            (false, false, _) => {
-                opcode::Read::new(types::Fd(self.raw_fds[op.file as usize]), buf, op.len)
-                    .offset(op.offset)
-                    .build()
-            }
-            (true, false, _) => {
-                opcode::Write::new(types::Fd(self.raw_fds[op.file as usize]), buf, op.len)
-                    .offset(op.offset)
-                    .build()
-            }
+            (false, false, _) => opcode::Read::new(types::Fd(raw), buf, op.len)
+                .offset(op.offset)
+                .build(),
+            (true, false, _) => opcode::Write::new(types::Fd(raw), buf, op.len)
+                .offset(op.offset)
+                .build(),
         }
         .user_data(slot as u64);
         // SAFETY: `queue`'s contract keeps `buf` valid and unused by anyone
@@ -171,6 +197,39 @@ impl Engine for UringEngine {
 }
 
 impl UringEngine {
+    pub(crate) fn failure(&self) -> Option<String> {
+        self.cache.as_ref().and_then(|c| c.failure())
+    }
+
+    /// The registered index and the descriptor of `file` for an I/O in
+    /// `slot`: the set's own, or the cache slot it is open in (opened,
+    /// and registered there, if it was not). None if it cannot be opened.
+    #[inline]
+    fn file_of(&mut self, slot: u32, file: u32) -> Option<(u32, i32)> {
+        let Some(c) = self.cache.as_mut() else {
+            let raw = self.raw_fds.get(file as usize).copied().unwrap_or(-1);
+            return Some((file, raw));
+        };
+        let (held, opened) = c.acquire(file)?;
+        let raw = c.fd(held).map_or(-1, |f| f.as_raw_fd());
+        if opened
+            && self.fixed_files
+            && self
+                .ring
+                .submitter()
+                .register_files_update(held, &[raw])
+                .is_err()
+        {
+            // Entries already built keep their registered files; the
+            // rest name their descriptors.
+            self.fixed_files = false;
+        }
+        if let Some(p) = self.pinned.get_mut(slot as usize) {
+            *p = held;
+        }
+        Some((held, raw))
+    }
+
     /// Submits what is queued and waits for `min` completions (or until
     /// `timeout`, if given), then reaps everything that has completed.
     #[inline]
@@ -183,6 +242,9 @@ impl UringEngine {
         if let Some(e) = self.submit_error.take() {
             return Err(e);
         }
+        // I/Os that failed to open are completions already: wait for no
+        // more than what remains.
+        let min = min.saturating_sub(self.failed.len());
         loop {
             let entered = match timeout {
                 None => self.ring.submit_and_wait(min),
@@ -208,14 +270,21 @@ impl UringEngine {
         }
         self.queued = 0;
         self.reap(out);
+        out.append(&mut self.failed);
         Ok(())
     }
 
     #[inline]
     fn reap(&mut self, out: &mut Vec<Completion>) {
         for cqe in self.ring.completion() {
+            let slot = cqe.user_data() as u32;
+            if let Some(c) = self.cache.as_mut() {
+                if let Some(&held) = self.pinned.get(slot as usize) {
+                    c.release(held);
+                }
+            }
             out.push(Completion {
-                slot: cqe.user_data() as u32,
+                slot,
                 result: cqe.result() as i64,
             });
         }

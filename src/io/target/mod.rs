@@ -395,7 +395,7 @@ fn prepare_existing(insp: &Inspection, opts: &PrepareOptions, device: bool) -> R
             Files::Fds(fds) => fds.first().map_or(4096, |fd| {
                 crate::io::backend::local::probe_align_fd(fd, device)
             }),
-            Files::Own(_) => 1,
+            Files::OnDemand(_) | Files::Own(_) => 1,
         }
     } else {
         1
@@ -469,6 +469,50 @@ pub(crate) fn open_files(
         Some(f) => f.open(&how),
         None => Ok(Files::none()),
     }
+}
+
+/// The set's files for one worker, opened one at a time as its I/Os need
+/// them (`engine::on_demand`), each as `open_files` opens it: by name in
+/// the set's directory, proven the file prepared. None for a file or
+/// device the user named (one descriptor). The plan asks for it only on
+/// local storage: a back end with its own engine holds handles of its
+/// server's, not this process's descriptors.
+pub(crate) fn opener(
+    prep: &Prepared,
+    direct: bool,
+    sync: crate::spec::WriteSync,
+    overlapped: bool,
+) -> Option<(u32, crate::io::engine::on_demand::Opener)> {
+    let how = IoOpen {
+        write: prep.writable,
+        direct,
+        sync,
+        overlapped,
+        depth: 1,
+        max_io: 4096,
+    };
+    let Some(FileRef::InSet { dir, names }) = &prep.files else {
+        return None;
+    };
+    let (dir, names) = (dir.clone(), names.clone());
+    let n = names.len() as u32;
+    Some((
+        n,
+        Box::new(move |i| {
+            let one = names
+                .get(i as usize..=i as usize)
+                .ok_or_else(|| VbError::run(format!("file #{i} is not in the set of {n}")))?;
+            match dir.open_files(one, &how)? {
+                Files::Fds(mut fds) => fds
+                    .pop()
+                    .ok_or_else(|| VbError::run(format!("file #{i} of the set did not open"))),
+                _ => Err(VbError::run(format!(
+                    "{} has no local descriptors to open on demand",
+                    dir.path().display()
+                ))),
+            }
+        }),
+    ))
 }
 
 /// Checks whether a directory's file system accepts O_DIRECT, with a
