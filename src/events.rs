@@ -301,6 +301,7 @@ mod tests {
             engine_note: None,
             io_threads: 1,
             depth: 1,
+            open_files: None,
         }
     }
 

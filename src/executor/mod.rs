@@ -20,6 +20,7 @@ pub(crate) mod rescue;
 mod run;
 pub(crate) mod runner;
 pub(crate) mod search;
+mod set_files;
 mod shaped;
 pub(crate) mod startgate;
 pub(crate) mod steady;

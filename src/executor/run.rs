@@ -9,10 +9,11 @@ use std::time::{Duration, Instant};
 use super::Observer;
 use super::collect::collect;
 use super::record::build_result;
+use super::set_files::{advise, open_set, prove_set_opens, readvise};
 use super::startgate::ThreadGate;
 use crate::error::VbError;
 use crate::events::Raise as _;
-use crate::io::target::{self, Prepared};
+use crate::io::target::Prepared;
 use crate::io::worker::{
     self, Control, PHASE_MEASURE, PHASE_STOP, PHASE_WARMUP, PhaseStats, WorkerSetup,
 };
@@ -241,18 +242,8 @@ fn set_up(
         && local
         && spec.meta.is_none()
     {
-        // fio's invalidate=1: each run starts from the storage, not from the
-        // pages the fill or the run before left cached. Advice only, so a
-        // file system that ignores it costs a warmer run, never a failure.
-        // Windows has no such advice: a buffered run there starts from
-        // whatever its cache holds (docs/guide/windows.md).
-        #[cfg(unix)]
-        for fd in target::open_files(prepared, false, job.target.write_sync, false, (1, 4096))
-            .map_err(|e| (e, None))?
-            .fds()
-        {
-            let _ = rustix::fs::fadvise(fd, 0, None, rustix::fs::Advice::DontNeed);
-        }
+        super::set_files::drop_cached(run, prepared, job.target.write_sync)
+            .map_err(|e| (e, None))?;
     }
     // A local set's descriptors are each thread's own, opened in its table.
     let own_tables = local && !run.engine.caps().diskless && spec.meta.is_none();
@@ -294,7 +285,7 @@ fn set_up(
             // first worker's set is opened and closed here all the same, as
             // the proof that the set opens before any thread starts.
             if w == 0 {
-                drop(open_set(plan, run, prepared).map_err(|e| (e, None))?);
+                prove_set_opens(plan, run, prepared).map_err(|e| (e, None))?;
             }
             crate::io::backend::Files::none()
         } else {
@@ -347,22 +338,6 @@ fn set_up(
         ));
     }
     Ok((setups, own_tables))
-}
-
-/// The set's files opened as a worker of `run` does its I/O on them.
-fn open_set(
-    plan: &Plan,
-    run: &PlannedRun,
-    prepared: &Prepared,
-) -> crate::error::Result<crate::io::backend::Files> {
-    let (job, spec) = (&plan.job, &run.spec);
-    target::open_files(
-        prepared,
-        job.target.direct && !spec.buffered,
-        job.target.write_sync,
-        run.engine.caps().kernel_async,
-        (run.depth, spec.max_bs()),
-    )
 }
 
 /// A worker's setup, and its share of the tree on a metadata run or of
@@ -464,57 +439,6 @@ pub(super) fn io_share(limit: u64, unit: u64, w: u32, n: u32) -> u64 {
     let units = limit / unit.max(1);
     let (base, extra) = (units / n as u64, units % n as u64);
     (base + u64::from((w as u64) < extra)) * unit
-}
-
-/// fio's fadvise_hint=1 (its default) on a buffered run's files: the
-/// kernel's read-ahead would otherwise turn each random 4k miss into a 128k
-/// read and cache the set within seconds, measuring memory, not storage.
-#[cfg(unix)]
-fn advise(files: &[std::os::fd::OwnedFd], random: bool) {
-    let advice = if random {
-        rustix::fs::Advice::Random
-    } else {
-        rustix::fs::Advice::Sequential
-    };
-    for fd in files {
-        let _ = rustix::fs::fadvise(fd, 0, None, advice);
-    }
-}
-
-/// Windows takes its read-ahead hint (FILE_FLAG_RANDOM_ACCESS or
-/// SEQUENTIAL_SCAN) as a flag of the open, not as advice afterwards.
-#[cfg(windows)]
-fn advise<F>(_files: &[F], _random: bool) {}
-
-/// After a worker reopened its files: the advice belongs to the open file,
-/// so the reopened ones need it again (without it read-ahead cached a
-/// random run's set within seconds), and the random map's files to drop at
-/// each pass's end are opened here, in the thread's own table, so they
-/// close with it.
-fn readvise(
-    setup: &mut WorkerSetup,
-    buffered: bool,
-    spec: &crate::spec::RunSpec,
-    drop_per_pass: bool,
-    prepared: &Prepared,
-) -> Result<(), String> {
-    if buffered {
-        advise(setup.files.fds(), spec.rw.is_random());
-    }
-    if drop_per_pass && !setup.files.fds().is_empty() {
-        let files = target::open_files(
-            prepared,
-            false,
-            crate::spec::WriteSync::default(),
-            false,
-            (1, 4096),
-        )
-        .map_err(|e| e.to_string())?;
-        if let crate::io::backend::Files::Fds(fds) = files {
-            setup.io_gen.drop_at_pass_end(fds);
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]

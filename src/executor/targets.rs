@@ -368,6 +368,7 @@ pub(crate) fn whole_run(
             engine_note: None,
             io_threads: 0,
             depth: 1,
+            open_files: None,
         };
     };
     let mut whole = PlannedRun {

@@ -33,6 +33,12 @@ impl CommonArgs {
                 .map(|s| parse_size_in("--size", s, 1, bounds::MAX_SIZE))
                 .transpose()?,
             files: counts("--files", &self.files, bounds::MAX_FILES)?,
+            open_files: self
+                .open_files
+                .as_deref()
+                .map(|t| parse_count_in("--open-files", t, 1, bounds::MAX_FILES))
+                .transpose()?
+                .map(|n| n as u32),
             threads: counts("--threads", &self.threads, bounds::MAX_THREADS)?,
             iodepth: counts("--iodepth", &self.iodepth, bounds::MAX_IODEPTH)?,
             duration_s: seconds(

@@ -157,6 +157,7 @@ pub(crate) fn job_from_run_args(a: &RunArgs) -> Result<JobSpec> {
                 invalidate: o.invalidate.unwrap_or(true),
                 threads: o.fill_threads,
             },
+            open_files: o.open_files,
         },
         engine: o.engine.unwrap_or(defaults::ENGINE),
         interval_s,

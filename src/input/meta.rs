@@ -337,6 +337,7 @@ pub(crate) fn job(a: &RunArgs) -> Result<Option<JobSpec>> {
             // Buffered, as file work is, unless --direct says otherwise.
             direct: a.direct,
             allow_overwrite: false,
+            open_files: None,
         },
         engine: EngineChoice::Only(crate::spec::EngineKind::for_metadata()),
         interval_s: o.interval_s.unwrap_or(defaults::INTERVAL_S),

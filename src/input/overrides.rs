@@ -39,6 +39,8 @@ pub struct Overrides {
     pub(crate) fill_bs: Option<u64>,
     /// The fill's threads.
     pub(crate) fill_threads: Option<u32>,
+    /// `--open-files`: the most files each I/O thread keeps open.
+    pub(crate) open_files: Option<u32>,
     /// `--invalidate` / `--no-invalidate`.
     pub(crate) invalidate: Option<bool>,
     pub(crate) data: DataFlags,

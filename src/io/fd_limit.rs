@@ -1,12 +1,13 @@
 //! How many files this process may hold open, and raising that before a run.
 //!
-//! Each local I/O thread opens the whole file set in a descriptor table of
-//! its own (`worker::own_fd_table`), so one table holds one set (two for a
+//! Each local I/O thread opens the file set in a descriptor table of its
+//! own (`worker::own_fd_table`), so one table holds one set (two for a
 //! buffered random run, which keeps a second set to drop the cache at each
 //! pass's end) and the few descriptors the process had before. The plan
-//! checks that need against `ceiling()` and the executor `raise()`s the
-//! limit to it, so a large set runs where the host allows it and is refused
-//! with one line where it does not, before any I/O.
+//! checks that need against `ceiling()` (`plan::descriptors`): a set past
+//! it is opened on demand, at most the ceiling less the spare at a time.
+//! The executor `raise()`s the limit to what the plan chose, so a large
+//! set is held whole where the host allows it.
 
 /// Descriptors a table needs beyond the set's: the process's own (standard
 /// streams, the lock, the marker, logs, sockets of the live outputs).

@@ -2,6 +2,7 @@
 //! is, the engine each run uses and why, how many I/O threads, and the total
 //! time. Planning touches nothing, so `--dry-run` shows it for free.
 
+mod descriptors;
 pub(crate) mod hosts;
 pub(crate) mod meta;
 pub(crate) mod search;
@@ -9,6 +10,8 @@ pub(crate) mod sequence;
 mod sets;
 pub(crate) mod size;
 pub(crate) mod targets;
+
+pub(crate) use descriptors::drops_cache_per_pass;
 
 use std::fmt::Write as _;
 
@@ -28,6 +31,10 @@ pub(crate) struct PlannedRun {
     pub(crate) engine_note: Option<String>,
     pub(crate) io_threads: u32,
     pub(crate) depth: u32,
+    /// The files each I/O thread keeps open at a time, opening the others
+    /// as its I/Os reach them, when the set has more files than a thread
+    /// may hold (`descriptors`); None: the whole set, held open.
+    pub(crate) open_files: Option<u32>,
 }
 
 #[derive(Debug, Clone)]
@@ -119,7 +126,7 @@ pub(crate) fn plan(job: JobSpec) -> Result<Plan> {
     let insp = meta::inspect(&job)?;
     let uring = engine::probe_io_uring();
     let mut notes = Vec::new();
-    let runs: Vec<PlannedRun> = job
+    let mut runs: Vec<PlannedRun> = job
         .runs
         .iter()
         .map(|r| {
@@ -137,13 +144,29 @@ pub(crate) fn plan(job: JobSpec) -> Result<Plan> {
                 engine_note,
                 io_threads,
                 depth,
+                open_files: None,
             }
         })
         .collect();
+    descriptors::check_asked(&job, &runs)?;
     let fd_limit = crate::io::fd_limit::ceiling();
     let memory = host::memory_bytes();
-    for r in &runs {
-        check_resources(&job, r, fd_limit, memory)?;
+    for r in &mut runs {
+        r.open_files = descriptors::open_at_once(&job, r, fd_limit)?;
+        if let Some(n) = r.open_files {
+            notes.push(format!(
+                "run '{}': each I/O thread keeps at most {n} of its {} files open and opens the \
+                 others as its I/Os reach them (fio's openfiles; {})",
+                r.spec.name,
+                r.spec.files.unwrap_or(job.target.files),
+                if job.target.open_files == Some(n) {
+                    "--open-files"
+                } else {
+                    "the open-file limit, ulimit -Hn, allows no more"
+                }
+            ));
+        }
+        check_resources(r, memory)?;
         // Sequential streams each get their own region of the working set
         // (`spec::streams`); each must hold at least one block. The first
         // thread's share is the smallest under split, the last thread's
@@ -232,12 +255,7 @@ pub(crate) fn plan(job: JobSpec) -> Result<Plan> {
 /// What a run will ask of this host, checked against its bounds and the
 /// host's own limits before anything starts: OS threads, open files and
 /// I/O buffer memory. Each message names the bound.
-fn check_resources(
-    job: &JobSpec,
-    r: &PlannedRun,
-    fd_limit: Option<u64>,
-    memory: Option<u64>,
-) -> Result<()> {
+fn check_resources(r: &PlannedRun, memory: Option<u64>) -> Result<()> {
     let s = &r.spec;
     let err = |m: String| VbError::input(format!("run '{}': {m}", s.name));
     let io_threads = u64::from(r.io_threads);
@@ -250,24 +268,6 @@ fn check_resources(
             s.iodepth,
             bounds::MAX_IO_THREADS
         )));
-    }
-    // Each local I/O thread opens the set in a descriptor table of its own.
-    let wanted = fds_per_table(job, r);
-    if let Some(limit) = fd_limit {
-        if wanted > limit {
-            let files = u64::from(s.files.unwrap_or(job.target.files));
-            return Err(err(format!(
-                "{files} files need {wanted} open files in each I/O thread (the set{}, and {} \
-                 spare); this process may hold {limit} (ulimit -Hn; root with CAP_SYS_RESOURCE \
-                 may raise it up to fs.nr_open): use fewer files, or raise the limit",
-                if drops_cache_per_pass(job, r) {
-                    " twice: a buffered random run keeps a second set to drop the cache at each pass's end"
-                } else {
-                    ""
-                },
-                crate::io::fd_limit::SPARE_FDS
-            )));
-        }
     }
     let buffers = u64::from(r.io_threads)
         .saturating_mul(u64::from(r.depth))
@@ -285,42 +285,13 @@ fn check_resources(
     Ok(())
 }
 
-/// The open files one I/O thread's descriptor table needs for run `r`:
-/// the set (twice for a buffered random run, which keeps a second set to
-/// drop the cache at each pass's end) and the spare. A back end with its
-/// own client, an engine that touches no file and a metadata run hold no
-/// descriptor per file.
-fn fds_per_table(job: &JobSpec, r: &PlannedRun) -> u64 {
-    let s = &r.spec;
-    let caps = r.engine.caps();
-    let spare = crate::io::fd_limit::SPARE_FDS;
-    if caps.diskless || s.meta.is_some() || caps.storage != crate::spec::Storage::Local {
-        return spare;
-    }
-    let files = u64::from(s.files.unwrap_or(job.target.files));
-    let sets = if drops_cache_per_pass(job, r) { 2 } else { 1 };
-    files.saturating_mul(sets).saturating_add(spare)
-}
-
-/// Whether run `r`'s workers drop the cached pages of the set at each
-/// pass's end, through a second set of descriptors: fio does when it would
-/// drop them at the start (invalidate, buffered), so every pass of a random
-/// map reads the storage. One rule for the executor that does it and the
-/// plan that counts its descriptors.
-pub(crate) fn drops_cache_per_pass(job: &JobSpec, r: &PlannedRun) -> bool {
-    r.spec.shape.random_map
-        && (!job.target.direct || r.spec.buffered)
-        && job.target.fill.invalidate
-        && !r.engine.caps().diskless
-}
-
 impl Plan {
     /// The open files the most demanding run needs in each I/O thread: what
     /// the executor raises the process's limit to before it opens the set.
     pub(crate) fn open_files_wanted(&self) -> u64 {
         self.runs
             .iter()
-            .map(|r| fds_per_table(&self.job, r))
+            .map(|r| descriptors::per_table(&self.job, r))
             .max()
             .unwrap_or(crate::io::fd_limit::SPARE_FDS)
     }
@@ -487,62 +458,5 @@ impl Plan {
             let _ = writeln!(out, "note:     {n}");
         }
         out
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A planned block run of `files` files and `threads` psync threads on a
-    /// directory that does not exist yet (nothing is made by planning).
-    fn planned(files: u32, threads: u32, buffered_random: bool) -> Plan {
-        let t = tempfile::tempdir().unwrap();
-        let mut job = crate::spec::tests::sample();
-        job.target.path = t.path().join("set");
-        job.target.files = files;
-        job.target.size = u64::from(files) << 20;
-        job.target.direct = !buffered_random;
-        job.engine = crate::spec::EngineChoice::Only(crate::spec::EngineKind::Psync);
-        let r = &mut job.runs[0];
-        (r.threads, r.iodepth, r.read_pct) = (threads, 1, 100);
-        r.rw = if buffered_random {
-            crate::spec::Pattern::Randread
-        } else {
-            crate::spec::Pattern::Read
-        };
-        // fio's random map (each block once a pass), which a buffered run
-        // pairs with a cache drop at each pass's end.
-        r.shape.random_map = buffered_random;
-        plan(job).unwrap()
-    }
-
-    #[test]
-    fn a_thread_table_holds_one_set_whatever_the_thread_count() {
-        let p = planned(150, 8, false);
-        assert_eq!(p.open_files_wanted(), 150 + crate::io::fd_limit::SPARE_FDS);
-        assert!(check_resources(&p.job, &p.runs[0], Some(256), None).is_ok());
-    }
-
-    #[test]
-    fn a_set_past_the_limit_is_refused_naming_the_need_and_the_limit() {
-        let p = planned(400, 1, false);
-        let e = check_resources(&p.job, &p.runs[0], Some(256), None).unwrap_err();
-        let msg = e.to_string();
-        assert!(
-            msg.contains("400 files need 464 open files in each I/O thread"),
-            "{msg}"
-        );
-        assert!(msg.contains("may hold 256 (ulimit -Hn"), "{msg}");
-    }
-
-    #[test]
-    fn a_buffered_random_run_needs_the_set_twice() {
-        let p = planned(100, 2, true);
-        assert_eq!(p.open_files_wanted(), 200 + crate::io::fd_limit::SPARE_FDS);
-        let msg = check_resources(&p.job, &p.runs[0], Some(256), None)
-            .unwrap_err()
-            .to_string();
-        assert!(msg.contains("a second set to drop the cache"), "{msg}");
     }
 }

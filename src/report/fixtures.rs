@@ -252,6 +252,7 @@ pub fn doc(host: &str, runs: &[RunFixture]) -> ResultDoc {
                 files: 1,
                 direct: true,
                 allow_overwrite: false,
+                open_files: None,
             },
             engine: EngineChoice::Auto,
             interval_s: 1.0,

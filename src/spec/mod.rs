@@ -113,6 +113,11 @@ pub struct TargetSpec {
     /// How a file set volbench creates is filled before the first run.
     #[serde(default, skip_serializing_if = "fill::FillSpec::is_default")]
     pub fill: fill::FillSpec,
+    /// The most files of the set each I/O thread keeps open at a time,
+    /// opening the others as its I/Os reach them (`--open-files`, fio's
+    /// openfiles); None: all of them, as the open-file limit allows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open_files: Option<u32>,
 }
 
 /// What every write waits for: nothing beyond the device's acceptance (the

@@ -14,6 +14,7 @@ pub(crate) fn sample() -> JobSpec {
             files: 4,
             direct: true,
             allow_overwrite: false,
+            open_files: None,
         },
         engine: EngineChoice::Auto,
         interval_s: 1.0,

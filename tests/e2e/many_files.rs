@@ -1,7 +1,9 @@
 //! Block I/O over a set of many files: each I/O thread holds one set of
 //! descriptors in a table of its own, so the open-file limit bounds the
-//! files of one set, not threads x files; a set that cannot fit is refused
-//! with one line before anything is made.
+//! files of one set, not threads x files; a set past the limit is opened on
+//! demand, a bounded number of files at a time (fio's openfiles), and only
+//! a run that needs every file open at once is refused, with one line
+//! before anything is made.
 
 use crate::common::{is_root, skip, stderr, vb};
 use std::os::unix::process::CommandExt;
@@ -29,19 +31,20 @@ fn limited(mut c: Command, n: u64) -> Command {
     c
 }
 
-/// A 1-second random-read run of 8 psync threads over `files` files of
-/// 32 KiB, under `ulimit -n 256`, started by `launch` (volbench itself, or
-/// a wrapper given volbench's path and arguments). Returns what it did, the
-/// target and the output directory (in the kept temporary directory).
+/// A 1-second run over `files` files of 32 KiB with `extra` flags (the
+/// workload), under `ulimit -n 256`, started by `launch` (volbench itself,
+/// or a wrapper given volbench's path and arguments). Returns what it did,
+/// the kept temporary directory, the target and the output directory.
 fn run_under_256(
     files: u32,
+    extra: &[&str],
     launch: impl FnOnce(Vec<String>) -> Command,
 ) -> (Output, tempfile::TempDir, PathBuf, PathBuf) {
     let t = tempfile::tempdir().unwrap();
     let (target, out) = (t.path().join("t"), t.path().join("out"));
     let size = format!("{}k", files * 32);
     let files = files.to_string();
-    let args: Vec<String> = [
+    let mut args: Vec<String> = [
         "run",
         "--target",
         target.to_str().unwrap(),
@@ -49,14 +52,6 @@ fn run_under_256(
         &files,
         "--size",
         &size,
-        "--rw",
-        "randread",
-        "--bs",
-        "4k",
-        "--engine",
-        "psync",
-        "--threads",
-        "8",
         "--duration",
         "1s",
         "--warmup",
@@ -66,12 +61,51 @@ fn run_under_256(
     ]
     .map(String::from)
     .to_vec();
+    args.extend(extra.iter().map(|a| a.to_string()));
     let o = limited(launch(args), 256).output().unwrap();
     (o, t, target, out)
 }
 
+/// Eight psync threads reading at random.
+const RANDREAD_8: &[&str] = &[
+    "--rw",
+    "randread",
+    "--bs",
+    "4k",
+    "--engine",
+    "psync",
+    "--threads",
+    "8",
+];
+
 fn volbench_with(args: Vec<String>) -> Command {
     vb(args).into_command()
+}
+
+/// volbench without CAP_SYS_RESOURCE, so its hard limit stays where the
+/// test put it: setpriv drops it from the bounding set, which only root
+/// may do; any other user lacks it already. None (the test skips) for root
+/// without setpriv.
+fn without_raising(test: &str) -> Option<fn(Vec<String>) -> Command> {
+    if !is_root() {
+        return Some(volbench_with);
+    }
+    if Command::new("setpriv").arg("--version").output().is_err() {
+        skip(test, "needs setpriv to drop CAP_SYS_RESOURCE as root");
+        return None;
+    }
+    Some(|args| {
+        let mut c = Command::new("setpriv");
+        c.args([
+            "--bounding-set",
+            "-sys_resource",
+            "--inh-caps",
+            "-sys_resource",
+        ])
+        .arg(env!("CARGO_BIN_EXE_volbench"))
+        .args(args);
+        c
+    })
 }
 
 /// Whether this process may raise its hard limit (CAP_SYS_RESOURCE, bit 24
@@ -87,65 +121,182 @@ fn may_raise_hard_limit() -> bool {
         .is_some_and(|caps| (caps >> 24) & 1 == 1)
 }
 
-fn assert_refused_before_anything(o: &Output, target: &Path, out: &Path) {
-    assert_eq!(o.status.code(), Some(exit::BAD_INPUT), "{}", stderr(o));
-    let err = stderr(o);
-    assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
-    assert!(
-        err.contains("400 files need 464 open files in each I/O thread")
-            && err.contains("ulimit -Hn"),
-        "names the files, the need and the limit: {err}"
-    );
-    assert!(!target.exists(), "nothing made at the target");
-    assert!(!out.exists(), "no result written");
+fn ops(out: &Path, dir: &str) -> u64 {
+    let doc = crate::common::read_json(&out.join("result.json"));
+    doc["runs"][0]["totals"][dir]["ops"].as_u64().unwrap_or(0)
 }
 
 #[test]
 fn eight_threads_over_a_set_need_one_set_of_descriptors_each() {
     // 8 x 150 = 1,200 descriptors if the tables were shared or copied; one
     // set (150) and the spare fit under 256.
-    let (o, _t, _, out) = run_under_256(150, volbench_with);
+    let (o, _t, _, out) = run_under_256(150, RANDREAD_8, volbench_with);
     assert_eq!(o.status.code(), Some(exit::OK), "{}", stderr(&o));
-    let doc = crate::common::read_json(&out.join("result.json"));
+    assert!(ops(&out, "read") > 0);
+    assert!(!stderr(&o).contains("on demand"), "{}", stderr(&o));
+}
+
+#[test]
+fn a_set_past_the_limit_is_opened_on_demand_and_read_through() {
+    let Some(launch) = without_raising("many_files::a_set_past_the_limit_is_opened_on_demand")
+    else {
+        return;
+    };
+    // 400 files need 464 descriptors per thread; 192 at a time fit.
+    let (o, _t, target, out) = run_under_256(400, RANDREAD_8, launch);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(exit::OK), "{err}");
     assert!(
-        doc["runs"][0]["totals"]["read"]["ops"].as_u64().unwrap() > 0,
-        "{doc}"
+        err.contains(
+            "each I/O thread keeps at most 192 of its 400 files open and opens the others"
+        ) && err.contains("ulimit -Hn, allows no more"),
+        "the plan says how the files are held: {err}"
+    );
+    assert!(ops(&out, "read") > 0);
+    let made = std::fs::read_dir(&target).unwrap().count();
+    assert!(
+        made > 400,
+        "the whole set was made and filled: {made} entries"
     );
 }
 
 #[test]
-fn a_set_past_the_limit_is_raised_to_where_allowed_and_refused_past_it() {
-    let (o, _t, target, out) = run_under_256(400, volbench_with);
-    if may_raise_hard_limit() {
-        // The process raises its own hard limit toward fs.nr_open.
-        assert_eq!(o.status.code(), Some(exit::OK), "{}", stderr(&o));
-    } else {
-        assert_refused_before_anything(&o, &target, &out);
-    }
-}
-
-#[test]
-fn without_the_capability_a_set_past_the_hard_limit_is_refused_with_one_line() {
-    // setpriv drops CAP_SYS_RESOURCE from the bounding set, which only root
-    // may do; the refusal itself is the same for any user.
-    if !is_root() || Command::new("setpriv").arg("--version").output().is_err() {
+fn io_uring_with_files_on_demand_puts_every_write_in_its_own_file() {
+    // Depth 16 keeps 16 files busy while others are opened and closed; every
+    // block stamped by --verify must then be found where it was written,
+    // which a descriptor reused for another file would break.
+    if volbench::io::engine::probe_io_uring().is_err() {
         skip(
-            "many_files::without_the_capability",
-            "needs root and setpriv to drop CAP_SYS_RESOURCE",
+            "many_files::io_uring_with_files_on_demand",
+            "io_uring is not available here",
         );
         return;
     }
-    let (o, _t, target, out) = run_under_256(400, |args| {
-        let mut c = Command::new("setpriv");
-        c.args([
-            "--bounding-set",
-            "-sys_resource",
-            "--inh-caps",
-            "-sys_resource",
-        ])
-        .arg(env!("CARGO_BIN_EXE_volbench"))
-        .args(args);
-        c
-    });
-    assert_refused_before_anything(&o, &target, &out);
+    let Some(launch) = without_raising("many_files::io_uring_with_files_on_demand") else {
+        return;
+    };
+    let extra = [
+        "--rw",
+        "randrw",
+        "--bs",
+        "4k",
+        "--engine",
+        "io_uring",
+        "--iodepth",
+        "16",
+        "--threads",
+        "2",
+        "--verify",
+    ];
+    let (o, _t, target, out) = run_under_256(600, &extra, launch);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(exit::OK), "{err}");
+    assert!(
+        err.contains("opens the others as its I/Os reach them"),
+        "{err}"
+    );
+    assert!(ops(&out, "write") > 0 && ops(&out, "read") > 0);
+    // The set checked block by block, one file open at a time, under the
+    // same limit.
+    let check = vec![
+        "verify".to_string(),
+        "--target".into(),
+        target.to_str().unwrap().into(),
+    ];
+    let v = limited(launch(check), 256).output().unwrap();
+    assert_eq!(v.status.code(), Some(exit::OK), "{}", stderr(&v));
+}
+
+#[test]
+fn a_run_that_needs_every_file_open_past_the_limit_is_refused_with_one_line() {
+    let Some(launch) = without_raising("many_files::a_run_that_needs_every_file_open") else {
+        return;
+    };
+    let extra = ["--rw", "randwrite", "--bs", "4k", "--end-fsync"];
+    let (o, _t, target, out) = run_under_256(400, &extra, launch);
+    assert_eq!(o.status.code(), Some(exit::BAD_INPUT), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
+    assert!(
+        err.contains("400 files need 464 open files in each I/O thread")
+            && err.contains("ulimit -Hn")
+            && err.contains("--end-fsync sync each file"),
+        "names the files, the need, the limit and why: {err}"
+    );
+    assert!(!target.exists(), "nothing made at the target");
+    assert!(!out.exists(), "no result written");
+}
+
+#[test]
+fn with_the_capability_a_set_past_the_limit_raises_it_instead() {
+    if !may_raise_hard_limit() {
+        skip(
+            "many_files::with_the_capability",
+            "needs CAP_SYS_RESOURCE to raise the hard limit",
+        );
+        return;
+    }
+    let (o, _t, _, out) = run_under_256(400, RANDREAD_8, volbench_with);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(exit::OK), "{err}");
+    assert!(
+        !err.contains("opens the others"),
+        "raised, not on demand: {err}"
+    );
+    assert!(ops(&out, "read") > 0);
+}
+
+#[test]
+fn open_files_holds_fewer_files_than_the_limit_allows_and_is_said() {
+    let t = tempfile::tempdir().unwrap();
+    let (target, out) = (t.path().join("t"), t.path().join("out"));
+    let run = |extra: &[&str], out: &Path| {
+        vb(["run", "--target", target.to_str().unwrap(), "--files", "40"])
+            .args(["--size", "1280k", "--rw", "randrw", "--bs", "4k"])
+            .args(["--duration", "1s", "--warmup", "0", "--verify"])
+            .args(["--output", out.to_str().unwrap()])
+            .args(extra)
+            .into_command()
+            .output()
+            .unwrap()
+    };
+    let o = run(&["--open-files", "3", "--threads", "2"], &out);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(exit::OK), "{err}");
+    assert!(
+        err.contains("keeps at most 3 of its 40 files open") && err.contains("--open-files)"),
+        "{err}"
+    );
+    assert!(ops(&out, "write") > 0 && ops(&out, "read") > 0);
+    let doc = crate::common::read_json(&out.join("result.json"));
+    assert_eq!(doc["spec"]["target"]["open_files"], 3, "recorded in the job");
+    // Depth 3 keeps all three busy: no room to open a fourth.
+    let o = run(
+        &[
+            "--open-files",
+            "3",
+            "--engine",
+            "io_uring",
+            "--iodepth",
+            "3",
+        ],
+        &t.path().join("out2"),
+    );
+    assert_eq!(o.status.code(), Some(exit::BAD_INPUT), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("with --iodepth 3 a thread needs more than 3 files open"),
+        "{}",
+        stderr(&o)
+    );
+    // Nothing to bound: refused, not ignored.
+    let o = run(
+        &["--open-files", "3", "--engine", "null"],
+        &t.path().join("out3"),
+    );
+    assert_eq!(o.status.code(), Some(exit::BAD_INPUT), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--open-files 3: it bounds"),
+        "{}",
+        stderr(&o)
+    );
 }

@@ -394,6 +394,7 @@ proptest! {
                 files: pick(files.into(), 4) as u32,
                 direct: false,
                 allow_overwrite: false,
+                open_files: None,
             },
             engine: EngineChoice::Auto,
             interval_s: if small { 1.0 } else { interval },

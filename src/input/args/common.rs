@@ -36,10 +36,18 @@ pub(crate) struct CommonArgs {
 
     /// Number of files the working set is split into (directory targets,
     /// 1..65536) [default: 1]; a list sweeps, each count with its own file
-    /// set under TARGET/files-N. Each I/O thread holds the set open, so N
-    /// plus 64 must fit the open-file limit (`ulimit -Hn`).
+    /// set under TARGET/files-N. Each I/O thread holds the set open when N
+    /// plus 64 fits the open-file limit (`ulimit -Hn`), else it keeps that
+    /// many open and opens the others as its I/Os reach them.
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub(crate) files: Option<String>,
+
+    /// The most files of the set each I/O thread keeps open at a time,
+    /// 1..65536, above --iodepth; the others are opened as its I/Os reach
+    /// them, the least recently used idle one closed (fio's openfiles)
+    /// [default: all of them, as the open-file limit allows].
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub(crate) open_files: Option<String>,
 
     /// Threads issuing I/O, 1..4096 [default: 1]; a list or range sweeps
     /// (1,2,4,8 or 1:64:*2; at most 10000 points, 10000 runs in all).

@@ -129,6 +129,7 @@ mod tests {
                 files: 1,
                 direct: false,
                 allow_overwrite: false,
+                open_files: None,
             },
             engine: EngineChoice::Auto,
             interval_s: 1.0,

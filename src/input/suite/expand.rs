@@ -173,6 +173,7 @@ pub fn expand(r: &Resolved, o: &Overrides) -> Result<JobSpec> {
                 invalidate,
                 threads: fill_threads,
             },
+            open_files: o.open_files,
         },
         engine,
         interval_s: interval,

@@ -280,6 +280,7 @@ mod tests {
             engine_note: None,
             io_threads: 1,
             depth: 1,
+            open_files: None,
         };
         // 1000 reads of 100 µs and 10 of 10 ms.
         let lo = |ns: u64| crate::stats::live_hist::bounds(crate::stats::live_hist::index(ns)).0;

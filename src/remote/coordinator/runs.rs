@@ -217,6 +217,7 @@ impl Coordinator<'_> {
             engine_note: None,
             io_threads,
             depth,
+            open_files: None,
         }
     }
 }

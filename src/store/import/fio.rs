@@ -84,6 +84,7 @@ pub(crate) fn to_result(v: &Value, shown: &str) -> Result<ResultDoc> {
             write_sync: WriteSync::None,
             data: Default::default(),
             fill: Default::default(),
+            open_files: None,
         },
         engine: EngineChoice::Only(runs[0].engine[0]),
         interval_s: 1.0,
