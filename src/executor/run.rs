@@ -101,7 +101,12 @@ pub(crate) fn run_one(
                             return worker::not_started(&setup.control, e, || gate.arrive());
                         }
                     }
-                    if let Err(e) = readvise(&mut setup, buffered, spec, drop_per_pass, prepared) {
+                    if let Err(e) = readvise(
+                        &mut setup,
+                        (buffered, spec.rw.is_random()),
+                        drop_per_pass,
+                        prepared,
+                    ) {
                         return worker::not_started(&setup.control, e, || gate.arrive());
                     }
                     let ready = || {

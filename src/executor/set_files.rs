@@ -117,31 +117,48 @@ pub(super) fn advise<F>(_files: &[F], _random: bool) {}
 
 /// After a worker reopened its files: the advice belongs to the open file,
 /// so the reopened ones need it again (without it read-ahead cached a
-/// random run's set within seconds), and the random map's files to drop at
-/// each pass's end are opened here, in the thread's own table, so they
-/// close with it.
+/// random run's set within seconds), and the random map's cache drop at
+/// each pass's end is set up here, in the thread's own table: a second set
+/// held open, or, when the thread opens its files on demand, each file
+/// opened in turn for its advice and closed again.
 pub(super) fn readvise(
     setup: &mut WorkerSetup,
-    buffered: bool,
-    spec: &crate::spec::RunSpec,
+    (buffered, random): (bool, bool),
     drop_per_pass: bool,
     prepared: &Prepared,
 ) -> Result<(), String> {
     if buffered {
-        advise(setup.files.fds(), spec.rw.is_random());
+        advise(setup.files.fds(), random);
     }
-    if drop_per_pass && !setup.files.fds().is_empty() {
-        let files = target::open_files(
-            prepared,
-            false,
-            crate::spec::WriteSync::default(),
-            false,
-            (1, 4096),
-        )
-        .map_err(|e| e.to_string())?;
-        if let crate::io::backend::Files::Fds(fds) = files {
-            setup.io_gen.drop_at_pass_end(fds);
+    let on_demand = matches!(setup.files, Files::OnDemand(_));
+    if !drop_per_pass || (setup.files.fds().is_empty() && !on_demand) {
+        return Ok(());
+    }
+    let sync = crate::spec::WriteSync::default();
+    if on_demand {
+        if let Some((n, mut open)) = target::opener(prepared, false, sync, false) {
+            setup.io_gen.drop_at_pass_end(Box::new(move || {
+                for i in 0..n {
+                    if let Ok(fd) = open(i) {
+                        drop_pages(&fd);
+                    }
+                }
+            }));
         }
+        return Ok(());
+    }
+    let files =
+        target::open_files(prepared, false, sync, false, (1, 4096)).map_err(|e| e.to_string())?;
+    if let Files::Fds(fds) = files {
+        setup
+            .io_gen
+            .drop_at_pass_end(Box::new(move || fds.iter().for_each(drop_pages)));
     }
     Ok(())
+}
+
+/// Advice to drop a file's cached pages. Advice only: a file system that
+/// ignores it costs a warmer pass, never a failure.
+fn drop_pages(fd: &crate::io::sys::fd::OwnedFd) {
+    let _ = crate::io::sys::fs::fadvise(fd, 0, None, crate::io::sys::fs::Advice::DontNeed);
 }

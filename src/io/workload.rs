@@ -25,6 +25,10 @@ pub(crate) struct IoOp {
     pub(crate) len: u32,
 }
 
+/// What a random map does to the set's cached pages when a pass ends:
+/// advice to drop them, file by file (`executor::set_files`).
+pub(crate) type PassEnd = Box<dyn FnMut() + Send>;
+
 pub(crate) struct IoGen {
     rng: fastrand::Rng,
     random: bool,
@@ -74,9 +78,9 @@ pub(crate) struct Visit {
     shift: u32,
     key: u64,
     counter: u64,
-    /// Files whose cached pages are dropped when a pass ends (buffered runs
-    /// with invalidate on, as fio's loop_cache_invalidate): empty otherwise.
-    drop: Vec<crate::io::sys::fd::OwnedFd>,
+    /// Drops the set's cached pages when a pass ends (buffered runs with
+    /// invalidate on, as fio's loop_cache_invalidate): None otherwise.
+    drop: Option<PassEnd>,
     /// Passes finished, for the tests.
     passes: u64,
     /// Slots in one file: the smallest size's positions.
@@ -96,7 +100,7 @@ impl Visit {
             shift: (bits / 2).max(1),
             key: seed,
             counter: 0,
-            drop: Vec::new(),
+            drop: None,
             passes: 0,
             per_file: slots.max(1),
         }
@@ -125,15 +129,8 @@ impl Visit {
                 self.counter = 0;
                 self.passes += 1;
                 self.key = crate::io::workload::worker_seed(self.key, self.passes as u32);
-                for fd in &self.drop {
-                    // Advice only: a file system that ignores it costs a
-                    // warmer pass, never a failure.
-                    let _ = crate::io::sys::fs::fadvise(
-                        fd,
-                        0,
-                        None,
-                        crate::io::sys::fs::Advice::DontNeed,
-                    );
+                if let Some(drop) = self.drop.as_mut() {
+                    drop();
                 }
             }
             let s = self.mix(self.counter);
@@ -289,11 +286,12 @@ impl IoGen {
         self
     }
 
-    /// The files whose cached pages the random map drops at each pass's
-    /// end (opened by the worker thread, so they close with its table).
-    pub(crate) fn drop_at_pass_end(&mut self, files: Vec<crate::io::sys::fd::OwnedFd>) {
+    /// What drops the set's cached pages at each of the random map's pass
+    /// ends (its files opened by the worker thread, so they close with
+    /// its table).
+    pub(crate) fn drop_at_pass_end(&mut self, drop: PassEnd) {
         if let Some(v) = self.visit.as_mut() {
-            v.drop = files;
+            v.drop = Some(drop);
         }
     }
 

@@ -269,7 +269,10 @@ fn open_files_holds_fewer_files_than_the_limit_allows_and_is_said() {
     );
     assert!(ops(&out, "write") > 0 && ops(&out, "read") > 0);
     let doc = crate::common::read_json(&out.join("result.json"));
-    assert_eq!(doc["spec"]["target"]["open_files"], 3, "recorded in the job");
+    assert_eq!(
+        doc["spec"]["target"]["open_files"], 3,
+        "recorded in the job"
+    );
     // Depth 3 keeps all three busy: no room to open a fourth.
     let o = run(
         &[
@@ -299,4 +302,42 @@ fn open_files_holds_fewer_files_than_the_limit_allows_and_is_said() {
         "{}",
         stderr(&o)
     );
+}
+
+#[test]
+fn a_fio_job_with_openfiles_reads_its_files_a_few_at_a_time_buffered() {
+    // fio's defaults: buffered, with a random map whose every pass ends by
+    // dropping the set's cached pages; with openfiles each file is opened
+    // in turn for that, not held as a second set.
+    let t = tempfile::tempdir().unwrap();
+    let (dir, out, job) = (
+        t.path().join("d"),
+        t.path().join("out"),
+        t.path().join("j.fio"),
+    );
+    std::fs::create_dir(&dir).unwrap();
+    let text = format!(
+        "[global]\ndirectory={}\nnrfiles=50\nopenfiles=10\nsize=1600k\nrw=randread\nbs=4k\n\
+         runtime=1\ntime_based=1\n[j]\n",
+        dir.display()
+    );
+    std::fs::write(&job, text).unwrap();
+    let o = vb([
+        "fio",
+        job.to_str().unwrap(),
+        "--output",
+        out.to_str().unwrap(),
+    ])
+    .into_command()
+    .output()
+    .unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(exit::OK), "{err}");
+    assert!(
+        err.contains("keeps at most 10 of its 50 files open"),
+        "{err}"
+    );
+    let reads = ops(&out, "read");
+    // 400 blocks a pass: a second's reads make several passes.
+    assert!(reads > 400, "{reads} reads");
 }

@@ -107,6 +107,13 @@ pub fn expand(r: &Resolved, o: &Overrides) -> Result<JobSpec> {
         (&None, o.fill_threads, &d.fill_threads),
         |t| crate::input::args::fill::fill_threads("fill_threads", t),
     )?;
+    let open_files = cx
+        .value(
+            "open_files",
+            (&None, o.open_files.map(u64::from), &d.open_files),
+            |t| parse_count_in("open_files", t, 1, bounds::MAX_FILES),
+        )?
+        .map(|n| n as u32);
 
     let mut runs: Vec<RunSpec> = Vec::new();
     for &(file, k) in &r.order {
@@ -173,7 +180,7 @@ pub fn expand(r: &Resolved, o: &Overrides) -> Result<JobSpec> {
                 invalidate,
                 threads: fill_threads,
             },
-            open_files: o.open_files,
+            open_files,
         },
         engine,
         interval_s: interval,

@@ -367,7 +367,7 @@ fn builtin(name: &str) -> std::result::Result<Source, String> {
 /// cache policy, one data pattern and one fill for every run. Every key is
 /// named (none left to `..`), so a key added to `Defaults` does not
 /// compile until it is placed here or scoped to runs in `expand`.
-fn whole_job(d: &super::Defaults) -> [(&'static str, &super::P); 12] {
+fn whole_job(d: &super::Defaults) -> [(&'static str, &super::P); 13] {
     let super::Defaults {
         // Scoped to an included file's runs (`expand::entry_runs`).
         size: _,
@@ -384,6 +384,7 @@ fn whole_job(d: &super::Defaults) -> [(&'static str, &super::P); 12] {
         seed,
         fill_bs,
         fill_threads,
+        open_files,
         invalidate,
         compress,
         dedup,
@@ -398,6 +399,7 @@ fn whole_job(d: &super::Defaults) -> [(&'static str, &super::P); 12] {
         ("seed", seed),
         ("fill_bs", fill_bs),
         ("fill_threads", fill_threads),
+        ("open_files", open_files),
         ("invalidate", invalidate),
         ("compress", compress),
         ("dedup", dedup),

@@ -140,6 +140,9 @@ pub(crate) struct Defaults {
     pub(crate) fill_bs: P,
     /// The fill's threads (`--fill-threads`).
     pub(crate) fill_threads: P,
+    /// The most files each I/O thread keeps open (`--open-files`).
+    #[serde(default)]
+    pub(crate) open_files: P,
     /// Drop cached pages before each buffered run (`--no-invalidate`).
     pub(crate) invalidate: P,
     /// The data flags (`suite/data.rs`).

@@ -48,6 +48,27 @@ pub(super) fn invalidate(opt: &Opt, r: &mut Read, notes: &mut Notes) {
     }
 }
 
+/// `openfiles=N`: fio keeps at most N of a job's files open, opening the
+/// others as it reaches them; volbench's `--open-files` does the same per
+/// I/O thread.
+pub(super) fn openfiles(opt: &Opt, r: &mut Read, notes: &mut Notes) {
+    match opt.val().trim().parse::<u64>() {
+        Ok(n) if (1..=crate::units::bounds::MAX_FILES).contains(&n) => {
+            r.data.open_files = value(n);
+            r.say(
+                opt,
+                "open_files (at most this many files open per I/O thread)",
+                true,
+            );
+        }
+        _ => notes.refuse(
+            &opt.at,
+            &opt.text(),
+            &format!("must be 1..{}", crate::units::bounds::MAX_FILES),
+        ),
+    }
+}
+
 /// `verify=<kind>`: checked reads.
 pub(super) fn verify(opt: &Opt, r: &mut Read, notes: &mut Notes) {
     match opt.val().trim() {

@@ -57,6 +57,7 @@ pub(crate) const OPTIONS: &[Row<Read>] = &[
     row("directory", Map(w::directory)),
     row("nfs_url", Map(nfs::nfs_url)),
     alias("nrfiles", &["nr_files"], Map(w::nrfiles)),
+    row("openfiles", Map(data::openfiles)),
     row("size", Map(w::size)),
     row("filesize", Map(w::filesize)),
     alias("io_size", &["io_limit"], Map(w::io_size)),
