@@ -64,7 +64,7 @@ pub(super) fn openfiles(opt: &Opt, r: &mut Read, notes: &mut Notes) {
         _ => notes.refuse(
             &opt.at,
             &opt.text(),
-            &format!("must be 1..{}", crate::units::bounds::MAX_FILES),
+            format!("must be 1..{}", crate::units::bounds::MAX_FILES),
         ),
     }
 }
