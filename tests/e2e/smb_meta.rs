@@ -342,3 +342,70 @@ fn smb_a_foreign_file_in_the_tree_is_left_untouched_and_clean_removes_only_ours(
         "the marker stays with what is left"
     );
 }
+
+#[test]
+fn smb_a_link_at_a_name_of_the_tree_is_never_written_through() {
+    let test = "smb_a_link_at_a_name_of_the_tree_is_never_written_through";
+    let Some(srv) = Samba::up(test, SambaConfig::default()) else {
+        return;
+    };
+    let work = tempfile::tempdir().unwrap();
+    // Samba resolves a link inside the share to its target (it shows no
+    // link as a reparse point without its POSIX extensions): the target
+    // then stands for it, and another user's file is passed by, named.
+    let victim = srv.share().join("victim");
+    plant(&victim, "the user's", NOBODY);
+    let url_in = url(&srv, "inlink");
+    let dir = srv.share().join("inlink");
+    let o = meta(&url_in, &work.path().join("c-in"), "create");
+    assert_eq!(o.status.code(), Some(exit::OK), "{}", stderr(&o));
+    std::fs::remove_file(dir.join("d1/d2/f4")).unwrap();
+    std::os::unix::fs::symlink(&victim, dir.join("d1/d2/f4")).unwrap();
+    for ops in ["write", "setattr", "rename", "delete"] {
+        let out = work.path().join(format!("in-{ops}"));
+        let o = meta(&url_in, &out, ops);
+        assert_eq!(o.status.code(), Some(exit::OK), "{ops}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("d1/d2/f4 (another user owns it)"),
+            "{ops}: {}",
+            stderr(&o)
+        );
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "the user's");
+        assert!(
+            std::fs::symlink_metadata(dir.join("d1/d2/f4"))
+                .unwrap()
+                .is_symlink()
+        );
+    }
+    // A link out of the share: Samba refuses to reach through it (`wide
+    // links = no`), so the operation on that name fails, and nothing
+    // outside is read or written.
+    let outside = work.path().join("outside");
+    std::fs::write(&outside, "not shared").unwrap();
+    let url_out = url(&srv, "outlink");
+    let dir = srv.share().join("outlink");
+    let o = meta(&url_out, &work.path().join("c-out"), "create");
+    assert_eq!(o.status.code(), Some(exit::OK), "{}", stderr(&o));
+    std::fs::remove_file(dir.join("d2/d0/f1")).unwrap();
+    std::os::unix::fs::symlink(&outside, dir.join("d2/d0/f1")).unwrap();
+    for ops in ["write", "delete"] {
+        let o = meta(&url_out, &work.path().join(format!("out-{ops}")), ops);
+        assert_eq!(
+            o.status.code(),
+            Some(exit::RUN_FAILED),
+            "{ops}: {}",
+            stderr(&o)
+        );
+        assert!(
+            stderr(&o).contains("d2/d0/f1 failed"),
+            "{ops}: {}",
+            stderr(&o)
+        );
+        assert_eq!(std::fs::read_to_string(&outside).unwrap(), "not shared");
+    }
+    assert!(
+        std::fs::symlink_metadata(dir.join("d2/d0/f1"))
+            .unwrap()
+            .is_symlink()
+    );
+}
