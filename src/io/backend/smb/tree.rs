@@ -5,7 +5,10 @@
 //! time when a worker first opens it (each a directory and no reparse
 //! point, as the server reports it), and a name is that path plus one
 //! checked component (`url::component_ok`), opened with
-//! FILE_OPEN_REPARSE_POINT so a link is seen as itself, never followed.
+//! FILE_OPEN_REPARSE_POINT so a reparse point is seen as itself, never
+//! followed. (A server that resolves a link itself, as Samba does one
+//! inside the share, hands over its target, which the proof then judges;
+//! docs/guide/smb.md says what that leaves.)
 //!
 //! Every change to a file goes through one handle: opened, proven the
 //! tree's by what the server says of that handle (`owner::judge_attr` over
