@@ -3,8 +3,10 @@
 //! tree's shape fixes, the client's per-command counts are what each
 //! operation sends (`io/backend/smb/tree.rs`), what lands in the share's
 //! directory is the tree (names, sizes, nothing left renamed), `clean`
-//! removes only the tree's own files, and a file of another user's at a
-//! name of the tree is passed by, named, and never changed or removed.
+//! removes only the tree's own files, a file of another user's at a
+//! name of the tree (or a link to one) is passed by, named, and never
+//! changed or removed, a link out of the share is never reached through,
+//! and a server lost mid-run ends it with one error and what was measured.
 
 use std::os::unix::fs::{MetadataExt, chown};
 use std::path::Path;
@@ -408,4 +410,57 @@ fn smb_a_link_at_a_name_of_the_tree_is_never_written_through() {
             .unwrap()
             .is_symlink()
     );
+}
+
+#[test]
+fn smb_a_server_lost_mid_create_ends_the_run_with_what_was_measured() {
+    let test = "smb_a_server_lost_mid_create_ends_the_run_with_what_was_measured";
+    let Some(mut srv) = Samba::up(test, SambaConfig::default()) else {
+        return;
+    };
+    let work = tempfile::tempdir().unwrap();
+    let out = work.path().join("lost");
+    // 20,000 files: seconds of creates over loopback, so the server goes
+    // while they run.
+    let mut child = vb(["run", "--target", &url(&srv, "lost"), "--output", s(&out)])
+        .env(PW, PASSWORD)
+        .args(["--ops", "create", "--depth", "1", "--width", "20"])
+        .args([
+            "--files-per-dir",
+            "1000",
+            "--file-size",
+            "0",
+            "--threads",
+            "2",
+        ])
+        .into_command()
+        .stdout(std::process::Stdio::null())
+        .stderr(std::fs::File::create(work.path().join("stderr")).unwrap())
+        .spawn()
+        .expect("volbench starts");
+    // The server goes once creates are landing (seen in the share).
+    let first = srv.share().join("lost/d0");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while std::fs::read_dir(&first).map_or(0, |d| d.count()) < 100 {
+        assert!(std::time::Instant::now() < deadline, "no creates landed");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    srv.stop();
+    let status = child.wait().expect("volbench ends");
+    // One failed run, not a panic or a hang: the removal of what the
+    // create made (after the failure) meets a connection that is gone.
+    assert_eq!(status.code(), Some(exit::RUN_FAILED));
+    let said = std::fs::read_to_string(work.path().join("stderr")).unwrap();
+    assert!(!said.contains("panicked"), "{said}");
+    let doc = read_json(&out.join("result.json"));
+    let error = doc["error"].as_str().unwrap_or_default();
+    assert!(
+        error.contains("create of smb://") && said.contains(error),
+        "{error}\n{said}"
+    );
+    // What was measured before is kept, with the client's figures.
+    let run = &doc["runs"][0];
+    assert_eq!(run["protocol"]["protocol"], "smb", "{run}");
+    let made = run["ops"][0]["totals"]["ops"].as_u64().unwrap_or(0);
+    assert!(made < 20_000, "the server went before the end: {made}");
 }

@@ -116,6 +116,7 @@ impl FarTree for SmbTree {
         }
         let conn = Arc::new(Conn {
             client: Mutex::new(c),
+            url: shared.url.clone(),
         });
         Ok(Box::new(SmbTreeDir {
             conn,
@@ -126,9 +127,11 @@ impl FarTree for SmbTree {
     }
 }
 
-/// A worker's session, shared by the directories it holds open.
+/// A worker's session, shared by the directories it holds open, and
+/// the URL a lost server is dialled again at.
 struct Conn {
     client: Mutex<Client>,
+    url: crate::proto::smb::url::Url,
 }
 
 // SAFETY: the client's raw pointers are the buffers of the request in
@@ -555,10 +558,22 @@ impl TreeDir for SmbTreeDir {
     }
 
     fn server_lost(&self) -> bool {
-        // A connection that failed is dialled once more: a server that
-        // answers is not lost (the operation's own error stands).
-        let mut c = self.conn.client();
-        c.lost() && c.reconnect().is_err()
+        // A connection that failed is dialled once more, by a session of
+        // its own (the worker's client is left as it is: what runs after
+        // a failure, the removal of what a create made, finds it failed,
+        // not gone): a server that answers is not lost (the operation's
+        // own error stands).
+        if !self.conn.client().lost() {
+            return false;
+        }
+        let u = &self.conn.url;
+        match connect::connect(u, connect::options_of(u), 1) {
+            Ok(mut probe) => {
+                probe.logoff();
+                false
+            }
+            Err(_) => true,
+        }
     }
 }
 

@@ -97,13 +97,21 @@ pub(crate) fn wire_path(path: &str) -> String {
 }
 
 impl Client {
+    /// The channel the synchronous calls go on: none is left after a
+    /// reconnect that failed, which is an error, never a panic.
+    fn first(&mut self) -> SmbResult<&mut super::super::conn::channel::Channel> {
+        self.channels.first_mut().ok_or_else(|| {
+            SmbError::Protocol("no connection to the server is left (a reconnect failed)".into())
+        })
+    }
+
     fn sync(
         &mut self,
         what: &str,
         queue: impl FnOnce(&mut super::super::conn::channel::Channel, u32),
     ) -> SmbResult<Completion> {
         let tree = self.tree_id;
-        let ch = &mut self.channels[0];
+        let ch = self.first()?;
         queue(ch, tree);
         let c = ch.wait_for(CALL_TAG)?;
         if status::is_error(c.status) {
@@ -230,7 +238,7 @@ impl Client {
     /// `SetTimes`).
     pub(crate) fn owner(&mut self, file: FileId) -> SmbResult<Option<Sid>> {
         let tree = self.tree_id;
-        let ch = &mut self.channels[0];
+        let ch = self.first()?;
         let st = roundtrip(ch, Command::QueryInfo, tree, Call::default(), |v| {
             info::encode_query_info(
                 security::INFO_SECURITY,
@@ -301,7 +309,7 @@ impl Client {
         let mut flags = dir::RESTART_SCANS;
         let mut seen = 0usize;
         loop {
-            let ch = &mut self.channels[0];
+            let ch = self.first()?;
             let st = roundtrip(ch, Command::QueryDirectory, tree, Call::default(), |v| {
                 dir::encode_query_directory(dirf, flags, "*", 65536, v)
             })?;
