@@ -405,13 +405,13 @@ pub fn nfs_reply(data: &[u8]) {
 /// SMB2 responses as the client reads them: the header, every response
 /// decoder over the same message (each checks its own StructureSize), the
 /// variable parts they point at (directory entries, file and volume
-/// information, the server's interfaces, the validation of the
+/// information, a file's owner, the server's interfaces, the validation of the
 /// negotiation), the transform header, and the security blobs (SPNEGO
 /// and the NTLM challenge inside it).
 pub fn smb_reply(data: &[u8]) {
     use crate::proto::smb::auth::{ntlm, spnego};
     use crate::proto::smb::header::{HEADER_LEN, decode_header, decode_transform};
-    use crate::proto::smb::msg::{dir, file, info, ioctl, negotiate, session};
+    use crate::proto::smb::msg::{dir, file, info, ioctl, negotiate, security, session};
     let one = |what: &str, r: std::result::Result<(), crate::proto::smb::wire::Malformed>| {
         if let Err(e) = r {
             refusal(what, &e.to_string());
@@ -438,12 +438,25 @@ pub fn smb_reply(data: &[u8]) {
             if let Ok(v) = dir::decode_entries(buf) {
                 assert!(v.len() <= buf.len() / 80, "entries past the buffer");
             }
+            // The readdir's visitor: what it hands on is inside the buffer.
+            let each = dir::each_entry(buf, |e| {
+                assert!(e.name.len() < buf.len(), "a name past the buffer");
+            });
+            if let Ok(n) = each {
+                assert!(n <= buf.len() / 80, "entries past the buffer");
+            }
         }
         Err(e) => refusal("query directory", &e.to_string()),
     }
     if let Ok(buf) = info::decode_query_info(data) {
         one("file info", info::decode_file_all(buf).map(drop));
         one("fs info", info::decode_fs_full_size(buf).map(drop));
+        match security::decode_owner(buf) {
+            // What is compared, and named in no message, must print.
+            Ok(Some(sid)) => assert!(sid.to_string().len() <= 200, "a SID past its size"),
+            Ok(None) => {}
+            Err(e) => refusal("owner", &e.to_string()),
+        }
     }
     if let Ok(buf) = ioctl::decode_ioctl(data) {
         one("interfaces", ioctl::decode_interfaces(buf).map(drop));

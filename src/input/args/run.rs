@@ -77,8 +77,8 @@ pub(crate) struct MetaArgs {
     /// create, open, stat, setattr, read, write, append, rename, readdir,
     /// delete, rmdir. With --hosts, each host works in TARGET/hostN of one
     /// shared tree, or in a tree of its own if --target has {host}. An
-    /// nfs:// target runs them through the protocol, no mount (each host a
-    /// tree of its own).
+    /// nfs:// or smb:// target runs them through the protocol, no mount
+    /// (each host a tree of its own).
     #[arg(long, value_name = "OPS")]
     pub(crate) ops: Option<String>,
 

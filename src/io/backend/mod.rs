@@ -463,14 +463,14 @@ pub(crate) fn caps(storage: Storage) -> Caps {
             drop_caches: false,
             trees: true,
         },
-        // The same, without metadata trees yet.
+        // The same.
         Storage::Smb => Caps {
             fds: false,
             named_targets: false,
             flush: false,
             discard: false,
             drop_caches: false,
-            trees: false,
+            trees: true,
         },
         // What a user-space network client offers first: files and trees,
         // no descriptors, no syncs or discards yet.
@@ -516,16 +516,18 @@ pub(crate) fn open_dir(storage: Storage, path: &Path, create: bool) -> Result<Ar
 /// directory made (one level) if missing when `create`.
 pub(crate) fn open_tree(storage: Storage, path: &Path, create: bool) -> Result<Arc<dyn FarTree>> {
     match storage {
-        Storage::Local | Storage::Smb => Err(VbError::run(
-            "the local tree is io::meta::prepare's, on directory descriptors; SMB offers no trees yet",
+        Storage::Local => Err(VbError::run(
+            "the local tree is io::meta::prepare's, on directory descriptors",
         )),
         #[cfg(unix)]
         Storage::Nfs => nfs::tree::open(path, create),
+        #[cfg(unix)]
+        Storage::Smb => smb::tree::open(path, create),
         #[cfg(not(unix))]
-        Storage::Nfs => {
+        Storage::Nfs | Storage::Smb => {
             let _ = create;
             Err(VbError::input(format!(
-                "{}: an nfs:// target needs the Linux build",
+                "{}: a URL target needs the Linux build",
                 path.display()
             )))
         }

@@ -29,10 +29,11 @@ fn a_url_target_chooses_its_engine_and_is_refused_any_other() {
     );
     assert_eq!(engine_choice(local, meta, true).unwrap(), meta);
     assert!(check_url(Path::new("cifs://s/share")).is_err());
+    // An SMB share's trees are its client's too.
     let share_meta = Path::new("smb://u@s/share/d");
-    assert!(
-        engine_choice(share_meta, meta, true).is_err(),
-        "no SMB trees yet"
+    assert_eq!(
+        engine_choice(share_meta, meta, true).unwrap(),
+        EngineChoice::Only(EngineKind::Smb)
     );
     #[cfg(unix)]
     {
@@ -50,7 +51,7 @@ fn a_url_target_chooses_its_engine_and_is_refused_any_other() {
     assert!(engine_choice(share, nfs, false).is_err());
     assert!(engine_choice(url, smb, false).is_err());
     assert!(engine_choice(local, smb, false).is_err());
-    assert!(engine_choice(share, EngineChoice::Auto, true).is_err());
+    assert_eq!(engine_choice(share, EngineChoice::Auto, true).unwrap(), smb);
     assert_eq!(engine_choice(share, null, false).unwrap(), null);
     assert_eq!(storage_for(share, EngineKind::Smb.row()), Storage::Smb);
     assert_eq!(url_storage(share), Some(Storage::Smb));
@@ -65,6 +66,7 @@ fn a_url_target_chooses_its_engine_and_is_refused_any_other() {
         ..Ask::default()
     };
     assert!(refusals(caps(Storage::Nfs), &tree).is_ok());
+    assert!(refusals(caps(Storage::Smb), &tree).is_ok());
     let drop = Ask {
         drop_caches: true,
         ..tree

@@ -1,5 +1,5 @@
 //! A tree on a back end that is not local (`io::backend::FarTree`: an
-//! `nfs://` target), with the local tree's rules, written once for every
+//! `nfs://` or `smb://` target), with the local tree's rules, written once for every
 //! such back end: the marker proven for this directory and this user
 //! (`owner::judge_marker`) or written new on an empty directory, nothing
 //! foreign under a fresh tree, no link or special file where the tree's
@@ -318,7 +318,7 @@ pub(crate) fn clean_url(path: &Path) -> Result<Option<Cleaned>> {
         id: marker.identity,
         depth: marker.depth,
         files_per_dir: u64::from(marker.files_per_dir),
-        skip: [TREE_MARKER.as_bytes(), lock_name()],
+        skip: [TREE_MARKER.as_bytes(), lock_name(storage)],
     };
     walk.dir(&*top, "", 0, &mut out)?;
     if out.left.is_empty() {
@@ -328,11 +328,14 @@ pub(crate) fn clean_url(path: &Path) -> Result<Option<Cleaned>> {
 }
 
 /// The run lock's name at a far tree's root, which `clean` passes by.
-fn lock_name() -> &'static [u8] {
-    #[cfg(unix)]
-    return crate::io::backend::nfs::NFS_LOCK_NAME.as_bytes();
-    #[cfg(not(unix))]
-    return b"";
+fn lock_name(storage: Storage) -> &'static [u8] {
+    match storage {
+        #[cfg(unix)]
+        Storage::Nfs => crate::io::backend::nfs::NFS_LOCK_NAME.as_bytes(),
+        #[cfg(unix)]
+        Storage::Smb => crate::io::backend::smb::SMB_LOCK_NAME.as_bytes(),
+        _ => b"",
+    }
 }
 
 struct Walk<'a> {

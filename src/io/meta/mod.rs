@@ -195,7 +195,9 @@ fn write_marker(root: &OwnedFd, path: &Path, m: &MetaSpec) -> Result<()> {
 /// tree, and the run's lock where it is a file (NFS's).
 fn tolerated(name: &[u8]) -> bool {
     #[cfg(unix)]
-    if name == crate::io::backend::nfs::NFS_LOCK_NAME.as_bytes() {
+    if name == crate::io::backend::nfs::NFS_LOCK_NAME.as_bytes()
+        || name == crate::io::backend::smb::SMB_LOCK_NAME.as_bytes()
+    {
         return true;
     }
     name == b"."
@@ -242,11 +244,6 @@ pub(crate) fn prepare_on(
 ) -> Result<TreeReady> {
     match storage {
         Storage::Local => prepare(path, m, make_leaves),
-        // Refused when planning (`backend::engine_choice`): no trees yet.
-        Storage::Smb => Err(VbError::input(format!(
-            "{}: a metadata run on an smb:// target is not offered yet",
-            path.display()
-        ))),
         far => far::prepare(far, path, m, make_leaves),
     }
 }

@@ -224,84 +224,91 @@ impl Engine for SmbEngine {
     }
 
     fn protocol(&mut self) -> Option<ProtoSeen> {
-        let n = self.negotiated_seen();
-        let mut seen = ProtoSeen {
-            protocol: crate::spec::EngineKind::Smb.name(),
-            version: n.dialect.to_string(),
-            connections: self.client.channels().len() as u32,
-            reconnects: u64::from(self.client.reconnects()),
-            ops: Vec::new(),
-            smb: None,
-            // Its channels are listed in `smb` instead.
-            conns: Vec::new(),
-            threads: 1,
-        };
-        let total = self.client.total_stats();
-        for cmd in Command::ALL {
-            let s = total.command(cmd);
-            let Some(rtt) = s.latency.as_deref() else {
-                continue;
-            };
-            let exec = match cmd {
-                Command::Read => self.exec[0].clone(),
-                Command::Write => self.exec[1].clone(),
-                _ => rtt.clone(),
-            };
-            seen.ops.push(ProtoOpSeen {
-                op: cmd.wire_name(),
-                rtt: rtt.clone(),
-                exec,
-                errors: s.errors,
-                retrans: 0,
-                timeouts: 0,
-            });
-        }
-        seen.smb = Some(n);
-        Some(seen)
+        Some(seen(&self.client, Some(&self.exec)))
     }
 }
 
-impl SmbEngine {
-    /// The session's negotiation and each channel's counters.
-    fn negotiated_seen(&self) -> SmbSeen {
-        let n = self.client.negotiated();
-        let chans = self.client.channels();
-        SmbSeen {
-            dialect: n.dialect.name(),
-            signing: n.signing,
-            signing_algorithm: n.signing_algo.map(|a| a.name()),
-            encryption: n.cipher.map(|c| c.name()),
-            channels_per_session: chans.len() as u32,
-            max_io: n.max_io,
-            channels: chans
-                .iter()
-                .map(|ch| {
-                    let st = ch.stats();
-                    SmbChannelSeen {
-                        channel: u32::from(ch.index()),
-                        server: ch.peer().to_string(),
-                        sessions: 1,
-                        credits_granted: st.credits_granted,
-                        credit_waits: st.credit_waits,
-                        credit_wait_ns: st.credit_wait_ns,
-                        max_in_flight: st.max_in_flight,
-                        commands: Command::ALL
-                            .into_iter()
-                            .filter_map(|cmd| {
-                                let s = st.command(cmd);
-                                (s.requests + s.errors > 0).then(|| SmbCommandSeen {
-                                    command: cmd.name(),
-                                    requests: s.requests,
-                                    bytes: s.bytes,
-                                    errors: s.errors,
-                                    latency: s.latency.as_deref().cloned().unwrap_or_default(),
-                                })
+/// What `client` saw since its figures last started over, as a run's
+/// `protocol` records it: per command the requests and their round trip,
+/// and the execute time `exec` measured for READ and WRITE (queued to
+/// completion; a blocking call's is its round trip); the negotiation and
+/// each channel's counters. The engine's and a tree's (`tree.rs`) alike.
+pub(super) fn seen(client: &Client, exec: Option<&[OpStats; 2]>) -> ProtoSeen {
+    let n = negotiated_seen(client);
+    let mut seen = ProtoSeen {
+        protocol: crate::spec::EngineKind::Smb.name(),
+        version: n.dialect.to_string(),
+        connections: client.channels().len() as u32,
+        reconnects: u64::from(client.reconnects()),
+        ops: Vec::new(),
+        smb: None,
+        // Its channels are listed in `smb` instead.
+        conns: Vec::new(),
+        threads: 1,
+    };
+    let total = client.total_stats();
+    for cmd in Command::ALL {
+        let s = total.command(cmd);
+        let Some(rtt) = s.latency.as_deref() else {
+            continue;
+        };
+        let exec = match (cmd, exec) {
+            (Command::Read, Some(e)) => e[0].clone(),
+            (Command::Write, Some(e)) => e[1].clone(),
+            _ => rtt.clone(),
+        };
+        seen.ops.push(ProtoOpSeen {
+            op: cmd.wire_name(),
+            rtt: rtt.clone(),
+            exec,
+            errors: s.errors,
+            retrans: 0,
+            timeouts: 0,
+        });
+    }
+    seen.smb = Some(n);
+    seen
+}
+
+/// The session's negotiation and each channel's counters.
+fn negotiated_seen(client: &Client) -> SmbSeen {
+    let n = client.negotiated();
+    let chans = client.channels();
+    SmbSeen {
+        dialect: n.dialect.name(),
+        signing: n.signing,
+        signing_algorithm: n.signing_algo.map(|a| a.name()),
+        encryption: n.cipher.map(|c| c.name()),
+        channels_per_session: chans.len() as u32,
+        max_io: n.max_io,
+        channels: chans
+            .iter()
+            .map(|ch| {
+                let st = ch.stats();
+                SmbChannelSeen {
+                    channel: u32::from(ch.index()),
+                    server: ch.peer().to_string(),
+                    sessions: 1,
+                    credits_granted: st.credits_granted,
+                    credit_waits: st.credit_waits,
+                    credit_wait_ns: st.credit_wait_ns,
+                    max_in_flight: st.max_in_flight,
+                    commands: Command::ALL
+                        .into_iter()
+                        .filter_map(|cmd| {
+                            let s = st.command(cmd);
+                            (s.requests + s.errors > 0).then(|| SmbCommandSeen {
+                                command: cmd.name(),
+                                requests: s.requests,
+                                bytes: s.bytes,
+                                errors: s.errors,
+                                latency: s.latency.as_deref().cloned().unwrap_or_default(),
                             })
-                            .collect(),
-                    }
-                })
-                .collect(),
-        }
+                        })
+                        .collect(),
+                }
+            })
+            .collect(),
     }
 }
 

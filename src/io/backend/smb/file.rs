@@ -29,7 +29,17 @@ pub(super) fn errno_of(e: &SmbError) -> i32 {
     match e.nt_status() {
         Some(status::DISK_FULL | status::QUOTA_EXCEEDED) => libc::ENOSPC,
         Some(status::ACCESS_DENIED) => libc::EACCES,
-        Some(status::OBJECT_NAME_NOT_FOUND | status::OBJECT_PATH_NOT_FOUND) => libc::ENOENT,
+        Some(
+            status::OBJECT_NAME_NOT_FOUND
+            | status::OBJECT_PATH_NOT_FOUND
+            | status::NO_SUCH_FILE
+            | status::DELETE_PENDING,
+        ) => libc::ENOENT,
+        Some(status::OBJECT_NAME_COLLISION) => libc::EEXIST,
+        Some(status::DIRECTORY_NOT_EMPTY) => libc::ENOTEMPTY,
+        Some(status::NOT_A_DIRECTORY) => libc::ENOTDIR,
+        Some(status::FILE_IS_A_DIRECTORY) => libc::EISDIR,
+        Some(status::STOPPED_ON_SYMLINK) => libc::ELOOP,
         Some(status::INVALID_PARAMETER) => libc::EINVAL,
         Some(status::INSUFFICIENT_RESOURCES) => libc::ENOMEM,
         _ if e.is_disconnect() => libc::ECONNRESET,

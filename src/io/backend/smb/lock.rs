@@ -75,7 +75,16 @@ fn stale(text: &str) -> bool {
 pub(super) fn take(dir: &SmbDir) -> Result<Box<dyn Held>> {
     for _ in 0..2 {
         // Made new, it is ours; else the name is taken (below).
-        if let Some((f, a)) = dir.create_new_or_taken(SMB_LOCK_NAME)? {
+        let mut c = dir.shared.client();
+        let made = dir.create_or_taken(&mut c, SMB_LOCK_NAME)?;
+        if let Some((f, a)) = made {
+            // The owner the server gives what this session makes: whose a
+            // tree's files are (`tree.rs`). A server that names none
+            // leaves it unknown, which only a tree refuses.
+            let me = c.owner(f).ok().flatten();
+            *dir.shared.me.lock().unwrap_or_else(|e| e.into_inner()) = me;
+            drop(c);
+            let f = dir.file(f);
             let text = holder();
             let mut done = 0;
             while done < text.len() {
@@ -92,6 +101,7 @@ pub(super) fn take(dir: &SmbDir) -> Result<Box<dyn Held>> {
                 id: a.id,
             }));
         }
+        drop(c);
         let Entry::Regular(a) = dir.entry(SMB_LOCK_NAME)? else {
             continue;
         };

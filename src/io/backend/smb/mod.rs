@@ -12,7 +12,9 @@
 //!
 //! What SMB does not give: a numeric owner (FileAllInformation carries
 //! none; the session's user made what it creates), so every file reads as
-//! `OWNER` and the proof rests on the id, kind, links and times; and a
+//! `OWNER` and a set's proof rests on the id, kind, links and times (a
+//! metadata tree's files, which no marker lists, are proven by the owner
+//! SID their security descriptor names as well: `tree.rs`); and a
 //! volume id, so the share stands for the file system. The run's lock is a
 //! file created exclusively (`lock.rs`); set-up goes over one channel of
 //! the directory's own client, and each worker logs on with its own
@@ -24,6 +26,7 @@ mod connect;
 mod engine;
 mod file;
 mod lock;
+pub(crate) mod tree;
 
 pub(crate) use clean::remove_empty_dir;
 pub(crate) use connect::{url_of, with_channels};
@@ -40,6 +43,7 @@ use crate::proto::smb::consts::{attrs, status};
 use crate::proto::smb::error::SmbError;
 use crate::proto::smb::msg::FileId;
 use crate::proto::smb::msg::info::{FileInfo, SetInfo};
+use crate::proto::smb::msg::security::Sid;
 use crate::proto::smb::session::client::Client;
 use crate::proto::smb::session::ops::Open;
 use crate::proto::smb::url::{Url, component_ok};
@@ -59,6 +63,10 @@ pub(crate) struct Shared {
     client: Mutex<Client>,
     url: Url,
     dev: u64,
+    /// The owner the server gave the run's lock file when this run made
+    /// it (`lock::take`): who this session's files belong to, what a
+    /// tree's per-file proof compares (SMB's attributes carry no owner).
+    me: Mutex<Option<Sid>>,
 }
 
 impl std::fmt::Debug for Shared {
@@ -79,6 +87,10 @@ impl Shared {
         // A thread that panicked mid-call left nothing half-done that a
         // later call depends on: replies are matched by message id.
         self.client.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn me(&self) -> Option<Sid> {
+        *self.me.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 
@@ -167,12 +179,17 @@ fn unopenable(e: &SmbError) -> bool {
 /// server says it is missing. A URL that does not parse, a wrong password,
 /// a missing share: one line naming the URL, before any I/O.
 pub(crate) fn open(path: &Path, create: bool) -> Result<Arc<dyn Dir>> {
+    open_smb(path, create).map(|d| Arc::new(d) as Arc<dyn Dir>)
+}
+
+fn open_smb(path: &Path, create: bool) -> Result<SmbDir> {
     let url = url_of(path)?;
     let client = connect::connect(&url, connect::options_of(&url), 1)?;
     let shared = Arc::new(Shared {
         client: Mutex::new(client),
         dev: share_id(&url),
         url: url.clone(),
+        me: Mutex::new(None),
     });
     // The share's root, shown as the URL without its directory.
     let root = Url {
@@ -195,7 +212,7 @@ pub(crate) fn open(path: &Path, create: bool) -> Result<Arc<dyn Dir>> {
             return Err(VbError::target(format!("{url} is not a directory")));
         }
     }
-    Ok(Arc::new(at))
+    Ok(at)
 }
 
 /// One directory of an SMB target.
@@ -320,16 +337,6 @@ impl SmbDir {
                 Err(self.err("inspect", name, e))
             }
         }
-    }
-
-    pub(super) fn create_new_or_taken(
-        &self,
-        name: &str,
-    ) -> Result<Option<(Box<dyn SetFile>, Attr)>> {
-        let mut c = self.shared.client();
-        Ok(self
-            .create_or_taken(&mut c, name)?
-            .map(|(f, a)| (self.file(f), a)))
     }
 
     /// Writes all of `bytes` at 0 to the open `f`.

@@ -517,6 +517,11 @@ impl Channel {
         e
     }
 
+    /// Whether the connection failed: nothing is sent on it again.
+    pub(crate) fn is_broken(&self) -> bool {
+        self.broken.is_some()
+    }
+
     pub(super) fn check_broken(&self) -> SmbResult<()> {
         match &self.broken {
             Some(m) => Err(SmbError::Protocol(format!(

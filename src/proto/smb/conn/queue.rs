@@ -97,7 +97,7 @@ impl Channel {
             (info::INFO_FILE, info::FILE_ALL_INFORMATION)
         };
         let s = self.stage(Command::QueryInfo, tag, tree, Sink::None, 1, 0, |v| {
-            info::encode_query_info(kind, class, 4096, file, v)
+            info::encode_query_info(kind, class, 4096, 0, file, v)
         });
         s.class = class;
     }

@@ -46,11 +46,55 @@ pub struct DirEntry {
     pub(crate) file_id: u64,
 }
 
-/// Every entry of one QUERY_DIRECTORY output buffer. Entries chain by
-/// NextEntryOffset, which must move forward and stay inside the buffer, so
-/// a hostile server cannot make this loop forever or read past the end.
+/// One entry as it sits in the reply: its name still UTF-16LE, nothing
+/// allocated (a metadata run's readdir reads thousands of them).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct EntryRef<'a> {
+    pub(crate) name: &'a [u8],
+    pub(crate) creation: u64,
+    pub(crate) last_write: u64,
+    pub(crate) change: u64,
+    pub(crate) end_of_file: u64,
+    pub(crate) attributes: u32,
+    pub(crate) file_id: u64,
+}
+
+impl EntryRef<'_> {
+    /// "." or "..", which every listing leaves out.
+    pub(crate) fn is_dot(&self) -> bool {
+        matches!(self.name, [b'.', 0] | [b'.', 0, b'.', 0])
+    }
+
+    pub(crate) fn owned(&self) -> DirEntry {
+        DirEntry {
+            name: utf16_string(self.name),
+            creation: self.creation,
+            last_write: self.last_write,
+            change: self.change,
+            end_of_file: self.end_of_file,
+            attributes: self.attributes,
+            file_id: self.file_id,
+        }
+    }
+}
+
+/// Every entry of one QUERY_DIRECTORY output buffer.
 pub(crate) fn decode_entries(buf: &[u8]) -> Decoded<Vec<DirEntry>> {
     let mut out = Vec::new();
+    each_entry(buf, |e| out.push(e.owned()))?;
+    Ok(out)
+}
+
+/// Each entry of one QUERY_DIRECTORY output buffer to `each`, in order;
+/// how many. Entries chain by NextEntryOffset, which must move forward
+/// and stay inside the buffer, so a hostile server cannot make this loop
+/// forever or read past the end; an empty buffer holds none. Whatever
+/// precedes a malformed entry has been handed on already.
+pub(crate) fn each_entry(buf: &[u8], mut each: impl FnMut(EntryRef<'_>)) -> Decoded<usize> {
+    if buf.is_empty() {
+        return Ok(0);
+    }
+    let mut n = 0usize;
     let mut off = 0usize;
     loop {
         let fixed = slice_at(buf, off, 80, "directory entry")?;
@@ -68,8 +112,8 @@ pub(crate) fn decode_entries(buf: &[u8]) -> Decoded<Vec<DirEntry>> {
         r.skip(8)?; // EaSize, Reserved
         let file_id = r.u64()?;
         let name = slice_at(buf, off + 80, name_len, "directory entry name")?;
-        out.push(DirEntry {
-            name: utf16_string(name),
+        each(EntryRef {
+            name,
             creation,
             last_write,
             change,
@@ -77,8 +121,9 @@ pub(crate) fn decode_entries(buf: &[u8]) -> Decoded<Vec<DirEntry>> {
             attributes,
             file_id,
         });
+        n += 1;
         if next == 0 {
-            return Ok(out);
+            return Ok(n);
         }
         r.check(next >= 80)?;
         off = off.checked_add(next).filter(|&o| o < buf.len()).ok_or(

@@ -9,6 +9,7 @@ pub mod file;
 pub mod info;
 pub(crate) mod ioctl;
 pub(crate) mod negotiate;
+pub(crate) mod security;
 pub(crate) mod session;
 
 /// A 16-byte SMB2 file handle (persistent and volatile parts).

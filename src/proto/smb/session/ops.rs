@@ -1,7 +1,7 @@
 //! The client's synchronous file operations on its first channel: open
-//! (creating only new files), close, attributes, set-info (size, a rename
-//! that never replaces, delete on close), flush, a read or write, a
-//! bounded directory listing, ECHO. Each waits for its own reply and turns
+//! (creating only new files), close, attributes, the owner, set-info
+//! (size, times, a rename that never replaces, delete on close), flush, a
+//! read or write, a bounded directory listing, ECHO. Each waits for its own reply and turns
 //! a refusal into one error naming the path. Set-up, metadata and tests
 //! use these; the I/O path queues on the channels instead.
 
@@ -12,7 +12,8 @@ use super::super::error::{SmbError, SmbResult};
 use super::super::msg::FileId;
 use super::super::msg::dir::{self, DirEntry};
 use super::super::msg::file::{CreateRequest, CreateResponse, Disposition, FileTimes};
-use super::super::msg::info::{FileInfo, SetInfo};
+use super::super::msg::info::{self, FileInfo, SetInfo};
+use super::super::msg::security::{self, Sid};
 use super::client::Client;
 use super::setup::{Call, roundtrip};
 
@@ -32,6 +33,8 @@ pub enum Open {
     ListDir,
     /// An existing file or directory, to rename or delete.
     Change,
+    /// An existing file whose times are set (and nothing else written).
+    SetTimes,
 }
 
 impl Open {
@@ -41,7 +44,7 @@ impl Open {
         let rw = rd | access::WRITE_DATA | access::APPEND_DATA | access::WRITE_ATTRIBUTES;
         let (access, disposition, options) = match self {
             CreateFile => (
-                rw | access::DELETE,
+                rw | access::DELETE | access::READ_CONTROL,
                 Disposition::Create,
                 create_options::NON_DIRECTORY_FILE,
             ),
@@ -51,12 +54,29 @@ impl Open {
                 create_options::DIRECTORY_FILE,
             ),
             Read => (rd, Disposition::Open, 0),
-            WriteExisting => (rw, Disposition::Open, create_options::NON_DIRECTORY_FILE),
+            // READ_CONTROL: the owner is read on the handle a change goes
+            // through (`owner`), so the file proven is the file changed.
+            WriteExisting => (
+                rw | access::READ_CONTROL,
+                Disposition::Open,
+                create_options::NON_DIRECTORY_FILE,
+            ),
             ListDir => (rd, Disposition::Open, create_options::DIRECTORY_FILE),
             Change => (
-                access::READ_ATTRIBUTES | access::DELETE | access::SYNCHRONIZE,
+                access::READ_ATTRIBUTES
+                    | access::DELETE
+                    | access::READ_CONTROL
+                    | access::SYNCHRONIZE,
                 Disposition::Open,
                 0,
+            ),
+            SetTimes => (
+                access::READ_ATTRIBUTES
+                    | access::WRITE_ATTRIBUTES
+                    | access::READ_CONTROL
+                    | access::SYNCHRONIZE,
+                Disposition::Open,
+                create_options::NON_DIRECTORY_FILE,
             ),
         };
         CreateRequest {
@@ -77,13 +97,21 @@ pub(crate) fn wire_path(path: &str) -> String {
 }
 
 impl Client {
+    /// The channel the synchronous calls go on: none is left after a
+    /// reconnect that failed, which is an error, never a panic.
+    fn first(&mut self) -> SmbResult<&mut super::super::conn::channel::Channel> {
+        self.channels.first_mut().ok_or_else(|| {
+            SmbError::Protocol("no connection to the server is left (a reconnect failed)".into())
+        })
+    }
+
     fn sync(
         &mut self,
         what: &str,
         queue: impl FnOnce(&mut super::super::conn::channel::Channel, u32),
     ) -> SmbResult<Completion> {
         let tree = self.tree_id;
-        let ch = &mut self.channels[0];
+        let ch = self.first()?;
         queue(ch, tree);
         let c = ch.wait_for(CALL_TAG)?;
         if status::is_error(c.status) {
@@ -204,6 +232,43 @@ impl Client {
         }
     }
 
+    /// The owner the server names for the open `file` (its security
+    /// descriptor's owner SID); None if it names none. The handle must
+    /// have been opened with READ_CONTROL (`WriteExisting`, `Change`,
+    /// `SetTimes`).
+    pub(crate) fn owner(&mut self, file: FileId) -> SmbResult<Option<Sid>> {
+        let tree = self.tree_id;
+        let ch = self.first()?;
+        let st = roundtrip(ch, Command::QueryInfo, tree, Call::default(), |v| {
+            info::encode_query_info(
+                security::INFO_SECURITY,
+                0,
+                security::OWNER_REPLY_MAX,
+                security::OWNER_SECURITY_INFORMATION,
+                file,
+                v,
+            )
+        })?;
+        if st != status::SUCCESS {
+            return Err(SmbError::status(
+                Command::QueryInfo,
+                st,
+                "reading a file's owner",
+            ));
+        }
+        let peer = ch.peer().to_string();
+        let (reply, _) = ch.kept();
+        let buf = info::decode_query_info(reply).map_err(|m| SmbError::protocol(&peer, m))?;
+        security::decode_owner(buf).map_err(|m| SmbError::protocol(&peer, m))
+    }
+
+    /// Whether the connection is gone: it failed (reset, closed, a
+    /// request unanswered past its timeout, a hostile reply), and every
+    /// call on it fails from then on.
+    pub fn lost(&self) -> bool {
+        self.channels.first().is_none_or(|c| c.is_broken())
+    }
+
     pub fn echo(&mut self) -> SmbResult<()> {
         self.sync("ECHO", |ch, _| ch.queue_echo(CALL_TAG))?;
         Ok(())
@@ -225,16 +290,32 @@ impl Client {
         max: usize,
     ) -> SmbResult<(Vec<DirEntry>, bool)> {
         let mut out = Vec::new();
+        let more = self.read_dir(dirf, path, max, |e| out.push(e.owned()))?;
+        Ok((out, more))
+    }
+
+    /// Reads the open directory `dirf` from its start, each entry ("."
+    /// and ".." left out) to `each` as it is decoded, nothing kept: at
+    /// most `max` of them; the bool says whether more were left unread.
+    /// A server that sends an empty page before NO_MORE_FILES ends it.
+    pub(crate) fn read_dir(
+        &mut self,
+        dirf: FileId,
+        path: &str,
+        max: usize,
+        mut each: impl FnMut(&dir::EntryRef<'_>),
+    ) -> SmbResult<bool> {
         let tree = self.tree_id;
         let mut flags = dir::RESTART_SCANS;
+        let mut seen = 0usize;
         loop {
-            let ch = &mut self.channels[0];
+            let ch = self.first()?;
             let st = roundtrip(ch, Command::QueryDirectory, tree, Call::default(), |v| {
                 dir::encode_query_directory(dirf, flags, "*", 65536, v)
             })?;
             flags = 0;
             if st == status::NO_MORE_FILES {
-                return Ok((out, false));
+                return Ok(false);
             }
             if st != status::SUCCESS {
                 return Err(SmbError::status(
@@ -247,18 +328,24 @@ impl Client {
             let (reply, _) = ch.kept();
             let buf =
                 dir::decode_query_directory(reply).map_err(|m| SmbError::protocol(&peer, m))?;
-            let entries = dir::decode_entries(buf).map_err(|m| SmbError::protocol(&peer, m))?;
-            if entries.is_empty() {
-                return Ok((out, false));
+            let mut full = false;
+            let n = dir::each_entry(buf, |e| {
+                if e.is_dot() || full {
+                    return;
+                }
+                if seen == max {
+                    full = true;
+                    return;
+                }
+                seen += 1;
+                each(&e);
+            })
+            .map_err(|m| SmbError::protocol(&peer, m))?;
+            if full {
+                return Ok(true);
             }
-            for e in entries {
-                if e.name == "." || e.name == ".." {
-                    continue;
-                }
-                if out.len() == max {
-                    return Ok((out, true));
-                }
-                out.push(e);
+            if n == 0 {
+                return Ok(false);
             }
         }
     }
