@@ -462,6 +462,19 @@ pub(super) fn is_block_device(md: &std::fs::Metadata) -> bool {
     }
 }
 
+/// Whether a job's path names a device: anything but a regular file where
+/// it exists, else any name under /dev (a job written on another machine
+/// names its disks there). /dev/shm holds files (tmpfs), never devices.
+pub(crate) fn names_device(path: &str) -> bool {
+    if crate::io::target::kernel_root(std::path::Path::new(path)) != Some("/dev") {
+        return false;
+    }
+    match std::fs::metadata(path) {
+        Ok(md) => !md.is_file(),
+        Err(_) => true,
+    }
+}
+
 /// Why a file or device path cannot be volbench's target: a path in `/dev`
 /// that is there and is not a block device (`/dev/null`), or one in
 /// `/proc` or `/sys`, where volbench would make its own file set. A device

@@ -55,6 +55,11 @@ pub struct VolumeSpec {
     /// for no limit: a file larger than this is read from the device on
     /// every pass unless readers share their passes.
     pub cache: u64,
+    /// The image in memory (/dev/shm) instead of on the disk: the caps are
+    /// then the device's only limit, whatever else is writing to the disk
+    /// the image would share. For tests that compare two tools at the caps;
+    /// not for those that measure a cache (the image's pages are memory).
+    pub in_memory: bool,
 }
 
 impl VolumeSpec {
@@ -86,6 +91,10 @@ impl VolumeSpec {
     }
     pub fn cache(mut self, bytes: u64) -> Self {
         self.cache = bytes;
+        self
+    }
+    pub fn in_memory(mut self) -> Self {
+        self.in_memory = true;
         self
     }
 }
@@ -211,13 +220,17 @@ impl Volume {
             COUNTER.fetch_add(1, Ordering::Relaxed)
         );
         // The image goes on a real disk file system (not tmpfs) so the loop
-        // device can use direct I/O on it and skip a second page cache.
+        // device can use direct I/O on it and skip a second page cache; an
+        // in-memory one is tmpfs's own pages, cached once.
+        let shm = Path::new("/dev/shm");
+        let place = if spec.in_memory && shm.is_dir() {
+            shm.to_path_buf()
+        } else {
+            std::env::var_os("VOLBENCH_VOLUME_DIR").map_or_else(std::env::temp_dir, PathBuf::from)
+        };
         let dir = tempfile::Builder::new()
             .prefix(&format!("{name}-"))
-            .tempdir_in(
-                std::env::var_os("VOLBENCH_VOLUME_DIR")
-                    .map_or_else(std::env::temp_dir, PathBuf::from),
-            )
+            .tempdir_in(&place)
             .map_err(|e| format!("cannot make a temporary directory: {e}"))?;
         let image = dir.path().join("volume.img");
         let mut vol = Volume {
@@ -242,9 +255,14 @@ impl Volume {
         f.set_len(spec.size)
             .map_err(|e| format!("size {}: {e}", image.display()))?;
         drop(f);
+        let direct = if place == shm {
+            "--direct-io=off"
+        } else {
+            "--direct-io=on"
+        };
         let dev = run_tool(
             Command::new("losetup")
-                .args(["-f", "--show", "--direct-io=on"])
+                .args(["-f", "--show", direct])
                 .arg(&image),
         )?;
         vol.device = PathBuf::from(dev);

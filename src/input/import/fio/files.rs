@@ -71,7 +71,7 @@ enum Kind {
 }
 
 fn kind(path: &str) -> Result<Kind, String> {
-    if path.starts_with("/dev/") {
+    if super::super::names_device(path) {
         return Ok(Kind::Device);
     }
     match std::fs::metadata(path) {

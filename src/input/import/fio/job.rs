@@ -242,7 +242,7 @@ fn place(
         notes.refuse(&opt.at, &opt.text(), why);
         return None;
     }
-    let target = if full.starts_with("/dev/") {
+    let target = if super::super::names_device(&full) {
         let how = "the block device as the target (writing needs --allow-overwrite)";
         r.say(opt, how, true);
         full
@@ -385,7 +385,7 @@ fn working_set(
         }
         (Some(sz), _) => Some(sz),
         (None, Some(f)) => Some(f.saturating_mul(r.nrfiles)),
-        (None, None) if place.target.starts_with("/dev/") => None,
+        (None, None) if super::super::names_device(&place.target) => None,
         // The null engine does no I/O: a size only counts its I/O.
         (None, None) if r.engine == "null" => None,
         (None, None) => {

@@ -645,3 +645,15 @@ fn an_import_error_names_the_first_refusals_cut_short_and_counts_the_rest() {
         "job.fio line 1: rw=trim: not supported yet"
     );
 }
+
+#[test]
+fn a_path_under_dev_shm_is_a_file_not_a_device() {
+    use super::names_device;
+    assert!(
+        names_device("/dev/sdz9"),
+        "a disk named by a job from elsewhere"
+    );
+    assert!(names_device("/dev/null"));
+    assert!(!names_device("/dev/shm/volbench-job/file"));
+    assert!(!names_device("/mnt/data/file"));
+}

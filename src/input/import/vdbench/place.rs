@@ -33,7 +33,7 @@ pub(super) fn place(
         threads,
         local,
     } = *luns;
-    if let Some(s) = chosen.iter().find(|s| !s.lun.starts_with("/dev/")) {
+    if let Some(s) = chosen.iter().find(|s| !super::super::names_device(&s.lun)) {
         global.push(Mapping {
             at: format!("sd={}", s.name),
             option: format!("lun={}", s.lun),
@@ -58,7 +58,7 @@ pub(super) fn place(
         }
         _ => {
             let luns: Vec<String> = chosen.iter().map(|s| s.lun.clone()).collect();
-            let create = size.filter(|_| luns.iter().any(|l| !l.starts_with("/dev/")));
+            let create = size.filter(|_| luns.iter().any(|l| !super::super::names_device(l)));
             let mut m = Vec::new();
             let target = super::super::target_list::list(&luns, create, threads, &mut m, notes)?.0;
             // vdbench's threads= is per sd (forthreads=32: 32 threads for
