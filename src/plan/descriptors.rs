@@ -85,7 +85,7 @@ fn whole_set_needed(r: &PlannedRun) -> Option<&'static str> {
 /// The files each I/O thread of `r` keeps open at a time: None for the
 /// whole set, held open, when it fits under `limit` and the user set no
 /// lower `--open-files`; else that many, opened on demand. Refused when
-/// the run must hold every file open at once, or its iodepth would keep
+/// the run must hold every file open at once, or its iodepth could keep
 /// every open file busy.
 pub(super) fn open_at_once(
     job: &JobSpec,
@@ -124,11 +124,13 @@ pub(super) fn open_at_once(
             need()
         )));
     }
-    // Each I/O in flight holds its file open until it completes, and one
-    // more makes room for the next file.
-    if at_once <= u64::from(r.depth) {
+    // Each I/O in flight holds its file open until it completes; an I/O
+    // is queued only in a slot whose last I/O completed, so at most depth
+    // - 1 files are busy then, and depth files always leave one to close.
+    // (psync's one I/O at a time works with a single open file.)
+    if at_once < u64::from(r.depth) {
         return Err(VbError::input(format!(
-            "run '{}': {}, and with --iodepth {} a thread needs more than {} files open at a \
+            "run '{}': {}, and with --iodepth {} a thread needs at least {} files open at a \
              time: {}",
             r.spec.name,
             need(),
@@ -234,13 +236,13 @@ mod tests {
         p.job.target.open_files = Some(100);
         assert_eq!(open_at_once(&p.job, &p.runs[0], Some(1024)).unwrap(), None);
         p.job.target.open_files = Some(4);
-        p.runs[0].depth = 4;
+        p.runs[0].depth = 5;
         let msg = open_at_once(&p.job, &p.runs[0], None)
             .unwrap_err()
             .to_string();
         assert!(
             msg.contains(
-                "--open-files 4 keeps fewer than its 100 files open, and with --iodepth 4"
+                "--open-files 4 keeps fewer than its 100 files open, and with --iodepth 5"
             ),
             "{msg}"
         );
@@ -253,19 +255,19 @@ mod tests {
     }
 
     #[test]
-    fn a_limit_no_larger_than_the_depth_is_refused() {
+    fn a_limit_below_the_depth_is_refused() {
         let mut p = planned(400, 1, false);
         p.runs[0].depth = 32;
-        let msg = open_at_once(&p.job, &p.runs[0], Some(SPARE_FDS + 32))
+        let msg = open_at_once(&p.job, &p.runs[0], Some(SPARE_FDS + 31))
             .unwrap_err()
             .to_string();
         assert!(
-            msg.contains("with --iodepth 32 a thread needs more than 32"),
+            msg.contains("with --iodepth 32 a thread needs at least 32"),
             "{msg}"
         );
         assert_eq!(
-            open_at_once(&p.job, &p.runs[0], Some(SPARE_FDS + 33)).unwrap(),
-            Some(33)
+            open_at_once(&p.job, &p.runs[0], Some(SPARE_FDS + 32)).unwrap(),
+            Some(32)
         );
     }
 }

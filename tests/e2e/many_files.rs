@@ -260,20 +260,21 @@ fn open_files_holds_fewer_files_than_the_limit_allows_and_is_said() {
             .output()
             .unwrap()
     };
-    let o = run(&["--open-files", "3", "--threads", "2"], &out);
+    // One file at a time serves psync, whose I/O completes before the next.
+    let o = run(&["--open-files", "1", "--threads", "2"], &out);
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(exit::OK), "{err}");
     assert!(
-        err.contains("keeps at most 3 of its 40 files open") && err.contains("--open-files)"),
+        err.contains("keeps at most 1 of its 40 files open") && err.contains("--open-files)"),
         "{err}"
     );
     assert!(ops(&out, "write") > 0 && ops(&out, "read") > 0);
     let doc = crate::common::read_json(&out.join("result.json"));
     assert_eq!(
-        doc["spec"]["target"]["open_files"], 3,
+        doc["spec"]["target"]["open_files"], 1,
         "recorded in the job"
     );
-    // Depth 3 keeps all three busy: no room to open a fourth.
+    // Depth 4 could keep all three busy with no room to open a fourth.
     let o = run(
         &[
             "--open-files",
@@ -281,13 +282,13 @@ fn open_files_holds_fewer_files_than_the_limit_allows_and_is_said() {
             "--engine",
             "io_uring",
             "--iodepth",
-            "3",
+            "4",
         ],
         &t.path().join("out2"),
     );
     assert_eq!(o.status.code(), Some(exit::BAD_INPUT), "{}", stderr(&o));
     assert!(
-        stderr(&o).contains("with --iodepth 3 a thread needs more than 3 files open"),
+        stderr(&o).contains("with --iodepth 4 a thread needs at least 4 files open"),
         "{}",
         stderr(&o)
     );

@@ -43,7 +43,7 @@ pub(crate) struct CommonArgs {
     pub(crate) files: Option<String>,
 
     /// The most files of the set each I/O thread keeps open at a time,
-    /// 1..65536, above --iodepth; the others are opened as its I/Os reach
+    /// 1..65536, at least --iodepth; the others are opened as its I/Os reach
     /// them, the least recently used idle one closed (fio's openfiles)
     /// [default: all of them, as the open-file limit allows].
     #[arg(long, value_name = "N", allow_negative_numbers = true)]

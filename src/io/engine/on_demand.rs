@@ -41,7 +41,8 @@ pub(crate) struct OnDemand {
 
 impl OnDemand {
     /// `files` in the set, at most `cap` open at once. The plan keeps `cap`
-    /// above the worker's depth, so an idle slot always exists.
+    /// at least the worker's depth: an I/O is queued only in a slot whose
+    /// last I/O completed, so an idle file always exists then.
     pub(crate) fn new(open: Opener, files: u32, cap: u32) -> Self {
         let cap = cap.clamp(1, files.max(1));
         Self {
@@ -154,7 +155,7 @@ impl OnDemand {
             return Some(i);
         }
         self.error.get_or_insert_with(|| {
-            format!("all {cap} open files of this thread have I/O in flight (a bug: the plan keeps more files open than I/Os in flight)")
+            format!("all {cap} open files of this thread have I/O in flight (a bug: the plan keeps at least as many files open as I/Os in flight)")
         });
         None
     }
