@@ -12,96 +12,13 @@ use std::path::{Path, PathBuf};
 
 use volbench::error::exit;
 
+use crate::common::far_tree::{FILES, LEAVES, SHAPE, runs_of, s, tree_files};
 use crate::common::nfs::NfsServer;
 use crate::common::{read_json, stderr, stdout, vb};
 
 const VERSIONS: [&str; 2] = ["3", "4.1"];
 const NOBODY: u32 = 65534;
 
-/// Every regular file below `dir` on the server's side (relative path,
-/// size), the tree's marker left out; and whether any symlink or `.r`
-/// name is there.
-fn tree_files(dir: &Path) -> Vec<(String, u64)> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).expect("read_dir") {
-            let p = e.expect("entry").path();
-            let m = std::fs::symlink_metadata(&p).expect("lstat");
-            if m.is_dir() {
-                stack.push(p);
-            } else if p.file_name().is_some_and(|n| n != ".volbench-tree.json") {
-                let rel = p.strip_prefix(dir).unwrap().display().to_string();
-                out.push((rel, m.len()));
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
-/// The runs of a result: (name, [(op, ops, bytes)], the client's calls by
-/// operation type).
-struct Run {
-    name: String,
-    ops: Vec<(String, u64, u64)>,
-    calls: serde_json::Value,
-}
-
-impl Run {
-    /// Calls of one type the client sent in the measured phase.
-    fn calls(&self, op: &str) -> u64 {
-        self.calls["ops"]
-            .as_array()
-            .and_then(|o| o.iter().find(|x| x["op"] == op))
-            .map_or(0, |x| x["calls"].as_u64().unwrap_or(0))
-    }
-}
-
-fn runs_of(out: &Path) -> Vec<Run> {
-    let doc = read_json(&out.join("result.json"));
-    doc["runs"]
-        .as_array()
-        .expect("runs")
-        .iter()
-        .map(|r| Run {
-            name: r["name"].as_str().unwrap_or("").to_string(),
-            ops: r["ops"]
-                .as_array()
-                .expect("a metadata run has ops")
-                .iter()
-                .map(|o| {
-                    (
-                        o["op"].as_str().unwrap().to_string(),
-                        o["totals"]["ops"].as_u64().unwrap(),
-                        o["totals"]["bytes"].as_u64().unwrap(),
-                    )
-                })
-                .collect(),
-            calls: r["protocol"].clone(),
-        })
-        .collect()
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().expect("utf-8 path")
-}
-
-/// Depth 2, width 3, 10 files a leaf: 9 leaves, 90 files of 4 KiB.
-const SHAPE: [&str; 10] = [
-    "--depth",
-    "2",
-    "--width",
-    "3",
-    "--files-per-dir",
-    "10",
-    "--file-size",
-    "4k",
-    "--threads",
-    "2",
-];
-const FILES: u64 = 90;
-const LEAVES: u64 = 9;
 
 fn meta(url: &str, out: &Path, ops: &str, shape: &[&str]) -> std::process::Output {
     vb(["run", "--target", url, "--output", s(out), "--ops", ops])
@@ -150,7 +67,7 @@ fn every_operation_lands_exactly_in_the_export_and_clean_leaves_it_as_it_was() {
                 "v{v} {}: one operation per file (per leaf for readdir)",
                 r.name
             );
-            assert_eq!(r.calls["version"], v, "v{v} {}", r.name);
+            assert_eq!(r.protocol["version"], v, "v{v} {}", r.name);
         }
         // What the client sent, operation by operation (tree.rs's table).
         let v4 = v == "4.1";

@@ -13,100 +13,17 @@ use std::path::Path;
 
 use volbench::error::exit;
 
+use crate::common::far_tree::{FILES, LEAVES, MARKER, SHAPE, runs_of, s, tree_files};
 use crate::common::smb::{PASSWORD, Samba, SambaConfig, USER};
 use crate::common::{read_json, stderr, stdout, vb};
 
 const PW: &str = "VOLBENCH_SMB_PASSWORD";
 const NOBODY: u32 = 65534;
-const MARKER: &str = ".volbench-tree.json";
 
 fn url(s: &Samba, dir: &str) -> String {
     format!("smb://{USER}@127.0.0.1:{}/bench/{dir}", s.port)
 }
 
-/// Every regular file below `dir` on the server's side (relative path,
-/// size), the tree's marker left out.
-fn tree_files(dir: &Path) -> Vec<(String, u64)> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).expect("read_dir") {
-            let p = e.expect("entry").path();
-            let m = std::fs::symlink_metadata(&p).expect("lstat");
-            if m.is_dir() {
-                stack.push(p);
-            } else if p.file_name().is_some_and(|n| n != MARKER) {
-                let rel = p.strip_prefix(dir).unwrap().display().to_string();
-                out.push((rel, m.len()));
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
-/// A run of a result: its name, its operations (op, ops, bytes) and the
-/// client's figures.
-struct Run {
-    name: String,
-    ops: Vec<(String, u64, u64)>,
-    protocol: serde_json::Value,
-}
-
-impl Run {
-    /// Requests of one command the client sent in the measured phase.
-    fn calls(&self, command: &str) -> u64 {
-        self.protocol["ops"]
-            .as_array()
-            .and_then(|o| o.iter().find(|x| x["op"] == command))
-            .map_or(0, |x| x["calls"].as_u64().unwrap_or(0))
-    }
-}
-
-fn runs_of(out: &Path) -> Vec<Run> {
-    let doc = read_json(&out.join("result.json"));
-    doc["runs"]
-        .as_array()
-        .expect("runs")
-        .iter()
-        .map(|r| Run {
-            name: r["name"].as_str().unwrap_or("").to_string(),
-            ops: r["ops"]
-                .as_array()
-                .expect("a metadata run has ops")
-                .iter()
-                .map(|o| {
-                    (
-                        o["op"].as_str().unwrap().to_string(),
-                        o["totals"]["ops"].as_u64().unwrap(),
-                        o["totals"]["bytes"].as_u64().unwrap(),
-                    )
-                })
-                .collect(),
-            protocol: r["protocol"].clone(),
-        })
-        .collect()
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().expect("utf-8 path")
-}
-
-/// Depth 2, width 3, 10 files a leaf: 9 leaves, 90 files of 4 KiB.
-const SHAPE: [&str; 10] = [
-    "--depth",
-    "2",
-    "--width",
-    "3",
-    "--files-per-dir",
-    "10",
-    "--file-size",
-    "4k",
-    "--threads",
-    "2",
-];
-const FILES: u64 = 90;
-const LEAVES: u64 = 9;
 
 fn meta(url: &str, out: &Path, ops: &str) -> std::process::Output {
     vb(["run", "--target", url, "--output", s(out), "--ops", ops])

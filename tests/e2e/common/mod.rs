@@ -2,6 +2,7 @@
 //! privileges, and skip loudly (with the reason) when a fixture is impossible.
 #![allow(dead_code)]
 
+pub mod far_tree;
 pub mod hosts;
 pub mod nfs;
 pub mod postgres;
