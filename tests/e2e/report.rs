@@ -607,7 +607,7 @@ fn an_smb_run_s_report_shows_its_channels_and_a_local_run_s_does_not() {
     let o = run(&["report", p(&dir)]);
     assert!(o.status.success(), "{}", stderr(&o));
     let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
-    assert!(html.contains("<section id=\"smb\">"), "{html}");
+    assert!(html.contains("<section id=\"smb-client\">"), "{html}");
     for want in [
         "SMB channels: smbread",
         "SMB commands: smbread",
@@ -629,5 +629,5 @@ fn an_smb_run_s_report_shows_its_channels_and_a_local_run_s_does_not() {
     let o = run(&["report", p(&local)]);
     assert!(o.status.success(), "{}", stderr(&o));
     let html = std::fs::read_to_string(local.join("report.html")).unwrap();
-    assert!(!html.contains("id=\"smb\"") && !html.contains("SMB channels"));
+    assert!(!html.contains("id=\"smb-client\"") && !html.contains("SMB channels"));
 }

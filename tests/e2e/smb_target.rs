@@ -482,7 +482,10 @@ fn smb_report_of_a_real_run_shows_its_channels() {
         .args(["--output", out.to_str().unwrap()])
         .expect(exit::OK);
     let html = std::fs::read_to_string(out.join("report.html")).unwrap();
-    assert!(html.contains("<section id=\"smb\">"), "no SMB section");
+    assert!(
+        html.contains("<section id=\"smb-client\">"),
+        "no SMB section"
+    );
     assert!(html.contains("SMB channels: "), "no channel table");
     assert!(html.contains("SMB 3.1.1, "), "no negotiation line");
     let md = std::fs::read_to_string(out.join("tables.md")).unwrap();

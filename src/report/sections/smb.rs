@@ -26,7 +26,7 @@ pub(crate) fn section(sources: &[Source]) -> Option<Section> {
         return None;
     }
     let mut sec = Section::new(
-        "smb",
+        "smb-client",
         "SMB client",
         "What volbench's SMB client negotiated and saw in each run's measured phase, as \
          Windows shows it under SMB Client Shares: per channel (channel K of every I/O thread's \
@@ -78,7 +78,7 @@ mod tests {
     #[test]
     fn only_a_result_with_smb_runs_has_the_section() {
         let sec = section(&[source(true)]).unwrap();
-        assert_eq!(sec.id, "smb");
+        assert_eq!(sec.id, "smb-client");
         let titles: Vec<&str> = sec.tables.iter().map(|t| t.title.as_str()).collect();
         assert_eq!(titles, ["SMB channels: randread", "SMB commands: randread"]);
         assert!(section(&[source(false)]).is_none());
