@@ -11,6 +11,7 @@ pub(crate) mod protocol;
 pub mod search;
 pub mod sink;
 pub mod small_files;
+pub(crate) mod smb;
 pub mod source;
 pub mod table;
 pub(crate) mod tables;

@@ -3,7 +3,8 @@
 //! that restarted mid-run is said, not hidden in a file), then one line
 //! per operation type with its calls, data, round-trip time against
 //! execute time (the gap is time queued in the client), and what was sent
-//! again; the busiest and idlest connection when they differ a lot.
+//! again; the busiest and idlest connection when they differ a lot; an
+//! SMB client's negotiation and channels (`smb`).
 
 use super::fmt::{micros, size, thousands};
 use crate::result::RunResult;
@@ -45,6 +46,9 @@ fn of(name: &str, p: &ProtocolStats) -> Vec<String> {
     }
     if let Some(l) = spread(p) {
         out.push(l);
+    }
+    if let Some(s) = &p.smb {
+        out.extend(super::smb::lines(s));
     }
     out
 }

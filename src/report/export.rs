@@ -91,6 +91,10 @@ pub fn markdown(sources: &[Source]) -> String {
         out.push('\n');
         out.push_str(&t.to_markdown());
     }
+    for t in super::sections::smb::section(sources).map_or_else(Vec::new, |s| s.tables) {
+        out.push('\n');
+        out.push_str(&t.to_markdown());
+    }
     for s in sources {
         out.push('\n');
         out.push_str(&tables::environment(s).to_markdown());

@@ -129,6 +129,7 @@ pub(crate) fn report_page(sources: &[Source]) -> Page {
     sections.extend(super::sections::hosts::section(sources));
     sections.extend(super::sections::host_scaling::section(sources));
     sections.extend(super::sections::targets::section(sources));
+    sections.extend(super::sections::smb::section(sources));
     // Limits are drawn where one result is shown: two results' limits on
     // one chart would not say whose they are.
     let (lim_iops, lim_mib) = match sources {

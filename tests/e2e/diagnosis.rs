@@ -413,3 +413,94 @@ fn a_connection_that_idled_beside_a_busy_one_is_named() {
     );
     assert!(of(&diagnose(&d), Kind::IdleConnection).is_empty());
 }
+
+/// An SMB client's figures: per channel `(READ requests, credit waits)`,
+/// each channel of four sessions, 400 µs a request.
+fn smb(channels: &[(u64, u64)]) -> serde_json::Value {
+    serde_json::json!({
+        "protocol": "smb", "version": "3.1.1", "connections": channels.len(), "reconnects": 0,
+        "ops": [],
+        "smb": {
+            "dialect": "3.1.1", "signing": true, "signing_algorithm": "AES-GMAC",
+            "channels_per_session": channels.len(), "max_io": 1048576,
+            "channels": channels.iter().enumerate().map(|(k, &(reads, waits))| serde_json::json!({
+                "channel": k, "server": format!("10.0.0.{}:445", k + 1), "sessions": 4,
+                "credits_granted": reads + 64, "credit_waits": waits,
+                "credit_wait_ms": waits as f64 * 0.2, "max_in_flight": 16,
+                "commands": [{"command": "read", "requests": reads, "bytes": reads * 4096,
+                              "errors": 0, "latency_us": lat(400.0)}],
+            })).collect::<Vec<_>>(),
+        },
+    })
+}
+
+#[test]
+fn requests_waiting_for_credits_are_smb_credit_starvation_on_their_channel() {
+    let run = || [reads("r", 5000.0, 400.0, 2)];
+    let d = with_protocol(&run(), &[smb(&[(5000, 100), (5000, 1500)])]);
+    let all = diagnose(&d);
+    let f = of(&all, Kind::CreditStarvation);
+    assert_eq!(f.len(), 1, "{all:#?}");
+    assert_eq!(f[0].confidence, Confidence::Medium);
+    assert_eq!(f[0].figures["channel"], 1.0);
+    assert_eq!(f[0].figures["waited_pct"], 30.0);
+    assert_eq!(f[0].figures["mean_credit_wait_us"], 200.0);
+    assert_eq!(f[0].runs, vec!["r".to_string()]);
+    let m = &f[0].message;
+    assert!(
+        m.contains("on channel 1 (10.0.0.2:445), 1,500 of its 5,000 requests (30%)"),
+        "{m}"
+    );
+    for advice in ["--iodepth", "--smb-channels; it had 2", "smb2 max credits"] {
+        assert!(m.contains(advice), "{advice}: {m}");
+    }
+    // Most of them waiting: the window set the pace.
+    let d = with_protocol(&run(), &[smb(&[(5000, 3000)])]);
+    let all = diagnose(&d);
+    assert_eq!(
+        of(&all, Kind::CreditStarvation)[0].confidence,
+        Confidence::High
+    );
+}
+
+#[test]
+fn a_healthy_smb_run_or_too_few_requests_is_no_finding() {
+    let run = || [reads("r", 5000.0, 400.0, 2)];
+    // A few waits while the window opened, an even spread: nothing to say.
+    let d = with_protocol(&run(), &[smb(&[(5000, 40), (5001, 0)])]);
+    let all = diagnose(&d);
+    assert!(all.is_empty(), "{all:#?}");
+    // Every request waited, but too few of them to judge.
+    let d = with_protocol(&run(), &[smb(&[(500, 500)])]);
+    assert!(of(&diagnose(&d), Kind::CreditStarvation).is_empty());
+}
+
+#[test]
+fn an_smb_channel_that_idled_beside_a_busy_one_is_named() {
+    let run = || [reads("r", 5000.0, 400.0, 2)];
+    let d = with_protocol(&run(), &[smb(&[(9500, 0), (500, 0)])]);
+    let all = diagnose(&d);
+    let f = of(&all, Kind::IdleConnection);
+    assert_eq!(f.len(), 1, "{all:#?}");
+    assert_eq!(f[0].confidence, Confidence::Medium);
+    assert_eq!(f[0].figures["idlest_calls"], 500.0);
+    assert_eq!(f[0].figures["idlest_channel"], 1.0);
+    let m = &f[0].message;
+    assert!(
+        m.contains("channel 0 (10.0.0.1:445) carried 9,500 READ and WRITE requests (95%)"),
+        "{m}"
+    );
+    assert!(m.contains("channel 1 (10.0.0.2:445) only 500 (5%)"), "{m}");
+    // Nothing at all on one channel of three.
+    let d = with_protocol(&run(), &[smb(&[(5000, 0), (5000, 0), (0, 0)])]);
+    let all = diagnose(&d);
+    assert_eq!(
+        of(&all, Kind::IdleConnection)[0].confidence,
+        Confidence::High
+    );
+    // Even, or too few requests to tell: quiet.
+    let d = with_protocol(&run(), &[smb(&[(3000, 0), (2900, 0)])]);
+    assert!(of(&diagnose(&d), Kind::IdleConnection).is_empty());
+    let d = with_protocol(&run(), &[smb(&[(90, 0), (0, 0)])]);
+    assert!(of(&diagnose(&d), Kind::IdleConnection).is_empty());
+}

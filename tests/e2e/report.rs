@@ -577,3 +577,57 @@ fn tables_md_escapes_run_names() {
     assert!(md.contains("| a\\|b&lt;img src=x&gt; |"), "{md}");
     assert!(!md.contains('<'), "{md}");
 }
+
+/// A 4 KiB random-read result whose run went through volbench's SMB
+/// client over two channels, the second's requests waiting for credits.
+fn smb_result() -> ResultDoc {
+    let runs = [RunFixture::new("smbread", Pattern::Randread, 100, 4096).perf(5000.0, 400.0)];
+    let mut v = serde_json::to_value(fixtures::doc("client-1", &runs)).unwrap();
+    let lat = serde_json::json!({"mean": 400.0, "min": 100.0, "max": 900.0, "stddev": 1.0,
+        "p50": 380.0, "p90": 500.0, "p99": 800.0, "p99_9": 850.0, "p99_99": 900.0});
+    let chan = |k: u32, waits: u64| {
+        serde_json::json!({"channel": k, "server": format!("192.0.2.{}:445", k + 1),
+            "sessions": 1, "credits_granted": 150_000, "credit_waits": waits,
+            "credit_wait_ms": 12.5, "max_in_flight": 8,
+            "commands": [{"command": "read", "requests": 150_000, "bytes": 150_000u64 * 4096,
+                          "errors": 0, "latency_us": lat}]})
+    };
+    v["runs"][0]["protocol"] = serde_json::json!({
+        "protocol": "smb", "version": "3.1.1", "connections": 2, "reconnects": 0, "ops": [],
+        "smb": {"dialect": "3.1.1", "signing": true, "signing_algorithm": "AES-GMAC",
+                "encryption": "AES-128-GCM", "channels_per_session": 2, "max_io": 1048576,
+                "channels": [chan(0, 0), chan(1, 77)]}});
+    serde_json::from_value(v).unwrap()
+}
+
+#[test]
+fn an_smb_run_s_report_shows_its_channels_and_a_local_run_s_does_not() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = write_result(&tmp.path().join("smb"), &smb_result());
+    let o = run(&["report", p(&dir)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(html.contains("<section id=\"smb-client\">"), "{html}");
+    for want in [
+        "SMB channels: smbread",
+        "SMB commands: smbread",
+        "SMB 3.1.1, signed (AES-GMAC), encrypted (AES-128-GCM), 2 channel(s) per session",
+        "192.0.2.2:445",
+        "<td class=\"num\">77</td>",
+    ] {
+        assert!(html.contains(want), "{want}");
+    }
+    // The same tables in tables.md.
+    let md = run(&["report", p(&dir), "--format", "md"]);
+    assert!(
+        stdout(&md).contains("SMB commands: smbread"),
+        "{}",
+        stdout(&md)
+    );
+
+    let local = write_result(&tmp.path().join("local"), &fixtures::six_patterns());
+    let o = run(&["report", p(&local)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let html = std::fs::read_to_string(local.join("report.html")).unwrap();
+    assert!(!html.contains("id=\"smb-client\"") && !html.contains("SMB channels"));
+}

@@ -465,3 +465,29 @@ fn smb_a_wrong_password_a_missing_share_and_a_bad_url_are_one_line_before_io() {
         "the server's log holds the password"
     );
 }
+
+#[test]
+fn smb_report_of_a_real_run_shows_its_channels() {
+    let test = "smb_report_of_a_real_run_shows_its_channels";
+    let Some(s) = Samba::up(test, SambaConfig::default()) else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    vb(["run", "--target", &url(&s, "report", "dialect=3.1.1")])
+        .env(PW, PASSWORD)
+        .args(["--size", "4m", "--rw", "randread", "--bs", "4k"])
+        .args(["--iodepth", "4", "--smb-channels", "2", "--io-limit", "2m"])
+        .args(["--warmup", "0", "--duration", "60s"])
+        .args(["--output", out.to_str().unwrap()])
+        .expect(exit::OK);
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(
+        html.contains("<section id=\"smb-client\">"),
+        "no SMB section"
+    );
+    assert!(html.contains("SMB channels: "), "no channel table");
+    assert!(html.contains("SMB 3.1.1, "), "no negotiation line");
+    let md = std::fs::read_to_string(out.join("tables.md")).unwrap();
+    assert!(md.contains("SMB commands: "), "{md}");
+}

@@ -5,7 +5,7 @@
 use super::Export;
 use crate::error::{Result, VbError};
 use crate::output::source::Source;
-use crate::output::{diagnosis, search, summary_csv, table, tables, to_json};
+use crate::output::{diagnosis, search, smb, summary_csv, table, tables, to_json};
 use crate::result::ResultDoc;
 
 fn first(sources: &[Source]) -> Result<&ResultDoc> {
@@ -54,6 +54,7 @@ impl Export for TablesMd {
             .map(table::Table::to_markdown)
             .collect();
         md.extend(search::tables(doc).iter().map(table::Table::to_markdown));
+        md.extend(smb::tables(doc).iter().map(table::Table::to_markdown));
         md.extend(diagnosis::table(doc).map(|t| t.to_markdown()));
         Ok(vec![("tables.md".into(), md.join("\n"))])
     }
@@ -67,7 +68,9 @@ impl Export for TableCsvs {
         "table CSVs"
     }
     fn render(&self, sources: &[Source]) -> Result<Vec<(String, String)>> {
-        let views = tables::views(first(sources)?);
+        let doc = first(sources)?;
+        let mut views = tables::views(doc);
+        views.extend(smb::tables(doc));
         let mut out = Vec::new();
         for (i, v) in views.iter().enumerate() {
             let csv = v

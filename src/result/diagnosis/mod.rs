@@ -23,6 +23,7 @@ mod rates;
 mod saturation;
 pub(crate) mod scaling;
 mod series;
+mod smb;
 mod targets;
 mod time;
 pub(crate) mod verdict;
@@ -65,8 +66,12 @@ pub enum Kind {
     /// round trip: the server (or the network to it) sets the level.
     ServerTime,
     /// One connection of a protocol client idle while another of the same
-    /// thread carried its calls.
+    /// thread carried its calls (for SMB: one channel of the sessions while
+    /// the others carried theirs).
     IdleConnection,
+    /// A notable share of an SMB channel's requests waited for the server
+    /// to grant credits.
+    CreditStarvation,
     /// One I/O in flight, and the concurrency a target needs at its latency.
     SingleThreadLatency,
     /// One host of a multi-host run well below the others.
@@ -101,6 +106,7 @@ impl Kind {
             Kind::NfsQueueing => "NFS queueing",
             Kind::ServerTime => "server time",
             Kind::IdleConnection => "idle connection",
+            Kind::CreditStarvation => "SMB credit starvation",
             Kind::SingleThreadLatency => "concurrency needed",
             Kind::SlowHost => "slow host",
             Kind::SlowTarget => "slow target",
@@ -200,6 +206,8 @@ pub(crate) const FINDERS: &[Finder] = &[
     protocol::client_queueing,
     protocol::server_time,
     protocol::idle_connection,
+    smb::idle_channel,
+    smb::credit_starvation,
     concurrency::single_thread_concurrency,
     cache::cached_reads,
     hosts::slow_host,
