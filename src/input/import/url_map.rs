@@ -17,8 +17,8 @@ pub(super) fn is_url(to: &str) -> bool {
 /// words, which never show a password (the parsers scrub it), since the
 /// map's text itself may hold one.
 pub(super) fn check_to(from: &str, to: &str) -> std::result::Result<(), String> {
-    let scheme = to.split("://").next().unwrap_or_default();
-    if scheme != "smb" && scheme != "nfs" {
+    if crate::io::backend::url_storage(std::path::Path::new(to)).is_none() {
+        let scheme = to.split("://").next().unwrap_or_default();
         return Err(format!(
             "--map '{from}=...': TO must be an absolute path on this machine, or an smb:// \
              or nfs:// URL (volbench's own clients), not {scheme}://"
