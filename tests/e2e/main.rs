@@ -78,6 +78,7 @@ mod shape_cli;
 mod small_files;
 mod smb;
 mod smb_hostile;
+mod smb_import;
 mod smb_meta;
 mod smb_multichannel;
 mod smb_target;

@@ -55,7 +55,10 @@ pub(crate) struct ImportTo {
 #[derive(Args, Debug, Clone, Default)]
 pub(crate) struct MapArgs {
     /// Where a Windows path or disk number is on this machine:
-    /// 'z:\=/mnt/share/', '#1=/dev/sdb' (repeatable; longest prefix wins).
+    /// 'z:\=/mnt/share/', '#1=/dev/sdb', or a share reached by volbench's
+    /// own client: '\\srv\share\=smb://user@srv/share/' (an nfs:// URL
+    /// too; the password from VOLBENCH_SMB_PASSWORD). Repeatable; the
+    /// longest prefix wins, in any case.
     #[arg(long = "map", value_name = "FROM=TO")]
     pub(crate) map: Vec<String>,
 }

@@ -15,6 +15,7 @@ pub mod fio;
 pub mod render;
 pub(crate) mod table;
 mod target_list;
+mod url_map;
 pub mod vdbench;
 
 #[cfg(test)]
@@ -233,7 +234,8 @@ pub(crate) fn file_name(path: &str, tool: &str) -> String {
 }
 
 /// `--map FROM=TO`: Windows drive letters, UNC prefixes or diskspd's disk
-/// numbers (`#1`) to the paths they are at on this machine.
+/// numbers (`#1`) to the paths they are at on this machine, or to the
+/// `smb://` or `nfs://` URL volbench's own clients reach them at.
 #[derive(Debug, Clone, Default)]
 pub struct PathMap {
     pairs: Vec<(String, String)>,
@@ -253,8 +255,14 @@ impl PathMap {
         let mut pairs = Vec::new();
         for it in items {
             let (from, to) = it.split_once('=').ok_or_else(|| {
+                // A URL may hold a password the user typed; it is not shown.
+                let shown = if it.contains("://") {
+                    "..."
+                } else {
+                    it.as_str()
+                };
                 VbError::input(format!(
-                    "--map '{it}' is not FROM=TO (e.g. --map 'z:\\=/mnt/share/')"
+                    "--map '{shown}' is not FROM=TO (e.g. --map 'z:\\=/mnt/share/')"
                 ))
             })?;
             if from.is_empty() || to.is_empty() {
@@ -262,9 +270,12 @@ impl PathMap {
                     "--map '{it}': FROM and TO must both be given"
                 )));
             }
-            if !to.starts_with('/') {
+            if url_map::is_url(to) {
+                url_map::check_to(from, to).map_err(|e| VbError::input(bounds::one_line(&e)))?;
+            } else if !to.starts_with('/') {
                 return Err(VbError::input(format!(
-                    "--map '{it}': TO must be an absolute path on this machine"
+                    "--map '{it}': TO must be an absolute path on this machine, or an smb:// or \
+                     nfs:// URL"
                 )));
             }
             pairs.push((from.to_string(), to.to_string()));
@@ -289,11 +300,20 @@ impl PathMap {
         here: crate::spec::engine::Platform,
     ) -> std::result::Result<(String, bool), String> {
         for (from, to) in &self.pairs {
+            // Windows names are not case-sensitive, and `\\srv\share` maps
+            // `\\srv\share\f` but never `\\srv\shared\f` (nor `#1` `#10`).
             let matches = raw
                 .get(..from.len())
                 .is_some_and(|head| head.eq_ignore_ascii_case(from));
-            if matches {
-                let rest = raw.get(from.len()..).unwrap_or("").replace('\\', "/");
+            let rest = raw.get(from.len()..).unwrap_or("");
+            let whole = from.ends_with(['\\', '/', ':'])
+                || rest.is_empty()
+                || rest.starts_with(['\\', '/']);
+            if matches && whole && url_map::is_url(to) {
+                return url_map::join(raw, to, rest).map(|u| (u, true));
+            }
+            if matches && whole {
+                let rest = rest.replace('\\', "/");
                 let joined = if to.ends_with('/') || rest.is_empty() || rest.starts_with('/') {
                     format!("{to}{rest}")
                 } else {
@@ -385,6 +405,9 @@ pub(crate) fn kernel_set_dir(dir: &str) -> Option<String> {
 
 /// The parent directory of a file path (where volbench's own file set goes).
 pub(crate) fn parent_dir(path: &str) -> String {
+    if url_map::is_url(path) {
+        return url_map::parent(path);
+    }
     if cfg!(windows) {
         return parent_dir_windows(path);
     }

@@ -225,8 +225,14 @@ pub fn import_args(args: &[String], map: &PathMap) -> Result<Imported> {
         direct: value(s.direct),
         write_sync: s.write_sync.and_then(value),
         // diskspd issues overlapped (asynchronous) I/O: this system's
-        // engine of that kind (io_uring on Linux, overlapped on Windows).
-        engine: value(crate::spec::EngineKind::kernel_async_here().name()),
+        // engine of that kind (io_uring on Linux, overlapped on Windows);
+        // a share mapped to a URL runs on its client's own engine, which
+        // queues asynchronously too, so none is named.
+        engine: if crate::io::backend::is_url(std::path::Path::new(&placed.target)) {
+            None
+        } else {
+            value(crate::spec::EngineKind::kernel_async_here().name())
+        },
         interval: s.interval.map(secs_text).and_then(value),
         seed: s.seed.and_then(value),
         ..Defaults::default()

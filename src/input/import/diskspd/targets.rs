@@ -5,7 +5,7 @@
 //! creates.
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
-use super::super::{How, Notes, PathMap, kernel_set_dir, parent_dir, target_list};
+use super::super::{How, Notes, PathMap, kernel_set_dir, parent_dir, target_list, url_map};
 use super::state::State;
 use crate::error::Result;
 use crate::units::format_size;
@@ -22,9 +22,25 @@ pub(crate) struct Placed {
 
 /// A target path as this machine names it. A plain relative path (no
 /// drive, no backslash, no `#N`) is taken against the current directory.
-fn resolve(map: &PathMap, raw: &str) -> std::result::Result<(String, Option<String>), String> {
+fn resolve(map: &PathMap, raw: &str) -> std::result::Result<(String, Option<How>), String> {
     match map.resolve(raw) {
-        Ok((p, true)) => Ok((p.clone(), Some(format!("{p} (--map)")))),
+        Ok((p, true)) if crate::io::backend::is_url(std::path::Path::new(&p)) => {
+            let url = std::path::Path::new(&p);
+            let how = match crate::io::backend::url_storage(url) {
+                Some(crate::spec::Storage::Smb) => format!(
+                    "{} (--map): reached by volbench's own SMB client, no mount (the password \
+                     from VOLBENCH_SMB_PASSWORD or the URL's credentials= file, never the \
+                     command line)",
+                    crate::io::backend::shown(url).display()
+                ),
+                _ => format!(
+                    "{} (--map): reached by volbench's own NFS client, no mount",
+                    crate::io::backend::shown(url).display()
+                ),
+            };
+            Ok((p, Some(How::Note(how))))
+        }
+        Ok((p, true)) => Ok((p.clone(), Some(How::Exact(format!("{p} (--map)"))))),
         Ok((p, false)) => Ok((p, None)),
         Err(e) => {
             let windows =
@@ -43,7 +59,7 @@ fn resolve(map: &PathMap, raw: &str) -> std::result::Result<(String, Option<Stri
             let how = format!(
                 "{full}: a relative path, taken against the current directory (diskspd takes it against its own)"
             );
-            Ok((full, Some(how)))
+            Ok((full, Some(How::Exact(how))))
         }
     }
 }
@@ -55,7 +71,7 @@ pub(crate) fn paths(s: &mut State, map: &PathMap, notes: &mut Notes) -> Vec<Stri
         match resolve(map, &t) {
             Ok((p, how)) => {
                 if let Some(how) = how {
-                    s.push(&at, &t, How::Exact(how));
+                    s.push(&at, &t, how);
                 }
                 out.push(p);
             }
@@ -148,6 +164,21 @@ pub(crate) fn place(
     threads: u64,
     notes: &mut Notes,
 ) -> Result<Placed> {
+    if s.create.is_none() {
+        // Without -c diskspd opens what is there; volbench's SMB and NFS
+        // clients write only into sets of their own, so the line must ask
+        // volbench to create its files.
+        for ((at, t), p) in s.targets.iter().zip(paths) {
+            if crate::io::backend::is_url(std::path::Path::new(p)) {
+                let why = url_map::existing_file(
+                    p,
+                    "give -cSIZE to have volbench create its own files there",
+                );
+                notes.refuse(at, t, why);
+            }
+        }
+        notes.check()?;
+    }
     let n = paths.len() as u64;
     let listed = n > 1 && s.total_threads.is_none();
     let create = s.create.as_ref().map(|c| c.value);

@@ -204,6 +204,12 @@ pub(super) fn job(
     };
     let target = match (&r.replay.redirect, named) {
         (Some(opt), _) => match map.resolve(opt.val().trim()) {
+            Ok((p, _)) if crate::io::backend::is_url(std::path::Path::new(&p)) => {
+                let how =
+                    "a replay goes onto an existing file or device; replay onto a mounted path";
+                bad(opt, notes, super::super::url_map::existing_file(&p, how));
+                return None;
+            }
             Ok((p, _)) => p,
             Err(e) => {
                 bad(opt, notes, e);

@@ -569,6 +569,7 @@ mod guide;
 mod lists;
 mod rendered;
 mod tables;
+mod unc_map;
 
 mod corpus_diskspd;
 

@@ -193,6 +193,12 @@ pub(super) fn hosts_and_sds(
                 global.append(&mut s.said);
                 if let Some(p) = &s.lun {
                     match map.resolve(p.val()) {
+                        Ok((l, _)) if crate::io::backend::is_url(std::path::Path::new(&l)) => {
+                            let how = "an sd's lun is an existing file or device; for volbench's \
+                                       own set there, run `volbench run --target` on the \
+                                       directory's URL";
+                            p.refuse(notes, super::super::url_map::existing_file(&l, how));
+                        }
                         Ok((l, _)) => match super::super::kernel_target(&l) {
                             Some(why) => p.refuse(notes, why),
                             None => s.sd.lun = l,
