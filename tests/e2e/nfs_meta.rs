@@ -19,7 +19,6 @@ use crate::common::{read_json, stderr, stdout, vb};
 const VERSIONS: [&str; 2] = ["3", "4.1"];
 const NOBODY: u32 = 65534;
 
-
 fn meta(url: &str, out: &Path, ops: &str, shape: &[&str]) -> std::process::Output {
     vb(["run", "--target", url, "--output", s(out), "--ops", ops])
         .args(shape)

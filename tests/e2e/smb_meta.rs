@@ -24,7 +24,6 @@ fn url(s: &Samba, dir: &str) -> String {
     format!("smb://{USER}@127.0.0.1:{}/bench/{dir}", s.port)
 }
 
-
 fn meta(url: &str, out: &Path, ops: &str) -> std::process::Output {
     vb(["run", "--target", url, "--output", s(out), "--ops", ops])
         .env(PW, PASSWORD)
