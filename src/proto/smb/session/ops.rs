@@ -236,6 +236,7 @@ impl Client {
     /// descriptor's owner SID); None if it names none. The handle must
     /// have been opened with READ_CONTROL (`WriteExisting`, `Change`,
     /// `SetTimes`).
+    #[cfg_attr(not(unix), allow(dead_code))]
     pub(crate) fn owner(&mut self, file: FileId) -> SmbResult<Option<Sid>> {
         let tree = self.tree_id;
         let ch = self.first()?;
