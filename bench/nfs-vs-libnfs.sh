@@ -9,6 +9,11 @@
 #                               [--loop PATH]   (a built nfs-loop to use instead of building one;
 #                                                none: leave the loop out, its columns 0)
 #                               [--bin PATH]    (a volbench binary to use instead of building one)
+#                               [--bare]        (the C loop as the least any client does: no copy of
+#                                                read data out of libnfs, one constant write buffer)
+#                               [--pin]         (the server's threads on the first CPU, each client on
+#                                                the last: the scheduler's placement then sets
+#                                                neither side's figure)
 #
 # Cases: 4 KiB random reads at queue depth 1 and 16, 64 KiB sequential reads
 # and writes at depth 16 (unstable writes, as libnfs sends them), NFSv3 over one
@@ -18,7 +23,10 @@
 # both clients meet the same server, page cache warm after the first round.
 #
 # The C loop (bench/nfs-loop/libnfs-loop.c) keeps DEPTH nfs_pread_async /
-# nfs_pwrite_async calls in flight, one poll() and nfs_service() per turn.
+# nfs_pwrite_async calls in flight, one poll() and nfs_service() per turn,
+# each in its own buffer: a read's data copied into it (fio's nfs engine
+# does so), a write's made in it with fio's default scramble (no two writes
+# alike, as volbench's); --bare drops both.
 # volbench's side twice: bench/nfs-loop/ (the same loop over
 # volbench::proto::nfs: the client alone) and `volbench run --target nfs://`
 # (the whole tool: the nfs engine under the worker loop, its histograms,
@@ -34,7 +42,7 @@ set -euo pipefail
 
 die() { echo "nfs-vs-libnfs: $*" >&2; exit 2; }
 
-duration=5 repeat=3 size_mib=256 vbloop="" bin=""
+duration=5 repeat=3 size_mib=256 vbloop="" bin="" pin=() bare=()
 cases=randread-4k-qd1,randread-4k-qd16,read-64k-qd16,write-64k-qd16
 while (($#)); do
   case $1 in
@@ -44,6 +52,8 @@ while (($#)); do
     --cases) cases=${2:?}; shift 2 ;;
     --loop) vbloop=${2:?}; shift 2 ;;
     --bin) bin=${2:?}; shift 2 ;;
+    --bare) bare=(bare); shift ;;
+    --pin) pin=(taskset -c "$(($(nproc) - 1))"); shift ;;
     *) die "unknown argument $1" ;;
   esac
 done
@@ -55,7 +65,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d /tmp/vb-nfsbench.XXXXXX)
 pid=""
 cleanup() {
-  if [[ -n $pid ]]; then kill "$pid" 2>/dev/null || true; fi
+  if [[ -n $pid ]]; then
+    kill "$pid" 2>/dev/null || true
+    # ganesha writes its recovery files as it stops: rm after it is gone.
+    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  fi
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -88,6 +102,14 @@ ganesha.nfsd -f "$work/ganesha.conf" -L "$work/ganesha.log" -p "$work/ganesha.pi
 for _ in $(seq 300); do grep -q "NFS SERVER INITIALIZED" "$work/ganesha.log" 2>/dev/null && break; sleep 0.2; done
 grep -q "NFS SERVER INITIALIZED" "$work/ganesha.log" || die "ganesha did not start"
 pid=$(cat "$work/ganesha.pid")
+# Pinned, each client's wake-ups meet the same CPU every round: unpinned on
+# a small shared machine the IOPS per CPU-second of either moved by 2x
+# between sittings, set by where the scheduler put the client and the
+# server's threads (docs/benchmarks.md).
+if ((${#pin[@]})); then
+  (($(nproc) > 1)) || die "--pin needs two CPUs"
+  taskset -a -p -c 0 "$pid" >/dev/null
+fi
 head -c $((size_mib << 20)) /dev/urandom > "$work/export/data"
 url="nfs://127.0.0.1$work/export/data?version=3&nfsport=$port&mountport=$mport"
 seturl="nfs://127.0.0.1$work/export/set?version=3&nfsport=$port&mountport=$mport"
@@ -99,9 +121,9 @@ seturl="nfs://127.0.0.1$work/export/set?version=3&nfsport=$port&mountport=$mport
 run() { # tool bs depth mode
   local out
   if [[ $1 == libnfs ]]; then
-    out=$("$work/libnfs-loop" "$url" "$duration" "$3" "$2" "$4")
+    out=$("${pin[@]}" "$work/libnfs-loop" "$url" "$duration" "$3" "$2" "$4" "${bare[@]}")
   elif [[ $1 == run ]]; then
-    out=$(python3 - "$bin" "$seturl" "$size_mib" "$duration" "$3" "$2" "$4" <<'PY'
+    out=$("${pin[@]}" python3 - "$bin" "$seturl" "$size_mib" "$duration" "$3" "$2" "$4" <<'PY'
 import json, resource, subprocess, sys
 bin, url, size, secs, depth, bs, mode = sys.argv[1:]
 before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -119,7 +141,7 @@ print(f"ops={ops} seconds={measured} cpu={cpu}")
 PY
 )
   else
-    out=$("$vbloop" "$url" "$duration" "$3" "$2" "$4" 1 2>/dev/null)
+    out=$("${pin[@]}" "$vbloop" "$url" "$duration" "$3" "$2" "$4" 1 2>/dev/null)
   fi
   python3 - "$out" <<'PY'
 import sys

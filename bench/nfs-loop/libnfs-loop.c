@@ -1,11 +1,23 @@
-/* libnfs-loop URL SECONDS DEPTH BS MODE: the floor volbench's NFS client is
- * measured against (bench/nfs-vs-libnfs.sh). A C loop over libnfs's async
- * API (nfs_pread_async / nfs_pwrite_async, libnfs 4.0 as Debian ships it):
- * DEPTH requests of BS bytes kept in flight on one connection to the file
- * URL names, for SECONDS; MODE is randread (uniform aligned offsets), read
- * or write (sequential, wrapping at the file's end). Prints
- * "ops=N bytes=B seconds=S cpu=C" (CPU: this process's user + system). */
+/* libnfs-loop URL SECONDS DEPTH BS MODE [bare]: the floor volbench's NFS
+ * client is measured against (bench/nfs-vs-libnfs.sh). A C loop over
+ * libnfs's async API (nfs_pread_async / nfs_pwrite_async, libnfs 4.0 as
+ * Debian ships it): DEPTH requests of BS bytes kept in flight on one
+ * connection to the file URL names, for SECONDS; MODE is randread (uniform
+ * aligned offsets), read or write (sequential, wrapping at the file's end).
+ * Prints "ops=N bytes=B seconds=S cpu=C" (CPU: this process's user +
+ * system).
+ *
+ * Each request has its own buffer of BS bytes, as an application's (and
+ * fio's io_u) have: a read's data is copied into it in the callback, which
+ * is what fio's nfs engine does with libnfs 4.0's pread (the data arrives
+ * in libnfs's own buffer), and a write's data is made in it before it is
+ * queued, with the first 16 bytes of every 512-byte sector set to the
+ * offset and a counter, as fio's default scramble_buffers does, so no two
+ * writes carry the same bytes (volbench's do not either). With "bare" the
+ * loop does neither: reads leave the data in libnfs's buffer and every
+ * write sends one constant buffer, the least any client can do. */
 #include <inttypes.h>
+#include <stdint.h>
 #include <sys/time.h>
 #include <nfsc/libnfs.h>
 #include <poll.h>
@@ -18,8 +30,9 @@
 static struct nfs_context *nfs;
 static struct nfsfh *fh;
 static uint64_t size, bs, next_off, ops, bytes, seed = 88172645463325252ull;
-static int mode, inflight, stopping, failed;
-static char *wbuf;
+static int mode, inflight, stopping, failed, bare;
+static char *bufs; /* DEPTH buffers of BS bytes, one per request slot */
+static int *free_slots, nfree;
 
 static double now(void) {
   struct timespec t;
@@ -46,21 +59,42 @@ static uint64_t offset(void) {
 static void issue(void);
 
 static void done(int err, struct nfs_context *n, void *data, void *priv) {
-  (void)n; (void)data; (void)priv;
+  (void)n;
+  int slot = (int)(intptr_t)priv;
   inflight--;
+  free_slots[nfree++] = slot;
   if (err < 0) {
     fprintf(stderr, "libnfs-loop: %s\n", nfs_get_error(nfs));
     failed = 1;
     return;
   }
+  if (mode != 2 && !bare) memcpy(bufs + (size_t)slot * bs, data, (size_t)err);
   ops++;
   bytes += (uint64_t)err;
   if (!stopping) issue();
 }
 
+/* The write's bytes: every sector's first 16 set to where it goes and a
+ * counter (fio's scramble_buffers does the like). */
+static void scramble(char *b, uint64_t off) {
+  for (uint64_t s = 0; s + 16 <= bs; s += 512) {
+    uint64_t a = off + s, c = ops + (uint64_t)inflight;
+    memcpy(b + s, &a, 8);
+    memcpy(b + s + 8, &c, 8);
+  }
+}
+
 static void issue(void) {
-  int r = mode == 2 ? nfs_pwrite_async(nfs, fh, offset(), bs, wbuf, done, NULL)
-                    : nfs_pread_async(nfs, fh, offset(), bs, done, NULL);
+  int slot = free_slots[--nfree];
+  char *b = bufs + (size_t)slot * bs;
+  uint64_t off = offset();
+  int r;
+  if (mode == 2) {
+    if (!bare) scramble(b, off);
+    r = nfs_pwrite_async(nfs, fh, off, bs, bare ? bufs : b, done, (void *)(intptr_t)slot);
+  } else {
+    r = nfs_pread_async(nfs, fh, off, bs, done, (void *)(intptr_t)slot);
+  }
   if (r != 0) {
     fprintf(stderr, "libnfs-loop: queue: %s\n", nfs_get_error(nfs));
     failed = 1;
@@ -70,10 +104,11 @@ static void issue(void) {
 }
 
 int main(int argc, char **argv) {
-  if (argc != 6) {
-    fprintf(stderr, "usage: libnfs-loop URL SECONDS DEPTH BS randread|read|write\n");
+  if (argc != 6 && !(argc == 7 && strcmp(argv[6], "bare") == 0)) {
+    fprintf(stderr, "usage: libnfs-loop URL SECONDS DEPTH BS randread|read|write [bare]\n");
     return 2;
   }
+  bare = argc == 7;
   double secs = atof(argv[2]);
   int depth = atoi(argv[3]);
   bs = strtoull(argv[4], NULL, 10);
@@ -92,8 +127,18 @@ int main(int argc, char **argv) {
     return 1;
   }
   size = st.nfs_size;
-  wbuf = malloc(bs);
-  memset(wbuf, 0x5a, bs);
+  if (depth < 1 || depth > 4096) {
+    fprintf(stderr, "libnfs-loop: DEPTH must be 1 to 4096\n");
+    return 2;
+  }
+  bufs = malloc((size_t)depth * bs);
+  free_slots = malloc(sizeof(int) * (size_t)depth);
+  if (!bufs || !free_slots) {
+    fprintf(stderr, "libnfs-loop: out of memory\n");
+    return 1;
+  }
+  memset(bufs, 0x5a, (size_t)depth * bs);
+  for (int i = 0; i < depth; i++) free_slots[nfree++] = i;
   double t0 = now(), c0 = cpu();
   for (int i = 0; i < depth; i++) issue();
   while (inflight > 0 && !failed) {
