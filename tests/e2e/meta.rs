@@ -32,28 +32,12 @@ fn meta_run(target: &Path, out: &Path, extra: &[&str]) -> Output {
 /// One operation's (name, ops, bytes).
 type OpCount = (String, u64, u64);
 
-/// The runs of a result: (name, its operations).
+/// The runs of a result: (name, its operations), as `far_tree::runs_of`
+/// reads them for the NFS and SMB trees.
 fn ops_of(out: &Path) -> Vec<(String, Vec<OpCount>)> {
-    let doc = read_json(&out.join("result.json"));
-    doc["runs"]
-        .as_array()
-        .expect("runs")
-        .iter()
-        .map(|r| {
-            let ops = r["ops"]
-                .as_array()
-                .expect("a metadata run has ops")
-                .iter()
-                .map(|o| {
-                    (
-                        o["op"].as_str().unwrap().to_string(),
-                        o["totals"]["ops"].as_u64().unwrap(),
-                        o["totals"]["bytes"].as_u64().unwrap(),
-                    )
-                })
-                .collect();
-            (r["name"].as_str().unwrap().to_string(), ops)
-        })
+    crate::common::far_tree::runs_of(out)
+        .into_iter()
+        .map(|r| (r.name, r.ops))
         .collect()
 }
 
