@@ -2,7 +2,8 @@
 //! the network interfaces, the target's NFS mount and SMB share, read from
 //! /proc and /sys by the collector thread once per interval (never by the
 //! workers); on Windows the same figures from Win32 (`windows.rs`, with
-//! `perf.rs` turning them into the same samples). Each file holds a pure parser of one kernel format, tested on
+//! `perf.rs` turning them into the same samples, and `windows_smb.rs` the
+//! SMB client's per-share counters). Each file holds a pure parser of one kernel format, tested on
 //! text as the kernel prints it, and the rates between two samples.
 //!
 //! Hand-written rather than a crate: the procfs crates parse far more than
@@ -16,11 +17,13 @@ pub(crate) mod nfs;
 // Windows' conversions: built there, and for the tests everywhere.
 #[cfg(any(windows, test))]
 pub(crate) mod perf;
-// Read from /proc on Linux only; Windows reads no SMB client counters.
+// /proc/fs/cifs/Stats on Linux, "SMB Client Shares" on Windows.
 #[cfg_attr(windows, allow(dead_code))]
 pub(crate) mod smb;
 #[cfg(windows)]
 mod windows;
+#[cfg(windows)]
+mod windows_smb;
 
 #[cfg(unix)]
 use std::path::Path;

@@ -1,5 +1,8 @@
-//! SMB client statistics from /proc/fs/cifs/Stats (present when the cifs
-//! module is loaded): per share the SMB requests and the bytes moved.
+//! SMB client statistics: per share the SMB requests and the bytes moved.
+//! On Linux from /proc/fs/cifs/Stats (present when the cifs module is
+//! loaded); on Windows from the "SMB Client Shares" performance counters
+//! (`windows_smb.rs`), for a target on a share (a UNC path or a drive
+//! letter mapped to one).
 
 use crate::result::counters::SmbRates;
 
@@ -60,6 +63,28 @@ pub(crate) fn share_name(mount_source: &str) -> String {
     mount_source.replace('/', "\\")
 }
 
+/// The share `path` lies on, as `\\server\share`, when it is a UNC path
+/// (`\\server\share\...`, `\\?\UNC\server\share\...`, or with forward
+/// slashes); None for anything else (a drive letter, a local path).
+pub(crate) fn unc_share(path: &str) -> Option<String> {
+    let p = path.replace('/', "\\");
+    let rest = p.strip_prefix("\\\\?\\UNC\\").or_else(|| {
+        p.strip_prefix("\\\\")
+            .filter(|r| !r.starts_with(['?', '.']))
+    })?;
+    let mut parts = rest.split('\\').filter(|x| !x.is_empty());
+    let (server, share) = (parts.next()?, parts.next()?);
+    Some(format!("\\\\{server}\\{share}"))
+}
+
+/// Whether a counter instance (Windows names them `\\server\share` or
+/// `\server\share`, in the case the client connected with) is `share`.
+pub(crate) fn same_share(instance: &str, share: &str) -> bool {
+    instance
+        .trim_start_matches('\\')
+        .eq_ignore_ascii_case(share.trim_start_matches('\\'))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -104,5 +129,27 @@ Writes: 0 total 0 failed
         assert_eq!(r.read_mib_s, 2.0);
         assert_eq!(r.write_mib_s, 1.0);
         assert!(parse("Resources in use\nCIFS Session: 0\n").is_empty());
+    }
+
+    #[test]
+    fn the_share_of_a_unc_path() {
+        let want = Some("\\\\files\\bench".to_string());
+        assert_eq!(unc_share("\\\\files\\bench\\dir\\f.dat"), want);
+        assert_eq!(unc_share("\\\\files\\bench"), want);
+        assert_eq!(unc_share("\\\\?\\UNC\\files\\bench\\d"), want);
+        assert_eq!(unc_share("//files/bench/d"), want);
+        for not in [
+            "C:\\data",
+            "\\\\?\\C:\\data",
+            "\\\\.\\PhysicalDrive0",
+            "\\\\files",
+            "/mnt/x",
+            "",
+        ] {
+            assert_eq!(unc_share(not), None, "{not}");
+        }
+        assert!(same_share("\\files\\Bench", "\\\\FILES\\bench"));
+        assert!(same_share("\\\\files\\bench", "\\\\files\\bench"));
+        assert!(!same_share("\\files\\bench2", "\\\\files\\bench"));
     }
 }

@@ -22,6 +22,7 @@ use windows_sys::Win32::System::IO::DeviceIoControl;
 use windows_sys::Win32::System::Ioctl::{DISK_PERFORMANCE, IOCTL_DISK_PERFORMANCE};
 
 use super::perf::{self, DiskPerformance, ProcessorTimes};
+use super::windows_smb::{self, ShareCounters};
 use super::{Sample, Sampler};
 use crate::result::counters::{DeviceInfo, DeviceRole, InterfaceInfo, RunCounters};
 
@@ -35,9 +36,11 @@ const UP: i32 = 1;
 /// More processors than any Windows machine has (a processor group holds 64).
 const MAX_PROCESSORS: usize = 2048;
 
-/// The physical disks' open handles (queried, never read or written).
+/// The physical disks' open handles (queried, never read or written), and
+/// the share's SMB client counters when the target is on a share.
 pub(crate) struct Sources {
     disks: Vec<(String, usize)>,
+    smb: Option<ShareCounters>,
 }
 
 impl Drop for Sources {
@@ -87,6 +90,13 @@ impl Sampler {
                 Vec::new()
             }
         };
+        // A target on a share: the SMB client's figures for it (no disks
+        // of ours lie under it).
+        let smb = windows_smb::share_of(&target.to_string_lossy()).and_then(|share| {
+            ShareCounters::open(&share)
+                .inspect_err(|why| unavailable.push(format!("smb {share}: {why}")))
+                .ok()
+        });
         let devices = disks
             .iter()
             .enumerate()
@@ -113,7 +123,7 @@ impl Sampler {
                 unavailable,
                 ..RunCounters::default()
             },
-            win: Sources { disks },
+            win: Sources { disks, smb },
         }
     }
 
@@ -139,7 +149,12 @@ impl Sampler {
             disks,
             net,
             nfs: None,
-            smb: Vec::new(),
+            smb: self
+                .win
+                .smb
+                .as_ref()
+                .and_then(|c| Some(vec![(c.share.clone(), c.sample()?)]))
+                .unwrap_or_default(),
         }
     }
 }
@@ -189,7 +204,7 @@ fn processor_times() -> Result<Vec<ProcessorTimes>, String> {
         .collect())
 }
 
-fn wide(s: &str) -> Vec<u16> {
+pub(super) fn wide(s: &str) -> Vec<u16> {
     s.encode_utf16().chain(std::iter::once(0)).collect()
 }
 
