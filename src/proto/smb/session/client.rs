@@ -121,6 +121,11 @@ impl Client {
         self.reconnects
     }
 
+    /// The counters of the channels replaced since they last started over.
+    pub(crate) fn retired_stats(&self) -> &ChannelStats {
+        &self.retired
+    }
+
     /// Every channel's counters added up (with those of replaced channels).
     pub fn total_stats(&self) -> ChannelStats {
         let mut t = self.retired.clone();
