@@ -147,7 +147,8 @@ impl SmbEngine {
     /// WRITE's execute time is the engine's, queued to completion.
     fn live_totals(&self) -> [u64; PROTO_FIELDS] {
         let mut t = self.carried;
-        t[proto::RECONNECTS] += u64::from(self.client.reconnects());
+        // The session's count, never started over: not carried.
+        t[proto::RECONNECTS] = u64::from(self.client.reconnects());
         let chans = self.client.channels().iter().map(|c| c.stats());
         for st in chans.chain([self.client.retired_stats()]) {
             for cmd in Command::ALL {
