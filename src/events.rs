@@ -35,7 +35,7 @@ pub(crate) struct IntervalEvent<'a> {
     pub(crate) scope: Scope<'a>,
     /// What the run's protocol client did in the interval (an `nfs://`
     /// target's part on this host; None elsewhere and on totals).
-    pub(crate) proto: Option<crate::result::protocol::ProtocolInterval>,
+    pub(crate) proto: Option<&'a crate::result::protocol::ProtocolInterval>,
 }
 
 /// Everything a running job tells whoever watches it. An observer takes

@@ -4,6 +4,7 @@
 //! end of an --io-limit.
 
 use crate::result::protocol::ProtocolInterval;
+use crate::stats::live_links::LinkSum;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant, SystemTime};
@@ -77,6 +78,7 @@ pub(super) fn collect(
         prev_t: t0,
         rated: run.spec.rate_iops.is_some() || run.spec.shape.rate_bytes.is_some(),
         proto: None,
+        links: LinkSum::default(),
     };
     let mut st = Seen {
         wall0,
@@ -138,7 +140,7 @@ pub(super) fn collect(
                     host: crate::events::this_host(),
                     target,
                 },
-                proto: reader.proto,
+                proto: reader.proto.as_ref(),
             });
             st.log.push(iv);
         }
@@ -235,6 +237,8 @@ struct Reader {
     rated: bool,
     /// The last interval's protocol figures (a protocol client's run).
     proto: Option<ProtocolInterval>,
+    /// Its connections' totals at the last reading.
+    links: LinkSum,
 }
 
 impl Reader {
@@ -264,11 +268,13 @@ impl Reader {
         }
         let rated = self.rated;
         // A protocol client's engine publishes totals; the others none.
-        self.proto = snap
-            .proto
-            .iter()
-            .any(|&v| v > 0)
-            .then(|| ProtocolInterval::from_delta(&d.proto));
+        let links_prev = std::mem::take(&mut self.links);
+        self.links = links_prev.clone();
+        self.links.read(counters.iter().map(|c| &c.links));
+        self.proto =
+            snap.proto.iter().any(|&v| v > 0).then(|| {
+                ProtocolInterval::from_delta(&d.proto).with_links(&self.links, &links_prev)
+            });
         let mut iv = Interval {
             t_s: (now - t0).as_secs_f64(),
             duration_s: secs,

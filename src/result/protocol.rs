@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::LatSummary;
 use crate::stats::OpStats;
+use crate::stats::live_links::{LINK_FIELDS, LinkKind, LinkSum, link};
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub(crate) struct ProtocolStats {
@@ -69,7 +70,7 @@ pub(crate) struct ProtocolOp {
 /// What a protocol client did in one interval, every I/O thread's client
 /// summed: the live outputs' `protocol` (`--live` lines, the exporter's
 /// `volbench_protocol_*` series).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub(crate) struct ProtocolInterval {
     /// Calls answered, and the data they moved.
     pub(crate) calls: u64,
@@ -83,6 +84,61 @@ pub(crate) struct ProtocolInterval {
     pub(crate) timeouts: u64,
     /// Connections made again in the interval (a server restart).
     pub(crate) reconnects: u64,
+    /// Per channel of an SMB session (channel K of every I/O thread's
+    /// session added into K), or per connection of an NFS client: at most
+    /// `stats::live_links::MAX_LINKS`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) channels: Vec<LinkInterval>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) connections: Vec<LinkInterval>,
+}
+
+/// What one channel (SMB) or connection (NFS) carried in an interval,
+/// named in each protocol's words: a channel's `requests` sent and the
+/// ones that waited for `credit_waits`, a connection's `calls` answered
+/// and `retrans`.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct LinkInterval {
+    pub(crate) kind: LinkKind,
+    /// Its place in the client: channel or connection K.
+    pub(crate) index: u32,
+    /// The server address it is connected to.
+    pub(crate) server: String,
+    /// By `stats::live_links::link`.
+    pub(crate) vals: [u64; LINK_FIELDS],
+}
+
+impl LinkInterval {
+    pub(crate) fn requests(&self) -> u64 {
+        self.vals[link::REQUESTS]
+    }
+    pub(crate) fn bytes(&self) -> u64 {
+        self.vals[link::BYTES]
+    }
+    pub(crate) fn errors(&self) -> u64 {
+        self.vals[link::ERRORS]
+    }
+    pub(crate) fn waits(&self) -> u64 {
+        self.vals[link::WAITS]
+    }
+}
+
+impl Serialize for LinkInterval {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let (place, requests, waits) = match self.kind {
+            LinkKind::Channel => ("channel", "requests", "credit_waits"),
+            LinkKind::Connection => ("connection", "calls", "retrans"),
+        };
+        let mut m = s.serialize_map(Some(6))?;
+        m.serialize_entry(place, &self.index)?;
+        m.serialize_entry("server", &self.server)?;
+        m.serialize_entry(requests, &self.requests())?;
+        m.serialize_entry("bytes", &self.bytes())?;
+        m.serialize_entry("errors", &self.errors())?;
+        m.serialize_entry(waits, &self.waits())?;
+        m.end()
+    }
 }
 
 impl ProtocolInterval {
@@ -106,7 +162,33 @@ impl ProtocolInterval {
             retrans: d[proto::RETRANS],
             timeouts: d[proto::TIMEOUTS],
             reconnects: d[proto::RECONNECTS],
+            channels: Vec::new(),
+            connections: Vec::new(),
         }
+    }
+
+    /// With each channel's or connection's figures since `earlier`.
+    pub(crate) fn with_links(mut self, now: &LinkSum, earlier: &LinkSum) -> ProtocolInterval {
+        let Some(kind) = now.kind else {
+            return self;
+        };
+        let links = now
+            .since(earlier)
+            .into_iter()
+            .zip(&now.servers)
+            .enumerate()
+            .map(|(i, (vals, server))| LinkInterval {
+                kind,
+                index: i as u32,
+                server: server.clone(),
+                vals,
+            })
+            .collect();
+        match kind {
+            LinkKind::Channel => self.channels = links,
+            LinkKind::Connection => self.connections = links,
+        }
+        self
     }
 }
 

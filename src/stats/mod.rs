@@ -3,6 +3,7 @@
 //! addition, never from averaging averages.
 
 pub(crate) mod live_hist;
+pub(crate) mod live_links;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -173,6 +174,9 @@ pub(crate) struct LiveCounters {
     /// A protocol client's running totals (`proto::*` below), stored by
     /// its engine after each batch of completions; zero for the others.
     pub(crate) proto: [AtomicU64; PROTO_FIELDS],
+    /// The same client's totals per connection (`live_links`), set up by
+    /// its engine's first publish; unset for the others.
+    pub(crate) links: std::sync::OnceLock<live_links::LiveLinks>,
 }
 
 /// Operations a metadata run tells apart (`spec::meta::ALL_OPS`).
@@ -227,7 +231,7 @@ impl LiveCounters {
     }
 
     /// A protocol client's totals so far (never smaller than the last).
-    /// Only the NFS engine calls it, and it is Linux-only so far.
+    /// Only the protocol engines (NFS, SMB) call it, and they are Unix-only.
     #[cfg_attr(windows, allow(dead_code))]
     pub(crate) fn store_proto(&self, totals: &[u64; PROTO_FIELDS]) {
         for (a, &v) in self.proto.iter().zip(totals) {

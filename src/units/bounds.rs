@@ -75,6 +75,9 @@ pub const MAX_PROTOCOL_CONNS_LISTED: usize = 1024;
 /// --smb-channels (an smb:// URL's channels=): channels bound to one I/O
 /// thread's SMB session (Windows' MaxChannelPerSession is 32).
 pub const MAX_SMB_CHANNELS: u64 = 32;
+// A live line's channels and connections are bounded by the larger.
+const _: () = assert!(crate::stats::live_links::MAX_LINKS as u64 >= MAX_SMB_CHANNELS);
+const _: () = assert!(crate::stats::live_links::MAX_LINKS as u64 >= MAX_NFS_CONNECTIONS);
 /// threads x iodepth: I/Os in flight on one host.
 pub const MAX_IN_FLIGHT: u64 = 65_536;
 /// OS threads one host may start: a synchronous engine needs one per I/O

@@ -79,6 +79,7 @@ mod small_files;
 mod smb;
 mod smb_hostile;
 mod smb_import;
+mod smb_live;
 mod smb_meta;
 mod smb_multichannel;
 mod smb_target;

@@ -205,6 +205,29 @@ fn a_server_restart_mid_run_is_reconnected_counted_and_the_run_goes_on() {
             .map(|l| l["protocol"]["calls"].as_u64().unwrap_or(0))
             .sum();
         assert!(live_calls > 0, "v{v}: --live carries the calls");
+        // And per connection: each line lists both of the client's, and
+        // their calls add up to the client's (both published together
+        // after every batch, so over the run exactly).
+        let conns = |l: &serde_json::Value| {
+            l["protocol"]["connections"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        };
+        assert!(
+            parts().all(|l| conns(l).len() == 2),
+            "v{v}: two connections on each line"
+        );
+        let conn_calls: u64 = parts()
+            .flat_map(conns)
+            .map(|c| c["calls"].as_u64().unwrap_or(0))
+            .sum();
+        assert_eq!(conn_calls, live_calls, "v{v}: the connections' calls");
+        assert!(
+            seen.contains("volbench_protocol_connection_calls_total{")
+                && seen.contains(r#"connection="1""#),
+            "v{v}: /metrics per connection: {seen}"
+        );
         // Each I/O counted is one READ or WRITE answered (4 KiB calls),
         // none twice for being sent again.
         for (dir, op) in [("read", "READ"), ("write", "WRITE")] {

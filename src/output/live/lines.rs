@@ -60,7 +60,7 @@ struct Line<'a> {
     write: Op,
     /// What a protocol client (an `nfs://` target) did in the interval.
     #[serde(skip_serializing_if = "Option::is_none")]
-    protocol: Option<ProtocolInterval>,
+    protocol: Option<&'a ProtocolInterval>,
 }
 
 const CSV_HEADER: &str = "schema,time,run,phase,t_s,interval_s,scope,host,target,\
@@ -248,7 +248,10 @@ impl Lines {
 mod tests {
     use super::*;
     use crate::plan::PlannedRun;
+    use crate::result::protocol::LinkInterval;
     use crate::result::{Interval, PhaseName};
+    use crate::stats::live_links::LinkKind;
+    use serde_json::json;
     use std::sync::Arc;
 
     /// A writer the test can read back.
@@ -298,6 +301,23 @@ mod tests {
             write: IntervalOp::default(),
             meta_ops: Vec::new(),
         };
+        let p = ProtocolInterval {
+            calls: 1010,
+            bytes: 1010 * 4096,
+            rtt_us_mean: 90.0,
+            exec_us_mean: 120.0,
+            retrans: 3,
+            reconnects: 1,
+            channels: (0..2)
+                .map(|k| LinkInterval {
+                    kind: LinkKind::Channel,
+                    index: k,
+                    server: format!("10.0.0.{k}:445"),
+                    vals: [505, 505 * 4096, 0, u64::from(k)],
+                })
+                .collect(),
+            ..ProtocolInterval::default()
+        };
         for scope in [
             Scope::Part {
                 host: "h1",
@@ -311,15 +331,7 @@ mod tests {
                 total_s: 10.0,
                 iv: &iv,
                 scope,
-                proto: matches!(scope, Scope::Part { .. }).then_some(ProtocolInterval {
-                    calls: 1010,
-                    bytes: 1010 * 4096,
-                    rtt_us_mean: 90.0,
-                    exec_us_mean: 120.0,
-                    retrans: 3,
-                    reconnects: 1,
-                    ..ProtocolInterval::default()
-                }),
+                proto: matches!(scope, Scope::Part { .. }).then_some(&p),
             });
         }
         String::from_utf8(buf.0.lock().unwrap().clone()).unwrap()
@@ -366,6 +378,17 @@ mod tests {
             (Some(90.0), Some(120.0))
         );
         assert_eq!(p["retrans"], 3);
+        // Each channel in the SMB client's words.
+        let ch = &p["channels"][1];
+        assert_eq!(
+            (&ch["channel"], &ch["server"], &ch["requests"]),
+            (&json!(1), &json!("10.0.0.1:445"), &json!(505))
+        );
+        assert_eq!(
+            (&ch["bytes"], &ch["credit_waits"]),
+            (&json!(505 * 4096), &json!(1))
+        );
+        assert!(p.get("connections").is_none(), "{p}");
         assert!(total.get("protocol").is_none(), "{total}");
     }
 

@@ -24,6 +24,8 @@ use crate::plan::PlannedRun;
 use crate::result::IntervalOp;
 use crate::result::protocol::ProtocolInterval;
 
+mod links;
+
 /// The histogram's upper bounds, in seconds: 10 µs to 10 s, three per
 /// decade, the range of storage latencies from NVMe to a struggling share.
 pub(crate) const LATENCY_BUCKETS_S: [f64; 19] = [
@@ -187,13 +189,15 @@ struct Metrics {
     hosts: Family<HostLabels, Gauge>,
     /// A protocol client's calls, their round-trip and execute seconds
     /// (summed: over calls, the means), retransmissions, timeouts and
-    /// reconnects (an `nfs://` target).
+    /// reconnects (an `nfs://` or `smb://` target).
     proto_calls: Family<PhasePartLabels, Counter>,
     proto_rtt: Family<PhasePartLabels, Counter<f64, AtomicU64>>,
     proto_exec: Family<PhasePartLabels, Counter<f64, AtomicU64>>,
     proto_retrans: Family<PhasePartLabels, Counter>,
     proto_timeouts: Family<PhasePartLabels, Counter>,
     proto_reconnects: Family<PhasePartLabels, Counter>,
+    /// The same per channel (SMB) or connection (NFS).
+    links: links::LinkMetrics,
 }
 
 impl Metrics {
@@ -213,6 +217,7 @@ impl Metrics {
             proto_retrans: Family::default(),
             proto_timeouts: Family::default(),
             proto_reconnects: Family::default(),
+            links: links::LinkMetrics::register(reg),
         };
         reg.register(
             "volbench_ops",
@@ -253,7 +258,7 @@ impl Metrics {
         for (name, help, fam) in [
             (
                 "volbench_protocol_calls",
-                "Calls a protocol client (nfs://) had answered",
+                "Calls a protocol client (nfs://, smb://) had answered",
                 &m.proto_calls,
             ),
             (
@@ -298,6 +303,7 @@ impl Metrics {
         self.proto_retrans.get_or_create(&l).inc_by(p.retrans);
         self.proto_timeouts.get_or_create(&l).inc_by(p.timeouts);
         self.proto_reconnects.get_or_create(&l).inc_by(p.reconnects);
+        self.links.add(&l, p);
     }
 
     fn set_phase(&self, now: &str) {

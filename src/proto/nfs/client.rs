@@ -49,6 +49,11 @@ impl Client {
         }
     }
 
+    /// The server address the connections reach.
+    pub(crate) fn server_addr(&self) -> std::net::SocketAddr {
+        self.rpc.addr()
+    }
+
     pub(crate) fn version(&self) -> Version {
         self.st.version
     }

@@ -101,6 +101,11 @@ fn dial(addr: SocketAddr, timeout: Duration) -> io::Result<TcpStream> {
 }
 
 impl Transport {
+    /// The server every connection is made to.
+    pub(crate) fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
     /// Dials `cfg.connections` connections to `addr` for RPC program `prog`,
     /// version `vers`.
     pub(crate) fn connect(

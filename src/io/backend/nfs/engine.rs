@@ -21,6 +21,7 @@ use crate::io::engine::{Completion, Engine};
 use crate::io::workload::IoOp;
 use crate::proto::nfs::{self, Client, FileType, OpKind, Reply, Request, Stable};
 use crate::result::protocol::{ProtoOpSeen, ProtoSeen, ProtocolConn};
+use crate::stats::live_links::{Carry, LINK_FIELDS, LinkKind, link, links_of};
 use crate::stats::{LiveCounters, PROTO_FIELDS, proto};
 
 /// How long one `submit_and_wait` waits for its first completion when
@@ -48,6 +49,8 @@ pub(super) struct NfsEngine {
     carried: [u64; PROTO_FIELDS],
     /// The client's figures when the measured phase ended.
     ended: Option<ProtoSeen>,
+    /// Each connection's live totals, carried over the figures' restart.
+    links: Carry,
 }
 
 // SAFETY: the client's raw pointers are the worker's buffers, used only on
@@ -101,6 +104,7 @@ pub(super) fn open(dir: &NfsDir, files: &[(String, u64)], how: &IoOpen) -> Resul
         lost: None,
         carried: [0; PROTO_FIELDS],
         ended: None,
+        links: Carry::new(opts.connections),
     })
 }
 
@@ -197,6 +201,10 @@ impl Engine for NfsEngine {
 
     fn measure_started(&mut self) {
         self.carried = self.live_totals();
+        for (i, c) in self.client.conn_stats().enumerate() {
+            self.links.total(i, conn_figures(c));
+        }
+        self.links.restart();
         self.client.reset_stats();
     }
 
@@ -206,6 +214,14 @@ impl Engine for NfsEngine {
 
     fn publish_live(&mut self, counters: &LiveCounters) {
         counters.store_proto(&self.live_totals());
+        let client = &self.client;
+        let links = links_of(counters, LinkKind::Connection, || {
+            let server = client.server_addr().to_string();
+            client.conn_stats().map(|_| server.clone()).collect()
+        });
+        for (i, c) in client.conn_stats().enumerate() {
+            links.store(i, &self.links.total(i, conn_figures(c)));
+        }
     }
 
     fn failure(&self) -> Option<String> {
@@ -219,6 +235,20 @@ impl Engine for NfsEngine {
     fn protocol(&mut self) -> Option<ProtoSeen> {
         Some(self.ended.take().unwrap_or_else(|| seen(&self.client)))
     }
+}
+
+/// One connection's live figures (`stats::live_links::link`): calls
+/// answered, the data they moved, errors, retransmissions; a few
+/// additions per operation type, no allocation.
+fn conn_figures(c: &crate::proto::rpc::stats::ConnStats) -> [u64; LINK_FIELDS] {
+    let mut v = [0; LINK_FIELDS];
+    for s in c.ops.iter().flatten() {
+        v[link::REQUESTS] += s.rtt.ops;
+        v[link::BYTES] += s.rtt.bytes;
+        v[link::ERRORS] += s.errors;
+        v[link::WAITS] += s.retrans;
+    }
+    v
 }
 
 /// The call failed because the server went away, not for what it asked.

@@ -27,9 +27,11 @@ use crate::proto::smb::consts::{Command, status};
 use crate::proto::smb::msg::FileId;
 use crate::proto::smb::session::client::Client;
 use crate::proto::smb::session::ops::Open;
+use crate::proto::smb::stats::ChannelStats;
 use crate::result::protocol::{ProtoOpSeen, ProtoSeen};
 use crate::result::smb::{SmbChannelSeen, SmbCommandSeen, SmbSeen};
-use crate::stats::OpStats;
+use crate::stats::live_links::{Carry, LINK_FIELDS, LinkKind, link, links_of};
+use crate::stats::{LiveCounters, OpStats, PROTO_FIELDS, proto};
 
 /// How long one `submit_and_wait` waits when given no timeout: the
 /// channels' own request timeouts fail a silent server long before, so
@@ -57,6 +59,13 @@ pub(super) struct SmbEngine {
     got: Vec<conn::Completion>,
     /// Requests refused at queue time, completed at the next submit.
     refused: Vec<Completion>,
+    /// The live totals counted before the measured phase started the
+    /// client's figures over, so what is published never goes back.
+    carried: [u64; PROTO_FIELDS],
+    /// Each channel's live totals, carried the same way.
+    links: Carry,
+    /// The client's figures when the measured phase ended.
+    ended: Option<ProtoSeen>,
 }
 
 // SAFETY: the channels' raw pointers are the worker's buffers, used only
@@ -125,10 +134,44 @@ pub(super) fn open(dir: &SmbDir, files: &[(String, u64)], how: &IoOpen) -> Resul
         exec: [OpStats::new(), OpStats::new()],
         got: Vec::with_capacity(slots),
         refused: Vec::new(),
+        carried: [0; PROTO_FIELDS],
+        links: Carry::new(channels),
+        ended: None,
     })
 }
 
 impl SmbEngine {
+    /// Every channel's figures summed (the replaced ones' too), on top of
+    /// what was carried: a few additions per command, no allocation.
+    /// Calls are the replies (as `protocol` counts them); a READ's or
+    /// WRITE's execute time is the engine's, queued to completion.
+    fn live_totals(&self) -> [u64; PROTO_FIELDS] {
+        let mut t = self.carried;
+        // The session's count, never started over: not carried.
+        t[proto::RECONNECTS] = u64::from(self.client.reconnects());
+        let chans = self.client.channels().iter().map(|c| c.stats());
+        for st in chans.chain([self.client.retired_stats()]) {
+            for cmd in Command::ALL {
+                let s = st.command(cmd);
+                t[proto::ERRORS] += s.errors;
+                let Some(l) = s.latency.as_deref() else {
+                    continue;
+                };
+                t[proto::CALLS] += l.ops;
+                t[proto::BYTES] += l.bytes;
+                let ns = l.lat_sum_ns.min(u64::MAX as u128) as u64;
+                t[proto::RTT_NS] += ns;
+                if !matches!(cmd, Command::Read | Command::Write) {
+                    t[proto::EXEC_NS] += ns;
+                }
+            }
+        }
+        for e in &self.exec {
+            t[proto::EXEC_NS] += e.lat_sum_ns.min(u64::MAX as u128) as u64;
+        }
+        t
+    }
+
     fn refuse(&mut self, slot: u32, errno: i32) {
         self.refused.push(Completion {
             slot,
@@ -219,12 +262,36 @@ impl Engine for SmbEngine {
     }
 
     fn measure_started(&mut self) {
+        self.carried = self.live_totals();
+        for (i, ch) in self.client.channels().iter().enumerate() {
+            self.links.total(i, channel_figures(ch.stats()));
+        }
+        self.links.restart();
         self.client.reset_stats();
         self.exec = [OpStats::new(), OpStats::new()];
     }
 
+    fn measure_ended(&mut self) {
+        self.ended = Some(seen(&self.client, Some(&self.exec)));
+    }
+
+    fn publish_live(&mut self, counters: &LiveCounters) {
+        counters.store_proto(&self.live_totals());
+        let chans = self.client.channels();
+        let links = links_of(counters, LinkKind::Channel, || {
+            chans.iter().map(|c| c.peer().to_string()).collect()
+        });
+        for (i, ch) in chans.iter().enumerate() {
+            links.store(i, &self.links.total(i, channel_figures(ch.stats())));
+        }
+    }
+
     fn protocol(&mut self) -> Option<ProtoSeen> {
-        Some(seen(&self.client, Some(&self.exec)))
+        Some(
+            self.ended
+                .take()
+                .unwrap_or_else(|| seen(&self.client, Some(&self.exec))),
+        )
     }
 }
 
@@ -268,6 +335,21 @@ pub(super) fn seen(client: &Client, exec: Option<&[OpStats; 2]>) -> ProtoSeen {
     }
     seen.smb = Some(n);
     seen
+}
+
+/// One channel's live figures (`stats::live_links::link`): requests sent,
+/// the data moved, errors, and the requests that waited for credits, as
+/// the result's `smb.channels` counts them; no allocation.
+fn channel_figures(st: &ChannelStats) -> [u64; LINK_FIELDS] {
+    let mut v = [0; LINK_FIELDS];
+    for cmd in Command::ALL {
+        let s = st.command(cmd);
+        v[link::REQUESTS] += s.requests;
+        v[link::BYTES] += s.bytes;
+        v[link::ERRORS] += s.errors;
+    }
+    v[link::WAITS] = st.credit_waits;
+    v
 }
 
 /// The session's negotiation and each channel's counters.

@@ -121,6 +121,13 @@ impl Client {
         self.reconnects
     }
 
+    /// The counters of the channels replaced since they last started over
+    /// (the engine's live totals; the engine is Unix-only, as the client is).
+    #[cfg_attr(not(unix), allow(dead_code))]
+    pub(crate) fn retired_stats(&self) -> &ChannelStats {
+        &self.retired
+    }
+
     /// Every channel's counters added up (with those of replaced channels).
     pub fn total_stats(&self) -> ChannelStats {
         let mut t = self.retired.clone();
