@@ -75,6 +75,12 @@ pub const MAX_PROTOCOL_CONNS_LISTED: usize = 1024;
 /// --smb-channels (an smb:// URL's channels=): channels bound to one I/O
 /// thread's SMB session (Windows' MaxChannelPerSession is 32).
 pub const MAX_SMB_CHANNELS: u64 = 32;
+/// An smb:// URL's reconnect=SECONDS: how long a lost server is dialled
+/// again (every 50 ms, doubling to 1 s: a new session, its channels, the
+/// share, each file reopened and proven) before the run ends; NFS's bound
+/// and default.
+pub const MAX_SMB_RECONNECT_SECS: u64 = MAX_NFS_RECONNECT_SECS;
+pub const DEFAULT_SMB_RECONNECT_SECS: u64 = DEFAULT_NFS_RECONNECT_SECS;
 /// threads x iodepth: I/Os in flight on one host.
 pub const MAX_IN_FLIGHT: u64 = 65_536;
 /// OS threads one host may start: a synchronous engine needs one per I/O
