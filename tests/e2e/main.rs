@@ -81,6 +81,7 @@ mod smb_hostile;
 mod smb_import;
 mod smb_meta;
 mod smb_multichannel;
+mod smb_restart;
 mod smb_target;
 mod stops;
 mod store;
