@@ -57,7 +57,8 @@ pub(crate) enum Place {
     Here {
         paths: Vec<PathBuf>,
         threads_total: bool,
-        /// `--on-host-loss continue` over a list with `nfs://` targets.
+        /// `--on-host-loss continue` over a list with `nfs://` or `smb://`
+        /// targets.
         keep_going: bool,
     },
     /// On many hosts, the target path a template.

@@ -45,22 +45,25 @@ pub(crate) fn attach(
 
 /// `--on-host-loss continue` on this host means something only where a
 /// target has a server to lose and another target can go on without it:
-/// a list of targets, at least one of them `nfs://`.
+/// a list of targets, at least one of them `nfs://` or `smb://`.
 pub(crate) fn check_keep_going(paths: &[PathBuf]) -> Result<()> {
-    let nfs = paths
+    let far = paths
         .iter()
-        .filter(|p| p.to_str().is_some_and(|s| s.starts_with("nfs://")))
+        .filter(|p| {
+            p.to_str()
+                .is_some_and(|s| s.starts_with("nfs://") || s.starts_with("smb://"))
+        })
         .count();
-    if nfs == 0 {
+    if far == 0 {
         return Err(VbError::input(
             "--on-host-loss continue: no target here has a server to lose (a local disk or \
              file fails as an I/O error); it is for many hosts (--hosts) or a list of \
-             nfs:// targets",
+             nfs:// or smb:// targets",
         ));
     }
     if paths.len() < 2 {
         return Err(VbError::input(
-            "--on-host-loss continue: this run has one target, so once its NFS server is lost \
+            "--on-host-loss continue: this run has one target, so once its server is lost \
              nothing is left to go on with (every thread uses that server); the run ends as \
              with fail, keeping what was measured. Wait longer for the server with the URL's \
              reconnect=SECONDS, or give a list of targets ('{nfs://a/x,nfs://b/y}')",

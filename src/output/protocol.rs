@@ -66,7 +66,11 @@ fn head(name: &str, p: &ProtocolStats) -> String {
     let lost = match p.reconnects {
         0 => "no reconnects".to_string(),
         n => {
-            let on = p.per_connection.iter().filter(|c| c.reconnects > 0).count();
+            // An SMB client lists its channels in `smb`, not per connection.
+            let on = match &p.smb {
+                Some(s) => s.channels.iter().filter(|c| c.reconnects > 0).count(),
+                None => p.per_connection.iter().filter(|c| c.reconnects > 0).count(),
+            };
             format!(
                 "{n} {} after the server was lost ({on} of {} connections; calls in flight sent again)",
                 if n == 1 { "reconnect" } else { "reconnects" },

@@ -73,6 +73,19 @@ pub(crate) fn lines(s: &SmbStats) -> Vec<String> {
             thousands(c.credit_waits as f64),
             number(waited_pct(c)),
         ));
+        if c.reconnects > 0 {
+            if let Some(l) = out.last_mut() {
+                l.push_str(&format!(
+                    ", {} {} after the server was lost",
+                    thousands(c.reconnects as f64),
+                    if c.reconnects == 1 {
+                        "reconnect"
+                    } else {
+                        "reconnects"
+                    }
+                ));
+            }
+        }
     }
     out
 }
@@ -112,6 +125,7 @@ pub(crate) fn channels(name: &str, s: &SmbStats) -> Table {
             "Waited",
             "Mean credit wait",
             "Most in flight",
+            "Reconnects",
         ],
         2,
     );
@@ -134,6 +148,7 @@ pub(crate) fn channels(name: &str, s: &SmbStats) -> Table {
             format!("{}%", number(waited_pct(c))),
             wait,
             c.max_in_flight.to_string(),
+            thousands(c.reconnects as f64),
         ]);
     }
     t
@@ -205,6 +220,7 @@ mod tests {
                     credit_waits: 250,
                     credit_wait_ms: 50.0,
                     max_in_flight: 16,
+                    reconnects: 1,
                     commands: vec![cmd("read", 800, 300.0), cmd("write", 200, 800.0)],
                 },
                 SmbChannel {
@@ -239,10 +255,12 @@ mod tests {
                 "250",
                 "25%",
                 "200 µs",
-                "16"
+                "16",
+                "1"
             ]
         );
         assert_eq!(t.rows[1][7..10], ["0", "0%", "-"]);
+        assert_eq!(t.rows[1][11], "0");
     }
 
     #[test]
@@ -252,8 +270,9 @@ mod tests {
         assert_eq!(
             l[1],
             "  channel 0 (10.0.0.1:445): 1,000 requests 62.5 MiB, mean 400 µs, 250 waited for \
-             credits (25%)"
+             credits (25%), 1 reconnect after the server was lost"
         );
+        assert!(!l[2].contains("reconnect"), "{}", l[2]);
     }
 
     #[test]

@@ -357,6 +357,7 @@ pub(crate) fn merge_smb(parts: &[&SmbStats]) -> Option<SmbStats> {
             credit_waits: same.iter().map(|c| c.credit_waits).sum(),
             credit_wait_ms: same.iter().map(|c| c.credit_wait_ms).sum(),
             max_in_flight: same.iter().map(|c| c.max_in_flight).max().unwrap_or(0),
+            reconnects: same.iter().map(|c| c.reconnects).sum(),
             commands,
         });
     }

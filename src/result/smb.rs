@@ -47,7 +47,15 @@ pub(crate) struct SmbChannel {
     pub(crate) credit_waits: u64,
     pub(crate) credit_wait_ms: f64,
     pub(crate) max_in_flight: u32,
+    /// Times the channel was made again after the server was lost (a
+    /// restart mid-run), summed over its sessions.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub(crate) reconnects: u64,
     pub(crate) commands: Vec<SmbCommand>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -81,6 +89,7 @@ pub(crate) struct SmbChannelSeen {
     pub(crate) credit_waits: u64,
     pub(crate) credit_wait_ns: u64,
     pub(crate) max_in_flight: u32,
+    pub(crate) reconnects: u64,
     pub(crate) commands: Vec<SmbCommandSeen>,
 }
 
@@ -117,6 +126,7 @@ impl SmbSeen {
             c.credit_waits += ch.credit_waits;
             c.credit_wait_ns += ch.credit_wait_ns;
             c.max_in_flight = c.max_in_flight.max(ch.max_in_flight);
+            c.reconnects += ch.reconnects;
             for cmd in ch.commands {
                 match c.commands.iter_mut().find(|x| x.command == cmd.command) {
                     Some(x) => {
@@ -152,6 +162,7 @@ impl SmbSeen {
                     credit_waits: c.credit_waits,
                     credit_wait_ms: c.credit_wait_ns as f64 / 1e6,
                     max_in_flight: c.max_in_flight,
+                    reconnects: c.reconnects,
                     commands: c
                         .commands
                         .iter()

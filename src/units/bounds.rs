@@ -78,6 +78,12 @@ pub const MAX_SMB_CHANNELS: u64 = 32;
 // A live line's channels and connections are bounded by the larger.
 const _: () = assert!(crate::stats::live_links::MAX_LINKS as u64 >= MAX_SMB_CHANNELS);
 const _: () = assert!(crate::stats::live_links::MAX_LINKS as u64 >= MAX_NFS_CONNECTIONS);
+/// An smb:// URL's reconnect=SECONDS: how long a lost server is dialled
+/// again (every 50 ms, doubling to 1 s: a new session, its channels, the
+/// share, each file reopened and proven) before the run ends; NFS's bound
+/// and default.
+pub const MAX_SMB_RECONNECT_SECS: u64 = MAX_NFS_RECONNECT_SECS;
+pub const DEFAULT_SMB_RECONNECT_SECS: u64 = DEFAULT_NFS_RECONNECT_SECS;
 /// threads x iodepth: I/Os in flight on one host.
 pub const MAX_IN_FLIGHT: u64 = 65_536;
 /// OS threads one host may start: a synchronous engine needs one per I/O

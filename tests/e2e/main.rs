@@ -82,6 +82,7 @@ mod smb_import;
 mod smb_live;
 mod smb_meta;
 mod smb_multichannel;
+mod smb_restart;
 mod smb_target;
 mod stops;
 mod store;

@@ -272,6 +272,16 @@ fn the_bounds_page_states_every_bound() {
             "`--smb-channels`",
             format!("1..{MAX_SMB_CHANNELS}"),
         ),
+        (
+            "MAX_SMB_RECONNECT_SECS",
+            "an `smb://` URL's `reconnect=`",
+            format!("1..{MAX_SMB_RECONNECT_SECS} seconds"),
+        ),
+        (
+            "DEFAULT_SMB_RECONNECT_SECS",
+            "an `smb://` URL's `reconnect=`",
+            format!("(default {DEFAULT_SMB_RECONNECT_SECS})"),
+        ),
         ("MAX_IODEPTH", "`--iodepth`", format!("1..{MAX_IODEPTH}")),
         (
             "MAX_IN_FLIGHT",

@@ -23,7 +23,8 @@ pub(crate) struct CommonArgs {
     /// docs/guide/nfs.md says).
     /// Or a directory on an SMB share, without Windows or a mount:
     /// smb://USER@SERVER/SHARE/DIR?dialect=3.1.1 (USER@ left out for a guest;
-    /// signing=, encryption=, channels= keys; the password from
+    /// signing=, encryption=, channels=, reconnect=SECONDS (how long a lost
+    /// server is waited for, 1..3600, default 60) keys; the password from
     /// VOLBENCH_SMB_PASSWORD or a mode-0600 credentials= file, as
     /// docs/guide/smb.md says).
     #[arg(long, value_name = "PATH|URL")]

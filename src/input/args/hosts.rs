@@ -83,7 +83,7 @@ pub(crate) struct HostArgs {
     /// never answers): fail stops the others and keeps what was measured,
     /// naming the lost hosts; continue drops it and goes on with the rest,
     /// the totals marked partial. On this host, the same for a list of
-    /// targets whose nfs:// server is lost (past the URL's reconnect=):
+    /// targets whose nfs:// or smb:// server is lost (past the URL's reconnect=):
     /// fail ends every target's run, continue leaves that target out.
     #[arg(long, value_enum, value_name = "WHAT", default_value = "fail")]
     pub(crate) on_host_loss: HostLoss,

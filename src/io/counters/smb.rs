@@ -66,6 +66,8 @@ pub(crate) fn share_name(mount_source: &str) -> String {
 /// The share `path` lies on, as `\\server\share`, when it is a UNC path
 /// (`\\server\share\...`, `\\?\UNC\server\share\...`, or with forward
 /// slashes); None for anything else (a drive letter, a local path).
+/// Windows' (`windows_smb.rs`): Linux finds the share from the mount.
+#[cfg(any(windows, test))]
 pub(crate) fn unc_share(path: &str) -> Option<String> {
     let p = path.replace('/', "\\");
     let rest = p.strip_prefix("\\\\?\\UNC\\").or_else(|| {
@@ -79,6 +81,7 @@ pub(crate) fn unc_share(path: &str) -> Option<String> {
 
 /// Whether a counter instance (Windows names them `\\server\share` or
 /// `\server\share`, in the case the client connected with) is `share`.
+#[cfg(any(windows, test))]
 pub(crate) fn same_share(instance: &str, share: &str) -> bool {
     instance
         .trim_start_matches('\\')

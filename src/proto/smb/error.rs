@@ -54,6 +54,34 @@ impl SmbError {
     pub fn is_disconnect(&self) -> bool {
         matches!(self, SmbError::Io { .. })
     }
+
+    /// Whether a new session could mend this: the connection dropped or
+    /// went silent past its request timeout, or the server said the
+    /// session, the share's connection or the handle is gone
+    /// (`ends_session`). A refusal of what was asked, or a reply this
+    /// client cannot accept, is not: a reconnect would only hide it.
+    pub fn needs_reconnect(&self) -> bool {
+        match self {
+            SmbError::Io { .. } | SmbError::Timeout { .. } => true,
+            SmbError::Status { status, .. } => ends_session(*status),
+            SmbError::Protocol(_) | SmbError::Unsupported(_) => false,
+        }
+    }
+}
+
+/// Whether a request's status says what a restarted server answers for
+/// the state it no longer holds: the session (USER_SESSION_DELETED,
+/// NETWORK_SESSION_EXPIRED), the tree connect (NETWORK_NAME_DELETED) or
+/// the open (FILE_CLOSED). A new session, the share connected again and
+/// each file reopened by its path mend it; nothing else does.
+pub fn ends_session(status: u32) -> bool {
+    matches!(
+        status,
+        status::USER_SESSION_DELETED
+            | status::NETWORK_SESSION_EXPIRED
+            | status::NETWORK_NAME_DELETED
+            | status::FILE_CLOSED
+    )
 }
 
 impl fmt::Display for SmbError {
@@ -91,3 +119,42 @@ impl fmt::Display for SmbError {
 impl std::error::Error for SmbError {}
 
 pub(crate) type SmbResult<T> = Result<T, SmbError>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn what_a_reconnect_mends_and_what_it_would_hide() {
+        for st in [
+            status::USER_SESSION_DELETED,
+            status::NETWORK_SESSION_EXPIRED,
+            status::NETWORK_NAME_DELETED,
+            status::FILE_CLOSED,
+        ] {
+            assert!(ends_session(st), "{}", status::name(st));
+            assert!(SmbError::status(Command::Write, st, "w").needs_reconnect());
+        }
+        for st in [
+            status::SUCCESS,
+            status::ACCESS_DENIED,
+            status::OBJECT_NAME_NOT_FOUND,
+            status::DISK_FULL,
+            status::LOGON_FAILURE,
+        ] {
+            assert!(!ends_session(st), "{}", status::name(st));
+            assert!(!SmbError::status(Command::Write, st, "w").needs_reconnect());
+        }
+        let reset = SmbError::Io {
+            what: "channel 0".into(),
+            source: std::io::ErrorKind::ConnectionReset.into(),
+        };
+        let silent = SmbError::Timeout {
+            what: "channel 0".into(),
+            after: Duration::from_secs(60),
+        };
+        assert!(reset.needs_reconnect() && silent.needs_reconnect());
+        assert!(!SmbError::Protocol("a hostile reply".into()).needs_reconnect());
+        assert!(!SmbError::Unsupported("no multichannel".into()).needs_reconnect());
+    }
+}

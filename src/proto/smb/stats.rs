@@ -56,6 +56,9 @@ pub struct ChannelStats {
     pub max_in_flight: u32,
     /// The credits the channel held at the last reply.
     pub(crate) credits_now: u32,
+    /// Times this channel was made again after its session was lost
+    /// (`Client::reconnect_until`).
+    pub reconnects: u64,
 }
 
 impl Default for ChannelStats {
@@ -67,6 +70,7 @@ impl Default for ChannelStats {
             credit_wait_ns: 0,
             max_in_flight: 0,
             credits_now: 0,
+            reconnects: 0,
         }
     }
 }
@@ -90,5 +94,6 @@ impl ChannelStats {
         self.credit_wait_ns += o.credit_wait_ns;
         self.max_in_flight = self.max_in_flight.max(o.max_in_flight);
         self.credits_now += o.credits_now;
+        self.reconnects += o.reconnects;
     }
 }

@@ -3,8 +3,9 @@
 //! command line's checks and the fuzz target all call `parse`). The keys:
 //! `dialect` (2.1, 3.0, 3.0.2 or 3.1.1: offer only that one), `signing`
 //! (auto, on, off), `encryption` (off, on, or one cipher), `channels`
-//! (1..32, multichannel), `domain`, and `credentials` (a mode-0600 file
-//! holding the password). A password in the URL, an unknown or repeated
+//! (1..32, multichannel), `domain`, `credentials` (a mode-0600 file
+//! holding the password), and `reconnect` (seconds a lost server is dialled
+//! again before the run ends, 1..3600, NFS's bound). A password in the URL, an unknown or repeated
 //! key, a path component with `.`, `..`, a stream (`:`) or a wildcard:
 //! one clear error, never a value silently dropped.
 
@@ -55,6 +56,9 @@ pub struct Url {
     pub(crate) domain: Option<String>,
     /// A credentials file (`username=`, `password=`, `domain=` lines).
     pub(crate) credentials: Option<String>,
+    /// How long a lost server is dialled again, in seconds
+    /// (`units::bounds::MAX_SMB_RECONNECT_SECS`).
+    pub(crate) reconnect: Option<u64>,
 }
 
 #[cfg_attr(not(unix), allow(dead_code))]
@@ -253,6 +257,7 @@ pub fn parse(s: &str) -> Result<Url, String> {
         channels: None,
         domain: None,
         credentials: None,
+        reconnect: None,
     };
     let mut seen = Vec::new();
     for kv in query.unwrap_or("").split('&').filter(|p| !p.is_empty()) {
@@ -310,6 +315,10 @@ pub fn parse(s: &str) -> Result<Url, String> {
                 }
                 url.credentials = Some(v)
             }
+            "reconnect" => {
+                let max = crate::units::bounds::MAX_SMB_RECONNECT_SECS;
+                url.reconnect = Some(number("reconnect", &v, 1, max).map_err(err)?)
+            }
             "password" | "pass" => {
                 return Err(err(
                     "a password never goes in the URL: set VOLBENCH_SMB_PASSWORD or give \
@@ -320,7 +329,7 @@ pub fn parse(s: &str) -> Result<Url, String> {
             _ => {
                 return Err(err(format!(
                     "unknown key '{}' (known: dialect, signing, encryption, channels, domain, \
-                     credentials)",
+                     credentials, reconnect)",
                     k.chars().take(40).collect::<String>()
                 )));
             }
@@ -377,6 +386,13 @@ mod tests {
             parse("smb://s/x?encryption=on").unwrap().encryption,
             Some(Encryption::On)
         );
+        // reconnect= as NFS bounds it: 1 s up to an hour.
+        assert_eq!(parse("smb://s/x").unwrap().reconnect, None);
+        assert_eq!(parse("smb://s/x?reconnect=1").unwrap().reconnect, Some(1));
+        assert_eq!(
+            parse("smb://s/x?reconnect=3600").unwrap().reconnect,
+            Some(3600)
+        );
     }
 
     #[test]
@@ -397,6 +413,9 @@ mod tests {
             ("smb://x/s?channels=33", "out of range"),
             ("smb://x/s?channels=0", "out of range"),
             ("smb://x/s?channels=2&channels=2", "given twice"),
+            ("smb://x/s?reconnect=0", "out of range (1 to 3600)"),
+            ("smb://x/s?reconnect=3601", "out of range (1 to 3600)"),
+            ("smb://x/s?reconnect=1m", "not a whole number"),
             ("smb://x/s?vers=3", "unknown key 'vers'"),
             ("smb://x/s?domain=D", "name the user"),
             ("smb://u@x/s?signing=off&encryption=on", "signing=off"),

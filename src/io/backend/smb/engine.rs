@@ -10,20 +10,22 @@
 //!
 //! Nothing here allocates per I/O: completions land in a vector kept
 //! between calls, and an error is a negative errno in the completion, as
-//! the kernel engines report it.
+//! the kernel engines report it. A server that drops the session mid-run
+//! is reconnected and the I/Os in flight sent again (`resume.rs`).
 
 use std::time::{Duration, Instant};
 
 use super::file::errno_of;
-use super::{SmbDir, attr_of, connect};
+use super::resume::{self, Ended, Held, InFlight};
+use super::{SmbDir, connect};
 use crate::error::{Result, VbError};
 use crate::io::backend::{Dir, IoOpen};
 use crate::io::engine::{Completion, Engine};
-use crate::io::gate::owner::Kind;
 use crate::io::workload::IoOp;
 use crate::proto::smb::conn::wait::wait_all;
 use crate::proto::smb::conn::{self, Outcome};
 use crate::proto::smb::consts::{Command, status};
+use crate::proto::smb::error::{SmbError, ends_session};
 use crate::proto::smb::msg::FileId;
 use crate::proto::smb::session::client::Client;
 use crate::proto::smb::session::ops::Open;
@@ -65,7 +67,22 @@ pub(super) struct SmbEngine {
     /// Each channel's live totals, carried the same way.
     links: Carry,
     /// The client's figures when the measured phase ended.
-    ended: Option<ProtoSeen>,
+    measured: Option<ProtoSeen>,
+    /// What a reconnect needs: each file's path and id, how they open,
+    /// the share's id, how long a lost server is dialled again.
+    held: Vec<Held>,
+    how: Open,
+    dev: u64,
+    reconnect_for: Duration,
+    /// Each slot's I/O from queue to completion: sent again after a
+    /// reconnect.
+    in_flight: Vec<Option<InFlight>>,
+    /// READs and WRITEs sent again after a reconnect, since the measured
+    /// phase began.
+    resent: [u64; 2],
+    /// Why the run can go no further (the server lost, a file no longer
+    /// the set's): every I/O fails from then on.
+    ended: Option<Ended>,
 }
 
 // SAFETY: the channels' raw pointers are the worker's buffers, used only
@@ -99,28 +116,18 @@ pub(super) fn open(dir: &SmbDir, files: &[(String, u64)], how: &IoOpen) -> Resul
     } else {
         Open::Read
     };
+    let dev = dir.shared().dev;
+    let mut held = Vec::with_capacity(files.len());
     for (name, id) in files {
-        let path = || dir.path_of(name).display().to_string();
-        let at = dir.at(name)?;
-        let r = client
-            .open(&at, how_open)
-            .map_err(|e| VbError::target(format!("cannot open {}: {e}", path())))?;
-        let info = client
-            .file_info(r.file_id)
-            .map_err(|e| VbError::target(format!("cannot inspect {}: {e}", path())));
-        let same = info.as_ref().is_ok_and(|i| {
-            let a = attr_of(i, dir.shared().dev);
-            a.kind == Kind::Regular && a.id == *id && (!how.write || a.links == 1)
-        });
-        if !same {
-            let _ = client.close(r.file_id);
-            info?;
-            return Err(VbError::refused(format!(
-                "refusing to use {}: it was replaced after volbench prepared it",
-                path()
-            )));
-        }
-        ids.push(r.file_id);
+        let f = Held {
+            at: dir.at(name)?,
+            shown: dir.path_of(name).display().to_string(),
+            id: *id,
+        };
+        let opened = resume::open_proven(&mut client, &f, dev, how_open)
+            .map_err(|u| u.into_error(&f, "after volbench prepared it"))?;
+        ids.push(opened);
+        held.push(f);
     }
     let slots = depth as usize;
     Ok(SmbEngine {
@@ -136,6 +143,16 @@ pub(super) fn open(dir: &SmbDir, files: &[(String, u64)], how: &IoOpen) -> Resul
         refused: Vec::new(),
         carried: [0; PROTO_FIELDS],
         links: Carry::new(channels),
+        held,
+        how: how_open,
+        dev,
+        reconnect_for: Duration::from_secs(
+            url.reconnect
+                .unwrap_or(crate::units::bounds::DEFAULT_SMB_RECONNECT_SECS),
+        ),
+        in_flight: vec![None; slots],
+        resent: [0; 2],
+        measured: None,
         ended: None,
     })
 }
@@ -173,15 +190,62 @@ impl SmbEngine {
     }
 
     fn refuse(&mut self, slot: u32, errno: i32) {
+        if let Some(f) = self.in_flight.get_mut(slot as usize) {
+            *f = None;
+        }
         self.refused.push(Completion {
             slot,
             result: -i64::from(errno),
         });
     }
-}
 
-impl Engine for SmbEngine {
-    unsafe fn queue(&mut self, slot: u32, op: IoOp, buf: *mut u8) {
+    /// The session was lost (`cause`): made again, the files reopened and
+    /// proven, every I/O in flight sent again; or, when that cannot be,
+    /// every I/O in flight failed and the run's reason kept (`failure`).
+    fn resume(&mut self, cause: &str) {
+        let got = resume::resume(
+            &mut self.client,
+            &self.held,
+            self.dev,
+            self.how,
+            self.reconnect_for,
+            cause,
+        );
+        match got {
+            Ok(ids) => {
+                self.files = ids;
+                self.tree = self.client.tree_id();
+                for slot in 0..self.in_flight.len() {
+                    if let Some(f) = self.in_flight[slot] {
+                        self.resent[usize::from(f.op.write)] += 1;
+                        // SAFETY: the buffer is the one queued with this
+                        // slot, still left alone by the worker: the slot
+                        // has not completed.
+                        unsafe { self.stage(slot as u32, f.op, f.buf) };
+                    }
+                }
+            }
+            Err(e) => {
+                let errno = match e {
+                    Ended::Lost(_) => libc::ENOTCONN,
+                    Ended::Refused(_) => libc::ESTALE,
+                };
+                self.ended = Some(e);
+                for slot in 0..self.in_flight.len() {
+                    if self.in_flight[slot].is_some() {
+                        self.refuse(slot as u32, errno);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Stages `op` on the next channel in turn.
+    ///
+    /// # Safety
+    /// `Engine::queue`'s contract: `buf` holds `op.len` bytes left alone
+    /// until this slot's completion.
+    unsafe fn stage(&mut self, slot: u32, op: IoOp, buf: *mut u8) {
         let Some(&file) = self.files.get(op.file as usize) else {
             return self.refuse(slot, libc::EINVAL);
         };
@@ -208,6 +272,19 @@ impl Engine for SmbEngine {
                 ch.queue_read(u64::from(slot), self.tree, file, op.offset, op.len, buf);
             }
         }
+    }
+}
+
+impl Engine for SmbEngine {
+    unsafe fn queue(&mut self, slot: u32, op: IoOp, buf: *mut u8) {
+        if self.ended.is_some() {
+            return self.refuse(slot, libc::EIO);
+        }
+        if let Some(f) = self.in_flight.get_mut(slot as usize) {
+            *f = Some(InFlight { op, buf });
+        }
+        // SAFETY: the caller's contract, passed on.
+        unsafe { self.stage(slot, op, buf) };
         if let Some(t) = self.queued_at.get_mut(slot as usize) {
             *t = Instant::now();
         }
@@ -228,17 +305,34 @@ impl Engine for SmbEngine {
     ) -> std::io::Result<()> {
         let had = self.refused.len();
         out.append(&mut self.refused);
+        if self.ended.is_some() {
+            // Every I/O in flight was failed with the reason; the lost
+            // channels are not waited on.
+            return Ok(());
+        }
         self.got.clear();
-        wait_all(
+        let waited = wait_all(
             self.client.channels_mut(),
             min.saturating_sub(had),
             timeout,
             &mut self.got,
-        )
-        .map_err(|e| std::io::Error::other(e.to_string()))?;
+        );
+        // Completions taken before a channel failed are good.
+        let mut lost: Option<String> = None;
         let now = Instant::now();
         for c in self.got.drain(..) {
             let slot = c.tag as u32;
+            if ends_session(c.status) {
+                // The server no longer knows the session, the tree or the
+                // handle (it restarted): sent again once they are made anew.
+                lost.get_or_insert_with(|| {
+                    SmbError::status(Command::Read, c.status, "an I/O").to_string()
+                });
+                continue;
+            }
+            if let Some(f) = self.in_flight.get_mut(slot as usize) {
+                *f = None;
+            }
             let result = match (c.status, c.outcome) {
                 (status::SUCCESS, Outcome::Bytes(n)) => i64::from(n),
                 (status::END_OF_FILE, _) => 0,
@@ -258,6 +352,15 @@ impl Engine for SmbEngine {
             }
             out.push(Completion { slot, result });
         }
+        match waited {
+            Ok(_) => {}
+            Err(e) if e.needs_reconnect() => lost = Some(e.to_string()),
+            Err(e) => return Err(std::io::Error::other(e.to_string())),
+        }
+        if let Some(cause) = lost {
+            self.resume(&cause);
+            out.append(&mut self.refused);
+        }
         Ok(())
     }
 
@@ -269,10 +372,11 @@ impl Engine for SmbEngine {
         self.links.restart();
         self.client.reset_stats();
         self.exec = [OpStats::new(), OpStats::new()];
+        self.resent = [0; 2];
     }
 
     fn measure_ended(&mut self) {
-        self.ended = Some(seen(&self.client, Some(&self.exec)));
+        self.measured = Some(seen(&self.client, Some(&self.exec)));
     }
 
     fn publish_live(&mut self, counters: &LiveCounters) {
@@ -287,11 +391,29 @@ impl Engine for SmbEngine {
     }
 
     fn protocol(&mut self) -> Option<ProtoSeen> {
-        Some(
-            self.ended
-                .take()
-                .unwrap_or_else(|| seen(&self.client, Some(&self.exec))),
-        )
+        let mut s = self
+            .measured
+            .take()
+            .unwrap_or_else(|| seen(&self.client, Some(&self.exec)));
+        for o in &mut s.ops {
+            if o.op == Command::Read.wire_name() {
+                o.retrans = self.resent[0];
+            } else if o.op == Command::Write.wire_name() {
+                o.retrans = self.resent[1];
+            }
+        }
+        Some(s)
+    }
+
+    fn failure(&self) -> Option<String> {
+        match &self.ended {
+            Some(Ended::Lost(m) | Ended::Refused(m)) => Some(m.clone()),
+            None => None,
+        }
+    }
+
+    fn server_lost(&self) -> bool {
+        matches!(self.ended, Some(Ended::Lost(_)))
     }
 }
 
@@ -306,7 +428,9 @@ pub(super) fn seen(client: &Client, exec: Option<&[OpStats; 2]>) -> ProtoSeen {
         protocol: crate::spec::EngineKind::Smb.name(),
         version: n.dialect.to_string(),
         connections: client.channels().len() as u32,
-        reconnects: u64::from(client.reconnects()),
+        // Each channel made again counts (a session remade with its
+        // channels: one each), as NFS counts its connections.
+        reconnects: client.total_stats().reconnects,
         ops: Vec::new(),
         smb: None,
         // Its channels are listed in `smb` instead.
@@ -375,6 +499,7 @@ fn negotiated_seen(client: &Client) -> SmbSeen {
                     credit_waits: st.credit_waits,
                     credit_wait_ns: st.credit_wait_ns,
                     max_in_flight: st.max_in_flight,
+                    reconnects: st.reconnects,
                     commands: Command::ALL
                         .into_iter()
                         .filter_map(|cmd| {

@@ -36,8 +36,18 @@ impl Held for SmbLock {}
 impl Drop for SmbLock {
     fn drop(&mut self) {
         let mut c = self.shared.client();
-        let Ok(r) = c.open(&self.at, Open::Change) else {
-            return;
+        let r = match c.open(&self.at, Open::Change) {
+            Ok(r) => r,
+            // The server restarted since the lock was taken (the run's
+            // sessions reconnected): this client learns it here, dials
+            // once more, and removes the lock as ever, proven first.
+            Err(e) if e.needs_reconnect() && c.reconnect().is_ok() => {
+                match c.open(&self.at, Open::Change) {
+                    Ok(r) => r,
+                    Err(_) => return,
+                }
+            }
+            Err(_) => return,
         };
         let same = c
             .file_info(r.file_id)

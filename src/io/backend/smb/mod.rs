@@ -26,6 +26,7 @@ mod connect;
 mod engine;
 mod file;
 mod lock;
+mod resume;
 pub(crate) mod tree;
 
 pub(crate) use clean::remove_empty_dir;
@@ -86,7 +87,14 @@ impl Shared {
     fn client(&self) -> MutexGuard<'_, Client> {
         // A thread that panicked mid-call left nothing half-done that a
         // later call depends on: replies are matched by message id.
-        self.client.lock().unwrap_or_else(|e| e.into_inner())
+        let mut c = self.client.lock().unwrap_or_else(|e| e.into_inner());
+        // A server restarted under the run (the workers reconnected):
+        // dialled once, so the lock's removal and the set's upkeep after
+        // the run reach it; it holds no handle across calls to reopen.
+        if c.lost() {
+            let _ = c.reconnect();
+        }
+        c
     }
 
     fn me(&self) -> Option<Sid> {

@@ -154,6 +154,17 @@ impl Channel {
         &self.stats
     }
 
+    /// This channel replaces one that was lost (a reconnect): it takes in
+    /// the old one's counters, so a channel's figures are its place's over
+    /// the run, and counts the reconnect; the credits held are this
+    /// connection's own.
+    pub(crate) fn replaces(&mut self, old: &ChannelStats) {
+        let credits_now = self.stats.credits_now;
+        self.stats.merge(old);
+        self.stats.credits_now = credits_now;
+        self.stats.reconnects += 1;
+    }
+
     /// Starts the counters over; the credits held are kept.
     pub(crate) fn reset_stats(&mut self) {
         let credits_now = self.stats.credits_now;

@@ -2,10 +2,12 @@
 //! `connect` makes the first channel (NEGOTIATE, logon, keys, TREE_CONNECT,
 //! the 3.0/3.0.2 negotiation check); `add_channels` binds more connections
 //! to the same session (multichannel), over the server's interfaces or the
-//! addresses given. A lost connection is not replayed: its requests fail,
-//! and `reconnect` (counted) makes a new session when the caller decides.
+//! addresses given. A lost connection is not replayed here: its requests
+//! fail, and `reconnect_until` (counted per channel) makes a new session
+//! when the caller decides; the caller reopens its files and sends again.
 
 use std::net::SocketAddr;
+use std::time::{Duration, Instant};
 
 use super::super::conn::channel::{Channel, ChannelKeys, ChannelOptions};
 use super::super::consts::{
@@ -268,15 +270,61 @@ impl Client {
         Ok(())
     }
 
-    /// Makes a new session after a lost connection: as many channels as
-    /// before, to the same addresses. Open files do not survive (no
-    /// durable handles): the caller reopens them. Counted.
+    /// Makes a new session after a lost connection, in one attempt.
     pub fn reconnect(&mut self) -> SmbResult<()> {
+        self.reconnect_until(Instant::now())
+    }
+
+    /// Makes a new session after a lost connection, dialling again every
+    /// 50 ms doubling to 1 s until `deadline` (one attempt at least, each
+    /// bounded by the connect and request timeouts): a new TCP connection,
+    /// NEGOTIATE, SESSION_SETUP with the credentials held since `connect`
+    /// (never read again), TREE_CONNECT, then as many channels as before
+    /// bound to the same addresses. Credits and message ids start over
+    /// with the new connections. Open files do not survive (no durable
+    /// handles): the caller reopens them. Each new channel takes in its
+    /// predecessor's counters and counts the reconnect; until a session
+    /// stands, the lost channels stay, counters and all. A failure a new
+    /// attempt cannot mend (a refused logon, a missing share) ends the
+    /// wait at once.
+    pub fn reconnect_until(&mut self, deadline: Instant) -> SmbResult<()> {
         let addrs: Vec<SocketAddr> = self.channels.iter().skip(1).map(Channel::peer).collect();
-        for c in &self.channels {
-            self.retired.merge(c.stats());
+        let mut pause = Duration::from_millis(50);
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let keep = self.opts.connect_timeout;
+            self.opts.connect_timeout = keep.min(left.max(Duration::from_millis(200)));
+            let old = std::mem::take(&mut self.channels);
+            let made = self.remake(&addrs);
+            self.opts.connect_timeout = keep;
+            match made {
+                Ok(()) => {
+                    for (i, o) in old.iter().enumerate() {
+                        match self.channels.get_mut(i) {
+                            Some(c) => c.replaces(o.stats()),
+                            None => self.retired.merge(o.stats()),
+                        }
+                    }
+                    self.reconnects += 1;
+                    return Ok(());
+                }
+                Err(e) => {
+                    // What the attempt made is dropped; the lost channels
+                    // (and their counters) stand until one succeeds.
+                    self.channels = old;
+                    if !e.needs_reconnect() || Instant::now() + pause > deadline {
+                        return Err(e);
+                    }
+                    std::thread::sleep(pause);
+                    pause = (pause * 2).min(Duration::from_secs(1));
+                }
+            }
         }
-        self.channels.clear();
+    }
+
+    /// One attempt at a new session with a channel to each of `addrs`
+    /// beside the first.
+    fn remake(&mut self, addrs: &[SocketAddr]) -> SmbResult<()> {
         self.guid = setup::random::<16>()?;
         let e = establish(&self.target, &self.auth, &self.opts, self.guid)?;
         self.channels.push(e.ch);
@@ -285,8 +333,7 @@ impl Client {
         self.session_key = e.session_key;
         self.keys = e.keys;
         self.session_signer = e.session_signer;
-        self.reconnects += 1;
-        for a in addrs {
+        for &a in addrs {
             self.bind(a)?;
         }
         Ok(())
