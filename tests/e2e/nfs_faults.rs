@@ -214,9 +214,12 @@ fn a_server_restart_mid_run_is_reconnected_counted_and_the_run_goes_on() {
                 .cloned()
                 .unwrap_or_default()
         };
+        // (A line from before the worker's first publish, on a loaded
+        // machine, knows none yet and carries no calls either.)
         assert!(
-            parts().all(|l| conns(l).len() == 2),
-            "v{v}: two connections on each line"
+            parts().all(|l| conns(l).len() == 2 || l["protocol"]["calls"].as_u64() == Some(0))
+                && parts().any(|l| conns(l).len() == 2),
+            "v{v}: two connections on each line with calls"
         );
         let conn_calls: u64 = parts()
             .flat_map(conns)

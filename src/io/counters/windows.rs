@@ -204,7 +204,7 @@ fn processor_times() -> Result<Vec<ProcessorTimes>, String> {
         .collect())
 }
 
-pub(super) fn wide(s: &str) -> Vec<u16> {
+fn wide(s: &str) -> Vec<u16> {
     s.encode_utf16().chain(std::iter::once(0)).collect()
 }
 

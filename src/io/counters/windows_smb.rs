@@ -65,7 +65,7 @@ pub(crate) fn share_of(target: &str) -> Option<String> {
         return Some(s);
     }
     let letter = target.get(..2).filter(|d| d.ends_with(':'))?;
-    let local = super::windows::wide(letter);
+    let local = wide(letter);
     let mut buf = vec![0u16; 1024];
     let mut len = buf.len() as u32;
     // SAFETY: a NUL-terminated name and a buffer of `len` UTF-16 units.
@@ -93,7 +93,7 @@ impl ShareCounters {
             counters: [0; 3],
         };
         for (i, path) in COUNTERS.iter().enumerate() {
-            let wpath = super::windows::wide(path);
+            let wpath = wide(path);
             // SAFETY: an open query, a NUL-terminated path, an out-pointer.
             let status =
                 unsafe { PdhAddEnglishCounterW(me.query, wpath.as_ptr(), 0, &mut me.counters[i]) };
@@ -173,6 +173,11 @@ impl ShareCounters {
                 .then_some(it.RawValue.FirstValue.max(0) as u64)
         })
     }
+}
+
+/// `s` as a NUL-terminated UTF-16 string for a W call.
+fn wide(s: &str) -> Vec<u16> {
+    s.encode_utf16().chain(std::iter::once(0)).collect()
 }
 
 /// A NUL-terminated UTF-16 string, at most 1,024 units (a share's

@@ -213,7 +213,8 @@ impl Engine for NfsEngine {
     }
 
     fn publish_live(&mut self, counters: &LiveCounters) {
-        counters.store_proto(&self.live_totals());
+        // The connections first: a live line whose totals show traffic
+        // then always lists them (the collector reads both apart).
         let client = &self.client;
         let links = links_of(counters, LinkKind::Connection, || {
             let server = client.server_addr().to_string();
@@ -222,6 +223,7 @@ impl Engine for NfsEngine {
         for (i, c) in client.conn_stats().enumerate() {
             links.store(i, &self.links.total(i, conn_figures(c)));
         }
+        counters.store_proto(&self.live_totals());
     }
 
     fn failure(&self) -> Option<String> {

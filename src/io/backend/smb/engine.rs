@@ -380,7 +380,8 @@ impl Engine for SmbEngine {
     }
 
     fn publish_live(&mut self, counters: &LiveCounters) {
-        counters.store_proto(&self.live_totals());
+        // The channels first: a live line whose totals show traffic then
+        // always lists them (the collector reads both apart).
         let chans = self.client.channels();
         let links = links_of(counters, LinkKind::Channel, || {
             chans.iter().map(|c| c.peer().to_string()).collect()
@@ -388,6 +389,7 @@ impl Engine for SmbEngine {
         for (i, ch) in chans.iter().enumerate() {
             links.store(i, &self.links.total(i, channel_figures(ch.stats())));
         }
+        counters.store_proto(&self.live_totals());
     }
 
     fn protocol(&mut self) -> Option<ProtoSeen> {
