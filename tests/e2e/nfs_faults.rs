@@ -8,78 +8,18 @@
 //! Synchronised on the run's `--live` lines and the server's pid and port,
 //! never on sleeps.
 
-use std::path::Path;
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
 use volbench::error::exit;
 
+use crate::common::live_run::{
+    busy_intervals, busy_parts, free_port, live_lines, scrape, wait_end, wait_for,
+};
 use crate::common::nfs::NfsServer;
 use crate::common::{read_json, vb};
 
 const VERSIONS: [&str; 2] = ["3", "4.1"];
-
-/// The lines of a live file, each parsed (a torn last line is left for
-/// the next look).
-fn live_lines(path: &Path) -> Vec<Value> {
-    let text = std::fs::read_to_string(path).unwrap_or_default();
-    text.lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect()
-}
-
-/// Measured intervals of the run's total that moved data.
-fn busy_intervals(lines: &[Value]) -> usize {
-    lines
-        .iter()
-        .filter(|l| l["scope"] == "total" && l["phase"] == "measure")
-        .filter(|l| {
-            l["read"]["iops"].as_f64().unwrap_or(0.0) + l["write"]["iops"].as_f64().unwrap_or(0.0)
-                > 0.0
-        })
-        .count()
-}
-
-/// Polls the live file until `done` holds, while `child` runs; false if
-/// the child ended first or `limit` passed.
-fn wait_for(
-    child: &mut Child,
-    live: &Path,
-    limit: Duration,
-    done: impl Fn(&[Value]) -> bool,
-) -> bool {
-    let until = Instant::now() + limit;
-    while Instant::now() < until {
-        if done(&live_lines(live)) {
-            return true;
-        }
-        if child.try_wait().expect("wait").is_some() {
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    false
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free port")
-}
-
-/// GET /metrics from the run, as text.
-fn scrape(port: u16) -> Option<String> {
-    use std::io::{Read, Write};
-    let mut c = std::net::TcpStream::connect(("127.0.0.1", port)).ok()?;
-    c.write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
-        .ok()?;
-    let mut text = String::new();
-    c.read_to_string(&mut text).ok()?;
-    let (head, body) = text.split_once("\r\n\r\n")?;
-    head.starts_with("HTTP/1.1 200").then(|| body.to_string())
-}
 
 /// A counter's value summed over its series (one target, its phases).
 fn metric(text: &str, name: &str) -> f64 {
@@ -87,21 +27,6 @@ fn metric(text: &str, name: &str) -> f64 {
         .filter(|l| l.starts_with(&format!("{name}{{")))
         .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
         .sum()
-}
-
-/// Waits for a spawned run to end, within `limit`.
-fn wait_end(child: &mut Child, limit: Duration) -> std::process::ExitStatus {
-    let until = Instant::now() + limit;
-    loop {
-        if let Some(s) = child.try_wait().expect("wait") {
-            return s;
-        }
-        if Instant::now() >= until {
-            let _ = child.kill();
-            panic!("the run did not end within {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
 }
 
 #[test]
@@ -413,16 +338,6 @@ fn two_servers_run(
         .spawn()
         .expect("volbench starts");
     (child, tmp, url_a)
-}
-
-/// Measured intervals of one target of a list (its `part` lines) that
-/// moved data.
-fn busy_parts(lines: &[Value], target: &str) -> usize {
-    lines
-        .iter()
-        .filter(|l| l["scope"] == "part" && l["phase"] == "measure" && l["target"] == target)
-        .filter(|l| l["read"]["iops"].as_f64().unwrap_or(0.0) > 0.0)
-        .count()
 }
 
 /// `--on-host-loss` over a list of NFS targets, each its own server

@@ -11,29 +11,11 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use crate::common::live_run::{free_port, scrape};
 use crate::common::smb::{PASSWORD, Samba, SambaConfig, USER};
 use crate::common::vb;
 
 const PW: &str = "VOLBENCH_SMB_PASSWORD";
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free port")
-}
-
-/// GET /metrics from the run, as text.
-fn scrape(port: u16) -> Option<String> {
-    use std::io::{Read, Write};
-    let mut c = std::net::TcpStream::connect(("127.0.0.1", port)).ok()?;
-    c.write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
-        .ok()?;
-    let mut text = String::new();
-    c.read_to_string(&mut text).ok()?;
-    let (head, body) = text.split_once("\r\n\r\n")?;
-    head.starts_with("HTTP/1.1 200").then(|| body.to_string())
-}
 
 /// The exporter's last figures: it serves them after the run until the
 /// next scrape (`bounds::METRICS_LINGER`), so the scrapes go on until one

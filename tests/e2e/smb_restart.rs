@@ -13,11 +13,12 @@
 
 use std::path::Path;
 use std::process::{Child, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::Value;
 use volbench::error::exit;
 
+use crate::common::live_run::{busy_intervals, busy_parts, live_lines, wait_end, wait_for};
 use crate::common::read_json;
 use crate::common::smb::{PASSWORD, Samba, SambaConfig, USER};
 use crate::common::vb;
@@ -26,63 +27,6 @@ const PW: &str = "VOLBENCH_SMB_PASSWORD";
 
 fn url(s: &Samba, dir: &str, query: &str) -> String {
     format!("smb://{USER}@127.0.0.1:{}/bench/{dir}?{query}", s.port)
-}
-
-/// The lines of a live file, each parsed (a torn last line is left for
-/// the next look).
-fn live_lines(path: &Path) -> Vec<Value> {
-    let text = std::fs::read_to_string(path).unwrap_or_default();
-    text.lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect()
-}
-
-/// Measured intervals of the run's total that moved data.
-fn busy_intervals(lines: &[Value]) -> usize {
-    lines
-        .iter()
-        .filter(|l| l["scope"] == "total" && l["phase"] == "measure")
-        .filter(|l| {
-            l["read"]["iops"].as_f64().unwrap_or(0.0) + l["write"]["iops"].as_f64().unwrap_or(0.0)
-                > 0.0
-        })
-        .count()
-}
-
-/// Polls the live file until `done` holds, while `child` runs; false if
-/// the child ended first or `limit` passed.
-fn wait_for(
-    child: &mut Child,
-    live: &Path,
-    limit: Duration,
-    done: impl Fn(&[Value]) -> bool,
-) -> bool {
-    let until = Instant::now() + limit;
-    while Instant::now() < until {
-        if done(&live_lines(live)) {
-            return true;
-        }
-        if child.try_wait().expect("wait").is_some() {
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    false
-}
-
-/// Waits for a spawned run to end, within `limit`.
-fn wait_end(child: &mut Child, limit: Duration) -> std::process::ExitStatus {
-    let until = Instant::now() + limit;
-    loop {
-        if let Some(s) = child.try_wait().expect("wait") {
-            return s;
-        }
-        if Instant::now() >= until {
-            let _ = child.kill();
-            panic!("the run did not end within {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
 }
 
 /// A random read-write run of `secs` on `target`, watched through `live`.
@@ -354,16 +298,6 @@ fn two_servers_run(
         .spawn()
         .expect("volbench starts");
     (child, tmp, url_a)
-}
-
-/// Measured intervals of one target of a list (its `part` lines) that
-/// moved data.
-fn busy_parts(lines: &[Value], target: &str) -> usize {
-    lines
-        .iter()
-        .filter(|l| l["scope"] == "part" && l["phase"] == "measure" && l["target"] == target)
-        .filter(|l| l["read"]["iops"].as_f64().unwrap_or(0.0) > 0.0)
-        .count()
 }
 
 /// `--on-host-loss` over a list of SMB targets, each its own smbd:

@@ -4,6 +4,7 @@
 
 pub mod far_tree;
 pub mod hosts;
+pub mod live_run;
 pub mod nfs;
 pub mod postgres;
 pub mod slurm;

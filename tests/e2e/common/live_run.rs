@@ -1,0 +1,100 @@
+//! Watching a spawned run from outside, as the fault tests do: its
+//! `--live` lines read as they grow, waits bounded by a limit and ended
+//! early when the run ends, and its Prometheus exporter scraped. Shared by
+//! the NFS and SMB fault and live tests (`nfs_faults`, `smb_restart`,
+//! `smb_live`).
+
+use std::path::Path;
+use std::process::Child;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+/// The lines of a live file, each parsed (a torn last line is left for
+/// the next look).
+pub fn live_lines(path: &Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    text.lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
+/// Whether a line's interval moved data (reads or writes).
+fn busy(l: &Value) -> bool {
+    l["read"]["iops"].as_f64().unwrap_or(0.0) + l["write"]["iops"].as_f64().unwrap_or(0.0) > 0.0
+}
+
+/// Measured intervals of the run's total that moved data.
+pub fn busy_intervals(lines: &[Value]) -> usize {
+    lines
+        .iter()
+        .filter(|l| l["scope"] == "total" && l["phase"] == "measure" && busy(l))
+        .count()
+}
+
+/// Measured intervals of one target of a list (its `part` lines) that
+/// read.
+pub fn busy_parts(lines: &[Value], target: &str) -> usize {
+    lines
+        .iter()
+        .filter(|l| l["scope"] == "part" && l["phase"] == "measure" && l["target"] == target)
+        .filter(|l| l["read"]["iops"].as_f64().unwrap_or(0.0) > 0.0)
+        .count()
+}
+
+/// Polls the live file until `done` holds, while `child` runs; false if
+/// the child ended first or `limit` passed.
+pub fn wait_for(
+    child: &mut Child,
+    live: &Path,
+    limit: Duration,
+    done: impl Fn(&[Value]) -> bool,
+) -> bool {
+    let until = Instant::now() + limit;
+    while Instant::now() < until {
+        if done(&live_lines(live)) {
+            return true;
+        }
+        if child.try_wait().expect("wait").is_some() {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    false
+}
+
+/// Waits for a spawned run to end, within `limit` (killed and failed
+/// past it).
+pub fn wait_end(child: &mut Child, limit: Duration) -> std::process::ExitStatus {
+    let until = Instant::now() + limit;
+    loop {
+        if let Some(s) = child.try_wait().expect("wait") {
+            return s;
+        }
+        if Instant::now() >= until {
+            let _ = child.kill();
+            panic!("the run did not end within {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// A loopback port free now (for `--metrics-listen`).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port")
+}
+
+/// GET /metrics from the run's exporter, as text.
+pub fn scrape(port: u16) -> Option<String> {
+    use std::io::{Read, Write};
+    let mut c = std::net::TcpStream::connect(("127.0.0.1", port)).ok()?;
+    c.write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+        .ok()?;
+    let mut text = String::new();
+    c.read_to_string(&mut text).ok()?;
+    let (head, body) = text.split_once("\r\n\r\n")?;
+    head.starts_with("HTTP/1.1 200").then(|| body.to_string())
+}
