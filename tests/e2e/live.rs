@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use volbench::error::exit;
 
+use crate::common::live_run::{free_port, scrape};
 use crate::common::{read_json, skip, stderr, vb, volbench};
 
 const BIN: &str = env!("CARGO_BIN_EXE_volbench");
@@ -222,25 +223,6 @@ fn live_and_metrics_flags_are_refused_before_any_io() {
         0,
         "nothing was written to the target"
     );
-}
-
-/// GET /metrics from the run, as text.
-fn scrape(port: u16) -> Option<String> {
-    let mut c = TcpStream::connect(("127.0.0.1", port)).ok()?;
-    c.write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
-        .ok()?;
-    let mut text = String::new();
-    c.read_to_string(&mut text).ok()?;
-    let (head, body) = text.split_once("\r\n\r\n")?;
-    head.starts_with("HTTP/1.1 200").then(|| body.to_string())
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 /// A Prometheus server on loopback, killed on drop.
