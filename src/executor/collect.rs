@@ -255,9 +255,14 @@ impl Reader {
         let now = control
             .all_finished_at(counters.len())
             .unwrap_or_else(Instant::now);
+        // A protocol client's engine publishes totals and its connections'
+        // (as one); the others neither.
+        let links_prev = std::mem::take(&mut self.links);
+        self.links = links_prev.clone();
+        self.links.clear();
         let mut snap = CounterSnapshot::default();
         for c in counters {
-            snap.add(&c.snapshot());
+            snap.add(&c.snapshot(&mut self.links));
         }
         let d = snap.since(&self.prev);
         let secs = (now - self.prev_t).as_secs_f64();
@@ -267,10 +272,6 @@ impl Reader {
             c.write_hist.add_to(&mut hist_now[1]);
         }
         let rated = self.rated;
-        // A protocol client's engine publishes totals; the others none.
-        let links_prev = std::mem::take(&mut self.links);
-        self.links = links_prev.clone();
-        self.links.read(counters.iter().map(|c| &c.links));
         self.proto =
             snap.proto.iter().any(|&v| v > 0).then(|| {
                 ProtocolInterval::from_delta(&d.proto).with_links(&self.links, &links_prev)

@@ -3,11 +3,80 @@
 //! beside `LiveCounters::proto` and read by the collector once per
 //! interval: each live interval's per-channel figures. Connection K of
 //! every worker's client is added into K, as the result's channels are.
+//!
+//! The client's totals and its connections' are one publication: the
+//! engine stores both inside a sequence (`publish`, a seqlock on
+//! `LiveCounters::proto_seq`) and the collector reads both again when the
+//! sequence moved under it (`read`), so a live line's connections add up
+//! to its totals exactly, the last line of a run included. A mutex would
+//! do it too, but the engine publishes after every batch of completions
+//! and must never wait for the collector.
 
-use std::sync::OnceLock;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering, fence};
 
-use super::LiveCounters;
+use super::{LiveCounters, PROTO_FIELDS};
+
+/// Stores a protocol client's totals and, through `links`, its
+/// connections' as one publication (see the module's comment). One writer
+/// per `LiveCounters`: the worker that owns it.
+#[cfg_attr(windows, allow(dead_code))]
+pub(crate) fn publish(
+    counters: &LiveCounters,
+    totals: &[u64; PROTO_FIELDS],
+    links: impl FnOnce(&LiveCounters),
+) {
+    let seq = counters.proto_seq.load(Ordering::Relaxed);
+    counters
+        .proto_seq
+        .store(seq.wrapping_add(1), Ordering::Relaxed);
+    fence(Ordering::Release);
+    links(counters);
+    for (a, &v) in counters.proto.iter().zip(totals) {
+        a.store(v, Ordering::Relaxed);
+    }
+    counters
+        .proto_seq
+        .store(seq.wrapping_add(2), Ordering::Release);
+}
+
+/// A worker's protocol totals, its connections' added into `sum`, both of
+/// one publication (zero and none for a worker that publishes none).
+pub(crate) fn read(counters: &LiveCounters, sum: &mut LinkSum) -> [u64; PROTO_FIELDS] {
+    let mut tries = 0u32;
+    loop {
+        if let Some(totals) = try_read(counters, sum) {
+            return totals;
+        }
+        // The engine is storing: a few dozen stores, unless its thread
+        // was preempted in the middle, when the collector gives way.
+        tries += 1;
+        if tries < 100 {
+            std::hint::spin_loop();
+        } else {
+            std::thread::yield_now();
+        }
+    }
+}
+
+/// `read`, or None (and `sum` untouched) when a publication was under way.
+fn try_read(counters: &LiveCounters, sum: &mut LinkSum) -> Option<[u64; PROTO_FIELDS]> {
+    let before = counters.proto_seq.load(Ordering::Acquire);
+    if before % 2 == 1 {
+        return None;
+    }
+    let mut vals = [[0u64; LINK_FIELDS]; MAX_LINKS];
+    let links = counters.links.get();
+    let n = links.map_or(0, |l| l.load(&mut vals));
+    let totals = std::array::from_fn(|i| counters.proto[i].load(Ordering::Relaxed));
+    fence(Ordering::Acquire);
+    if counters.proto_seq.load(Ordering::Relaxed) != before {
+        return None;
+    }
+    if let Some(l) = links {
+        sum.add(l, &vals[..n]);
+    }
+    Some(totals)
+}
 
 /// Connections one worker's client holds at most, so the live figures are
 /// bounded: an SMB session's channels (`bounds::MAX_SMB_CHANNELS`) and an
@@ -46,6 +115,14 @@ pub(crate) struct LiveLinks {
 }
 
 impl LiveLinks {
+    /// Every connection's totals into `out`; how many there are.
+    fn load(&self, out: &mut [[u64; LINK_FIELDS]; MAX_LINKS]) -> usize {
+        for (o, v) in out.iter_mut().zip(self.vals.iter()) {
+            *o = std::array::from_fn(|k| v[k].load(Ordering::Relaxed));
+        }
+        self.vals.len().min(MAX_LINKS)
+    }
+
     /// Connection `i`'s totals so far (an index past the ones set up is
     /// left out).
     #[cfg_attr(windows, allow(dead_code))]
@@ -91,22 +168,24 @@ pub(crate) struct LinkSum {
 }
 
 impl LinkSum {
-    /// Reads the workers' totals (once per interval, on the collector).
-    pub(crate) fn read<'a>(&mut self, workers: impl IntoIterator<Item = &'a OnceLock<LiveLinks>>) {
+    /// Starts a reading: every connection at zero, then each worker's
+    /// added (`read`, once per interval, on the collector).
+    pub(crate) fn clear(&mut self) {
         for v in &mut self.vals {
             *v = [0; LINK_FIELDS];
         }
-        for w in workers {
-            let Some(l) = w.get() else { continue };
-            self.kind.get_or_insert(l.kind);
-            for (i, v) in l.vals.iter().enumerate() {
-                if self.vals.len() <= i {
-                    self.vals.push([0; LINK_FIELDS]);
-                    self.servers.push(l.servers[i].clone());
-                }
-                for (s, a) in self.vals[i].iter_mut().zip(v) {
-                    *s += a.load(Ordering::Relaxed);
-                }
+    }
+
+    /// One worker's connections, `vals` read from `l`, added by place.
+    fn add(&mut self, l: &LiveLinks, vals: &[[u64; LINK_FIELDS]]) {
+        self.kind.get_or_insert(l.kind);
+        for (i, v) in vals.iter().enumerate() {
+            if self.vals.len() <= i {
+                self.vals.push([0; LINK_FIELDS]);
+                self.servers.push(l.servers[i].clone());
+            }
+            for (s, a) in self.vals[i].iter_mut().zip(v) {
+                *s += a;
             }
         }
     }
@@ -188,15 +267,90 @@ mod tests {
         links_of(&b, LinkKind::Channel, two).store(5, &[9, 9, 9, 9]);
         let quiet = LiveCounters::default();
         let mut s = LinkSum::default();
-        s.read([&a.links, &b.links, &quiet.links]);
+        let read_all = |s: &mut LinkSum, workers: &[&LiveCounters]| {
+            s.clear();
+            for w in workers {
+                read(w, s);
+            }
+        };
+        read_all(&mut s, &[&a, &b, &quiet]);
         assert_eq!(s.kind, Some(LinkKind::Channel));
         assert_eq!(s.vals, [[3, 300, 0, 1], [3, 300, 1, 0]]);
         assert_eq!(s.servers, two());
         let before = s.clone();
         links_of(&a, LinkKind::Channel, two).store(0, &[5, 500, 0, 1]);
-        s.read([&a.links, &b.links]);
+        read_all(&mut s, &[&a, &b]);
         assert_eq!(s.since(&before), [[2, 200, 0, 0], [0, 0, 0, 0]]);
         assert_eq!(s.since(&LinkSum::default()), s.vals);
+    }
+
+    #[test]
+    fn a_reading_sees_the_totals_and_the_connections_of_one_publication() {
+        use super::super::proto::CALLS;
+        use std::sync::atomic::AtomicBool;
+        let two = || vec!["a".to_string(), "b".to_string()];
+        // Mid-publication, a reading waits: it would see the connections
+        // of this publish and the totals of the last.
+        let c = LiveCounters::default();
+        let mut totals = [0; PROTO_FIELDS];
+        totals[CALLS] = 3;
+        publish(&c, &totals, |c| {
+            links_of(c, LinkKind::Connection, two).store(0, &[3, 0, 0, 0]);
+            assert_eq!(try_read(c, &mut LinkSum::default()), None);
+        });
+        let mut sum = LinkSum::default();
+        assert_eq!(try_read(&c, &mut sum).map(|t| t[CALLS]), Some(3));
+        assert_eq!(sum.vals[0][link::REQUESTS], 3);
+
+        // And racing an engine that publishes without pause (its calls
+        // always the sum of its two connections', with a pause between
+        // the connections and the totals as a preempted thread has),
+        // every reading sees them agree.
+        // (The engine stops however the readings end, a failed one too.)
+        struct Stop<'a>(&'a AtomicBool);
+        impl Drop for Stop<'_> {
+            fn drop(&mut self) {
+                self.0.store(true, Ordering::Relaxed);
+            }
+        }
+        let done = AtomicBool::new(false);
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                let mut n = 1u64;
+                while !done.load(Ordering::Relaxed) {
+                    // (Its I/O between publishes.)
+                    for _ in 0..200 {
+                        std::hint::spin_loop();
+                    }
+                    n += 1;
+                    let mut totals = [0; PROTO_FIELDS];
+                    totals[CALLS] = 3 * n;
+                    publish(&c, &totals, |c| {
+                        let l = links_of(c, LinkKind::Connection, two);
+                        l.store(0, &[n, 0, 0, 0]);
+                        l.store(1, &[2 * n, 0, 0, 0]);
+                        for _ in 0..20 {
+                            std::hint::spin_loop();
+                        }
+                    });
+                }
+            });
+            let _stop = Stop(&done);
+            // 5,000 readings from the engine's first publish on (its
+            // thread may start after the first of them).
+            let mut last = 0;
+            while last == 0 {
+                last = read(&c, &mut LinkSum::default())[CALLS];
+            }
+            for reading in 0..5_000 {
+                sum.clear();
+                let calls = read(&c, &mut sum)[CALLS];
+                let links: u64 = sum.vals.iter().map(|v| v[link::REQUESTS]).sum();
+                assert_eq!(links, calls, "reading {reading}");
+                assert!(calls >= last, "never back");
+                last = calls;
+            }
+        });
     }
 
     #[test]

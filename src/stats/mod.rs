@@ -177,6 +177,9 @@ pub(crate) struct LiveCounters {
     /// The same client's totals per connection (`live_links`), set up by
     /// its engine's first publish; unset for the others.
     pub(crate) links: std::sync::OnceLock<live_links::LiveLinks>,
+    /// Odd while the engine is storing `proto` and `links`: the sequence
+    /// that makes them one publication (`live_links::publish`, `read`).
+    pub(crate) proto_seq: AtomicU64,
 }
 
 /// Operations a metadata run tells apart (`spec::meta::ALL_OPS`).
@@ -214,7 +217,9 @@ pub(crate) struct CounterSnapshot {
 }
 
 impl LiveCounters {
-    pub(crate) fn snapshot(&self) -> CounterSnapshot {
+    /// The worker's totals now; a protocol client's connections added into
+    /// `links`, read with its totals as one publication.
+    pub(crate) fn snapshot(&self, links: &mut live_links::LinkSum) -> CounterSnapshot {
         CounterSnapshot {
             read_ops: self.read_ops.load(Ordering::Relaxed),
             read_bytes: self.read_bytes.load(Ordering::Relaxed),
@@ -226,16 +231,7 @@ impl LiveCounters {
             write_svc_ns: self.write_svc_ns.load(Ordering::Relaxed),
             meta_ops: std::array::from_fn(|i| self.meta_ops[i].load(Ordering::Relaxed)),
             meta_lat_ns: std::array::from_fn(|i| self.meta_lat_ns[i].load(Ordering::Relaxed)),
-            proto: std::array::from_fn(|i| self.proto[i].load(Ordering::Relaxed)),
-        }
-    }
-
-    /// A protocol client's totals so far (never smaller than the last).
-    /// Only the protocol engines (NFS, SMB) call it, and they are Unix-only.
-    #[cfg_attr(windows, allow(dead_code))]
-    pub(crate) fn store_proto(&self, totals: &[u64; PROTO_FIELDS]) {
-        for (a, &v) in self.proto.iter().zip(totals) {
-            a.store(v, Ordering::Relaxed);
+            proto: live_links::read(self, links),
         }
     }
 }

@@ -21,7 +21,7 @@ use crate::io::engine::{Completion, Engine};
 use crate::io::workload::IoOp;
 use crate::proto::nfs::{self, Client, FileType, OpKind, Reply, Request, Stable};
 use crate::result::protocol::{ProtoOpSeen, ProtoSeen, ProtocolConn};
-use crate::stats::live_links::{Carry, LINK_FIELDS, LinkKind, link, links_of};
+use crate::stats::live_links::{self, Carry, LINK_FIELDS, LinkKind, link, links_of};
 use crate::stats::{LiveCounters, PROTO_FIELDS, proto};
 
 /// How long one `submit_and_wait` waits for its first completion when
@@ -213,17 +213,19 @@ impl Engine for NfsEngine {
     }
 
     fn publish_live(&mut self, counters: &LiveCounters) {
-        // The connections first: a live line whose totals show traffic
-        // then always lists them (the collector reads both apart).
-        let client = &self.client;
-        let links = links_of(counters, LinkKind::Connection, || {
-            let server = client.server_addr().to_string();
-            client.conn_stats().map(|_| server.clone()).collect()
+        // The totals and the connections' as one publication: a live
+        // line's connections add up to its totals.
+        let totals = self.live_totals();
+        let (client, carry) = (&self.client, &mut self.links);
+        live_links::publish(counters, &totals, |counters| {
+            let links = links_of(counters, LinkKind::Connection, || {
+                let server = client.server_addr().to_string();
+                client.conn_stats().map(|_| server.clone()).collect()
+            });
+            for (i, c) in client.conn_stats().enumerate() {
+                links.store(i, &carry.total(i, conn_figures(c)));
+            }
         });
-        for (i, c) in client.conn_stats().enumerate() {
-            links.store(i, &self.links.total(i, conn_figures(c)));
-        }
-        counters.store_proto(&self.live_totals());
     }
 
     fn failure(&self) -> Option<String> {

@@ -32,7 +32,7 @@ use crate::proto::smb::session::ops::Open;
 use crate::proto::smb::stats::ChannelStats;
 use crate::result::protocol::{ProtoOpSeen, ProtoSeen};
 use crate::result::smb::{SmbChannelSeen, SmbCommandSeen, SmbSeen};
-use crate::stats::live_links::{Carry, LINK_FIELDS, LinkKind, link, links_of};
+use crate::stats::live_links::{self, Carry, LINK_FIELDS, LinkKind, link, links_of};
 use crate::stats::{LiveCounters, OpStats, PROTO_FIELDS, proto};
 
 /// How long one `submit_and_wait` waits when given no timeout: the
@@ -380,16 +380,18 @@ impl Engine for SmbEngine {
     }
 
     fn publish_live(&mut self, counters: &LiveCounters) {
-        // The channels first: a live line whose totals show traffic then
-        // always lists them (the collector reads both apart).
-        let chans = self.client.channels();
-        let links = links_of(counters, LinkKind::Channel, || {
-            chans.iter().map(|c| c.peer().to_string()).collect()
+        // The totals and the channels' as one publication: a live line's
+        // channels add up to its totals.
+        let totals = self.live_totals();
+        let (chans, carry) = (self.client.channels(), &mut self.links);
+        live_links::publish(counters, &totals, |counters| {
+            let links = links_of(counters, LinkKind::Channel, || {
+                chans.iter().map(|c| c.peer().to_string()).collect()
+            });
+            for (i, ch) in chans.iter().enumerate() {
+                links.store(i, &carry.total(i, channel_figures(ch.stats())));
+            }
         });
-        for (i, ch) in chans.iter().enumerate() {
-            links.store(i, &self.links.total(i, channel_figures(ch.stats())));
-        }
-        counters.store_proto(&self.live_totals());
     }
 
     fn protocol(&mut self) -> Option<ProtoSeen> {
