@@ -17,6 +17,7 @@ use crate::common::smb::{PASSWORD, Samba, SambaConfig, USER};
 use crate::common::{stderr, stdout, vb};
 
 const PW: &str = "VOLBENCH_SMB_PASSWORD";
+const NOBODY: u32 = 65534;
 
 fn url(s: &Samba, dir: &str, query: &str) -> String {
     let q = if query.is_empty() {
@@ -336,6 +337,54 @@ fn smb_a_foreign_file_or_a_link_in_the_set_is_refused_and_left_untouched() {
         .output();
     assert_eq!(o.status.code(), Some(exit::REFUSED), "{}", stderr(&o));
     assert_eq!(std::fs::read(&one).unwrap(), b"replaced by the user");
+    // A set of ours whose file now belongs to another user, in place (the
+    // same file id, one link): its owner is what tells. Refused when the
+    // run's workers open the set, before any I/O (the run fails: exit 1
+    // and its result says why); not written; still read.
+    let given = url(&s, "given", "");
+    vb(["run", "--target", &given])
+        .env(PW, PASSWORD)
+        .args(args)
+        .args(["--files", "2", "--io-limit", "64k", "--duration", "10s"])
+        .expect(exit::OK);
+    let theirs = s.share().join("given/volbench.1.dat");
+    std::os::unix::fs::chown(&theirs, Some(NOBODY), Some(NOBODY)).unwrap();
+    let before = std::fs::read(&theirs).unwrap();
+    let o = vb(["run", "--target", &given])
+        .env(PW, PASSWORD)
+        .args(args)
+        .args(["--files", "2", "--duration", "1s"])
+        .output();
+    assert_eq!(o.status.code(), Some(exit::RUN_FAILED), "{}", stderr(&o));
+    let said: Vec<String> = stderr(&o)
+        .lines()
+        .filter(|l| l.contains("error"))
+        .map(String::from)
+        .collect();
+    assert!(
+        said.len() == 1
+            && said[0].contains("refusing to write")
+            && said[0].contains("given/volbench.1.dat: another user owns it"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(std::fs::read(&theirs).unwrap(), before, "not written");
+    let o = vb(["run", "--target", &given])
+        .env(PW, PASSWORD)
+        .args(["--size", "1m", "--rw", "read", "--warmup", "0"])
+        .args(["--files", "2", "--io-limit", "64k", "--duration", "10s"])
+        .output();
+    assert_eq!(o.status.code(), Some(exit::OK), "a read: {}", stderr(&o));
+    // A set to be filled again (another size) with that file in it: the
+    // fill's own proof refuses it before any write (exit 3).
+    let o = vb(["run", "--target", &given])
+        .env(PW, PASSWORD)
+        .args(["--size", "2m", "--rw", "write", "--warmup", "0"])
+        .args(["--files", "2", "--duration", "1s"])
+        .output();
+    assert_eq!(o.status.code(), Some(exit::REFUSED), "{}", stderr(&o));
+    assert!(stderr(&o).contains("another user owns it"), "{}", stderr(&o));
+    assert_eq!(std::fs::read(&theirs).unwrap(), before, "not filled");
 }
 
 #[test]

@@ -16,7 +16,7 @@
 use std::time::{Duration, Instant};
 
 use super::file::errno_of;
-use super::resume::{self, Ended, Held, InFlight};
+use super::resume::{self, Ended, Held, InFlight, Proof};
 use super::{SmbDir, connect};
 use crate::error::{Result, VbError};
 use crate::io::backend::{Dir, IoOpen};
@@ -68,11 +68,10 @@ pub(super) struct SmbEngine {
     links: Carry,
     /// The client's figures when the measured phase ended.
     measured: Option<ProtoSeen>,
-    /// What a reconnect needs: each file's path and id, how they open,
-    /// the share's id, how long a lost server is dialled again.
+    /// What a reconnect needs: each file's path and id, how they open
+    /// and are proven, how long a lost server is dialled again.
     held: Vec<Held>,
-    how: Open,
-    dev: u64,
+    proof: Proof,
     reconnect_for: Duration,
     /// Each slot's I/O from queue to completion: sent again after a
     /// reconnect.
@@ -116,7 +115,11 @@ pub(super) fn open(dir: &SmbDir, files: &[(String, u64)], how: &IoOpen) -> Resul
     } else {
         Open::Read
     };
-    let dev = dir.shared().dev;
+    let proof = Proof {
+        dev: dir.shared().dev,
+        how: how_open,
+        owner: dir.shared().me(),
+    };
     let mut held = Vec::with_capacity(files.len());
     for (name, id) in files {
         let f = Held {
@@ -124,7 +127,7 @@ pub(super) fn open(dir: &SmbDir, files: &[(String, u64)], how: &IoOpen) -> Resul
             shown: dir.path_of(name).display().to_string(),
             id: *id,
         };
-        let opened = resume::open_proven(&mut client, &f, dev, how_open)
+        let opened = resume::open_proven(&mut client, &f, proof)
             .map_err(|u| u.into_error(&f, "after volbench prepared it"))?;
         ids.push(opened);
         held.push(f);
@@ -144,8 +147,7 @@ pub(super) fn open(dir: &SmbDir, files: &[(String, u64)], how: &IoOpen) -> Resul
         carried: [0; PROTO_FIELDS],
         links: Carry::new(channels),
         held,
-        how: how_open,
-        dev,
+        proof,
         reconnect_for: Duration::from_secs(
             url.reconnect
                 .unwrap_or(crate::units::bounds::DEFAULT_SMB_RECONNECT_SECS),
@@ -206,8 +208,7 @@ impl SmbEngine {
         let got = resume::resume(
             &mut self.client,
             &self.held,
-            self.dev,
-            self.how,
+            self.proof,
             self.reconnect_for,
             cause,
         );

@@ -11,11 +11,11 @@
 //! file written; a removal is a delete-on-close on that same handle.
 //!
 //! What SMB does not give: a numeric owner (FileAllInformation carries
-//! none; the session's user made what it creates), so every file reads as
-//! `OWNER` and a set's proof rests on the id, kind, links and times (a
-//! metadata tree's files, which no marker lists, are proven by the owner
-//! SID their security descriptor names as well: `tree.rs`); and a
-//! volume id, so the share stands for the file system. The run's lock is a
+//! none), so a file reads as `OWNER` unless the owner SID of the handle a
+//! change goes through is another than the run's lock file's (`owner.rs`:
+//! a set's fill, rewrite, removal and the workers' write-opens; a tree's
+//! files are proven so in `tree.rs`); and a volume id, so the share stands
+//! for the file system. The run's lock is a
 //! file created exclusively (`lock.rs`); set-up goes over one channel of
 //! the directory's own client, and each worker logs on with its own
 //! session and `channels=` channels (`engine.rs`). No client cache: every
@@ -26,6 +26,7 @@ mod connect;
 mod engine;
 mod file;
 mod lock;
+mod owner;
 mod resume;
 pub(crate) mod tree;
 
@@ -474,6 +475,13 @@ impl Dir for SmbDir {
         // pins the file, whose attributes the proof then reads; only the
         // file proven is ever written through it.
         let (f, a) = self.open_as(&mut c, name, Open::WriteExisting)?;
+        let a = match owner::stamp(&mut c, f, a, self.shared.me()) {
+            Ok(a) => a,
+            Err(e) => {
+                let _ = c.close(f);
+                return Err(self.err("read the owner of", name, e));
+            }
+        };
         if let Err(why) = proof(&a) {
             let _ = c.close(f);
             return Err(self.refused(name, why));
@@ -487,7 +495,10 @@ impl Dir for SmbDir {
         // The proof and the delete are on one handle: nothing renamed in
         // between can be removed instead.
         if let Ok((f, a)) = self.open_as(&mut c, name, Open::Change) {
-            if a.kind == Kind::Regular && a.links == 1 && a.id == id {
+            let me = self.shared.me();
+            let ours =
+                |a: Attr| a.kind == Kind::Regular && a.links == 1 && a.id == id && a.uid == OWNER;
+            if owner::stamp(&mut c, f, a, me).is_ok_and(ours) {
                 Self::delete_open(&mut c, f);
             } else {
                 let _ = c.close(f);

@@ -26,6 +26,7 @@ use crate::io::gate::owner::Kind;
 use crate::io::workload::IoOp;
 use crate::proto::smb::error::SmbError;
 use crate::proto::smb::msg::FileId;
+use crate::proto::smb::msg::security::Sid;
 use crate::proto::smb::session::client::Client;
 use crate::proto::smb::session::ops::Open;
 
@@ -39,12 +40,27 @@ pub(super) struct Held {
     pub(super) id: u64,
 }
 
+/// How every file of a worker is opened and what proves it the set's.
+#[derive(Clone, Copy)]
+pub(super) struct Proof {
+    /// The share's stand-in file system id (`attr_of`).
+    pub(super) dev: u64,
+    pub(super) how: Open,
+    /// Who this session's files belong to (the owner the server gave the
+    /// run's lock file, `lock::take`): a file written must name it as its
+    /// owner. Unknown when the server named none; then the id, kind and
+    /// link count prove it alone, as they do a read.
+    pub(super) owner: Option<Sid>,
+}
+
 /// Why a file could not be opened as the set's.
 pub(super) enum Unproven {
     /// The server failed the open or the query.
     Smb(String, SmbError),
     /// Something else is at the name now.
     Replaced,
+    /// The file is the set's, but another user owns it now.
+    Foreign,
 }
 
 impl Unproven {
@@ -55,37 +71,46 @@ impl Unproven {
                 "refusing to use {}: it was replaced {when}",
                 f.shown
             )),
+            Unproven::Foreign => VbError::refused(format!(
+                "refusing to write {}: another user owns it (its owner changed {when})",
+                f.shown
+            )),
         }
     }
 }
 
-/// Opens `f` as `how` and proves it the file prepared: a regular file
+/// Opens `f` as `p.how` and proves it the file prepared: a regular file
 /// (never a reparse point, never one being deleted) whose id is the one
-/// recorded, of one link when it is written. The first open and every
-/// reopen after a reconnect alike; an unproven handle is closed unused.
-pub(super) fn open_proven(
-    client: &mut Client,
-    f: &Held,
-    dev: u64,
-    how: Open,
-) -> Result<FileId, Unproven> {
+/// recorded, of one link and of this session's owner when it is written.
+/// The first open and every reopen after a reconnect alike; an unproven
+/// handle is closed unused.
+pub(super) fn open_proven(client: &mut Client, f: &Held, p: Proof) -> Result<FileId, Unproven> {
     let r = client
-        .open(&f.at, how)
+        .open(&f.at, p.how)
         .map_err(|e| Unproven::Smb("open".into(), e))?;
-    let info = match client.file_info(r.file_id) {
-        Ok(i) => i,
-        Err(e) => {
-            let _ = client.close(r.file_id);
-            return Err(Unproven::Smb("inspect".into(), e));
-        }
-    };
-    let a = attr_of(&info, dev);
-    let write = how != Open::Read;
-    if a.kind == Kind::Regular && a.id == f.id && (!write || a.links == 1) {
-        Ok(r.file_id)
-    } else {
+    let proof = prove(client, r.file_id, f, p);
+    if proof.is_err() {
         let _ = client.close(r.file_id);
-        Err(Unproven::Replaced)
+    }
+    proof.map(|()| r.file_id)
+}
+
+fn prove(client: &mut Client, id: FileId, f: &Held, p: Proof) -> Result<(), Unproven> {
+    let info = client
+        .file_info(id)
+        .map_err(|e| Unproven::Smb("inspect".into(), e))?;
+    let a = attr_of(&info, p.dev);
+    let write = p.how != Open::Read;
+    if a.kind != Kind::Regular || a.id != f.id || (write && a.links != 1) {
+        return Err(Unproven::Replaced);
+    }
+    if !write {
+        return Ok(());
+    }
+    match super::owner::stamp(client, id, a, p.owner) {
+        Ok(a) if a.uid == super::OWNER => Ok(()),
+        Ok(_) => Err(Unproven::Foreign),
+        Err(e) => Err(Unproven::Smb("read the owner of".into(), e)),
     }
 }
 
@@ -113,8 +138,7 @@ pub(super) enum Ended {
 pub(super) fn resume(
     client: &mut Client,
     files: &[Held],
-    dev: u64,
-    how: Open,
+    proof: Proof,
     within: Duration,
     cause: &str,
 ) -> Result<Vec<FileId>, Ended> {
@@ -130,7 +154,7 @@ pub(super) fn resume(
         let mut ids = Vec::with_capacity(files.len());
         let mut again = false;
         for f in files {
-            match open_proven(client, f, dev, how) {
+            match open_proven(client, f, proof) {
                 Ok(id) => ids.push(id),
                 Err(Unproven::Smb(_, e)) if e.needs_reconnect() && Instant::now() < deadline => {
                     again = true;
