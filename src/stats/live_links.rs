@@ -7,8 +7,9 @@
 //! The client's totals and its connections' are one publication: the
 //! engine stores both inside a sequence (`publish`, a seqlock on
 //! `LiveCounters::proto_seq`) and the collector reads both again when the
-//! sequence moved under it (`read`), so a live line's connections add up
-//! to its totals exactly, the last line of a run included. A mutex would
+//! sequence moved under it (`read`), so a live line's connections and
+//! totals are of one instant, the last line of a run included (an NFS
+//! client's connections' calls add up to its calls on every line). A mutex would
 //! do it too, but the engine publishes after every batch of completions
 //! and must never wait for the collector.
 

@@ -20,6 +20,28 @@ fn of_kind<'a>(f: &'a [serde_json::Value], kind: &str) -> &'a serde_json::Value 
         .unwrap_or_else(|| panic!("no {kind} finding in {f:#?}"))
 }
 
+/// The cap inferred, or None when the machine was so busy with other work
+/// that volbench's threads waited for a CPU with no I/O in flight: then
+/// the diagnosis withholds the cap (the client, not only the storage, set
+/// the level) and must say why (`client_cpu`, "busy with other work").
+/// A quiet machine, as CI's, always gets the cap.
+fn cap_unless_busy<'a>(f: &'a [serde_json::Value], kind: &str) -> Option<&'a serde_json::Value> {
+    if let Some(cap) = f.iter().find(|x| x["kind"] == kind) {
+        return Some(cap);
+    }
+    let busy = f.iter().any(|x| {
+        x["kind"] == "client_cpu"
+            && x["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("busy with other work"))
+    });
+    assert!(busy, "no {kind} finding, and no busy client said: {f:#?}");
+    eprintln!(
+        "capped_diagnosis: the machine was busy with other work: {kind} withheld, as it must be"
+    );
+    None
+}
+
 // The suite's own warm-up run stays: the throttle lets a burst through at
 // first, which a discarded run absorbs as the papers advise.
 const SHORT: [&str; 5] = ["--duration", "2s", "--warmup", "1s", "--json"];
@@ -65,9 +87,10 @@ fn disk_check_on_a_500_iops_volume_names_the_cap_and_the_expectation() {
             .contains("of the 500-IOPS limit"),
         "{at:#}"
     );
-    let cap = of_kind(&f, "inferred_iops_cap");
-    let iops = cap["figures"]["cap_iops"].as_f64().unwrap();
-    assert!((iops / 500.0 - 1.0).abs() <= grain(), "{cap:#}");
+    if let Some(cap) = cap_unless_busy(&f, "inferred_iops_cap") {
+        let iops = cap["figures"]["cap_iops"].as_f64().unwrap();
+        assert!((iops / 500.0 - 1.0).abs() <= grain(), "{cap:#}");
+    }
     assert!(
         f.iter().all(|x| x["kind"] != "inferred_bandwidth_cap"),
         "{f:#?}"
@@ -88,9 +111,10 @@ fn disk_check_on_a_bandwidth_capped_volume_names_a_bandwidth_cap() {
         return;
     };
     let f = disk_check(&vol, None);
-    let cap = of_kind(&f, "inferred_bandwidth_cap");
-    let mib_s = cap["figures"]["cap_mib_s"].as_f64().unwrap();
-    assert!((mib_s / 4.0 - 1.0).abs() <= grain(), "{cap:#}");
+    if let Some(cap) = cap_unless_busy(&f, "inferred_bandwidth_cap") {
+        let mib_s = cap["figures"]["cap_mib_s"].as_f64().unwrap();
+        assert!((mib_s / 4.0 - 1.0).abs() <= grain(), "{cap:#}");
+    }
     assert!(f.iter().all(|x| x["kind"] != "inferred_iops_cap"), "{f:#?}");
 }
 

@@ -144,9 +144,6 @@ fn smb_live_lines_and_the_exporter_carry_each_channels_figures() {
         };
         assert_eq!(chans.len(), 2, "{p}");
         assert!(p.get("connections").is_none(), "{p}");
-        // One publication: the channels add up to the client's line.
-        let sum: u64 = chans.iter().map(|c| c["bytes"].as_u64().unwrap_or(0)).sum();
-        assert_eq!(sum, p["bytes"].as_u64().unwrap_or(0), "{p}");
         for (k, c) in chans.iter().enumerate() {
             assert_eq!(c["channel"], k as u64, "{c}");
             assert_eq!(c["server"], server.as_str(), "{c}");

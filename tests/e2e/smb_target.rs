@@ -383,7 +383,11 @@ fn smb_a_foreign_file_or_a_link_in_the_set_is_refused_and_left_untouched() {
         .args(["--files", "2", "--duration", "1s"])
         .output();
     assert_eq!(o.status.code(), Some(exit::REFUSED), "{}", stderr(&o));
-    assert!(stderr(&o).contains("another user owns it"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("another user owns it"),
+        "{}",
+        stderr(&o)
+    );
     assert_eq!(std::fs::read(&theirs).unwrap(), before, "not filled");
 }
 

@@ -214,7 +214,7 @@ impl Engine for NfsEngine {
 
     fn publish_live(&mut self, counters: &LiveCounters) {
         // The totals and the connections' as one publication: a live
-        // line's connections add up to its totals.
+        // line's connections' calls add up to its calls.
         let totals = self.live_totals();
         let (client, carry) = (&self.client, &mut self.links);
         live_links::publish(counters, &totals, |counters| {

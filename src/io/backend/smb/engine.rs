@@ -382,7 +382,7 @@ impl Engine for SmbEngine {
 
     fn publish_live(&mut self, counters: &LiveCounters) {
         // The totals and the channels' as one publication: a live line's
-        // channels add up to its totals.
+        // are of one instant (the channels count requests as sent).
         let totals = self.live_totals();
         let (chans, carry) = (self.client.channels(), &mut self.links);
         live_links::publish(counters, &totals, |counters| {
