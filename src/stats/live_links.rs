@@ -40,12 +40,20 @@ pub(crate) fn publish(
         .store(seq.wrapping_add(2), Ordering::Release);
 }
 
+/// How long the collector waits for one publication to end before it
+/// takes the figures as they stand: a worker that died mid-publication
+/// (its thread panicked) must not stop the live lines for good.
+const READ_PATIENCE: std::time::Duration = std::time::Duration::from_millis(100);
+
 /// A worker's protocol totals, its connections' added into `sum`, both of
-/// one publication (zero and none for a worker that publishes none).
+/// one publication (zero and none for a worker that publishes none); past
+/// `READ_PATIENCE` of publications under way, as they stand.
 pub(crate) fn read(counters: &LiveCounters, sum: &mut LinkSum) -> [u64; PROTO_FIELDS] {
     let mut tries = 0u32;
+    let mut since = None;
     loop {
-        if let Some(totals) = try_read(counters, sum) {
+        let patient = since.is_none_or(|t: std::time::Instant| t.elapsed() < READ_PATIENCE);
+        if let Some(totals) = try_read(counters, sum, patient) {
             return totals;
         }
         // The engine is storing: a few dozen stores, unless its thread
@@ -54,15 +62,21 @@ pub(crate) fn read(counters: &LiveCounters, sum: &mut LinkSum) -> [u64; PROTO_FI
         if tries < 100 {
             std::hint::spin_loop();
         } else {
+            since.get_or_insert_with(std::time::Instant::now);
             std::thread::yield_now();
         }
     }
 }
 
-/// `read`, or None (and `sum` untouched) when a publication was under way.
-fn try_read(counters: &LiveCounters, sum: &mut LinkSum) -> Option<[u64; PROTO_FIELDS]> {
+/// `read`, or None (and `sum` untouched) when a publication was under way
+/// and `whole` asks for one.
+fn try_read(
+    counters: &LiveCounters,
+    sum: &mut LinkSum,
+    whole: bool,
+) -> Option<[u64; PROTO_FIELDS]> {
     let before = counters.proto_seq.load(Ordering::Acquire);
-    if before % 2 == 1 {
+    if whole && before % 2 == 1 {
         return None;
     }
     let mut vals = [[0u64; LINK_FIELDS]; MAX_LINKS];
@@ -70,7 +84,7 @@ fn try_read(counters: &LiveCounters, sum: &mut LinkSum) -> Option<[u64; PROTO_FI
     let n = links.map_or(0, |l| l.load(&mut vals));
     let totals = std::array::from_fn(|i| counters.proto[i].load(Ordering::Relaxed));
     fence(Ordering::Acquire);
-    if counters.proto_seq.load(Ordering::Relaxed) != before {
+    if whole && counters.proto_seq.load(Ordering::Relaxed) != before {
         return None;
     }
     if let Some(l) = links {
@@ -297,10 +311,10 @@ mod tests {
         totals[CALLS] = 3;
         publish(&c, &totals, |c| {
             links_of(c, LinkKind::Connection, two).store(0, &[3, 0, 0, 0]);
-            assert_eq!(try_read(c, &mut LinkSum::default()), None);
+            assert_eq!(try_read(c, &mut LinkSum::default(), true), None);
         });
         let mut sum = LinkSum::default();
-        assert_eq!(try_read(&c, &mut sum).map(|t| t[CALLS]), Some(3));
+        assert_eq!(try_read(&c, &mut sum, true).map(|t| t[CALLS]), Some(3));
         assert_eq!(sum.vals[0][link::REQUESTS], 3);
 
         // And racing an engine that publishes without pause (its calls
@@ -352,6 +366,18 @@ mod tests {
                 last = calls;
             }
         });
+    }
+
+    #[test]
+    fn a_publication_that_never_ends_holds_a_reading_back_only_so_long() {
+        use super::super::proto::CALLS;
+        // A worker that died mid-publication: the sequence stays odd.
+        let c = LiveCounters::default();
+        c.proto[CALLS].store(7, Ordering::Relaxed);
+        c.proto_seq.store(1, Ordering::Relaxed);
+        let t = std::time::Instant::now();
+        assert_eq!(read(&c, &mut LinkSum::default())[CALLS], 7);
+        assert!(t.elapsed() >= READ_PATIENCE);
     }
 
     #[test]
