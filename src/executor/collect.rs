@@ -109,7 +109,23 @@ pub(super) fn collect(
             obs,
             stop,
         );
-        let (iv, now) = reader.next(run, control, counters, t0, st.phase);
+        // The measured phase's last reading comes after the phase moved on:
+        // every operation a worker counted as measured before the change is
+        // in it, and only the one batch each worker had in hand at the change
+        // comes after. (Read first, the operations done while this thread
+        // sampled the host and printed the line fell between the intervals.)
+        let over = stop.load(Ordering::Relaxed) || ended(control, counters.len());
+        // An --io-limit run ends when its last worker finished.
+        let now = control
+            .all_finished_at(counters.len())
+            .unwrap_or_else(Instant::now);
+        let closing = st.phase == PHASE_MEASURE && (over || now >= phase_end);
+        if closing {
+            control
+                .phase
+                .store(after_measure(run, over), Ordering::Relaxed);
+        }
+        let iv = reader.next(run, counters, (t0, now), st.phase);
         // A full warm-up interval feeds the steady-state detector.
         let steady_now = if st.phase == PHASE_WARMUP
             && run.spec.steady
@@ -123,6 +139,12 @@ pub(super) fn collect(
         } else {
             false
         };
+        // Start measuring at once, the reading just taken: the workers count
+        // completions from here on into their measured statistics.
+        let to_measure = st.phase == PHASE_WARMUP && !over && (now >= phase_end || steady_now);
+        if to_measure {
+            control.phase.store(PHASE_MEASURE, Ordering::Relaxed);
+        }
         if let Some((s, rc, last)) = st.host.as_mut() {
             let now_s = s.sample();
             if iv.duration_s > 0.0 {
@@ -144,38 +166,41 @@ pub(super) fn collect(
             });
             st.log.push(iv);
         }
+        if closing {
+            st.interrupted = stop.load(Ordering::Relaxed);
+            break;
+        }
+        if to_measure {
+            st.begin_measuring(run, steady_now, now);
+            (phase_start, phase_end, k) = (now, now + duration, 1);
+        } else {
+            k += 1;
+        }
         if stop.load(Ordering::Relaxed) || ended(control, counters.len()) {
             st.interrupted = stop.load(Ordering::Relaxed);
             break;
         }
-        if now < phase_end && !steady_now {
-            k += 1;
-            continue;
-        }
-        if st.phase != PHASE_WARMUP {
-            break;
-        }
-        if run.spec.steady {
-            st.steady = Some(SteadyResult {
-                reached: steady_now,
-                after_s: (now - t0).as_secs_f64(),
-            });
-        }
-        // Start measuring: the workers count completions from here on
-        // into their measured statistics.
-        control.phase.store(PHASE_MEASURE, Ordering::Relaxed);
-        super::rescue::doing(format!("running '{}'", run.spec.name));
-        st.warmup_done = Some((wall0, (now - t0).as_secs_f64()));
-        st.phase = PHASE_MEASURE;
-        phase_start = now;
-        phase_end = now + duration;
-        st.measure_start = now;
-        st.measure_wall = SystemTime::now();
-        st.cpu0 = cpu_seconds();
-        st.host_at_measure = st.host.as_ref().map(|(_, _, last)| last.clone());
-        k = 1;
     }
     wind_down(st, run, control, counters.len(), stop)
+}
+
+impl Seen<'_> {
+    /// The warm-up is over at `now` (the collector has told the workers).
+    fn begin_measuring(&mut self, run: &PlannedRun, steady_now: bool, now: Instant) {
+        if run.spec.steady {
+            self.steady = Some(SteadyResult {
+                reached: steady_now,
+                after_s: (now - self.t0).as_secs_f64(),
+            });
+        }
+        super::rescue::doing(format!("running '{}'", run.spec.name));
+        self.warmup_done = Some((self.wall0, (now - self.t0).as_secs_f64()));
+        self.phase = PHASE_MEASURE;
+        self.measure_start = now;
+        self.measure_wall = SystemTime::now();
+        self.cpu0 = cpu_seconds();
+        self.host_at_measure = self.host.as_ref().map(|(_, _, last)| last.clone());
+    }
 }
 
 /// What the collector has seen so far, and where the measured phase began.
@@ -242,19 +267,14 @@ struct Reader {
 }
 
 impl Reader {
-    /// The interval since the last reading, and when it ends.
+    /// The interval since the last reading, ending `now`.
     fn next(
         &mut self,
         run: &PlannedRun,
-        control: &Control,
         counters: &[Arc<LiveCounters>],
-        t0: Instant,
+        (t0, now): (Instant, Instant),
         phase: u8,
-    ) -> (Interval, Instant) {
-        // An --io-limit run ends when its last worker finished.
-        let now = control
-            .all_finished_at(counters.len())
-            .unwrap_or_else(Instant::now);
+    ) -> Interval {
         // A protocol client's engine publishes totals and its connections'
         // (as one); the others neither.
         let links_prev = std::mem::take(&mut self.links);
@@ -307,7 +327,7 @@ impl Reader {
         self.hist_prev = hist_now;
         self.prev = snap;
         self.prev_t = now;
-        (iv, now)
+        iv
     }
 }
 
@@ -335,14 +355,16 @@ fn wind_down(
         log,
         stalls,
     } = st;
-    let cooldown = (phase == PHASE_MEASURE && !interrupted && !ended(control, workers))
-        .then_some(run.spec.shape.cooldown_s)
-        .flatten();
-    let after = if cooldown.is_some() {
-        PHASE_COOLDOWN
+    let after = if phase == PHASE_MEASURE {
+        after_measure(run, interrupted || ended(control, workers))
     } else {
         PHASE_STOP
     };
+    let cooldown = run
+        .spec
+        .shape
+        .cooldown_s
+        .filter(|_| after == PHASE_COOLDOWN);
     control.phase.store(after, Ordering::Relaxed);
     let end = control
         .all_finished_at(workers)
@@ -400,6 +422,16 @@ fn wind_down(
         interrupted,
         counters,
         stalls,
+    }
+}
+
+/// The phase after measuring: the cool-down, if the run has one and was
+/// not cut short (`over`), else the stop.
+fn after_measure(run: &PlannedRun, over: bool) -> u8 {
+    if !over && run.spec.shape.cooldown_s.is_some() {
+        PHASE_COOLDOWN
+    } else {
+        PHASE_STOP
     }
 }
 
