@@ -117,7 +117,9 @@ pub(crate) fn finish(doc: &ResultDoc, to: &Outputs) -> Result<i32> {
     let sink_error = failed.first().map(|(_, e)| e.exit_code());
     if let Some(e) = &doc.error {
         crate::console::errln!("volbench: error: {e}");
-        return Ok(crate::error::failed_run_code(e));
+        return Ok(doc
+            .error_code
+            .unwrap_or_else(|| crate::error::failed_run_code(e)));
     }
     if let Some(code) = write_error.or(sink_error) {
         return Ok(code);
@@ -260,5 +262,42 @@ pub(crate) mod tests {
             code,
             crate::error::failed_run_code("I/O error on the target")
         );
+    }
+
+    #[test]
+    fn a_failure_ends_with_its_kinds_code_and_the_first_failure_is_kept() {
+        use crate::error::VbError;
+        let tmp = tempfile::tempdir().unwrap();
+        let base = annotate(crate::report::fixtures::six_patterns(), None);
+        let cases = [
+            // A refusal found as the run opened its set: 3, as at a fill.
+            (
+                VbError::refused("refusing to write a: another user owns it"),
+                exit::REFUSED,
+            ),
+            (
+                VbError::input("a 1 MiB I/O is larger than the server takes"),
+                exit::BAD_INPUT,
+            ),
+            // A run's failure: its words say (a full disk is the target's).
+            (
+                VbError::run("write failed: No space left on device (os error 28)"),
+                exit::TARGET,
+            ),
+            (VbError::run("I/O error on the target"), exit::RUN_FAILED),
+        ];
+        for (k, (e, want)) in cases.into_iter().enumerate() {
+            let mut doc = base.clone();
+            doc.fail(&e);
+            // A later failure changes neither the words nor the code.
+            doc.fail(&VbError::input("later"));
+            assert_eq!(doc.error.as_deref(), Some(e.message.as_str()));
+            let dir = tmp.path().join(format!("out{k}"));
+            assert_eq!(finish(&doc, &outputs(&dir, &[])).unwrap(), want, "{e}");
+            // Read back, the words alone say what they can: a run's code.
+            let back: ResultDoc =
+                serde_json::from_slice(&std::fs::read(dir.join("result.json")).unwrap()).unwrap();
+            assert_eq!(back.error_code, None, "the code is not written");
+        }
     }
 }

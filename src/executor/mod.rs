@@ -192,7 +192,7 @@ fn run_on_all(
     match outcomes {
         Ok(o) => settle(host, &spec, o, doc, obs, stop),
         Err(e) => {
-            doc.error = Some(e.to_string());
+            doc.fail(&e);
             false
         }
     }
@@ -233,7 +233,7 @@ fn settle(
                         } else {
                             e
                         };
-                        doc.error = Some(e.to_string());
+                        doc.fail(&e);
                     }
                 }
                 match partial {

@@ -285,6 +285,7 @@ pub fn doc(host: &str, runs: &[RunFixture]) -> ResultDoc {
         runs: built,
         interrupted: false,
         error: None,
+        error_code: None,
         notes: Vec::new(),
         cluster: None,
         expect: None,

@@ -57,6 +57,12 @@ pub struct ResultDoc {
     pub(crate) interrupted: bool,
     /// Why the invocation failed, when it did.
     pub(crate) error: Option<String>,
+    /// The exit code `error` ends the command with, where the error's kind
+    /// said it (a set refused as another user's when the workers opened it:
+    /// 3, as at the fill). Not written: the file's `error` is the words, and
+    /// a result read back without it takes the code from them.
+    #[serde(skip)]
+    pub(crate) error_code: Option<i32>,
     /// Things the user should know about how the numbers were produced.
     pub notes: Vec<String>,
     /// A multi-host run: each host's own figures, start skew and clock
@@ -85,6 +91,24 @@ pub struct ResultDoc {
 }
 
 impl ResultDoc {
+    /// The invocation failed with `e` (the first failure is the one kept):
+    /// its words, and the exit code of its kind. A run's failure takes the
+    /// code from the words (`error::failed_run_code`: a full disk is the
+    /// target's), as one read back would.
+    pub(crate) fn fail(&mut self, e: &crate::error::VbError) {
+        if self.error.is_some() {
+            return;
+        }
+        let message = e.to_string();
+        self.error_code = Some(match e.kind {
+            crate::error::Kind::Run | crate::error::Kind::Lost => {
+                crate::error::failed_run_code(&message)
+            }
+            _ => e.exit_code(),
+        });
+        self.error = Some(message);
+    }
+
     /// A result about to be filled in: this tool, no runs, no findings yet.
     pub(crate) fn begin(host: HostInfo, started: String, spec: JobSpec) -> Self {
         ResultDoc {
@@ -97,6 +121,7 @@ impl ResultDoc {
             runs: Vec::new(),
             interrupted: false,
             error: None,
+            error_code: None,
             notes: Vec::new(),
             cluster: None,
             expect: None,

@@ -339,8 +339,8 @@ fn smb_a_foreign_file_or_a_link_in_the_set_is_refused_and_left_untouched() {
     assert_eq!(std::fs::read(&one).unwrap(), b"replaced by the user");
     // A set of ours whose file now belongs to another user, in place (the
     // same file id, one link): its owner is what tells. Refused when the
-    // run's workers open the set, before any I/O (the run fails: exit 1
-    // and its result says why); not written; still read.
+    // run's workers open the set, before any I/O (a refusal, exit 3, as at
+    // the fill, and the result written says why); not written; still read.
     let given = url(&s, "given", "");
     vb(["run", "--target", &given])
         .env(PW, PASSWORD)
@@ -355,7 +355,7 @@ fn smb_a_foreign_file_or_a_link_in_the_set_is_refused_and_left_untouched() {
         .args(args)
         .args(["--files", "2", "--duration", "1s"])
         .output();
-    assert_eq!(o.status.code(), Some(exit::RUN_FAILED), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(exit::REFUSED), "{}", stderr(&o));
     let said: Vec<String> = stderr(&o)
         .lines()
         .filter(|l| l.contains("error"))
