@@ -100,6 +100,14 @@ pub struct Attr {
     pub(crate) change: u64,
 }
 
+impl Attr {
+    /// The file's length in bytes (for a caller outside the crate: the
+    /// bench's loop over the client, `bench/nfs-loop`).
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+}
+
 impl Default for Attr {
     fn default() -> Self {
         Attr {
