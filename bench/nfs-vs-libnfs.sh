@@ -6,7 +6,7 @@
 #
 #   sudo bench/nfs-vs-libnfs.sh [--duration 5] [--repeat 3] [--size 256]
 #                               [--cases randread-4k-qd1,randread-4k-qd16,read-64k-qd16,write-64k-qd16]
-#                               [--loop PATH]   (a built nfs-loop to use instead of building one;
+#                               [--loop PATH]   (a built nfs_loop example to use instead of building one;
 #                                                none: leave the loop out, its columns 0)
 #                               [--bin PATH]    (a volbench binary to use instead of building one)
 #                               [--bare]        (the C loop as the least any client does: no copy of
@@ -39,7 +39,7 @@
 # each in its own buffer: a read's data copied into it (fio's nfs engine
 # does so), a write's made in it with fio's default scramble (no two writes
 # alike, as volbench's); --bare drops both.
-# volbench's side twice: bench/nfs-loop/ (the same loop over
+# volbench's side twice: examples/nfs_loop.rs (the same loop over
 # volbench::proto::nfs: the client alone) and `volbench run --target nfs://`
 # (the whole tool: the nfs engine under the worker loop, its histograms,
 # intervals and result, on a file set of the same size filled once before
@@ -90,8 +90,8 @@ trap cleanup EXIT
 echo "building the two loops..." >&2
 cc -O2 -o "$work/libnfs-loop" "$here/nfs-loop/libnfs-loop.c" -lnfs
 if [[ -z $vbloop ]]; then
-  (cd "$here/nfs-loop" && cargo build --release --quiet)
-  vbloop=$here/nfs-loop/target/release/nfs-loop
+  (cd "$here/.." && cargo build --release --quiet --example nfs_loop)
+  vbloop=$here/../target/release/examples/nfs_loop
 fi
 if [[ -z $bin ]]; then
   (cd "$here/.." && cargo build --release --quiet)

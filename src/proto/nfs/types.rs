@@ -102,7 +102,7 @@ pub struct Attr {
 
 impl Attr {
     /// The file's length in bytes (for a caller outside the crate: the
-    /// bench's loop over the client, `bench/nfs-loop`).
+    /// bench's loop over the client, `examples/nfs_loop.rs`).
     pub fn size(&self) -> u64 {
         self.size
     }
