@@ -348,11 +348,5 @@ fn run_like_keeps_each_direction_s_request_size() {
 /// say both, the rate not reached and the client busy with other work. Over
 /// the rate is never explained.
 fn short_for_cpu(run: &serde_json::Value, did: f64, asked: f64) -> bool {
-    let findings = run["diagnosis"].as_array().cloned().unwrap_or_default();
-    let said = |kind: &str, words: &str| {
-        findings
-            .iter()
-            .any(|x| x["kind"] == kind && x["message"].as_str().is_some_and(|m| m.contains(words)))
-    };
-    did < asked && said("client_cpu", "busy with other work") && said("rate_not_reached", "")
+    did < asked && client_busy_with_other_work(run) && diagnosis_says(run, "rate_not_reached", "")
 }

@@ -57,9 +57,11 @@ fn search(vol: &Volume) -> serde_json::Value {
     assert_eq!(o.status.code(), Some(exit::OK), "{}", stderr(&o));
     let doc: serde_json::Value = serde_json::from_slice(&o.stdout)
         .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {}", stderr(&o)));
-    assert!(
+    let found = !doc["latency_search"][0]["found_iops"].is_null();
+    assert_eq!(
         stderr(&o).contains("highest rate keeping p99 <= 50ms"),
-        "the terminal names the rate found: {}",
+        found,
+        "the terminal names the rate found, if any: {}",
         stderr(&o)
     );
     doc
@@ -126,12 +128,21 @@ fn check_steps(doc: &serde_json::Value, must_confirm: bool) -> &serde_json::Valu
             10,
             "only the step bound ends a search unconfirmed: {s}"
         );
-        let found = f(&s["found_iops"]);
         let lowest_fail = steps
             .iter()
             .filter(|st| st["pass"] == false && !st["rate_iops"].is_null())
             .map(|st| f(&st["rate_iops"]))
             .fold(f64::INFINITY, f64::min);
+        let Some(found) = s["found_iops"].as_f64() else {
+            // None: every rate that passed also failed, or lies above one
+            // that did (a confirmation failed at the lowest rate tried).
+            assert!(
+                !steps.iter().any(|st| st["pass"] == true
+                    && st["rate_iops"].as_f64().is_some_and(|r| r < lowest_fail)),
+                "a rate passed below every failure, yet none was found: {s}"
+            );
+            return s;
+        };
         assert!(found < lowest_fail, "{found} below every failed rate: {s}");
         assert!(
             steps
@@ -176,6 +187,19 @@ fn latency_target_finds_far_more_without_the_cap() {
     };
     let doc = search(&vol);
     let s = check_steps(&doc, false);
+    if s["found_iops"].is_null() && client_busy_with_other_work(&doc) {
+        // Tens of thousands of IOPS on two cores shared with other work:
+        // p99 is the waits for a CPU, and a confirmation can fail at every
+        // rate tried. The device still did far more than the capped one
+        // with p99 kept at a probe, and the result says why none held.
+        let passed =
+            s["steps"].as_array().into_iter().flatten().any(|st| {
+                st["pass"] == true && st["rate_iops"].as_f64().is_some_and(|r| r > 2500.0)
+            });
+        assert!(passed, "no probe above 2,500 IOPS kept p99 uncapped: {s}");
+        eprintln!("latency_target: the machine was busy with other work: no rate confirmed");
+        return;
+    }
     let found = f(&s["found_iops"]);
     assert!(found > 2500.0, "found only {found} IOPS uncapped: {s}");
 }

@@ -125,6 +125,22 @@ pub fn histogram_count(run: &serde_json::Value, dir: &str) -> u64 {
         .sum()
 }
 
+/// Whether a result's diagnosis has a finding of `kind` whose message
+/// says `words` (empty: any).
+pub fn diagnosis_says(doc: &serde_json::Value, kind: &str, words: &str) -> bool {
+    doc["diagnosis"].as_array().is_some_and(|f| {
+        f.iter()
+            .any(|x| x["kind"] == kind && x["message"].as_str().is_some_and(|m| m.contains(words)))
+    })
+}
+
+/// Whether the result says the client's CPUs were busy with other
+/// processes (`client_cpu`): what excuses a figure that only a quiet
+/// machine keeps (a rate, a latency), and nothing else does.
+pub fn client_busy_with_other_work(doc: &serde_json::Value) -> bool {
+    diagnosis_says(doc, "client_cpu", "busy with other work")
+}
+
 pub fn read_json(path: &Path) -> serde_json::Value {
     let text =
         std::fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
