@@ -41,6 +41,13 @@ pub(crate) struct Control {
 }
 
 impl Control {
+    /// The run's stop as an engine watches it (`Engine::watch_stop`): true
+    /// once the collector has moved the phase to its end.
+    pub(crate) fn stopping(self: &Arc<Self>) -> crate::io::engine::Stopping {
+        let me = Arc::clone(self);
+        Arc::new(move || me.phase.load(Ordering::Relaxed) >= PHASE_STOP)
+    }
+
     /// A worker's error ends the run; `lost` when it was the loss of the
     /// target's server (told first, so whoever sees `failed` sees it).
     pub(crate) fn fail(&self, lost: bool) {

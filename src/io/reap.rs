@@ -70,16 +70,23 @@ impl<O: Copy> Slots<O> {
     }
 
     /// At the end of a loop: waits for everything still in flight, since
-    /// the buffers must outlive it, handing each op and result to `each`.
-    /// Returns how many never came back (the engine failed): their memory
-    /// must then be leaked, never freed.
+    /// the buffers must outlive it, handing each op and result to `each`;
+    /// an engine that can give up what is left does, once it has been
+    /// waited for long enough (`Engine::abandon`: a server that went away
+    /// is not waited for).
+    /// Returns how many never came back (the engine failed or gave them
+    /// up): their memory must then be leaked, never freed.
     pub(crate) fn drain(
         &mut self,
         engine: &mut impl Engine,
         done: &mut Vec<Completion>,
         mut each: impl FnMut(O, i64),
     ) -> u32 {
+        let since = std::time::Instant::now();
         while self.in_flight > 0 {
+            if engine.abandon(since.elapsed()) {
+                break;
+            }
             if engine
                 .submit_and_wait(self.in_flight as usize, done)
                 .is_err()

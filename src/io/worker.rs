@@ -105,6 +105,7 @@ fn run_loop<const RATED: bool, const VERIFY: bool, const SHAPED: bool>(
             };
         }
     };
+    engine.watch_stop(control.stopping());
     ready();
 
     let idle = IoOp {

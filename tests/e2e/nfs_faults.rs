@@ -14,7 +14,8 @@ use std::time::{Duration, Instant};
 use volbench::error::exit;
 
 use crate::common::live_run::{
-    busy_intervals, busy_parts, free_port, live_lines, scrape, wait_end, wait_for,
+    busy_intervals, busy_parts, check_stopped_while_away, free_port, interrupt, live_lines, scrape,
+    stalled_after, wait_end, wait_for,
 };
 use crate::common::nfs::NfsServer;
 use crate::common::{read_json, vb};
@@ -266,6 +267,52 @@ fn a_server_that_stays_away_ends_the_run_with_one_line_and_the_intervals_before(
             run["totals"]["read"]["ops"].as_u64().unwrap_or(0) > 0,
             "v{v}: the I/O before the loss is counted"
         );
+        srv.restart();
+    }
+}
+
+/// A Ctrl-C while the server is away, the run waiting for it to come
+/// back (up to `reconnect=`, 60 s here), ends within the stop's grace with
+/// the run's own result (`check_stopped_while_away`): the calls in flight
+/// are given up, not waited for.
+#[test]
+fn a_stop_while_the_server_is_away_ends_with_the_run_s_own_result() {
+    let test = "a_stop_while_the_server_is_away_ends_with_the_run_s_own_result";
+    let Some(mut srv) = NfsServer::start(test) else {
+        return;
+    };
+    for v in VERSIONS {
+        if v == "4.1" {
+            srv.restart();
+        }
+        let url = format!("{}&reconnect=60", srv.url(&format!("away-v{v}"), v));
+        let tmp = tempfile::tempdir().expect("a temporary folder");
+        let (live, out) = (tmp.path().join("live.jsonl"), tmp.path().join("out"));
+        let mut child = vb(["run", "--target", &url])
+            .args(["--size", "8m", "--rw", "randread", "--bs", "4k"])
+            .args(["--iodepth", "4", "--warmup", "0", "--duration", "120s"])
+            .args(["--interval", "500ms", "--live"])
+            .arg(&live)
+            .arg("--output")
+            .arg(&out)
+            .into_command()
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("volbench starts");
+        let limit = Duration::from_secs(120);
+        let busy = |l: &[serde_json::Value]| busy_intervals(l) >= 2;
+        assert!(wait_for(&mut child, &live, limit, busy), "v{v}: measured");
+        srv.stop();
+        assert!(
+            wait_for(&mut child, &live, limit, |l| stalled_after(l, 2)),
+            "v{v}: an interval without I/O once the server was gone"
+        );
+        interrupt(&child);
+        let status = wait_end(&mut child, Duration::from_secs(30));
+        let o = child.wait_with_output().expect("output");
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        check_stopped_while_away(status, &err, &out, "nfs");
         srv.restart();
     }
 }

@@ -18,7 +18,10 @@ use std::time::Duration;
 use serde_json::Value;
 use volbench::error::exit;
 
-use crate::common::live_run::{busy_intervals, busy_parts, live_lines, wait_end, wait_for};
+use crate::common::live_run::{
+    busy_intervals, busy_parts, check_stopped_while_away, interrupt, live_lines, stalled_after,
+    wait_end, wait_for,
+};
 use crate::common::read_json;
 use crate::common::smb::{PASSWORD, Samba, SambaConfig, USER};
 use crate::common::vb;
@@ -211,6 +214,37 @@ fn smb_a_server_that_stays_away_past_reconnect_ends_the_run_with_one_line() {
         "the I/O before the loss is counted"
     );
     assert_eq!(run["protocol"]["protocol"], "smb", "{run}");
+}
+
+/// A Ctrl-C while the server is away, the run waiting for it to come
+/// back (up to `reconnect=`, 60 s here), ends within the stop's grace with
+/// the run's own result (`check_stopped_while_away`): the reconnect ends
+/// at the stop and the requests in flight are given up.
+#[test]
+fn smb_a_stop_while_the_server_is_away_ends_with_the_run_s_own_result() {
+    let test = "smb_a_stop_while_the_server_is_away_ends_with_the_run_s_own_result";
+    let Some(mut srv) = Samba::up(test, SambaConfig::default()) else {
+        return;
+    };
+    let tmp = tempfile::tempdir().expect("a temporary folder");
+    let (live, out) = (tmp.path().join("live.jsonl"), tmp.path().join("out"));
+    let mut child = start(&url(&srv, "away", "reconnect=60"), &live, &out, 120);
+    let limit = Duration::from_secs(120);
+    assert!(
+        wait_for(&mut child, &live, limit, |l| busy_intervals(l) >= 2),
+        "the run measured before the loss"
+    );
+    srv.stop();
+    assert!(
+        wait_for(&mut child, &live, limit, |l| stalled_after(l, 2)),
+        "an interval without I/O once the server was gone"
+    );
+    interrupt(&child);
+    let status = wait_end(&mut child, Duration::from_secs(30));
+    let o = child.wait_with_output().expect("output");
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert!(!err.contains(PASSWORD), "a password shown: {err}");
+    check_stopped_while_away(status, &err, &out, "smb");
 }
 
 #[test]

@@ -51,6 +51,20 @@ impl Fds {
 /// the engine's `failure` says why.
 pub(crate) const OPEN_FAILED: i64 = -5;
 
+/// Whether the run has been told to stop: what an engine that waits on a
+/// server of its own reads while it waits for a lost server to come back
+/// (`Engine::watch_stop`), so a Ctrl-C reaches it within a moment and not
+/// only once the URL's `reconnect=` has run out.
+pub(crate) type Stopping = std::sync::Arc<dyn Fn() -> bool + Send + Sync>;
+
+/// How long the wait for what is in flight at the end of a worker's loop
+/// lasts before an engine that can give it up does (`Engine::abandon`).
+/// Short beside the stop's grace (`cmd::stop::GRACE`, 2 s), so a stop
+/// while the server is away still ends with the run's own result, its
+/// protocol figures in it; long beside any answer a reachable server gives
+/// to what was already sent.
+pub(crate) const ABANDON_AFTER: std::time::Duration = std::time::Duration::from_millis(500);
+
 /// One finished I/O: the slot it was queued in and the kernel's result
 /// (bytes transferred, or a negative errno).
 #[derive(Debug, Clone, Copy)]
@@ -77,7 +91,10 @@ pub(crate) trait Engine {
     unsafe fn queue(&mut self, slot: u32, op: IoOp, buf: *mut u8);
 
     /// Starts everything queued and waits until at least `min` I/Os have
-    /// completed, appending them to `out`.
+    /// completed, appending them to `out`. An engine that waits on a server
+    /// of its own may return sooner, with fewer or none, every so often
+    /// (its callers loop), so the worker sees a stop while that server is
+    /// silent.
     fn submit_and_wait(&mut self, min: usize, out: &mut Vec<Completion>) -> io::Result<()>;
 
     /// Like `submit_and_wait`, but gives up waiting after `timeout` (a
@@ -126,6 +143,25 @@ pub(crate) trait Engine {
     /// After each batch of completions: a protocol client stores its
     /// running totals for the live outputs (`LiveCounters::proto`).
     fn publish_live(&mut self, _counters: &crate::stats::LiveCounters) {}
+
+    /// The run's stop, for an engine whose waits on a lost server must end
+    /// when the run is stopped (a reconnect loop), not only at the URL's
+    /// `reconnect=`. Called once, before any I/O.
+    fn watch_stop(&mut self, _stopping: Stopping) {}
+
+    /// The worker's loop is over and it has waited `waited` for the I/Os
+    /// still in flight (asked before each wait): true if the engine gives
+    /// them up now (after `ABANDON_AFTER`, or at once when it already
+    /// stopped waiting for a lost server at the run's stop), so the worker
+    /// goes on without them (it then leaks their buffers, and drops the
+    /// engine next). Only an engine that touches the buffers inside its own
+    /// calls alone can (a protocol client in user space: once the worker
+    /// stops calling, nothing lands in them); it then leaves out the
+    /// goodbyes (COMMIT, CLOSE, LOGOFF) a lost server would not answer. The
+    /// kernel's engines never can: the kernel may still complete an I/O.
+    fn abandon(&mut self, _waited: std::time::Duration) -> bool {
+        false
+    }
 }
 
 pub(crate) use crate::spec::EngineKind;
@@ -272,6 +308,19 @@ impl Engine for AnyEngine {
     fn publish_live(&mut self, counters: &crate::stats::LiveCounters) {
         if let Self::Own(e) = self {
             e.publish_live(counters);
+        }
+    }
+
+    fn watch_stop(&mut self, stopping: Stopping) {
+        if let Self::Own(e) = self {
+            e.watch_stop(stopping);
+        }
+    }
+
+    fn abandon(&mut self, waited: std::time::Duration) -> bool {
+        match self {
+            Self::Own(e) => e.abandon(waited),
+            _ => false,
         }
     }
 }

@@ -264,6 +264,7 @@ pub(crate) fn run(rw: ReplayWorker, setup: WorkerSetup, ready: impl FnOnce()) ->
             return crate::io::worker::not_started(&control, why, ready);
         }
     };
+    engine.watch_stop(control.stopping());
     ready();
 
     let spec = &rw.spec;

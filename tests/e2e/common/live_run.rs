@@ -42,6 +42,58 @@ pub fn busy_parts(lines: &[Value], target: &str) -> usize {
         .count()
 }
 
+/// Whether the run's last measured interval moved nothing after `busy`
+/// ones that did: the server it waits for went away under it.
+pub fn stalled_after(lines: &[Value], busy_before: usize) -> bool {
+    busy_intervals(lines) >= busy_before
+        && lines
+            .iter()
+            .rev()
+            .find(|l| l["scope"] == "total" && l["phase"] == "measure")
+            .is_some_and(|l| !busy(l))
+}
+
+/// Ctrl-C to a spawned run: SIGINT.
+pub fn interrupt(child: &Child) {
+    let pid = rustix::process::Pid::from_child(child);
+    rustix::process::kill_process(pid, rustix::process::Signal::INT).expect("SIGINT sent");
+}
+
+/// What a run stopped by Ctrl-C while its server was away must have left:
+/// exit 130 and its own result, not the stop's rescue (written for a
+/// worker still blocked on the server, with no protocol figures): the
+/// intervals and reads measured before, and the run's `protocol` of
+/// `proto`.
+pub fn check_stopped_while_away(
+    status: std::process::ExitStatus,
+    err: &str,
+    out: &Path,
+    proto: &str,
+) {
+    assert_eq!(
+        status.code(),
+        Some(volbench::error::exit::INTERRUPTED),
+        "{err}"
+    );
+    let doc = crate::common::read_json(&out.join("result.json"));
+    assert_eq!(doc["interrupted"], true, "{doc}");
+    let notes = doc["notes"].to_string();
+    assert!(
+        !notes.contains("still blocked in I/O"),
+        "the stop's rescue wrote the result, not the run: {notes}\n{err}"
+    );
+    let run = &doc["runs"][0];
+    let measured = run["intervals"]
+        .as_array()
+        .map_or(0, |i| i.iter().filter(|x| x["phase"] == "measure").count());
+    assert!(measured >= 2, "the intervals before the loss are kept");
+    assert!(
+        run["totals"]["read"]["ops"].as_u64().unwrap_or(0) > 0,
+        "the I/O before the loss is counted"
+    );
+    assert_eq!(run["protocol"]["protocol"], proto, "{run}");
+}
+
 /// Polls the live file until `done` holds, while `child` runs; false if
 /// the child ended first or `limit` passed.
 pub fn wait_for(

@@ -17,7 +17,7 @@ use super::file::errno;
 use super::{NfsDir, attr_of};
 use crate::error::{Result, VbError};
 use crate::io::backend::{Dir, IoOpen};
-use crate::io::engine::{Completion, Engine};
+use crate::io::engine::{ABANDON_AFTER, Completion, Engine};
 use crate::io::workload::IoOp;
 use crate::proto::nfs::{self, Client, FileType, OpKind, Reply, Request, Stable};
 use crate::result::protocol::{ProtoOpSeen, ProtoSeen, ProtocolConn};
@@ -25,9 +25,13 @@ use crate::stats::live_links::{self, Carry, LINK_FIELDS, LinkKind, link, links_o
 use crate::stats::{LiveCounters, PROTO_FIELDS, proto};
 
 /// How long one `submit_and_wait` waits for its first completion when
-/// given no timeout: the client's own call timeouts and reconnects end a
-/// call long before (`nfs::Options`), so this only keeps the wait bounded.
-const WAIT_CAP: Duration = Duration::from_secs(3600);
+/// given no timeout, before it returns with none: the worker then looks at
+/// the run's phase and waits again. While the server is away its calls
+/// wait for the reconnect (up to `reconnect=`), and a stop must still
+/// reach the worker within a moment (`Engine::abandon`). A healthy wait
+/// ends at its first completion, so this costs a wake-up a slice of an
+/// idle or lost server's time, nothing per I/O.
+const WAIT_SLICE: Duration = Duration::from_millis(100);
 
 pub(super) struct NfsEngine {
     client: Client,
@@ -51,6 +55,9 @@ pub(super) struct NfsEngine {
     ended: Option<ProtoSeen>,
     /// Each connection's live totals, carried over the figures' restart.
     links: Carry,
+    /// The I/Os still in flight at the end were given up (`abandon`): the
+    /// server is not asked for anything more.
+    abandoned: bool,
 }
 
 // SAFETY: the client's raw pointers are the worker's buffers, used only on
@@ -105,6 +112,7 @@ pub(super) fn open(dir: &NfsDir, files: &[(String, u64)], how: &IoOpen) -> Resul
         carried: [0; PROTO_FIELDS],
         ended: None,
         links: Carry::new(opts.connections),
+        abandoned: false,
     })
 }
 
@@ -165,7 +173,7 @@ impl Engine for NfsEngine {
     }
 
     fn submit_and_wait(&mut self, min: usize, out: &mut Vec<Completion>) -> std::io::Result<()> {
-        self.submit_and_wait_for(min, WAIT_CAP, out)
+        self.submit_and_wait_for(min, WAIT_SLICE, out)
     }
 
     fn submit_and_wait_for(
@@ -238,6 +246,13 @@ impl Engine for NfsEngine {
 
     fn protocol(&mut self) -> Option<ProtoSeen> {
         Some(self.ended.take().unwrap_or_else(|| seen(&self.client)))
+    }
+
+    fn abandon(&mut self, waited: Duration) -> bool {
+        // The worker's buffers are touched only inside `poll`, which is not
+        // called again: closing the connections (at drop) ends every call.
+        self.abandoned |= waited >= ABANDON_AFTER;
+        self.abandoned
     }
 }
 
@@ -319,7 +334,12 @@ impl Drop for NfsEngine {
     /// What was written UNSTABLE is committed, and each file closed
     /// (NFSv4.1's open state), once the run's I/O is over: after the
     /// measured time, as a kernel client's close flushes.
+    /// After the I/O in flight was given up (a server that went away),
+    /// nothing: each call would wait for it again, up to `reconnect=`.
     fn drop(&mut self) {
+        if self.abandoned {
+            return;
+        }
         for &file in &self.files {
             if self.stable != Stable::FileSync {
                 let _ = self.client.call(Request::Commit {

@@ -20,7 +20,7 @@ use super::resume::{self, Ended, Held, InFlight, Proof};
 use super::{SmbDir, connect};
 use crate::error::{Result, VbError};
 use crate::io::backend::{Dir, IoOpen};
-use crate::io::engine::{Completion, Engine};
+use crate::io::engine::{ABANDON_AFTER, Completion, Engine, Stopping};
 use crate::io::workload::IoOp;
 use crate::proto::smb::conn::wait::wait_all;
 use crate::proto::smb::conn::{self, Outcome};
@@ -35,10 +35,12 @@ use crate::result::smb::{SmbChannelSeen, SmbCommandSeen, SmbSeen};
 use crate::stats::live_links::{self, Carry, LINK_FIELDS, LinkKind, link, links_of};
 use crate::stats::{LiveCounters, OpStats, PROTO_FIELDS, proto};
 
-/// How long one `submit_and_wait` waits when given no timeout: the
-/// channels' own request timeouts fail a silent server long before, so
-/// this only keeps the wait bounded.
-const WAIT_CAP: Duration = Duration::from_secs(3600);
+/// How long one `submit_and_wait` waits when given no timeout, before it
+/// returns with nothing: the worker then looks at the run's phase and
+/// waits again, so a stop reaches it while the server is silent (the
+/// channels' own request timeouts fail such a server only much later). A
+/// healthy wait ends at its first completion: nothing per I/O.
+const WAIT_SLICE: Duration = Duration::from_millis(100);
 
 /// The most credits a channel asks the server to keep open (Samba grants
 /// up to 8192 by default).
@@ -80,8 +82,14 @@ pub(super) struct SmbEngine {
     /// phase began.
     resent: [u64; 2],
     /// Why the run can go no further (the server lost, a file no longer
-    /// the set's): every I/O fails from then on.
+    /// the set's): every I/O fails from then on. Or the run was stopped
+    /// while the server was away: nothing more is asked of it.
     ended: Option<Ended>,
+    /// The run's stop (`Engine::watch_stop`), which ends a reconnect.
+    stopping: Option<Stopping>,
+    /// The I/Os in flight at the end were given up (`abandon`): the
+    /// server is not asked for anything more.
+    abandoned: bool,
 }
 
 // SAFETY: the channels' raw pointers are the worker's buffers, used only
@@ -156,6 +164,8 @@ pub(super) fn open(dir: &SmbDir, files: &[(String, u64)], how: &IoOpen) -> Resul
         resent: [0; 2],
         measured: None,
         ended: None,
+        stopping: None,
+        abandoned: false,
     })
 }
 
@@ -205,12 +215,15 @@ impl SmbEngine {
     /// proven, every I/O in flight sent again; or, when that cannot be,
     /// every I/O in flight failed and the run's reason kept (`failure`).
     fn resume(&mut self, cause: &str) {
+        let stopping = self.stopping.clone();
+        let stopped = || stopping.as_ref().is_some_and(|s| s());
         let got = resume::resume(
             &mut self.client,
             &self.held,
             self.proof,
             self.reconnect_for,
             cause,
+            &stopped,
         );
         match got {
             Ok(ids) => {
@@ -226,10 +239,16 @@ impl SmbEngine {
                     }
                 }
             }
+            Err(Ended::Stopped) => {
+                // The I/Os in flight stay as they are, given up at the
+                // drain that follows (`abandon`), not failed: the run was
+                // stopped, not lost.
+                self.ended = Some(Ended::Stopped);
+            }
             Err(e) => {
                 let errno = match e {
                     Ended::Lost(_) => libc::ENOTCONN,
-                    Ended::Refused(_) => libc::ESTALE,
+                    Ended::Refused(_) | Ended::Stopped => libc::ESTALE,
                 };
                 self.ended = Some(e);
                 for slot in 0..self.in_flight.len() {
@@ -295,7 +314,7 @@ impl Engine for SmbEngine {
     }
 
     fn submit_and_wait(&mut self, min: usize, out: &mut Vec<Completion>) -> std::io::Result<()> {
-        self.submit_and_wait_for(min, WAIT_CAP, out)
+        self.submit_and_wait_for(min, WAIT_SLICE, out)
     }
 
     fn submit_and_wait_for(
@@ -413,12 +432,24 @@ impl Engine for SmbEngine {
     fn failure(&self) -> Option<String> {
         match &self.ended {
             Some(Ended::Lost(m) | Ended::Refused(m)) => Some(m.clone()),
-            None => None,
+            Some(Ended::Stopped) | None => None,
         }
     }
 
     fn server_lost(&self) -> bool {
         matches!(self.ended, Some(Ended::Lost(_)))
+    }
+
+    fn watch_stop(&mut self, stopping: Stopping) {
+        self.stopping = Some(stopping);
+    }
+
+    fn abandon(&mut self, waited: Duration) -> bool {
+        // The worker's buffers are touched only inside `submit_and_wait`,
+        // which is not called again: closing the channels (at drop) ends
+        // every request.
+        self.abandoned |= waited >= ABANDON_AFTER || matches!(self.ended, Some(Ended::Stopped));
+        self.abandoned
     }
 }
 
@@ -528,7 +559,12 @@ impl Drop for SmbEngine {
     /// Each file closed, then the session logged off, once the run's I/O
     /// is over (a kernel client's close flushes nothing more here: every
     /// WRITE went to the server).
+    /// After the I/O in flight was given up (a server that went away),
+    /// nothing: each request would wait for it again.
     fn drop(&mut self) {
+        if self.abandoned {
+            return;
+        }
         for &f in &self.files {
             let _ = self.client.close(f);
         }

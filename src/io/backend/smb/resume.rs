@@ -129,23 +129,31 @@ pub(super) enum Ended {
     /// It came back, and a file is no longer the set's (or the server
     /// refused what a reopen asked).
     Refused(String),
+    /// The run was stopped while the server was away: the I/Os in flight
+    /// are given up (`Engine::abandon`), not failed.
+    Stopped,
 }
 
 /// Makes the session again and reopens every file of `files` as `how`,
 /// proven; the ids to use from now on, in `files`' order. Bounded by
 /// `within` from the start: a server that answers and then drops again
-/// while the files are reopened is dialled again until then.
+/// while the files are reopened is dialled again until then, or until
+/// `stopped` says the run was stopped (then `Ended::Stopped`).
 pub(super) fn resume(
     client: &mut Client,
     files: &[Held],
     proof: Proof,
     within: Duration,
     cause: &str,
+    stopped: &dyn Fn() -> bool,
 ) -> Result<Vec<FileId>, Ended> {
     let deadline = Instant::now() + within;
     let server = client.target().addr;
     loop {
-        if let Err(e) = client.reconnect_until(deadline) {
+        if let Err(e) = client.reconnect_until(deadline, stopped) {
+            if stopped() {
+                return Err(Ended::Stopped);
+            }
             return Err(Ended::Lost(format!(
                 "the SMB server {server} was lost ({cause}) and did not come back within {} s: {e}",
                 within.as_secs()

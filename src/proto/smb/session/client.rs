@@ -272,7 +272,7 @@ impl Client {
 
     /// Makes a new session after a lost connection, in one attempt.
     pub fn reconnect(&mut self) -> SmbResult<()> {
-        self.reconnect_until(Instant::now())
+        self.reconnect_until(Instant::now(), &|| false)
     }
 
     /// Makes a new session after a lost connection, dialling again every
@@ -286,8 +286,13 @@ impl Client {
     /// predecessor's counters and counts the reconnect; until a session
     /// stands, the lost channels stay, counters and all. A failure a new
     /// attempt cannot mend (a refused logon, a missing share) ends the
-    /// wait at once.
-    pub fn reconnect_until(&mut self, deadline: Instant) -> SmbResult<()> {
+    /// wait at once, and so does `give_up` turning true (the caller's run
+    /// was stopped): the last attempt's error is returned.
+    pub fn reconnect_until(
+        &mut self,
+        deadline: Instant,
+        give_up: &dyn Fn() -> bool,
+    ) -> SmbResult<()> {
         let addrs: Vec<SocketAddr> = self.channels.iter().skip(1).map(Channel::peer).collect();
         let mut pause = Duration::from_millis(50);
         loop {
@@ -312,10 +317,17 @@ impl Client {
                     // What the attempt made is dropped; the lost channels
                     // (and their counters) stand until one succeeds.
                     self.channels = old;
-                    if !e.needs_reconnect() || Instant::now() + pause > deadline {
+                    if !e.needs_reconnect() || Instant::now() + pause > deadline || give_up() {
                         return Err(e);
                     }
-                    std::thread::sleep(pause);
+                    // In short naps, so a stop is seen within one.
+                    let until = Instant::now() + pause;
+                    while let Some(left) = until.checked_duration_since(Instant::now()) {
+                        if left.is_zero() || give_up() {
+                            break;
+                        }
+                        std::thread::sleep(left.min(Duration::from_millis(50)));
+                    }
                     pause = (pause * 2).min(Duration::from_secs(1));
                 }
             }
