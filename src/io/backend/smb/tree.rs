@@ -272,8 +272,9 @@ impl SmbTreeDir {
                 judge_attr(&a, owner).map_err(Fail::NotOurs)?;
                 Ok(a)
             })
-            .and_then(|a| match c.owner(f) {
-                Ok(Some(o)) if o == self.me => Ok(a),
+            // The one owner comparison, the file set's too (`owner::stamp`).
+            .and_then(|a| match super::owner::stamp(c, f, a, Some(self.me)) {
+                Ok(a) if a.uid == super::OWNER => Ok(a),
                 Ok(_) => Err(Fail::NotOurs("another user owns it")),
                 Err(e) => Err(sys(&e)),
             });
