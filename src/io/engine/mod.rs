@@ -62,7 +62,8 @@ pub(crate) type Stopping = std::sync::Arc<dyn Fn() -> bool + Send + Sync>;
 /// Short beside the stop's grace (`cmd::stop::GRACE`, 2 s), so a stop
 /// while the server is away still ends with the run's own result, its
 /// protocol figures in it; long beside any answer a reachable server gives
-/// to what was already sent.
+/// to what was already sent. (The user-space clients are Unix's.)
+#[cfg_attr(not(unix), allow(dead_code))]
 pub(crate) const ABANDON_AFTER: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// One finished I/O: the slot it was queued in and the kernel's result

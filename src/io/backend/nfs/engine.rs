@@ -29,8 +29,8 @@ use crate::stats::{LiveCounters, PROTO_FIELDS, proto};
 /// the run's phase and waits again. While the server is away its calls
 /// wait for the reconnect (up to `reconnect=`), and a stop must still
 /// reach the worker within a moment (`Engine::abandon`). A healthy wait
-/// ends at its first completion, so this costs a wake-up a slice of an
-/// idle or lost server's time, nothing per I/O.
+/// ends at its first completion: this costs one wake-up per slice while
+/// the server is silent, nothing per I/O.
 const WAIT_SLICE: Duration = Duration::from_millis(100);
 
 pub(super) struct NfsEngine {
@@ -334,6 +334,7 @@ impl Drop for NfsEngine {
     /// What was written UNSTABLE is committed, and each file closed
     /// (NFSv4.1's open state), once the run's I/O is over: after the
     /// measured time, as a kernel client's close flushes.
+    ///
     /// After the I/O in flight was given up (a server that went away),
     /// nothing: each call would wait for it again, up to `reconnect=`.
     fn drop(&mut self) {

@@ -559,6 +559,7 @@ impl Drop for SmbEngine {
     /// Each file closed, then the session logged off, once the run's I/O
     /// is over (a kernel client's close flushes nothing more here: every
     /// WRITE went to the server).
+    ///
     /// After the I/O in flight was given up (a server that went away),
     /// nothing: each request would wait for it again.
     fn drop(&mut self) {
