@@ -8,8 +8,9 @@
 //! commit present (`scripts/windows-build --profile dist`, or `--release`),
 //! `volbench-VERSION-x86_64-windows.zip` too; `SHA256SUMS` for them all.
 //! `--debug` makes the same layout from the dev profile in
-//! `target/dist/debug/` (CI checks the layout with the static debug build
-//! test.sh already made, instead of minutes of release build).
+//! `target/dist/debug/`; `--debug --bin FILE` packs a static build made
+//! already (CI checks the layout with the one test.sh links from its debug
+//! build, instead of minutes of building).
 //!
 //! std and serde_json (already built for volbench), so it builds in seconds
 //! and on the oldest supported toolchain.
@@ -34,7 +35,7 @@ const TARGETS: [(&str, &str); 1] = [("x86_64-unknown-linux-gnu", "x86_64")];
 /// `cargo build` here: its std is compiled from Debian's rustc-web source).
 const WINDOWS: &str = "x86_64-pc-windows-gnu";
 
-const USAGE: &str = "usage: cargo xtask dist [--debug]
+const USAGE: &str = "usage: cargo xtask dist [--debug [--bin FILE]]
 
   dist      build the static binary (profile `dist`) and pack it with its
             man pages, completions, README, docs, licences and third-party
@@ -43,13 +44,17 @@ const USAGE: &str = "usage: cargo xtask dist [--debug]
             --profile dist), target/dist/volbench-VERSION-x86_64-windows.zip;
             target/dist/SHA256SUMS for them all
   --debug   from the dev profile, into target/dist/debug/ (a quick check of
-            the layout; not for release)";
+            the layout; not for release)
+  --bin FILE
+            with --debug: pack FILE, a static build made already (test.sh
+            links one from its debug build), instead of building one";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let debug = match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
-        ["dist"] => false,
-        ["dist", "--debug"] | ["--debug", "dist"] => true,
+    let (debug, prebuilt) = match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+        ["dist"] => (false, None),
+        ["dist", "--debug"] | ["--debug", "dist"] => (true, None),
+        ["dist", "--debug", "--bin", bin] => (true, Some(PathBuf::from(bin))),
         ["-h"] | ["--help"] | ["help"] => {
             println!("{USAGE}");
             return ExitCode::SUCCESS;
@@ -59,7 +64,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    match dist(debug) {
+    match dist(debug, prebuilt.as_deref()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("xtask: {e}");
@@ -74,7 +79,7 @@ fn root() -> PathBuf {
     here.parent().unwrap_or(here).to_path_buf()
 }
 
-fn dist(debug: bool) -> Result<(), String> {
+fn dist(debug: bool, prebuilt: Option<&Path>) -> Result<(), String> {
     let root = root();
     let target_dir = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
@@ -88,9 +93,15 @@ fn dist(debug: bool) -> Result<(), String> {
     let mut made = Vec::new();
     let mut version_line = String::new();
     for (triple, arch) in TARGETS {
-        build(&root, triple, debug)?;
-        let profile = if debug { "debug" } else { "dist" };
-        let bin = target_dir.join(triple).join(profile).join("volbench");
+        let bin = match prebuilt {
+            // The one target's binary, made already (`--bin`).
+            Some(bin) => bin.to_path_buf(),
+            None => {
+                build(&root, triple, debug)?;
+                let profile = if debug { "debug" } else { "dist" };
+                target_dir.join(triple).join(profile).join("volbench")
+            }
+        };
         let shipped = pack::Shipped::from_checkout(&root, notices::text(&root, triple)?);
         let a = pack::assemble(&bin, &shipped, &dist, arch, epoch)?;
         println!(

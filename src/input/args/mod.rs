@@ -37,7 +37,7 @@ pub(crate) use run::RunArgs;
 #[derive(Parser, Debug)]
 #[command(
     name = "volbench",
-    version = super::version::LONG,
+    version = super::version::long(),
     about = "Storage benchmark for volumes, file shares and disks: the vendors' methods in one binary",
     long_about = None
 )]

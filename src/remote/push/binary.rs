@@ -121,7 +121,7 @@ fn same_version(candidate: &Path) -> bool {
             let theirs = String::from_utf8_lossy(&o.stdout);
             let theirs = theirs.trim().trim_start_matches("volbench ");
             // Ours without the linkage: a static build says "static".
-            theirs.replace(", static", "") == crate::input::version::LONG.replace(", static", "")
+            theirs.replace(", static", "") == crate::input::version::long().replace(", static", "")
         })
 }
 
@@ -164,7 +164,7 @@ pub(crate) fn windows_exe(given: Option<&Path>) -> Result<(PathBuf, Vec<u8>)> {
         "--push-binary: an os=windows host needs volbench.exe of this build ({}), and none \
          is beside this binary: build it with scripts/windows-build --release, or name it \
          with --windows-exe PATH",
-        crate::input::version::LONG
+        crate::input::version::long()
     )))
 }
 
@@ -226,7 +226,7 @@ pub(crate) fn not_this_windows_build(bytes: &[u8]) -> Option<String> {
     } else {
         Some(format!(
             "not volbench {}: build this checkout's with scripts/windows-build",
-            crate::input::version::LONG
+            crate::input::version::long()
         ))
     }
 }
@@ -236,7 +236,7 @@ pub(crate) fn not_this_windows_build(bytes: &[u8]) -> Option<String> {
 /// the two was built (a build on CI may touch Cargo.lock): the commit is
 /// what tells two builds' protocols apart.
 fn this_build() -> String {
-    let long = crate::input::version::LONG;
+    let long = crate::input::version::long();
     let head = long.split([')', ',']).next().unwrap_or(long);
     head.strip_suffix("-dirty").unwrap_or(head).to_string()
 }
@@ -270,7 +270,7 @@ mod tests {
 
     #[test]
     fn only_an_x86_64_exe_of_this_build_is_pushed_to_windows() {
-        let long = crate::input::version::LONG;
+        let long = crate::input::version::long();
         assert_eq!(not_this_windows_build(&pe(0x8664, long)), None);
         let stat = format!("{}, static)", this_build());
         assert_eq!(not_this_windows_build(&pe(0x8664, &stat)), None);
