@@ -146,6 +146,8 @@ step() {
 }
 finish() {
   local rc=$?
+  # A Windows lane still running when the run ends early goes with it.
+  [[ -z ${win_lane:-} ]] || kill -- -"$win_lane" 2>/dev/null || true
   skips
   echo "test.sh: steps (wall time):" >&2
   local s
@@ -163,6 +165,63 @@ trap finish EXIT
 # layering (no import cycle) and file-size rules are tests/architecture.rs.
 rustup component list --installed 2>/dev/null | grep -q '^rustfmt' || rustup component add rustfmt clippy >/dev/null 2>&1 || true
 step fmt cargo fmt --all -- --check
+
+# Windows (docs/guide/windows.md): Debian's rustc-web 1.85 and mingw-w64
+# build volbench.exe, which tests/e2e/windows.rs runs under Wine (the exe:
+# target/x86_64-pc-windows-gnu/debug/volbench.exe), and volbench's
+# overlapped engine in its harness. It installs system-wide (mingw-w64,
+# rustc-web in /usr/bin, Wine, a Wine prefix in the home directory): only
+# with --install (CI). Without it the Wine tests skip (VOLBENCH_WINE=0),
+# whatever old volbench.exe lies in target/.
+#
+# That lane (the packages, rustc 1.85's check of the Linux build, the
+# Windows build) runs beside the stable toolchain's lints and builds, in a
+# target directory of its own (target/win: no lock shared): a compile is
+# one core's work for long stretches (a crate's front end, the link), and
+# the apt-get of Wine is the network's, so the two lanes fill the two
+# cores where one after the other left one idle. Its steps' times are
+# listed with the others once it is waited for, its output only if it
+# fails.
+win_lane=
+if ((!quick && install)) && [[ $(uname -m) == x86_64 && $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
+  mkdir -p target/win
+  : >target/win/steps
+  setsid bash -c '
+    set -e
+    export CARGO_TARGET_DIR=target/win
+    lane() { local name=$1 t=$SECONDS; shift; "$@"; printf "%6d s  %s (beside)\n" $((SECONDS - t)) "$name" >>target/win/steps; }
+    lane "windows: packages and Wine prefix" scripts/windows-build up >/dev/null
+    # The declared rust-version: rustc 1.85 checks the Linux build, all
+    # targets. (Debian'"'"'s rustc is not profile-optimised as rustup'"'"'s is:
+    # it compiles at about half the speed, so it checks here, and builds
+    # only what only it can build, for Windows.)
+    lane "msrv (rustc 1.85)" scripts/windows-build msrv --quiet
+    # One compile of volbench.exe, its warnings denied (scripts/windows-build
+    # check would compile it a second time to deny them).
+    lane "windows build" scripts/windows-build strict
+    # The harness is a workspace of its own, its target beside it.
+    lane "windows harness" env -u CARGO_TARGET_DIR scripts/windows-build harness --quiet
+  ' >target/win/log 2>&1 &
+  win_lane=$!
+elif ((!install)); then
+  export VOLBENCH_WINE=0
+fi
+# Waits for the Windows lane: its steps' times join the list; a failure
+# prints its output and fails the run.
+wait_win_lane() {
+  local rc=0
+  wait "$win_lane" || rc=$?
+  while IFS= read -r l; do steps+=("$l"); done <target/win/steps
+  win_lane=
+  if ((rc)); then
+    cat target/win/log >&2
+    echo "test.sh: the Windows lane failed (exit $rc)" >&2
+    exit "$rc"
+  fi
+  mkdir -p target/x86_64-pc-windows-gnu/debug
+  cp target/win/x86_64-pc-windows-gnu/debug/volbench.exe target/x86_64-pc-windows-gnu/debug/volbench.exe
+  windows_built=1
+}
 step clippy cargo clippy --quiet --all-targets -- -D warnings
 # The code's own documentation builds without a broken link or tag, private
 # items included (most of the crate is pub(crate): unreachable_pub is denied).
@@ -175,43 +234,33 @@ if ((quick)); then
   step architecture cargo test --quiet --test e2e architecture::
   exit 0
 fi
-# Windows (docs/guide/windows.md): Debian's rustc-web 1.85 and mingw-w64
-# build volbench.exe, which tests/e2e/windows.rs runs under Wine (the exe:
-# target/x86_64-pc-windows-gnu/debug/volbench.exe), and volbench's
-# overlapped engine in its harness. It installs system-wide (mingw-w64,
-# rustc-web in /usr/bin, Wine, a Wine prefix in the home directory): only
-# with --install (CI). Without it the Wine tests skip (VOLBENCH_WINE=0),
-# whatever old volbench.exe lies in target/.
-if ((install)) && [[ $(uname -m) == x86_64 && $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
-  step "windows: packages and Wine prefix" scripts/windows-build up >/dev/null
-  # The declared rust-version: rustc 1.85 checks the Linux build, all
-  # targets. (Debian's rustc is not profile-optimised as rustup's is: it
-  # compiles at about half the speed, so it checks here, and builds only
-  # what only it can build, for Windows.)
-  step "msrv (rustc 1.85)" scripts/windows-build msrv --quiet
-  windows=1
-elif ((!install)); then
-  export VOLBENCH_WINE=0
-fi
 step build cargo build --quiet --all-targets
-if [[ ${windows:-} ]]; then
-  # One compile of volbench.exe, its warnings denied (scripts/windows-build
-  # check would compile it a second time to deny them).
-  step "windows build" scripts/windows-build strict
-  step "windows harness" scripts/windows-build harness --quiet
-  windows_built=1
-fi
-# The static build the launchers test runs in a root with no C library
-# (dev profile: a fraction of a release build's time; same linking). Only
-# the binary: test harnesses linked statically against glibc crash (the
-# library's unit tests died of SIGSEGV when tried).
+# The static build the launchers test runs in a root with no C library,
+# linked from the library and dependencies `build` just compiled: `cargo
+# rustc` gives +crt-static to the binary's own crate alone, whose link makes
+# it static (one compiled library serves both links; the features are those
+# `--all-targets` unified, so it is that very library). Seconds, where a
+# build of its own (RUSTFLAGS and --target: every crate again) took three
+# minutes, four on a cold CI. Test harnesses are not linked so: statically
+# linked against glibc they crash (the library's unit tests died of SIGSEGV
+# when tried).
 if [[ $(uname -m) == x86_64 ]]; then
-  RUSTFLAGS='-C target-feature=+crt-static' step "static build" cargo build --quiet --target x86_64-unknown-linux-gnu
-  export VOLBENCH_STATIC_BIN=$PWD/target/x86_64-unknown-linux-gnu/debug/volbench
+  step "static build" cargo rustc --quiet --bin volbench --features test-fixtures,fuzzing -- -C target-feature=+crt-static
+  mkdir -p target/static
+  cp target/debug/volbench target/static/volbench
+  # target/debug/volbench is the dynamic build's again (cargo puts back the
+  # binary of the build it was asked for; nothing is compiled).
+  cargo build --quiet --all-targets
+  export VOLBENCH_STATIC_BIN=$PWD/target/static/volbench
+fi
+if [[ -n $win_lane ]]; then
+  step "waiting for the Windows lane" wait_win_lane
+fi
+if [[ $(uname -m) == x86_64 ]]; then
   # The release artifact's layout (`cargo xtask dist`), packed from that
   # same static build (--debug: no release build of minutes): a static
   # binary, a man page per subcommand, completions for bash, zsh and fish.
-  step dist cargo xtask dist --debug >/dev/null
+  step dist cargo xtask dist --debug --bin "$VOLBENCH_STATIC_BIN" >/dev/null
   dist=target/dist/debug
   (cd "$dist" && sha256sum --quiet -c SHA256SUMS)
   tarball=$(ls "$dist"/volbench-*-x86_64-linux.tar.gz)
@@ -238,26 +287,33 @@ if [[ $(uname -m) == x86_64 ]]; then
     grep -qx "$top/$f" <<<"$listing" || fail "no $f"
   done
 fi
-# On CI the static build's intermediates go once the binary is linked and
-# packed (the tests run only the binary): about a GiB of disk back.
-if [[ ${CI:-} == true && -x ${VOLBENCH_STATIC_BIN:-} ]]; then
-  rm -rf target/x86_64-unknown-linux-gnu/debug/{deps,build,incremental,.fingerprint}
+# On CI the Windows lane's intermediates go once volbench.exe is copied out
+# and packed (the tests run only the exe): GiBs of disk back.
+if [[ ${CI:-} == true && ${windows_built:-} ]]; then
+  rm -rf target/win
 fi
 echo "test.sh: built; target/ holds $(du -sh target 2>/dev/null | cut -f1), $(df -h --output=avail target | tail -1 | tr -d ' ') free" >&2
 # The fuzz targets (tests/e2e/fuzz.rs, docs/reference/fuzzing.md) each run
 # over their seeds and then mutations for this many seconds: CI's bounded
-# fuzzing is 14 targets x 8 s, 56 s of wall time on two test threads. scripts/fuzz runs them for long (10 min a target).
+# fuzzing is 14 targets x 8 s, under a minute of wall time among the
+# suite's test threads. scripts/fuzz runs them for long (10 min a target).
 export VOLBENCH_FUZZ_SECS="${VOLBENCH_FUZZ_SECS:-8}"
 # libtest names each test that runs past 60 s; the names are listed again
 # at the end, where they are seen. On CI the tests stop five minutes before
 # its 90: a test that hangs is then named, and the steps' times are printed.
 test_log=target/test-output.txt
 : >"$test_log"
+# Four tests at a time on a 2-core machine: most of the suite's time is
+# waiting (runs of seconds, servers starting, throttled devices), not CPU,
+# so four cut its wall time by a third (944 s at two, 629 s at four, the
+# same machine); the tests that need the machine to themselves take
+# `heavy_io()`'s lock, and the rest hold with four CPU-bound processes
+# beside them.
 run_tests() {
   local deadline=()
   local left=$((5100 - SECONDS))
   ((left > 60)) || left=60
   [[ ${CI:-} == true ]] && deadline=(timeout --kill-after=30 "$left")
-  "${deadline[@]}" cargo test --quiet -- --test-threads="${VOLBENCH_TEST_THREADS:-2}" 2>&1 | tee "$test_log"
+  "${deadline[@]}" cargo test --quiet -- --test-threads="${VOLBENCH_TEST_THREADS:-4}" 2>&1 | tee "$test_log"
 }
 step tests run_tests
