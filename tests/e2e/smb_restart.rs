@@ -19,8 +19,8 @@ use serde_json::Value;
 use volbench::error::exit;
 
 use crate::common::live_run::{
-    busy_intervals, busy_parts, check_stopped_while_away, interrupt, live_lines, stalled_after,
-    wait_end, wait_for,
+    busy_intervals, busy_parts, check_kept_before_loss, check_stopped_while_away, interrupt,
+    live_lines, stalled_after, wait_end, wait_for,
 };
 use crate::common::read_json;
 use crate::common::smb::{PASSWORD, Samba, SambaConfig, USER};
@@ -205,14 +205,7 @@ fn smb_a_server_that_stays_away_past_reconnect_ends_the_run_with_one_line() {
     assert!(!err.contains(PASSWORD), "a password shown: {err}");
     let doc = read_json(&out.join("result.json"));
     let run = &doc["runs"][0];
-    let measured = run["intervals"]
-        .as_array()
-        .map_or(0, |i| i.iter().filter(|x| x["phase"] == "measure").count());
-    assert!(measured >= 2, "the intervals before the loss are kept");
-    assert!(
-        totals(run, "read").0 > 0,
-        "the I/O before the loss is counted"
-    );
+    check_kept_before_loss(run);
     assert_eq!(run["protocol"]["protocol"], "smb", "{run}");
 }
 

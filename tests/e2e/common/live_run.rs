@@ -83,15 +83,24 @@ pub fn check_stopped_while_away(
         "the stop's rescue wrote the result, not the run: {notes}\n{err}"
     );
     let run = &doc["runs"][0];
+    check_kept_before_loss(run);
+    assert_eq!(run["protocol"]["protocol"], proto, "{run}");
+}
+
+/// What a run whose server went away must keep of the time before: two
+/// measured intervals at least, and the reads it counted.
+pub fn check_kept_before_loss(run: &Value) {
     let measured = run["intervals"]
         .as_array()
         .map_or(0, |i| i.iter().filter(|x| x["phase"] == "measure").count());
-    assert!(measured >= 2, "the intervals before the loss are kept");
+    assert!(
+        measured >= 2,
+        "the intervals before the loss are kept: {measured}"
+    );
     assert!(
         run["totals"]["read"]["ops"].as_u64().unwrap_or(0) > 0,
         "the I/O before the loss is counted"
     );
-    assert_eq!(run["protocol"]["protocol"], proto, "{run}");
 }
 
 /// Polls the live file until `done` holds, while `child` runs; false if
