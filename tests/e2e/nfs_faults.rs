@@ -15,7 +15,7 @@ use volbench::error::exit;
 
 use crate::common::live_run::{
     busy_intervals, busy_parts, check_kept_before_loss, check_stopped_while_away, free_port,
-    interrupt, live_lines, scrape, stalled_after, wait_end, wait_for,
+    interrupt, live_lines, scrape, spawn_watched, stalled_after, wait_end, wait_for,
 };
 use crate::common::nfs::NfsServer;
 use crate::common::{read_json, vb};
@@ -192,18 +192,11 @@ fn a_server_restart_mid_run_is_reconnected_counted_and_the_run_goes_on() {
 /// 4 KiB random reads of an 8 MiB file at depth 4 on `url` for up to 120 s,
 /// watched through `live`: a run for the server to fail under.
 fn spawn_reads(url: &str, live: &std::path::Path, out: &std::path::Path) -> Child {
-    vb(["run", "--target", url])
+    let run = vb(["run", "--target", url])
         .args(["--size", "8m", "--rw", "randread", "--bs", "4k"])
         .args(["--iodepth", "4", "--warmup", "0", "--duration", "120s"])
-        .args(["--interval", "500ms", "--live"])
-        .arg(live)
-        .arg("--output")
-        .arg(out)
-        .into_command()
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("volbench starts")
+        .args(["--interval", "500ms"]);
+    spawn_watched(run, live, out)
 }
 
 #[test]

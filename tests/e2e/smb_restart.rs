@@ -20,7 +20,7 @@ use volbench::error::exit;
 
 use crate::common::live_run::{
     busy_intervals, busy_parts, check_kept_before_loss, check_stopped_while_away, interrupt,
-    live_lines, stalled_after, wait_end, wait_for,
+    live_lines, spawn_watched, stalled_after, wait_end, wait_for,
 };
 use crate::common::read_json;
 use crate::common::smb::{PASSWORD, Samba, SambaConfig, USER};
@@ -34,23 +34,15 @@ fn url(s: &Samba, dir: &str, query: &str) -> String {
 
 /// A random read-write run of `secs` on `target`, watched through `live`.
 fn start(target: &str, live: &Path, out: &Path, secs: u32) -> Child {
-    vb(["run", "--target", target])
+    let run = vb(["run", "--target", target])
         .env(PW, PASSWORD)
         .args([
             "--size", "8m", "--files", "2", "--rw", "randrw", "--bs", "4k",
         ])
         .args(["--iodepth", "8", "--smb-channels", "2"])
         .args(["--warmup", "0", "--interval", "500ms"])
-        .args(["--duration", &format!("{secs}s")])
-        .arg("--live")
-        .arg(live)
-        .arg("--output")
-        .arg(out)
-        .into_command()
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("volbench starts")
+        .args(["--duration", &format!("{secs}s")]);
+    spawn_watched(run, live, out)
 }
 
 /// (ops, bytes) of a direction in the run's totals.

@@ -103,6 +103,20 @@ pub fn check_kept_before_loss(run: &Value) {
     );
 }
 
+/// `run` spawned with its live lines in `live` and its results in `out`,
+/// its stdout and stderr kept for the test.
+pub fn spawn_watched(run: crate::common::Vb, live: &Path, out: &Path) -> Child {
+    run.arg("--live")
+        .arg(live)
+        .arg("--output")
+        .arg(out)
+        .into_command()
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("volbench starts")
+}
+
 /// Polls the live file until `done` holds, while `child` runs; false if
 /// the child ended first or `limit` passed.
 pub fn wait_for(
