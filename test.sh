@@ -176,12 +176,12 @@ step fmt cargo fmt --all -- --check
 #
 # That lane (the packages, rustc 1.85's check of the Linux build, the
 # Windows build) runs beside the stable toolchain's lints and builds, in a
-# target directory of its own (target/win: no lock shared): a compile is
-# one core's work for long stretches (a crate's front end, the link), and
-# the apt-get of Wine is the network's, so the two lanes fill the two
-# cores where one after the other left one idle. Its steps' times are
-# listed with the others once it is waited for, its output only if it
-# fails.
+# target directory of its own (target/win: no lock shared). Its steps'
+# times are listed with the others once it is waited for, its output only
+# if it fails. Measured cold on a 2-core machine, it did not pay: 1,208 s
+# of builds with it, 1,117 s one after another (two cargo builds at -j2
+# share the cores and run slower together); the serial order comes back
+# once a trial has passed with it.
 win_lane=
 if ((!quick && install)) && [[ $(uname -m) == x86_64 && $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
   mkdir -p target/win
