@@ -146,8 +146,6 @@ step() {
 }
 finish() {
   local rc=$?
-  # A Windows lane still running when the run ends early goes with it.
-  [[ -z ${win_lane:-} ]] || kill -- -"$win_lane" 2>/dev/null || true
   skips
   echo "test.sh: steps (wall time):" >&2
   local s
@@ -165,63 +163,6 @@ trap finish EXIT
 # layering (no import cycle) and file-size rules are tests/architecture.rs.
 rustup component list --installed 2>/dev/null | grep -q '^rustfmt' || rustup component add rustfmt clippy >/dev/null 2>&1 || true
 step fmt cargo fmt --all -- --check
-
-# Windows (docs/guide/windows.md): Debian's rustc-web 1.85 and mingw-w64
-# build volbench.exe, which tests/e2e/windows.rs runs under Wine (the exe:
-# target/x86_64-pc-windows-gnu/debug/volbench.exe), and volbench's
-# overlapped engine in its harness. It installs system-wide (mingw-w64,
-# rustc-web in /usr/bin, Wine, a Wine prefix in the home directory): only
-# with --install (CI). Without it the Wine tests skip (VOLBENCH_WINE=0),
-# whatever old volbench.exe lies in target/.
-#
-# That lane (the packages, rustc 1.85's check of the Linux build, the
-# Windows build) runs beside the stable toolchain's lints and builds, in a
-# target directory of its own (target/win: no lock shared). Its steps'
-# times are listed with the others once it is waited for, its output only
-# if it fails. Measured cold on a 2-core machine, it did not pay: 1,208 s
-# of builds with it, 1,117 s one after another (two cargo builds at -j2
-# share the cores and run slower together); the serial order comes back
-# once a trial has passed with it.
-win_lane=
-if ((!quick && install)) && [[ $(uname -m) == x86_64 && $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
-  mkdir -p target/win
-  : >target/win/steps
-  setsid bash -c '
-    set -e
-    export CARGO_TARGET_DIR=target/win
-    lane() { local name=$1 t=$SECONDS; shift; "$@"; printf "%6d s  %s (beside)\n" $((SECONDS - t)) "$name" >>target/win/steps; }
-    lane "windows: packages and Wine prefix" scripts/windows-build up >/dev/null
-    # The declared rust-version: rustc 1.85 checks the Linux build, all
-    # targets. (Debian'"'"'s rustc is not profile-optimised as rustup'"'"'s is:
-    # it compiles at about half the speed, so it checks here, and builds
-    # only what only it can build, for Windows.)
-    lane "msrv (rustc 1.85)" scripts/windows-build msrv --quiet
-    # One compile of volbench.exe, its warnings denied (scripts/windows-build
-    # check would compile it a second time to deny them).
-    lane "windows build" scripts/windows-build strict
-    # The harness is a workspace of its own, its target beside it.
-    lane "windows harness" env -u CARGO_TARGET_DIR scripts/windows-build harness --quiet
-  ' >target/win/log 2>&1 &
-  win_lane=$!
-elif ((!install)); then
-  export VOLBENCH_WINE=0
-fi
-# Waits for the Windows lane: its steps' times join the list; a failure
-# prints its output and fails the run.
-wait_win_lane() {
-  local rc=0
-  wait "$win_lane" || rc=$?
-  while IFS= read -r l; do steps+=("$l"); done <target/win/steps
-  win_lane=
-  if ((rc)); then
-    cat target/win/log >&2
-    echo "test.sh: the Windows lane failed (exit $rc)" >&2
-    exit "$rc"
-  fi
-  mkdir -p target/x86_64-pc-windows-gnu/debug
-  cp target/win/x86_64-pc-windows-gnu/debug/volbench.exe target/x86_64-pc-windows-gnu/debug/volbench.exe
-  windows_built=1
-}
 step clippy cargo clippy --quiet --all-targets -- -D warnings
 # The code's own documentation builds without a broken link or tag, private
 # items included (most of the crate is pub(crate): unreachable_pub is denied).
@@ -234,7 +175,37 @@ if ((quick)); then
   step architecture cargo test --quiet --test e2e architecture::
   exit 0
 fi
+# Windows (docs/guide/windows.md): Debian's rustc-web 1.85 and mingw-w64
+# build volbench.exe, which tests/e2e/windows.rs runs under Wine (the exe:
+# target/x86_64-pc-windows-gnu/debug/volbench.exe), and volbench's
+# overlapped engine in its harness. It installs system-wide (mingw-w64,
+# rustc-web in /usr/bin, Wine, a Wine prefix in the home directory): only
+# with --install (CI). Without it the Wine tests skip (VOLBENCH_WINE=0),
+# whatever old volbench.exe lies in target/.
+#
+# One step after another: run beside the stable builds (a lane of its own,
+# tried), these builds made the whole slower, cold on a 2-core machine
+# 1,208 s of builds against 1,117 s in this order: two cargo builds at -j2
+# only share the cores, and each then waits for the other's link.
+if ((install)) && [[ $(uname -m) == x86_64 && $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
+  step "windows: packages and Wine prefix" scripts/windows-build up >/dev/null
+  # The declared rust-version: rustc 1.85 checks the Linux build, all
+  # targets. (Debian's rustc is not profile-optimised as rustup's is: it
+  # compiles at about half the speed, so it checks here, and builds only
+  # what only it can build, for Windows.)
+  step "msrv (rustc 1.85)" scripts/windows-build msrv --quiet
+  windows=1
+elif ((!install)); then
+  export VOLBENCH_WINE=0
+fi
 step build cargo build --quiet --all-targets
+if [[ ${windows:-} ]]; then
+  # One compile of volbench.exe, its warnings denied (scripts/windows-build
+  # check would compile it a second time to deny them).
+  step "windows build" scripts/windows-build strict
+  step "windows harness" scripts/windows-build harness --quiet
+  windows_built=1
+fi
 # The static build the launchers test runs in a root with no C library,
 # linked from the library and dependencies `build` just compiled: `cargo
 # rustc` gives +crt-static to the binary's own crate alone, whose link makes
@@ -252,9 +223,6 @@ if [[ $(uname -m) == x86_64 ]]; then
   # binary of the build it was asked for; nothing is compiled).
   cargo build --quiet --all-targets
   export VOLBENCH_STATIC_BIN=$PWD/target/static/volbench
-fi
-if [[ -n $win_lane ]]; then
-  step "waiting for the Windows lane" wait_win_lane
 fi
 if [[ $(uname -m) == x86_64 ]]; then
   # The release artifact's layout (`cargo xtask dist`), packed from that
@@ -286,11 +254,6 @@ if [[ $(uname -m) == x86_64 ]]; then
       README.md docs/reference/exit-codes.md LICENSE-MIT LICENSE-APACHE THIRD-PARTY-NOTICES.txt; do
     grep -qx "$top/$f" <<<"$listing" || fail "no $f"
   done
-fi
-# On CI the Windows lane's intermediates go once volbench.exe is copied out
-# and packed (the tests run only the exe): GiBs of disk back.
-if [[ ${CI:-} == true && ${windows_built:-} ]]; then
-  rm -rf target/win
 fi
 echo "test.sh: built; target/ holds $(du -sh target 2>/dev/null | cut -f1), $(df -h --output=avail target | tail -1 | tr -d ' ') free" >&2
 # The fuzz targets (tests/e2e/fuzz.rs, docs/reference/fuzzing.md) each run
