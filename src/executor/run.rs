@@ -58,6 +58,7 @@ pub(crate) fn run_one(
     let n = run.io_threads;
     let control = Arc::new(Control {
         halt: together.halt.clone(),
+        stop: stop.clone(),
         ..Control::default()
     });
     let counters: Vec<Arc<LiveCounters>> =

@@ -32,6 +32,12 @@ pub(crate) struct Control {
     /// the others end theirs at once, keeping what they measured
     /// (`executor::run::Together`). A fresh flag for a lone target.
     pub(crate) halt: Arc<AtomicBool>,
+    /// The job's stop (a signal, a closed stdout: `cmd::stop`), as the
+    /// collector polls it: set, the run is being cut short and must write
+    /// its result within the stop's grace, so an engine gives up what a
+    /// reachable server has not answered yet (`Engine::abandon`). A fresh
+    /// flag where nothing can stop the run.
+    pub(crate) stop: Arc<AtomicBool>,
     /// Workers that have finished on their own (their --io-limit share done).
     pub(crate) finished: AtomicU32,
     /// When the last of them finished: the end of an --io-limit run is that

@@ -6,6 +6,8 @@
 //! back end that pipelines requests (queue, then poll completions) fills
 //! the same slots, so no loop grows a reap of its own.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use crate::io::engine::{Completion, Engine};
 use crate::io::phase::PhaseStats;
 use crate::stats::LiveCounters;
@@ -73,18 +75,20 @@ impl<O: Copy> Slots<O> {
     /// the buffers must outlive it, handing each op and result to `each`;
     /// an engine that can give up what is left does, once it has been
     /// waited for long enough (`Engine::abandon`: a server that went away
-    /// is not waited for).
+    /// is not waited for, nor one that is slow when the job is being
+    /// stopped, `stopped`).
     /// Returns how many never came back (the engine failed or gave them
     /// up): their memory must then be leaked, never freed.
     pub(crate) fn drain(
         &mut self,
         engine: &mut impl Engine,
         done: &mut Vec<Completion>,
+        stopped: &AtomicBool,
         mut each: impl FnMut(O, i64),
     ) -> u32 {
         let since = std::time::Instant::now();
         while self.in_flight > 0 {
-            if engine.abandon(since.elapsed()) {
+            if engine.abandon(since.elapsed(), stopped.load(Ordering::Relaxed)) {
                 break;
             }
             if engine
@@ -182,7 +186,8 @@ mod tests {
         let mut done = Vec::new();
         let mut bytes = 0;
         assert_eq!(
-            s.drain(&mut e, &mut done, |o, r| bytes += r + o.len as i64),
+            s.drain(&mut e, &mut done, &AtomicBool::new(false), |o, r| bytes +=
+                r + o.len as i64),
             0
         );
         assert_eq!((bytes, s.free.len()), (3 * 1024, 4));

@@ -331,7 +331,7 @@ fn run_loop<const RATED: bool, const VERIFY: bool, const SHAPED: bool>(
         control.mark_finished();
     }
     // Buffers must outlive every I/O the kernel still holds.
-    let in_flight = slots.drain(&mut engine, &mut done, |op, result| {
+    let in_flight = slots.drain(&mut engine, &mut done, &control.stop, |op, result| {
         if VERIFY {
             if let Some(d) = &data {
                 d.release(&op, result == op.len as i64);

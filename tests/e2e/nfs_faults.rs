@@ -18,6 +18,7 @@ use crate::common::live_run::{
     interrupt, live_lines, scrape, spawn_watched, stalled_after, wait_end, wait_for,
 };
 use crate::common::nfs::NfsServer;
+use crate::common::slow_link::{SlowLink, rpc_calls};
 use crate::common::{read_json, vb};
 
 const VERSIONS: [&str; 2] = ["3", "4.1"];
@@ -283,6 +284,61 @@ fn a_stop_while_the_server_is_away_ends_with_the_run_s_own_result() {
         check_stopped_while_away(status, &err, &out, "nfs");
         srv.restart();
     }
+}
+
+/// A server that is only slow when the run's time is up (its connection
+/// up, its answers seconds late: a deep queue on a throttled volume) is
+/// waited for, as a kernel client's close waits: the writes in flight come
+/// back and the client commits them (COMMIT) before it goes. Only a stop
+/// (above) or a server away gives them up. The answers are held by a relay
+/// (`SlowLink`) until 1.5 s past the run's end, three times the wait after
+/// which a stop gives up.
+#[test]
+fn a_slow_server_at_the_run_s_end_is_waited_for_and_its_writes_committed() {
+    let test = "a_slow_server_at_the_run_s_end_is_waited_for_and_its_writes_committed";
+    let Some(srv) = NfsServer::start(test) else {
+        return;
+    };
+    let link = SlowLink::start(srv.port);
+    let url = srv.url("slow-end", "3").replace(
+        &format!("nfsport={}", srv.port),
+        &format!("nfsport={}", link.port),
+    );
+    let tmp = tempfile::tempdir().expect("a temporary folder");
+    let (live, out) = (tmp.path().join("live.jsonl"), tmp.path().join("out"));
+    let run = vb(["run", "--target", &url])
+        .args(["--size", "1m", "--rw", "write", "--bs", "64k"])
+        .args(["--iodepth", "4", "--warmup", "0", "--duration", "4s"])
+        .args(["--interval", "500ms"]);
+    let mut child = spawn_watched(run, &live, &out);
+    let limit = Duration::from_secs(120);
+    let busy = |l: &[serde_json::Value]| busy_intervals(l) >= 2;
+    assert!(wait_for(&mut child, &live, limit, busy), "measured");
+    // At least 1 s of the 4 is over: the run's end is at most 3 s away.
+    link.hold_until(Instant::now() + Duration::from_millis(4500));
+    let status = wait_end(&mut child, limit);
+    let o = child.wait_with_output().expect("output");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(status.success(), "the run ends as usual: {err}");
+    const NFS: u32 = 100_003;
+    const WRITE: u32 = 7;
+    const COMMIT: u32 = 21;
+    // The I/O thread's connection: the one with the most WRITEs (the
+    // set-up client's, if any, has fewer).
+    let writes = |c: &Vec<(u32, u32)>| c.iter().filter(|&&c| c == (NFS, WRITE)).count();
+    let calls = link
+        .sent()
+        .iter()
+        .map(|s| rpc_calls(s))
+        .max_by_key(writes)
+        .expect("a connection through the relay");
+    let last_write = calls.iter().rposition(|&c| c == (NFS, WRITE));
+    let last_write = last_write.expect("the writes went through the relay");
+    assert!(
+        calls[last_write..].contains(&(NFS, COMMIT)),
+        "the writes in flight at the end were waited for and committed: {:?}",
+        &calls[last_write.saturating_sub(4)..]
+    );
 }
 
 #[test]

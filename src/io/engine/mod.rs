@@ -58,13 +58,26 @@ pub(crate) const OPEN_FAILED: i64 = -5;
 pub(crate) type Stopping = std::sync::Arc<dyn Fn() -> bool + Send + Sync>;
 
 /// How long the wait for what is in flight at the end of a worker's loop
-/// lasts before an engine that can give it up does (`Engine::abandon`).
-/// Short beside the stop's grace (`cmd::stop::GRACE`, 2 s), so a stop
-/// while the server is away still ends with the run's own result, its
-/// protocol figures in it; long beside any answer a reachable server gives
-/// to what was already sent. (The user-space clients are Unix's.)
+/// lasts before an engine that can give it up does (`Engine::abandon`),
+/// when the run is stopped or the server is away. Short beside the stop's
+/// grace (`cmd::stop::GRACE`, 2 s), so a stop still ends with the run's
+/// own result, its protocol figures in it. (The user-space clients are
+/// Unix's.)
 #[cfg_attr(not(unix), allow(dead_code))]
 pub(crate) const ABANDON_AFTER: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// The rule of the user-space clients' `Engine::abandon`: give up what is
+/// still in flight once it has been waited for `ABANDON_AFTER`, but only
+/// when the run is stopped (`stopped`: its result is due within the grace)
+/// or the server is away (`away`: a connection down, so the answers may
+/// never come). A server that is only slow (a deep queue on a throttled
+/// volume: seconds) is waited for at a run's own end, as a kernel client's
+/// close waits: its writes are then committed and its files closed. The
+/// wait is bounded still, by the client's own call timeouts.
+#[cfg_attr(not(unix), allow(dead_code))]
+pub(crate) fn give_up(waited: std::time::Duration, stopped: bool, away: bool) -> bool {
+    waited >= ABANDON_AFTER && (stopped || away)
+}
 
 /// One finished I/O: the slot it was queued in and the kernel's result
 /// (bytes transferred, or a negative errno).
@@ -151,16 +164,17 @@ pub(crate) trait Engine {
     fn watch_stop(&mut self, _stopping: Stopping) {}
 
     /// The worker's loop is over and it has waited `waited` for the I/Os
-    /// still in flight (asked before each wait): true if the engine gives
-    /// them up now (after `ABANDON_AFTER`, or at once when it already
-    /// stopped waiting for a lost server at the run's stop), so the worker
-    /// goes on without them (it then leaks their buffers, and drops the
-    /// engine next). Only an engine that touches the buffers inside its own
-    /// calls alone can (a protocol client in user space: once the worker
-    /// stops calling, nothing lands in them); it then leaves out the
-    /// goodbyes (COMMIT, CLOSE, LOGOFF) a lost server would not answer. The
-    /// kernel's engines never can: the kernel may still complete an I/O.
-    fn abandon(&mut self, _waited: std::time::Duration) -> bool {
+    /// still in flight (asked before each wait; `stopped`: the job is being
+    /// stopped, `Control::stop`): true if the engine gives them up now
+    /// (`give_up`, or at once when it already stopped waiting for a lost
+    /// server at the run's stop), so the worker goes on without them (it
+    /// then leaks their buffers, and drops the engine next). Only an engine
+    /// that touches the buffers inside its own calls alone can (a protocol
+    /// client in user space: once the worker stops calling, nothing lands
+    /// in them); it then leaves out the goodbyes (COMMIT, CLOSE, LOGOFF) a
+    /// lost server would not answer. The kernel's engines never can: the
+    /// kernel may still complete an I/O.
+    fn abandon(&mut self, _waited: std::time::Duration, _stopped: bool) -> bool {
         false
     }
 }
@@ -318,9 +332,9 @@ impl Engine for AnyEngine {
         }
     }
 
-    fn abandon(&mut self, waited: std::time::Duration) -> bool {
+    fn abandon(&mut self, waited: std::time::Duration, stopped: bool) -> bool {
         match self {
-            Self::Own(e) => e.abandon(waited),
+            Self::Own(e) => e.abandon(waited, stopped),
             _ => false,
         }
     }
@@ -402,5 +416,17 @@ mod tests {
         let (k, why) = resolve(EngineChoice::Only(EngineKind::IoUring), 8, &no);
         assert_eq!(k, EngineKind::Psync);
         assert!(why.unwrap().contains("io_uring_disabled"));
+    }
+
+    #[test]
+    fn in_flight_i_o_is_given_up_only_when_stopped_or_the_server_is_away() {
+        let long = ABANDON_AFTER * 10;
+        // A slow server at the run's own end is waited for, however long.
+        assert!(!give_up(long, false, false));
+        // Stopped, or the server away: after ABANDON_AFTER, not before.
+        for (stopped, away) in [(true, false), (false, true), (true, true)] {
+            assert!(!give_up(ABANDON_AFTER / 2, stopped, away));
+            assert!(give_up(ABANDON_AFTER, stopped, away));
+        }
     }
 }

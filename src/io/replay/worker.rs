@@ -20,7 +20,7 @@ use std::time::Duration;
 use super::{ReqOp, Request, Trace};
 use crate::io::data::{AlignedBuf, fill_random};
 use crate::io::engine::{self, Completion, Engine};
-use crate::io::phase::{PHASE_STOP, PhaseStats, SPIN, WorkerResult, WorkerSetup, now_ns};
+use crate::io::phase::{Control, PHASE_STOP, PhaseStats, SPIN, WorkerResult, WorkerSetup, now_ns};
 use crate::io::reap::{Slots, record_io};
 use crate::io::workload::IoOp;
 use crate::spec::replay::ReplaySpec;
@@ -413,29 +413,28 @@ pub(crate) fn run(rw: ReplayWorker, setup: WorkerSetup, ready: impl FnOnce()) ->
     } else {
         control.mark_finished();
     }
-    finish(engine, slots, bufs, &rw, &report, stats, error)
+    if let Ok(mut r) = rw.report.lock() {
+        r.merge(&report);
+    }
+    finish(engine, slots, bufs, &control, stats, error)
 }
 
-/// Waits for what is still in flight (the buffers must outlive it), adds
-/// this worker's replay figures to the run's, and hands its statistics back.
+/// Waits for what is still in flight (the buffers must outlive it; given
+/// up only as `Slots::drain` says) and hands the worker's statistics back.
 fn finish(
     mut engine: engine::AnyEngine,
     mut slots: Slots<IoOp>,
     bufs: Vec<AlignedBuf>,
-    rw: &ReplayWorker,
-    report: &ReplayReport,
+    control: &Control,
     stats: [PhaseStats; 3],
     error: Option<String>,
 ) -> WorkerResult {
     let mut done = Vec::with_capacity(slots.in_flight as usize);
-    let in_flight = slots.drain(&mut engine, &mut done, |_, _| {});
+    let in_flight = slots.drain(&mut engine, &mut done, &control.stop, |_, _| {});
     drop(engine);
     if in_flight > 0 {
         // The kernel may still finish those I/Os into these buffers.
         std::mem::forget(bufs);
-    }
-    if let Ok(mut r) = rw.report.lock() {
-        r.merge(report);
     }
     let [warmup, measure, _] = stats;
     WorkerResult {

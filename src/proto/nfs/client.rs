@@ -79,6 +79,11 @@ impl Client {
         }
     }
 
+    /// Connections the client keeps (the URL's `nconnect`).
+    pub fn connections(&self) -> usize {
+        self.rpc.conns.len()
+    }
+
     /// Connections that are up now.
     pub fn connections_up(&self) -> usize {
         self.rpc.conns.iter().filter(|c| c.stream.is_some()).count()

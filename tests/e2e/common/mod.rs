@@ -7,6 +7,7 @@ pub mod hosts;
 pub mod live_run;
 pub mod nfs;
 pub mod postgres;
+pub mod slow_link;
 pub mod slurm;
 pub mod smb;
 pub mod volume;

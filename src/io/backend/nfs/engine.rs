@@ -17,7 +17,7 @@ use super::file::errno;
 use super::{NfsDir, attr_of};
 use crate::error::{Result, VbError};
 use crate::io::backend::{Dir, IoOpen};
-use crate::io::engine::{ABANDON_AFTER, Completion, Engine};
+use crate::io::engine::{Completion, Engine, give_up};
 use crate::io::workload::IoOp;
 use crate::proto::nfs::{self, Client, FileType, OpKind, Reply, Request, Stable};
 use crate::result::protocol::{ProtoOpSeen, ProtoSeen, ProtocolConn};
@@ -248,10 +248,13 @@ impl Engine for NfsEngine {
         Some(self.ended.take().unwrap_or_else(|| seen(&self.client)))
     }
 
-    fn abandon(&mut self, waited: Duration) -> bool {
+    fn abandon(&mut self, waited: Duration, stopped: bool) -> bool {
         // The worker's buffers are touched only inside `poll`, which is not
         // called again: closing the connections (at drop) ends every call.
-        self.abandoned |= waited >= ABANDON_AFTER;
+        // The server is away while a connection is down: the calls queued
+        // on it wait for its return, up to `reconnect=`.
+        let away = self.client.connections_up() < self.client.connections();
+        self.abandoned |= give_up(waited, stopped, away);
         self.abandoned
     }
 }

@@ -20,7 +20,7 @@ use super::resume::{self, Ended, Held, InFlight, Proof};
 use super::{SmbDir, connect};
 use crate::error::{Result, VbError};
 use crate::io::backend::{Dir, IoOpen};
-use crate::io::engine::{ABANDON_AFTER, Completion, Engine, Stopping};
+use crate::io::engine::{Completion, Engine, Stopping, give_up};
 use crate::io::workload::IoOp;
 use crate::proto::smb::conn::wait::wait_all;
 use crate::proto::smb::conn::{self, Outcome};
@@ -444,11 +444,15 @@ impl Engine for SmbEngine {
         self.stopping = Some(stopping);
     }
 
-    fn abandon(&mut self, waited: Duration) -> bool {
+    fn abandon(&mut self, waited: Duration, stopped: bool) -> bool {
         // The worker's buffers are touched only inside `submit_and_wait`,
         // which is not called again: closing the channels (at drop) ends
-        // every request.
-        self.abandoned |= waited >= ABANDON_AFTER || matches!(self.ended, Some(Ended::Stopped));
+        // every request. The server is away once the session could not be
+        // made again (`ended`); a lost channel is made again inside
+        // `submit_and_wait`, or ends the session.
+        let away = self.ended.is_some();
+        self.abandoned |=
+            matches!(self.ended, Some(Ended::Stopped)) || give_up(waited, stopped, away);
         self.abandoned
     }
 }
