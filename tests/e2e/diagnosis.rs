@@ -340,6 +340,34 @@ fn a_healthy_or_slow_nfs_server_is_no_client_queueing() {
     assert!(of(&diagnose(&d), Kind::NfsQueueing).is_empty());
 }
 
+/// A client whose CPUs other work held (a loopback server, a busy test
+/// machine) makes its I/O threads wait for a CPU: its calls' wait before
+/// the send is then no measure of its connections, and "more connections"
+/// would be the wrong advice. Seen on a loaded 2-core machine: 516 µs
+/// before the send on a 339 µs round trip, 2 calls in flight per
+/// connection.
+#[test]
+fn client_waits_on_a_client_whose_cpus_other_work_held_are_no_queueing() {
+    let queued = || {
+        with_protocol(
+            &[reads("qd8", 8.0 / 863e-6, 863.0, 8)],
+            &[nfs("4.1", 4, 339.0, 855.0, &[])],
+        )
+    };
+    let on_host = |user: f64, system: f64| {
+        let mut c = crate::counters::healthy();
+        c.cpu = crate::counters::host_cpu(user, system);
+        let doc = crate::counters::with(queued(), c, None);
+        of(&diagnose(&doc), Kind::NfsQueueing).len()
+    };
+    // Others held 35% of the CPUs: the wait is the client's queueing.
+    assert_eq!(on_host(20.0, 15.0), 1);
+    // 65%: the threads may have waited for a CPU; not said.
+    assert_eq!(on_host(40.0, 25.0), 0);
+    // Saturated, whoever's load it was: client_cpu says it, not this.
+    assert_eq!(on_host(70.0, 28.0), 0);
+}
+
 #[test]
 fn a_ceiling_spent_in_the_round_trip_is_server_time() {
     // Depth 4 -> 16 gave 5% more IOPS; the latency grew in the round trip.

@@ -71,6 +71,20 @@ pub(super) fn cpu_short(r: &RunResult) -> Option<CpuShort> {
     }
 }
 
+/// The share of the host's CPUs (percent of all of them) that went to
+/// other work than volbench's in a run: the host's busy time (steal
+/// included) less volbench's own, when the run's counters say and it was
+/// measured long enough to count CPU ticks.
+pub(super) fn others_pct(r: &RunResult) -> Option<f64> {
+    let c = r.counters.as_ref()?;
+    let cpu = c.summary.as_ref()?.cpu.as_ref()?;
+    if measured_secs(r) < CPU_MIN_SECS {
+        return None;
+    }
+    let own = (r.totals.cpu.user_pct + r.totals.cpu.sys_pct) / c.cpus.max(1) as f64;
+    Some((cpu.busy_pct() - own).max(0.0))
+}
+
 /// The client's CPUs saturated, or volbench's threads each on a full core:
 /// the figures are then the client's limit, not the storage's.
 pub(super) fn client_cpu(doc: &ResultDoc) -> Vec<Finding> {

@@ -7,7 +7,8 @@
 //!   for; the execute time (queued to completed) adds the wait in the
 //!   client before the call could go (a session slot, the connection's send
 //!   queue, a reconnect), and the I/O's latency as the engine measured it
-//!   adds the wait for the I/O thread to take the completion;
+//!   adds the wait for the I/O thread to take the completion; not judged
+//!   on a client whose threads may have waited for a CPU instead;
 //! - **server time**: a run at a ceiling whose latency is almost all round
 //!   trip: more from this client would only queue at the server;
 //! - **an idle connection**: the client spreads calls round robin over the
@@ -18,6 +19,7 @@
 //! Each finder is tested on synthetic figures in `tests/e2e/diagnosis.rs`.
 
 use super::counted::runs_text;
+use super::cpu::{cpu_short, others_pct};
 use super::{Confidence, Finding, Kind, measured, measured_secs, num, paced, saturation};
 use crate::result::ResultDoc;
 use crate::result::RunResult;
@@ -34,6 +36,13 @@ const QUEUE_RATIO: f64 = 2.0;
 /// ...and at least this many µs more: on a fast network both are
 /// fractions of a millisecond, and a ratio alone means nothing.
 const QUEUE_US: f64 = 500.0;
+/// Other work held at least this share of the client's CPUs (percent of
+/// all of them, `cpu::others_pct`): an I/O thread that wakes then often
+/// finds no CPU free and waits a scheduler slice (milliseconds) for one,
+/// so its calls' wait before the send, or its completions' before they
+/// are taken, is no measure of the connections or the slots. (A server
+/// on the same host, as in a loopback test, is such work.)
+const OTHERS_BUSY: f64 = 50.0;
 /// A run at a ceiling with at least this share of its I/O latency in the
 /// round trip: the client added little, the server (or the network) set it.
 const SERVER_SHARE: f64 = 0.80;
@@ -117,11 +126,19 @@ fn direction(op: &str) -> String {
     }
 }
 
+/// Whether a run's client may have waited for a CPU: short of one
+/// (`cpu::cpu_short`, which `client_cpu` says), or its CPUs shared with
+/// other work. Its waits are then not read as queueing.
+fn waited_for_cpu(r: &RunResult) -> bool {
+    cpu_short(r).is_some() || others_pct(r).is_some_and(|p| p >= OTHERS_BUSY)
+}
+
 /// The I/Os waited in volbench's client, not at the server: the time past
-/// the round trip at least the round trip itself, and half a millisecond.
+/// the round trip at least the round trip itself, and half a millisecond,
+/// on a client whose CPU was not the wait (`waited_for_cpu`).
 pub(super) fn client_queueing(doc: &ResultDoc) -> Vec<Finding> {
     let mut hits = Vec::new();
-    for r in measured(doc) {
+    for r in measured(doc).filter(|r| !waited_for_cpu(r)) {
         let Some(p) = &r.protocol else { continue };
         for t in times(r, p) {
             let extra = t.whole_us() - t.rtt_us();
