@@ -109,14 +109,14 @@ impl Drop for Shared {
     }
 }
 
-/// The share as a number (FNV-1a of server and share): `Attr::dev` of
-/// everything on it.
+/// The share as a number (xxh3 of server and share, a NUL between them):
+/// `Attr::dev` of everything on it.
 fn share_id(u: &Url) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in u.host.bytes().chain([0]).chain(u.share.bytes()) {
-        h = (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
-    }
-    h
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    h.update(u.host.as_bytes());
+    h.update(&[0]);
+    h.update(u.share.as_bytes());
+    h.digest()
 }
 
 /// A Windows FILETIME (100 ns since 1601) as Unix seconds and nanoseconds.
