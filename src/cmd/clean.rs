@@ -1,34 +1,51 @@
-//! `volbench clean --target DIR`: removes the tree a metadata run left
-//! (after Ctrl-C, say), and nothing that is not volbench's.
+//! `volbench clean --target DIR|URL`: removes the file set a run made, or
+//! the tree a metadata run left (after Ctrl-C, say), and nothing that is
+//! not volbench's.
 
-use crate::error::{Result, exit};
+use crate::error::{Result, VbError, exit};
 use crate::input::args::CleanArgs;
 
 pub(crate) fn cmd_clean(a: &CleanArgs) -> Result<i32> {
-    // On a server (nfs://): a tree by the local tree's rules, else a file
-    // set's own files, proven, nothing else.
     let on_server = crate::io::backend::is_url(&a.target);
     if on_server {
         crate::io::backend::check_url(&a.target)?;
     }
+    // A tree on a server (nfs://, smb://), by the local tree's rules.
     let tree = if on_server {
         crate::io::meta::far::clean_url(&a.target)?
     } else {
         None
     };
-    if on_server && tree.is_none() {
-        let files = crate::io::target::clean_set(&a.target)?;
+    // A file set (its marker there): its own files, proven, nothing else.
+    // A local directory may hold a tree as well (a metadata run on the
+    // same target): that is cleaned next.
+    let set = match tree {
+        Some(_) => None,
+        None => crate::io::target::clean_set(&a.target)?,
+    };
+    if let Some(files) = set {
         crate::console::outln!(
-            "removed {files} files from {} (anything else there is left)",
+            "removed {files} files of the file set in {} (anything else there is left)",
             a.target.display()
         );
-        return Ok(exit::OK);
+    }
+    if on_server && tree.is_none() {
+        return match set {
+            Some(_) => Ok(exit::OK),
+            None => Err(nothing_of_ours(a)),
+        };
     }
     // A tree many hosts shared: its parts (hostN), each a tree of its own.
     let done = match tree {
         Some(done) => done,
         None => match crate::io::meta::shared::clean_parts(&a.target)? {
             Some(done) => done,
+            None if !crate::io::meta::holds_tree(&a.target)? => {
+                return match set {
+                    Some(_) => Ok(exit::OK),
+                    None => Err(nothing_of_ours(a)),
+                };
+            }
             None => crate::io::meta::clean(&a.target)?,
         },
     };
@@ -48,4 +65,12 @@ pub(crate) fn cmd_clean(a: &CleanArgs) -> Result<i32> {
         );
     }
     Ok(exit::OK)
+}
+
+/// Neither a file set nor a tree at the target: nothing was removed.
+fn nothing_of_ours(a: &CleanArgs) -> VbError {
+    VbError::refused(format!(
+        "refusing to clean {}: it holds neither a volbench file set nor a tree (no marker of either)",
+        a.target.display()
+    ))
 }

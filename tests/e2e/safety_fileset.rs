@@ -486,3 +486,44 @@ fn a_users_file_in_place_of_the_sets_is_refused_even_with_the_same_inode() {
         stderr(&o)
     );
 }
+
+/// `volbench clean` on a local file set removes what the set's marker
+/// lists and still proves the set's, then the marker, says how many, and
+/// leaves everything else in the directory; with neither a set nor a tree
+/// left there, a second clean is refused (exit 3) and removes nothing.
+#[test]
+fn clean_removes_a_local_sets_own_files_and_nothing_else() {
+    let tmp = tempfile::tempdir().expect("a temporary folder");
+    let dir = tmp.path().join("set");
+    let mut make = randread(&dir, "2m");
+    make.args(["--files", "2"]);
+    let o = run(make);
+    assert_eq!(o.status.code(), Some(exit::OK), "{}", stderr(&o));
+    let set = [dir.join("volbench.0.dat"), dir.join("volbench.1.dat")];
+    assert!(set.iter().all(|f| f.is_file()));
+    let mine = dir.join("notes.txt");
+    std::fs::write(&mine, "keep me").unwrap();
+    let clean = || {
+        let mut c = volbench();
+        c.args(["clean", "--target"]).arg(&dir);
+        run(c)
+    };
+    let o = clean();
+    assert_eq!(o.status.code(), Some(exit::OK), "{}", stderr(&o));
+    let said = String::from_utf8_lossy(&o.stdout);
+    assert!(said.contains("removed 2 files of the file set"), "{said}");
+    assert!(set.iter().all(|f| !f.exists()), "the set's files are gone");
+    assert!(
+        !dir.join(".volbench-fileset.json").exists(),
+        "and its marker"
+    );
+    assert_eq!(std::fs::read_to_string(&mine).unwrap(), "keep me");
+    let o = clean();
+    assert_eq!(o.status.code(), Some(exit::REFUSED), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("neither a volbench file set nor a tree"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(std::fs::read_to_string(&mine).unwrap(), "keep me");
+}

@@ -111,8 +111,9 @@ pub(crate) enum Command {
         headroom."
     )]
     Compare(CompareArgs),
-    /// Remove a tree of files a metadata run (`run --ops`) made: only
-    /// volbench's own names under a directory holding its tree marker.
+    /// Remove the file set a run made, or the tree of files a metadata run
+    /// (`run --ops`) made: only volbench's own files, proven, under a
+    /// directory holding the set's or the tree's marker.
     Clean(CleanArgs),
     /// Read a file set back and check every sector: its checksum, offset
     /// and, with --journal, that it holds the last acknowledged write.
@@ -290,10 +291,11 @@ pub(crate) struct AgentArgs {
 
 #[derive(Args, Debug, Clone)]
 pub(crate) struct CleanArgs {
-    /// The tree's directory (the --target of the run that made it; for a
-    /// tree many hosts shared, every hostN part in it is cleaned), or an
-    /// nfs:// or smb:// target's file set (its own files, proven, nothing
-    /// else).
+    /// The --target of the run that made it: a file set's directory (the
+    /// files its marker lists that are still its own; anything else there
+    /// is left), or a tree's (for a tree many hosts shared, every hostN
+    /// part in it is cleaned); a local directory, or an nfs:// or smb://
+    /// URL. Neither there: refused, exit 3.
     #[arg(long, value_name = "DIR|URL")]
     pub(crate) target: PathBuf,
 }

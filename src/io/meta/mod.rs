@@ -131,6 +131,13 @@ pub(crate) fn open_below(root: &OwnedFd, rel: &CStr) -> std::result::Result<Owne
     Ok(dir)
 }
 
+/// Whether `path` holds a tree (its marker, proven as `read_marker`
+/// proves it): `clean` on a directory that held a file set.
+pub(crate) fn holds_tree(path: &Path) -> Result<bool> {
+    let root = open_root(path)?;
+    Ok(read_marker(&root, path)?.is_some())
+}
+
 /// The tree's marker, if any, proven written by this user for this
 /// directory (`owner::check_marker`); anything else is refused.
 pub(crate) fn read_marker(root: &OwnedFd, path: &Path) -> Result<Option<Marker>> {

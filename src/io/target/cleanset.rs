@@ -1,12 +1,12 @@
 //! Removing a file set volbench made: quick's scratch directory (the set,
-//! then the empty directory), and `volbench clean` on a set named by URL,
-//! each only what the set's marker lists and the files still prove ours.
+//! then the empty directory), and `volbench clean` on a set, each only
+//! what the set's marker lists and the files still prove ours.
 
 use std::path::Path;
 
 use super::marker::{MARKER_NAME, read_marker};
 use crate::error::{Result, VbError};
-use crate::io::backend::{Dir, Entry};
+use crate::io::backend::{Dir, Entry, Storage};
 use crate::io::gate::owner::set_file_ours;
 
 use super::fileset::file_name;
@@ -18,7 +18,7 @@ use super::fileset::file_name;
 pub(crate) fn remove_set_dir(path: &Path) -> Result<()> {
     #[cfg(unix)]
     if let Some(storage) = crate::io::backend::url_storage(path) {
-        use crate::io::backend::{Storage, nfs, smb};
+        use crate::io::backend::{nfs, smb};
         let dir = crate::io::backend::open_dir(storage, path, false)?;
         remove_set(&*dir)?;
         let lock = match storage {
@@ -83,16 +83,15 @@ pub(crate) fn remove_set(dir: &dyn Dir) -> Result<u64> {
     Ok(removed)
 }
 
-/// `volbench clean` on a file set named by URL: the set's lock taken (a
-/// run using it refuses the clean), its own files removed, nothing else.
-pub(crate) fn clean_set(path: &Path) -> Result<u64> {
-    let Some(storage) = crate::io::backend::url_storage(path) else {
-        return Err(VbError::input(format!(
-            "{} is not a file set URL",
-            path.display()
-        )));
-    };
+/// `volbench clean` on a file set, in a local directory or named by URL:
+/// the set's lock taken (a run using it refuses the clean), its own files
+/// removed, nothing else. None when `path` holds no set's marker.
+pub(crate) fn clean_set(path: &Path) -> Result<Option<u64>> {
+    let storage = crate::io::backend::url_storage(path).unwrap_or(Storage::Local);
     let dir = crate::io::backend::open_dir(storage, path, false)?;
+    if !matches!(dir.entry(MARKER_NAME)?, Entry::Regular(_)) {
+        return Ok(None);
+    }
     let _lock = dir.lock()?;
-    remove_set(&*dir)
+    remove_set(&*dir).map(Some)
 }
