@@ -185,11 +185,11 @@ mod tests {
         }
         let mut done = Vec::new();
         let mut bytes = 0;
-        assert_eq!(
-            s.drain(&mut e, &mut done, &AtomicBool::new(false), |o, r| bytes +=
-                r + o.len as i64),
-            0
-        );
+        let stopped = AtomicBool::new(false);
+        let left = s.drain(&mut e, &mut done, &stopped, |o, r| {
+            bytes += r + o.len as i64
+        });
+        assert_eq!(left, 0);
         assert_eq!((bytes, s.free.len()), (3 * 1024, 4));
     }
 }

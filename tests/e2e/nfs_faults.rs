@@ -300,10 +300,7 @@ fn a_slow_server_at_the_run_s_end_is_waited_for_and_its_writes_committed() {
         return;
     };
     let link = SlowLink::start(srv.port);
-    let url = srv.url("slow-end", "3").replace(
-        &format!("nfsport={}", srv.port),
-        &format!("nfsport={}", link.port),
-    );
+    let url = through(&srv, &link, "slow-end");
     let tmp = tempfile::tempdir().expect("a temporary folder");
     let (live, out) = (tmp.path().join("live.jsonl"), tmp.path().join("out"));
     let run = vb(["run", "--target", &url])
@@ -339,6 +336,45 @@ fn a_slow_server_at_the_run_s_end_is_waited_for_and_its_writes_committed() {
         "the writes in flight at the end were waited for and committed: {:?}",
         &calls[last_write.saturating_sub(4)..]
     );
+}
+
+/// The NFSv3 URL of `dir` on `srv` with its NFS calls through `link`.
+fn through(srv: &NfsServer, link: &SlowLink, dir: &str) -> String {
+    srv.url(dir, "3").replace(
+        &format!("nfsport={}", srv.port),
+        &format!("nfsport={}", link.port),
+    )
+}
+
+/// A stop while the server is slow (its connections up, its answers held
+/// for a minute) ends as a stop while it is away does: the calls in flight
+/// are given up half a second into the wait, and the run writes its own
+/// result within the stop's grace (`check_stopped_while_away`). Waiting
+/// for a slow server (above) is for a run's own end only.
+#[test]
+fn a_stop_while_the_server_is_slow_ends_with_the_run_s_own_result() {
+    let test = "a_stop_while_the_server_is_slow_ends_with_the_run_s_own_result";
+    let Some(srv) = NfsServer::start(test) else {
+        return;
+    };
+    let link = SlowLink::start(srv.port);
+    let url = through(&srv, &link, "slow-stop");
+    let tmp = tempfile::tempdir().expect("a temporary folder");
+    let (live, out) = (tmp.path().join("live.jsonl"), tmp.path().join("out"));
+    let mut child = spawn_reads(&url, &live, &out);
+    let limit = Duration::from_secs(120);
+    let busy = |l: &[serde_json::Value]| busy_intervals(l) >= 2;
+    assert!(wait_for(&mut child, &live, limit, busy), "measured");
+    link.hold_until(Instant::now() + Duration::from_secs(60));
+    assert!(
+        wait_for(&mut child, &live, limit, |l| stalled_after(l, 2)),
+        "an interval without I/O once the answers were held"
+    );
+    interrupt(&child);
+    let status = wait_end(&mut child, Duration::from_secs(30));
+    let o = child.wait_with_output().expect("output");
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    check_stopped_while_away(status, &err, &out, "nfs");
 }
 
 #[test]
