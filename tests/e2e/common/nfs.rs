@@ -116,12 +116,16 @@ impl NfsServer {
             .status()
             .expect("ganesha.nfsd runs");
         assert!(status.success(), "ganesha.nfsd failed to start");
-        // Ready when its log says so and the port takes connections.
+        // Ready when its log says so, the NFS port takes connections and
+        // the MOUNT port answers the MOUNT program (seen once on a loaded
+        // machine: a first MNT refused as a program not served, right
+        // after the log's line).
         let deadline = Instant::now() + Duration::from_secs(60);
         loop {
             let text = std::fs::read_to_string(&log).unwrap_or_default();
             if text.contains("NFS SERVER INITIALIZED")
                 && TcpStream::connect(("127.0.0.1", self.port)).is_ok()
+                && mount_answers(self.mount_port)
             {
                 break;
             }
@@ -207,6 +211,32 @@ impl Drop for NfsServer {
     fn drop(&mut self) {
         self.stop();
     }
+}
+
+/// Whether the MOUNT program (100005, version 3) answers its NULL
+/// procedure at `port`: an ONC RPC call over TCP (RFC 5531: one record,
+/// AUTH_NONE) accepted with SUCCESS.
+fn mount_answers(port: u16) -> bool {
+    use std::io::{Read, Write};
+    let Ok(mut s) = TcpStream::connect(("127.0.0.1", port)) else {
+        return false;
+    };
+    let _ = s.set_read_timeout(Some(Duration::from_secs(5)));
+    // Record mark (last fragment, 40 bytes), xid, CALL, RPC 2, MOUNT 3,
+    // NULL, then credential and verifier both AUTH_NONE with no body.
+    let words: [u32; 11] = [0x8000_0028, 0x766f_6c62, 0, 2, 100_005, 3, 0, 0, 0, 0, 0];
+    let call: Vec<u8> = words.iter().flat_map(|w| w.to_be_bytes()).collect();
+    if s.write_all(&call).is_err() {
+        return false;
+    }
+    // Mark, xid, REPLY, MSG_ACCEPTED, verifier (flavor, length 0), then
+    // the accept status.
+    let mut reply = [0u8; 28];
+    if s.read_exact(&mut reply).is_err() {
+        return false;
+    }
+    let word = |i: usize| u32::from_be_bytes([reply[i], reply[i + 1], reply[i + 2], reply[i + 3]]);
+    word(8) == 1 && word(12) == 0 && word(24) == 0
 }
 
 fn ensure_rpcbind() {
