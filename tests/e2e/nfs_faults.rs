@@ -18,7 +18,7 @@ use crate::common::live_run::{
     interrupt, live_lines, scrape, spawn_watched, stalled_after, wait_end, wait_for,
 };
 use crate::common::nfs::NfsServer;
-use crate::common::slow_link::{SlowLink, rpc_calls};
+use crate::common::slow_link::{SlowLink, end_while_slow, from_last, rpc_calls};
 use crate::common::{read_json, vb};
 
 const VERSIONS: [&str; 2] = ["3", "4.1"];
@@ -301,40 +301,16 @@ fn a_slow_server_at_the_run_s_end_is_waited_for_and_its_writes_committed() {
     };
     let link = SlowLink::start(srv.port);
     let url = through(&srv, &link, "slow-end");
-    let tmp = tempfile::tempdir().expect("a temporary folder");
-    let (live, out) = (tmp.path().join("live.jsonl"), tmp.path().join("out"));
     let run = vb(["run", "--target", &url])
         .args(["--size", "1m", "--rw", "write", "--bs", "64k"])
         .args(["--iodepth", "4", "--warmup", "0", "--duration", "4s"])
         .args(["--interval", "500ms"]);
-    let mut child = spawn_watched(run, &live, &out);
-    let limit = Duration::from_secs(120);
-    let busy = |l: &[serde_json::Value]| busy_intervals(l) >= 2;
-    assert!(wait_for(&mut child, &live, limit, busy), "measured");
-    // At least 1 s of the 4 is over: the run's end is at most 3 s away.
-    link.hold_until(Instant::now() + Duration::from_millis(4500));
-    let status = wait_end(&mut child, limit);
-    let o = child.wait_with_output().expect("output");
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(status.success(), "the run ends as usual: {err}");
+    end_while_slow(run, &link);
     const NFS: u32 = 100_003;
-    const WRITE: u32 = 7;
-    const COMMIT: u32 = 21;
-    // The I/O thread's connection: the one with the most WRITEs (the
-    // set-up client's, if any, has fewer).
-    let writes = |c: &Vec<(u32, u32)>| c.iter().filter(|&&c| c == (NFS, WRITE)).count();
-    let calls = link
-        .sent()
-        .iter()
-        .map(|s| rpc_calls(s))
-        .max_by_key(writes)
-        .expect("a connection through the relay");
-    let last_write = calls.iter().rposition(|&c| c == (NFS, WRITE));
-    let last_write = last_write.expect("the writes went through the relay");
+    let after = from_last(&link, rpc_calls, (NFS, 7));
     assert!(
-        calls[last_write..].contains(&(NFS, COMMIT)),
-        "the writes in flight at the end were waited for and committed: {:?}",
-        &calls[last_write.saturating_sub(4)..]
+        after.contains(&(NFS, 21)),
+        "the WRITEs in flight at the end were waited for and committed (COMMIT): {after:?}"
     );
 }
 

@@ -13,7 +13,7 @@
 
 use std::path::Path;
 use std::process::{Child, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::Value;
 use volbench::error::exit;
@@ -23,7 +23,7 @@ use crate::common::live_run::{
     live_lines, spawn_watched, stalled_after, wait_end, wait_for,
 };
 use crate::common::read_json;
-use crate::common::slow_link::{SlowLink, smb_commands};
+use crate::common::slow_link::{SlowLink, end_while_slow, from_last, smb_commands};
 use crate::common::smb::{PASSWORD, Samba, SambaConfig, USER};
 use crate::common::vb;
 
@@ -248,42 +248,17 @@ fn smb_a_slow_server_at_the_run_s_end_is_waited_for_and_its_files_closed() {
     };
     let link = SlowLink::start(srv.port);
     let target = format!("smb://{USER}@127.0.0.1:{}/bench/slow-end", link.port);
-    let tmp = tempfile::tempdir().expect("a temporary folder");
-    let (live, out) = (tmp.path().join("live.jsonl"), tmp.path().join("out"));
     let run = vb(["run", "--target", &target])
         .env(PW, PASSWORD)
         .args(["--size", "1m", "--rw", "write", "--bs", "64k"])
         .args(["--iodepth", "4", "--smb-channels", "1"])
         .args(["--warmup", "0", "--duration", "4s", "--interval", "500ms"]);
-    let mut child = spawn_watched(run, &live, &out);
-    let limit = Duration::from_secs(120);
+    end_while_slow(run, &link);
+    // WRITE 9, then CLOSE 6 and LOGOFF 2.
+    let after = from_last(&link, smb_commands, 9);
     assert!(
-        wait_for(&mut child, &live, limit, |l| busy_intervals(l) >= 2),
-        "measured"
-    );
-    // At least 1 s of the 4 is over: the run's end is at most 3 s away.
-    link.hold_until(Instant::now() + Duration::from_millis(4500));
-    let status = wait_end(&mut child, limit);
-    let o = child.wait_with_output().expect("output");
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(status.success(), "the run ends as usual: {err}");
-    const LOGOFF: u16 = 2;
-    const CLOSE: u16 = 6;
-    const WRITE: u16 = 9;
-    // The I/O thread's session: the connection with the most WRITEs (the
-    // set-up client's, if any, has fewer).
-    let writes = |c: &Vec<u16>| c.iter().filter(|&&c| c == WRITE).count();
-    let commands = link
-        .sent()
-        .iter()
-        .map(|s| smb_commands(s))
-        .max_by_key(writes)
-        .expect("a connection through the relay");
-    let last_write = commands.iter().rposition(|&c| c == WRITE);
-    let after = &commands[last_write.expect("the WRITEs went through the relay")..];
-    assert!(
-        after.contains(&CLOSE) && after.contains(&LOGOFF),
-        "the WRITEs in flight at the end were waited for, the file closed and the session logged off: {after:?}"
+        after.contains(&6) && after.contains(&2),
+        "the WRITEs in flight at the end were waited for, the file closed (CLOSE) and the session logged off (LOGOFF): {after:?}"
     );
 }
 

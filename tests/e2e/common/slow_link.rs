@@ -151,3 +151,45 @@ pub fn smb_commands(stream: &[u8]) -> Vec<u16> {
     }
     commands
 }
+
+/// Runs `run` (4 s measured, `--interval 500ms`, watched through a live
+/// file of its own) and, once two intervals moved data, holds the server's
+/// answers until at least 1.5 s past the run's end (three times the wait
+/// after which a stop gives up); the run must then end as usual, exit 0.
+pub fn end_while_slow(run: crate::common::Vb, link: &SlowLink) {
+    use crate::common::live_run::{busy_intervals, spawn_watched, wait_end, wait_for};
+    use std::time::Duration;
+    let tmp = tempfile::tempdir().expect("a temporary folder");
+    let (live, out) = (tmp.path().join("live.jsonl"), tmp.path().join("out"));
+    let mut child = spawn_watched(run, &live, &out);
+    let limit = Duration::from_secs(120);
+    assert!(
+        wait_for(&mut child, &live, limit, |l| busy_intervals(l) >= 2),
+        "measured"
+    );
+    // At least 1 s of the 4 is over: the run's end is at most 3 s away.
+    link.hold_until(Instant::now() + Duration::from_millis(4500));
+    let status = wait_end(&mut child, limit);
+    let o = child.wait_with_output().expect("output");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(status.success(), "the run ends as usual: {err}");
+}
+
+/// What the client sent from its last `op` on, on the connection that
+/// carried the most of them (an I/O thread's, not the set-up client's),
+/// as `parse` reads the stream (`rpc_calls`, `smb_commands`).
+pub fn from_last<T: PartialEq + Copy>(
+    link: &SlowLink,
+    parse: fn(&[u8]) -> Vec<T>,
+    op: T,
+) -> Vec<T> {
+    let count = |c: &Vec<T>| c.iter().filter(|&&x| x == op).count();
+    let busiest = link
+        .sent()
+        .iter()
+        .map(|s| parse(s))
+        .max_by_key(count)
+        .expect("a connection through the relay");
+    let last = busiest.iter().rposition(|&x| x == op);
+    busiest[last.expect("the I/O went through the relay")..].to_vec()
+}
