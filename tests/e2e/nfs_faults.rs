@@ -14,8 +14,8 @@ use std::time::{Duration, Instant};
 use volbench::error::exit;
 
 use crate::common::live_run::{
-    busy_intervals, busy_parts, check_kept_before_loss, check_stopped_while_away, free_port,
-    interrupt, live_lines, scrape, spawn_watched, stalled_after, wait_end, wait_for,
+    busy_intervals, busy_parts, check_kept_before_loss, free_port, live_lines, scrape,
+    spawn_watched, stop_while_silent, wait_end, wait_for,
 };
 use crate::common::nfs::NfsServer;
 use crate::common::slow_link::{SlowLink, end_while_slow, from_last, rpc_calls};
@@ -268,20 +268,8 @@ fn a_stop_while_the_server_is_away_ends_with_the_run_s_own_result() {
         let url = format!("{}&reconnect=60", srv.url(&format!("away-v{v}"), v));
         let tmp = tempfile::tempdir().expect("a temporary folder");
         let (live, out) = (tmp.path().join("live.jsonl"), tmp.path().join("out"));
-        let mut child = spawn_reads(&url, &live, &out);
-        let limit = Duration::from_secs(120);
-        let busy = |l: &[serde_json::Value]| busy_intervals(l) >= 2;
-        assert!(wait_for(&mut child, &live, limit, busy), "v{v}: measured");
-        srv.stop();
-        assert!(
-            wait_for(&mut child, &live, limit, |l| stalled_after(l, 2)),
-            "v{v}: an interval without I/O once the server was gone"
-        );
-        interrupt(&child);
-        let status = wait_end(&mut child, Duration::from_secs(30));
-        let o = child.wait_with_output().expect("output");
-        let err = String::from_utf8_lossy(&o.stderr).into_owned();
-        check_stopped_while_away(status, &err, &out, "nfs");
+        let child = spawn_reads(&url, &live, &out);
+        stop_while_silent(child, &live, &out, "nfs", || srv.stop());
         srv.restart();
     }
 }
@@ -337,20 +325,10 @@ fn a_stop_while_the_server_is_slow_ends_with_the_run_s_own_result() {
     let url = through(&srv, &link, "slow-stop");
     let tmp = tempfile::tempdir().expect("a temporary folder");
     let (live, out) = (tmp.path().join("live.jsonl"), tmp.path().join("out"));
-    let mut child = spawn_reads(&url, &live, &out);
-    let limit = Duration::from_secs(120);
-    let busy = |l: &[serde_json::Value]| busy_intervals(l) >= 2;
-    assert!(wait_for(&mut child, &live, limit, busy), "measured");
-    link.hold_until(Instant::now() + Duration::from_secs(60));
-    assert!(
-        wait_for(&mut child, &live, limit, |l| stalled_after(l, 2)),
-        "an interval without I/O once the answers were held"
-    );
-    interrupt(&child);
-    let status = wait_end(&mut child, Duration::from_secs(30));
-    let o = child.wait_with_output().expect("output");
-    let err = String::from_utf8_lossy(&o.stderr).into_owned();
-    check_stopped_while_away(status, &err, &out, "nfs");
+    let child = spawn_reads(&url, &live, &out);
+    stop_while_silent(child, &live, &out, "nfs", || {
+        link.hold_until(Instant::now() + Duration::from_secs(60))
+    });
 }
 
 #[test]

@@ -19,8 +19,8 @@ use serde_json::Value;
 use volbench::error::exit;
 
 use crate::common::live_run::{
-    busy_intervals, busy_parts, check_kept_before_loss, check_stopped_while_away, interrupt,
-    live_lines, spawn_watched, stalled_after, wait_end, wait_for,
+    busy_intervals, busy_parts, check_kept_before_loss, live_lines, spawn_watched,
+    stop_while_silent, wait_end, wait_for,
 };
 use crate::common::read_json;
 use crate::common::slow_link::{SlowLink, end_while_slow, from_last, smb_commands};
@@ -214,23 +214,9 @@ fn smb_a_stop_while_the_server_is_away_ends_with_the_run_s_own_result() {
     };
     let tmp = tempfile::tempdir().expect("a temporary folder");
     let (live, out) = (tmp.path().join("live.jsonl"), tmp.path().join("out"));
-    let mut child = start(&url(&srv, "away", "reconnect=60"), &live, &out, 120);
-    let limit = Duration::from_secs(120);
-    assert!(
-        wait_for(&mut child, &live, limit, |l| busy_intervals(l) >= 2),
-        "the run measured before the loss"
-    );
-    srv.stop();
-    assert!(
-        wait_for(&mut child, &live, limit, |l| stalled_after(l, 2)),
-        "an interval without I/O once the server was gone"
-    );
-    interrupt(&child);
-    let status = wait_end(&mut child, Duration::from_secs(30));
-    let o = child.wait_with_output().expect("output");
-    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    let child = start(&url(&srv, "away", "reconnect=60"), &live, &out, 120);
+    let err = stop_while_silent(child, &live, &out, "smb", || srv.stop());
     assert!(!err.contains(PASSWORD), "a password shown: {err}");
-    check_stopped_while_away(status, &err, &out, "smb");
 }
 
 /// A server that is only slow when the run's time is up (its channel up,

@@ -87,6 +87,36 @@ pub fn check_stopped_while_away(
     assert_eq!(run["protocol"]["protocol"], proto, "{run}");
 }
 
+/// A watched run stopped while its server does not answer: once two
+/// intervals moved data, `silence` makes the server stop answering (gone,
+/// or its answers held); once an interval moved nothing, Ctrl-C. The run
+/// must then leave its own result within 30 s
+/// (`check_stopped_while_away`, of `proto`). Returns its stderr.
+pub fn stop_while_silent(
+    mut child: Child,
+    live: &Path,
+    out: &Path,
+    proto: &str,
+    silence: impl FnOnce(),
+) -> String {
+    let limit = Duration::from_secs(120);
+    assert!(
+        wait_for(&mut child, live, limit, |l| busy_intervals(l) >= 2),
+        "the run measured before the server went silent"
+    );
+    silence();
+    assert!(
+        wait_for(&mut child, live, limit, |l| stalled_after(l, 2)),
+        "an interval without I/O once the server went silent"
+    );
+    interrupt(&child);
+    let status = wait_end(&mut child, Duration::from_secs(30));
+    let o = child.wait_with_output().expect("output");
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    check_stopped_while_away(status, &err, out, proto);
+    err
+}
+
 /// What a run whose server went away must keep of the time before: two
 /// measured intervals at least, and the reads it counted.
 pub fn check_kept_before_loss(run: &Value) {
